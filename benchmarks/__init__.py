@@ -1,0 +1,1 @@
+"""asv benchmark suites for nbgrad, each timed beside its NumPy twin (see asv.conf.json)."""

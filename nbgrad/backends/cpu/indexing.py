@@ -1,0 +1,54 @@
+"""Gather and scatter by flat element offsets: take and put."""
+import numpy as np
+from numba import njit
+
+_kernel = njit(cache=True, error_model="numpy")
+
+
+@_kernel
+def _take(buf, offsets, out):
+    for i in range(offsets.size):
+        out[i] = buf[offsets[i]]
+
+
+@_kernel
+def _put(buf, offsets, values):
+    for i in range(offsets.size):
+        buf[offsets[i]] = values[i]
+
+
+@_kernel
+def _put_accumulate(buf, offsets, values):
+    # In order, so repeated offsets accumulate.
+    for i in range(offsets.size):
+        buf[offsets[i]] += values[i]
+
+
+def take(buf, offsets):
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    out = np.empty(offsets.size, dtype=buf.dtype)
+    if offsets.size:
+        _take(buf, offsets, out)
+    return out
+
+
+def put(buf, offsets, values, accumulate):
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=buf.dtype)
+    assert offsets.size == values.size, "put: offsets and values differ in length"
+    if offsets.size == 0:
+        return
+    if accumulate:
+        if buf.dtype == np.bool_:
+            # bool += is logical or
+            _put_accumulate_bool(buf, offsets, values)
+        else:
+            _put_accumulate(buf, offsets, values)
+    else:
+        _put(buf, offsets, values)
+
+
+@_kernel
+def _put_accumulate_bool(buf, offsets, values):
+    for i in range(offsets.size):
+        buf[offsets[i]] = buf[offsets[i]] | values[i]

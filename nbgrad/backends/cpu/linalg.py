@@ -1,0 +1,92 @@
+"""Matrix multiply: BLAS through np.dot for floats, a plain loop kernel for integers.
+
+Float operands are used in place when their last two dims are C- or
+F-contiguous (a transposed C matrix is F: no copy); only an operand that is
+neither is copied to C order first.  The batch dims (already broadcast, 0
+strides allowed) become an int64 array of per-matrix offsets, looped over
+inside the kernel.  Serial: BLAS brings its own threads; an integer prange
+variant would split the batch or the rows.
+"""
+import numpy as np
+from numba import njit
+
+from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
+from .strided_copy import copy  # a Python wrapper, not a jitted helper
+
+_kernel = njit(cache=True, error_model="numpy")
+
+_C, _F = 0, 1
+
+
+@_kernel
+def _dot_batches(a, aoffs, a_layout, b, boffs, b_layout, out, n, k, m):
+    for i in range(aoffs.size):
+        pa = aoffs[i]
+        pb = boffs[i]
+        o = out[i * n * m:(i + 1) * n * m].reshape((n, m))
+        # Four explicit branches: a C and an F matrix are different Numba types.
+        if a_layout == 0 and b_layout == 0:
+            np.dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((k, m)), o)
+        elif a_layout == 0:
+            np.dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((m, k)).T, o)
+        elif b_layout == 0:
+            np.dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((k, m)), o)
+        else:
+            np.dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((m, k)).T, o)
+
+
+@_kernel
+def _loop_batches(a, aoffs, a_sn, a_sk, b, boffs, b_sk, b_sm, out, n, k, m):
+    # i-k-j order: the innermost loop walks a row of b and a row of out.
+    for bi in range(aoffs.size):
+        pa = aoffs[bi]
+        pb = boffs[bi]
+        po = bi * n * m
+        for t in range(n * m):
+            out[po + t] = 0
+        for i in range(n):
+            for kk in range(k):
+                av = a[pa + i * a_sn + kk * a_sk]
+                qb = pb + kk * b_sk
+                qo = po + i * m
+                for j in range(m):
+                    out[qo + j] += av * b[qb + j * b_sm]
+
+
+def _float_operand(view, rows, cols):
+    """(buf, batch offsets, layout) with the last two dims C or F contiguous."""
+    buf, off, shape, strides = view
+    s_rows, s_cols = strides[-2], strides[-1]
+    if is_c_matrix(rows, cols, s_rows, s_cols):
+        return buf, batch_offsets(off, shape[:-2], strides[:-2]), _C
+    if is_f_matrix(rows, cols, s_rows, s_cols):
+        return buf, batch_offsets(off, shape[:-2], strides[:-2]), _F
+    tmp = np.empty(numel(shape), dtype=buf.dtype)
+    cst = contiguous_strides(shape)
+    copy(view, (tmp, 0, shape, cst))
+    return tmp, batch_offsets(0, shape[:-2], cst[:-2]), _C
+
+
+def matmul(a_view, b_view, out_dtype):
+    a_shape = tuple(a_view[2])
+    b_shape = tuple(b_view[2])
+    batch = a_shape[:-2]
+    n, k = a_shape[-2:]
+    m = b_shape[-1]
+    out = np.empty(numel(batch) * n * m, dtype=np.dtype(out_dtype))
+    if out.size == 0:
+        return out
+    if k == 0:
+        out[:] = 0
+        return out
+    if np.dtype(out_dtype).kind == "f":
+        abuf, aoffs, alay = _float_operand(a_view, n, k)
+        bbuf, boffs, blay = _float_operand(b_view, k, m)
+        _dot_batches(abuf, aoffs, alay, bbuf, boffs, blay, out, n, k, m)
+        return out
+    abuf, aoff, _, ast = a_view
+    bbuf, boff, _, bst = b_view
+    aoffs = batch_offsets(aoff, batch, ast[:-2])
+    boffs = batch_offsets(boff, batch, bst[:-2])
+    _loop_batches(abuf, aoffs, ast[-2], ast[-1], bbuf, boffs, bst[-2], bst[-1], out, n, k, m)
+    return out

@@ -1,0 +1,72 @@
+"""Buffers: allocation, ranges, and zero-copy exchange with numpy arrays."""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ._geometry import contiguous_strides, numel
+from .strided_copy import fill
+
+_SUPPORTED_KINDS = "biuf"
+
+_NEGATIVE_STRIDES = (
+    "At least one stride in the given numpy array is negative, and tensors with "
+    "negative strides are not currently supported. (You can probably work around "
+    "this by making a copy of your array  with array.copy().) "
+)
+
+_UNSUPPORTED_TYPE = (
+    "can't convert np.ndarray of type {}. The only supported types are: float64, "
+    "float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
+    "uint32, uint16, uint8, and bool."
+)
+
+
+def empty(numel, dtype):
+    return np.empty(numel, dtype=np.dtype(dtype))
+
+
+def full(numel, dtype, value):
+    out = np.empty(numel, dtype=np.dtype(dtype))
+    fill((out, 0, (numel,), (1,)), value)
+    return out
+
+
+def arange(n, start, step, dtype):
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        return (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dtype)
+    # start + i*step in double, then rounded once (as PyTorch does)
+    return (float(start) + np.arange(n, dtype=np.float64) * float(step)).astype(dtype)
+
+
+def to_numpy(view):
+    buf, offset, shape, strides = view
+    item = buf.itemsize
+    return as_strided(buf[offset:], shape=tuple(shape),
+                      strides=tuple(s * item for s in strides))
+
+
+def from_numpy(array):
+    """(buf, offset, strides in elements) with buf a 1-D alias of array's memory."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtype = array.dtype
+    if dtype.kind not in _SUPPORTED_KINDS:
+        raise TypeError(_UNSUPPORTED_TYPE.format(f"numpy.{dtype.type.__name__}"))
+    if not dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native "
+                         "byte order. Conversion between byte orders is currently "
+                         "not supported.")
+    if any(s < 0 for s in array.strides):
+        raise ValueError(_NEGATIVE_STRIDES)
+    item = dtype.itemsize
+    if any(s % item for s in array.strides):
+        raise ValueError("given numpy array strides not a multiple of the element "
+                         "byte size. Copy the numpy array to reallocate the memory.")
+    strides = tuple(s // item for s in array.strides)
+    if numel(array.shape) == 0:
+        span = 0
+        strides = contiguous_strides(array.shape)  # numpy may report 0 strides here
+    else:
+        span = 1 + sum((n - 1) * s for n, s in zip(array.shape, strides))
+    buf = as_strided(array, shape=(span,), strides=(item,))
+    return buf, 0, strides

@@ -1,0 +1,174 @@
+"""Strided copy (with dtype cast) and fill kernels.
+
+STALE-CACHE TRAP: the conversion functions used by these cached kernels live
+in this file (Numba's cache key hashes only the kernel's own file).
+
+Casting rules: float -> int truncates toward zero (Numba's fptosi), x -> bool
+is x != 0, bool -> number is 0/1.  The wrapper coalesces dims over src and
+dst, orders them by dst strides, and picks one of:
+  * contiguous: both stride 1 -> a plain 1-D loop;
+  * blocked: two dims where src walks the other way (a transpose) -> 32x32
+    tiles so both sides stay in cache;
+  * strided: odometer over outer dims, tight loop over the last.
+Serial; a parallel variant would split the outer odometer (or the tiles).
+"""
+import numpy as np
+from numba import njit
+
+from ._geometry import as_index_array, coalesce, numel
+
+_scalar = njit(error_model="numpy")
+_kernel = njit(cache=True, error_model="numpy")
+
+_TILE = 32
+
+
+@_scalar
+def _as_is(x):
+    return x
+
+
+@_scalar
+def _to_bool(x):
+    return x != 0
+
+
+def make_copy(convert):
+    @_kernel
+    def contiguous(src, soff, dst, doff, n):
+        for i in range(n):
+            dst[doff + i] = convert(src[soff + i])
+
+    @_kernel
+    def blocked(src, soff, sst, dst, doff, dst_st, shape):
+        # two dims; dst's inner stride is the small one, src's outer one is.
+        n0 = shape[0]
+        n1 = shape[1]
+        s0 = sst[0]
+        s1 = sst[1]
+        d0 = dst_st[0]
+        d1 = dst_st[1]
+        for i0 in range(0, n0, _TILE):
+            e0 = min(i0 + _TILE, n0)
+            for i1 in range(0, n1, _TILE):
+                e1 = min(i1 + _TILE, n1)
+                for i in range(i0, e0):
+                    ps = soff + i * s0
+                    pd = doff + i * d0
+                    for j in range(i1, e1):
+                        dst[pd + j * d1] = convert(src[ps + j * s1])
+
+    @_kernel
+    def strided(src, soff, sst, dst, doff, dst_st, shape):
+        nd = shape.size
+        inner = shape[nd - 1]
+        ss = sst[nd - 1]
+        ds = dst_st[nd - 1]
+        total = 1
+        for d in range(nd):
+            total *= shape[d]
+        idx = np.zeros(nd, np.int64)
+        ps = soff
+        pd = doff
+        done = 0
+        while done < total:
+            for j in range(inner):
+                dst[pd + j * ds] = convert(src[ps + j * ss])
+            done += inner
+            d = nd - 2
+            while d >= 0:
+                idx[d] += 1
+                ps += sst[d]
+                pd += dst_st[d]
+                if idx[d] < shape[d]:
+                    break
+                ps -= sst[d] * shape[d]
+                pd -= dst_st[d] * shape[d]
+                idx[d] = 0
+                d -= 1
+
+    return contiguous, blocked, strided
+
+
+_COPY = make_copy(_as_is)
+_COPY_TO_BOOL = make_copy(_to_bool)
+
+
+@_kernel
+def _fill_contiguous(dst, doff, n, value):
+    for i in range(n):
+        dst[doff + i] = value
+
+
+@_kernel
+def _fill_strided(dst, doff, dst_st, shape, value):
+    nd = shape.size
+    inner = shape[nd - 1]
+    ds = dst_st[nd - 1]
+    total = 1
+    for d in range(nd):
+        total *= shape[d]
+    idx = np.zeros(nd, np.int64)
+    pd = doff
+    done = 0
+    while done < total:
+        for j in range(inner):
+            dst[pd + j * ds] = value
+        done += inner
+        d = nd - 2
+        while d >= 0:
+            idx[d] += 1
+            pd += dst_st[d]
+            if idx[d] < shape[d]:
+                break
+            pd -= dst_st[d] * shape[d]
+            idx[d] = 0
+            d -= 1
+
+
+def _order_by_dst(shape, sst, dst_st):
+    """Permute dims so dst's strides decrease (its inner loop is the densest)."""
+    order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
+    return ([shape[d] for d in order], [sst[d] for d in order], [dst_st[d] for d in order])
+
+
+def copy(src_view, dst_view):
+    sbuf, soff, _, sst = src_view
+    dbuf, doff, shape, dst_st = dst_view
+    n = numel(shape)
+    if n == 0:
+        return
+    contiguous, blocked, strided = _COPY_TO_BOOL if dbuf.dtype == np.bool_ and sbuf.dtype != np.bool_ else _COPY
+    shape, sst, dst_st = _order_by_dst(list(shape), list(sst), list(dst_st))
+    cshape, (cs, cd) = coalesce(shape, [sst, dst_st])
+    if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
+        contiguous(sbuf, soff, dbuf, doff, n)
+        return
+    args = (sbuf, soff, as_index_array(cs), dbuf, doff, as_index_array(cd), as_index_array(cshape))
+    if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cshape[0] >= _TILE
+            and cshape[1] >= _TILE):
+        blocked(*args)
+    else:
+        strided(*args)
+
+
+def fill(dst_view, value):
+    dbuf, doff, shape, dst_st = dst_view
+    n = numel(shape)
+    if n == 0:
+        return
+    value = _scalar_of(dbuf.dtype, value)
+    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    if len(cshape) == 1 and cd[0] == 1:
+        _fill_contiguous(dbuf, doff, n, value)
+    else:
+        _fill_strided(dbuf, doff, as_index_array(cd), as_index_array(cshape), value)
+
+
+def _scalar_of(dtype, value):
+    """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
+    if dtype == np.bool_:
+        return np.bool_(value != 0)
+    if dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)  # truncate toward zero
+    return np.array(value).astype(dtype)[()]

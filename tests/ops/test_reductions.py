@@ -1,0 +1,309 @@
+"""Reductions over any set of dims with keepdim, and softmax/log_softmax, against NumPy."""
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import nbgrad
+
+SETTINGS = settings(max_examples=20, deadline=None)
+NP_DTYPE = {nbgrad.float32: np.float32, nbgrad.float64: np.float64,
+            nbgrad.int32: np.int32, nbgrad.int64: np.int64, nbgrad.bool: np.bool_}
+LAYOUTS = ["contiguous", "transposed", "sliced"]
+
+
+def make(values, dtype, layout):
+    """(numpy view, nbgrad tensor) with the values of `values`, laid out as asked."""
+    np_dtype = NP_DTYPE[dtype]
+    values = values.astype(np_dtype)
+    if layout == "transposed":
+        rev = tuple(reversed(range(values.ndim)))
+        base = np.ascontiguousarray(values.transpose(rev))
+        return values, nbgrad.tensor(base).permute(rev)
+    if layout == "sliced":
+        base = np.zeros(tuple(2 * n + 1 for n in values.shape), np_dtype)
+        index = tuple(slice(1, None, 2) for _ in values.shape)
+        base[index] = values
+        return values, nbgrad.tensor(base)[index]
+    return values, nbgrad.tensor(values)
+
+
+def tolerances(dtype):
+    return dict(rtol=1e-5, atol=1e-5) if dtype == nbgrad.float32 else dict(rtol=1e-11, atol=1e-11)
+
+
+@st.composite
+def reduction_cases(draw, min_dims=1):
+    """(values, dims as a tuple with some negative entries, keepdim, layout, dtype)."""
+    shape = draw(hnp.array_shapes(min_dims=min_dims, max_dims=4, min_side=1, max_side=5))
+    nd = len(shape)
+    dims = draw(st.lists(st.integers(0, nd - 1), min_size=1, max_size=nd, unique=True))
+    dims = tuple(d - nd if draw(st.booleans()) else d for d in dims)
+    seed = draw(st.integers(0, 2**32 - 1))
+    values = np.random.default_rng(seed).uniform(-3, 3, shape)
+    layout = draw(st.sampled_from(LAYOUTS))
+    dtype = draw(st.sampled_from([nbgrad.float32, nbgrad.float64]))
+    keepdim = draw(st.booleans())
+    return values, dims, keepdim, layout, dtype
+
+
+def _np_logsumexp(a, axis, keepdims):
+    m = np.max(a, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+REDUCTIONS = {
+    # name: (call on (x, dims, keepdim), numpy reference on (a, axis, keepdims), values transform)
+    "sum": (lambda x, d, k: x.sum(dim=d, keepdim=k), lambda a, d, k: a.sum(axis=d, keepdims=k), None),
+    "mean": (lambda x, d, k: x.mean(dim=d, keepdim=k), lambda a, d, k: a.mean(axis=d, keepdims=k), None),
+    "amax": (lambda x, d, k: x.amax(dim=d, keepdim=k), lambda a, d, k: a.max(axis=d, keepdims=k), None),
+    "amin": (lambda x, d, k: x.amin(dim=d, keepdim=k), lambda a, d, k: a.min(axis=d, keepdims=k), None),
+    "var": (lambda x, d, k: x.var(dim=d, keepdim=k), lambda a, d, k: a.var(axis=d, keepdims=k, ddof=1), None),
+    "var_biased": (lambda x, d, k: x.var(dim=d, keepdim=k, unbiased=False),
+                   lambda a, d, k: a.var(axis=d, keepdims=k), None),
+    "var_correction0": (lambda x, d, k: x.var(dim=d, keepdim=k, correction=0),
+                        lambda a, d, k: a.var(axis=d, keepdims=k), None),
+    "std": (lambda x, d, k: x.std(dim=d, keepdim=k), lambda a, d, k: a.std(axis=d, keepdims=k, ddof=1), None),
+    "std_biased": (lambda x, d, k: nbgrad.std(x, dim=d, keepdim=k, unbiased=False),
+                   lambda a, d, k: a.std(axis=d, keepdims=k), None),
+    "logsumexp": (lambda x, d, k: x.logsumexp(dim=d, keepdim=k), _np_logsumexp, None),
+    "logsumexp_fn": (lambda x, d, k: nbgrad.logsumexp(x, d, keepdim=k), _np_logsumexp, None),
+    "norm": (lambda x, d, k: x.norm(p=2, dim=d, keepdim=k),
+             lambda a, d, k: np.sqrt((a * a).sum(axis=d, keepdims=k)), None),
+    "norm_p1": (lambda x, d, k: x.norm(p=1, dim=d, keepdim=k),
+                lambda a, d, k: np.abs(a).sum(axis=d, keepdims=k), None),
+    "prod": (None, lambda a, d, k: a.prod(axis=d, keepdims=k), lambda v: 1 + v / 6),
+    "sum_fn": (lambda x, d, k: nbgrad.sum(x, d, keepdim=k), lambda a, d, k: a.sum(axis=d, keepdims=k), None),
+    "mean_fn": (lambda x, d, k: nbgrad.mean(x, dim=d, keepdim=k), lambda a, d, k: a.mean(axis=d, keepdims=k), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@SETTINGS
+@given(case=reduction_cases())
+def test_reduction_over_dims(name, case):
+    values, dims, keepdim, layout, dtype = case
+    fn, ref_fn, transform = REDUCTIONS[name]
+    if transform is not None:
+        values = transform(values)
+    if name.startswith(("var", "std")) and all(values.shape[d] == 1 for d in dims):
+        dims = tuple(range(values.ndim))  # keep the unbiased divisor N-1 nonzero
+        if values.size == 1:
+            values = np.concatenate([values.ravel(), [0.5]]).reshape(2)
+            dims = (0,)
+    a, x = make(values, dtype, layout)
+    ref = ref_fn(a.astype(np.float64), dims, keepdim)
+    if name == "prod":
+        # prod takes a single dim: reduce one dim at a time
+        out, ref = x, a.astype(np.float64)
+        for d in sorted((d % a.ndim for d in dims), reverse=True):
+            out = out.prod(dim=d, keepdim=keepdim)
+            ref = ref.prod(axis=d, keepdims=keepdim)
+    else:
+        out = fn(x, dims if len(dims) > 1 else dims[0], keepdim)
+    assert out.dtype == dtype
+    assert tuple(out.shape) == np.shape(ref)
+    np.testing.assert_allclose(out.numpy(), ref, **tolerances(dtype))
+
+
+FULL = {
+    "sum": (lambda x: x.sum(), np.sum),
+    "mean": (lambda x: x.mean(), np.mean),
+    "prod": (lambda x: x.prod(), np.prod),
+    "max": (lambda x: x.max(), np.max),
+    "min": (lambda x: nbgrad.min(x), np.min),
+    "amax": (lambda x: x.amax(), np.max),
+    "var": (lambda x: x.var(), lambda a: a.var(ddof=1)),
+    "std": (lambda x: x.std(), lambda a: a.std(ddof=1)),
+    "logsumexp_all": (lambda x: x.logsumexp(dim=tuple(range(x.dim()))), lambda a: _np_logsumexp(a, None, False)),
+    "norm": (lambda x: x.norm(), lambda a: np.sqrt((a * a).sum())),
+    "norm_fn": (lambda x: nbgrad.norm(x), lambda a: np.sqrt((a * a).sum())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+@SETTINGS
+@given(case=reduction_cases())
+def test_full_reduction_gives_0dim(name, case):
+    values, _, _, layout, dtype = case
+    if name == "prod":
+        values = 1 + values / 6
+    if name in ("var", "std") and values.size == 1:
+        values = np.array([values.ravel()[0], 0.5])
+    fn, ref_fn = FULL[name]
+    a, x = make(values, dtype, layout)
+    out = fn(x)
+    assert out.shape == ()
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out.item(), ref_fn(a.astype(np.float64)), **tolerances(dtype))
+
+
+@pytest.mark.parametrize("is_max", [True, False], ids=["max", "min"])
+@SETTINGS
+@given(case=reduction_cases())
+def test_max_min_with_dim_return_values_and_indices(is_max, case):
+    values, dims, keepdim, layout, dtype = case
+    dim = dims[0]
+    a, x = make(values, dtype, layout)
+    result = x.max(dim=dim, keepdim=keepdim) if is_max else x.min(dim, keepdim)
+    ref_values = (np.max if is_max else np.min)(a, axis=dim, keepdims=keepdim)
+    ref_indices = (np.argmax if is_max else np.argmin)(a, axis=dim, keepdims=keepdim)
+    values_out, indices_out = result  # a named tuple
+    assert result.values is values_out and result.indices is indices_out
+    assert result[0] is values_out
+    assert values_out.dtype == dtype and indices_out.dtype == nbgrad.int64
+    assert tuple(values_out.shape) == ref_values.shape
+    np.testing.assert_array_equal(values_out.numpy(), ref_values)
+    np.testing.assert_array_equal(indices_out.numpy(), ref_indices)
+
+
+@pytest.mark.parametrize("is_max", [True, False], ids=["argmax", "argmin"])
+@SETTINGS
+@given(case=reduction_cases())
+def test_argmax_argmin(is_max, case):
+    values, dims, keepdim, layout, dtype = case
+    a, x = make(values, dtype, layout)
+    name = "argmax" if is_max else "argmin"
+    ref_fn = np.argmax if is_max else np.argmin
+    full = getattr(x, name)()
+    assert full.shape == () and full.dtype == nbgrad.int64
+    assert full.item() == ref_fn(a)  # flat index into the logical (C-order) tensor
+    out = getattr(nbgrad, name)(x, dim=dims[0], keepdim=keepdim)
+    ref = ref_fn(a, axis=dims[0], keepdims=keepdim)
+    assert out.dtype == nbgrad.int64
+    assert tuple(out.shape) == ref.shape
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+def test_max_dim_ties_pick_the_first_index():
+    x = nbgrad.tensor([[1.0, 5.0, 5.0], [7.0, 0.0, 7.0]])
+    r = x.max(dim=1)
+    assert r.values.tolist() == [5.0, 7.0]
+    assert r.indices.tolist() == [1, 0]
+    assert x.argmax().item() == 3
+    assert x.min(dim=0).indices.tolist() == [0, 1, 0]
+
+
+def test_max_with_nan_returns_nan():
+    x = nbgrad.tensor([1.0, float("nan"), 3.0])
+    assert np.isnan(x.max().item())
+    assert x.argmax().item() == 1
+    assert np.isnan(x.max(dim=0).values.item())
+
+
+def test_binary_max_is_maximum():
+    a = nbgrad.tensor([1.0, 4.0])
+    b = nbgrad.tensor([3.0, 2.0])
+    assert nbgrad.max(a, b).tolist() == [3.0, 4.0]
+    assert a.min(b).tolist() == [1.0, 2.0]
+
+
+# --- dtypes of reductions --------------------------------------------------------------
+
+def test_int_reductions():
+    x = nbgrad.tensor([[1, -2, 3], [4, 5, -6]], dtype=nbgrad.int32)
+    assert x.sum().dtype == nbgrad.int64 and x.sum().item() == 5
+    assert x.sum(dim=0).tolist() == [5, 3, -3]
+    assert x.prod().dtype == nbgrad.int64 and x.prod().item() == 720
+    assert x.max().dtype == nbgrad.int32 and x.max().item() == 5
+    assert x.min(dim=1).values.tolist() == [-2, -6]
+    assert x.argmax().item() == 4
+    assert nbgrad.tensor([True, True, False]).sum().item() == 2
+
+
+def test_int_sum_with_dtype_argument():
+    x = nbgrad.tensor([1, 2, 3])
+    s = x.sum(dtype=nbgrad.float64)
+    assert s.dtype == nbgrad.float64 and s.item() == 6.0
+
+
+def test_mean_of_ints_raises():
+    with pytest.raises(RuntimeError):
+        nbgrad.tensor([1, 2]).mean()
+    assert nbgrad.tensor([1, 2]).float().mean().item() == 1.5
+
+
+def test_reductions_of_empty_tensors():
+    assert nbgrad.zeros(0).sum().item() == 0.0
+    assert nbgrad.zeros(0, 3).sum(0).tolist() == [0.0, 0.0, 0.0]
+    assert nbgrad.zeros(0).prod().item() == 1.0
+    with pytest.raises(RuntimeError):
+        nbgrad.zeros(0).max()
+
+
+def test_reduction_dim_out_of_range_raises_indexerror():
+    with pytest.raises(IndexError):
+        nbgrad.zeros(2, 3).sum(dim=2)
+    with pytest.raises(IndexError):
+        nbgrad.zeros(2, 3).max(dim=-3)
+
+
+def test_reduction_with_repeated_dim_raises():
+    with pytest.raises(RuntimeError):
+        nbgrad.zeros(2, 3).sum(dim=(1, -1))
+
+
+def test_var_std_examples():
+    x = nbgrad.tensor([[1.0, 5.0, 5.0], [7.0, 0.0, 7.0]])
+    np.testing.assert_allclose(x.var().item(), np.var(x.numpy(), ddof=1), rtol=1e-6)
+    np.testing.assert_allclose(x.std(dim=1, unbiased=False).numpy(), np.std(x.numpy(), axis=1), rtol=1e-6)
+    np.testing.assert_allclose(x.var(dim=1, correction=0).numpy(), np.var(x.numpy(), axis=1), rtol=1e-6)
+
+
+def test_norm_inf_and_int_dim():
+    x = nbgrad.tensor([[3.0, -4.0], [-7.0, 1.0]])
+    assert x.norm().item() == pytest.approx(np.sqrt(75.0), rel=1e-6)
+    assert x.norm(p=float("inf")).item() == 7.0
+    np.testing.assert_allclose(x.norm(dim=1).numpy(), [5.0, np.sqrt(50.0)], rtol=1e-6)
+    np.testing.assert_allclose(x.norm(dim=0, keepdim=True).numpy(), [[np.sqrt(58.0), np.sqrt(17.0)]], rtol=1e-6)
+
+
+# --- softmax and log_softmax ----------------------------------------------------------------
+
+def _np_softmax(a, axis):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@SETTINGS
+@given(case=reduction_cases())
+def test_softmax_log_softmax_over_a_dim(log, case):
+    values, dims, _, layout, dtype = case
+    dim = dims[0]
+    a, x = make(values * 5, dtype, layout)
+    ref = _np_softmax(a.astype(np.float64), dim)
+    if log:
+        ref = np.log(ref)
+        outs = [nbgrad.log_softmax(x, dim), x.log_softmax(dim), x.log_softmax(dim=dim)]
+    else:
+        outs = [nbgrad.softmax(x, dim), x.softmax(dim), x.softmax(dim=dim)]
+    for out in outs:
+        assert out.dtype == dtype and tuple(out.shape) == a.shape
+        np.testing.assert_allclose(out.numpy(), ref, **tolerances(dtype))
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64], ids=["float32", "float64"])
+def test_softmax_is_stable_for_huge_logits(dtype):
+    x = nbgrad.tensor([[1e4, 0.0, -1e4], [1e4, 1e4, 1e4 - 1]], dtype=dtype)
+    s = nbgrad.softmax(x, dim=1).numpy()
+    assert np.isfinite(s).all()
+    e = np.exp(-1.0)
+    np.testing.assert_allclose(s, [[1.0, 0.0, 0.0], [1 / (2 + e), 1 / (2 + e), e / (2 + e)]], rtol=1e-5, atol=1e-7)
+    ls = x.log_softmax(dim=-1).numpy()
+    assert np.isfinite(ls).all()
+    log_z = np.log(2 + e)
+    np.testing.assert_allclose(ls, [[0.0, -1e4, -2e4], [-log_z, -log_z, -1 - log_z]], rtol=1e-5, atol=1e-5)
+    lse = x.logsumexp(dim=1).numpy()
+    np.testing.assert_allclose(lse, [1e4, 1e4 + log_z], rtol=1e-6)
+    big_neg = nbgrad.tensor([-1e4, -1e4], dtype=dtype)
+    np.testing.assert_allclose(big_neg.softmax(0).numpy(), [0.5, 0.5])
+
+
+def test_softmax_rows_sum_to_one_and_dtype_argument():
+    x = nbgrad.randn(4, 7)
+    s = x.softmax(dim=1)
+    np.testing.assert_allclose(s.sum(dim=1).numpy(), np.ones(4), rtol=1e-6)
+    d = nbgrad.softmax(x, dim=0, dtype=nbgrad.float64)
+    assert d.dtype == nbgrad.float64

@@ -1,1 +1,92 @@
-"""nbgrad: an autograd engine with PyTorch's API whose numerical work runs in Numba kernels."""
+"""nbgrad: an autograd engine with PyTorch's API and semantics whose numerical work runs in
+Numba kernels.  This file only re-exports; see DESIGN.md for the map."""
+from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
+                     get_default_dtype, set_default_dtype, promote_types)
+from ._dtype import float32 as float, float64 as double, float16 as half, int32 as int, int64 as long
+from ._dtype import int16 as short
+from ._size import Size, device
+from ._tensor import Tensor, _install_methods
+
+_install_methods()
+
+from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, zeros_like,
+                        ones_like, empty_like, full_like, rand_like, randn_like, randint_like, arange,
+                        linspace, logspace, eye, manual_seed, seed, initial_seed, rand, randn, randint,
+                        randperm, normal, Generator, default_generator)
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
+from .autograd.grad_mode import is_inference_mode_enabled
+from . import autograd
+from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, neg, abs, exp, exp2, log, log2,
+                              log10, log1p, expm1, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh,
+                              tanh, sigmoid, relu, sign, floor, ceil, round, trunc, reciprocal, square, erf,
+                              atan2, clamp, clamp_min, clamp_max, maximum, minimum, where, masked_fill, eq,
+                              ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
+                              bitwise_not, bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, rsub)
+from .ops.elementwise import sub as subtract, mul as multiply, div as divide, div as true_divide
+from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt as greater, lt as less
+from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
+                            logsumexp, norm, softmax, log_softmax)
+from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
+from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,
+                        select, unbind, split, chunk, tensor_split, diagonal, as_strided, reshape,
+                        broadcast_to)
+from .ops.views import transpose as swapaxes, transpose as swapdims
+from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
+                           argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
+from .ops.reduction import sum_to_size as _sum_to_size
+from .ops.copying import clone
+from .ops.elementwise import _result_type as _rt2
+from ._dtype import can_cast
+
+
+def result_type(tensor1, tensor2):
+    """PyTorch's result_type for two tensors or numbers."""
+    return _rt2(tensor1, tensor2)
+
+
+def broadcast_shapes(*shapes):
+    from .ops._graph import broadcast_shapes as _b
+    return _b(*[(s,) if isinstance(s, type(1)) else tuple(s) for s in shapes])
+
+
+def broadcast_tensors(*tensors):
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(t):
+    return t.is_floating_point()
+
+
+def numel(t):
+    return t.numel()
+
+
+def detach(t):
+    return t.detach()
+
+
+def relu_(t):
+    return t.relu_()
+
+
+def zero_(t):
+    return t.zero_()
+
+
+
+def get_num_threads():
+    import numba
+    return numba.get_num_threads()
+
+
+def set_num_threads(n):
+    import numba
+    numba.set_num_threads(n)
+
+
+__version__ = "0.1.0"

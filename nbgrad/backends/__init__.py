@@ -20,6 +20,8 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
   arange(n, start, step, dtype)             -> buffer start + i*step
   to_numpy(view)                            -> np.ndarray aliasing the view's memory
   from_numpy(array)                         -> (buf, offset, strides) aliasing array
+  from_host(array)                          -> new buffer holding a copy of a host numpy
+                                            array's values (C order); moves data to the device
 
   copy(src_view, dst_view)                  writes src into dst (same shape; src may
                                             broadcast with 0 strides; casts between

@@ -17,10 +17,11 @@ from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
+from .transfer import from_host, nonzero
 
 __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "copy", "fill",
     "unary", "binary", "where", "reduce", "max_with_index", "softmax",
     "matmul", "take", "put", "manual_seed", "uniform", "normal", "randint",
-    "randperm", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+    "randperm", "from_host", "nonzero", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
 ]

@@ -1,0 +1,358 @@
+"""Creation functions: tensor, from_numpy, zeros/ones/full/empty, arange/linspace/eye, random draws."""
+import math
+import numbers
+
+import numpy as np
+
+from . import _dtype as D
+from ._size import Size, to_device, CPU
+from ._storage import Storage
+from ._tensor import Tensor, contiguous_strides
+from .backends import get_backend
+
+
+def _size_args(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for n in size:
+        if isinstance(n, Tensor):
+            n = int(n)
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"expected a sequence of integers for the size, but got {type(n).__name__}")
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+        out.append(int(n))
+    return Size(out)
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _new(buf, shape, dtype, device, requires_grad=False):
+    return _finish(Tensor._from_buffer(buf, shape, dtype, device), requires_grad)
+
+
+# -- from data ----------------------------------------------------------------------------
+def _infer_dtype(data):
+    """dtype of nested Python data as PyTorch infers it."""
+    kinds = set()
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            kinds.add(x.dtype)
+        elif isinstance(x, np.ndarray):
+            kinds.add(D.from_numpy_dtype(x.dtype))
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, (bool, np.bool_)):
+            kinds.add(D.bool_)
+        elif isinstance(x, numbers.Integral):
+            kinds.add(D.int64)
+        elif isinstance(x, numbers.Real):
+            kinds.add(D.get_default_dtype())
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    if not kinds:
+        return D.get_default_dtype()
+    out = None
+    for k in kinds:
+        out = k if out is None else D.promote_types(out, k)
+    return out
+
+
+def _to_host_array(data):
+    if isinstance(data, Tensor):
+        return data._host_array()
+    if isinstance(data, (list, tuple)):
+        items = [_to_host_array(x) if isinstance(x, (Tensor, list, tuple)) else x for x in data]
+        return np.array(items)
+    return np.asarray(data)
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
+    if dtype is None:
+        if isinstance(data, np.ndarray):
+            dtype = D.from_numpy_dtype(data.dtype)
+        elif isinstance(data, np.generic):
+            dtype = D.from_numpy_dtype(data.dtype) if data.dtype.kind != "f" or data.dtype == np.float64 else D.from_numpy_dtype(data.dtype)
+        else:
+            dtype = _infer_dtype(data)
+    else:
+        dtype = D.to_dtype(dtype)
+    if device is None and isinstance(data, Tensor):
+        device = data.device
+    device = to_device(device)
+    arr = _to_host_array(data)
+    if arr.dtype == object:
+        raise ValueError("expected sequence of equal-length lists or numbers")
+    if dtype.np.kind in "iub" and arr.dtype.kind == "f":
+        arr = np.trunc(arr)
+    arr = np.asarray(arr, dtype=dtype.np)
+    buf = get_backend(device.type).from_host(arr)
+    return _new(buf, arr.shape, dtype, device, requires_grad)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with a numpy array (writes show both ways)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtype = D.from_numpy_dtype(array.dtype)
+    buf, offset, strides = get_backend("cpu").from_numpy(array)
+    return Tensor._make(Storage(buf, CPU), Size(array.shape), tuple(strides), offset, dtype)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Share memory with data when dtype and device allow, else copy (as PyTorch)."""
+    dtype = D.to_dtype(dtype) if dtype is not None else None
+    if isinstance(data, Tensor):
+        out = data
+        if dtype is not None or device is not None:
+            out = data.to(dtype=dtype, device=device)
+        return out
+    if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
+            (device is None or to_device(device).type == "cpu"):
+        try:
+            return from_numpy(data)
+        except (TypeError, ValueError):
+            pass
+    if hasattr(data, "__cuda_array_interface__"):
+        from .backends import get_backend as gb
+        return gb("cuda").tensor_from_cuda_array(data, dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+# -- filled ----------------------------------------------------------------------------------
+def _filled(size, value, dtype, device, requires_grad):
+    shape = _size_args(size)
+    device = to_device(device)
+    buf = get_backend(device.type).full(math.prod(shape), dtype.np, value)
+    return _new(buf, shape, dtype, device, requires_grad)
+
+
+def _dt(dtype):
+    return D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _filled(size, 0, _dt(dtype), device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _filled(size, 1, _dt(dtype), device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False):
+    shape = _size_args(size)
+    device = to_device(device)
+    dtype = _dt(dtype)
+    buf = get_backend(device.type).empty(math.prod(shape), dtype.np)
+    return _new(buf, shape, dtype, device, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        if isinstance(fill_value, Tensor):
+            fill_value = fill_value.item()
+        dtype = D.scalar_dtype(fill_value)
+    dtype = D.to_dtype(dtype)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if dtype.np.kind in "iu" and isinstance(fill_value, float):
+        fill_value = math.trunc(fill_value)
+    return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device, requires_grad)
+
+
+def _like(x, dtype, device):
+    return (D.to_dtype(dtype) if dtype is not None else x.dtype), (device if device is not None else x.device)
+
+
+def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    dtype, device = _like(x, dtype, device)
+    return _filled(x.shape, 0, dtype, device, requires_grad)
+
+
+def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    dtype, device = _like(x, dtype, device)
+    return _filled(x.shape, 1, dtype, device, requires_grad)
+
+
+def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    dtype, device = _like(x, dtype, device)
+    return empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    dtype, device = _like(x, dtype, device)
+    return full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(x, dtype=None, device=None, requires_grad=False):
+    dtype, device = _like(x, dtype, device)
+    return rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, device=None, requires_grad=False):
+    dtype, device = _like(x, dtype, device)
+    return randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    dtype, device = _like(x, dtype, device)
+    return randint(low, high, x.shape, dtype=dtype, device=device)
+
+
+# -- ranges ------------------------------------------------------------------------------------
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
+    dtype = D.to_dtype(dtype)
+    n = max(0, math.ceil((end - start) / step))
+    device = to_device(device)
+    buf = get_backend(device.type).arange(n, start, step, dtype.np)
+    return _new(buf, (n,), dtype, device, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    dtype = _dt(dtype)
+    device = to_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    buf = get_backend(device.type).arange(steps, float(start), float(step), np.float64)
+    t = _new(buf, (steps,), D.float64, device)
+    if steps > 1:
+        # the last value exactly `end`, as PyTorch's symmetric evaluation gives
+        t[steps - 1] = float(end)
+    return _finish(t.to(dtype), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    return _finish((base ** linspace(start, end, steps, dtype=D.float64, device=device)).to(_dt(dtype)), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    m = n if m is None else m
+    t = zeros(n, m, dtype=dtype, device=device)
+    k = min(n, m)
+    if k:
+        get_backend(t.device.type).fill((t._storage.buffer, 0, (k,), (m + 1,)), 1)
+    return _finish(t, requires_grad)
+
+
+# -- random ---------------------------------------------------------------------------------------
+class Generator:
+    """The default generator: seeding goes to each backend's kernel-side state."""
+
+    def __init__(self):
+        self._seed = None
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        get_backend("cpu").manual_seed(self._seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def seed(self):
+        import random as _random
+        return self.manual_seed(_random.getrandbits(63))._seed
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def seed():
+    return default_generator.seed()
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    shape = _size_args(size)
+    dtype, device = _dt(dtype), to_device(device)
+    buf = get_backend(device.type).uniform(math.prod(shape), dtype.np, 0.0, 1.0)
+    return _new(buf, shape, dtype, device, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    shape = _size_args(size)
+    dtype, device = _dt(dtype), to_device(device)
+    buf = get_backend(device.type).normal(math.prod(shape), dtype.np, 0.0, 1.0)
+    return _new(buf, shape, dtype, device, requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
+    dtype = D.to_dtype(dtype) if dtype is not None else D.int64
+    device = to_device(device)
+    buf = get_backend(device.type).randint(math.prod(shape), dtype.np, int(low), int(high))
+    return _new(buf, shape, dtype, device)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    device = to_device(device)
+    buf = get_backend(device.type).randperm(int(n))
+    t = _new(buf, (int(n),), D.int64, device)
+    return t if dtype is None or D.to_dtype(dtype) is D.int64 else t.to(dtype)
+
+
+def uniform_(t, a=0.0, b=1.0, generator=None):
+    from .ops.inplace import write_random
+    return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)))
+
+
+def normal_(t, mean=0.0, std=1.0, generator=None):
+    from .ops.inplace import write_random
+    return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)))
+
+
+def random_(t, low=0, high=None, generator=None):
+    from .ops.inplace import write_random
+    if high is None:
+        low, high = 0, (low if low else 2 ** 24)
+    return write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)))
+
+
+def bernoulli_(t, p=0.5, generator=None):
+    from .ops.inplace import write_random
+    draws = rand(t.shape, dtype=D.float64, device=t.device)
+    return write_random(t, (draws < p).to(t.dtype)._storage.buffer)
+
+
+def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        shape = (mean if isinstance(mean, Tensor) else std).shape
+        return randn(shape, dtype=(mean if isinstance(mean, Tensor) else std).dtype) * std + mean
+    return normal_(empty(size, dtype=dtype, device=device), mean, std)

@@ -1,0 +1,165 @@
+"""dtypes and PyTorch's type-promotion rules (categories, 0-dim tensors, Python scalars)."""
+import numpy as np
+
+
+class dtype:
+    """A tensor element type: `nbgrad.float32` and friends (PyTorch's torch.dtype)."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_rank", "_tensor_type")
+
+    def __init__(self, name, np_dtype, rank, tensor_type):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self._rank = rank  # order within a category, for promotion
+        self._tensor_type = tensor_type
+
+    @property
+    def is_complex(self):
+        return False
+
+    def __repr__(self):
+        return f"nbgrad.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+
+bool_ = dtype("bool", np.bool_, 0, "BoolTensor")
+uint8 = dtype("uint8", np.uint8, 1, "ByteTensor")
+int8 = dtype("int8", np.int8, 2, "CharTensor")
+int16 = dtype("int16", np.int16, 3, "ShortTensor")
+int32 = dtype("int32", np.int32, 4, "IntTensor")
+int64 = dtype("int64", np.int64, 5, "LongTensor")
+float16 = dtype("float16", np.float16, 6, "HalfTensor")
+float32 = dtype("float32", np.float32, 7, "FloatTensor")
+float64 = dtype("float64", np.float64, 8, "DoubleTensor")
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES}
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype):
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(obj):
+    """Accept an nbgrad dtype, a numpy dtype, or a Python type (float/int/bool)."""
+    if isinstance(obj, dtype):
+        return obj
+    if obj is float:
+        return _default_dtype[0]
+    if obj is int:
+        return int64
+    if obj is bool:
+        return bool_
+    if isinstance(obj, str):
+        name = obj.replace("torch.", "").replace("nbgrad.", "")
+        if name in _ALIASES:
+            return _ALIASES[name]
+    try:
+        return from_numpy_dtype(obj)
+    except TypeError:
+        raise TypeError(f"invalid dtype: {obj!r}") from None
+
+
+_ALIASES = dict(_BY_NAME, float=float32, double=float64, half=float16, int=int32, long=int64,
+                short=int16, bool=bool_)
+
+_default_dtype = [float32]
+
+
+def get_default_dtype():
+    return _default_dtype[0]
+
+
+def set_default_dtype(d):
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype[0] = d
+
+
+def _category(d):
+    if d is None:
+        return -1
+    if d is bool_:
+        return 0
+    return 2 if d.is_floating_point else 1
+
+
+def promote_types(a, b):
+    """PyTorch's promote_types for two dtypes."""
+    a, b = to_dtype(a), to_dtype(b)
+    if a is b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2:
+        return a if a._rank > b._rank else b
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def _promote_skip_none(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return promote_types(a, b)
+
+
+def _combine_categories(higher, lower):
+    # PyTorch's combine_categories (c10/core/ScalarType / TensorIterator result_type).
+    if higher is not None and higher.is_floating_point:
+        return higher
+    if higher is bool_ or (lower is not None and lower.is_floating_point):
+        return _promote_skip_none(higher, lower)
+    if higher is not None:
+        return higher
+    return lower
+
+
+def scalar_dtype(value):
+    """The dtype a Python number takes part in promotion as (a 'wrapped number')."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, (float, np.floating)):
+        return _default_dtype[0]
+    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+
+
+def result_type_of(operands):
+    """Promotion over tensors and Python scalars, following PyTorch's three tiers:
+    dimensioned tensors > zero-dim tensors > Python scalars."""
+    dim_result = zero_result = wrapped_result = None
+    for op in operands:
+        d = getattr(op, "dtype", None)
+        if isinstance(d, dtype) and not isinstance(op, np.generic):
+            if op.dim() > 0:
+                dim_result = _promote_skip_none(dim_result, d)
+            else:
+                zero_result = _promote_skip_none(zero_result, d)
+        else:
+            wrapped_result = _promote_skip_none(wrapped_result, scalar_dtype(op))
+    return _combine_categories(dim_result, _combine_categories(zero_result, wrapped_result))
+
+
+def can_cast(src, dst):
+    """PyTorch's can_cast: no float -> int, no number -> bool category demotion."""
+    return _category(src) <= _category(dst)

@@ -1,0 +1,29 @@
+"""Storage (one flat buffer shared by every alias) and the version counter autograd checks."""
+
+
+class Storage:
+    """A 1-D buffer (a numpy array on the CPU) and its device."""
+
+    __slots__ = ("buffer", "device", "__weakref__")
+
+    def __init__(self, buffer, device):
+        self.buffer = buffer
+        self.device = device
+
+    def __len__(self):
+        return len(self.buffer)
+
+    def data_ptr(self):
+        if self.device.type == "cpu":
+            return self.buffer.ctypes.data
+        return self.buffer.__cuda_array_interface__["data"][0]
+
+
+class VersionCounter:
+    """Counts in-place changes.  Shared by a tensor, its views and `detach()`;
+    `t.data` gets a fresh one, which is why its changes escape autograd's checks."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0

@@ -1,0 +1,444 @@
+"""Tensor: storage + shape + strides + offset, and the autograd fields.
+
+The class owns *meaning*: geometry, aliasing, versions, the grad fields.
+Every computation is an op in nbgrad/ops, reached through the methods below.
+"""
+import math
+import weakref
+
+import numpy as np
+
+from . import _dtype as D
+from ._size import Size, device as _device_cls
+from ._storage import Storage, VersionCounter
+from .autograd.grad_mode import is_grad_enabled
+from .backends import get_backend
+
+
+def contiguous_strides(shape):
+    strides = [0] * len(shape)
+    acc = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = acc
+        acc *= max(shape[i], 1)
+    return tuple(strides)
+
+
+class Tensor:
+    """An n-dimensional strided view over a Storage, with PyTorch's autograd fields."""
+
+    __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_vc",
+                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_view_version",
+                 "_grad_acc", "_leaf_hooks", "_retains_grad", "__weakref__", "__dict__")
+
+    # -- construction ------------------------------------------------------
+    def __init__(self, *args, **kwargs):
+        # `nbgrad.Tensor(data)` / `Tensor(2, 3)` as PyTorch's legacy constructor.
+        from . import _creation
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = _creation.tensor(args[0], dtype=D.get_default_dtype() if not isinstance(args[0], Tensor) else None)
+        else:
+            src = _creation.empty(*args, **kwargs)
+        self._init_from(src._storage, src._shape, src._stride, src._offset, src._dtype)
+
+    def _init_from(self, storage, shape, stride, offset, dtype, vc=None):
+        self._storage = storage
+        self._shape = shape
+        self._stride = stride
+        self._offset = offset
+        self._dtype = dtype
+        self._vc = vc if vc is not None else VersionCounter()
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._base = None
+        self._view_version = 0
+        self._grad_acc = None
+        self._leaf_hooks = None
+        self._retains_grad = False
+
+    @classmethod
+    def _make(cls, storage, shape, stride, offset, dtype, vc=None):
+        t = object.__new__(Tensor)
+        t._init_from(storage, shape, stride, offset, dtype, vc)
+        return t
+
+    @classmethod
+    def _from_buffer(cls, buffer, shape, dtype, device):
+        """A new contiguous tensor owning a buffer the backend returned."""
+        shape = Size(shape)
+        return cls._make(Storage(buffer, device), shape, contiguous_strides(shape), 0, dtype)
+
+    def _view_tuple(self):
+        """The (buffer, offset, shape, strides) view the backend contract speaks of."""
+        return (self._storage.buffer, self._offset, self._shape, self._stride)
+
+    def _backend(self):
+        return get_backend(self._storage.device.type)
+
+    def _shallow_alias(self, share_version=True):
+        """A new detached Tensor object over the same memory."""
+        return Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype,
+                            self._vc if share_version else None)
+
+    # -- geometry ----------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    def size(self, dim=None):
+        if dim is None:
+            return self._shape
+        return self._shape[self._wrap_dim(dim)]
+
+    def stride(self, dim=None):
+        if dim is None:
+            return self._stride
+        return self._stride[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        return self._offset
+
+    def dim(self):
+        return len(self._shape)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def numel(self):
+        return math.prod(self._shape)
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self._dtype.itemsize
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self):
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._storage.device.type == "cpu"
+
+    def get_device(self):
+        d = self._storage.device
+        return -1 if d.type == "cpu" else d.index
+
+    def data_ptr(self):
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
+
+    def untyped_storage(self):
+        return self._storage
+
+    def _wrap_dim(self, dim, ndim=None):
+        ndim = len(self._shape) if ndim is None else ndim
+        lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if dim < lo or dim > hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        return int(dim) % max(ndim, 1)
+
+    def is_contiguous(self, memory_format=None):
+        if self.numel() == 0:
+            return True
+        expected = 1
+        for size, st in zip(reversed(self._shape), reversed(self._stride)):
+            if size != 1:
+                if st != expected:
+                    return False
+                expected *= size
+        return True
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def type(self, dtype=None, non_blocking=False):
+        if dtype is None:
+            return f"nbgrad.{self._dtype._tensor_type}"
+        if isinstance(dtype, str) and dtype.endswith("Tensor"):
+            dtype = {d._tensor_type: d for d in D.ALL_DTYPES}[dtype.split(".")[-1]]
+        return self.to(D.to_dtype(dtype))
+
+    def _is_view(self):
+        return self._base is not None
+
+    # -- autograd fields -------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if not requires_grad and self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad_fn(self):
+        base = self._base
+        if base is not None and self._view_version != self._vc.value and base._requires_grad \
+                and (self._grad_fn is not None or base.grad_fn is not None):
+            # The base (or another view of it) changed in place since this view was
+            # made: its history is now "a strided window of the base's new history".
+            from .ops.inplace import regenerate_view_grad_fn
+            regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    def _grad_accumulator(self):
+        acc = self._grad_acc() if self._grad_acc is not None else None
+        if acc is None:
+            from .autograd.node import AccumulateGrad
+            acc = AccumulateGrad(self)
+            self._grad_acc = weakref.ref(acc)
+        return acc
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self.grad_fn._retain(self._output_nr, self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        from .autograd.node import RemovableHandle
+        if fn is None:
+            if self._leaf_hooks is None:
+                self._leaf_hooks = []
+            self._leaf_hooks.append(hook)
+            return RemovableHandle(self._leaf_hooks, hook)
+        return fn._add_tensor_pre_hook(self._output_nr, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        return self._shallow_alias(share_version=True)
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self):
+        return self._shallow_alias(share_version=False)
+
+    @data.setter
+    def data(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"Tensor.data must be a Tensor, got {type(other).__name__}")
+        self._storage = other._storage
+        self._shape = other._shape
+        self._stride = other._stride
+        self._offset = other._offset
+        self._dtype = other._dtype
+
+    # -- conversion --------------------------------------------------------
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self._storage.device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                    "copy the tensor to host memory first.")
+            return self.cpu().numpy()
+        return self._backend().to_numpy(self._view_tuple())
+
+    def _host_array(self):
+        """A numpy array of the values (a copy for device tensors), ignoring requires_grad."""
+        if self._storage.device.type == "cpu":
+            return self._backend().to_numpy(self._view_tuple())
+        return self.cpu()._host_array()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr.astype(dtype, copy=False) if dtype is not None else arr
+
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._host_array().reshape(-1)[0].item()
+
+    def tolist(self):
+        return self._host_array().tolist()
+
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        from ._format import format_tensor
+        return format_tensor(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.dim() == 0 and spec:
+            return self.item().__format__(spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        arr = self._host_array().copy()
+        return (_rebuild, (arr, self._requires_grad, str(self.device)))
+
+    def __copy__(self):
+        t = Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype, self._vc)
+        t._requires_grad = self._requires_grad
+        t._grad_fn = self._grad_fn
+        t._output_nr = self._output_nr
+        t._base = self._base
+        t._view_version = self._view_version
+        t._grad = self._grad
+        return t
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to deepcopy "
+                               "a module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        # Tensors deep-copied together keep sharing: one new storage per old storage.
+        skey = ("nbgrad.storage", id(self._storage))
+        storage = memo.get(skey)
+        if storage is None:
+            be = self._backend()
+            old = self._storage.buffer
+            new_buf = be.empty(len(old), old.dtype)
+            be.copy((old, 0, (len(old),), (1,)), (new_buf, 0, (len(old),), (1,)))
+            storage = Storage(new_buf, self._storage.device)
+            memo[skey] = storage
+            memo.setdefault("nbgrad.keep", []).append(self._storage)  # keep id() stable
+        new = type(self).__new__(type(self))
+        Tensor._init_from(new, storage, self._shape, self._stride, self._offset, self._dtype)
+        new._requires_grad = self._requires_grad
+        memo[id(self)] = new
+        if self._grad is not None:
+            import copy as _copy
+            new._grad = _copy.deepcopy(self._grad, memo)
+        if self.__dict__:
+            import copy as _copy
+            new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
+        return new
+
+
+def _rebuild(arr, requires_grad, device):
+    from ._creation import tensor
+    return tensor(arr, requires_grad=requires_grad, device=device)
+
+
+def _install_methods():
+    """Bind the op layer's functions as Tensor methods and operators."""
+    from . import ops
+    for name, fn in ops.TENSOR_METHODS.items():
+        setattr(Tensor, name, fn)
+    for name, prop in ops.TENSOR_PROPERTIES.items():
+        setattr(Tensor, name, property(prop))

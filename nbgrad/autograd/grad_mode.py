@@ -1,0 +1,87 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (per thread, as PyTorch)."""
+import functools
+import threading
+
+_state = threading.local()
+
+
+def is_grad_enabled():
+    return getattr(_state, "enabled", True)
+
+
+def _set_enabled(mode):
+    _state.enabled = bool(mode)
+
+
+def is_inference_mode_enabled():
+    return getattr(_state, "inference", False)
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (each call enters a fresh copy)."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(False)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class enable_grad(_DecoratorContextManager):
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(True)
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets the mode at once (usable as a plain call) and restores it on exit."""
+
+    def __init__(self, mode):
+        self.prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad (nbgrad has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (is_grad_enabled(), is_inference_mode_enabled())
+        if self.mode:
+            _set_enabled(False)
+            _state.inference = True
+
+    def __exit__(self, *exc):
+        _set_enabled(self.prev[0])
+        _state.inference = self.prev[1]
+
+    def clone(self):
+        return self.__class__(self.mode)

@@ -1,0 +1,168 @@
+"""Graph nodes: Node (one backward function), AccumulateGrad (a leaf's sink), saved tensors.
+
+A node holds edges to the nodes that produced its inputs (`next_functions`),
+the tensors its backward needs (saved with the version they had), and
+nothing that points back at its outputs, so a graph dies with its outputs.
+"""
+import weakref
+
+from . import anomaly_mode
+from .grad_mode import is_grad_enabled
+
+_FREED_MSG = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had then."""
+
+    __slots__ = ("tensor", "version", "is_output", "producer", "output_nr")
+
+    def __init__(self, tensor, is_output=False):
+        self.version = tensor._vc.value
+        self.is_output = is_output
+        self.output_nr = tensor._output_nr
+        if is_output:
+            # Keep the data without the grad_fn (which is the saving node itself)
+            # to avoid a reference cycle; unpack() puts the grad_fn back.
+            self.tensor = tensor._shallow_alias(share_version=True)
+            self.producer = None
+        else:
+            self.tensor = tensor
+            self.producer = tensor._grad_fn
+
+    def unpack(self, node):
+        t = self.tensor
+        if t._vc.value != self.version:
+            producer = node if self.is_output else self.producer
+            where = f", which is output {self.output_nr} of {producer.name()}," if producer is not None else ""
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at "
+                f"version {t._vc.value}; expected version {self.version} instead. Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, "
+                "with nbgrad.autograd.set_detect_anomaly(True).")
+        if self.is_output:
+            out = t._shallow_alias(share_version=True)
+            out._requires_grad = True
+            out._grad_fn = node
+            out._output_nr = self.output_nr
+            return out
+        return t
+
+
+class Node:
+    """One backward function of the graph.  Subclasses define `backward(*grads)`.
+
+    Its name is PyTorch's for the same call (`MulBackward0`); `next_functions`
+    pairs each input with the node that produced it (or None).
+    """
+
+    _saved = ()
+    _freed = False
+    _pre_hooks = None      # {output_nr: [hook]} from Tensor.register_hook on outputs
+    _retains = None        # {output_nr: weakref to tensor} from retain_grad()
+    _hooks = None          # post hooks: fn(grad_inputs, grad_outputs)
+    _trace = None
+    input_meta = ()        # per input: (shape, dtype) or None, for the engine's checks
+
+    def __init__(self, edges, input_meta=()):
+        self.next_functions = edges
+        self.input_meta = input_meta
+        if anomaly_mode.is_anomaly_enabled():
+            self._trace = anomaly_mode.creation_trace()
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def needs_input_grad(self, i):
+        return self.next_functions[i][0] is not None
+
+    # -- saved tensors ---------------------------------------------------
+    def save(self, *tensors, outputs=()):
+        """Save inputs (and, by position in `outputs`, this node's own outputs) for backward."""
+        self._saved = tuple(None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
+                            for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(_FREED_MSG)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    def release(self):
+        """Free saved tensors after a backward without retain_graph."""
+        if self._saved:
+            self._saved = ()
+            self._freed = True
+
+    # -- hooks -----------------------------------------------------------
+    def register_hook(self, fn):
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        return self._add_tensor_pre_hook(0, fn)
+
+    def _add_tensor_pre_hook(self, output_nr, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        hooks = self._pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def _retain(self, output_nr, tensor):
+        if self._retains is None:
+            self._retains = {}
+        self._retains[output_nr] = weakref.ref(tensor)
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def __call__(self, *grads):
+        out = self.backward(*grads)
+        return out if isinstance(out, tuple) else (out,)
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds arriving gradients into `variable.grad`."""
+
+    def __init__(self, variable):
+        super().__init__(())
+        self.variable = variable
+
+    def accumulate(self, grad, create_graph):
+        var = self.variable
+        for hook in var._leaf_hooks or ():
+            new = hook(grad)
+            if new is not None:
+                grad = new
+        if var._grad is None:
+            var._grad = grad if create_graph else grad.detach().clone()
+        elif create_graph or is_grad_enabled():
+            var._grad = var._grad + grad
+        else:
+            var._grad += grad
+
+
+class RemovableHandle:
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks, fn):
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self):
+        try:
+            self._hooks.remove(self._fn)
+        except ValueError:
+            pass

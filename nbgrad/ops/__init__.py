@@ -1,0 +1,236 @@
+"""The op registry: every op is a function (forward + its backward node) in one of these
+modules; this file binds them as Tensor methods, operators and in-place forms."""
+from .. import _dtype as D
+from .._tensor import Tensor
+from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as L, reduction as R, views as V
+from .inplace import apply_inplace
+
+# -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
+# needs_old=False where the op's backward does not save its first input.
+_INPLACE = {
+    "add_": (E.add, False), "sub_": (E.sub, False), "mul_": (E.mul, True), "div_": (E.div, True),
+    "pow_": (E.pow, True), "remainder_": (E.remainder, True), "floor_divide_": (E.floor_divide, False),
+    "clamp_": (E.clamp, True), "clamp_min_": (E.clamp_min, True), "clamp_max_": (E.clamp_max, True),
+    "clip_": (E.clamp, True), "maximum_": (E.maximum, True), "minimum_": (E.minimum, True),
+    "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "exp_": (E.exp, False),
+    "log_": (E.log, True), "log1p_": (E.log1p, True), "expm1_": (E.expm1, False), "sqrt_": (E.sqrt, False),
+    "rsqrt_": (E.rsqrt, False), "sin_": (E.sin, True), "cos_": (E.cos, True), "tanh_": (E.tanh, False),
+    "sigmoid_": (E.sigmoid, False), "sign_": (E.sign, False), "floor_": (E.floor, False),
+    "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
+    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True), "masked_fill_": (E.masked_fill, False),
+    "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),
+    "atan2_": (E.atan2, True), "erf_": (E.erf, True),
+    "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
+    "bitwise_or_": (E.bitwise_or, False),
+}
+
+
+def _inplace_method(fn, needs_old):
+    def method(self, *args, **kwargs):
+        if kwargs:
+            return apply_inplace(self, lambda old, *a: fn(old, *a, **kwargs), *args, needs_old=needs_old)
+        return apply_inplace(self, fn, *args, needs_old=needs_old)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _reversed(fn):
+    def method(self, other):
+        return fn(other, self)
+    return method
+
+
+def _not_implemented_for_non_tensors(fn):
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float, bool)) and not hasattr(other, "__index__"):
+            return NotImplemented
+        return fn(self, other)
+    method.__name__ = fn.__name__
+    return method
+
+
+def _rsub(self, other):
+    return E.rsub(self, other)
+
+
+def _rdiv(self, other):
+    return E.div(other, self)
+
+
+def _rpow(self, other):
+    return E.pow(other, self)
+
+
+def _matmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return L.matmul(self, other)
+
+
+def _sum(self, dim=None, keepdim=False, dtype=None, axis=None):
+    return R.sum(self, dim if axis is None else axis, keepdim, dtype)
+
+
+def _mean(self, dim=None, keepdim=False, dtype=None, axis=None):
+    return R.mean(self, dim if axis is None else axis, keepdim, dtype)
+
+
+def _size_method(fn):
+    def method(self, *shape):
+        return fn(self, *shape)
+    method.__name__ = fn.__name__
+    return method
+
+
+def _uniform_(self, a=0.0, b=1.0, generator=None):
+    from .._creation import uniform_
+    return uniform_(self, a, b)
+
+
+def _normal_(self, mean=0.0, std=1.0, generator=None):
+    from .._creation import normal_
+    return normal_(self, mean, std)
+
+
+def _random_(self, low=0, high=None, generator=None):
+    from .._creation import random_
+    return random_(self, low, high)
+
+
+def _bernoulli_(self, p=0.5, generator=None):
+    from .._creation import bernoulli_
+    return bernoulli_(self, p)
+
+
+def _iop(name):
+    fn, needs_old = _INPLACE[name]
+    method = _inplace_method(fn, needs_old)
+
+    def iop(self, other):
+        if not isinstance(other, (Tensor, int, float, bool)):
+            return NotImplemented
+        return method(self, other)
+    return iop
+
+
+def _setitem(self, index, value):
+    I.setitem(self, index, value)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    from .._creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    from .._creation import zeros
+    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    from .._creation import ones
+    return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    from .._creation import empty
+    return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    from .._creation import full
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _max(self, dim=None, keepdim=False):
+    return R.max(self, dim, keepdim)
+
+
+def _min(self, dim=None, keepdim=False):
+    return R.min(self, dim, keepdim)
+
+
+def _expand(self, *sizes):
+    return V.expand(self, *sizes)
+
+
+def _repeat(self, *sizes):
+    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    if len(sizes) < self.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
+    # expand into an interleaved shape, then fold: (r0, n0, r1, n1, ...) -> (r0*n0, ...)
+    inter = []
+    for r, n in zip(sizes, x.shape):
+        inter += [r, n]
+    y = x.reshape([v for n in x.shape for v in (1, n)]).expand(inter)
+    return y.reshape([r * n for r, n in zip(sizes, x.shape)])
+
+
+TENSOR_METHODS = {
+    # arithmetic and operators
+    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
+    "divide": E.div, "true_divide": E.div, "floor_divide": E.floor_divide, "remainder": E.remainder,
+    "pow": E.pow, "neg": E.neg, "negative": E.neg, "abs": E.abs, "absolute": E.abs, "exp": E.exp,
+    "exp2": E.exp2, "log": E.log, "log2": E.log2, "log10": E.log10, "log1p": E.log1p, "expm1": E.expm1,
+    "sqrt": E.sqrt, "rsqrt": E.rsqrt, "sin": E.sin, "cos": E.cos, "tan": E.tan, "asin": E.asin,
+    "acos": E.acos, "atan": E.atan, "sinh": E.sinh, "cosh": E.cosh, "tanh": E.tanh, "sigmoid": E.sigmoid,
+    "relu": E.relu, "sign": E.sign, "floor": E.floor, "ceil": E.ceil, "round": E.round, "trunc": E.trunc,
+    "fix": E.trunc, "reciprocal": E.reciprocal, "square": E.square, "erf": E.erf, "atan2": E.atan2,
+    "clamp": E.clamp, "clip": E.clamp, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
+    "maximum": E.maximum, "minimum": E.minimum, "where": lambda self, cond, other: E.where(cond, self, other),
+    "masked_fill": E.masked_fill, "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
+    "greater": E.gt, "less": E.lt, "greater_equal": E.ge, "less_equal": E.le, "not_equal": E.ne,
+    "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_xor": E.logical_xor,
+    "logical_not": E.logical_not, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
+    "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
+    "isfinite": E.isfinite, "rsub": E.rsub,
+    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _reversed(E.add),
+    "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _rsub,
+    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _reversed(E.mul),
+    "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _rdiv,
+    "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _reversed(E.floor_divide),
+    "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _reversed(E.remainder),
+    "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _rpow,
+    "__matmul__": _matmul, "__rmatmul__": lambda self, other: L.matmul(other, self),
+    "__neg__": E.neg, "__pos__": lambda self: self, "__abs__": E.abs, "__invert__": E.bitwise_not,
+    "__eq__": _not_implemented_for_non_tensors(E.eq), "__ne__": _not_implemented_for_non_tensors(E.ne),
+    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge,
+    "__and__": E.bitwise_and, "__or__": E.bitwise_or, "__xor__": E.bitwise_xor,
+    "__rand__": _reversed(E.bitwise_and), "__ror__": _reversed(E.bitwise_or), "__rxor__": _reversed(E.bitwise_xor),
+    "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
+    "__ipow__": _iop("pow_"), "__imod__": _iop("remainder_"), "__ifloordiv__": _iop("floor_divide_"),
+    "__iand__": _iop("bitwise_and_"), "__ior__": _iop("bitwise_or_"),
+    "__getitem__": I.getitem, "__setitem__": _setitem,
+    # reductions
+    "sum": _sum, "mean": _mean, "prod": R.prod, "max": _max, "min": _min, "amax": R.amax, "amin": R.amin,
+    "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var, "std": R.std,
+    "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax, "log_softmax": R.log_softmax,
+    "sum_to_size": R.sum_to_size,
+    # linear algebra
+    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    # views
+    "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
+    "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": V.squeeze, "unsqueeze": V.unsqueeze,
+    "transpose": V.transpose, "swapaxes": V.transpose, "swapdims": V.transpose, "permute": V.permute,
+    "t": V.t, "movedim": V.movedim, "expand": _expand, "expand_as": V.expand_as, "broadcast_to": V.broadcast_to,
+    "narrow": V.narrow, "select": V.select, "unbind": V.unbind, "split": V.split, "chunk": V.chunk,
+    "tensor_split": V.tensor_split, "diagonal": V.diagonal, "as_strided": V.as_strided, "repeat": _repeat,
+    # indexing
+    "index_select": I.index_select, "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add,
+    "index_add": I.index_add, "index_put": I.index_put, "index_put_": I.index_put_, "take": I.take,
+    "masked_select": I.masked_select, "nonzero": I.nonzero, "argwhere": I.argwhere,
+    # copies and conversions
+    "clone": copying.clone, "contiguous": copying.contiguous, "to": copying.to, "type_as": copying.type_as,
+    "float": copying.float, "double": copying.double, "half": copying.half, "long": copying.long,
+    "int": copying.int, "short": copying.short, "bool": copying.bool, "byte": copying.byte,
+    "cpu": copying.cpu, "cuda": copying.cuda,
+    # in-place
+    "copy_": IP.copy_, "fill_": IP.fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
+    "random_": _random_, "bernoulli_": _bernoulli_,
+    "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
+    "new_full": _new_full,
+}
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old) for name, (fn, needs_old) in _INPLACE.items()})
+
+TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}

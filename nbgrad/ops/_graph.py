@@ -1,0 +1,175 @@
+"""What every op needs: operands as tensors, broadcasting, results from backend buffers,
+and recording a node in the graph.  Nothing here touches numpy or numba."""
+import math
+
+from .. import _dtype as D
+from .._size import Size
+from .._tensor import Tensor, contiguous_strides
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import Node
+from ..backends import get_backend
+
+
+def backend_of(t):
+    return get_backend(t._storage.device.type)
+
+
+def needs_grad(*tensors):
+    if not is_grad_enabled():
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor) and t._requires_grad:
+            return True
+    return False
+
+
+def edge(t):
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        return (None, 0)
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+def record(node_cls, inputs, outputs, **attrs):
+    """Create a node for `outputs` computed from `inputs` and attach it; return it."""
+    edges = tuple(edge(t) for t in inputs)
+    meta = tuple((t._shape, t._dtype) if e[0] is not None else None for t, e in zip(inputs, edges))
+    node = node_cls(edges, meta)
+    if attrs:
+        node.__dict__.update(attrs)
+    for i, out in enumerate(outputs):
+        if out is not None and out._dtype.is_floating_point:
+            out._grad_fn = node
+            out._requires_grad = True
+            out._output_nr = i
+    return node
+
+
+def check_same_device(*tensors):
+    dev = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            d = t._storage.device
+            if dev is None:
+                dev = d
+            elif d != dev and t.dim() > 0:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same device, but found at least two devices, "
+                    f"{dev} and {d}!")
+    return dev
+
+
+def new_tensor(buffer, shape, dtype, device):
+    return Tensor._from_buffer(buffer, shape, dtype, device)
+
+
+def scalar_tensor(value, dtype, device):
+    be = get_backend(device.type)
+    return Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            j = off + i
+            if n == out[j] or n == 1:
+                continue
+            if out[j] == 1:
+                out[j] = n
+            else:
+                # name the two tensors as PyTorch does
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({n}) at "
+                    f"non-singleton dimension {j}")
+    return Size(out)
+
+
+def broadcast_view(t, shape):
+    """The backend view of t broadcast to shape (0 strides, no copy)."""
+    if t._shape == shape:
+        return (t._storage.buffer, t._offset, shape, t._stride)
+    off = len(shape) - len(t._shape)
+    strides = [0] * len(shape)
+    for i, (n, st) in enumerate(zip(t._shape, t._stride)):
+        strides[off + i] = st if n != 1 or shape[off + i] == 1 else 0
+    return (t._storage.buffer, t._offset, shape, tuple(strides))
+
+
+def cast(t, dtype):
+    """t's values as dtype (t itself when it already is); not recorded."""
+    if t._dtype is dtype:
+        return t
+    be = backend_of(t)
+    buf = be.empty(t.numel(), dtype.np)
+    shape = t._shape
+    be.copy(t._view_tuple(), (buf, 0, shape, contiguous_strides(shape)))
+    return Tensor._from_buffer(buf, shape, dtype, t._storage.device)
+
+
+def as_operand(x, dtype, device):
+    """A tensor of `dtype` holding x (a Tensor or a Python number)."""
+    if isinstance(x, Tensor):
+        return cast(x, dtype)
+    return scalar_tensor(x, dtype, device)
+
+
+def contiguous_data(t):
+    """t itself when contiguous, else a contiguous copy; not recorded."""
+    if t.is_contiguous():
+        return t
+    return copy_raw(t)
+
+
+def copy_raw(t):
+    """A contiguous copy of t's values in new memory; not recorded."""
+    be = backend_of(t)
+    buf = be.empty(t.numel(), t._dtype.np)
+    be.copy(t._view_tuple(), (buf, 0, t._shape, contiguous_strides(t._shape)))
+    return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
+
+
+def wrap_dims(dims, ndim):
+    """Normalise a dim, a list of dims or None (all) to a sorted tuple."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, (list, tuple)):
+        if len(dims) == 0:
+            return tuple(range(ndim))
+        out = tuple(sorted(_wrap(d, ndim) for d in dims))
+        if len(set(out)) != len(out):
+            raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
+        return out
+    return (_wrap(dims, ndim),)
+
+
+def _wrap(dim, ndim):
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        dim = int(dim)
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def numel(shape):
+    return math.prod(shape)
+
+
+class NotImplementedNode(Node):
+    """PyTorch's node for ops without a derivative (floor_divide, ...)."""
+
+    op_name = "this op"
+
+    def name(self):
+        return "NotImplemented"
+
+    def backward(self, *grads):
+        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+
+
+NotImplementedNode.__name__ = "NotImplemented"

@@ -1,0 +1,112 @@
+"""Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
+from .. import _dtype as D
+from .._size import to_device
+from .._tensor import Tensor, contiguous_strides
+from ..autograd.node import Node
+from ..backends import get_backend
+from ._graph import cast, copy_raw, needs_grad, new_tensor, record
+
+
+class CloneBackward0(Node):
+    def backward(self, g):
+        return g
+
+
+def clone(x, memory_format=None):
+    out = copy_raw(x)
+    if needs_grad(x):
+        record(CloneBackward0, (x,), (out,))
+    return out
+
+
+def contiguous(x, memory_format=None):
+    if x.is_contiguous():
+        return x
+    return clone(x)
+
+
+class ToCopyBackward0(Node):
+    def backward(self, g):
+        return g.to(dtype=self.dtype, device=self.device)
+
+
+def _to_device_raw(x, device):
+    """A copy of x's values on another device, staged through host memory."""
+    buf = get_backend(device.type).from_host(x._host_array())
+    return new_tensor(buf, x._shape, x._dtype, device)
+
+
+def to(x, *args, **kwargs):
+    """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); copy=False returns x when nothing changes."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {list(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, D.dtype) or a in (float, int, bool):
+            dtype = a
+        elif a is not None:
+            device = a
+    dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
+    device = to_device(device) if device is not None else x.device
+    if dtype is x._dtype and device == x.device and not copy:
+        return x
+    out = x
+    if device != x.device:
+        out = _to_device_raw(x, device)
+    if dtype is not out._dtype:
+        out = cast(out, dtype)
+    elif out is x:
+        out = copy_raw(x)
+    if needs_grad(x) and dtype.is_floating_point:
+        record(ToCopyBackward0, (x,), (out,), dtype=x._dtype, device=x.device)
+    return out
+
+
+def type_as(x, other):
+    return to(x, other.dtype)
+
+
+def float(x):
+    return to(x, D.float32)
+
+
+def double(x):
+    return to(x, D.float64)
+
+
+def half(x):
+    return to(x, D.float16)
+
+
+def long(x):
+    return to(x, D.int64)
+
+
+def int(x):
+    return to(x, D.int32)
+
+
+def short(x):
+    return to(x, D.int16)
+
+
+def bool(x):
+    return to(x, D.bool_)
+
+
+def byte(x):
+    return to(x, D.uint8)
+
+
+def cpu(x):
+    return to(x, "cpu")
+
+
+def cuda(x, device=None):
+    return to(x, "cuda" if device is None else (f"cuda:{device}" if isinstance(device, type(1)) else device))

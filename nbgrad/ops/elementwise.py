@@ -1,0 +1,784 @@
+"""Elementwise ops (unary, binary, where, clamp, masked_fill): each forward beside its backward.
+
+Forward: promote dtypes (PyTorch's rules), broadcast by 0 strides, and hand the
+views to the backend's unary/binary/where kernels.  Backward: Tensor ops, so
+that create_graph=True records them; where grad mode is off during backward
+(the common case) the fused backend kernels do tanh/sigmoid/relu in one pass.
+The engine reduces broadcast gradients to each input's shape and dtype.
+"""
+import math
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import Node
+from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
+                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
+
+
+# ---------------------------------------------------------------- engines
+def _unary_raw(op, x, out_dtype=None):
+    out_dtype = out_dtype or x._dtype
+    buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
+    return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+
+
+def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
+    dev = check_same_device(a, b)
+    ta = as_operand(a, compute_dtype, dev)
+    tb = as_operand(b, compute_dtype, dev)
+    shape = broadcast_shapes(ta._shape, tb._shape)
+    out_dtype = out_dtype or compute_dtype
+    buf = backend_of(ta).binary(op, broadcast_view(ta, shape), broadcast_view(tb, shape), shape,
+                                out_dtype.np)
+    return new_tensor(buf, shape, out_dtype, ta._storage.device)
+
+
+def _float_of(x):
+    return x._dtype if x._dtype.is_floating_point else D.get_default_dtype()
+
+
+def _unary_op(op, x, node_cls, save=None, float_only=True):
+    """Run a unary kernel; record node_cls saving the input ('x') or the output ('out')."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    src = cast(x, _float_of(x)) if float_only else x
+    out = _unary_raw(op, src)
+    if node_cls is not None and needs_grad(x):
+        node = record(node_cls, (x,), (out,))
+        if save == "x":
+            node.save(x)
+        elif save == "out":
+            node.save(out, outputs=(out,))
+    return out
+
+
+# ---------------------------------------------------------------- unary
+class NegBackward0(Node):
+    def backward(self, g):
+        return neg(g)
+
+
+def neg(x):
+    if x._dtype is D.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return _unary_op("neg", x, NegBackward0, float_only=False)
+
+
+class AbsBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * sign(x)
+
+
+def abs(x):
+    return _unary_op("abs", x, AbsBackward0, save="x", float_only=False)
+
+
+class ExpBackward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g * out
+
+
+def exp(x):
+    return _unary_op("exp", x, ExpBackward0, save="out")
+
+
+class Exp2Backward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g * out * math.log(2.0)
+
+
+def exp2(x):
+    return _unary_op("exp2", x, Exp2Backward0, save="out")
+
+
+class LogBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g / x
+
+
+def log(x):
+    return _unary_op("log", x, LogBackward0, save="x")
+
+
+class Log2Backward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g / (x * math.log(2.0))
+
+
+def log2(x):
+    return _unary_op("log2", x, Log2Backward0, save="x")
+
+
+class Log10Backward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g / (x * math.log(10.0))
+
+
+def log10(x):
+    return _unary_op("log10", x, Log10Backward0, save="x")
+
+
+class Log1PBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g / (x + 1)
+
+
+def log1p(x):
+    return _unary_op("log1p", x, Log1PBackward0, save="x")
+
+
+class Expm1Backward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g * (out + 1)
+
+
+def expm1(x):
+    return _unary_op("expm1", x, Expm1Backward0, save="out")
+
+
+class SqrtBackward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g / (out * 2)
+
+
+def sqrt(x):
+    return _unary_op("sqrt", x, SqrtBackward0, save="out")
+
+
+class RsqrtBackward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g * out.pow(3) * -0.5
+
+
+def rsqrt(x):
+    return _unary_op("rsqrt", x, RsqrtBackward0, save="out")
+
+
+class SinBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * cos(x)
+
+
+def sin(x):
+    return _unary_op("sin", x, SinBackward0, save="x")
+
+
+class CosBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * -sin(x)
+
+
+def cos(x):
+    return _unary_op("cos", x, CosBackward0, save="x")
+
+
+class TanBackward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return g * (out * out + 1)
+
+
+def tan(x):
+    return _unary_op("tan", x, TanBackward0, save="out")
+
+
+class AsinBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * rsqrt(1 - x * x)
+
+
+def asin(x):
+    return _unary_op("asin", x, AsinBackward0, save="x")
+
+
+class AcosBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return -g * rsqrt(1 - x * x)
+
+
+def acos(x):
+    return _unary_op("acos", x, AcosBackward0, save="x")
+
+
+class AtanBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g / (x * x + 1)
+
+
+def atan(x):
+    return _unary_op("atan", x, AtanBackward0, save="x")
+
+
+class SinhBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * cosh(x)
+
+
+def sinh(x):
+    return _unary_op("sinh", x, SinhBackward0, save="x")
+
+
+class CoshBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * sinh(x)
+
+
+def cosh(x):
+    return _unary_op("cosh", x, CoshBackward0, save="x")
+
+
+def _fused_or(op, g, y, composed):
+    """One fused backend pass when the backward is not itself recorded."""
+    if is_grad_enabled() and (g._requires_grad or y._requires_grad):
+        return composed()
+    dt = D.promote_types(g._dtype, y._dtype)
+    return _binary_raw(op, g, y, dt)
+
+
+class TanhBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return _fused_or("tanh_backward", g, y, lambda: g * (1 - y * y))
+
+
+def tanh(x):
+    return _unary_op("tanh", x, TanhBackward0, save="out")
+
+
+class SigmoidBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return _fused_or("sigmoid_backward", g, y, lambda: g * y * (1 - y))
+
+
+def sigmoid(x):
+    return _unary_op("sigmoid", x, SigmoidBackward0, save="out")
+
+
+class ReluBackward0(Node):
+    def backward(self, g):
+        (y,) = self.saved_tensors
+        return _fused_or("relu_backward", g, y, lambda: g * (y > 0))
+
+
+def relu(x):
+    return _unary_op("relu", x, ReluBackward0, save="out", float_only=False)
+
+
+class ErfBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return g * exp(-(x * x)) * (2.0 / math.sqrt(math.pi))
+
+
+def erf(x):
+    return _unary_op("erf", x, ErfBackward0, save="x")
+
+
+class ReciprocalBackward0(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return -g * out * out
+
+
+def reciprocal(x):
+    return _unary_op("reciprocal", x, ReciprocalBackward0, save="out")
+
+
+def _zero_grad_node(name):
+    def backward(self, g):
+        return g * 0
+    return type(name, (Node,), {"backward": backward})
+
+
+SignBackward0 = _zero_grad_node("SignBackward0")
+FloorBackward0 = _zero_grad_node("FloorBackward0")
+CeilBackward0 = _zero_grad_node("CeilBackward0")
+RoundBackward0 = _zero_grad_node("RoundBackward0")
+TruncBackward0 = _zero_grad_node("TruncBackward0")
+
+
+def sign(x):
+    return _unary_op("sign", x, SignBackward0, float_only=False)
+
+
+def floor(x):
+    return _unary_op("floor", x, FloorBackward0, float_only=False)
+
+
+def ceil(x):
+    return _unary_op("ceil", x, CeilBackward0, float_only=False)
+
+
+def round(x, decimals=0):
+    if decimals:
+        scale = 10.0 ** decimals
+        with_grad = _unary_op("round", x * scale, RoundBackward0, float_only=False)
+        return with_grad / scale
+    return _unary_op("round", x, RoundBackward0, float_only=False)
+
+
+def trunc(x):
+    return _unary_op("trunc", x, TruncBackward0, float_only=False)
+
+
+def square(x):
+    return pow(x, 2)
+
+
+def logical_not(x):
+    return _unary_raw("logical_not", x, D.bool_)
+
+
+def bitwise_not(x):
+    if x._dtype.is_floating_point:
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{x._dtype.name.capitalize()}'")
+    return _unary_raw("bitwise_not", x)
+
+
+def isnan(x):
+    return _unary_raw("isnan", x, D.bool_)
+
+
+def isinf(x):
+    return _unary_raw("isinf", x, D.bool_)
+
+
+def isfinite(x):
+    return _unary_raw("isfinite", x, D.bool_)
+
+
+# ---------------------------------------------------------------- binary
+def _result_type(a, b):
+    return D.result_type_of((a, b))
+
+
+class AddBackward0(Node):
+    def backward(self, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def add(a, b, alpha=1):
+    if not isinstance(a, Tensor):
+        return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
+    dt = _result_type(a, b)
+    if alpha != 1:
+        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        dt = D.result_type_of((a, b))
+    out = _binary_raw("add", a, b, dt)
+    if needs_grad(a, b):
+        record(AddBackward0, (a, b), (out,), alpha=1)
+    return out
+
+
+class SubBackward0(Node):
+    def backward(self, g):
+        return g, -g if self.alpha == 1 else g * -self.alpha
+
+
+def sub(a, b, alpha=1):
+    if not isinstance(a, Tensor):
+        return rsub(b, a, alpha)
+    dt = _result_type(a, b)
+    if dt is D.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        dt = D.result_type_of((a, b))
+    out = _binary_raw("sub", a, b, dt)
+    if needs_grad(a, b):
+        record(SubBackward0, (a, b), (out,), alpha=1)
+    return out
+
+
+class RsubBackward1(Node):
+    def backward(self, g):
+        return (-g,)
+
+
+class RsubBackward0(Node):
+    def backward(self, g):
+        return -g, g
+
+
+def rsub(x, other, alpha=1):
+    """other - alpha * x (PyTorch's rsub)."""
+    scaled = x if alpha == 1 else mul(x, alpha)
+    dt = _result_type(x, other)
+    out = _binary_raw("sub", other, scaled, dt)
+    if needs_grad(x, other):
+        if isinstance(other, Tensor):
+            record(RsubBackward0, (x, other), (out,))
+        else:
+            record(RsubBackward1, (x,), (out,))
+    return out
+
+
+class MulBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = (g * (b if b is not None else self.b_scalar)) if self.needs_input_grad(0) else None
+        gb = (g * a) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def mul(a, b):
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    dt = _result_type(a, b)
+    out = _binary_raw("mul", a, b, dt)
+    if needs_grad(a, b):
+        b_is_tensor = isinstance(b, Tensor)
+        node = record(MulBackward0, (a, b), (out,), b_scalar=None if b_is_tensor else b)
+        node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
+    return out
+
+
+class DivBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        if b is None:
+            return g / self.b_scalar, None
+        ga = g / b if self.needs_input_grad(0) else None
+        gb = -g * a / (b * b) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def div(a, b, rounding_mode=None):
+    if rounding_mode is not None:
+        if rounding_mode == "floor":
+            return floor_divide(a, b)
+        if rounding_mode == "trunc":
+            dt = _result_type(a, b)
+            q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
+            return cast(_unary_raw("trunc", q), dt)
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    if not isinstance(a, Tensor):
+        return mul(reciprocal(b), a)
+    dt = _result_type(a, b)
+    if not dt.is_floating_point:
+        dt = D.get_default_dtype()
+    out = _binary_raw("div", a, b, dt)
+    if needs_grad(a, b):
+        b_is_tensor = isinstance(b, Tensor)
+        node = record(DivBackward0, (a, b), (out,), b_scalar=None if b_is_tensor else b)
+        node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
+    return out
+
+
+def floor_divide(a, b):
+    dt = _result_type(a, b)
+    out = _binary_raw("floordiv", a, b, dt)
+    if needs_grad(a, b) and dt.is_floating_point:
+        record(NotImplementedNode, (a, b), (out,), op_name="floor_divide")
+    return out
+
+
+class RemainderBackward0(Node):
+    def backward(self, g):
+        return (g,)
+
+
+class RemainderBackward1(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return g, (-g * floor_divide(a, b) if self.needs_input_grad(1) else None)
+
+
+def remainder(a, b):
+    dt = _result_type(a, b)
+    out = _binary_raw("remainder", a, b, dt)
+    if needs_grad(a, b):
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            node = record(RemainderBackward1, (a, b), (out,))
+            node.save(a, b)
+        elif isinstance(a, Tensor):
+            record(RemainderBackward0, (a,), (out,))
+    return out
+
+
+fmod_ = None
+
+
+class PowBackward0(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        e = self.exponent
+        if e == 0:
+            return g * 0
+        return g * e * x.pow(e - 1)
+
+
+class PowBackward1(Node):
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        ga = g * b * a.pow(b - 1) if self.needs_input_grad(0) else None
+        gb = None
+        if self.needs_input_grad(1):
+            # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
+            gb = g * where((a == 0) & (b >= 0), 0.0, out * log(a))
+        return ga, gb
+
+
+class PowBackward2(Node):
+    def backward(self, g):
+        (out,) = self.saved_tensors
+        return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
+
+
+def pow(a, b):
+    dt = _result_type(a, b)
+    if not dt.is_floating_point:
+        neg_exp = (b < 0) if not isinstance(b, Tensor) else bool((b < 0).any()) if b.numel() else False
+        if neg_exp:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if b == 2 and dt.is_floating_point and a._dtype is dt:
+            out = _binary_raw("mul", a, a, dt)
+        else:
+            out = _binary_raw("pow", a, b, dt)
+        if needs_grad(a):
+            node = record(PowBackward0, (a,), (out,), exponent=b)
+            node.save(a)
+        return out
+    out = _binary_raw("pow", a, b, dt)
+    if needs_grad(a, b):
+        if isinstance(a, Tensor):
+            node = record(PowBackward1, (a, b), (out,))
+            node.save(a, b, out, outputs=(out,))
+        else:
+            node = record(PowBackward2, (b,), (out,), base=a)
+            node.save(out, outputs=(out,))
+    return out
+
+
+class MaximumBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        half = g * 0.5
+        ga = where(a > b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
+        gb = where(b > a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+class MinimumBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        half = g * 0.5
+        ga = where(a < b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
+        gb = where(b < a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def _require_tensors(name, a, b):
+    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
+
+
+def maximum(a, b):
+    _require_tensors("maximum", a, b)
+    out = _binary_raw("maximum", a, b, _result_type(a, b))
+    if needs_grad(a, b):
+        record(MaximumBackward0, (a, b), (out,)).save(a, b)
+    return out
+
+
+def minimum(a, b):
+    _require_tensors("minimum", a, b)
+    out = _binary_raw("minimum", a, b, _result_type(a, b))
+    if needs_grad(a, b):
+        record(MinimumBackward0, (a, b), (out,)).save(a, b)
+    return out
+
+
+class Atan2Backward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        denom = a * a + b * b
+        return g * b / denom, g * -a / denom
+
+
+def atan2(a, b):
+    dt = _result_type(a, b)
+    if not dt.is_floating_point:
+        dt = D.get_default_dtype()
+    out = _binary_raw("atan2", a, b, dt)
+    if needs_grad(a, b):
+        record(Atan2Backward0, (a, b), (out,)).save(a, b)
+    return out
+
+
+def _compare(op):
+    def compare(a, b):
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            raise TypeError(f"{op}(): expected a Tensor")
+        return _binary_raw(op, a, b, _result_type(a, b), D.bool_)
+    compare.__name__ = op
+    return compare
+
+
+eq = _compare("eq")
+ne = _compare("ne")
+lt = _compare("lt")
+le = _compare("le")
+gt = _compare("gt")
+ge = _compare("ge")
+
+
+def _logical(op):
+    def logical(a, b):
+        return _binary_raw(op, a, b, _result_type(a, b), D.bool_)
+    logical.__name__ = op
+    return logical
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+
+
+def _bitwise(op):
+    def bitwise(a, b):
+        dt = _result_type(a, b)
+        if dt.is_floating_point:
+            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{dt.name.capitalize()}'")
+        return _binary_raw(op, a, b, dt)
+    bitwise.__name__ = op
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+
+
+# ---------------------------------------------------------------- where, clamp, masked_fill
+def _where_raw(cond, a, b, dt):
+    dev = check_same_device(cond, a, b)
+    ta, tb = as_operand(a, dt, dev), as_operand(b, dt, dev)
+    shape = broadcast_shapes(cond._shape, ta._shape, tb._shape)
+    buf = backend_of(ta).where(broadcast_view(cond, shape), broadcast_view(ta, shape),
+                               broadcast_view(tb, shape), shape, dt.np)
+    return new_tensor(buf, shape, dt, dev)
+
+
+class WhereBackward0(Node):
+    def backward(self, g):
+        (cond,) = self.saved_tensors
+        ga = where(cond, g, 0.0) if self.needs_input_grad(0) else None
+        gb = where(cond, 0.0, g) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    if condition._dtype is not D.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize()}")
+    dt = D.result_type_of((input, other))
+    out = _where_raw(condition, input, other, dt)
+    if needs_grad(input, other):
+        record(WhereBackward0, (input, other), (out,)).save(condition)
+    return out
+
+
+class ClampBackward1(Node):
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        mask = None
+        if self.min is not None:
+            mask = x >= self.min
+        if self.max is not None:
+            upper = x <= self.max
+            mask = upper if mask is None else mask & upper
+        return where(mask, g, 0.0)
+
+
+class ClampBackward0(Node):
+    def backward(self, g):
+        x, lo, hi = self.saved_tensors
+        inside = None
+        glo = ghi = None
+        if lo is not None:
+            inside = x >= lo
+            glo = where(x < lo, g, 0.0) if self.needs_input_grad(1) else None
+        if hi is not None:
+            upper = x <= hi
+            inside = upper if inside is None else inside & upper
+            ghi = where(x > hi, g, 0.0) if self.needs_input_grad(2) else None
+        return where(inside, g, 0.0), glo, ghi
+
+
+def clamp(x, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
+    dt = D.result_type_of(tuple(v for v in (x, min, max) if v is not None))
+    out = cast(x, dt)
+    with_grad = needs_grad(x, min, max)
+    if min is not None:
+        out = _binary_raw("maximum", out, min, dt)
+    if max is not None:
+        out = _binary_raw("minimum", out, max, dt)
+    if with_grad:
+        if tensor_bounds:
+            node = record(ClampBackward0, (x, min, max), (out,))
+            node.save(x, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None)
+        else:
+            node = record(ClampBackward1, (x,), (out,), min=min, max=max)
+            node.save(x)
+    return out
+
+
+def clamp_min(x, min):
+    return clamp(x, min=min)
+
+
+def clamp_max(x, max):
+    return clamp(x, max=max)
+
+
+class MaskedFillBackward0(Node):
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        gx = where(mask, 0.0, g) if self.needs_input_grad(0) else None
+        gv = where(mask, g, 0.0).sum() if self.needs_input_grad(1) else None
+        return gx, gv
+
+
+def masked_fill(x, mask, value):
+    if mask._dtype is not D.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.name}")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s).")
+    shape = broadcast_shapes(x._shape, mask._shape)
+    if shape != x._shape:
+        raise RuntimeError(f"The expanded size of the mask ({mask._shape}) must match the tensor ({x._shape})")
+    fill = value
+    if isinstance(value, Tensor):
+        fill = cast(value, x._dtype)
+    out = _where_raw(mask, fill, x, x._dtype)
+    if needs_grad(x, value):
+        record(MaskedFillBackward0, (x, value), (out,)).save(mask)
+    return out

@@ -1,0 +1,599 @@
+"""Indexing: basic (views), advanced (copies), gather/scatter, index_select, cat/stack.
+
+Every gathering op reduces to one primitive pair over flat positions of a
+contiguous layout: `gather_flat` (backend `take`) and `scatter_add_flat`
+(backend `put` with accumulate), each the other's gradient.  Positions are
+int64 tensors computed with ordinary tensor arithmetic.
+"""
+import math
+
+from .. import _dtype as D
+from .._size import Size
+from .._tensor import Tensor, contiguous_strides
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, contiguous_data, copy_raw,
+                     needs_grad, new_tensor, record, _wrap)
+from . import views as V
+
+
+# -- the flat primitives --------------------------------------------------------------
+class _GatherFlatBackward(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        return scatter_add_flat(self.numel, pos, g).reshape(self.shape)
+
+
+class IndexBackward0(_GatherFlatBackward): pass
+class IndexSelectBackward0(_GatherFlatBackward): pass
+class GatherBackward0(_GatherFlatBackward): pass
+class TakeBackward0(_GatherFlatBackward): pass
+class MaskedSelectBackward0(_GatherFlatBackward): pass
+
+
+def gather_flat(x, pos, node_cls=IndexBackward0):
+    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape)."""
+    buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
+    out = new_tensor(buf, pos._shape, x._dtype, x.device)
+    if needs_grad(x):
+        record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape).save(pos)
+    return out
+
+
+class ScatterAddFlatBackward(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        return gather_flat(g.reshape(-1), pos, TakeBackward0)
+
+
+def scatter_add_flat(n, pos, src, base=None):
+    """A new flat tensor of n elements: base (or zeros) with src added at pos (repeats accumulate)."""
+    be = backend_of(src)
+    buf = copy_raw(base.reshape(-1))._storage.buffer if base is not None else be.full(n, src._dtype.np, 0)
+    values = contiguous_data(src.expand(pos._shape) if src._shape != pos._shape else src)
+    be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, src._dtype)), True)
+    out = new_tensor(buf, (n,), src._dtype, src.device)
+    if needs_grad(src):
+        record(ScatterAddFlatBackward, (src,), (out,)).save(pos)
+    return out
+
+
+def _flat_buffer(t):
+    t = contiguous_data(t)
+    buf = t._storage.buffer
+    return buf[t._offset:t._offset + t.numel()] if (t._offset or len(buf) != t.numel()) else buf
+
+
+def _arange(n, device):
+    from .._creation import arange
+    return arange(n, dtype=D.int64, device=device)
+
+
+def _axis_positions(n, stride, ndim, axis, device):
+    """arange(n) * stride shaped to broadcast along `axis` of an ndim result."""
+    shape = [1] * ndim
+    shape[axis] = n
+    return (_arange(n, device) * stride).reshape(shape)
+
+
+def _normalize_index(idx, size, dim):
+    """Wrap negative indices and check bounds (IndexError as PyTorch)."""
+    if idx.numel():
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < -size or hi >= size:
+            bad = hi if hi >= size else lo
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        if lo < 0:
+            idx = idx + (idx < 0).long() * size
+    return idx
+
+
+# -- getitem ------------------------------------------------------------------------------
+def _to_index_tensor(item, device):
+    from .._creation import tensor
+    if isinstance(item, Tensor):
+        return item
+    t = tensor(item, device=device)
+    if t.numel() == 0:
+        t = t.long()
+    return t
+
+
+def _expand_index(x, index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    # list-of-ints/tensors used as a whole index (numpy's legacy) stays a single advanced index
+    consumed = 0
+    for item in index:
+        if item is None or item is Ellipsis:
+            continue
+        if isinstance(item, Tensor) and item._dtype is D.bool_ or isinstance(item, bool):
+            consumed += item.dim() if isinstance(item, Tensor) else 0
+        else:
+            consumed += 1
+    if consumed > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    out = []
+    for item in index:
+        if item is Ellipsis:
+            out.extend([slice(None)] * (x.dim() - consumed))
+        else:
+            out.append(item)
+    return out
+
+
+def getitem(x, index):
+    items = _expand_index(x, index)
+    v = x
+    dim = 0
+    advanced = []     # (dim in v, int64 index tensor)
+    applied = False
+    for item in items:
+        if item is None:
+            v = V.unsqueeze(v, dim)
+            dim += 1
+            applied = True
+        elif isinstance(item, bool):
+            v = V.unsqueeze(v, dim)
+            from .._creation import tensor
+            advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
+            dim += 1
+        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))):
+            v = V.select(v, dim, int(item))
+            applied = True
+        elif isinstance(item, slice):
+            if item.step is not None and item.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if item != slice(None):
+                v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
+                applied = True
+            dim += 1
+        else:
+            t = _to_index_tensor(item, x.device)
+            if t._dtype is D.bool_ or t._dtype is D.uint8:
+                for k in range(t.dim()):
+                    if t._shape[k] != v._shape[dim + k]:
+                        raise IndexError(
+                            f"The shape of the mask {list(t._shape)} at index {k} does not match the shape of "
+                            f"the indexed tensor {list(v._shape)} at index {dim + k}")
+                for k, idx in enumerate(nonzero(t, as_tuple=True)):
+                    advanced.append((dim + k, idx))
+                dim += max(t.dim(), 0)
+                if t.dim() == 0:
+                    v = V.unsqueeze(v, dim)
+                    advanced.append((dim, _arange(1 if bool(t) else 0, x.device)))
+                    dim += 1
+            elif t._dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            else:
+                advanced.append((dim, t))
+                dim += 1
+    if not advanced:
+        if not applied:
+            v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
+        return v
+    return _advanced_gather(v, advanced)
+
+
+def _advanced_layout(v, advanced):
+    """Result shape and flat positions (in v's contiguous layout) of an advanced index."""
+    dims = [d for d, _ in advanced]
+    with no_grad():
+        idxs = [_normalize_index(t.long(), v._shape[d], d) for d, t in advanced]
+        bshape = broadcast_shapes(*[t._shape for t in idxs])
+        cstrides = contiguous_strides(v._shape)
+        adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
+        rest = [d for d in range(v.dim()) if d not in dims]
+        if adjacent:
+            before = [d for d in rest if d < dims[0]]
+            after = [d for d in rest if d > dims[0]]
+        else:
+            before, after = [], rest
+        nb = len(bshape)
+        out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
+        ndim = len(out_shape)
+        pos = None
+        for t, d in zip(idxs, dims):
+            term = (t * cstrides[d]).reshape([1] * len(before) + [1] * (nb - t.dim()) + list(t._shape)
+                                             + [1] * len(after))
+            pos = term if pos is None else pos + term
+        for axis, d in enumerate(before):
+            pos = pos + _axis_positions(v._shape[d], cstrides[d], ndim, axis, v.device)
+        for k, d in enumerate(after):
+            pos = pos + _axis_positions(v._shape[d], cstrides[d], ndim, len(before) + nb + k, v.device)
+        pos = pos.expand(out_shape).contiguous() if tuple(pos._shape) != tuple(out_shape) else pos
+    return Size(out_shape), pos
+
+
+def _advanced_gather(v, advanced):
+    _, pos = _advanced_layout(v, advanced)
+    return gather_flat(v, pos, IndexBackward0)
+
+
+# -- setitem ------------------------------------------------------------------------------
+class IndexPutBackward0(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        gx = None
+        if self.needs_input_grad(0):
+            gx = g if self.accumulate else _put_flat(g, pos, 0.0)
+        gv = gather_flat(g.reshape(-1), pos, TakeBackward0) if self.needs_input_grad(1) else None
+        return gx, gv
+
+
+def _put_flat(x, pos, values, accumulate=False):
+    """A copy of x with values written (or added) at flat positions; not recorded."""
+    out = copy_raw(x)
+    if isinstance(values, Tensor):
+        vals = cast(values, x._dtype)
+        vals = vals.expand(pos._shape) if vals._shape != pos._shape else vals
+    else:
+        from .._creation import full
+        vals = full(pos._shape, values, dtype=x._dtype, device=x.device)
+    backend_of(x).put(out._storage.buffer, _flat_buffer(pos), _flat_buffer(vals), accumulate)
+    return out
+
+
+def index_put_positions(x, pos, values, accumulate=False):
+    """Out-of-place index_put at flat positions (the value computed by setitem)."""
+    if isinstance(values, Tensor):
+        shape = broadcast_shapes(pos._shape, values._shape)
+        if shape != pos._shape:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
+        if not D.can_cast(values._dtype, x._dtype) and values._dtype is not x._dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
+    out = _put_flat(x, pos, values, accumulate)
+    if needs_grad(x, values):
+        record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)
+    return out
+
+
+def setitem(x, index, value):
+    from .inplace import apply_inplace, copy_
+    items = _expand_index(x, index)
+    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
+                      or isinstance(i, bool) for i in items)
+    if not is_advanced:
+        with no_grad():
+            v = getitem(x, index)
+        if v._base is None:        # x[...] on a 0-dim tensor etc.: write x itself
+            v = x
+        copy_(v, value)
+        return
+    # advanced: compute the basic view without recording, then index_put on it in place
+    with no_grad():
+        v = x
+        dim = 0
+        advanced = []
+        for item in items:
+            if item is None:
+                v = V.unsqueeze(v, dim)
+                dim += 1
+            elif isinstance(item, slice):
+                if item != slice(None):
+                    v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
+                dim += 1
+            elif isinstance(item, int) and not isinstance(item, bool):
+                v = V.select(v, dim, item)
+            else:
+                t = _to_index_tensor(item, x.device)
+                if t._dtype is D.bool_:
+                    for k, idx in enumerate(nonzero(t, as_tuple=True)):
+                        advanced.append((dim + k, idx))
+                    dim += t.dim()
+                else:
+                    advanced.append((dim, t))
+                    dim += 1
+        _, pos = _advanced_layout(v, advanced)
+    if v is not x:
+        if v._base is None:
+            v = V.alias(v)
+    if isinstance(value, Tensor) and value.device != x.device:
+        value = value.to(x.device)
+    apply_inplace(v, _index_put_view, pos, value, needs_old=False)
+
+
+def _index_put_view(old, pos, value):
+    return index_put_positions(old, pos, value)
+
+
+def index_put(x, indices, values, accumulate=False):
+    advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    _, pos = _advanced_layout(x, advanced)
+    return index_put_positions(x, pos, values, accumulate)
+
+
+def index_put_(x, indices, values, accumulate=False):
+    from .inplace import apply_inplace
+    advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    _, pos = _advanced_layout(x, advanced)
+    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate), pos, values,
+                         needs_old=False)
+
+
+# -- named gathers ----------------------------------------------------------------------------
+def _grid_positions(shape, cstrides, skip_dim, device):
+    """Sum over dims != skip_dim of arange(n_d) * cstride_d, shaped to broadcast over shape."""
+    pos = None
+    for d, n in enumerate(shape):
+        if d == skip_dim:
+            continue
+        term = _axis_positions(n, cstrides[d], len(shape), d, device)
+        pos = term if pos is None else pos + term
+    return pos
+
+
+def index_select(x, dim, index):
+    d = _wrap(dim, x.dim())
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    with no_grad():
+        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
+        if x.dim() == 0:
+            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
+        out_shape = list(x._shape)
+        out_shape[d] = idx.numel()
+        cstrides = contiguous_strides(x._shape)
+        shape1 = [1] * x.dim()
+        shape1[d] = idx.numel()
+        pos = (idx * cstrides[d]).reshape(shape1)
+        grid = _grid_positions(out_shape, cstrides, d, x.device)
+        if grid is not None:
+            pos = pos + grid
+        pos = pos.expand(out_shape).contiguous()
+    return gather_flat(x, pos, IndexSelectBackward0)
+
+
+def _gather_positions(x, d, index):
+    if index.dim() != x.dim() and not (index.dim() <= 1 and x.dim() <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(index.dim()):
+        if k != d and index._shape[k] > x._shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(index._shape)} to be smaller "
+                f"than self {list(x._shape)} apart from dimension {d}")
+    if index._dtype is not D.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    with no_grad():
+        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d)
+        cstrides = contiguous_strides(x._shape)
+        pos = idx * (cstrides[d] if x.dim() else 1)
+        grid = _grid_positions(tuple(index._shape), cstrides, d, x.device) if x.dim() else None
+        if grid is not None:
+            pos = pos + grid
+        return pos.contiguous()
+
+
+def gather(x, dim, index):
+    d = _wrap(dim, x.dim())
+    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0)
+
+
+class ScatterBackward0(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        gx = _put_flat(g, pos, 0.0) if self.needs_input_grad(0) else None
+        gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
+        if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
+            gs = _pad_to(gs, self.src_shape)
+        return gx, gs
+
+
+class ScatterBackward1(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        return _put_flat(g, pos, 0.0)
+
+
+class ScatterAddBackward0(Node):
+    def backward(self, g):
+        (pos,) = self.saved_tensors
+        gs = None
+        if self.needs_input_grad(1):
+            gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region)
+            if tuple(self.src_shape) != tuple(self.src_region):
+                gs = _pad_to(gs, self.src_shape)
+        return g, gs
+
+
+def _pad_to(g, shape):
+    from .._creation import zeros
+    out = zeros(shape, dtype=g.dtype, device=g.device)
+    region = out
+    for k, n in enumerate(g.shape):
+        region = V.slice_dim(region, k, 0, n, 1)
+    from .views import restride, _geometry
+    return restride([(g, _geometry(region))], _geometry(out), g.dtype).reshape(shape)
+
+
+def _src_region(src, index):
+    """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]."""
+    v = src
+    for k, n in enumerate(index._shape):
+        if v._shape[k] < n:
+            raise RuntimeError(f"Expected index {list(index._shape)} to be smaller than self apart from dimension and to be smaller size than src {list(src._shape)}")
+        if v._shape[k] != n:
+            v = V.slice_dim(v, k, 0, n, 1)
+    return v
+
+
+def scatter(x, dim, index, src=None, value=None, reduce=None):
+    if src is None and value is None:
+        raise TypeError("scatter() missing 'src' or 'value'")
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src
+    d = _wrap(dim, x.dim())
+    pos = _gather_positions(x, d, index)
+    if src is None:
+        out = _put_flat(x, pos, value)
+        if needs_grad(x):
+            record(ScatterBackward1, (x,), (out,)).save(pos)
+        return out
+    with no_grad():
+        region = _src_region(src, index)
+    vals = contiguous_data(cast(region, x._dtype))
+    out = _put_flat(x, pos, vals)
+    if needs_grad(x, src):
+        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+    return out
+
+
+def scatter_add(x, dim, index, src):
+    d = _wrap(dim, x.dim())
+    pos = _gather_positions(x, d, index)
+    with no_grad():
+        region = _src_region(src, index)
+    out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
+    if needs_grad(x, src):
+        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+    return out
+
+
+def index_add(x, dim, index, source, alpha=1):
+    d = _wrap(dim, x.dim())
+    if alpha != 1:
+        source = source * alpha
+    with no_grad():
+        cstrides = contiguous_strides(x._shape)
+        idx = _normalize_index(index.long(), x._shape[d], d)
+        shape1 = [1] * x.dim()
+        shape1[d] = idx.numel()
+        pos = (idx * cstrides[d]).reshape(shape1)
+        grid = _grid_positions(tuple(source._shape), cstrides, d, x.device)
+        if grid is not None:
+            pos = pos + grid
+        pos = pos.expand(source._shape).contiguous()
+    return index_put_positions(x, pos, source, accumulate=True)
+
+
+def take(x, index):
+    with no_grad():
+        idx = _normalize_index(index.long(), x.numel(), 0)
+    return gather_flat(x, idx, TakeBackward0)
+
+
+def masked_select(x, mask):
+    shape = broadcast_shapes(x._shape, mask._shape)
+    xe = x.expand(shape) if x._shape != shape else x
+    with no_grad():
+        me = mask.expand(shape) if mask._shape != shape else mask
+        pos = nonzero(me.reshape(-1), as_tuple=True)[0]
+    return gather_flat(xe, pos, MaskedSelectBackward0)
+
+
+def nonzero(x, as_tuple=False):
+    buf, n = backend_of(x).nonzero(x._view_tuple())
+    out = new_tensor(buf, (n, x.dim()), D.int64, x.device)
+    if as_tuple:
+        if x.dim() == 0:
+            return (_arange(n, x.device) * 0,)
+        return tuple(V.select(out, 1, k).contiguous() for k in range(x.dim()))
+    return out
+
+
+def argwhere(x):
+    return nonzero(x)
+
+
+# -- cat / stack ---------------------------------------------------------------------------------
+class CatBackward0(Node):
+    def backward(self, g):
+        out, start = [], 0
+        for n in self.sizes:
+            out.append(V.narrow(g, self.dim, start, n) if n else None)
+            start += n
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
+    check_same_device(*tensors)
+    parts = [t for t in tensors if not (t.dim() == 1 and t._shape[0] == 0)]
+    ref = parts[0] if parts else tensors[0]
+    if ref.dim() == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap(dim, ref.dim())
+    for i, t in enumerate(parts):
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t._shape[k] != ref._shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {ref._shape[k]} "
+                    f"but got size {t._shape[k]} for tensor number {i} in the list.")
+    dt = D.result_type_of(tuple(tensors))
+    shape = list(ref._shape)
+    shape[d] = sum(t._shape[d] for t in parts)
+    be = backend_of(ref)
+    buf = be.empty(math.prod(shape), dt.np)
+    out = new_tensor(buf, shape, dt, ref.device)
+    start = 0
+    cstr = out._stride
+    for t in parts:
+        n = t._shape[d]
+        if n:
+            be.copy(t._view_tuple(), (buf, start * cstr[d], tuple(t._shape), cstr))
+        start += n
+    if needs_grad(*tensors):
+        record(CatBackward0, tuple(tensors), (out,), dim=d,
+               sizes=[t._shape[d] if t in parts else 0 for t in tensors])
+    return out
+
+
+concat = cat
+concatenate = cat
+
+
+class StackBackward0(Node):
+    def backward(self, g):
+        return tuple(V.select(g, self.dim, i) for i in range(self.count))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]
+    for i, t in enumerate(tensors):
+        if t._shape != ref._shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref._shape)} at entry 0 and {list(t._shape)} at entry {i}")
+    check_same_device(*tensors)
+    d = _wrap(dim, ref.dim() + 1)
+    dt = D.result_type_of(tuple(tensors))
+    shape = list(ref._shape)
+    shape.insert(d, len(tensors))
+    be = backend_of(ref)
+    buf = be.empty(math.prod(shape), dt.np)
+    out = new_tensor(buf, shape, dt, ref.device)
+    cstr = out._stride
+    inner = cstr[:d] + cstr[d + 1:]
+    for i, t in enumerate(tensors):
+        be.copy(t._view_tuple(), (buf, i * cstr[d], tuple(t._shape), inner))
+    if needs_grad(*tensors):
+        record(StackBackward0, tuple(tensors), (out,), dim=d, count=len(tensors))
+    return out
+
+
+def hstack(tensors):
+    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    return cat([t.reshape(1, -1) if t.dim() == 1 else t for t in tensors], 0)
+
+
+# -- used by max(dim) backward -----------------------------------------------------------------
+def _scatter_into_zeros(shape, dim, indices, g):
+    """zeros(shape) with g placed at indices along dim (differentiable in g)."""
+    from .._creation import zeros
+    base = zeros(shape, dtype=g.dtype, device=g.device)
+    return scatter(base, dim, indices, g)

@@ -1,0 +1,199 @@
+"""Bad input: PyTorch's exception types and messages, and failing in-place ops that leave no trace."""
+import os
+import re
+
+import pytest
+
+import nbgrad
+
+AGAINST_TORCH = os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1"
+
+
+# --- shape mismatch -----------------------------------------------------------------
+
+def test_broadcast_mismatch_message_names_both_sizes():
+    with pytest.raises(RuntimeError, match=re.escape(
+            "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")):
+        nbgrad.ones(2, 3) + nbgrad.ones(2, 4)
+
+
+def test_broadcast_mismatch_counts_dims_from_the_aligned_right():
+    with pytest.raises(RuntimeError, match=re.escape(
+            "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0")):
+        nbgrad.ones(3) * nbgrad.ones(4)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "The size of tensor a (2) must match the size of tensor b (5) at non-singleton dimension 1")):
+        nbgrad.ones(7, 2, 1) - nbgrad.ones(5, 3)
+
+
+@pytest.mark.parametrize("op", [
+    lambda a, b: a / b, lambda a, b: a ** b, lambda a, b: a < b, lambda a, b: nbgrad.maximum(a, b),
+    lambda a, b: nbgrad.where(a > 0, a, b), lambda a, b: a.add(b),
+], ids=["div", "pow", "lt", "maximum", "where", "add"])
+def test_every_binary_op_checks_broadcasting(op):
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        op(nbgrad.ones(2, 3), nbgrad.ones(2, 4))
+
+
+def test_broadcast_shapes():
+    assert nbgrad.broadcast_shapes((2, 1), (3,)) == (2, 3)
+    assert nbgrad.broadcast_shapes((1,), ()) == (1,)
+    with pytest.raises(RuntimeError):
+        nbgrad.broadcast_shapes((2, 3), (4,))
+
+
+def test_expand_mismatch():
+    with pytest.raises(RuntimeError, match=re.escape("The expanded size of the tensor (2) must match the existing "
+                                                     "size (3) at non-singleton dimension 1")):
+        nbgrad.ones(3).expand(2, 2)
+
+
+# --- invalid views ----------------------------------------------------------------------
+
+def test_view_with_wrong_numel_message():
+    with pytest.raises(RuntimeError, match=re.escape("shape '[4, 4]' is invalid for input of size 15")):
+        nbgrad.ones(5, 3).view(4, 4)
+    with pytest.raises(RuntimeError, match=re.escape("shape '[2, 2]' is invalid for input of size 3")):
+        nbgrad.ones(3).reshape(2, 2)
+
+
+def test_view_incompatible_strides_raises():
+    x = nbgrad.ones(3, 4)
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        x[:, :2].view(6)
+    with pytest.raises(RuntimeError):
+        x.t().view(-1)
+
+
+def test_view_two_inferred_dims_raises():
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        nbgrad.ones(2, 3).view(-1, -1)
+
+
+def test_dim_out_of_range_is_indexerror():
+    x = nbgrad.ones(2, 3)
+    for call in (lambda: x.transpose(0, 2), lambda: x.squeeze(2), lambda: x.unsqueeze(3), lambda: x.sum(2),
+                 lambda: x.softmax(2), lambda: x.size(-3), lambda: nbgrad.cat([x, x], dim=2)):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            call()
+
+
+def test_permute_duplicate_dims_raises():
+    with pytest.raises(RuntimeError):
+        nbgrad.ones(2, 3).permute(0, 0)
+    with pytest.raises(RuntimeError):
+        nbgrad.ones(2, 3).permute(0)
+
+
+def test_narrow_and_select_out_of_range():
+    with pytest.raises(RuntimeError, match=re.escape("start (2) + length (2) exceeds dimension size (3)")):
+        nbgrad.ones(3).narrow(0, 2, 2)
+    with pytest.raises(IndexError):
+        nbgrad.ones(3).select(0, 3)
+
+
+def test_split_and_chunk_need_positive_sizes():
+    with pytest.raises(RuntimeError):
+        nbgrad.ones(3).chunk(0)
+    with pytest.raises(RuntimeError):
+        nbgrad.ones(4).split([1, 2])  # sizes must sum to the dim
+
+
+# --- out-of-range indices --------------------------------------------------------------
+
+@pytest.mark.parametrize("index", [3, -4, (0, 5), (slice(None), -6), [0, 3], (slice(None), [1, 5])],
+                         ids=repr)
+def test_out_of_range_index_is_indexerror(index):
+    x = nbgrad.ones(3, 5)
+    with pytest.raises(IndexError):
+        x[index]
+
+
+def test_out_of_range_message():
+    with pytest.raises(IndexError, match=re.escape("index 3 is out of bounds for dimension 0 with size 3")):
+        nbgrad.ones(3, 5)[3]
+    with pytest.raises(IndexError, match=re.escape("index -7 is out of bounds for dimension 0 with size 6")):
+        nbgrad.ones(6)[nbgrad.tensor([-7])]
+
+
+def test_too_many_indices_is_indexerror():
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 2"):
+        nbgrad.ones(2, 3)[0, 0, 0]
+
+
+def test_mask_shape_mismatch_is_indexerror():
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        nbgrad.ones(6)[nbgrad.tensor([True, False])]
+
+
+def test_float_index_tensor_is_indexerror():
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int"):
+        nbgrad.ones(3)[nbgrad.tensor([1.0])]
+
+
+def test_index_select_and_gather_out_of_range():
+    with pytest.raises(IndexError):
+        nbgrad.ones(2, 3).index_select(0, nbgrad.tensor([2]))
+    with pytest.raises(RuntimeError):
+        nbgrad.ones(2, 3).gather(1, nbgrad.tensor([[3]]))
+
+
+def test_item_of_many_elements():
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        nbgrad.ones(2).item()
+
+
+# --- failing in-place ops leave no trace ---------------------------------------------------
+
+def _assert_untouched(x, values):
+    assert x.tolist() == values
+    assert x._version == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.add_(nbgrad.ones(4)),
+    lambda x: x.mul_(nbgrad.ones(2, 2, 3)),
+    lambda x: x.copy_(nbgrad.ones(4)),
+    lambda x: x.clamp_(min=nbgrad.ones(4)),
+    lambda x: x.__iadd__(nbgrad.ones(3, 3)),
+    lambda x: x.__setitem__(slice(None), nbgrad.ones(2)),
+    lambda x: x.__setitem__((0, slice(0, 2)), nbgrad.ones(3)),
+    lambda x: x.__setitem__(2, 1.0),
+    lambda x: x.__setitem__((slice(None), 5), 1.0),
+    lambda x: x.__setitem__(nbgrad.tensor([True, False, True]), 1.0),
+    lambda x: x.masked_fill_(nbgrad.tensor([True, False, True, False]), 0.0),
+], ids=["add_", "mul_", "copy_", "clamp_", "iadd", "setitem_all", "setitem_row", "setitem_row_oob",
+        "setitem_col_oob", "setitem_bad_mask", "masked_fill_"])
+def test_failing_inplace_op_writes_nothing(call):
+    x = nbgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with pytest.raises((RuntimeError, IndexError)):
+        call(x)
+    _assert_untouched(x, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+
+def test_failing_cast_in_place_writes_nothing():
+    x = nbgrad.tensor([1, 2, 3])
+    with pytest.raises(RuntimeError):
+        x.mul_(nbgrad.tensor([0.5, 0.5, 0.5]))
+    _assert_untouched(x, [1, 2, 3])
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="PyTorch writes the in-range elements before it finds the bad index; "
+                                          "nbgrad promises to write nothing")
+def test_advanced_setitem_with_an_out_of_range_index_writes_nothing():
+    x = nbgrad.zeros(6)
+    with pytest.raises(IndexError, match=re.escape("index 9 is out of bounds for dimension 0 with size 6")):
+        x[nbgrad.tensor([0, 5, 9])] = 1.0
+    _assert_untouched(x, [0.0] * 6)
+    with pytest.raises(RuntimeError):
+        x.scatter_(0, nbgrad.tensor([0, 9]), 1.0)
+    _assert_untouched(x, [0.0] * 6)
+
+
+def test_failing_inplace_on_a_view_leaves_the_base_alone():
+    base = nbgrad.zeros(3, 4)
+    v = base.t()
+    with pytest.raises(RuntimeError):
+        v.add_(nbgrad.ones(3, 4))
+    assert base.tolist() == [[0.0] * 4] * 3
+    assert base._version == 0 and v._version == 0

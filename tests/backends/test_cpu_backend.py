@@ -641,7 +641,8 @@ def test_reduce_nan_propagation():
     colview = (x, 0, (3, 2), (1, 3))  # reduce dim 0: strided rows
     got = B.reduce("max", (x, 0, (2, 3), (3, 1)), (0,), np.dtype(np.float32))
     assert got[0] == 5 and np.isnan(got[1]) and got[2] == 3
-    assert np.isnan(B.reduce("min", colview, (0,), np.dtype(np.float32))[1])
+    got = B.reduce("min", colview, (0,), np.dtype(np.float32))
+    assert np.isnan(got[0]) and got[1] == 1
 
 
 def test_logsumexp_stable():
@@ -657,7 +658,7 @@ def test_argreduce_ties_and_nan():
     assert B.reduce("argmax", view, (1,), np.dtype(np.int64)).tolist() == [1, 1, 0]
     assert B.reduce("argmin", view, (1,), np.dtype(np.int64)).tolist() == [0, 1, 0]
     assert B.reduce("argmax", view, (0, 1), np.dtype(np.int64)).tolist() == [4]
-    assert B.reduce("argmax", view, (0,), np.dtype(np.int64)).tolist() == [2, 1, 0]
+    assert B.reduce("argmax", view, (0,), np.dtype(np.int64)).tolist() == [2, 1, 1]
     ties = (np.array([2, 2, 2, 2], np.int64), 0, (4,), (1,))
     assert B.reduce("argmin", ties, (0,), np.dtype(np.int64)).tolist() == [0]
     bc = (np.array([4.0]), 0, (3, 5), (0, 0))
@@ -707,6 +708,9 @@ def test_softmax(rng, dtype, log):
             for dim in range(max(len(shape), 1)):
                 got = B.softmax(view, dim, log)
                 assert got.dtype == dtype
+                if x.size == 0:
+                    assert got.size == 0
+                    continue
                 if x.ndim:
                     z = x - x.max(axis=dim, keepdims=True)
                     lse = np.log(np.exp(z).sum(axis=dim, keepdims=True))
@@ -752,7 +756,7 @@ def test_matmul(rng, dtype, kinds):
         assert got.dtype == dtype
         want = np.matmul(dense(a).astype(np.float64), dense(b).astype(np.float64)).astype(dtype)
         rtol = 1e-5 if dtype == np.float32 else 1e-12
-        np.testing.assert_allclose(as_array(got, tuple(batch) + (n, m)), want, rtol=rtol)
+        np.testing.assert_allclose(as_array(got, tuple(batch) + (n, m)), want, rtol=rtol, atol=10 * rtol)
 
 
 def test_matmul_degenerate():

@@ -20,11 +20,16 @@ import math
 
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
-_scalar = njit(error_model="numpy")
+# register_jitable keeps the plain Python function, which pickles by reference:
+# factory closures over it get a cache key that is stable across processes
+# (a Dispatcher pickles with a per-process uuid, so closures over one never
+# hit the cache).
+_scalar = register_jitable(error_model="numpy")
 _kernel = njit(cache=True, error_model="numpy")
 
 

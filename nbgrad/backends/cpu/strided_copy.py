@@ -14,10 +14,15 @@ Serial; a parallel variant would split the outer odometer (or the tiles).
 """
 import numpy as np
 from numba import njit
+from numba.extending import register_jitable
 
 from ._geometry import as_index_array, coalesce, numel
 
-_scalar = njit(error_model="numpy")
+# register_jitable keeps the plain Python function, which pickles by reference:
+# factory closures over it get a cache key that is stable across processes
+# (a Dispatcher pickles with a per-process uuid, so closures over one never
+# hit the cache).
+_scalar = register_jitable(error_model="numpy")
 _kernel = njit(cache=True, error_model="numpy")
 
 _TILE = 32

@@ -36,6 +36,37 @@ def to_numpy_index(index):
     return index
 
 
+def reference_view(array, index):
+    """(view, rest): PyTorch applies integer indices first, as selects, and only then the advanced
+    ones, so an int never counts as an advanced index (NumPy's does: a[0, :, [0]] differs)."""
+    index = to_numpy_index(index if isinstance(index, tuple) else (index,))
+    first, rest = [], []
+    for i in index:
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            first.append(i)
+        elif i is None:
+            first.append(None)
+            rest.append(slice(None))
+        elif i is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:
+            dims = np.asarray(i).ndim if np.asarray(i).dtype == bool else 1
+            first.extend([slice(None)] * dims)
+            rest.append(i)
+    return array[tuple(first)], tuple(rest)
+
+
+def reference_getitem(array, index):
+    view, rest = reference_view(array, index)
+    return view[rest]
+
+
+def reference_setitem(array, index, value):
+    view, rest = reference_view(array, index)
+    view[rest] = value
+
+
 def to_nbgrad_index(index):
     if isinstance(index, tuple):
         return tuple(to_nbgrad_index(i) for i in index)
@@ -60,6 +91,8 @@ ADVANCED = [
     (IT([0, 2]), slice(None), IT([1, 3])),        # separated advanced indices go first
     ([0, 2], slice(None), 1),
     (1, [0, 2]),
+    (0, slice(None), IT([0, 1])),                 # the int is a select: result (4, 2), not NumPy's (2, 4)
+    (IT([0, 2]), slice(None), 1),
     (slice(None), IT([[0], [1]]), IT([1, 2, 3])),  # index tensors broadcast together
     (IT([0, 2]), slice(1, 3), IT([1, 3])),
     (Ellipsis, IT([0, -1])),
@@ -82,7 +115,7 @@ def test_advanced_getitem_matches_numpy_and_copies(index):
     ref = np.arange(60.0, dtype=np.float32).reshape(3, 4, 5)
     x = nbgrad.arange(60.0).view(3, 4, 5)
     out = x[to_nbgrad_index(index)]
-    expected = ref[to_numpy_index(index)]
+    expected = reference_getitem(ref, index)
     assert tuple(out.shape) == expected.shape
     assert out.dtype == nbgrad.float32
     np.testing.assert_array_equal(out.numpy(), expected)
@@ -96,7 +129,7 @@ def test_advanced_getitem_of_a_strided_view(index):
     base = np.arange(200.0).reshape(5, 8, 5)
     ref = base[::2, ::2]  # shape (3, 4, 5), strided
     x = nbgrad.tensor(base)[::2, ::2]
-    expected = ref[to_numpy_index(index)]
+    expected = reference_getitem(ref, index)
     out = x[to_nbgrad_index(index)]
     assert tuple(out.shape) == expected.shape
     np.testing.assert_array_equal(out.numpy(), expected)
@@ -120,7 +153,7 @@ def test_random_integer_array_indexing(data):
     arrays = [i for i in index if isinstance(i, np.ndarray)]
     if len({len(a) for a in arrays}) > 1:
         index = [i[:1] if isinstance(i, np.ndarray) else i for i in index]
-    expected = ref[tuple(index)]
+    expected = reference_getitem(ref, tuple(index))
     out = x[tuple(nbgrad.tensor(i) if isinstance(i, np.ndarray) else i for i in index)]
     assert tuple(out.shape) == expected.shape
     np.testing.assert_array_equal(out.numpy(), expected)
@@ -143,6 +176,7 @@ SETITEM = [
     ((slice(1, 3), None, slice(None), 4), (1, 4)),
     ([0, 2], None),
     (IT([0, 2]), (4, 5)),
+    ((0, slice(None), IT([0, 1])), (4, 2)),
     (IT([2, 0]), (5,)),
     ((IT([0, 2]), slice(None), IT([1, 3])), (2, 4)),
     ((IT([0, 2]), slice(None), IT([1, 3])), (4,)),
@@ -162,11 +196,11 @@ def test_setitem_broadcasts_and_keeps_memory(index, value_shape):
     x = nbgrad.arange(60.0).view(3, 4, 5)
     ptr, ident = x.data_ptr(), id(x)
     if value_shape is None:
-        ref[to_numpy_index(index)] = -1.5
+        reference_setitem(ref, index, -1.5)
         x[to_nbgrad_index(index)] = -1.5
     else:
         v = -np.arange(1.0, 1.0 + np.prod(value_shape), dtype=np.float32).reshape(value_shape)
-        ref[to_numpy_index(index)] = v
+        reference_setitem(ref, index, v)
         x[to_nbgrad_index(index)] = nbgrad.tensor(v)
     np.testing.assert_array_equal(x.numpy(), ref)
     assert x.data_ptr() == ptr and id(x) == ident

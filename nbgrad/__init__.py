@@ -15,6 +15,7 @@ from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, emp
                         randperm, normal, Generator, default_generator)
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode
 from .autograd.grad_mode import is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled, set_detect_anomaly, detect_anomaly
 from . import autograd
 from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, neg, abs, exp, exp2, log, log2,
                               log10, log1p, expm1, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh,

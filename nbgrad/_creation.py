@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
-from ._tensor import Tensor, contiguous_strides
+from ._tensor import Tensor, contiguous_strides, dense_strides
 from .backends import get_backend
 
 
@@ -175,24 +175,33 @@ def _like(x, dtype, device):
     return (D.to_dtype(dtype) if dtype is not None else x.dtype), (device if device is not None else x.device)
 
 
+def _like_layout(t, x):
+    """Re-lay t's (uniform) values with x's dense strides when x has them."""
+    strides = dense_strides(x.shape, x.stride())
+    if strides is None or strides == t.stride():
+        return t
+    t._stride = tuple(strides)
+    return t
+
+
 def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _filled(x.shape, 0, dtype, device, requires_grad)
+    return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x)
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _filled(x.shape, 1, dtype, device, requires_grad)
+    return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x)
 
 
 def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x)
 
 
 def rand_like(x, dtype=None, device=None, requires_grad=False):

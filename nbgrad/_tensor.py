@@ -24,6 +24,29 @@ def contiguous_strides(shape):
     return tuple(strides)
 
 
+def dense_strides(shape, strides):
+    """strides when (shape, strides) is dense and non-overlapping (a permuted contiguous
+    layout), else None.  PyTorch's preserve_format keeps such layouts in copies."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: -strides[d])
+    expected = 1
+    for d in reversed(dims):
+        if strides[d] != expected:
+            return None
+        expected *= shape[d]
+    return tuple(strides)
+
+
+def is_non_overlapping(shape, strides):
+    """No two elements share memory (broadcast 0-strides and as_strided overlaps do)."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
+    extent = 1
+    for d in dims:
+        if strides[d] < extent:
+            return False
+        extent = strides[d] * (shape[d] - 1) + extent
+    return True
+
+
 class Tensor:
     """An n-dimensional strided view over a Storage, with PyTorch's autograd fields."""
 
@@ -189,6 +212,10 @@ class Tensor:
 
     def _is_view(self):
         return self._base is not None
+
+    @property
+    def _version(self):
+        return self._vc.value
 
     # -- autograd fields -------------------------------------------------
     @property

@@ -12,22 +12,26 @@ def _flat_outputs(fn, inputs):
 
 
 def _numerical_jacobian(fn, inputs, i, eps):
-    """Columns d out / d inputs[i][j] by central differences, per output, as numpy arrays."""
+    """Columns d out / d inputs[i][j] by central differences, per output, as numpy arrays.
+    The perturbed input keeps the original's layout (a transposed input stays transposed)."""
     import numpy as np
     x = inputs[i]
-    flat = x.detach().reshape(-1) if x.is_contiguous() else None
     cols = []
     with no_grad():
         base = x.detach().clone()
-        for j in range(x.numel()):
-            def evaluate(delta):
+    for j in range(x.numel()):
+        index = tuple(int(k) for k in np.unravel_index(j, tuple(x.shape))) if x.dim() else ()
+
+        def evaluate(delta):
+            with no_grad():
                 perturbed = base.clone()
-                perturbed.view(-1)[j] += delta
-                args = list(inputs)
-                args[i] = perturbed
-                return [o.detach().double().numpy().reshape(-1).copy() for o in _flat_outputs(fn, args)]
-            plus, minus = evaluate(eps), evaluate(-eps)
-            cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+                perturbed[index] = perturbed[index] + delta
+            perturbed.requires_grad_(x.requires_grad)
+            args = list(inputs)
+            args[i] = perturbed
+            return [o.detach().double().numpy().reshape(-1).copy() for o in _flat_outputs(fn, args)]
+        plus, minus = evaluate(eps), evaluate(-eps)
+        cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     # jac[k] has shape (out_k.numel(), x.numel())
     return [np.stack([c[k] for c in cols], axis=1) if cols else None for k in range(len(cols[0]) if cols else 0)]
 
@@ -41,11 +45,8 @@ def _analytical_jacobian(fn, inputs, i):
     for out in outs:
         rows = []
         for r in range(out.numel()):
-            g = zeros_like(out)
-            g.view(-1)[r] = 1.0 if out.is_contiguous() else 0.0
-            if not out.is_contiguous():
-                g = zeros_like(out).contiguous()
-                g.view(-1)[r] = 1.0
+            g = zeros_like(out).contiguous()
+            g.view(-1)[r] = 1.0
             (gi,) = autograd_grad([out], [inputs[i]], [g], retain_graph=True, allow_unused=True)
             rows.append(np.zeros(inputs[i].numel()) if gi is None else gi.detach().double().numpy().reshape(-1))
         jacs.append(np.stack(rows, axis=0) if rows else np.zeros((0, inputs[i].numel())))

@@ -1,10 +1,11 @@
 """Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
 from .. import _dtype as D
 from .._size import to_device
-from .._tensor import Tensor, contiguous_strides
+from .._tensor import Tensor, contiguous_strides, dense_strides
+from .._storage import Storage
 from ..autograd.node import Node
 from ..backends import get_backend
-from ._graph import cast, copy_raw, needs_grad, new_tensor, record
+from ._graph import backend_of, cast, copy_raw, needs_grad, new_tensor, record
 
 
 class CloneBackward0(Node):
@@ -13,7 +14,16 @@ class CloneBackward0(Node):
 
 
 def clone(x, memory_format=None):
-    out = copy_raw(x)
+    """A copy in new memory; a dense permuted layout (a transpose) is kept, as PyTorch's
+    preserve_format does."""
+    strides = dense_strides(x._shape, x._stride) if memory_format is None else None
+    if strides is None or x.is_contiguous():
+        out = copy_raw(x)
+    else:
+        be = backend_of(x)
+        buf = be.empty(x.numel(), x._dtype.np)
+        be.copy(x._view_tuple(), (buf, 0, x._shape, strides))
+        out = Tensor._make(Storage(buf, x.device), x._shape, strides, 0, x._dtype)
     if needs_grad(x):
         record(CloneBackward0, (x,), (out,))
     return out
@@ -22,7 +32,10 @@ def clone(x, memory_format=None):
 def contiguous(x, memory_format=None):
     if x.is_contiguous():
         return x
-    return clone(x)
+    out = copy_raw(x)
+    if needs_grad(x):
+        record(CloneBackward0, (x,), (out,))
+    return out
 
 
 class ToCopyBackward0(Node):

@@ -76,13 +76,14 @@ def _axis_positions(n, stride, ndim, axis, device):
     return (_arange(n, device) * stride).reshape(shape)
 
 
-def _normalize_index(idx, size, dim):
-    """Wrap negative indices and check bounds (IndexError as PyTorch)."""
+def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError):
+    """Wrap negative indices and check bounds (IndexError as PyTorch; gather/scatter raise
+    RuntimeError and take no negative indices)."""
     if idx.numel():
         lo, hi = int(idx.min()), int(idx.max())
-        if lo < -size or hi >= size:
+        if lo < (-size if allow_negative else 0) or hi >= size:
             bad = hi if hi >= size else lo
-            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
         if lo < 0:
             idx = idx + (idx < 0).long() * size
     return idx
@@ -359,7 +360,7 @@ def _gather_positions(x, d, index):
     if index._dtype is not D.int64:
         raise RuntimeError("gather(): Expected dtype int64 for index")
     with no_grad():
-        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d)
+        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d, False, RuntimeError)
         cstrides = contiguous_strides(x._shape)
         pos = idx * (cstrides[d] if x.dim() else 1)
         grid = _grid_positions(tuple(index._shape), cstrides, d, x.device) if x.dim() else None
@@ -545,7 +546,7 @@ def cat(tensors, dim=0):
         start += n
     if needs_grad(*tensors):
         record(CatBackward0, tuple(tensors), (out,), dim=d,
-               sizes=[t._shape[d] if t in parts else 0 for t in tensors])
+               sizes=[t._shape[d] if any(t is q for q in parts) else 0 for t in tensors])
     return out
 
 

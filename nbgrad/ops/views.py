@@ -9,7 +9,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
-from .._tensor import Tensor, contiguous_strides
+from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, wrap_dims, _wrap
@@ -58,7 +58,16 @@ def restride(sources, dst_geom, dtype=None):
         lo, hi = min(lo, a), max(hi, b)
     buf = be.full(hi - lo + 1, dtype.np, 0)
     for t, (shape, strides, offset) in sources:
-        be.copy(t._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
+        if is_non_overlapping(shape, strides):
+            be.copy(t._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
+        else:
+            # elements sharing memory (as_strided overlaps) add up, as their gradients must
+            from .indexing import _flat_buffer
+            from ._graph import cast
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                pos = _element_offsets(shape, strides, offset - lo, t.device)
+            be.put(buf, _flat_buffer(pos), _flat_buffer(cast(t, dtype)), True)
     shape, strides, offset = dst_geom
     out_buf = be.empty(math.prod(shape), dtype.np)
     be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
@@ -66,6 +75,17 @@ def restride(sources, dst_geom, dtype=None):
     if needs_grad(*tensors):
         record(RestrideBackward, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom, dtype=dtype)
     return out
+
+
+def _element_offsets(shape, strides, offset, device):
+    """int64 tensor of shape `shape`: the buffer offset of each element."""
+    from .._creation import arange, full
+    pos = full(tuple(shape), offset, dtype=D.int64, device=device)
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        axis = [1] * len(shape)
+        axis[d] = n
+        pos = pos + (arange(n, dtype=D.int64, device=device) * st).reshape(axis)
+    return pos.contiguous()
 
 
 def _window_backward(node, grads):
@@ -188,8 +208,8 @@ def reshape(x, *shape):
     strides = _view_strides(tuple(x._shape), x._stride, shape)
     if strides is not None:
         return view(x, shape)
-    from .copying import clone
-    c = clone(x)
+    from .copying import contiguous
+    c = contiguous(x)
     out = Tensor._make(c._storage, Size(shape), contiguous_strides(shape), 0, c._dtype, c._vc)
     if needs_grad(c):
         record(UnsafeViewBackward0, (c,), (out,), shape=c._shape)

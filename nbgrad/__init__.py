@@ -38,6 +38,8 @@ from .ops.reduction import sum_to_size as _sum_to_size
 from .ops.copying import clone
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
+from . import nn, optim, utils
+from .serialization import save, load
 
 
 def result_type(tensor1, tensor2):

@@ -9,6 +9,8 @@ One file per kernel template, in the order data flows:
   linalg.py        matmul
   indexing.py      take, put
   sampling.py      manual_seed, uniform, normal, randint, randperm
+  loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
+  optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
 """
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, unary, where
 from .indexing import put, take
@@ -18,10 +20,15 @@ from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
+from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
+                           cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
+from .optim_kernels import adam_step, sgd_step
 
 __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "copy", "fill",
     "unary", "binary", "where", "reduce", "max_with_index", "softmax",
     "matmul", "take", "put", "manual_seed", "uniform", "normal", "randint",
     "randperm", "from_host", "nonzero", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward", "mse_forward",
+    "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step", "adam_step",
 ]

@@ -1,0 +1,255 @@
+"""Fused loss kernels: cross-entropy (log-softmax + NLL in one pass each way), NLL, MSE,
+BCE-with-logits.
+
+Every array argument is a contiguous 1-D buffer (the op layer in
+nbgrad/ops/loss.py makes them so); a (M, C) matrix is a flat buffer read
+row by row.  Row sums accumulate in float64, as PyTorch's CPU kernels do.
+Targets are int64; a target outside [0, C) that is not ignore_index makes
+the forward kernel return the offending row, and the wrapper raises.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+_kernel = njit(cache=True, error_model="numpy")
+
+
+# --------------------------------------------------------------------------- #
+# cross-entropy with class indices: loss_i = (1-eps) * w[t] * -logp[t] + eps/C * sum_c w_c * -logp_c
+
+@_kernel
+def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, row_loss, lse, sums):
+    # sums: [sum of w[t]*nll, sum of smooth terms, sum of w[t] over kept rows]
+    s_nll = 0.0
+    s_smooth = 0.0
+    s_w = 0.0
+    for i in range(m):
+        base = i * c
+        mx = -np.inf
+        for j in range(c):
+            v = x[base + j]
+            if v > mx or v != v:
+                mx = v
+        acc = 0.0
+        for j in range(c):
+            acc += math.exp(float(x[base + j]) - mx)
+        l = mx + math.log(acc) if mx > -np.inf else mx
+        lse[i] = l
+        t = target[i]
+        if t == ignore_index:
+            row_loss[i] = 0.0
+            continue
+        if t < 0 or t >= c:
+            return i
+        wt = weight[t] if has_weight else 1.0
+        nll = wt * (l - float(x[base + t]))
+        smooth = 0.0
+        if smoothing != 0.0:
+            for j in range(c):
+                wj = weight[j] if has_weight else 1.0
+                smooth += wj * (l - float(x[base + j]))
+        row_loss[i] = (1.0 - smoothing) * nll + smoothing / c * smooth
+        s_nll += nll
+        s_smooth += smooth
+        s_w += wt
+    sums[0] = s_nll
+    sums[1] = s_smooth
+    sums[2] = s_w
+    return -1
+
+
+@_kernel
+def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothing, coef_nll, coef_smooth,
+                 grad):
+    # d/dx_j of w[t]*(lse - x_t) is w[t]*(p_j - [j == t]); of sum_k w_k*(lse - x_k) is p_j*W - w_j.
+    wsum = 0.0
+    for j in range(c):
+        wsum += weight[j] if has_weight else 1.0
+    for i in range(m):
+        base = i * c
+        t = target[i]
+        if t == ignore_index:
+            for j in range(c):
+                grad[base + j] = 0.0
+            continue
+        wt = weight[t] if has_weight else 1.0
+        a = coef_nll[i] * wt
+        b = coef_smooth[i]
+        l = lse[i]
+        for j in range(c):
+            p = math.exp(float(x[base + j]) - l)
+            wj = weight[j] if has_weight else 1.0
+            g = a * p + b * (p * wsum - wj)
+            if j == t:
+                g -= a
+            grad[base + j] = g
+
+
+def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
+    """x: (m, c) logits; weight: (c,) buffer or None.
+    -> (row_loss float64 (m,), lse float64 (m,), (sum of w[t]*nll, sum of smooth terms, sum of w[t]))."""
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=x.dtype)
+    row_loss = np.empty(m, dtype=np.float64)
+    lse = np.empty(m, dtype=np.float64)
+    sums = np.zeros(3, dtype=np.float64)
+    bad = _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
+    if bad >= 0:
+        raise IndexError(f"Target {int(target[bad])} is out of bounds.")
+    return row_loss, lse, tuple(float(v) for v in sums)
+
+
+def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
+    """-> gradient buffer (m*c,) of x's dtype; coef_* are float64 (m,) per-row scales."""
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=x.dtype)
+    grad = np.empty(m * c, dtype=x.dtype)
+    _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
+                 coef_smooth, grad)
+    return grad
+
+
+# --------------------------------------------------------------------------- #
+# NLL on log-probabilities: loss_i = -w[t] * x[i, t]
+
+@_kernel
+def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_loss, sums):
+    s = 0.0
+    s_w = 0.0
+    for i in range(m):
+        t = target[i]
+        if t == ignore_index:
+            row_loss[i] = 0.0
+            continue
+        if t < 0 or t >= c:
+            return i
+        wt = weight[t] if has_weight else 1.0
+        row_loss[i] = -wt * float(x[i * c + t])
+        s += row_loss[i]
+        s_w += wt
+    sums[0] = s
+    sums[1] = s_w
+    return -1
+
+
+@_kernel
+def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
+    for k in range(m * c):
+        grad[k] = 0.0
+    for i in range(m):
+        t = target[i]
+        if t == ignore_index:
+            continue
+        wt = weight[t] if has_weight else 1.0
+        grad[i * c + t] = -wt * coef[i]
+
+
+def nll_forward(x, m, c, target, weight, ignore_index):
+    """-> (row_loss float64 (m,), (sum of losses, sum of w[t]))."""
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=x.dtype)
+    row_loss = np.empty(m, dtype=np.float64)
+    sums = np.zeros(2, dtype=np.float64)
+    bad = _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums)
+    if bad >= 0:
+        raise IndexError(f"Target {int(target[bad])} is out of bounds.")
+    return row_loss, tuple(float(v) for v in sums)
+
+
+def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
+    """-> gradient buffer (m*c,) of dtype: -w[t]*coef[i] at each row's target, 0 elsewhere."""
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=np.dtype(dtype))
+    grad = np.empty(m * c, dtype=np.dtype(dtype))
+    _nll_backward(m, c, target, w, has_weight, int(ignore_index), coef, grad)
+    return grad
+
+
+# --------------------------------------------------------------------------- #
+# MSE: sum (x - y)^2; backward 2 * (x - y) * scale
+
+@_kernel
+def _mse_forward(x, y, row):
+    s = 0.0
+    for i in range(x.size):
+        d = float(x[i]) - float(y[i])
+        row[i] = d * d
+        s += d * d
+    return s
+
+
+@_kernel
+def _mse_backward(x, y, coef, coef_is_scalar, grad):
+    for i in range(x.size):
+        k = coef[0] if coef_is_scalar else coef[i]
+        grad[i] = 2.0 * (float(x[i]) - float(y[i])) * k
+
+
+def mse_forward(x, y):
+    """-> (elementwise squared errors float64, their sum)."""
+    row = np.empty(x.size, dtype=np.float64)
+    return row, float(_mse_forward(x, y, row))
+
+
+def mse_backward(x, y, coef):
+    """coef: float64 buffer of length 1 (a scale) or x.size -> grad wrt x (grad wrt y is its negation)."""
+    grad = np.empty(x.size, dtype=x.dtype)
+    _mse_backward(x, y, coef, coef.size == 1 and x.size != 1, grad)
+    return grad
+
+
+# --------------------------------------------------------------------------- #
+# BCE with logits: l = (1-y)*x + (1 + (pw-1)*y) * softplus(-x), times w
+
+@_kernel
+def _softplus_neg(x):
+    # log(1 + exp(-x)), stable for large |x|
+    return max(-x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+@_kernel
+def _bce_forward(x, y, w, pw, has_pw, out):
+    s = 0.0
+    for i in range(x.size):
+        xi = float(x[i])
+        yi = float(y[i])
+        lw = 1.0 + (float(pw[i]) - 1.0) * yi if has_pw else 1.0
+        v = ((1.0 - yi) * xi + lw * _softplus_neg(xi)) * float(w[i])
+        out[i] = v
+        s += v
+    return s
+
+
+@_kernel
+def _bce_backward(x, y, w, pw, has_pw, coef, coef_is_scalar, gx, gy):
+    for i in range(x.size):
+        xi = float(x[i])
+        yi = float(y[i])
+        k = (coef[0] if coef_is_scalar else coef[i]) * float(w[i])
+        sig_neg = 1.0 / (1.0 + math.exp(xi))  # sigmoid(-x)
+        if has_pw:
+            p = float(pw[i])
+            lw = 1.0 + (p - 1.0) * yi
+            gx[i] = ((1.0 - yi) - lw * sig_neg) * k
+            gy[i] = (-xi + (p - 1.0) * _softplus_neg(xi)) * k
+        else:
+            gx[i] = ((1.0 - yi) - sig_neg) * k
+            gy[i] = -xi * k
+
+
+def bce_logits_forward(x, y, w, pw):
+    """x, y, w (and pw or None): same-length buffers -> (elementwise losses float64, sum)."""
+    has_pw = pw is not None
+    out = np.empty(x.size, dtype=np.float64)
+    s = _bce_forward(x, y, w, pw if has_pw else w, has_pw, out)
+    return out, float(s)
+
+
+def bce_logits_backward(x, y, w, pw, coef):
+    """-> (grad wrt x, grad wrt y) buffers of x's dtype; coef a float64 scale (length 1) or per element."""
+    has_pw = pw is not None
+    gx = np.empty(x.size, dtype=x.dtype)
+    gy = np.empty(x.size, dtype=x.dtype)
+    _bce_backward(x, y, w, pw if has_pw else w, has_pw, coef, coef.size == 1 and x.size != 1, gx, gy)
+    return gx, gy

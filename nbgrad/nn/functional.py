@@ -1,0 +1,110 @@
+"""nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
+import math
+
+from .. import _dtype as D
+from ..ops import elementwise as _E, linalg as _L, reduction as _R
+from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
+                        _reduction)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _E.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def sigmoid(input):
+    return _E.sigmoid(input)
+
+
+def tanh(input):
+    return _E.tanh(input)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _R.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _R.log_softmax(input, dim, dtype)
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias."""
+    out = _L.matmul(input, weight.t()) if weight.dim() == 2 else _L.matmul(input, weight)
+    return out if bias is None else out + bias
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not training)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else input * 0.0
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        mask = input.new_empty(input.shape).bernoulli_(1.0 - p).div_(1.0 - p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=2)
+    loss = (input - target).abs()
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    n = len(normalized_shape)
+    if tuple(input.shape[input.dim() - n:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
+    dims = tuple(range(input.dim() - n, input.dim()))
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
+    out = centered * _E.rsqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of weight picked by the integer tensor input; no gradient reaches row padding_idx."""
+    if input.dtype.is_floating_point or input.dtype is D.bool_:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    out = weight[input]
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        keep = (input != padding_idx).unsqueeze(-1)
+        out = _E.where(keep, out, out.detach())
+    return out
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)
+
+
+def one_hot(tensor, num_classes=-1):
+    from .._creation import arange
+    if num_classes < 0:
+        num_classes = int(tensor.max().item()) + 1
+    return (tensor.unsqueeze(-1) == arange(num_classes)).long()

@@ -1,0 +1,46 @@
+"""Parameter: a Tensor subclass that a Module registers as one of its learnable weights."""
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad (by default) and that Module.__setattr__ registers.
+
+    `Parameter(t)` shares t's memory and version counter, as PyTorch's does.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): data must be a Tensor, not {type(data).__name__}")
+        p = object.__new__(cls)
+        Tensor._init_from(p, data._storage, data._shape, data._stride, data._offset, data._dtype, data._vc)
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass  # everything happens in __new__ (Tensor.__init__ is the legacy constructor)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.detach().clone(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = Parameter(Tensor.__deepcopy__(self.detach(), memo), self._requires_grad)
+        memo[id(self)] = new
+        if self._grad is not None:
+            import copy
+            new._grad = copy.deepcopy(self._grad, memo)
+        return new
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)

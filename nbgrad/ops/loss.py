@@ -1,0 +1,372 @@
+"""Fused losses: cross-entropy (log-softmax + NLL), NLL, MSE, BCE-with-logits; forward beside backward.
+
+Each forward is one backend kernel and each backward, when it is not itself
+recorded (create_graph=False, the common case), is one more.  When the
+backward must be differentiable (grad mode on during backward), the nodes
+fall back to Tensor ops, so double backward stays correct.
+
+cross_entropy records PyTorch's two nodes, NllLossBackward0 -> LogSoftmaxBackward0,
+over a log-probability tensor that is never materialised: it exists only
+between these two nodes, so in the fused path NllLossBackward0 returns the
+gradient with respect to the logits directly (one kernel) and
+LogSoftmaxBackward0 passes it through.
+"""
+import math
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.node import Node
+from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
+                     record, scalar_tensor)
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:   # PyTorch's legacy arguments
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _flat(t):
+    """t's values as a contiguous buffer of exactly t.numel() elements starting at 0."""
+    buf = t._storage.buffer
+    if t.is_contiguous() and t._offset == 0 and len(buf) == t.numel():
+        return buf
+    return copy_raw(t)._storage.buffer
+
+
+def _float_buffer(t, dtype, shape=None):
+    """t (a Tensor or None) cast to dtype, broadcast to shape, as a flat contiguous buffer."""
+    if t is None:
+        return None
+    t = cast(t.detach(), dtype)
+    if shape is not None and tuple(t.shape) != tuple(shape):
+        t = t.expand(shape)
+    return _flat(t)
+
+
+def _coef(g, scale, m, like):
+    """Per-row float64 coefficients g * scale (g a scalar or an (m,)-numel gradient)."""
+    from .._creation import full
+    if g.numel() == 1 and m != 1:
+        return _flat(full((m,), float(g.item()) * scale, dtype=D.float64, device=like.device))
+    return _flat((cast(g.detach(), D.float64).reshape(-1) * scale))
+
+
+def _div(a, b):
+    return a / b if b != 0 else (math.nan if a == 0 else math.copysign(math.inf, a))
+
+
+# -- cross-entropy and NLL ---------------------------------------------------------
+def _class_last(x):
+    """(values of x as a contiguous (M, C) tensor, M, C): the class dim moved last."""
+    if x.dim() == 1:
+        return x, 1, x.shape[0]
+    c = x.shape[1]
+    if x.dim() == 2:
+        return x, x.shape[0], c
+    with no_grad():
+        moved = copy_raw(x.detach().movedim(1, -1))
+    return moved, x.numel() // max(c, 1), c
+
+
+def _class_first(buf, x):
+    """A gradient buffer in (M, C) order as a tensor shaped like x."""
+    if x.dim() <= 2:
+        return new_tensor(buf, x._shape, x._dtype, x.device)
+    moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
+    with no_grad():
+        return new_tensor(buf, moved, x._dtype, x.device).movedim(-1, 1)
+
+
+def _check_target(x, target):
+    if not isinstance(target, Tensor):
+        raise TypeError(f"cross_entropy(): argument 'target' must be Tensor, not {type(target).__name__}")
+    if target.dtype.is_floating_point or target.dtype is D.bool_:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if x.dim() == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if x.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    elif x.dim() == 2:
+        if target.dim() != 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.shape[0] != x.shape[0]:
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}).")
+    else:
+        expected = tuple(x.shape[:1]) + tuple(x.shape[2:])
+        if tuple(target.shape) != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    return _flat(cast(target, D.int64))
+
+
+def _check_weight(weight, c):
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
+
+
+def _reduce_rows(row_loss, reduction, total, denominator, x, target):
+    if reduction == "none":
+        out_shape = tuple(target.shape)
+        return cast(new_tensor(row_loss, out_shape, D.float64, x.device), x._dtype)
+    value = total if reduction == "sum" else _div(total, denominator)
+    return scalar_tensor(value, x._dtype, x.device)
+
+
+class LogSoftmaxBackward0(Node):
+    """log_softmax inside cross_entropy; in the fused path its gradient arrives already done."""
+
+    def backward(self, g):
+        if not is_grad_enabled():
+            return g
+        (x,) = self.saved_tensors
+        from .reduction import log_softmax
+        y = log_softmax(x, self.dim)
+        return g - y.exp() * g.sum(self.dim, keepdim=True)
+
+
+class NllLossBackward0(Node):
+    def backward(self, g):
+        saved = self.saved_tensors
+        x = saved[0]
+        be = backend_of(x)
+        if self.fused and not is_grad_enabled():
+            # d loss / d logits in one kernel (see the module docstring)
+            coef_nll = _coef(g, self.scale_nll, self.m, x)
+            coef_smooth = _coef(g, self.scale_smooth, self.m, x)
+            buf = be.cross_entropy_backward(self.x2d, self.m, self.c, self.lse, self.target, self.weight,
+                                            self.ignore_index, self.smoothing, coef_nll, coef_smooth)
+            return _class_first(buf, x)
+        # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
+        from .._creation import ones
+        unit = _coef(ones((), dtype=D.float64), self.scale_nll, self.m, x)
+        pattern = new_tensor(be.nll_backward(self.m, self.c, self.target, self.weight, self.ignore_index, unit,
+                                             x._dtype.np), (self.m, self.c), x._dtype, x.device)
+        if self.fused and self.smoothing != 0.0:
+            target = new_tensor(self.target, (self.m,), D.int64, x.device)
+            keep = (target != self.ignore_index).to(x._dtype).unsqueeze(1)
+            w = ones((self.c,), dtype=x._dtype) if self.weight is None else \
+                new_tensor(self.weight, (self.c,), x._dtype, x.device)
+            pattern = pattern - keep * w * self.scale_smooth
+        grad = pattern * (g.reshape(-1, 1) if g.numel() == self.m and self.reduction == "none" else g)
+        if x.dim() <= 2:
+            return grad.reshape(x.shape)
+        moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
+        return grad.reshape(moved).movedim(-1, 1)
+
+
+def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight):
+    """Per-row gradient scales of the NLL part and the smoothing part (before g)."""
+    if reduction == "mean":
+        s_nll = (1.0 - smoothing) * _div(1.0, sums_w)
+        s_smooth = smoothing / c * _div(1.0, sums_w if has_weight else m)
+    else:
+        s_nll, s_smooth = 1.0 - smoothing, smoothing / c
+    return s_nll, s_smooth
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Log-softmax over dim 1 (dim 0 for a 1-D input) and NLL, fused."""
+    reduction = _reduction(reduction, size_average, reduce)
+    x = input
+    if isinstance(target, Tensor) and target.dtype.is_floating_point:
+        return _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for '{x.dtype.name.capitalize()}'")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    check_same_device(x, target, weight)
+    tgt = _check_target(x, target)
+    x2d_t, m, c = _class_last(x)
+    _check_weight(weight, c)
+    x2d = _flat(x2d_t)
+    w = _float_buffer(weight, x._dtype)
+    be = backend_of(x)
+    row_loss, lse, (s_nll, s_smooth, s_w) = be.cross_entropy_forward(x2d, m, c, tgt, w, ignore_index,
+                                                                      label_smoothing)
+    eps = float(label_smoothing)
+    if reduction == "none":
+        out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, target)
+    elif reduction == "sum":
+        out = scalar_tensor((1.0 - eps) * s_nll + eps / c * s_smooth, x._dtype, x.device)
+    else:
+        value = (1.0 - eps) * _div(s_nll, s_w)
+        if eps:
+            value += eps / c * _div(s_smooth, s_w if weight is not None else m)
+        out = scalar_tensor(value, x._dtype, x.device)
+    if needs_grad(x):
+        dim = 0 if x.dim() == 1 else 1
+        ls = record(LogSoftmaxBackward0, (x,), (), dim=dim)
+        ls.save(x)
+        node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
+        scale_nll, scale_smooth = _nll_scales(reduction, s_w, m, eps, c, weight is not None)
+        node.__dict__.update(fused=True, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w,
+                             ignore_index=int(ignore_index), smoothing=eps, reduction=reduction,
+                             scale_nll=scale_nll, scale_smooth=scale_smooth)
+        node.save(x)
+        out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
+    return out
+
+
+def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
+    """Class-probability targets: composed from log_softmax (PyTorch does the same)."""
+    from .reduction import log_softmax
+    if tuple(target.shape) != tuple(x.shape):
+        raise RuntimeError(f"Expected target size {list(x.shape)}, got {list(target.shape)}")
+    dim = 0 if x.dim() == 1 else 1
+    c = x.shape[dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / c
+    logp = log_softmax(x, dim)
+    if weight is not None:
+        shape = [1] * x.dim()
+        shape[dim] = c
+        logp = logp * weight.reshape(shape)
+    losses = -(logp * target).sum(dim)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    return losses.sum() / (x.numel() // c if x.dim() > 1 else 1)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of class indices under log-probabilities `input`."""
+    reduction = _reduction(reduction, size_average, reduce)
+    x = input
+    check_same_device(x, target, weight)
+    tgt = _check_target(x, target)
+    x2d_t, m, c = _class_last(x)
+    _check_weight(weight, c)
+    w = _float_buffer(weight, x._dtype)
+    be = backend_of(x)
+    row_loss, (total, s_w) = be.nll_forward(_flat(x2d_t), m, c, tgt, w, ignore_index)
+    out = _reduce_rows(row_loss, reduction, total, s_w, x, target)
+    if needs_grad(x):
+        scale = _div(1.0, s_w) if reduction == "mean" else 1.0
+        node = record(NllLossBackward0, (x,), (out,), fused=False, m=m, c=c, target=tgt, weight=w,
+                      ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction, scale_nll=scale,
+                      scale_smooth=0.0)
+        node.save(x)
+    return out
+
+
+# -- MSE ---------------------------------------------------------------------------
+class MseLossBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        if is_grad_enabled():
+            d = (x - y) * (2.0 * scale)
+            gx = d * g
+            return gx, -gx
+        xs, ys = self._operands(x, y)
+        buf = backend_of(xs).mse_backward(_flat(xs), _flat(ys), _coef(g, scale, xs.numel(), xs))
+        gx = new_tensor(buf, xs._shape, xs._dtype, xs.device)
+        return gx, (-gx if self.needs_input_grad(1) else None)
+
+    def _operands(self, x, y):
+        shape = self.shape
+        return (cast(x.detach(), self.dtype).expand(shape), cast(y.detach(), self.dtype).expand(shape))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or elementwise) squared error, broadcasting as PyTorch does (with its warning)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    return _pointwise_loss(input, target, reduction, "mse")
+
+
+def _pointwise_loss(x, y, reduction, kind):
+    if tuple(x.shape) != tuple(y.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+    check_same_device(x, y)
+    dtype = D.promote_types(x.dtype, y.dtype)
+    shape = broadcast_shapes(x.shape, y.shape)
+    xs = cast(x.detach(), dtype).expand(shape)
+    ys = cast(y.detach(), dtype).expand(shape)
+    be = backend_of(x)
+    elementwise, total = be.mse_forward(_flat(xs), _flat(ys))
+    n = math.prod(shape)
+    if reduction == "none":
+        out = cast(new_tensor(elementwise, shape, D.float64, x.device), dtype)
+    else:
+        out = scalar_tensor(total if reduction == "sum" else _div(total, n), dtype, x.device)
+    if needs_grad(x, y):
+        node = record(MseLossBackward0, (x, y), (out,), reduction=reduction, n=n, shape=shape, dtype=dtype)
+        node.save(x, y)
+    return out
+
+
+# -- BCE with logits ---------------------------------------------------------------
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    def backward(self, g):
+        x, y = self.saved_tensors
+        w, pw = self.weight_t, self.pos_weight_t
+        scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        if is_grad_enabled():
+            from .elementwise import sigmoid
+            k = g * scale if w is None else g * scale * w
+            lw = 1.0 if pw is None else 1 + (pw - 1) * y
+            gx = ((1 - y) - lw * sigmoid(-x)) * k
+            gy = None
+            if self.needs_input_grad(1):
+                gy = -x * k if pw is None else (-x + (pw - 1) * _softplus_neg(x)) * k
+            return gx, gy
+        shape, dt = x._shape, x._dtype
+        gx, gy = backend_of(x).bce_logits_backward(
+            _flat(x.detach()), _float_buffer(y, dt, shape), self._ones_or(w, dt, shape),
+            _float_buffer(pw, dt, shape), _coef(g, scale, x.numel(), x))
+        gx = new_tensor(gx, shape, dt, x.device)
+        return gx, (new_tensor(gy, shape, dt, x.device) if self.needs_input_grad(1) else None)
+
+    @staticmethod
+    def _ones_or(w, dtype, shape):
+        if w is None:
+            from .._creation import ones
+            return _flat(ones(shape, dtype=dtype))
+        return _float_buffer(w, dtype, shape)
+
+
+def _softplus_neg(x):
+    from .elementwise import exp, log1p, relu
+    return relu(-x) + log1p(exp(-x.abs()))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one numerically stable kernel."""
+    reduction = _reduction(reduction, size_average, reduce)
+    x, y = input, target
+    if tuple(y.shape) != tuple(x.shape):
+        raise ValueError(f"Target size ({y.shape}) must be the same as input size ({x.shape})")
+    check_same_device(x, y, weight, pos_weight)
+    dt = x.dtype
+    shape = x.shape
+    be = backend_of(x)
+    ones_w = BinaryCrossEntropyWithLogitsBackward0._ones_or(weight, dt, shape)
+    elementwise, total = be.bce_logits_forward(_flat(x), _float_buffer(y, dt, shape), ones_w,
+                                               _float_buffer(pos_weight, dt, shape))
+    n = x.numel()
+    if reduction == "none":
+        out = cast(new_tensor(elementwise, shape, D.float64, x.device), dt)
+    else:
+        out = scalar_tensor(total if reduction == "sum" else _div(total, n), dt, x.device)
+    if needs_grad(x, y):
+        node = record(BinaryCrossEntropyWithLogitsBackward0, (x, y), (out,), reduction=reduction, n=n,
+                      weight_t=None if weight is None else weight.detach(),
+                      pos_weight_t=None if pos_weight is None else pos_weight.detach())
+        node.save(x, y)
+    return out

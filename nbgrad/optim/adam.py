@@ -1,0 +1,70 @@
+"""Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per parameter."""
+from ..autograd.grad_mode import no_grad
+from .optimizer import Optimizer, _bump_version, _contiguous_grad, _in_place_target
+
+
+class Adam(Optimizer):
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
+                        fused=fused)
+        if self._decoupled:
+            defaults["decoupled_weight_decay"] = True
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        from .._creation import tensor, zeros
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                beta1, beta2 = group["betas"]
+                amsgrad = group["amsgrad"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if len(state) == 0:
+                        # PyTorch keeps `step` as a float32 scalar tensor
+                        state["step"] = tensor(0.0)
+                        state["exp_avg"] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                        state["exp_avg_sq"] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                        if amsgrad:
+                            state["max_exp_avg_sq"] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                    state["step"] += 1
+                    step = state["step"].item()
+                    target, write_back = _in_place_target(p)
+                    grad = _contiguous_grad(p)
+                    mx = state.get("max_exp_avg_sq") if amsgrad else None
+                    target._backend().adam_step(
+                        target._view_tuple(), grad._view_tuple(), state["exp_avg"]._view_tuple(),
+                        state["exp_avg_sq"]._view_tuple(), None if mx is None else mx._view_tuple(), step,
+                        group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
+                        group["maximize"], group.get("decoupled_weight_decay", False))
+                    if write_back is not None:
+                        write_back()
+                    _bump_version(p)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (p *= 1 - lr * weight_decay before the update)."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused)

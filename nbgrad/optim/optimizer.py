@@ -1,0 +1,178 @@
+"""Optimizer: parameter groups, per-parameter state, zero_grad and PyTorch's state-dict layout."""
+import copy
+from collections import defaultdict
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
+
+class _RequiredParameter:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class Optimizer:
+    """Base class: holds `param_groups` (list of dicts with 'params' and hyper-parameters) and
+    `state` (a dict keyed by parameter)."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {type(params).__name__}")
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
+                            "ordering of tensors in sets will change between runs. Please use a list instead.")
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    g = p.grad
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    def _closure_loss(self, closure):
+        if closure is None:
+            return None
+        from ..autograd.grad_mode import enable_grad
+        with enable_grad():
+            return closure()
+
+    # -- state dicts (PyTorch's layout: parameters become their index across groups) --
+    def state_dict(self):
+        index = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        state_dict = copy.deepcopy(dict(state_dict))
+        groups = self.param_groups
+        saved_groups = state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = {}
+        for g, s in zip(groups, saved_groups):
+            for old, p in zip(s["params"], g["params"]):
+                id_map[old] = p
+        state = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            key = int(k) if isinstance(k, str) and k.lstrip("-").isdigit() else k
+            if key in id_map:
+                p = id_map[key]
+                state[p] = {name: self._cast_state(p, name, value) for name, value in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for g, s in zip(groups, saved_groups):
+            s = dict(s)
+            s["params"] = g["params"]
+            new_groups.append(s)
+        self.state = state
+        self.param_groups = new_groups
+
+    @staticmethod
+    def _cast_state(param, name, value):
+        if not isinstance(value, Tensor):
+            return value
+        if name == "step":   # kept as saved: a float32 scalar tensor
+            return value
+        if value.is_floating_point():
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def __repr__(self):
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += "\n" + f"Parameter Group {i}"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += "\n" + f"    {key}: {group[key]}"
+        return s + "\n)"
+
+
+def _contiguous_grad(p):
+    """p.grad as a contiguous tensor of p's dtype (for the fused kernels)."""
+    g = p.grad
+    if g.dtype is not p.dtype:
+        g = g.to(p.dtype)
+    return g.contiguous()
+
+
+def _in_place_target(p):
+    """(tensor to update, write-back or None): a contiguous stand-in when p is not contiguous."""
+    if p.is_contiguous():
+        return p, None
+    tmp = p.detach().clone()
+    return tmp, (lambda: p.detach().copy_(tmp))
+
+
+def _bump_version(p):
+    p._vc.value += 1   # as an in-place op would: saved copies of p are now stale
+
+
+__all__ = ["Optimizer", "required", "no_grad"]

@@ -1,0 +1,2 @@
+"""nbgrad.utils: data loading (nbgrad.utils.data)."""
+from . import data

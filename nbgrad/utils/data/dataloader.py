@@ -1,0 +1,175 @@
+"""DataLoader, samplers and default_collate (single process; PyTorch's batching rules)."""
+import collections.abc
+import numbers
+
+import numpy as np
+
+from ..._tensor import Tensor
+from .dataset import TensorDataset
+
+
+class Sampler:
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A fresh permutation each epoch from nbgrad's generator (reproducible under manual_seed)."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        from ... import randint, randperm
+        n = len(self.data_source)
+        if self.replacement:
+            return iter(randint(0, n, (self.num_samples,)).tolist())
+        out = []
+        for _ in range(self.num_samples // n):
+            out += randperm(n).tolist()
+        out += randperm(n).tolist()[:self.num_samples % n]
+        return iter(out)
+
+    def __len__(self):
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+
+
+def default_collate(batch):
+    """Stack tensors (and numbers, and numpy arrays) along a new first dim; recurse into
+    dicts, namedtuples and sequences (a tuple of samples gives a list, as PyTorch)."""
+    from ... import stack, tensor, from_numpy
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(list(batch), 0)
+    if isinstance(elem, np.ndarray):
+        return stack([from_numpy(np.ascontiguousarray(b)) for b in batch], 0)
+    if isinstance(elem, np.generic):
+        return tensor(np.array(batch))
+    if isinstance(elem, bool):
+        return tensor(batch)
+    if isinstance(elem, float):
+        from ... import float64
+        return tensor(batch, dtype=float64)
+    if isinstance(elem, numbers.Integral):
+        return tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        collated = {key: default_collate([d[key] for d in batch]) for key in elem}
+        try:
+            return type(elem)(collated)
+        except TypeError:
+            return collated
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        it = iter(batch)
+        size = len(next(it))
+        if not all(len(e) == size for e in it):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        transposed = list(zip(*batch))
+        if isinstance(elem, tuple):
+            return [default_collate(samples) for samples in transposed]
+        try:
+            return type(elem)([default_collate(samples) for samples in transposed])
+        except TypeError:
+            return [default_collate(samples) for samples in transposed]
+    raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+                    f"found {type(elem)}")
+
+
+def default_convert(data):
+    return data
+
+
+class DataLoader:
+    """Iterates over a dataset in batches (single process; num_workers is accepted and ignored)."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 generator=None, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                                 "sampler, and drop_last")
+            batch_size = None
+            drop_last = False
+            self.batch_size = None
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        self._auto_collation = batch_sampler is not None
+        self.collate_fn = collate_fn if collate_fn is not None else \
+            (default_collate if self._auto_collation else default_convert)
+
+    def __iter__(self):
+        if not self._auto_collation:
+            for idx in self.sampler:
+                yield self.collate_fn(self.dataset[idx])
+            return
+        fast = type(self.dataset) is TensorDataset and self.collate_fn is default_collate
+        for indices in self.batch_sampler:
+            if fast:
+                # same values as stacking the samples one by one, in one gather per tensor
+                from ... import tensor
+                index = tensor(indices)
+                yield [t[index] for t in self.dataset.tensors]
+            else:
+                yield self.collate_fn([self.dataset[i] for i in indices])
+
+    def __len__(self):
+        if self._auto_collation:
+            return len(self.batch_sampler)
+        return len(self.sampler)

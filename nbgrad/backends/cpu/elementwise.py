@@ -5,6 +5,10 @@ function.  Every scalar function used by a kernel below therefore lives in
 THIS file, next to the factories that compile it into kernels; editing any of
 them changes this file's stamp and invalidates all its cached kernels.  Do not
 import scalar functions from another file into these kernels.
+Factory-made kernels are cached per pickle of their closure variables, so the
+scalar functions are `register_jitable` plain functions (they pickle by name,
+the same in every process); tests/backends/test_cpu_kernel_cache.py checks
+that two ops from one factory each hit their own cached kernel.
 
 Kernels take 1-D buffers plus int64 arrays for shape and strides (never n-d
 arrays), so the number of compiled signatures depends on dtypes only, not on

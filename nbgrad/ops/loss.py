@@ -88,8 +88,8 @@ def _class_first(buf, x):
 def _check_target(x, target):
     if not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy(): argument 'target' must be Tensor, not {type(target).__name__}")
-    if target.dtype.is_floating_point or target.dtype is D.bool_:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if target.dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1][:-6]}")
     if x.dim() == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if x.dim() == 1:

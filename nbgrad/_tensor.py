@@ -349,10 +349,21 @@ class Tensor:
         return self._backend().to_numpy(self._view_tuple())
 
     def _host_array(self):
-        """A numpy array of the values (a copy for device tensors), ignoring requires_grad."""
+        """A numpy array of the values (an alias on the CPU, a host copy for device
+        tensors), ignoring requires_grad."""
         if self._storage.device.type == "cpu":
             return self._backend().to_numpy(self._view_tuple())
-        return self.cpu()._host_array()
+        return self._backend().to_host(self._view_tuple())
+
+    @property
+    def __cuda_array_interface__(self):
+        if self._storage.device.type != "cuda":
+            raise AttributeError("Can't get __cuda_array_interface__ on non-CUDA tensor type: "
+                                 f"{self.type()} If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
+        if self._requires_grad:
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                               "If gradients aren't required, use var.detach() to get Variable that doesn't require grad.")
+        return self._backend().cuda_array_interface(self._view_tuple())
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()

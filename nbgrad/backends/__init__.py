@@ -20,6 +20,11 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
   arange(n, start, step, dtype)             -> buffer start + i*step
   to_numpy(view)                            -> np.ndarray aliasing the view's memory
   from_numpy(array)                         -> (buf, offset, strides) aliasing array
+  to_host(view)                             -> a host numpy array holding the view's values
+                                            (device backends; the CPU uses to_numpy)
+  cuda_array_interface(view)                -> the __cuda_array_interface__ dict (CUDA only)
+  tensor_from_cuda_array(obj, dtype)        -> an nbgrad Tensor sharing obj's device memory
+                                            (CUDA only; called by nbgrad.as_tensor)
   from_host(array)                          -> new buffer holding a copy of a host numpy
                                             array's values (C order); moves data to the device
 

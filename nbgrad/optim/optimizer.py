@@ -167,7 +167,7 @@ def _in_place_target(p):
     """(tensor to update, write-back or None): a contiguous stand-in when p is not contiguous."""
     if p.is_contiguous():
         return p, None
-    tmp = p.detach().clone()
+    tmp = p.detach().contiguous()   # a contiguous copy (clone would keep the strides)
     return tmp, (lambda: p.detach().copy_(tmp))
 
 

@@ -45,7 +45,7 @@ def _encode(obj, path, arrays):
             while f"{name}#{k}" in arrays:
                 k += 1
             name = f"{name}#{k}"
-        arrays[name] = np.ascontiguousarray(obj.detach()._host_array())
+        arrays[name] = np.array(obj.detach()._host_array(), order="C", copy=True)   # keeps 0-d shapes
         return {"T": name}
     if obj is None or isinstance(obj, (bool, str)):
         return obj
@@ -76,7 +76,7 @@ def _digest(arrays, names):
         h.update(name.encode())
         h.update(str(a.dtype).encode())
         h.update(repr(tuple(a.shape)).encode())
-        h.update(np.ascontiguousarray(a).tobytes())
+        h.update(a.tobytes())
     return h.hexdigest()
 
 

@@ -67,6 +67,41 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
   randint(numel, dtype, low, high)          -> buffer (low <= x < high)
   randperm(n)                               -> int64 buffer
 
+Fused losses (nbgrad/ops/loss.py).  Here every buffer argument is contiguous,
+1-D, starting at element 0, of exactly the length said; a (m, c) matrix is
+read row by row.  Targets are int64 buffers; weight/pos_weight are None or a
+buffer of x's dtype.  Sums come back as Python floats; per-row losses and
+coefficients are float64 buffers.
+  cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing)
+                                            -> (row_loss (m,), lse (m,) log-sum-exp of each
+                                            row, (sum of w[t]*nll, sum of label-smoothing
+                                            terms, sum of w[t])) over rows whose target is
+                                            not ignore_index; raises IndexError("Target k is
+                                            out of bounds.")
+  cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing,
+                         coef_nll, coef_smooth) -> d loss / d x (m*c,) of x's dtype, where
+                                            row i's loss is coef_nll[i]*w[t]*nll_i +
+                                            coef_smooth[i]*sum_j w_j*(lse_i - x_ij)
+  nll_forward(x, m, c, target, weight, ignore_index) -> (row_loss (m,), (sum, sum of w[t]))
+  nll_backward(m, c, target, weight, ignore_index, coef, dtype)
+                                            -> (m*c,) buffer: -w[t]*coef[i] at [i, t], else 0
+  mse_forward(x, y)                         -> (squared errors float64, their sum)
+  mse_backward(x, y, coef)                  -> 2*(x-y)*coef (coef of length 1 or len(x))
+  bce_logits_forward(x, y, w, pw)           -> (elementwise w*((1-y)x + (1+(pw-1)y)*
+                                            softplus(-x)) float64, their sum)
+  bce_logits_backward(x, y, w, pw, coef)    -> (grad wrt x, grad wrt y), scaled by coef
+
+Fused optimizer updates (nbgrad/optim): in place, one pass per parameter,
+PyTorch's single-tensor formulas in the parameter's dtype.  Views as above,
+contiguous, all of the parameter's dtype.
+  sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum,
+           dampening, nesterov, maximize)   buf_view None when momentum == 0;
+                                            init_buf: the buffer starts as the gradient
+  adam_step(p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step,
+            lr, beta1, beta2, eps, weight_decay, amsgrad, maximize,
+            decoupled_weight_decay)         step counts this step; max view None unless
+                                            amsgrad; decoupled = AdamW
+
 UNARY_OPS (out_dtype = x's dtype unless said):
   neg abs exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan
   sinh cosh tanh sigmoid relu sign floor ceil round (half to even) trunc reciprocal

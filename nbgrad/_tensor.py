@@ -15,6 +15,18 @@ from .autograd.grad_mode import is_grad_enabled
 from .backends import get_backend
 
 
+_STRIDES_CACHE = {}
+
+
+def _strides_of(shape):
+    strides = _STRIDES_CACHE.get(shape)
+    if strides is None:
+        strides = contiguous_strides(shape)
+        if len(_STRIDES_CACHE) < 4096:
+            _STRIDES_CACHE[shape] = strides
+    return strides
+
+
 def contiguous_strides(shape):
     strides = [0] * len(shape)
     acc = 1
@@ -50,9 +62,16 @@ def is_non_overlapping(shape, strides):
 class Tensor:
     """An n-dimensional strided view over a Storage, with PyTorch's autograd fields."""
 
+    # Fields every tensor sets live in slots; rarely-set ones are class-level defaults
+    # that an instance overrides in its __dict__ only when it needs to (cheap creation).
     __slots__ = ("_storage", "_shape", "_stride", "_offset", "_dtype", "_vc",
-                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_base", "_view_version",
-                 "_grad_acc", "_leaf_hooks", "_retains_grad", "__weakref__", "__dict__")
+                 "_requires_grad", "_grad_fn", "_output_nr", "__weakref__", "__dict__")
+    _grad = None
+    _base = None            # the root tensor a view aliases
+    _view_version = 0       # version when a view's grad_fn was last set
+    _grad_acc = None        # weakref to the AccumulateGrad node of a leaf
+    _leaf_hooks = None
+    _retains_grad = False
 
     # -- construction ------------------------------------------------------
     def __init__(self, *args, **kwargs):
@@ -72,14 +91,8 @@ class Tensor:
         self._dtype = dtype
         self._vc = vc if vc is not None else VersionCounter()
         self._requires_grad = False
-        self._grad = None
         self._grad_fn = None
         self._output_nr = 0
-        self._base = None
-        self._view_version = 0
-        self._grad_acc = None
-        self._leaf_hooks = None
-        self._retains_grad = False
 
     @classmethod
     def _make(cls, storage, shape, stride, offset, dtype, vc=None):
@@ -89,9 +102,21 @@ class Tensor:
 
     @classmethod
     def _from_buffer(cls, buffer, shape, dtype, device):
-        """A new contiguous tensor owning a buffer the backend returned."""
-        shape = Size(shape)
-        return cls._make(Storage(buffer, device), shape, contiguous_strides(shape), 0, dtype)
+        """A new contiguous tensor owning a buffer the backend returned (the hot path of
+        every op: kept to plain attribute stores)."""
+        if type(shape) is not Size:
+            shape = Size(shape)
+        t = object.__new__(Tensor)
+        t._storage = Storage(buffer, device)
+        t._shape = shape
+        t._stride = _strides_of(shape)
+        t._offset = 0
+        t._dtype = dtype
+        t._vc = VersionCounter()
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        return t
 
     def _view_tuple(self):
         """The (buffer, offset, shape, strides) view the backend contract speaks of."""

@@ -1,24 +1,30 @@
-"""Anomaly detection: nodes remember where they were created; NaN in a backward raises."""
-import threading
+"""Anomaly detection: nodes remember where they were created; NaN in a backward raises.
+
+The mode is global, as in PyTorch (grad mode is per thread, anomaly mode is not)."""
 import traceback
 
-_state = threading.local()
+ENABLED = False
 
 
 def is_anomaly_enabled():
-    return getattr(_state, "enabled", False)
+    return ENABLED
+
+
+def _set(mode):
+    global ENABLED
+    ENABLED = bool(mode)
 
 
 class set_detect_anomaly:
     def __init__(self, mode, check_nan=True):
-        self.prev = is_anomaly_enabled()
-        _state.enabled = bool(mode)
+        self.prev = ENABLED
+        _set(mode)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        _state.enabled = self.prev
+        _set(self.prev)
 
 
 class detect_anomaly:
@@ -26,12 +32,12 @@ class detect_anomaly:
         pass
 
     def __enter__(self):
-        self.prev = is_anomaly_enabled()
-        _state.enabled = True
+        self.prev = ENABLED
+        _set(True)
         return self
 
     def __exit__(self, *exc):
-        _state.enabled = self.prev
+        _set(self.prev)
 
 
 def creation_trace():

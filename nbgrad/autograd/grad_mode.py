@@ -2,11 +2,16 @@
 import functools
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = True          # class-level defaults: each new thread starts with grad enabled
+    inference = False
+
+
+_state = _State()
 
 
 def is_grad_enabled():
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode):
@@ -14,7 +19,7 @@ def _set_enabled(mode):
 
 
 def is_inference_mode_enabled():
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 class _DecoratorContextManager:

@@ -74,7 +74,7 @@ class Node:
     def __init__(self, edges, input_meta=()):
         self.next_functions = edges
         self.input_meta = input_meta
-        if anomaly_mode.is_anomaly_enabled():
+        if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 
     def name(self):
@@ -89,8 +89,11 @@ class Node:
     # -- saved tensors ---------------------------------------------------
     def save(self, *tensors, outputs=()):
         """Save inputs (and, by position in `outputs`, this node's own outputs) for backward."""
-        self._saved = tuple(None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
-                            for t in tensors)
+        if outputs:
+            self._saved = tuple(None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
+                                for t in tensors)
+        else:
+            self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
 
     @property
     def saved_tensors(self):

@@ -40,9 +40,13 @@ def _reversed(fn):
     return method
 
 
+_NUMBER_TYPES = frozenset({int, float, bool})
+
+
 def _not_implemented_for_non_tensors(fn):
     def method(self, other):
-        if not isinstance(other, (Tensor, int, float, bool)) and not hasattr(other, "__index__"):
+        if type(other) not in _NUMBER_TYPES and not isinstance(other, Tensor) \
+                and not hasattr(other, "__index__") and not isinstance(other, float):
             return NotImplemented
         return fn(self, other)
     method.__name__ = fn.__name__

@@ -5,7 +5,7 @@ import math
 from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.node import Node
 from ..backends import get_backend
 
@@ -15,7 +15,7 @@ def backend_of(t):
 
 
 def needs_grad(*tensors):
-    if not is_grad_enabled():
+    if not _grad_state.enabled:
         return False
     for t in tensors:
         if isinstance(t, Tensor) and t._requires_grad:
@@ -23,10 +23,13 @@ def needs_grad(*tensors):
     return False
 
 
+_NO_EDGE = (None, 0)
+
+
 def edge(t):
     if not isinstance(t, Tensor) or not t._requires_grad:
-        return (None, 0)
-    fn = t.grad_fn
+        return _NO_EDGE
+    fn = t._grad_fn if t._base is None else t.grad_fn    # a view may regenerate its grad_fn
     if fn is not None:
         return (fn, t._output_nr)
     return (t._grad_accumulator(), 0)
@@ -34,9 +37,13 @@ def edge(t):
 
 def record(node_cls, inputs, outputs, **attrs):
     """Create a node for `outputs` computed from `inputs` and attach it; return it."""
-    edges = tuple(edge(t) for t in inputs)
-    meta = tuple((t._shape, t._dtype) if e[0] is not None else None for t, e in zip(inputs, edges))
-    node = node_cls(edges, meta)
+    edges = []
+    meta = []
+    for t in inputs:
+        e = edge(t)
+        edges.append(e)
+        meta.append(None if e[0] is None else (t._shape, t._dtype))
+    node = node_cls(tuple(edges), tuple(meta))
     if attrs:
         node.__dict__.update(attrs)
     for i, out in enumerate(outputs):
@@ -48,6 +55,10 @@ def record(node_cls, inputs, outputs, **attrs):
 
 
 def check_same_device(*tensors):
+    if len(tensors) == 2:
+        a, b = tensors
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._storage.device is b._storage.device:
+            return a._storage.device
     dev = None
     for t in tensors:
         if isinstance(t, Tensor):
@@ -65,12 +76,28 @@ def new_tensor(buffer, shape, dtype, device):
     return Tensor._from_buffer(buffer, shape, dtype, device)
 
 
+_SCALAR_OPERANDS = {}
+
+
 def scalar_tensor(value, dtype, device):
-    be = get_backend(device.type)
-    return Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
+    """A 0-dim tensor holding a Python number (an op's operand; never handed to users)."""
+    key = (value, dtype, device)
+    t = _SCALAR_OPERANDS.get(key) if value == value else None
+    if t is None:
+        be = get_backend(device.type)
+        t = Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
+        if value == value and len(_SCALAR_OPERANDS) < 1024:
+            _SCALAR_OPERANDS[key] = t
+    return t
 
 
 def broadcast_shapes(*shapes):
+    if len(shapes) == 2:
+        a, b = shapes
+        if a == b or not b:
+            return a if type(a) is Size else Size(a)
+        if not a:
+            return b if type(b) is Size else Size(b)
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:

@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
+from ..backends import get_backend
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
 
@@ -24,14 +25,25 @@ def _unary_raw(op, x, out_dtype=None):
 
 
 def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
-    dev = check_same_device(a, b)
-    ta = as_operand(a, compute_dtype, dev)
-    tb = as_operand(b, compute_dtype, dev)
-    shape = broadcast_shapes(ta._shape, tb._shape)
+    """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
+    This is every arithmetic op's hot path, so the common cases are spelled out."""
+    a_is_tensor = isinstance(a, Tensor)
+    b_is_tensor = isinstance(b, Tensor)
+    if a_is_tensor and b_is_tensor:
+        dev = a._storage.device
+        if b._storage.device is not dev:
+            dev = check_same_device(a, b)
+    else:
+        dev = (a if a_is_tensor else b)._storage.device
+    ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
+    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, compute_dtype, dev)
+    sa, sb = ta._shape, tb._shape
+    shape = broadcast_shapes(sa, sb)
+    av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
+    bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype
-    buf = backend_of(ta).binary(op, broadcast_view(ta, shape), broadcast_view(tb, shape), shape,
-                                out_dtype.np)
-    return new_tensor(buf, shape, out_dtype, ta._storage.device)
+    buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
+    return Tensor._from_buffer(buf, shape, out_dtype, dev)
 
 
 def _float_of(x):
@@ -369,6 +381,17 @@ def isfinite(x):
 
 # ---------------------------------------------------------------- binary
 def _result_type(a, b):
+    # fast paths for the common cases; everything else follows PyTorch's full rules
+    if isinstance(a, Tensor):
+        da = a._dtype
+        if isinstance(b, Tensor):
+            if b._dtype is da:
+                return da
+        elif type(b) is float:
+            if da.is_floating_point:
+                return da
+        elif type(b) is int and da is not D.bool_:
+            return da
     return D.result_type_of((a, b))
 
 

@@ -88,8 +88,8 @@ def _class_first(buf, x):
 def _check_target(x, target):
     if not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy(): argument 'target' must be Tensor, not {type(target).__name__}")
-    if target.dtype is not D.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1][:-6]}")
+    if target.dtype is not D.int64 and target.dtype is not D.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
     if x.dim() == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if x.dim() == 1:
@@ -168,7 +168,7 @@ def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight):
     """Per-row gradient scales of the NLL part and the smoothing part (before g)."""
     if reduction == "mean":
         s_nll = (1.0 - smoothing) * _div(1.0, sums_w)
-        s_smooth = smoothing / c * _div(1.0, sums_w if has_weight else m)
+        s_smooth = smoothing / c * _div(1.0, sums_w)   # PyTorch: over the rows not ignored
     else:
         s_nll, s_smooth = 1.0 - smoothing, smoothing / c
     return s_nll, s_smooth
@@ -202,7 +202,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     else:
         value = (1.0 - eps) * _div(s_nll, s_w)
         if eps:
-            value += eps / c * _div(s_smooth, s_w if weight is not None else m)
+            value += eps / c * _div(s_smooth, s_w)
         out = scalar_tensor(value, x._dtype, x.device)
     if needs_grad(x):
         dim = 0 if x.dim() == 1 else 1

@@ -101,9 +101,11 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
-        state_dict = copy.deepcopy(dict(state_dict))
+        # as PyTorch: the groups are deep-copied, state tensors are taken as they are
+        # (cast to each parameter's dtype/device when those differ)
+        state_dict = dict(state_dict)
         groups = self.param_groups
-        saved_groups = state_dict["param_groups"]
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
@@ -120,7 +122,7 @@ class Optimizer:
                 p = id_map[key]
                 state[p] = {name: self._cast_state(p, name, value) for name, value in v.items()}
             else:
-                state[k] = v
+                state[k] = copy.deepcopy(v)
         new_groups = []
         for g, s in zip(groups, saved_groups):
             s = dict(s)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad import nn
+nn = nbgrad.nn
 
 
 class Net(nn.Module):
@@ -176,7 +176,7 @@ def test_repr_like_pytorch():
         "  (3): Linear(in_features=8, out_features=2, bias=False)\n"
         "  (4): LogSoftmax(dim=1)\n"
         "  (5): Flatten(start_dim=1, end_dim=-1)\n"
-        "  (6): LayerNorm((2,), eps=1e-05, elementwise_affine=True)\n"
+        "  (6): LayerNorm((2,), eps=1e-05, elementwise_affine=True, bias=True)\n"
         "  (7): Embedding(10, 3, padding_idx=0)\n"
         ")")
     assert repr(nn.ModuleList()) == "ModuleList()"

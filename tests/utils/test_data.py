@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.utils.data import (DataLoader, Dataset, Subset, TensorDataset, default_collate, random_split)
+_data = nbgrad.utils.data
+DataLoader, Dataset, Subset, TensorDataset = _data.DataLoader, _data.Dataset, _data.Subset, _data.TensorDataset
+default_collate, random_split = _data.default_collate, _data.random_split
 
 
 def make(n=10):

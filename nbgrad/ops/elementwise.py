@@ -509,8 +509,20 @@ def div(a, b, rounding_mode=None):
     return out
 
 
+def _check_integer_divisor(b, dt):
+    """Integer division by zero raises, as in PyTorch (floats give inf/nan)."""
+    if dt.is_floating_point:
+        return
+    if isinstance(b, Tensor):
+        if b.numel() and bool(_binary_raw("eq", b, 0, b._dtype, D.bool_).any()):
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
 def floor_divide(a, b):
     dt = _result_type(a, b)
+    _check_integer_divisor(b, dt)
     out = _binary_raw("floordiv", a, b, dt)
     if needs_grad(a, b) and dt.is_floating_point:
         record(NotImplementedNode, (a, b), (out,), op_name="floor_divide")
@@ -530,6 +542,7 @@ class RemainderBackward1(Node):
 
 def remainder(a, b):
     dt = _result_type(a, b)
+    _check_integer_divisor(b, dt)
     out = _binary_raw("remainder", a, b, dt)
     if needs_grad(a, b):
         if isinstance(a, Tensor) and isinstance(b, Tensor):

@@ -197,3 +197,13 @@ def test_failing_inplace_on_a_view_leaves_the_base_alone():
         v.add_(nbgrad.ones(3, 4))
     assert base.tolist() == [[0.0] * 4] * 3
     assert base._version == 0 and v._version == 0
+
+
+def test_integer_division_by_zero_raises_but_float_division_gives_inf():
+    a = nbgrad.tensor([5, 3])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        a // 0
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        a % nbgrad.tensor([0, 1])
+    assert (nbgrad.tensor([5.0]) // 0).tolist() == [float("inf")]
+    assert (nbgrad.tensor([-5.0]) / 0).tolist() == [float("-inf")]

@@ -230,3 +230,21 @@ def test_losses_agree_with_torch_if_installed(rng):
         b.backward()
         np.testing.assert_allclose(a.item(), b.item(), rtol=1e-5)
         np.testing.assert_allclose(xt.grad.numpy(), tt.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_cross_entropy_on_strided_and_1d_inputs(rng):
+    x = rng.normal(size=(5, 4))
+    base = nbgrad.tensor(x.T.copy(), requires_grad=True)
+    xt = base.t()                                   # non-contiguous (4 classes along dim 1)
+    t = np.array([3, 0, 2, 1, 1])
+    out = F.cross_entropy(xt, nbgrad.tensor(t), reduction="sum")
+    np.testing.assert_allclose(out.item(), np_cross_entropy(x, t, reduction="sum"), rtol=1e-12)
+    out.backward()
+    p = np.exp(np_log_softmax(x, 1))
+    p[np.arange(5), t] -= 1
+    np.testing.assert_allclose(base.grad.numpy(), p.T, rtol=1e-10, atol=1e-12)
+    v = nbgrad.tensor(x[0], requires_grad=True)
+    F.cross_entropy(v, nbgrad.tensor(2)).backward()
+    q = np.exp(np_log_softmax(x[0], 0))
+    q[2] -= 1
+    np.testing.assert_allclose(v.grad.numpy(), q, rtol=1e-10, atol=1e-12)

@@ -361,7 +361,11 @@ def bernoulli_(t, p=0.5, generator=None):
 
 
 def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):
+    """Draws from N(mean, std); mean/std may be tensors (then the result has their shape)."""
+    from .autograd.grad_mode import no_grad
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        shape = (mean if isinstance(mean, Tensor) else std).shape
-        return randn(shape, dtype=(mean if isinstance(mean, Tensor) else std).dtype) * std + mean
-    return normal_(empty(size, dtype=dtype, device=device), mean, std)
+        ref = mean if isinstance(mean, Tensor) else std
+        with no_grad():
+            out = randn(ref.shape, dtype=ref.dtype, device=ref.device) * std + mean
+        return _finish(out, requires_grad)
+    return _finish(normal_(empty(size, dtype=dtype, device=device), mean, std), requires_grad)

@@ -1,0 +1,48 @@
+"""The CUDA backend: the contract of nbgrad.backends, done by numba.cuda kernels.
+
+It mirrors nbgrad/backends/cpu file for file; every kernel is a grid-stride
+loop (or a block-per-row tree, or a tiled matmul), so small launches cover any
+size and the same code runs under Numba's CUDA simulator.  Importing it raises
+RuntimeError when numba-cuda or a GPU is missing (see _device.py).
+  _device.py       numba.cuda, launch sizes, cached device geometry, simulator shims
+  memory.py        empty/full/arange, host transfers, __cuda_array_interface__ exchange
+  strided_copy.py  copy with cast, fill
+  elementwise.py   unary, binary, where (scalar functions shared with the CPU, + GPU twins)
+  reduction.py     reduce, max_with_index, softmax (shared-memory trees)
+  linalg.py        matmul (shared-memory tiles, register blocking)
+  indexing.py      take, put (atomics for accumulate), nonzero
+  sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)
+  loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
+  optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
+"""
+from ._device import SIMULATOR, synchronize
+from .elementwise import BINARY_OPS, UNARY_OPS, binary, unary, where
+from .indexing import nonzero, put, take
+from .linalg import matmul
+from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
+                           cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
+from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
+                     to_host, to_numpy)
+from .optim_kernels import adam_step, sgd_step
+from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
+from .sampling import manual_seed, normal, randint, randperm, uniform
+from .strided_copy import copy, fill
+
+
+def _seed_from_default_generator():
+    # nbgrad.manual_seed() may have run before this backend was first loaded
+    from ..._creation import default_generator
+    if default_generator.initial_seed() is not None:
+        manual_seed(default_generator.initial_seed())
+
+
+_seed_from_default_generator()
+
+__all__ = [
+    "empty", "full", "arange", "to_numpy", "from_numpy", "to_host", "from_host", "cuda_array_interface",
+    "tensor_from_cuda_array", "copy", "fill", "unary", "binary", "where", "reduce", "max_with_index",
+    "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
+    "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
+    "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
+    "adam_step", "synchronize", "SIMULATOR",
+]

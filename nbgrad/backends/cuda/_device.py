@@ -1,0 +1,129 @@
+"""The CUDA runtime seen by every kernel file: numba.cuda itself, launch sizes, device geometry.
+
+Importing this file raises RuntimeError (never ImportError) when CUDA cannot be
+used, so `get_backend("cuda")` fails with one clear message.  Under Numba's
+CUDA simulator (NUMBA_ENABLE_CUDASIM=1, set before numba is imported) kernels
+run as Python threads: launches are then sized small (grid-stride loops cover
+any size) and tile/tree kernels are built with small compile-time sizes.
+"""
+import math
+
+import numpy as np
+
+_MISSING = ("nbgrad's CUDA backend needs numba-cuda and an NVIDIA GPU with its driver: "
+            "pip install 'nbgrad[cuda]'")
+
+try:
+    import numba
+    import numba_cuda  # noqa: F401  -- the maintained package; `from numba import cuda` then uses it
+    from numba import cuda
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise RuntimeError(f"{_MISSING} ({exc})") from None
+
+SIMULATOR = bool(numba.config.ENABLE_CUDASIM)
+
+if not SIMULATOR and not cuda.is_available():  # pragma: no cover - needs a machine without a GPU
+    raise RuntimeError(f"{_MISSING} (numba.cuda.is_available() is False: no GPU or driver found)")
+
+# Threads per block of the elementwise (grid-stride) kernels and the most blocks
+# one launch asks for; the tree and tile kernels read their own sizes below.
+if SIMULATOR:
+    THREADS = 8
+    MAX_BLOCKS = 1
+    REDUCE_THREADS = 4   # a power of two: the shared-memory tree halves it
+else:
+    THREADS = 256
+    MAX_BLOCKS = 65535
+    REDUCE_THREADS = 256
+
+
+def launch(n):
+    """(blocks, threads) for a grid-stride loop over n items."""
+    return max(1, min(MAX_BLOCKS, math.ceil(n / THREADS))), THREADS
+
+
+def jit(fn):
+    """A kernel.  Caching on disk is off unless NBGRAD_CUDA_CACHE=1 (closures over device
+    functions do not always pickle to a stable key)."""
+    import os
+    return cuda.jit(cache=os.environ.get("NBGRAD_CUDA_CACHE") == "1" and not SIMULATOR)(fn)
+
+
+def device_fn(fn):
+    """A device function compiled from a plain Python scalar function (often the CPU's own)."""
+    return cuda.jit(device=True)(fn)
+
+
+# --------------------------------------------------------------------------- #
+# Buffers
+
+def is_device_array(obj):
+    return cuda.is_cuda_array(obj) if not SIMULATOR else hasattr(obj, "copy_to_host")
+
+
+def device_array(n, dtype):
+    return cuda.device_array(int(n), dtype=np.dtype(dtype))
+
+
+def to_device(array):
+    """A device buffer holding a copy of a host array (any layout)."""
+    return cuda.to_device(np.ascontiguousarray(array))
+
+
+def as_device(buf):
+    """buf itself when it lives on the device; a device copy of a host buffer (a CPU
+    scalar tensor mixed into a CUDA op, as PyTorch allows for 0-d tensors)."""
+    if isinstance(buf, np.ndarray):
+        return to_device(buf)
+    return buf
+
+
+_GEOMETRY_CACHE = {}
+
+
+def geometry(*rows):
+    """An int64 device array holding the concatenated int sequences (shape, strides...).
+    Cached by value, so repeated shapes cost no host-to-device copy."""
+    key = tuple(tuple(int(v) for v in r) for r in rows)
+    arr = _GEOMETRY_CACHE.get(key)
+    if arr is None:
+        if len(_GEOMETRY_CACHE) > 4096:
+            _GEOMETRY_CACHE.clear()
+        flat = [v for r in key for v in r] or [0]
+        arr = _GEOMETRY_CACHE[key] = to_device(np.array(flat, dtype=np.int64))
+    return arr
+
+
+def host_int64(values):
+    return np.ascontiguousarray(values, dtype=np.int64)
+
+
+def synchronize():
+    cuda.synchronize()
+
+
+def device_pointer(buf):
+    """The device address of a buffer's first element."""
+    if SIMULATOR:
+        return buf._ary.ctypes.data
+    return buf.__cuda_array_interface__["data"][0]
+
+
+def _patch_simulator():
+    """The simulator's arrays have no __cuda_array_interface__; give them one (their
+    memory is host memory, so the pointer is a host address) so that Storage.data_ptr
+    and interop work the same under the simulator as on a GPU."""
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+    if "__cuda_array_interface__" in FakeCUDAArray.__dict__:
+        return
+
+    def interface(self):
+        ary = self._ary
+        return {"shape": tuple(ary.shape), "strides": None if ary.flags.c_contiguous else tuple(ary.strides),
+                "typestr": ary.dtype.str, "data": (ary.ctypes.data, False), "version": 3}
+
+    FakeCUDAArray.__cuda_array_interface__ = property(interface)
+
+
+if SIMULATOR:
+    _patch_simulator()

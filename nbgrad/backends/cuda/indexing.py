@@ -1,0 +1,138 @@
+"""Gather and scatter by flat element offsets (take, put), and nonzero.
+
+put with accumulate uses atomic adds (float32/float64/int32/int64): repeated
+offsets accumulate, and only the float rounding order may vary run to run.
+Other dtypes (and bool's logical-or accumulate) take a serial one-thread loop
+in order, as the CPU does.  nonzero is two passes over fixed chunks (count,
+then write at each chunk's prefix offset), so its output is in C order.
+"""
+import math
+
+import numpy as np
+from numba import cuda
+
+from ..cpu._geometry import contiguous_strides, numel
+from ._device import MAX_BLOCKS, SIMULATOR, THREADS, as_device, device_array, jit, launch, to_device
+from .strided_copy import copy
+
+
+@jit
+def _take(buf, offsets, out, n):
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        out[i] = buf[offsets[i]]
+
+
+@jit
+def _put(buf, offsets, values, n):
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        buf[offsets[i]] = values[i]
+
+
+@jit
+def _put_accumulate_atomic(buf, offsets, values, n):
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        cuda.atomic.add(buf, offsets[i], values[i])
+
+
+@jit
+def _put_accumulate_serial(buf, offsets, values, n):
+    if cuda.grid(1) == 0:
+        for i in range(n):
+            buf[offsets[i]] += values[i]
+
+
+@jit
+def _put_or(buf, offsets, values, n):
+    # bool += is logical or: writing True is idempotent, so no atomics are needed
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        if values[i]:
+            buf[offsets[i]] = True
+
+
+_ATOMIC_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64)}
+
+
+def _offsets(offsets):
+    if isinstance(offsets, np.ndarray):
+        return to_device(np.ascontiguousarray(offsets, dtype=np.int64))
+    return offsets
+
+
+def take(buf, offsets):
+    offsets = _offsets(offsets)
+    n = offsets.size
+    out = device_array(n, buf.dtype)
+    if n:
+        blocks, threads = launch(n)
+        _take[blocks, threads](as_device(buf), offsets, out, n)
+    return out
+
+
+def put(buf, offsets, values, accumulate):
+    offsets = _offsets(offsets)
+    values = as_device(values)
+    assert offsets.size == values.size, "put: offsets and values differ in length"
+    n = offsets.size
+    if n == 0:
+        return
+    blocks, threads = launch(n)
+    if not accumulate:
+        _put[blocks, threads](buf, offsets, values, n)
+    elif buf.dtype == np.bool_:
+        _put_or[blocks, threads](buf, offsets, values, n)
+    elif buf.dtype in _ATOMIC_DTYPES:
+        _put_accumulate_atomic[blocks, threads](buf, offsets, values, n)
+    else:
+        _put_accumulate_serial[1, 1](buf, offsets, values, n)
+
+
+# --------------------------------------------------------------------------- #
+# nonzero
+
+@jit
+def _count_chunks(flat, n, chunk, counts, nchunks):
+    for c in range(cuda.grid(1), nchunks, cuda.gridsize(1)):
+        k = 0
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            if flat[i] != 0:
+                k += 1
+        counts[c] = k
+
+
+@jit
+def _write_chunks(flat, n, chunk, starts, nchunks, shape, ndim, out):
+    for c in range(cuda.grid(1), nchunks, cuda.gridsize(1)):
+        k = starts[c]
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            if flat[i] != 0:
+                rem = i
+                for d in range(ndim - 1, -1, -1):
+                    out[k * ndim + d] = rem % shape[d]
+                    rem //= shape[d]
+                k += 1
+
+
+def nonzero(view):
+    """(int64 buffer of shape (count, ndim) in C order, count): indices of nonzero elements."""
+    buf, offset, shape, strides = view
+    shape = tuple(shape)
+    n = numel(shape)
+    flat = device_array(max(n, 1), buf.dtype)
+    copy((as_device(buf), offset, shape, strides), (flat, 0, shape, contiguous_strides(shape)))
+    nchunks = max(1, min(n, THREADS * MAX_BLOCKS if not SIMULATOR else THREADS))
+    chunk = max(1, math.ceil(n / nchunks))
+    nchunks = max(1, math.ceil(n / chunk))
+    counts = device_array(nchunks, np.int64)
+    blocks, threads = launch(nchunks)
+    _count_chunks[blocks, threads](flat, n, chunk, counts, nchunks)
+    host_counts = counts.copy_to_host()
+    count = int(host_counts.sum())
+    ndim = max(len(shape), 1)
+    if len(shape) == 0:
+        return device_array(0, np.int64), count
+    out = device_array(count * ndim, np.int64)
+    if count:
+        starts = to_device(np.concatenate([[0], np.cumsum(host_counts)[:-1]]).astype(np.int64))
+        dshape = to_device(np.array(shape, dtype=np.int64))
+        _write_chunks[blocks, threads](flat, n, chunk, starts, nchunks, dshape, ndim, out)
+    return out, count

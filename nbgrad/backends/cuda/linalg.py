@@ -1,0 +1,130 @@
+"""Matrix multiply: shared-memory tiles with register blocking, one kernel per dtype.
+
+A block computes a BM x BN tile of one output matrix (grid z = batch index):
+per step of BK along k it stages an A tile (stored k-major) and a B tile in
+shared memory, then each thread accumulates a TM x TN register block.
+Operands are read through their strides (a transposed operand needs no copy);
+the loading order follows whichever dim of the operand is contiguous, so
+global reads stay coalesced for C and F layouts alike.  float32 accumulates in
+float32 with FMA (PyTorch with TF32 off).  Under the simulator the tile is
+tiny (syncthreads kernels are the simulator's slowest).
+"""
+import numba
+import numpy as np
+from numba import cuda
+
+from ..cpu._geometry import batch_offsets, numel
+from ._device import SIMULATOR, as_device, device_array, jit, to_device
+from .strided_copy import fill
+
+if SIMULATOR:
+    BM, BN, BK, TM, TN = 4, 4, 2, 2, 2
+else:
+    BM, BN, BK, TM, TN = 64, 64, 16, 4, 4
+TX = BN // TN
+TY = BM // TM
+THREADS = TX * TY
+
+
+def make_matmul(np_dtype):
+    dt = numba.from_dtype(np.dtype(np_dtype))
+
+    @jit
+    def matmul_tiles(a, aoffs, a_sn, a_sk, b, boffs, b_sk, b_sm, out, n, k, m):
+        As = cuda.shared.array((BK, BM), dt)
+        Bs = cuda.shared.array((BK, BN), dt)
+        acc = cuda.local.array((TM, TN), dt)
+        ra = cuda.local.array(TM, dt)
+        rb = cuda.local.array(TN, dt)
+        tid = cuda.threadIdx.x
+        tx = tid % TX
+        ty = tid // TX
+        bz = cuda.blockIdx.z
+        row0 = cuda.blockIdx.y * BM
+        col0 = cuda.blockIdx.x * BN
+        pa = aoffs[bz]
+        pb = boffs[bz]
+        po = bz * n * m
+        for r in range(TM):
+            for c in range(TN):
+                acc[r, c] = 0
+        for k0 in range(0, k, BK):
+            for e in range(tid, BM * BK, THREADS):
+                if a_sk == 1:  # rows of A are contiguous: neighbouring threads walk k
+                    i = e // BK
+                    kk = e - i * BK
+                else:
+                    kk = e // BM
+                    i = e - kk * BM
+                gi = row0 + i
+                gk = k0 + kk
+                if gi < n and gk < k:
+                    As[kk, i] = a[pa + gi * a_sn + gk * a_sk]
+                else:
+                    As[kk, i] = 0
+            for e in range(tid, BK * BN, THREADS):
+                if b_sm == 1:  # rows of B are contiguous: neighbouring threads walk m
+                    kk = e // BN
+                    j = e - kk * BN
+                else:
+                    j = e // BK
+                    kk = e - j * BK
+                gk = k0 + kk
+                gj = col0 + j
+                if gk < k and gj < m:
+                    Bs[kk, j] = b[pb + gk * b_sk + gj * b_sm]
+                else:
+                    Bs[kk, j] = 0
+            cuda.syncthreads()
+            for kk in range(BK):
+                for r in range(TM):
+                    ra[r] = As[kk, ty * TM + r]
+                for c in range(TN):
+                    rb[c] = Bs[kk, tx * TN + c]
+                for r in range(TM):
+                    for c in range(TN):
+                        acc[r, c] += ra[r] * rb[c]
+            cuda.syncthreads()
+        for r in range(TM):
+            gi = row0 + ty * TM + r
+            if gi < n:
+                for c in range(TN):
+                    gj = col0 + tx * TN + c
+                    if gj < m:
+                        out[po + gi * m + gj] = acc[r, c]
+
+    return matmul_tiles
+
+
+_kernels = {}
+
+
+def matmul_kernel(np_dtype):
+    key = np.dtype(np_dtype)
+    k = _kernels.get(key)
+    if k is None:
+        k = _kernels[key] = make_matmul(key)
+    return k
+
+
+def matmul(a_view, b_view, out_dtype):
+    abuf, aoff, a_shape, ast = a_view
+    bbuf, boff, b_shape, bst = b_view
+    abuf, bbuf = as_device(abuf), as_device(bbuf)
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    batch = a_shape[:-2]
+    n, k = a_shape[-2:]
+    m = b_shape[-1]
+    nb = numel(batch)
+    out = device_array(nb * n * m, out_dtype)
+    if out.size == 0:
+        return out
+    if k == 0:
+        fill((out, 0, (out.size,), (1,)), 0)
+        return out
+    aoffs = to_device(batch_offsets(aoff, batch, ast[:-2]))
+    boffs = to_device(batch_offsets(boff, batch, bst[:-2]))
+    grid = ((m + BN - 1) // BN, (n + BM - 1) // BM, nb)
+    matmul_kernel(out.dtype)[grid, THREADS](abuf, aoffs, ast[-2], ast[-1], bbuf, boffs, bst[-2], bst[-1],
+                                            out, n, k, m)
+    return out

@@ -8,7 +8,7 @@ from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
 from ._tensor import Tensor, contiguous_strides, dense_strides
-from .backends import get_backend
+from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
 
 def _size_args(size):
@@ -277,6 +277,8 @@ class Generator:
     def manual_seed(self, seed):
         self._seed = int(seed)
         get_backend("cpu").manual_seed(self._seed)
+        if "cuda" in _LOADED_BACKENDS:  # not loaded yet: it seeds itself from here on import
+            _LOADED_BACKENDS["cuda"].manual_seed(self._seed)
         return self
 
     def initial_seed(self):

@@ -38,7 +38,7 @@ from .ops.reduction import sum_to_size as _sum_to_size
 from .ops.copying import clone
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
-from . import nn, optim, utils
+from . import cuda, nn, optim, utils
 from .serialization import save, load
 
 

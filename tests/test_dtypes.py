@@ -158,7 +158,7 @@ def _operand(kind, dt):
     return nbgrad.ones((), dtype=dt)
 
 
-@pytest.mark.parametrize("a_dt, b_dt", itertools.product(DTYPES, DTYPES),
+@pytest.mark.parametrize("a_dt, b_dt", list(itertools.product(DTYPES, DTYPES)),
                          ids=[f"{a}-{b}" for a, b in itertools.product(DTYPE_IDS, DTYPE_IDS)])
 def test_promote_types_table(a_dt, b_dt):
     expected = a_dt if ORDER[a_dt] >= ORDER[b_dt] else b_dt
@@ -166,7 +166,7 @@ def test_promote_types_table(a_dt, b_dt):
 
 
 @pytest.mark.parametrize("kinds", [("dim", "dim"), ("dim", "zero"), ("zero", "dim"), ("zero", "zero")])
-@pytest.mark.parametrize("a_dt, b_dt", itertools.product(DTYPES, DTYPES),
+@pytest.mark.parametrize("a_dt, b_dt", list(itertools.product(DTYPES, DTYPES)),
                          ids=[f"{a}-{b}" for a, b in itertools.product(DTYPE_IDS, DTYPE_IDS)])
 def test_tensor_tensor_promotion(a_dt, b_dt, kinds):
     a, b = _operand(kinds[0], a_dt), _operand(kinds[1], b_dt)

@@ -17,16 +17,26 @@ ndim.  The Python wrappers coalesce dims first and then pick:
     one binary operand is a broadcast scalar;
   * a strided path: an odometer over the outer dims around a tight inner loop
     over the last dim.
-Kernels are serial; a parallel variant (prange over the outer odometer chunks,
-above a measured size threshold) would plug in where `_run_*` chooses a path.
+Large calls are split across threads (see _threads.py): the same nogil
+kernels run on disjoint slices of the output (the contiguous range, or the
+outermost coalesced dim of the strided path).
+
+exp, log, tanh and sigmoid of float32/float64 use the branch-free
+formulations below (range reduction + polynomial, selects for the special
+values) rather than libm: there is no SVML here, so np.exp in a loop is a
+scalar call, while these vectorise (8 float32 lanes with AVX2).  Their
+accuracy against NumPy (a few ulp, incl. overflow, underflow, denormals, NaN,
++-inf) is tested in tests/backends/test_fast_math.py.
 """
 import math
 
 import numpy as np
-from numba import njit
-from numba.extending import register_jitable
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload, register_jitable
 
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
+from ._threads import run_split, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 # register_jitable keeps the plain Python function, which pickles by reference:
@@ -34,7 +44,272 @@ from .strided_copy import copy  # a Python wrapper, not a jitted helper
 # (a Dispatcher pickles with a per-process uuid, so closures over one never
 # hit the cache).
 _scalar = register_jitable(error_model="numpy")
-_kernel = njit(cache=True, error_model="numpy")
+_kernel = njit(cache=True, error_model="numpy", nogil=True)
+
+
+# --------------------------------------------------------------------------- #
+# Vectorisable transcendentals.  Bit casts are LLVM bitcasts (free, and they
+# vectorise); the type switch (float32 / float64 / anything else -> NumPy's
+# scalar function) happens at compile time through @overload.
+
+@intrinsic
+def _float_bits(typingctx, x):
+    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
+    if x == types.float32:
+        sig = types.int32(x)
+    elif x == types.float64:
+        sig = types.int64(x)
+    else:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(signature.return_type))
+    return sig, codegen
+
+
+def _make_from_bits(float_type, width):
+    @intrinsic
+    def from_bits(typingctx, i):
+        """The float whose IEEE bits are the low `width` bits of integer i."""
+        if not isinstance(i, types.Integer):
+            return None
+        sig = float_type(i)
+
+        def codegen(context, builder, signature, args):
+            v = args[0]
+            if i.bitwidth > width:
+                v = builder.trunc(v, ir.IntType(width))
+            elif i.bitwidth < width:
+                v = builder.sext(v, ir.IntType(width))
+            return builder.bitcast(v, context.get_value_type(float_type))
+        return sig, codegen
+    return from_bits
+
+
+_f32_from_bits = _make_from_bits(types.float32, 32)
+_f64_from_bits = _make_from_bits(types.float64, 64)
+
+_F = np.float32
+# Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
+# in the low mantissa bits, so n = bits(t) - bits(MAGIC) with no float->int
+# conversion (which AVX2 lacks for float64).
+_MAGIC_F = _F(12582912.0)
+_MAGIC_F_BITS = int(np.array(_MAGIC_F).view(np.int32))
+_MAGIC_D = 6755399441055744.0
+_MAGIC_D_BITS = int(np.array(_MAGIC_D).view(np.int64))
+_LOG2E_F = _F(1.4426950408889634)
+_LN2_HI_F = _F(0.693359375)        # few mantissa bits: n * hi is exact
+_LN2_LO_F = _F(-2.12194440e-4)
+_LOG2E_D = 1.4426950408889634
+_LN2_HI_D = 6.93145751953125e-1
+_LN2_LO_D = 1.42860682030941723212e-6
+_SQRT2_F = _F(1.41421356)
+_SQRT2_D = 1.4142135623730951
+_TINY_F = _F(1.17549435e-38)       # smallest normal float32
+_TINY_D = 2.2250738585072014e-308
+_TWO23_F = _F(8388608.0)
+_TWO54_D = 18014398509481984.0
+_TWO52_D = 4503599627370496.0
+_INF_F = _F(np.inf)
+_NAN_F = _F(np.nan)
+
+
+@register_jitable(error_model="numpy")
+def _exp_f32(x):
+    xc = min(max(x, _F(-104.0)), _F(89.0))      # beyond: 0 / inf after scaling
+    t = xc * _LOG2E_F + _MAGIC_F
+    n = t - _MAGIC_F
+    ni = _float_bits(t) - _MAGIC_F_BITS
+    r = xc - n * _LN2_HI_F
+    r = r - n * _LN2_LO_F
+    # Cephes expf polynomial for exp(r) on |r| <= ln2/2.
+    p = _F(1.9875691500e-4)
+    p = p * r + _F(1.3981999507e-3)
+    p = p * r + _F(8.3334519073e-3)
+    p = p * r + _F(4.1665795894e-2)
+    p = p * r + _F(1.6666665459e-1)
+    p = p * r + _F(5.0000001201e-1)
+    p = p * (r * r) + r + _F(1.0)
+    # 2**n in two halves so that n in [-150, 128] never leaves the normal range
+    # (one rounding only, into the denormals when the result is that small).
+    h = ni >> 1
+    y = p * _f32_from_bits((h + 127) << 23) * _f32_from_bits((ni - h + 127) << 23)
+    return y if x == x else x
+
+
+@register_jitable(error_model="numpy")
+def _exp_f64(x):
+    xc = min(max(x, -746.0), 710.0)
+    t = xc * _LOG2E_D + _MAGIC_D
+    n = t - _MAGIC_D
+    ni = _float_bits(t) - _MAGIC_D_BITS
+    r = xc - n * _LN2_HI_D
+    r = r - n * _LN2_LO_D
+    # Taylor series to r**13 (|r| <= 0.347: truncation < 2e-16 relative).
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * (r * r) + r + 1.0
+    h = ni >> 1
+    y = p * _f64_from_bits((h + 1023) << 52) * _f64_from_bits((ni - h + 1023) << 52)
+    return y if x == x else x
+
+
+@register_jitable(error_model="numpy")
+def _log_f32(x):
+    tiny = x < _TINY_F
+    xs = x * _TWO23_F if tiny else x             # denormals: scale into the normals
+    bits = _float_bits(xs)
+    # The biased exponent k as a float without an int->float conversion:
+    # the float with bits 0x4B000000 | k is 2**23 + k.
+    k = _f32_from_bits(((bits >> 23) & 0xFF) | 0x4B000000) - _TWO23_F
+    m = _f32_from_bits((bits & 0x7FFFFF) | 0x3F800000)   # mantissa in [1, 2)
+    big = m > _SQRT2_F
+    f = (m * _F(0.5) if big else m) - _F(1.0)   # in [sqrt(1/2) - 1, sqrt(2) - 1]
+    fe = k - (_F(150.0) if tiny else _F(127.0)) + (_F(1.0) if big else _F(0.0))
+    z = f * f
+    # Cephes logf polynomial.
+    p = _F(7.0376836292e-2)
+    p = p * f - _F(1.1514610310e-1)
+    p = p * f + _F(1.1676998740e-1)
+    p = p * f - _F(1.2420140846e-1)
+    p = p * f + _F(1.4249322787e-1)
+    p = p * f - _F(1.6668057665e-1)
+    p = p * f + _F(2.0000714765e-1)
+    p = p * f - _F(2.4999993993e-1)
+    p = p * f + _F(3.3333331174e-1)
+    y = p * f * z + fe * _LN2_LO_F - _F(0.5) * z
+    y = f + y + fe * _LN2_HI_F
+    if x > 0 and x < _INF_F:
+        return y
+    if x == 0:
+        return -_INF_F
+    if x == _INF_F:
+        return x
+    return _NAN_F
+
+
+@register_jitable(error_model="numpy")
+def _log_f64(x):
+    tiny = x < _TINY_D
+    xs = x * _TWO54_D if tiny else x
+    bits = _float_bits(xs)
+    k = _f64_from_bits(((bits >> 52) & 0x7FF) | 0x4330000000000000) - _TWO52_D
+    m = _f64_from_bits((bits & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000)
+    big = m > _SQRT2_D
+    f = (m * 0.5 if big else m) - 1.0
+    dk = k - (1077.0 if tiny else 1023.0) + (1.0 if big else 0.0)
+    # fdlibm's log: log(1+f) = f - hfsq + s*(hfsq+R), s = f/(2+f).
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    t1 = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01))
+    t2 = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01
+                                              + w * (1.818357216161805012e-01 + w * 1.479819860511658591e-01)))
+    r = t2 + t1
+    hfsq = 0.5 * f * f
+    y = dk * 6.93147180369123816490e-01 - ((hfsq - (s * (hfsq + r) + dk * 1.90821492927058770002e-10)) - f)
+    if x > 0 and x < np.inf:
+        return y
+    if x == 0:
+        return -np.inf
+    if x == np.inf:
+        return x
+    return np.nan
+
+
+@register_jitable(error_model="numpy")
+def _tanh_f32(x):
+    ax = abs(x)
+    z = x * x
+    # |x| < 0.625: Cephes tanhf odd polynomial.
+    p = _F(-5.70498872745e-3)
+    p = p * z + _F(2.06390887954e-2)
+    p = p * z - _F(5.37397155531e-2)
+    p = p * z + _F(1.33314422036e-1)
+    p = p * z - _F(3.33332819422e-1)
+    small = p * z * x + x if z != 0 else x      # keeps -0.0 (and tiny x) exact
+    # otherwise 1 - 2/(exp(2|x|) + 1): saturates to 1 when exp overflows.
+    big = _F(1.0) - _F(2.0) / (_exp_f32(ax + ax) + _F(1.0))
+    big = -big if x < 0 else big
+    return small if ax < _F(0.625) else big
+
+
+@register_jitable(error_model="numpy")
+def _tanh_f64(x):
+    ax = abs(x)
+    z = x * x
+    # |x| < 0.625: Cephes tanh rational approximation.
+    num = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - 1.61468768441708447952e3
+    den = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + 4.84406305325125486048e3
+    small = x + x * z * (num / den) if z != 0 else x
+    big = 1.0 - 2.0 / (_exp_f64(ax + ax) + 1.0)
+    big = -big if x < 0 else big
+    return small if ax < 0.625 else big
+
+
+@register_jitable(error_model="numpy")
+def _sigmoid_f32(x):
+    # Never exponentiate a positive number: exp(-|x|) is in (0, 1].
+    z = _exp_f32(-abs(x))
+    s = _F(1.0) / (_F(1.0) + z)
+    return s if x >= 0 else z * s
+
+
+@register_jitable(error_model="numpy")
+def _sigmoid_f64(x):
+    z = _exp_f64(-abs(x))
+    s = 1.0 / (1.0 + z)
+    return s if x >= 0 else z * s
+
+
+def _fast_exp(x):
+    """Dispatches on the float type at compile time (see the @overload below)."""
+
+
+def _fast_log(x):
+    """Dispatches on the float type at compile time."""
+
+
+def _fast_tanh(x):
+    """Dispatches on the float type at compile time."""
+
+
+def _fast_sigmoid(x):
+    """Dispatches on the float type at compile time."""
+
+
+def _libm_sigmoid(x):
+    if x >= 0:
+        z = np.exp(-x)
+        return 1 / (1 + z)
+    z = np.exp(x)
+    return z / (1 + z)
+
+
+def _overload_by_float_type(stub, f32, f64, other):
+    @overload(stub, jit_options={"error_model": "numpy"})
+    def impl(x):
+        if x == types.float32:
+            return lambda x: f32(x)
+        if x == types.float64:
+            return lambda x: f64(x)
+        return other
+
+
+_overload_by_float_type(_fast_exp, _exp_f32, _exp_f64, lambda x: np.exp(x))
+_overload_by_float_type(_fast_log, _log_f32, _log_f64, lambda x: np.log(x))
+_overload_by_float_type(_fast_tanh, _tanh_f32, _tanh_f64, lambda x: np.tanh(x))
+_overload_by_float_type(_fast_sigmoid, _sigmoid_f32, _sigmoid_f64, _libm_sigmoid)
 
 
 # --------------------------------------------------------------------------- #
@@ -52,7 +327,7 @@ def _abs(x):
 
 @_scalar
 def _exp(x):
-    return np.exp(x)
+    return _fast_exp(x)
 
 
 @_scalar
@@ -62,7 +337,7 @@ def _exp2(x):
 
 @_scalar
 def _log(x):
-    return np.log(x)
+    return _fast_log(x)
 
 
 @_scalar
@@ -137,18 +412,12 @@ def _cosh(x):
 
 @_scalar
 def _tanh(x):
-    # libm tanh saturates to +-1 for large |x| without overflow.
-    return np.tanh(x)
+    return _fast_tanh(x)
 
 
 @_scalar
 def _sigmoid(x):
-    # Never exponentiate a positive number: exp(-|x|) is in (0, 1].
-    if x >= 0:
-        z = np.exp(-x)
-        return 1 / (1 + z)
-    z = np.exp(x)
-    return z / (1 + z)
+    return _fast_sigmoid(x)
 
 
 @_scalar
@@ -371,8 +640,11 @@ def make_unary(fn):
 
     @_kernel
     def contiguous(x, xoff, out):
+        # Slice first: x[xoff + i] would keep Numba's negative-index fix-up in
+        # the loop (xoff could be negative as far as LLVM knows), ~1.5x slower.
+        xs = x[xoff:xoff + out.size]
         for i in range(out.size):
-            out[i] = fn(x[xoff + i])
+            out[i] = fn(xs[i])
 
     @_kernel
     def strided(x, xoff, xst, out, shape):
@@ -405,20 +677,25 @@ def make_binary(fn):
 
     @_kernel
     def contiguous(a, aoff, b, boff, out):
-        for i in range(out.size):
-            out[i] = fn(a[aoff + i], b[boff + i])
+        n = out.size
+        as_ = a[aoff:aoff + n]
+        bs = b[boff:boff + n]
+        for i in range(n):
+            out[i] = fn(as_[i], bs[i])
 
     @_kernel
     def scalar_b(a, aoff, b, boff, out):
         bv = b[boff]
+        as_ = a[aoff:aoff + out.size]
         for i in range(out.size):
-            out[i] = fn(a[aoff + i], bv)
+            out[i] = fn(as_[i], bv)
 
     @_kernel
     def scalar_a(a, aoff, b, boff, out):
         av = a[aoff]
+        bs = b[boff:boff + out.size]
         for i in range(out.size):
-            out[i] = fn(av, b[boff + i])
+            out[i] = fn(av, bs[i])
 
     @_kernel
     def strided(a, aoff, ast, b, boff, bst, out, shape):
@@ -452,8 +729,25 @@ def make_binary(fn):
 
 @_kernel
 def _where_contiguous(c, coff, a, aoff, b, boff, out):
-    for i in range(out.size):
-        out[i] = a[aoff + i] if c[coff + i] else b[boff + i]
+    n = out.size
+    cs = c[coff:coff + n]
+    as_ = a[aoff:aoff + n]
+    bs = b[boff:boff + n]
+    for i in range(n):
+        out[i] = as_[i] if cs[i] else bs[i]
+
+
+@_kernel
+def _mul_backward_contiguous(g, goff, a, aoff, b, boff, ga, gb):
+    # Both gradients of a*b in one pass over g: ga = g*b, gb = g*a.
+    n = ga.size
+    gs = g[goff:goff + n]
+    as_ = a[aoff:aoff + n]
+    bs = b[boff:boff + n]
+    for i in range(n):
+        gv = gs[i]
+        ga[i] = gv * bs[i]
+        gb[i] = gv * as_[i]
 
 
 @_kernel
@@ -560,10 +854,34 @@ def unary(op, x_view, out_dtype):
     contiguous, strided = _unary_kernels_for(op)
     cshape, (cst,) = coalesce(shape, [strides])
     if len(cshape) == 1 and cst[0] == 1:
-        contiguous(buf, off, out)
+        if worth_splitting(n):
+            run_split(lambda s, e: contiguous(buf, off + s, out[s:e]), n)
+        else:
+            contiguous(buf, off, out)
+    elif worth_splitting(n) and cshape[0] > 1:
+        _split_outer(strided, cshape, [(buf, off, cst)], out)
     else:
         strided(buf, off, as_index_array(cst), out, as_index_array(cshape))
     return out
+
+
+def _split_outer(strided, cshape, operands, out):
+    """Run a strided kernel on slices of the outermost coalesced dim, across threads.
+
+    operands: [(buf, offset, coalesced strides)]; the kernel's arguments are
+    (buf, off, strides)... for each operand, then (out, shape).
+    """
+    rows = cshape[0]
+    row = len(out) // rows
+    strides = [as_index_array(st) for _, _, st in operands]
+
+    def part(start, stop):
+        sub = as_index_array([stop - start] + list(cshape[1:]))
+        args = []
+        for (buf, off, st), sta in zip(operands, strides):
+            args += [buf, off + start * st[0], sta]
+        strided(*args, out[start * row:stop * row], sub)
+    run_split(part, rows, align=1)
 
 
 def binary(op, a_view, b_view, out_shape, out_dtype):
@@ -578,18 +896,55 @@ def binary(op, a_view, b_view, out_shape, out_dtype):
     cshape, (cas, cbs) = coalesce(out_shape, [ast, bst])
     if len(cshape) == 1:
         sa, sb = cas[0], cbs[0]
+        kernel = None
         if sa == 1 and sb == 1:
-            contiguous(abuf, aoff, bbuf, boff, out)
+            kernel = contiguous
+        elif sa == 1 and sb == 0:
+            kernel = scalar_b
+        elif sa == 0 and sb == 1:
+            kernel = scalar_a
+        if kernel is not None:
+            if worth_splitting(n):
+                run_split(lambda s, e: kernel(abuf, aoff + s * sa, bbuf, boff + s * sb, out[s:e]), n)
+            else:
+                kernel(abuf, aoff, bbuf, boff, out)
             return out
-        if sa == 1 and sb == 0:
-            scalar_b(abuf, aoff, bbuf, boff, out)
-            return out
-        if sa == 0 and sb == 1:
-            scalar_a(abuf, aoff, bbuf, boff, out)
-            return out
+    if worth_splitting(n) and cshape[0] > 1:
+        _split_outer(strided, cshape, [(abuf, aoff, cas), (bbuf, boff, cbs)], out)
+        return out
     strided(abuf, aoff, as_index_array(cas), bbuf, boff, as_index_array(cbs),
             out, as_index_array(cshape))
     return out
+
+
+def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
+    """Both gradients of out = a * b: (g * b, g * a) as buffers of g's shape, in one pass.
+
+    a and b are broadcast to g's shape (0 strides) and have g's dtype; a
+    gradient that is not needed comes back as None.  Reducing a broadcast
+    operand's gradient to its own shape stays the caller's job.
+    """
+    gbuf, goff, shape, gst = g_view
+    abuf, aoff, _, ast = a_view
+    bbuf, boff, _, bst = b_view
+    shape = tuple(shape)
+    n = numel(shape)
+    if not (need_a and need_b) or n == 0:
+        ga = binary("mul", g_view, b_view, shape, gbuf.dtype) if need_a else None
+        gb = binary("mul", g_view, a_view, shape, gbuf.dtype) if need_b else None
+        return ga, gb
+    cshape, (cgs, cas, cbs) = coalesce(shape, [gst, ast, bst])
+    if not (len(cshape) == 1 and cgs[0] == 1 and cas[0] == 1 and cbs[0] == 1):
+        return (binary("mul", g_view, b_view, shape, gbuf.dtype),
+                binary("mul", g_view, a_view, shape, gbuf.dtype))
+    ga = np.empty(n, dtype=gbuf.dtype)
+    gb = np.empty(n, dtype=gbuf.dtype)
+    if worth_splitting(n):
+        run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,
+                                                        ga[s:e], gb[s:e]), n)
+    else:
+        _mul_backward_contiguous(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb)
+    return ga, gb
 
 
 def where(cond_view, a_view, b_view, out_shape, out_dtype):

@@ -14,14 +14,18 @@ reduced dims merge into one run of stride rs:
 Otherwise (reduced dims that do not merge, or a strided row for an op that
 has no column kernel) the input is first copied to a contiguous buffer in
 (kept..., reduced...) order.  float32 sums accumulate in float64.
-Serial; a parallel variant would split the output elements (rows) or the
-column blocks with prange above a measured size threshold.
+arg-reductions (max/min with indices, argmax) over a strided run use an
+"arg columns" kernel the same way, instead of transposing the input first.
+Large calls are split across threads (_threads.py): over the kept dims
+(rows or column blocks), or, for a reduction to a single value, over the
+reduced run with the partial results combined here.
 """
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
+from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 # register_jitable keeps the plain Python function, which pickles by reference:
@@ -88,7 +92,7 @@ def _final_mean(acc, n):
 # Templates
 
 def make_reduce(step, finalize, fastmath):
-    kernel = njit(cache=True, error_model="numpy", fastmath=fastmath)
+    kernel = njit(cache=True, error_model="numpy", fastmath=fastmath, nogil=True)
 
     @kernel
     def rows(x, xoff, kshape, kst, rn, rs, init, out):
@@ -98,8 +102,9 @@ def make_reduce(step, finalize, fastmath):
         for o in range(out.size):
             acc = init
             if rs == 1:
+                row = x[p:p + rn]   # sliced: no negative-index fix-up in the loop
                 for j in range(rn):
-                    acc = step(acc, x[p + j])
+                    acc = step(acc, row[j])
             else:
                 for j in range(rn):
                     acc = step(acc, x[p + j * rs])
@@ -129,8 +134,9 @@ def make_reduce(step, finalize, fastmath):
                 acc[i] = init
             for j in range(rn):
                 q = p + j * rs
+                row = x[q:q + inner]
                 for i in range(inner):
-                    acc[i] = step(acc[i], x[q + i])
+                    acc[i] = step(acc[i], row[i])
             for i in range(inner):
                 out[o + i] = finalize(acc[i], rn)
             o += inner
@@ -147,7 +153,7 @@ def make_reduce(step, finalize, fastmath):
     return rows, columns
 
 
-_kernel = njit(cache=True, error_model="numpy")
+_kernel = njit(cache=True, error_model="numpy", nogil=True)
 
 
 @_kernel
@@ -234,6 +240,52 @@ def _arg_rows(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
         values[o] = best
         indices[o] = bi
         d = nd - 1
+        while d >= 0:
+            idx[d] += 1
+            p += kst[d]
+            if idx[d] < kshape[d]:
+                break
+            p -= kst[d] * kshape[d]
+            idx[d] = 0
+            d -= 1
+
+
+@_kernel
+def _arg_columns(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
+    # kst[-1] == 1: walk input rows, keeping a row of best values and indices.
+    # Same answers as _arg_rows: first index on ties, the first NaN wins.
+    nd = kshape.size
+    inner = kshape[nd - 1]
+    idx = np.zeros(nd, np.int64)
+    p = xoff
+    o = 0
+    n = values.size
+    while o < n:
+        best = values[o:o + inner]
+        where = indices[o:o + inner]
+        first = x[p:p + inner]
+        for i in range(inner):
+            best[i] = first[i]
+            where[i] = 0
+        for j in range(1, rn):
+            q = p + j * rs
+            row = x[q:q + inner]
+            if is_max:
+                for i in range(inner):
+                    v = row[i]
+                    b = best[i]
+                    take = (v > b or v != v) and b == b
+                    best[i] = v if take else b
+                    where[i] = j if take else where[i]
+            else:
+                for i in range(inner):
+                    v = row[i]
+                    b = best[i]
+                    take = (v < b or v != v) and b == b
+                    best[i] = v if take else b
+                    where[i] = j if take else where[i]
+        o += inner
+        d = nd - 2
         while d >= 0:
             idx[d] += 1
             p += kst[d]
@@ -398,9 +450,8 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         _check_nonempty(g.rn, op)
-        g = _maybe_contiguous(x_view, dims, g)
         values = np.empty(out_n, dtype=buf.dtype)
-        _arg_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, op == "argmax", values, out)
+        _arg_reduce(x_view, dims, g, op == "argmax", values, out)
         return out
     g = _geometry(x_view, dims)
     if op in ("max", "min", "amax", "amin"):
@@ -417,11 +468,85 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     acc_dtype = _acc_dtype(op, buf.dtype, out_dtype)
     init = _init_value(op, buf.dtype, acc_dtype)
     if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
-        columns(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, init, out)
+        _run_kept(columns, g, init, out, column_blocks=True)
+        return out
+    g = _maybe_contiguous(x_view, dims, g)
+    if out_n == 1 and op in _SPLITTABLE_TOTALS and worth_splitting(g.rn):
+        out[0] = _split_total(op, rows, g, init, out.dtype)
     else:
-        g = _maybe_contiguous(x_view, dims, g)
-        rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, init, out)
+        _run_kept(rows, g, init, out, column_blocks=False)
     return out
+
+
+# Reductions to one value that may be split along the reduced run: partial
+# results of the same op, combined in Python (float sums in float64).
+_SPLITTABLE_TOTALS = frozenset({"sum", "mean", "max", "min", "amax", "amin"})
+
+
+def _split_total(op, rows, g, init, out_dtype):
+    pieces = split(g.rn, num_threads())
+    partial = np.empty(len(pieces), dtype=out_dtype)
+    step = "sum" if op == "mean" else op
+    srows = rows if op != "mean" else _kernels_for("sum")[0]
+
+    def part(k):
+        s, e = pieces[k]
+        srows(g.buf, g.off + s * g.rs, g.kshape, g.kst, e - s, g.rs, init, partial[k:k + 1])
+    run_split(lambda a, b: [part(k) for k in range(a, b)], len(pieces), align=1)
+    if step == "sum":
+        total = partial.astype(np.float64).sum() if partial.dtype.kind == "f" else partial.sum()
+        return total / g.rn if op == "mean" else total
+    if np.isnan(partial).any() if partial.dtype.kind == "f" else False:
+        return partial[np.isnan(partial)][0]
+    return partial.max() if op in ("max", "amax") else partial.min()
+
+
+def _run_kept(kernel, g, out_init, out, column_blocks):
+    """kernel(buf, off, kshape, kst, rn, rs, init, out), split over the outermost kept dim
+    (for column kernels with one kept dim: over column blocks) when large enough."""
+    kshape, kst = g.kshape, g.kst
+    work = out.size * max(g.rn, 1)
+    if not worth_splitting(work):
+        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, out_init, out)
+        return
+    outer = int(kshape[0])
+    if outer < 2:
+        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, out_init, out)
+        return
+    row = out.size // outer
+    st0 = int(kst[0])
+    rest = [int(v) for v in kshape[1:]]
+
+    def part(start, stop):
+        sub = as_index_array([stop - start] + rest)
+        kernel(g.buf, g.off + start * st0, sub, kst, g.rn, g.rs, out_init, out[start * row:stop * row])
+    run_split(part, outer, align=16 if column_blocks and len(kshape) == 1 else 1)
+
+
+def _arg_reduce(x_view, dims, g, is_max, values, indices):
+    """First index of the max/min over the reduced run, by rows or by arg columns."""
+    if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
+        _arg_split(_arg_columns, g, bool(is_max), values, indices, column_blocks=True)
+        return
+    g = _maybe_contiguous(x_view, dims, g)
+    _arg_split(_arg_rows, g, bool(is_max), values, indices, column_blocks=False)
+
+
+def _arg_split(kernel, g, is_max, values, indices, column_blocks):
+    kshape, kst = g.kshape, g.kst
+    outer = int(kshape[0])
+    if not worth_splitting(values.size * max(g.rn, 1)) or outer < 2:
+        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, is_max, values, indices)
+        return
+    row = values.size // outer
+    st0 = int(kst[0])
+    rest = [int(v) for v in kshape[1:]]
+
+    def part(start, stop):
+        sub = as_index_array([stop - start] + rest)
+        kernel(g.buf, g.off + start * st0, sub, kst, g.rn, g.rs, is_max,
+               values[start * row:stop * row], indices[start * row:stop * row])
+    run_split(part, outer, align=16 if column_blocks and len(kshape) == 1 else 1)
 
 
 def _maybe_contiguous(x_view, dims, g):
@@ -456,8 +581,7 @@ def max_with_index(x_view, dim, is_max):
         return values, indices
     g = _geometry(x_view, (dim,))
     _check_nonempty(g.rn, "max" if is_max else "min")
-    g = _maybe_contiguous(x_view, (dim,), g)
-    _arg_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, bool(is_max), values, indices)
+    _arg_reduce(x_view, (dim,), g, is_max, values, indices)
     return values, indices
 
 

@@ -1,0 +1,73 @@
+"""Splitting one large kernel call across threads (plain Python, nothing jitted).
+
+Large work runs as the *serial* kernels called on disjoint slices from a small
+thread pool; the kernels are compiled with `nogil=True`, so the slices run
+at the same time.  Compared with a `parallel=True` twin of every kernel this
+compiles nothing more (a prange kernel costs ~4 s to compile here, per op and
+dtype), reuses the cached serial kernels, and serves every template (unary,
+binary, copy, reductions) with one mechanism.  Below PARALLEL_MIN_ELEMENTS the
+caller runs the kernel directly: a thread hand-off costs ~20-50 us.
+
+The thread count is Numba's (NUMBA_NUM_THREADS, the core count by default);
+NBGRAD_PARALLEL_MIN_ELEMENTS overrides the threshold (0 disables threads).
+"""
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from numba import config
+
+# Measured on 2 cores (benchmarks/compare.py W1, W6): memory-bound kernels over
+# 1M float32 gain ~1.3-1.8x from 2 threads; at 64K the hand-off eats the gain.
+PARALLEL_MIN_ELEMENTS = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS", 1 << 18))
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def num_threads():
+    return max(1, int(config.NUMBA_NUM_THREADS))
+
+
+def worth_splitting(n):
+    """True when work over n elements should be split across threads."""
+    return PARALLEL_MIN_ELEMENTS > 0 and n >= PARALLEL_MIN_ELEMENTS and num_threads() > 1
+
+
+def _executor():
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=num_threads() - 1,
+                                           thread_name_prefix="nbgrad-kernel")
+    return _pool
+
+
+def split(n, parts, align=64):
+    """[(start, stop), ...]: [0, n) cut into `parts` near-equal pieces, cuts on multiples of align."""
+    bounds = [0]
+    for p in range(1, parts):
+        cut = (n * p // parts) // align * align
+        bounds.append(max(cut, bounds[-1]))
+    bounds.append(n)
+    return [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
+
+
+def run_split(fn, n, align=64):
+    """Call fn(start, stop) over pieces of [0, n): the first piece here, the rest on the pool."""
+    pieces = split(n, num_threads(), align)
+    if len(pieces) == 1:
+        fn(0, n)
+        return
+    pool = _executor()
+    futures = [pool.submit(fn, s, e) for s, e in pieces[1:]]
+    error = None
+    try:
+        fn(*pieces[0])
+    except BaseException as exc:  # still wait for the others: they write into our buffers
+        error = exc
+    for f in futures:
+        f.result()
+    if error is not None:
+        raise error

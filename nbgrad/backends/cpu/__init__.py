@@ -12,9 +12,9 @@ One file per kernel template, in the order data flows:
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
 """
-from .elementwise import BINARY_OPS, UNARY_OPS, binary, unary, where
+from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import put, take
-from .linalg import matmul
+from .linalg import linear_backward, matmul
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
@@ -31,4 +31,5 @@ __all__ = [
     "randperm", "from_host", "nonzero", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward", "mse_forward",
     "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step", "adam_step",
+    "mul_backward", "linear_backward",
 ]

@@ -90,3 +90,19 @@ def matmul(a_view, b_view, out_dtype):
     boffs = batch_offsets(boff, batch, bst[:-2])
     _loop_batches(abuf, aoffs, ast[-2], ast[-1], bbuf, boffs, bst[-2], bst[-1], out, n, k, m)
     return out
+
+
+def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
+    """Gradients of out = x @ w.T + b for 2-D x (N, in), w (out, in), g (N, out).
+
+    Returns (gx (N, in), gw (out, in), gb (out,)) as buffers, None where not
+    needed.  g.T is handed to BLAS as the transposed view it is (no copy);
+    gb is a column sum of g (the column reduction kernel, no transposition).
+    """
+    from .reduction import reduce  # a Python wrapper, not a jitted helper
+    gbuf, goff, (n, m), (g0, g1) = g_view
+    out_dtype = gbuf.dtype
+    gx = matmul(g_view, w_view, out_dtype) if need_x else None
+    gw = matmul((gbuf, goff, (m, n), (g1, g0)), x_view, out_dtype) if need_w else None
+    gb = reduce("sum", g_view, (0,), out_dtype) if need_b else None
+    return gx, gw, gb

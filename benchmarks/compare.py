@@ -1,0 +1,184 @@
+"""Issue 5's speed table: nbgrad beside NumPy (hand-written gradients) and PyTorch CPU.
+
+    python benchmarks/compare.py            # full run: 7 samples per library
+    python benchmarks/compare.py --quick    # 5 samples, W7 cold once, W8 RSS skipped
+    python benchmarks/compare.py W1 W4      # only some workloads
+
+Everyone gets 2 threads (NUMBA_NUM_THREADS, OPENBLAS/OMP/MKL_NUM_THREADS,
+torch.set_num_threads).  Per workload every library is built and warmed up
+first (compilation is never timed), then samples alternate between the
+libraries so that a noisy, shared machine slows all of them alike.  A sample
+is one call (one forward + backward, one training step...).  Printed: the
+medians, nbgrad/PyTorch and nbgrad/NumPy time ratios (below 1: nbgrad is
+faster) and the issue's target.  W7 starts fresh processes: import + build
++ first W4 step, nbgrad with a warm and with a cold kernel cache (a fresh
+NUMBA_CACHE_DIR).  W8 also reports each library's peak RSS growth over one
+run, measured in a fresh process.  PyTorch is optional: without it its
+columns read '-'.
+"""
+import os
+
+for _var in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "2"
+
+import argparse  # noqa: E402
+import pathlib  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import speed_workloads as S  # noqa: E402
+
+
+def have_torch():
+    try:
+        import torch
+    except ImportError:
+        return False
+    torch.set_num_threads(2)
+    return True
+
+
+def sample(run):
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def measure(workload, libraries, repeats, warmups=2):
+    """Median seconds per call for each library, samples interleaved."""
+    runs = {lib: S.make(workload, lib) for lib in libraries}
+    for lib in libraries:
+        for _ in range(warmups):
+            runs[lib]()
+    samples = {lib: [] for lib in libraries}
+    for _ in range(repeats):
+        for lib in libraries:
+            samples[lib].append(sample(runs[lib]))
+    del runs
+    return {lib: statistics.median(v) for lib, v in samples.items()}
+
+
+def _child_env(**extra):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update(extra)
+    return env
+
+
+def fresh_process_seconds(library, cache_dir=None):
+    env = _child_env(**({"NUMBA_CACHE_DIR": str(cache_dir)} if cache_dir else {}))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", S.fresh_process_script(library)], env=env, cwd=ROOT,
+                   check=True)
+    return time.perf_counter() - start
+
+
+def measure_fresh_process(libraries, repeats, cold_repeats):
+    """W7: medians of whole fresh-process runs (warm and cold kernel cache for nbgrad)."""
+    samples = {"nbgrad": [], "nbgrad cold": [], "torch": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        warm_dir = pathlib.Path(tmp) / "warm"
+        fresh_process_seconds("nbgrad", warm_dir)  # fills the cache used by the warm runs
+        for r in range(repeats):
+            if r < cold_repeats:
+                samples["nbgrad cold"].append(fresh_process_seconds("nbgrad", pathlib.Path(tmp) / f"cold{r}"))
+            samples["nbgrad"].append(fresh_process_seconds("nbgrad", warm_dir))
+            if "torch" in libraries:
+                samples["torch"].append(fresh_process_seconds("torch"))
+    return {k: statistics.median(v) for k, v in samples.items() if v}
+
+
+def peak_rss_growth_kib(workload, library):
+    out = subprocess.run([sys.executable, "-c", S.peak_rss_script(workload, library)], env=_child_env(),
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout.split()
+    before, peak = int(out[-2]), int(out[-1])
+    return peak - before, peak
+
+
+def verdict(kind, value, med):
+    """(target text, achieved text, met) for one workload."""
+    nb, np_, th = med.get("nbgrad"), med.get("numpy"), med.get("torch")
+    if kind == "numpy_rate":
+        got = np_ / nb
+        return f">= {value}x NumPy GFLOP/s", f"{got:.2f}x", got >= value
+    if th is None:
+        return "(needs torch)", "-", None
+    if kind == "torch_rate":
+        got = th / nb
+        return f">= {value}x PyTorch steps/s", f"{got:.2f}x", got >= value
+    got = nb / th
+    return f"<= {value}x PyTorch", f"{got:.2f}x", got <= value
+
+
+def fmt(x, scale):
+    return "-" if x is None else f"{x * scale:.4g}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workloads", nargs="*", help="W1..W8 (default: all)")
+    parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
+    parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
+    args = parser.parse_args(argv)
+    repeats = max(5, args.repeats or (5 if args.quick else 7))
+    chosen = args.workloads or list(S.WORKLOADS) + ["W7"]
+    libraries = ["nbgrad", "numpy"] + (["torch"] if have_torch() else [])
+
+    print(f"2 threads each; median of {repeats} interleaved samples after warm-ups; "
+          f"ratios are nbgrad time / other time (< 1: nbgrad faster)\n")
+    head = (f"{'':3} {'workload':52} {'unit':>6} {'nbgrad':>9} {'numpy':>9} {'torch':>9} "
+            f"{'nb/torch':>8} {'nb/numpy':>8}  {'target':28} {'achieved':>8}  met")
+    print(head)
+    print("-" * len(head))
+    results = {}
+    for name in S.WORKLOADS:
+        if name not in chosen:
+            continue
+        description, unit, scale, (kind, value) = S.WORKLOADS[name]
+        med = measure(name, libraries, repeats)
+        results[name] = med
+        target, got, met = verdict(kind, value, med)
+        th = med.get("torch")
+        print(f"{name:3} {description:52} {unit:>6} {fmt(med['nbgrad'], scale):>9} "
+              f"{fmt(med['numpy'], scale):>9} {fmt(th, scale):>9} "
+              f"{'-' if th is None else format(med['nbgrad'] / th, '.2f'):>8} "
+              f"{med['nbgrad'] / med['numpy']:8.2f}  {target:28} {got:>8}  "
+              f"{'-' if met is None else ('yes' if met else 'NO')}", flush=True)
+        if name == "W3":
+            flop = 3 * 2 * S.N_MATMUL ** 3
+            print(f"{'':4}GFLOP/s: nbgrad {flop / med['nbgrad'] / 1e9:.1f}, numpy "
+                  f"{flop / med['numpy'] / 1e9:.1f}"
+                  + (f", torch {flop / th / 1e9:.1f}" if th else ""), flush=True)
+        if name == "W4":
+            print(f"{'':4}steps/s: " + ", ".join(f"{lib} {1 / t:.0f}" for lib, t in med.items()), flush=True)
+        if name == "W8" and not args.quick:
+            rss = {lib: peak_rss_growth_kib("W8", lib) for lib in libraries if lib != "numpy"}
+            print(f"{'':4}peak RSS growth over one run (whole-process peak), MiB: "
+                  + ", ".join(f"{lib} {g / 1024:.1f} ({p / 1024:.0f})" for lib, (g, p) in rss.items())
+                  + ("" if "torch" not in rss else
+                     f"  target <= PyTorch's: {'yes' if rss['nbgrad'][0] <= rss['torch'][0] else 'NO'}"),
+                  flush=True)
+    if "W7" in chosen:
+        cold_repeats = 1 if args.quick else 3
+        med = measure_fresh_process(libraries, repeats, cold_repeats)
+        results["W7"] = med
+        th = med.get("torch")
+        ratio = None if th is None else med["nbgrad"] / th
+        print(f"{'W7':3} {'fresh process: import + build + first W4 step':52} {'s':>6} "
+              f"{med['nbgrad']:9.3g} {'-':>9} {fmt(th, 1):>9} "
+              f"{'-' if ratio is None else format(ratio, '.2f'):>8} {'-':>8}  "
+              f"{'<= 0.6x PyTorch (warm cache)':28} {'-' if ratio is None else format(ratio, '.2f') + 'x':>8}  "
+              f"{'-' if ratio is None else ('yes' if ratio <= 0.6 else 'NO')}")
+        cold = med["nbgrad cold"]
+        print(f"{'':4}cold kernel cache (fresh NUMBA_CACHE_DIR, median of {cold_repeats}): {cold:.2f} s; "
+              f"target <= 12 s: {'yes' if cold <= 12 else 'NO'}", flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    main()

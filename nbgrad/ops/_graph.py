@@ -81,7 +81,7 @@ _SCALAR_OPERANDS = {}
 
 def scalar_tensor(value, dtype, device):
     """A 0-dim tensor holding a Python number (an op's operand; never handed to users)."""
-    key = (value, dtype, device)
+    key = (value, dtype, device.type, device.index)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
         be = get_backend(device.type)

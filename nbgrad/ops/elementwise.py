@@ -396,6 +396,8 @@ def _result_type(a, b):
 
 
 class AddBackward0(Node):
+    alpha = 1
+
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
@@ -409,11 +411,13 @@ def add(a, b, alpha=1):
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
     if needs_grad(a, b):
-        record(AddBackward0, (a, b), (out,), alpha=1)
+        record(AddBackward0, (a, b), (out,))
     return out
 
 
 class SubBackward0(Node):
+    alpha = 1
+
     def backward(self, g):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
@@ -430,7 +434,7 @@ def sub(a, b, alpha=1):
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)
     if needs_grad(a, b):
-        record(SubBackward0, (a, b), (out,), alpha=1)
+        record(SubBackward0, (a, b), (out,))
     return out
 
 

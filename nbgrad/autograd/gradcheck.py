@@ -29,7 +29,7 @@ def _numerical_jacobian(fn, inputs, i, eps):
             perturbed.requires_grad_(x.requires_grad)
             args = list(inputs)
             args[i] = perturbed
-            return [o.detach().double().numpy().reshape(-1).copy() for o in _flat_outputs(fn, args)]
+            return [o.detach().double().cpu().numpy().reshape(-1).copy() for o in _flat_outputs(fn, args)]
         plus, minus = evaluate(eps), evaluate(-eps)
         cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     # jac[k] has shape (out_k.numel(), x.numel())
@@ -48,7 +48,7 @@ def _analytical_jacobian(fn, inputs, i):
             g = zeros_like(out).contiguous()
             g.view(-1)[r] = 1.0
             (gi,) = autograd_grad([out], [inputs[i]], [g], retain_graph=True, allow_unused=True)
-            rows.append(np.zeros(inputs[i].numel()) if gi is None else gi.detach().double().numpy().reshape(-1))
+            rows.append(np.zeros(inputs[i].numel()) if gi is None else gi.detach().double().cpu().numpy().reshape(-1))
         jacs.append(np.stack(rows, axis=0) if rows else np.zeros((0, inputs[i].numel())))
     return jacs
 

@@ -94,6 +94,10 @@ def signatures():
         add(f"where strided {dt}", E._where_strided, _arr(boolean), int64, _arr(dt), int64, _arr(dt), int64,
             _arr(dt), int64, geom, int64)
 
+    for dt in (float32, float64):
+        add(f"mul_backward {dt}", E._mul_backward_contiguous, _arr(dt), int64, _arr(dt), int64, _arr(dt), int64,
+            _arr(dt), _arr(dt), int64)
+
     # reductions
     for op, x, acc, o in [("sum", float32, float64, float32), ("sum", float64, float64, float64),
                           ("sum", int64, int64, int64), ("mean", float32, float64, float32),

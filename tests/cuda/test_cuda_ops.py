@@ -217,3 +217,25 @@ def test_random_is_reproducible_and_in_range(device):
     r = host(nbgrad.randint(2, 5, (300,), device=device))
     assert set(np.unique(r)) == {2, 3, 4}
     assert sorted(host(nbgrad.randperm(20, device=device)).tolist()) == list(range(20))
+
+
+def test_fused_backward_kernels_match_composed(device):
+    from nbgrad.backends import get_backend
+    be = get_backend(device)
+    a = RNG.normal(size=(3, 4))
+    b = RNG.normal(size=(3, 4))
+    g = RNG.normal(size=(3, 4))
+    bufs = [nbgrad.tensor(v, device=device) for v in (g, a, b)]
+    views = [x._view_tuple() for x in bufs]
+    ga, gb = be.mul_backward(*views)
+    np.testing.assert_allclose(nbgrad.Tensor._from_buffer(ga, (3, 4), nbgrad.float64, bufs[0].device).tolist(), g * b)
+    np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gb, (3, 4), nbgrad.float64, bufs[0].device).tolist(), g * a)
+    x = RNG.normal(size=(5, 3))
+    w = RNG.normal(size=(2, 3))
+    go = RNG.normal(size=(5, 2))
+    tx, tw, tg = (nbgrad.tensor(v, device=device) for v in (x, w, go))
+    gx, gw, gbias = be.linear_backward(tg._view_tuple(), tx._view_tuple(), tw._view_tuple())
+    dev = tx.device
+    np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gx, (5, 3), nbgrad.float64, dev).tolist(), go @ w)
+    np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gw, (2, 3), nbgrad.float64, dev).tolist(), go.T @ x)
+    np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gbias, (2,), nbgrad.float64, dev).tolist(), go.sum(0))

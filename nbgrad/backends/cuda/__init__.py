@@ -16,9 +16,9 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
 """
 from ._device import SIMULATOR, synchronize
-from .elementwise import BINARY_OPS, UNARY_OPS, binary, unary, where
+from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import nonzero, put, take
-from .linalg import matmul
+from .linalg import linear_backward, matmul
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
@@ -44,5 +44,5 @@ __all__ = [
     "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
     "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
-    "adam_step", "synchronize", "SIMULATOR",
+    "adam_step", "mul_backward", "linear_backward", "synchronize", "SIMULATOR",
 ]

@@ -7,6 +7,7 @@ run as Python threads: launches are then sized small (grid-stride loops cover
 any size) and tile/tree kernels are built with small compile-time sizes.
 """
 import math
+import os
 
 import numpy as np
 
@@ -22,7 +23,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 SIMULATOR = bool(numba.config.ENABLE_CUDASIM)
 
-if not SIMULATOR and not cuda.is_available():  # pragma: no cover - needs a machine without a GPU
+# NBGRAD_CUDA_COMPILE_ONLY=1: build kernels without a GPU (tests/cuda/compile_ptx_all.py); no launches.
+_COMPILE_ONLY = os.environ.get("NBGRAD_CUDA_COMPILE_ONLY") == "1"
+
+if not SIMULATOR and not _COMPILE_ONLY and not cuda.is_available():  # pragma: no cover
     raise RuntimeError(f"{_MISSING} (numba.cuda.is_available() is False: no GPU or driver found)")
 
 # Threads per block of the elementwise (grid-stride) kernels and the most blocks
@@ -45,7 +49,6 @@ def launch(n):
 def jit(fn):
     """A kernel.  Caching on disk is off unless NBGRAD_CUDA_CACHE=1 (closures over device
     functions do not always pickle to a stable key)."""
-    import os
     return cuda.jit(cache=os.environ.get("NBGRAD_CUDA_CACHE") == "1" and not SIMULATOR)(fn)
 
 

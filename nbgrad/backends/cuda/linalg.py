@@ -128,3 +128,15 @@ def matmul(a_view, b_view, out_dtype):
     matmul_kernel(out.dtype)[grid, THREADS](abuf, aoffs, ast[-2], ast[-1], bbuf, boffs, bst[-2], bst[-1],
                                             out, n, k, m)
     return out
+
+
+def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
+    """Gradients of out = x @ w.T + b for 2-D x (N, in), w (out, in), g (N, out), as the CPU's:
+    (gx, gw, gb) buffers, None where not needed; g.T is read through its strides (no copy)."""
+    from .reduction import reduce
+    gbuf, goff, (n, m), (g0, g1) = g_view
+    out_dtype = gbuf.dtype
+    gx = matmul(g_view, w_view, out_dtype) if need_x else None
+    gw = matmul((gbuf, goff, (m, n), (g1, g0)), x_view, out_dtype) if need_w else None
+    gb = reduce("sum", g_view, (0,), out_dtype) if need_b else None
+    return gx, gw, gb

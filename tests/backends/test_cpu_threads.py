@@ -14,6 +14,7 @@ from nbgrad.backends.cpu import _threads
 @pytest.fixture(autouse=True)
 def split_everything(monkeypatch):
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", 1)
     monkeypatch.setattr(_threads, "num_threads", lambda: 3)
     monkeypatch.setattr(_threads, "_pool", None)
     yield

@@ -8,8 +8,18 @@ dtype), reuses the cached serial kernels, and serves every template (unary,
 binary, copy, reductions) with one mechanism.  Below PARALLEL_MIN_ELEMENTS the
 caller runs the kernel directly: a thread hand-off costs ~20-50 us.
 
-The thread count is Numba's (NUMBA_NUM_THREADS, the core count by default);
-NBGRAD_PARALLEL_MIN_ELEMENTS overrides the threshold (0 disables threads).
+The thread count is Numba's (NUMBA_NUM_THREADS, the core count by default).
+Two thresholds, both measured on this 2-core machine shared with other
+work (serial vs split, medians of 7 interleaved calls, fresh outputs):
+  * compute-bound kernels (transcendental unary ops): tanh over 256K float32
+    0.74x the serial time, over 1M 0.64x; over 64K 1.4x (hand-off cost);
+  * memory-bound kernels (arithmetic, copies, fills, reductions): no gain at
+    any size -- 4M-element mul 1.09x, copy 1.03x, 64 MiB transpose 0.96x,
+    sum over rows 0.98x, fill 0.99x: one core saturates what the memory
+    system gives us, and page faults on fresh outputs serialise.  Off by
+    default; a machine with more bandwidth per core sets its own threshold.
+NBGRAD_PARALLEL_MIN_ELEMENTS and NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY override
+them (0: never split).
 """
 import os
 import threading
@@ -17,9 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from numba import config
 
-# Measured on 2 cores (benchmarks/compare.py W1, W6): memory-bound kernels over
-# 1M float32 gain ~1.3-1.8x from 2 threads; at 64K the hand-off eats the gain.
 PARALLEL_MIN_ELEMENTS = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS", 1 << 18))
+PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY", 0))
 
 _pool = None
 _pool_lock = threading.Lock()
@@ -29,9 +38,10 @@ def num_threads():
     return max(1, int(config.NUMBA_NUM_THREADS))
 
 
-def worth_splitting(n):
+def worth_splitting(n, compute_bound=False):
     """True when work over n elements should be split across threads."""
-    return PARALLEL_MIN_ELEMENTS > 0 and n >= PARALLEL_MIN_ELEMENTS and num_threads() > 1
+    limit = PARALLEL_MIN_ELEMENTS if compute_bound else PARALLEL_MIN_ELEMENTS_MEMORY
+    return 0 < limit <= n and num_threads() > 1
 
 
 def _executor():

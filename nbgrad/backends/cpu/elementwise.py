@@ -35,6 +35,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
+from ._allocator import new_buffer
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
 from ._threads import run_split, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -816,6 +817,13 @@ BINARY_OPS = frozenset(_BINARY_FNS)
 _unary_kernels = {}
 _binary_kernels = {}
 
+# Unary ops too cheap per element to gain from threads (see _threads.py).
+_MEMORY_BOUND_UNARY = frozenset({"neg", "abs", "relu", "sign", "floor", "ceil", "round", "trunc",
+                                 "square", "logical_not", "isnan", "isinf", "isfinite",
+                                 "bitwise_not", "reciprocal", "sqrt", "rsqrt"})
+# Binary ops costly enough per element to gain from threads.
+_COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv"})
+
 # Ops that are the identity on integers and bools (exact, so not via float).
 _INTEGER_IDENTITY = frozenset({"floor", "ceil", "round", "trunc"})
 
@@ -838,7 +846,7 @@ def unary(op, x_view, out_dtype):
     buf, off, shape, strides = x_view
     n = numel(shape)
     out_dtype = np.dtype(out_dtype)
-    out = np.empty(n, dtype=out_dtype)
+    out = new_buffer(n, out_dtype)
     if n == 0:
         return out
     kind = buf.dtype.kind
@@ -853,12 +861,13 @@ def unary(op, x_view, out_dtype):
             op = "logical_not"
     contiguous, strided = _unary_kernels_for(op)
     cshape, (cst,) = coalesce(shape, [strides])
+    split = worth_splitting(n, op not in _MEMORY_BOUND_UNARY)
     if len(cshape) == 1 and cst[0] == 1:
-        if worth_splitting(n):
+        if split:
             run_split(lambda s, e: contiguous(buf, off + s, out[s:e]), n)
         else:
             contiguous(buf, off, out)
-    elif worth_splitting(n) and cshape[0] > 1:
+    elif split and cshape[0] > 1:
         _split_outer(strided, cshape, [(buf, off, cst)], out)
     else:
         strided(buf, off, as_index_array(cst), out, as_index_array(cshape))
@@ -889,7 +898,7 @@ def binary(op, a_view, b_view, out_shape, out_dtype):
     bbuf, boff, _, bst = b_view
     out_shape = tuple(out_shape)
     n = numel(out_shape)
-    out = np.empty(n, dtype=np.dtype(out_dtype))
+    out = new_buffer(n, out_dtype)
     if n == 0:
         return out
     contiguous, scalar_a, scalar_b, strided = _binary_kernels_for(op)
@@ -903,13 +912,14 @@ def binary(op, a_view, b_view, out_shape, out_dtype):
             kernel = scalar_b
         elif sa == 0 and sb == 1:
             kernel = scalar_a
+        split = worth_splitting(n, op in _COMPUTE_BOUND_BINARY)
         if kernel is not None:
-            if worth_splitting(n):
+            if split:
                 run_split(lambda s, e: kernel(abuf, aoff + s * sa, bbuf, boff + s * sb, out[s:e]), n)
             else:
                 kernel(abuf, aoff, bbuf, boff, out)
             return out
-    if worth_splitting(n) and cshape[0] > 1:
+    if worth_splitting(n, op in _COMPUTE_BOUND_BINARY) and cshape[0] > 1:
         _split_outer(strided, cshape, [(abuf, aoff, cas), (bbuf, boff, cbs)], out)
         return out
     strided(abuf, aoff, as_index_array(cas), bbuf, boff, as_index_array(cbs),
@@ -937,8 +947,8 @@ def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
     if not (len(cshape) == 1 and cgs[0] == 1 and cas[0] == 1 and cbs[0] == 1):
         return (binary("mul", g_view, b_view, shape, gbuf.dtype),
                 binary("mul", g_view, a_view, shape, gbuf.dtype))
-    ga = np.empty(n, dtype=gbuf.dtype)
-    gb = np.empty(n, dtype=gbuf.dtype)
+    ga = new_buffer(n, gbuf.dtype)
+    gb = new_buffer(n, gbuf.dtype)
     if worth_splitting(n):
         run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,
                                                         ga[s:e], gb[s:e]), n)
@@ -953,7 +963,7 @@ def where(cond_view, a_view, b_view, out_shape, out_dtype):
     bbuf, boff, _, bst = b_view
     out_shape = tuple(out_shape)
     n = numel(out_shape)
-    out = np.empty(n, dtype=np.dtype(out_dtype))
+    out = new_buffer(n, out_dtype)
     if n == 0:
         return out
     cshape, (ccs, cas, cbs) = coalesce(out_shape, [cst, ast, bst])

@@ -10,6 +10,7 @@ variant would split the batch or the rows.
 import numpy as np
 from numba import njit
 
+from ._allocator import new_buffer
 from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
@@ -61,7 +62,7 @@ def _float_operand(view, rows, cols):
         return buf, batch_offsets(off, shape[:-2], strides[:-2]), _C
     if is_f_matrix(rows, cols, s_rows, s_cols):
         return buf, batch_offsets(off, shape[:-2], strides[:-2]), _F
-    tmp = np.empty(numel(shape), dtype=buf.dtype)
+    tmp = new_buffer(numel(shape), buf.dtype)
     cst = contiguous_strides(shape)
     copy(view, (tmp, 0, shape, cst))
     return tmp, batch_offsets(0, shape[:-2], cst[:-2]), _C
@@ -73,7 +74,7 @@ def matmul(a_view, b_view, out_dtype):
     batch = a_shape[:-2]
     n, k = a_shape[-2:]
     m = b_shape[-1]
-    out = np.empty(numel(batch) * n * m, dtype=np.dtype(out_dtype))
+    out = new_buffer(numel(batch) * n * m, out_dtype)
     if out.size == 0:
         return out
     if k == 0:

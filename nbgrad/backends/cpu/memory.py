@@ -2,6 +2,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from ._allocator import new_buffer
 from ._geometry import contiguous_strides, numel
 from .strided_copy import fill
 
@@ -21,11 +22,11 @@ _UNSUPPORTED_TYPE = (
 
 
 def empty(numel, dtype):
-    return np.empty(numel, dtype=np.dtype(dtype))
+    return new_buffer(numel, dtype)
 
 
 def full(numel, dtype, value):
-    out = np.empty(numel, dtype=np.dtype(dtype))
+    out = new_buffer(numel, dtype)
     fill((out, 0, (numel,), (1,)), value)
     return out
 

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 from numba.extending import register_jitable
 
+from ._allocator import new_buffer
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -426,7 +427,7 @@ def _geometry(x_view, dims, force_contiguous=False):
         return _Geometry(buf, off, ck, cks, cr[0], crs[0])
     # Copy to contiguous (kept..., reduced...) order.
     full_shape = kshape + rshape
-    tmp = np.empty(numel(full_shape), dtype=buf.dtype)
+    tmp = new_buffer(numel(full_shape), buf.dtype)
     copy((buf, off, tuple(full_shape), tuple(kst + rst)),
          (tmp, 0, tuple(full_shape), contiguous_strides(full_shape)))
     ck, (cks,) = coalesce(kshape, [list(contiguous_strides(kshape + [rn])[:-1])])
@@ -588,7 +589,7 @@ def max_with_index(x_view, dim, is_max):
 def softmax(x_view, dim, log):
     buf, off, shape, strides = x_view
     n = numel(shape)
-    out = np.empty(n, dtype=buf.dtype)
+    out = new_buffer(n, buf.dtype)
     if n == 0:
         return out
     nd = len(shape)

@@ -8,7 +8,9 @@ Everyone gets 2 threads (NUMBA_NUM_THREADS, OPENBLAS/OMP/MKL_NUM_THREADS,
 torch.set_num_threads).  Per workload every library is built and warmed up
 first (compilation is never timed), then samples alternate between the
 libraries so that a noisy, shared machine slows all of them alike.  A sample
-is one call (one forward + backward, one training step...).  Printed: the
+is a run of back-to-back calls (~0.1 s; one forward + backward, one training
+step...) after a 0.25 s pause that lets the previous library's BLAS/OpenMP
+threads stop spinning.  Printed: the
 medians, nbgrad/PyTorch and nbgrad/NumPy time ratios (below 1: nbgrad is
 faster) and the issue's target.  W7 starts fresh processes: import + build
 + first W4 step, nbgrad with a warm and with a cold kernel cache (a fresh
@@ -44,22 +46,36 @@ def have_torch():
     return True
 
 
-def sample(run):
+# BLAS and OpenMP worker threads spin for ~0.1 s after a call before they
+# sleep; a library measured right after another one would share the two cores
+# with those spinners (W4 ran 30x slower for everyone).  So each sample starts
+# after a pause, and a sample times enough back-to-back calls (the steady state
+# of a loop) to last about SAMPLE_SECONDS.
+SETTLE_SECONDS = 0.25
+SAMPLE_SECONDS = 0.1
+
+
+def sample(run, number):
+    time.sleep(SETTLE_SECONDS)
     start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+    for _ in range(number):
+        run()
+    return (time.perf_counter() - start) / number
 
 
 def measure(workload, libraries, repeats, warmups=2):
     """Median seconds per call for each library, samples interleaved."""
     runs = {lib: S.make(workload, lib) for lib in libraries}
+    number = {}
     for lib in libraries:
         for _ in range(warmups):
             runs[lib]()
+        once = sample(runs[lib], 1)
+        number[lib] = max(1, min(50, round(SAMPLE_SECONDS / max(once, 1e-9))))
     samples = {lib: [] for lib in libraries}
     for _ in range(repeats):
         for lib in libraries:
-            samples[lib].append(sample(runs[lib]))
+            samples[lib].append(sample(runs[lib], number[lib]))
     del runs
     return {lib: statistics.median(v) for lib, v in samples.items()}
 

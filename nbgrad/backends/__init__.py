@@ -61,6 +61,20 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
                                             repeated offsets accumulate); values
                                             contiguous, same dtype as buf, same length
 
+  Fused backward kernels (one call where the op layer would make several):
+  mul_backward(g_view, a_view, b_view, need_a=True, need_b=True)
+                                            -> (g*b, g*a) buffers of g's shape (None where
+                                            not needed), one pass over g when g, a, b are
+                                            contiguous.  a, b broadcast to g's shape (0
+                                            strides), g's dtype; reducing a broadcast
+                                            operand's gradient to its shape stays the
+                                            caller's (reduce('sum', ...)).
+  linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True)
+                                            out = x @ w.T + b with x (N, in), w (out, in),
+                                            g (N, out), all 2-D -> (gx (N, in), gw (out, in),
+                                            gb (out,)) buffers or None.  g.T goes to BLAS as
+                                            a transposed view (no copy); gb is a column sum.
+
   manual_seed(seed)                         seeds the backend's generator
   uniform(numel, dtype, low, high)          -> buffer
   normal(numel, dtype, mean, std)           -> buffer

@@ -1,12 +1,18 @@
-"""The CPU backend: the contract of nbgrad.backends, done by serial Numba kernels.
+"""The CPU backend: the contract of nbgrad.backends, done by Numba kernels.
 
-One file per kernel template, in the order data flows:
+Kernels are serial and `nogil`; large compute-bound calls are split across a
+small thread pool (_threads.py).  One file per kernel template, in the order
+data flows:
   _geometry.py     coalescing dims, contiguity, batch offsets (plain Python)
+  _threads.py      splitting a large kernel call across threads (plain Python)
+  _allocator.py    output buffers; large ones recycled from a pool (plain Python)
+  _cache_guard.py  the stale-cache rule: no kernel uses another file's jitted helper
   memory.py        empty/full/arange, zero-copy to_numpy/from_numpy
-  strided_copy.py  copy with cast, fill
-  elementwise.py   unary, binary, where (+ their scalar functions)
+  strided_copy.py  copy with cast (staged tile transposition), fill
+  elementwise.py   unary, binary, where, mul_backward (+ scalar functions and
+                   the vectorisable exp/log/tanh/sigmoid)
   reduction.py     reduce, max_with_index, softmax
-  linalg.py        matmul
+  linalg.py        matmul, linear_backward
   indexing.py      take, put
   sampling.py      manual_seed, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)

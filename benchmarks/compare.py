@@ -174,10 +174,10 @@ def main(argv=None):
             print(f"{'':4}steps/s: " + ", ".join(f"{lib} {1 / t:.0f}" for lib, t in med.items()), flush=True)
         if name == "W8" and not args.quick:
             rss = {lib: peak_rss_growth_kib("W8", lib) for lib in libraries if lib != "numpy"}
-            print(f"{'':4}peak RSS growth over one run (whole-process peak), MiB: "
-                  + ", ".join(f"{lib} {g / 1024:.1f} ({p / 1024:.0f})" for lib, (g, p) in rss.items())
+            print(f"{'':4}peak RSS of a fresh process running W8 (growth over one run), MiB: "
+                  + ", ".join(f"{lib} {p / 1024:.0f} ({g / 1024:.1f})" for lib, (g, p) in rss.items())
                   + ("" if "torch" not in rss else
-                     f"  target <= PyTorch's: {'yes' if rss['nbgrad'][0] <= rss['torch'][0] else 'NO'}"),
+                     f"  target peak <= PyTorch's: {'yes' if rss['nbgrad'][1] <= rss['torch'][1] else 'NO'}"),
                   flush=True)
     if "W7" in chosen:
         cold_repeats = 1 if args.quick else 3

@@ -348,10 +348,18 @@ def fresh_process_script(library):
 
 
 def peak_rss_script(workload, library):
-    """Python source printing 'rss_before peak_after' in KiB around one run (after a warm-up)."""
+    """Python source printing 'rss_before peak_after' in KiB around one run (after a warm-up).
+
+    Read from /proc/self/status (VmRSS, VmHWM): unlike getrusage's ru_maxrss,
+    VmHWM starts afresh in a new program instead of inheriting the parent's peak.
+    """
     setup = "import torch\ntorch.set_num_threads(2)\n" if library == "torch" else ""
-    return (setup + "import resource, benchmarks.speed_workloads as S\n"
-            f"run = S.make({workload!r}, {library!r})\nrun()\n"
-            "rss = int(open('/proc/self/statm').read().split()[1]) * resource.getpagesize() // 1024\n"
+    return (setup + "import gc, benchmarks.speed_workloads as S\n"
+            "def status(key):\n"
+            "    for line in open('/proc/self/status'):\n"
+            "        if line.startswith(key):\n"
+            "            return int(line.split()[1])\n"
+            f"run = S.make({workload!r}, {library!r})\nrun()\ngc.collect()\n"
+            "before = status('VmRSS:')\n"
             "run()\n"
-            "print(rss, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+            "print(before, status('VmHWM:'))\n")

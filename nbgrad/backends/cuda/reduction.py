@@ -18,7 +18,7 @@ from numba import cuda
 
 from ..cpu import reduction as cpu
 from ..cpu._geometry import coalesce, contiguous_strides, numel
-from ._device import MAX_BLOCKS, REDUCE_THREADS as TPB, as_device, device_array, device_fn, geometry, jit, launch
+from ._device import MAX_BLOCKS, REDUCE_THREADS as TPB, SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
 from .strided_copy import copy
 
 _step_sum = device_fn(cpu._step_sum)
@@ -356,7 +356,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     step, finalize = _COMBINE[op]
     acc_dtype = cpu._acc_dtype(op, g.buf.dtype, out_dtype)
     init = cpu._init_value(op, g.buf.dtype, acc_dtype)
-    chunk_min = TPB * 8
+    chunk_min = TPB * (64 if SIMULATOR else 8)  # elements per partial block at least
     splits = 1
     if g.rn > 2 * chunk_min:
         splits = min(math.ceil(g.rn / chunk_min), max(1, 1024 // out_n))

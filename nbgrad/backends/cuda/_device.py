@@ -23,6 +23,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 SIMULATOR = bool(numba.config.ENABLE_CUDASIM)
 
+# Small tensors get small grids on purpose (grid-stride loops); numba-cuda would
+# warn about low occupancy on every such launch.
+numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+
 # NBGRAD_CUDA_COMPILE_ONLY=1: build kernels without a GPU (tests/cuda/compile_ptx_all.py); no launches.
 _COMPILE_ONLY = os.environ.get("NBGRAD_CUDA_COMPILE_ONLY") == "1"
 

@@ -13,6 +13,7 @@ def small_pool(monkeypatch):
     monkeypatch.setattr(A, "POOL_MIN_BYTES", 1024)
     monkeypatch.setattr(A, "IDLE_LIMIT_BYTES", 64 * 1024)
     monkeypatch.setattr(A, "_blocks", [])
+    monkeypatch.setattr(A, "_SMALL_ELEMENTS", 0)
     yield
 
 

@@ -23,6 +23,7 @@ POOL_MIN_BYTES = 4 << 20
 IDLE_LIMIT_BYTES = int(os.environ.get("NBGRAD_BUFFER_POOL_MB", 512)) << 20
 
 _blocks = []                # pooled uint8 arrays, oldest first
+_SMALL_ELEMENTS = 1 << 16   # fast path; tests lowering POOL_MIN_BYTES lower it too
 _lock = threading.Lock()
 
 
@@ -33,6 +34,8 @@ def _idle(i):
 
 def new_buffer(n, dtype):
     """An uninitialised 1-D array of n elements of dtype."""
+    if n < _SMALL_ELEMENTS:                   # below POOL_MIN_BYTES for any dtype
+        return np.empty(n, dtype=dtype)
     dtype = np.dtype(dtype)
     nbytes = n * dtype.itemsize
     if nbytes < POOL_MIN_BYTES or IDLE_LIMIT_BYTES <= 0:

@@ -38,6 +38,11 @@ def num_threads():
     return max(1, int(config.NUMBA_NUM_THREADS))
 
 
+# Below this many elements no call is split, whatever the thresholds: lets
+# the small-op path skip the check.  Tests that force splitting lower it.
+SPLIT_FLOOR = 1 << 12
+
+
 def worth_splitting(n, compute_bound=False):
     """True when work over n elements should be split across threads."""
     limit = PARALLEL_MIN_ELEMENTS if compute_bound else PARALLEL_MIN_ELEMENTS_MEMORY

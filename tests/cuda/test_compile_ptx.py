@@ -19,10 +19,15 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def _nvvm_reason():
-    """None when numba-cuda can find NVVM (the CUDA compiler), else why not."""
+    """None when numba-cuda can compile a trivial kernel for sm_90 (NVVM and NVRTC both
+    found), else why not.  A machine with a system NVVM but no NVRTC (seen on CI) skips."""
     code = ("import os; os.environ['NUMBA_ENABLE_CUDASIM'] = '0'\n"
-            "from numba.cuda.cudadrv.nvvm import NVVM\n"
-            "NVVM()\n")
+            "from numba import cuda, float32\n"
+            "def k(x):\n"
+            "    i = cuda.grid(1)\n"
+            "    if i < x.size:\n"
+            "        x[i] = x[i] * 2\n"
+            "cuda.compile_ptx(k, (float32[:],), cc=(9, 0))\n")
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                               env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"})

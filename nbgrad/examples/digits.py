@@ -1,6 +1,6 @@
 """Train an MLP on scikit-learn's bundled 8x8 handwritten digits (1797 images, no download).
 
-    python -m nbgrad.examples.digits [--epochs 20] [--out DIR]
+    python -m nbgrad.examples.digits [--epochs 20] [--out DIR] [--device cuda]
 
 Train/test split 80/20, a 64-128-64-10 MLP with ReLU and dropout, Adam,
 cross-entropy; a tqdm progress bar shows loss and accuracy per epoch.  At the
@@ -85,15 +85,22 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=".", help="directory for the model and the plot (default: here)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (needs the cuda extra and a GPU)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="use only the first N training and N test images (a quick smoke run)")
     args = parser.parse_args(argv)
     from tqdm import tqdm
 
     start = time.perf_counter()
     nbgrad.manual_seed(args.seed)
     X_train, y_train, X_test, y_test = load_data(args.seed)
+    if args.limit is not None:
+        X_train, y_train = X_train[:args.limit], y_train[:args.limit]
+        X_test, y_test = X_test[:args.limit], y_test[:args.limit]
+    X_train, y_train, X_test, y_test = (t.to(args.device) for t in (X_train, y_train, X_test, y_test))
     print(f"digits: {len(X_train)} training and {len(X_test)} test images of 8x8 pixels, 10 classes")
     loader = DataLoader(TensorDataset(X_train, y_train), batch_size=args.batch_size, shuffle=True)
-    model = make_model()
+    model = make_model().to(args.device)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = nbgrad.optim.Adam(model.parameters(), lr=args.lr)
     scheduler = nbgrad.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)

@@ -182,7 +182,8 @@ def _advanced_layout(v, advanced):
     """Result shape and flat positions (in v's contiguous layout) of an advanced index."""
     dims = [d for d, _ in advanced]
     with no_grad():
-        idxs = [_normalize_index(t.long(), v._shape[d], d) for d, t in advanced]
+        # index tensors may live on the CPU for a device tensor, as PyTorch allows
+        idxs = [_normalize_index(t.long().to(v.device), v._shape[d], d) for d, t in advanced]
         bshape = broadcast_shapes(*[t._shape for t in idxs])
         cstrides = contiguous_strides(v._shape)
         adjacent = dims == list(range(dims[0], dims[0] + len(dims)))

@@ -6,6 +6,7 @@ written with Tensor ops (so that create_graph=True records the backward pass).
 import math
 
 from .grad_mode import is_grad_enabled, set_grad_enabled
+from .function import BackwardCFunction
 from .node import AccumulateGrad
 from . import anomaly_mode
 
@@ -127,6 +128,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     ready = list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0))
     results = [None] * (len(inputs) if inputs is not None else 0)
     anomaly = anomaly_mode.is_anomaly_enabled()
+    # Storages a leaf may not take over as its .grad: the caller's gradients, anything a
+    # hook or a custom Function handed back, and what an earlier leaf already took.
+    shared = {id(g._storage) for g in root_grads}
 
     with set_grad_enabled(create_graph):
         while ready:
@@ -139,9 +143,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 for nr, hooks in node._pre_hooks.items():
                     for hook in list(hooks):
                         if nr < len(grad_list) and grad_list[nr] is not None:
+                            shared.add(id(grad_list[nr]._storage))
                             new = hook(grad_list[nr])
                             if new is not None:
                                 grad_list[nr] = new
+                                shared.add(id(new._storage))
             if node._retains:
                 for nr, ref in node._retains.items():
                     t = ref()
@@ -156,8 +162,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     for i in capture.get((node, nr), ()):
                         results[i] = g
             if isinstance(node, AccumulateGrad):
-                if accumulate and grad_list[0] is not None and (capture is None or (node, 0) in capture):
-                    node.accumulate(grad_list[0], create_graph)
+                g = grad_list[0]
+                if accumulate and g is not None and (capture is None or (node, 0) in capture):
+                    steal = capture is None and id(g._storage) not in shared
+                    node.accumulate(g, create_graph, steal)
+                    shared.add(id(g._storage))
                 continue
             if needed is not None and node not in needed:
                 _release_children(node, deps, ready, needed)
@@ -166,6 +175,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 in_grads = (None,) * len(node.next_functions)
             else:
                 in_grads = node(*grad_list)
+                if isinstance(node, BackwardCFunction):
+                    shared.update(id(g._storage) for g in in_grads if g is not None)
                 if anomaly:
                     _check_nan(node, in_grads)
                 if node._hooks:

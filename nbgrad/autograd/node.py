@@ -144,14 +144,24 @@ class AccumulateGrad(Node):
         super().__init__(())
         self.variable = variable
 
-    def accumulate(self, grad, create_graph):
+    def accumulate(self, grad, create_graph, steal=False):
+        """Add grad into variable.grad.  With steal=True (the engine vouches that nothing
+        else holds grad's memory) a first gradient is taken over instead of copied, as
+        PyTorch does when the incoming buffer's use count is one."""
         var = self.variable
         for hook in var._leaf_hooks or ():
             new = hook(grad)
             if new is not None:
                 grad = new
+                steal = False
         if var._grad is None:
-            var._grad = grad if create_graph else grad.detach().clone()
+            if create_graph:
+                var._grad = grad
+            elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
+                    and grad.is_contiguous() and grad._base is None:
+                var._grad = grad.detach()
+            else:
+                var._grad = grad.detach().clone()
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
         else:

@@ -464,8 +464,17 @@ def rsub(x, other, alpha=1):
 class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        ga = (g * (b if b is not None else self.b_scalar)) if self.needs_input_grad(0) else None
-        gb = (g * a) if self.needs_input_grad(1) else None
+        need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
+        if need_a and need_b and not (is_grad_enabled() and (g._requires_grad or a._requires_grad
+                                                             or b._requires_grad)) \
+                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device:
+            # both gradients in one fused pass over g, a and b
+            shape = g._shape
+            ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),
+                                                broadcast_view(b, shape), True, True)
+            return (new_tensor(ga, shape, g._dtype, g.device), new_tensor(gb, shape, g._dtype, g.device))
+        ga = (g * (b if b is not None else self.b_scalar)) if need_a else None
+        gb = (g * a) if need_b else None
         return ga, gb
 
 

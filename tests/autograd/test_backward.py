@@ -626,3 +626,22 @@ def test_double_backward_through_mean_and_matmul():
     np.testing.assert_allclose(arr(gW), (2 / 3) * np.outer(r, xn))
     expected = (2 / 3) * (Wn.sum(axis=0) * xn.sum() + r.sum() * np.ones(3))
     np.testing.assert_allclose(gx.numpy(), expected)
+
+
+def test_leaf_grads_never_alias_each_other_or_the_callers_gradient():
+    # The engine may take over a fresh gradient buffer as a leaf's .grad instead of
+    # copying it; it must never hand the same memory to two leaves or keep the
+    # caller's `gradient` tensor.
+    x = nbgrad.ones(3, requires_grad=True)
+    w = nbgrad.ones(3, requires_grad=True)
+    v = nbgrad.tensor([1.0, 2.0, 3.0])
+    (x + w).backward(v)
+    assert x.grad.data_ptr() != w.grad.data_ptr()
+    assert x.grad.data_ptr() != v.data_ptr() and w.grad.data_ptr() != v.data_ptr()
+    v.mul_(10)
+    x.grad.add_(1)
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]
+    assert x.grad.tolist() == [2.0, 3.0, 4.0]
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [4.0, 5.0, 6.0]
+    assert w.grad.tolist() == [1.0, 2.0, 3.0]

@@ -595,7 +595,12 @@ def vstack(tensors):
 
 # -- used by max(dim) backward -----------------------------------------------------------------
 def _scatter_into_zeros(shape, dim, indices, g):
-    """zeros(shape) with g placed at indices along dim (differentiable in g)."""
+    """zeros(shape) with g placed at indices along dim (differentiable in g).  The zeros
+    are fresh, so g is written straight into them instead of into a copy."""
     from .._creation import zeros
-    base = zeros(shape, dtype=g.dtype, device=g.device)
-    return scatter(base, dim, indices, g)
+    out = zeros(shape, dtype=g.dtype, device=g.device)
+    pos = _gather_positions(out, _wrap(dim, out.dim()), indices)
+    backend_of(out).put(out._storage.buffer, _flat_buffer(pos), _flat_buffer(cast(g, out._dtype)), False)
+    if needs_grad(g):
+        record(ScatterBackward0, (out, g), (out,), src_shape=g._shape, src_region=indices._shape).save(pos)
+    return out

@@ -1,6 +1,7 @@
 """Matrix products: matmul with PyTorch's 1-D/2-D/batched/broadcast rules, mm, bmm, mv, dot, outer."""
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, broadcast_shapes, broadcast_view, check_same_device, needs_grad, new_tensor, record
 from . import views as V
@@ -168,4 +169,62 @@ def matmul(a, b):
         out = V.squeeze(out, -2)
     if db == 1:
         out = V.squeeze(out, -1)
+    return out
+
+
+class AddmmBackward0(Node):
+    """Backward of linear(x, w, b) for 2-D x: gradients of x, w and b in one backend call
+    (no transposed copies) when the backward is not itself recorded."""
+
+    def backward(self, g):
+        x, w = self.saved_tensors
+        need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
+        need_b = len(self.next_functions) > 2 and self.needs_input_grad(2)
+        recorded = is_grad_enabled() and (g._requires_grad or (x is not None and x._requires_grad)
+                                          or (w is not None and w._requires_grad))
+        if not recorded and (x is None or x._dtype is g._dtype) and (w is None or w._dtype is g._dtype):
+            shape_x = x._shape if x is not None else None
+            gx, gw, gb = backend_of(g).linear_backward(
+                g._view_tuple(), x._view_tuple() if x is not None else None,
+                w._view_tuple() if w is not None else None, need_x, need_w, need_b)
+            dev = g.device
+            return (new_tensor(gx, (g._shape[0], w._shape[1]), g._dtype, dev) if gx is not None else None,
+                    new_tensor(gw, (g._shape[1], x._shape[1]), g._dtype, dev) if gw is not None else None,
+                    new_tensor(gb, (g._shape[1],), g._dtype, dev) if gb is not None else None)
+        gx = mm(g, w) if need_x else None
+        gw = mm(V.t(g), x) if need_w else None
+        gb = g.sum(0) if need_b else None
+        return gx, gw, gb
+
+
+class MmBackwardLinear(AddmmBackward0):
+    pass
+
+
+MmBackwardLinear.__name__ = "MmBackward0"     # linear without bias shows as a plain mm
+
+
+def linear(x, w, b=None):
+    """x @ w.T + b (PyTorch's F.linear).  2-D inputs run as one op whose backward is fused;
+    other shapes fold the leading dims into rows."""
+    if w.dim() != 2 or x.dim() < 1:
+        out = matmul(x, V.t(w) if w.dim() == 2 else w)
+        return out if b is None else out + b
+    if x.dim() != 2:
+        lead = x._shape[:-1]
+        out2 = linear(V.reshape(x, (-1, x._shape[-1])), w, b)
+        return V.reshape(out2, tuple(lead) + (w._shape[0],))
+    if x._shape[1] != w._shape[1]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x._shape[0]}x{x._shape[1]} and "
+                           f"{w._shape[1]}x{w._shape[0]})")
+    check_same_device(x, w)
+    _check_dtypes(x, w)
+    out = _batched_raw(x, V.make_view(w, (w._shape[1], w._shape[0]), (w._stride[1], w._stride[0]), w._offset), ())
+    if b is not None:
+        from .elementwise import _binary_raw
+        out = _binary_raw("add", out, b, out._dtype)
+    inputs = (x, w) if b is None else (x, w, b)
+    if needs_grad(*inputs):
+        node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))
+        node.save(x if w._requires_grad else None, w if x._requires_grad else None)
     return out

@@ -135,9 +135,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     with set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
-            grads = buffers.pop(node, None) or {}
-            nouts = max(grads) + 1 if grads else 1
-            grad_list = [grads.get(i) for i in range(nouts)]
+            grads = buffers.pop(node, None)
+            if not grads:
+                grad_list = [None]
+            elif len(grads) == 1 and 0 in grads:        # the common single-output case
+                grad_list = [grads[0]]
+            else:
+                grad_list = [grads.get(i) for i in range(max(grads) + 1)]
             # tensor hooks registered on this node's outputs, then retain_grad
             if node._pre_hooks:
                 for nr, hooks in node._pre_hooks.items():
@@ -171,7 +175,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if needed is not None and node not in needed:
                 _release_children(node, deps, ready, needed)
                 continue
-            if all(g is None for g in grad_list):
+            if grad_list.count(None) == len(grad_list):
                 in_grads = (None,) * len(node.next_functions)
             else:
                 in_grads = node(*grad_list)
@@ -190,9 +194,15 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     continue
                 g = in_grads[i] if i < len(in_grads) else None
                 if g is not None:
-                    if metas and metas[i] is not None:
-                        g = _fit(g, metas[i])
-                    _add_to(buffers, nxt, nr, g)
+                    meta = metas[i] if metas else None
+                    if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
+                        g = _fit(g, meta)
+                    slot = buffers.get(nxt)
+                    if slot is None:
+                        buffers[nxt] = {nr: g}
+                    else:
+                        prev = slot.get(nr)
+                        slot[nr] = g if prev is None else prev + g
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     ready.append(nxt)

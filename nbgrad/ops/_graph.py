@@ -116,10 +116,15 @@ def broadcast_shapes(*shapes):
     return Size(out)
 
 
+_ZERO_STRIDES = [(0,) * n for n in range(9)]
+
+
 def broadcast_view(t, shape):
     """The backend view of t broadcast to shape (0 strides, no copy)."""
     if t._shape == shape:
         return (t._storage.buffer, t._offset, shape, t._stride)
+    if not t._shape and len(shape) < 9:          # a 0-dim operand (a Python number)
+        return (t._storage.buffer, t._offset, shape, _ZERO_STRIDES[len(shape)])
     off = len(shape) - len(t._shape)
     strides = [0] * len(shape)
     for i, (n, st) in enumerate(zip(t._shape, t._stride)):

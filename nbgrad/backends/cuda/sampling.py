@@ -9,6 +9,7 @@ to the grid.)  uniform: the top 53 bits as a double in [0, 1); normal:
 Box-Muller on two uniforms; randint: floor(low + u * (high - low)).
 """
 import math
+import warnings
 
 import numpy as np
 from numba import cuda
@@ -25,6 +26,11 @@ _S11 = np.uint64(11)
 _TWO = np.uint64(2)
 _ONE = np.uint64(1)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+# splitmix64 wraps around uint64 on purpose; the simulator runs it as numpy scalars,
+# which warn on every wrap
+warnings.filterwarnings("ignore", message="overflow encountered in scalar", category=RuntimeWarning,
+                        module=__name__)
 
 
 @cuda.jit(device=True)

@@ -436,6 +436,11 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __contains__(self, element):
+        if isinstance(element, Tensor) or isinstance(element, (int, float, bool)):
+            return bool((self == element).any())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
     def __repr__(self):
         from ._format import format_tensor
         return format_tensor(self)

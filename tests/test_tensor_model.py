@@ -336,3 +336,10 @@ def test_isinstance_tensor():
     assert isinstance(x, nbgrad.Tensor)
     assert nbgrad.is_tensor(x)
     assert not nbgrad.is_tensor(np.zeros(2))
+
+
+def test_in_operator_compares_elements():
+    t = nbgrad.tensor([1, 2, 3])
+    assert 2 in t
+    assert 5 not in t
+    assert nbgrad.tensor(3) in t

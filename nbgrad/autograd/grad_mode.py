@@ -37,6 +37,18 @@ class _DecoratorContextManager:
 
 
 class no_grad(_DecoratorContextManager):
+    def __new__(cls, orig_func=None):
+        # `@no_grad` without parentheses decorates directly, as in PyTorch
+        self = super().__new__(cls)
+        if orig_func is not None:
+            if not callable(orig_func):
+                raise TypeError(f"no_grad() takes no positional arguments, got {type(orig_func).__name__}")
+            return self(orig_func)
+        return self
+
+    def __init__(self, orig_func=None):
+        pass
+
     def __enter__(self):
         self.prev = is_grad_enabled()
         _set_enabled(False)

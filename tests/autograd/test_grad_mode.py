@@ -379,3 +379,13 @@ def test_deepcopy_of_leaf_copies_storage_and_grad():
     np.testing.assert_array_equal(arr(c), arr(x))
     np.testing.assert_array_equal(c.grad.numpy(), x.grad.numpy())
     assert c.grad.data_ptr() != x.grad.data_ptr()
+
+
+def test_no_grad_as_a_bare_decorator():
+    @nbgrad.no_grad
+    def doubled(t):
+        return t * 2
+
+    x = nbgrad.ones(2, requires_grad=True)
+    assert doubled(x).requires_grad is False
+    assert nbgrad.is_grad_enabled() is True

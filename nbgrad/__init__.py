@@ -28,6 +28,7 @@ from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
                             logsumexp, norm, softmax, log_softmax)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
+from .ops.sorting import sort, argsort, topk
 from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,
                         select, unbind, split, chunk, tensor_split, diagonal, as_strided, reshape,
                         broadcast_to)

@@ -51,6 +51,8 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
                                             NaN wins (as PyTorch)
   softmax(x_view, dim, log)                 -> buffer of x.shape (stable: max subtracted)
 
+  sort(x_view, dim, descending)             -> (values buffer, int64 indices buffer) of
+                                            x.shape, sorted along dim (NaN largest)
   matmul(a_view, b_view, out_dtype)         a: (*B, n, k), b: (*B, k, m) with identical
                                             batch shape B (broadcast batch dims come with
                                             0 strides) -> buffer (*B, n, m)

@@ -3,6 +3,7 @@ modules; this file binds them as Tensor methods, operators and in-place forms.""
 from .. import _dtype as D
 from .._tensor import Tensor
 from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as L, reduction as R, views as V
+from . import sorting as S
 from .inplace import apply_inplace
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
@@ -210,7 +211,7 @@ TENSOR_METHODS = {
     "sum": _sum, "mean": _mean, "prod": R.prod, "max": _max, "min": _min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var, "std": R.std,
     "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax, "log_softmax": R.log_softmax,
-    "sum_to_size": R.sum_to_size,
+    "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
     # views

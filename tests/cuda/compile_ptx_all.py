@@ -32,7 +32,7 @@ def signatures():
     from numba import boolean, float32, float64, int16, int32, int64, uint8, uint64
     from nbgrad.backends.cuda import (elementwise as E, indexing as I, linalg as L, loss_kernels as LK,
                                       memory as M, optim_kernels as O, reduction as R, sampling as S,
-                                      strided_copy as C)
+                                      sorting as SO, strided_copy as C)
     import numpy as np
 
     geom = int64[::1]
@@ -136,6 +136,10 @@ def signatures():
         add(f"nonzero count {dt}", I._count_chunks, _arr(dt), int64, int64, _arr(int64), int64)
         add(f"nonzero write {dt}", I._write_chunks, _arr(dt), int64, int64, _arr(int64), int64, _arr(int64), int64,
             _arr(int64))
+
+    # sort
+    for dt in (float32, float64, int64, boolean):
+        add(f"sort rows {dt}", SO._sort_rows, _arr(dt), int64, int64, boolean, _arr(dt), _arr(int64))
 
     # random
     for dt in (float32, float64):

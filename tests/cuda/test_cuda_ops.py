@@ -239,3 +239,17 @@ def test_fused_backward_kernels_match_composed(device):
     np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gx, (5, 3), nbgrad.float64, dev).tolist(), go @ w)
     np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gw, (2, 3), nbgrad.float64, dev).tolist(), go.T @ x)
     np.testing.assert_allclose(nbgrad.Tensor._from_buffer(gbias, (2,), nbgrad.float64, dev).tolist(), go.sum(0))
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_topk_match_numpy(device, descending):
+    a = (RNG.permutation(12).reshape(3, 4) * 0.5 - 2).astype(np.float32)
+    x = t(a, device).t()                                   # sort a strided view
+    values, indices = x.sort(dim=1, descending=descending)
+    order = np.argsort(-a.T if descending else a.T, axis=1, kind="stable")
+    np.testing.assert_array_equal(host(indices), order)
+    np.testing.assert_array_equal(host(values), np.take_along_axis(a.T, order, axis=1))
+    top, top_idx = t(a, device).topk(2, dim=0, largest=not descending)
+    ref = np.argsort(-a if not descending else a, axis=0, kind="stable")[:2]
+    np.testing.assert_array_equal(host(top_idx), ref)
+    assert values.device.type == device

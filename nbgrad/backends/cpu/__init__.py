@@ -26,6 +26,7 @@ from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
+from .sorting import sort
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .optim_kernels import adam_step, sgd_step
@@ -34,7 +35,7 @@ __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "copy", "fill",
     "unary", "binary", "where", "reduce", "max_with_index", "softmax",
     "matmul", "take", "put", "manual_seed", "uniform", "normal", "randint",
-    "randperm", "from_host", "nonzero", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+    "randperm", "from_host", "nonzero", "sort", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward", "mse_forward",
     "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step", "adam_step",
     "mul_backward", "linear_backward",

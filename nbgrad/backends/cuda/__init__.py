@@ -14,6 +14,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
+  sorting.py       sort along a dim (a thread per row)
 """
 from ._device import SIMULATOR, synchronize
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
@@ -26,6 +27,7 @@ from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy,
 from .optim_kernels import adam_step, sgd_step
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
+from .sorting import sort
 from .strided_copy import copy, fill
 
 
@@ -44,5 +46,5 @@ __all__ = [
     "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
     "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
-    "adam_step", "mul_backward", "linear_backward", "synchronize", "SIMULATOR",
+    "adam_step", "mul_backward", "linear_backward", "sort", "synchronize", "SIMULATOR",
 ]

@@ -1,0 +1,53 @@
+"""Sorting along one dim: values and int64 indices (sort, argsort, topk build on it).
+
+The wrapper moves the sorted dim last and makes the rows contiguous with the
+strided copy; one kernel argsorts each row (NumPy's ordering: NaN sorts as the
+largest value, as in PyTorch) and gathers the values; the results are copied
+back into the input's dim order.
+"""
+import numpy as np
+from numba import njit
+
+from ._geometry import contiguous_strides, numel
+from .strided_copy import copy
+
+_kernel = njit(cache=True, error_model="numpy", nogil=True)
+
+
+@_kernel
+def _sort_rows(x, rows, n, descending, values, indices):
+    for r in range(rows):
+        row = x[r * n:(r + 1) * n]
+        order = np.argsort(row, kind="mergesort")      # stable ascending
+        for j in range(n):
+            k = order[n - 1 - j] if descending else order[j]
+            values[r * n + j] = row[k]
+            indices[r * n + j] = k
+
+
+def sort(view, dim, descending):
+    """(values, int64 indices) buffers of view's shape, sorted along dim."""
+    buf, offset, shape, strides = view
+    shape, strides = tuple(shape), tuple(strides)
+    total = numel(shape)
+    values = np.empty(total, dtype=buf.dtype)
+    indices = np.empty(total, dtype=np.int64)
+    if total == 0:
+        return values, indices
+    perm = [d for d in range(len(shape)) if d != dim] + [dim]
+    pshape = tuple(shape[d] for d in perm)
+    rows_buf = np.empty(total, dtype=buf.dtype)
+    copy((buf, offset, pshape, tuple(strides[d] for d in perm)), (rows_buf, 0, pshape, contiguous_strides(pshape)))
+    sort_src = rows_buf.view(np.uint8) if rows_buf.dtype == np.bool_ else rows_buf
+    sorted_vals = np.empty(total, dtype=sort_src.dtype)
+    sorted_idx = np.empty(total, dtype=np.int64)
+    n = shape[dim]
+    _sort_rows(sort_src, total // n, n, bool(descending), sorted_vals, sorted_idx)
+    if rows_buf.dtype == np.bool_:
+        sorted_vals = sorted_vals.view(np.bool_)
+    # back to the input's dim order: write the permuted-contiguous rows through permuted strides
+    out_strides = contiguous_strides(shape)
+    pstrides = tuple(out_strides[d] for d in perm)
+    copy((sorted_vals, 0, pshape, contiguous_strides(pshape)), (values, 0, pshape, pstrides))
+    copy((sorted_idx, 0, pshape, contiguous_strides(pshape)), (indices, 0, pshape, pstrides))
+    return values, indices

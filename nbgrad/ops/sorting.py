@@ -1,0 +1,56 @@
+"""Sorting: sort, argsort, topk — values with the indices they came from; the gradient
+of the values goes back to those indices."""
+from .. import _dtype as D
+from ..autograd.node import Node
+from ._graph import backend_of, copy_raw, needs_grad, new_tensor, record, _wrap
+from .reduction import ReductionResult
+from . import views as V
+
+
+class _PlaceAtIndicesBackward(Node):
+    def backward(self, g, g_indices=None):
+        (indices,) = self.saved_tensors
+        from .indexing import _scatter_into_zeros
+        return _scatter_into_zeros(self.shape, self.dim, indices, g)
+
+
+class SortBackward0(_PlaceAtIndicesBackward):
+    pass
+
+
+class TopkBackward0(_PlaceAtIndicesBackward):
+    pass
+
+
+def _sorted(x, dim, descending):
+    if x.dim() == 0:
+        from .._creation import zeros
+        return copy_raw(x), zeros((), dtype=D.int64, device=x.device), 0
+    d = _wrap(dim, x.dim())
+    vbuf, ibuf = backend_of(x).sort(x._view_tuple(), d, bool(descending))
+    return (new_tensor(vbuf, x._shape, x._dtype, x.device),
+            new_tensor(ibuf, x._shape, D.int64, x.device), d)
+
+
+def sort(x, dim=-1, descending=False, stable=False):
+    values, indices, d = _sorted(x, dim, descending)
+    if needs_grad(x):
+        record(SortBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
+    return ReductionResult(values, indices)
+
+
+def argsort(x, dim=-1, descending=False, stable=False):
+    return _sorted(x, dim, descending)[1]
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    n = x._shape[_wrap(dim, x.dim())] if x.dim() else 1
+    if k < 0 or k > n:
+        raise RuntimeError(f"selected index k out of range")
+    values, indices, d = _sorted(x, dim, largest)
+    if x.dim():
+        values = copy_raw(V.narrow(values, d, 0, k))
+        indices = copy_raw(V.narrow(indices, d, 0, k))
+    if needs_grad(x):
+        record(TopkBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
+    return ReductionResult(values, indices)

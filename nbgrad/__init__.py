@@ -35,7 +35,6 @@ from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permu
 from .ops.views import transpose as swapaxes, transpose as swapdims
 from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
                            argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
-from .ops.reduction import sum_to_size as _sum_to_size
 from .ops.copying import clone
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast

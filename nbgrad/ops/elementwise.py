@@ -566,8 +566,6 @@ def remainder(a, b):
     return out
 
 
-fmod_ = None
-
 
 class PowBackward0(Node):
     def backward(self, g):

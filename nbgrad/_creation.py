@@ -77,10 +77,8 @@ def _to_host_array(data):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
     if dtype is None:
-        if isinstance(data, np.ndarray):
+        if isinstance(data, (np.ndarray, np.generic)):
             dtype = D.from_numpy_dtype(data.dtype)
-        elif isinstance(data, np.generic):
-            dtype = D.from_numpy_dtype(data.dtype) if data.dtype.kind != "f" or data.dtype == np.float64 else D.from_numpy_dtype(data.dtype)
         else:
             dtype = _infer_dtype(data)
     else:

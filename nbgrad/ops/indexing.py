@@ -125,11 +125,14 @@ def _expand_index(x, index):
     return out
 
 
-def getitem(x, index):
-    items = _expand_index(x, index)
+def _apply_basic(x, items):
+    """Apply the basic part of an expanded index (ints, slices, None) as views of x and
+    collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
+    `applied` says whether any view op ran.  getitem records the views; setitem calls
+    this under no_grad."""
     v = x
     dim = 0
-    advanced = []     # (dim in v, int64 index tensor)
+    advanced = []
     applied = False
     for item in items:
         if item is None:
@@ -171,6 +174,11 @@ def getitem(x, index):
             else:
                 advanced.append((dim, t))
                 dim += 1
+    return v, advanced, applied
+
+
+def getitem(x, index):
+    v, advanced, applied = _apply_basic(x, _expand_index(x, index))
     if not advanced:
         if not applied:
             v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
@@ -266,32 +274,8 @@ def setitem(x, index, value):
         return
     # advanced: compute the basic view without recording, then index_put on it in place
     with no_grad():
-        v = x
-        dim = 0
-        advanced = []
-        for item in items:
-            if item is None:
-                v = V.unsqueeze(v, dim)
-                dim += 1
-            elif isinstance(item, slice):
-                if item != slice(None):
-                    v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
-                dim += 1
-            elif isinstance(item, int) and not isinstance(item, bool):
-                v = V.select(v, dim, item)
-            else:
-                t = _to_index_tensor(item, x.device)
-                if t._dtype is D.bool_:
-                    for k, idx in enumerate(nonzero(t, as_tuple=True)):
-                        advanced.append((dim + k, idx))
-                    dim += t.dim()
-                else:
-                    advanced.append((dim, t))
-                    dim += 1
+        v, advanced, _ = _apply_basic(x, items)
         _, pos = _advanced_layout(v, advanced)
-    if v is not x:
-        if v._base is None:
-            v = V.alias(v)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
     apply_inplace(v, _index_put_view, pos, value, needs_old=False)

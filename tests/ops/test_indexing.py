@@ -454,3 +454,14 @@ def test_stack_examples():
     assert nbgrad.stack([nbgrad.ones(2, 3)] * 4).shape == (4, 2, 3)
     with pytest.raises(RuntimeError):
         nbgrad.stack([nbgrad.ones(2), nbgrad.ones(3)])
+
+
+def test_setitem_parses_indices_as_getitem_does():
+    # one parser serves both: a mask of the wrong shape and a float index fail the same way
+    x = nbgrad.zeros(2, 3)
+    with pytest.raises(IndexError):
+        x[nbgrad.tensor([True, False, True])] = 1.0
+    with pytest.raises(IndexError):
+        x[nbgrad.tensor([0.0])] = 1.0
+    x[:, nbgrad.tensor([True, False, True])] = 5.0
+    assert x.tolist() == [[5.0, 0.0, 5.0], [5.0, 0.0, 5.0]]

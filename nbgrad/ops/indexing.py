@@ -301,7 +301,8 @@ def index_put_(x, indices, values, accumulate=False):
 
 # -- named gathers ----------------------------------------------------------------------------
 def _grid_positions(shape, cstrides, skip_dim, device):
-    """Sum over dims != skip_dim of arange(n_d) * cstride_d, shaped to broadcast over shape."""
+    """Sum over dims != skip_dim (None: all dims) of arange(n_d) * cstride_d, shaped to
+    broadcast over shape."""
     pos = None
     for d, n in enumerate(shape):
         if d == skip_dim:

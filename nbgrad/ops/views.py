@@ -66,7 +66,11 @@ def restride(sources, dst_geom, dtype=None):
             from ._graph import cast
             from ..autograd.grad_mode import no_grad
             with no_grad():
-                pos = _element_offsets(shape, strides, offset - lo, t.device)
+                from .indexing import _grid_positions
+                from .._creation import full
+                pos = full(tuple(shape), offset - lo, dtype=D.int64, device=t.device)
+                grid = _grid_positions(tuple(shape), tuple(strides), None, t.device)
+                pos = (pos if grid is None else pos + grid).contiguous()
             be.put(buf, _flat_buffer(pos), _flat_buffer(cast(t, dtype)), True)
     shape, strides, offset = dst_geom
     out_buf = be.empty(math.prod(shape), dtype.np)
@@ -75,17 +79,6 @@ def restride(sources, dst_geom, dtype=None):
     if needs_grad(*tensors):
         record(RestrideBackward, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom, dtype=dtype)
     return out
-
-
-def _element_offsets(shape, strides, offset, device):
-    """int64 tensor of shape `shape`: the buffer offset of each element."""
-    from .._creation import arange, full
-    pos = full(tuple(shape), offset, dtype=D.int64, device=device)
-    for d, (n, st) in enumerate(zip(shape, strides)):
-        axis = [1] * len(shape)
-        axis[d] = n
-        pos = pos + (arange(n, dtype=D.int64, device=device) * st).reshape(axis)
-    return pos.contiguous()
 
 
 def _window_backward(node, grads):

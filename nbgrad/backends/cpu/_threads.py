@@ -9,15 +9,17 @@ binary, copy, reductions) with one mechanism.  Below PARALLEL_MIN_ELEMENTS the
 caller runs the kernel directly: a thread hand-off costs ~20-50 us.
 
 The thread count is Numba's (NUMBA_NUM_THREADS, the core count by default).
-Two thresholds, both measured on this 2-core machine shared with other
-work (serial vs split, medians of 7 interleaved calls, fresh outputs):
+Two thresholds, measured on this 2-core machine (serial vs split, medians
+of 41 calls, /tmp/thr.py-style loop over sizes, `benchmarks/compare.py W1`):
   * compute-bound kernels (transcendental unary ops): tanh over 256K float32
     0.74x the serial time, over 1M 0.64x; over 64K 1.4x (hand-off cost);
-  * memory-bound kernels (arithmetic, copies, fills, reductions): no gain at
-    any size -- 4M-element mul 1.09x, copy 1.03x, 64 MiB transpose 0.96x,
-    sum over rows 0.98x, fill 0.99x: one core saturates what the memory
-    system gives us, and page faults on fresh outputs serialise.  Off by
-    default; a machine with more bandwidth per core sets its own threshold.
+  * memory-bound kernels (arithmetic, copies, fills, reductions): split from
+    1M elements.  float32 mul over 1M: 0.67x the serial time, 4M 0.54x; clone
+    4M 0.58x; transpose 2048^2 0.55x; sum over 1M 0.99x, 4M 0.73x; at 256K
+    mul is 0.76x but sum 2.8x and clone 1.2x, so the line sits at 1M.  (An
+    earlier measurement on a machine busy with other jobs saw no gain at any
+    size; on a quiet one the second core doubles the bandwidth we get:
+    W1's forward + backward went 38 -> 20 ms.)
 NBGRAD_PARALLEL_MIN_ELEMENTS and NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY override
 them (0: never split).
 """
@@ -28,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from numba import config
 
 PARALLEL_MIN_ELEMENTS = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS", 1 << 18))
-PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY", 0))
+PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY", 1 << 20))
 
 _pool = None
 _pool_lock = threading.Lock()

@@ -4,6 +4,7 @@ It knows nothing of kernels: gradients are Tensors, and a node's backward is
 written with Tensor ops (so that create_graph=True records the backward pass).
 """
 import math
+from sys import getrefcount
 
 from .grad_mode import is_grad_enabled, set_grad_enabled
 from .function import BackwardCFunction
@@ -202,7 +203,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         buffers[nxt] = {nr: g}
                     else:
                         prev = slot.get(nr)
-                        slot[nr] = g if prev is None else prev + g
+                        if prev is None:
+                            slot[nr] = g
+                        elif (not create_graph and getrefcount(prev) == 3
+                              and getrefcount(prev._storage) == 2
+                              and getrefcount(prev._storage.buffer) == 2
+                              and id(prev._storage) not in shared):
+                            # Nothing but this slot holds prev (PyTorch's InputBuffer checks
+                            # use_count() == 1): add in place, no new buffer.  The references
+                            # counted: the slot and the local (+1 for getrefcount's argument);
+                            # the storage and the buffer are held by prev alone.
+                            prev._accumulate_(g)
+                        else:
+                            slot[nr] = prev + g
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     ready.append(nxt)

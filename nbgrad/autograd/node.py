@@ -164,6 +164,8 @@ class AccumulateGrad(Node):
                 var._grad = grad.detach().clone()
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
+        elif steal:
+            var._grad._accumulate_(grad)    # grad's memory is the engine's: one pass, in place
         else:
             var._grad += grad
 

@@ -36,9 +36,14 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
   fill(dst_view, value)                     writes a scalar into every element
 
   unary(op, x_view, out_dtype)              -> buffer;  op in UNARY_OPS
-  binary(op, a_view, b_view, out_shape, out_dtype) -> buffer; op in BINARY_OPS.
+  binary(op, a_view, b_view, out_shape, out_dtype, out=None) -> buffer; op in BINARY_OPS.
                                             a and b have the same dtype and are already
-                                            broadcast to out_shape (0 strides).
+                                            broadcast to out_shape (0 strides).  With
+                                            out (a 1-D buffer of numel(out_shape)
+                                            elements of out_dtype) the result is written
+                                            there and out is returned; out may be
+                                            exactly a's or b's elements (an in-place
+                                            accumulate) but must not partly overlap them.
   where(cond_view, a_view, b_view, out_shape, out_dtype) -> buffer (cond is bool,
                                             a and b of out_dtype, all broadcast)
 

@@ -237,5 +237,7 @@ TENSOR_METHODS = {
     "new_full": _new_full,
 }
 TENSOR_METHODS.update({name: _inplace_method(fn, needs_old) for name, (fn, needs_old) in _INPLACE.items()})
+# Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
+TENSOR_METHODS["_accumulate_"] = E.accumulate_
 
 TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}

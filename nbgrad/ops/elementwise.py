@@ -415,6 +415,30 @@ def add(a, b, alpha=1):
     return out
 
 
+def accumulate_(dst, src):
+    """dst += src, not recorded: gradient accumulation (the engine's buffers, a leaf's
+    .grad when grad mode is off).  One kernel pass written straight into dst's memory
+    when dst is dense; otherwise the general in-place add (compute, then write).
+    Returns dst.  The caller vouches that src's memory is not a different tensor's
+    view partly overlapping dst (the engine's fresh gradient buffers never are)."""
+    shape = dst._shape
+    if (src._dtype is dst._dtype and src._storage.device is dst._storage.device
+            and dst._dtype is not D.bool_ and dst.is_contiguous() and dst.numel() > 0
+            and (src._storage is not dst._storage
+                 or (src._offset == dst._offset and src._shape == shape and src._stride == dst._stride))
+            and broadcast_shapes(src._shape, shape) == shape):
+        buf = dst._storage.buffer
+        out = buf if dst._offset == 0 and len(buf) == dst.numel() else \
+            buf[dst._offset:dst._offset + dst.numel()]
+        backend_of(dst).binary("add", dst._view_tuple(), broadcast_view(src, shape), shape,
+                               dst._dtype.np, out)
+        dst._vc.value += 1
+        return dst
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        return dst.add_(src)
+
+
 class SubBackward0(Node):
     alpha = 1
 

@@ -929,12 +929,13 @@ def _split_outer(strided, cshape, operands, out):
     run_split(part, rows, align=1)
 
 
-def binary(op, a_view, b_view, out_shape, out_dtype):
+def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
     abuf, aoff, _, ast = a_view
     bbuf, boff, _, bst = b_view
     out_shape = tuple(out_shape)
     n = numel(out_shape)
-    out = new_buffer(n, out_dtype)
+    if out is None:
+        out = new_buffer(n, out_dtype)
     if n == 0:
         return out
     kernels = _binary_kernels.get(op) or _binary_kernels_for(op)

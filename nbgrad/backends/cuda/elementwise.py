@@ -335,12 +335,13 @@ def unary(op, x_view, out_dtype):
     return out
 
 
-def binary(op, a_view, b_view, out_shape, out_dtype):
+def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
     abuf, aoff, _, ast = a_view
     bbuf, boff, _, bst = b_view
     out_shape = tuple(out_shape)
     n = numel(out_shape)
-    out = device_array(n, out_dtype)
+    if out is None:
+        out = device_array(n, out_dtype)
     if n == 0:
         return out
     abuf, bbuf = as_device(abuf), as_device(bbuf)

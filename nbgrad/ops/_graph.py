@@ -91,6 +91,12 @@ def scalar_tensor(value, dtype, device):
     return t
 
 
+def new_scalar(value, dtype, device):
+    """A fresh 0-dim tensor holding value: an op's result, safe to hand to users (unlike
+    scalar_tensor's shared operands, which must never get a grad_fn or be written)."""
+    return Tensor._from_buffer(get_backend(device.type).full(1, dtype.np, value), (), dtype, device)
+
+
 def broadcast_shapes(*shapes):
     if len(shapes) == 2:
         a, b = shapes

@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
-                     record, scalar_tensor)
+                     new_scalar, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -119,7 +119,7 @@ def _reduce_rows(row_loss, reduction, total, denominator, x, target):
         out_shape = tuple(target.shape)
         return cast(new_tensor(row_loss, out_shape, D.float64, x.device), x._dtype)
     value = total if reduction == "sum" else _div(total, denominator)
-    return scalar_tensor(value, x._dtype, x.device)
+    return new_scalar(value, x._dtype, x.device)
 
 
 class LogSoftmaxBackward0(Node):
@@ -198,12 +198,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if reduction == "none":
         out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, target)
     elif reduction == "sum":
-        out = scalar_tensor((1.0 - eps) * s_nll + eps / c * s_smooth, x._dtype, x.device)
+        out = new_scalar((1.0 - eps) * s_nll + eps / c * s_smooth, x._dtype, x.device)
     else:
         value = (1.0 - eps) * _div(s_nll, s_w)
         if eps:
             value += eps / c * _div(s_smooth, s_w)
-        out = scalar_tensor(value, x._dtype, x.device)
+        out = new_scalar(value, x._dtype, x.device)
     if needs_grad(x):
         dim = 0 if x.dim() == 1 else 1
         ls = record(LogSoftmaxBackward0, (x,), (), dim=dim)
@@ -303,7 +303,7 @@ def _pointwise_loss(x, y, reduction, kind):
     if reduction == "none":
         out = cast(new_tensor(elementwise, shape, D.float64, x.device), dtype)
     else:
-        out = scalar_tensor(total if reduction == "sum" else _div(total, n), dtype, x.device)
+        out = new_scalar(total if reduction == "sum" else _div(total, n), dtype, x.device)
     if needs_grad(x, y):
         node = record(MseLossBackward0, (x, y), (out,), reduction=reduction, n=n, shape=shape, dtype=dtype)
         node.save(x, y)
@@ -363,7 +363,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if reduction == "none":
         out = cast(new_tensor(elementwise, shape, D.float64, x.device), dt)
     else:
-        out = scalar_tensor(total if reduction == "sum" else _div(total, n), dt, x.device)
+        out = new_scalar(total if reduction == "sum" else _div(total, n), dt, x.device)
     if needs_grad(x, y):
         node = record(BinaryCrossEntropyWithLogitsBackward0, (x, y), (out,), reduction=reduction, n=n,
                       weight_t=None if weight is None else weight.detach(),

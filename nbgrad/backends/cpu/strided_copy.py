@@ -7,14 +7,24 @@ Casting rules: float -> int truncates toward zero (Numba's fptosi), x -> bool
 is x != 0, bool -> number is 0/1.  The wrapper coalesces dims over src and
 dst, orders them by dst strides, and picks one of:
   * contiguous: both stride 1 -> a plain 1-D loop;
-  * blocked: two dims where src walks the other way (a transpose) -> 64x64
-    tiles staged through a small contiguous buffer: src rows are read and dst
-    rows written as contiguous runs, and the transposition happens inside
-    L1 (reading a tile straight across src rows of a power-of-two stride hits
-    one cache set and thrashes: 54 -> 40 ms on 4096^2 float32);
+  * blocked: two dims where src walks the other way (a transpose), both at
+    least 64 long -> 256x256 blocks staged through a contiguous buffer (rows
+    padded by 16 elements): src rows are read and dst rows written as
+    contiguous 256-element runs, and the transposition happens in the
+    L1/L2-resident buffer (reading straight across src rows of a
+    power-of-two stride hits one cache set and thrashes).  The run length
+    is what counts out of cache: 4096^2 float32, one thread, medians of
+    9-11 interleaved runs: 64x64 tiles 28-32 ms, 128x128 19-20 ms, 256x256
+    16-20 ms, 512x512 / 1024x1024 22-24 ms (buffer beyond L2), the same
+    256x256 unpadded 31 ms, 256-wide blocks staged as 64-row strips 29 ms;
+    a contiguous copy of the same bytes 7-11 ms.  Neither outer blocking
+    around 64x64 tiles (TLB: the arrays are on huge pages), 8x8/16x16 tiles
+    without staging (33-98 ms), nor 8x8 register transposes (LLVM
+    shufflevector, 15-20 ms) did better.  Split over 2 threads: 64x64
+    20.5 ms, 256x256 12.3 ms.  2048^2 and smaller are unchanged (in cache);
   * strided: odometer over outer dims, tight loop over the last.
 Large copies are split across threads (_threads.py): the contiguous range,
-the tile rows, or the outermost dim of the odometer.
+the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
 from numba import njit
@@ -30,7 +40,9 @@ from ._threads import run_split, worth_splitting
 _scalar = register_jitable(error_model="numpy")
 _kernel = njit(cache=True, error_model="numpy", nogil=True)
 
-_TILE = 64
+_TILE = 64      # smallest sides that take the blocked kernel; thread-split alignment
+_BLOCK = 256    # side of the blocks the blocked kernel stages
+_PAD = 16       # elements added to each staged row
 
 
 @_scalar
@@ -55,17 +67,20 @@ def make_copy(convert):
     @_kernel
     def blocked(src, soff, sst, dst, doff, dst_st, shape):
         # two dims; dst's inner stride is the small one, src's outer one is.
+        # Blocks of up to _BLOCK x _BLOCK: src rows are copied into `tile`
+        # (rows padded by _PAD against cache-set conflicts), then dst rows
+        # are written from the tile's columns.
         n0 = shape[0]
         n1 = shape[1]
         s0 = sst[0]
         s1 = sst[1]
         d0 = dst_st[0]
         d1 = dst_st[1]
-        tile = np.empty((_TILE, _TILE), src.dtype)
-        for i0 in range(0, n0, _TILE):
-            e0 = min(i0 + _TILE, n0)
-            for j0 in range(0, n1, _TILE):
-                e1 = min(j0 + _TILE, n1)
+        tile = np.empty((min(_BLOCK, n1), min(_BLOCK, n0) + _PAD), src.dtype)
+        for i0 in range(0, n0, _BLOCK):
+            e0 = min(i0 + _BLOCK, n0)
+            for j0 in range(0, n1, _BLOCK):
+                e1 = min(j0 + _BLOCK, n1)
                 for j in range(j0, e1):             # along src's dense dim (i)
                     row = tile[j - j0]
                     ps = soff + j * s1 + i0 * s0

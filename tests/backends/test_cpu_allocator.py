@@ -12,7 +12,8 @@ from nbgrad.backends.cpu import _allocator as A
 def small_pool(monkeypatch):
     monkeypatch.setattr(A, "POOL_MIN_BYTES", 1024)
     monkeypatch.setattr(A, "IDLE_LIMIT_BYTES", 64 * 1024)
-    monkeypatch.setattr(A, "_blocks", [])
+    monkeypatch.setattr(A, "_buckets", {})
+    monkeypatch.setattr(A, "_pooled", [0])
     monkeypatch.setattr(A, "_SMALL_ELEMENTS", 0)
     yield
 
@@ -52,12 +53,12 @@ def test_buffer_with_a_live_derivative_is_not_reused(keep):
 
 def test_small_buffers_bypass_the_pool():
     a = A.new_buffer(10, np.float64)
-    assert a.base is None and A._blocks == []
+    assert a.base is None and A._buckets == {}
 
 
 def test_idle_blocks_beyond_the_limit_are_released():
     bufs = [A.new_buffer(4096 * (k + 1), np.uint8) for k in range(6)]   # 4K..24K
-    assert len(A._blocks) == 6
+    assert sum(len(b) for b in A._buckets.values()) == 6
     del bufs
     keep = A.new_buffer(100_000, np.uint8)   # 84K idle > 64K: the oldest idle blocks go
     used, idle = A.pooled_bytes()
@@ -79,3 +80,16 @@ def test_backend_outputs_use_the_pool_and_stay_correct():
     third = B.full(5000, np.float32, 1.5)
     assert ptr(third) == p and (third == 1.5).all()
     np.testing.assert_array_equal(second, -x)
+
+
+def test_many_live_buffers_of_one_size_are_never_handed_out_twice():
+    live = [A.new_buffer(2048, np.uint8) for _ in range(A._SCAN_LIMIT + 8)]
+    for i, b in enumerate(live):
+        b[:] = i % 256
+    del live[3]                                  # idle, within the scanned front
+    again = A.new_buffer(2048, np.uint8)
+    again[:] = 255
+    for i, b in enumerate(live):
+        assert (b == (i + (i >= 3)) % 256).all()
+    ptrs = {ptr(b) for b in live}
+    assert ptr(again) not in ptrs

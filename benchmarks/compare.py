@@ -137,7 +137,7 @@ def fmt(x, scale):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", help="W1..W8 (default: all)")
+    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8 (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
     parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
     args = parser.parse_args(argv)

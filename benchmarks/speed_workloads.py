@@ -23,6 +23,9 @@ CHAIN = 100_000         # W8
 # rate >= value; 'numpy_rate' nbgrad/NumPy GFLOP/s >= value.
 WORKLOADS = {
     "W1": ("((x*w+1).tanh()*x).sum(), 4M, fwd+bwd", "ms", 1e3, ("torch_time", 0.5)),
+    # W1 with its elementwise part under @nbgrad.fuse (one kernel forward, one backward);
+    # NumPy and PyTorch run W1 exactly as above.
+    "W1f": ("W1, nbgrad's as @nbgrad.fuse (others: W1 as is)", "ms", 1e3, ("torch_time", 0.5)),
     "W2": ("4096^2: A.sum(1).sum()+A.max(0).values.sum(), fwd+bwd", "ms", 1e3, ("torch_time", 0.5)),
     "W3": ("(A@B).sum(), 1024^2, fwd+bwd (3 GEMMs)", "ms", 1e3, ("numpy_rate", 0.9)),
     "W4": ("MLP 784-256-256-10, CE, batch 128, SGD step", "ms", 1e3, ("torch_rate", 1.5)),
@@ -52,6 +55,18 @@ def _nbgrad(workload):
         def run():
             x.grad = w.grad = None
             ((x * w + 1).tanh() * x).sum().backward()
+        return run
+    if workload == "W1f":
+        x = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
+        w = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
+
+        @nbgrad.fuse
+        def f(x, w):
+            return (x * w + 1).tanh() * x
+
+        def run():
+            x.grad = w.grad = None
+            f(x, w).sum().backward()
         return run
     if workload == "W2":
         a = leaf(rng.standard_normal((N_SQUARE, N_SQUARE), dtype=np.float32))
@@ -334,6 +349,8 @@ def _torch(workload):
 
 
 def make(workload, library):
+    if workload == "W1f" and library != "nbgrad":
+        workload = "W1"
     return {"nbgrad": _nbgrad, "numpy": _numpy, "torch": _torch}[library](workload)
 
 

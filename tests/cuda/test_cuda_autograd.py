@@ -28,6 +28,8 @@ CASES = {
                    [(2, 3), (1, 2)]),
     "where_clamp_pow": (lambda x, y: nbgrad.where(x > 0, x.clamp(-0.5, 0.5), y ** 2), [(2, 3), (2, 3)]),
     "max_dim": (lambda x, y: x.max(1)[0] * y.min(), [(2, 3), (3,)]),
+    "fused": (nbgrad.fuse(lambda x, y: (x * y + 1).tanh() * x + (x - y).relu() / (y * y + 1) + x.sigmoid()),
+              [(2, 3), (3,)]),
 }
 
 

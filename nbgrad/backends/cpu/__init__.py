@@ -17,6 +17,7 @@ data flows:
   sampling.py      manual_seed, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
+  fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
 """
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import put, take
@@ -30,6 +31,7 @@ from .sorting import sort
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .optim_kernels import adam_step, sgd_step
+from .fused import fused_elementwise
 
 __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "copy", "fill",
@@ -38,5 +40,5 @@ __all__ = [
     "randperm", "from_host", "nonzero", "sort", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward", "mse_forward",
     "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step", "adam_step",
-    "mul_backward", "linear_backward",
+    "mul_backward", "linear_backward", "fused_elementwise",
 ]

@@ -15,8 +15,10 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   sorting.py       sort along a dim (a thread per row)
+  fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
 """
 from ._device import SIMULATOR, synchronize
+from .fused import fused_elementwise
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import nonzero, put, take
 from .linalg import linear_backward, matmul
@@ -46,5 +48,5 @@ __all__ = [
     "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
     "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
-    "adam_step", "mul_backward", "linear_backward", "sort", "synchronize", "SIMULATOR",
+    "adam_step", "mul_backward", "linear_backward", "fused_elementwise", "sort", "synchronize", "SIMULATOR",
 ]

@@ -1,0 +1,393 @@
+"""nbgrad.fuse: an elementwise function of tensors as one forward and one backward kernel.
+
+    @nbgrad.fuse
+    def f(x, w):
+        return (x * w + 1).tanh() * x
+
+    loss = f(x, w).sum()        # one fused pass forward
+    loss.backward()             # one fused pass for both gradients
+
+The first call with a given number of arguments *traces* the function
+(tensors and Python numbers alike are its inputs): it runs on symbolic
+stand-ins that record each operation into a program (see
+nbgrad/backends/cpu/fused.py for the format).  Reverse-mode differentiation
+of that program is done symbolically, once, into a backward program that
+recomputes what it needs from the inputs instead of saving intermediates.
+Each program runs as one generated backend kernel.  Autograd sees one node,
+FusedBackward0, which saves the inputs (with their versions: in-place
+changes to them are caught as for any op).
+
+Supported inside a fused function: + - * / with tensors or Python numbers,
+unary minus, ** (number or argument exponents), and the methods exp, log, tanh,
+sigmoid, relu, sqrt, sin, cos, abs, square.  Anything else raises TypeError
+while tracing.  Tensor arguments are broadcast together and promoted to one
+floating dtype (as the unfused ops would); a one-element tensor is read as
+a scalar without being expanded.
+
+Where fusion cannot run -- a backend without fused kernels, an empty
+result, or create_graph=True in backward -- the same program is evaluated
+with ordinary recorded ops, so the values and gradients are those of the
+unfused function.
+"""
+import functools
+import math
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.node import Node
+from ._graph import (backend_of, broadcast_shapes, check_same_device, needs_grad, new_tensor, record,
+                     scalar_tensor)
+
+_UNARY_METHODS = ("exp", "log", "tanh", "sigmoid", "relu", "sqrt", "sin", "cos", "abs")
+
+
+# ----------------------------------------------------------------------------- programs
+class _Program:
+    """Instructions in topological order, each built once (hash-consing merges repeats)."""
+
+    def __init__(self):
+        self.instructions = []
+        self._index = {}
+
+    def add(self, *ins):
+        if ins[0] == "const":
+            ins = ("const", float(ins[1]))
+        found = self._index.get(ins)
+        if found is None:
+            found = self._index[ins] = len(self.instructions)
+            self.instructions.append(ins)
+        return found
+
+    def const(self, value):
+        return self.add("const", value)
+
+    def value_of(self, i):
+        ins = self.instructions[i]
+        return ins[1] if ins[0] == "const" else None
+
+    # arithmetic with the obvious simplifications (x*1, x+0, 0*x), so that
+    # derivative programs stay short
+    def binary(self, op, a, b):
+        va, vb = self.value_of(a), self.value_of(b)
+        if op == "add":
+            if va == 0.0:
+                return b
+            if vb == 0.0:
+                return a
+        elif op == "sub":
+            if vb == 0.0:
+                return a
+        elif op == "mul":
+            if va == 1.0:
+                return b
+            if vb == 1.0:
+                return a
+        elif op == "div" and vb == 1.0:
+            return a
+        return self.add(op, a, b)
+
+
+class _Symbol:
+    """A stand-in for a tensor while a fused function is traced."""
+
+    __slots__ = ("program", "index")
+
+    def __init__(self, program, index):
+        self.program = program
+        self.index = index
+
+    def _operand(self, other):
+        if isinstance(other, _Symbol):
+            return other.index
+        if isinstance(other, (int, float)) and not isinstance(other, bool):
+            return self.program.const(other)
+        raise TypeError(f"nbgrad.fuse: unsupported operand of type {type(other).__name__} "
+                        "(fused functions take tensors and Python numbers)")
+
+    def _new(self, index):
+        return _Symbol(self.program, index)
+
+    def __add__(self, other):
+        return self._new(self.program.add("add", self.index, self._operand(other)))
+
+    def __radd__(self, other):
+        return self._new(self.program.add("add", self._operand(other), self.index))
+
+    def __sub__(self, other):
+        return self._new(self.program.add("sub", self.index, self._operand(other)))
+
+    def __rsub__(self, other):
+        return self._new(self.program.add("sub", self._operand(other), self.index))
+
+    def __mul__(self, other):
+        return self._new(self.program.add("mul", self.index, self._operand(other)))
+
+    def __rmul__(self, other):
+        return self._new(self.program.add("mul", self._operand(other), self.index))
+
+    def __truediv__(self, other):
+        return self._new(self.program.add("div", self.index, self._operand(other)))
+
+    def __rtruediv__(self, other):
+        return self._new(self.program.add("div", self._operand(other), self.index))
+
+    def __neg__(self):
+        return self._new(self.program.add("neg", self.index))
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, exponent):
+        if isinstance(exponent, _Symbol):            # an exponent that is an input
+            return self._new(self.program.add("powt", self.index, exponent.index))
+        if not isinstance(exponent, (int, float)) or isinstance(exponent, bool):
+            raise TypeError("nbgrad.fuse: ** takes a number or a tensor argument as exponent")
+        return self._new(self.program.add("pow", self.index, float(exponent)))
+
+    def __rpow__(self, base):
+        return self._new(self.program.add("powt", self._operand(base), self.index))
+
+    def square(self):
+        return self * self
+
+    def __getattr__(self, name):
+        raise TypeError(f"nbgrad.fuse: '{name}' is not supported inside a fused function "
+                        f"(supported: + - * / ** and {', '.join(_UNARY_METHODS)}, square)")
+
+    def __bool__(self):
+        raise TypeError("nbgrad.fuse: a fused function cannot branch on tensor values")
+
+
+def _unary_method(op):
+    def method(self):
+        return self._new(self.program.add(op, self.index))
+    method.__name__ = op
+    return method
+
+
+for _op in _UNARY_METHODS:
+    setattr(_Symbol, _op, _unary_method(_op))
+
+
+def _derivatives(program, n_inputs, out):
+    """Extend program with the gradient of instruction `out` with respect to each input;
+    the incoming gradient is input number n_inputs.  Returns [index or None] per input."""
+    p = program
+    adjoint = {out: p.add("input", n_inputs)}
+    for idx in range(out, -1, -1):
+        g = adjoint.get(idx)
+        if g is None:
+            continue
+        ins = p.instructions[idx]
+        op = ins[0]
+        contributions = []
+        if op in ("input", "const"):
+            continue
+        a = ins[1]
+        if op == "add":
+            contributions = [(a, g), (ins[2], g)]
+        elif op == "sub":
+            contributions = [(a, g), (ins[2], p.add("neg", g))]
+        elif op == "mul":
+            b = ins[2]
+            contributions = [(a, p.binary("mul", g, b)), (b, p.binary("mul", g, a))]
+        elif op == "div":
+            b = ins[2]
+            ga = p.binary("div", g, b)
+            contributions = [(a, ga), (b, p.add("neg", p.binary("mul", ga, idx)))]   # -g*out/b
+        elif op == "neg":
+            contributions = [(a, p.add("neg", g))]
+        elif op == "exp":
+            contributions = [(a, p.binary("mul", g, idx))]
+        elif op == "log":
+            contributions = [(a, p.binary("div", g, a))]
+        elif op == "tanh":
+            one_minus = p.binary("sub", p.const(1.0), p.binary("mul", idx, idx))
+            contributions = [(a, p.binary("mul", g, one_minus))]
+        elif op == "sigmoid":
+            slope = p.binary("mul", idx, p.binary("sub", p.const(1.0), idx))
+            contributions = [(a, p.binary("mul", g, slope))]
+        elif op == "relu":
+            contributions = [(a, p.binary("mul", g, p.add("step", a)))]
+        elif op == "sqrt":
+            contributions = [(a, p.binary("div", g, p.binary("mul", p.const(2.0), idx)))]
+        elif op == "sin":
+            contributions = [(a, p.binary("mul", g, p.add("cos", a)))]
+        elif op == "cos":
+            contributions = [(a, p.add("neg", p.binary("mul", g, p.add("sin", a))))]
+        elif op == "abs":
+            contributions = [(a, p.binary("mul", g, p.add("sign", a)))]
+        elif op == "pow":
+            c = ins[2]
+            if c == 0.0:
+                contributions = []
+            else:
+                base = a if c == 2.0 else p.add("pow", a, c - 1.0)
+                contributions = [(a, p.binary("mul", g, p.binary("mul", p.const(c), base)))]
+        elif op == "powt":
+            b = ins[2]
+            base = p.add("powt", a, p.binary("sub", b, p.const(1.0)))
+            contributions = [(a, p.binary("mul", g, p.binary("mul", b, base))),
+                             (b, p.binary("mul", g, p.binary("mul", idx, p.add("log", a))))]
+        else:  # pragma: no cover - every traced op is listed above
+            raise AssertionError(op)
+        for target, value in contributions:
+            prev = adjoint.get(target)
+            adjoint[target] = value if prev is None else p.binary("add", prev, value)
+    inputs = {ins[1]: i for i, ins in enumerate(p.instructions) if ins[0] == "input"}
+    return [adjoint.get(inputs[k]) if k in inputs else None for k in range(n_inputs)]
+
+
+class _Traced:
+    """A traced function: the forward program and, per set of needed inputs, the backward."""
+
+    def __init__(self, fn, n_args):
+        program = _Program()
+        args = [_Symbol(program, program.add("input", k)) for k in range(n_args)]
+        result = fn(*args)
+        if not isinstance(result, _Symbol):
+            raise TypeError("nbgrad.fuse: a fused function must return one tensor computed from its "
+                            f"tensor arguments, not {type(result).__name__}")
+        self.n_inputs = n_args
+        self.forward = tuple(program.instructions)
+        self.output = result.index
+        self._program = program
+        self._backward = {}
+
+    def backward_program(self):
+        """(program, per-input gradient index or None); inputs are the forward's + the gradient."""
+        if not self._backward:
+            grads = _derivatives(self._program, self.n_inputs, self.output)
+            self._backward["all"] = (tuple(self._program.instructions), grads)
+        return self._backward["all"]
+
+
+# ----------------------------------------------------------------------------- evaluation
+def _evaluate(program, outputs, values):
+    """The program evaluated with ordinary (recorded) tensor ops; values: one per input."""
+    from . import elementwise as E
+    results = []
+    for ins in program:
+        op = ins[0]
+        if op == "input":
+            results.append(values[ins[1]])
+        elif op == "const":
+            results.append(ins[1])
+        elif op in ("add", "sub", "mul", "div"):
+            a, b = results[ins[1]], results[ins[2]]
+            if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+                results.append({"add": a + b, "sub": a - b, "mul": a * b,
+                                "div": a / b if b else math.copysign(math.inf, a) if a else math.nan}[op])
+                continue
+            results.append(getattr(E, op)(a, b))
+        elif op == "pow":
+            results.append(E.pow(results[ins[1]], ins[2]))
+        elif op == "powt":
+            results.append(E.pow(results[ins[1]], results[ins[2]]))
+        elif op == "step":
+            x = results[ins[1]]
+            results.append((x > 0).to(x.dtype))
+        elif op == "relu":
+            results.append(E.relu(results[ins[1]]))
+        else:
+            results.append(getattr(results[ins[1]], op)())
+    return [results[i] for i in outputs]
+
+
+def _as_kernel_input(t, shape):
+    """(buffer, offset, kind) of t's data for a fused kernel over shape: a one-element
+    tensor is read as a scalar; anything else is broadcast to shape and made contiguous
+    (data only, not recorded: the node's inputs are the tensors themselves, and the engine
+    reduces full-shape gradients to each input's shape)."""
+    if t.numel() == 1:
+        return (t._storage.buffer, t._offset, "s")
+    if t._shape != shape or not t.is_contiguous():
+        with no_grad():
+            t = t.expand(shape).contiguous()
+    return (t._storage.buffer, t._offset, "v")
+
+
+class FusedBackward0(Node):
+    def backward(self, g):
+        saved = self.saved_tensors
+        traced = self.traced
+        program, grads = traced.backward_program()
+        wanted = [i for i in range(traced.n_inputs) if self.needs_input_grad(i) and grads[i] is not None]
+        result = [None] * traced.n_inputs
+        if not wanted:
+            return tuple(result)
+        be = backend_of(g)
+        shape = self.shape
+        if (is_grad_enabled() or not hasattr(be, "fused_elementwise") or g._dtype is not self.dtype
+                or math.prod(shape) == 0):
+            values = _evaluate(program, [grads[i] for i in wanted], list(saved) + [g])
+        else:
+            inputs = [_as_kernel_input(t, shape) for t in saved]
+            if all(st == 0 for st in g._stride):
+                inputs.append((g._storage.buffer, g._offset, "s"))      # a broadcast gradient (sum)
+            else:
+                gc = g.contiguous()
+                inputs.append((gc._storage.buffer, gc._offset, "v"))
+            bufs = be.fused_elementwise(program, tuple(grads[i] for i in wanted), inputs,
+                                        math.prod(shape), self.dtype.np)
+            values = [new_tensor(b, shape, self.dtype, g.device) for b in bufs]
+        for i, v in zip(wanted, values):
+            if not isinstance(v, Tensor):           # a constant gradient
+                from .._creation import full
+                v = full(shape, v, dtype=self.dtype, device=g.device)
+            result[i] = v
+        return tuple(result)
+
+
+def _apply(traced, args):
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    device = check_same_device(*tensors)
+    dtype = D.result_type_of(tuple(args))
+    if not dtype.is_floating_point:
+        dtype = D.get_default_dtype()
+    # Python numbers are program inputs too (read once as scalars), so a new value
+    # reuses the compiled kernels instead of tracing and compiling again.
+    values = [(a if a._dtype is dtype else a.to(dtype)) if isinstance(a, Tensor)
+              else scalar_tensor(float(a), dtype, device) for a in args]
+    shape = broadcast_shapes(*(v._shape for v in values))
+    be = backend_of(values[0])
+    n = math.prod(shape)
+    if not hasattr(be, "fused_elementwise") or n == 0 or dtype not in (D.float32, D.float64):
+        out = _evaluate(traced.forward, (traced.output,), values)[0]
+        if not isinstance(out, Tensor):
+            from .._creation import full
+            out = full(shape, out, dtype=dtype, device=device)
+        return out
+    kernel_inputs = [_as_kernel_input(v, shape) for v in values]
+    (buf,) = be.fused_elementwise(traced.forward, (traced.output,), kernel_inputs, n, dtype.np)
+    out = new_tensor(buf, shape, dtype, device)
+    if needs_grad(*values):
+        node = record(FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype)
+        node.save(*values)
+    return out
+
+
+def fuse(fn):
+    """Decorator: run an elementwise function of tensors as one fused kernel (and its
+    gradient as another).  See this module's docstring for what it accepts."""
+    traces = {}
+
+    @functools.wraps(fn)
+    def fused(*args):
+        has_tensor = False
+        for a in args:
+            if isinstance(a, Tensor):
+                has_tensor = True
+            elif not isinstance(a, (int, float)) or isinstance(a, bool):
+                raise TypeError(f"nbgrad.fuse: {fn.__name__}() takes tensors and Python numbers, "
+                                f"got {type(a).__name__}")
+        if not has_tensor:
+            raise TypeError(f"nbgrad.fuse: {fn.__name__}() needs at least one tensor argument")
+        traced = traces.get(len(args))
+        if traced is None:
+            traced = traces[len(args)] = _Traced(fn, len(args))
+        return _apply(traced, args)
+
+    fused.traces = traces
+    return fused

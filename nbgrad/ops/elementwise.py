@@ -9,7 +9,7 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -422,18 +422,21 @@ def accumulate_(dst, src):
     Returns dst.  The caller vouches that src's memory is not a different tensor's
     view partly overlapping dst (the engine's fresh gradient buffers never are)."""
     shape = dst._shape
-    if (src._dtype is dst._dtype and src._storage.device is dst._storage.device
-            and dst._dtype is not D.bool_ and dst.is_contiguous() and dst.numel() > 0
-            and (src._storage is not dst._storage
-                 or (src._offset == dst._offset and src._shape == shape and src._stride == dst._stride))
-            and broadcast_shapes(src._shape, shape) == shape):
-        buf = dst._storage.buffer
-        out = buf if dst._offset == 0 and len(buf) == dst.numel() else \
-            buf[dst._offset:dst._offset + dst.numel()]
-        backend_of(dst).binary("add", dst._view_tuple(), broadcast_view(src, shape), shape,
-                               dst._dtype.np, out)
-        dst._vc.value += 1
-        return dst
+    dtype = dst._dtype
+    if (src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
+            and (dst._stride == _strides_of(shape) or dst.is_contiguous())):
+        n = math.prod(shape)
+        same = src._shape == shape
+        if n and (same or broadcast_shapes(src._shape, shape) == shape) and (
+                src._storage is not dst._storage
+                or (src._offset == dst._offset and same and src._stride == dst._stride)):
+            buf = dst._storage.buffer
+            off = dst._offset
+            out = buf if off == 0 and len(buf) == n else buf[off:off + n]
+            sv = (src._storage.buffer, src._offset, shape, src._stride) if same else broadcast_view(src, shape)
+            backend_of(dst).binary("add", (buf, off, shape, dst._stride), sv, shape, dtype.np, out)
+            dst._vc.value += 1
+            return dst
     from ..autograd.grad_mode import no_grad
     with no_grad():
         return dst.add_(src)

@@ -999,8 +999,7 @@ def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
         ga = binary("mul", g_view, b_view, shape, gbuf.dtype) if need_a else None
         gb = binary("mul", g_view, a_view, shape, gbuf.dtype) if need_b else None
         return ga, gb
-    cshape, (cgs, cas, cbs) = coalesce(shape, [gst, ast, bst])
-    if not (len(cshape) == 1 and cgs[0] == 1 and cas[0] == 1 and cbs[0] == 1):
+    if _plan(shape, tuple(gst), tuple(ast), tuple(bst))[0] != _CONTIGUOUS:
         return (binary("mul", g_view, b_view, shape, gbuf.dtype),
                 binary("mul", g_view, a_view, shape, gbuf.dtype))
     ga = new_buffer(n, gbuf.dtype)

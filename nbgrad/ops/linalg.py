@@ -28,9 +28,20 @@ def _batched_raw(a, b, batch):
     return new_tensor(buf, tuple(batch) + (n, m), a._dtype, a.device)
 
 
+def _dense_once(g, node):
+    """g itself, or a contiguous copy of it when both gradients will use it and it is
+    neither C- nor F-ordered (a broadcast gradient from sum()): the backend would
+    otherwise copy it for each of the two products."""
+    if not (node.needs_input_grad(0) and node.needs_input_grad(1)) or g.is_contiguous() \
+            or V.mT(g).is_contiguous():
+        return g
+    return g.contiguous()
+
+
 class MmBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
+        g = _dense_once(g, self)
         ga = mm(g, V.t(b)) if self.needs_input_grad(0) else None
         gb = mm(V.t(a), g) if self.needs_input_grad(1) else None
         return ga, gb
@@ -54,6 +65,7 @@ def mm(a, b):
 class BmmBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
+        g = _dense_once(g, self)
         ga = matmul(g, V.mT(b)) if self.needs_input_grad(0) else None
         gb = matmul(V.mT(a), g) if self.needs_input_grad(1) else None
         return ga, gb

@@ -121,3 +121,23 @@ def test_transpose_thread_split(rng, monkeypatch, shape, dst_kind):
 @pytest.fixture
 def rng():
     return np.random.default_rng(77)
+
+
+# Broadcast sources (0 strides) take the strided kernel's sliced rows: a fill per
+# row for a 0 inner stride, a plain row copy for a repeated row -- never the
+# transposing kernel.
+BROADCASTS = {
+    "scalar": lambda b, shape: np.broadcast_to(b[5:6].reshape(1, 1), shape),
+    "row": lambda b, shape: np.broadcast_to(b[3:3 + shape[1]].reshape(1, shape[1]), shape),
+    "column": lambda b, shape: np.broadcast_to(b[7:7 + shape[0]].reshape(shape[0], 1), shape),
+    "stepped_row": lambda b, shape: np.broadcast_to(b[1:1 + 2 * shape[1]:2].reshape(1, shape[1]), shape),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROADCASTS))
+@pytest.mark.parametrize("shape", [(1, 1), (3, 70), (300, 257)])
+@pytest.mark.parametrize("dtypes", [(np.float32, np.float32), (np.float64, np.int64), (np.float32, np.bool_),
+                                    (np.int64, np.float64)])
+@pytest.mark.parametrize("dst_kind", ["contiguous", "stepped", "reversed"])
+def test_broadcast_sources(rng, kind, shape, dtypes, dst_kind):
+    check(rng, lambda b: BROADCASTS[kind](b, shape), shape, dtypes[0], dtypes[1], dst_kind)

@@ -22,7 +22,8 @@ dst, orders them by dst strides, and picks one of:
     without staging (33-98 ms), nor 8x8 register transposes (LLVM
     shufflevector, 15-20 ms) did better.  Split over 2 threads: 64x64
     20.5 ms, 256x256 12.3 ms.  2048^2 and smaller are unchanged (in cache);
-  * strided: odometer over outer dims, tight loop over the last.
+  * strided: odometer over outer dims, tight loop over the last (sliced, so that
+    it vectorises, when dst's last stride is 1 and src's is 1 or 0).
 Large copies are split across threads (_threads.py): the contiguous range,
 the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
@@ -115,8 +116,22 @@ def make_copy(convert):
         pd = doff
         done = 0
         while done < total:
-            for j in range(inner):
-                dst[pd + j * ds] = convert(src[ps + j * ss])
+            # dst rows with unit stride are sliced so the loop vectorises: a broadcast
+            # (0-stride) source, as expand().contiguous() of a sum's gradient, becomes
+            # a fill (1024^2 float32: 1.0 -> 0.2 ms), a unit-stride one a plain copy.
+            if ds == 1 and ss == 0:
+                drow = dst[pd:pd + inner]
+                v = convert(src[ps])
+                for j in range(inner):
+                    drow[j] = v
+            elif ds == 1 and ss == 1:
+                drow = dst[pd:pd + inner]
+                srow = src[ps:ps + inner]
+                for j in range(inner):
+                    drow[j] = convert(srow[j])
+            else:
+                for j in range(inner):
+                    dst[pd + j * ds] = convert(src[ps + j * ss])
             done += inner
             d = nd - 2
             while d >= 0:
@@ -192,7 +207,8 @@ def copy(src_view, dst_view):
             contiguous(sbuf, soff, dbuf, doff, n)
         return
     kernel = strided
-    if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cshape[0] >= _TILE
+    # a transpose: src's dense dim is dst's outer one (not a broadcast row: cs[0] == 0)
+    if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cs[0] != 0 and cshape[0] >= _TILE
             and cshape[1] >= _TILE):
         kernel = blocked
     if worth_splitting(n) and cshape[0] > 1:

@@ -64,8 +64,20 @@ def is_f_matrix(rows, cols, s_rows, s_cols):
     return (rows == 1 or s_rows == 1) and (cols == 1 or s_cols == rows)
 
 
+_SINGLE_OFFSETS = {}
+
+
 def batch_offsets(offset, shape, strides):
-    """Element offset of every index of `shape` (C order) as an int64 array."""
+    """Element offset of every index of `shape` (C order) as an int64 array.  The
+    one-matrix case (every 2-D matmul) returns a cached array: callers only read it
+    (a read-only flag would give Numba a second array type to compile for)."""
+    if not shape:
+        offsets = _SINGLE_OFFSETS.get(offset)
+        if offsets is None:
+            offsets = np.full(1, offset, dtype=np.int64)
+            if len(_SINGLE_OFFSETS) < 1024:
+                _SINGLE_OFFSETS[offset] = offsets
+        return offsets
     offsets = np.full(1, offset, dtype=np.int64)
     for n, s in zip(shape, strides):
         offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).ravel()

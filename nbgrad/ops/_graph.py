@@ -59,7 +59,14 @@ def record(node_cls, inputs, outputs, **attrs):
         e = edge(t)
         edges.append(e)
         meta.append(None if e[0] is None else _meta_of(t))
-    node = node_cls(tuple(edges), tuple(meta))
+    meta = tuple(meta)
+    shared = _METAS.get(meta)               # whole input_meta tuples are interned too
+    if shared is None:
+        if len(_METAS) < 4096:
+            _METAS[meta] = meta
+    else:
+        meta = shared
+    node = node_cls(tuple(edges), meta)
     if attrs:
         node.__dict__.update(attrs)
     for i, out in enumerate(outputs):

@@ -207,13 +207,13 @@ def test_generated_source_is_named_by_the_helpers_it_calls(monkeypatch, tmp_path
     # The kernel calls elementwise.py's jitted helpers: a change there must give a new
     # file (and a fresh compile), never a stale cached kernel.
     monkeypatch.setenv("NBGRAD_FUSED_DIR", str(tmp_path))
-    monkeypatch.setattr(cpu_fused, "_kernels", {})
+    monkeypatch.setattr(cpu_fused, "_kernels", cpu_fused.KernelCache())
     program = (("input", 0), ("tanh", 0))
     x = np.linspace(-2, 2, 5)
     (out,) = cpu_fused.fused_elementwise(program, (1,), [(x, 0, "v")], 5, np.float64)
     np.testing.assert_allclose(out, np.tanh(x), rtol=1e-15)
     first = sorted(p.name for p in tmp_path.glob("nbgrad_fused_*.py"))
-    monkeypatch.setattr(cpu_fused, "_kernels", {})
+    monkeypatch.setattr(cpu_fused, "_kernels", cpu_fused.KernelCache())
     monkeypatch.setattr(cpu_fused, "_helpers_hash", lambda: "edited")
     cpu_fused.fused_elementwise(program, (1,), [(x, 0, "v")], 5, np.float64)
     second = sorted(p.name for p in tmp_path.glob("nbgrad_fused_*.py"))

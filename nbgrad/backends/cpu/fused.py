@@ -136,35 +136,43 @@ def generated_dir():
     return pathlib.Path.home() / ".cache" / "nbgrad" / "fused"
 
 
-_kernels = {}
-_lock = threading.Lock()
+class KernelCache:
+    """Kernels built once per key, also when threads ask at the same time (shared with
+    the CUDA backend's generator)."""
+
+    def __init__(self):
+        self._kernels = {}
+        self._lock = threading.Lock()
+
+    def get(self, key, build):
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            with self._lock:
+                kernel = self._kernels.get(key)
+                if kernel is None:
+                    kernel = self._kernels[key] = build(*key)
+        return kernel
 
 
-def _kernel_for(program, outputs, kinds, dtype):
-    key = (program, outputs, kinds, dtype)
-    kernel = _kernels.get(key)
-    if kernel is not None:
-        return kernel
-    with _lock:
-        kernel = _kernels.get(key)
-        if kernel is not None:
-            return kernel
-        source = _source(program, outputs, kinds, dtype)
-        digest = hashlib.sha1((source + _helpers_hash()).encode()).hexdigest()[:20]
-        name = f"nbgrad_fused_{digest}"
-        directory = generated_dir()
-        directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{name}.py"
-        if not path.exists() or path.read_text() != source:
-            tmp = directory / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
-            tmp.write_text(source)
-            os.replace(tmp, path)            # atomic: concurrent processes write the same text
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        kernel = _kernels[key] = module.kernel
-        return kernel
+def _build(program, outputs, kinds, dtype):
+    source = _source(program, outputs, kinds, dtype)
+    digest = hashlib.sha1((source + _helpers_hash()).encode()).hexdigest()[:20]
+    name = f"nbgrad_fused_{digest}"
+    directory = generated_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.py"
+    if not path.exists() or path.read_text() != source:
+        tmp = directory / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+        tmp.write_text(source)
+        os.replace(tmp, path)            # atomic: concurrent processes write the same text
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module.kernel
+
+
+_kernels = KernelCache()
 
 
 def fused_elementwise(program, outputs, inputs, n, dtype):
@@ -177,7 +185,7 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
     """
     dtype = np.dtype(dtype)
     kinds = tuple(kind for _, _, kind in inputs)
-    kernel = _kernel_for(tuple(program), tuple(outputs), kinds, dtype.name)
+    kernel = _kernels.get((tuple(program), tuple(outputs), kinds, dtype.name), _build)
     outs = [new_buffer(n, dtype) for _ in outputs]
     if n == 0:
         return outs

@@ -6,39 +6,32 @@ input kinds, dtype) per process: no on-disk cache, as the other CUDA kernels
 by default.  Transcendentals are the CUDA backend's own twins (libdevice, or
 NumPy under the simulator).
 """
-import threading
-
 import numpy as np
 from numba import cuda
 
-from ..cpu.fused import body  # plain Python: the code generator
+from ..cpu.fused import KernelCache, body  # plain Python: the code generator
 from ._device import as_device, device_array, device_fn, jit, launch
 from .elementwise import _UNARY_FNS
 
 _FUNCTIONS = {name: f"f_{name}" for name in ("exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos")}
-_kernels = {}
-_lock = threading.Lock()
 
 
-def _kernel_for(program, outputs, kinds, dtype):
-    key = (program, outputs, kinds, dtype)
-    kernel = _kernels.get(key)
-    if kernel is not None:
-        return kernel
-    with _lock:
-        hoisted, loop, outs = body(program, outputs, kinds, _FUNCTIONS, load="b{k}[o{k} + i]")
-        params = [p for k in range(len(kinds)) for p in (f"b{k}", f"o{k}")]
-        params += [f"out{j}" for j in range(len(outputs))] + ["n"]
-        lines = [f"def kernel({', '.join(params)}):", "    _Z = _T(0.0)", "    _O = _T(1.0)"]
-        lines += [f"    {h}" for h in hoisted]
-        lines.append("    for i in range(cuda.grid(1), n, cuda.gridsize(1)):")
-        lines += [f"        {s}" for s in loop]
-        lines += [f"        out{j}[i] = {name}" for j, name in enumerate(outs)]
-        namespace = {"cuda": cuda, "_T": getattr(np, dtype)}
-        namespace.update({f"f_{name}": device_fn(_UNARY_FNS[name]) for name in _FUNCTIONS})
-        exec("\n".join(lines) + "\n", namespace)
-        kernel = _kernels[key] = jit(namespace["kernel"])
-        return kernel
+def _build(program, outputs, kinds, dtype):
+    hoisted, loop, outs = body(program, outputs, kinds, _FUNCTIONS, load="b{k}[o{k} + i]")
+    params = [p for k in range(len(kinds)) for p in (f"b{k}", f"o{k}")]
+    params += [f"out{j}" for j in range(len(outputs))] + ["n"]
+    lines = [f"def kernel({', '.join(params)}):", "    _Z = _T(0.0)", "    _O = _T(1.0)"]
+    lines += [f"    {h}" for h in hoisted]
+    lines.append("    for i in range(cuda.grid(1), n, cuda.gridsize(1)):")
+    lines += [f"        {s}" for s in loop]
+    lines += [f"        out{j}[i] = {name}" for j, name in enumerate(outs)]
+    namespace = {"cuda": cuda, "_T": getattr(np, dtype)}
+    namespace.update({f"f_{name}": device_fn(_UNARY_FNS[name]) for name in _FUNCTIONS})
+    exec("\n".join(lines) + "\n", namespace)
+    return jit(namespace["kernel"])
+
+
+_kernels = KernelCache()
 
 
 def fused_elementwise(program, outputs, inputs, n, dtype):
@@ -48,7 +41,7 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
     outs = [device_array(n, dtype) for _ in outputs]
     if n == 0:
         return outs
-    kernel = _kernel_for(tuple(program), tuple(outputs), kinds, dtype.name)
+    kernel = _kernels.get((tuple(program), tuple(outputs), kinds, dtype.name), _build)
     args = []
     for buf, off, _ in inputs:
         args += [as_device(buf), off]

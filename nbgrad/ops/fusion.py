@@ -11,8 +11,10 @@ The first call with a given number of arguments *traces* the function
 (tensors and Python numbers alike are its inputs): it runs on symbolic
 stand-ins that record each operation into a program (see
 nbgrad/backends/cpu/fused.py for the format).  Reverse-mode differentiation
-of that program is done symbolically, once, into a backward program that
-recomputes what it needs from the inputs instead of saving intermediates.
+of that program is done symbolically, once, into a backward program.  The
+forward kernel also writes the transcendental values the backward needs
+(tanh's output for tanh's derivative: one buffer written instead of tanh
+computed twice); everything else the backward recomputes from the inputs.
 Each program runs as one generated backend kernel.  Autograd sees one node,
 FusedBackward0, which saves the inputs (with their versions: in-place
 changes to them are caught as for any op).
@@ -40,6 +42,8 @@ from ._graph import (backend_of, broadcast_shapes, check_same_device, needs_grad
                      scalar_tensor)
 
 _UNARY_METHODS = ("exp", "log", "tanh", "sigmoid", "relu", "sqrt", "sin", "cos", "abs")
+# Forward values that the kernel path saves for backward rather than recomputes.
+_RECOMPUTE_COSTLY = frozenset({"exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos", "pow", "powt"})
 
 
 # ----------------------------------------------------------------------------- programs
@@ -256,11 +260,47 @@ class _Traced:
         self._backward = {}
 
     def backward_program(self):
-        """(program, per-input gradient index or None); inputs are the forward's + the gradient."""
-        if not self._backward:
+        """(program, per-input gradient index or None) recomputing everything from the
+        inputs; its inputs are the forward's, then the incoming gradient."""
+        if "recompute" not in self._backward:
             grads = _derivatives(self._program, self.n_inputs, self.output)
-            self._backward["all"] = (tuple(self._program.instructions), grads)
-        return self._backward["all"]
+            self._backward["recompute"] = (tuple(self._program.instructions), grads)
+        return self._backward["recompute"]
+
+    def saving_program(self):
+        """(forward outputs, backward program, gradient indices) for the kernel path, where
+        the forward also writes the transcendental values the backward needs (tanh's
+        output for tanh's derivative, say: a write of one buffer instead of computing
+        tanh again) and the backward reads them as inputs n_inputs + 1, + 2, ..."""
+        if "saving" not in self._backward:
+            program, grads = self.backward_program()
+            n_forward = len(self.forward)
+            needed = set()
+            for ins in program[n_forward:]:
+                needed.update(j for j in ins[1:3] if isinstance(j, int) and j < n_forward)
+            needed.update(g for g in grads if g is not None and g < n_forward)
+            saved = tuple(sorted(j for j in needed if j != self.output
+                                 and self.forward[j][0] in _RECOMPUTE_COSTLY))
+            substitute = {j: ("input", self.n_inputs + 1 + k) for k, j in enumerate(saved)}
+            rebuilt = _Program()
+            new_index = {}
+
+            def copy(j):                       # j's instruction (and what it needs), pruned
+                if j in new_index:
+                    return new_index[j]
+                ins = substitute.get(j, program[j])
+                op = ins[0]
+                if op in ("input", "const"):
+                    k = rebuilt.add(*ins)
+                elif op == "pow":
+                    k = rebuilt.add(op, copy(ins[1]), ins[2])
+                else:
+                    k = rebuilt.add(op, *[copy(a) for a in ins[1:]])
+                new_index[j] = k
+                return k
+            new_grads = [None if g is None else copy(g) for g in grads]
+            self._backward["saving"] = ((self.output,) + saved, tuple(rebuilt.instructions), new_grads)
+        return self._backward["saving"]
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -321,14 +361,17 @@ class FusedBackward0(Node):
         shape = self.shape
         if (is_grad_enabled() or not hasattr(be, "fused_elementwise") or g._dtype is not self.dtype
                 or math.prod(shape) == 0):
-            values = _evaluate(program, [grads[i] for i in wanted], list(saved) + [g])
+            values = _evaluate(program, [grads[i] for i in wanted], list(saved[:traced.n_inputs]) + [g])
         else:
-            inputs = [_as_kernel_input(t, shape) for t in saved]
+            _, program, grads = traced.saving_program()
+            n_in = traced.n_inputs
+            inputs = [_as_kernel_input(t, shape) for t in saved[:n_in]]
             if all(st == 0 for st in g._stride):
                 inputs.append((g._storage.buffer, g._offset, "s"))      # a broadcast gradient (sum)
             else:
                 gc = g.contiguous()
                 inputs.append((gc._storage.buffer, gc._offset, "v"))
+            inputs += [(t._storage.buffer, t._offset, "v") for t in saved[n_in:]]   # forward's values
             bufs = be.fused_elementwise(program, tuple(grads[i] for i in wanted), inputs,
                                         math.prod(shape), self.dtype.np)
             values = [new_tensor(b, shape, self.dtype, g.device) for b in bufs]
@@ -360,11 +403,14 @@ def _apply(traced, args):
             out = full(shape, out, dtype=dtype, device=device)
         return out
     kernel_inputs = [_as_kernel_input(v, shape) for v in values]
-    (buf,) = be.fused_elementwise(traced.forward, (traced.output,), kernel_inputs, n, dtype.np)
-    out = new_tensor(buf, shape, dtype, device)
-    if needs_grad(*values):
+    grad = needs_grad(*values)
+    outputs = traced.saving_program()[0] if grad else (traced.output,)
+    bufs = be.fused_elementwise(traced.forward, outputs, kernel_inputs, n, dtype.np)
+    out = new_tensor(bufs[0], shape, dtype, device)
+    if grad:
         node = record(FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype)
-        node.save(*values)
+        # the inputs (version-checked as any op's) and the forward values backward reads
+        node.save(*values, *[new_tensor(b, shape, dtype, device) for b in bufs[1:]])
     return out
 
 

@@ -218,3 +218,20 @@ def test_generated_source_is_named_by_the_helpers_it_calls(monkeypatch, tmp_path
     cpu_fused.fused_elementwise(program, (1,), [(x, 0, "v")], 5, np.float64)
     second = sorted(p.name for p in tmp_path.glob("nbgrad_fused_*.py"))
     assert len(first) == 1 and len(second) == 2
+
+
+def test_the_backward_kernel_reads_saved_transcendentals_instead_of_recomputing():
+    f = nbgrad.fuse(w1)
+    x, w = leaf([0.5, -1.0]), leaf([2.0, 0.25])
+    f(x, w).sum().backward()
+    outputs, backward, _ = f.traces[2].saving_program()
+    forward = f.traces[2].forward
+    assert [forward[j][0] for j in outputs[1:]] == ["tanh"]
+    assert not any(ins[0] == "tanh" for ins in backward)
+
+
+def test_gradcheck_with_many_saved_forward_values():
+    f = nbgrad.fuse(lambda x, y: (x.exp() * y).tanh() + x.sigmoid() * x.sqrt() + y ** x + (x * y).log())
+    inputs = [leaf(RNG.uniform(0.2, 1.0, 7)) for _ in range(2)]
+    assert gradcheck(f, inputs)
+    assert len(f.traces[2].saving_program()[0]) > 3

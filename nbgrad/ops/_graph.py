@@ -35,20 +35,19 @@ def edge(t):
     return (t._grad_accumulator(), 0)
 
 
-# Interned (shape, dtype) pairs for nodes' input_meta: a graph of many small ops keeps
-# one shared tuple per distinct pair instead of one per input, which is fewer objects
-# for Python's cyclic GC to scan (it was ~35% of W5/W8's time).
+# Nodes' input_meta is interned: its (shape, dtype) pairs and the tuples of them.  A
+# graph of many small ops then keeps one shared tuple per distinct value instead of
+# new ones per node: fewer objects for Python's cyclic GC to scan (GC was ~35% of W8).
 _METAS = {}
 
 
-def _meta_of(t):
-    key = (t._shape, t._dtype)
-    meta = _METAS.get(key)
-    if meta is None:
-        meta = key
+def _interned(key):
+    found = _METAS.get(key)
+    if found is None:
         if len(_METAS) < 4096:
             _METAS[key] = key
-    return meta
+        return key
+    return found
 
 
 def record(node_cls, inputs, outputs, **attrs):
@@ -58,15 +57,8 @@ def record(node_cls, inputs, outputs, **attrs):
     for t in inputs:
         e = edge(t)
         edges.append(e)
-        meta.append(None if e[0] is None else _meta_of(t))
-    meta = tuple(meta)
-    shared = _METAS.get(meta)               # whole input_meta tuples are interned too
-    if shared is None:
-        if len(_METAS) < 4096:
-            _METAS[meta] = meta
-    else:
-        meta = shared
-    node = node_cls(tuple(edges), meta)
+        meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))
+    node = node_cls(tuple(edges), _interned(tuple(meta)))
     if attrs:
         node.__dict__.update(attrs)
     for i, out in enumerate(outputs):

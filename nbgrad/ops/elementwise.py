@@ -10,7 +10,7 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor, _strides_of
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
@@ -437,7 +437,6 @@ def accumulate_(dst, src):
             backend_of(dst).binary("add", (buf, off, shape, dst._stride), sv, shape, dtype.np, out)
             dst._vc.value += 1
             return dst
-    from ..autograd.grad_mode import no_grad
     with no_grad():
         return dst.add_(src)
 

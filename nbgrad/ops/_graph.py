@@ -59,8 +59,8 @@ def record(node_cls, inputs, outputs, **attrs):
         edges.append(e)
         meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))
     node = node_cls(tuple(edges), _interned(tuple(meta)))
-    if attrs:
-        node.__dict__.update(attrs)
+    for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
+        setattr(node, name, value)        # no per-node __dict__ object for the GC to track
     for i, out in enumerate(outputs):
         if out is not None and out._dtype.is_floating_point:
             out._grad_fn = node

@@ -488,6 +488,8 @@ def rsub(x, other, alpha=1):
 
 
 class MulBackward0(Node):
+    b_scalar = None      # the Python number b, when b is not a tensor
+
     def backward(self, g):
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
@@ -511,12 +513,15 @@ def mul(a, b):
     out = _binary_raw("mul", a, b, dt)
     if needs_grad(a, b):
         b_is_tensor = isinstance(b, Tensor)
-        node = record(MulBackward0, (a, b), (out,), b_scalar=None if b_is_tensor else b)
+        node = record(MulBackward0, (a, b), (out,)) if b_is_tensor else \
+            record(MulBackward0, (a, b), (out,), b_scalar=b)
         node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
     return out
 
 
 class DivBackward0(Node):
+    b_scalar = None      # the Python number b, when b is not a tensor
+
     def backward(self, g):
         a, b = self.saved_tensors
         if b is None:
@@ -543,7 +548,8 @@ def div(a, b, rounding_mode=None):
     out = _binary_raw("div", a, b, dt)
     if needs_grad(a, b):
         b_is_tensor = isinstance(b, Tensor)
-        node = record(DivBackward0, (a, b), (out,), b_scalar=None if b_is_tensor else b)
+        node = record(DivBackward0, (a, b), (out,)) if b_is_tensor else \
+            record(DivBackward0, (a, b), (out,), b_scalar=b)
         node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
     return out
 

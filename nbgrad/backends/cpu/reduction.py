@@ -34,6 +34,22 @@ from .strided_copy import copy  # a Python wrapper, not a jitted helper
 # (a Dispatcher pickles with a per-process uuid, so closures over one never
 # hit the cache).
 _scalar = register_jitable(error_model="numpy")
+
+
+@_scalar
+def _next_position(idx, p, strides, shape, last):
+    """Advance the C-order odometer idx over dims 0..last by one step and return
+    position p moved with it (the outer-loop step of the row/column kernels)."""
+    d = last
+    while d >= 0:
+        idx[d] += 1
+        p += strides[d]
+        if idx[d] < shape[d]:
+            return p
+        p -= strides[d] * shape[d]
+        idx[d] = 0
+        d -= 1
+    return p
 _REASSOC = {"reassoc", "contract", "nsz"}
 
 
@@ -110,15 +126,7 @@ def make_reduce(step, finalize, fastmath):
                 for j in range(rn):
                     acc = step(acc, x[p + j * rs])
             out[o] = finalize(acc, rn)
-            d = nd - 1
-            while d >= 0:
-                idx[d] += 1
-                p += kst[d]
-                if idx[d] < kshape[d]:
-                    break
-                p -= kst[d] * kshape[d]
-                idx[d] = 0
-                d -= 1
+            p = _next_position(idx, p, kst, kshape, nd - 1)
 
     @kernel
     def columns(x, xoff, kshape, kst, rn, rs, init, out):
@@ -141,15 +149,7 @@ def make_reduce(step, finalize, fastmath):
             for i in range(inner):
                 out[o + i] = finalize(acc[i], rn)
             o += inner
-            d = nd - 2
-            while d >= 0:
-                idx[d] += 1
-                p += kst[d]
-                if idx[d] < kshape[d]:
-                    break
-                p -= kst[d] * kshape[d]
-                idx[d] = 0
-                d -= 1
+            p = _next_position(idx, p, kst, kshape, nd - 2)
 
     return rows, columns
 
@@ -173,15 +173,7 @@ def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
             dev = x[p + j * rs] - mean
             ss += dev * dev
         out[o] = ss / divisor
-        d = nd - 1
-        while d >= 0:
-            idx[d] += 1
-            p += kst[d]
-            if idx[d] < kshape[d]:
-                break
-            p -= kst[d] * kshape[d]
-            idx[d] = 0
-            d -= 1
+        p = _next_position(idx, p, kst, kshape, nd - 1)
 
 
 @_kernel
@@ -204,15 +196,7 @@ def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
             for j in range(rn):
                 s += np.exp(x[p + j * rs] - m)
             out[o] = m + np.log(s)
-        d = nd - 1
-        while d >= 0:
-            idx[d] += 1
-            p += kst[d]
-            if idx[d] < kshape[d]:
-                break
-            p -= kst[d] * kshape[d]
-            idx[d] = 0
-            d -= 1
+        p = _next_position(idx, p, kst, kshape, nd - 1)
 
 
 @_kernel
@@ -240,15 +224,7 @@ def _arg_rows(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
                     bi = j
         values[o] = best
         indices[o] = bi
-        d = nd - 1
-        while d >= 0:
-            idx[d] += 1
-            p += kst[d]
-            if idx[d] < kshape[d]:
-                break
-            p -= kst[d] * kshape[d]
-            idx[d] = 0
-            d -= 1
+        p = _next_position(idx, p, kst, kshape, nd - 1)
 
 
 @_kernel
@@ -286,15 +262,7 @@ def _arg_columns(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
                     best[i] = v if take else b
                     where[i] = j if take else where[i]
         o += inner
-        d = nd - 2
-        while d >= 0:
-            idx[d] += 1
-            p += kst[d]
-            if idx[d] < kshape[d]:
-                break
-            p -= kst[d] * kshape[d]
-            idx[d] = 0
-            d -= 1
+        p = _next_position(idx, p, kst, kshape, nd - 2)
 
 
 @_kernel

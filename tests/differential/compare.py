@@ -1,0 +1,287 @@
+"""Comparing two records of one program: the first statement where they differ, and how.
+
+Tolerance: float64 programs at rtol 1e-6; a program that holds any float32 value is
+compared at float32 tolerance (rtol 1e-4).  Discrete facts (a comparison, a rounding,
+a max/argmax index, which side of a kink a gradient takes) may flip when their
+inputs differ within that tolerance: before counting a difference, the comparer
+checks the inputs of every decision statement up to it, and a program whose decision
+had inputs that differ (not bitwise equal) close to the decision boundary is called
+*inconclusive* from there on, not different.
+
+Departures from PyTorch decided on purpose are in `IGNORED` (each with its reason);
+the comparer ignores exactly those facts.
+"""
+import math
+
+import numpy as np
+
+# The facts compared, from the worst kind of difference to the mildest.
+CLASSES = ("crash", "exception", "grad_values", "values", "grad_presence", "dtype", "shape", "requires_grad",
+           "is_leaf", "grad_fn", "result", "layout", "offset", "version", "alias", "grad_meta")
+
+# Facts deliberately not compared, and why (see the closing note of the equivalence issue).
+IGNORED = {
+    # nbgrad writes backward formulas with its ordinary (forward) ops, so a gradient made with
+    # create_graph=True has forward names (MulBackward0) where PyTorch shows its generated
+    # double-backward nodes (e.g. SelectBackwardBackward0).  Only the presence of a grad_fn is
+    # compared for tensors made by autograd.grad(create_graph=True) / .grad after create_graph.
+    "grad_fn_of_create_graph_results",
+    # The _version of a .grad tensor counts the in-place steps PyTorch's kernels took to build
+    # it (a zeros_ then an add_, ...), nothing a user did; whether accumulation reused the
+    # same .grad object (in place) or made a new one is compared ("id").
+    "version_of_grad",
+    # Likewise the _version of a tensor that autograd.grad returned or that was read from
+    # .grad: it counts PyTorch's internal in-place steps.
+    "version_of_grad_results",
+    # Exception messages are recorded for the reader; only their type is compared.
+    "exception_message",
+}
+
+_DECISION_UNARY = {"relu", "relu_", "abs", "abs_", "sign", "floor", "ceil", "round", "trunc", "floor_", "clamp",
+                   "clamp_", "long", "bool", "to", "sqrt", "sqrt_", "log", "log_", "reciprocal", "reciprocal_", "rsqrt",
+                   "log2", "log10", "log1p", "pow", "pow_", "norm", "std", "var", "nonzero", "all", "any",
+                   "masked_fill_", "max", "min", "amax", "amin", "argmax", "argmin", "sort", "topk", "median"}
+_DECISION_BINARY = {"lt", "le", "gt", "ge", "eq", "ne", "maximum", "minimum", "remainder", "floordiv", "mod",
+                    "where", "truediv", "div_", "itruediv", "pow", "ipow", "atan2", "atan2_"}
+
+
+def tolerance(ref_obs):
+    for rec in ref_obs:
+        for f in rec["obs"].values():
+            if f.get("dt") == "float32" or (f.get("grad") or {}).get("dt") == "float32":
+                return 1e-4
+    return 1e-6
+
+
+def close(a, b, dt, rtol):
+    """Values equal (ints, bools) or within rtol (floats; nan == nan, infs exact)."""
+    if len(a) != len(b):
+        return False
+    if dt not in ("float32", "float64", "float16"):
+        return a == b
+    if not a:
+        return True
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    nx, ny = np.isnan(x), np.isnan(y)
+    if (nx != ny).any():
+        return False
+    x, y = x[~nx], y[~ny]
+    fx, fy = np.isfinite(x), np.isfinite(y)
+    if (fx != fy).any() or (x[~fx] != y[~fy]).any():
+        return False
+    x, y = x[fx], y[fy]
+    scale = max(1.0, float(np.abs(y).max())) if y.size else 1.0
+    return bool(np.all(np.abs(x - y) <= rtol * np.maximum(np.abs(y), 0) + rtol * scale))
+
+
+def bitwise_equal(a, b, dt):
+    if len(a) != len(b):
+        return False
+    if dt not in ("float32", "float64"):
+        return a == b
+    x = np.asarray(a, dtype=dt)
+    y = np.asarray(b, dtype=dt)
+    return bool(np.all((x == y) | (np.isnan(x) & np.isnan(y))))
+
+
+def _near_boundary(vals, rtol):
+    """Could a decision on these values flip under a perturbation of relative size rtol?
+    Checks closeness to 0, to integers and halves (roundings), and ties between values."""
+    x = np.asarray([v for v in vals if isinstance(v, (int, float)) and math.isfinite(v)], dtype=np.float64)
+    if x.size == 0:
+        return False
+    eps = rtol * np.maximum(1.0, np.abs(x)) * 4
+    if (np.abs(x) <= eps).any():
+        return True
+    frac = np.abs(x * 2 - np.round(x * 2))      # integers and halves
+    if (frac <= 2 * eps).any():
+        return True
+    s = np.sort(x)
+    if s.size > 1 and (np.diff(s) <= eps[:-1] + 1e-300).any():
+        return True
+    return False
+
+
+class Difference:
+    def __init__(self, stmt, cls, detail, var=None):
+        self.stmt, self.cls, self.detail, self.var = stmt, cls, detail, var
+
+    def __repr__(self):
+        where = f" v{self.var}" if self.var is not None else ""
+        return f"<{self.cls} at statement {self.stmt}{where}: {self.detail}>"
+
+    def as_dict(self):
+        return {"stmt": self.stmt, "cls": self.cls, "detail": self.detail, "var": self.var}
+
+
+def _compare_facts(ref, got, rtol, create_graph_var, grad_made=False):
+    """The differing facts of one variable, as [(class, detail)]."""
+    out = []
+    if "observe_exc" in ref or "observe_exc" in got:
+        if ref.get("observe_exc", [None])[0] != got.get("observe_exc", [None])[0]:
+            out.append(("exception", f"observing: {ref.get('observe_exc')} vs {got.get('observe_exc')}"))
+        return out
+    if ref["dt"] != got["dt"]:
+        out.append(("dtype", f"{ref['dt']} vs {got['dt']}"))
+    if ref["shape"] != got["shape"]:
+        out.append(("shape", f"{ref['shape']} vs {got['shape']}"))
+        return out
+    if not close(ref["vals"], got["vals"], ref["dt"], rtol):
+        out.append(("values", f"{ref['vals'][:8]} vs {got['vals'][:8]}"))
+    for key, cls in (("rg", "requires_grad"), ("leaf", "is_leaf")):
+        if ref[key] != got[key]:
+            out.append((cls, f"{ref[key]} vs {got[key]}"))
+    if ref["gfn"] != got["gfn"]:
+        if not (create_graph_var and (ref["gfn"] is None) == (got["gfn"] is None)):
+            out.append(("grad_fn", f"{ref['gfn']} vs {got['gfn']}"))
+    if ref["stride"] != got["stride"] or ref["contig"] != got["contig"]:
+        out.append(("layout", f"strides {ref['stride']} vs {got['stride']}, contiguous {ref['contig']} vs {got['contig']}"))
+    if ref["off"] != got["off"]:
+        out.append(("offset", f"{ref['off']} vs {got['off']}"))
+    if ref["ver"] != got["ver"] and not grad_made:
+        out.append(("version", f"{ref['ver']} vs {got['ver']}"))
+    if ref["alias"] != got["alias"]:
+        out.append(("alias", f"shares memory with v{ref['alias']} vs v{got['alias']}"))
+    rg, gg = ref["grad"], got["grad"]
+    if (rg is None) != (gg is None):
+        out.append(("grad_presence", f"grad {'None' if rg is None else 'set'} vs {'None' if gg is None else 'set'}"))
+    elif rg is not None:
+        if rg["shape"] != gg["shape"] or rg["dt"] != gg["dt"]:
+            out.append(("grad_meta", f"grad {rg['dt']}{rg['shape']} vs {gg['dt']}{gg['shape']}"))
+        elif not close(rg["vals"], gg["vals"], rg["dt"], rtol):
+            out.append(("grad_values", f"grad {rg['vals'][:8]} vs {gg['vals'][:8]}"))
+        else:
+            for key in ("id", "stride", "rg"):      # not "ver": see IGNORED
+                if rg[key] != gg[key]:
+                    out.append(("grad_meta", f"grad {key} {rg[key]} vs {gg[key]}"))
+    return out
+
+
+def _statement_inputs(st):
+    """The variables a statement reads."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "v" in x:
+                found.append(x["v"])
+            for v in x.values():
+                if isinstance(v, (list, dict)):
+                    walk(v)
+        elif isinstance(x, list):
+            for y in x:
+                walk(y)
+    if "t" in st:
+        found.append(st["t"])
+    walk(st.get("a", []))
+    walk(st.get("kw", {}))
+    return found
+
+
+def _decision(st):
+    op = st.get("op")
+    return op in _DECISION_UNARY or op in _DECISION_BINARY or st["k"] in ("getitem", "setitem")
+
+
+def _create_graph_results(program, ref_obs):
+    """Variables that are gradients made with create_graph (their grad_fn names are ignored)."""
+    out = set()
+    for st, rec in zip(program, ref_obs):
+        if st["k"] == "call" and st["op"] == "autograd.grad" and st.get("kw", {}).get("create_graph"):
+            res = rec.get("res") or []
+            if res and res[0] == "seq":
+                out.update(r[1] for r in res[1] if r and r[0] == "T")
+    return out
+
+
+def compare(program, ref_obs, got_obs):
+    """The first Difference between two records of `program`, or None.  An inconclusive
+    program (a decision flipped within tolerance) returns a Difference of class
+    'inconclusive'."""
+    rtol = tolerance(ref_obs)
+    cg_vars = _create_graph_results(program, ref_obs)
+    grad_made = _grad_results(program, ref_obs)
+    any_create_graph = any(st.get("kw", {}).get("create_graph") for st in program)
+    ref_vals, got_vals, dts = {}, {}, {}
+    tainted = None
+    for n, st in enumerate(program):
+        if n >= len(got_obs):
+            return Difference(n, "crash", "the run stopped here (crash)")
+        if n >= len(ref_obs):
+            return None
+        r, g = ref_obs[n], got_obs[n]
+        if r.get("crash") or g.get("crash"):
+            if r.get("crash") and g.get("crash"):
+                return None
+            if r.get("crash"):
+                # the reference crashed; the other must raise a clear error instead
+                return None if g["exc"] else Difference(n, "exception", "reference crashed; nbgrad raised nothing")
+            return Difference(n, "crash", "crashed")
+        # the inputs of a decision: equal bits, or far from any boundary?
+        if tainted is None and _decision(st):
+            for v in _statement_inputs(st):
+                if v in ref_vals and v in got_vals and not bitwise_equal(ref_vals[v], got_vals[v], dts[v]):
+                    if dts[v] not in ("float32", "float64") or _near_boundary(got_vals[v], rtol) \
+                            or _near_boundary(ref_vals[v], rtol):
+                        tainted = n
+        diffs = []
+        re_, ge_ = r["exc"], g["exc"]
+        if (re_ is None) != (ge_ is None) or (re_ and re_[0] != ge_[0]):
+            diffs.append(("exception", f"{re_} vs {ge_}", None))
+        elif r["res"] != g["res"]:
+            if not _same_result(r["res"], g["res"], rtol):
+                diffs.append(("result", f"{r['res']} vs {g['res']}", None))
+        for key, rf in r["obs"].items():
+            gf = g["obs"].get(key)
+            v = int(key)
+            if gf is None:
+                diffs.append(("result", "variable missing", v))
+                continue
+            made_by_backward = v in cg_vars or (any_create_graph and rf.get("gfn") is not None
+                                                and gf.get("gfn") is not None and _is_backward_made(v, program, ref_obs))
+            for cls, detail in _compare_facts(rf, gf, rtol, made_by_backward, v in grad_made):
+                diffs.append((cls, detail, v))
+            if "vals" in rf:
+                ref_vals[v], dts[v] = rf["vals"], rf["dt"]
+            if "vals" in gf:
+                got_vals[v] = gf["vals"]
+        if diffs:
+            if tainted is not None:
+                return Difference(n, "inconclusive", f"decision at statement {tainted} had inputs that differ "
+                                                     f"within tolerance; then {diffs[0][0]}: {diffs[0][1]}")
+            diffs.sort(key=lambda d: CLASSES.index(d[0]))
+            cls, detail, v = diffs[0]
+            return Difference(n, cls, detail, v)
+    return None
+
+
+def _grad_results(program, ref_obs):
+    """Variables returned by autograd.grad or read from .grad."""
+    out = set()
+    for st, rec in zip(program, ref_obs):
+        res = rec.get("res") or []
+        if st["k"] == "call" and st["op"] == "autograd.grad" and res and res[0] == "seq":
+            out.update(r[1] for r in res[1] if r and r[0] == "T")
+        if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T":
+            out.add(res[1])
+    return out
+
+
+def _is_backward_made(v, program, ref_obs):
+    """Was variable v made inside a create_graph backward's graph (a grad read back)?"""
+    for st, rec in zip(program, ref_obs):
+        res = rec.get("res")
+        if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T" and res[1] == v:
+            return True
+    return False
+
+
+def _same_result(a, b, rtol):
+    if a == b:
+        return True
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) == 2 and a[0] == b[0] == "n":
+        return close([a[1]], [b[1]], "float64", rtol)
+    if isinstance(a, list) and isinstance(b, list) and a and b and a[0] == b[0] == "seq" and len(a[1]) == len(b[1]):
+        return all(_same_result(x, y, rtol) for x, y in zip(a[1], b[1]))
+    return False

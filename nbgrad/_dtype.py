@@ -163,3 +163,12 @@ def result_type_of(operands):
 def can_cast(src, dst):
     """PyTorch's can_cast: no float -> int, no number -> bool category demotion."""
     return _category(src) <= _category(dst)
+
+
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def scalar_type_name(d):
+    """PyTorch's ScalarType name of d ('Float', 'Long', 'Bool', ...), as its messages spell it."""
+    return _SCALAR_TYPE_NAMES[d.name]

@@ -13,6 +13,7 @@ from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
+from ._dtype_rules import check as check_dtype, check_sub
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
 
@@ -72,9 +73,7 @@ class NegBackward0(Node):
 
 
 def neg(x):
-    if x._dtype is D.bool_:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    check_dtype("neg", x._dtype)
     return _unary_op("neg", x, NegBackward0, float_only=False)
 
 
@@ -85,6 +84,7 @@ class AbsBackward0(Node):
 
 
 def abs(x):
+    check_dtype("abs", x._dtype)
     return _unary_op("abs", x, AbsBackward0, save="x", float_only=False)
 
 
@@ -293,6 +293,7 @@ class ReluBackward0(Node):
 
 
 def relu(x):
+    check_dtype("relu", x._dtype)
     return _unary_op("relu", x, ReluBackward0, save="out", float_only=False)
 
 
@@ -334,22 +335,27 @@ def sign(x):
 
 
 def floor(x):
+    check_dtype("floor", x._dtype)
     return _unary_op("floor", x, FloorBackward0, float_only=False)
 
 
 def ceil(x):
+    check_dtype("ceil", x._dtype)
     return _unary_op("ceil", x, CeilBackward0, float_only=False)
 
 
 def round(x, decimals=0):
     if decimals:
+        check_dtype("round_decimals", x._dtype)
         scale = 10.0 ** decimals
         with_grad = _unary_op("round", x * scale, RoundBackward0, float_only=False)
         return with_grad / scale
+    check_dtype("round", x._dtype)
     return _unary_op("round", x, RoundBackward0, float_only=False)
 
 
 def trunc(x):
+    check_dtype("trunc", x._dtype)
     return _unary_op("trunc", x, TruncBackward0, float_only=False)
 
 
@@ -362,8 +368,7 @@ def logical_not(x):
 
 
 def bitwise_not(x):
-    if x._dtype.is_floating_point:
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{x._dtype.name.capitalize()}'")
+    check_dtype("bitwise_not", x._dtype)
     return _unary_raw("bitwise_not", x)
 
 
@@ -451,10 +456,8 @@ class SubBackward0(Node):
 def sub(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha)
+    check_sub(a, b)
     dt = _result_type(a, b)
-    if dt is D.bool_:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                           "Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
         b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
@@ -476,6 +479,7 @@ class RsubBackward0(Node):
 
 def rsub(x, other, alpha=1):
     """other - alpha * x (PyTorch's rsub)."""
+    check_sub(other, x)
     scaled = x if alpha == 1 else mul(x, alpha)
     dt = _result_type(x, other)
     out = _binary_raw("sub", other, scaled, dt)
@@ -537,6 +541,8 @@ def div(a, b, rounding_mode=None):
             return floor_divide(a, b)
         if rounding_mode == "trunc":
             dt = _result_type(a, b)
+            check_dtype("div_trunc", dt)
+            _check_integer_divisor(b, dt)
             q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
             return cast(_unary_raw("trunc", q), dt)
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
@@ -567,6 +573,7 @@ def _check_integer_divisor(b, dt):
 
 def floor_divide(a, b):
     dt = _result_type(a, b)
+    check_dtype("floor_divide", dt)
     _check_integer_divisor(b, dt)
     out = _binary_raw("floordiv", a, b, dt)
     if needs_grad(a, b) and dt.is_floating_point:
@@ -587,6 +594,7 @@ class RemainderBackward1(Node):
 
 def remainder(a, b):
     dt = _result_type(a, b)
+    check_dtype("remainder", dt)
     _check_integer_divisor(b, dt)
     out = _binary_raw("remainder", a, b, dt)
     if needs_grad(a, b):
@@ -627,6 +635,9 @@ class PowBackward2(Node):
 
 def pow(a, b):
     dt = _result_type(a, b)
+    if isinstance(b, Tensor):
+        # (a bool tensor to a Python-number power is a copy or ones: PyTorch allows it)
+        check_dtype("pow", dt)
     if not dt.is_floating_point:
         neg_exp = (b < 0) if not isinstance(b, Tensor) else bool((b < 0).any()) if b.numel() else False
         if neg_exp:
@@ -670,8 +681,10 @@ class MinimumBackward0(Node):
 
 
 def _require_tensors(name, a, b):
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"{name}(): argument 'other' must be Tensor, not {type(b).__name__}")
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(a).__name__}")
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
 
 
 def maximum(a, b):
@@ -698,6 +711,7 @@ class Atan2Backward0(Node):
 
 
 def atan2(a, b):
+    _require_tensors("atan2", a, b)
     dt = _result_type(a, b)
     if not dt.is_floating_point:
         dt = D.get_default_dtype()
@@ -726,6 +740,7 @@ ge = _compare("ge")
 
 def _logical(op):
     def logical(a, b):
+        _require_tensors(op, a, b)
         return _binary_raw(op, a, b, _result_type(a, b), D.bool_)
     logical.__name__ = op
     return logical
@@ -739,8 +754,7 @@ logical_xor = _logical("logical_xor")
 def _bitwise(op):
     def bitwise(a, b):
         dt = _result_type(a, b)
-        if dt.is_floating_point:
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{dt.name.capitalize()}'")
+        check_dtype(op, dt)
         return _binary_raw(op, a, b, dt)
     bitwise.__name__ = op
     return bitwise
@@ -774,7 +788,7 @@ def where(condition, input=None, other=None):
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     if condition._dtype is not D.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize()}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {D.scalar_type_name(condition._dtype)}")
     dt = D.result_type_of((input, other))
     out = _where_raw(condition, input, other, dt)
     if needs_grad(input, other):
@@ -814,6 +828,12 @@ def clamp(x, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
     dt = D.result_type_of(tuple(v for v in (x, min, max) if v is not None))
+    if dt is D.bool_:
+        if not tensor_bounds:
+            check_dtype("clamp" if min is not None and max is not None else
+                        "clamp_min" if max is None else "clamp_max", dt)
+        elif isinstance(min, Tensor) and isinstance(max, Tensor):
+            check_dtype("clamp_tensor", dt)
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
     if min is not None:

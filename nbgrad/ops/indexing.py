@@ -253,7 +253,7 @@ def index_put_positions(x, pos, values, accumulate=False):
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
         if not D.can_cast(values._dtype, x._dtype) and values._dtype is not x._dtype:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {D.scalar_type_name(x._dtype)} for the destination and {D.scalar_type_name(values._dtype)} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
         record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)

@@ -19,12 +19,8 @@ from ..autograd.node import Node
 from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
 from .views import AsStridedBackward0, _geometry, restride
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
-
 def type_name(dtype):
-    return _TYPE_NAMES[dtype.name]
+    return D.scalar_type_name(dtype)
 
 
 def recording(t, *args):

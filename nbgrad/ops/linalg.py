@@ -3,15 +3,15 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
+from ._dtype_rules import check as check_dtype
 from ._graph import backend_of, broadcast_shapes, broadcast_view, check_same_device, needs_grad, new_tensor, record
 from . import views as V
 
 
-def _check_dtypes(a, b):
+def _check_dtypes(a, b, op="mm"):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a._dtype)} != {_cname(b._dtype)}")
-    if a._dtype is D.bool_:
-        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    check_dtype(op, a._dtype)
 
 
 def _cname(dt):
@@ -111,7 +111,7 @@ def mv(a, v):
     if a._shape[1] != v._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({a._shape[0]}x{a._shape[1]}), vec ({v._shape[0]})")
     check_same_device(a, v)
-    _check_dtypes(a, v)
+    _check_dtypes(a, v, "mv")
     vv = V.make_view(v, (v._shape[0], 1), (v._stride[0], 1), v._offset)
     out2 = _batched_raw(a, vv, ())
     out = new_tensor(out2._storage.buffer, (a._shape[0],), a._dtype, a.device)
@@ -133,7 +133,7 @@ def dot(a, b):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] "
                            f"to have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements respectively")
     check_same_device(a, b)
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, "dot")
     av = V.make_view(a, (1, a._shape[0]), (0, a._stride[0]), a._offset)
     bv = V.make_view(b, (b._shape[0], 1), (b._stride[0], 0), b._offset)
     out2 = _batched_raw(av, bv, ())

@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
+from ._dtype_rules import check as check_dtype
 from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
                      new_scalar, record)
 
@@ -182,7 +183,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if isinstance(target, Tensor) and target.dtype.is_floating_point:
         return _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing)
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for '{x.dtype.name.capitalize()}'")
+        check_dtype("log_softmax_lastdim", x.dtype)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     check_same_device(x, target, weight)

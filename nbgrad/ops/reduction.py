@@ -6,6 +6,7 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
+from ._dtype_rules import check as check_dtype
 from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims)
 
 
@@ -20,6 +21,9 @@ class ReductionResult(tuple):
 
     def __repr__(self):
         return f"nbgrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+_NO_IDENTITY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin"})
 
 
 def _kept_shape(shape, dims, keepdim):
@@ -39,8 +43,13 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op == "var":
             return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
-    if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
-        raise IndexError(f"{op}(): Expected reduction dim {dims[0]} to have non-zero size.")
+    if op in _NO_IDENTITY:
+        for d in dims:
+            if x._shape[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    if x.numel() == 0 and op in _NO_IDENTITY:
+        # the reduced dims are non-empty, another one is empty: an empty result
+        return new_tensor(backend_of(x).full(0, out_dtype.np, 0), shape, out_dtype, x.device)
     buf = backend_of(x).reduce(op, x._view_tuple(), dims, out_dtype.np, **kw)
     return new_tensor(buf, shape, out_dtype, x.device)
 
@@ -106,10 +115,7 @@ class MeanBackward1(Node):
 
 def mean(x, dim=None, keepdim=False, dtype=None):
     out_dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
-    if not out_dtype.is_floating_point:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {x._dtype.name.capitalize()}")
+    check_dtype("mean", out_dtype)
     dims = wrap_dims(dim, x.dim())
     count = math.prod(x._shape[d] for d in dims) if x.dim() else 1
     out = _reduce_raw("mean", cast(x, out_dtype), dims, out_dtype, keepdim)
@@ -257,6 +263,9 @@ def min(x, dim=None, keepdim=False):
 
 def _amax_like(op, node_cls):
     def reduce_op(x, dim=(), keepdim=False):
+        if x.numel() == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
+            raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
         dims = wrap_dims(dim, x.dim())
         out = _reduce_raw(op, x, dims, x._dtype, keepdim)
         if needs_grad(x):
@@ -272,7 +281,10 @@ amin = _amax_like("amin", AminBackward0)
 
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
+        check_dtype(op, x._dtype)
         if dim is None:
+            if x.numel() == 0:
+                raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
             flat = x.reshape(-1)
             out = _reduce_raw(op, flat, (0,) if flat.dim() else (), D.int64, False)
             if keepdim:
@@ -288,12 +300,18 @@ argmax = _arg("argmax")
 argmin = _arg("argmin")
 
 
+def _all_any(op, x, dim, keepdim):
+    out = _reduce_raw(op, x, wrap_dims(dim, x.dim()), D.bool_, keepdim)
+    # PyTorch keeps uint8 for uint8 inputs (a legacy rule); every other dtype gives bool
+    return cast(out, D.uint8) if x._dtype is D.uint8 else out
+
+
 def all(x, dim=None, keepdim=False):
-    return _reduce_raw("all", x, wrap_dims(dim, x.dim()), D.bool_, keepdim)
+    return _all_any("all", x, dim, keepdim)
 
 
 def any(x, dim=None, keepdim=False):
-    return _reduce_raw("any", x, wrap_dims(dim, x.dim()), D.bool_, keepdim)
+    return _all_any("any", x, dim, keepdim)
 
 
 # -- var / std / logsumexp / norm ----------------------------------------------------
@@ -316,8 +334,7 @@ class VarBackward0(Node):
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool) and unbiased is None:
         dim, unbiased = None, dim
-    if not x._dtype.is_floating_point:
-        raise RuntimeError(f"std and var only support floating point and complex dtypes")
+    check_dtype("var", x._dtype)
     corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
@@ -338,8 +355,7 @@ class StdBackward0(Node):
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool) and unbiased is None:
         dim, unbiased = None, dim
-    if not x._dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+    check_dtype("var", x._dtype)
     corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw
@@ -391,9 +407,18 @@ class LinalgVectorNormBackward0(Node):
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
-    if not x._dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x._dtype.name.capitalize()}")
+    if not isinstance(p, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
+    check_dtype("norm", x._dtype)
     dims = wrap_dims(dim, x.dim())
+    if p < 0 or p == math.inf:
+        # no identity: an empty reduced dim has no norm
+        for d in dims if x.dim() else ():
+            if x._shape[d] == 0:
+                where = ("an empty tensor because the operation" if dim is None else
+                         f"the dimension {d}because this dimension is empty and the operation")
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not "
+                                   "have an identity")
     from .elementwise import _unary_raw, _binary_raw
     a = _unary_raw("abs", x)
     if p == math.inf:
@@ -434,8 +459,9 @@ def _softmax(x, dim, dtype, log, node_cls):
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))
-    elif not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{x._dtype.name.capitalize()}'")
+    if not src._dtype.is_floating_point:
+        lastdim = x.dim() <= 1 or wrap_dims(dim, x.dim())[0] == x.dim() - 1
+        check_dtype(("log_softmax" if log else "softmax") + ("_lastdim" if lastdim else ""), src._dtype)
     if x.dim() == 0:
         from .._creation import zeros, ones
         out = zeros((), dtype=src.dtype) if log else ones((), dtype=src.dtype)

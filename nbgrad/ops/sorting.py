@@ -2,6 +2,7 @@
 of the values goes back to those indices."""
 from .. import _dtype as D
 from ..autograd.node import Node
+from ._dtype_rules import check as check_dtype
 from ._graph import backend_of, copy_raw, needs_grad, new_tensor, record, _wrap
 from .reduction import ReductionResult
 from . import views as V
@@ -44,6 +45,7 @@ def argsort(x, dim=-1, descending=False, stable=False):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
+    check_dtype("topk", x._dtype)
     n = x._shape[_wrap(dim, x.dim())] if x.dim() else 1
     if k < 0 or k > n:
         raise RuntimeError(f"selected index k out of range")

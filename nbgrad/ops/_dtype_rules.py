@@ -1,0 +1,93 @@
+"""Which dtypes each op refuses: PyTorch 2.13 CPU's rules, in one table.
+
+PyTorch dispatches each op's kernel over a fixed list of dtypes; for a dtype outside
+it the dispatcher raises NotImplementedError('"<kernel>" not implemented for '<Type>'')
+(a subclass of RuntimeError).  A few ops refuse a dtype earlier with their own
+RuntimeError (relu, argmax, mean, var, ...).  nbgrad's kernels would compute all of
+these, so the op layer asks `check(op, dtype)` before dispatch, with the dtype the
+kernel would run in (the promoted dtype of a binary op).  Ops not listed accept every
+dtype.  The table was probed from torch over bool, uint8, int8, int16, int32, int64,
+float32 and float64; tests/equivalence/test_exceptions.py records the results.
+"""
+from .. import _dtype as D
+
+BOOL = frozenset({D.bool_})
+INTEGRAL = frozenset({D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64})
+FLOATING = frozenset({D.float16, D.float32, D.float64})
+
+
+def _ni(kernel):
+    return NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'"
+
+
+_RULES = {
+    # unary elementwise
+    "abs": (BOOL,) + _ni("abs_cpu"),
+    "floor": (BOOL,) + _ni("floor_vml_cpu"),
+    "ceil": (BOOL,) + _ni("ceil_vml_cpu"),
+    "round": (BOOL,) + _ni("round_vml_cpu"),
+    "round_decimals": (INTEGRAL,) + _ni("round_cpu"),
+    "trunc": (BOOL,) + _ni("trunc_vml_cpu"),
+    "bitwise_not": (FLOATING,) + _ni("bitwise_not_cpu"),
+    "relu": (BOOL, RuntimeError, "Boolean inputs not supported for relu"),
+    "neg": (BOOL, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
+                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+    # binary elementwise (checked on the promoted dtype)
+    "pow": (BOOL,) + _ni("pow"),
+    "remainder": (BOOL,) + _ni("remainder_cpu"),
+    "floor_divide": (BOOL,) + _ni("div_floor_cpu"),
+    "div_trunc": (BOOL,) + _ni("div_trunc_cpu"),
+    "bitwise_and": (FLOATING,) + _ni("bitwise_and_cpu"),
+    "bitwise_or": (FLOATING,) + _ni("bitwise_or_cpu"),
+    "bitwise_xor": (FLOATING,) + _ni("bitwise_xor_cpu"),
+    "clamp": (BOOL,) + _ni("clamp_scalar_cpu"),
+    "clamp_min": (BOOL,) + _ni("clamp_min_scalar_cpu"),
+    "clamp_max": (BOOL,) + _ni("clamp_max_scalar_cpu"),
+    "clamp_tensor": (BOOL,) + _ni("clamp_cpu"),
+    # reductions and softmax
+    "argmax": (BOOL, RuntimeError, "argmax(): does not support bool input"),
+    "argmin": (BOOL, RuntimeError, "argmin(): does not support bool input"),
+    "topk": (BOOL, RuntimeError, "topk does not support bool dtypes on CPU"),
+    "mean": (INTEGRAL, RuntimeError, "mean(): could not infer output dtype. Input dtype must be either "
+                                     "a floating point or complex dtype. Got: {dtype}"),
+    "var": (INTEGRAL, RuntimeError, "std and var only support floating point and complex dtypes"),
+    "norm": (INTEGRAL, RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as "
+                                     "input. Got {dtype}"),
+    "softmax": (INTEGRAL,) + _ni("softmax_kernel_impl"),
+    "softmax_lastdim": (INTEGRAL,) + _ni("softmax_lastdim_kernel_impl"),
+    "log_softmax": (INTEGRAL,) + _ni("log_softmax_kernel_impl"),
+    "log_softmax_lastdim": (INTEGRAL,) + _ni("log_softmax_lastdim_kernel_impl"),
+    # matrix products
+    "mm": (BOOL,) + _ni("addmm_impl_cpu_"),
+    "mv": (BOOL,) + _ni("addmv_impl_cpu"),
+    "dot": (BOOL,) + _ni("dot"),
+}
+
+
+def refuses(op, dtype):
+    """Does PyTorch refuse op on dtype?"""
+    rule = _RULES.get(op)
+    return rule is not None and dtype in rule[0]
+
+
+def check(op, dtype):
+    """Raise PyTorch's exception if it refuses op on dtype; else return None."""
+    rule = _RULES.get(op)
+    if rule is not None and dtype in rule[0]:
+        raise rule[1](rule[2].format(dtype=D.scalar_type_name(dtype)))
+
+
+def _is_bool(v):
+    dt = getattr(v, "dtype", None)
+    return dt is D.bool_ if dt is not None else isinstance(v, bool)
+
+
+def check_sub(a, b):
+    """PyTorch's sub_check: no bool operand (tensor or Python bool) in a subtraction."""
+    a_bool, b_bool = _is_bool(a), _is_bool(b)
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")

@@ -159,8 +159,19 @@ def _expand(self, *sizes):
     return V.expand(self, *sizes)
 
 
+def _dim_required(fn):
+    """Tensor.softmax / log_softmax: dim is required (only the functional forms keep the
+    legacy implicit dim)."""
+    def method(self, dim=None, dtype=None):
+        if dim is None:
+            raise TypeError(f'{fn.__name__}() missing 1 required positional arguments: "dim"')
+        return fn(self, dim, dtype)
+    method.__name__ = fn.__name__
+    return method
+
+
 def _repeat(self, *sizes):
-    sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+    sizes = V._shape_args(sizes, "repeat", "repeats")
     if len(sizes) < self.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
@@ -210,7 +221,8 @@ TENSOR_METHODS = {
     # reductions
     "sum": _sum, "mean": _mean, "prod": R.prod, "max": _max, "min": _min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var, "std": R.std,
-    "logsumexp": R.logsumexp, "norm": R.norm, "softmax": R.softmax, "log_softmax": R.log_softmax,
+    "logsumexp": R.logsumexp, "norm": R.norm, "softmax": _dim_required(R.softmax),
+    "log_softmax": _dim_required(R.log_softmax),
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,

@@ -202,8 +202,11 @@ def wrap_dims(dims, ndim):
 
 def _wrap(dim, ndim):
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
-    if isinstance(dim, bool) or not isinstance(dim, int):
-        dim = int(dim)
+    if type(dim) is not int:
+        # PyTorch's parser takes ints and integer-like objects, never floats or bools
+        if isinstance(dim, bool) or not hasattr(dim, "__index__"):
+            raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+        dim = dim.__index__()
     if dim < lo or dim > hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
     return dim % max(ndim, 1)

@@ -23,6 +23,12 @@ class ReductionResult(tuple):
         return f"nbgrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+def _check_flag(op, name, value):
+    """A bool parameter (keepdim, unbiased) given anything but a bool: PyTorch's TypeError."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
 _NO_IDENTITY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin"})
 
 
@@ -79,6 +85,7 @@ class SumBackward1(Node):
 
 
 def sum(x, dim=None, keepdim=False, dtype=None):
+    _check_flag("sum", "keepdim", keepdim)
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("sum", x, dims, out_dtype, keepdim)
@@ -114,6 +121,7 @@ class MeanBackward1(Node):
 
 
 def mean(x, dim=None, keepdim=False, dtype=None):
+    _check_flag("mean", "keepdim", keepdim)
     out_dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
     check_dtype("mean", out_dtype)
     dims = wrap_dims(dim, x.dim())
@@ -157,6 +165,9 @@ def _prod_grad(g, x, out, dims):
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):
+    _check_flag("prod", "keepdim", keepdim)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
@@ -221,6 +232,9 @@ class AminBackward0(_AmaxBackward):
 
 
 def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
+    _check_flag("max" if is_max else "min", "keepdim", keepdim)
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{'max' if is_max else 'min'}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
         if x.numel() == 0:
             raise RuntimeError(f"{'max' if is_max else 'min'}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
@@ -263,6 +277,7 @@ def min(x, dim=None, keepdim=False):
 
 def _amax_like(op, node_cls):
     def reduce_op(x, dim=(), keepdim=False):
+        _check_flag(op, "keepdim", keepdim)
         if x.numel() == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
@@ -281,6 +296,9 @@ amin = _amax_like("amin", AminBackward0)
 
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
+        _check_flag(op, "keepdim", keepdim)
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
         check_dtype(op, x._dtype)
         if dim is None:
             if x.numel() == 0:
@@ -301,6 +319,7 @@ argmin = _arg("argmin")
 
 
 def _all_any(op, x, dim, keepdim):
+    _check_flag(op, "keepdim", keepdim)
     out = _reduce_raw(op, x, wrap_dims(dim, x.dim()), D.bool_, keepdim)
     # PyTorch keeps uint8 for uint8 inputs (a legacy rule); every other dtype gives bool
     return cast(out, D.uint8) if x._dtype is D.uint8 else out
@@ -315,6 +334,18 @@ def any(x, dim=None, keepdim=False):
 
 
 # -- var / std / logsumexp / norm ----------------------------------------------------
+def _var_args(op, dim, unbiased, keepdim, correction):
+    """PyTorch's var/std overloads: (dim, unbiased: bool, keepdim) or (dim, *, correction, keepdim)."""
+    if isinstance(dim, bool) and unbiased is None:
+        dim, unbiased = None, dim
+    if unbiased is not None and (not isinstance(unbiased, bool) or correction is not None):
+        given = f"unbiased={type(unbiased).__name__}" + (", correction" if correction is not None else "")
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({given}), but expected one "
+                        "of: (dim, unbiased: bool, keepdim: bool) or (dim, *, correction, keepdim: bool)")
+    _check_flag(op, "keepdim", keepdim)
+    return dim, _correction(unbiased, correction)
+
+
 def _correction(unbiased, correction):
     if correction is not None:
         return correction
@@ -332,10 +363,8 @@ class VarBackward0(Node):
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if isinstance(dim, bool) and unbiased is None:
-        dim, unbiased = None, dim
+    dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
-    corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
     if needs_grad(x):
@@ -353,10 +382,8 @@ class StdBackward0(Node):
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if isinstance(dim, bool) and unbiased is None:
-        dim, unbiased = None, dim
+    dim, corr = _var_args("std", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
-    corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw
     v = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
@@ -376,6 +403,7 @@ class LogsumexpBackward0(Node):
 
 
 def logsumexp(x, dim, keepdim=False):
+    _check_flag("logsumexp", "keepdim", keepdim)
     src = x if x._dtype.is_floating_point else cast(x, D.get_default_dtype())
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("logsumexp", src, dims, src._dtype, keepdim)
@@ -409,6 +437,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         p = 2
     if not isinstance(p, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
+    _check_flag("linalg_vector_norm", "keepdim", keepdim)
     check_dtype("norm", x._dtype)
     dims = wrap_dims(dim, x.dim())
     if p < 0 or p == math.inf:

@@ -156,10 +156,22 @@ def _view_strides(oldshape, oldstride, newshape):
     return tuple(newstride)
 
 
-def _shape_args(shape):
+def _shape_args(shape, op, arg):
+    """The ints of a size/dims argument given as *ints or one sequence (PyTorch's IntArrayRef):
+    a missing argument or a non-integer element is a TypeError, as in PyTorch's parser."""
+    if not shape:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "{arg}"')
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        return tuple(shape[0])
-    return tuple(int(s) for s in shape)
+        shape = shape[0]
+    out = []
+    for i, s in enumerate(shape):
+        if type(s) is not int:
+            if isinstance(s, bool) or not hasattr(s, "__index__"):
+                raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(s).__name__}\"")
+            s = s.__index__()
+        out.append(s)
+    return tuple(out)
 
 
 class ViewBackward0(Node):
@@ -174,7 +186,7 @@ class UnsafeViewBackward0(ViewBackward0):
 def view(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
-    shape = _infer_shape(_shape_args(shape), x.numel())
+    shape = _infer_shape(_shape_args(shape, "view", "size"), x.numel())
     strides = _view_strides(tuple(x._shape), x._stride, shape)
     if strides is None:
         raise RuntimeError(
@@ -197,7 +209,7 @@ def view_dtype(x, dtype):
 
 
 def reshape(x, *shape):
-    shape = _infer_shape(_shape_args(shape), x.numel())
+    shape = _infer_shape(_shape_args(shape, "reshape", "shape"), x.numel())
     strides = _view_strides(tuple(x._shape), x._stride, shape)
     if strides is not None:
         return view(x, shape)
@@ -320,7 +332,7 @@ def t(x):
 
 
 def permute(x, *dims):
-    dims = _shape_args(dims)
+    dims = _shape_args(dims, "permute", "dims")
     if len(dims) != x.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} is not equal to len(dims) = {len(dims)}")
     dims = tuple(_wrap(d, x.dim()) for d in dims)
@@ -362,7 +374,7 @@ class ExpandBackward0(Node):
 
 
 def expand(x, *sizes):
-    sizes = _shape_args(sizes)
+    sizes = _shape_args(sizes, "expand", "size")
     if len(sizes) < x.dim():
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "

@@ -633,15 +633,31 @@ class PowBackward2(Node):
         return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
 
 
+def _int_pow_negative(a, b, dt):
+    """Integer pow with some negative exponents in a tensor b (PyTorch raises only for a
+    Python-number exponent): 1 ** e is 1, (-1) ** e is -1 for odd e and 1 for even e,
+    any other base gives 0."""
+    at = a if isinstance(a, Tensor) else as_operand(a, dt, b._storage.device)
+    neg = _binary_raw("lt", b, 0, b._dtype, D.bool_)
+    pos = _binary_raw("pow", at, _binary_raw("maximum", b, 0, b._dtype), dt)
+    odd = _binary_raw("ne", _binary_raw("remainder", b, 2, b._dtype), 0, b._dtype, D.bool_)
+    minus_one = _where_raw(odd, -1, 1, dt)
+    at_neg = _where_raw(_binary_raw("eq", at, 1, dt, D.bool_), 1,
+                        _where_raw(_binary_raw("eq", at, -1, dt, D.bool_), minus_one, 0, dt), dt)
+    return _where_raw(neg, at_neg, pos, dt)
+
+
 def pow(a, b):
     dt = _result_type(a, b)
     if isinstance(b, Tensor):
         # (a bool tensor to a Python-number power is a copy or ones: PyTorch allows it)
         check_dtype("pow", dt)
     if not dt.is_floating_point:
-        neg_exp = (b < 0) if not isinstance(b, Tensor) else bool((b < 0).any()) if b.numel() else False
-        if neg_exp:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if not isinstance(b, Tensor):
+            if b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        elif b.numel() and bool(_binary_raw("lt", b, 0, b._dtype, D.bool_).any()):
+            return _int_pow_negative(a, b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if b == 2 and dt.is_floating_point and a._dtype is dt:
             out = _binary_raw("mul", a, a, dt)

@@ -181,7 +181,7 @@ def getitem(x, index):
     v, advanced, applied = _apply_basic(x, _expand_index(x, index))
     if not advanced:
         if not applied:
-            v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
+            v = V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 

@@ -359,7 +359,10 @@ class VarBackward0(Node):
         (x,) = self.saved_tensors
         n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
         centered = x - x.mean(self.dims, keepdim=True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / (n - self.correction))
+        denom = n - self.correction
+        # n == correction: PyTorch's C++ double division gives inf (times a zero deviation: nan)
+        scale = 2.0 / denom if denom else math.inf
+        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * scale
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -242,6 +242,8 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 def unflatten(x, dim, sizes):
+    if x.dim() == 0:
+        raise RuntimeError("unflatten got an unexpected error: Dimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
     if -1 in sizes:
@@ -308,6 +310,8 @@ class PermuteBackward0(Node):
 
 
 def _transposed(x, d0, d1):
+    if x.dim() == 0:
+        return make_view(x, (), (), x._offset)   # dims 0 and -1 of a 0-dim tensor: itself
     shape, strides = list(x._shape), list(x._stride)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     strides[d0], strides[d1] = strides[d1], strides[d0]
@@ -357,6 +361,10 @@ def mT(x):
 def movedim(x, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if x.dim() == 0:
+        for d in src + dst:
+            _wrap(d, 0)
+        return permute(x, ())
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
     order = [None] * x.dim()
@@ -452,6 +460,8 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
 
 
 def narrow(x, dim, start, length):
+    if x.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
@@ -465,6 +475,8 @@ def narrow(x, dim, start, length):
 
 
 def unbind(x, dim=0):
+    if x.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     outs = [make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
                       x._offset + i * x._stride[d]) for i in range(x._shape[d])]
@@ -472,6 +484,8 @@ def unbind(x, dim=0):
 
 
 def split(x, split_size_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
@@ -493,6 +507,8 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
     d = _wrap(dim, x.dim())
@@ -548,5 +564,14 @@ def as_strided(x, size, stride, storage_offset=None):
     return _window(x, AsStridedBackward0, [out])[0]
 
 
+class AliasBackward0(Node):
+    def backward(self, g):
+        return g
+
+
 def alias(x):
-    return make_view(x, x._shape, x._stride, x._offset)
+    """A view of all of x (x[...], x[()]), recorded as PyTorch's AliasBackward0."""
+    out = make_view(x, x._shape, x._stride, x._offset)
+    if needs_grad(x):
+        record(AliasBackward0, (x,), (out,))
+    return out

@@ -26,8 +26,28 @@ _INPLACE = {
 }
 
 
+# In-place forms of PyTorch's promoting binary ops: the promoted dtype must cast to the
+# target's before any kernel runs, so that error comes before the kernel's dtype check
+# (int.bitwise_and_(2.5): "result type Float can't be cast", not "not implemented").
+_PROMOTING = frozenset({"add_", "sub_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
+                        "bitwise_and_", "bitwise_or_"})
+
+
+def _check_promoted_cast(self, other):
+    if isinstance(other, Tensor) and other._dtype is self._dtype:
+        return
+    dt = D.result_type_of((self, other))
+    if not D.can_cast(dt, self._dtype):
+        raise RuntimeError(f"result type {D.scalar_type_name(dt)} can't be cast to the desired output type "
+                           f"{D.scalar_type_name(self._dtype)}")
+
+
 def _inplace_method(fn, needs_old):
+    promoting = fn.__name__ + "_" in _PROMOTING
+
     def method(self, *args, **kwargs):
+        if promoting and args and isinstance(args[0], (Tensor, int, float)):
+            _check_promoted_cast(self, args[0])
         if kwargs:
             return apply_inplace(self, lambda old, *a: fn(old, *a, **kwargs), *args, needs_old=needs_old)
         return apply_inplace(self, fn, *args, needs_old=needs_old)

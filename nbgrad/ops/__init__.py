@@ -29,7 +29,8 @@ _INPLACE = {
 # In-place forms of PyTorch's promoting binary ops: the promoted dtype must cast to the
 # target's before any kernel runs, so that error comes before the kernel's dtype check
 # (int.bitwise_and_(2.5): "result type Float can't be cast", not "not implemented").
-_PROMOTING = frozenset({"add_", "sub_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
+# (sub_ is not one: its bool check comes first.)
+_PROMOTING = frozenset({"add_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
                         "bitwise_and_", "bitwise_or_"})
 
 

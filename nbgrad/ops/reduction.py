@@ -491,7 +491,7 @@ def _softmax(x, dim, dtype, log, node_cls):
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))
-    if not src._dtype.is_floating_point:
+    if not src._dtype.is_floating_point and src.numel():    # (empty: no kernel runs, PyTorch allows it)
         lastdim = x.dim() <= 1 or wrap_dims(dim, x.dim())[0] == x.dim() - 1
         check_dtype(("log_softmax" if log else "softmax") + ("_lastdim" if lastdim else ""), src._dtype)
     if x.dim() == 0:

@@ -246,13 +246,13 @@ def _put_flat(x, pos, values, accumulate=False):
     return out
 
 
-def index_put_positions(x, pos, values, accumulate=False):
+def index_put_positions(x, pos, values, accumulate=False, cast_ok=False):
     """Out-of-place index_put at flat positions (the value computed by setitem)."""
     if isinstance(values, Tensor):
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
-        if not D.can_cast(values._dtype, x._dtype) and values._dtype is not x._dtype:
+        if values._dtype is not x._dtype and not (cast_ok and D.can_cast(values._dtype, x._dtype)):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got {D.scalar_type_name(x._dtype)} for the destination and {D.scalar_type_name(values._dtype)} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
@@ -263,6 +263,12 @@ def index_put_positions(x, pos, values, accumulate=False):
 def setitem(x, index, value):
     from .inplace import apply_inplace, copy_
     items = _expand_index(x, index)
+    if isinstance(value, Tensor) and value.dim() and value._shape[0] == 1:
+        # PyTorch drops the value's leading size-1 dims (slicePrefix1sSize) before broadcasting
+        lead = 0
+        while lead < value.dim() and value._shape[lead] == 1:
+            lead += 1
+        value = value.reshape(value._shape[lead:])
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
     if not is_advanced:
@@ -278,11 +284,17 @@ def setitem(x, index, value):
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
-    apply_inplace(v, _index_put_view, pos, value, needs_old=False)
+    # a single boolean mask with a one-element value is PyTorch's masked_fill_ path, which
+    # casts the value; any other index_put needs the value's dtype to match
+    tensor_items = [i for i in items if isinstance(i, Tensor)]
+    cast_ok = (len(tensor_items) == 1 and len(advanced) == tensor_items[0].dim()
+               and tensor_items[0]._dtype is D.bool_
+               and isinstance(value, Tensor) and value.numel() == 1)
+    apply_inplace(v, _index_put_view, pos, value, cast_ok, needs_old=False)
 
 
-def _index_put_view(old, pos, value):
-    return index_put_positions(old, pos, value)
+def _index_put_view(old, pos, value, cast_ok):
+    return index_put_positions(old, pos, value, cast_ok=cast_ok)
 
 
 def index_put(x, indices, values, accumulate=False):

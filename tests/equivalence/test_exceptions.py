@@ -1984,3 +1984,35 @@ def test_var_backward_over_a_single_element_is_nan_not_zero_division():
     y = nbgrad.tensor([[1.0], [2.0]], requires_grad=True)
     y.var(1).sum().backward()
     assert all(math.isnan(t) for t in y.grad.flatten().tolist())
+
+
+# -- setitem: value shapes and dtypes ------------------------------------------------------------
+def test_setitem_drops_leading_unit_dims_of_the_value():
+    a = nbgrad.zeros(2)
+    a[:] = nbgrad.ones(1, 2)
+    a[()] = nbgrad.full((1, 1, 2), 2.0)
+    assert a.tolist() == [2.0, 2.0]
+    m = nbgrad.zeros(2, 2)
+    m[0] = nbgrad.tensor([[1.0, 2.0]])
+    m[0:1, 0] = nbgrad.ones(1, 1)
+    assert m.tolist() == [[1.0, 2.0], [0.0, 0.0]]
+    b = nbgrad.tensor([True, False])
+    b[()] = nbgrad.tensor([[1, 0]])
+    assert b.tolist() == [True, False]
+    with pytest.raises(RuntimeError):
+        a[:] = nbgrad.ones(2, 2)               # a leading 2 is not dropped
+    assert a.tolist() == [2.0, 2.0]
+
+
+def test_index_put_needs_matching_dtypes_except_a_mask_fill():
+    a = nbgrad.zeros(3)
+    for index, value in ((nbgrad.tensor([0]), nbgrad.tensor([1])), (nbgrad.tensor([], dtype=nbgrad.int64), nbgrad.tensor([1])),
+                         (nbgrad.tensor([0, 1]), nbgrad.tensor(1.0, dtype=nbgrad.float64)),
+                         (nbgrad.tensor([True, False, True]), nbgrad.tensor([1, 2]))):
+        with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+            a[index] = value
+    assert a.tolist() == [0.0, 0.0, 0.0]
+    a[nbgrad.tensor([True, False, True])] = nbgrad.tensor([1])       # masked_fill_: the value is cast
+    assert a.tolist() == [1.0, 0.0, 1.0]
+    a[nbgrad.tensor([0, 1])] = 7                                      # a Python number is always cast
+    assert a.tolist() == [7.0, 7.0, 1.0]

@@ -47,7 +47,7 @@ def _make_grads(outputs, grad_outputs):
 
 def _collect(roots, targets):
     """Dependency counts of every node reachable from roots, and (when targets are
-    given) the set of nodes that lie on a path to a target."""
+    given) the set of nodes that lie above a target on a path to it."""
     deps = {}
     seen = set()
     order = []          # post-order, children before parents
@@ -68,9 +68,12 @@ def _collect(roots, targets):
                     stack.append((nxt, False))
     needed = None
     if targets is not None:
+        # a node runs only if a target lies strictly below it: a non-leaf target's own
+        # node is where its gradient is captured, not run (PyTorch's exec_info), so its
+        # saved tensors are neither needed nor freed
         needed = set()
         for node in order:
-            if node in targets or any(n in needed for n, _ in node.next_functions if n is not None):
+            if any(n in needed or n in targets for n, _ in node.next_functions if n is not None):
                 needed.add(node)
     return deps, needed
 

@@ -619,7 +619,8 @@ class PowBackward0(Node):
 class PowBackward1(Node):
     def backward(self, g):
         a, b, out = self.saved_tensors
-        ga = g * b * a.pow(b - 1) if self.needs_input_grad(0) else None
+        # PyTorch masks exponent 0 to a zero gradient (0 ** -1 would give nan)
+        ga = where(b == 0, 0.0, g * b * a.pow(b - 1)) if self.needs_input_grad(0) else None
         gb = None
         if self.needs_input_grad(1):
             # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
@@ -723,7 +724,8 @@ class Atan2Backward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
         denom = a * a + b * b
-        return g * b / denom, g * -a / denom
+        recip = where(denom == 0, 0.0, 1 / denom)      # PyTorch: 0 (not nan) at a == b == 0
+        return g * b * recip, g * -a * recip
 
 
 def atan2(a, b):

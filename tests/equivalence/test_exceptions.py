@@ -2016,3 +2016,45 @@ def test_index_put_needs_matching_dtypes_except_a_mask_fill():
     assert a.tolist() == [1.0, 0.0, 1.0]
     a[nbgrad.tensor([0, 1])] = 7                                      # a Python number is always cast
     assert a.tolist() == [7.0, 7.0, 1.0]
+
+
+# -- autograd.grad runs only the nodes above its inputs ------------------------------------------
+def test_grad_of_a_non_leaf_does_not_run_or_free_the_nodes_below_it():
+    # PyTorch's exec_info: the input's own node is where its gradient is captured; it is not
+    # run, so its saved tensors stay for a later backward
+    v0 = nbgrad.tensor([[0.0, 0.5, 1.0]], dtype=nbgrad.float64, requires_grad=True)
+    v2 = nbgrad.maximum(v0.sin(), v0)
+    v3 = v2.mean()
+    (g,) = nbgrad.autograd.grad(v3, [v2])
+    assert g.tolist() == [[1 / 3] * 3]
+    v3.backward()                              # no 'backward through the graph a second time'
+    assert v0.grad is not None
+    w0 = nbgrad.tensor([0.0, 1.0], dtype=nbgrad.float64, requires_grad=True)
+    w1 = w0.erf()
+    w2 = w1.mean()
+    w2.backward()                              # frees erf's saved input
+    (h,) = nbgrad.autograd.grad(w2, [w1])      # needs only mean's node, which saves nothing
+    assert h.tolist() == [0.5, 0.5]
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        w2.backward()                          # erf's node runs again: its input was freed
+
+
+def test_grad_through_a_captured_input_to_another_input():
+    a = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    c = (b * b).sum()
+    gb, ga = nbgrad.autograd.grad(c, [b, a])
+    assert gb.tolist() == [6.0, 12.0] and ga.tolist() == [18.0, 36.0]
+
+
+def test_zero_zero_gradients_of_atan2_and_pow_are_zero_not_nan():
+    # exposed once x[...] had PyTorch's history; PyTorch masks both
+    a = nbgrad.tensor([0.0, 1.0, 0.0], dtype=nbgrad.float64, requires_grad=True)
+    b = nbgrad.tensor([0.0, 0.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    nbgrad.atan2(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.5] and b.grad.tolist() == [0.0, -1.0, 0.0]
+    x = nbgrad.tensor([0.0, 2.0, 0.0], dtype=nbgrad.float64, requires_grad=True)
+    e = nbgrad.tensor([0.0, 0.0, 1.0], dtype=nbgrad.float64, requires_grad=True)
+    (x ** e).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+    assert e.grad.tolist()[0] == 0.0 and abs(e.grad.tolist()[1] - math.log(2.0)) < 1e-12

@@ -13,7 +13,7 @@ from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
-from ._dtype_rules import check as check_dtype, check_sub
+from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
 
@@ -385,6 +385,15 @@ def isfinite(x):
 
 
 # ---------------------------------------------------------------- binary
+def _check_binary_dtype(op, dt, a, b):
+    """The dtype table's check for a binary op, after the broadcast check: PyTorch's
+    TensorIterator reports mismatched shapes before it looks for a kernel."""
+    if refuses(op, dt):
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            broadcast_shapes(a._shape, b._shape)
+        check_dtype(op, dt)
+
+
 def _result_type(a, b):
     # fast paths for the common cases; everything else follows PyTorch's full rules
     if isinstance(a, Tensor):
@@ -541,7 +550,7 @@ def div(a, b, rounding_mode=None):
             return floor_divide(a, b)
         if rounding_mode == "trunc":
             dt = _result_type(a, b)
-            check_dtype("div_trunc", dt)
+            _check_binary_dtype("div_trunc", dt, a, b)
             _check_integer_divisor(b, dt)
             q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
             return cast(_unary_raw("trunc", q), dt)
@@ -573,7 +582,7 @@ def _check_integer_divisor(b, dt):
 
 def floor_divide(a, b):
     dt = _result_type(a, b)
-    check_dtype("floor_divide", dt)
+    _check_binary_dtype("floor_divide", dt, a, b)
     _check_integer_divisor(b, dt)
     out = _binary_raw("floordiv", a, b, dt)
     if needs_grad(a, b) and dt.is_floating_point:
@@ -594,7 +603,7 @@ class RemainderBackward1(Node):
 
 def remainder(a, b):
     dt = _result_type(a, b)
-    check_dtype("remainder", dt)
+    _check_binary_dtype("remainder", dt, a, b)
     _check_integer_divisor(b, dt)
     out = _binary_raw("remainder", a, b, dt)
     if needs_grad(a, b):
@@ -652,7 +661,7 @@ def pow(a, b):
     dt = _result_type(a, b)
     if isinstance(b, Tensor):
         # (a bool tensor to a Python-number power is a copy or ones: PyTorch allows it)
-        check_dtype("pow", dt)
+        _check_binary_dtype("pow", dt, a, b)
     if not dt.is_floating_point:
         if not isinstance(b, Tensor):
             if b < 0:
@@ -772,7 +781,7 @@ logical_xor = _logical("logical_xor")
 def _bitwise(op):
     def bitwise(a, b):
         dt = _result_type(a, b)
-        check_dtype(op, dt)
+        _check_binary_dtype(op, dt, a, b)
         return _binary_raw(op, a, b, dt)
     bitwise.__name__ = op
     return bitwise

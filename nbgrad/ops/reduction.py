@@ -49,7 +49,7 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op == "var":
             return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
-    if op in _NO_IDENTITY:
+    if op in _NO_IDENTITY and x.dim():
         for d in dims:
             if x._shape[d] == 0:
                 raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")

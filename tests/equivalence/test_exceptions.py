@@ -2058,3 +2058,18 @@ def test_zero_zero_gradients_of_atan2_and_pow_are_zero_not_nan():
     (x ** e).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0, 1.0]
     assert e.grad.tolist()[0] == 0.0 and abs(e.grad.tolist()[1] - math.log(2.0)) < 1e-12
+
+
+def test_zero_dim_extrema_over_dim_zero():
+    v = nbgrad.tensor(1.0)
+    assert v.amin(0).item() == 1.0 and v.amax(-1, keepdim=True).shape == ()
+    assert v.argmax(0).item() == 0 and v.max(0).values.item() == 1.0
+
+
+def test_shape_mismatch_is_reported_before_the_dtype_refusal():
+    b = nbgrad.zeros(2, 0, 2, dtype=nbgrad.bool)
+    c = nbgrad.zeros(2, 0, dtype=nbgrad.bool)
+    for f in (lambda: b ** c, lambda: b % c, lambda: b // c, lambda: b.pow_(c), lambda: b.float() & c.float()):
+        with pytest.raises(RuntimeError, match="must match the size of tensor b") as info:
+            f()
+        assert type(info.value) is RuntimeError

@@ -495,8 +495,10 @@ def _softmax(x, dim, dtype, log, node_cls):
         lastdim = x.dim() <= 1 or wrap_dims(dim, x.dim())[0] == x.dim() - 1
         check_dtype(("log_softmax" if log else "softmax") + ("_lastdim" if lastdim else ""), src._dtype)
     if x.dim() == 0:
-        from .._creation import zeros, ones
-        out = zeros((), dtype=src.dtype) if log else ones((), dtype=src.dtype)
+        # x - x: 0, or nan for a nan or infinite x (as PyTorch's max-subtracting kernel gives)
+        from .elementwise import _binary_raw, _unary_raw
+        centered = _binary_raw("sub", src, src, src._dtype)
+        out = centered if log else _unary_raw("exp", centered)
     else:
         d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)

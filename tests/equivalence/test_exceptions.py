@@ -2073,3 +2073,13 @@ def test_shape_mismatch_is_reported_before_the_dtype_refusal():
         with pytest.raises(RuntimeError, match="must match the size of tensor b") as info:
             f()
         assert type(info.value) is RuntimeError
+
+
+def test_zero_dim_softmax_of_non_finite_values_is_nan():
+    for v in (float("nan"), float("inf"), float("-inf")):
+        x = nbgrad.tensor(v)
+        assert math.isnan(x.softmax(0).item()) and math.isnan(x.log_softmax(-1).item())
+    x = nbgrad.tensor(3.0, requires_grad=True)
+    assert x.softmax(0).item() == 1.0 and x.log_softmax(0).item() == 0.0
+    x.softmax(0).backward()
+    assert x.grad.item() == 0.0

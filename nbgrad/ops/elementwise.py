@@ -733,7 +733,7 @@ class Atan2Backward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
         denom = a * a + b * b
-        recip = where(denom == 0, 0.0, 1 / denom)      # PyTorch: 0 (not nan) at a == b == 0
+        recip = where(denom == 0, 0.0, denom.reciprocal())     # PyTorch: 0 at the origin, not nan
         return g * b * recip, g * -a * recip
 
 

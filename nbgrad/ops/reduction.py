@@ -495,10 +495,11 @@ def _softmax(x, dim, dtype, log, node_cls):
         lastdim = x.dim() <= 1 or wrap_dims(dim, x.dim())[0] == x.dim() - 1
         check_dtype(("log_softmax" if log else "softmax") + ("_lastdim" if lastdim else ""), src._dtype)
     if x.dim() == 0:
-        # x - x: 0, or nan for a nan or infinite x (as PyTorch's max-subtracting kernel gives)
-        from .elementwise import _binary_raw, _unary_raw
-        centered = _binary_raw("sub", src, src, src._dtype)
-        out = centered if log else _unary_raw("exp", centered)
+        # one element seen as a 1-element row: exp(x - x) / 1 is 1 (log: 0), or nan for
+        # nan and infinities, as in PyTorch; on x's own device
+        buf_, off, _, _ = src._view_tuple()
+        buf = backend_of(src).softmax((buf_, off, (1,), (1,)), 0, log)
+        out = new_tensor(buf, src._shape, src._dtype, src.device)
     else:
         d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)

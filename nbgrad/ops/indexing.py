@@ -260,6 +260,10 @@ def index_put_positions(x, pos, values, accumulate=False, cast_ok=False):
     return out
 
 
+def _index_put_view_cast(old, pos, value):
+    return index_put_positions(old, pos, value, cast_ok=True)
+
+
 def setitem(x, index, value):
     from .inplace import apply_inplace, copy_
     items = _expand_index(x, index)
@@ -290,11 +294,11 @@ def setitem(x, index, value):
     cast_ok = (len(tensor_items) == 1 and len(advanced) == tensor_items[0].dim()
                and tensor_items[0]._dtype is D.bool_
                and isinstance(value, Tensor) and value.numel() == 1)
-    apply_inplace(v, _index_put_view, pos, value, cast_ok, needs_old=False)
+    apply_inplace(v, _index_put_view_cast if cast_ok else _index_put_view, pos, value, needs_old=False)
 
 
-def _index_put_view(old, pos, value, cast_ok):
-    return index_put_positions(old, pos, value, cast_ok=cast_ok)
+def _index_put_view(old, pos, value):
+    return index_put_positions(old, pos, value)
 
 
 def index_put(x, indices, values, accumulate=False):

@@ -36,7 +36,9 @@ def check_inplace(t):
     if not is_grad_enabled():
         return
     base = t._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
+    if base is not None and ((base._requires_grad and base._grad_fn is None)
+                             or (t._requires_grad and t._grad_fn is None and not base._requires_grad)):
+        # (the second: a view made a leaf by requires_grad_() on a base that needs no grad)
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if base is None and t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")

@@ -61,8 +61,9 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
 
 
 def _expand_back(g, shape, dims, keepdim):
-    """Unsqueeze the reduced dims of g (when not kept) and expand to the input shape."""
-    if not keepdim:
+    """Unsqueeze the reduced dims of g (when not kept) and expand to the input shape.
+    (A 0-dim input's dim 0 is no real dim: g is already 0-dim.)"""
+    if not keepdim and shape:
         for d in dims:
             g = g.unsqueeze(d)
     return g.expand(shape)
@@ -357,7 +358,7 @@ def _correction(unbiased, correction):
 class VarBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
+        n = math.prod(self.shape[d] for d in self.dims) if self.dims and self.shape else 1
         centered = x - x.mean(self.dims, keepdim=True)
         denom = n - self.correction
         # n == correction: PyTorch's C++ double division gives inf (times a zero deviation: nan)
@@ -378,9 +379,12 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 class StdBackward0(Node):
     def backward(self, g):
         x, out = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
+        n = math.prod(self.shape[d] for d in self.dims) if self.dims and self.shape else 1
         centered = x - x.mean(self.dims, keepdim=True)
-        scale = _expand_back(g / (out * (n - self.correction)), self.shape, self.dims, self.keepdim)
+        from .elementwise import where
+        denom = n - self.correction
+        ratio = where(out == 0, 0.0, g / out)      # PyTorch masks a zero std to a zero gradient
+        scale = _expand_back(ratio * (1.0 / denom if denom else math.inf), self.shape, self.dims, self.keepdim)
         return scale * centered
 
 

@@ -2083,3 +2083,37 @@ def test_zero_dim_softmax_of_non_finite_values_is_nan():
     assert x.softmax(0).item() == 1.0 and x.log_softmax(0).item() == 0.0
     x.softmax(0).backward()
     assert x.grad.item() == 0.0
+
+
+def test_backward_of_zero_dim_reductions_over_dim_zero():
+    # _expand_back unsqueezed a 0-dim gradient: expand(size=[]) raised
+    for op in ("amin", "amax", "sum", "mean", "logsumexp", "prod"):
+        v0 = nbgrad.tensor(1.5, requires_grad=True)
+        getattr(v0, op)(0).backward()
+        assert v0.grad.item() == 1.0, op
+    for op in ("var", "std"):                 # the element count of a 0-dim input is 1, not shape[0]
+        v0 = nbgrad.tensor(1.5, requires_grad=True)
+        getattr(v0, op)(0).backward()
+        assert math.isnan(v0.grad.item())
+        v0 = nbgrad.tensor(1.5, requires_grad=True)
+        getattr(v0, op)(0, correction=0).backward()
+        assert v0.grad.item() == 0.0
+
+
+def test_std_backward_of_a_zero_std_is_zero():
+    x = nbgrad.tensor([[1.0, 1.0], [1.0, 3.0]], dtype=nbgrad.float64, requires_grad=True)
+    x.std(1).sum().backward()
+    assert x.grad[0].tolist() == [0.0, 0.0]
+    assert abs(x.grad[1, 1].item() - 2 ** -0.5) < 1e-12
+    y = nbgrad.tensor([1.0, 1.0, 1.0], requires_grad=True)
+    y.std().backward()
+    assert y.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_inplace_on_a_view_made_a_leaf_by_requires_grad():
+    v2 = nbgrad.zeros(2, 0).log1p().sum()
+    v3 = v2[...]
+    v3.requires_grad_(True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        v3.add_(1.0)
+    assert v3.item() == 0.0

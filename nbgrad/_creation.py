@@ -156,6 +156,21 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _new(buf, shape, dtype, device, requires_grad)
 
 
+def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialised tensor with the given strides, in new memory just large enough."""
+    shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(shape) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(n < 0 for n in shape) or any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided: sizes and strides must be non-negative, got sizes {list(shape)} "
+                           f"and strides {list(stride)}")
+    device = to_device(device)
+    dtype = _dt(dtype)
+    span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+    buf = get_backend(device.type).empty(span, dtype.np)
+    return _finish(Tensor._make(Storage(buf, device), Size(shape), stride, 0, dtype), requires_grad)
+
+
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         if isinstance(fill_value, Tensor):

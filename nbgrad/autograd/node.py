@@ -155,19 +155,43 @@ class AccumulateGrad(Node):
                 grad = new
                 steal = False
         if var._grad is None:
-            if create_graph:
-                var._grad = grad
-            elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
-                    and grad.is_contiguous() and grad._base is None:
+            if not create_graph and steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
+                    and grad._base is None and _obeys_layout_contract(grad, var):
                 var._grad = grad.detach()
             else:
-                var._grad = grad.detach().clone()
+                var._grad = _clone_obey_contract(grad if create_graph else grad.detach(), var)
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
         elif steal:
             var._grad._accumulate_(grad)    # grad's memory is the engine's: one pass, in place
         else:
             var._grad += grad
+
+
+def _obeys_layout_contract(grad, var):
+    """PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the
+    leaf is dense and non-overlapping (strides of size-1 dims aside), else it is
+    contiguous."""
+    from .._tensor import dense_strides
+    if dense_strides(var._shape, var._stride) is not None:
+        for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
+            if n != 1:
+                if gs != vs:
+                    return False
+            elif gs == 0 or vs == 0:
+                return False
+        return True
+    return grad.is_contiguous()
+
+
+def _clone_obey_contract(grad, var):
+    """A copy of grad laid out as the contract says (recorded when grad mode is on)."""
+    from .._tensor import dense_strides
+    if dense_strides(var._shape, var._stride) is not None:
+        from .._creation import empty_strided
+        out = empty_strided(var._shape, var._stride, dtype=grad._dtype, device=grad.device)
+        return out.copy_(grad)
+    return grad.clone(memory_format="contiguous")
 
 
 class RemovableHandle:

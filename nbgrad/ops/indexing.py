@@ -265,6 +265,11 @@ def setitem(x, index, value):
     items = _expand_index(x, index)
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
+    if index is False:
+        return                     # PyTorch: x[False] = v writes nothing
+    if not is_advanced and _covers_whole(x, items):
+        _copy_to_whole(x, value)
+        return
     if not is_advanced:
         with no_grad():
             v = getitem(x, index)
@@ -279,6 +284,42 @@ def setitem(x, index, value):
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
     apply_inplace(v, _index_put_view, pos, value, needs_old=False)
+
+
+def _covers_whole(x, items):
+    """Is a basic index made of full slices only (x[...], x[()], x[:], x[:, 0:n])?  PyTorch's
+    setitem then writes x itself (its slice optimisation), not a view of it."""
+    for d, item in enumerate(items):
+        if not isinstance(item, slice) or d >= x.dim():
+            return False
+        start, stop, step = item.start, item.stop, item.step
+        if (step not in (None, 1)) or (start not in (None, 0)):
+            return False
+        if stop is not None and (not isinstance(stop, int) or stop < x._shape[d]):
+            return False
+    return True
+
+
+def _copy_to_whole(x, value):
+    """PyTorch's copy_to(self, value): copy_ when the shapes match, fill_ from a 0-dim
+    value (a Python number counts as one), else copy_ of the value broadcast."""
+    from .inplace import copy_, fill_
+    if isinstance(value, Tensor):
+        if value._shape == x._shape:
+            copy_(x, value)
+        elif value.dim() == 0:
+            fill_(x, value)
+        else:
+            copy_(x, value)
+    elif x.dim() == 0:
+        copy_(x, _value_tensor(value, x))
+    else:
+        fill_(x, _value_tensor(value, x))
+
+
+def _value_tensor(value, x):
+    from .._creation import tensor
+    return tensor(value, device=x.device)
 
 
 def _index_put_view(old, pos, value):

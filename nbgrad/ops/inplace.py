@@ -144,7 +144,7 @@ class CopyBackwards(Node):
         return (g * 0 if self.needs_input_grad(0) else None), g
 
 
-def _copied_from(old, src):
+def _copied_from(old, src, node_cls=None):
     src_t = src if isinstance(src, Tensor) else None
     if src_t is None:
         from .._creation import full
@@ -162,7 +162,7 @@ def _copied_from(old, src):
     be.copy(broadcast_view(src_t, old._shape), (buf, 0, old._shape, contiguous_strides(old._shape)))
     out = new_tensor(buf, old._shape, old._dtype, old.device)
     if needs_grad(old, src):
-        record(CopyBackwards, (old, src), (out,))
+        record(node_cls or CopyBackwards, (old, src), (out,))
     return out
 
 
@@ -191,13 +191,23 @@ class ZeroBackward0(FillBackward0):
     pass
 
 
-def _filled(old, value, node_cls=FillBackward0):
+class FillBackward2(FillBackward0):
+    """fill_ with a Python number."""
+
+
+class FillBackward3(Node):
+    """fill_ with a 0-dim tensor: the gradient of the value is the sum of the gradient."""
+
+    def backward(self, g):
+        return (g * 0 if self.needs_input_grad(0) else None), (g.sum() if self.needs_input_grad(1) else None)
+
+
+def _filled(old, value, node_cls=FillBackward2):
     from .._creation import full
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
-        out = _copied_from(old, value)
-        return out
+        return _copied_from(old, value, FillBackward3)
     out = full(old._shape, value, dtype=old._dtype, device=old.device)
     if needs_grad(old):
         record(node_cls, (old,), (out,))

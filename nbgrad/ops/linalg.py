@@ -165,9 +165,23 @@ def matmul(a, b):
     if da == 1 and db == 2:
         if a._shape[0] != b._shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({b._shape[1]}x{b._shape[0]}), vec ({a._shape[0]})")
-        return V.squeeze(mm(V.unsqueeze(a, 0), b), 0)
+        return V.squeeze(mm(V.unsqueeze(a, 0), b), 0, _node_cls=V.SqueezeBackward4)
     if da == 2 and db == 2:
         return mm(a, b)
+    if db == 1:
+        # PyTorch folds the batch into one matrix-vector product: (..., k) rows @ (k,)
+        k = a._shape[-1]
+        if b._shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({a.numel() // k if k else 0}), mat "
+                               f"({a.numel() // k if k else 0}x{k}), vec ({b._shape[0]})")
+        return V.unsafe_view(mv(V.reshape(a, (-1, k)), b), a._shape[:-1])
+    if da == 1:
+        bt = V.mT(b)                     # (..., n, k) @ (k,), folded the same way
+        k = bt._shape[-1]
+        if a._shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({bt.numel() // k if k else 0}), mat "
+                               f"({bt.numel() // k if k else 0}x{k}), vec ({a._shape[0]})")
+        return V.unsafe_view(mv(V.reshape(bt, (-1, k)), a), bt._shape[:-1])
     # batched, with broadcasting of the batch dims
     a2 = V.unsqueeze(a, 0) if da == 1 else a
     b2 = V.unsqueeze(b, -1) if db == 1 else b

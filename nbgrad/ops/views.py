@@ -209,6 +209,15 @@ def reshape(x, *shape):
     return out
 
 
+def unsafe_view(x, shape):
+    """PyTorch's _unsafe_view: a fresh contiguous result (that nothing else holds)
+    reshaped, without becoming a view of it."""
+    out = Tensor._make(x._storage, Size(shape), contiguous_strides(shape), x._offset, x._dtype, x._vc)
+    if needs_grad(x):
+        record(UnsafeViewBackward0, (x,), (out,), shape=x._shape)
+    return out
+
+
 def view_as(x, other):
     return view(x, other.shape)
 
@@ -246,10 +255,11 @@ class SqueezeBackward0(Node):
 
 class SqueezeBackward1(SqueezeBackward0): pass
 class SqueezeBackward2(SqueezeBackward0): pass
+class SqueezeBackward4(SqueezeBackward0): pass      # PyTorch's squeeze_(dim): matmul's 1-D @ 2-D
 class UnsqueezeBackward0(SqueezeBackward0): pass
 
 
-def squeeze(x, dim=None):
+def squeeze(x, dim=None, _node_cls=None):
     if dim is None:
         keep = [i for i, n in enumerate(x._shape) if n != 1]
         node_cls = SqueezeBackward0
@@ -259,7 +269,7 @@ def squeeze(x, dim=None):
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
     if needs_grad(x):
-        record(node_cls, (x,), (out,), shape=x._shape)
+        record(_node_cls or node_cls, (x,), (out,), shape=x._shape)
     return out
 
 
@@ -426,7 +436,8 @@ def _slice_view(x, d, start, stop, step):
     strides = list(x._stride)
     shape[d] = length
     strides[d] = x._stride[d] * step
-    return make_view(x, shape, strides, x._offset + (start * x._stride[d] if length else 0))
+    # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
+    return make_view(x, shape, strides, x._offset + start * x._stride[d])
 
 
 def slice_dim(x, dim, start=None, stop=None, step=1):
@@ -490,15 +501,25 @@ def chunk(x, chunks, dim=0):
 
 
 def tensor_split(x, sections, dim=0):
+    """As PyTorch: each part is its own slice of x (SliceBackward0, not one multi-output
+    node), so parts given by unordered indices may be empty or overlap."""
+    if x.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
         sizes = [q + 1] * r + [q] * (sections - r)
+        bounds = [0]
+        for size in sizes:
+            bounds.append(bounds[-1] + size)
+        pairs = list(zip(bounds, bounds[1:]))
     else:
-        bounds = [0] + [min(max(int(b), 0), n) for b in sections] + [n]
-        sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
-    return split(x, sizes, d)
+        idx = [int(b) for b in sections]
+        pairs = list(zip([0] + idx, idx + [n]))
+    return tuple(slice_dim(x, d, start, stop, 1) for start, stop in pairs)
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):

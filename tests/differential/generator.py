@@ -194,6 +194,8 @@ class Gen:
                                                  else {"tup": [0, -1]}]
             if args and r.random() < 0.4:
                 kw["keepdim"] = True
+            if op == "norm" and args:       # norm's first positional parameter is p
+                kw["dim"] = args.pop()
         self.emit({"k": "meth", "t": i, "op": op, "a": args, "kw": kw})
 
     def s_matmul(self):

@@ -158,8 +158,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     t = ref()
                     if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
                         g = grad_list[nr]
-                        if t._grad is None:
-                            t._grad = g if create_graph else g.detach().clone()
+                        if t._grad is None:     # PyTorch: grad.clone(at::MemoryFormat::Contiguous)
+                            t._grad = (g if create_graph else g.detach()).clone(memory_format="contiguous")
                         else:
                             t._grad = t._grad + g
             if capture is not None:

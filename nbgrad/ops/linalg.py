@@ -165,7 +165,13 @@ def matmul(a, b):
     if da == 1 and db == 2:
         if a._shape[0] != b._shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({b._shape[1]}x{b._shape[0]}), vec ({a._shape[0]})")
-        return V.squeeze(mm(V.unsqueeze(a, 0), b), 0, _node_cls=V.SqueezeBackward4)
+        # PyTorch squeezes mm's result in place (squeeze_): not a view, version 1
+        out = mm(V.unsqueeze(a, 0), b)
+        if out._requires_grad:
+            record(V.SqueezeBackward4, (out,), (out,), shape=out._shape)
+        out._shape, out._stride = out._shape[1:], out._stride[1:]
+        out._vc.value += 1
+        return out
     if da == 2 and db == 2:
         return mm(a, b)
     if db == 1:

@@ -259,7 +259,7 @@ class SqueezeBackward4(SqueezeBackward0): pass      # PyTorch's squeeze_(dim): m
 class UnsqueezeBackward0(SqueezeBackward0): pass
 
 
-def squeeze(x, dim=None, _node_cls=None):
+def squeeze(x, dim=None):
     if dim is None:
         keep = [i for i, n in enumerate(x._shape) if n != 1]
         node_cls = SqueezeBackward0
@@ -269,7 +269,7 @@ def squeeze(x, dim=None, _node_cls=None):
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
     if needs_grad(x):
-        record(_node_cls or node_cls, (x,), (out,), shape=x._shape)
+        record(node_cls, (x,), (out,), shape=x._shape)
     return out
 
 
@@ -496,7 +496,10 @@ def chunk(x, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
-    size = -(-n // chunks) if n else 1
+    size = -(-n // chunks)
+    if n == 0:
+        # PyTorch keeps the number of chunks of an empty dim: split_with_sizes([0] * chunks)
+        return split(x, [0] * chunks, d)
     return split(x, size, d)
 
 

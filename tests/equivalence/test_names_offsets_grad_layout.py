@@ -138,3 +138,27 @@ def test_matmul_vector_names_and_gradients():
     assert gradcheck(lambda a, b: (b @ a, a @ b, a @ b.transpose(1, 2)), (a, b))
     with pytest.raises(RuntimeError, match="size mismatch"):
         T.ones(2, 3, 4) @ T.ones(3)
+
+
+def test_vector_matrix_product_is_squeezed_in_place():
+    a = T.ones(3, requires_grad=True)
+    y = a @ T.arange(6.0).view(3, 2)
+    assert y._version == 1 and y._base is None and name(y) == "SqueezeBackward4"
+    assert name(y.grad_fn.next_functions[0][0]) == "MmBackward0"
+    y.sum().backward()
+    assert a.grad.tolist() == [1.0, 5.0, 9.0]
+
+
+def test_retained_grad_is_a_contiguous_copy():
+    x = T.ones(2, 3, requires_grad=True)
+    z = x * 2
+    z.retain_grad()
+    z.sum().backward(create_graph=True)
+    assert z.grad.stride() == (3, 1)
+
+
+def test_chunk_of_empty_dim_keeps_the_number_of_chunks():
+    parts = T.zeros(0, requires_grad=True).chunk(2)
+    assert len(parts) == 2 and [name(p) for p in parts] == ["SplitWithSizesBackward0"] * 2
+    assert [name(p) for p in T.zeros(0, requires_grad=True).chunk(1)] == ["SplitWithSizesBackward0"]
+    assert [name(p) for p in T.zeros(4, requires_grad=True).chunk(2)] == ["SplitBackward0"] * 2

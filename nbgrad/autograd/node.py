@@ -149,6 +149,8 @@ class AccumulateGrad(Node):
         else holds grad's memory) a first gradient is taken over instead of copied, as
         PyTorch does when the incoming buffer's use count is one."""
         var = self.variable
+        if not var._requires_grad:     # requires_grad_(False) after the graph was built: PyTorch
+            return                     # drops the gradient (AccumulateGrad::apply)
         for hook in var._leaf_hooks or ():
             new = hook(grad)
             if new is not None:

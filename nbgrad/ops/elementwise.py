@@ -316,9 +316,16 @@ def reciprocal(x):
     return _unary_op("reciprocal", x, ReciprocalBackward0, save="out")
 
 
+def zero_grad(g):
+    """The gradient through a zero derivative: zeros like g, as PyTorch's zeros_like(grad):
+    not g * 0 (an inf or nan in g would survive) and not recorded (nothing depends on it)."""
+    from .._creation import zeros_like
+    return zeros_like(g)
+
+
 def _zero_grad_node(name):
     def backward(self, g):
-        return g * 0
+        return zero_grad(g)
     return type(name, (Node,), {"backward": backward})
 
 
@@ -604,7 +611,7 @@ class PowBackward0(Node):
         (x,) = self.saved_tensors
         e = self.exponent
         if e == 0:
-            return g * 0
+            return zero_grad(g)
         return g * e * x.pow(e - 1)
 
 
@@ -694,7 +701,8 @@ class Atan2Backward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
         denom = a * a + b * b
-        return g * b / denom, g * -a / denom
+        recip = where(denom == 0, 0.0, denom.reciprocal())     # PyTorch: 0 at the origin, not nan
+        return g * b * recip, g * -a * recip
 
 
 def atan2(a, b):

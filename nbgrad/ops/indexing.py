@@ -532,7 +532,11 @@ class CatBackward0(Node):
     def backward(self, g):
         out, start = [], 0
         for n in self.sizes:
-            out.append(V.narrow(g, self.dim, start, n) if n else None)
+            if n is None:       # a legacy empty (0,) input that cat skipped: PyTorch's zeros({0})
+                from .._creation import zeros
+                out.append(zeros(0, dtype=g.dtype, device=g.device))
+                continue
+            out.append(V.narrow(g, self.dim, start, n))
             start += n
         return tuple(out)
 
@@ -573,7 +577,7 @@ def cat(tensors, dim=0):
         start += n
     if needs_grad(*tensors):
         record(CatBackward0, tuple(tensors), (out,), dim=d,
-               sizes=[t._shape[d] if any(t is q for q in parts) else 0 for t in tensors])
+               sizes=[t._shape[d] if any(t is q for q in parts) else None for t in tensors])
     return out
 
 

@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
+from .elementwise import zero_grad
 from .views import AsStridedBackward0, _geometry, restride
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -141,7 +142,7 @@ def apply_inplace(t, fn, *args, needs_old=True):
 # -- the ops that only write -----------------------------------------------------------
 class CopyBackwards(Node):
     def backward(self, g):
-        return (g * 0 if self.needs_input_grad(0) else None), g
+        return (zero_grad(g) if self.needs_input_grad(0) else None), g
 
 
 def _copied_from(old, src, node_cls=None):
@@ -184,7 +185,7 @@ def copy_(t, src, non_blocking=False):
 
 class FillBackward0(Node):
     def backward(self, g):
-        return g * 0
+        return zero_grad(g)
 
 
 class ZeroBackward0(FillBackward0):
@@ -199,7 +200,7 @@ class FillBackward3(Node):
     """fill_ with a 0-dim tensor: the gradient of the value is the sum of the gradient."""
 
     def backward(self, g):
-        return (g * 0 if self.needs_input_grad(0) else None), (g.sum() if self.needs_input_grad(1) else None)
+        return (zero_grad(g) if self.needs_input_grad(0) else None), (g.sum() if self.needs_input_grad(1) else None)
 
 
 def _filled(old, value, node_cls=FillBackward2):

@@ -437,8 +437,11 @@ def _softmax(x, dim, dtype, log, node_cls):
     elif not x._dtype.is_floating_point:
         raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{x._dtype.name.capitalize()}'")
     if x.dim() == 0:
-        from .._creation import zeros, ones
-        out = zeros((), dtype=src.dtype) if log else ones((), dtype=src.dtype)
+        # one element seen as a 1-element row: exp(x - x) / 1 is 1 (log: 0), or nan for
+        # nan and infinities, as in PyTorch; on x's own device
+        buf_, off, _, _ = src._view_tuple()
+        buf = backend_of(src).softmax((buf_, off, (1,), (1,)), 0, log)
+        out = new_tensor(buf, src._shape, src._dtype, src.device)
     else:
         d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)

@@ -162,3 +162,52 @@ def test_chunk_of_empty_dim_keeps_the_number_of_chunks():
     assert len(parts) == 2 and [name(p) for p in parts] == ["SplitWithSizesBackward0"] * 2
     assert [name(p) for p in T.zeros(0, requires_grad=True).chunk(1)] == ["SplitWithSizesBackward0"]
     assert [name(p) for p in T.zeros(4, requires_grad=True).chunk(2)] == ["SplitBackward0"] * 2
+
+
+# -- zero derivatives are zeros; edges of atan2, softmax of 0-dim, cat of empties ---------------------
+def test_zero_derivative_is_zeros_not_g_times_zero():
+    x = T.zeros(2, 2, dtype=T.float64, requires_grad=True)
+    s = x.sum()
+    s[()] = 0                       # fill: zero derivative w.r.t. the old value
+    s.sqrt().backward(create_graph=True)      # an infinite incoming gradient
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    x = T.tensor([1.5, -0.5], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad((x.ceil() * 3).sum(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and g.requires_grad is False
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    x = T.zeros(1, dtype=T.float64, requires_grad=True)
+    y = T.zeros(1, dtype=T.float64, requires_grad=True)
+    T.atan2(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0] and y.grad.tolist() == [0.0]
+    a = T.tensor([0.3, -1.2], dtype=T.float64, requires_grad=True)
+    b = T.tensor([0.7, 0.4], dtype=T.float64, requires_grad=True)
+    from nbgrad.autograd import gradgradcheck
+    assert gradcheck(T.atan2, (a, b)) and gradgradcheck(T.atan2, (a, b))
+
+
+def test_softmax_of_zero_dim_propagates_nan():
+    vals = [1.5, float("nan"), float("inf"), -float("inf")]
+    out = [T.tensor(v, dtype=T.float64).softmax(0).item() for v in vals]
+    assert out[0] == 1.0 and all(o != o for o in out[1:])
+    out = [T.tensor(v).log_softmax(0).item() for v in vals[:3]]
+    assert out[0] == 0.0 and all(o != o for o in out[1:])
+
+
+def test_gradient_of_empty_inputs_to_cat_is_an_empty_tensor():
+    v0 = T.tensor([], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(T.cat([v0, v0]).sum(), [v0], allow_unused=True)
+    assert g is not None and g.shape == (0,)
+    a = T.ones(2, 2, requires_grad=True)
+    e = T.zeros(0, requires_grad=True)          # a legacy empty, skipped by cat
+    T.cat([a, e, a], 1).sum().backward()
+    assert a.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]] and e.grad.shape == (0,)
+
+
+def test_leaf_that_stopped_requiring_grad_gets_no_grad():
+    x = T.zeros(2, 2, dtype=T.float64, requires_grad=True)
+    y = T.maximum(x, x)
+    x.requires_grad_(False)
+    y.mean().backward()
+    assert x.grad is None

@@ -93,6 +93,23 @@ def regenerate_view_grad_fn(view):
                view_geoms=[_geometry(view)], dtype=base._dtype)
 
 
+def _saved_result_is_target(t, result):
+    """The op's node saved its output (exp_, sigmoid_, relu_, ...): in PyTorch that is the
+    written tensor itself at its post-write version, so later in-place changes of t (or
+    of its base or views) must fail that node's backward.  Point the saved output at t."""
+    node = result._grad_fn
+    saved = node._saved if node is not None else ()
+    for s in saved:
+        if s is None or not s.is_output or s.tensor._storage is not result._storage:
+            continue
+        if result._shape == t._shape and result._dtype is t._dtype:
+            s.tensor = t._shallow_alias(share_version=True)
+        else:       # values differ from t's (wider dtype, broadcast): keep them, track t's version
+            r = s.tensor
+            s.tensor = Tensor._make(r._storage, r._shape, r._stride, r._offset, r._dtype, t._vc)
+        s.version = t._vc.value
+
+
 def _stand_in(t, needs_old):
     """A tensor holding t's current value (copied when the op may save it)."""
     return copy_raw(t) if needs_old else t._shallow_alias(share_version=False)
@@ -120,6 +137,7 @@ def apply_inplace(t, fn, *args, needs_old=True):
         result = fn(old, *args)
         write_result(t, result)
         if result._requires_grad:
+            _saved_result_is_target(t, result)
             t._grad_fn = result._grad_fn
             t._output_nr = result._output_nr
             t._requires_grad = True
@@ -132,6 +150,8 @@ def apply_inplace(t, fn, *args, needs_old=True):
                dtype=base._dtype)
     result = fn(old, *args)
     write_result(t, result)
+    if result._requires_grad:
+        _saved_result_is_target(t, result)
     if result._requires_grad or base._requires_grad:
         record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)
         regenerate_view_grad_fn(t)

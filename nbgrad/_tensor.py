@@ -69,6 +69,7 @@ class Tensor:
     _grad = None
     _base = None            # the root tensor a view aliases
     _view_version = 0       # version when a view's grad_fn was last set
+    _creation_meta = "DEFAULT"  # a view's CreationMeta (see ops/views.py make_view)
     _grad_acc = None        # weakref to the AccumulateGrad node of a leaf
     _leaf_hooks = None
     _retains_grad = False
@@ -269,12 +270,17 @@ class Tensor:
     @property
     def grad_fn(self):
         base = self._base
-        if base is not None and self._view_version != self._vc.value and base._requires_grad \
-                and (self._grad_fn is not None or base.grad_fn is not None):
-            # The base (or another view of it) changed in place since this view was
-            # made: its history is now "a strided window of the base's new history".
-            from .ops.inplace import regenerate_view_grad_fn
-            regenerate_view_grad_fn(self)
+        if base is not None and self._view_version != self._vc.value:
+            if self._creation_meta != "DEFAULT":
+                if self._grad_fn is not None or base._requires_grad:
+                    # no_grad / multi-output views may not have their history rewritten
+                    from .ops.views import view_rebase_error
+                    raise view_rebase_error(self, indirect=True)
+            elif base._requires_grad and (self._grad_fn is not None or base.grad_fn is not None):
+                # The base (or another view of it) changed in place since this view was
+                # made: its history is now "a strided window of the base's new history".
+                from .ops.inplace import regenerate_view_grad_fn
+                regenerate_view_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -463,6 +469,8 @@ class Tensor:
         t._output_nr = self._output_nr
         t._base = self._base
         t._view_version = self._view_version
+        if self._creation_meta != "DEFAULT":
+            t._creation_meta = self._creation_meta
         t._grad = self._grad
         return t
 

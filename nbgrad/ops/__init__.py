@@ -26,11 +26,18 @@ _INPLACE = {
 }
 
 
-def _inplace_method(fn, needs_old):
+# Memory overlap refused between the written tensor and its tensor arguments (see
+# inplace.check_overlap): indexing ops refuse any, masked_fill_ allows an expanded self.
+_OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any", "masked_fill_": "masked"}
+
+
+def _inplace_method(fn, needs_old, overlap="partial"):
     def method(self, *args, **kwargs):
         if kwargs:
-            return apply_inplace(self, lambda old, *a: fn(old, *a, **kwargs), *args, needs_old=needs_old)
-        return apply_inplace(self, fn, *args, needs_old=needs_old)
+            tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
+            return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
+                                 needs_old=needs_old, overlap=overlap)
+        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap)
     method.__name__ = fn.__name__ + "_"
     return method
 
@@ -236,7 +243,8 @@ TENSOR_METHODS = {
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }
-TENSOR_METHODS.update({name: _inplace_method(fn, needs_old) for name, (fn, needs_old) in _INPLACE.items()})
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"))
+                       for name, (fn, needs_old) in _INPLACE.items()})
 # Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 

@@ -125,7 +125,7 @@ def _expand_index(x, index):
     return out
 
 
-def _apply_basic(x, items):
+def _apply_basic(x, items, skip_full_slices=False):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
     `applied` says whether any view op ran.  getitem records the views; setitem calls
@@ -150,7 +150,8 @@ def _apply_basic(x, items):
         elif isinstance(item, slice):
             if item.step is not None and item.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None):
+            if item != slice(None) and not (skip_full_slices and
+                                            item.indices(v._shape[dim]) == (0, v._shape[dim], 1)):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
                 applied = True
             dim += 1
@@ -181,7 +182,10 @@ def getitem(x, index):
     v, advanced, applied = _apply_basic(x, _expand_index(x, index))
     if not advanced:
         if not applied:
-            v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
+            # x[:] is a slice in PyTorch; x[...] and x[()] are an alias (AliasBackward0)
+            has_slice = isinstance(index, slice) or (
+                isinstance(index, tuple) and any(isinstance(i, slice) for i in index))
+            v = V.slice_dim(v, 0, None, None, 1) if has_slice and v.dim() else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 
@@ -265,20 +269,36 @@ def setitem(x, index, value):
     items = _expand_index(x, index)
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
+    # The basic part is applied as views in the caller's grad mode (so that they carry x's
+    # creation meta); full slices are skipped and x[...] writes x itself, as in PyTorch.
     if not is_advanced:
-        with no_grad():
-            v = getitem(x, index)
-        if v._base is None:        # x[...] on a 0-dim tensor etc.: write x itself
-            v = x
-        copy_(v, value)
+        v, _, applied = _apply_basic(x, items, skip_full_slices=True)
+        _copy_to(v if applied else x, value)
         return
-    # advanced: compute the basic view without recording, then index_put on it in place
+    # advanced: the basic view, then index_put on it in place
+    v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
+    from .inplace import check_overlap
+    check_overlap(v, [t for t in items if isinstance(t, Tensor)] + [value], full_ok=False, internal=False)
     with no_grad():
-        v, advanced, _ = _apply_basic(x, items)
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
-    apply_inplace(v, _index_put_view, pos, value, needs_old=False)
+    apply_inplace(v, _index_put_view, pos, value, needs_old=False, overlap=None)
+
+
+def _copy_to(dst, value):
+    """PyTorch's copy_to for setitem: copy_ for equal shapes, fill_ for a number or a 0-dim
+    CPU tensor, else copy_ of the broadcast value."""
+    from .inplace import FillBackward3, copy_, fill_
+    if not isinstance(value, Tensor):
+        if dst.dim() == 0:
+            from .._creation import tensor
+            value = tensor(value, dtype=dst._dtype, device=dst.device)
+        else:
+            return fill_(dst, value, FillBackward3)
+    if value._shape != dst._shape and value.dim() == 0 and value.device.type == "cpu":
+        return fill_(dst, value)
+    return copy_(dst, value)
 
 
 def _index_put_view(old, pos, value):
@@ -292,11 +312,12 @@ def index_put(x, indices, values, accumulate=False):
 
 
 def index_put_(x, indices, values, accumulate=False):
-    from .inplace import apply_inplace
+    from .inplace import apply_inplace, check_overlap
+    check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
     return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate), pos, values,
-                         needs_old=False)
+                         needs_old=False, overlap=None)
 
 
 # -- named gathers ----------------------------------------------------------------------------

@@ -13,11 +13,11 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    regenerate their grad_fn as a strided window of the base's new history.
 """
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, dense_strides
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
-from .views import AsStridedBackward0, _geometry, restride
+from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -35,23 +35,87 @@ def recording(t, *args):
     return needs_grad(t, *args) or (base is not None and base._requires_grad)
 
 
-def check_inplace(t):
-    """PyTorch's checks before writing into t under grad mode."""
-    if not is_grad_enabled():
+def check_inplace(t, *args):
+    """PyTorch's check_inplace: before an in-place change of t (with args) that will be
+    recorded, refuse views whose creation meta forbids rewriting their history (made under
+    no_grad, outputs of unbind/split), views of leaves and leaves that require grad."""
+    if not recording(t, *args):
         return
     base = t._base
-    if base is not None and base._requires_grad and base._grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if base is None and t._requires_grad and t._grad_fn is None:
+    if base is not None:
+        if t._creation_meta is not DEFAULT:
+            raise view_rebase_error(t)
+        if base._requires_grad and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    elif t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _check_no_internal_overlap(t):
-    for n, s in zip(t._shape, t._stride):
-        if s == 0 and n > 1:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single "
-                "memory location. Please clone() the tensor before performing the operation.")
+# -- memory overlap (PyTorch's MemOverlap.cpp) --------------------------------------------
+# Decided on storage byte ranges: FULL when two tensors start and end at the same byte with
+# the same strides, PARTIAL when their ranges otherwise intersect; a tensor that is not
+# non-overlapping-and-dense makes the question TOO_HARD, which is allowed.
+_NO, _FULL, _PARTIAL, _TOO_HARD = 0, 1, 2, 3
+_PARTIAL_MSG = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.")
+_INTERNAL_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                 "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _may_alias(sa, sb):
+    if sa is sb:
+        return True
+    if sa.device != sb.device:
+        return False
+    a0, b0 = sa.data_ptr(), sb.data_ptr()      # storages over one buffer (view(dtype))
+    return a0 < b0 + sb.buffer.nbytes and b0 < a0 + sa.buffer.nbytes
+
+
+def overlap_status(a, b):
+    if a is b:
+        return _FULL
+    if not _may_alias(a._storage, b._storage):
+        return _NO
+    if a.numel() == 0 or b.numel() == 0:
+        return _NO
+    if dense_strides(a._shape, a._stride) is None or dense_strides(b._shape, b._stride) is None:
+        return _TOO_HARD
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end = a_begin + a.numel() * a._dtype.itemsize
+    b_end = b_begin + b.numel() * b._dtype.itemsize
+    if a_begin == b_begin and a_end == b_end:
+        return _FULL if tuple(a._stride) == tuple(b._stride) else _PARTIAL
+    if a_begin < b_end and b_begin < a_end:
+        return _PARTIAL
+    return _NO
+
+
+def assert_no_internal_overlap(t):
+    """The written tensor may not have two elements at one address (a broadcast 0 stride)."""
+    for n, st in zip(t._shape, t._stride):
+        if st == 0 and n > 1:
+            raise RuntimeError(_INTERNAL_MSG)
+
+
+def assert_no_partial_overlap(t, other):
+    if isinstance(other, Tensor) and overlap_status(t, other) == _PARTIAL:
+        raise RuntimeError(_PARTIAL_MSG)
+
+
+def assert_no_overlap(t, other):
+    if isinstance(other, Tensor) and overlap_status(t, other) in (_FULL, _PARTIAL):
+        raise RuntimeError(_PARTIAL_MSG)
+
+
+def check_overlap(t, inputs, full_ok=True, internal=True):
+    """PyTorch's checks of an in-place write into t reading `inputs`: elementwise ops allow an
+    input that is t's memory with t's geometry (full_ok), indexing ops (index_put_, scatter_,
+    index_add_) refuse any overlap of t with their index and source tensors."""
+    if internal:
+        assert_no_internal_overlap(t)
+    check = assert_no_partial_overlap if full_ok else assert_no_overlap
+    for a in inputs:
+        check(t, a)
 
 
 def write_result(t, result):
@@ -63,7 +127,6 @@ def write_result(t, result):
         shape = broadcast_shapes(t._shape, result._shape)
         if shape != t._shape:
             raise RuntimeError(f"output with shape {list(t._shape)} doesn't match the broadcast shape {list(shape)}")
-    _check_no_internal_overlap(t)
     backend_of(t).copy(broadcast_view(result, t._shape), t._view_tuple())
     t._vc.value += 1
 
@@ -115,13 +178,19 @@ def _stand_in(t, needs_old):
     return copy_raw(t) if needs_old else t._shallow_alias(share_version=False)
 
 
-def apply_inplace(t, fn, *args, needs_old=True):
+def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
     needs_old=False is a promise that fn does not save its first argument for
     backward, so t's memory can be read directly instead of copied first.
+    overlap: which memory overlap of t with its tensor args is refused before anything is
+    computed: "partial" (elementwise ops; t's own memory and geometry is allowed), "any"
+    (indexing ops), "masked" (masked_fill_: partial, and t may be expanded) or None
+    (fill_: no check at all).
     """
-    check_inplace(t)
+    check_inplace(t, *args)
+    if overlap is not None:
+        check_overlap(t, args, full_ok=overlap != "any", internal=overlap != "masked")
     if not recording(t, *args):
         with no_grad():
             result = fn(t, *args)
@@ -191,32 +260,46 @@ def copy_(t, src, non_blocking=False):
     if not isinstance(src, Tensor):
         return fill_(t, src)
     if not recording(t, src) and src.device == t.device and src._storage is not t._storage:
-        check_inplace(t)
+        check_overlap(t, (src,))
         shape = broadcast_shapes(t._shape, src._shape)
         if shape != t._shape:
             raise RuntimeError(f"output with shape {list(t._shape)} doesn't match the broadcast shape {list(shape)}")
-        _check_no_internal_overlap(t)
         backend_of(t).copy(broadcast_view(src, t._shape), t._view_tuple())
         t._vc.value += 1
         return t
     return apply_inplace(t, _copied_from, src, needs_old=False)
 
 
-class FillBackward0(Node):
+class FillBackward2(Node):
+    """fill_(Scalar)."""
+
     def backward(self, g):
         return g * 0
 
 
-class ZeroBackward0(FillBackward0):
+class FillBackward3(Node):
+    """fill_(Tensor), and setitem's fill with a number: zero for self, the sum for the value."""
+
+    def backward(self, g):
+        gself = g * 0 if self.needs_input_grad(0) else None
+        if len(self.next_functions) == 1:
+            return gself
+        return gself, (g.sum() if self.needs_input_grad(1) else None)
+
+
+class ZeroBackward0(FillBackward2):
     pass
 
 
-def _filled(old, value, node_cls=FillBackward0):
+def _filled(old, value, node_cls=FillBackward2):
     from .._creation import full
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
-        out = _copied_from(old, value)
+        with no_grad():
+            out = _copied_from(old, value)
+        if needs_grad(old, value):
+            record(FillBackward3, (old, value), (out,))
         return out
     out = full(old._shape, value, dtype=old._dtype, device=old.device)
     if needs_grad(old):
@@ -224,27 +307,29 @@ def _filled(old, value, node_cls=FillBackward0):
     return out
 
 
-def fill_(t, value):
+def fill_(t, value, _node_cls=FillBackward2):
+    # PyTorch: fill_(Scalar) may write an expanded tensor; fill_(Tensor) and setitem may not
+    if isinstance(value, Tensor) or _node_cls is FillBackward3:
+        assert_no_internal_overlap(t)
     if not isinstance(value, Tensor) and not recording(t):
-        check_inplace(t)
-        _check_no_internal_overlap(t)
         if not t._dtype.is_floating_point and isinstance(value, float) and t._dtype is not D.bool_:
             value = int(value)
         backend_of(t).fill(t._view_tuple(), value)
         t._vc.value += 1
         return t
-    return apply_inplace(t, _filled, value, needs_old=False)
+    return apply_inplace(t, _filled, value, _node_cls, needs_old=False, overlap=None)
 
 
 def zero_(t):
     if not recording(t):
         return fill_(t, 0)
-    return apply_inplace(t, lambda old: _filled(old, 0, ZeroBackward0), needs_old=False)
+    return apply_inplace(t, lambda old: _filled(old, 0, ZeroBackward0), needs_old=False, overlap=None)
 
 
 def write_random(t, buf):
     """Write freshly drawn values (a backend buffer of t's numel) into t."""
     check_inplace(t)
+    assert_no_internal_overlap(t)
     src = new_tensor(buf, t._shape, t._dtype, t.device)
     with no_grad():
         write_result(t, src)

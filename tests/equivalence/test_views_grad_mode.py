@@ -1,0 +1,236 @@
+"""Grad mode and views: PyTorch 2.13's CreationMeta rules (values recorded from torch)."""
+import pytest
+
+import nbgrad as T
+
+NO_GRAD_DIRECT = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+    "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).")
+NO_GRAD_INDIRECT = ("A view was created in no_grad mode and its base or another view of its base has been "
+                    "modified inplace with grad mode enabled.")
+MULTI = (" This view is the output of a function that returns multiple views. Such functions do not allow "
+         "the output views to be modified inplace. You should replace the inplace operation by an "
+         "out-of-place one.")
+
+
+def _name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+def test_no_grad_view_of_leaf_requires_grad_but_has_no_history():
+    x = T.ones(3, requires_grad=True)
+    with T.no_grad():
+        v = x[:2]
+    assert v.requires_grad is True
+    assert v.grad_fn is None
+    assert v.is_leaf is True
+    assert v._base is x
+
+
+def test_no_grad_view_is_not_a_leaf_of_its_own():
+    x = T.ones(3, requires_grad=True)
+    with T.no_grad():
+        v = x[:2]
+    w = v[:1] * 3
+    assert w.requires_grad and _name(w) == "MulBackward0"
+    w.sum().backward()
+    assert x.grad is None          # the gradient reaches no leaf
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_inplace_on_no_grad_view_in_grad_mode_raises(leaf):
+    x = T.ones(3, requires_grad=True)
+    if not leaf:
+        x = x.clone()
+    with T.no_grad():
+        v = x[:2]
+    with pytest.raises(RuntimeError) as e:
+        v.mul_(2)
+    assert str(e.value) == NO_GRAD_DIRECT
+    assert x.tolist() == [1.0, 1.0, 1.0]      # nothing written
+
+
+def test_inplace_on_no_grad_view_of_plain_tensor_with_grad_arg_raises():
+    x = T.ones(3)
+    a = T.ones(2, requires_grad=True)
+    with T.no_grad():
+        v = x[:2]
+    assert v.requires_grad is False
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace"):
+        v.mul_(a)
+    v.mul_(2)                                     # untracked: allowed
+    assert x.tolist() == [2.0, 2.0, 1.0]
+
+
+def test_view_of_no_grad_view_inherits_the_meta():
+    x = T.ones(3, requires_grad=True).clone()
+    with T.no_grad():
+        v = x[:2]
+    w = v[:1]
+    assert w.requires_grad and _name(w) == "SliceBackward0"
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Slice is a view of a view which was created in no_grad "
+                                           r"mode and is being modified inplace with grad mode enabled\. Given"):
+        w.mul_(2)
+
+
+def test_both_inside_no_grad_is_allowed_but_history_then_cannot_be_regenerated():
+    x = T.ones(3, requires_grad=True).clone()
+    with T.no_grad():
+        v = x[:2]
+        v.mul_(2)
+    assert x.tolist() == [2.0, 2.0, 1.0]
+    assert _name(x) == "CloneBackward0"
+    with pytest.raises(RuntimeError, match=NO_GRAD_INDIRECT):
+        v.grad_fn
+
+
+def test_base_modified_after_no_grad_view_makes_view_unusable():
+    x = T.ones(3, requires_grad=True).clone()
+    with T.no_grad():
+        v = x[:2]
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match=NO_GRAD_INDIRECT):
+        v * 2
+
+
+def test_default_view_regenerates_after_base_changed_in_no_grad():
+    x = T.ones(3, requires_grad=True).clone()
+    v = x[:2]
+    with T.no_grad():
+        x.mul_(2)
+    assert _name(v) == "AsStridedBackward0"
+
+
+def test_inference_mode_view_inplace_raises():
+    x = T.ones(3, requires_grad=True).clone()
+    with T.inference_mode():
+        v = x[:2]
+    with pytest.raises(RuntimeError, match=r"^A view was created in inference mode and is being modified inplace "
+                                           r"in normal mode\. .* inside the inference_mode block"):
+        v.mul_(2)
+
+
+@pytest.mark.parametrize("make, label, nr", [
+    (lambda x: x.unbind()[0], "Unbind", 0),
+    (lambda x: x.split(2)[1], "Split", 1),
+    (lambda x: x.split(4)[0], "Split", 0),
+    (lambda x: x.chunk(2)[1], "Split", 1),
+    (lambda x: x.split([1, 3])[1], "SplitWithSizes", 1),
+    (lambda x: list(x)[0], "Unbind", 0),
+])
+def test_multi_output_views_refuse_inplace(make, label, nr):
+    x = T.ones(4, requires_grad=True).clone()
+    o = make(x)
+    with pytest.raises(RuntimeError) as e:
+        o.mul_(2)
+    assert str(e.value) == f"Output {nr} of {label} is a view and is being modified inplace." + MULTI
+    assert x.tolist() == [1.0] * 4
+
+
+def test_multi_output_meta_reaches_views_of_the_output_and_setitem():
+    x = T.ones(3, 2, requires_grad=True).clone()
+    o = x.unbind()[0]
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unsqueeze is a view and is being modified inplace\. This view"):
+        o.unsqueeze(0).mul_(2)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Select is a view and is being modified inplace\. This view"):
+        o[0] = 5
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and is being modified inplace\. This view"):
+        o.copy_(T.zeros(2))
+
+
+def test_multi_output_view_after_base_changed():
+    x = T.ones(3, requires_grad=True).clone()
+    o = x.unbind()[0]
+    x.mul_(2)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and its base or another view of its base "
+                                           r"has been modified inplace\. This view is the output"):
+        o.grad_fn
+
+
+def test_multi_output_of_plain_tensor():
+    x = T.ones(3)
+    o = x.unbind()[0]
+    o.mul_(2)                          # nothing recorded: allowed
+    assert x.tolist() == [2.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError) as e:
+        o.mul_(T.ones((), requires_grad=True))
+    assert str(e.value) == ("A view was created in no_grad mode and is being modified inplace with grad mode "
+                            "enabled." + MULTI)
+
+
+def test_tensor_split_outputs_are_slices_that_may_be_written():
+    x = T.ones(4, requires_grad=True).clone()
+    a, b = x.tensor_split(2)
+    assert _name(b) == "SliceBackward0"
+    b.mul_(3)
+    x.sum().backward()
+
+
+def test_no_grad_unbind_then_inplace_in_grad_mode():
+    x = T.ones(3, requires_grad=True).clone()
+    with T.no_grad():
+        o = x.unbind()[0]
+    assert o.requires_grad and o.grad_fn is None
+    with pytest.raises(RuntimeError, match=r"^A view was created in no_grad mode and is being modified inplace with "
+                                           r"grad mode enabled\. Given"):
+        o.mul_(2)
+
+
+def test_detach_and_data_are_not_views_of_history():
+    x = T.ones(3, requires_grad=True).clone()
+    d = x[:2].detach()
+    assert (d.requires_grad, d.is_leaf, d._base) == (False, True, None)
+    d.mul_(2)
+    assert x._version == 1 and x.tolist() == [2.0, 2.0, 1.0]
+    e = x.data[:2]
+    e.mul_(2)
+    assert x._version == 1 and x.tolist() == [4.0, 4.0, 1.0]
+
+
+@pytest.mark.parametrize("index", [Ellipsis, ()])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_ellipsis_and_empty_index_are_aliases(index, shape):
+    x = T.full(shape, 2.0, requires_grad=True)
+    v = x[index]
+    assert v.requires_grad and _name(v) == "AliasBackward0" and v._base is x
+    assert v.shape == x.shape
+    (v * v).sum().backward()
+    assert x.grad.tolist() == T.full(shape, 4.0).tolist()
+
+
+def test_identity_views_names():
+    x = T.ones(3, requires_grad=True)
+    s = T.tensor(2.0, requires_grad=True)
+    assert _name(x[:]) == "SliceBackward0"
+    assert _name(x[None]) == "UnsqueezeBackward0"
+    assert _name(s[None]) == "UnsqueezeBackward0"
+    assert _name(x.view_as(x)) == "ViewBackward0"
+    assert _name(x.reshape(3)) == "ViewBackward0"
+    assert _name(s.reshape(())) == "ViewBackward0"
+    y = T.ones(3, 2, requires_grad=True).t()
+    r = y.reshape(2, 3)
+    assert _name(r) == "ReshapeAliasBackward0" and r._base is not None
+    r.sum().backward()
+
+
+def test_setitem_writes_like_pytorchs_copy_to():
+    x = T.tensor(2.0, requires_grad=True).clone()
+    x[...] = 5
+    assert _name(x) == "CopyBackwards" and x.item() == 5.0
+    y = T.ones(3, requires_grad=True).clone()
+    y[...] = 5
+    assert _name(y) == "FillBackward3"
+    y = T.ones(3, requires_grad=True).clone()
+    y[:] = 5
+    assert _name(y) == "FillBackward3"
+    y = T.ones(3, requires_grad=True).clone()
+    y.fill_(1)
+    assert _name(y) == "FillBackward2"
+    y = T.ones(3, requires_grad=True).clone()
+    v = T.tensor(4.0, requires_grad=True)
+    y.fill_(v)
+    assert _name(y) == "FillBackward3"
+    y.sum().backward()
+    assert v.grad.item() == 3.0

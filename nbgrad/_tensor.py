@@ -246,7 +246,9 @@ class Tensor:
     # -- autograd fields -------------------------------------------------
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # a view requires grad whenever its base does (also one made before the base did)
+        base = self._base
+        return self._requires_grad or (base is not None and base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -346,8 +348,12 @@ class Tensor:
         return self._shallow_alias(share_version=True)
 
     def detach_(self):
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

@@ -45,7 +45,7 @@ def check_inplace(t, *args):
     if base is not None:
         if t._creation_meta is not DEFAULT:
             raise view_rebase_error(t)
-        if base._requires_grad and base._grad_fn is None:
+        if (t._requires_grad or base._requires_grad) and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     elif t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")

@@ -262,9 +262,8 @@ def view_dtype(x, dtype):
         raise RuntimeError("view(dtype) with a different element size is not supported")
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
     from .._storage import Storage
-    out = Tensor._make(Storage(arr.view(dtype.np), x.device), x._shape, x._stride, x._offset, dtype, x._vc)
-    out._base = x._base if x._base is not None else x
-    return out
+    # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
+    return Tensor._make(Storage(arr.view(dtype.np), x.device), x._shape, x._stride, x._offset, dtype, x._vc)
 
 
 def reshape(x, *shape):

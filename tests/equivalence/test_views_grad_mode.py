@@ -234,3 +234,101 @@ def test_setitem_writes_like_pytorchs_copy_to():
     assert _name(y) == "FillBackward3"
     y.sum().backward()
     assert v.grad.item() == 3.0
+
+
+CUSTOM = (" This view was created inside a custom Function (or because an input was returned as-is) and the "
+          "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+          "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+          "output of the custom Function.")
+
+
+class _Identity(T.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class _Head(T.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:2]
+
+    @staticmethod
+    def backward(ctx, g):
+        return T.cat([g, T.zeros(1)])
+
+
+def test_custom_function_views_refuse_inplace():
+    x = T.ones(3, requires_grad=True).clone()
+    y = _Identity.apply(x)
+    assert y._base is x and type(y.grad_fn).__name__ == "_IdentityBackward"
+    with pytest.raises(RuntimeError) as e:
+        y.mul_(2)
+    assert str(e.value) == "Output 0 of _Identity is a view and is being modified inplace." + CUSTOM
+    y = _Head.apply(x)
+    with pytest.raises(RuntimeError) as e:
+        y[:1].mul_(2)
+    assert str(e.value) == "Output 0 of Slice is a view and is being modified inplace." + CUSTOM
+    x.mul_(2)
+    with pytest.raises(RuntimeError) as e:
+        y.grad_fn
+    assert str(e.value) == ("Output 0 of _Head is a view and its base or another view of its base has been "
+                            "modified inplace." + CUSTOM)
+    with T.no_grad():
+        z = _Head.apply(x)
+    assert z.requires_grad and z.grad_fn is None
+    with pytest.raises(RuntimeError) as e:
+        z.mul_(2)
+    assert str(e.value) == "A view was created in no_grad mode and is being modified inplace with grad mode enabled." + CUSTOM
+
+
+def test_custom_function_view_gradient():
+    x = T.ones(3, requires_grad=True)
+    (_Head.apply(x * 1) * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 0.0]
+
+
+def test_view_requires_grad_follows_its_base():
+    x = T.ones(3)
+    v = x[:2]
+    x.requires_grad_()
+    assert v.requires_grad is True and v.grad_fn is None
+    x = T.ones(3, requires_grad=True)
+    with T.no_grad():
+        w = x[:2]
+    w.requires_grad_(False)
+    assert w.requires_grad is True
+
+
+def test_requires_grad_view_of_plain_tensor_is_a_view_of_a_leaf():
+    x = T.ones(3)
+    v = x[:2]
+    v.requires_grad_()
+    assert v.requires_grad and v.is_leaf
+    with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad is being used in an "
+                                           r"in-place operation\.$"):
+        v.mul_(2)
+
+
+@pytest.mark.parametrize("requires_grad", [True, False])
+def test_detach__refuses_any_view(requires_grad):
+    x = T.ones(3, requires_grad=requires_grad)
+    with pytest.raises(RuntimeError, match=r"^Can't detach views in-place\. Use detach\(\) instead\. If you are "
+                                           r"using DistributedDataParallel"):
+        x[:2].detach_()
+
+
+def test_view_dtype_is_not_a_differentiable_view():
+    x = T.ones(3, requires_grad=True)
+    y = x.view(T.int32)
+    assert y._base is None and y.requires_grad is False and y.tolist() == [1065353216] * 3
+    x2 = T.ones(3, requires_grad=True).clone()
+    y2 = x2.view(T.float32)
+    assert y2._base is None and not y2.requires_grad and y2.grad_fn is None
+    y2.mul_(2)                               # not recorded, but it is x2's memory and version
+    assert x2.tolist() == [2.0, 2.0, 2.0] and x2._version == 1
+    assert type(x2.grad_fn).__name__ == "CloneBackward0"

@@ -62,25 +62,18 @@ _INTERNAL_MSG = ("unsupported operation: more than one element of the written-to
                  "memory location. Please clone() the tensor before performing the operation.")
 
 
-def _may_alias(sa, sb):
-    if sa is sb:
-        return True
-    if sa.device != sb.device:
-        return False
-    a0, b0 = sa.data_ptr(), sb.data_ptr()      # storages over one buffer (view(dtype))
-    return a0 < b0 + sb.buffer.nbytes and b0 < a0 + sa.buffer.nbytes
-
-
 def overlap_status(a, b):
     if a is b:
         return _FULL
-    if not _may_alias(a._storage, b._storage):
+    sa, sb = a._storage, b._storage
+    if sa is not sb and (sa.root or sa) is not (sb.root or sb):     # PyTorch: storage.is_alias_of
         return _NO
     if a.numel() == 0 or b.numel() == 0:
         return _NO
     if dense_strides(a._shape, a._stride) is None or dense_strides(b._shape, b._stride) is None:
         return _TOO_HARD
-    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    # storages of one root start at the same byte: offsets in bytes compare directly
+    a_begin, b_begin = a._offset * a._dtype.itemsize, b._offset * b._dtype.itemsize
     a_end = a_begin + a.numel() * a._dtype.itemsize
     b_end = b_begin + b.numel() * b._dtype.itemsize
     if a_begin == b_begin and a_end == b_end:

@@ -263,7 +263,8 @@ def view_dtype(x, dtype):
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
     from .._storage import Storage
     # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
-    return Tensor._make(Storage(arr.view(dtype.np), x.device), x._shape, x._stride, x._offset, dtype, x._vc)
+    root = x._storage.root or x._storage
+    return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
 
 
 def reshape(x, *shape):

@@ -332,3 +332,17 @@ def test_view_dtype_is_not_a_differentiable_view():
     y2.mul_(2)                               # not recorded, but it is x2's memory and version
     assert x2.tolist() == [2.0, 2.0, 2.0] and x2._version == 1
     assert type(x2.grad_fn).__name__ == "CloneBackward0"
+
+
+def test_no_grad_view_has_no_edge_to_differentiate():
+    x = T.ones(3, requires_grad=True)
+    with T.no_grad():
+        v = x[:2]
+    y = (v * 2).sum()
+    with pytest.raises(RuntimeError, match=r"^The differentiated Tensor at index 0 appears to not have been used "
+                                           r"in the graph\. Set allow_unused=True"):
+        T.autograd.grad(y, v)
+    with T.no_grad():
+        s = x[0]
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn"):
+        s.backward()

@@ -2,10 +2,15 @@
 
 One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem):
 
+0. PyTorch's checks come first, before anything is computed: check_inplace (leaves,
+   views of leaves, views whose creation meta forbids rewriting their history) and
+   check_overlap (memory overlap of the target with itself and with its inputs);
 1. the new value is computed out of place by the ordinary (recorded) op, from
    a stand-in for the target's current value that carries the target's history;
 2. only then is it cast-checked and written, so a failing op writes nothing;
-3. the version counter is bumped, which is what saved-tensor checks read;
+3. the version counter is bumped, which is what saved-tensor checks read; an
+   output the op's node saved (exp_, sigmoid_, ...) becomes the target itself at
+   that version, so later changes of the target fail that node's backward;
 4. the history is rewritten: a plain tensor takes the result's grad_fn; a view
    of a tensor makes its base's grad_fn a CopySlices node (PyTorch's name) that
    routes the gradient of the written window to the result and the rest to the

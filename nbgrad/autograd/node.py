@@ -51,6 +51,10 @@ class SavedTensor:
         if t._vc.value != self.version:
             # PyTorch names the saving node for an output, else the tensor's current grad_fn
             producer = node if self.is_output else self.producer
+            if self.is_output and self.producer is not None:
+                # the output of an in-place op on a view: PyTorch names the view's history
+                # (AsStrided) while that node lives
+                producer = self.producer() or node
             if not self.is_output and t._requires_grad:
                 try:
                     producer = t.grad_fn

@@ -17,6 +17,8 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    base's old history.  Other views of that base notice the version change and
    regenerate their grad_fn as a strided window of the base's new history.
 """
+import weakref
+
 from .. import _dtype as D
 from .._tensor import Tensor, dense_strides
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -154,14 +156,20 @@ def regenerate_view_grad_fn(view):
                view_geoms=[_geometry(view)], dtype=base._dtype)
 
 
-def _saved_result_is_target(t, result):
+def _saved_result_is_target(t, result, view_fn=None):
     """The op's node saved its output (exp_, sigmoid_, relu_, ...): in PyTorch that is the
     written tensor itself at its post-write version, so later in-place changes of t (or
     of its base or views) must fail that node's backward.  Point the saved output at t."""
     node = result._grad_fn
     saved = node._saved if node is not None else ()
     for s in saved:
-        if s is None or not s.is_output or s.tensor._storage is not result._storage:
+        if s is None or not s.is_output:
+            continue
+        if view_fn is not None:         # already pointed at t: only name the view's history
+            if s.tensor._vc is t._vc:
+                s.producer = view_fn
+            continue
+        if s.tensor._storage is not result._storage:
             continue
         if result._shape == t._shape and result._dtype is t._dtype:
             s.tensor = t._shallow_alias(share_version=True)
@@ -222,6 +230,8 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     if result._requires_grad or base._requires_grad:
         record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)
         regenerate_view_grad_fn(t)
+        if result._requires_grad and t._grad_fn is not None:
+            _saved_result_is_target(t, result, weakref.ref(t._grad_fn))
     return t
 
 

@@ -18,7 +18,7 @@ _INPLACE = {
     "rsqrt_": (E.rsqrt, False), "sin_": (E.sin, True), "cos_": (E.cos, True), "tanh_": (E.tanh, False),
     "sigmoid_": (E.sigmoid, False), "sign_": (E.sign, False), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
-    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True), "masked_fill_": (E.masked_fill, False),
+    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True),
     "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),
     "atan2_": (E.atan2, True), "erf_": (E.erf, True),
     "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
@@ -27,8 +27,8 @@ _INPLACE = {
 
 
 # Memory overlap refused between the written tensor and its tensor arguments (see
-# inplace.check_overlap): indexing ops refuse any, masked_fill_ allows an expanded self.
-_OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any", "masked_fill_": "masked"}
+# inplace.check_overlap): indexing ops refuse any (masked_fill_ lives in inplace.py).
+_OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any"}
 
 
 def _inplace_method(fn, needs_old, overlap="partial"):
@@ -238,7 +238,7 @@ TENSOR_METHODS = {
     "int": copying.int, "short": copying.short, "bool": copying.bool, "byte": copying.byte,
     "cpu": copying.cpu, "cuda": copying.cuda,
     # in-place
-    "copy_": IP.copy_, "fill_": IP.fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
+    "copy_": IP.copy_, "fill_": IP.fill_, "masked_fill_": IP.masked_fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
     "random_": _random_, "bernoulli_": _bernoulli_,
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,

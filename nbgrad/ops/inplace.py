@@ -107,6 +107,51 @@ def assert_no_overlap(t, other):
         raise RuntimeError(_PARTIAL_MSG)
 
 
+def has_internal_overlap(t):
+    return any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
+
+
+def put_into_memory(t, op, pos, values, accumulate=False):
+    """Write values at flat positions `pos` (of t's row-major order) straight into t's memory.
+    For a t whose elements share memory (expanded), which PyTorch's masked_fill_ and
+    index_put_ write element by element with a deprecation warning: computing the result
+    out of place and copying it back would let untouched aliases overwrite written ones."""
+    import warnings
+    example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
+    warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=3)
+    from .._tensor import contiguous_strides
+    from .indexing import _flat_buffer
+    with no_grad():
+        addr = pos.long() * 0 + t._offset
+        for n, cst, st in zip(t._shape, contiguous_strides(t._shape), t._stride):
+            if st and n > 1:
+                addr = addr + (pos // cst) % n * st
+        if isinstance(values, Tensor):
+            vals = cast(values, t._dtype)
+            vals = vals.expand(pos._shape) if vals._shape != pos._shape else vals
+        else:
+            from .._creation import full
+            vals = full(pos._shape, values, dtype=t._dtype, device=t.device)
+        backend_of(t).put(t._storage.buffer, _flat_buffer(addr), _flat_buffer(vals), accumulate)
+    t._vc.value += 1
+    return t
+
+
+def masked_fill_(t, mask, value):
+    """masked_fill_ through the in-place mechanism; an expanded t is written element by element."""
+    from .elementwise import masked_fill
+    if has_internal_overlap(t) and not recording(t, mask, value):
+        assert_no_partial_overlap(t, mask)
+        masked_fill(t, mask, value)                     # the checks of shapes and dtypes
+        from .indexing import nonzero
+        with no_grad():
+            m = mask.expand(t._shape) if mask._shape != t._shape else mask
+            pos = nonzero(m.reshape(-1), as_tuple=True)[0]
+        return put_into_memory(t, "masked_fill_", pos, value)
+    return apply_inplace(t, masked_fill, mask, value, needs_old=False, overlap="masked")
+
+
 def check_overlap(t, inputs, full_ok=True, internal=True):
     """PyTorch's checks of an in-place write into t reading `inputs`: elementwise ops allow an
     input that is t's memory with t's geometry (full_ok), indexing ops (index_put_, scatter_,

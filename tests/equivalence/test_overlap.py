@@ -174,3 +174,67 @@ def _expanded_setitem_tensor(x):
 ])
 def test_internal_overlap_of_written_tensor_refused(fn):
     _refused(fn, T.arange(4.0), INTERNAL)
+
+
+# masked_fill_ and index_put_ on an expanded tensor: deprecated in PyTorch (a UserWarning), and
+# written element by element, so only the selected elements are written (aliases included).
+INDEX_PUT_WARNING = r"^Use of index_put_ on expanded tensors is deprecated\. Please clone\(\) the tensor"
+MASKED_FILL_WARNING = r"^Use of masked_fill_ on expanded tensors is deprecated\. Please clone\(\) the tensor"
+
+
+def _mask_setitem(y):
+    y[T.tensor([True, False, False])] = 7.0
+
+
+def _index_setitem(y):
+    y[T.tensor([1])] = 7.0
+
+
+def _index_setitem_tensor(y):
+    y[T.tensor([1])] = T.tensor([7.0])
+
+
+@pytest.mark.parametrize("fn, expected, warning", [
+    (_mask_setitem, [7.0, 1.0, 2.0, 3.0], INDEX_PUT_WARNING),
+    (_index_setitem, [7.0, 1.0, 2.0, 3.0], INDEX_PUT_WARNING),
+    (_index_setitem_tensor, [7.0, 1.0, 2.0, 3.0], INDEX_PUT_WARNING),
+    (lambda y: y.index_put_((T.tensor([2]),), T.tensor(7.0)), [7.0, 1.0, 2.0, 3.0], INDEX_PUT_WARNING),
+    (lambda y: y.index_put_((T.tensor([2, 1]),), T.tensor(7.0), accumulate=True), [14.0, 1.0, 2.0, 3.0],
+     INDEX_PUT_WARNING),
+    (lambda y: y.masked_fill_(T.tensor([False, False, False]), 7.0), [0.0, 1.0, 2.0, 3.0], MASKED_FILL_WARNING),
+    (lambda y: y.masked_fill_(T.tensor([False, True, False]), T.tensor(7.0)), [7.0, 1.0, 2.0, 3.0],
+     MASKED_FILL_WARNING),
+])
+def test_expanded_masked_fill_and_index_put(fn, expected, warning):
+    x = T.arange(4.0)
+    with pytest.warns(UserWarning, match=warning):
+        fn(x[0].expand(3))
+    assert x.tolist() == expected and x._version == 1
+
+
+def test_expanded_2d_masked_fill_and_index_put():
+    x = T.arange(4.0).reshape(1, 4)
+    with pytest.warns(UserWarning, match=MASKED_FILL_WARNING):
+        x.expand(2, 4).masked_fill_(T.tensor([[True, False, False, False], [False, False, False, True]]), 9.0)
+    assert x.tolist() == [[9.0, 1.0, 2.0, 9.0]]
+    x = T.arange(4.0).reshape(1, 4)
+    y = x.expand(3, 4)
+    with pytest.warns(UserWarning, match=INDEX_PUT_WARNING):
+        y[T.tensor([0, 2]), T.tensor([1, 3])] = T.tensor([10.0, 30.0])
+    assert x.tolist() == [[0.0, 10.0, 2.0, 30.0]]
+
+
+def test_masked_fill_still_checks_and_records():
+    x = T.arange(4.0, requires_grad=True)
+    y = x * 1
+    y.masked_fill_(x > 1, -1.0)
+    assert type(y.grad_fn).__name__ == "MaskedFillBackward0" and y.tolist() == [0.0, 1.0, -1.0, -1.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 0.0, 0.0]
+    z = T.zeros(2, 3)
+    z.masked_fill_(T.tensor([True, False, True]), 5.0)
+    assert z.tolist() == [[5.0, 0.0, 5.0], [5.0, 0.0, 5.0]]
+    e = T.arange(4.0)
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks"):
+        e[0].expand(3).masked_fill_(T.tensor([1, 0, 0]), 1.0)
+    assert e.tolist() == [0.0, 1.0, 2.0, 3.0] and e._version == 0

@@ -379,11 +379,33 @@ def zero_(t):
     return apply_inplace(t, lambda old: _filled(old, 0, ZeroBackward0), needs_old=False, overlap=None)
 
 
-def write_random(t, buf):
-    """Write freshly drawn values (a backend buffer of t's numel) into t."""
-    check_inplace(t)
+class _DrawnBackward(Node):
+    """An in-place random fill: the new values do not depend on the old ones."""
+
+    def backward(self, g):
+        return g * 0
+
+
+class UniformBackward0(_DrawnBackward): pass
+class NormalBackward0(_DrawnBackward): pass
+class RandomBackward0(_DrawnBackward): pass      # random_(from, to)
+class RandomBackward1(_DrawnBackward): pass      # random_(to)
+class RandomBackward2(_DrawnBackward): pass      # random_()
+class BernoulliBackward2(_DrawnBackward): pass   # bernoulli_(float p)
+
+
+def _drawn(old, buf, node_cls):
+    src = new_tensor(buf, old._shape, old._dtype, old.device)
+    if needs_grad(old):
+        record(node_cls, (old,), (src,))
+    return src
+
+
+def write_random(t, buf, node_cls=RandomBackward0):
+    """Write freshly drawn values (a backend buffer of t's numel) into t.  Recorded like
+    any in-place op: t's history becomes node_cls (zero gradient), or CopySlices for a view."""
     assert_no_internal_overlap(t)
-    src = new_tensor(buf, t._shape, t._dtype, t.device)
-    with no_grad():
-        write_result(t, src)
-    return t
+    if not recording(t):
+        write_result(t, new_tensor(buf, t._shape, t._dtype, t.device))
+        return t
+    return apply_inplace(t, _drawn, buf, node_cls, needs_old=False, overlap=None)

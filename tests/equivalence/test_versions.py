@@ -178,3 +178,44 @@ def test_versions_count_each_write():
     x[T.tensor([0])] = 2
     x[x > 1] = 3
     assert x._version == 8
+
+
+@pytest.mark.parametrize("fill, label", [
+    (lambda y: y.uniform_(), "UniformBackward0"),
+    (lambda y: y.normal_(), "NormalBackward0"),
+    (lambda y: y.bernoulli_(0.5), "BernoulliBackward2"),
+    (lambda y: y.random_(0, 5), "RandomBackward0"),
+    (lambda y: y.random_(5), "RandomBackward1"),
+    (lambda y: y.random_(), "RandomBackward2"),
+])
+def test_random_fills_rewrite_history(fill, label):
+    # the new values do not depend on the old ones: the gradient through them is zero
+    x = T.ones(3, requires_grad=True)
+    y = x * 1
+    fill(y)
+    assert type(y.grad_fn).__name__ == label and y._version == 1
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    x = T.ones(3, requires_grad=True)
+    y = x * 1
+    fill(y[:2])
+    assert type(y.grad_fn).__name__ == "CopySlices"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_random_fill_checks():
+    x = T.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation"):
+        x.uniform_()
+    y = T.ones(3, requires_grad=True).clone()
+    with pytest.raises(RuntimeError, match=r"^Output 0 of Unbind is a view and is being modified inplace\."):
+        y.unbind()[0].uniform_()
+    with T.no_grad():
+        v = y[:2]
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace"):
+        v.normal_()
+    z = T.ones(3, requires_grad=True).exp()
+    z.uniform_()
+    with pytest.raises(RuntimeError, match=_version_error("Exp", 3, 1, 0)):
+        z.sum().backward()

@@ -264,8 +264,22 @@ def index_put_positions(x, pos, values, accumulate=False):
     return out
 
 
+def _strip_leading_ones(value):
+    """PyTorch's slicePrefix1sDims: setitem drops a value's leading size-1 dims."""
+    if not isinstance(value, Tensor) or not value._shape or value._shape[0] != 1:
+        return value
+    shape = value._shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return V.reshape(value, shape[k:])
+
+
 def setitem(x, index, value):
-    from .inplace import apply_inplace, copy_
+    from .inplace import apply_inplace
+    if index is False:              # PyTorch: nothing selected, nothing written, no version bump
+        return
+    value = _strip_leading_ones(value)
     items = _expand_index(x, index)
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
@@ -301,8 +315,10 @@ def _copy_to(dst, value):
             value = tensor(value, dtype=dst._dtype, device=dst.device)
         else:
             return fill_(dst, value, FillBackward3)
-    if value._shape != dst._shape and value.dim() == 0 and value.device.type == "cpu":
-        return fill_(dst, value)
+    if value._shape != dst._shape:
+        if value.dim() == 0 and value.device.type == "cpu":
+            return fill_(dst, value)
+        value = V.expand(value, dst._shape)         # PyTorch's expand_inplace(dst, value, "setitem")
     return copy_(dst, value)
 
 

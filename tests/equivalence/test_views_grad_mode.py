@@ -346,3 +346,48 @@ def test_no_grad_view_has_no_edge_to_differentiate():
         s = x[0]
     with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn"):
         s.backward()
+
+
+def test_setitem_drops_leading_ones_of_the_value():
+    x = T.tensor(2.0)
+    x[...] = T.tensor([5.0])
+    assert x.item() == 5.0
+    y = T.zeros(2, 2)
+    y[0] = T.tensor([[5.0, 6.0]])
+    y[1] = T.tensor([[[7.0, 8.0]]])
+    assert y.tolist() == [[5.0, 6.0], [7.0, 8.0]]
+    z = T.zeros(3)
+    z[T.tensor([0, 1])] = T.tensor([[5.0, 6.0]])
+    assert z.tolist() == [5.0, 6.0, 0.0]
+    with pytest.raises(RuntimeError, match=r"^expand\(nbgrad\.FloatTensor\{\[2, 1\]\}, size=\[2\]\): the number of "
+                                           r"sizes provided \(1\) must be greater or equal to the number of "
+                                           r"dimensions in the tensor \(2\)"):
+        y[0] = T.tensor([[5.0], [6.0]])
+    assert y.tolist() == [[5.0, 6.0], [7.0, 8.0]]
+
+
+def test_setitem_gradients_through_broadcast_value():
+    x = T.zeros(2, 3, requires_grad=True).clone()
+    v = T.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    x[1] = v
+    (x * x).sum().backward()
+    assert v.grad.tolist() == [[2.0, 4.0, 6.0]]
+    x = T.zeros(2, 3, requires_grad=True).clone()
+    s = T.tensor(4.0, requires_grad=True)
+    x[:] = s
+    assert type(x.grad_fn).__name__ == "FillBackward3"
+    x.sum().backward()
+    assert s.grad.item() == 6.0
+    w = T.zeros(2, 3, requires_grad=True).clone()
+    r = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w[:] = r                                       # broadcast over rows
+    w.sum().backward()
+    assert r.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_setitem_false_writes_nothing():
+    x = T.zeros(2)
+    x[False] = 3.0
+    assert x.tolist() == [0.0, 0.0] and x._version == 0
+    x[True] = 3.0
+    assert x.tolist() == [3.0, 3.0] and x._version == 1

@@ -20,7 +20,7 @@ from . import views as V
 # -- the flat primitives --------------------------------------------------------------
 class _GatherFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return scatter_add_flat(self.numel, pos, g).reshape(self.shape)
 
 
@@ -31,12 +31,15 @@ class TakeBackward0(_GatherFlatBackward): pass
 class MaskedSelectBackward0(_GatherFlatBackward): pass
 
 
-def gather_flat(x, pos, node_cls=IndexBackward0):
-    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape)."""
+def gather_flat(x, pos, node_cls=IndexBackward0, index=None):
+    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape).  `index`, the
+    user's index tensor, is saved too, as PyTorch saves it: changing it in place before
+    backward is then refused (the gradient itself only needs pos)."""
     buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
     out = new_tensor(buf, pos._shape, x._dtype, x.device)
     if needs_grad(x):
-        record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape).save(pos)
+        node = record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape)
+        node.save(pos, *(index if isinstance(index, tuple) else (index,)))
     return out
 
 
@@ -223,7 +226,7 @@ def _advanced_layout(v, advanced):
 
 def _advanced_gather(v, advanced):
     _, pos = _advanced_layout(v, advanced)
-    return gather_flat(v, pos, IndexBackward0)
+    return gather_flat(v, pos, IndexBackward0, tuple(t for _, t in advanced))
 
 
 # -- setitem ------------------------------------------------------------------------------
@@ -367,7 +370,7 @@ def index_select(x, dim, index):
     with no_grad():
         idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
         if x.dim() == 0:
-            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
+            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0, index)
         out_shape = list(x._shape)
         out_shape[d] = idx.numel()
         cstrides = contiguous_strides(x._shape)
@@ -378,7 +381,7 @@ def index_select(x, dim, index):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(out_shape).contiguous()
-    return gather_flat(x, pos, IndexSelectBackward0)
+    return gather_flat(x, pos, IndexSelectBackward0, index)
 
 
 def _gather_positions(x, d, index):
@@ -403,12 +406,12 @@ def _gather_positions(x, d, index):
 
 def gather(x, dim, index):
     d = _wrap(dim, x.dim())
-    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0)
+    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0, index)
 
 
 class ScatterBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = _put_flat(g, pos, 0.0) if self.needs_input_grad(0) else None
         gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
         if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
@@ -418,13 +421,13 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return _put_flat(g, pos, 0.0)
 
 
 class ScatterAddBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gs = None
         if self.needs_input_grad(1):
             gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region)
@@ -464,14 +467,14 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
     if src is None:
         out = _put_flat(x, pos, value)
         if needs_grad(x):
-            record(ScatterBackward1, (x,), (out,)).save(pos)
+            record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
         region = _src_region(src, index)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
-        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos, index)
     return out
 
 
@@ -482,7 +485,8 @@ def scatter_add(x, dim, index, src):
         region = _src_region(src, index)
     out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
     if needs_grad(x, src):
-        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(
+            pos, index if needs_grad(src) else None)
     return out
 
 

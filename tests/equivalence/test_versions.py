@@ -219,3 +219,36 @@ def test_random_fill_checks():
     z.uniform_()
     with pytest.raises(RuntimeError, match=_version_error("Exp", 3, 1, 0)):
         z.sum().backward()
+
+
+def _getitem(x, i):
+    return x[i]
+
+
+@pytest.mark.parametrize("op", [
+    lambda x, i: x.index_select(0, i),
+    lambda x, i: x.gather(0, i),
+    lambda x, i: x.scatter(0, i, T.tensor([1.0, 2.0])),
+    lambda x, i: x.scatter(0, i, 5.0),
+    lambda x, i: x.scatter_add(0, i, T.ones(2, requires_grad=True)),
+    lambda x, i: x.take(i),
+    _getitem,
+], ids=["index_select", "gather", "scatter", "scatter_value", "scatter_add", "take", "getitem"])
+def test_saved_index_changed_in_place(op):
+    x = T.randn(3, requires_grad=True)
+    i = T.tensor([0, 1])
+    y = op(x, i)
+    i.add_(1)
+    with pytest.raises(RuntimeError, match=r"^one of the variables needed for gradient computation has been modified "
+                                           r"by an inplace operation: \[nbgrad\.LongTensor \[2\]\] is at version 1; "
+                                           r"expected version 0"):
+        y.sum().backward()
+
+
+def test_scatter_add_saves_index_only_for_the_source_gradient():
+    x = T.randn(3, requires_grad=True)
+    i = T.tensor([0, 1])
+    y = x.scatter_add(0, i, T.ones(2))
+    i.add_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]

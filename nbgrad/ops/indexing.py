@@ -45,7 +45,7 @@ def gather_flat(x, pos, node_cls=IndexBackward0, index=None):
 
 class ScatterAddFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return gather_flat(g.reshape(-1), pos, TakeBackward0)
 
 
@@ -232,7 +232,7 @@ def _advanced_gather(v, advanced):
 # -- setitem ------------------------------------------------------------------------------
 class IndexPutBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = None
         if self.needs_input_grad(0):
             gx = g if self.accumulate else _put_flat(g, pos, 0.0)
@@ -253,8 +253,13 @@ def _put_flat(x, pos, values, accumulate=False):
     return out
 
 
-def index_put_positions(x, pos, values, accumulate=False):
-    """Out-of-place index_put at flat positions (the value computed by setitem)."""
+class IndexAddBackward0(IndexPutBackward0):
+    pass
+
+
+def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackward0, index=()):
+    """Out-of-place index_put at flat positions (the value computed by setitem).  `index`:
+    the user's index tensors, saved as PyTorch saves them (only their versions are read)."""
     if isinstance(values, Tensor):
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
@@ -263,7 +268,7 @@ def index_put_positions(x, pos, values, accumulate=False):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
-        record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)
+        record(node_cls, (x, values), (out,), accumulate=accumulate).save(pos, *index)
     return out
 
 
@@ -305,7 +310,8 @@ def setitem(x, index, value):
         index_put_positions(v, pos, value)              # the checks of shapes and dtypes
         put_into_memory(v, "index_put_", pos, value)
         return
-    apply_inplace(v, _index_put_view, pos, value, needs_old=False, overlap=None)
+    index = tuple(t for t in items if isinstance(t, Tensor) and t._dtype is not D.bool_)
+    apply_inplace(v, _index_put_view, pos, value, index, needs_old=False, overlap=None)
 
 
 def _copy_to(dst, value):
@@ -325,14 +331,14 @@ def _copy_to(dst, value):
     return copy_(dst, value)
 
 
-def _index_put_view(old, pos, value):
-    return index_put_positions(old, pos, value)
+def _index_put_view(old, pos, value, index):
+    return index_put_positions(old, pos, value, index=index)
 
 
 def index_put(x, indices, values, accumulate=False):
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    return index_put_positions(x, pos, values, accumulate)
+    return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
 
 
 def index_put_(x, indices, values, accumulate=False):
@@ -344,8 +350,9 @@ def index_put_(x, indices, values, accumulate=False):
     if has_internal_overlap(x) and not recording(x, values):
         index_put_positions(x, pos, values, accumulate)  # the checks of shapes and dtypes
         return put_into_memory(x, "index_put_", pos, values, accumulate)
-    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate), pos, values,
-                         needs_old=False, overlap=None)
+    index = tuple(t for _, t in advanced)
+    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate, index=index), pos,
+                         values, needs_old=False, overlap=None)
 
 
 # -- named gathers ----------------------------------------------------------------------------
@@ -504,7 +511,7 @@ def index_add(x, dim, index, source, alpha=1):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(source._shape).contiguous()
-    return index_put_positions(x, pos, source, accumulate=True)
+    return index_put_positions(x, pos, source, True, IndexAddBackward0, (index,) if needs_grad(source) else ())
 
 
 def take(x, index):

@@ -225,6 +225,12 @@ def _getitem(x, i):
     return x[i]
 
 
+def _setitem_index(x, i):
+    y = x * 1
+    y[i] = T.ones(2, requires_grad=True)
+    return y
+
+
 @pytest.mark.parametrize("op", [
     lambda x, i: x.index_select(0, i),
     lambda x, i: x.gather(0, i),
@@ -233,7 +239,12 @@ def _getitem(x, i):
     lambda x, i: x.scatter_add(0, i, T.ones(2, requires_grad=True)),
     lambda x, i: x.take(i),
     _getitem,
-], ids=["index_select", "gather", "scatter", "scatter_value", "scatter_add", "take", "getitem"])
+    lambda x, i: x.index_put((i,), T.ones(2, requires_grad=True)),
+    lambda x, i: x.index_put((i,), T.ones(2), accumulate=True),
+    _setitem_index,
+    lambda x, i: x.index_add(0, i, T.ones(2, requires_grad=True), alpha=2),
+], ids=["index_select", "gather", "scatter", "scatter_value", "scatter_add", "take", "getitem", "index_put",
+        "index_put_acc", "setitem", "index_add"])
 def test_saved_index_changed_in_place(op):
     x = T.randn(3, requires_grad=True)
     i = T.tensor([0, 1])
@@ -252,3 +263,17 @@ def test_scatter_add_saves_index_only_for_the_source_gradient():
     i.add_(1)
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_index_add_names_and_gradients():
+    x = T.zeros(3, requires_grad=True)
+    v = T.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    y.index_add_(0, T.tensor([0, 0]), v, alpha=3)
+    assert type(y.grad_fn).__name__ == "IndexAddBackward0" and y.tolist() == [9.0, 0.0, 0.0]
+    (y * T.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0, 3.0] and v.grad.tolist() == [3.0, 3.0]
+    i = T.tensor([0, 1])
+    z = T.randn(3, requires_grad=True).index_add(0, i, T.ones(2))    # index saved for the source only
+    i.add_(1)
+    z.sum().backward()

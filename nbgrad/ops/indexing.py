@@ -128,6 +128,11 @@ def _expand_index(x, index):
     return out
 
 
+def _is_int_scalar_tensor(item):
+    return isinstance(item, Tensor) and not item._shape and not item._dtype.is_floating_point \
+        and item._dtype is not D.bool_
+
+
 def _apply_basic(x, items, skip_full_slices=False):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
@@ -147,8 +152,9 @@ def _apply_basic(x, items, skip_full_slices=False):
             from .._creation import tensor
             advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
             dim += 1
-        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))):
-            v = V.select(v, dim, int(item))
+        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))) \
+                or _is_int_scalar_tensor(item):
+            v = V.select(v, dim, int(item))         # a 0-dim integer tensor selects, as an int (a view)
             applied = True
         elif isinstance(item, slice):
             if item.step is not None and item.step <= 0:
@@ -182,13 +188,14 @@ def _apply_basic(x, items, skip_full_slices=False):
 
 
 def getitem(x, index):
-    v, advanced, applied = _apply_basic(x, _expand_index(x, index))
+    # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
+    # slices that cover their dim are skipped, and an index that changes nothing
+    # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
+    single_slice = isinstance(index, slice)
+    v, advanced, applied = _apply_basic(x, _expand_index(x, index), skip_full_slices=not single_slice)
     if not advanced:
         if not applied:
-            # x[:] is a slice in PyTorch; x[...] and x[()] are an alias (AliasBackward0)
-            has_slice = isinstance(index, slice) or (
-                isinstance(index, tuple) and any(isinstance(i, slice) for i in index))
-            v = V.slice_dim(v, 0, None, None, 1) if has_slice and v.dim() else V.alias(v)
+            v = V.slice_dim(v, 0, None, None, 1) if single_slice and v.dim() else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 
@@ -289,7 +296,8 @@ def setitem(x, index, value):
         return
     value = _strip_leading_ones(value)
     items = _expand_index(x, index)
-    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
+    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or _is_int_scalar_tensor(i)
+                           or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
     # The basic part is applied as views in the caller's grad mode (so that they carry x's
     # creation meta); full slices are skipped and x[...] writes x itself, as in PyTorch.

@@ -391,3 +391,31 @@ def test_setitem_false_writes_nothing():
     assert x.tolist() == [0.0, 0.0] and x._version == 0
     x[True] = 3.0
     assert x.tolist() == [3.0, 3.0] and x._version == 1
+
+
+def test_getitem_slices_alone_and_in_tuples():
+    x = T.arange(12.0, requires_grad=True).reshape(3, 4)
+    assert _name(x[:]) == "SliceBackward0"
+    assert _name(x[0:3]) == "SliceBackward0"          # a lone slice is never skipped
+    assert _name(x[0:3,]) == "AliasBackward0"         # in a tuple, a full slice is
+    assert _name(x[:, :]) == "AliasBackward0"
+    assert _name(x[0:3, 1]) == "SelectBackward0"
+    assert _name(x[0:2, 1:3]) == "SliceBackward0"
+
+
+def test_zero_dim_integer_tensor_index_is_a_view():
+    x = T.arange(4.0)
+    v = x[T.tensor(1)]
+    assert v._base is x and v.shape == ()
+    v.fill_(9)
+    assert x.tolist() == [0.0, 9.0, 2.0, 3.0]
+    y = T.arange(12.0, requires_grad=True).reshape(3, 4)
+    assert _name(y[T.tensor(1)]) == "SelectBackward0"
+    assert _name(y[T.tensor([1])]) == "IndexBackward0"
+    z = T.arange(6.0).reshape(2, 3)
+    assert z[T.tensor(1), T.tensor([0, 2])].tolist() == [3.0, 5.0]
+    w = T.zeros(3, requires_grad=True).clone()
+    w[T.tensor(1)] = 5.0
+    assert _name(w) == "CopySlices" and w.tolist() == [0.0, 5.0, 0.0]
+    with pytest.raises(IndexError, match="^index 7 is out of bounds for dimension 0 with size 4$"):
+        x[T.tensor(7)]

@@ -277,3 +277,19 @@ def test_index_add_names_and_gradients():
     z = T.randn(3, requires_grad=True).index_add(0, i, T.ones(2))    # index saved for the source only
     i.add_(1)
     z.sum().backward()
+
+
+def test_inplace_tensor_arguments_by_keyword_are_recorded():
+    # clamp_(min=tensor) used to drop the history of a keyword tensor (no gradient for it)
+    x = T.arange(4.0)
+    m = T.full((4,), 2.0, requires_grad=True)
+    x.clamp_(min=m)
+    assert type(x.grad_fn).__name__ == "ClampBackward0" and x.requires_grad
+    x.sum().backward()
+    assert m.grad.tolist() == [1.0, 1.0, 0.0, 0.0]
+    w = T.full((4,), 2.0, requires_grad=True).clone()
+    y = T.arange(4.0, requires_grad=True) * 1
+    y.clamp_(max=w)
+    w.add_(1)
+    with pytest.raises(RuntimeError, match=_version_error("Add", 4, 1, 0)):
+        y.sum().backward()

@@ -353,26 +353,34 @@ def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def uniform_(t, a=0.0, b=1.0, generator=None):
-    from .ops.inplace import write_random
-    return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)))
+    from .ops.inplace import write_random, UniformBackward0
+    return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)),
+                        UniformBackward0)
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
-    from .ops.inplace import write_random
-    return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)))
+    from .ops.inplace import write_random, NormalBackward0
+    return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)),
+                        NormalBackward0)
 
 
 def random_(t, low=0, high=None, generator=None):
-    from .ops.inplace import write_random
+    from .ops import inplace
+    node_cls = inplace.RandomBackward0
     if high is None:
+        node_cls = inplace.RandomBackward1 if low else inplace.RandomBackward2
         low, high = 0, (low if low else 2 ** 24)
-    return write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)))
+    return inplace.write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)),
+                                node_cls)
 
 
 def bernoulli_(t, p=0.5, generator=None):
-    from .ops.inplace import write_random
-    draws = rand(t.shape, dtype=D.float64, device=t.device)
-    return write_random(t, (draws < p).to(t.dtype)._storage.buffer)
+    from .ops.inplace import write_random, BernoulliBackward2
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        draws = rand(t.shape, dtype=D.float64, device=t.device)
+        buf = (draws < p).to(t.dtype)._storage.buffer
+    return write_random(t, buf, BernoulliBackward2)
 
 
 def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):

@@ -17,7 +17,7 @@ def _edge_of(t):
         fn = t.grad_fn
         if fn is not None:
             return fn, t._output_nr
-    if t._requires_grad:
+    if t._requires_grad and (t._base is None or not t._base._requires_grad):
         return t._grad_accumulator(), 0
     return None, 0
 
@@ -223,7 +223,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for i, r in enumerate(results):
             if r is None:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
     return results
 

@@ -18,6 +18,16 @@ _FREED_MSG = (
 )
 
 
+def node_label(node):
+    """A node's name as PyTorch's error messages print it: `ExpBackward0` -> `Exp`,
+    `PowBackward1` -> `Pow1`, a custom Function's `FBackward` -> `F`, `CopySlices` unchanged."""
+    name = node.name()
+    head, sep, tail = name.rpartition("Backward")
+    if sep and head and (tail == "" or tail.isdigit()):
+        return head + ("" if tail == "0" else tail)
+    return name
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had then."""
 
@@ -39,14 +49,24 @@ class SavedTensor:
     def unpack(self, node):
         t = self.tensor
         if t._vc.value != self.version:
+            # PyTorch names the saving node for an output, else the tensor's current grad_fn
             producer = node if self.is_output else self.producer
-            where = f", which is output {self.output_nr} of {producer.name()}," if producer is not None else ""
+            if self.is_output and self.producer is not None:
+                # the output of an in-place op on a view: PyTorch names the view's history
+                # (AsStrided) while that node lives
+                producer = self.producer() or node
+            if not self.is_output and t._requires_grad:
+                try:
+                    producer = t.grad_fn
+                except RuntimeError:        # a view whose history cannot be regenerated
+                    pass
+            where = f", which is output {self.output_nr} of {node_label(producer)}," if producer is not None else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at "
                 f"version {t._vc.value}; expected version {self.version} instead. Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, "
-                "with nbgrad.autograd.set_detect_anomaly(True).")
+                "with nbgrad.autograd.set_detect_anomaly(True, check_nan=False).")
         if self.is_output:
             out = t._shallow_alias(share_version=True)
             out._requires_grad = True

@@ -18,7 +18,7 @@ _INPLACE = {
     "rsqrt_": (E.rsqrt, False), "sin_": (E.sin, True), "cos_": (E.cos, True), "tanh_": (E.tanh, False),
     "sigmoid_": (E.sigmoid, False), "sign_": (E.sign, False), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
-    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True), "masked_fill_": (E.masked_fill, False),
+    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True),
     "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),
     "atan2_": (E.atan2, True), "erf_": (E.erf, True),
     "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
@@ -26,11 +26,18 @@ _INPLACE = {
 }
 
 
-def _inplace_method(fn, needs_old):
+# Memory overlap refused between the written tensor and its tensor arguments (see
+# inplace.check_overlap): indexing ops refuse any (masked_fill_ lives in inplace.py).
+_OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any"}
+
+
+def _inplace_method(fn, needs_old, overlap="partial"):
     def method(self, *args, **kwargs):
         if kwargs:
-            return apply_inplace(self, lambda old, *a: fn(old, *a, **kwargs), *args, needs_old=needs_old)
-        return apply_inplace(self, fn, *args, needs_old=needs_old)
+            tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
+            return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
+                                 needs_old=needs_old, overlap=overlap)
+        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap)
     method.__name__ = fn.__name__ + "_"
     return method
 
@@ -231,12 +238,13 @@ TENSOR_METHODS = {
     "int": copying.int, "short": copying.short, "bool": copying.bool, "byte": copying.byte,
     "cpu": copying.cpu, "cuda": copying.cuda,
     # in-place
-    "copy_": IP.copy_, "fill_": IP.fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
+    "copy_": IP.copy_, "fill_": IP.fill_, "masked_fill_": IP.masked_fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
     "random_": _random_, "bernoulli_": _bernoulli_,
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }
-TENSOR_METHODS.update({name: _inplace_method(fn, needs_old) for name, (fn, needs_old) in _INPLACE.items()})
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"))
+                       for name, (fn, needs_old) in _INPLACE.items()})
 # Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 

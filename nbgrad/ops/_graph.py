@@ -29,7 +29,13 @@ _NO_EDGE = (None, 0)
 def edge(t):
     if not isinstance(t, Tensor) or not t._requires_grad:
         return _NO_EDGE
-    fn = t._grad_fn if t._base is None else t.grad_fn    # a view may regenerate its grad_fn
+    base = t._base
+    if base is None:
+        fn = t._grad_fn
+    else:
+        fn = t.grad_fn                  # a view may regenerate its grad_fn
+        if fn is None and base._requires_grad:
+            return _NO_EDGE             # a view made under no_grad: no history, not a leaf of its own
     if fn is not None:
         return (fn, t._output_nr)
     return (t._grad_accumulator(), 0)

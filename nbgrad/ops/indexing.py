@@ -20,7 +20,7 @@ from . import views as V
 # -- the flat primitives --------------------------------------------------------------
 class _GatherFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return scatter_add_flat(self.numel, pos, g).reshape(self.shape)
 
 
@@ -31,18 +31,21 @@ class TakeBackward0(_GatherFlatBackward): pass
 class MaskedSelectBackward0(_GatherFlatBackward): pass
 
 
-def gather_flat(x, pos, node_cls=IndexBackward0):
-    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape)."""
+def gather_flat(x, pos, node_cls=IndexBackward0, index=None):
+    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape).  `index`, the
+    user's index tensor, is saved too, as PyTorch saves it: changing it in place before
+    backward is then refused (the gradient itself only needs pos)."""
     buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
     out = new_tensor(buf, pos._shape, x._dtype, x.device)
     if needs_grad(x):
-        record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape).save(pos)
+        node = record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape)
+        node.save(pos, *(index if isinstance(index, tuple) else (index,)))
     return out
 
 
 class ScatterAddFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return gather_flat(g.reshape(-1), pos, TakeBackward0)
 
 
@@ -125,7 +128,12 @@ def _expand_index(x, index):
     return out
 
 
-def _apply_basic(x, items):
+def _is_int_scalar_tensor(item):
+    return isinstance(item, Tensor) and not item._shape and not item._dtype.is_floating_point \
+        and item._dtype is not D.bool_
+
+
+def _apply_basic(x, items, skip_full_slices=False):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
     `applied` says whether any view op ran.  getitem records the views; setitem calls
@@ -144,13 +152,15 @@ def _apply_basic(x, items):
             from .._creation import tensor
             advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
             dim += 1
-        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))):
-            v = V.select(v, dim, int(item))
+        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))) \
+                or _is_int_scalar_tensor(item):
+            v = V.select(v, dim, int(item))         # a 0-dim integer tensor selects, as an int (a view)
             applied = True
         elif isinstance(item, slice):
             if item.step is not None and item.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None):
+            if item != slice(None) and not (skip_full_slices and
+                                            item.indices(v._shape[dim]) == (0, v._shape[dim], 1)):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
                 applied = True
             dim += 1
@@ -178,10 +188,14 @@ def _apply_basic(x, items):
 
 
 def getitem(x, index):
-    v, advanced, applied = _apply_basic(x, _expand_index(x, index))
+    # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
+    # slices that cover their dim are skipped, and an index that changes nothing
+    # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
+    single_slice = isinstance(index, slice)
+    v, advanced, applied = _apply_basic(x, _expand_index(x, index), skip_full_slices=not single_slice)
     if not advanced:
         if not applied:
-            v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
+            v = V.slice_dim(v, 0, None, None, 1) if single_slice and v.dim() else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 
@@ -219,13 +233,13 @@ def _advanced_layout(v, advanced):
 
 def _advanced_gather(v, advanced):
     _, pos = _advanced_layout(v, advanced)
-    return gather_flat(v, pos, IndexBackward0)
+    return gather_flat(v, pos, IndexBackward0, tuple(t for _, t in advanced))
 
 
 # -- setitem ------------------------------------------------------------------------------
 class IndexPutBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = None
         if self.needs_input_grad(0):
             gx = g if self.accumulate else _put_flat(g, pos, 0.0)
@@ -246,8 +260,13 @@ def _put_flat(x, pos, values, accumulate=False):
     return out
 
 
-def index_put_positions(x, pos, values, accumulate=False):
-    """Out-of-place index_put at flat positions (the value computed by setitem)."""
+class IndexAddBackward0(IndexPutBackward0):
+    pass
+
+
+def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackward0, index=()):
+    """Out-of-place index_put at flat positions (the value computed by setitem).  `index`:
+    the user's index tensors, saved as PyTorch saves them (only their versions are read)."""
     if isinstance(values, Tensor):
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
@@ -256,88 +275,92 @@ def index_put_positions(x, pos, values, accumulate=False):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
-        record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)
+        record(node_cls, (x, values), (out,), accumulate=accumulate).save(pos, *index)
     return out
 
 
+def _strip_leading_ones(value):
+    """PyTorch's slicePrefix1sDims: setitem drops a value's leading size-1 dims."""
+    if not isinstance(value, Tensor) or not value._shape or value._shape[0] != 1:
+        return value
+    shape = value._shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return V.reshape(value, shape[k:])
+
+
 def setitem(x, index, value):
-    from .inplace import apply_inplace, copy_
+    from .inplace import apply_inplace
+    if index is False:              # PyTorch: nothing selected, nothing written, no version bump
+        return
+    value = _strip_leading_ones(value)
     items = _expand_index(x, index)
-    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
+    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or _is_int_scalar_tensor(i)
+                           or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
                       or isinstance(i, bool) for i in items)
-    if index is False:
-        return                     # PyTorch: x[False] = v writes nothing
-    if not is_advanced and _covers_whole(x, items):
-        _copy_to_whole(x, value)
-        return
+    # The basic part is applied as views in the caller's grad mode (so that they carry x's
+    # creation meta); full slices are skipped and x[...] writes x itself, as in PyTorch.
     if not is_advanced:
-        with no_grad():
-            v = getitem(x, index)
-        if v._base is None:        # x[...] on a 0-dim tensor etc.: write x itself
-            v = x
-        copy_(v, value)
+        v, _, applied = _apply_basic(x, items, skip_full_slices=True)
+        _copy_to(v if applied else x, value)
         return
-    # advanced: compute the basic view without recording, then index_put on it in place
+    # advanced: the basic view, then index_put on it in place
+    v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
+    from .inplace import check_overlap
+    check_overlap(v, [t for t in items if isinstance(t, Tensor)] + [value], full_ok=False, internal=False)
     with no_grad():
-        v, advanced, _ = _apply_basic(x, items)
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
-    apply_inplace(v, _index_put_view, pos, value, needs_old=False)
+    from .inplace import has_internal_overlap, put_into_memory, recording
+    if has_internal_overlap(v) and not recording(v, value):
+        index_put_positions(v, pos, value)              # the checks of shapes and dtypes
+        put_into_memory(v, "index_put_", pos, value)
+        return
+    index = tuple(t for t in items if isinstance(t, Tensor) and t._dtype is not D.bool_)
+    apply_inplace(v, _index_put_view, pos, value, index, needs_old=False, overlap=None)
 
 
-def _covers_whole(x, items):
-    """Is a basic index made of full slices only (x[...], x[()], x[:], x[:, 0:n])?  PyTorch's
-    setitem then writes x itself (its slice optimisation), not a view of it."""
-    for d, item in enumerate(items):
-        if not isinstance(item, slice) or d >= x.dim():
-            return False
-        start, stop, step = item.start, item.stop, item.step
-        if (step not in (None, 1)) or (start not in (None, 0)):
-            return False
-        if stop is not None and (not isinstance(stop, int) or stop < x._shape[d]):
-            return False
-    return True
-
-
-def _copy_to_whole(x, value):
-    """PyTorch's copy_to(self, value): copy_ when the shapes match, fill_ from a 0-dim
-    value (a Python number counts as one), else copy_ of the value broadcast."""
-    from .inplace import copy_, fill_
-    if isinstance(value, Tensor):
-        if value._shape == x._shape:
-            copy_(x, value)
-        elif value.dim() == 0:
-            fill_(x, value)
+def _copy_to(dst, value):
+    """PyTorch's copy_to for setitem: copy_ for equal shapes, fill_ for a number or a 0-dim
+    CPU tensor, else copy_ of the broadcast value."""
+    from .inplace import FillBackward3, copy_, fill_
+    if not isinstance(value, Tensor):
+        if dst.dim() == 0:
+            from .._creation import tensor
+            value = tensor(value, dtype=dst._dtype, device=dst.device)
         else:
-            copy_(x, value)
-    elif x.dim() == 0:
-        copy_(x, _value_tensor(value, x))
-    else:
-        fill_(x, _value_tensor(value, x))
+            return fill_(dst, value, FillBackward3)
+    if value._shape != dst._shape:
+        if value.dim() == 0 and value.device.type == "cpu":
+            return fill_(dst, value)
+        value = V.expand(value, dst._shape)         # PyTorch's expand_inplace(dst, value, "setitem")
+    return copy_(dst, value)
 
 
-def _value_tensor(value, x):
-    from .._creation import tensor
-    return tensor(value, device=x.device)
-
-
-def _index_put_view(old, pos, value):
-    return index_put_positions(old, pos, value)
+def _index_put_view(old, pos, value, index):
+    return index_put_positions(old, pos, value, index=index)
 
 
 def index_put(x, indices, values, accumulate=False):
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    return index_put_positions(x, pos, values, accumulate)
+    return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
 
 
 def index_put_(x, indices, values, accumulate=False):
-    from .inplace import apply_inplace
+    from .inplace import apply_inplace, check_overlap
+    check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate), pos, values,
-                         needs_old=False)
+    from .inplace import has_internal_overlap, put_into_memory, recording
+    if has_internal_overlap(x) and not recording(x, values):
+        index_put_positions(x, pos, values, accumulate)  # the checks of shapes and dtypes
+        return put_into_memory(x, "index_put_", pos, values, accumulate)
+    index = tuple(t for _, t in advanced)
+    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate, index=index), pos,
+                         values, needs_old=False, overlap=None)
 
 
 # -- named gathers ----------------------------------------------------------------------------
@@ -362,7 +385,7 @@ def index_select(x, dim, index):
     with no_grad():
         idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
         if x.dim() == 0:
-            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
+            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0, index)
         out_shape = list(x._shape)
         out_shape[d] = idx.numel()
         cstrides = contiguous_strides(x._shape)
@@ -373,7 +396,7 @@ def index_select(x, dim, index):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(out_shape).contiguous()
-    return gather_flat(x, pos, IndexSelectBackward0)
+    return gather_flat(x, pos, IndexSelectBackward0, index)
 
 
 def _gather_positions(x, d, index):
@@ -398,12 +421,12 @@ def _gather_positions(x, d, index):
 
 def gather(x, dim, index):
     d = _wrap(dim, x.dim())
-    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0)
+    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0, index)
 
 
 class ScatterBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = _put_flat(g, pos, 0.0) if self.needs_input_grad(0) else None
         gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
         if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
@@ -413,13 +436,13 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return _put_flat(g, pos, 0.0)
 
 
 class ScatterAddBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gs = None
         if self.needs_input_grad(1):
             gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region)
@@ -459,14 +482,14 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
     if src is None:
         out = _put_flat(x, pos, value)
         if needs_grad(x):
-            record(ScatterBackward1, (x,), (out,)).save(pos)
+            record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
         region = _src_region(src, index)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
-        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos, index)
     return out
 
 
@@ -477,7 +500,8 @@ def scatter_add(x, dim, index, src):
         region = _src_region(src, index)
     out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
     if needs_grad(x, src):
-        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(
+            pos, index if needs_grad(src) else None)
     return out
 
 
@@ -495,7 +519,7 @@ def index_add(x, dim, index, source, alpha=1):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(source._shape).contiguous()
-    return index_put_positions(x, pos, source, accumulate=True)
+    return index_put_positions(x, pos, source, True, IndexAddBackward0, (index,) if needs_grad(source) else ())
 
 
 def take(x, index):

@@ -10,17 +10,84 @@ import math
 from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, wrap_dims, _wrap
 
 
-def make_view(x, shape, strides, offset):
-    """A new Tensor object aliasing x's memory (no autograd recording)."""
+# PyTorch's CreationMeta: how a view was made, which decides whether an in-place change
+# of it (or of its base) may rewrite its history.  Stored on a view only when not DEFAULT.
+DEFAULT = "DEFAULT"
+NO_GRAD_MODE = "NO_GRAD_MODE"            # made under no_grad
+INFERENCE_MODE = "INFERENCE_MODE"        # made under inference_mode
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"  # one of several views of one op (unbind, split, chunk)
+IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
+
+
+def make_view(x, shape, strides, offset, multi_output=False):
+    """A new Tensor object aliasing x's memory (no autograd recording).
+
+    The one place views are made: it sets the root base, the version the view's
+    history is valid for, its creation meta (PyTorch's rules, propagated from a view
+    of a view) and requires_grad, which a view has whenever its base does, also when
+    made under no_grad (its grad_fn is then None)."""
     v = Tensor._make(x._storage, Size(shape), tuple(strides), offset, x._dtype, x._vc)
-    v._base = x._base if x._base is not None else x
+    base = x._base
+    if _grad_state.inference:
+        meta = INFERENCE_MODE
+    elif not _grad_state.enabled:
+        meta = NO_GRAD_MODE
+    else:
+        meta = MULTI_OUTPUT_NODE if multi_output else DEFAULT
+    if base is None:
+        base = x
+    else:
+        prev = x._creation_meta
+        if meta is DEFAULT or prev is INFERENCE_MODE:
+            meta = prev
+    v._base = base
     v._view_version = x._vc.value
+    if meta is not DEFAULT:
+        v._creation_meta = meta
+    if base._requires_grad:
+        v._requires_grad = True
     return v
+
+
+def view_rebase_error(view, indirect=False):
+    """PyTorch's handle_view_on_rebase: the error for an in-place change that would rewrite
+    the history of a view whose creation meta forbids it (None when it is allowed)."""
+    from ..autograd.node import node_label
+    meta = view._creation_meta
+    if meta is DEFAULT:
+        return None
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta is INFERENCE_MODE or meta is NO_GRAD_MODE or fn is None:
+        prefix = (f"Output {view._output_nr} of {node_label(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        if meta is INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {node_label(fn)} is a view and {modified} modified inplace."
+    if meta is MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not"
+                " allow the output views to be modified inplace. You should replace the inplace operation by an"
+                " out-of-place one.")
+    elif meta is NO_GRAD_MODE or meta is INFERENCE_MODE:
+        block = "no_grad" if meta is NO_GRAD_MODE else "inference_mode"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden."
+                " You can clarify your code by moving both the view and the inplace either both"
+                f" inside the {block} block (if you don't want the inplace to be tracked) or both outside (if you want"
+                " the inplace to be tracked).")
+    else:
+        msg += (" This view was created inside a custom Function (or because an input was returned as-is) and the"
+                " autograd logic to handle view+inplace would override the custom backward associated with the custom"
+                " Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by"
+                " cloning the output of the custom Function.")
+    return RuntimeError(msg)
 
 
 def _geometry(t):
@@ -171,6 +238,10 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """reshape of a non-contiguous tensor that can still be viewed (PyTorch's _reshape_alias)."""
+
+
 def view(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
@@ -191,16 +262,21 @@ def view_dtype(x, dtype):
         raise RuntimeError("view(dtype) with a different element size is not supported")
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
     from .._storage import Storage
-    out = Tensor._make(Storage(arr.view(dtype.np), x.device), x._shape, x._stride, x._offset, dtype, x._vc)
-    out._base = x._base if x._base is not None else x
-    return out
+    # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
+    root = x._storage.root or x._storage
+    return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
 
 
 def reshape(x, *shape):
     shape = _infer_shape(_shape_args(shape), x.numel())
     strides = _view_strides(tuple(x._shape), x._stride, shape)
     if strides is not None:
-        return view(x, shape)
+        if x.is_contiguous():
+            return view(x, shape)
+        out = make_view(x, shape, strides, x._offset)
+        if needs_grad(x):
+            record(ReshapeAliasBackward0, (x,), (out,), shape=x._shape)
+        return out
     from .copying import contiguous
     c = contiguous(x)
     out = Tensor._make(c._storage, Size(shape), contiguous_strides(shape), 0, c._dtype, c._vc)
@@ -428,7 +504,7 @@ def select(x, dim, index):
     return _window(x, SelectBackward0, [out])[0]
 
 
-def _slice_view(x, d, start, stop, step):
+def _slice_view(x, d, start, stop, step, multi_output=False):
     n = x._shape[d]
     start, stop, _ = slice(start, stop, step).indices(n)
     length = max(0, (stop - start + step - 1) // step)
@@ -437,7 +513,7 @@ def _slice_view(x, d, start, stop, step):
     shape[d] = length
     strides[d] = x._stride[d] * step
     # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
-    return make_view(x, shape, strides, x._offset + start * x._stride[d])
+    return make_view(x, shape, strides, x._offset + start * x._stride[d], multi_output)
 
 
 def slice_dim(x, dim, start=None, stop=None, step=1):
@@ -466,7 +542,7 @@ def narrow(x, dim, start, length):
 def unbind(x, dim=0):
     d = _wrap(dim, x.dim())
     outs = [make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
-                      x._offset + i * x._stride[d]) for i in range(x._shape[d])]
+                      x._offset + i * x._stride[d], multi_output=True) for i in range(x._shape[d])]
     return tuple(_window(x, UnbindBackward0, outs))
 
 
@@ -486,7 +562,7 @@ def split(x, split_size_or_sections, dim=0):
         node_cls = SplitWithSizesBackward0
     outs, start = [], 0
     for s in sizes:
-        outs.append(_slice_view(x, d, start, start + s, 1))
+        outs.append(_slice_view(x, d, start, start + s, 1, multi_output=True))
         start += s
     return tuple(_window(x, node_cls, outs))
 
@@ -560,5 +636,14 @@ def as_strided(x, size, stride, storage_offset=None):
     return _window(x, AsStridedBackward0, [out])[0]
 
 
+class AliasBackward0(Node):
+    def backward(self, g):
+        return g
+
+
 def alias(x):
-    return make_view(x, x._shape, x._stride, x._offset)
+    """A new view with x's own geometry (PyTorch's at::alias: what x[...] and x[()] return)."""
+    out = make_view(x, x._shape, x._stride, x._offset)
+    if needs_grad(x):
+        record(AliasBackward0, (x,), (out,))
+    return out

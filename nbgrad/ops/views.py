@@ -362,7 +362,10 @@ class ExpandBackward0(Node):
 
 
 def expand(x, *sizes):
-    sizes = _shape_args(sizes)
+    from .._checks import int_tuple
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
+        sizes = sizes[0]
+    sizes = int_tuple(sizes, "expand", "size", 1)
     if len(sizes) < x.dim():
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "
@@ -371,7 +374,7 @@ def expand(x, *sizes):
     shape, strides = [], []
     for i, n in enumerate(sizes):
         if i < lead:
-            if n < 0:
+            if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
             shape.append(n)
             strides.append(0)
@@ -389,6 +392,8 @@ def expand(x, *sizes):
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
+    from .._checks import check_numel
+    check_numel(shape)   # a negative size or an element count past int64, as PyTorch
     out = make_view(x, shape, strides, x._offset)
     if needs_grad(x):
         record(ExpandBackward0, (x,), (out,), shape=x._shape)
@@ -522,16 +527,12 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 def as_strided(x, size, stride, storage_offset=None):
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    offset = x._offset if storage_offset is None else storage_offset
-    if math.prod(size) and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= len(x._storage.buffer):
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{x._dtype.itemsize} requiring a storage size of "
-            f"{(offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * x._dtype.itemsize} are out of "
-            f"bounds for storage of size {len(x._storage.buffer) * x._dtype.itemsize}")
+    from .._checks import as_int, check_strided_geometry, int_tuple
+    size = int_tuple(size, "as_strided", "size", 1)
+    stride = int_tuple(stride, "as_strided", "stride", 2)
+    offset = x._offset if storage_offset is None else as_int(storage_offset, "as_strided", "storage_offset", 3)
+    # every element must lie inside the storage: no negative stride/offset/size, no overflow
+    check_strided_geometry(size, stride, offset, x._dtype.itemsize, len(x._storage.buffer))
     out = make_view(x, size, stride, offset)
     return _window(x, AsStridedBackward0, [out])[0]
 

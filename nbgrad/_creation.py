@@ -37,61 +37,181 @@ def _new(buf, shape, dtype, device, requires_grad=False):
 
 
 # -- from data ----------------------------------------------------------------------------
-def _infer_dtype(data):
-    """dtype of nested Python data as PyTorch infers it."""
-    kinds = set()
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Tensor):
-            kinds.add(x.dtype)
-        elif isinstance(x, np.ndarray):
-            kinds.add(D.from_numpy_dtype(x.dtype))
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, (bool, np.bool_)):
-            kinds.add(D.bool_)
-        elif isinstance(x, numbers.Integral):
-            kinds.add(D.int64)
-        elif isinstance(x, numbers.Real):
-            kinds.add(D.get_default_dtype())
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    if not kinds:
+_MAX_DIMS = 128     # PyTorch's limit for nested sequences ("too many dimensions 'list'")
+
+
+def _is_array(x):
+    return isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0
+
+
+def _leaf_dtype(x):
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(x.dtype)
+    if isinstance(x, bool):
+        return D.bool_
+    if isinstance(x, numbers.Integral):
+        return D.int64
+    if isinstance(x, numbers.Real):
         return D.get_default_dtype()
+    if isinstance(x, str):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _walk_data(data):
+    """(shape, flat leaf values in C order, set of leaf dtypes, first non-number leaf) of
+    nested Python data, as PyTorch reads it: the shape from the first element at each
+    depth (at most 128 dims), then every sequence checked against it.  Bounded by that
+    depth, so self-referential lists end in an error instead of looping."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple)) or _is_array(x):
+        if _is_array(x):
+            sizes.extend(int(n) for n in x.shape)
+            break
+        if len(sizes) == _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    ndim = len(sizes)
+    flat, kinds = [], set()
+    if math.prod(sizes) == 0 and ndim:
+        return tuple(sizes), flat, kinds, None
+    bad_leaf = []
+    on_path = set()
+
+    def leaf(v):
+        if isinstance(v, (list, tuple)) or _is_array(v):
+            if isinstance(v, Tensor):
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            bad_leaf.append(type(v).__name__)
+            return
+        if isinstance(v, Tensor):
+            kinds.add(v.dtype)
+            flat.append(v.item())
+            return
+        kinds.add(_leaf_dtype(v))
+        flat.append(v.item() if isinstance(v, (np.generic, np.ndarray)) else v)
+
+    def visit(seq, dim):
+        if _is_array(seq):
+            if tuple(seq.shape) != tuple(sizes[dim:]):
+                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {seq.shape[0]})")
+            kinds.add(_leaf_dtype(seq))
+            arr = seq._host_array() if isinstance(seq, Tensor) else seq
+            flat.extend(arr.reshape(-1).tolist())
+            return
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        if id(seq) in on_path:
+            raise TypeError("new(): self-referential lists are incompatible")
+        on_path.add(id(seq))
+        if dim == ndim - 1:
+            for v in seq:
+                t = type(v)
+                if t is float or t is int:
+                    kinds.add(D.int64 if t is int else D.get_default_dtype())
+                    flat.append(v)
+                else:
+                    if v is seq or (isinstance(v, (list, tuple)) and id(v) in on_path):
+                        raise TypeError("new(): self-referential lists are incompatible")
+                    leaf(v)
+        else:
+            for v in seq:
+                if v is seq or (isinstance(v, (list, tuple)) and id(v) in on_path):
+                    raise TypeError("new(): self-referential lists are incompatible")
+                visit(v, dim + 1)
+        on_path.discard(id(seq))
+
+    if ndim == 0:
+        leaf(data)
+    else:
+        visit(data, 0)
+    return tuple(sizes), flat, kinds, (bad_leaf[0] if bad_leaf else None)
+
+
+def _promote_all(kinds):
     out = None
     for k in kinds:
         out = k if out is None else D.promote_types(out, k)
-    return out
+    return out if out is not None else D.get_default_dtype()
 
 
-def _to_host_array(data):
+def _infer_dtype(data):
+    """dtype of nested Python data as PyTorch infers it."""
+    return _promote_all(_walk_data(data)[2])
+
+
+def _values_as(flat, shape, dtype):
+    """A host array of dtype from Python numbers, with torch.tensor()'s range checks:
+    an int past int64 is ValueError, a value outside an integer dtype RuntimeError."""
+    from ._checks import scalar_overflows
+    kind = dtype.np.kind
+    if kind == "b":
+        return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(shape)
+    if kind == "f":
+        try:
+            with np.errstate(over="ignore"):   # past the dtype's range is inf, as PyTorch
+                return np.array(flat, dtype=np.float64).astype(dtype.np).reshape(shape)
+        except OverflowError:
+            raise OverflowError("int too big to convert") from None
+    # integer dtypes
+    if any(type(v) is float or isinstance(v, np.floating) for v in flat):
+        vals = []
+        for v in flat:
+            if isinstance(v, (float, np.floating)):
+                if scalar_overflows(float(v), dtype):
+                    raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+                v = math.trunc(v)
+            vals.append(int(v))
+        flat = vals
+    try:
+        arr = np.array(flat, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if arr.size and dtype is not D.int64:
+        lo, hi = int(arr.min()), int(arr.max())
+        if scalar_overflows(lo, dtype) or scalar_overflows(hi, dtype):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return arr.astype(dtype.np).reshape(shape)
+
+
+def _to_host_array(data, dtype=None):
+    """(host array, dtype) holding data's values."""
     if isinstance(data, Tensor):
-        return data._host_array()
-    if isinstance(data, (list, tuple)):
-        items = [_to_host_array(x) if isinstance(x, (Tensor, list, tuple)) else x for x in data]
-        return np.array(items)
-    return np.asarray(data)
+        arr = data._host_array()
+        return arr, dtype or data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, range):
+        data = list(data)
+    shape, flat, kinds, bad_leaf = _walk_data(data)
+    dtype = dtype or _promote_all(kinds)
+    if bad_leaf is not None:
+        if dtype.is_floating_point:
+            raise TypeError(f"must be real number, not {bad_leaf}")
+        raise TypeError(f"'{bad_leaf}' object cannot be interpreted as an integer")
+    return _values_as(flat, shape, dtype), dtype
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
-    if dtype is None:
-        if isinstance(data, (np.ndarray, np.generic)):
-            dtype = D.from_numpy_dtype(data.dtype)
-        else:
-            dtype = _infer_dtype(data)
-    else:
+    if dtype is not None:
         dtype = D.to_dtype(dtype)
     if device is None and isinstance(data, Tensor):
         device = data.device
     device = to_device(device)
-    arr = _to_host_array(data)
-    if arr.dtype == object:
-        raise ValueError("expected sequence of equal-length lists or numbers")
-    if dtype.np.kind in "iub" and arr.dtype.kind == "f":
-        arr = np.trunc(arr)
-    arr = np.asarray(arr, dtype=dtype.np)
+    arr, dtype = _to_host_array(data, dtype)
+    if arr.dtype != dtype.np:
+        if dtype.np.kind in "iub" and arr.dtype.kind == "f":
+            arr = np.trunc(arr)
+        arr = np.asarray(arr, dtype=dtype.np)
     buf = get_backend(device.type).from_host(arr)
     return _new(buf, arr.shape, dtype, device, requires_grad)
 

@@ -122,12 +122,25 @@ _C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "
             "float16": "c10::Half", "float32": "float", "float64": "double"}
 
 
+_LIMITS = {}
+
+
 def _limits(dtype):
-    if dtype.np.kind in "iu":
-        info = np.iinfo(dtype.np)
-        return int(info.min), int(info.max)
-    info = np.finfo(dtype.np)
-    return float(info.min), float(info.max)
+    lim = _LIMITS.get(dtype.name)
+    if lim is None:
+        if dtype.np.kind in "iu":
+            info = np.iinfo(dtype.np)
+            lim = int(info.min), int(info.max)
+        else:
+            info = np.finfo(dtype.np)
+            lim = float(info.min), float(info.max)
+        _LIMITS[dtype.name] = lim
+    return lim
+
+
+def scalar_type_name(dtype):
+    """PyTorch's ScalarType name (Float, Double, Long, Char, Byte, ...)."""
+    return dtype._tensor_type[:-len("Tensor")]
 
 
 def scalar_overflows(value, dtype):

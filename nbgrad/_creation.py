@@ -284,6 +284,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     dtype = D.to_dtype(dtype)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    from ._checks import checked_scalar
+    checked_scalar(fill_value, dtype)
     if dtype.np.kind in "iu" and isinstance(fill_value, float):
         fill_value = math.trunc(fill_value)
     return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device, requires_grad)

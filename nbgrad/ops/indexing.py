@@ -9,6 +9,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
+from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -252,8 +253,10 @@ def index_put_positions(x, pos, values, accumulate=False):
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
-        if not D.can_cast(values._dtype, x._dtype) and values._dtype is not x._dtype:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
+        if values._dtype is not x._dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{scalar_type_name(x._dtype)} for the destination and "
+                               f"{scalar_type_name(values._dtype)} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
         record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)
@@ -414,6 +417,8 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     d = _wrap(dim, x.dim())
+    if src is not None and src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     if src is None:
         out = _put_flat(x, pos, value)
@@ -431,6 +436,8 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
 
 def scatter_add(x, dim, index, src):
     d = _wrap(dim, x.dim())
+    if src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     with no_grad():
         region = _src_region(src, index)
@@ -442,6 +449,10 @@ def scatter_add(x, dim, index, src):
 
 def index_add(x, dim, index, source, alpha=1):
     d = _wrap(dim, x.dim())
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
+                           f"({scalar_type_name(source._dtype)}) must have the same scalar type")
+    checked_scalar(alpha, x._dtype)
     if alpha != 1:
         source = source * alpha
     with no_grad():

@@ -12,6 +12,7 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    base's old history.  Other views of that base notice the version change and
    regenerate their grad_fn as a strided window of the base's new history.
 """
+from .._checks import checked_scalar
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -208,6 +209,7 @@ def fill_(t, value):
     if not isinstance(value, Tensor) and not recording(t):
         check_inplace(t)
         _check_no_internal_overlap(t)
+        checked_scalar(value, t._dtype)
         if not t._dtype.is_floating_point and isinstance(value, float) and t._dtype is not D.bool_:
             value = int(value)
         backend_of(t).fill(t._view_tuple(), value)

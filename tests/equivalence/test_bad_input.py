@@ -104,3 +104,140 @@ def test_tensor_values_inside_dtype_and_float_overflow_still_convert():
     assert nbgrad.tensor([1e39], dtype=nbgrad.float32).tolist() == [float("inf")]
     assert nbgrad.tensor([2 ** 70, 1.5]).tolist() == [float(2 ** 70), 1.5]
     assert nbgrad.tensor(np.array([1000]), dtype=nbgrad.int8).tolist() == [-24]   # arrays cast as numpy does
+
+
+# -- Python numbers converted to an element type: PyTorch's range check --------------------------
+def _int8(n=3):
+    return nbgrad.zeros(n, dtype=nbgrad.int8)
+
+
+@pytest.mark.parametrize("dtype,value,cname", [
+    (nbgrad.int8, 1000, "int8_t"), (nbgrad.int8, -129, "int8_t"), (nbgrad.int8, 128, "int8_t"),
+    (nbgrad.int8, 1000.0, "int8_t"), (nbgrad.uint8, 256, "uint8_t"), (nbgrad.uint8, 255.9, "uint8_t"),
+    (nbgrad.uint8, -0.5, "uint8_t"), (nbgrad.uint8, -1.5, "uint8_t"), (nbgrad.int16, 2 ** 15, "int16_t"),
+    (nbgrad.int32, 2 ** 31, "int"), (nbgrad.int32, 1e10, "int"), (nbgrad.int64, 2 ** 63, "int64_t"),
+    (nbgrad.int64, float("nan"), "int64_t"), (nbgrad.int64, float("inf"), "int64_t"),
+    (nbgrad.float32, 1e39, "float"), (nbgrad.float32, -1e300, "float"), (nbgrad.int8, np.int64(1000), "int8_t")])
+def test_fill_value_outside_dtype_raises_and_writes_nothing(dtype, value, cname):
+    x = nbgrad.arange(3).to(dtype)
+    before = x.tolist()
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {cname} without overflow"):
+        x.fill_(value)
+    assert x.tolist() == before
+    assert x._version == 0
+
+
+@pytest.mark.parametrize("dtype,value,expected", [
+    (nbgrad.int8, 127, 127), (nbgrad.uint8, -1, 255), (nbgrad.int64, 2 ** 63 - 1, 2 ** 63 - 1),
+    (nbgrad.int64, -2 ** 63, -2 ** 63), (nbgrad.bool, 2, True), (nbgrad.bool, 0.5, True),
+    (nbgrad.float32, float("inf"), float("inf")), (nbgrad.int8, True, 1), (nbgrad.int8, 2.5, 2)])
+def test_fill_values_inside_dtype(dtype, value, expected):
+    assert nbgrad.zeros(2, dtype=dtype).fill_(value).tolist() == [expected] * 2
+
+
+def test_fill_with_tensor_is_a_copy_and_wraps():
+    assert _int8().fill_(nbgrad.tensor(1000)).tolist() == [-24] * 3
+
+
+def test_fill_python_int_past_uint64():
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        nbgrad.zeros(3, dtype=nbgrad.float64).fill_(2 ** 70)
+
+
+def test_full_checks_its_value():
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        nbgrad.full((3,), 300, dtype=nbgrad.uint8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        nbgrad.full((3,), 2 ** 63)
+    with pytest.raises(RuntimeError, match="type float without overflow"):
+        nbgrad.full((3,), 1e39)
+    with pytest.raises(RuntimeError, match="type int8_t without overflow"):
+        _int8().new_full((2,), 1000)
+    with pytest.raises(RuntimeError, match="type int8_t without overflow"):
+        nbgrad.full_like(_int8(), 1000)
+    with pytest.raises(RuntimeError, match="type int8_t without overflow"):
+        nbgrad.full((2,), nbgrad.tensor(1000), dtype=nbgrad.int8)
+    assert nbgrad.full((3,), -1, dtype=nbgrad.uint8).tolist() == [255] * 3
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x.masked_fill_(nbgrad.tensor([True, False, False]), 1000),
+    lambda x: x.masked_fill(nbgrad.tensor([True, False, False]), 1000),
+    lambda x: x.masked_fill_(nbgrad.tensor([True, False, False]), nbgrad.tensor(1000)),
+    lambda x: x.clamp(-1000, 1000),
+    lambda x: x.clamp_(max=1000),
+    lambda x: x.where(nbgrad.tensor([True, False, True]), 1000),
+    lambda x: nbgrad.where(nbgrad.tensor([True, False, True]), x, 1000),
+    lambda x: x.pow(1000),
+    lambda x: x.__setitem__(0, 1000),
+    lambda x: x.__setitem__(slice(None), 1000),
+    lambda x: x.__setitem__(nbgrad.tensor([0]), 1000),
+    lambda x: x.scatter_(0, nbgrad.tensor([0]), 1000),
+    lambda x: x.index_add(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.int8), alpha=1000),
+])
+def test_scalar_ops_check_range_and_write_nothing(op):
+    x = _int8()
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        op(x)
+    assert x.tolist() == [0, 0, 0]
+
+
+def test_float_scalar_range_checked_where_pytorch_checks():
+    x = nbgrad.zeros(3)
+    with pytest.raises(RuntimeError, match="type float without overflow"):
+        x.clamp(max=1e39)
+    with pytest.raises(RuntimeError, match="type float without overflow"):
+        nbgrad.where(nbgrad.tensor([True, False, True]), x, 1e39)
+    with pytest.raises(RuntimeError, match="type float without overflow"):
+        x.masked_fill(nbgrad.tensor([True, False, True]), nbgrad.tensor(1e39, dtype=nbgrad.float64))
+    assert x.masked_fill(nbgrad.tensor([True, False, True]), float("-inf")).tolist() == [float("-inf"), 0.0, float("-inf")]
+    assert x.pow(1e39).tolist() == [0.0] * 3              # not checked by PyTorch
+
+
+def test_arithmetic_with_python_int_wraps_as_pytorch():
+    # PyTorch does not range-check arithmetic operands: int8 + 1000 wraps
+    assert (_int8() + 1000).tolist() == [-24] * 3
+    assert (nbgrad.zeros(3, dtype=nbgrad.uint8) - 1).tolist() == [255] * 3
+    assert (nbgrad.zeros(3, dtype=nbgrad.int64) + 2 ** 63).tolist() == [-2 ** 63] * 3
+    assert (_int8() == 1000).tolist() == [False] * 3
+    assert _int8().add_(1000).tolist() == [-24] * 3
+    assert _int8().copy_(nbgrad.tensor([1000, 0, 0])).tolist() == [-24, 0, 0]
+    assert nbgrad.zeros(3, dtype=nbgrad.uint8).clamp(-1, 255).tolist() == [255] * 3
+
+
+def test_arithmetic_python_int_past_uint64():
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        nbgrad.zeros(3, dtype=nbgrad.float32) + 2 ** 200
+    with pytest.raises(OverflowError):
+        nbgrad.zeros(3, dtype=nbgrad.int64) + 2 ** 70
+
+
+# -- source dtype must equal self's in scatter / index_add / index_put ------------------------------
+@pytest.mark.parametrize("op,msg", [
+    (lambda x: x.scatter_(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "scatter(): Expected self.dtype to be equal to src.dtype"),
+    (lambda x: x.scatter(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "scatter(): Expected self.dtype to be equal to src.dtype"),
+    (lambda x: x.scatter_add_(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "scatter(): Expected self.dtype to be equal to src.dtype"),
+    (lambda x: x.index_add_(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "index_add_(): self (Float) and source (Double) must have the same scalar type"),
+    (lambda x: x.index_add_(0, nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.int64)),
+     "index_add_(): self (Float) and source (Long) must have the same scalar type"),
+    (lambda x: x.index_put_((nbgrad.tensor([0]),), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "Index put requires the source and destination dtypes match, got Float for the destination and Double for the source."),
+    (lambda x: x.__setitem__(nbgrad.tensor([0]), nbgrad.ones(1, dtype=nbgrad.float64)),
+     "Index put requires the source and destination dtypes match, got Float for the destination and Double for the source."),
+])
+def test_source_dtype_mismatch_refused_and_nothing_written(op, msg):
+    x = nbgrad.zeros(3)
+    with pytest.raises(RuntimeError) as info:
+        op(x)
+    assert str(info.value) == msg
+    assert x.tolist() == [0.0] * 3
+
+
+def test_index_put_int_dtype_names():
+    x = nbgrad.zeros(3, dtype=nbgrad.int8)
+    with pytest.raises(RuntimeError, match="got Char for the destination and Long for the source"):
+        x.index_put_((nbgrad.tensor([0]),), nbgrad.tensor(100))

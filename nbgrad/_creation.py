@@ -11,18 +11,26 @@ from ._tensor import Tensor, contiguous_strides, dense_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
 
-def _size_args(size):
+def _size_args(size, itemsize=1):
+    """The shape of a new tensor: ints, none negative, whose strides and byte count fit
+    in int64 (PyTorch's errors: a shape past that is RuntimeError, not MemoryError)."""
+    from ._checks import check_new_sizes
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
-    for n in size:
+    for i, n in enumerate(size):
         if isinstance(n, Tensor):
             n = int(n)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
             raise TypeError(f"expected a sequence of integers for the size, but got {type(n).__name__}")
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+        if not -2 ** 63 <= n < 2 ** 63:
+            raise TypeError(f"argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"Overflow when unpacking long long\"")
         out.append(int(n))
+    for n in out:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {out}")
+    check_new_sizes(out, itemsize)
     return Size(out)
 
 
@@ -250,7 +258,7 @@ asarray = as_tensor
 
 # -- filled ----------------------------------------------------------------------------------
 def _filled(size, value, dtype, device, requires_grad):
-    shape = _size_args(size)
+    shape = _size_args(size, dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).full(math.prod(shape), dtype.np, value)
     return _new(buf, shape, dtype, device, requires_grad)
@@ -269,9 +277,9 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False):
-    shape = _size_args(size)
-    device = to_device(device)
     dtype = _dt(dtype)
+    shape = _size_args(size, dtype.itemsize)
+    device = to_device(device)
     buf = get_backend(device.type).empty(math.prod(shape), dtype.np)
     return _new(buf, shape, dtype, device, requires_grad)
 
@@ -350,11 +358,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dtype = D.to_dtype(dtype)
     n = max(0, math.ceil((end - start) / step))
+    _size_args((n,), dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).arange(n, start, step, dtype.np)
     return _new(buf, (n,), dtype, device, requires_grad)
@@ -380,6 +389,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     m = n if m is None else m
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     t = zeros(n, m, dtype=dtype, device=device)
     k = min(n, m)
     if k:
@@ -425,15 +438,15 @@ def initial_seed():
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape = _size_args(size)
     dtype, device = _dt(dtype), to_device(device)
+    shape = _size_args(size, dtype.itemsize)
     buf = get_backend(device.type).uniform(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape = _size_args(size)
     dtype, device = _dt(dtype), to_device(device)
+    shape = _size_args(size, dtype.itemsize)
     buf = get_backend(device.type).normal(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
@@ -445,8 +458,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
     dtype = D.to_dtype(dtype) if dtype is not None else D.int64
+    shape = _size_args((size,) if isinstance(size, int) else tuple(size), dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).randint(math.prod(shape), dtype.np, int(low), int(high))
     return _new(buf, shape, dtype, device)
@@ -454,6 +467,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
     device = to_device(device)
+    _size_args((n,), 8)
     buf = get_backend(device.type).randperm(int(n))
     t = _new(buf, (int(n),), D.int64, device)
     return t if dtype is None or D.to_dtype(dtype) is D.int64 else t.to(dtype)

@@ -77,14 +77,16 @@ def _axis_positions(n, stride, ndim, axis, device):
     return (_arange(n, device) * stride).reshape(shape)
 
 
-def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError):
+def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError, message=None):
     """Wrap negative indices and check bounds (IndexError as PyTorch; gather/scatter raise
-    RuntimeError and take no negative indices)."""
+    RuntimeError and take no negative indices; index_select/index_add/embedding say
+    'index out of range in self' and take no negative indices either)."""
     if idx.numel():
         lo, hi = int(idx.min()), int(idx.max())
         if lo < (-size if allow_negative else 0) or hi >= size:
             bad = hi if hi >= size else lo
-            raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            raise error(message.format(index=bad, size=size) if message else
+                        f"index {bad} is out of bounds for dimension {dim} with size {size}")
         if lo < 0:
             idx = idx + (idx < 0).long() * size
     return idx
@@ -146,7 +148,10 @@ def _apply_basic(x, items):
             advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
             dim += 1
         elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))):
-            v = V.select(v, dim, int(item))
+            k, n = int(item), v._shape[dim] if dim < v.dim() else 0
+            if v.dim() and not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+            v = V.select(v, dim, k)
             applied = True
         elif isinstance(item, slice):
             if item.step is not None and item.step <= 0:
@@ -322,7 +327,8 @@ def index_select(x, dim, index):
     if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     with no_grad():
-        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
+        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d, False,
+                               message="index out of range in self")
         if x.dim() == 0:
             return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
         out_shape = list(x._shape)
@@ -457,7 +463,7 @@ def index_add(x, dim, index, source, alpha=1):
         source = source * alpha
     with no_grad():
         cstrides = contiguous_strides(x._shape)
-        idx = _normalize_index(index.long(), x._shape[d], d)
+        idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
         shape1 = [1] * x.dim()
         shape1[d] = idx.numel()
         pos = (idx * cstrides[d]).reshape(shape1)
@@ -470,7 +476,8 @@ def index_add(x, dim, index, source, alpha=1):
 
 def take(x, index):
     with no_grad():
-        idx = _normalize_index(index.long(), x.numel(), 0)
+        idx = _normalize_index(index.long(), x.numel(), 0,
+                               message="out of range: tried to access index {index} on a tensor of {size} elements.")
     return gather_flat(x, idx, TakeBackward0)
 
 

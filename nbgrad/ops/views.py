@@ -115,11 +115,14 @@ def _infer_shape(shape, numel):
     neg = [i for i, n in enumerate(shape) if n == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for n in shape:
+    for i, n in enumerate(shape):
         if not isinstance(n, int) or n < -1:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {shape}")
     known = math.prod(n for n in shape if n != -1)
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because the "
+                               f"unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
@@ -158,8 +161,14 @@ def _view_strides(oldshape, oldstride, newshape):
 
 def _shape_args(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        return tuple(shape[0])
-    return tuple(int(s) for s in shape)
+        shape = tuple(shape[0])
+    out = []
+    for s in shape:
+        if isinstance(s, (float, bool)) or not hasattr(s, "__index__"):
+            raise TypeError(f"received an invalid combination of arguments - got "
+                            f"({', '.join(type(v).__name__ for v in shape)}), but expected a tuple of ints")
+        out.append(int(s))
+    return tuple(out)
 
 
 class ViewBackward0(Node):
@@ -416,7 +425,7 @@ def select(x, dim, index):
     n = x._shape[d]
     index = int(index)
     if index < -n or index >= n:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
     out = make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
                     x._offset + index * x._stride[d])
@@ -448,6 +457,8 @@ def narrow(x, dim, start, length):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
@@ -469,12 +480,17 @@ def split(x, split_size_or_sections, dim=0):
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size <= 0 and n:
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         node_cls = SplitBackward0
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), but got split_sizes={sizes}")
         node_cls = SplitWithSizesBackward0
@@ -487,7 +503,7 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     size = -(-n // chunks) if n else 1
@@ -495,15 +511,27 @@ def chunk(x, chunks, dim=0):
 
 
 def tensor_split(x, sections, dim=0):
+    """Slices of x along dim, each its own SliceBackward0 as in PyTorch.  Indices wrap and
+    clamp as slice bounds do (a decreasing index gives an empty piece, never a negative size)."""
     d = _wrap(dim, x.dim())
     n = x._shape[d]
+    if isinstance(sections, Tensor):
+        sections = sections.item() if sections.dim() == 0 else sections.tolist()
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
-        sizes = [q + 1] * r + [q] * (sections - r)
+        bounds, start = [], 0
+        for k in range(sections):
+            stop = start + q + (1 if k < r else 0)
+            bounds.append((start, stop))
+            start = stop
     else:
-        bounds = [0] + [min(max(int(b), 0), n) for b in sections] + [n]
-        sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
-    return split(x, sizes, d)
+        idx = [int(b) for b in sections]
+        starts = [0] + idx
+        stops = idx + [None]
+        bounds = list(zip(starts, stops))
+    return tuple(slice_dim(x, d, a, b, 1) for a, b in bounds)
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):

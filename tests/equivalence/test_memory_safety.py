@@ -137,3 +137,203 @@ def test_backend_take_put_refuse_out_of_range_offsets():
         with pytest.raises(IndexError):
             be.put(buf, np.array([0] + bad, dtype=np.int64), np.ones(2), True)
     np.testing.assert_array_equal(buf, np.arange(4.0))   # nothing written, not even offset 0
+
+
+# -- view / reshape / narrow / select / split with bad numbers -----------------------------------
+def test_view_bad_sizes():
+    x = _arange(6)
+    with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
+        x.view(-1, -1)
+    with pytest.raises(RuntimeError, match=r"invalid shape dimension -2 at index 0 of shape \[-2, 3\]"):
+        x.view(-2, 3)
+    with pytest.raises(RuntimeError, match=r"invalid shape dimension -3 at index 0 of shape \[-3\]"):
+        x.reshape(-3)
+    with pytest.raises(RuntimeError, match=r"shape '\[0, -1\]' is invalid for input of size 6"):
+        x.view(0, -1)
+    with pytest.raises(RuntimeError, match="cannot reshape tensor of 0 elements into shape \\[0, -1\\] because "
+                                           "the unspecified dimension size -1 can be any value and is ambiguous"):
+        _arange(0).view(0, -1)
+    with pytest.raises(RuntimeError, match="is invalid for input of size 6"):
+        x.view(2 ** 62, 2 ** 62)
+    with pytest.raises(TypeError):
+        x.view(2.0, 3)
+
+
+def test_narrow_bad_numbers():
+    x = _arange(6)
+    with pytest.raises(RuntimeError, match=r"narrow\(\): length must be non-negative."):
+        x.narrow(0, 2, -1)
+    with pytest.raises(IndexError, match=r"start out of range \(expected to be in range of \[-6, 6\], but got 4611686018427387904\)"):
+        x.narrow(0, 2 ** 62, 1)
+    with pytest.raises(RuntimeError, match=r"start \(1\) \+ length \(9223372036854775807\) exceeds dimension size \(6\)."):
+        x.narrow(0, 1, 2 ** 63 - 1)
+    assert x.narrow(0, 6, 0).shape == (0,)
+
+
+def test_select_and_integer_index_messages():
+    x = _arange(6)
+    with pytest.raises(IndexError, match=r"select\(\): index 4611686018427387904 out of range for tensor of size \[6\] at dimension 0"):
+        x.select(0, 2 ** 62)
+    with pytest.raises(IndexError, match=r"select\(\): index -4611686018427387904 out of range"):
+        x.select(0, -2 ** 62)
+    with pytest.raises(IndexError, match="index 4611686018427387904 is out of bounds for dimension 0 with size 6"):
+        x[2 ** 62]
+    assert x[2 ** 62:2 ** 63].shape == (0,)
+    assert x[-2 ** 70:2 ** 70].tolist() == x.tolist()
+
+
+def test_diagonal_huge_offsets_are_empty():
+    m = _arange(6).reshape(2, 3)
+    assert m.diagonal(2 ** 62).shape == (0,)
+    assert m.diagonal(-2 ** 62).shape == (0,)
+    assert m.diagonal(2).tolist() == [2.0]
+
+
+def test_split_negative_sizes():
+    x = _arange(6)
+    with pytest.raises(RuntimeError, match="split expects split_size be non-negative, but got split_size=-1"):
+        x.split(-1)
+    with pytest.raises(RuntimeError, match=r"split_with_sizes expects split_sizes have only non-negative entries, "
+                                           r"but got split_sizes=\[-1, 7\]"):
+        x.split([-1, 7])
+    with pytest.raises(RuntimeError, match=r"split_sizes=\[3, -1, 4\]"):
+        x.split([3, -1, 4])
+    with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: -1"):
+        x.chunk(-1)
+    assert [p.tolist() for p in x.split(2 ** 62)] == [x.tolist()]
+
+
+@pytest.mark.parametrize("n", [0, -1])
+def test_tensor_split_sections_must_be_positive(n):
+    with pytest.raises(RuntimeError, match=f"number of sections must be larger than 0, got {n}"):
+        _arange(6).tensor_split(n)
+
+
+def test_tensor_split_indices_are_slice_bounds():
+    x = _arange(6)
+    assert [p.tolist() for p in x.tensor_split([4, 2])] == [[0, 1, 2, 3], [], [2, 3, 4, 5]]
+    assert [p.tolist() for p in x.tensor_split([-1, 2])] == [[0, 1, 2, 3, 4], [], [2, 3, 4, 5]]
+    assert [p.shape[0] for p in x.tensor_split([2 ** 62])] == [6, 0]
+    assert [p.tolist() for p in x.tensor_split(4)] == [[0, 1], [2, 3], [4], [5]]
+    xg = _arange(6).requires_grad_()
+    parts = xg.tensor_split([4, 2])
+    assert [type(p.grad_fn).__name__ for p in parts] == ["SliceBackward0"] * 3
+    sum(p.sum() * (i + 1) for i, p in enumerate(parts)).backward()
+    assert xg.grad.tolist() == [1, 1, 4, 4, 3, 3]
+
+
+# -- new tensors with bad sizes -------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: nbgrad.empty(-1), lambda: nbgrad.ones(-1), lambda: nbgrad.full((-1,), 2.0), lambda: nbgrad.rand(-1),
+    lambda: nbgrad.randint(0, 3, (-1,)), lambda: _arange(6).new_empty(-1), lambda: _arange(6).new_full((-1,), 2.0),
+    lambda: nbgrad.randperm(-1)])
+def test_negative_dimension(make):
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: \[-1\]"):
+        make()
+
+
+@pytest.mark.parametrize("make,sizes", [
+    (lambda: nbgrad.full((2 ** 62, 2 ** 62), 2.0), "4611686018427387904, 4611686018427387904"),
+    (lambda: nbgrad.empty(2 ** 62, 2 ** 62), "4611686018427387904, 4611686018427387904"),
+    (lambda: nbgrad.zeros(2 ** 62, 4), "4611686018427387904, 4"),
+    (lambda: nbgrad.empty(2 ** 40, 2 ** 30), "1099511627776, 1073741824"),
+    (lambda: nbgrad.randn(2 ** 62, 4), "4611686018427387904, 4"),
+    (lambda: nbgrad.zeros(2 ** 62, 2 ** 62, 0), "4611686018427387904, 4611686018427387904, 0"),
+    (lambda: nbgrad.arange(0, 2 ** 62), "4611686018427387904")])
+def test_element_count_overflow_is_runtime_error(make, sizes):
+    with pytest.raises(RuntimeError, match=f"Storage size calculation overflowed with sizes=\\[{sizes}\\]"):
+        make()
+
+
+def test_stride_overflow_and_unpackable_sizes():
+    with pytest.raises(RuntimeError, match="Stride calculation overflowed"):
+        nbgrad.zeros(0, 2 ** 62, 2 ** 62)
+    with pytest.raises(TypeError, match="Overflow when unpacking long long"):
+        nbgrad.empty(2 ** 63)
+    assert nbgrad.zeros(0, 2 ** 62).shape == (0, 2 ** 62)
+
+
+def test_eye_negative():
+    with pytest.raises(RuntimeError, match="n must be greater or equal to 0, got -1"):
+        nbgrad.eye(-1)
+    with pytest.raises(RuntimeError, match="m must be greater or equal to 0, got -1"):
+        nbgrad.eye(2, -1)
+
+
+def test_arange_message():
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
+        nbgrad.arange(-1)
+
+
+# -- integer indices out of range: an error, and nothing read or written -------------------------
+@pytest.mark.parametrize("bad", [4, -1, -5, 2 ** 40])
+def test_index_select_refuses_out_of_range_and_negative(bad):
+    with pytest.raises(IndexError, match="index out of range in self"):
+        _arange(4).index_select(0, nbgrad.tensor([bad]))
+
+
+@pytest.mark.parametrize("bad", [4, -1, -5])
+def test_index_add_refuses_and_writes_nothing(bad):
+    x = nbgrad.zeros(4)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_add_(0, nbgrad.tensor([0, bad]), nbgrad.ones(2))
+    assert x.tolist() == [0.0] * 4 and x._version == 0
+
+
+@pytest.mark.parametrize("bad", [4, -5])
+def test_take_message(bad):
+    with pytest.raises(IndexError, match=f"out of range: tried to access index {bad} on a tensor of 4 elements."):
+        _arange(4).take(nbgrad.tensor([bad]))
+    assert _arange(4).take(nbgrad.tensor([-1])).tolist() == [3.0]
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x.scatter_(0, nbgrad.tensor([0, 4]), nbgrad.ones(2)),
+    lambda x: x.scatter_(0, nbgrad.tensor([0, -1]), 1.0),
+    lambda x: x.scatter_add_(0, nbgrad.tensor([0, 7]), nbgrad.ones(2)),
+    lambda x: x.index_put_((nbgrad.tensor([0, 4]),), nbgrad.ones(2)),
+    lambda x: x.index_put_((nbgrad.tensor([0, 9]),), nbgrad.ones(2), accumulate=True),
+    lambda x: x.__setitem__(nbgrad.tensor([0, -5]), 1.0),
+])
+def test_scatter_like_ops_refuse_out_of_range_and_write_nothing(op):
+    x = nbgrad.zeros(4)
+    with pytest.raises((IndexError, RuntimeError), match="out of bounds for dimension 0 with size 4"):
+        op(x)
+    assert x.tolist() == [0.0] * 4
+
+
+def test_gather_refuses_out_of_range():
+    for bad in (4, -1, 2 ** 40):
+        with pytest.raises(RuntimeError, match=f"index {bad} is out of bounds for dimension 0 with size 4"):
+            _arange(4).gather(0, nbgrad.tensor([bad]))
+
+
+@pytest.mark.parametrize("make", [
+    lambda idx: nbgrad.nn.functional.embedding(idx, nbgrad.ones(3, 2)),
+    lambda idx: nbgrad.nn.Embedding(3, 2)(idx)])
+@pytest.mark.parametrize("bad", [-1, 3, 2 ** 40])
+def test_embedding_refuses_out_of_range_and_negative(make, bad):
+    with pytest.raises(IndexError, match="index out of range in self"):
+        make(nbgrad.tensor([0, bad]))
+
+
+@pytest.mark.parametrize("idx,n,msg", [
+    ([3], 3, "Class values must be smaller than num_classes."),
+    ([2], 0, "Class values must be smaller than num_classes."),
+    ([-1], 3, "Class values must be non-negative."),
+    ([-1], -1, "Class values must be non-negative.")])
+def test_one_hot_refuses_classes_outside_range(idx, n, msg):
+    with pytest.raises(RuntimeError) as info:
+        nbgrad.nn.functional.one_hot(nbgrad.tensor(idx), n)
+    assert str(info.value) == msg
+
+
+def test_one_hot_dtype_and_empty():
+    F = nbgrad.nn.functional
+    with pytest.raises(RuntimeError, match="one_hot is only applicable to index tensor of type LongTensor."):
+        F.one_hot(nbgrad.tensor([1.0]), 3)
+    with pytest.raises(RuntimeError, match="Can not infer total number of classes from empty tensor."):
+        F.one_hot(nbgrad.tensor([], dtype=nbgrad.int64))
+    assert F.one_hot(nbgrad.tensor([], dtype=nbgrad.int64), 3).shape == (0, 3)
+    assert F.one_hot(nbgrad.tensor([2]), -1).tolist() == [[0, 0, 1]]
+    assert F.one_hot(nbgrad.tensor([1, 0])).tolist() == [[0, 1], [1, 0]]

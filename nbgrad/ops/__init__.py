@@ -163,6 +163,12 @@ def _repeat(self, *sizes):
     sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if len(sizes) < self.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    from .._checks import int_tuple
+    sizes = int_tuple(sizes, "repeat", "repeats", 1)
+    target = [r * n for r, n in zip(sizes, (1,) * (len(sizes) - self.dim()) + tuple(self.shape))]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
     x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
     # expand into an interleaved shape, then fold: (r0, n0, r1, n1, ...) -> (r0*n0, ...)
     inter = []

@@ -440,6 +440,8 @@ def _slice_view(x, d, start, stop, step):
     strides = list(x._stride)
     shape[d] = length
     strides[d] = x._stride[d] * step
+    if length <= 1 and not -2 ** 63 <= strides[d] < 2 ** 63:
+        strides[d] = x._stride[d]   # x[::2**70]: one element, and no stride past int64
     return make_view(x, shape, strides, x._offset + (start * x._stride[d] if length else 0))
 
 

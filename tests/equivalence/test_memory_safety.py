@@ -337,3 +337,32 @@ def test_one_hot_dtype_and_empty():
     assert F.one_hot(nbgrad.tensor([], dtype=nbgrad.int64), 3).shape == (0, 3)
     assert F.one_hot(nbgrad.tensor([2]), -1).tolist() == [[0, 0, 1]]
     assert F.one_hot(nbgrad.tensor([1, 0])).tolist() == [[0, 1], [1, 0]]
+
+
+def test_repeat_negative():
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -3: \[-3\]"):
+        nbgrad.ones(3).repeat(-1)
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -3: \[2, -3\]"):
+        nbgrad.ones(3).repeat(2, -1)
+    assert nbgrad.ones(3).repeat(0).shape == (0,)
+
+
+def test_slice_with_a_step_past_int64_does_not_overflow_strides():
+    v = _arange(6)[::2 ** 70]
+    assert v.tolist() == [0.0]            # Python's slice semantics (PyTorch 2.13 returns an empty tensor)
+    assert _arange(3)[::5].stride() == (5,)
+
+
+def test_from_numpy_odd_arrays():
+    with pytest.raises(ValueError, match="negative strides are not currently supported"):
+        nbgrad.from_numpy(np.zeros((4, 4))[::-1])
+    with pytest.raises(ValueError, match="strides not a multiple of the element byte size"):
+        nbgrad.from_numpy(np.lib.stride_tricks.as_strided(np.zeros(4), (2,), (12,)))
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type"):
+        nbgrad.from_numpy(np.zeros(4, dtype=object))
+    x = nbgrad.from_numpy(np.zeros((4, 4))[::2, 1::2])
+    assert (x.stride(), x.storage_offset()) == ((8, 2), 0)
+    # the storage a numpy view brings is only as long as the view spans
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 88"):
+        x.as_strided((16,), (1,), 0)
+    assert x.as_strided((8,), (1,), 0).shape == (8,)

@@ -184,3 +184,19 @@ def checked_scalar(value, dtype, style="kernel"):
         name = dtype.name if style == "tensor" else _C_NAMES[dtype.name]
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     return value
+
+
+_RANDOM_C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int",
+                   "int64": "long"}
+
+
+def check_random_range(low, high, dtype):
+    """random_(from, to) / randint bounds for an integer dtype, as PyTorch checks them."""
+    if dtype.np.kind not in "iu":
+        return
+    lo, hi = _limits(dtype)
+    name = _RANDOM_C_NAMES[dtype.name]
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")

@@ -460,6 +460,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dtype = D.to_dtype(dtype) if dtype is not None else D.int64
     shape = _size_args((size,) if isinstance(size, int) else tuple(size), dtype.itemsize)
+    from ._checks import check_random_range
+    check_random_range(int(low), int(high), dtype)
     device = to_device(device)
     buf = get_backend(device.type).randint(math.prod(shape), dtype.np, int(low), int(high))
     return _new(buf, shape, dtype, device)
@@ -487,6 +489,10 @@ def random_(t, low=0, high=None, generator=None):
     from .ops.inplace import write_random
     if high is None:
         low, high = 0, (low if low else 2 ** 24)
+        if not low and t.dtype.np.kind in "iu" and t.dtype is not D.int64:
+            high = int(np.iinfo(t.dtype.np).max) + 1   # random_() draws over the dtype's range
+    from ._checks import check_random_range
+    check_random_range(int(low), int(high), t.dtype)
     return write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)))
 
 

@@ -408,6 +408,7 @@ def add(a, b, alpha=1):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
     if alpha != 1:
+        checked_scalar(alpha, dt)
         b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
@@ -457,6 +458,7 @@ def sub(a, b, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
+        checked_scalar(alpha, dt)
         b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)

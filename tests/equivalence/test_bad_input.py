@@ -241,3 +241,31 @@ def test_index_put_int_dtype_names():
     x = nbgrad.zeros(3, dtype=nbgrad.int8)
     with pytest.raises(RuntimeError, match="got Char for the destination and Long for the source"):
         x.index_put_((nbgrad.tensor([0]),), nbgrad.tensor(100))
+
+
+def test_alpha_range_checked():
+    x = nbgrad.zeros(3, dtype=nbgrad.int8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        x.add(nbgrad.ones(3, dtype=nbgrad.int8), alpha=1000)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        x.sub(1, alpha=1000)
+    assert x.sub(1000, alpha=1).tolist() == [24] * 3          # the operand itself wraps, as PyTorch
+
+
+@pytest.mark.parametrize("draw,msg", [
+    (lambda: nbgrad.zeros(3, dtype=nbgrad.int8).random_(0, 1000), "to - 1 is out of bounds for signed char"),
+    (lambda: nbgrad.zeros(3, dtype=nbgrad.uint8).random_(-1, 10), "from is out of bounds for unsigned char"),
+    (lambda: nbgrad.randint(0, 1000, (3,), dtype=nbgrad.int8), "to - 1 is out of bounds for signed char"),
+    (lambda: nbgrad.randint(-5, 10, (3,), dtype=nbgrad.uint8), "from is out of bounds for unsigned char"),
+    (lambda: nbgrad.randint(0, 2 ** 40, (3,), dtype=nbgrad.int32), "to - 1 is out of bounds for int")])
+def test_random_bounds_checked_for_the_dtype(draw, msg):
+    with pytest.raises(RuntimeError) as info:
+        draw()
+    assert str(info.value) == msg
+
+
+def test_random_without_bounds_stays_in_the_dtype():
+    v = nbgrad.zeros(2000, dtype=nbgrad.int8).random_()
+    assert 0 <= v.min().item() and v.max().item() <= 127
+    u = nbgrad.zeros(2000, dtype=nbgrad.uint8).random_()
+    assert u.max().item() > 200

@@ -86,7 +86,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of weight picked by the integer tensor input; no gradient reaches row padding_idx."""
-    if input.dtype.is_floating_point or input.dtype is D.bool_:
+    if input.dtype not in (D.int64, D.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if input.numel():

@@ -175,7 +175,7 @@ def _apply_basic(x, items):
                     v = V.unsqueeze(v, dim)
                     advanced.append((dim, _arange(1 if bool(t) else 0, x.device)))
                     dim += 1
-            elif t._dtype.is_floating_point:
+            elif t._dtype not in (D.int64, D.int32):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 advanced.append((dim, t))
@@ -352,10 +352,10 @@ def _gather_positions(x, d, index):
             raise RuntimeError(
                 f"Size does not match at dimension {k} expected index {list(index._shape)} to be smaller "
                 f"than self {list(x._shape)} apart from dimension {d}")
-    if index._dtype is not D.int64:
+    if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     with no_grad():
-        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d, False, RuntimeError)
+        idx = _normalize_index(index.long(), x._shape[d] if x.dim() else 1, d, False, RuntimeError)
         cstrides = contiguous_strides(x._shape)
         pos = idx * (cstrides[d] if x.dim() else 1)
         grid = _grid_positions(tuple(index._shape), cstrides, d, x.device) if x.dim() else None
@@ -406,12 +406,15 @@ def _pad_to(g, shape):
     return restride([(g, _geometry(region))], _geometry(out), g.dtype).reshape(shape)
 
 
-def _src_region(src, index):
+def _src_region(src, index, x=None, d=None):
     """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]."""
     v = src
     for k, n in enumerate(index._shape):
         if v._shape[k] < n:
-            raise RuntimeError(f"Expected index {list(index._shape)} to be smaller than self apart from dimension and to be smaller size than src {list(src._shape)}")
+            where = f" than self {list(x._shape)} apart from dimension {d}" if x is not None else \
+                " than self apart from dimension"
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger{where} and to be no larger "
+                               f"size than src {list(src._shape)}")
         if v._shape[k] != n:
             v = V.slice_dim(v, k, 0, n, 1)
     return v
@@ -432,7 +435,7 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
             record(ScatterBackward1, (x,), (out,)).save(pos)
         return out
     with no_grad():
-        region = _src_region(src, index)
+        region = _src_region(src, index, x, d)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
@@ -446,7 +449,7 @@ def scatter_add(x, dim, index, src):
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     with no_grad():
-        region = _src_region(src, index)
+        region = _src_region(src, index, x, d)
     out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
     if needs_grad(x, src):
         record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
@@ -475,6 +478,8 @@ def index_add(x, dim, index, source, alpha=1):
 
 
 def take(x, index):
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(index._dtype)}")
     with no_grad():
         idx = _normalize_index(index.long(), x.numel(), 0,
                                message="out of range: tried to access index {index} on a tensor of {size} elements.")
@@ -482,6 +487,8 @@ def take(x, index):
 
 
 def masked_select(x, mask):
+    if mask._dtype is not D.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(x._shape, mask._shape)
     xe = x.expand(shape) if x._shape != shape else x
     with no_grad():

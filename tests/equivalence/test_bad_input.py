@@ -1,9 +1,13 @@
 """Bad input refused as PyTorch 2.13 refuses it (exception type + message recorded
 from PyTorch), and nothing is written when an in-place op fails."""
+import os
+
 import numpy as np
 import pytest
 
 import nbgrad
+
+AGAINST_TORCH = os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1"
 
 
 # -- nbgrad.tensor(): self-referential, ragged, mixed, deep data -------------------------------
@@ -23,6 +27,8 @@ def _self_ref_lists():
 
 @pytest.mark.parametrize("i", range(10))
 def test_tensor_of_self_referential_list_raises(i):
+    if AGAINST_TORCH and i in (3, 4):
+        pytest.skip("PyTorch 2.13 segfaults on a cycle through a deeper list")
     data = _self_ref_lists()[i]
     with pytest.raises((TypeError, ValueError)) as info:
         nbgrad.tensor(data)
@@ -90,7 +96,8 @@ def test_tensor_int_past_int64(data):
     ([float("nan")], nbgrad.int64), ([float("inf")], nbgrad.int64), ([1e39], nbgrad.int64),
     ([[1, 2], [3, 1000]], nbgrad.int8), ([True, 1000], nbgrad.int8)])
 def test_tensor_value_outside_integer_dtype(data, dtype):
-    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {dtype.name} without overflow"):
+    name = str(dtype).split(".")[-1]
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
         nbgrad.tensor(data, dtype=dtype)
 
 
@@ -269,3 +276,31 @@ def test_random_without_bounds_stays_in_the_dtype():
     assert 0 <= v.min().item() and v.max().item() <= 127
     u = nbgrad.zeros(2000, dtype=nbgrad.uint8).random_()
     assert u.max().item() > 200
+
+
+# -- index dtypes ------------------------------------------------------------------------------
+def test_index_dtypes_as_pytorch():
+    x = nbgrad.arange(4.0)
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+        nbgrad.zeros(3).masked_select(nbgrad.tensor([1, 0, 1]))
+    with pytest.raises(RuntimeError, match="take\\(\\): Expected a long tensor for index, but got Int"):
+        x.take(nbgrad.tensor([1], dtype=nbgrad.int32))
+    with pytest.raises(RuntimeError, match="take\\(\\): Expected a long tensor for index, but got Float"):
+        x.take(nbgrad.tensor([1.0]))
+    for dt in (nbgrad.int8, nbgrad.int16):
+        with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+            x[nbgrad.tensor([1], dtype=dt)]
+    with pytest.raises(RuntimeError, match="Long, Int; but got .*ShortTensor instead"):
+        nbgrad.nn.functional.embedding(nbgrad.tensor([1], dtype=nbgrad.int16), nbgrad.ones(3, 2))
+    # int32 indices are accepted where PyTorch accepts them
+    assert x.scatter(0, nbgrad.tensor([1], dtype=nbgrad.int32), 5.0).tolist() == [0.0, 5.0, 2.0, 3.0]
+    assert x.gather(0, nbgrad.tensor([2], dtype=nbgrad.int32)).tolist() == [2.0]
+    assert x[nbgrad.tensor([3], dtype=nbgrad.int32)].tolist() == [3.0]
+
+
+def test_scatter_src_too_small_message():
+    x = nbgrad.zeros(2, 3)
+    with pytest.raises(RuntimeError, match=r"Expected index \[1, 2\] to be no larger than self \[2, 3\] apart from "
+                                           r"dimension 1 and to be no larger size than src \[1, 1\]"):
+        x.scatter_(1, nbgrad.tensor([[1, 2]]), nbgrad.ones(1, 1))
+    assert x.tolist() == [[0.0] * 3] * 2

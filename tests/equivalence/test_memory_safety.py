@@ -2,10 +2,14 @@
 one reaching outside the storage (PyTorch 2.13's errors), before touching memory.
 
 Expected messages were recorded from PyTorch 2.13."""
+import os
+
 import numpy as np
 import pytest
 
 import nbgrad
+
+AGAINST_TORCH = os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1"
 
 
 def _arange(n):
@@ -125,6 +129,7 @@ def test_expand_valid_sizes_still_work():
 
 
 # -- gather / scatter kernels refuse offsets outside the buffer ----------------------------
+@pytest.mark.skipif(AGAINST_TORCH, reason="nbgrad's backend")
 def test_backend_take_put_refuse_out_of_range_offsets():
     from nbgrad.backends import get_backend
     be = get_backend("cpu")
@@ -277,7 +282,8 @@ def test_index_add_refuses_and_writes_nothing(bad):
     x = nbgrad.zeros(4)
     with pytest.raises(IndexError, match="index out of range in self"):
         x.index_add_(0, nbgrad.tensor([0, bad]), nbgrad.ones(2))
-    assert x.tolist() == [0.0] * 4 and x._version == 0
+    if not AGAINST_TORCH:   # PyTorch writes the in-range elements first; nbgrad writes nothing
+        assert x.tolist() == [0.0] * 4 and x._version == 0
 
 
 @pytest.mark.parametrize("bad", [4, -5])
@@ -299,7 +305,8 @@ def test_scatter_like_ops_refuse_out_of_range_and_write_nothing(op):
     x = nbgrad.zeros(4)
     with pytest.raises((IndexError, RuntimeError), match="out of bounds for dimension 0 with size 4"):
         op(x)
-    assert x.tolist() == [0.0] * 4
+    if not AGAINST_TORCH:   # PyTorch writes the in-range elements first; nbgrad writes nothing
+        assert x.tolist() == [0.0] * 4
 
 
 def test_gather_refuses_out_of_range():
@@ -347,6 +354,7 @@ def test_repeat_negative():
     assert nbgrad.ones(3).repeat(0).shape == (0,)
 
 
+@pytest.mark.skipif(AGAINST_TORCH, reason="PyTorch 2.13 returns an empty tensor for x[::2**70]")
 def test_slice_with_a_step_past_int64_does_not_overflow_strides():
     v = _arange(6)[::2 ** 70]
     assert v.tolist() == [0.0]            # Python's slice semantics (PyTorch 2.13 returns an empty tensor)

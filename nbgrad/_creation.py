@@ -269,6 +269,9 @@ def _dt(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    dims = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
+    if any(isinstance(n, (int, np.integer)) and n < 0 for n in dims):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")   # zeros' own check, as PyTorch
     return _filled(size, 0, _dt(dtype), device, requires_grad)
 
 

@@ -128,8 +128,10 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    from .._creation import zeros
-    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    from .._creation import _filled
+    from .._dtype import to_dtype
+    return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device or self.device,
+                   requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):

@@ -103,6 +103,34 @@ def _to_index_tensor(item, device):
     return t
 
 
+def _is_integer_item(item):
+    return isinstance(item, int) and not isinstance(item, bool) or (
+        hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple, bool)))
+
+
+def _check_integer_items(x, index, consumed):
+    """Bounds of integer items, before any view is made, with PyTorch's message: the
+    dimension it names is the item's position in the index tuple."""
+    tdim = 0
+    for pos, item in enumerate(index):
+        if item is None:
+            continue
+        if item is Ellipsis:
+            tdim += x.dim() - consumed
+        elif _is_integer_item(item):
+            k = int(item)
+            if not -2 ** 63 <= k < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+            n = x._shape[tdim]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {n}")
+            tdim += 1
+        elif isinstance(item, Tensor) and item._dtype is D.bool_:
+            tdim += item.dim()
+        elif not isinstance(item, bool):
+            tdim += 1
+
+
 def _expand_index(x, index):
     if not isinstance(index, tuple):
         index = (index,)
@@ -119,6 +147,7 @@ def _expand_index(x, index):
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    _check_integer_items(x, index, consumed)
     out = []
     for item in index:
         if item is Ellipsis:
@@ -154,7 +183,9 @@ def _apply_basic(x, items):
             v = V.select(v, dim, k)
             applied = True
         elif isinstance(item, slice):
-            if item.step is not None and item.step <= 0:
+            if item.step is not None and item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if item.step is not None and item.step < 0:
                 raise ValueError("step must be greater than zero")
             if item != slice(None):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)

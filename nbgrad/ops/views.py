@@ -424,6 +424,8 @@ def select(x, dim, index):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     index = int(index)
+    if not -2 ** 63 <= index < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
@@ -459,6 +461,8 @@ def narrow(x, dim, start, length):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
+    if not (-2 ** 63 <= start < 2 ** 63 and -2 ** 63 <= length < 2 ** 63):
+        raise ValueError("Overflow when unpacking long long")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     if start < -n or start > n:
@@ -541,6 +545,8 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n1, n2 = x._shape[d1], x._shape[d2]
+    if not -2 ** 63 <= offset < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     if offset >= 0:
         length = max(0, min(n1, n2 - offset))
         start = x._offset + offset * x._stride[d2]

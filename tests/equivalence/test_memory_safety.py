@@ -374,3 +374,52 @@ def test_from_numpy_odd_arrays():
     with pytest.raises(RuntimeError, match="out of bounds for storage of size 88"):
         x.as_strided((16,), (1,), 0)
     assert x.as_strided((8,), (1,), 0).shape == (8,)
+
+
+def test_zeros_negative_size_has_its_own_message():
+    with pytest.raises(RuntimeError, match="zeros: Dimension size must be non-negative."):
+        nbgrad.zeros(2, -3)
+    with pytest.raises(RuntimeError, match="zeros: Dimension size must be non-negative."):
+        nbgrad.zeros((-1,), dtype=nbgrad.int8)
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: \[-1\]"):
+        nbgrad.ones(2).new_zeros(-1)
+
+
+@pytest.mark.parametrize("index,msg", [
+    ((1, 5), "index 5 is out of bounds for dimension 1 with size 3"),
+    ((slice(None), 5), "index 5 is out of bounds for dimension 1 with size 3")])
+def test_integer_index_message_names_the_position(index, msg):
+    with pytest.raises(IndexError) as info:
+        _arange(6).reshape(2, 3)[index]
+    assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("index,msg", [
+    ((1, slice(None), 7), "index 7 is out of bounds for dimension 2 with size 4"),
+    ((None, 1, 5), "index 5 is out of bounds for dimension 2 with size 3"),
+    ((Ellipsis, 9), "index 9 is out of bounds for dimension 1 with size 4")])
+def test_integer_index_message_3d(index, msg):
+    with pytest.raises(IndexError) as info:
+        _arange(24).reshape(2, 3, 4)[index]
+    assert str(info.value) == msg
+    x = nbgrad.zeros(2, 3, 4)
+    with pytest.raises(IndexError) as info:
+        x[index] = 1.0
+    assert str(info.value) == msg
+    assert x.sum().item() == 0.0
+
+
+@pytest.mark.parametrize("op", [
+    lambda x: x[2 ** 70], lambda x: x[-2 ** 70], lambda x: x.select(0, 2 ** 70),
+    lambda x: x.narrow(0, 2 ** 70, 1), lambda x: x.reshape(2, 3).diagonal(2 ** 70),
+    lambda x: x.reshape(2, 3)[1, 2 ** 64]])
+def test_python_ints_past_int64_in_geometry(op):
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        op(_arange(6))
+
+
+def test_zero_slice_step():
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        _arange(6)[::0]
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        _arange(6)[::-1]

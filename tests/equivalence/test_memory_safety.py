@@ -423,3 +423,18 @@ def test_zero_slice_step():
         _arange(6)[::0]
     with pytest.raises(ValueError, match="step must be greater than zero"):
         _arange(6)[::-1]
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="nbgrad's backend")
+def test_cuda_take_put_skip_out_of_range_offsets():
+    try:
+        from nbgrad.backends import get_backend
+        be = get_backend("cuda")
+        buf = be.from_host(np.arange(4.0))
+    except Exception as exc:  # no GPU and no simulator
+        pytest.skip(f"no CUDA backend: {exc}")
+    got = be.to_host((be.take(buf, np.array([1, 7, -3], dtype=np.int64)), 0, (3,), (1,)))
+    assert got.tolist() == [1.0, 0.0, 0.0]
+    for accumulate in (False, True):
+        be.put(buf, np.array([9, -1], dtype=np.int64), be.from_host(np.array([5.0, 6.0])), accumulate)
+    assert be.to_host((buf, 0, (4,), (1,))).tolist() == [0.0, 1.0, 2.0, 3.0]

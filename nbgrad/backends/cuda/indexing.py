@@ -5,6 +5,10 @@ offsets accumulate, and only the float rounding order may vary run to run.
 Other dtypes (and bool's logical-or accumulate) take a serial one-thread loop
 in order, as the CPU does.  nonzero is two passes over fixed chunks (count,
 then write at each chunk's prefix offset), so its output is in C order.
+
+take/put skip any offset outside the buffer (take reads 0 there): the op layer has
+already raised PyTorch's error for such an index; this keeps a wrong offset from ever
+touching memory outside the buffer without a device-to-host check per launch.
 """
 import math
 
@@ -22,6 +26,8 @@ def _take(buf, offsets, out, n):
         o = offsets[i]
         if 0 <= o < buf.size:      # never read outside the buffer (the op layer raised already)
             out[i] = buf[o]
+        else:
+            out[i] = 0
 
 
 @jit

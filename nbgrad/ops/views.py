@@ -241,9 +241,25 @@ def flatten(x, start_dim=0, end_dim=-1):
 def unflatten(x, dim, sizes):
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
-    if -1 in sizes:
-        sizes = _infer_shape(sizes, x._shape[d])
-    if math.prod(sizes) != x._shape[d]:
+    for i, n in enumerate(sizes):
+        if isinstance(n, (float, bool)) or not hasattr(n, "__index__"):
+            raise TypeError(f"unflatten(): argument 'sizes' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(n).__name__}\"")
+    sizes = tuple(int(n) for n in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = math.prod(n for n in sizes if n != -1)
+    if -1 in sizes and not (known == 0 and x._shape[d]) and not (known and x._shape[d] % known):
+        try:
+            sizes = _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    elif any(n < -1 for n in sizes) or sizes.count(-1) > 1:
+        try:
+            _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    if math.prod(sizes) != x._shape[d] or -1 in sizes:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({x._shape[d]}) in the input tensor")
     return view(x, x._shape[:d] + sizes + x._shape[d + 1:])
 

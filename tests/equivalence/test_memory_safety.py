@@ -438,3 +438,23 @@ def test_cuda_take_put_skip_out_of_range_offsets():
     for accumulate in (False, True):
         be.put(buf, np.array([9, -1], dtype=np.int64), be.from_host(np.array([5.0, 6.0])), accumulate)
     assert be.to_host((buf, 0, (4,), (1,))).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("sizes,exc,msg", [
+    ((-1, -1), RuntimeError, "unflatten got an unexpected error:\nonly one dimension can be inferred"),
+    ((-2, -3), RuntimeError, "unflatten got an unexpected error:\ninvalid shape dimension -2 at index 0 of shape [-2, -3]"),
+    ((0, -1), RuntimeError, "unflatten: Provided sizes [0, -1] don't multiply up to the size of dim 0 (6) in the input tensor"),
+    ((4, -1), RuntimeError, "unflatten: Provided sizes [4, -1] don't multiply up to the size of dim 0 (6) in the input tensor"),
+    ((), RuntimeError, "unflatten: sizes must be non-empty"),
+    ((3, 2.0), TypeError, "unflatten(): argument 'sizes' failed to unpack the object at pos 2 with error "
+                          "\"type must be tuple of ints,but got float\"")])
+def test_unflatten_bad_sizes(sizes, exc, msg):
+    with pytest.raises(exc) as info:
+        nbgrad.ones(6).unflatten(0, sizes)
+    assert str(info.value).split("\nException raised")[0] == msg
+
+
+def test_unflatten_good_sizes():
+    assert nbgrad.ones(6).unflatten(0, (2, -1)).shape == (2, 3)
+    assert nbgrad.ones(2, 6).unflatten(1, (3, -1)).shape == (2, 3, 2)
+    assert nbgrad.ones(0).unflatten(0, (0, 5)).shape == (0, 5)

@@ -135,8 +135,10 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    from .._creation import zeros
-    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    from .._creation import _filled
+    from .._dtype import to_dtype
+    return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device or self.device,
+                   requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
@@ -170,6 +172,12 @@ def _repeat(self, *sizes):
     sizes = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
     if len(sizes) < self.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    from .._checks import int_tuple
+    sizes = int_tuple(sizes, "repeat", "repeats", 1)
+    target = [r * n for r, n in zip(sizes, (1,) * (len(sizes) - self.dim()) + tuple(self.shape))]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
     x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
     # expand into an interleaved shape, then fold: (r0, n0, r1, n1, ...) -> (r0*n0, ...)
     inter = []

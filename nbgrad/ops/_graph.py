@@ -105,6 +105,9 @@ def scalar_tensor(value, dtype, device):
     key = (value, dtype, device.type, device.index)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 64:
+            from .._checks import check_python_int
+            check_python_int(value)
         be = get_backend(device.type)
         t = Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
         if value == value and len(_SCALAR_OPERANDS) < 1024:

@@ -9,6 +9,7 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
+from .._checks import checked_scalar
 from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
@@ -414,6 +415,7 @@ def add(a, b, alpha=1):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
     if alpha != 1:
+        checked_scalar(alpha, dt)
         b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
@@ -463,6 +465,7 @@ def sub(a, b, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
+        checked_scalar(alpha, dt)
         b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)
@@ -638,6 +641,8 @@ def pow(a, b):
         neg_exp = (b < 0) if not isinstance(b, Tensor) else bool((b < 0).any()) if b.numel() else False
         if neg_exp:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if not isinstance(b, Tensor):
+            checked_scalar(b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if b == 2 and dt.is_floating_point and a._dtype is dt:
             out = _binary_raw("mul", a, a, dt)
@@ -784,6 +789,9 @@ def where(condition, input=None, other=None):
     if condition._dtype is not D.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition._dtype.name.capitalize()}")
     dt = D.result_type_of((input, other))
+    for v in (input, other):
+        if not isinstance(v, Tensor):
+            checked_scalar(v, dt)
     out = _where_raw(condition, input, other, dt)
     if needs_grad(input, other):
         record(WhereBackward0, (input, other), (out,)).save(condition)
@@ -822,6 +830,9 @@ def clamp(x, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
     dt = D.result_type_of(tuple(v for v in (x, min, max) if v is not None))
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, Tensor):
+            checked_scalar(bound, dt)
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
     if min is not None:
@@ -864,7 +875,10 @@ def masked_fill(x, mask, value):
         raise RuntimeError(f"The expanded size of the mask ({mask._shape}) must match the tensor ({x._shape})")
     fill = value
     if isinstance(value, Tensor):
+        checked_scalar(value.item(), x._dtype)
         fill = cast(value, x._dtype)
+    else:
+        checked_scalar(value, x._dtype)
     out = _where_raw(mask, fill, x, x._dtype)
     if needs_grad(x, value):
         record(MaskedFillBackward0, (x, value), (out,)).save(mask)

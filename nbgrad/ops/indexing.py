@@ -9,6 +9,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
+from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -79,14 +80,16 @@ def _axis_positions(n, stride, ndim, axis, device):
     return (_arange(n, device) * stride).reshape(shape)
 
 
-def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError):
+def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError, message=None):
     """Wrap negative indices and check bounds (IndexError as PyTorch; gather/scatter raise
-    RuntimeError and take no negative indices)."""
+    RuntimeError and take no negative indices; index_select/index_add/embedding say
+    'index out of range in self' and take no negative indices either)."""
     if idx.numel():
         lo, hi = int(idx.min()), int(idx.max())
         if lo < (-size if allow_negative else 0) or hi >= size:
             bad = hi if hi >= size else lo
-            raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            raise error(message.format(index=bad, size=size) if message else
+                        f"index {bad} is out of bounds for dimension {dim} with size {size}")
         if lo < 0:
             idx = idx + (idx < 0).long() * size
     return idx
@@ -101,6 +104,34 @@ def _to_index_tensor(item, device):
     if t.numel() == 0:
         t = t.long()
     return t
+
+
+def _is_integer_item(item):
+    return isinstance(item, int) and not isinstance(item, bool) or (
+        hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple, bool)))
+
+
+def _check_integer_items(x, index, consumed):
+    """Bounds of integer items, before any view is made, with PyTorch's message: the
+    dimension it names is the item's position in the index tuple."""
+    tdim = 0
+    for pos, item in enumerate(index):
+        if item is None:
+            continue
+        if item is Ellipsis:
+            tdim += x.dim() - consumed
+        elif _is_integer_item(item):
+            k = int(item)
+            if not -2 ** 63 <= k < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+            n = x._shape[tdim]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {n}")
+            tdim += 1
+        elif isinstance(item, Tensor) and item._dtype is D.bool_:
+            tdim += item.dim()
+        elif not isinstance(item, bool):
+            tdim += 1
 
 
 def _expand_index(x, index):
@@ -119,6 +150,7 @@ def _expand_index(x, index):
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    _check_integer_items(x, index, consumed)
     out = []
     for item in index:
         if item is Ellipsis:
@@ -154,10 +186,15 @@ def _apply_basic(x, items, skip_full_slices=False):
             dim += 1
         elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))) \
                 or _is_int_scalar_tensor(item):
-            v = V.select(v, dim, int(item))         # a 0-dim integer tensor selects, as an int (a view)
+            k, n = int(item), v._shape[dim] if dim < v.dim() else 0     # a 0-dim integer tensor selects, as an int
+            if v.dim() and not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+            v = V.select(v, dim, k)
             applied = True
         elif isinstance(item, slice):
-            if item.step is not None and item.step <= 0:
+            if item.step is not None and item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if item.step is not None and item.step < 0:
                 raise ValueError("step must be greater than zero")
             if item != slice(None) and not (skip_full_slices and
                                             item.indices(v._shape[dim]) == (0, v._shape[dim], 1)):
@@ -179,7 +216,7 @@ def _apply_basic(x, items, skip_full_slices=False):
                     v = V.unsqueeze(v, dim)
                     advanced.append((dim, _arange(1 if bool(t) else 0, x.device)))
                     dim += 1
-            elif t._dtype.is_floating_point:
+            elif t._dtype not in (D.int64, D.int32):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 advanced.append((dim, t))
@@ -271,8 +308,10 @@ def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackw
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
-        if not D.can_cast(values._dtype, x._dtype) and values._dtype is not x._dtype:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {x._dtype.name.capitalize()} for the destination and {values._dtype.name.capitalize()} for the source.")
+        if values._dtype is not x._dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{scalar_type_name(x._dtype)} for the destination and "
+                               f"{scalar_type_name(values._dtype)} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
         record(node_cls, (x, values), (out,), accumulate=accumulate).save(pos, *index)
@@ -328,8 +367,9 @@ def _copy_to(dst, value):
     from .inplace import FillBackward3, copy_, fill_
     if not isinstance(value, Tensor):
         if dst.dim() == 0:
+            from .._checks import checked_scalar
             from .._creation import tensor
-            value = tensor(value, dtype=dst._dtype, device=dst.device)
+            value = tensor(checked_scalar(value, dst._dtype), dtype=dst._dtype, device=dst.device)
         else:
             return fill_(dst, value, FillBackward3)
     if value._shape != dst._shape:
@@ -383,7 +423,8 @@ def index_select(x, dim, index):
     if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     with no_grad():
-        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
+        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d, False,
+                               message="index out of range in self")
         if x.dim() == 0:
             return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0, index)
         out_shape = list(x._shape)
@@ -407,10 +448,10 @@ def _gather_positions(x, d, index):
             raise RuntimeError(
                 f"Size does not match at dimension {k} expected index {list(index._shape)} to be smaller "
                 f"than self {list(x._shape)} apart from dimension {d}")
-    if index._dtype is not D.int64:
+    if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     with no_grad():
-        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d, False, RuntimeError)
+        idx = _normalize_index(index.long(), x._shape[d] if x.dim() else 1, d, False, RuntimeError)
         cstrides = contiguous_strides(x._shape)
         pos = idx * (cstrides[d] if x.dim() else 1)
         grid = _grid_positions(tuple(index._shape), cstrides, d, x.device) if x.dim() else None
@@ -461,12 +502,15 @@ def _pad_to(g, shape):
     return restride([(g, _geometry(region))], _geometry(out), g.dtype).reshape(shape)
 
 
-def _src_region(src, index):
+def _src_region(src, index, x=None, d=None):
     """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]."""
     v = src
     for k, n in enumerate(index._shape):
         if v._shape[k] < n:
-            raise RuntimeError(f"Expected index {list(index._shape)} to be smaller than self apart from dimension and to be smaller size than src {list(src._shape)}")
+            where = f" than self {list(x._shape)} apart from dimension {d}" if x is not None else \
+                " than self apart from dimension"
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger{where} and to be no larger "
+                               f"size than src {list(src._shape)}")
         if v._shape[k] != n:
             v = V.slice_dim(v, k, 0, n, 1)
     return v
@@ -478,6 +522,8 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     d = _wrap(dim, x.dim())
+    if src is not None and src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     if src is None:
         out = _put_flat(x, pos, value)
@@ -485,7 +531,7 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
             record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
-        region = _src_region(src, index)
+        region = _src_region(src, index, x, d)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
@@ -495,9 +541,11 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
 
 def scatter_add(x, dim, index, src):
     d = _wrap(dim, x.dim())
+    if src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     with no_grad():
-        region = _src_region(src, index)
+        region = _src_region(src, index, x, d)
     out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
     if needs_grad(x, src):
         record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(
@@ -507,11 +555,15 @@ def scatter_add(x, dim, index, src):
 
 def index_add(x, dim, index, source, alpha=1):
     d = _wrap(dim, x.dim())
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
+                           f"({scalar_type_name(source._dtype)}) must have the same scalar type")
+    checked_scalar(alpha, x._dtype)
     if alpha != 1:
         source = source * alpha
     with no_grad():
         cstrides = contiguous_strides(x._shape)
-        idx = _normalize_index(index.long(), x._shape[d], d)
+        idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
         shape1 = [1] * x.dim()
         shape1[d] = idx.numel()
         pos = (idx * cstrides[d]).reshape(shape1)
@@ -523,12 +575,17 @@ def index_add(x, dim, index, source, alpha=1):
 
 
 def take(x, index):
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(index._dtype)}")
     with no_grad():
-        idx = _normalize_index(index.long(), x.numel(), 0)
+        idx = _normalize_index(index.long(), x.numel(), 0,
+                               message="out of range: tried to access index {index} on a tensor of {size} elements.")
     return gather_flat(x, idx, TakeBackward0)
 
 
 def masked_select(x, mask):
+    if mask._dtype is not D.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(x._shape, mask._shape)
     xe = x.expand(shape) if x._shape != shape else x
     with no_grad():

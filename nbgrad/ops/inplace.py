@@ -19,6 +19,7 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
 """
 import weakref
 
+from .._checks import checked_scalar
 from .. import _dtype as D
 from .._tensor import Tensor, dense_strides
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -366,6 +367,7 @@ def fill_(t, value, _node_cls=FillBackward2):
     if isinstance(value, Tensor) or _node_cls is FillBackward3:
         assert_no_internal_overlap(t)
     if not isinstance(value, Tensor) and not recording(t):
+        checked_scalar(value, t._dtype)
         if not t._dtype.is_floating_point and isinstance(value, float) and t._dtype is not D.bool_:
             value = int(value)
         backend_of(t).fill(t._view_tuple(), value)

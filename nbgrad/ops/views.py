@@ -182,11 +182,14 @@ def _infer_shape(shape, numel):
     neg = [i for i, n in enumerate(shape) if n == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for n in shape:
+    for i, n in enumerate(shape):
         if not isinstance(n, int) or n < -1:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {shape}")
     known = math.prod(n for n in shape if n != -1)
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because the "
+                               f"unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
@@ -225,8 +228,14 @@ def _view_strides(oldshape, oldstride, newshape):
 
 def _shape_args(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        return tuple(shape[0])
-    return tuple(int(s) for s in shape)
+        shape = tuple(shape[0])
+    out = []
+    for s in shape:
+        if isinstance(s, (float, bool)) or not hasattr(s, "__index__"):
+            raise TypeError(f"received an invalid combination of arguments - got "
+                            f"({', '.join(type(v).__name__ for v in shape)}), but expected a tuple of ints")
+        out.append(int(s))
+    return tuple(out)
 
 
 class ViewBackward0(Node):
@@ -317,9 +326,25 @@ def flatten(x, start_dim=0, end_dim=-1):
 def unflatten(x, dim, sizes):
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
-    if -1 in sizes:
-        sizes = _infer_shape(sizes, x._shape[d])
-    if math.prod(sizes) != x._shape[d]:
+    for i, n in enumerate(sizes):
+        if isinstance(n, (float, bool)) or not hasattr(n, "__index__"):
+            raise TypeError(f"unflatten(): argument 'sizes' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(n).__name__}\"")
+    sizes = tuple(int(n) for n in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = math.prod(n for n in sizes if n != -1)
+    if -1 in sizes and not (known == 0 and x._shape[d]) and not (known and x._shape[d] % known):
+        try:
+            sizes = _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    elif any(n < -1 for n in sizes) or sizes.count(-1) > 1:
+        try:
+            _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    if math.prod(sizes) != x._shape[d] or -1 in sizes:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({x._shape[d]}) in the input tensor")
     return view(x, x._shape[:d] + sizes + x._shape[d + 1:])
 
@@ -448,7 +473,10 @@ class ExpandBackward0(Node):
 
 
 def expand(x, *sizes):
-    sizes = _shape_args(sizes)
+    from .._checks import int_tuple
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
+        sizes = sizes[0]
+    sizes = int_tuple(sizes, "expand", "size", 1)
     if len(sizes) < x.dim():
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "
@@ -457,7 +485,7 @@ def expand(x, *sizes):
     shape, strides = [], []
     for i, n in enumerate(sizes):
         if i < lead:
-            if n < 0:
+            if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
             shape.append(n)
             strides.append(0)
@@ -475,6 +503,8 @@ def expand(x, *sizes):
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
+    from .._checks import check_numel
+    check_numel(shape)   # a negative size or an element count past int64, as PyTorch
     out = make_view(x, shape, strides, x._offset)
     if needs_grad(x):
         record(ExpandBackward0, (x,), (out,), shape=x._shape)
@@ -496,8 +526,10 @@ def select(x, dim, index):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     index = int(index)
+    if not -2 ** 63 <= index < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     if index < -n or index >= n:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
     out = make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
                     x._offset + index * x._stride[d])
@@ -512,6 +544,8 @@ def _slice_view(x, d, start, stop, step, multi_output=False):
     strides = list(x._stride)
     shape[d] = length
     strides[d] = x._stride[d] * step
+    if length <= 1 and not -2 ** 63 <= strides[d] < 2 ** 63:
+        strides[d] = x._stride[d]   # x[::2**70]: one element, and no stride past int64
     # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
     return make_view(x, shape, strides, x._offset + start * x._stride[d], multi_output)
 
@@ -530,6 +564,10 @@ def narrow(x, dim, start, length):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
+    if not (-2 ** 63 <= start < 2 ** 63 and -2 ** 63 <= length < 2 ** 63):
+        raise ValueError("Overflow when unpacking long long")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
@@ -551,12 +589,17 @@ def split(x, split_size_or_sections, dim=0):
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size <= 0 and n:
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         node_cls = SplitBackward0
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), but got split_sizes={sizes}")
         node_cls = SplitWithSizesBackward0
@@ -569,7 +612,7 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     size = -(-n // chunks)
@@ -580,25 +623,29 @@ def chunk(x, chunks, dim=0):
 
 
 def tensor_split(x, sections, dim=0):
-    """As PyTorch: each part is its own slice of x (SliceBackward0, not one multi-output
-    node), so parts given by unordered indices may be empty or overlap."""
+    """Slices of x along dim, each its own SliceBackward0 as in PyTorch.  Indices wrap and
+    clamp as slice bounds do (a decreasing index gives an empty piece, never a negative size)."""
     if x.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
+    if isinstance(sections, Tensor):
+        sections = sections.item() if sections.dim() == 0 else sections.tolist()
     if isinstance(sections, int):
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
-        sizes = [q + 1] * r + [q] * (sections - r)
-        bounds = [0]
-        for size in sizes:
-            bounds.append(bounds[-1] + size)
-        pairs = list(zip(bounds, bounds[1:]))
+        bounds, start = [], 0
+        for k in range(sections):
+            stop = start + q + (1 if k < r else 0)
+            bounds.append((start, stop))
+            start = stop
     else:
         idx = [int(b) for b in sections]
-        pairs = list(zip([0] + idx, idx + [n]))
-    return tuple(slice_dim(x, d, start, stop, 1) for start, stop in pairs)
+        starts = [0] + idx
+        stops = idx + [None]
+        bounds = list(zip(starts, stops))
+    return tuple(slice_dim(x, d, a, b, 1) for a, b in bounds)
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
@@ -606,6 +653,8 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n1, n2 = x._shape[d1], x._shape[d2]
+    if not -2 ** 63 <= offset < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     if offset >= 0:
         length = max(0, min(n1, n2 - offset))
         start = x._offset + offset * x._stride[d2]
@@ -622,16 +671,12 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 def as_strided(x, size, stride, storage_offset=None):
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    offset = x._offset if storage_offset is None else storage_offset
-    if math.prod(size) and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= len(x._storage.buffer):
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{x._dtype.itemsize} requiring a storage size of "
-            f"{(offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * x._dtype.itemsize} are out of "
-            f"bounds for storage of size {len(x._storage.buffer) * x._dtype.itemsize}")
+    from .._checks import as_int, check_strided_geometry, int_tuple
+    size = int_tuple(size, "as_strided", "size", 1)
+    stride = int_tuple(stride, "as_strided", "stride", 2)
+    offset = x._offset if storage_offset is None else as_int(storage_offset, "as_strided", "storage_offset", 3)
+    # every element must lie inside the storage: no negative stride/offset/size, no overflow
+    check_strided_geometry(size, stride, offset, x._dtype.itemsize, len(x._storage.buffer))
     out = make_view(x, size, stride, offset)
     return _window(x, AsStridedBackward0, [out])[0]
 

@@ -165,6 +165,14 @@ def _is_int_scalar_tensor(item):
         and item._dtype is not D.bool_
 
 
+def _is_full_slice(item, n):
+    """PyTorch's slice optimisation tests the slice as written, not normalised: start 0 (or
+    none), step 1 (or none) and a stop of at least n.  x[-n:] or x[:-1] of an empty dim are
+    slices, not skipped."""
+    return (item.start is None or item.start == 0) and (item.step is None or item.step == 1) \
+        and (item.stop is None or item.stop >= n)
+
+
 def _apply_basic(x, items, skip_full_slices=False):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
@@ -196,8 +204,7 @@ def _apply_basic(x, items, skip_full_slices=False):
                 raise ValueError("slice step cannot be zero")
             if item.step is not None and item.step < 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None) and not (skip_full_slices and
-                                            item.indices(v._shape[dim]) == (0, v._shape[dim], 1)):
+            if item != slice(None) and not (skip_full_slices and _is_full_slice(item, v._shape[dim])):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
                 applied = True
             dim += 1
@@ -333,7 +340,6 @@ def setitem(x, index, value):
     from .inplace import apply_inplace
     if index is False:              # PyTorch: nothing selected, nothing written, no version bump
         return
-    value = _strip_leading_ones(value)
     items = _expand_index(x, index)
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or _is_int_scalar_tensor(i)
                            or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
@@ -344,7 +350,9 @@ def setitem(x, index, value):
         v, _, applied = _apply_basic(x, items, skip_full_slices=True)
         _copy_to(v if applied else x, value)
         return
-    # advanced: the basic view, then index_put on it in place
+    # advanced: the basic view, then index_put on it in place (of the value without its
+    # leading size-1 dims, as PyTorch's set_item)
+    value = _strip_leading_ones(value)
     v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
     from .inplace import check_overlap
     check_overlap(v, [t for t in items if isinstance(t, Tensor)] + [value], full_ok=False, internal=False)
@@ -375,6 +383,7 @@ def _copy_to(dst, value):
     if value._shape != dst._shape:
         if value.dim() == 0 and value.device.type == "cpu":
             return fill_(dst, value)
+        value = _strip_leading_ones(value)           # PyTorch's slicePrefix1sSize, only here
         value = V.expand(value, dst._shape)         # PyTorch's expand_inplace(dst, value, "setitem")
     return copy_(dst, value)
 

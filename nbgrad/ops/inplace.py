@@ -13,7 +13,7 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    regenerate their grad_fn as a strided window of the base's new history.
 """
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
@@ -89,8 +89,14 @@ def regenerate_view_grad_fn(view):
     base = view._base
     view._view_version = view._vc.value
     if view._dtype.is_floating_point:
-        record(AsStridedBackward0, (base,), (view,), input_geom=_geometry(base),
-               view_geoms=[_geometry(view)], dtype=base._dtype)
+        _record_window_of_base(base, view, _geometry(base), _geometry(view))
+
+
+def _record_window_of_base(base, out, base_geom, view_geom):
+    """out's history: the window view_geom of base's storage (an as_strided view)."""
+    divide = None if is_non_overlapping(base_geom[0], base_geom[1]) else base_geom
+    record(AsStridedBackward0, (base,), (out,), input_geom=base_geom, view_geoms=[view_geom],
+           dtype=base._dtype, divide=divide)
 
 
 def _stand_in(t, needs_old):
@@ -128,8 +134,7 @@ def apply_inplace(t, fn, *args, needs_old=True):
     base_geom, view_geom = _geometry(base), _geometry(t)
     old = _stand_in(t, needs_old)
     if base._requires_grad:
-        record(AsStridedBackward0, (base,), (old,), input_geom=base_geom, view_geoms=[view_geom],
-               dtype=base._dtype)
+        _record_window_of_base(base, old, base_geom, view_geom)
     result = fn(old, *args)
     write_result(t, result)
     if result._requires_grad or base._requires_grad:

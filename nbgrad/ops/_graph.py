@@ -112,6 +112,14 @@ def new_scalar(value, dtype, device):
     return Tensor._from_buffer(get_backend(device.type).full(1, dtype.np, value), (), dtype, device)
 
 
+def zeros_grad(t):
+    """zeros_like(t) as a gradient that is identically zero: recorded nowhere, so that a
+    backward under create_graph does not connect it to t's history (PyTorch's
+    zeros_like(grad) in derivatives.yaml), and free of t's NaN/inf (unlike t * 0)."""
+    return Tensor._from_buffer(get_backend(t._storage.device.type).full(t.numel(), t._dtype.np, 0),
+                               t._shape, t._dtype, t._storage.device)
+
+
 def broadcast_shapes(*shapes):
     if len(shapes) == 2:
         a, b = shapes

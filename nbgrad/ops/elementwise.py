@@ -14,7 +14,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
-                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
+                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
@@ -258,18 +258,45 @@ def cosh(x):
     return _unary_op("cosh", x, CoshBackward0, save="x")
 
 
-def _fused_or(op, g, y, composed):
-    """One fused backend pass when the backward is not itself recorded."""
-    if is_grad_enabled() and (g._requires_grad or y._requires_grad):
-        return composed()
+def _fused_backward(op, g, y, node_cls):
+    """PyTorch's tanh_backward / sigmoid_backward / threshold_backward as ops of their own:
+    one fused backend pass, recorded (create_graph) whenever g or the saved y requires
+    grad, even where the derivative w.r.t. y is zero (threshold_backward), as PyTorch's is."""
     dt = D.promote_types(g._dtype, y._dtype)
-    return _binary_raw(op, g, y, dt)
+    out = _binary_raw(op, g, y, dt)
+    if needs_grad(g, y):
+        record(node_cls, (g, y), (out,)).save(g, y)
+    return out
+
+
+class TanhBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("tanh_backward", gg, y, TanhBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = gg * (-2.0 * y * g) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
+
+
+class SigmoidBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("sigmoid_backward", gg, y, SigmoidBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = gg * g * (1.0 - 2.0 * y) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("relu_backward", gg, y, ThresholdBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = zeros_grad(y) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
 
 
 class TanhBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("tanh_backward", g, y, lambda: g * (1 - y * y))
+        return _fused_backward("tanh_backward", g, y, TanhBackwardBackward0)
 
 
 def tanh(x):
@@ -279,7 +306,7 @@ def tanh(x):
 class SigmoidBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("sigmoid_backward", g, y, lambda: g * y * (1 - y))
+        return _fused_backward("sigmoid_backward", g, y, SigmoidBackwardBackward0)
 
 
 def sigmoid(x):
@@ -289,7 +316,7 @@ def sigmoid(x):
 class ReluBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("relu_backward", g, y, lambda: g * (y > 0))
+        return _fused_backward("relu_backward", g, y, ThresholdBackwardBackward0)
 
 
 def relu(x):
@@ -318,7 +345,7 @@ def reciprocal(x):
 
 def _zero_grad_node(name):
     def backward(self, g):
-        return g * 0
+        return zeros_grad(g)
     return type(name, (Node,), {"backward": backward})
 
 
@@ -527,7 +554,7 @@ class DivBackward0(Node):
         if b is None:
             return g / self.b_scalar, None
         ga = g / b if self.needs_input_grad(0) else None
-        gb = -g * a / (b * b) if self.needs_input_grad(1) else None
+        gb = -g * ((a / b) / b) if self.needs_input_grad(1) else None     # PyTorch's order: finite/inf at b == 0, twice
         return ga, gb
 
 
@@ -604,7 +631,7 @@ class PowBackward0(Node):
         (x,) = self.saved_tensors
         e = self.exponent
         if e == 0:
-            return g * 0
+            return zeros_grad(x)
         return g * e * x.pow(e - 1)
 
 

@@ -16,7 +16,8 @@ from .. import _dtype as D
 from .._tensor import Tensor, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
+                     zeros_grad)
 from .views import AsStridedBackward0, _geometry, restride
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -146,7 +147,7 @@ def apply_inplace(t, fn, *args, needs_old=True):
 # -- the ops that only write -----------------------------------------------------------
 class CopyBackwards(Node):
     def backward(self, g):
-        return (g * 0 if self.needs_input_grad(0) else None), g
+        return (zeros_grad(g) if self.needs_input_grad(0) else None), g
 
 
 def _copied_from(old, src):
@@ -189,7 +190,7 @@ def copy_(t, src, non_blocking=False):
 
 class FillBackward0(Node):
     def backward(self, g):
-        return g * 0
+        return zeros_grad(g)
 
 
 class ZeroBackward0(FillBackward0):

@@ -135,19 +135,38 @@ class ProdBackward1(Node):
 
 
 def _prod_grad(g, x, out, dims):
-    # Where x has no zeros, d prod / dx = prod / x.  With zeros, use the product of the
-    # others, computed as a product over x with that one element replaced by 1.
+    """PyTorch's prod_backward: g * (out / x) without zeros, else the product of the other
+    elements as exclusive prefix times exclusive suffix products: recorded ops only, so
+    that the gradient is itself differentiable (create_graph) where x holds zeros."""
+    if x.dim() == 0:
+        return g
     if not bool((x == 0).any()):
-        return g * out / x
-    from .elementwise import where
-    ones_x = where(x == 0, 1.0, x)
-    zero_count = sum((x == 0).to(x.dtype), dims, keepdim=True) if dims is not None else sum((x == 0).to(x.dtype))
-    prod_nonzero = prod(ones_x, dims[0], keepdim=True) if dims is not None and len(dims) == 1 else prod(ones_x)
-    prod_nonzero = prod_nonzero.expand(x.shape)
-    zero_count = zero_count.expand(x.shape)
-    # one zero: only that element gets the product of the others; two or more: all zero
-    grad_x = where(x == 0, where(zero_count == 1, prod_nonzero, 0.0), where(zero_count == 0, out / where(x == 0, 1.0, x), 0.0))
-    return g * grad_x
+        return g * (out / x)
+    if dims is None:
+        return (g.reshape(-1) * _prod_of_others(x.reshape(-1), 0)).reshape(x.shape)
+    return g * _prod_of_others(x, dims[0])
+
+
+def _prod_of_others(x, dim):
+    """[b*c, a*c, a*b] for [a, b, c] along dim (PyTorch's prod_safe_zeros_backward)."""
+    n = x.shape[dim]
+    if n == 0:
+        return x
+    from .._creation import ones
+    from .indexing import cat
+    shape = list(x.shape)
+    shape[dim] = 1
+    one = ones(shape, dtype=x.dtype, device=x.device)
+    before = cat([one, x.narrow(dim, 0, n - 1)], dim)        # [1, a, b]
+    after = cat([x.narrow(dim, 1, n - 1), one], dim)         # [b, c, 1]
+    k = 1
+    while k < n:        # log-depth inclusive scans: before -> [1, a, ab], after -> [bc, c, 1]
+        before = cat([before.narrow(dim, 0, k),
+                      before.narrow(dim, k, n - k) * before.narrow(dim, 0, n - k)], dim)
+        after = cat([after.narrow(dim, 0, n - k) * after.narrow(dim, k, n - k),
+                     after.narrow(dim, n - k, k)], dim)
+        k *= 2
+    return before * after
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):

@@ -95,3 +95,113 @@ def test_inplace_on_window_of_a_view_chain():
     z[1:].mul_(2)
     y.sum().backward()
     assert grad_of(x) == [1.0, 2.0, 2.0]
+
+
+# -- 3. second order ------------------------------------------------------------------------
+
+def test_prod_with_zeros_is_twice_differentiable():
+    x = nbgrad.tensor([[1., 1.], [2., 1.]], requires_grad=True)
+    g, = autograd.grad(nbgrad.log(x).prod(dim=1).sum(), [x], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1.0, 1.0], [0.5, -0.1931472]], rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t: t.prod(1), lambda t: t.prod(), lambda t: t.prod(0), lambda t: t.prod(1, keepdim=True),
+    lambda t: t.prod(-1) * t.sum(),
+])
+def test_prod_gradgradcheck_with_zeros(fn):
+    x = nbgrad.tensor([[0., 1., 2., 3., 0.5], [2., 1., 0., -1., -2.], [0., 0., 1.5, 2., 1.]],
+                      dtype=nbgrad.float64, requires_grad=True)
+    assert gradcheck(fn, (x,))
+    assert gradgradcheck(fn, (x,))
+
+
+def test_prod_first_order_values_with_zeros():
+    x = nbgrad.tensor([[0., 2., 3.], [0., 0., 4.], [1., 2., 3.]], requires_grad=True)
+    x.prod(1).sum().backward()
+    assert grad_of(x) == [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0], [6.0, 3.0, 2.0]]
+    y = nbgrad.tensor([0., 2., 3.], requires_grad=True)
+    y.prod().backward()
+    assert grad_of(y) == [6.0, 0.0, 0.0]
+
+
+def test_div_second_order_at_zero_divisor_is_inf():
+    a = nbgrad.tensor([1., 2.], requires_grad=True)
+    b = nbgrad.tensor([0., 1.], requires_grad=True)
+    g, = autograd.grad((a / b).sum(), [b], create_graph=True)
+    assert g.tolist() == [-math.inf, -2.0]
+    g.sum().backward()
+    assert grad_of(a) == [-math.inf, -1.0]
+    assert grad_of(b) == [math.inf, 4.0]         # was nan
+
+
+def test_relu_backward_is_recorded_under_create_graph():
+    x = nbgrad.tensor([1., -1.], requires_grad=True)
+    g, = autograd.grad(x.relu().sum(), [x], create_graph=True)
+    assert g.requires_grad
+    assert g.grad_fn.name() == "ThresholdBackwardBackward0"
+    g.sum().backward()
+    assert grad_of(x) == [0.0, 0.0]
+
+
+def test_relu_inplace_on_view_second_order_reaches_leaf_with_zeros():
+    w = nbgrad.tensor([1., -2., 3.], requires_grad=True)
+    v = w[nbgrad.tensor([-1, -1, -1, -1])] * 1
+    v.view(-1).relu_()
+    g, = autograd.grad(v.sum(), [w], create_graph=True)
+    assert g.tolist() == [0.0, 0.0, 4.0]
+    g.sum().backward()
+    assert grad_of(w) == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("op, name", [("tanh", "TanhBackwardBackward0"), ("sigmoid", "SigmoidBackwardBackward0"),
+                                      ("relu", "ThresholdBackwardBackward0")])
+def test_fused_backward_ops_record_their_own_node(op, name):
+    x = nbgrad.tensor([0.5, -0.25, 0.3], requires_grad=True)
+    g, = autograd.grad(getattr(x, op)().sum(), [x], create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == name
+    x2 = nbgrad.tensor([[0.5, -0.25, 0.3], [1.5, -2.0, 0.7]], dtype=nbgrad.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: getattr(t, op)(), (x2,))
+
+
+def test_tanh_sigmoid_second_order_values():
+    # recorded from PyTorch 2.13
+    x = nbgrad.tensor([0.5, -0.25, 0.3], requires_grad=True)
+    g, = autograd.grad(x.tanh().sum(), [x], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [-0.7269, 0.4605, -0.5332], atol=1e-4)
+    x = nbgrad.tensor([0.5, -0.25, 0.3], requires_grad=True)
+    g, = autograd.grad(x.sigmoid().sum(), [x], create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [-0.0576, 0.0306, -0.0364], atol=1e-4)
+
+
+def test_relu_gradient_at_nan_passes_through():
+    # PyTorch's threshold_backward zeroes only where x <= 0
+    x = nbgrad.tensor([math.nan, -1., 0., 2.], requires_grad=True)
+    x.relu().sum().backward()
+    assert grad_of(x) == [1.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.sign(), lambda x: x.floor(), lambda x: x.ceil(), lambda x: x.round(), lambda x: x.trunc(),
+    lambda x: x.pow(0), lambda x: (x * 1).fill_(2.), lambda x: (x * 1).zero_(),
+    lambda x: (x * 1).copy_(nbgrad.ones(3)),
+])
+def test_zero_derivatives_are_not_recorded(fn):
+    # PyTorch's zeros_like(grad): not connected to grad's history, so the leaf behind
+    # grad_outputs gets no .grad (nbgrad recorded g * 0 and gave it zeros)
+    x = nbgrad.tensor([0.5, -0.25, 0.3], requires_grad=True)
+    y = fn(x)
+    v = nbgrad.ones(y.shape).requires_grad_()
+    g, = autograd.grad(y, [x], v, create_graph=True)
+    assert not g.requires_grad
+    assert g.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_zero_derivative_ignores_inf_upstream():
+    x = nbgrad.tensor([0.5, 1.5], requires_grad=True)
+    y = x.floor()
+    (y * nbgrad.tensor([math.inf, 1.])).sum().backward()
+    assert grad_of(x) == [0.0, 0.0]                 # PyTorch: zeros, not inf * 0 = nan

@@ -638,8 +638,10 @@ class PowBackward0(Node):
 class PowBackward1(Node):
     def backward(self, g):
         a, b, out = self.saved_tensors
-        ga = g * b * a.pow(b - 1) if self.needs_input_grad(0) else None
-        gb = None
+        ga = gb = None
+        if self.needs_input_grad(0):
+            # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 ** -1 there otherwise)
+            ga = where(b == 0, 0.0, g * (b * a.pow(b - 1)))
         if self.needs_input_grad(1):
             # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
             gb = g * where((a == 0) & (b >= 0), 0.0, out * log(a))
@@ -648,8 +650,13 @@ class PowBackward1(Node):
 
 class PowBackward2(Node):
     def backward(self, g):
-        (out,) = self.saved_tensors
-        return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
+        # PyTorch's pow_backward_exponent for a Python base: out * log(base), masked to 0
+        # where base == 0 and the exponent >= 0 (a negative base gives nan, as log does)
+        out, b = self.saved_tensors
+        base = self.base
+        if base == 0:
+            return (g * where(b >= 0, 0.0, out * -math.inf),)
+        return (g * (out * (math.log(base) if base > 0 else math.nan)),)
 
 
 def pow(a, b):
@@ -674,26 +681,28 @@ def pow(a, b):
             node.save(a, b, out, outputs=(out,))
         else:
             node = record(PowBackward2, (b,), (out,), base=a)
-            node.save(out, outputs=(out,))
+            node.save(out, b if a == 0 else None, outputs=(out,))
     return out
+
+
+def _extremum2_grads(node, g, a_loses, b_loses):
+    """PyTorch's where(a == b, grad / 2, grad).masked_fill_(loser, 0) for each input:
+    the loser gets 0, ties share, and where a comparison is NaN both get grad."""
+    a, b = node.saved_tensors
+    shared = where(a == b, g / 2, g)
+    ga = where(a_loses(a, b), 0.0, shared) if node.needs_input_grad(0) else None
+    gb = where(b_loses(a, b), 0.0, shared) if node.needs_input_grad(1) else None
+    return ga, gb
 
 
 class MaximumBackward0(Node):
     def backward(self, g):
-        a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a > b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b > a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _extremum2_grads(self, g, lambda a, b: a < b, lambda a, b: a > b)
 
 
 class MinimumBackward0(Node):
     def backward(self, g):
-        a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a < b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b < a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _extremum2_grads(self, g, lambda a, b: a > b, lambda a, b: a < b)
 
 
 def _require_tensors(name, a, b):
@@ -824,15 +833,21 @@ class ClampBackward1(Node):
 class ClampBackward0(Node):
     def backward(self, g):
         x, lo, hi = self.saved_tensors
+        lo = self.min if lo is None else lo        # a Python bound beside a tensor one
+        hi = self.max if hi is None else hi
         inside = None
         glo = ghi = None
+        # PyTorch's clamp_backward_min_max: with min > max the result is max, whose
+        # gradient it is
         if lo is not None:
             inside = x >= lo
-            glo = where(x < lo, g, 0.0) if self.needs_input_grad(1) else None
+            if self.needs_input_grad(1):
+                glo = where((x < lo) & (lo < hi) if hi is not None else x < lo, g, 0.0)
         if hi is not None:
             upper = x <= hi
             inside = upper if inside is None else inside & upper
-            ghi = where(x > hi, g, 0.0) if self.needs_input_grad(2) else None
+            if self.needs_input_grad(2):
+                ghi = where((x > hi) | (hi < lo) if lo is not None else x > hi, g, 0.0)
         return where(inside, g, 0.0), glo, ghi
 
 
@@ -849,7 +864,9 @@ def clamp(x, min=None, max=None):
         out = _binary_raw("minimum", out, max, dt)
     if with_grad:
         if tensor_bounds:
-            node = record(ClampBackward0, (x, min, max), (out,))
+            node = record(ClampBackward0, (x, min, max), (out,),
+                          min=None if isinstance(min, Tensor) else min,
+                          max=None if isinstance(max, Tensor) else max)
             node.save(x, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None)
         else:
             node = record(ClampBackward1, (x,), (out,), min=min, max=max)

@@ -186,8 +186,11 @@ def prod(x, dim=None, keepdim=False, dtype=None):
 class _FullExtremumBackward(Node):
     def backward(self, g):
         x, out = self.saved_tensors
-        mask = (x == out).to(g.dtype)
-        return mask * (g / mask.sum())        # ties share the gradient evenly
+        # PyTorch's evenly_distribute_backward: ties share the gradient evenly, and a NaN
+        # result is every NaN element's
+        mask = x.isnan() if bool(out.isnan()) else x == out
+        mask = mask.to(g.dtype)
+        return mask * (g / mask.sum())
 
 
 class MaxBackward1(_FullExtremumBackward):
@@ -324,12 +327,23 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _var_grad(g, x, shape, dims, keepdim, correction, full):
+    """PyTorch's var_backward: (2 / (n - correction)) * g * (x - mean).  Over all elements
+    with n <= correction it is nan where x equals its mean and inf elsewhere."""
+    n = math.prod(shape[d] for d in dims) if dims else 1
+    dof = n - correction
+    g = _expand_back(g, shape, dims, keepdim)
+    if full and dof <= 0:
+        from .elementwise import where
+        return g * where(x == x.mean(), math.nan, math.inf)
+    scale = 2.0 / dof if dof else math.inf
+    return (g * scale) * (x - x.mean(dims, keepdim=True))
+
+
 class VarBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / (n - self.correction))
+        return _var_grad(g, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -341,17 +355,18 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
     if needs_grad(x):
-        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr).save(x)
+        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
+               full=dim is None or x.dim() == 0).save(x)
     return out
 
 
 class StdBackward0(Node):
     def backward(self, g):
+        # PyTorch's std_backward: var_backward of g / (2 * std), masked to 0 where std == 0
         x, out = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        scale = _expand_back(g / (out * (n - self.correction)), self.shape, self.dims, self.keepdim)
-        return scale * centered
+        from .elementwise import where
+        gv = where(out == 0, 0.0, g / (out * 2))
+        return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -366,7 +381,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     out = _unary_raw("sqrt", v)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
-               correction=corr).save(x, out, outputs=(out,))
+               correction=corr, full=dim is None or x.dim() == 0).save(x, out, outputs=(out,))
     return out
 
 
@@ -390,21 +405,29 @@ def logsumexp(x, dim, keepdim=False):
 
 class LinalgVectorNormBackward0(Node):
     def backward(self, g):
+        # PyTorch's norm_backward, branch for branch (each masked where it divides by 0)
         x, out = self.saved_tensors
         p = self.p
         from .elementwise import sign, where
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
-        if p == 2:
-            return g * where(out == 0, 0.0, x / out)
+        if p == 0:
+            from ._graph import zeros_grad
+            return zeros_grad(x)
         if p == 1:
             return g * sign(x)
+        if p == 2:
+            return g * where(out == 0, 0.0, x / out)
         if p == math.inf or p == -math.inf:
-            mask = (x.abs() == out).to(x.dtype)
+            a = x.abs()
+            mask = ((a == out) | a.isnan()).to(x.dtype)
             count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-            return g * sign(x) * mask / count
-        # general p: |x|^(p-1) sign(x) / ||x||^(p-1)
-        return g * sign(x) * x.abs().pow(p - 1) / where(out == 0, 1.0, out).pow(p - 1)
+            return sign(x) * ((g / count) * mask)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, x.abs().pow(p - 1))
+            return scaled * g * out.pow(1 - p)
+        scaled = sign(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * where(out == 0, 0.0, g / out.pow(p - 1))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):

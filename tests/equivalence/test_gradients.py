@@ -205,3 +205,82 @@ def test_zero_derivative_ignores_inf_upstream():
     y = x.floor()
     (y * nbgrad.tensor([math.inf, 1.])).sum().backward()
     assert grad_of(x) == [0.0, 0.0]                 # PyTorch: zeros, not inf * 0 = nan
+
+
+# -- 2. first order at the edges: PyTorch's masked formulas, not nan ---------------------------
+
+def g1(fn, *values):
+    xs = [nbgrad.tensor(v, requires_grad=True) for v in values]
+    fn(*xs).sum().backward()
+    return [x.grad.tolist() for x in xs]
+
+
+def test_std_of_constant_has_zero_gradient():
+    assert g1(lambda x: x.std(), [2., 2., 2.]) == [[0.0, 0.0, 0.0]]
+    assert g1(lambda x: x.std(correction=0), [2.]) == [[0.0]]
+    np.testing.assert_allclose(g1(lambda x: x.std(1), [[2., 2.], [1., 3.]])[0],
+                               [[0.0, 0.0], [-0.70710678, 0.70710678]], rtol=1e-6)
+
+
+def test_var_without_degrees_of_freedom():
+    # PyTorch: nan where x equals its mean, inf elsewhere (no ZeroDivisionError)
+    got = g1(lambda x: x.var(), [2.])[0]
+    assert math.isnan(got[0])
+    assert g1(lambda x: x.var(correction=3), [2., 3.]) == [[math.inf, math.inf]]
+    got = g1(lambda x: x.var(1), [[2.], [3.]])[0]
+    assert all(math.isnan(v[0]) for v in got)
+
+
+def test_pow_tensor_exponent_at_zero_base():
+    x = nbgrad.tensor([0., 0., 0.], requires_grad=True)
+    y = nbgrad.tensor([0., 1., -1.], requires_grad=True)
+    nbgrad.pow(x, y).sum().backward()
+    assert grad_of(x) == [0.0, 1.0, -math.inf]
+    assert grad_of(y) == [0.0, 0.0, -math.inf]
+
+
+def test_pow_python_base_zero_and_negative():
+    assert g1(lambda y: nbgrad.pow(0.0, y), [0., 1., -1.]) == [[0.0, 0.0, -math.inf]]
+    got = g1(lambda y: nbgrad.pow(-2.0, y), [0., 1., 2.])[0]
+    assert all(math.isnan(v) for v in got)
+    np.testing.assert_allclose(g1(lambda y: nbgrad.pow(2.0, y), [0., 1.])[0], [math.log(2), 2 * math.log(2)])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_full_max_min_gradient_goes_to_nan(op):
+    assert g1(lambda x: getattr(x, op)(), [1., math.nan, 2.]) == [[0.0, 1.0, 0.0]]
+    assert g1(lambda x: getattr(x, op)(), [math.nan, math.nan, 2.]) == [[0.5, 0.5, 0.0]]
+    assert g1(lambda x: getattr(x, op)(), [2., 2., 1.] if op == "max" else [1., 1., 2.]) == [[0.5, 0.5, 0.0]]
+
+
+def test_maximum_minimum_with_nan_give_both_inputs_the_gradient():
+    a, b = [1., math.nan, 2., 1.], [math.nan, 1., 2., 0.]
+    assert g1(nbgrad.maximum, a, b) == [[1.0, 1.0, 0.5, 1.0], [1.0, 1.0, 0.5, 0.0]]
+    assert g1(nbgrad.minimum, a, b) == [[1.0, 1.0, 0.5, 0.0], [1.0, 1.0, 0.5, 1.0]]
+
+
+def test_norm_edges():
+    assert g1(lambda x: x.norm(), [0., 0.]) == [[0.0, 0.0]]
+    assert g1(lambda x: x.norm(0.5), [0., 1.]) == [[0.0, 1.0]]
+    assert g1(lambda x: x.norm(3), [0., 0.]) == [[0.0, 0.0]]
+    # the NaN is the max (PyTorch's mask), and its sign() is 0: PyTorch gives [0, 0, -0]
+    assert g1(lambda x: x.norm(float("inf")), [1., math.nan, -2.]) == [[0.0, 0.0, 0.0]]
+    np.testing.assert_allclose(g1(lambda x: x.norm(1.5, dim=0), [[0., -1.], [0., 2.]])[0],
+                               [[0.0, -0.6392], [0.0, 0.9040]], atol=1e-4)
+
+
+def test_clamp_with_min_above_max_gives_max_the_gradient():
+    got = g1(lambda x, lo, hi: x.clamp(lo, hi), [0., 1., 2., 3.], [0.5, 0.5, 2.5, 0.5], [2.5, 2.5, 1., 2.5])
+    assert got == [[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+
+
+def test_edge_formulas_gradgradcheck():
+    x = nbgrad.tensor([[1., 2., 4.], [2., -1., 0.5]], dtype=nbgrad.float64, requires_grad=True)
+    for fn in [lambda t: t.std(), lambda t: t.std(1), lambda t: t.var(0), lambda t: t.norm(3),
+               lambda t: t.norm(1.5, dim=1), lambda t: t.norm(0.5), lambda t: t.max() * t.sum()]:
+        assert gradcheck(fn, (x,))
+        assert gradgradcheck(fn, (x,))
+    y = nbgrad.tensor([[1.5, 3., 0.5]], dtype=nbgrad.float64, requires_grad=True)
+    e = nbgrad.tensor([[2., 0.5, -1.]], dtype=nbgrad.float64, requires_grad=True)
+    assert gradgradcheck(nbgrad.pow, (y, e))
+    assert gradgradcheck(lambda t: nbgrad.pow(2.0, t), (e,))

@@ -204,8 +204,17 @@ def wrap_dims(dims, ndim):
         out = tuple(sorted(_wrap(d, ndim) for d in dims))
         if len(set(out)) != len(out):
             raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
-        return out
-    return (_wrap(dims, ndim),)
+        return out if ndim else ()
+    d = _wrap(dims, ndim)
+    # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()
+    return (d,) if ndim else ()
+
+
+def int_dim(op, dim):
+    """The check of ops whose dim is one int (PyTorch's argument parser): TypeError else."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
 
 
 def _wrap(dim, ndim):

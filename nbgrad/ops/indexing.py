@@ -113,6 +113,13 @@ def _expand_index(x, index):
         else:
             consumed += 1
     if consumed > x.dim():
+        if x.dim() == 0:
+            first = next(i for i in index if i is not None and i is not Ellipsis)
+            if isinstance(first, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(first, int) and not isinstance(first, bool):
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -181,7 +188,9 @@ def getitem(x, index):
     v, advanced, applied = _apply_basic(x, _expand_index(x, index))
     if not advanced:
         if not applied:
-            v = V.slice_dim(v, 0, None, None, 1) if v.dim() else V.alias(v)
+            # x[:] is a slice (SliceBackward0), x[...] an alias (AliasBackward0), as in PyTorch
+            has_slice = any(isinstance(i, slice) for i in (index if isinstance(index, tuple) else (index,)))
+            v = V.slice_dim(v, 0, None, None, 1) if v.dim() and has_slice else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 
@@ -320,8 +329,11 @@ def index_select(x, dim, index):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     with no_grad():
         idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
-        if x.dim() == 0:
-            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
+    if x.dim() == 0:
+        if idx.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.numel()} value(s)")
+        return gather_flat(x, idx.reshape(()), IndexSelectBackward0)      # 0-dim, as PyTorch's
+    with no_grad():
         out_shape = list(x._shape)
         out_shape[d] = idx.numel()
         cstrides = contiguous_strides(x._shape)

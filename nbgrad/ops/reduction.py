@@ -6,7 +6,7 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims)
+from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -171,7 +171,7 @@ def _prod_of_others(x, dim):
 
 def prod(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
-    dims = wrap_dims(dim, x.dim())
+    dims = wrap_dims(int_dim("prod", dim), x.dim())
     out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
@@ -244,7 +244,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         if needs_grad(x):
             record(full_node, (x,), (out,)).save(x, out, outputs=(out,))
         return out
-    d = wrap_dims(dim, x.dim())[0]
+    d = _wrap(int_dim("max" if is_max else "min", dim), x.dim())
     if x.dim() == 0:
         from .._creation import zeros
         values = copy_raw(x)
@@ -294,6 +294,7 @@ amin = _amax_like("amin", AminBackward0)
 
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
+        int_dim(op, dim)
         if dim is None:
             flat = x.reshape(-1)
             out = _reduce_raw(op, flat, (0,) if flat.dim() else (), D.int64, False)
@@ -473,6 +474,7 @@ class LogSoftmaxBackward0(Node):
 
 
 def _softmax(x, dim, dtype, log, node_cls):
+    d = _wrap(int_dim("log_softmax" if log else "softmax", dim), x.dim())
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))
@@ -480,12 +482,10 @@ def _softmax(x, dim, dtype, log, node_cls):
         raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{x._dtype.name.capitalize()}'")
     if x.dim() == 0:
         from .._creation import zeros, ones
-        out = zeros((), dtype=src.dtype) if log else ones((), dtype=src.dtype)
+        out = (zeros if log else ones)((), dtype=src.dtype, device=x.device)
     else:
-        d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)
         out = new_tensor(buf, src._shape, src._dtype, src.device)
-    d = wrap_dims(dim, x.dim())[0] if x.dim() else 0
     if needs_grad(x):
         record(node_cls, (x,), (out,), dim=d).save(out, outputs=(out,))
     return out

@@ -260,9 +260,9 @@ def reshape_as(x, other):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if x.dim() == 0:
         return reshape(x, (1,))
-    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -272,6 +272,8 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 def unflatten(x, dim, sizes):
+    if x.dim() == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
     if -1 in sizes:
@@ -296,7 +298,7 @@ def squeeze(x, dim=None):
         keep = [i for i, n in enumerate(x._shape) if n != 1]
         node_cls = SqueezeBackward0
     else:
-        dims = wrap_dims(dim, x.dim()) if x.dim() else ()
+        dims = wrap_dims(dim, x.dim())
         keep = [i for i, n in enumerate(x._shape) if not (i in dims and n == 1)]
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
@@ -338,6 +340,8 @@ class PermuteBackward0(Node):
 
 
 def _transposed(x, d0, d1):
+    if x.dim() == 0:                    # dims 0 / -1 of a 0-dim tensor: itself
+        return make_view(x, (), (), x._offset)
     shape, strides = list(x._shape), list(x._stride)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     strides[d0], strides[d1] = strides[d1], strides[d0]
@@ -379,6 +383,8 @@ def T(x):
 
 
 def mT(x):
+    if x.dim() == 0:
+        return x                        # PyTorch: the identity on 0-dim tensors (deprecated)
     if x.dim() < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(x, -2, -1)
@@ -389,6 +395,8 @@ def movedim(x, source, destination):
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
+    if x.dim() == 0:
+        return alias(x)
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s
@@ -488,6 +496,8 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
 
 
 def narrow(x, dim, start, length):
+    if x.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
@@ -501,6 +511,8 @@ def narrow(x, dim, start, length):
 
 
 def unbind(x, dim=0):
+    if x.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     return tuple(_window(x, UnbindBackward0,
@@ -508,6 +520,8 @@ def unbind(x, dim=0):
 
 
 def split(x, split_size_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
@@ -531,8 +545,10 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     size = -(-n // chunks) if n else 1
@@ -540,9 +556,13 @@ def chunk(x, chunks, dim=0):
 
 
 def tensor_split(x, sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
         sizes = [q + 1] * r + [q] * (sections - r)
     else:
@@ -599,5 +619,13 @@ def as_strided_view(x, size, stride, offset, node_cls=None):
     return out
 
 
+class AliasBackward0(Node):
+    def backward(self, g):
+        return g
+
+
 def alias(x):
-    return make_view(x, x._shape, x._stride, x._offset)
+    out = make_view(x, x._shape, x._stride, x._offset)
+    if needs_grad(x):
+        record(AliasBackward0, (x,), (out,))
+    return out

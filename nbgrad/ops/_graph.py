@@ -239,7 +239,7 @@ class NotImplementedNode(Node):
         return "NotImplemented"
 
     def backward(self, *grads):
-        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
 
 
 NotImplementedNode.__name__ = "NotImplemented"

@@ -558,15 +558,27 @@ class DivBackward0(Node):
         return ga, gb
 
 
+class DivBackward2(Node):
+    """div with a rounding mode: piecewise constant, so zero gradients (PyTorch's)."""
+
+    def backward(self, g):
+        return tuple(zeros_grad(g) if self.needs_input_grad(i) else None for i in range(len(self.next_functions)))
+
+
 def div(a, b, rounding_mode=None):
     if rounding_mode is not None:
         if rounding_mode == "floor":
-            return floor_divide(a, b)
-        if rounding_mode == "trunc":
+            with no_grad():
+                out = floor_divide(a, b)
+        elif rounding_mode == "trunc":
             dt = _result_type(a, b)
             q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
-            return cast(_unary_raw("trunc", q), dt)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+            out = cast(_unary_raw("trunc", q), dt)
+        else:
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+        if needs_grad(a, b) and out._dtype.is_floating_point:
+            record(DivBackward2, (a, b), (out,))
+        return out
     if not isinstance(a, Tensor):
         return mul(reciprocal(b), a)
     dt = _result_type(a, b)
@@ -609,7 +621,8 @@ class RemainderBackward0(Node):
 class RemainderBackward1(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        return g, (-g * floor_divide(a, b) if self.needs_input_grad(1) else None)
+        # PyTorch: -grad * self.div(other, rounding_mode="floor"), whose own gradient is 0
+        return g, (-g * div(a, b, rounding_mode="floor") if self.needs_input_grad(1) else None)
 
 
 def remainder(a, b):

@@ -284,3 +284,36 @@ def test_edge_formulas_gradgradcheck():
     e = nbgrad.tensor([[2., 0.5, -1.]], dtype=nbgrad.float64, requires_grad=True)
     assert gradgradcheck(nbgrad.pow, (y, e))
     assert gradgradcheck(lambda t: nbgrad.pow(2.0, t), (e,))
+
+
+# -- rounding divisions: piecewise constant, zero gradients, differentiable backward ----------
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_rounding_mode_has_zero_gradients(mode):
+    a = nbgrad.tensor([1.5, 2.], requires_grad=True)
+    b = nbgrad.tensor([0.5, 0.7], requires_grad=True)
+    y = nbgrad.div(a, b, rounding_mode=mode)
+    assert y.grad_fn.name() == "DivBackward2"
+    y.sum().backward()
+    assert grad_of(a) == [0.0, 0.0] and grad_of(b) == [0.0, 0.0]
+    c = nbgrad.tensor([1.5, 2.], requires_grad=True)
+    nbgrad.div(c, 2, rounding_mode=mode).sum().backward()
+    assert grad_of(c) == [0.0, 0.0]
+
+
+def test_floor_divide_derivative_not_implemented_message():
+    a = nbgrad.tensor([1.5, 2.], requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        (a // 2).sum().backward()
+
+
+def test_remainder_is_twice_differentiable():
+    # RemainderBackward1 used floor_divide (NotImplemented) for the divisor's gradient
+    x = nbgrad.tensor([[0.5, -1.5, 2.0]], dtype=nbgrad.float64, requires_grad=True)
+    y = nbgrad.tensor([[2.0, 1.5, 1.25]], dtype=nbgrad.float64, requires_grad=True)
+    v = nbgrad.full((1, 3), 0.5, dtype=nbgrad.float64, requires_grad=True)
+    gx, gy = autograd.grad(x.remainder(y), [x, y], v, create_graph=True)
+    assert gx.tolist() == [[0.5, 0.5, 0.5]] and gy.tolist() == [[-0.0, 0.5, -0.5]]
+    (gx * 1.5 + gy * 2.5).sum().backward()
+    assert grad_of(x) == [[0.0, 0.0, 0.0]] and grad_of(y) == [[0.0, 0.0, 0.0]]
+    assert grad_of(v) == [[1.5, 4.0, -1.0]]

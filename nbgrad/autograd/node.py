@@ -156,7 +156,11 @@ class AccumulateGrad(Node):
                 steal = False
         if var._grad is None:
             if create_graph:
-                var._grad = grad
+                # PyTorch's clone_obey_contract: a new tensor with the variable's (dense)
+                # strides, copied from grad by a recorded copy_ (CopyBackwards): .grad is
+                # never the caller's grad_outputs nor an expanded (0-stride) view
+                from .._creation import empty_like
+                var._grad = empty_like(var, dtype=grad.dtype).copy_(grad)
             elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
                     and grad.is_contiguous() and grad._base is None:
                 var._grad = grad.detach()

@@ -317,3 +317,30 @@ def test_remainder_is_twice_differentiable():
     (gx * 1.5 + gy * 2.5).sum().backward()
     assert grad_of(x) == [[0.0, 0.0, 0.0]] and grad_of(y) == [[0.0, 0.0, 0.0]]
     assert grad_of(v) == [[1.5, 4.0, -1.0]]
+
+
+# -- .grad of a leaf under create_graph: a copy with the leaf's strides (PyTorch's
+#    clone_obey_contract), recorded as CopyBackwards when the gradient requires grad ---------
+
+def test_create_graph_grad_is_not_an_expanded_view():
+    x = nbgrad.tensor([1., 2.], requires_grad=True)
+    x.sum().backward(create_graph=True)
+    assert x.grad.stride() == (1,) and not x.grad.requires_grad and x.grad.grad_fn is None
+    x.sum().backward(create_graph=True)
+    assert grad_of(x) == [2.0, 2.0]
+
+
+def test_create_graph_grad_is_not_the_callers_tensor():
+    v = nbgrad.tensor([3., 4.], requires_grad=True)
+    x = nbgrad.tensor([1., 2.], requires_grad=True)
+    (x + 0).backward(v, create_graph=True)
+    assert x.grad is not v
+    assert x.grad.requires_grad and x.grad.grad_fn.name() == "CopyBackwards"
+    x.grad.sum().backward()
+    assert grad_of(v) == [1.0, 1.0]
+
+
+def test_create_graph_grad_keeps_leaf_strides():
+    w = nbgrad.ones(2, 3, requires_grad=True)
+    w.t().sum().backward(create_graph=True)
+    assert w.grad.stride() == (3, 1)

@@ -157,6 +157,8 @@ def _prod_of_others(x, dim):
     shape = list(x.shape)
     shape[dim] = 1
     one = ones(shape, dtype=x.dtype, device=x.device)
+    if n == 1:
+        return one          # an empty product: no function of x (PyTorch's is not recorded either)
     before = cat([one, x.narrow(dim, 0, n - 1)], dim)        # [1, a, b]
     after = cat([x.narrow(dim, 1, n - 1), one], dim)         # [b, c, 1]
     k = 1

@@ -344,3 +344,28 @@ def test_create_graph_grad_keeps_leaf_strides():
     w = nbgrad.ones(2, 3, requires_grad=True)
     w.t().sum().backward(create_graph=True)
     assert w.grad.stride() == (3, 1)
+
+
+# -- the same mechanisms on the CUDA backend (simulator or GPU), when it loads -----------------
+
+def _cuda_unusable():
+    try:
+        from nbgrad.backends import get_backend
+        get_backend("cuda")
+    except RuntimeError as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.skipif(_cuda_unusable() is not None, reason="CUDA backend unusable")
+def test_cuda_windows_of_expanded_and_recorded_relu_backward():
+    x = nbgrad.tensor([[[1.]]], device="cuda", requires_grad=True)
+    x.expand(1, 4, 1, -1).narrow(2, 0, 1).sum().backward()
+    assert x.grad.tolist() == [[[4.0]]]
+    y = nbgrad.tensor([1., 2.], device="cuda", requires_grad=True)
+    assert autograd.grad(y.expand(3, 2).as_strided((2,), (1,)).sum(), y)[0].tolist() == [1.0, 1.0]
+    z = nbgrad.tensor([1., -1., math.nan], device="cuda", requires_grad=True)
+    g, = autograd.grad(z.relu().sum(), [z], create_graph=True)
+    assert g.requires_grad and g.tolist() == [1.0, 0.0, 1.0]
+    g.sum().backward()
+    assert z.grad.tolist() == [0.0, 0.0, 0.0]

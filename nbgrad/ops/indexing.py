@@ -501,9 +501,15 @@ def argwhere(x):
 # -- cat / stack ---------------------------------------------------------------------------------
 class CatBackward0(Node):
     def backward(self, g):
+        # PyTorch's cat_tensors_backward: every input gets a gradient, an empty one too
+        # (zeros([0]) for a skipped legacy 1-D empty input)
         out, start = [], 0
-        for n in self.sizes:
-            out.append(V.narrow(g, self.dim, start, n) if n else None)
+        for n, skipped in zip(self.sizes, self.skipped):
+            if skipped:
+                from .._creation import zeros
+                out.append(zeros((0,), dtype=g.dtype, device=g.device))
+                continue
+            out.append(V.narrow(g, self.dim, start, n))
             start += n
         return tuple(out)
 
@@ -543,8 +549,9 @@ def cat(tensors, dim=0):
             be.copy(t._view_tuple(), (buf, start * cstr[d], tuple(t._shape), cstr))
         start += n
     if needs_grad(*tensors):
-        record(CatBackward0, tuple(tensors), (out,), dim=d,
-               sizes=[t._shape[d] if any(t is q for q in parts) else 0 for t in tensors])
+        skipped = [not any(t is q for q in parts) for t in tensors]
+        record(CatBackward0, tuple(tensors), (out,), dim=d, skipped=skipped,
+               sizes=[0 if k else t._shape[d] for t, k in zip(tensors, skipped)])
     return out
 
 

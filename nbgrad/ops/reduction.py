@@ -40,7 +40,11 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
             return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
     if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
-        raise IndexError(f"{op}(): Expected reduction dim {dims[0]} to have non-zero size.")
+        empty = [d for d in dims if x._shape[d] == 0]
+        if empty:
+            raise IndexError(f"{op}(): Expected reduction dim {empty[0]} to have non-zero size.")
+        # reducing non-empty dims of an empty tensor: an empty result, no identity needed
+        return new_tensor(backend_of(x).empty(0, out_dtype.np), shape, out_dtype, x.device)
     buf = backend_of(x).reduce(op, x._view_tuple(), dims, out_dtype.np, **kw)
     return new_tensor(buf, shape, out_dtype, x.device)
 

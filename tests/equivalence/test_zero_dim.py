@@ -186,3 +186,31 @@ def test_zero_dim_gradcheck_first_and_second_order():
                lambda t: t.sum(0) * t.mean(-1)]:
         assert gradcheck(fn, (x,))
         assert gradgradcheck(fn, (x,))
+
+
+# -- size-0 neighbours -----------------------------------------------------------------------
+@pytest.mark.parametrize("op", ["amax", "amin", "argmax", "argmin"])
+def test_reducing_a_nonempty_dim_of_an_empty_tensor(op):
+    x = nbgrad.ones(2, 0)
+    y = getattr(x, op)(0)
+    assert tuple(y.shape) == (0,)
+    with pytest.raises(IndexError, match=f"{op}\\(\\): Expected reduction dim 1 to have non-zero size."):
+        getattr(x, op)(1)
+
+
+def test_amax_of_empty_result_backward():
+    x = nbgrad.ones(2, 0, requires_grad=True)
+    x.amax(0).sum().backward()
+    assert tuple(x.grad.shape) == (2, 0)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3)])
+def test_cat_gives_empty_inputs_a_gradient(shape):
+    # PyTorch's cat_tensors_backward returns an (empty) gradient for every input
+    x = nbgrad.ones(*shape, requires_grad=True)
+    nbgrad.cat(x.chunk(2, 0)).sum().backward()
+    assert x.grad is not None and tuple(x.grad.shape) == shape
+    a = nbgrad.ones(0, requires_grad=True)
+    b = nbgrad.ones(2, 3, requires_grad=True)
+    nbgrad.cat([a, b]).sum().backward()
+    assert tuple(a.grad.shape) == (0,) and b.grad.tolist() == [[1.0] * 3] * 2

@@ -203,7 +203,8 @@ def wrap_dims(dims, ndim):
             return tuple(range(ndim))
         out = tuple(sorted(_wrap(d, ndim) for d in dims))
         if len(set(out)) != len(out):
-            raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
+            dup = next(d for d in out if out.count(d) > 1)
+            raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
         return out if ndim else ()
     d = _wrap(dims, ndim)
     # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()

@@ -276,8 +276,8 @@ def setitem(x, index, value):
                       or isinstance(i, bool) for i in items)
     if not is_advanced:
         with no_grad():
-            v = getitem(x, index)
-        if v._base is None:        # x[...] on a 0-dim tensor etc.: write x itself
+            v, _, applied = _apply_basic(x, items)
+        if not applied:            # x[...], x[:], x[()]: PyTorch writes x itself, not a view
             v = x
         copy_(v, value)
         return

@@ -36,8 +36,9 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op == "var":
-            return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
+        if op == "var":       # one element: 0, or nan without degrees of freedom
+            value = math.nan if kw.get("correction", 1) >= 1 else 0.0
+            return new_tensor(backend_of(x).full(1, out_dtype.np, value), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
     if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
         empty = [d for d in dims if x._shape[d] == 0]

@@ -214,3 +214,45 @@ def test_cat_gives_empty_inputs_a_gradient(shape):
     b = nbgrad.ones(2, 3, requires_grad=True)
     nbgrad.cat([a, b]).sum().backward()
     assert tuple(a.grad.shape) == (0,) and b.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_var_std_of_zero_dim_with_correction_zero():
+    for op in ("var", "std"):
+        x = scalar()
+        y = getattr(x, op)(correction=0)
+        assert y.tolist() == 0.0
+        y.backward()
+        assert x.grad.tolist() == 0.0              # PyTorch: 0, was nan
+        x = scalar()
+        assert getattr(x, op)(0, correction=0).tolist() == 0.0
+
+
+def test_size_and_stride_of_zero_dim_name_no_dimension():
+    x = scalar()
+    for dim in (0, -1):
+        with pytest.raises(IndexError, match=f"Dimension specified as {dim} but tensor has no dimensions"):
+            x.size(dim)
+        with pytest.raises(IndexError, match=f"Dimension specified as {dim} but tensor has no dimensions"):
+            x.stride(dim)
+
+
+def test_duplicate_dims_message_names_the_dim():
+    with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+        nbgrad.ones(2, 3).sum((0, 0))
+    with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+        scalar().amax((0, -1))
+
+
+@pytest.mark.parametrize("index", [(), Ellipsis])
+def test_setitem_without_indexing_writes_the_tensor_itself(index):
+    # not a CopySlices of a view: PyTorch writes x itself
+    x = scalar()
+    z = x * 1
+    z[index] = x * 3
+    assert z.tolist() == 6.0 and z.grad_fn.name() != "CopySlices"
+    z.backward()
+    assert x.grad.tolist() == 3.0
+    a = nbgrad.ones(2, 3, requires_grad=True)
+    w = a * 1
+    w[:] = 5.0
+    assert w.grad_fn.name() != "CopySlices" and w._base is None

@@ -741,9 +741,13 @@ def minimum(a, b):
 
 class Atan2Backward0(Node):
     def backward(self, g):
+        # PyTorch's atan2_backward: 1 / (a^2 + b^2), taken as 0 where that is 0 (at 0, 0)
         a, b = self.saved_tensors
         denom = a * a + b * b
-        return g * b / denom, g * -a / denom
+        recip = where(denom == 0, 0.0, reciprocal(denom))
+        ga = g * (b * recip) if self.needs_input_grad(0) else None
+        gb = g * (-a * recip) if self.needs_input_grad(1) else None
+        return ga, gb
 
 
 def atan2(a, b):

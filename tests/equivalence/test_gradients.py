@@ -369,3 +369,14 @@ def test_cuda_windows_of_expanded_and_recorded_relu_backward():
     assert g.requires_grad and g.tolist() == [1.0, 0.0, 1.0]
     g.sum().backward()
     assert z.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_atan2_gradient_at_origin_is_zero():
+    x = nbgrad.tensor([0., 0., 1e-200, 0.5], dtype=nbgrad.float64, requires_grad=True)
+    y = nbgrad.tensor([0., 1e-200, 0., 2.], dtype=nbgrad.float64, requires_grad=True)
+    nbgrad.atan2(x, y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, 0.0, 2 / 4.25])     # was nan / inf
+    np.testing.assert_allclose(y.grad.numpy(), [0.0, 0.0, 0.0, -0.5 / 4.25])
+    a = nbgrad.tensor([0.5, -1.], dtype=nbgrad.float64, requires_grad=True)
+    b = nbgrad.tensor([2., 0.3], dtype=nbgrad.float64, requires_grad=True)
+    assert gradgradcheck(nbgrad.atan2, (a, b))

@@ -469,15 +469,51 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        gy = g * y
-        return gy - y * gy.sum(self.dim, keepdim=True)
+        return _softmax_backward_data(g, y, self.dim, False)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
+        return _softmax_backward_data(g, y, self.dim, True)
+
+
+def _softmax_backward_data(g, y, dim, log):
+    """PyTorch's _softmax_backward_data / _log_softmax_backward_data as one op: computed
+    unrecorded, recorded as one node (create_graph) with PyTorch's double-backward formulas."""
+    from ..autograd.grad_mode import no_grad
+    from .elementwise import exp
+    with no_grad():
+        if log:
+            out = g - exp(y) * g.sum(dim, keepdim=True)
+        else:
+            gy = g * y
+            out = gy - y * gy.sum(dim, keepdim=True)
+    if needs_grad(g, y):
+        node_cls = LogSoftmaxBackwardDataBackward0 if log else SoftmaxBackwardDataBackward0
+        record(node_cls, (g, y), (out,), dim=dim).save(g, y)
+    return out
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d = self.dim
+        d_g = _softmax_backward_data(gg, y, d, False) if self.needs_input_grad(0) else None
+        # softmax_double_backward(grad, grad_output, dim, output)
+        d_y = (g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
+               if self.needs_input_grad(1) else None)
+        return d_g, d_y
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
         from .elementwise import exp
-        return g - exp(y) * g.sum(self.dim, keepdim=True)
+        d = self.dim
+        d_g = gg - (gg * exp(y)).sum(d, keepdim=True) if self.needs_input_grad(0) else None
+        d_y = -g.sum(d, keepdim=True) * exp(y) * gg if self.needs_input_grad(1) else None
+        return d_g, d_y
 
 
 def _softmax(x, dim, dtype, log, node_cls):

@@ -380,3 +380,20 @@ def test_atan2_gradient_at_origin_is_zero():
     a = nbgrad.tensor([0.5, -1.], dtype=nbgrad.float64, requires_grad=True)
     b = nbgrad.tensor([2., 0.3], dtype=nbgrad.float64, requires_grad=True)
     assert gradgradcheck(nbgrad.atan2, (a, b))
+
+
+@pytest.mark.parametrize("op, name", [("softmax", "SoftmaxBackwardDataBackward0"),
+                                      ("log_softmax", "LogSoftmaxBackwardDataBackward0")])
+def test_softmax_backward_is_one_recorded_op(op, name):
+    x = nbgrad.tensor([[0.5, -1., 2.], [0.1, 0.2, -3.]], dtype=nbgrad.float64, requires_grad=True)
+    w = nbgrad.tensor([[1., 2., 3.], [-1., 0.5, 2.]], dtype=nbgrad.float64)
+    g, = autograd.grad((getattr(x, op)(1) * w).sum(), [x], create_graph=True)
+    assert g.grad_fn.name() == name
+    for dim in (0, 1, -1):
+        assert gradgradcheck(lambda t: getattr(t, op)(dim) * w, (x,))
+
+
+def test_as_strided_of_expanded_second_order():
+    x = nbgrad.tensor([1.5, -2.], dtype=nbgrad.float64, requires_grad=True)
+    fn = lambda t: t.expand(3, 2).as_strided((2, 2), (1, 0)) ** 3
+    assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))

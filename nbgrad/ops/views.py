@@ -73,7 +73,18 @@ def _positions(geom, lo, device):
         return (pos if grid is None else pos + grid).contiguous()
 
 
-def restride(sources, dst_geom, dtype=None, divide=None):
+# What PyTorch calls the backward of each windowing view's backward (select_backward's
+# node is SelectBackwardBackward0, unbind's backward is a stack, split's a cat).
+class SelectBackwardBackward0(RestrideBackward): pass
+class SliceBackwardBackward0(RestrideBackward): pass
+class DiagonalBackwardBackward0(RestrideBackward): pass
+class _AsStridedOfGradient(RestrideBackward): pass
+_AsStridedOfGradient.__name__ = "AsStridedBackward0"     # as_strided_backward is as_strided ops
+class StackBackward0(RestrideBackward): pass
+class CatBackward0(RestrideBackward): pass
+
+
+def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward):
     """Write each (tensor, geometry) into a zero buffer at that geometry, then return the
     buffer read at dst_geom as a new contiguous tensor.  Geometries are absolute
     (shape, strides, offset) triples on one notional buffer: windowing views use their
@@ -114,7 +125,7 @@ def restride(sources, dst_geom, dtype=None, divide=None):
         be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
     out = new_tensor(out_buf, shape, dtype, first.device)
     if needs_grad(*tensors):
-        record(RestrideBackward, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
+        record(node_cls, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
                dtype=dtype, divide=divide)
     return out
 
@@ -122,7 +133,7 @@ def restride(sources, dst_geom, dtype=None, divide=None):
 def _window_backward(node, grads):
     """Gradient of a windowing view (or several, for split/unbind) w.r.t. its input."""
     pairs = [(g, geom) for g, geom in zip(grads, node.view_geoms) if g is not None]
-    return restride(pairs, node.input_geom, node.dtype, node.divide)
+    return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node)
 
 
 class _WindowNode(Node):
@@ -130,13 +141,20 @@ class _WindowNode(Node):
         return _window_backward(self, grads)
 
 
-class SelectBackward0(_WindowNode): pass
-class SliceBackward0(_WindowNode): pass
-class DiagonalBackward0(_WindowNode): pass
-class AsStridedBackward0(_WindowNode): pass
-class UnbindBackward0(_WindowNode): pass
-class SplitBackward0(_WindowNode): pass
-class SplitWithSizesBackward0(_WindowNode): pass
+class SelectBackward0(_WindowNode):
+    backward_node = SelectBackwardBackward0
+class SliceBackward0(_WindowNode):
+    backward_node = SliceBackwardBackward0
+class DiagonalBackward0(_WindowNode):
+    backward_node = DiagonalBackwardBackward0
+class AsStridedBackward0(_WindowNode):
+    backward_node = _AsStridedOfGradient
+class UnbindBackward0(_WindowNode):
+    backward_node = StackBackward0
+class SplitBackward0(_WindowNode):
+    backward_node = CatBackward0
+class SplitWithSizesBackward0(_WindowNode):
+    backward_node = CatBackward0
 
 
 def _window(x, node_cls, geom_fn):

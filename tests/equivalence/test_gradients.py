@@ -397,3 +397,18 @@ def test_as_strided_of_expanded_second_order():
     x = nbgrad.tensor([1.5, -2.], dtype=nbgrad.float64, requires_grad=True)
     fn = lambda t: t.expand(3, 2).as_strided((2, 2), (1, 0)) ** 3
     assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda t: t.select(1, 0), "SelectBackwardBackward0"),
+    (lambda t: t[:, 1:], "SliceBackwardBackward0"),
+    (lambda t: t.diagonal(), "DiagonalBackwardBackward0"),
+    (lambda t: t.as_strided((2,), (1,)), "AsStridedBackward0"),
+    (lambda t: t.unbind(0)[1], "StackBackward0"),
+    (lambda t: t.split(1, 1)[2], "CatBackward0"),
+])
+def test_window_double_backward_names(fn, name):
+    x = nbgrad.tensor([[0.5, -1., 2.], [0.1, 0.2, -3.]], requires_grad=True)
+    v = nbgrad.ones(fn(x).shape, requires_grad=True)
+    g, = autograd.grad(fn(x), [x], v, create_graph=True)
+    assert g.grad_fn.name() == name

@@ -902,9 +902,13 @@ def clamp_max(x, max):
 class MaskedFillBackward0(Node):
     def backward(self, g):
         (mask,) = self.saved_tensors
-        gx = where(mask, 0.0, g) if self.needs_input_grad(0) else None
+        gx = masked_fill(g, mask, 0.0) if self.needs_input_grad(0) else None     # PyTorch's formula
         gv = where(mask, g, 0.0).sum() if self.needs_input_grad(1) else None
         return gx, gv
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """masked_fill with a 0-dim tensor value (PyTorch's masked_fill.Tensor)."""
 
 
 def masked_fill(x, mask, value):
@@ -920,5 +924,6 @@ def masked_fill(x, mask, value):
         fill = cast(value, x._dtype)
     out = _where_raw(mask, fill, x, x._dtype)
     if needs_grad(x, value):
-        record(MaskedFillBackward0, (x, value), (out,)).save(mask)
+        node_cls = MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0
+        record(node_cls, (x, value), (out,)).save(mask)
     return out

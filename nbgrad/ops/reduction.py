@@ -232,7 +232,8 @@ class _AmaxBackward(Node):
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
         mask = (x == out).to(g.dtype)
         count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * mask / count
+        # PyTorch's scale_grad_by_count: (grad / count) * mask
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) / count) * mask
 
 
 class AmaxBackward0(_AmaxBackward):

@@ -412,3 +412,17 @@ def test_window_double_backward_names(fn, name):
     v = nbgrad.ones(fn(x).shape, requires_grad=True)
     g, = autograd.grad(fn(x), [x], v, create_graph=True)
     assert g.grad_fn.name() == name
+
+
+def test_masked_fill_node_names_and_double_backward():
+    x = nbgrad.tensor([0.5, 1.5, -2.], requires_grad=True)
+    mask = nbgrad.tensor([True, False, True])
+    assert x.masked_fill(mask, nbgrad.tensor(2.)).grad_fn.name() == "MaskedFillBackward1"
+    y = x.masked_fill(mask, 2.)
+    assert y.grad_fn.name() == "MaskedFillBackward0"
+    v = nbgrad.ones(3, requires_grad=True)
+    g, = autograd.grad(y, [x], v, create_graph=True)
+    assert g.grad_fn.name() == "MaskedFillBackward0" and g.tolist() == [0.0, 1.0, 0.0]
+    w = nbgrad.tensor([[1., 3., 3.], [2., 0., 2.]], requires_grad=True)
+    g, = autograd.grad(w.amax(1).sum(), [w], create_graph=True)
+    assert g.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]]

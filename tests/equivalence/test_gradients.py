@@ -426,3 +426,14 @@ def test_masked_fill_node_names_and_double_backward():
     w = nbgrad.tensor([[1., 3., 3.], [2., 0., 2.]], requires_grad=True)
     g, = autograd.grad(w.amax(1).sum(), [w], create_graph=True)
     assert g.tolist() == [[0.0, 0.5, 0.5], [0.5, 0.0, 0.5]]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_backward_is_one_recorded_op(reduction):
+    F = nbgrad.nn.functional
+    x = nbgrad.tensor([[0.5, -1., 2.], [0.1, 0.2, -3.]], dtype=nbgrad.float64, requires_grad=True)
+    y = nbgrad.tensor([[1., 2., 3.], [-1., 0.5, 2.]], dtype=nbgrad.float64, requires_grad=True)
+    gx, gy = autograd.grad(F.mse_loss(x, y, reduction=reduction).sum(), [x, y], create_graph=True)
+    assert gx.grad_fn.name() == gy.grad_fn.name() == "MseLossBackwardBackward0"
+    fn = lambda a, b: F.mse_loss(a, b, reduction=reduction) ** 2
+    assert gradgradcheck(fn, (x, y))

@@ -437,3 +437,15 @@ def test_mse_backward_is_one_recorded_op(reduction):
     assert gx.grad_fn.name() == gy.grad_fn.name() == "MseLossBackwardBackward0"
     fn = lambda a, b: F.mse_loss(a, b, reduction=reduction) ** 2
     assert gradgradcheck(fn, (x, y))
+
+
+def test_descending_sort_is_stable_so_ties_get_the_gradient_as_in_pytorch():
+    x = nbgrad.tensor([1., 1., 0.], requires_grad=True)
+    values, indices = x.sort(descending=True)
+    assert indices.tolist() == [0, 1, 2]                   # was [1, 0, 2] on the CPU
+    (values * nbgrad.tensor([1., 2., 3.])).sum().backward()
+    assert grad_of(x) == [1.0, 2.0, 3.0]
+    y = nbgrad.tensor([math.nan, 1., math.nan, 1., 2.])
+    assert y.sort(descending=True).indices.tolist() == [0, 2, 4, 1, 3]
+    assert nbgrad.tensor([True, False, True]).sort(descending=True).indices.tolist() == [0, 2, 1]
+    assert nbgrad.tensor([[1., 1.], [1., 0.]]).topk(1, 0).indices.tolist() == [[0, 0]]

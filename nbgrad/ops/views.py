@@ -497,7 +497,8 @@ def _slice_geom(shape, strides, offset, d, start, stop, step):
     new_strides = list(strides)
     shape[d] = length
     new_strides[d] = strides[d] * step
-    return (tuple(shape), tuple(new_strides), offset + (start * strides[d] if length else 0))
+    # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
+    return (tuple(shape), tuple(new_strides), offset + start * strides[d])
 
 
 def _slice_view(x, d, start, stop, step):

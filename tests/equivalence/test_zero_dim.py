@@ -256,3 +256,9 @@ def test_setitem_without_indexing_writes_the_tensor_itself(index):
     w = a * 1
     w[:] = 5.0
     assert w.grad_fn.name() != "CopySlices" and w._base is None
+
+
+def test_empty_slice_keeps_pytorchs_storage_offset():
+    x = nbgrad.arange(10.).reshape(2, 5)
+    assert [x[:, 3:3].storage_offset(), x[:, 7:].storage_offset(), x[1:1].storage_offset(),
+            x[:, 2:1].storage_offset()] == [3, 5, 5, 2]

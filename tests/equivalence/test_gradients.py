@@ -449,3 +449,13 @@ def test_descending_sort_is_stable_so_ties_get_the_gradient_as_in_pytorch():
     assert y.sort(descending=True).indices.tolist() == [0, 2, 4, 1, 3]
     assert nbgrad.tensor([True, False, True]).sort(descending=True).indices.tolist() == [0, 2, 1]
     assert nbgrad.tensor([[1., 1.], [1., 0.]]).topk(1, 0).indices.tolist() == [[0, 0]]
+
+
+@pytest.mark.parametrize("value", [0.1, 0.7, 1 / 3])
+def test_std_of_constant_float64_row_is_exactly_zero(value):
+    # sum / n rounds off the value for these: var was ~1e-33, std's gradient O(1)
+    x = nbgrad.tensor([[value] * 3, [1., 2., 4.]], dtype=nbgrad.float64, requires_grad=True)
+    s = x.std(1)
+    assert s[0].item() == 0.0
+    (s * nbgrad.tensor([1., 0.], dtype=nbgrad.float64)).sum().backward()
+    assert grad_of(x) == [[0.0] * 3, [0.0] * 3]

@@ -916,10 +916,8 @@ def masked_fill(x, mask, value):
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.name}")
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s).")
-    shape = broadcast_shapes(x._shape, mask._shape)
-    if shape != x._shape:
-        raise RuntimeError(f"The expanded size of the mask ({mask._shape}) must match the tensor ({x._shape})")
-    fill = value
+    broadcast_shapes(x._shape, mask._shape)   # out of place x broadcasts with the mask, as
+    fill = value                              # PyTorch's; masked_fill_ refuses a larger shape
     if isinstance(value, Tensor):
         fill = cast(value, x._dtype)
     out = _where_raw(mask, fill, x, x._dtype)

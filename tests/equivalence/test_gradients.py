@@ -459,3 +459,14 @@ def test_std_of_constant_float64_row_is_exactly_zero(value):
     assert s[0].item() == 0.0
     (s * nbgrad.tensor([1., 0.], dtype=nbgrad.float64)).sum().backward()
     assert grad_of(x) == [[0.0] * 3, [0.0] * 3]
+
+
+def test_masked_fill_out_of_place_broadcasts_self_with_the_mask():
+    x = nbgrad.ones(1, 1, requires_grad=True)
+    mask = nbgrad.tensor([[True, False, True]])
+    y = x.masked_fill(mask, 0.5)
+    assert y.tolist() == [[0.5, 1.0, 0.5]]
+    y.sum().backward()
+    assert grad_of(x) == [[1.0]]
+    with pytest.raises(RuntimeError, match=r"output with shape \[1, 1\] doesn't match the broadcast shape \[1, 3\]"):
+        nbgrad.ones(1, 1).masked_fill_(mask, 0.5)

@@ -139,12 +139,12 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self._shape
-        return self._shape[self._wrap_dim(dim)]
+        return self._shape[self._wrap_dim_of_shape(dim)]
 
     def stride(self, dim=None):
         if dim is None:
             return self._stride
-        return self._stride[self._wrap_dim(dim)]
+        return self._stride[self._wrap_dim_of_shape(dim)]
 
     def storage_offset(self):
         return self._offset
@@ -199,6 +199,12 @@ class Tensor:
 
     def untyped_storage(self):
         return self._storage
+
+    def _wrap_dim_of_shape(self, dim):
+        """size(dim) / stride(dim): a 0-dim tensor has no dimension to name."""
+        if not self._shape and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._wrap_dim(dim)
 
     def _wrap_dim(self, dim, ndim=None):
         ndim = len(self._shape) if ndim is None else ndim

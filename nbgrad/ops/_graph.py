@@ -121,6 +121,14 @@ def new_scalar(value, dtype, device):
     return Tensor._from_buffer(get_backend(device.type).full(1, dtype.np, value), (), dtype, device)
 
 
+def zeros_grad(t):
+    """zeros_like(t) as a gradient that is identically zero: recorded nowhere, so that a
+    backward under create_graph does not connect it to t's history (PyTorch's
+    zeros_like(grad) in derivatives.yaml), and free of t's NaN/inf (unlike t * 0)."""
+    return Tensor._from_buffer(get_backend(t._storage.device.type).full(t.numel(), t._dtype.np, 0),
+                               t._shape, t._dtype, t._storage.device)
+
+
 def broadcast_shapes(*shapes):
     if len(shapes) == 2:
         a, b = shapes
@@ -204,9 +212,19 @@ def wrap_dims(dims, ndim):
             return tuple(range(ndim))
         out = tuple(sorted(_wrap(d, ndim) for d in dims))
         if len(set(out)) != len(out):
-            raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
-        return out
-    return (_wrap(dims, ndim),)
+            dup = next(d for d in out if out.count(d) > 1)
+            raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+        return out if ndim else ()
+    d = _wrap(dims, ndim)
+    # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()
+    return (d,) if ndim else ()
+
+
+def int_dim(op, dim):
+    """The check of ops whose dim is one int (PyTorch's argument parser): TypeError else."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
 
 
 def _wrap(dim, ndim):
@@ -231,7 +249,7 @@ class NotImplementedNode(Node):
         return "NotImplemented"
 
     def backward(self, *grads):
-        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
 
 
 NotImplementedNode.__name__ = "NotImplemented"

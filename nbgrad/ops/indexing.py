@@ -147,6 +147,13 @@ def _expand_index(x, index):
         else:
             consumed += 1
     if consumed > x.dim():
+        if x.dim() == 0:
+            first = next(i for i in index if i is not None and i is not Ellipsis)
+            if isinstance(first, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(first, int) and not isinstance(first, bool):
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -434,8 +441,11 @@ def index_select(x, dim, index):
     with no_grad():
         idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d, False,
                                message="index out of range in self")
-        if x.dim() == 0:
-            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0, index)
+    if x.dim() == 0:
+        if idx.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.numel()} value(s)")
+        return gather_flat(x, idx.reshape(()), IndexSelectBackward0, index)      # 0-dim, as PyTorch's
+    with no_grad():
         out_shape = list(x._shape)
         out_shape[d] = idx.numel()
         cstrides = contiguous_strides(x._shape)
@@ -620,11 +630,13 @@ def argwhere(x):
 # -- cat / stack ---------------------------------------------------------------------------------
 class CatBackward0(Node):
     def backward(self, g):
+        # PyTorch's cat_tensors_backward: every input gets a gradient, an empty one too
+        # (zeros([0]) for a skipped legacy 1-D empty input)
         out, start = [], 0
-        for n in self.sizes:
-            if n is None:       # a legacy empty (0,) input that cat skipped: PyTorch's zeros({0})
+        for n, skipped in zip(self.sizes, self.skipped):
+            if skipped:
                 from .._creation import zeros
-                out.append(zeros(0, dtype=g.dtype, device=g.device))
+                out.append(zeros((0,), dtype=g.dtype, device=g.device))
                 continue
             out.append(V.narrow(g, self.dim, start, n))
             start += n
@@ -666,8 +678,9 @@ def cat(tensors, dim=0):
             be.copy(t._view_tuple(), (buf, start * cstr[d], tuple(t._shape), cstr))
         start += n
     if needs_grad(*tensors):
-        record(CatBackward0, tuple(tensors), (out,), dim=d,
-               sizes=[t._shape[d] if any(t is q for q in parts) else None for t in tensors])
+        skipped = [not any(t is q for q in parts) for t in tensors]
+        record(CatBackward0, tuple(tensors), (out,), dim=d, skipped=skipped,
+               sizes=[0 if k else t._shape[d] for t, k in zip(tensors, skipped)])
     return out
 
 

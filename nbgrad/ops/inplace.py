@@ -21,11 +21,11 @@ import weakref
 
 from .._checks import checked_scalar
 from .. import _dtype as D
-from .._tensor import Tensor, dense_strides
+from .._tensor import Tensor, dense_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
-from .elementwise import zero_grad
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
+                     zeros_grad)
 from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
 
 _TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -199,8 +199,14 @@ def regenerate_view_grad_fn(view):
     base = view._base
     view._view_version = view._vc.value
     if view._dtype.is_floating_point:
-        record(AsStridedBackward0, (base,), (view,), input_geom=_geometry(base),
-               view_geoms=[_geometry(view)], dtype=base._dtype)
+        _record_window_of_base(base, view, _geometry(base), _geometry(view))
+
+
+def _record_window_of_base(base, out, base_geom, view_geom):
+    """out's history: the window view_geom of base's storage (an as_strided view)."""
+    divide = None if is_non_overlapping(base_geom[0], base_geom[1]) else base_geom
+    record(AsStridedBackward0, (base,), (out,), input_geom=base_geom, view_geoms=[view_geom],
+           dtype=base._dtype, divide=divide)
 
 
 def _saved_result_is_target(t, result, view_fn=None):
@@ -268,8 +274,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     base_geom, view_geom = _geometry(base), _geometry(t)
     old = _stand_in(t, needs_old)
     if base._requires_grad:
-        record(AsStridedBackward0, (base,), (old,), input_geom=base_geom, view_geoms=[view_geom],
-               dtype=base._dtype)
+        _record_window_of_base(base, old, base_geom, view_geom)
     result = fn(old, *args)
     write_result(t, result)
     if result._requires_grad:
@@ -285,7 +290,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
 # -- the ops that only write -----------------------------------------------------------
 class CopyBackwards(Node):
     def backward(self, g):
-        return (zero_grad(g) if self.needs_input_grad(0) else None), g
+        return (zeros_grad(g) if self.needs_input_grad(0) else None), g
 
 
 def _copied_from(old, src, node_cls=None):
@@ -329,14 +334,14 @@ class FillBackward2(Node):
     """fill_(Scalar)."""
 
     def backward(self, g):
-        return zero_grad(g)
+        return zeros_grad(g)
 
 
 class FillBackward3(Node):
     """fill_(Tensor), and setitem's fill with a number: zero for self, the sum for the value."""
 
     def backward(self, g):
-        gself = zero_grad(g) if self.needs_input_grad(0) else None
+        gself = zeros_grad(g) if self.needs_input_grad(0) else None
         if len(self.next_functions) == 1:
             return gself
         return gself, (g.sum() if self.needs_input_grad(1) else None)
@@ -386,7 +391,7 @@ class _DrawnBackward(Node):
     """An in-place random fill: the new values do not depend on the old ones."""
 
     def backward(self, g):
-        return zero_grad(g)
+        return zeros_grad(g)
 
 
 class UniformBackward0(_DrawnBackward): pass

@@ -267,9 +267,10 @@ class MseLossBackward0(Node):
         x, y = self.saved_tensors
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
         if is_grad_enabled():
-            d = (x - y) * (2.0 * scale)
-            gx = d * g
-            return gx, -gx
+            # PyTorch's mse_loss_backward as a recorded op (grad_fn MseLossBackwardBackward0)
+            gx = _mse_backward(g, x, y, scale) if self.needs_input_grad(0) else None
+            gy = _mse_backward(g, y, x, scale) if self.needs_input_grad(1) else None
+            return gx, gy
         xs, ys = self._operands(x, y)
         buf = backend_of(xs).mse_backward(_flat(xs), _flat(ys), _coef(g, scale, xs.numel(), xs))
         gx = new_tensor(buf, xs._shape, xs._dtype, xs.device)
@@ -278,6 +279,25 @@ class MseLossBackward0(Node):
     def _operands(self, x, y):
         shape = self.shape
         return (cast(x.detach(), self.dtype).expand(shape), cast(y.detach(), self.dtype).expand(shape))
+
+
+def _mse_backward(g, x, y, scale):
+    """2 * scale * (x - y) * g: computed unrecorded, recorded as one node."""
+    with no_grad():
+        out = (x - y) * (2.0 * scale) * g
+    if needs_grad(g, x, y):
+        record(MseLossBackwardBackward0, (g, x, y), (out,), scale=scale).save(g, x, y)
+    return out
+
+
+class MseLossBackwardBackward0(Node):
+    def backward(self, gg):
+        g, x, y = self.saved_tensors
+        # PyTorch: grad_output: mse_loss_backward(grad, self, target); self: 2 * scale *
+        # grad * grad_output (mse_loss_double_backward); target: its negative
+        d_g = _mse_backward(gg, x, y, self.scale) if self.needs_input_grad(0) else None
+        d_x = gg * g * (2.0 * self.scale) if self.needs_input_grad(1) or self.needs_input_grad(2) else None
+        return d_g, (d_x if self.needs_input_grad(1) else None), (-d_x if self.needs_input_grad(2) else None)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):

@@ -6,7 +6,7 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims)
+from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -36,11 +36,16 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op == "var":
-            return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
+        if op == "var":       # one element: 0, or nan without degrees of freedom
+            value = math.nan if kw.get("correction", 1) >= 1 else 0.0
+            return new_tensor(backend_of(x).full(1, out_dtype.np, value), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
     if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
-        raise IndexError(f"{op}(): Expected reduction dim {dims[0]} to have non-zero size.")
+        empty = [d for d in dims if x._shape[d] == 0]
+        if empty:
+            raise IndexError(f"{op}(): Expected reduction dim {empty[0]} to have non-zero size.")
+        # reducing non-empty dims of an empty tensor: an empty result, no identity needed
+        return new_tensor(backend_of(x).empty(0, out_dtype.np), shape, out_dtype, x.device)
     buf = backend_of(x).reduce(op, x._view_tuple(), dims, out_dtype.np, **kw)
     return new_tensor(buf, shape, out_dtype, x.device)
 
@@ -135,24 +140,45 @@ class ProdBackward1(Node):
 
 
 def _prod_grad(g, x, out, dims):
-    # Where x has no zeros, d prod / dx = prod / x.  With zeros, use the product of the
-    # others, computed as a product over x with that one element replaced by 1.
+    """PyTorch's prod_backward: g * (out / x) without zeros, else the product of the other
+    elements as exclusive prefix times exclusive suffix products: recorded ops only, so
+    that the gradient is itself differentiable (create_graph) where x holds zeros."""
+    if x.dim() == 0:
+        return g
     if not bool((x == 0).any()):
-        return g * out / x
-    from .elementwise import where
-    ones_x = where(x == 0, 1.0, x)
-    zero_count = sum((x == 0).to(x.dtype), dims, keepdim=True) if dims is not None else sum((x == 0).to(x.dtype))
-    prod_nonzero = prod(ones_x, dims[0], keepdim=True) if dims is not None and len(dims) == 1 else prod(ones_x)
-    prod_nonzero = prod_nonzero.expand(x.shape)
-    zero_count = zero_count.expand(x.shape)
-    # one zero: only that element gets the product of the others; two or more: all zero
-    grad_x = where(x == 0, where(zero_count == 1, prod_nonzero, 0.0), where(zero_count == 0, out / where(x == 0, 1.0, x), 0.0))
-    return g * grad_x
+        return g * (out / x)
+    if dims is None:
+        return (g.reshape(-1) * _prod_of_others(x.reshape(-1), 0)).reshape(x.shape)
+    return g * _prod_of_others(x, dims[0])
+
+
+def _prod_of_others(x, dim):
+    """[b*c, a*c, a*b] for [a, b, c] along dim (PyTorch's prod_safe_zeros_backward)."""
+    n = x.shape[dim]
+    if n == 0:
+        return x
+    from .._creation import ones
+    from .indexing import cat
+    shape = list(x.shape)
+    shape[dim] = 1
+    one = ones(shape, dtype=x.dtype, device=x.device)
+    if n == 1:
+        return one          # an empty product: no function of x (PyTorch's is not recorded either)
+    before = cat([one, x.narrow(dim, 0, n - 1)], dim)        # [1, a, b]
+    after = cat([x.narrow(dim, 1, n - 1), one], dim)         # [b, c, 1]
+    k = 1
+    while k < n:        # log-depth inclusive scans: before -> [1, a, ab], after -> [bc, c, 1]
+        before = cat([before.narrow(dim, 0, k),
+                      before.narrow(dim, k, n - k) * before.narrow(dim, 0, n - k)], dim)
+        after = cat([after.narrow(dim, 0, n - k) * after.narrow(dim, k, n - k),
+                     after.narrow(dim, n - k, k)], dim)
+        k *= 2
+    return before * after
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
-    dims = wrap_dims(dim, x.dim())
+    dims = wrap_dims(int_dim("prod", dim), x.dim())
     out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
@@ -167,8 +193,11 @@ def prod(x, dim=None, keepdim=False, dtype=None):
 class _FullExtremumBackward(Node):
     def backward(self, g):
         x, out = self.saved_tensors
-        mask = (x == out).to(g.dtype)
-        return mask * (g / mask.sum())        # ties share the gradient evenly
+        # PyTorch's evenly_distribute_backward: ties share the gradient evenly, and a NaN
+        # result is every NaN element's
+        mask = x.isnan() if bool(out.isnan()) else x == out
+        mask = mask.to(g.dtype)
+        return mask * (g / mask.sum())
 
 
 class MaxBackward1(_FullExtremumBackward):
@@ -203,7 +232,8 @@ class _AmaxBackward(Node):
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
         mask = (x == out).to(g.dtype)
         count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * mask / count
+        # PyTorch's scale_grad_by_count: (grad / count) * mask
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) / count) * mask
 
 
 class AmaxBackward0(_AmaxBackward):
@@ -222,7 +252,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         if needs_grad(x):
             record(full_node, (x,), (out,)).save(x, out, outputs=(out,))
         return out
-    d = wrap_dims(dim, x.dim())[0]
+    d = _wrap(int_dim("max" if is_max else "min", dim), x.dim())
     if x.dim() == 0:
         from .._creation import zeros
         values = copy_raw(x)
@@ -272,6 +302,7 @@ amin = _amax_like("amin", AminBackward0)
 
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
+        int_dim(op, dim)
         if dim is None:
             flat = x.reshape(-1)
             out = _reduce_raw(op, flat, (0,) if flat.dim() else (), D.int64, False)
@@ -305,12 +336,23 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _var_grad(g, x, shape, dims, keepdim, correction, full):
+    """PyTorch's var_backward: (2 / (n - correction)) * g * (x - mean).  Over all elements
+    with n <= correction it is nan where x equals its mean and inf elsewhere."""
+    n = math.prod(shape[d] for d in dims) if dims else 1
+    dof = n - correction
+    g = _expand_back(g, shape, dims, keepdim)
+    if full and dof <= 0:
+        from .elementwise import where
+        return g * where(x == x.mean(), math.nan, math.inf)
+    scale = 2.0 / dof if dof else math.inf
+    return (g * scale) * (x - x.mean(dims, keepdim=True))
+
+
 class VarBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / (n - self.correction))
+        return _var_grad(g, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -322,17 +364,18 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
     if needs_grad(x):
-        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr).save(x)
+        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
+               full=dim is None or x.dim() == 0).save(x)
     return out
 
 
 class StdBackward0(Node):
     def backward(self, g):
+        # PyTorch's std_backward: var_backward of g / (2 * std), masked to 0 where std == 0
         x, out = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        scale = _expand_back(g / (out * (n - self.correction)), self.shape, self.dims, self.keepdim)
-        return scale * centered
+        from .elementwise import where
+        gv = where(out == 0, 0.0, g / (out * 2))
+        return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -347,7 +390,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     out = _unary_raw("sqrt", v)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
-               correction=corr).save(x, out, outputs=(out,))
+               correction=corr, full=dim is None or x.dim() == 0).save(x, out, outputs=(out,))
     return out
 
 
@@ -371,21 +414,29 @@ def logsumexp(x, dim, keepdim=False):
 
 class LinalgVectorNormBackward0(Node):
     def backward(self, g):
+        # PyTorch's norm_backward, branch for branch (each masked where it divides by 0)
         x, out = self.saved_tensors
         p = self.p
         from .elementwise import sign, where
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
-        if p == 2:
-            return g * where(out == 0, 0.0, x / out)
+        if p == 0:
+            from ._graph import zeros_grad
+            return zeros_grad(x)
         if p == 1:
             return g * sign(x)
+        if p == 2:
+            return g * where(out == 0, 0.0, x / out)
         if p == math.inf or p == -math.inf:
-            mask = (x.abs() == out).to(x.dtype)
+            a = x.abs()
+            mask = ((a == out) | a.isnan()).to(x.dtype)
             count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-            return g * sign(x) * mask / count
-        # general p: |x|^(p-1) sign(x) / ||x||^(p-1)
-        return g * sign(x) * x.abs().pow(p - 1) / where(out == 0, 1.0, out).pow(p - 1)
+            return sign(x) * ((g / count) * mask)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, x.abs().pow(p - 1))
+            return scaled * g * out.pow(1 - p)
+        scaled = sign(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * where(out == 0, 0.0, g / out.pow(p - 1))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
@@ -419,18 +470,55 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        gy = g * y
-        return gy - y * gy.sum(self.dim, keepdim=True)
+        return _softmax_backward_data(g, y, self.dim, False)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
+        return _softmax_backward_data(g, y, self.dim, True)
+
+
+def _softmax_backward_data(g, y, dim, log):
+    """PyTorch's _softmax_backward_data / _log_softmax_backward_data as one op: computed
+    unrecorded, recorded as one node (create_graph) with PyTorch's double-backward formulas."""
+    from ..autograd.grad_mode import no_grad
+    from .elementwise import exp
+    with no_grad():
+        if log:
+            out = g - exp(y) * g.sum(dim, keepdim=True)
+        else:
+            gy = g * y
+            out = gy - y * gy.sum(dim, keepdim=True)
+    if needs_grad(g, y):
+        node_cls = LogSoftmaxBackwardDataBackward0 if log else SoftmaxBackwardDataBackward0
+        record(node_cls, (g, y), (out,), dim=dim).save(g, y)
+    return out
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d = self.dim
+        d_g = _softmax_backward_data(gg, y, d, False) if self.needs_input_grad(0) else None
+        # softmax_double_backward(grad, grad_output, dim, output)
+        d_y = (g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
+               if self.needs_input_grad(1) else None)
+        return d_g, d_y
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
         from .elementwise import exp
-        return g - exp(y) * g.sum(self.dim, keepdim=True)
+        d = self.dim
+        d_g = gg - (gg * exp(y)).sum(d, keepdim=True) if self.needs_input_grad(0) else None
+        d_y = -g.sum(d, keepdim=True) * exp(y) * gg if self.needs_input_grad(1) else None
+        return d_g, d_y
 
 
 def _softmax(x, dim, dtype, log, node_cls):
+    d = _wrap(int_dim("log_softmax" if log else "softmax", dim), x.dim())
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))
@@ -443,10 +531,8 @@ def _softmax(x, dim, dtype, log, node_cls):
         buf = backend_of(src).softmax((buf_, off, (1,), (1,)), 0, log)
         out = new_tensor(buf, src._shape, src._dtype, src.device)
     else:
-        d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)
         out = new_tensor(buf, src._shape, src._dtype, src.device)
-    d = wrap_dims(dim, x.dim())[0] if x.dim() else 0
     if needs_grad(x):
         record(node_cls, (x,), (out,), dim=d).save(out, outputs=(out,))
     return out

@@ -2,17 +2,20 @@
 
 A view shares its base's Storage and VersionCounter, and remembers the root
 base in `_base`.  Gradients of windowing views (select, slice, split, diagonal,
-as_strided) go through `restride`: scatter the gradient into a zero buffer laid
-out like the storage, then read it back with the input's geometry.
+as_strided) go through `restride`: scatter the gradient into a zero buffer, then
+read it back with the input's geometry.  Windowing views do this in their input's
+logical index space (PyTorch's select_backward writes into zeros(input_sizes)),
+so an input that overlaps itself (expanded, 0 strides) gets each element's
+gradient once; only as_strided is defined on storage.
 """
 import math
 
 from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
-from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
+from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
 from ..autograd.node import Node
-from ._graph import backend_of, needs_grad, new_tensor, record, wrap_dims, _wrap
+from ._graph import backend_of, cast, needs_grad, new_tensor, record, wrap_dims, _wrap
 
 
 # PyTorch's CreationMeta: how a view was made, which decides whether an in-place change
@@ -102,19 +105,61 @@ def _span(geom):
     return offset, offset + sum((n - 1) * s for n, s in zip(shape, strides))
 
 
+def _logical(shape):
+    """The geometry of a tensor's own index space: contiguous, offset 0."""
+    return (tuple(shape), contiguous_strides(tuple(shape)), 0)
+
+
 class RestrideBackward(Node):
     """Backward of restride: read the gradient with each source's geometry."""
 
     def backward(self, g):
-        return tuple(restride([(g, self.dst)], src_geom, self.dtype)
+        return tuple(restride([(g, self.dst)], src_geom, self.dtype, self.divide)
                      if self.needs_input_grad(i) else None
                      for i, src_geom in enumerate(self.srcs))
 
 
-def restride(sources, dst_geom, dtype=None):
+def _scatter(be, buf, lo, t, geom, dtype):
+    """Add t's values into buf at geometry geom (elements sharing memory add up)."""
+    shape, strides, offset = geom
+    if is_non_overlapping(shape, strides):
+        be.copy(cast(t, dtype)._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
+        return
+    from .indexing import _flat_buffer
+    be.put(buf, _flat_buffer(_positions(geom, lo, t.device)), _flat_buffer(cast(t, dtype)), True)
+
+
+def _positions(geom, lo, device):
+    """int64 tensor of geom's shape: each element's position in a buffer starting at lo."""
+    from .indexing import _grid_positions
+    from .._creation import full
+    shape, strides, offset = geom
+    with no_grad():
+        pos = full(tuple(shape), offset - lo, dtype=D.int64, device=device)
+        grid = _grid_positions(tuple(shape), tuple(strides), None, device)
+        return (pos if grid is None else pos + grid).contiguous()
+
+
+# What PyTorch calls the backward of each windowing view's backward (select_backward's
+# node is SelectBackwardBackward0, unbind's backward is a stack, split's a cat).
+class SelectBackwardBackward0(RestrideBackward): pass
+class SliceBackwardBackward0(RestrideBackward): pass
+class DiagonalBackwardBackward0(RestrideBackward): pass
+class _AsStridedOfGradient(RestrideBackward): pass
+_AsStridedOfGradient.__name__ = "AsStridedBackward0"     # as_strided_backward is as_strided ops
+class StackBackward0(RestrideBackward): pass
+class CatBackward0(RestrideBackward): pass
+
+
+def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward):
     """Write each (tensor, geometry) into a zero buffer at that geometry, then return the
     buffer read at dst_geom as a new contiguous tensor.  Geometries are absolute
-    (shape, strides, offset) triples on one notional storage."""
+    (shape, strides, offset) triples on one notional buffer: windowing views use their
+    input's logical index space (`_logical`), only as_strided uses storage.
+
+    divide: a geometry that overlaps itself (an as_strided input with 0 strides); each
+    buffer element is divided by how many of its elements read it, as PyTorch's
+    as_strided_backward does, so that the map stays the adjoint of its own backward."""
     tensors = [t for t, _ in sources]
     first = tensors[0]
     dtype = dtype or first._dtype
@@ -123,35 +168,39 @@ def restride(sources, dst_geom, dtype=None):
     for _, geom in sources:
         a, b = _span(geom)
         lo, hi = min(lo, a), max(hi, b)
+    if divide is not None:
+        a, b = _span(divide)
+        lo, hi = min(lo, a), max(hi, b)
     buf = be.full(hi - lo + 1, dtype.np, 0)
-    for t, (shape, strides, offset) in sources:
-        if is_non_overlapping(shape, strides):
-            be.copy(t._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
-        else:
-            # elements sharing memory (as_strided overlaps) add up, as their gradients must
-            from .indexing import _flat_buffer
-            from ._graph import cast
-            from ..autograd.grad_mode import no_grad
-            with no_grad():
-                from .indexing import _grid_positions
-                from .._creation import full
-                pos = full(tuple(shape), offset - lo, dtype=D.int64, device=t.device)
-                grid = _grid_positions(tuple(shape), tuple(strides), None, t.device)
-                pos = (pos if grid is None else pos + grid).contiguous()
-            be.put(buf, _flat_buffer(pos), _flat_buffer(cast(t, dtype)), True)
+    for t, geom in sources:
+        _scatter(be, buf, lo, t, geom, dtype)
+    if divide is not None:
+        count = be.full(hi - lo + 1, dtype.np, 0)
+        with no_grad():
+            from .._creation import ones
+            _scatter(be, count, lo, ones(divide[0], dtype=dtype, device=first.device), divide, dtype)
+            n = hi - lo + 1
+            b = new_tensor(buf, (n,), dtype, first.device)
+            c = new_tensor(count, (n,), dtype, first.device)
+            buf = (b / c.clamp(min=1))._storage.buffer
     shape, strides, offset = dst_geom
-    out_buf = be.empty(math.prod(shape), dtype.np)
-    be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
+    n = math.prod(shape)
+    if offset == lo and len(buf) == n and tuple(strides) == contiguous_strides(tuple(shape)):
+        out_buf = buf               # the buffer already is the result: no second copy
+    else:
+        out_buf = be.empty(n, dtype.np)
+        be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
     out = new_tensor(out_buf, shape, dtype, first.device)
     if needs_grad(*tensors):
-        record(RestrideBackward, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom, dtype=dtype)
+        record(node_cls, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
+               dtype=dtype, divide=divide)
     return out
 
 
 def _window_backward(node, grads):
     """Gradient of a windowing view (or several, for split/unbind) w.r.t. its input."""
     pairs = [(g, geom) for g, geom in zip(grads, node.view_geoms) if g is not None]
-    return restride(pairs, node.input_geom, node.dtype)
+    return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node)
 
 
 class _WindowNode(Node):
@@ -159,20 +208,31 @@ class _WindowNode(Node):
         return _window_backward(self, grads)
 
 
-class SelectBackward0(_WindowNode): pass
-class SliceBackward0(_WindowNode): pass
-class DiagonalBackward0(_WindowNode): pass
-class AsStridedBackward0(_WindowNode): pass
-class UnbindBackward0(_WindowNode): pass
-class SplitBackward0(_WindowNode): pass
-class SplitWithSizesBackward0(_WindowNode): pass
+class SelectBackward0(_WindowNode):
+    backward_node = SelectBackwardBackward0
+class SliceBackward0(_WindowNode):
+    backward_node = SliceBackwardBackward0
+class DiagonalBackward0(_WindowNode):
+    backward_node = DiagonalBackwardBackward0
+class AsStridedBackward0(_WindowNode):
+    backward_node = _AsStridedOfGradient
+class UnbindBackward0(_WindowNode):
+    backward_node = StackBackward0
+class SplitBackward0(_WindowNode):
+    backward_node = CatBackward0
+class SplitWithSizesBackward0(_WindowNode):
+    backward_node = CatBackward0
 
 
-def _window(x, node_cls, views):
-    """Record a windowing node for views (a list) of x."""
+def _window(x, node_cls, geom_fn, multi_output=False):
+    """The views of x that geom_fn(shape, strides, offset) -> [geometry, ...] describes,
+    with their windowing node.  The node keeps the views' geometries in x's logical
+    index space (geom_fn applied to contiguous strides), not in storage."""
+    views = [make_view(x, *g, multi_output) for g in geom_fn(x._shape, x._stride, x._offset)]
     if needs_grad(x):
-        record(node_cls, (x,), views, input_geom=_geometry(x),
-               view_geoms=[_geometry(v) for v in views], dtype=x._dtype)
+        logical = _logical(x._shape)
+        record(node_cls, (x,), views, input_geom=logical, view_geoms=geom_fn(*logical),
+               dtype=x._dtype, divide=None)
     return views
 
 
@@ -312,9 +372,9 @@ def reshape_as(x, other):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if x.dim() == 0:
         return reshape(x, (1,))
-    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -324,6 +384,8 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 
 def unflatten(x, dim, sizes):
+    if x.dim() == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
     for i, n in enumerate(sizes):
@@ -365,7 +427,7 @@ def squeeze(x, dim=None):
         keep = [i for i, n in enumerate(x._shape) if n != 1]
         node_cls = SqueezeBackward0
     else:
-        dims = wrap_dims(dim, x.dim()) if x.dim() else ()
+        dims = wrap_dims(dim, x.dim())
         keep = [i for i, n in enumerate(x._shape) if not (i in dims and n == 1)]
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
@@ -407,6 +469,8 @@ class PermuteBackward0(Node):
 
 
 def _transposed(x, d0, d1):
+    if x.dim() == 0:                    # dims 0 / -1 of a 0-dim tensor: itself
+        return make_view(x, (), (), x._offset)
     shape, strides = list(x._shape), list(x._stride)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     strides[d0], strides[d1] = strides[d1], strides[d0]
@@ -448,6 +512,8 @@ def T(x):
 
 
 def mT(x):
+    if x.dim() == 0:
+        return x                        # PyTorch: the identity on 0-dim tensors (deprecated)
     if x.dim() < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(x, -2, -1)
@@ -458,6 +524,8 @@ def movedim(x, source, destination):
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
+    if x.dim() == 0:
+        return alias(x)
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s
@@ -531,23 +599,30 @@ def select(x, dim, index):
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
-    out = make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
-                    x._offset + index * x._stride[d])
-    return _window(x, SelectBackward0, [out])[0]
+    return _window(x, SelectBackward0, lambda sh, st, off: [_select_geom(sh, st, off, d, index)])[0]
+
+
+def _select_geom(shape, strides, offset, d, index):
+    return (tuple(shape[:d]) + tuple(shape[d + 1:]), tuple(strides[:d]) + tuple(strides[d + 1:]),
+            offset + index * strides[d])
+
+
+def _slice_geom(shape, strides, offset, d, start, stop, step):
+    n = shape[d]
+    start, stop, _ = slice(start, stop, step).indices(n)
+    length = max(0, (stop - start + step - 1) // step)
+    shape = list(shape)
+    new_strides = list(strides)
+    shape[d] = length
+    new_strides[d] = strides[d] * step
+    if length <= 1 and not -2 ** 63 <= new_strides[d] < 2 ** 63:
+        new_strides[d] = strides[d]   # x[::2**70]: one element, and no stride past int64
+    # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
+    return (tuple(shape), tuple(new_strides), offset + start * strides[d])
 
 
 def _slice_view(x, d, start, stop, step, multi_output=False):
-    n = x._shape[d]
-    start, stop, _ = slice(start, stop, step).indices(n)
-    length = max(0, (stop - start + step - 1) // step)
-    shape = list(x._shape)
-    strides = list(x._stride)
-    shape[d] = length
-    strides[d] = x._stride[d] * step
-    if length <= 1 and not -2 ** 63 <= strides[d] < 2 ** 63:
-        strides[d] = x._stride[d]   # x[::2**70]: one element, and no stride past int64
-    # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
-    return make_view(x, shape, strides, x._offset + start * x._stride[d], multi_output)
+    return make_view(x, *_slice_geom(x._shape, x._stride, x._offset, d, start, stop, step), multi_output)
 
 
 def slice_dim(x, dim, start=None, stop=None, step=1):
@@ -556,11 +631,12 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
     if step <= 0:
         raise ValueError("step must be greater than zero")
     d = _wrap(dim, x.dim())
-    out = _slice_view(x, d, start, stop, step)
-    return _window(x, SliceBackward0, [out])[0]
+    return _window(x, SliceBackward0, lambda sh, st, off: [_slice_geom(sh, st, off, d, start, stop, step)])[0]
 
 
 def narrow(x, dim, start, length):
+    if x.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
@@ -578,13 +654,18 @@ def narrow(x, dim, start, length):
 
 
 def unbind(x, dim=0):
+    if x.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
-    outs = [make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
-                      x._offset + i * x._stride[d], multi_output=True) for i in range(x._shape[d])]
-    return tuple(_window(x, UnbindBackward0, outs))
+    n = x._shape[d]
+    return tuple(_window(x, UnbindBackward0,
+                         lambda sh, st, off: [_select_geom(sh, st, off, d, i) for i in range(n)],
+                         multi_output=True))
 
 
 def split(x, split_size_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
@@ -603,14 +684,18 @@ def split(x, split_size_or_sections, dim=0):
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), but got split_sizes={sizes}")
         node_cls = SplitWithSizesBackward0
-    outs, start = [], 0
+    bounds = [0]
     for s in sizes:
-        outs.append(_slice_view(x, d, start, start + s, 1, multi_output=True))
-        start += s
-    return tuple(_window(x, node_cls, outs))
+        bounds.append(bounds[-1] + s)
+
+    def geoms(sh, st, off):
+        return [_slice_geom(sh, st, off, d, a, b, 1) for a, b in zip(bounds, bounds[1:])]
+    return tuple(_window(x, node_cls, geoms, multi_output=True))
 
 
 def chunk(x, chunks, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, x.dim())
@@ -652,22 +737,24 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     d1, d2 = _wrap(dim1, x.dim()), _wrap(dim2, x.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n1, n2 = x._shape[d1], x._shape[d2]
     if not -2 ** 63 <= offset < 2 ** 63:
         raise ValueError("Overflow when unpacking long long")
+    return _window(x, DiagonalBackward0, lambda sh, st, off: [_diagonal_geom(sh, st, off, offset, d1, d2)])[0]
+
+
+def _diagonal_geom(shape, strides, base, offset, d1, d2):
+    n1, n2 = shape[d1], shape[d2]
     if offset >= 0:
         length = max(0, min(n1, n2 - offset))
-        start = x._offset + offset * x._stride[d2]
+        start = base + offset * strides[d2]
     else:
         length = max(0, min(n1 + offset, n2))
-        start = x._offset - offset * x._stride[d1]
+        start = base - offset * strides[d1]
     if length == 0:
-        start = x._offset
-    keep = [i for i in range(x.dim()) if i not in (d1, d2)]
-    shape = [x._shape[i] for i in keep] + [length]
-    strides = [x._stride[i] for i in keep] + [x._stride[d1] + x._stride[d2]]
-    out = make_view(x, shape, strides, start)
-    return _window(x, DiagonalBackward0, [out])[0]
+        start = base
+    keep = [i for i in range(len(shape)) if i not in (d1, d2)]
+    return (tuple(shape[i] for i in keep) + (length,),
+            tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],), start)
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -677,8 +764,19 @@ def as_strided(x, size, stride, storage_offset=None):
     offset = x._offset if storage_offset is None else as_int(storage_offset, "as_strided", "storage_offset", 3)
     # every element must lie inside the storage: no negative stride/offset/size, no overflow
     check_strided_geometry(size, stride, offset, x._dtype.itemsize, len(x._storage.buffer))
+    return as_strided_view(x, size, stride, offset)
+
+
+def as_strided_view(x, size, stride, offset, node_cls=None):
+    """A view at a storage geometry, with its storage-space backward (PyTorch's
+    as_strided_backward: an input that overlaps itself shares each storage element's
+    gradient among the elements that read it)."""
     out = make_view(x, size, stride, offset)
-    return _window(x, AsStridedBackward0, [out])[0]
+    if needs_grad(x):
+        record(node_cls or AsStridedBackward0, (x,), (out,), input_geom=_geometry(x),
+               view_geoms=[_geometry(out)], dtype=x._dtype,
+               divide=None if is_non_overlapping(x._shape, x._stride) else _geometry(x))
+    return out
 
 
 class AliasBackward0(Node):

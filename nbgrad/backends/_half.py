@@ -1,0 +1,370 @@
+"""float16 as PyTorch's CPU computes it: stored in float16, computed in float32.
+
+Numba's CPU target has no float16 type, and PyTorch itself does half arithmetic
+in float32 ("opmath") and rounds each op's result once.  So no kernel here is
+compiled for float16: `install` wraps a backend's entry points so that
+
+  * float16 operands are widened to float32 (exact),
+  * the backend's float32 kernel runs (sums, means, matmuls accumulate in float32),
+  * every float16 result is narrowed once (round to nearest even);
+  * pure moves (copy float16 -> float16, fill, where, take, put) run on the int16
+    bit patterns, so they convert nothing and keep every bit (NaN payloads, -0.0);
+  * put with accumulate adds in float32 and rounds after every addition, in order
+    (PyTorch's `self[i] += v` on Half), one "round" per repetition of an offset.
+
+Calls without a float16 operand pass straight through (one dtype check).  A
+backend supplies three primitives on its own buffers:
+  widen(buf16) -> new float32 buffer;  narrow(buf32) -> new float16 buffer;
+  reinterpret(buf, dtype) -> an alias of buf's memory as another 2-byte dtype.
+"""
+import functools
+
+import numpy as np
+
+H = np.dtype(np.float16)
+F = np.dtype(np.float32)
+I16 = np.dtype(np.int16)
+
+# The bit pattern of float16(float32(value)): PyTorch converts a Python number to
+# float first, then to Half (so double -> half rounds twice, as here).
+def half_bits(value):
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = np.array(value).astype(np.float64).astype(np.float32).astype(np.float16)
+    return int(v.view(np.int16))
+
+
+def _span(view):
+    """(first, stop) element positions the view touches in its buffer (strides >= 0)."""
+    _, off, shape, strides = view
+    if 0 in shape:
+        return off, off
+    return off, off + 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+
+
+def install(ns, widen, narrow, reinterpret):
+    """Replace the backend functions in namespace ns by float16-aware wrappers."""
+    orig = dict(ns)
+
+    def wide(view):
+        """The view's values as float32: the touched span converted, same strides."""
+        buf, off, shape, strides = view
+        lo, hi = _span(view)
+        return (widen(buf[lo:hi]), off - lo, shape, strides)
+
+    def bits(view):
+        buf, off, shape, strides = view
+        return (reinterpret(buf, I16), off, shape, strides)
+
+    def wrap(name):
+        def deco(fn):
+            fn = functools.wraps(orig[name])(fn)
+            ns[name] = fn
+            return fn
+        return deco
+
+    o_empty, o_copy, o_fill = orig["empty"], orig["copy"], orig["fill"]
+
+    def write_half(buf16, dst_view):
+        """Copy a contiguous float16 buffer's bits into dst_view (same numel)."""
+        shape = tuple(dst_view[2])
+        o_copy((reinterpret(buf16, I16), 0, shape, _contiguous(shape)), bits(dst_view))
+
+    def narrow_into(buf32, out):
+        r = narrow(buf32)
+        if out is None:
+            return r
+        n = r.size
+        o_copy((reinterpret(r, I16), 0, (n,), (1,)), (reinterpret(out, I16), 0, (n,), (1,)))
+        return out
+
+    @wrap("full")
+    def full(numel, dtype, value):
+        if dtype is not H:
+            return orig["full"](numel, dtype, value)
+        out = o_empty(numel, H)
+        fill((out, 0, (numel,), (1,)), value)
+        return out
+
+    @wrap("fill")
+    def fill(dst_view, value):
+        if dst_view[0].dtype is not H:
+            return o_fill(dst_view, value)
+        o_fill(bits(dst_view), half_bits(value))
+
+    @wrap("arange")
+    def arange(n, start, step, dtype):
+        if dtype is not H:
+            return orig["arange"](n, start, step, dtype)
+        return narrow(orig["arange"](n, start, step, F))
+
+    @wrap("copy")
+    def copy(src_view, dst_view):
+        s, d = src_view[0].dtype is H, dst_view[0].dtype is H
+        if not (s or d):
+            return o_copy(src_view, dst_view)
+        if s and d:
+            return o_copy(bits(src_view), bits(dst_view))
+        if s:
+            return o_copy(wide(src_view), dst_view)
+        shape = tuple(dst_view[2])
+        n = _numel(shape)
+        if n == 0:
+            return None
+        tmp = o_empty(n, F)
+        o_copy(src_view, (tmp, 0, shape, _contiguous(shape)))
+        write_half(narrow(tmp), dst_view)
+
+    @wrap("unary")
+    def unary(op, x_view, out_dtype):
+        if x_view[0].dtype is not H and out_dtype is not H:
+            return orig["unary"](op, x_view, out_dtype)
+        xw = wide(x_view) if x_view[0].dtype is H else x_view
+        if out_dtype is H:
+            return narrow(orig["unary"](op, xw, F))
+        return orig["unary"](op, xw, out_dtype)
+
+    @wrap("binary")
+    def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
+        ah, bh = a_view[0].dtype is H, b_view[0].dtype is H
+        if not (ah or bh or out_dtype is H):
+            return orig["binary"](op, a_view, b_view, out_shape, out_dtype, out)
+        aw = wide(a_view) if ah else a_view
+        bw = wide(b_view) if bh else b_view
+        if out_dtype is H:
+            return narrow_into(orig["binary"](op, aw, bw, out_shape, F), out)
+        return orig["binary"](op, aw, bw, out_shape, out_dtype, out)
+
+    @wrap("where")
+    def where(cond_view, a_view, b_view, out_shape, out_dtype):
+        if out_dtype is not H:
+            return orig["where"](cond_view, a_view, b_view, out_shape, out_dtype)
+        r = orig["where"](cond_view, bits(a_view), bits(b_view), out_shape, I16)
+        return reinterpret(r, H)
+
+    @wrap("mul_backward")
+    def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
+        if g_view[0].dtype is not H:
+            return orig["mul_backward"](g_view, a_view, b_view, need_a, need_b)
+        return tuple(None if r is None else narrow(r) for r in
+                     orig["mul_backward"](wide(g_view), wide(a_view), wide(b_view), need_a, need_b))
+
+    @wrap("reduce")
+    def reduce(op, x_view, dims, out_dtype, correction=1):
+        if x_view[0].dtype is not H and out_dtype is not H:
+            return orig["reduce"](op, x_view, dims, out_dtype, correction)
+        xw = wide(x_view) if x_view[0].dtype is H else x_view
+        if out_dtype is H:
+            return narrow(orig["reduce"](op, xw, dims, F, correction))
+        return orig["reduce"](op, xw, dims, out_dtype, correction)
+
+    @wrap("max_with_index")
+    def max_with_index(x_view, dim, is_max):
+        if x_view[0].dtype is not H:
+            return orig["max_with_index"](x_view, dim, is_max)
+        values, indices = orig["max_with_index"](wide(x_view), dim, is_max)
+        return narrow(values), indices
+
+    @wrap("softmax")
+    def softmax(x_view, dim, log):
+        if x_view[0].dtype is not H:
+            return orig["softmax"](x_view, dim, log)
+        return narrow(orig["softmax"](wide(x_view), dim, log))
+
+    @wrap("sort")
+    def sort(x_view, dim, descending):
+        if x_view[0].dtype is not H:
+            return orig["sort"](x_view, dim, descending)
+        values, indices = orig["sort"](wide(x_view), dim, descending)
+        return narrow(values), indices
+
+    @wrap("matmul")
+    def matmul(a_view, b_view, out_dtype):
+        if a_view[0].dtype is not H and out_dtype is not H:
+            return orig["matmul"](a_view, b_view, out_dtype)
+        aw = wide(a_view) if a_view[0].dtype is H else a_view
+        bw = wide(b_view) if b_view[0].dtype is H else b_view
+        return narrow(orig["matmul"](aw, bw, F))
+
+    @wrap("linear_backward")
+    def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
+        if g_view[0].dtype is not H:
+            return orig["linear_backward"](g_view, x_view, w_view, need_x, need_w, need_b)
+        return tuple(None if r is None else narrow(r) for r in orig["linear_backward"](
+            wide(g_view), wide(x_view), wide(w_view), need_x, need_w, need_b))
+
+    o_take, o_put = orig["take"], orig["put"]
+
+    @wrap("take")
+    def take(buf, offsets):
+        if buf.dtype is not H:
+            return o_take(buf, offsets)
+        return reinterpret(o_take(reinterpret(buf, I16), offsets), H)
+
+    @wrap("put")
+    def put(buf, offsets, values, accumulate):
+        if buf.dtype is not H:
+            return o_put(buf, offsets, values, accumulate)
+        ibuf = reinterpret(buf, I16)
+        ivalues = reinterpret(values, I16) if values.dtype is H else values
+        if not accumulate:
+            return o_put(ibuf, offsets, ivalues, False)
+        # buf[o] = half(float(buf[o]) + float(v)) for each (o, v) in order: the k-th
+        # occurrences of all offsets form round k, whose offsets are distinct.
+        host = _host_int64(offsets)
+        n = host.size
+        if n == 0:
+            return None
+        order = np.argsort(host, kind="stable")
+        sorted_offsets = host[order]
+        first = np.r_[True, sorted_offsets[1:] != sorted_offsets[:-1]]
+        group_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n) - group_start
+        rounds = int(rank.max()) + 1
+        for k in range(rounds):
+            if rounds == 1:
+                offs, vals = host, ivalues
+            else:
+                sel = np.flatnonzero(rank == k)
+                offs, vals = host[sel], o_take(ivalues, sel)
+            m = offs.size
+            cur = widen(reinterpret(o_take(ibuf, offs), H))
+            add = widen(reinterpret(vals, H))
+            total = orig["binary"]("add", (cur, 0, (m,), (1,)), (add, 0, (m,), (1,)), (m,), F)
+            o_put(ibuf, offs, reinterpret(narrow(total), I16), False)
+        return None
+
+    @wrap("nonzero")
+    def nonzero(view):
+        if view[0].dtype is not H:
+            return orig["nonzero"](view)
+        return orig["nonzero"](wide(view))
+
+    def _uniform(numel, dtype, low, high):
+        if dtype is not H:
+            return orig["uniform"](numel, dtype, low, high)
+        # PyTorch draws 11 random bits for a Half: u = k / 2048, then low + u * (high - low)
+        # in float32, rounded once.
+        u = orig["uniform"](numel, F, 0.0, 1.0)
+        one = (1,)
+
+        def scalar(v):
+            return (orig["full"](1, F, v), 0, (numel,), (0,))
+        k = orig["unary"]("floor", (orig["binary"]("mul", (u, 0, (numel,), one), scalar(2048.0), (numel,), F),
+                                    0, (numel,), one), F)
+        u = orig["binary"]("mul", (k, 0, (numel,), one), scalar(1.0 / 2048.0), (numel,), F)
+        x = orig["binary"]("mul", (u, 0, (numel,), one), scalar(float(high) - float(low)), (numel,), F)
+        x = orig["binary"]("add", (x, 0, (numel,), one), scalar(float(low)), (numel,), F)
+        return narrow(x)
+    wrap("uniform")(_uniform)
+
+    @wrap("normal")
+    def normal(numel, dtype, mean, std):
+        if dtype is not H:
+            return orig["normal"](numel, dtype, mean, std)
+        return narrow(orig["normal"](numel, F, mean, std))
+
+    @wrap("randint")
+    def randint(numel, dtype, low, high):
+        if dtype is not H:
+            return orig["randint"](numel, dtype, low, high)
+        return narrow(orig["randint"](numel, F, low, high))
+
+    @wrap("fused_elementwise")
+    def fused_elementwise(program, outputs, inputs, n, dtype):
+        if np.dtype(dtype) is not H:
+            return orig["fused_elementwise"](program, outputs, inputs, n, dtype)
+        winputs = [(widen(buf), off, kind) for buf, off, kind in inputs]
+        return [narrow(r) for r in orig["fused_elementwise"](program, outputs, winputs, n, F)]
+
+    # Fused losses: float16 inputs computed in float32; results of x's dtype narrowed.
+    def _w(buf):
+        return None if buf is None else (widen(buf) if buf.dtype is H else buf)
+
+    @wrap("cross_entropy_forward")
+    def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
+        return orig["cross_entropy_forward"](_w(x), m, c, target, _w(weight), ignore_index, smoothing)
+
+    @wrap("cross_entropy_backward")
+    def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
+        r = orig["cross_entropy_backward"](_w(x), m, c, lse, target, _w(weight), ignore_index, smoothing,
+                                           coef_nll, coef_smooth)
+        return narrow(r) if x.dtype is H else r
+
+    @wrap("nll_forward")
+    def nll_forward(x, m, c, target, weight, ignore_index):
+        return orig["nll_forward"](_w(x), m, c, target, _w(weight), ignore_index)
+
+    @wrap("nll_backward")
+    def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
+        if np.dtype(dtype) is not H:
+            return orig["nll_backward"](m, c, target, weight, ignore_index, coef, dtype)
+        return narrow(orig["nll_backward"](m, c, target, _w(weight), ignore_index, coef, F))
+
+    @wrap("mse_forward")
+    def mse_forward(x, y):
+        return orig["mse_forward"](_w(x), _w(y))
+
+    @wrap("mse_backward")
+    def mse_backward(x, y, coef):
+        r = orig["mse_backward"](_w(x), _w(y), coef)
+        return narrow(r) if x.dtype is H else r
+
+    @wrap("bce_logits_forward")
+    def bce_logits_forward(x, y, w, pw):
+        return orig["bce_logits_forward"](_w(x), _w(y), _w(w), _w(pw))
+
+    @wrap("bce_logits_backward")
+    def bce_logits_backward(x, y, w, pw, coef):
+        gx, gy = orig["bce_logits_backward"](_w(x), _w(y), _w(w), _w(pw), coef)
+        if x.dtype is H:
+            gx, gy = (None if r is None else narrow(r) for r in (gx, gy))
+        return gx, gy
+
+    # Fused optimizer steps update their views in place: run them on float32 copies
+    # and write the rounded results back.
+    def _step(name):
+        o_step = orig[name]
+
+        def step(p_view, *args, **kwargs):
+            if p_view[0].dtype is not H:
+                return o_step(p_view, *args, **kwargs)
+            views = [p_view] + [a for a in args if isinstance(a, tuple)]
+            wides = {id(v): _dense_f32(v) for v in views if v is not None}
+            wargs = [wides[id(a)] if isinstance(a, tuple) else a for a in args]
+            o_step(wides[id(p_view)], *wargs, **kwargs)
+            for v in views:
+                w = wides[id(v)]
+                write_half(narrow(w[0]), v)
+        ns[name] = functools.wraps(o_step)(step)
+
+    def _dense_f32(view):
+        buf, off, shape, strides = view
+        shape = tuple(shape)
+        n = _numel(shape)
+        tmp = o_empty(n, F)
+        o_copy(wide(view), (tmp, 0, shape, _contiguous(shape)))
+        return (tmp, 0, shape, _contiguous(shape))
+
+    _step("sgd_step")
+    _step("adam_step")
+
+    def _host_int64(offsets):
+        if isinstance(offsets, np.ndarray):
+            return np.ascontiguousarray(offsets, dtype=np.int64)
+        return np.ascontiguousarray(offsets.copy_to_host(), dtype=np.int64)
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _contiguous(shape):
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))

@@ -36,7 +36,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     else:
         dev = (a if a_is_tensor else b)._storage.device
     ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
-    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, compute_dtype, dev)
+    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, _scalar_dtype(op, b, compute_dtype), dev)
     sa, sb = ta._shape, tb._shape
     shape = broadcast_shapes(sa, sb)
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
@@ -44,6 +44,25 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     out_dtype = out_dtype or compute_dtype
     buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
     return Tensor._from_buffer(buf, shape, out_dtype, dev)
+
+
+_OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
+
+
+def _scalar_dtype(op, b, compute_dtype):
+    """The dtype b takes part in op as.  A float16 op computes in float32, and PyTorch's
+    mul/div read a scalar second operand (a Python number or a 0-dim tensor) in float32
+    too, without rounding it to float16 first: x * 1.0004 != x * half(1.0004).  Its
+    add/sub (and their alpha), comparisons, pow, ... round the scalar to float16."""
+    if compute_dtype is D.float16 and op in _OPMATH_SCALAR_OPS and (
+            not isinstance(b, Tensor) or (not b._shape and b._dtype is not D.bool_)):
+        return D.float32
+    return compute_dtype
+
+
+def _alpha(alpha, dt):
+    """add/sub's alpha as PyTorch's float16 kernels use it: rounded to float16 first."""
+    return D.round_scalar(alpha, dt) if dt is D.float16 else alpha
 
 
 def _float_of(x):
@@ -407,7 +426,7 @@ def add(a, b, alpha=1):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
     if alpha != 1:
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
     if needs_grad(a, b):
@@ -456,7 +475,7 @@ def sub(a, b, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
     if alpha != 1:
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)
     if needs_grad(a, b):
@@ -476,8 +495,8 @@ class RsubBackward0(Node):
 
 def rsub(x, other, alpha=1):
     """other - alpha * x (PyTorch's rsub)."""
-    scaled = x if alpha == 1 else mul(x, alpha)
     dt = _result_type(x, other)
+    scaled = x if alpha == 1 else mul(x, _alpha(alpha, dt))
     out = _binary_raw("sub", other, scaled, dt)
     if needs_grad(x, other):
         if isinstance(other, Tensor):

@@ -1,0 +1,370 @@
+"""float16 as PyTorch's CPU does it: stored in float16, each op computed in float32 and
+rounded once, sums/means/matmuls accumulated in float32, PyTorch's scalar rules.
+
+Expected values are NumPy's np.float16(np.float32(a) op np.float32(b)) or literals
+recorded from PyTorch 2.13 CPU (torch is not imported here)."""
+import math
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad import float16 as H
+
+RNG = np.random.default_rng(16)
+
+
+def half(a):
+    return nbgrad.tensor(np.asarray(a, dtype=np.float16), dtype=H)
+
+
+def ref(fn, *arrays):
+    """fn over the float32 values, rounded once to float16 (PyTorch's Half kernels)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(*[np.asarray(a, np.float16).astype(np.float32) for a in arrays])).astype(np.float16)
+
+
+def bits(x):
+    return np.asarray(x, np.float16).view(np.int16)
+
+
+def assert_bits(got, expected):
+    got = got.numpy() if isinstance(got, nbgrad.Tensor) else got
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(bits(got), bits(expected))
+
+
+def assert_ulps(got, expected, ulps=1):
+    """Within `ulps` float16 steps (the float32 transcendental kernels are not all
+    correctly rounded, so a value near a float16 tie may land on either side)."""
+    got = got.numpy()
+    assert got.dtype == np.float16
+    spacing = np.spacing(np.abs(np.asarray(expected, np.float16))).astype(np.float32)
+    diff = np.abs(got.astype(np.float32) - np.asarray(expected, np.float32))
+    assert np.all(diff <= ulps * spacing), (got, expected)
+
+
+A = (RNG.standard_normal((3, 4)) * 3).astype(np.float16)
+B = (RNG.standard_normal((3, 4)) * 3).astype(np.float16)
+P = (np.abs(A) + np.float16(0.5)).astype(np.float16)
+
+
+# ------------------------------------------------------------------ creation and storage
+def test_half_tensors_are_created_and_stored_in_float16():
+    assert nbgrad.ones(3, dtype=H).dtype is H
+    assert nbgrad.zeros(2, dtype=nbgrad.half).numpy().dtype == np.float16
+    assert nbgrad.tensor([0.1]).half().dtype is H
+    assert nbgrad.ones_like(half(A)).tolist() == [[1.0] * 4] * 3
+    assert nbgrad.ones(3, dtype=H).element_size() == 2
+
+
+def test_ones_plus_one_is_float16_two():
+    out = nbgrad.ones(3, dtype=H) + 1
+    assert out.dtype is H
+    assert out.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_python_numbers_convert_through_float32_as_pytorch():
+    v = 1 + 2 ** -11 + 2 ** -40        # double -> float32 -> half rounds twice in PyTorch
+    assert nbgrad.full((2,), v, dtype=H).tolist() == [1.0, 1.0]
+    assert nbgrad.zeros(1, dtype=H).fill_(v).item() == 1.0
+    assert nbgrad.tensor([v], dtype=nbgrad.float64).half().item() == 1.0
+    assert nbgrad.full((1,), 1e6, dtype=nbgrad.float32).half().item() == math.inf
+    assert nbgrad.tensor([70000, 2049, 3]).half().tolist() == [math.inf, 2048.0, 3.0]
+
+
+def test_arange_and_linspace_in_float16():
+    assert nbgrad.arange(0, 1, 0.1, dtype=H).tolist() == [   # recorded from PyTorch
+        0.0, 0.0999755859375, 0.199951171875, 0.300048828125, 0.39990234375, 0.5, 0.60009765625,
+        0.7001953125, 0.7998046875, 0.89990234375]
+    assert nbgrad.arange(5, dtype=H).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert nbgrad.linspace(0, 1, 3, dtype=H).tolist() == [0.0, 0.5, 1.0]
+
+
+def test_tolist_item_and_repr_follow_pytorch():
+    x = half([0.1, 1 / 3, 65504, 1e-7])
+    assert x.tolist() == [0.0999755859375, 0.333251953125, 65504.0, 1.1920928955078125e-07]
+    assert half(0.1).item() == 0.0999755859375
+    assert repr(x) == "tensor([9.9976e-02, 3.3325e-01, 6.5504e+04, 1.1921e-07], dtype=nbgrad.float16)"
+    assert repr(half(0.1)) == "tensor(0.1000, dtype=nbgrad.float16)"
+    assert repr(half([1.0, 2.0])) == "tensor([1., 2.], dtype=nbgrad.float16)"
+
+
+# ------------------------------------------------------------------ casts and moves
+def test_casts_both_ways():
+    x = half(A)
+    np.testing.assert_array_equal(x.float().numpy(), A.astype(np.float32))
+    np.testing.assert_array_equal(x.double().numpy(), A.astype(np.float64))
+    assert half([-2.7, 2.7, 65504]).long().tolist() == [-2, 2, 65504]      # truncation
+    assert half([0.0, -0.0, 0.5]).bool().tolist() == [False, False, True]
+    f = (RNG.standard_normal(7) * 100).astype(np.float32)
+    assert_bits(nbgrad.tensor(f).half(), f.astype(np.float16))
+    assert nbgrad.tensor(f).to(H).dtype is H
+
+
+def test_moves_keep_every_bit():
+    special = np.array([-0.0, np.nan, np.inf, -np.inf, 6e-8, 65504], np.float16)
+    x = half(special)
+    assert_bits(x.clone(), special)
+    assert_bits(x[::2].contiguous(), special[::2])
+    assert_bits(x.flip(0) if hasattr(x, "flip") else x[[5, 4, 3, 2, 1, 0]], special[::-1])
+    assert_bits(nbgrad.where(nbgrad.tensor([True, False] * 3), x, half(np.zeros(6))),
+                np.where([True, False] * 3, special, np.float16(0)))
+
+
+def test_nonzero_treats_negative_zero_as_zero():
+    assert half([0.0, -0.0, 1.0]).nonzero().tolist() == [[2]]
+    assert half([float("nan"), 1.0]).isnan().tolist() == [True, False]
+
+
+# ------------------------------------------------------------------ elementwise
+@pytest.mark.parametrize("op,fn", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
+                                   ("div", np.divide), ("maximum", np.maximum), ("minimum", np.minimum)])
+def test_binary_rounds_once_from_float32(op, fn):
+    got = getattr(nbgrad, op)(half(A), half(B))
+    assert got.dtype is H
+    assert_bits(got, ref(fn, A, B))
+
+
+def test_binary_on_views_broadcasts_and_0dim():
+    x = half(A)
+    assert_bits(x.t() * half(B).t(), ref(np.multiply, A.T, B.T))
+    assert_bits(x[:, ::2] + half(B[0, :2]), ref(np.add, A[:, ::2], B[0, :2]))
+    assert_bits(x / half(B[1, 1]), ref(np.divide, A, B[1, 1]))
+    assert (half(np.zeros((0, 3))) + half(np.zeros(3))).shape == (0, 3)
+    assert_bits(half(2.5) * half(3.3), ref(np.multiply, np.float16(2.5), np.float16(3.3)))
+
+
+def test_a_times_b_plus_c_rounds_after_each_op():
+    c = (RNG.standard_normal((3, 4))).astype(np.float16)
+    got = half(A) * half(B) + half(c)
+    assert_bits(got, ref(np.add, ref(np.multiply, A, B), c))
+
+
+def test_overflow_is_inf_as_in_float16():
+    assert (half([60000.0]) * 2).tolist() == [math.inf]
+
+
+def test_scalar_operands_follow_pytorch_half_kernels():
+    x = half([3.0])
+    # mul/div read the scalar in float32 (3 * 1.0004 = 3.0012 rounds up) ...
+    assert (x * 1.0004).item() == 3.001953125
+    assert (1.0004 * x).item() == 3.001953125
+    assert (x / (1 / 1.0004)).item() == 3.001953125
+    assert x.clone().mul_(1.0004).item() == 3.001953125
+    assert (x * nbgrad.tensor(1.0004, dtype=nbgrad.float64)).item() == 3.001953125
+    # ... add/sub, comparisons and pow round it to float16 first (recorded from PyTorch)
+    y = half([0.377197265625])
+    assert (y + 0.1).item() == 0.47705078125
+    assert (y - (-0.1)).item() == 0.47705078125
+    assert (y + nbgrad.tensor(0.1)).item() == 0.47705078125
+    assert y.add(half([1.0]), alpha=0.1).item() == 0.47705078125
+    assert (x == 3.0004).item() is True
+    assert (x > 3.0004).item() is False
+    assert (x ** 1.0004).item() == 3.0
+    assert (nbgrad.tensor([1, 2, 3], dtype=nbgrad.int16).half() * 0.1).tolist() == [
+        0.0999755859375, 0.199951171875, 0.300048828125]
+    assert (1.0004 / half([0.7])).item() == 1.4287109375      # reciprocal, then * scalar (PyTorch)
+
+
+def test_type_promotion_with_float16():
+    h = half([1.0, 2.0])
+    assert (h + 0.5).dtype is H
+    assert (h + 2).dtype is H
+    assert (nbgrad.tensor([1, 2]) + half([0.5, 0.25])).dtype is H
+    assert (nbgrad.tensor([1], dtype=nbgrad.int32) + half(0.5)).tolist() == [1.5]
+    assert (h + nbgrad.tensor([0.5, 0.25])).dtype is nbgrad.float32
+    assert (h + nbgrad.tensor(0.1)).dtype is H          # a 0-dim float32 does not promote
+    assert (half(1.0) + nbgrad.tensor([0.1])).dtype is nbgrad.float32
+    assert (nbgrad.tensor([True]) + half(1.0)).dtype is H
+    assert (h + nbgrad.tensor([0.5, 0.25], dtype=nbgrad.float64)).dtype is nbgrad.float64
+
+
+UNARY = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
+         "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "log1p": np.log1p, "expm1": np.expm1,
+         "reciprocal": np.reciprocal, "abs": np.abs, "neg": np.negative, "floor": np.floor,
+         "round": np.round, "sign": np.sign, "relu": lambda a: np.maximum(a, 0), "square": np.square}
+
+
+@pytest.mark.parametrize("op", sorted(UNARY))
+def test_unary_computes_in_float32(op):
+    src = P if op in ("log", "sqrt", "log1p") else A
+    got = getattr(half(src), op)()
+    assert got.dtype is H
+    exact = op in ("abs", "neg", "floor", "round", "sign", "relu", "square", "sqrt", "reciprocal")
+    (assert_bits if exact else assert_ulps)(got, ref(UNARY[op], src))
+
+
+def test_where_clamp_masked_fill_pow():
+    x = half(A)
+    assert_bits(nbgrad.where(x > 0, x, half(B)), np.where(A > 0, A, B))
+    assert_bits(x.clamp(-1.0, 2.0), np.clip(A, np.float16(-1), np.float16(2)))
+    assert_bits(x.masked_fill(x > 0, 0.1), np.where(A > 0, np.float16(0.1), A))
+    assert_bits(half(P) ** 2, ref(np.square, P))
+    assert_ulps(half(P) ** half(B), ref(np.power, P, B))
+    assert (x == x).dtype is nbgrad.bool
+
+
+# ------------------------------------------------------------------ reductions
+def test_sum_and_mean_accumulate_in_float32():
+    x = half([2048.0, 1.0, 1.0])           # float16 steps: 2048 + 1 -> 2048 (tie to even)
+    assert x.sum().item() == 2050.0
+    assert x.sum().dtype is H
+    assert x.mean().item() == 683.5        # recorded from PyTorch
+    assert half([60000.0, 60000.0, -60000.0]).sum().item() == 60000.0    # no inf midway
+    assert half(A).sum(dtype=nbgrad.float32).dtype is nbgrad.float32
+    assert_bits(half(A).sum(1), ref(lambda a: a.sum(1), A))
+    assert_bits(half(A).sum(0, keepdim=True), ref(lambda a: a.sum(0, keepdims=True), A))
+    assert half(np.zeros((0,))).sum().item() == 0.0
+
+
+def test_max_argmax_sort_topk():
+    x = half(A)
+    assert_bits(x.max(), A.max())
+    values, idx = x.max(1)
+    assert_bits(values, A.max(1))
+    assert idx.tolist() == A.argmax(1).tolist()
+    assert x.argmax().item() == int(A.argmax())
+    assert_bits(x.amin(0), A.min(0))
+    s, i = x.sort(1)
+    assert_bits(s, np.sort(A, 1))
+    assert i.dtype is nbgrad.int64
+    v, _ = x.topk(2)
+    assert_bits(v, -np.sort(-A, 1)[:, :2])
+
+
+def test_softmax_family_in_float16():
+    x = half(A)
+    assert x.softmax(1).dtype is H
+    assert_ulps(x.softmax(1), ref(lambda a: np.exp(a - a.max(1, keepdims=True))
+                                  / np.exp(a - a.max(1, keepdims=True)).sum(1, keepdims=True), A))
+
+
+# ------------------------------------------------------------------ matmul
+def test_matmul_accumulates_in_float32_and_rounds_once():
+    a = half([[2048.0, 1.0, 1.0]])
+    assert (a @ half(np.ones((3, 1)))).tolist() == [[2050.0]]
+    assert nbgrad.dot(half([2048.0, 1.0, 1.0]), half([1.0, 1.0, 1.0])).item() == 2050.0
+    x, y = half(A), half(B)
+    for got, expected in [(x @ y.t(), ref(lambda a, b: a @ b.T, A, B)),
+                          (nbgrad.mm(x, y.t()), ref(lambda a, b: a @ b.T, A, B)),
+                          (nbgrad.mv(x, y[0]), ref(lambda a, b: a @ b, A, B[0])),
+                          (nbgrad.bmm(x.reshape(1, 3, 4), y.reshape(1, 4, 3)),
+                           ref(lambda a, b: a.reshape(1, 3, 4) @ b.reshape(1, 4, 3), A, B))]:
+        assert got.dtype is H
+        assert_ulps(got, expected)
+
+
+# ------------------------------------------------------------------ indexing
+def test_gather_index_select_cat_stack():
+    x = half(A)
+    idx = [[0, 1], [2, 3], [1, 1]]
+    assert_bits(x.gather(1, nbgrad.tensor(idx)), np.take_along_axis(A, np.array(idx), 1))
+    assert_bits(x.index_select(1, nbgrad.tensor([3, 0])), A[:, [3, 0]])
+    assert_bits(x[nbgrad.tensor([0, 0, 2])], A[[0, 0, 2]])
+    assert_bits(nbgrad.cat([x, half(B)]), np.concatenate([A, B]))
+    assert_bits(nbgrad.stack([x, half(B)], 1), np.stack([A, B], 1))
+    assert nbgrad.cat([x, nbgrad.tensor(B.astype(np.float32))]).dtype is nbgrad.float32
+    y = x.clone()
+    y[:, 1] = 0.1
+    assert_bits(y[:, 1], np.full(3, 0.1, np.float16))
+
+
+def test_index_put_accumulate_rounds_each_add_but_scatter_add_once():
+    # recorded from PyTorch 2.13 CPU: index_put_/index_add_ do self[i] += v in Half,
+    # scatter_add sums in float32
+    v = half([1000.0, 0.3, 0.3, 0.3])
+    i = nbgrad.tensor([0, 0, 0, 0])
+    assert nbgrad.zeros(1, dtype=H).index_put_((i,), v, accumulate=True).item() == 1001.5
+    assert nbgrad.zeros(1, dtype=H).index_add(0, i, v).item() == 1001.5
+    assert nbgrad.zeros(1, dtype=H).scatter_add(0, i, v).item() == 1001.0
+    v3, i3 = half([1000.0, 0.3, 0.3]), nbgrad.tensor([0, 0, 0])
+    assert nbgrad.zeros(1, dtype=H).index_put_((i3,), v3, accumulate=True).item() == 1001.0
+    assert nbgrad.zeros(1, dtype=H).scatter_add(0, i3, v3).item() == 1000.5
+    # distinct positions in one call round once each
+    out = nbgrad.zeros(4, dtype=H).index_put_((nbgrad.tensor([3, 1]),), half([0.1, 0.2]), accumulate=True)
+    assert_bits(out, np.array([0, 0.2, 0, 0.1], np.float16))
+
+
+# ------------------------------------------------------------------ autograd
+def _grads(fn, dtype):
+    x = nbgrad.tensor(A.astype(np.float32), dtype=dtype, requires_grad=True)
+    w = nbgrad.tensor(B.T.astype(np.float32), dtype=dtype, requires_grad=True)
+    fn(x, w).backward()
+    return x.grad, w.grad
+
+
+def test_gradients_of_float16_leaves_are_float16():
+    x = half([[0.5, -1.25], [2.0, 3.0]]).requires_grad_()
+    w = half([[0.1, 0.2], [0.3, 0.7]]).requires_grad_()
+    y = (x @ w).tanh().sum()
+    assert y.dtype is H and y.grad_fn.name() == "SumBackward0"
+    y.backward()
+    assert x.grad.dtype is H and w.grad.dtype is H
+    assert x.is_leaf and x.requires_grad
+    # recorded from PyTorch 2.13 CPU
+    assert x.grad.tolist() == [[0.20556640625, 0.6748046875], [0.04119873046875, 0.126220703125]]
+    assert w.grad.tolist() == [[1.169921875, 0.34130859375], [-0.0478515625, -0.6435546875]]
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("matmul", lambda x, w: (x @ w).sum()),
+    ("exp", lambda x, w: x.exp().sum()),
+    ("mul", lambda x, w: (x * x).sum()),
+    ("linear", lambda x, w: nbgrad.nn.functional.linear(x, w.t()).sum()),
+])
+def test_one_rounding_backward_matches_float32_rounded(name, fn):
+    gx16, gw16 = _grads(fn, H)
+    gx32, gw32 = _grads(lambda x, w: fn(x.half(), w.half()).float(), nbgrad.float32)
+    assert gx16.dtype is H
+    assert_ulps(gx16, gx32.numpy().astype(np.float16))
+    if gw16 is not None:
+        assert_ulps(gw16, gw32.numpy().astype(np.float16))
+
+
+def test_repeated_index_backward_rounds_like_pytorch():
+    v = half([1000.0, 0.3, 0.3])
+    i = nbgrad.tensor([0, 0, 0])
+    x = nbgrad.zeros(1, dtype=H, requires_grad=True)
+    (x[i] * v).sum().backward()
+    assert x.grad.item() == 1001.0          # index backward: index_put_ with accumulate
+    x = nbgrad.zeros(1, dtype=H, requires_grad=True)
+    (x.gather(0, i) * v).sum().backward()
+    assert x.grad.item() == 1000.5          # gather backward: scatter_add
+    x = nbgrad.zeros(1, dtype=H, requires_grad=True)
+    (x.expand(3) * v).sum().backward()
+    assert x.grad.item() == 1000.5          # broadcast reduction: a float32 sum
+
+
+def test_mixed_float16_float32_gradients_keep_each_dtype():
+    a = nbgrad.ones(2, dtype=H, requires_grad=True)
+    b = nbgrad.ones(2, requires_grad=True)
+    out = a + b
+    assert out.dtype is nbgrad.float32
+    out.sum().backward()
+    assert a.grad.dtype is H and b.grad.dtype is nbgrad.float32
+
+
+# ------------------------------------------------------------------ nn and optim
+def test_losses_and_modules_in_float16():
+    F = nbgrad.nn.functional
+    x = half(A).requires_grad_()
+    loss = F.mse_loss(x, nbgrad.zeros(3, 4, dtype=H))
+    assert loss.dtype is H and loss.grad_fn.name() == "MseLossBackward0"
+    loss.backward()
+    assert x.grad.dtype is H
+    assert_ulps(x.grad, ref(lambda a: 2 * a / 12, A))
+    ce = F.cross_entropy(half(A), nbgrad.tensor([0, 1, 3]))
+    assert ce.dtype is H
+    lin = nbgrad.nn.Linear(3, 2).half()
+    assert lin.weight.dtype is H and lin(nbgrad.ones(2, 3, dtype=H)).dtype is H
+
+
+def test_sgd_on_float16_parameters():
+    p = nbgrad.nn.Parameter(half(A))
+    opt = nbgrad.optim.SGD([p], lr=0.1)
+    (p * p).sum().backward()
+    opt.step()
+    assert p.dtype is H and p.grad.dtype is H
+    # p - 0.1 * (2p), computed in float32 and rounded once (as PyTorch's add_ with alpha)
+    assert_ulps(p.detach(), ref(lambda a: a - np.float32(np.float16(0.1)) * (2 * a), A))

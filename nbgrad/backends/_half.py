@@ -148,11 +148,45 @@ def install(ns, widen, narrow, reinterpret):
         return tuple(None if r is None else narrow(r) for r in
                      orig["mul_backward"](wide(g_view), wide(a_view), wide(b_view), need_a, need_b))
 
+    def f32(op, *views, shape=None):
+        """One float32 backend op on float32 views -> a float32 view of its result."""
+        if len(views) == 1:
+            out = orig["unary"](op, views[0], F)
+        else:
+            out = orig["binary"](op, views[0], views[1], shape, F)
+        shape = tuple(views[0][2]) if shape is None else shape
+        return (out, 0, shape, _contiguous(shape))
+
+    def rounded(view):
+        """The float32 view's values rounded to float16 and widened back (exact)."""
+        return (widen(narrow(view[0])), view[1], view[2], view[3])
+
+    def kept(buf, shape, dims):
+        """A contiguous reduction result over dims, broadcast back to shape (0 strides)."""
+        rshape = tuple(n for i, n in enumerate(shape) if i not in dims)
+        rst = iter(_contiguous(rshape))
+        return (buf, 0, tuple(shape), tuple(0 if i in dims else next(rst) for i in range(len(shape))))
+
+    def logsumexp(xw, dims):
+        # PyTorch's logsumexp on Half is composite, each step a Half op: m = amax (with
+        # +-inf -> 0), sum(exp(x - m)).log() + m, rounded after every op.
+        shape = tuple(xw[2])
+        rshape = tuple(n for i, n in enumerate(shape) if i not in dims)
+        m = (orig["reduce"]("amax", xw, dims, F), 0, rshape, _contiguous(rshape))
+        zero = (orig["full"](1, F, 0.0), 0, rshape, (0,) * len(rshape))
+        inf = (orig["unary"]("isinf", m, np.dtype(np.bool_)), 0, rshape, _contiguous(rshape))
+        m = (orig["where"](inf, zero, m, rshape, F), 0, rshape, _contiguous(rshape))
+        e = rounded(f32("exp", rounded(f32("sub", xw, kept(m[0], shape, dims), shape=shape))))
+        total = rounded((orig["reduce"]("sum", e, dims, F), 0, rshape, _contiguous(rshape)))
+        return narrow(f32("add", rounded(f32("log", total)), m, shape=rshape)[0])
+
     @wrap("reduce")
     def reduce(op, x_view, dims, out_dtype, correction=1):
         if x_view[0].dtype is not H and out_dtype is not H:
             return orig["reduce"](op, x_view, dims, out_dtype, correction)
         xw = wide(x_view) if x_view[0].dtype is H else x_view
+        if op == "logsumexp" and out_dtype is H and 0 not in xw[2]:
+            return logsumexp(xw, dims)
         if out_dtype is H:
             return narrow(orig["reduce"](op, xw, dims, F, correction))
         return orig["reduce"](op, xw, dims, out_dtype, correction)
@@ -168,7 +202,23 @@ def install(ns, widen, narrow, reinterpret):
     def softmax(x_view, dim, log):
         if x_view[0].dtype is not H:
             return orig["softmax"](x_view, dim, log)
-        return narrow(orig["softmax"](wide(x_view), dim, log))
+        xw = wide(x_view)
+        shape = tuple(xw[2])
+        if 0 in shape or (log and dim != len(shape) - 1) or (not log and dim == len(shape) - 1):
+            return narrow(orig["softmax"](xw, dim, log))
+        rshape = shape[:dim] + shape[dim + 1:]
+        m = orig["reduce"]("amax", xw, (dim,), F)
+        d = f32("sub", xw, kept(m, shape, (dim,)), shape=shape)
+        e = f32("exp", d)
+        total = (orig["reduce"]("sum", e, (dim,), F), 0, rshape, _contiguous(rshape))
+        if not log:
+            # softmax over an inner dim: PyTorch writes exp(x - max) into the Half output
+            # first, then divides it by the float32 sum of the unrounded exps
+            return narrow(f32("div", rounded(e), kept(total[0], shape, (dim,)), shape=shape)[0])
+        # PyTorch's last-dim log_softmax on Half keeps the row's sum of exp(x - max) and
+        # its log as Half: out = x - max - half(log(half(sum))), in float32, rounded once.
+        lse = rounded(f32("log", rounded(total)))
+        return narrow(f32("sub", d, kept(lse[0], shape, (dim,)), shape=shape)[0])
 
     @wrap("sort")
     def sort(x_view, dim, descending):

@@ -180,6 +180,23 @@ def install(ns, widen, narrow, reinterpret):
         total = rounded((orig["reduce"]("sum", e, dims, F), 0, rshape, _contiguous(rshape)))
         return narrow(f32("add", rounded(f32("log", total)), m, shape=rshape)[0])
 
+    def prod(xw, dims):
+        # PyTorch's prod on Half multiplies in Half: one rounding per factor, in C order
+        # over the reduced dims.
+        buf, off, shape, strides = xw
+        kdims = [i for i in range(len(shape)) if i not in dims]
+        kshape = tuple(shape[i] for i in kdims)
+        kst = tuple(strides[i] for i in kdims)
+        acc = None
+        for idx in np.ndindex(*[shape[d] for d in dims]):
+            part = (buf, off + sum(i * strides[d] for i, d in zip(idx, dims)), kshape, kst)
+            acc = part if acc is None else rounded(f32("mul", acc, part, shape=kshape))
+        if acc[0] is buf:         # a single factor: its values, made contiguous
+            out = o_empty(_numel(kshape), F)
+            o_copy(acc, (out, 0, kshape, _contiguous(kshape)))
+            return narrow(out)
+        return narrow(acc[0])
+
     @wrap("reduce")
     def reduce(op, x_view, dims, out_dtype, correction=1):
         if x_view[0].dtype is not H and out_dtype is not H:
@@ -187,6 +204,8 @@ def install(ns, widen, narrow, reinterpret):
         xw = wide(x_view) if x_view[0].dtype is H else x_view
         if op == "logsumexp" and out_dtype is H and 0 not in xw[2]:
             return logsumexp(xw, dims)
+        if op == "prod" and out_dtype is H and 0 < _numel([xw[2][d] for d in dims]) <= _SEQUENTIAL_PROD:
+            return prod(xw, dims)
         if out_dtype is H:
             return narrow(orig["reduce"](op, xw, dims, F, correction))
         return orig["reduce"](op, xw, dims, out_dtype, correction)
@@ -403,6 +422,9 @@ def install(ns, widen, narrow, reinterpret):
         if isinstance(offsets, np.ndarray):
             return np.ascontiguousarray(offsets, dtype=np.int64)
         return np.ascontiguousarray(offsets.copy_to_host(), dtype=np.int64)
+
+
+_SEQUENTIAL_PROD = 1024     # longer products round once, from float32
 
 
 def _numel(shape):

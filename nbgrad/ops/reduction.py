@@ -22,6 +22,11 @@ class ReductionResult(tuple):
         return f"nbgrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+def _opmath(dtype):
+    """The dtype PyTorch computes a dtype's math in: float32 for float16."""
+    return D.float32 if dtype is D.float16 else dtype
+
+
 def _kept_shape(shape, dims, keepdim):
     if keepdim:
         return Size(1 if i in dims else n for i, n in enumerate(shape))
@@ -343,8 +348,9 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw
-    v = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
-    out = _unary_raw("sqrt", v)
+    acc = _opmath(x._dtype)     # float16: sqrt of the float32 variance, rounded once
+    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr)
+    out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                correction=corr).save(x, out, outputs=(out,))
@@ -395,6 +401,8 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x._dtype.name.capitalize()}")
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw, _binary_raw
+    result = x
+    x = cast(x, _opmath(x._dtype))   # float16: the whole norm in float32, rounded once
     a = _unary_raw("abs", x)
     if p == math.inf:
         out = _reduce_raw("amax", a, dims, x._dtype, keepdim) if x.numel() else _reduce_raw("sum", a, dims, x._dtype, keepdim)
@@ -409,6 +417,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     else:
         s = _reduce_raw("sum", _binary_raw("pow", a, p, x._dtype), dims, x._dtype, keepdim)
         out = _binary_raw("pow", s, 1.0 / p, x._dtype)
+    x, out = result, cast(out, result._dtype)
     if needs_grad(x):
         record(LinalgVectorNormBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                p=p).save(x, out, outputs=(out,))

@@ -51,6 +51,19 @@ def install(ns, widen, narrow, reinterpret):
         lo, hi = _span(view)
         return (widen(buf[lo:hi]), off - lo, shape, strides)
 
+    def f32(op, *views, shape=None):
+        """One float32 backend op on float32 views -> a float32 view of its result."""
+        if len(views) == 1:
+            out = orig["unary"](op, views[0], F)
+        else:
+            out = orig["binary"](op, views[0], views[1], shape, F)
+        shape = tuple(views[0][2]) if shape is None else shape
+        return (out, 0, shape, _contiguous(shape))
+
+    def rounded(view):
+        """The float32 view's values rounded to float16 and widened back (exact)."""
+        return (widen(narrow(view[0])), view[1], view[2], view[3])
+
     def bits(view):
         buf, off, shape, strides = view
         return (reinterpret(buf, I16), off, shape, strides)
@@ -130,6 +143,12 @@ def install(ns, widen, narrow, reinterpret):
             return orig["binary"](op, a_view, b_view, out_shape, out_dtype, out)
         aw = wide(a_view) if ah else a_view
         bw = wide(b_view) if bh else b_view
+        if op == "sigmoid_backward" and out_dtype is H:
+            # PyTorch's Half sigmoid backward rounds each op: g * (1 - y) * y
+            shape = tuple(out_shape)
+            one = (orig["full"](1, F, 1.0), 0, shape, (0,) * len(shape))
+            t = rounded(f32("mul", aw, rounded(f32("sub", one, bw, shape=shape)), shape=shape))
+            return narrow_into(f32("mul", t, bw, shape=shape)[0], out)
         if out_dtype is H:
             return narrow_into(orig["binary"](op, aw, bw, out_shape, F), out)
         return orig["binary"](op, aw, bw, out_shape, out_dtype, out)
@@ -147,19 +166,6 @@ def install(ns, widen, narrow, reinterpret):
             return orig["mul_backward"](g_view, a_view, b_view, need_a, need_b)
         return tuple(None if r is None else narrow(r) for r in
                      orig["mul_backward"](wide(g_view), wide(a_view), wide(b_view), need_a, need_b))
-
-    def f32(op, *views, shape=None):
-        """One float32 backend op on float32 views -> a float32 view of its result."""
-        if len(views) == 1:
-            out = orig["unary"](op, views[0], F)
-        else:
-            out = orig["binary"](op, views[0], views[1], shape, F)
-        shape = tuple(views[0][2]) if shape is None else shape
-        return (out, 0, shape, _contiguous(shape))
-
-    def rounded(view):
-        """The float32 view's values rounded to float16 and widened back (exact)."""
-        return (widen(narrow(view[0])), view[1], view[2], view[3])
 
     def kept(buf, shape, dims):
         """A contiguous reduction result over dims, broadcast back to shape (0 strides)."""

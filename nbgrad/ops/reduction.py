@@ -310,12 +310,22 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _var_backward(g, x, shape, dims, correction, keepdim):
+    """PyTorch's var_backward, op for op (the order matters in float16):
+    (2 / (n - correction)) * grad * (x - x.mean(dims, keepdim=True))."""
+    n = math.prod(shape[d] for d in dims) if dims else 1
+    dof = n - correction
+    if dof <= 0 and len(dims) == len(shape):
+        scale = math.nan
+    else:
+        scale = 2.0 / dof if dof else math.inf
+    return (_expand_back(g, shape, dims, keepdim) * scale) * (x - x.mean(dims, keepdim=True))
+
+
 class VarBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / (n - self.correction))
+        return _var_backward(g, x, self.shape, self.dims, self.correction, self.keepdim)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -333,11 +343,10 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 class StdBackward0(Node):
     def backward(self, g):
+        # PyTorch's std_backward: var_backward of (grad / (2 * std)).masked_fill_(std == 0, 0)
         x, out = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        scale = _expand_back(g / (out * (n - self.correction)), self.shape, self.dims, self.keepdim)
-        return scale * centered
+        g_var = (g / (out * 2)).masked_fill(out == 0, 0)
+        return _var_backward(g_var, x, self.shape, self.dims, self.correction, self.keepdim)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -425,18 +434,34 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # -- softmax ---------------------------------------------------------------------
+def _in_opmath(fn, g, y):
+    """fn(g, y) computed as PyTorch's fused Half backward kernels do: in float32, rounded
+    once to float16 (recorded casts, so create_graph=True still differentiates)."""
+    if g._dtype is D.float16 and y._dtype is D.float16:
+        return fn(g.float(), y.float()).half()
+    return fn(g, y)
+
+
+def _softmax_backward(g, y, dim):
+    gy = g * y
+    return gy - y * gy.sum(dim, keepdim=True)
+
+
+def _log_softmax_backward(g, y, dim):
+    from .elementwise import exp
+    return g - exp(y) * g.sum(dim, keepdim=True)
+
+
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        gy = g * y
-        return gy - y * gy.sum(self.dim, keepdim=True)
+        return _in_opmath(lambda g, y: _softmax_backward(g, y, self.dim), g, y)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        from .elementwise import exp
-        return g - exp(y) * g.sum(self.dim, keepdim=True)
+        return _in_opmath(lambda g, y: _log_softmax_backward(g, y, self.dim), g, y)
 
 
 def _softmax(x, dim, dtype, log, node_cls):

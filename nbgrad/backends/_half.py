@@ -33,6 +33,12 @@ def half_bits(value):
     return int(v.view(np.int16))
 
 
+def half_value(value):
+    """A Python number rounded to float16 (through float32, as PyTorch converts), as a float."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.array(value).astype(np.float64).astype(np.float32).astype(np.float16))
+
+
 def _span(view):
     """(first, stop) element positions the view touches in its buffer (strides >= 0)."""
     _, off, shape, strides = view
@@ -396,33 +402,118 @@ def install(ns, widen, narrow, reinterpret):
             gx, gy = (None if r is None else narrow(r) for r in (gx, gy))
         return gx, gy
 
-    # Fused optimizer steps update their views in place: run them on float32 copies
-    # and write the rounded results back.
-    def _step(name):
-        o_step = orig[name]
-
-        def step(p_view, *args, **kwargs):
-            if p_view[0].dtype is not H:
-                return o_step(p_view, *args, **kwargs)
-            views = [p_view] + [a for a in args if isinstance(a, tuple)]
-            wides = {id(v): _dense_f32(v) for v in views if v is not None}
-            wargs = [wides[id(a)] if isinstance(a, tuple) else a for a in args]
-            o_step(wides[id(p_view)], *wargs, **kwargs)
-            for v in views:
-                w = wides[id(v)]
-                write_half(narrow(w[0]), v)
-        ns[name] = functools.wraps(o_step)(step)
-
+    # Optimizer steps on float16 parameters follow PyTorch's single-tensor formulas op by
+    # op, each op computed in float32 and rounded once to float16 (as its vectorised Half
+    # kernels do; add's alpha is rounded to float16 first, mul/div/lerp scalars are not).
     def _dense_f32(view):
-        buf, off, shape, strides = view
-        shape = tuple(shape)
-        n = _numel(shape)
-        tmp = o_empty(n, F)
+        shape = tuple(view[2])
+        tmp = o_empty(_numel(shape), F)
         o_copy(wide(view), (tmp, 0, shape, _contiguous(shape)))
-        return (tmp, 0, shape, _contiguous(shape))
+        return tmp
 
-    _step("sgd_step")
-    _step("adam_step")
+    def _half_ops(n):
+        shape = (n,)
+
+        def v(buf):
+            return (buf, 0, shape, (1,))
+
+        def scalar(value):
+            return (orig["full"](1, F, float(value)), 0, shape, (0,))
+
+        def op(name, a, b):      # a, b: float32 buffers or Python numbers -> rounded buffer
+            av = v(a) if not isinstance(a, float) else scalar(a)
+            bv = v(b) if not isinstance(b, float) else scalar(b)
+            return widen(narrow(orig["binary"](name, av, bv, shape, F)))
+
+        def add_alpha(a, b, alpha):   # a.add(b, alpha=alpha)
+            if alpha == 1:
+                return op("add", a, b)
+            # PyTorch's vectorised loop (32 Halfs a step) computes a + half(alpha) * b in
+            # float32; the tail it leaves to the scalar loop rounds alpha * b to Half first
+            t = orig["binary"]("mul", v(b), scalar(half_value(alpha)), shape, F)
+            out = op("add", a, t)
+            tail = n % _HALF_VECTOR if n <= _PARALLEL_GRAIN else 0
+            if tail:
+                k = n - tail
+                t = widen(narrow(t[k:]))
+                scalar_loop = widen(narrow(orig["binary"]("add", (a, k, (tail,), (1,)), (t, 0, (tail,), (1,)),
+                                                          (tail,), F)))
+                o_copy((scalar_loop, 0, (tail,), (1,)), (out, k, (tail,), (1,)))
+            return out
+
+        def fused(expression):         # one float32 expression over buffers, rounded once
+            return widen(narrow(expression))
+        return v, scalar, op, add_alpha, fused
+
+    def sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):
+        if p_view[0].dtype is not H:
+            return orig["sgd_step"](p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dampening,
+                                    nesterov, maximize)
+        n = _numel(tuple(p_view[2]))
+        if n == 0:
+            return None
+        v, scalar, op, add_alpha, _ = _half_ops(n)
+        p, d = _dense_f32(p_view), _dense_f32(g_view)
+        if maximize:
+            d = orig["unary"]("neg", v(d), F)
+        if weight_decay != 0:
+            d = add_alpha(d, p, weight_decay)
+        if momentum != 0:
+            if init_buf:
+                b = d
+            else:
+                b = add_alpha(op("mul", _dense_f32(buf_view), float(momentum)), d, 1 - dampening)
+            write_half(narrow(b), buf_view)
+            d = add_alpha(d, b, momentum) if nesterov else b
+        write_half(narrow(add_alpha(p, d, -lr)), p_view)
+        return None
+    ns["sgd_step"] = functools.wraps(orig["sgd_step"])(sgd_step)
+
+    def adam_step(p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step, lr, beta1, beta2,
+                  eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
+        if p_view[0].dtype is not H:
+            return orig["adam_step"](p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step,
+                                     lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay)
+        n = _numel(tuple(p_view[2]))
+        if n == 0:
+            return None
+        v, scalar, op, add_alpha, fused = _half_ops(n)
+        p, d = _dense_f32(p_view), _dense_f32(g_view)
+        if maximize:
+            d = orig["unary"]("neg", v(d), F)
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                p = op("mul", p, float(1 - lr * weight_decay))
+            else:
+                d = add_alpha(d, p, weight_decay)
+        # exp_avg.lerp_(grad, 1 - beta1): lerp's two branches, in float32, rounded once
+        m, w = _dense_f32(exp_avg_view), 1 - beta1
+        diff = orig["binary"]("sub", v(d), v(m), (n,), F)
+        if w < 0.5:
+            m = fused(orig["binary"]("add", v(m), v(orig["binary"]("mul", v(diff), scalar(w), (n,), F)), (n,), F))
+        else:
+            m = fused(orig["binary"]("sub", v(d), v(orig["binary"]("mul", v(diff), scalar(1 - w), (n,), F)),
+                                     (n,), F))
+        # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        sq = op("mul", _dense_f32(exp_avg_sq_view), float(beta2))
+        t = orig["binary"]("mul", v(orig["binary"]("mul", scalar(1 - beta2), v(d), (n,), F)), v(d), (n,), F)
+        sq = op("add", sq, t)
+        write_half(narrow(m), exp_avg_view)
+        write_half(narrow(sq), exp_avg_sq_view)
+        if amsgrad:
+            sq = op("maximum", _dense_f32(max_exp_avg_sq_view), sq)
+            write_half(narrow(sq), max_exp_avg_sq_view)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        # denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+        denom = widen(narrow(orig["unary"]("sqrt", v(sq), F)))
+        denom = op("add", op("div", denom, float(bias_correction2 ** 0.5)), half_value(eps))
+        # param.addcdiv_(exp_avg, denom, value=-step_size)
+        t = orig["binary"]("div", v(orig["binary"]("mul", scalar(-step_size), v(m), (n,), F)), v(denom), (n,), F)
+        write_half(narrow(op("add", p, t)), p_view)
+        return None
+    ns["adam_step"] = functools.wraps(orig["adam_step"])(adam_step)
 
     def _host_int64(offsets):
         if isinstance(offsets, np.ndarray):
@@ -430,6 +521,8 @@ def install(ns, widen, narrow, reinterpret):
         return np.ascontiguousarray(offsets.copy_to_host(), dtype=np.int64)
 
 
+_HALF_VECTOR = 32            # Halfs per step of PyTorch's vectorised CPU loops (2 x 16, AVX2)
+_PARALLEL_GRAIN = 32768      # above this PyTorch splits the loop across threads (tails vary)
 _SEQUENTIAL_PROD = 1024     # longer products round once, from float32
 
 

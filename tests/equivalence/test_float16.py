@@ -360,6 +360,31 @@ def test_losses_and_modules_in_float16():
     assert lin.weight.dtype is H and lin(nbgrad.ones(2, 3, dtype=H)).dtype is H
 
 
+_OPT_X = [0.5, -1.25, 2.0, 0.3, -0.7, 1.1, 0.05, -2.5, 0.9, 1.7, -0.2, 0.6]
+
+
+def _three_steps(cls, **kw):
+    p = nbgrad.nn.Parameter(half(_OPT_X))
+    opt = cls([p], **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        (p * p * p).sum().backward()
+        opt.step()
+    assert p.dtype is H and p.grad.dtype is H
+    return p.detach().tolist()
+
+
+def test_optimizers_on_float16_round_every_op_as_pytorch():
+    # recorded from PyTorch 2.13 CPU (single-tensor SGD/Adam, each op a Half op)
+    assert _three_steps(nbgrad.optim.SGD, lr=0.1, momentum=0.9, weight_decay=0.01) == [
+        0.164306640625, -6.9375, -1.6884765625, 0.167724609375, -1.9287109375, -0.21435546875,
+        0.045623779296875, -60.0625, -0.035888671875, -1.056640625, -0.2734375, 0.1361083984375]
+    adam = [0.469970703125, -1.279296875, 1.970703125, 0.27001953125, -0.72998046875, 1.0703125,
+            0.018341064453125, -2.529296875, 0.87060546875, 1.6708984375, -0.22998046875, 0.57080078125]
+    assert _three_steps(nbgrad.optim.Adam, lr=0.01) == adam
+    assert _three_steps(nbgrad.optim.AdamW, lr=0.01, amsgrad=True) == adam
+
+
 def test_sgd_on_float16_parameters():
     p = nbgrad.nn.Parameter(half(A))
     opt = nbgrad.optim.SGD([p], lr=0.1)

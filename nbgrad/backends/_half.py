@@ -374,7 +374,14 @@ def install(ns, widen, narrow, reinterpret):
 
     @wrap("nll_forward")
     def nll_forward(x, m, c, target, weight, ignore_index):
-        return orig["nll_forward"](_w(x), m, c, target, _w(weight), ignore_index)
+        row_loss, sums = orig["nll_forward"](_w(x), m, c, target, _w(weight), ignore_index)
+        if x.dtype is not H:
+            return row_loss, sums
+        # PyTorch sums the rows' -x[t]*w[t] and the weights in Half (a cascade of partial
+        # sums), so the totals are the Half ones
+        rows = _host(row_loss).astype(np.float16)
+        return row_loss, _half_nll_sums(rows, _host_int64(target), None if weight is None else _host(weight),
+                                        ignore_index)
 
     @wrap("nll_backward")
     def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
@@ -515,15 +522,54 @@ def install(ns, widen, narrow, reinterpret):
         return None
     ns["adam_step"] = functools.wraps(orig["adam_step"])(adam_step)
 
+    def _host(buf):
+        return buf if isinstance(buf, np.ndarray) else buf.copy_to_host()
+
     def _host_int64(offsets):
-        if isinstance(offsets, np.ndarray):
-            return np.ascontiguousarray(offsets, dtype=np.int64)
-        return np.ascontiguousarray(offsets.copy_to_host(), dtype=np.int64)
+        return np.ascontiguousarray(_host(offsets), dtype=np.int64)
 
 
 _HALF_VECTOR = 32            # Halfs per step of PyTorch's vectorised CPU loops (2 x 16, AVX2)
 _PARALLEL_GRAIN = 32768      # above this PyTorch splits the loop across threads (tails vary)
 _SEQUENTIAL_PROD = 1024     # longer products round once, from float32
+
+
+def _half_nll_sums(rows, target, weight, ignore_index):
+    """PyTorch's nll_loss_out_frame on Half: (sum of rows, total weight), both summed in
+    Half through its cascade of 8 partial sums.  rows[b] = -half(x[b, t] * w[t])."""
+    h = np.float16
+    m = rows.size
+    levels = 8
+    level_power = max(4, (int(m - 1).bit_length() if m > 1 else 0) // 2)
+    level_mask = (1 << level_power) - 1
+    loss = [h(0)] * levels
+    wsum = [h(0)] * levels
+    ignored = 0
+    with np.errstate(all="ignore"):
+        for b in range(m):
+            t = int(target[b])
+            if t == ignore_index:
+                ignored += 1
+                continue
+            loss[0] = h(loss[0] + rows[b])
+            if weight is not None:
+                wsum[0] = h(wsum[0] + weight[t])
+            for j in range(levels - 1):
+                if b & (level_mask << (j * level_power)):
+                    break
+                loss[j + 1] = h(loss[j + 1] + loss[j])
+                wsum[j + 1] = h(wsum[j + 1] + wsum[j])
+                loss[j] = wsum[j] = h(0)
+        total = h(0)
+        for v in loss:
+            total = h(total + v)
+        if weight is None:
+            total_weight = h(m - ignored)
+        else:
+            total_weight = h(0)
+            for v in wsum:
+                total_weight = h(total_weight + v)
+    return float(total), float(total_weight)
 
 
 def _numel(shape):

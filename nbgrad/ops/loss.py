@@ -148,7 +148,11 @@ class NllLossBackward0(Node):
             return _class_first(buf, x)
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
-        unit = _coef(ones((), dtype=D.float64), self.scale_nll, self.m, x)
+        scale = self.scale_nll
+        if x._dtype is D.float16 and not self.fused and self.reduction == "mean":
+            # PyTorch's Half nll_loss_backward: w[t] * -(g / total_weight), each a Half op
+            g, scale = g / self.total_weight, 1.0
+        unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
         pattern = new_tensor(be.nll_backward(self.m, self.c, self.target, self.weight, self.ignore_index, unit,
                                              x._dtype.np), (self.m, self.c), x._dtype, x.device)
         if self.fused and self.smoothing != 0.0:
@@ -186,6 +190,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     check_same_device(x, target, weight)
+    if x._dtype is D.float16 and label_smoothing == 0.0:
+        # PyTorch's cross_entropy is log_softmax then nll_loss, each rounding to Half
+        from .reduction import log_softmax
+        return nll_loss(log_softmax(x, 0 if x.dim() == 1 else 1), target, weight, ignore_index=ignore_index,
+                        reduction=reduction)
     tgt = _check_target(x, target)
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
@@ -256,7 +265,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         scale = _div(1.0, s_w) if reduction == "mean" else 1.0
         node = record(NllLossBackward0, (x,), (out,), fused=False, m=m, c=c, target=tgt, weight=w,
                       ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction, scale_nll=scale,
-                      scale_smooth=0.0)
+                      scale_smooth=0.0, total_weight=s_w)
         node.save(x)
     return out
 

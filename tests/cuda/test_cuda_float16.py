@@ -72,3 +72,21 @@ def test_index_put_accumulate_and_gradients(device):
     # recorded from PyTorch 2.13 CPU
     assert x.grad.tolist() == [[0.20556640625, 0.6748046875], [0.04119873046875, 0.126220703125]]
     assert w.grad.tolist() == [[1.169921875, 0.34130859375], [-0.0478515625, -0.6435546875]]
+
+
+def _loss_and_adam(device):
+    x = half([[0.377, -0.396, 1.921], [-1.607, 1.085, 3.912]], device).requires_grad_()
+    loss = nbgrad.nn.functional.cross_entropy(x, nbgrad.tensor([0, 2], device=device))
+    loss.backward()
+    assert loss.dtype is H and x.grad.dtype is H
+    p = nbgrad.nn.Parameter(half([0.5, -1.25, 2.0], device))
+    opt = nbgrad.optim.Adam([p], lr=0.01)
+    (p * p * p).sum().backward()
+    opt.step()
+    return loss.item(), x.grad.tolist(), p.detach().tolist()
+
+
+def test_cross_entropy_and_adam_give_the_cpu_bits(device):
+    got = _loss_and_adam(device)
+    assert got == _loss_and_adam("cpu")
+    assert got[2] == [0.489990234375, -1.259765625, 1.990234375]    # PyTorch 2.13 CPU

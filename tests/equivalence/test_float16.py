@@ -437,3 +437,26 @@ def test_prod_multiplies_in_float16_step_by_step():
     assert half(X).prod(1).tolist() == [-0.09033203125, -19.390625, -1.8583984375]
     assert half([3.0]).prod().item() == 3.0
     assert half(np.zeros((0, 2))).prod(0).tolist() == [1.0, 1.0]
+
+
+def test_cross_entropy_and_nll_loss_round_as_pytorch():
+    # recorded from PyTorch 2.13 CPU: cross_entropy is log_softmax then nll_loss, whose
+    # sums and backward are Half arithmetic
+    F = nbgrad.nn.functional
+    X3 = [[0.377, -0.396, 1.921, 0.3147], [-1.607, 1.085, 3.912, 2.842], [-2.111, -3.797, -1.87, 0.124]]
+    x = nbgrad.tensor(X3, dtype=H, requires_grad=True)
+    loss = F.cross_entropy(x, nbgrad.tensor([0, 1, 3]), weight=half([0.7, 1.3, 0.9, 1.1]))
+    loss.backward()
+    assert loss.dtype is H and loss.grad_fn.name() == "NllLossBackward0"
+    assert loss.item() == 1.85546875
+    assert x.grad.tolist() == [
+        [-0.194091796875, 0.01473236083984375, 0.1494140625, 0.0299835205078125],
+        [0.0011968612670898438, -0.40185546875, 0.29833984375, 0.102294921875],
+        [0.030059814453125, 0.005584716796875, 0.038299560546875, -0.0738525390625]]
+    x = nbgrad.tensor(X3, dtype=H, requires_grad=True)
+    loss = F.nll_loss(x, nbgrad.tensor([0, 1, 1]), ignore_index=1)
+    loss.backward()
+    assert loss.item() == -0.376953125
+    assert x.grad.tolist() == [[-1.0, 0.0, 0.0, 0.0], [0.0] * 4, [0.0] * 4]
+    x3 = nbgrad.tensor(np.array(X3, np.float16).reshape(1, 3, 4), requires_grad=True)
+    assert F.cross_entropy(x3, nbgrad.tensor([[0, 1, 2, 0]])).item() == 2.24609375

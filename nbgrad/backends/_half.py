@@ -389,9 +389,22 @@ def install(ns, widen, narrow, reinterpret):
             return orig["nll_backward"](m, c, target, weight, ignore_index, coef, dtype)
         return narrow(orig["nll_backward"](m, c, target, _w(weight), ignore_index, coef, F))
 
+    def _loss_rows(e32):
+        """(float64 buffer of the rounded per-element losses, their float32 sum)."""
+        n = e32.size
+        rows = o_empty(n, np.dtype(np.float64))
+        o_copy((e32, 0, (n,), (1,)), (rows, 0, (n,), (1,)))
+        total = float(_host(orig["reduce"]("sum", (e32, 0, (n,), (1,)), (0,), F))[0]) if n else 0.0
+        return rows, total
+
     @wrap("mse_forward")
     def mse_forward(x, y):
-        return orig["mse_forward"](_w(x), _w(y))
+        if x.dtype is not H:
+            return orig["mse_forward"](x, y)
+        # PyTorch's Half mse kernel: diff = x - y, then diff * diff, each a Half op
+        n = x.size
+        d = rounded(f32("sub", (widen(x), 0, (n,), (1,)), (widen(y), 0, (n,), (1,)), shape=(n,)))
+        return _loss_rows(rounded(f32("mul", d, d, shape=(n,)))[0])
 
     @wrap("mse_backward")
     def mse_backward(x, y, coef):

@@ -275,8 +275,10 @@ class MseLossBackward0(Node):
     def backward(self, g):
         x, y = self.saved_tensors
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
-        if is_grad_enabled():
-            d = (x - y) * (2.0 * scale)
+        if is_grad_enabled() or self.dtype is D.float16:
+            # float16: PyTorch's Half kernel, half(2 * scale) * (x - y) * g, each a Half op
+            alpha = D.round_scalar(2.0 * scale, D.float16) if self.dtype is D.float16 else 2.0 * scale
+            d = (x - y) * alpha
             gx = d * g
             return gx, -gx
         xs, ys = self._operands(x, y)

@@ -327,6 +327,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        if x._dtype is D.float16:
+            return self._half_backward(g, x, y, w, pw)
         if is_grad_enabled():
             from .elementwise import sigmoid
             k = g * scale if w is None else g * scale * w
@@ -343,12 +345,67 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         gx = new_tensor(gx, shape, dt, x.device)
         return gx, (new_tensor(gy, shape, dt, x.device) if self.needs_input_grad(1) else None)
 
+    def _half_backward(self, g, x, y, w, pw):
+        # PyTorch's binary_cross_entropy_with_logits_backward and _target_backward, op for
+        # op (each a Half op)
+        if pw is None:
+            gx = x.sigmoid() - y
+        else:
+            t = pw * y
+            gx = (t + 1 - y) * x.sigmoid() - t
+        gx = gx * g
+        gy = None
+        if self.needs_input_grad(1):
+            if pw is None:
+                gy = -x * g
+            else:
+                gy = (_log_sigmoid(-x) - _log_sigmoid(x) * pw) * g
+        if w is not None:
+            gx = gx * w
+            gy = None if gy is None else gy * w
+        if self.reduction == "mean":
+            gx = gx / self.n
+            gy = None if gy is None else gy / self.n
+        return gx, gy
+
     @staticmethod
     def _ones_or(w, dtype, shape):
         if w is None:
             from .._creation import ones
             return _flat(ones(shape, dtype=dtype))
         return _float_buffer(w, dtype, shape)
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), computed in float32 for float16
+    and rounded once (PyTorch's log_sigmoid kernel)."""
+    from .elementwise import exp, log1p
+    src = x.float() if x._dtype is D.float16 else x
+    out = src.clamp(max=0) - log1p(exp(-src.abs()))
+    return out.half() if x._dtype is D.float16 else out
+
+
+def _bce_logits_half(x, y, weight, pos_weight, reduction):
+    """PyTorch's composite binary_cross_entropy_with_logits on Half, each op rounding:
+    (1 - y) * x - log_sigmoid(x) * ((pos_weight - 1) * y + 1), times weight, reduced."""
+    with no_grad():
+        ls = _log_sigmoid(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight - 1) * y + 1)
+        loss = (1 - y) * x - ls
+        if weight is not None:
+            loss = loss * weight
+        if reduction == "mean":
+            loss = loss.mean()
+        elif reduction == "sum":
+            loss = loss.sum()
+    out = copy_raw(loss)
+    if needs_grad(x, y):
+        node = record(BinaryCrossEntropyWithLogitsBackward0, (x, y), (out,), reduction=reduction, n=x.numel(),
+                      weight_t=None if weight is None else weight.detach(),
+                      pos_weight_t=None if pos_weight is None else pos_weight.detach())
+        node.save(x, y)
+    return out
 
 
 def _softplus_neg(x):
@@ -364,6 +421,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(y.shape) != tuple(x.shape):
         raise ValueError(f"Target size ({y.shape}) must be the same as input size ({x.shape})")
     check_same_device(x, y, weight, pos_weight)
+    if x.dtype is D.float16 and all(t is None or t.dtype is D.float16 for t in (y, weight, pos_weight)):
+        return _bce_logits_half(x, y, weight, pos_weight, reduction)
     dt = x.dtype
     shape = x.shape
     be = backend_of(x)

@@ -460,3 +460,27 @@ def test_cross_entropy_and_nll_loss_round_as_pytorch():
     assert x.grad.tolist() == [[-1.0, 0.0, 0.0, 0.0], [0.0] * 4, [0.0] * 4]
     x3 = nbgrad.tensor(np.array(X3, np.float16).reshape(1, 3, 4), requires_grad=True)
     assert F.cross_entropy(x3, nbgrad.tensor([[0, 1, 2, 0]])).item() == 2.24609375
+
+
+def test_mse_and_bce_with_logits_round_as_pytorch():
+    # recorded from PyTorch 2.13 CPU (Half kernels / composite Half ops)
+    F = nbgrad.nn.functional
+    a = [0.377, -1.607, 3.912, -2.111, 0.124, 1.085]
+    y = [0.1, 0.9, 0.5, 0.3, 1.0, 0.0]
+    x = half(a).requires_grad_()
+    loss = F.mse_loss(x, half(y))
+    loss.backward()
+    assert loss.item() == 4.29296875
+    assert x.grad.tolist() == [0.09228515625, -0.8359375, 1.13671875, -0.8037109375, -0.2919921875,
+                               0.361572265625]
+    assert F.mse_loss(half(a), half(y), reduction="none").tolist() == [
+        0.07666015625, 6.2890625, 11.640625, 5.81640625, 0.767578125, 1.1767578125]
+    x, t = half(a).requires_grad_(), half(y).requires_grad_()
+    loss = F.binary_cross_entropy_with_logits(x, t, pos_weight=half([0.7, 1.3, 0.9, 1.1, 2.0, 0.5]))
+    loss.backward()
+    assert loss.dtype is H and loss.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    assert loss.item() == 1.3984375
+    assert x.grad.tolist() == [0.08428955078125, -0.15966796875, 0.08026123046875, -0.036407470703125,
+                               -0.1563720703125, 0.12457275390625]
+    assert t.grad.tolist() == [-0.08892822265625, 0.357421875, -0.65234375, 0.388916015625,
+                               0.08489990234375, -0.205078125]

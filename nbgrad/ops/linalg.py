@@ -15,7 +15,8 @@ def _check_dtypes(a, b):
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(dt.name, dt.name)
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int"}.get(dt.name, dt.name)
 
 
 def _batched_raw(a, b, batch):

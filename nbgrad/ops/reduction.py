@@ -77,7 +77,8 @@ class SumBackward1(Node):
 def sum(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
-    out = _reduce_raw("sum", x, dims, out_dtype, keepdim)
+    # an explicit dtype converts each element first, as PyTorch (f32.sum(dtype=half) adds halves)
+    out = _reduce_raw("sum", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             record(SumBackward0, (x,), (out,), shape=x._shape)
@@ -117,7 +118,9 @@ def mean(x, dim=None, keepdim=False, dtype=None):
             f"complex dtype. Got: {x._dtype.name.capitalize()}")
     dims = wrap_dims(dim, x.dim())
     count = math.prod(x._shape[d] for d in dims) if x.dim() else 1
-    out = _reduce_raw("mean", cast(x, out_dtype), dims, out_dtype, keepdim)
+    # PyTorch's CPU mean to float16: a float32 sum of the input, divided, rounded once
+    acc = _opmath(out_dtype)
+    out = cast(_reduce_raw("mean", cast(x, acc), dims, acc, keepdim), out_dtype)
     if needs_grad(x):
         if dim is None:
             record(MeanBackward0, (x,), (out,), shape=x._shape, count=count)
@@ -158,7 +161,7 @@ def _prod_grad(g, x, out, dims):
 def prod(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
-    out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
+    out = _reduce_raw("prod", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             node = record(ProdBackward0, (x,), (out,), shape=x._shape)

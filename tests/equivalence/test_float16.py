@@ -484,3 +484,19 @@ def test_mse_and_bce_with_logits_round_as_pytorch():
                                -0.1563720703125, 0.12457275390625]
     assert t.grad.tolist() == [-0.08892822265625, 0.357421875, -0.65234375, 0.388916015625,
                                0.08489990234375, -0.205078125]
+
+
+def test_reductions_with_a_float16_dtype_argument():
+    # recorded from PyTorch 2.13 CPU: sum/prod(dtype=) convert each element first; mean to
+    # Half sums the input in float32, divides, then rounds once
+    x = nbgrad.tensor([0.1, 0.2])
+    assert x.sum(dtype=H).item() == 0.2998046875
+    assert x.prod(dtype=H).item() == 0.019989013671875
+    assert x.mean(dtype=H).item() == 0.1500244140625
+    assert nbgrad.tensor([0.1, 0.2], dtype=nbgrad.float64).mean(dtype=H).item() == 0.1500244140625
+    assert half([0.1, 0.2]).mean(dtype=nbgrad.float32).dtype is nbgrad.float32
+
+
+def test_mixed_dtype_matmul_error_names_half_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"expected m1 and m2 to have the same dtype, but got: c10::Half != float"):
+        nbgrad.ones(2, 2, dtype=H) @ nbgrad.ones(2, 2)

@@ -139,8 +139,26 @@ def install(ns, widen, narrow, reinterpret):
             return orig["unary"](op, x_view, out_dtype)
         xw = wide(x_view) if x_view[0].dtype is H else x_view
         if out_dtype is H:
-            return narrow(orig["unary"](op, xw, F))
+            out = narrow(orig["unary"](op, xw, F))
+            if op == "rsqrt" and x_view[0].dtype is H:
+                out = rsqrt_scalar_loop(xw, out)
+            return out
         return orig["unary"](op, xw, out_dtype)
+
+    def rsqrt_scalar_loop(xw, out):
+        # PyTorch's Half rsqrt is 1/sqrt(x) in float32 in its vector loop, but
+        # 1/half(sqrt(x)) in the scalar loop that does the tail of each contiguous row
+        # (and every element of a strided one)
+        mask = _scalar_loop_mask(tuple(xw[2]), tuple(xw[3]))
+        if mask is None:
+            return out
+        shape = tuple(xw[2])
+        dense = _contiguous(shape)
+        twice = narrow(f32("reciprocal", rounded(f32("sqrt", xw)))[0])
+        cond = (orig["from_host"](mask), 0, shape, dense)
+        r = orig["where"](cond, (reinterpret(twice, I16), 0, shape, dense), (reinterpret(out, I16), 0, shape, dense),
+                          shape, I16)
+        return reinterpret(r, H)
 
     @wrap("binary")
     def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
@@ -583,6 +601,36 @@ def _half_nll_sums(rows, target, weight, ignore_index):
             for v in wsum:
                 total_weight = h(total_weight + v)
     return float(total), float(total_weight)
+
+
+def _scalar_loop_mask(shape, strides):
+    """Which elements (C order of shape) PyTorch's CPU TensorIterator leaves to the scalar
+    loop of a one-input elementwise kernel: dims sorted by stride and coalesced; an inner
+    stride other than 1 runs all scalar, else the last (L % 32) of each inner row of L.
+    None when no element is (or the loop would be split across threads)."""
+    n = _numel(shape)
+    if n == 0 or n > _PARALLEL_GRAIN:
+        return None
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    dims.sort(key=lambda d: -strides[d])
+    if not dims:
+        return np.ones(shape, np.bool_).reshape(-1) if n % _HALF_VECTOR else None
+    # coalesce from the innermost dim outwards: the inner row is every trailing dim that is dense
+    inner, row = dims[-1], shape[dims[-1]]
+    if strides[inner] != 1:
+        return np.ones(n, np.bool_)
+    k = len(dims) - 1
+    while k > 0 and strides[dims[k - 1]] == strides[dims[k]] * shape[dims[k]]:
+        k -= 1
+        row *= shape[dims[k]]
+    tail = row % _HALF_VECTOR
+    if tail == 0:
+        return None
+    permuted = np.zeros([shape[d] for d in dims], np.bool_).reshape(-1, row)
+    permuted[:, row - tail:] = True
+    permuted = permuted.reshape([shape[d] for d in dims])
+    full = np.transpose(permuted, np.argsort(dims))
+    return np.ascontiguousarray(full.reshape(shape)).reshape(-1)
 
 
 def _numel(shape):

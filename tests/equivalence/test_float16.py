@@ -500,3 +500,17 @@ def test_reductions_with_a_float16_dtype_argument():
 def test_mixed_dtype_matmul_error_names_half_as_pytorch():
     with pytest.raises(RuntimeError, match=r"expected m1 and m2 to have the same dtype, but got: c10::Half != float"):
         nbgrad.ones(2, 2, dtype=H) @ nbgrad.ones(2, 2)
+
+
+def test_rsqrt_follows_pytorch_vector_and_scalar_loops():
+    # recorded from PyTorch 2.13 CPU: its vector loop (32 Halfs a step) computes
+    # 1/sqrt(x) in float32; the scalar loop (the tail of a row, or a strided row) does
+    # 1/half(sqrt(x))
+    v = [1.353515625, 0.75390625, 0.3662109375]
+    vector, scalar = [0.859375, 1.1513671875, 1.65234375], [0.85986328125, 1.15234375, 1.6533203125]
+    assert half(v).rsqrt().tolist() == scalar
+    x = half((v * 11)[:32] + v).rsqrt().tolist()
+    assert x[:3] == vector and x[-3:] == scalar
+    wide_rows = half([v * 11] * 2)[:, :32]               # two contiguous rows of 32: no tail
+    assert wide_rows.contiguous().rsqrt()[0, :3].tolist() == vector
+    assert half(v * 11)[::2].rsqrt()[:2].tolist() == [scalar[0], scalar[2]]   # strided: all scalar

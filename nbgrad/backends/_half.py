@@ -177,6 +177,45 @@ def install(ns, widen, narrow, reinterpret):
             return narrow_into(orig["binary"](op, aw, bw, out_shape, F), out)
         return orig["binary"](op, aw, bw, out_shape, out_dtype, out)
 
+    def binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype):
+        """a + alpha * b (op 'add') or a - alpha * b ('sub'): PyTorch's add/sub with alpha,
+        one kernel.  float64 and integers: alpha * b rounded, then the add."""
+        shape = tuple(out_shape)
+        dense = _contiguous(shape)
+        if out_dtype is F:
+            # PyTorch's float32 kernel is a fused multiply-add: alpha * b is exact in float64
+            # and the sum rounds (almost always) as the fma's one rounding does
+            d = np.dtype(np.float64)
+            n = _numel(shape)
+            a64, b64 = o_empty(n, d), o_empty(n, d)
+            o_copy(a_view, (a64, 0, shape, dense))
+            o_copy(b_view, (b64, 0, shape, dense))
+            scalar = (orig["full"](1, d, float(np.float32(alpha))), 0, shape, (0,) * len(shape))
+            t = orig["binary"]("mul", (b64, 0, shape, dense), scalar, shape, d)
+            r = orig["binary"](op, (a64, 0, shape, dense), (t, 0, shape, dense), shape, d)
+            out = o_empty(n, F)
+            o_copy((r, 0, shape, dense), (out, 0, shape, dense))
+            return out
+        if out_dtype is not H:
+            scalar = (orig["full"](1, out_dtype, alpha), 0, shape, (0,) * len(shape))
+            t = orig["binary"]("mul", b_view, scalar, shape, out_dtype)
+            return orig["binary"](op, a_view, (t, 0, shape, dense), shape, out_dtype)
+        # Half: the vector loop computes a + half(alpha) * b in float32, rounded once; its
+        # scalar loop (row tails, strided rows) rounds half(alpha) * b to Half first
+        aw = wide(a_view) if a_view[0].dtype is H else a_view
+        bw = wide(b_view) if b_view[0].dtype is H else b_view
+        t = f32("mul", bw, (orig["full"](1, F, half_value(alpha)), 0, shape, (0,) * len(shape)), shape=shape)
+        out = narrow(f32(op, aw, t, shape=shape)[0])
+        mask = _binary_scalar_loop_mask(shape, tuple(a_view[3]), tuple(b_view[3]))
+        if mask is None:
+            return out
+        scalar_loop = narrow(f32(op, aw, rounded(t), shape=shape)[0])
+        cond = (orig["from_host"](mask), 0, shape, dense)
+        r = orig["where"](cond, (reinterpret(scalar_loop, I16), 0, shape, dense),
+                          (reinterpret(out, I16), 0, shape, dense), shape, I16)
+        return reinterpret(r, H)
+    ns["binary_scaled"] = binary_scaled
+
     @wrap("where")
     def where(cond_view, a_view, b_view, out_shape, out_dtype):
         if out_dtype is not H:
@@ -631,6 +670,19 @@ def _scalar_loop_mask(shape, strides):
     permuted = permuted.reshape([shape[d] for d in dims])
     full = np.transpose(permuted, np.argsort(dims))
     return np.ascontiguousarray(full.reshape(shape)).reshape(-1)
+
+
+def _binary_scalar_loop_mask(shape, a_strides, b_strides):
+    """_scalar_loop_mask for two inputs: the same layout, or one of them a broadcast scalar,
+    follows the other's rows; any other mix is taken as all scalar loop."""
+    if all(s == 0 for s in b_strides):
+        return _scalar_loop_mask(shape, a_strides)
+    if all(s == 0 for s in a_strides):
+        return _scalar_loop_mask(shape, b_strides)
+    if tuple(a_strides) == tuple(b_strides):
+        return _scalar_loop_mask(shape, a_strides)
+    n = _numel(shape)
+    return np.ones(n, np.bool_) if 0 < n <= _PARALLEL_GRAIN else None
 
 
 def _numel(shape):

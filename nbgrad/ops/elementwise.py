@@ -421,10 +421,31 @@ class AddBackward0(Node):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
+def _scaled_raw(op, a, b, alpha, dt):
+    """a op alpha * b for two tensors in one backend call (PyTorch's add/sub with alpha)."""
+    dev = check_same_device(a, b)
+    ta, tb = cast(a, dt), cast(b, dt)
+    shape = broadcast_shapes(ta._shape, tb._shape)
+    buf = get_backend(dev.type).binary_scaled(op, broadcast_view(ta, shape), broadcast_view(tb, shape),
+                                              alpha, shape, dt.np)
+    return new_tensor(buf, shape, dt, dev)
+
+
+def _one_scaled_kernel(b, alpha, dt):
+    """add/sub(a, b, alpha) is one kernel and one node (AddBackward0/SubBackward0 with
+    alpha, as PyTorch) for floating tensors."""
+    return (alpha != 1 and isinstance(b, Tensor) and dt.is_floating_point and type(alpha) in (int, float))
+
+
 def add(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("add", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(AddBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
         b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
@@ -474,6 +495,11 @@ def sub(a, b, alpha=1):
     if dt is D.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("sub", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(SubBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
         b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))

@@ -514,3 +514,23 @@ def test_rsqrt_follows_pytorch_vector_and_scalar_loops():
     wide_rows = half([v * 11] * 2)[:, :32]               # two contiguous rows of 32: no tail
     assert wide_rows.contiguous().rsqrt()[0, :3].tolist() == vector
     assert half(v * 11)[::2].rsqrt()[:2].tolist() == [scalar[0], scalar[2]]   # strided: all scalar
+
+
+def test_add_sub_with_alpha_are_one_kernel_and_one_node():
+    # recorded from PyTorch 2.13 CPU
+    a = [0.377, -1.607, 3.912, -2.111, 0.124, 1.085]
+    b = [0.1, 0.9, 0.5, 0.3, 1.0, 0.7]
+    scalar_loop = [0.466796875, -0.79736328125, 4.36328125, -1.841796875, 1.0234375, 1.71484375]
+    assert half(a).add(half(b), alpha=0.9).tolist() == scalar_loop          # half(0.9 * b) first
+    out = half((a * 6)[:32] + a).add(half((b * 6)[:32] + b), alpha=0.9).tolist()
+    assert out[0] == 0.467041015625 and out[-6:] == scalar_loop            # vector loop: once
+    x, y = half(a).requires_grad_(), half(b).requires_grad_()
+    out = x.sub(y, alpha=0.9)
+    assert out.grad_fn.name() == "SubBackward0"
+    assert [type(f).__name__ for f, _ in out.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
+    out.sum().backward()
+    assert y.grad.tolist() == [-0.89990234375] * 6                          # -g * 0.9 in float32
+    # float32: a fused multiply-add (one rounding), as PyTorch's kernel
+    f = nbgrad.tensor([0.1, 0.7, -0.3]), nbgrad.tensor([0.3, 0.2, 0.9])
+    assert f[0].add(f[1], alpha=0.9).tolist() == [0.3700000047683716, 0.8799999952316284, 0.5099999308586121]
+    assert f[0].sub(f[1], alpha=0.9).tolist() == [-0.17000000178813934, 0.5199999809265137, -1.1100000143051147]

@@ -534,3 +534,11 @@ def test_add_sub_with_alpha_are_one_kernel_and_one_node():
     f = nbgrad.tensor([0.1, 0.7, -0.3]), nbgrad.tensor([0.3, 0.2, 0.9])
     assert f[0].add(f[1], alpha=0.9).tolist() == [0.3700000047683716, 0.8799999952316284, 0.5099999308586121]
     assert f[0].sub(f[1], alpha=0.9).tolist() == [-0.17000000178813934, 0.5199999809265137, -1.1100000143051147]
+
+
+def test_repr_pads_only_against_nonzero_finite_values():
+    # recorded from PyTorch 2.13 (its _Formatter measures nonzero finite values only)
+    assert repr(half([-0.0, 0.0])) == "tensor([-0., 0.], dtype=nbgrad.float16)"
+    assert repr(nbgrad.tensor([-0.0, 1.5])) == "tensor([-0.0000, 1.5000])"
+    assert repr(nbgrad.tensor([float("-inf"), 1.0])) == "tensor([-inf, 1.])"
+    assert repr(nbgrad.tensor([float("nan"), -1.5, 2.0])) == "tensor([    nan, -1.5000,  2.0000])"

@@ -318,7 +318,7 @@ def relu(x):
 class ErfBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * exp(-(x * x)) * (2.0 / math.sqrt(math.pi))
+        return exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g      # PyTorch's op order
 
 
 def erf(x):
@@ -328,7 +328,7 @@ def erf(x):
 class ReciprocalBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return -g * out * out
+        return -g * (out * out)                                    # PyTorch's op order
 
 
 def reciprocal(x):
@@ -572,7 +572,7 @@ class DivBackward0(Node):
         if b is None:
             return g / self.b_scalar, None
         ga = g / b if self.needs_input_grad(0) else None
-        gb = -g * a / (b * b) if self.needs_input_grad(1) else None
+        gb = -g * ((a / b) / b) if self.needs_input_grad(1) else None   # PyTorch's op order
         return ga, gb
 
 
@@ -650,13 +650,14 @@ class PowBackward0(Node):
         e = self.exponent
         if e == 0:
             return g * 0
-        return g * e * x.pow(e - 1)
+        return g * (x.pow(e - 1) * e)                              # PyTorch's pow_backward
 
 
 class PowBackward1(Node):
     def backward(self, g):
         a, b, out = self.saved_tensors
-        ga = g * b * a.pow(b - 1) if self.needs_input_grad(0) else None
+        # PyTorch's pow_backward_self: 0 where the exponent is 0 (so 0 ** 0 gives 0, not nan)
+        ga = where(b == 0, 0.0, g * (b * a.pow(b - 1))) if self.needs_input_grad(0) else None
         gb = None
         if self.needs_input_grad(1):
             # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
@@ -667,7 +668,7 @@ class PowBackward1(Node):
 class PowBackward2(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
+        return (g * (out * math.log(self.base)) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
 
 
 def pow(a, b):

@@ -542,3 +542,25 @@ def test_repr_pads_only_against_nonzero_finite_values():
     assert repr(nbgrad.tensor([-0.0, 1.5])) == "tensor([-0.0000, 1.5000])"
     assert repr(nbgrad.tensor([float("-inf"), 1.0])) == "tensor([-inf, 1.])"
     assert repr(nbgrad.tensor([float("nan"), -1.5, 2.0])) == "tensor([    nan, -1.5000,  2.0000])"
+
+
+def test_backward_formulas_round_in_pytorch_op_order():
+    # recorded from PyTorch 2.13 CPU: reciprocal -g * (y * y); erf 2/sqrt(pi) * exp(-x^2) * g;
+    # pow g * (e * x^(e-1)); div's divisor -g * ((a / b) / b); 0.7 / x = reciprocal then mul
+    X = [0.377, 1.607, 0.912, 2.111, 0.524, 1.085]
+    G = [0.3, -1.2, 0.7, 1.9, -0.4, 1.1]
+    expected = [[-2.111328125, 0.46435546875, -0.84228515625, -0.42626953125, 1.4560546875, -0.93408203125], [0.293701171875, -0.10223388671875, 0.34375, 0.024871826171875, -0.343017578125, 0.382568359375], [0.173583984375, -6.11328125, 1.5244140625, 14.578125, -0.37890625, 3.10546875], [0.197265625, 0.147705078125, 0.034912109375, -0.220703125, -0.178466796875, -0.04150390625], [-1.4775390625, 0.3251953125, -0.58984375, -0.29833984375, 1.01953125, -0.65380859375]]
+    fns = [lambda x: x.reciprocal(), lambda x: x.erf(), lambda x: x ** 2.5, lambda x: x / (x * x + 1),
+           lambda x: 0.7 / x]
+    for fn, want in zip(fns, expected):
+        x = half(X).requires_grad_()
+        fn(x).backward(half(G))
+        assert x.grad.tolist() == want
+
+
+def test_pow_gradient_is_zero_where_the_exponent_is_zero():
+    a = nbgrad.tensor([0.0, 2.0], requires_grad=True)
+    b = nbgrad.tensor([0.0, 0.0], requires_grad=True)
+    (a ** b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0]                       # PyTorch: 0 ** 0 has gradient 0
+    assert b.grad.tolist() == [0.0, 0.6931471824645996]

@@ -321,7 +321,8 @@ def install(ns, widen, narrow, reinterpret):
             return orig["matmul"](a_view, b_view, out_dtype)
         aw = wide(a_view) if a_view[0].dtype is H else a_view
         bw = wide(b_view) if b_view[0].dtype is H else b_view
-        return narrow(orig["matmul"](aw, bw, F))
+        out = orig["matmul"](aw, bw, F if out_dtype is H else out_dtype)
+        return narrow(out) if out_dtype is H else out
 
     @wrap("linear_backward")
     def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):

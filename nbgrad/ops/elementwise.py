@@ -739,8 +739,8 @@ def minimum(a, b):
 class Atan2Backward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        denom = a * a + b * b
-        return g * b / denom, g * -a / denom
+        recip = (a * a + b * b).reciprocal()      # PyTorch's atan2_backward, op for op
+        return g * b * recip, g * -a * recip
 
 
 def atan2(a, b):

@@ -146,7 +146,7 @@ def _prod_grad(g, x, out, dims):
     # Where x has no zeros, d prod / dx = prod / x.  With zeros, use the product of the
     # others, computed as a product over x with that one element replaced by 1.
     if not bool((x == 0).any()):
-        return g * out / x
+        return g * (out / x)              # PyTorch's prod_backward, op for op
     from .elementwise import where
     ones_x = where(x == 0, 1.0, x)
     zero_count = sum((x == 0).to(x.dtype), dims, keepdim=True) if dims is not None else sum((x == 0).to(x.dtype))
@@ -402,8 +402,14 @@ class LinalgVectorNormBackward0(Node):
             mask = (x.abs() == out).to(x.dtype)
             count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
             return g * sign(x) * mask / count
-        # general p: |x|^(p-1) sign(x) / ||x||^(p-1)
-        return g * sign(x) * x.abs().pow(p - 1) / where(out == 0, 1.0, out).pow(p - 1)
+        # general p: |x|^(p-1) sign(x) / ||x||^(p-1), as PyTorch's norm_backward, op for op
+        if p == 0:
+            return None                   # PyTorch: no gradient (x.grad stays None)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, x.abs().pow(p - 1))
+            return scaled * g * out.pow(1 - p)
+        scaled = sign(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * where(out == 0, 0.0, g / out.pow(p - 1))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):

@@ -564,3 +564,22 @@ def test_pow_gradient_is_zero_where_the_exponent_is_zero():
     (a ** b).sum().backward()
     assert a.grad.tolist() == [0.0, 0.0]                       # PyTorch: 0 ** 0 has gradient 0
     assert b.grad.tolist() == [0.0, 0.6931471824645996]
+
+
+def test_atan2_prod_norm_linear_backward_in_pytorch_op_order():
+    # recorded from PyTorch 2.13 CPU: atan2 g * b * recip(a^2 + b^2); prod g * (out / x);
+    # norm p=3 (x * |x|) * (g / norm^2); linear's bias added inside the float32 GEMM
+    X = [[0.377, -1.607, 0.912], [2.111, 0.524, -1.085]]
+    Y = [[1.3, 0.2, -0.7], [0.45, -1.9, 0.8]]
+    G = [[0.3, -1.2, 0.7], [1.9, -0.4, 1.1]]
+    expected = [([[0.2822265625, -1.447265625, 2.224609375], [1.3603515625, 2.873046875, -0.935546875]], [[0.212890625, -0.09149169921875, -0.370849609375], [0.1834716796875, 0.195556640625, 0.484375]], [[-0.061737060546875, -0.73583984375, -0.483154296875], [-0.86083984375, 0.05389404296875, 0.6572265625]]), ([[-0.552734375, -0.552734375, -0.552734375], [-1.2001953125, -1.2001953125, -1.2001953125]], [[0.293212890625, -0.0687255859375, 0.12115478515625], [-1.4775390625, -5.95703125, 2.876953125]], None), ([[1.7060546875, 1.7060546875, 1.7060546875], [2.212890625, 2.212890625, 2.212890625]], [[-0.009765625, 0.1776123046875, -0.05718994140625], [2.365234375, 0.1456298828125, -0.62451171875]], None), ([[0.82958984375, 0.82958984375, 0.82958984375], [4.91015625, 4.91015625, 4.91015625]], [[-0.260009765625, -0.03997802734375, 0.1400146484375], [3.37890625, 0.52001953125, -1.8203125]], [[7.8125, 1.68359375, -3.001953125], [0.0, 0.0, 0.0]])]
+    fns = [lambda x, y: nbgrad.atan2(x, y), lambda x, y: x.prod(1, keepdim=True).expand(2, 3),
+           lambda x, y: x.norm(p=3, dim=1, keepdim=True).expand(2, 3),
+           lambda x, y: nbgrad.nn.functional.linear(x, y, y[0, :2])[:, :1].expand(2, 3)]
+    for fn, (value, gx, gy) in zip(fns, expected):
+        x, y = half(X).requires_grad_(), half(Y).requires_grad_()
+        out = fn(x, y)
+        out.backward(half(G))
+        assert out.tolist() == value
+        assert x.grad.tolist() == gx
+        assert (None if y.grad is None else y.grad.tolist()) == gy

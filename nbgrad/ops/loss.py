@@ -190,11 +190,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     check_same_device(x, target, weight)
-    if x._dtype is D.float16 and label_smoothing == 0.0:
+    if x._dtype is D.float16:
         # PyTorch's cross_entropy is log_softmax then nll_loss, each rounding to Half
         from .reduction import log_softmax
-        return nll_loss(log_softmax(x, 0 if x.dim() == 1 else 1), target, weight, ignore_index=ignore_index,
-                        reduction=reduction)
+        dim = 0 if x.dim() == 1 else 1
+        logp = log_softmax(x, dim)
+        nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+        if label_smoothing == 0.0:
+            return nll
+        return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
     tgt = _check_target(x, target)
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
@@ -225,6 +229,29 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         node.save(x)
         out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
     return out
+
+
+def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim):
+    """PyTorch's cross_entropy_loss_label_smoothing, op for op (each a Half op)."""
+    c = logp.shape[dim]
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[dim] = c
+        smooth = -(logp * weight.reshape(shape)).sum(dim)
+    else:
+        smooth = -logp.sum(dim)
+    ignore = target == ignore_index
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            ret = smooth.sum() / weight.gather(0, target.masked_select(~ignore).flatten()).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / c)
 
 
 def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):

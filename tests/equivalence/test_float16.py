@@ -583,3 +583,14 @@ def test_atan2_prod_norm_linear_backward_in_pytorch_op_order():
         assert out.tolist() == value
         assert x.grad.tolist() == gx
         assert (None if y.grad is None else y.grad.tolist()) == gy
+
+
+def test_cross_entropy_label_smoothing_is_pytorch_composite_in_float16():
+    X3 = [[0.377, -0.396, 1.921, 0.3147], [-1.607, 1.085, 3.912, 2.842], [-2.111, -3.797, -1.87, 0.124]]
+    x = nbgrad.tensor(X3, dtype=H, requires_grad=True)
+    loss = nbgrad.nn.functional.cross_entropy(x, nbgrad.tensor([0, 1, 3]), weight=half([0.7, 1.3, 0.9, 1.1]),
+                                              label_smoothing=0.2)
+    loss.backward()
+    value, name, grad = [1.919921875, 'AddBackward0', [[-0.157470703125, -0.004970550537109375, 0.147705078125, 0.01483154296875], [-0.0101470947265625, -0.33984375, 0.27001953125, 0.07989501953125], [0.018218994140625, -0.0154876708984375, 0.023101806640625, -0.0257415771484375]]]     # recorded from PyTorch 2.13 CPU
+    assert loss.item() == value and loss.grad_fn.name() == name
+    assert x.grad.tolist() == grad

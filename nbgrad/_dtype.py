@@ -163,3 +163,10 @@ def result_type_of(operands):
 def can_cast(src, dst):
     """PyTorch's can_cast: no float -> int, no number -> bool category demotion."""
     return _category(src) <= _category(dst)
+
+
+def round_scalar(value, d):
+    """A Python float value as dtype d stores it (float16: via float32, as PyTorch's
+    conversion of a double to Half rounds twice)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.array(float(value), dtype=np.float32).astype(d.np))

@@ -37,7 +37,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     else:
         dev = (a if a_is_tensor else b)._storage.device
     ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
-    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, compute_dtype, dev)
+    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, _scalar_dtype(op, b, compute_dtype), dev)
     sa, sb = ta._shape, tb._shape
     shape = broadcast_shapes(sa, sb)
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
@@ -45,6 +45,25 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     out_dtype = out_dtype or compute_dtype
     buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
     return Tensor._from_buffer(buf, shape, out_dtype, dev)
+
+
+_OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
+
+
+def _scalar_dtype(op, b, compute_dtype):
+    """The dtype b takes part in op as.  A float16 op computes in float32, and PyTorch's
+    mul/div read a scalar second operand (a Python number or a 0-dim tensor) in float32
+    too, without rounding it to float16 first: x * 1.0004 != x * half(1.0004).  Its
+    add/sub (and their alpha), comparisons, pow, ... round the scalar to float16."""
+    if compute_dtype is D.float16 and op in _OPMATH_SCALAR_OPS and (
+            not isinstance(b, Tensor) or (not b._shape and b._dtype is not D.bool_)):
+        return D.float32
+    return compute_dtype
+
+
+def _alpha(alpha, dt):
+    """add/sub's alpha as PyTorch's float16 kernels use it: rounded to float16 first."""
+    return D.round_scalar(alpha, dt) if dt is D.float16 else alpha
 
 
 def _float_of(x):
@@ -327,7 +346,7 @@ def relu(x):
 class ErfBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * exp(-(x * x)) * (2.0 / math.sqrt(math.pi))
+        return exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g      # PyTorch's op order
 
 
 def erf(x):
@@ -337,7 +356,7 @@ def erf(x):
 class ReciprocalBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return -g * out * out
+        return -g * (out * out)                                    # PyTorch's op order
 
 
 def reciprocal(x):
@@ -430,13 +449,34 @@ class AddBackward0(Node):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
+def _scaled_raw(op, a, b, alpha, dt):
+    """a op alpha * b for two tensors in one backend call (PyTorch's add/sub with alpha)."""
+    dev = check_same_device(a, b)
+    ta, tb = cast(a, dt), cast(b, dt)
+    shape = broadcast_shapes(ta._shape, tb._shape)
+    buf = get_backend(dev.type).binary_scaled(op, broadcast_view(ta, shape), broadcast_view(tb, shape),
+                                              alpha, shape, dt.np)
+    return new_tensor(buf, shape, dt, dev)
+
+
+def _one_scaled_kernel(b, alpha, dt):
+    """add/sub(a, b, alpha) is one kernel and one node (AddBackward0/SubBackward0 with
+    alpha, as PyTorch) for floating tensors."""
+    return (alpha != 1 and isinstance(b, Tensor) and dt.is_floating_point and type(alpha) in (int, float))
+
+
 def add(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("add", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(AddBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
         checked_scalar(alpha, dt)
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
     if needs_grad(a, b):
@@ -484,9 +524,14 @@ def sub(a, b, alpha=1):
     if dt is D.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("sub", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(SubBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
         checked_scalar(alpha, dt)
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)
     if needs_grad(a, b):
@@ -506,8 +551,8 @@ class RsubBackward0(Node):
 
 def rsub(x, other, alpha=1):
     """other - alpha * x (PyTorch's rsub)."""
-    scaled = x if alpha == 1 else mul(x, alpha)
     dt = _result_type(x, other)
+    scaled = x if alpha == 1 else mul(x, _alpha(alpha, dt))
     out = _binary_raw("sub", other, scaled, dt)
     if needs_grad(x, other):
         if isinstance(other, Tensor):
@@ -648,7 +693,7 @@ class PowBackward0(Node):
         e = self.exponent
         if e == 0:
             return zeros_grad(g)
-        return g * e * x.pow(e - 1)
+        return g * (x.pow(e - 1) * e)                              # PyTorch's pow_backward
 
 
 class PowBackward1(Node):
@@ -750,8 +795,8 @@ class Atan2Backward0(Node):
         a, b = self.saved_tensors
         denom = a * a + b * b
         recip = where(denom == 0, 0.0, reciprocal(denom))
-        ga = g * (b * recip) if self.needs_input_grad(0) else None
-        gb = g * (-a * recip) if self.needs_input_grad(1) else None
+        ga = g * b * recip if self.needs_input_grad(0) else None       # PyTorch's order (float16)
+        gb = g * -a * recip if self.needs_input_grad(1) else None
         return ga, gb
 
 

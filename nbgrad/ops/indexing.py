@@ -22,12 +22,15 @@ from . import views as V
 class _GatherFlatBackward(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
-        return scatter_add_flat(self.numel, pos, g).reshape(self.shape)
+        return scatter_add_flat(self.numel, pos, g, once=self.sum_once).reshape(self.shape)
+
+    sum_once = False     # float16: True sums repeats in float32 (scatter_add), False rounds each add
 
 
 class IndexBackward0(_GatherFlatBackward): pass
 class IndexSelectBackward0(_GatherFlatBackward): pass
-class GatherBackward0(_GatherFlatBackward): pass
+class GatherBackward0(_GatherFlatBackward):
+    sum_once = True
 class TakeBackward0(_GatherFlatBackward): pass
 class MaskedSelectBackward0(_GatherFlatBackward): pass
 
@@ -50,13 +53,21 @@ class ScatterAddFlatBackward(Node):
         return gather_flat(g.reshape(-1), pos, TakeBackward0)
 
 
-def scatter_add_flat(n, pos, src, base=None):
+def _sum_dtype(dtype, once):
+    """The dtype repeated positions are summed in.  PyTorch's index_put_/index_add_ on
+    Half round after every addition (the backend's put does); its scatter_add (and so
+    gather's backward) sums in float32 and rounds once."""
+    return D.float32 if once and dtype is D.float16 else dtype
+
+
+def scatter_add_flat(n, pos, src, base=None, once=False):
     """A new flat tensor of n elements: base (or zeros) with src added at pos (repeats accumulate)."""
     be = backend_of(src)
-    buf = copy_raw(base.reshape(-1))._storage.buffer if base is not None else be.full(n, src._dtype.np, 0)
+    acc = _sum_dtype(src._dtype, once)
+    buf = copy_raw(cast(base.reshape(-1), acc))._storage.buffer if base is not None else be.full(n, acc.np, 0)
     values = contiguous_data(src.expand(pos._shape) if src._shape != pos._shape else src)
-    be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, src._dtype)), True)
-    out = new_tensor(buf, (n,), src._dtype, src.device)
+    be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, acc)), True)
+    out = cast(new_tensor(buf, (n,), acc, src.device), src._dtype)
     if needs_grad(src):
         record(ScatterAddFlatBackward, (src,), (out,)).save(pos)
     return out
@@ -565,7 +576,8 @@ def scatter_add(x, dim, index, src):
     pos = _gather_positions(x, d, index)
     with no_grad():
         region = _src_region(src, index, x, d)
-    out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
+    acc = _sum_dtype(x._dtype, True)
+    out = cast(_put_flat(cast(x, acc), pos, contiguous_data(cast(region, acc)), accumulate=True), x._dtype)
     if needs_grad(x, src):
         record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(
             pos, index if needs_grad(src) else None)

@@ -3,7 +3,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
-from ._graph import backend_of, broadcast_shapes, broadcast_view, check_same_device, needs_grad, new_tensor, record
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, needs_grad, new_tensor,
+                     record)
 from . import views as V
 
 
@@ -15,7 +16,8 @@ def _check_dtypes(a, b):
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(dt.name, dt.name)
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int"}.get(dt.name, dt.name)
 
 
 def _batched_raw(a, b, batch):
@@ -251,10 +253,18 @@ def linear(x, w, b=None):
                            f"{w._shape[1]}x{w._shape[0]})")
     check_same_device(x, w)
     _check_dtypes(x, w)
-    out = _batched_raw(x, V.make_view(w, (w._shape[1], w._shape[0]), (w._stride[1], w._stride[0]), w._offset), ())
+    wt = V.make_view(w, (w._shape[1], w._shape[0]), (w._stride[1], w._stride[0]), w._offset)
     if b is not None:
         from .elementwise import _binary_raw
-        out = _binary_raw("add", out, b, out._dtype)
+        if x._dtype is D.float16:
+            # PyTorch's Half addmm adds the bias inside its float32 GEMM: one rounding
+            acc = new_tensor(backend_of(x).matmul(broadcast_view(x, x._shape), broadcast_view(wt, wt._shape),
+                                                  D.float32.np), (x._shape[0], w._shape[0]), D.float32, x.device)
+            out = cast(_binary_raw("add", acc, b, D.float32), D.float16)
+        else:
+            out = _binary_raw("add", _batched_raw(x, wt, ()), b, x._dtype)
+    else:
+        out = _batched_raw(x, wt, ())
     inputs = (x, w) if b is None else (x, w, b)
     if needs_grad(*inputs):
         node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))

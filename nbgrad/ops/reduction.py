@@ -22,6 +22,11 @@ class ReductionResult(tuple):
         return f"nbgrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+def _opmath(dtype):
+    """The dtype PyTorch computes a dtype's math in: float32 for float16."""
+    return D.float32 if dtype is D.float16 else dtype
+
+
 def _kept_shape(shape, dims, keepdim):
     if keepdim:
         return Size(1 if i in dims else n for i, n in enumerate(shape))
@@ -77,7 +82,8 @@ class SumBackward1(Node):
 def sum(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
-    out = _reduce_raw("sum", x, dims, out_dtype, keepdim)
+    # an explicit dtype converts each element first, as PyTorch (f32.sum(dtype=half) adds halves)
+    out = _reduce_raw("sum", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             record(SumBackward0, (x,), (out,), shape=x._shape)
@@ -117,7 +123,9 @@ def mean(x, dim=None, keepdim=False, dtype=None):
             f"complex dtype. Got: {x._dtype.name.capitalize()}")
     dims = wrap_dims(dim, x.dim())
     count = math.prod(x._shape[d] for d in dims) if x.dim() else 1
-    out = _reduce_raw("mean", cast(x, out_dtype), dims, out_dtype, keepdim)
+    # PyTorch's CPU mean to float16: a float32 sum of the input, divided, rounded once
+    acc = _opmath(out_dtype)
+    out = cast(_reduce_raw("mean", cast(x, acc), dims, acc, keepdim), out_dtype)
     if needs_grad(x):
         if dim is None:
             record(MeanBackward0, (x,), (out,), shape=x._shape, count=count)
@@ -179,7 +187,7 @@ def _prod_of_others(x, dim):
 def prod(x, dim=None, keepdim=False, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(int_dim("prod", dim), x.dim())
-    out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
+    out = _reduce_raw("prod", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             node = record(ProdBackward0, (x,), (out,), shape=x._shape)
@@ -386,8 +394,9 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     corr = _correction(unbiased, correction)
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw
-    v = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
-    out = _unary_raw("sqrt", v)
+    acc = _opmath(x._dtype)     # float16: sqrt of the float32 variance, rounded once
+    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr)
+    out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                correction=corr, full=dim is None or x.dim() == 0).save(x, out, outputs=(out,))
@@ -421,8 +430,7 @@ class LinalgVectorNormBackward0(Node):
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
         if p == 0:
-            from ._graph import zeros_grad
-            return zeros_grad(x)
+            return None                   # PyTorch: no gradient (x.grad stays None)
         if p == 1:
             return g * sign(x)
         if p == 2:
@@ -446,6 +454,8 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x._dtype.name.capitalize()}")
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw, _binary_raw
+    result = x
+    x = cast(x, _opmath(x._dtype))   # float16: the whole norm in float32, rounded once
     a = _unary_raw("abs", x)
     if p == math.inf:
         out = _reduce_raw("amax", a, dims, x._dtype, keepdim) if x.numel() else _reduce_raw("sum", a, dims, x._dtype, keepdim)
@@ -460,6 +470,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     else:
         s = _reduce_raw("sum", _binary_raw("pow", a, p, x._dtype), dims, x._dtype, keepdim)
         out = _binary_raw("pow", s, 1.0 / p, x._dtype)
+    x, out = result, cast(out, result._dtype)
     if needs_grad(x):
         record(LinalgVectorNormBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                p=p).save(x, out, outputs=(out,))
@@ -467,16 +478,24 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # -- softmax ---------------------------------------------------------------------
+def _in_opmath(fn, g, y):
+    """fn(g, y) computed as PyTorch's fused Half backward kernels do: in float32, rounded
+    once to float16 (recorded casts, so create_graph=True still differentiates)."""
+    if g._dtype is D.float16 and y._dtype is D.float16:
+        return fn(g.float(), y.float()).half()
+    return fn(g, y)
+
+
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _softmax_backward_data(g, y, self.dim, False)
+        return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, False), g, y)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _softmax_backward_data(g, y, self.dim, True)
+        return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, True), g, y)
 
 
 def _softmax_backward_data(g, y, dim, log):

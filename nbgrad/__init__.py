@@ -9,7 +9,7 @@ from ._tensor import Tensor, _install_methods
 
 _install_methods()
 
-from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, full, zeros_like,
+from ._creation import (tensor, as_tensor, asarray, from_numpy, zeros, ones, empty, empty_strided, full, zeros_like,
                         ones_like, empty_like, full_like, rand_like, randn_like, randint_like, arange,
                         linspace, logspace, eye, manual_seed, seed, initial_seed, rand, randn, randint,
                         randperm, normal, Generator, default_generator)

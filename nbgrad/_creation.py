@@ -11,18 +11,26 @@ from ._tensor import Tensor, contiguous_strides, dense_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
 
-def _size_args(size):
+def _size_args(size, itemsize=1):
+    """The shape of a new tensor: ints, none negative, whose strides and byte count fit
+    in int64 (PyTorch's errors: a shape past that is RuntimeError, not MemoryError)."""
+    from ._checks import check_new_sizes
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
-    for n in size:
+    for i, n in enumerate(size):
         if isinstance(n, Tensor):
             n = int(n)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
             raise TypeError(f"expected a sequence of integers for the size, but got {type(n).__name__}")
-        if n < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+        if not -2 ** 63 <= n < 2 ** 63:
+            raise TypeError(f"argument 'size' failed to unpack the object at pos {i + 1} with error "
+                            f"\"Overflow when unpacking long long\"")
         out.append(int(n))
+    for n in out:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {out}")
+    check_new_sizes(out, itemsize)
     return Size(out)
 
 
@@ -37,61 +45,181 @@ def _new(buf, shape, dtype, device, requires_grad=False):
 
 
 # -- from data ----------------------------------------------------------------------------
-def _infer_dtype(data):
-    """dtype of nested Python data as PyTorch infers it."""
-    kinds = set()
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Tensor):
-            kinds.add(x.dtype)
-        elif isinstance(x, np.ndarray):
-            kinds.add(D.from_numpy_dtype(x.dtype))
-        elif isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, (bool, np.bool_)):
-            kinds.add(D.bool_)
-        elif isinstance(x, numbers.Integral):
-            kinds.add(D.int64)
-        elif isinstance(x, numbers.Real):
-            kinds.add(D.get_default_dtype())
-        else:
-            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
-    if not kinds:
+_MAX_DIMS = 128     # PyTorch's limit for nested sequences ("too many dimensions 'list'")
+
+
+def _is_array(x):
+    return isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0
+
+
+def _leaf_dtype(x):
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(x.dtype)
+    if isinstance(x, bool):
+        return D.bool_
+    if isinstance(x, numbers.Integral):
+        return D.int64
+    if isinstance(x, numbers.Real):
         return D.get_default_dtype()
+    if isinstance(x, str):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _walk_data(data):
+    """(shape, flat leaf values in C order, set of leaf dtypes, first non-number leaf) of
+    nested Python data, as PyTorch reads it: the shape from the first element at each
+    depth (at most 128 dims), then every sequence checked against it.  Bounded by that
+    depth, so self-referential lists end in an error instead of looping."""
+    sizes = []
+    x = data
+    while isinstance(x, (list, tuple)) or _is_array(x):
+        if _is_array(x):
+            sizes.extend(int(n) for n in x.shape)
+            break
+        if len(sizes) == _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    ndim = len(sizes)
+    flat, kinds = [], set()
+    if math.prod(sizes) == 0 and ndim:
+        return tuple(sizes), flat, kinds, None
+    bad_leaf = []
+    on_path = set()
+
+    def leaf(v):
+        if isinstance(v, (list, tuple)) or _is_array(v):
+            if isinstance(v, Tensor):
+                raise TypeError("only integer tensors of a single element can be converted to an index")
+            bad_leaf.append(type(v).__name__)
+            return
+        if isinstance(v, Tensor):
+            kinds.add(v.dtype)
+            flat.append(v.item())
+            return
+        kinds.add(_leaf_dtype(v))
+        flat.append(v.item() if isinstance(v, (np.generic, np.ndarray)) else v)
+
+    def visit(seq, dim):
+        if _is_array(seq):
+            if tuple(seq.shape) != tuple(sizes[dim:]):
+                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {seq.shape[0]})")
+            kinds.add(_leaf_dtype(seq))
+            arr = seq._host_array() if isinstance(seq, Tensor) else seq
+            flat.extend(arr.reshape(-1).tolist())
+            return
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(seq) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        if id(seq) in on_path:
+            raise TypeError("new(): self-referential lists are incompatible")
+        on_path.add(id(seq))
+        if dim == ndim - 1:
+            for v in seq:
+                t = type(v)
+                if t is float or t is int:
+                    kinds.add(D.int64 if t is int else D.get_default_dtype())
+                    flat.append(v)
+                else:
+                    if v is seq or (isinstance(v, (list, tuple)) and id(v) in on_path):
+                        raise TypeError("new(): self-referential lists are incompatible")
+                    leaf(v)
+        else:
+            for v in seq:
+                if v is seq or (isinstance(v, (list, tuple)) and id(v) in on_path):
+                    raise TypeError("new(): self-referential lists are incompatible")
+                visit(v, dim + 1)
+        on_path.discard(id(seq))
+
+    if ndim == 0:
+        leaf(data)
+    else:
+        visit(data, 0)
+    return tuple(sizes), flat, kinds, (bad_leaf[0] if bad_leaf else None)
+
+
+def _promote_all(kinds):
     out = None
     for k in kinds:
         out = k if out is None else D.promote_types(out, k)
-    return out
+    return out if out is not None else D.get_default_dtype()
 
 
-def _to_host_array(data):
+def _infer_dtype(data):
+    """dtype of nested Python data as PyTorch infers it."""
+    return _promote_all(_walk_data(data)[2])
+
+
+def _values_as(flat, shape, dtype):
+    """A host array of dtype from Python numbers, with torch.tensor()'s range checks:
+    an int past int64 is ValueError, a value outside an integer dtype RuntimeError."""
+    from ._checks import scalar_overflows
+    kind = dtype.np.kind
+    if kind == "b":
+        return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(shape)
+    if kind == "f":
+        try:
+            with np.errstate(over="ignore"):   # past the dtype's range is inf, as PyTorch
+                return np.array(flat, dtype=np.float64).astype(dtype.np).reshape(shape)
+        except OverflowError:
+            raise OverflowError("int too big to convert") from None
+    # integer dtypes
+    if any(type(v) is float or isinstance(v, np.floating) for v in flat):
+        vals = []
+        for v in flat:
+            if isinstance(v, (float, np.floating)):
+                if scalar_overflows(float(v), dtype):
+                    raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+                v = math.trunc(v)
+            vals.append(int(v))
+        flat = vals
+    try:
+        arr = np.array(flat, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if arr.size and dtype is not D.int64:
+        lo, hi = int(arr.min()), int(arr.max())
+        if scalar_overflows(lo, dtype) or scalar_overflows(hi, dtype):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return arr.astype(dtype.np).reshape(shape)
+
+
+def _to_host_array(data, dtype=None):
+    """(host array, dtype) holding data's values."""
     if isinstance(data, Tensor):
-        return data._host_array()
-    if isinstance(data, (list, tuple)):
-        items = [_to_host_array(x) if isinstance(x, (Tensor, list, tuple)) else x for x in data]
-        return np.array(items)
-    return np.asarray(data)
+        arr = data._host_array()
+        return arr, dtype or data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
+    if isinstance(data, range):
+        data = list(data)
+    shape, flat, kinds, bad_leaf = _walk_data(data)
+    dtype = dtype or _promote_all(kinds)
+    if bad_leaf is not None:
+        if dtype.is_floating_point:
+            raise TypeError(f"must be real number, not {bad_leaf}")
+        raise TypeError(f"'{bad_leaf}' object cannot be interpreted as an integer")
+    return _values_as(flat, shape, dtype), dtype
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
-    if dtype is None:
-        if isinstance(data, (np.ndarray, np.generic)):
-            dtype = D.from_numpy_dtype(data.dtype)
-        else:
-            dtype = _infer_dtype(data)
-    else:
+    if dtype is not None:
         dtype = D.to_dtype(dtype)
     if device is None and isinstance(data, Tensor):
         device = data.device
     device = to_device(device)
-    arr = _to_host_array(data)
-    if arr.dtype == object:
-        raise ValueError("expected sequence of equal-length lists or numbers")
-    if dtype.np.kind in "iub" and arr.dtype.kind == "f":
-        arr = np.trunc(arr)
-    arr = np.asarray(arr, dtype=dtype.np)
+    arr, dtype = _to_host_array(data, dtype)
+    if arr.dtype != dtype.np:
+        if dtype.np.kind in "iub" and arr.dtype.kind == "f":
+            arr = np.trunc(arr)
+        arr = np.asarray(arr, dtype=dtype.np)
     buf = get_backend(device.type).from_host(arr)
     return _new(buf, arr.shape, dtype, device, requires_grad)
 
@@ -130,7 +258,7 @@ asarray = as_tensor
 
 # -- filled ----------------------------------------------------------------------------------
 def _filled(size, value, dtype, device, requires_grad):
-    shape = _size_args(size)
+    shape = _size_args(size, dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).full(math.prod(shape), dtype.np, value)
     return _new(buf, shape, dtype, device, requires_grad)
@@ -141,6 +269,9 @@ def _dt(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    dims = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
+    if any(isinstance(n, (int, np.integer)) and n < 0 for n in dims):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")   # zeros' own check, as PyTorch
     return _filled(size, 0, _dt(dtype), device, requires_grad)
 
 
@@ -149,11 +280,26 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False):
-    shape = _size_args(size)
-    device = to_device(device)
     dtype = _dt(dtype)
+    shape = _size_args(size, dtype.itemsize)
+    device = to_device(device)
     buf = get_backend(device.type).empty(math.prod(shape), dtype.np)
     return _new(buf, shape, dtype, device, requires_grad)
+
+
+def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialised tensor with the given strides, in new memory just large enough."""
+    shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(shape) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    if any(n < 0 for n in shape) or any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided: sizes and strides must be non-negative, got sizes {list(shape)} "
+                           f"and strides {list(stride)}")
+    device = to_device(device)
+    dtype = _dt(dtype)
+    span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+    buf = get_backend(device.type).empty(span, dtype.np)
+    return _finish(Tensor._make(Storage(buf, device), Size(shape), stride, 0, dtype), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -164,6 +310,8 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     dtype = D.to_dtype(dtype)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    from ._checks import checked_scalar
+    checked_scalar(fill_value, dtype)
     if dtype.np.kind in "iu" and isinstance(fill_value, float):
         fill_value = math.trunc(fill_value)
     return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device, requires_grad)
@@ -228,11 +376,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dtype = D.to_dtype(dtype)
     n = max(0, math.ceil((end - start) / step))
+    _size_args((n,), dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).arange(n, start, step, dtype.np)
     return _new(buf, (n,), dtype, device, requires_grad)
@@ -258,6 +407,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     m = n if m is None else m
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     t = zeros(n, m, dtype=dtype, device=device)
     k = min(n, m)
     if k:
@@ -303,15 +456,15 @@ def initial_seed():
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape = _size_args(size)
     dtype, device = _dt(dtype), to_device(device)
+    shape = _size_args(size, dtype.itemsize)
     buf = get_backend(device.type).uniform(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    shape = _size_args(size)
     dtype, device = _dt(dtype), to_device(device)
+    shape = _size_args(size, dtype.itemsize)
     buf = get_backend(device.type).normal(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
@@ -323,8 +476,10 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    shape = _size_args((size,) if isinstance(size, int) else tuple(size))
     dtype = D.to_dtype(dtype) if dtype is not None else D.int64
+    shape = _size_args((size,) if isinstance(size, int) else tuple(size), dtype.itemsize)
+    from ._checks import check_random_range
+    check_random_range(int(low), int(high), dtype)
     device = to_device(device)
     buf = get_backend(device.type).randint(math.prod(shape), dtype.np, int(low), int(high))
     return _new(buf, shape, dtype, device)
@@ -332,32 +487,45 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
     device = to_device(device)
+    _size_args((n,), 8)
     buf = get_backend(device.type).randperm(int(n))
     t = _new(buf, (int(n),), D.int64, device)
     return t if dtype is None or D.to_dtype(dtype) is D.int64 else t.to(dtype)
 
 
 def uniform_(t, a=0.0, b=1.0, generator=None):
-    from .ops.inplace import write_random
-    return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)))
+    from .ops.inplace import write_random, UniformBackward0
+    return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)),
+                        UniformBackward0)
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
-    from .ops.inplace import write_random
-    return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)))
+    from .ops.inplace import write_random, NormalBackward0
+    return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)),
+                        NormalBackward0)
 
 
 def random_(t, low=0, high=None, generator=None):
-    from .ops.inplace import write_random
+    from .ops import inplace
+    node_cls = inplace.RandomBackward0
     if high is None:
+        node_cls = inplace.RandomBackward1 if low else inplace.RandomBackward2
         low, high = 0, (low if low else 2 ** 24)
-    return write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)))
+        if not low and t.dtype.np.kind in "iu" and t.dtype is not D.int64:
+            high = int(np.iinfo(t.dtype.np).max) + 1   # random_() draws over the dtype's range
+    from ._checks import check_random_range
+    check_random_range(int(low), int(high), t.dtype)
+    return inplace.write_random(t, get_backend(t.device.type).randint(t.numel(), t.dtype.np, int(low), int(high)),
+                                node_cls)
 
 
 def bernoulli_(t, p=0.5, generator=None):
-    from .ops.inplace import write_random
-    draws = rand(t.shape, dtype=D.float64, device=t.device)
-    return write_random(t, (draws < p).to(t.dtype)._storage.buffer)
+    from .ops.inplace import write_random, BernoulliBackward2
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        draws = rand(t.shape, dtype=D.float64, device=t.device)
+        buf = (draws < p).to(t.dtype)._storage.buffer
+    return write_random(t, buf, BernoulliBackward2)
 
 
 def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):

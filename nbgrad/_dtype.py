@@ -172,3 +172,10 @@ _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half"
 def scalar_type_name(d):
     """PyTorch's ScalarType name of d ('Float', 'Long', 'Bool', ...), as its messages spell it."""
     return _SCALAR_TYPE_NAMES[d.name]
+
+
+def round_scalar(value, d):
+    """A Python float value as dtype d stores it (float16: via float32, as PyTorch's
+    conversion of a double to Half rounds twice)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.array(float(value), dtype=np.float32).astype(d.np))

@@ -36,7 +36,14 @@ def format_tensor(t):
             strs = ["True" if v else "False" for v in flat]
         else:
             strs = [str(int(v)) for v in flat]
-        width = max((len(s) for s in strs), default=0)
+        if t.dtype.is_floating_point:
+            # PyTorch's _Formatter measures only the nonzero finite values (so -0., inf, nan
+            # longer than every other entry are not padded against)
+            f64 = flat.astype(np.float64)
+            measured = [s for s, v in zip(strs, f64) if np.isfinite(v) and v != 0]
+            width = max((len(s) for s in measured), default=1)
+        else:
+            width = max((len(s) for s in strs), default=0)
         padded = np.array([s.rjust(width) for s in strs], dtype=object).reshape(arr.shape)
         if arr.ndim == 0:
             body = padded.item().strip()

@@ -4,11 +4,14 @@
 class Storage:
     """A 1-D buffer (a numpy array on the CPU) and its device."""
 
-    __slots__ = ("buffer", "device", "__weakref__")
+    __slots__ = ("buffer", "device", "root", "__weakref__")
 
-    def __init__(self, buffer, device):
+    def __init__(self, buffer, device, root=None):
         self.buffer = buffer
         self.device = device
+        # the Storage this one reinterprets from its first byte (view(dtype)), else None:
+        # two storages alias exactly when their roots are one
+        self.root = root
 
     def __len__(self):
         return len(self.buffer)

@@ -69,6 +69,7 @@ class Tensor:
     _grad = None
     _base = None            # the root tensor a view aliases
     _view_version = 0       # version when a view's grad_fn was last set
+    _creation_meta = "DEFAULT"  # a view's CreationMeta (see ops/views.py make_view)
     _grad_acc = None        # weakref to the AccumulateGrad node of a leaf
     _leaf_hooks = None
     _retains_grad = False
@@ -138,12 +139,12 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self._shape
-        return self._shape[self._wrap_dim(dim)]
+        return self._shape[self._wrap_dim_of_shape(dim)]
 
     def stride(self, dim=None):
         if dim is None:
             return self._stride
-        return self._stride[self._wrap_dim(dim)]
+        return self._stride[self._wrap_dim_of_shape(dim)]
 
     def storage_offset(self):
         return self._offset
@@ -199,6 +200,12 @@ class Tensor:
     def untyped_storage(self):
         return self._storage
 
+    def _wrap_dim_of_shape(self, dim):
+        """size(dim) / stride(dim): a 0-dim tensor has no dimension to name."""
+        if not self._shape and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return self._wrap_dim(dim)
+
     def _wrap_dim(self, dim, ndim=None):
         ndim = len(self._shape) if ndim is None else ndim
         lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
@@ -245,7 +252,9 @@ class Tensor:
     # -- autograd fields -------------------------------------------------
     @property
     def requires_grad(self):
-        return self._requires_grad
+        # a view requires grad whenever its base does (also one made before the base did)
+        base = self._base
+        return self._requires_grad or (base is not None and base._requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -269,12 +278,17 @@ class Tensor:
     @property
     def grad_fn(self):
         base = self._base
-        if base is not None and self._view_version != self._vc.value and base._requires_grad \
-                and (self._grad_fn is not None or base.grad_fn is not None):
-            # The base (or another view of it) changed in place since this view was
-            # made: its history is now "a strided window of the base's new history".
-            from .ops.inplace import regenerate_view_grad_fn
-            regenerate_view_grad_fn(self)
+        if base is not None and self._view_version != self._vc.value:
+            if self._creation_meta != "DEFAULT":
+                if self._grad_fn is not None or base._requires_grad:
+                    # no_grad / multi-output views may not have their history rewritten
+                    from .ops.views import view_rebase_error
+                    raise view_rebase_error(self, indirect=True)
+            elif base._requires_grad and (self._grad_fn is not None or base.grad_fn is not None):
+                # The base (or another view of it) changed in place since this view was
+                # made: its history is now "a strided window of the base's new history".
+                from .ops.inplace import regenerate_view_grad_fn
+                regenerate_view_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -340,8 +354,12 @@ class Tensor:
         return self._shallow_alias(share_version=True)
 
     def detach_(self):
-        if self._base is not None and self._base._requires_grad:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
@@ -463,6 +481,8 @@ class Tensor:
         t._output_nr = self._output_nr
         t._base = self._base
         t._view_version = self._view_version
+        if self._creation_meta != "DEFAULT":
+            t._creation_meta = self._creation_meta
         t._grad = self._grad
         return t
 

@@ -17,7 +17,7 @@ def _edge_of(t):
         fn = t.grad_fn
         if fn is not None:
             return fn, t._output_nr
-    if t._requires_grad:
+    if t._requires_grad and (t._base is None or not t._base._requires_grad):
         return t._grad_accumulator(), 0
     return None, 0
 
@@ -161,8 +161,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     t = ref()
                     if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
                         g = grad_list[nr]
-                        if t._grad is None:
-                            t._grad = g if create_graph else g.detach().clone()
+                        if t._grad is None:     # PyTorch: grad.clone(at::MemoryFormat::Contiguous)
+                            t._grad = (g if create_graph else g.detach()).clone(memory_format="contiguous")
                         else:
                             t._grad = t._grad + g
             if capture is not None:
@@ -226,7 +226,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for i, r in enumerate(results):
             if r is None:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
     return results
 

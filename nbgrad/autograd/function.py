@@ -105,6 +105,13 @@ class Function(metaclass=FunctionMeta):
         else:
             saved = getattr(node, "to_save", ())
             node._saved_plain = saved
+        # Views returned by a custom Function (an input returned as-is included) may not be
+        # modified in place: the view+inplace logic would bypass the custom backward.
+        skip = tuple(getattr(node, "non_differentiable", ())) + tuple(getattr(node, "dirty_tensors", ()))
+        for o in outs:
+            if isinstance(o, Tensor) and o._base is not None and o._dtype.is_floating_point \
+                    and not any(o is n for n in skip):
+                o._creation_meta = "IN_CUSTOM_FUNCTION"
         return outs if is_tuple else outs[0]
 
 

@@ -18,6 +18,16 @@ _FREED_MSG = (
 )
 
 
+def node_label(node):
+    """A node's name as PyTorch's error messages print it: `ExpBackward0` -> `Exp`,
+    `PowBackward1` -> `Pow1`, a custom Function's `FBackward` -> `F`, `CopySlices` unchanged."""
+    name = node.name()
+    head, sep, tail = name.rpartition("Backward")
+    if sep and head and (tail == "" or tail.isdigit()):
+        return head + ("" if tail == "0" else tail)
+    return name
+
+
 class SavedTensor:
     """A tensor saved for backward, with the version it had then."""
 
@@ -39,14 +49,24 @@ class SavedTensor:
     def unpack(self, node):
         t = self.tensor
         if t._vc.value != self.version:
+            # PyTorch names the saving node for an output, else the tensor's current grad_fn
             producer = node if self.is_output else self.producer
-            where = f", which is output {self.output_nr} of {producer.name()}," if producer is not None else ""
+            if self.is_output and self.producer is not None:
+                # the output of an in-place op on a view: PyTorch names the view's history
+                # (AsStrided) while that node lives
+                producer = self.producer() or node
+            if not self.is_output and t._requires_grad:
+                try:
+                    producer = t.grad_fn
+                except RuntimeError:        # a view whose history cannot be regenerated
+                    pass
+            where = f", which is output {self.output_nr} of {node_label(producer)}," if producer is not None else ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{t.type()} [{', '.join(map(str, t.shape))}]]{where} is at "
                 f"version {t._vc.value}; expected version {self.version} instead. Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, "
-                "with nbgrad.autograd.set_detect_anomaly(True).")
+                "with nbgrad.autograd.set_detect_anomaly(True, check_nan=False).")
         if self.is_output:
             out = t._shallow_alias(share_version=True)
             out._requires_grad = True
@@ -149,25 +169,51 @@ class AccumulateGrad(Node):
         else holds grad's memory) a first gradient is taken over instead of copied, as
         PyTorch does when the incoming buffer's use count is one."""
         var = self.variable
+        if not var._requires_grad:     # requires_grad_(False) after the graph was built: PyTorch
+            return                     # drops the gradient (AccumulateGrad::apply)
         for hook in var._leaf_hooks or ():
             new = hook(grad)
             if new is not None:
                 grad = new
                 steal = False
         if var._grad is None:
-            if create_graph:
-                var._grad = grad
-            elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
-                    and grad.is_contiguous() and grad._base is None:
+            if not create_graph and steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
+                    and grad._base is None and _obeys_layout_contract(grad, var):
                 var._grad = grad.detach()
             else:
-                var._grad = grad.detach().clone()
+                var._grad = _clone_obey_contract(grad if create_graph else grad.detach(), var)
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
         elif steal:
             var._grad._accumulate_(grad)    # grad's memory is the engine's: one pass, in place
         else:
             var._grad += grad
+
+
+def _obeys_layout_contract(grad, var):
+    """PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the
+    leaf is dense and non-overlapping (strides of size-1 dims aside), else it is
+    contiguous."""
+    from .._tensor import dense_strides
+    if dense_strides(var._shape, var._stride) is not None:
+        for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
+            if n != 1:
+                if gs != vs:
+                    return False
+            elif gs == 0 or vs == 0:
+                return False
+        return True
+    return grad.is_contiguous()
+
+
+def _clone_obey_contract(grad, var):
+    """A copy of grad laid out as the contract says (recorded when grad mode is on)."""
+    from .._tensor import dense_strides
+    if dense_strides(var._shape, var._stride) is not None:
+        from .._creation import empty_strided
+        out = empty_strided(var._shape, var._stride, dtype=grad._dtype, device=grad.device)
+        return out.copy_(grad)
+    return grad.clone(memory_format="contiguous")
 
 
 class RemovableHandle:

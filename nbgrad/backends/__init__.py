@@ -44,6 +44,11 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
                                             there and out is returned; out may be
                                             exactly a's or b's elements (an in-place
                                             accumulate) but must not partly overlap them.
+  binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype) -> buffer a + alpha*b
+                                            (op 'add') or a - alpha*b ('sub'), PyTorch's
+                                            add/sub with alpha: float32 as one fused
+                                            multiply-add, float16 by PyTorch's Half loops
+                                            (defined for every backend in _half.py)
   where(cond_view, a_view, b_view, out_shape, out_dtype) -> buffer (cond is bool,
                                             a and b of out_dtype, all broadcast)
 
@@ -87,6 +92,12 @@ prod(shape) (C order).  `dtype` arguments are numpy dtypes.
   normal(numel, dtype, mean, std)           -> buffer
   randint(numel, dtype, low, high)          -> buffer (low <= x < high)
   randperm(n)                               -> int64 buffer
+
+float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
+float32; _half.install wraps the entry points above so that float16 views are widened,
+the float32 kernels run and float16 results are rounded once (moves run on the int16
+bits), with PyTorch's own Half exceptions (composite logsumexp, Half prod and nll sums,
+per-op optimizer steps, ...).
 
 Fused losses (nbgrad/ops/loss.py).  Here every buffer argument is contiguous,
 1-D, starting at element 0, of exactly the length said; a (m, c) matrix is

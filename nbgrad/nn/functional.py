@@ -86,9 +86,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of weight picked by the integer tensor input; no gradient reaches row padding_idx."""
-    if input.dtype.is_floating_point or input.dtype is D.bool_:
+    if input.dtype not in (D.int64, D.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if input.numel():
+        # no negative rows, unlike indexing (PyTorch's embedding refuses -1 too)
+        lo, hi = int(input.min()), int(input.max())
+        if lo < 0 or hi >= weight.shape[0]:
+            raise IndexError("index out of range in self")
     out = weight[input]
     if padding_idx is not None:
         if padding_idx < 0:
@@ -104,6 +109,17 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def one_hot(tensor, num_classes=-1):
     from .._creation import arange
-    if num_classes < 0:
-        num_classes = int(tensor.max().item()) + 1
+    if tensor.dtype is not D.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes < 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        lo, hi = int(tensor.min()), int(tensor.max())
+        if lo < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes < 0:
+            num_classes = hi + 1
+        elif hi >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == arange(num_classes)).long()

@@ -18,7 +18,7 @@ _INPLACE = {
     "rsqrt_": (E.rsqrt, False), "sin_": (E.sin, True), "cos_": (E.cos, True), "tanh_": (E.tanh, False),
     "sigmoid_": (E.sigmoid, False), "sign_": (E.sign, False), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
-    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True), "masked_fill_": (E.masked_fill, False),
+    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True),
     "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),
     "atan2_": (E.atan2, True), "erf_": (E.erf, True),
     "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
@@ -43,15 +43,22 @@ def _check_promoted_cast(self, other):
                            f"{D.scalar_type_name(self._dtype)}")
 
 
-def _inplace_method(fn, needs_old):
+# Memory overlap refused between the written tensor and its tensor arguments (see
+# inplace.check_overlap): indexing ops refuse any (masked_fill_ lives in inplace.py).
+_OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any"}
+
+
+def _inplace_method(fn, needs_old, overlap="partial"):
     promoting = fn.__name__ + "_" in _PROMOTING
 
     def method(self, *args, **kwargs):
         if promoting and args and isinstance(args[0], (Tensor, int, float)):
             _check_promoted_cast(self, args[0])
         if kwargs:
-            return apply_inplace(self, lambda old, *a: fn(old, *a, **kwargs), *args, needs_old=needs_old)
-        return apply_inplace(self, fn, *args, needs_old=needs_old)
+            tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
+            return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
+                                 needs_old=needs_old, overlap=overlap)
+        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap)
     method.__name__ = fn.__name__ + "_"
     return method
 
@@ -149,8 +156,10 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    from .._creation import zeros
-    return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    from .._creation import _filled
+    from .._dtype import to_dtype
+    return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device or self.device,
+                   requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
@@ -195,6 +204,12 @@ def _repeat(self, *sizes):
     sizes = V._shape_args(sizes, "repeat", "repeats")
     if len(sizes) < self.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    from .._checks import int_tuple
+    sizes = int_tuple(sizes, "repeat", "repeats", 1)
+    target = [r * n for r, n in zip(sizes, (1,) * (len(sizes) - self.dim()) + tuple(self.shape))]
+    for n in target:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
     x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
     # expand into an interleaved shape, then fold: (r0, n0, r1, n1, ...) -> (r0*n0, ...)
     inter = []
@@ -264,12 +279,13 @@ TENSOR_METHODS = {
     "int": copying.int, "short": copying.short, "bool": copying.bool, "byte": copying.byte,
     "cpu": copying.cpu, "cuda": copying.cuda,
     # in-place
-    "copy_": IP.copy_, "fill_": IP.fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
+    "copy_": IP.copy_, "fill_": IP.fill_, "masked_fill_": IP.masked_fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
     "random_": _random_, "bernoulli_": _bernoulli_,
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }
-TENSOR_METHODS.update({name: _inplace_method(fn, needs_old) for name, (fn, needs_old) in _INPLACE.items()})
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"))
+                       for name, (fn, needs_old) in _INPLACE.items()})
 # Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 

@@ -29,7 +29,13 @@ _NO_EDGE = (None, 0)
 def edge(t):
     if not isinstance(t, Tensor) or not t._requires_grad:
         return _NO_EDGE
-    fn = t._grad_fn if t._base is None else t.grad_fn    # a view may regenerate its grad_fn
+    base = t._base
+    if base is None:
+        fn = t._grad_fn
+    else:
+        fn = t.grad_fn                  # a view may regenerate its grad_fn
+        if fn is None and base._requires_grad:
+            return _NO_EDGE             # a view made under no_grad: no history, not a leaf of its own
     if fn is not None:
         return (fn, t._output_nr)
     return (t._grad_accumulator(), 0)
@@ -99,6 +105,9 @@ def scalar_tensor(value, dtype, device):
     key = (value, dtype, device.type, device.index)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
+        if type(value) is int and not -2 ** 63 <= value < 2 ** 64:
+            from .._checks import check_python_int
+            check_python_int(value)
         be = get_backend(device.type)
         t = Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
         if value == value and len(_SCALAR_OPERANDS) < 1024:
@@ -110,6 +119,14 @@ def new_scalar(value, dtype, device):
     """A fresh 0-dim tensor holding value: an op's result, safe to hand to users (unlike
     scalar_tensor's shared operands, which must never get a grad_fn or be written)."""
     return Tensor._from_buffer(get_backend(device.type).full(1, dtype.np, value), (), dtype, device)
+
+
+def zeros_grad(t):
+    """zeros_like(t) as a gradient that is identically zero: recorded nowhere, so that a
+    backward under create_graph does not connect it to t's history (PyTorch's
+    zeros_like(grad) in derivatives.yaml), and free of t's NaN/inf (unlike t * 0)."""
+    return Tensor._from_buffer(get_backend(t._storage.device.type).full(t.numel(), t._dtype.np, 0),
+                               t._shape, t._dtype, t._storage.device)
 
 
 def broadcast_shapes(*shapes):
@@ -195,9 +212,19 @@ def wrap_dims(dims, ndim):
             return tuple(range(ndim))
         out = tuple(sorted(_wrap(d, ndim) for d in dims))
         if len(set(out)) != len(out):
-            raise RuntimeError(f"dim {out} appears multiple times in the list of dims")
-        return out
-    return (_wrap(dims, ndim),)
+            dup = next(d for d in out if out.count(d) > 1)
+            raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+        return out if ndim else ()
+    d = _wrap(dims, ndim)
+    # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()
+    return (d,) if ndim else ()
+
+
+def int_dim(op, dim):
+    """The check of ops whose dim is one int (PyTorch's argument parser): TypeError else."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return dim
 
 
 def _wrap(dim, ndim):
@@ -225,7 +252,7 @@ class NotImplementedNode(Node):
         return "NotImplemented"
 
     def backward(self, *grads):
-        raise RuntimeError(f"the derivative for '{self.op_name}' is not implemented.")
+        raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
 
 
 NotImplementedNode.__name__ = "NotImplemented"

@@ -9,13 +9,14 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
+from .._checks import checked_scalar
 from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
-                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
+                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
@@ -37,7 +38,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     else:
         dev = (a if a_is_tensor else b)._storage.device
     ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
-    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, compute_dtype, dev)
+    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, _scalar_dtype(op, b, compute_dtype), dev)
     sa, sb = ta._shape, tb._shape
     shape = broadcast_shapes(sa, sb)
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
@@ -45,6 +46,25 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     out_dtype = out_dtype or compute_dtype
     buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
     return Tensor._from_buffer(buf, shape, out_dtype, dev)
+
+
+_OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
+
+
+def _scalar_dtype(op, b, compute_dtype):
+    """The dtype b takes part in op as.  A float16 op computes in float32, and PyTorch's
+    mul/div read a scalar second operand (a Python number or a 0-dim tensor) in float32
+    too, without rounding it to float16 first: x * 1.0004 != x * half(1.0004).  Its
+    add/sub (and their alpha), comparisons, pow, ... round the scalar to float16."""
+    if compute_dtype is D.float16 and op in _OPMATH_SCALAR_OPS and (
+            not isinstance(b, Tensor) or (not b._shape and b._dtype is not D.bool_)):
+        return D.float32
+    return compute_dtype
+
+
+def _alpha(alpha, dt):
+    """add/sub's alpha as PyTorch's float16 kernels use it: rounded to float16 first."""
+    return D.round_scalar(alpha, dt) if dt is D.float16 else alpha
 
 
 def _float_of(x):
@@ -258,18 +278,45 @@ def cosh(x):
     return _unary_op("cosh", x, CoshBackward0, save="x")
 
 
-def _fused_or(op, g, y, composed):
-    """One fused backend pass when the backward is not itself recorded."""
-    if is_grad_enabled() and (g._requires_grad or y._requires_grad):
-        return composed()
+def _fused_backward(op, g, y, node_cls):
+    """PyTorch's tanh_backward / sigmoid_backward / threshold_backward as ops of their own:
+    one fused backend pass, recorded (create_graph) whenever g or the saved y requires
+    grad, even where the derivative w.r.t. y is zero (threshold_backward), as PyTorch's is."""
     dt = D.promote_types(g._dtype, y._dtype)
-    return _binary_raw(op, g, y, dt)
+    out = _binary_raw(op, g, y, dt)
+    if needs_grad(g, y):
+        record(node_cls, (g, y), (out,)).save(g, y)
+    return out
+
+
+class TanhBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("tanh_backward", gg, y, TanhBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = gg * (-2.0 * y * g) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
+
+
+class SigmoidBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("sigmoid_backward", gg, y, SigmoidBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = gg * g * (1.0 - 2.0 * y) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
+
+
+class ThresholdBackwardBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        gg_g = _fused_backward("relu_backward", gg, y, ThresholdBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_y = zeros_grad(y) if self.needs_input_grad(1) else None
+        return gg_g, gg_y
 
 
 class TanhBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("tanh_backward", g, y, lambda: g * (1 - y * y))
+        return _fused_backward("tanh_backward", g, y, TanhBackwardBackward0)
 
 
 def tanh(x):
@@ -279,7 +326,7 @@ def tanh(x):
 class SigmoidBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("sigmoid_backward", g, y, lambda: g * y * (1 - y))
+        return _fused_backward("sigmoid_backward", g, y, SigmoidBackwardBackward0)
 
 
 def sigmoid(x):
@@ -289,7 +336,7 @@ def sigmoid(x):
 class ReluBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("relu_backward", g, y, lambda: g * (y > 0))
+        return _fused_backward("relu_backward", g, y, ThresholdBackwardBackward0)
 
 
 def relu(x):
@@ -300,7 +347,7 @@ def relu(x):
 class ErfBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * exp(-(x * x)) * (2.0 / math.sqrt(math.pi))
+        return exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g      # PyTorch's op order
 
 
 def erf(x):
@@ -310,7 +357,7 @@ def erf(x):
 class ReciprocalBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return -g * out * out
+        return -g * (out * out)                                    # PyTorch's op order
 
 
 def reciprocal(x):
@@ -319,7 +366,7 @@ def reciprocal(x):
 
 def _zero_grad_node(name):
     def backward(self, g):
-        return g * 0
+        return zeros_grad(g)
     return type(name, (Node,), {"backward": backward})
 
 
@@ -416,12 +463,34 @@ class AddBackward0(Node):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
+def _scaled_raw(op, a, b, alpha, dt):
+    """a op alpha * b for two tensors in one backend call (PyTorch's add/sub with alpha)."""
+    dev = check_same_device(a, b)
+    ta, tb = cast(a, dt), cast(b, dt)
+    shape = broadcast_shapes(ta._shape, tb._shape)
+    buf = get_backend(dev.type).binary_scaled(op, broadcast_view(ta, shape), broadcast_view(tb, shape),
+                                              alpha, shape, dt.np)
+    return new_tensor(buf, shape, dt, dev)
+
+
+def _one_scaled_kernel(b, alpha, dt):
+    """add/sub(a, b, alpha) is one kernel and one node (AddBackward0/SubBackward0 with
+    alpha, as PyTorch) for floating tensors."""
+    return (alpha != 1 and isinstance(b, Tensor) and dt.is_floating_point and type(alpha) in (int, float))
+
+
 def add(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     dt = _result_type(a, b)
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("add", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(AddBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        checked_scalar(alpha, dt)
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("add", a, b, dt)
     if needs_grad(a, b):
@@ -467,8 +536,14 @@ def sub(a, b, alpha=1):
         return rsub(b, a, alpha)
     check_sub(a, b)
     dt = _result_type(a, b)
+    if _one_scaled_kernel(b, alpha, dt):
+        out = _scaled_raw("sub", a, b, alpha, dt)
+        if needs_grad(a, b):
+            record(SubBackward0, (a, b), (out,), alpha=alpha)
+        return out
     if alpha != 1:
-        b = mul(b, alpha) if isinstance(b, Tensor) else b * alpha
+        checked_scalar(alpha, dt)
+        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
     out = _binary_raw("sub", a, b, dt)
     if needs_grad(a, b):
@@ -489,8 +564,8 @@ class RsubBackward0(Node):
 def rsub(x, other, alpha=1):
     """other - alpha * x (PyTorch's rsub)."""
     check_sub(other, x)
-    scaled = x if alpha == 1 else mul(x, alpha)
     dt = _result_type(x, other)
+    scaled = x if alpha == 1 else mul(x, _alpha(alpha, dt))
     out = _binary_raw("sub", other, scaled, dt)
     if needs_grad(x, other):
         if isinstance(other, Tensor):
@@ -540,21 +615,33 @@ class DivBackward0(Node):
         if b is None:
             return g / self.b_scalar, None
         ga = g / b if self.needs_input_grad(0) else None
-        gb = -g * a / (b * b) if self.needs_input_grad(1) else None
+        gb = -g * ((a / b) / b) if self.needs_input_grad(1) else None     # PyTorch's order: finite/inf at b == 0, twice
         return ga, gb
+
+
+class DivBackward2(Node):
+    """div with a rounding mode: piecewise constant, so zero gradients (PyTorch's)."""
+
+    def backward(self, g):
+        return tuple(zeros_grad(g) if self.needs_input_grad(i) else None for i in range(len(self.next_functions)))
 
 
 def div(a, b, rounding_mode=None):
     if rounding_mode is not None:
         if rounding_mode == "floor":
-            return floor_divide(a, b)
-        if rounding_mode == "trunc":
+            with no_grad():
+                out = floor_divide(a, b)
+        elif rounding_mode == "trunc":
             dt = _result_type(a, b)
             _check_binary_dtype("div_trunc", dt, a, b)
             _check_integer_divisor(b, dt)
             q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
-            return cast(_unary_raw("trunc", q), dt)
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+            out = cast(_unary_raw("trunc", q), dt)
+        else:
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+        if needs_grad(a, b) and out._dtype.is_floating_point:
+            record(DivBackward2, (a, b), (out,))
+        return out
     if not isinstance(a, Tensor):
         return mul(reciprocal(b), a)
     dt = _result_type(a, b)
@@ -598,7 +685,8 @@ class RemainderBackward0(Node):
 class RemainderBackward1(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        return g, (-g * floor_divide(a, b) if self.needs_input_grad(1) else None)
+        # PyTorch: -grad * self.div(other, rounding_mode="floor"), whose own gradient is 0
+        return g, (-g * div(a, b, rounding_mode="floor") if self.needs_input_grad(1) else None)
 
 
 def remainder(a, b):
@@ -621,16 +709,17 @@ class PowBackward0(Node):
         (x,) = self.saved_tensors
         e = self.exponent
         if e == 0:
-            return g * 0
-        return g * e * x.pow(e - 1)
+            return zeros_grad(g)
+        return g * (x.pow(e - 1) * e)                              # PyTorch's pow_backward
 
 
 class PowBackward1(Node):
     def backward(self, g):
         a, b, out = self.saved_tensors
-        # PyTorch masks exponent 0 to a zero gradient (0 ** -1 would give nan)
-        ga = where(b == 0, 0.0, g * b * a.pow(b - 1)) if self.needs_input_grad(0) else None
-        gb = None
+        ga = gb = None
+        if self.needs_input_grad(0):
+            # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 ** -1 there otherwise)
+            ga = where(b == 0, 0.0, g * (b * a.pow(b - 1)))
         if self.needs_input_grad(1):
             # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
             gb = g * where((a == 0) & (b >= 0), 0.0, out * log(a))
@@ -639,8 +728,13 @@ class PowBackward1(Node):
 
 class PowBackward2(Node):
     def backward(self, g):
-        (out,) = self.saved_tensors
-        return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
+        # PyTorch's pow_backward_exponent for a Python base: out * log(base), masked to 0
+        # where base == 0 and the exponent >= 0 (a negative base gives nan, as log does)
+        out, b = self.saved_tensors
+        base = self.base
+        if base == 0:
+            return (g * where(b >= 0, 0.0, out * -math.inf),)
+        return (g * (out * (math.log(base) if base > 0 else math.nan)),)
 
 
 def _int_pow_negative(a, b, dt):
@@ -666,6 +760,7 @@ def pow(a, b):
         if not isinstance(b, Tensor):
             if b < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
+            checked_scalar(b, dt)
         elif b.numel() and bool(_binary_raw("lt", b, 0, b._dtype, D.bool_).any()):
             return _int_pow_negative(a, b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
@@ -684,26 +779,28 @@ def pow(a, b):
             node.save(a, b, out, outputs=(out,))
         else:
             node = record(PowBackward2, (b,), (out,), base=a)
-            node.save(out, outputs=(out,))
+            node.save(out, b if a == 0 else None, outputs=(out,))
     return out
+
+
+def _extremum2_grads(node, g, a_loses, b_loses):
+    """PyTorch's where(a == b, grad / 2, grad).masked_fill_(loser, 0) for each input:
+    the loser gets 0, ties share, and where a comparison is NaN both get grad."""
+    a, b = node.saved_tensors
+    shared = where(a == b, g / 2, g)
+    ga = where(a_loses(a, b), 0.0, shared) if node.needs_input_grad(0) else None
+    gb = where(b_loses(a, b), 0.0, shared) if node.needs_input_grad(1) else None
+    return ga, gb
 
 
 class MaximumBackward0(Node):
     def backward(self, g):
-        a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a > b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b > a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _extremum2_grads(self, g, lambda a, b: a < b, lambda a, b: a > b)
 
 
 class MinimumBackward0(Node):
     def backward(self, g):
-        a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a < b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b < a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _extremum2_grads(self, g, lambda a, b: a > b, lambda a, b: a < b)
 
 
 def _require_tensors(name, a, b):
@@ -731,10 +828,13 @@ def minimum(a, b):
 
 class Atan2Backward0(Node):
     def backward(self, g):
+        # PyTorch's atan2_backward: 1 / (a^2 + b^2), taken as 0 where that is 0 (at 0, 0)
         a, b = self.saved_tensors
         denom = a * a + b * b
-        recip = where(denom == 0, 0.0, denom.reciprocal())     # PyTorch: 0 at the origin, not nan
-        return g * b * recip, g * -a * recip
+        recip = where(denom == 0, 0.0, reciprocal(denom))
+        ga = g * b * recip if self.needs_input_grad(0) else None       # PyTorch's order (float16)
+        gb = g * -a * recip if self.needs_input_grad(1) else None
+        return ga, gb
 
 
 def atan2(a, b):
@@ -817,6 +917,9 @@ def where(condition, input=None, other=None):
     if condition._dtype is not D.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {D.scalar_type_name(condition._dtype)}")
     dt = D.result_type_of((input, other))
+    for v in (input, other):
+        if not isinstance(v, Tensor):
+            checked_scalar(v, dt)
     out = _where_raw(condition, input, other, dt)
     if needs_grad(input, other):
         record(WhereBackward0, (input, other), (out,)).save(condition)
@@ -838,15 +941,21 @@ class ClampBackward1(Node):
 class ClampBackward0(Node):
     def backward(self, g):
         x, lo, hi = self.saved_tensors
+        lo = self.min if lo is None else lo        # a Python bound beside a tensor one
+        hi = self.max if hi is None else hi
         inside = None
         glo = ghi = None
+        # PyTorch's clamp_backward_min_max: with min > max the result is max, whose
+        # gradient it is
         if lo is not None:
             inside = x >= lo
-            glo = where(x < lo, g, 0.0) if self.needs_input_grad(1) else None
+            if self.needs_input_grad(1):
+                glo = where((x < lo) & (lo < hi) if hi is not None else x < lo, g, 0.0)
         if hi is not None:
             upper = x <= hi
             inside = upper if inside is None else inside & upper
-            ghi = where(x > hi, g, 0.0) if self.needs_input_grad(2) else None
+            if self.needs_input_grad(2):
+                ghi = where((x > hi) | (hi < lo) if lo is not None else x > hi, g, 0.0)
         return where(inside, g, 0.0), glo, ghi
 
 
@@ -861,6 +970,9 @@ def clamp(x, min=None, max=None):
                         "clamp_min" if max is None else "clamp_max", dt)
         elif isinstance(min, Tensor) and isinstance(max, Tensor):
             check_dtype("clamp_tensor", dt)
+    for bound in (min, max):
+        if bound is not None and not isinstance(bound, Tensor):
+            checked_scalar(bound, dt)
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
     if min is not None:
@@ -869,7 +981,9 @@ def clamp(x, min=None, max=None):
         out = _binary_raw("minimum", out, max, dt)
     if with_grad:
         if tensor_bounds:
-            node = record(ClampBackward0, (x, min, max), (out,))
+            node = record(ClampBackward0, (x, min, max), (out,),
+                          min=None if isinstance(min, Tensor) else min,
+                          max=None if isinstance(max, Tensor) else max)
             node.save(x, min if isinstance(min, Tensor) else None, max if isinstance(max, Tensor) else None)
         else:
             node = record(ClampBackward1, (x,), (out,), min=min, max=max)
@@ -888,9 +1002,13 @@ def clamp_max(x, max):
 class MaskedFillBackward0(Node):
     def backward(self, g):
         (mask,) = self.saved_tensors
-        gx = where(mask, 0.0, g) if self.needs_input_grad(0) else None
+        gx = masked_fill(g, mask, 0.0) if self.needs_input_grad(0) else None     # PyTorch's formula
         gv = where(mask, g, 0.0).sum() if self.needs_input_grad(1) else None
         return gx, gv
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """masked_fill with a 0-dim tensor value (PyTorch's masked_fill.Tensor)."""
 
 
 def masked_fill(x, mask, value):
@@ -898,13 +1016,15 @@ def masked_fill(x, mask, value):
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.name}")
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s).")
-    shape = broadcast_shapes(x._shape, mask._shape)
-    if shape != x._shape:
-        raise RuntimeError(f"The expanded size of the mask ({mask._shape}) must match the tensor ({x._shape})")
-    fill = value
+    broadcast_shapes(x._shape, mask._shape)   # out of place x broadcasts with the mask, as
+    fill = value                              # PyTorch's; masked_fill_ refuses a larger shape
     if isinstance(value, Tensor):
+        checked_scalar(value.item(), x._dtype)
         fill = cast(value, x._dtype)
+    else:
+        checked_scalar(value, x._dtype)
     out = _where_raw(mask, fill, x, x._dtype)
     if needs_grad(x, value):
-        record(MaskedFillBackward0, (x, value), (out,)).save(mask)
+        node_cls = MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0
+        record(node_cls, (x, value), (out,)).save(mask)
     return out

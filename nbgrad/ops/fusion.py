@@ -327,7 +327,7 @@ def _evaluate(program, outputs, values):
             results.append(E.pow(results[ins[1]], results[ins[2]]))
         elif op == "step":
             x = results[ins[1]]
-            results.append((x > 0).to(x.dtype))
+            results.append((x <= 0).logical_not().to(x.dtype))
         elif op == "relu":
             results.append(E.relu(results[ins[1]]))
         else:

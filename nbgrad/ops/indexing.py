@@ -9,6 +9,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
+from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -20,39 +21,53 @@ from . import views as V
 # -- the flat primitives --------------------------------------------------------------
 class _GatherFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
-        return scatter_add_flat(self.numel, pos, g).reshape(self.shape)
+        pos = self.saved_tensors[0]
+        return scatter_add_flat(self.numel, pos, g, once=self.sum_once).reshape(self.shape)
+
+    sum_once = False     # float16: True sums repeats in float32 (scatter_add), False rounds each add
 
 
 class IndexBackward0(_GatherFlatBackward): pass
 class IndexSelectBackward0(_GatherFlatBackward): pass
-class GatherBackward0(_GatherFlatBackward): pass
+class GatherBackward0(_GatherFlatBackward):
+    sum_once = True
 class TakeBackward0(_GatherFlatBackward): pass
 class MaskedSelectBackward0(_GatherFlatBackward): pass
 
 
-def gather_flat(x, pos, node_cls=IndexBackward0):
-    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape)."""
+def gather_flat(x, pos, node_cls=IndexBackward0, index=None):
+    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape).  `index`, the
+    user's index tensor, is saved too, as PyTorch saves it: changing it in place before
+    backward is then refused (the gradient itself only needs pos)."""
     buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
     out = new_tensor(buf, pos._shape, x._dtype, x.device)
     if needs_grad(x):
-        record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape).save(pos)
+        node = record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape)
+        node.save(pos, *(index if isinstance(index, tuple) else (index,)))
     return out
 
 
 class ScatterAddFlatBackward(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return gather_flat(g.reshape(-1), pos, TakeBackward0)
 
 
-def scatter_add_flat(n, pos, src, base=None):
+def _sum_dtype(dtype, once):
+    """The dtype repeated positions are summed in.  PyTorch's index_put_/index_add_ on
+    Half round after every addition (the backend's put does); its scatter_add (and so
+    gather's backward) sums in float32 and rounds once."""
+    return D.float32 if once and dtype is D.float16 else dtype
+
+
+def scatter_add_flat(n, pos, src, base=None, once=False):
     """A new flat tensor of n elements: base (or zeros) with src added at pos (repeats accumulate)."""
     be = backend_of(src)
-    buf = copy_raw(base.reshape(-1))._storage.buffer if base is not None else be.full(n, src._dtype.np, 0)
+    acc = _sum_dtype(src._dtype, once)
+    buf = copy_raw(cast(base.reshape(-1), acc))._storage.buffer if base is not None else be.full(n, acc.np, 0)
     values = contiguous_data(src.expand(pos._shape) if src._shape != pos._shape else src)
-    be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, src._dtype)), True)
-    out = new_tensor(buf, (n,), src._dtype, src.device)
+    be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, acc)), True)
+    out = cast(new_tensor(buf, (n,), acc, src.device), src._dtype)
     if needs_grad(src):
         record(ScatterAddFlatBackward, (src,), (out,)).save(pos)
     return out
@@ -76,14 +91,16 @@ def _axis_positions(n, stride, ndim, axis, device):
     return (_arange(n, device) * stride).reshape(shape)
 
 
-def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError):
+def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError, message=None):
     """Wrap negative indices and check bounds (IndexError as PyTorch; gather/scatter raise
-    RuntimeError and take no negative indices)."""
+    RuntimeError and take no negative indices; index_select/index_add/embedding say
+    'index out of range in self' and take no negative indices either)."""
     if idx.numel():
         lo, hi = int(idx.min()), int(idx.max())
         if lo < (-size if allow_negative else 0) or hi >= size:
             bad = hi if hi >= size else lo
-            raise error(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+            raise error(message.format(index=bad, size=size) if message else
+                        f"index {bad} is out of bounds for dimension {dim} with size {size}")
         if lo < 0:
             idx = idx + (idx < 0).long() * size
     return idx
@@ -100,6 +117,34 @@ def _to_index_tensor(item, device):
     return t
 
 
+def _is_integer_item(item):
+    return isinstance(item, int) and not isinstance(item, bool) or (
+        hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple, bool)))
+
+
+def _check_integer_items(x, index, consumed):
+    """Bounds of integer items, before any view is made, with PyTorch's message: the
+    dimension it names is the item's position in the index tuple."""
+    tdim = 0
+    for pos, item in enumerate(index):
+        if item is None:
+            continue
+        if item is Ellipsis:
+            tdim += x.dim() - consumed
+        elif _is_integer_item(item):
+            k = int(item)
+            if not -2 ** 63 <= k < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+            n = x._shape[tdim]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {n}")
+            tdim += 1
+        elif isinstance(item, Tensor) and item._dtype is D.bool_:
+            tdim += item.dim()
+        elif not isinstance(item, bool):
+            tdim += 1
+
+
 def _expand_index(x, index):
     if not isinstance(index, tuple):
         index = (index,)
@@ -113,9 +158,17 @@ def _expand_index(x, index):
         else:
             consumed += 1
     if consumed > x.dim():
+        if x.dim() == 0:
+            first = next(i for i in index if i is not None and i is not Ellipsis)
+            if isinstance(first, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(first, int) and not isinstance(first, bool):
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
     if sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    _check_integer_items(x, index, consumed)
     out = []
     for item in index:
         if item is Ellipsis:
@@ -125,7 +178,20 @@ def _expand_index(x, index):
     return out
 
 
-def _apply_basic(x, items):
+def _is_int_scalar_tensor(item):
+    return isinstance(item, Tensor) and not item._shape and not item._dtype.is_floating_point \
+        and item._dtype is not D.bool_
+
+
+def _is_full_slice(item, n):
+    """PyTorch's slice optimisation tests the slice as written, not normalised: start 0 (or
+    none), step 1 (or none) and a stop of at least n.  x[-n:] or x[:-1] of an empty dim are
+    slices, not skipped."""
+    return (item.start is None or item.start == 0) and (item.step is None or item.step == 1) \
+        and (item.stop is None or item.stop >= n)
+
+
+def _apply_basic(x, items, skip_full_slices=False):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
     `applied` says whether any view op ran.  getitem records the views; setitem calls
@@ -144,13 +210,19 @@ def _apply_basic(x, items):
             from .._creation import tensor
             advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
             dim += 1
-        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))):
-            v = V.select(v, dim, int(item))
+        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))) \
+                or _is_int_scalar_tensor(item):
+            k, n = int(item), v._shape[dim] if dim < v.dim() else 0     # a 0-dim integer tensor selects, as an int
+            if v.dim() and not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
+            v = V.select(v, dim, k)
             applied = True
         elif isinstance(item, slice):
-            if item.step is not None and item.step <= 0:
+            if item.step is not None and item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if item.step is not None and item.step < 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None):
+            if item != slice(None) and not (skip_full_slices and _is_full_slice(item, v._shape[dim])):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
                 applied = True
             dim += 1
@@ -169,7 +241,7 @@ def _apply_basic(x, items):
                     v = V.unsqueeze(v, dim)
                     advanced.append((dim, _arange(1 if bool(t) else 0, x.device)))
                     dim += 1
-            elif t._dtype.is_floating_point:
+            elif t._dtype not in (D.int64, D.int32):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 advanced.append((dim, t))
@@ -178,10 +250,14 @@ def _apply_basic(x, items):
 
 
 def getitem(x, index):
-    v, advanced, applied = _apply_basic(x, _expand_index(x, index))
+    # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
+    # slices that cover their dim are skipped, and an index that changes nothing
+    # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
+    single_slice = isinstance(index, slice)
+    v, advanced, applied = _apply_basic(x, _expand_index(x, index), skip_full_slices=not single_slice)
     if not advanced:
         if not applied:
-            v = V.alias(v)
+            v = V.slice_dim(v, 0, None, None, 1) if single_slice and v.dim() else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
 
@@ -219,13 +295,13 @@ def _advanced_layout(v, advanced):
 
 def _advanced_gather(v, advanced):
     _, pos = _advanced_layout(v, advanced)
-    return gather_flat(v, pos, IndexBackward0)
+    return gather_flat(v, pos, IndexBackward0, tuple(t for _, t in advanced))
 
 
 # -- setitem ------------------------------------------------------------------------------
 class IndexPutBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = None
         if self.needs_input_grad(0):
             gx = g if self.accumulate else _put_flat(g, pos, 0.0)
@@ -246,45 +322,64 @@ def _put_flat(x, pos, values, accumulate=False):
     return out
 
 
-def index_put_positions(x, pos, values, accumulate=False, cast_ok=False):
-    """Out-of-place index_put at flat positions (the value computed by setitem)."""
+class IndexAddBackward0(IndexPutBackward0):
+    pass
+
+
+def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackward0, index=(), cast_ok=False):
+    """Out-of-place index_put at flat positions (the value computed by setitem).  `index`:
+    the user's index tensors, saved as PyTorch saves them (only their versions are read)."""
     if isinstance(values, Tensor):
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
+        # (cast_ok: setitem's masked_fill_ path, a bool mask and a one-element value)
         if values._dtype is not x._dtype and not (cast_ok and D.can_cast(values._dtype, x._dtype)):
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got {D.scalar_type_name(x._dtype)} for the destination and {D.scalar_type_name(values._dtype)} for the source.")
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{scalar_type_name(x._dtype)} for the destination and "
+                               f"{scalar_type_name(values._dtype)} for the source.")
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
-        record(IndexPutBackward0, (x, values), (out,), accumulate=accumulate).save(pos)
+        record(node_cls, (x, values), (out,), accumulate=accumulate).save(pos, *index)
     return out
 
 
-def _index_put_view_cast(old, pos, value):
-    return index_put_positions(old, pos, value, cast_ok=True)
+def _index_put_view_cast(old, pos, value, index):
+    return index_put_positions(old, pos, value, index=index, cast_ok=True)
+
+
+def _strip_leading_ones(value):
+    """PyTorch's slicePrefix1sDims: setitem drops a value's leading size-1 dims."""
+    if not isinstance(value, Tensor) or not value._shape or value._shape[0] != 1:
+        return value
+    shape = value._shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return V.reshape(value, shape[k:])
 
 
 def setitem(x, index, value):
-    from .inplace import apply_inplace, copy_
-    items = _expand_index(x, index)
-    if isinstance(value, Tensor) and value.dim() and value._shape[0] == 1:
-        # PyTorch drops the value's leading size-1 dims (slicePrefix1sSize) before broadcasting
-        lead = 0
-        while lead < value.dim() and value._shape[lead] == 1:
-            lead += 1
-        value = value.reshape(value._shape[lead:])
-    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
-                      or isinstance(i, bool) for i in items)
-    if not is_advanced:
-        with no_grad():
-            v = getitem(x, index)
-        if v._base is None:        # x[...] on a 0-dim tensor etc.: write x itself
-            v = x
-        copy_(v, value)
+    from .inplace import apply_inplace
+    if index is False:              # PyTorch: nothing selected, nothing written, no version bump
         return
-    # advanced: compute the basic view without recording, then index_put on it in place
+    items = _expand_index(x, index)
+    is_advanced = any(not (i is None or isinstance(i, (int, slice)) or _is_int_scalar_tensor(i)
+                           or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
+                      or isinstance(i, bool) for i in items)
+    # The basic part is applied as views in the caller's grad mode (so that they carry x's
+    # creation meta); full slices are skipped and x[...] writes x itself, as in PyTorch.
+    if not is_advanced:
+        v, _, applied = _apply_basic(x, items, skip_full_slices=True)
+        _copy_to(v if applied else x, value)
+        return
+    # advanced: the basic view, then index_put on it in place (of the value without its
+    # leading size-1 dims, as PyTorch's set_item)
+    value = _strip_leading_ones(value)
+    v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
+    from .inplace import check_overlap
+    check_overlap(v, [t for t in items if isinstance(t, Tensor)] + [value], full_ok=False, internal=False)
     with no_grad():
-        v, advanced, _ = _apply_basic(x, items)
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
@@ -294,25 +389,57 @@ def setitem(x, index, value):
     cast_ok = (len(tensor_items) == 1 and len(advanced) == tensor_items[0].dim()
                and tensor_items[0]._dtype is D.bool_
                and isinstance(value, Tensor) and value.numel() == 1)
-    apply_inplace(v, _index_put_view_cast if cast_ok else _index_put_view, pos, value, needs_old=False)
+    from .inplace import has_internal_overlap, put_into_memory, recording
+    if has_internal_overlap(v) and not recording(v, value):
+        index_put_positions(v, pos, value, cast_ok=cast_ok)   # the checks of shapes and dtypes
+        put_into_memory(v, "index_put_", pos, value)
+        return
+    index = tuple(t for t in items if isinstance(t, Tensor) and t._dtype is not D.bool_)
+    apply_inplace(v, _index_put_view_cast if cast_ok else _index_put_view, pos, value, index,
+                  needs_old=False, overlap=None)
 
 
-def _index_put_view(old, pos, value):
-    return index_put_positions(old, pos, value)
+def _copy_to(dst, value):
+    """PyTorch's copy_to for setitem: copy_ for equal shapes, fill_ for a number or a 0-dim
+    CPU tensor, else copy_ of the broadcast value."""
+    from .inplace import FillBackward3, copy_, fill_
+    if not isinstance(value, Tensor):
+        if dst.dim() == 0:
+            from .._checks import checked_scalar
+            from .._creation import tensor
+            value = tensor(checked_scalar(value, dst._dtype), dtype=dst._dtype, device=dst.device)
+        else:
+            return fill_(dst, value, FillBackward3)
+    if value._shape != dst._shape:
+        if value.dim() == 0 and value.device.type == "cpu":
+            return fill_(dst, value)
+        value = _strip_leading_ones(value)           # PyTorch's slicePrefix1sSize, only here
+        value = V.expand(value, dst._shape)         # PyTorch's expand_inplace(dst, value, "setitem")
+    return copy_(dst, value)
+
+
+def _index_put_view(old, pos, value, index):
+    return index_put_positions(old, pos, value, index=index)
 
 
 def index_put(x, indices, values, accumulate=False):
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    return index_put_positions(x, pos, values, accumulate)
+    return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
 
 
 def index_put_(x, indices, values, accumulate=False):
-    from .inplace import apply_inplace
+    from .inplace import apply_inplace, check_overlap
+    check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate), pos, values,
-                         needs_old=False)
+    from .inplace import has_internal_overlap, put_into_memory, recording
+    if has_internal_overlap(x) and not recording(x, values):
+        index_put_positions(x, pos, values, accumulate)  # the checks of shapes and dtypes
+        return put_into_memory(x, "index_put_", pos, values, accumulate)
+    index = tuple(t for _, t in advanced)
+    return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate, index=index), pos,
+                         values, needs_old=False, overlap=None)
 
 
 # -- named gathers ----------------------------------------------------------------------------
@@ -335,9 +462,13 @@ def index_select(x, dim, index):
     if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     with no_grad():
-        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d)
-        if x.dim() == 0:
-            return gather_flat(x, idx.reshape(()) if index.dim() == 0 else idx, IndexSelectBackward0)
+        idx = _normalize_index(index.reshape(-1).long(), x._shape[d] if x.dim() else 1, d, False,
+                               message="index out of range in self")
+    if x.dim() == 0:
+        if idx.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.numel()} value(s)")
+        return gather_flat(x, idx.reshape(()), IndexSelectBackward0, index)      # 0-dim, as PyTorch's
+    with no_grad():
         out_shape = list(x._shape)
         out_shape[d] = idx.numel()
         cstrides = contiguous_strides(x._shape)
@@ -348,7 +479,7 @@ def index_select(x, dim, index):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(out_shape).contiguous()
-    return gather_flat(x, pos, IndexSelectBackward0)
+    return gather_flat(x, pos, IndexSelectBackward0, index)
 
 
 def _gather_positions(x, d, index):
@@ -359,10 +490,10 @@ def _gather_positions(x, d, index):
             raise RuntimeError(
                 f"Size does not match at dimension {k} expected index {list(index._shape)} to be smaller "
                 f"than self {list(x._shape)} apart from dimension {d}")
-    if index._dtype is not D.int64:
+    if index._dtype not in (D.int64, D.int32):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     with no_grad():
-        idx = _normalize_index(index, x._shape[d] if x.dim() else 1, d, False, RuntimeError)
+        idx = _normalize_index(index.long(), x._shape[d] if x.dim() else 1, d, False, RuntimeError)
         cstrides = contiguous_strides(x._shape)
         pos = idx * (cstrides[d] if x.dim() else 1)
         grid = _grid_positions(tuple(index._shape), cstrides, d, x.device) if x.dim() else None
@@ -373,12 +504,12 @@ def _gather_positions(x, d, index):
 
 def gather(x, dim, index):
     d = _wrap(dim, x.dim())
-    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0)
+    return gather_flat(x, _gather_positions(x, d, index), GatherBackward0, index)
 
 
 class ScatterBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gx = _put_flat(g, pos, 0.0) if self.needs_input_grad(0) else None
         gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
         if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
@@ -388,13 +519,13 @@ class ScatterBackward0(Node):
 
 class ScatterBackward1(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         return _put_flat(g, pos, 0.0)
 
 
 class ScatterAddBackward0(Node):
     def backward(self, g):
-        (pos,) = self.saved_tensors
+        pos = self.saved_tensors[0]
         gs = None
         if self.needs_input_grad(1):
             gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region)
@@ -413,12 +544,15 @@ def _pad_to(g, shape):
     return restride([(g, _geometry(region))], _geometry(out), g.dtype).reshape(shape)
 
 
-def _src_region(src, index):
+def _src_region(src, index, x=None, d=None):
     """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]."""
     v = src
     for k, n in enumerate(index._shape):
         if v._shape[k] < n:
-            raise RuntimeError(f"Expected index {list(index._shape)} to be smaller than self apart from dimension and to be smaller size than src {list(src._shape)}")
+            where = f" than self {list(x._shape)} apart from dimension {d}" if x is not None else \
+                " than self apart from dimension"
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger{where} and to be no larger "
+                               f"size than src {list(src._shape)}")
         if v._shape[k] != n:
             v = V.slice_dim(v, k, 0, n, 1)
     return v
@@ -430,39 +564,49 @@ def scatter(x, dim, index, src=None, value=None, reduce=None):
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     d = _wrap(dim, x.dim())
+    if src is not None and src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     if src is None:
         out = _put_flat(x, pos, value)
         if needs_grad(x):
-            record(ScatterBackward1, (x,), (out,)).save(pos)
+            record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
-        region = _src_region(src, index)
+        region = _src_region(src, index, x, d)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
-        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos, index)
     return out
 
 
 def scatter_add(x, dim, index, src):
     d = _wrap(dim, x.dim())
+    if src._dtype is not x._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     pos = _gather_positions(x, d, index)
     with no_grad():
-        region = _src_region(src, index)
-    out = _put_flat(x, pos, contiguous_data(cast(region, x._dtype)), accumulate=True)
+        region = _src_region(src, index, x, d)
+    acc = _sum_dtype(x._dtype, True)
+    out = cast(_put_flat(cast(x, acc), pos, contiguous_data(cast(region, acc)), accumulate=True), x._dtype)
     if needs_grad(x, src):
-        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(pos)
+        record(ScatterAddBackward0, (x, src), (out,), src_shape=src._shape, src_region=index._shape).save(
+            pos, index if needs_grad(src) else None)
     return out
 
 
 def index_add(x, dim, index, source, alpha=1):
     d = _wrap(dim, x.dim())
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
+                           f"({scalar_type_name(source._dtype)}) must have the same scalar type")
+    checked_scalar(alpha, x._dtype)
     if alpha != 1:
         source = source * alpha
     with no_grad():
         cstrides = contiguous_strides(x._shape)
-        idx = _normalize_index(index.long(), x._shape[d], d)
+        idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
         shape1 = [1] * x.dim()
         shape1[d] = idx.numel()
         pos = (idx * cstrides[d]).reshape(shape1)
@@ -470,16 +614,21 @@ def index_add(x, dim, index, source, alpha=1):
         if grid is not None:
             pos = pos + grid
         pos = pos.expand(source._shape).contiguous()
-    return index_put_positions(x, pos, source, accumulate=True)
+    return index_put_positions(x, pos, source, True, IndexAddBackward0, (index,) if needs_grad(source) else ())
 
 
 def take(x, index):
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(index._dtype)}")
     with no_grad():
-        idx = _normalize_index(index.long(), x.numel(), 0)
+        idx = _normalize_index(index.long(), x.numel(), 0,
+                               message="out of range: tried to access index {index} on a tensor of {size} elements.")
     return gather_flat(x, idx, TakeBackward0)
 
 
 def masked_select(x, mask):
+    if mask._dtype is not D.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = broadcast_shapes(x._shape, mask._shape)
     xe = x.expand(shape) if x._shape != shape else x
     with no_grad():
@@ -505,9 +654,15 @@ def argwhere(x):
 # -- cat / stack ---------------------------------------------------------------------------------
 class CatBackward0(Node):
     def backward(self, g):
+        # PyTorch's cat_tensors_backward: every input gets a gradient, an empty one too
+        # (zeros([0]) for a skipped legacy 1-D empty input)
         out, start = [], 0
-        for n in self.sizes:
-            out.append(V.narrow(g, self.dim, start, n) if n else None)
+        for n, skipped in zip(self.sizes, self.skipped):
+            if skipped:
+                from .._creation import zeros
+                out.append(zeros((0,), dtype=g.dtype, device=g.device))
+                continue
+            out.append(V.narrow(g, self.dim, start, n))
             start += n
         return tuple(out)
 
@@ -547,8 +702,9 @@ def cat(tensors, dim=0):
             be.copy(t._view_tuple(), (buf, start * cstr[d], tuple(t._shape), cstr))
         start += n
     if needs_grad(*tensors):
-        record(CatBackward0, tuple(tensors), (out,), dim=d,
-               sizes=[t._shape[d] if any(t is q for q in parts) else 0 for t in tensors])
+        skipped = [not any(t is q for q in parts) for t in tensors]
+        record(CatBackward0, tuple(tensors), (out,), dim=d, skipped=skipped,
+               sizes=[0 if k else t._shape[d] for t, k in zip(tensors, skipped)])
     return out
 
 

@@ -2,22 +2,31 @@
 
 One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem):
 
+0. PyTorch's checks come first, before anything is computed: check_inplace (leaves,
+   views of leaves, views whose creation meta forbids rewriting their history) and
+   check_overlap (memory overlap of the target with itself and with its inputs);
 1. the new value is computed out of place by the ordinary (recorded) op, from
    a stand-in for the target's current value that carries the target's history;
 2. only then is it cast-checked and written, so a failing op writes nothing;
-3. the version counter is bumped, which is what saved-tensor checks read;
+3. the version counter is bumped, which is what saved-tensor checks read; an
+   output the op's node saved (exp_, sigmoid_, ...) becomes the target itself at
+   that version, so later changes of the target fail that node's backward;
 4. the history is rewritten: a plain tensor takes the result's grad_fn; a view
    of a tensor makes its base's grad_fn a CopySlices node (PyTorch's name) that
    routes the gradient of the written window to the result and the rest to the
    base's old history.  Other views of that base notice the version change and
    regenerate their grad_fn as a strided window of the base's new history.
 """
+import weakref
+
+from .._checks import checked_scalar
 from .. import _dtype as D
-from .._tensor import Tensor
+from .._tensor import Tensor, dense_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record
-from .views import AsStridedBackward0, _geometry, restride
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
+                     zeros_grad)
+from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
 
 def type_name(dtype):
     return D.scalar_type_name(dtype)
@@ -31,25 +40,125 @@ def recording(t, *args):
     return needs_grad(t, *args) or (base is not None and base._requires_grad)
 
 
-def check_inplace(t):
-    """PyTorch's checks before writing into t under grad mode."""
-    if not is_grad_enabled():
+def check_inplace(t, *args):
+    """PyTorch's check_inplace: before an in-place change of t (with args) that will be
+    recorded, refuse views whose creation meta forbids rewriting their history (made under
+    no_grad, outputs of unbind/split), views of leaves and leaves that require grad."""
+    if not recording(t, *args):
         return
     base = t._base
-    if base is not None and ((base._requires_grad and base._grad_fn is None)
-                             or (t._requires_grad and t._grad_fn is None and not base._requires_grad)):
-        # (the second: a view made a leaf by requires_grad_() on a base that needs no grad)
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if base is None and t._requires_grad and t._grad_fn is None:
+    if base is not None:
+        if t._creation_meta is not DEFAULT:
+            raise view_rebase_error(t)
+        if (t._requires_grad or base._requires_grad) and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    elif t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _check_no_internal_overlap(t):
-    for n, s in zip(t._shape, t._stride):
-        if s == 0 and n > 1:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single "
-                "memory location. Please clone() the tensor before performing the operation.")
+# -- memory overlap (PyTorch's MemOverlap.cpp) --------------------------------------------
+# Decided on storage byte ranges: FULL when two tensors start and end at the same byte with
+# the same strides, PARTIAL when their ranges otherwise intersect; a tensor that is not
+# non-overlapping-and-dense makes the question TOO_HARD, which is allowed.
+_NO, _FULL, _PARTIAL, _TOO_HARD = 0, 1, 2, 3
+_PARTIAL_MSG = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.")
+_INTERNAL_MSG = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                 "memory location. Please clone() the tensor before performing the operation.")
+
+
+def overlap_status(a, b):
+    if a is b:
+        return _FULL
+    sa, sb = a._storage, b._storage
+    if sa is not sb and (sa.root or sa) is not (sb.root or sb):     # PyTorch: storage.is_alias_of
+        return _NO
+    if a.numel() == 0 or b.numel() == 0:
+        return _NO
+    if dense_strides(a._shape, a._stride) is None or dense_strides(b._shape, b._stride) is None:
+        return _TOO_HARD
+    # storages of one root start at the same byte: offsets in bytes compare directly
+    a_begin, b_begin = a._offset * a._dtype.itemsize, b._offset * b._dtype.itemsize
+    a_end = a_begin + a.numel() * a._dtype.itemsize
+    b_end = b_begin + b.numel() * b._dtype.itemsize
+    if a_begin == b_begin and a_end == b_end:
+        return _FULL if tuple(a._stride) == tuple(b._stride) else _PARTIAL
+    if a_begin < b_end and b_begin < a_end:
+        return _PARTIAL
+    return _NO
+
+
+def assert_no_internal_overlap(t):
+    """The written tensor may not have two elements at one address (a broadcast 0 stride)."""
+    for n, st in zip(t._shape, t._stride):
+        if st == 0 and n > 1:
+            raise RuntimeError(_INTERNAL_MSG)
+
+
+def assert_no_partial_overlap(t, other):
+    if isinstance(other, Tensor) and overlap_status(t, other) == _PARTIAL:
+        raise RuntimeError(_PARTIAL_MSG)
+
+
+def assert_no_overlap(t, other):
+    if isinstance(other, Tensor) and overlap_status(t, other) in (_FULL, _PARTIAL):
+        raise RuntimeError(_PARTIAL_MSG)
+
+
+def has_internal_overlap(t):
+    return any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
+
+
+def put_into_memory(t, op, pos, values, accumulate=False):
+    """Write values at flat positions `pos` (of t's row-major order) straight into t's memory.
+    For a t whose elements share memory (expanded), which PyTorch's masked_fill_ and
+    index_put_ write element by element with a deprecation warning: computing the result
+    out of place and copying it back would let untouched aliases overwrite written ones."""
+    import warnings
+    example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
+    warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=3)
+    from .._tensor import contiguous_strides
+    from .indexing import _flat_buffer
+    with no_grad():
+        addr = pos.long() * 0 + t._offset
+        for n, cst, st in zip(t._shape, contiguous_strides(t._shape), t._stride):
+            if st and n > 1:
+                addr = addr + (pos // cst) % n * st
+        if isinstance(values, Tensor):
+            vals = cast(values, t._dtype)
+            vals = vals.expand(pos._shape) if vals._shape != pos._shape else vals
+        else:
+            from .._creation import full
+            vals = full(pos._shape, values, dtype=t._dtype, device=t.device)
+        backend_of(t).put(t._storage.buffer, _flat_buffer(addr), _flat_buffer(vals), accumulate)
+    t._vc.value += 1
+    return t
+
+
+def masked_fill_(t, mask, value):
+    """masked_fill_ through the in-place mechanism; an expanded t is written element by element."""
+    from .elementwise import masked_fill
+    if has_internal_overlap(t) and not recording(t, mask, value):
+        assert_no_partial_overlap(t, mask)
+        masked_fill(t, mask, value)                     # the checks of shapes and dtypes
+        from .indexing import nonzero
+        with no_grad():
+            m = mask.expand(t._shape) if mask._shape != t._shape else mask
+            pos = nonzero(m.reshape(-1), as_tuple=True)[0]
+        return put_into_memory(t, "masked_fill_", pos, value)
+    return apply_inplace(t, masked_fill, mask, value, needs_old=False, overlap="masked")
+
+
+def check_overlap(t, inputs, full_ok=True, internal=True):
+    """PyTorch's checks of an in-place write into t reading `inputs`: elementwise ops allow an
+    input that is t's memory with t's geometry (full_ok), indexing ops (index_put_, scatter_,
+    index_add_) refuse any overlap of t with their index and source tensors."""
+    if internal:
+        assert_no_internal_overlap(t)
+    check = assert_no_partial_overlap if full_ok else assert_no_overlap
+    for a in inputs:
+        check(t, a)
 
 
 def write_result(t, result):
@@ -61,7 +170,6 @@ def write_result(t, result):
         shape = broadcast_shapes(t._shape, result._shape)
         if shape != t._shape:
             raise RuntimeError(f"output with shape {list(t._shape)} doesn't match the broadcast shape {list(shape)}")
-    _check_no_internal_overlap(t)
     backend_of(t).copy(broadcast_view(result, t._shape), t._view_tuple())
     t._vc.value += 1
 
@@ -87,8 +195,37 @@ def regenerate_view_grad_fn(view):
     base = view._base
     view._view_version = view._vc.value
     if view._dtype.is_floating_point:
-        record(AsStridedBackward0, (base,), (view,), input_geom=_geometry(base),
-               view_geoms=[_geometry(view)], dtype=base._dtype)
+        _record_window_of_base(base, view, _geometry(base), _geometry(view))
+
+
+def _record_window_of_base(base, out, base_geom, view_geom):
+    """out's history: the window view_geom of base's storage (an as_strided view)."""
+    divide = None if is_non_overlapping(base_geom[0], base_geom[1]) else base_geom
+    record(AsStridedBackward0, (base,), (out,), input_geom=base_geom, view_geoms=[view_geom],
+           dtype=base._dtype, divide=divide)
+
+
+def _saved_result_is_target(t, result, view_fn=None):
+    """The op's node saved its output (exp_, sigmoid_, relu_, ...): in PyTorch that is the
+    written tensor itself at its post-write version, so later in-place changes of t (or
+    of its base or views) must fail that node's backward.  Point the saved output at t."""
+    node = result._grad_fn
+    saved = node._saved if node is not None else ()
+    for s in saved:
+        if s is None or not s.is_output:
+            continue
+        if view_fn is not None:         # already pointed at t: only name the view's history
+            if s.tensor._vc is t._vc:
+                s.producer = view_fn
+            continue
+        if s.tensor._storage is not result._storage:
+            continue
+        if result._shape == t._shape and result._dtype is t._dtype:
+            s.tensor = t._shallow_alias(share_version=True)
+        else:       # values differ from t's (wider dtype, broadcast): keep them, track t's version
+            r = s.tensor
+            s.tensor = Tensor._make(r._storage, r._shape, r._stride, r._offset, r._dtype, t._vc)
+        s.version = t._vc.value
 
 
 def _stand_in(t, needs_old):
@@ -96,13 +233,19 @@ def _stand_in(t, needs_old):
     return copy_raw(t) if needs_old else t._shallow_alias(share_version=False)
 
 
-def apply_inplace(t, fn, *args, needs_old=True):
+def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
     needs_old=False is a promise that fn does not save its first argument for
     backward, so t's memory can be read directly instead of copied first.
+    overlap: which memory overlap of t with its tensor args is refused before anything is
+    computed: "partial" (elementwise ops; t's own memory and geometry is allowed), "any"
+    (indexing ops), "masked" (masked_fill_: partial, and t may be expanded) or None
+    (fill_: no check at all).
     """
-    check_inplace(t)
+    check_inplace(t, *args)
+    if overlap is not None:
+        check_overlap(t, args, full_ok=overlap != "any", internal=overlap != "masked")
     if not recording(t, *args):
         with no_grad():
             result = fn(t, *args)
@@ -118,6 +261,7 @@ def apply_inplace(t, fn, *args, needs_old=True):
         result = fn(old, *args)
         write_result(t, result)
         if result._requires_grad:
+            _saved_result_is_target(t, result)
             t._grad_fn = result._grad_fn
             t._output_nr = result._output_nr
             t._requires_grad = True
@@ -126,23 +270,26 @@ def apply_inplace(t, fn, *args, needs_old=True):
     base_geom, view_geom = _geometry(base), _geometry(t)
     old = _stand_in(t, needs_old)
     if base._requires_grad:
-        record(AsStridedBackward0, (base,), (old,), input_geom=base_geom, view_geoms=[view_geom],
-               dtype=base._dtype)
+        _record_window_of_base(base, old, base_geom, view_geom)
     result = fn(old, *args)
     write_result(t, result)
+    if result._requires_grad:
+        _saved_result_is_target(t, result)
     if result._requires_grad or base._requires_grad:
         record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)
         regenerate_view_grad_fn(t)
+        if result._requires_grad and t._grad_fn is not None:
+            _saved_result_is_target(t, result, weakref.ref(t._grad_fn))
     return t
 
 
 # -- the ops that only write -----------------------------------------------------------
 class CopyBackwards(Node):
     def backward(self, g):
-        return (g * 0 if self.needs_input_grad(0) else None), g
+        return (zeros_grad(g) if self.needs_input_grad(0) else None), g
 
 
-def _copied_from(old, src):
+def _copied_from(old, src, node_cls=None):
     src_t = src if isinstance(src, Tensor) else None
     if src_t is None:
         from .._creation import full
@@ -160,7 +307,7 @@ def _copied_from(old, src):
     be.copy(broadcast_view(src_t, old._shape), (buf, 0, old._shape, contiguous_strides(old._shape)))
     out = new_tensor(buf, old._shape, old._dtype, old.device)
     if needs_grad(old, src):
-        record(CopyBackwards, (old, src), (out,))
+        record(node_cls or CopyBackwards, (old, src), (out,))
     return out
 
 
@@ -169,32 +316,46 @@ def copy_(t, src, non_blocking=False):
     if not isinstance(src, Tensor):
         return fill_(t, src)
     if not recording(t, src) and src.device == t.device and src._storage is not t._storage:
-        check_inplace(t)
+        check_overlap(t, (src,))
         shape = broadcast_shapes(t._shape, src._shape)
         if shape != t._shape:
             raise RuntimeError(f"output with shape {list(t._shape)} doesn't match the broadcast shape {list(shape)}")
-        _check_no_internal_overlap(t)
         backend_of(t).copy(broadcast_view(src, t._shape), t._view_tuple())
         t._vc.value += 1
         return t
     return apply_inplace(t, _copied_from, src, needs_old=False)
 
 
-class FillBackward0(Node):
+class FillBackward2(Node):
+    """fill_(Scalar)."""
+
     def backward(self, g):
-        return g * 0
+        return zeros_grad(g)
 
 
-class ZeroBackward0(FillBackward0):
+class FillBackward3(Node):
+    """fill_(Tensor), and setitem's fill with a number: zero for self, the sum for the value."""
+
+    def backward(self, g):
+        gself = zeros_grad(g) if self.needs_input_grad(0) else None
+        if len(self.next_functions) == 1:
+            return gself
+        return gself, (g.sum() if self.needs_input_grad(1) else None)
+
+
+class ZeroBackward0(FillBackward2):
     pass
 
 
-def _filled(old, value, node_cls=FillBackward0):
+def _filled(old, value, node_cls=FillBackward2):
     from .._creation import full
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions.")
-        out = _copied_from(old, value)
+        with no_grad():
+            out = _copied_from(old, value)
+        if needs_grad(old, value):
+            record(FillBackward3, (old, value), (out,))
         return out
     out = full(old._shape, value, dtype=old._dtype, device=old.device)
     if needs_grad(old):
@@ -202,28 +363,53 @@ def _filled(old, value, node_cls=FillBackward0):
     return out
 
 
-def fill_(t, value):
+def fill_(t, value, _node_cls=FillBackward2):
+    # PyTorch: fill_(Scalar) may write an expanded tensor; fill_(Tensor) and setitem may not
+    if isinstance(value, Tensor) or _node_cls is FillBackward3:
+        assert_no_internal_overlap(t)
     if not isinstance(value, Tensor) and not recording(t):
-        check_inplace(t)
-        _check_no_internal_overlap(t)
+        checked_scalar(value, t._dtype)
         if not t._dtype.is_floating_point and isinstance(value, float) and t._dtype is not D.bool_:
             value = int(value)
         backend_of(t).fill(t._view_tuple(), value)
         t._vc.value += 1
         return t
-    return apply_inplace(t, _filled, value, needs_old=False)
+    return apply_inplace(t, _filled, value, _node_cls, needs_old=False, overlap=None)
 
 
 def zero_(t):
     if not recording(t):
         return fill_(t, 0)
-    return apply_inplace(t, lambda old: _filled(old, 0, ZeroBackward0), needs_old=False)
+    return apply_inplace(t, lambda old: _filled(old, 0, ZeroBackward0), needs_old=False, overlap=None)
 
 
-def write_random(t, buf):
-    """Write freshly drawn values (a backend buffer of t's numel) into t."""
-    check_inplace(t)
-    src = new_tensor(buf, t._shape, t._dtype, t.device)
-    with no_grad():
-        write_result(t, src)
-    return t
+class _DrawnBackward(Node):
+    """An in-place random fill: the new values do not depend on the old ones."""
+
+    def backward(self, g):
+        return zeros_grad(g)
+
+
+class UniformBackward0(_DrawnBackward): pass
+class NormalBackward0(_DrawnBackward): pass
+class RandomBackward0(_DrawnBackward): pass      # random_(from, to)
+class RandomBackward1(_DrawnBackward): pass      # random_(to)
+class RandomBackward2(_DrawnBackward): pass      # random_()
+class BernoulliBackward2(_DrawnBackward): pass   # bernoulli_(float p)
+
+
+def _drawn(old, buf, node_cls):
+    src = new_tensor(buf, old._shape, old._dtype, old.device)
+    if needs_grad(old):
+        record(node_cls, (old,), (src,))
+    return src
+
+
+def write_random(t, buf, node_cls=RandomBackward0):
+    """Write freshly drawn values (a backend buffer of t's numel) into t.  Recorded like
+    any in-place op: t's history becomes node_cls (zero gradient), or CopySlices for a view."""
+    assert_no_internal_overlap(t)
+    if not recording(t):
+        write_result(t, new_tensor(buf, t._shape, t._dtype, t.device))
+        return t
+    return apply_inplace(t, _drawn, buf, node_cls, needs_old=False, overlap=None)

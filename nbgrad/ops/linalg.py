@@ -4,7 +4,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import backend_of, broadcast_shapes, broadcast_view, check_same_device, needs_grad, new_tensor, record
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, needs_grad, new_tensor,
+                     record)
 from . import views as V
 
 
@@ -15,7 +16,8 @@ def _check_dtypes(a, b, op="mm"):
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(dt.name, dt.name)
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+            "int32": "int"}.get(dt.name, dt.name)
 
 
 def _batched_raw(a, b, batch):
@@ -165,9 +167,29 @@ def matmul(a, b):
     if da == 1 and db == 2:
         if a._shape[0] != b._shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({b._shape[1]}x{b._shape[0]}), vec ({a._shape[0]})")
-        return V.squeeze(mm(V.unsqueeze(a, 0), b), 0)
+        # PyTorch squeezes mm's result in place (squeeze_): not a view, version 1
+        out = mm(V.unsqueeze(a, 0), b)
+        if out._requires_grad:
+            record(V.SqueezeBackward4, (out,), (out,), shape=out._shape)
+        out._shape, out._stride = out._shape[1:], out._stride[1:]
+        out._vc.value += 1
+        return out
     if da == 2 and db == 2:
         return mm(a, b)
+    if db == 1:
+        # PyTorch folds the batch into one matrix-vector product: (..., k) rows @ (k,)
+        k = a._shape[-1]
+        if b._shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({a.numel() // k if k else 0}), mat "
+                               f"({a.numel() // k if k else 0}x{k}), vec ({b._shape[0]})")
+        return V.unsafe_view(mv(V.reshape(a, (-1, k)), b), a._shape[:-1])
+    if da == 1:
+        bt = V.mT(b)                     # (..., n, k) @ (k,), folded the same way
+        k = bt._shape[-1]
+        if a._shape[0] != k:
+            raise RuntimeError(f"size mismatch, got input ({bt.numel() // k if k else 0}), mat "
+                               f"({bt.numel() // k if k else 0}x{k}), vec ({a._shape[0]})")
+        return V.unsafe_view(mv(V.reshape(bt, (-1, k)), a), bt._shape[:-1])
     # batched, with broadcasting of the batch dims
     a2 = V.unsqueeze(a, 0) if da == 1 else a
     b2 = V.unsqueeze(b, -1) if db == 1 else b
@@ -231,10 +253,18 @@ def linear(x, w, b=None):
                            f"{w._shape[1]}x{w._shape[0]})")
     check_same_device(x, w)
     _check_dtypes(x, w)
-    out = _batched_raw(x, V.make_view(w, (w._shape[1], w._shape[0]), (w._stride[1], w._stride[0]), w._offset), ())
+    wt = V.make_view(w, (w._shape[1], w._shape[0]), (w._stride[1], w._stride[0]), w._offset)
     if b is not None:
         from .elementwise import _binary_raw
-        out = _binary_raw("add", out, b, out._dtype)
+        if x._dtype is D.float16:
+            # PyTorch's Half addmm adds the bias inside its float32 GEMM: one rounding
+            acc = new_tensor(backend_of(x).matmul(broadcast_view(x, x._shape), broadcast_view(wt, wt._shape),
+                                                  D.float32.np), (x._shape[0], w._shape[0]), D.float32, x.device)
+            out = cast(_binary_raw("add", acc, b, D.float32), D.float16)
+        else:
+            out = _binary_raw("add", _batched_raw(x, wt, ()), b, x._dtype)
+    else:
+        out = _batched_raw(x, wt, ())
     inputs = (x, w) if b is None else (x, w, b)
     if needs_grad(*inputs):
         node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))

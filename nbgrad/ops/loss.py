@@ -149,7 +149,11 @@ class NllLossBackward0(Node):
             return _class_first(buf, x)
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
-        unit = _coef(ones((), dtype=D.float64), self.scale_nll, self.m, x)
+        scale = self.scale_nll
+        if x._dtype is D.float16 and not self.fused and self.reduction == "mean":
+            # PyTorch's Half nll_loss_backward: w[t] * -(g / total_weight), each a Half op
+            g, scale = g / self.total_weight, 1.0
+        unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
         pattern = new_tensor(be.nll_backward(self.m, self.c, self.target, self.weight, self.ignore_index, unit,
                                              x._dtype.np), (self.m, self.c), x._dtype, x.device)
         if self.fused and self.smoothing != 0.0:
@@ -187,6 +191,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     check_same_device(x, target, weight)
+    if x._dtype is D.float16:
+        # PyTorch's cross_entropy is log_softmax then nll_loss, each rounding to Half
+        from .reduction import log_softmax
+        dim = 0 if x.dim() == 1 else 1
+        logp = log_softmax(x, dim)
+        nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+        if label_smoothing == 0.0:
+            return nll
+        return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
     tgt = _check_target(x, target)
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
@@ -217,6 +230,29 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         node.save(x)
         out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
     return out
+
+
+def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim):
+    """PyTorch's cross_entropy_loss_label_smoothing, op for op (each a Half op)."""
+    c = logp.shape[dim]
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[dim] = c
+        smooth = -(logp * weight.reshape(shape)).sum(dim)
+    else:
+        smooth = -logp.sum(dim)
+    ignore = target == ignore_index
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            ret = smooth.sum() / weight.gather(0, target.masked_select(~ignore).flatten()).sum()
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / c)
 
 
 def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
@@ -257,7 +293,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         scale = _div(1.0, s_w) if reduction == "mean" else 1.0
         node = record(NllLossBackward0, (x,), (out,), fused=False, m=m, c=c, target=tgt, weight=w,
                       ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction, scale_nll=scale,
-                      scale_smooth=0.0)
+                      scale_smooth=0.0, total_weight=s_w)
         node.save(x)
     return out
 
@@ -268,7 +304,14 @@ class MseLossBackward0(Node):
         x, y = self.saved_tensors
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
         if is_grad_enabled():
-            d = (x - y) * (2.0 * scale)
+            # PyTorch's mse_loss_backward as a recorded op (grad_fn MseLossBackwardBackward0)
+            gx = _mse_backward(g, x, y, scale) if self.needs_input_grad(0) else None
+            gy = _mse_backward(g, y, x, scale) if self.needs_input_grad(1) else None
+            return gx, gy
+        if self.dtype is D.float16:
+            # float16: PyTorch's Half kernel, half(2 * scale) * (x - y) * g, each a Half op
+            alpha = D.round_scalar(2.0 * scale, D.float16)
+            d = (x - y) * alpha
             gx = d * g
             return gx, -gx
         xs, ys = self._operands(x, y)
@@ -279,6 +322,25 @@ class MseLossBackward0(Node):
     def _operands(self, x, y):
         shape = self.shape
         return (cast(x.detach(), self.dtype).expand(shape), cast(y.detach(), self.dtype).expand(shape))
+
+
+def _mse_backward(g, x, y, scale):
+    """2 * scale * (x - y) * g: computed unrecorded, recorded as one node."""
+    with no_grad():
+        out = (x - y) * (2.0 * scale) * g
+    if needs_grad(g, x, y):
+        record(MseLossBackwardBackward0, (g, x, y), (out,), scale=scale).save(g, x, y)
+    return out
+
+
+class MseLossBackwardBackward0(Node):
+    def backward(self, gg):
+        g, x, y = self.saved_tensors
+        # PyTorch: grad_output: mse_loss_backward(grad, self, target); self: 2 * scale *
+        # grad * grad_output (mse_loss_double_backward); target: its negative
+        d_g = _mse_backward(gg, x, y, self.scale) if self.needs_input_grad(0) else None
+        d_x = gg * g * (2.0 * self.scale) if self.needs_input_grad(1) or self.needs_input_grad(2) else None
+        return d_g, (d_x if self.needs_input_grad(1) else None), (-d_x if self.needs_input_grad(2) else None)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -317,6 +379,8 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        if x._dtype is D.float16:
+            return self._half_backward(g, x, y, w, pw)
         if is_grad_enabled():
             from .elementwise import sigmoid
             k = g * scale if w is None else g * scale * w
@@ -333,12 +397,67 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         gx = new_tensor(gx, shape, dt, x.device)
         return gx, (new_tensor(gy, shape, dt, x.device) if self.needs_input_grad(1) else None)
 
+    def _half_backward(self, g, x, y, w, pw):
+        # PyTorch's binary_cross_entropy_with_logits_backward and _target_backward, op for
+        # op (each a Half op)
+        if pw is None:
+            gx = x.sigmoid() - y
+        else:
+            t = pw * y
+            gx = (t + 1 - y) * x.sigmoid() - t
+        gx = gx * g
+        gy = None
+        if self.needs_input_grad(1):
+            if pw is None:
+                gy = -x * g
+            else:
+                gy = (_log_sigmoid(-x) - _log_sigmoid(x) * pw) * g
+        if w is not None:
+            gx = gx * w
+            gy = None if gy is None else gy * w
+        if self.reduction == "mean":
+            gx = gx / self.n
+            gy = None if gy is None else gy / self.n
+        return gx, gy
+
     @staticmethod
     def _ones_or(w, dtype, shape):
         if w is None:
             from .._creation import ones
             return _flat(ones(shape, dtype=dtype))
         return _float_buffer(w, dtype, shape)
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), computed in float32 for float16
+    and rounded once (PyTorch's log_sigmoid kernel)."""
+    from .elementwise import exp, log1p
+    src = x.float() if x._dtype is D.float16 else x
+    out = src.clamp(max=0) - log1p(exp(-src.abs()))
+    return out.half() if x._dtype is D.float16 else out
+
+
+def _bce_logits_half(x, y, weight, pos_weight, reduction):
+    """PyTorch's composite binary_cross_entropy_with_logits on Half, each op rounding:
+    (1 - y) * x - log_sigmoid(x) * ((pos_weight - 1) * y + 1), times weight, reduced."""
+    with no_grad():
+        ls = _log_sigmoid(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight - 1) * y + 1)
+        loss = (1 - y) * x - ls
+        if weight is not None:
+            loss = loss * weight
+        if reduction == "mean":
+            loss = loss.mean()
+        elif reduction == "sum":
+            loss = loss.sum()
+    out = copy_raw(loss)
+    if needs_grad(x, y):
+        node = record(BinaryCrossEntropyWithLogitsBackward0, (x, y), (out,), reduction=reduction, n=x.numel(),
+                      weight_t=None if weight is None else weight.detach(),
+                      pos_weight_t=None if pos_weight is None else pos_weight.detach())
+        node.save(x, y)
+    return out
 
 
 def _softplus_neg(x):
@@ -354,6 +473,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(y.shape) != tuple(x.shape):
         raise ValueError(f"Target size ({y.shape}) must be the same as input size ({x.shape})")
     check_same_device(x, y, weight, pos_weight)
+    if x.dtype is D.float16 and all(t is None or t.dtype is D.float16 for t in (y, weight, pos_weight)):
+        return _bce_logits_half(x, y, weight, pos_weight, reduction)
     dt = x.dtype
     shape = x.shape
     be = backend_of(x)

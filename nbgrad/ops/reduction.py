@@ -7,7 +7,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims)
+from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -29,7 +29,9 @@ def _check_flag(op, name, value):
         raise TypeError(f"{op}(): argument '{name}' must be bool, not {type(value).__name__}")
 
 
-_NO_IDENTITY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin"})
+def _opmath(dtype):
+    """The dtype PyTorch computes a dtype's math in: float32 for float16."""
+    return D.float32 if dtype is D.float16 else dtype
 
 
 def _kept_shape(shape, dims, keepdim):
@@ -46,16 +48,16 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op == "var":
-            return new_tensor(backend_of(x).full(1, out_dtype.np, math.nan), shape, out_dtype, x.device)
+        if op == "var":       # one element: 0, or nan without degrees of freedom
+            value = math.nan if kw.get("correction", 1) >= 1 else 0.0
+            return new_tensor(backend_of(x).full(1, out_dtype.np, value), shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
-    if op in _NO_IDENTITY and x.dim():
-        for d in dims:
-            if x._shape[d] == 0:
-                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
-    if x.numel() == 0 and op in _NO_IDENTITY:
-        # the reduced dims are non-empty, another one is empty: an empty result
-        return new_tensor(backend_of(x).full(0, out_dtype.np, 0), shape, out_dtype, x.device)
+    if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
+        empty = [d for d in dims if x._shape[d] == 0]
+        if empty:
+            raise IndexError(f"{op}(): Expected reduction dim {empty[0]} to have non-zero size.")
+        # reducing non-empty dims of an empty tensor: an empty result, no identity needed
+        return new_tensor(backend_of(x).empty(0, out_dtype.np), shape, out_dtype, x.device)
     buf = backend_of(x).reduce(op, x._view_tuple(), dims, out_dtype.np, **kw)
     return new_tensor(buf, shape, out_dtype, x.device)
 
@@ -89,7 +91,8 @@ def sum(x, dim=None, keepdim=False, dtype=None):
     _check_flag("sum", "keepdim", keepdim)
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
-    out = _reduce_raw("sum", x, dims, out_dtype, keepdim)
+    # an explicit dtype converts each element first, as PyTorch (f32.sum(dtype=half) adds halves)
+    out = _reduce_raw("sum", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             record(SumBackward0, (x,), (out,), shape=x._shape)
@@ -127,7 +130,9 @@ def mean(x, dim=None, keepdim=False, dtype=None):
     check_dtype("mean", out_dtype)
     dims = wrap_dims(dim, x.dim())
     count = math.prod(x._shape[d] for d in dims) if x.dim() else 1
-    out = _reduce_raw("mean", cast(x, out_dtype), dims, out_dtype, keepdim)
+    # PyTorch's CPU mean to float16: a float32 sum of the input, divided, rounded once
+    acc = _opmath(out_dtype)
+    out = cast(_reduce_raw("mean", cast(x, acc), dims, acc, keepdim), out_dtype)
     if needs_grad(x):
         if dim is None:
             record(MeanBackward0, (x,), (out,), shape=x._shape, count=count)
@@ -150,19 +155,40 @@ class ProdBackward1(Node):
 
 
 def _prod_grad(g, x, out, dims):
-    # Where x has no zeros, d prod / dx = prod / x.  With zeros, use the product of the
-    # others, computed as a product over x with that one element replaced by 1.
+    """PyTorch's prod_backward: g * (out / x) without zeros, else the product of the other
+    elements as exclusive prefix times exclusive suffix products: recorded ops only, so
+    that the gradient is itself differentiable (create_graph) where x holds zeros."""
+    if x.dim() == 0:
+        return g
     if not bool((x == 0).any()):
-        return g * out / x
-    from .elementwise import where
-    ones_x = where(x == 0, 1.0, x)
-    zero_count = sum((x == 0).to(x.dtype), dims, keepdim=True) if dims is not None else sum((x == 0).to(x.dtype))
-    prod_nonzero = prod(ones_x, dims[0], keepdim=True) if dims is not None and len(dims) == 1 else prod(ones_x)
-    prod_nonzero = prod_nonzero.expand(x.shape)
-    zero_count = zero_count.expand(x.shape)
-    # one zero: only that element gets the product of the others; two or more: all zero
-    grad_x = where(x == 0, where(zero_count == 1, prod_nonzero, 0.0), where(zero_count == 0, out / where(x == 0, 1.0, x), 0.0))
-    return g * grad_x
+        return g * (out / x)
+    if dims is None:
+        return (g.reshape(-1) * _prod_of_others(x.reshape(-1), 0)).reshape(x.shape)
+    return g * _prod_of_others(x, dims[0])
+
+
+def _prod_of_others(x, dim):
+    """[b*c, a*c, a*b] for [a, b, c] along dim (PyTorch's prod_safe_zeros_backward)."""
+    n = x.shape[dim]
+    if n == 0:
+        return x
+    from .._creation import ones
+    from .indexing import cat
+    shape = list(x.shape)
+    shape[dim] = 1
+    one = ones(shape, dtype=x.dtype, device=x.device)
+    if n == 1:
+        return one          # an empty product: no function of x (PyTorch's is not recorded either)
+    before = cat([one, x.narrow(dim, 0, n - 1)], dim)        # [1, a, b]
+    after = cat([x.narrow(dim, 1, n - 1), one], dim)         # [b, c, 1]
+    k = 1
+    while k < n:        # log-depth inclusive scans: before -> [1, a, ab], after -> [bc, c, 1]
+        before = cat([before.narrow(dim, 0, k),
+                      before.narrow(dim, k, n - k) * before.narrow(dim, 0, n - k)], dim)
+        after = cat([after.narrow(dim, 0, n - k) * after.narrow(dim, k, n - k),
+                     after.narrow(dim, n - k, k)], dim)
+        k *= 2
+    return before * after
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):
@@ -170,8 +196,8 @@ def prod(x, dim=None, keepdim=False, dtype=None):
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     out_dtype = _sum_dtype(x, dtype)
-    dims = wrap_dims(dim, x.dim())
-    out = _reduce_raw("prod", x, dims, out_dtype, keepdim)
+    dims = wrap_dims(int_dim("prod", dim), x.dim())
+    out = _reduce_raw("prod", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
     if needs_grad(x):
         if dim is None:
             node = record(ProdBackward0, (x,), (out,), shape=x._shape)
@@ -185,8 +211,11 @@ def prod(x, dim=None, keepdim=False, dtype=None):
 class _FullExtremumBackward(Node):
     def backward(self, g):
         x, out = self.saved_tensors
-        mask = (x == out).to(g.dtype)
-        return mask * (g / mask.sum())        # ties share the gradient evenly
+        # PyTorch's evenly_distribute_backward: ties share the gradient evenly, and a NaN
+        # result is every NaN element's
+        mask = x.isnan() if bool(out.isnan()) else x == out
+        mask = mask.to(g.dtype)
+        return mask * (g / mask.sum())
 
 
 class MaxBackward1(_FullExtremumBackward):
@@ -221,7 +250,8 @@ class _AmaxBackward(Node):
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
         mask = (x == out).to(g.dtype)
         count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * mask / count
+        # PyTorch's scale_grad_by_count: (grad / count) * mask
+        return (_expand_back(g, self.shape, self.dims, self.keepdim) / count) * mask
 
 
 class AmaxBackward0(_AmaxBackward):
@@ -243,7 +273,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         if needs_grad(x):
             record(full_node, (x,), (out,)).save(x, out, outputs=(out,))
         return out
-    d = wrap_dims(dim, x.dim())[0]
+    d = _wrap(int_dim("max" if is_max else "min", dim), x.dim())
     if x.dim() == 0:
         from .._creation import zeros
         values = copy_raw(x)
@@ -300,6 +330,7 @@ def _arg(op):
         _check_flag(op, "keepdim", keepdim)
         if isinstance(dim, (tuple, list)):
             raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        int_dim(op, dim)
         check_dtype(op, x._dtype)
         if dim is None:
             if x.numel() == 0:
@@ -355,15 +386,23 @@ def _correction(unbiased, correction):
     return 1 if unbiased else 0
 
 
+def _var_grad(g, x, shape, dims, keepdim, correction, full):
+    """PyTorch's var_backward: (2 / (n - correction)) * g * (x - mean).  Over all elements
+    with n <= correction it is nan where x equals its mean and inf elsewhere."""
+    n = math.prod(shape[d] for d in dims) if dims else 1
+    dof = n - correction
+    g = _expand_back(g, shape, dims, keepdim)
+    if full and dof <= 0:
+        from .elementwise import where
+        return g * where(x == x.mean(), math.nan, math.inf)
+    scale = 2.0 / dof if dof else math.inf
+    return (g * scale) * (x - x.mean(dims, keepdim=True))
+
+
 class VarBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims and self.shape else 1
-        centered = x - x.mean(self.dims, keepdim=True)
-        denom = n - self.correction
-        # n == correction: PyTorch's C++ double division gives inf (times a zero deviation: nan)
-        scale = 2.0 / denom if denom else math.inf
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * scale
+        return _var_grad(g, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -372,20 +411,18 @@ def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dims = wrap_dims(dim, x.dim())
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
     if needs_grad(x):
-        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr).save(x)
+        record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
+               full=dim is None or x.dim() == 0).save(x)
     return out
 
 
 class StdBackward0(Node):
     def backward(self, g):
+        # PyTorch's std_backward: var_backward of g / (2 * std), masked to 0 where std == 0
         x, out = self.saved_tensors
-        n = math.prod(self.shape[d] for d in self.dims) if self.dims and self.shape else 1
-        centered = x - x.mean(self.dims, keepdim=True)
         from .elementwise import where
-        denom = n - self.correction
-        ratio = where(out == 0, 0.0, g / out)      # PyTorch masks a zero std to a zero gradient
-        scale = _expand_back(ratio * (1.0 / denom if denom else math.inf), self.shape, self.dims, self.keepdim)
-        return scale * centered
+        gv = where(out == 0, 0.0, g / (out * 2))
+        return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -393,11 +430,12 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
     from .elementwise import _unary_raw
-    v = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
-    out = _unary_raw("sqrt", v)
+    acc = _opmath(x._dtype)     # float16: sqrt of the float32 variance, rounded once
+    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr)
+    out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
-               correction=corr).save(x, out, outputs=(out,))
+               correction=corr, full=dim is None or x.dim() == 0).save(x, out, outputs=(out,))
     return out
 
 
@@ -422,21 +460,28 @@ def logsumexp(x, dim, keepdim=False):
 
 class LinalgVectorNormBackward0(Node):
     def backward(self, g):
+        # PyTorch's norm_backward, branch for branch (each masked where it divides by 0)
         x, out = self.saved_tensors
         p = self.p
         from .elementwise import sign, where
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
-        if p == 2:
-            return g * where(out == 0, 0.0, x / out)
+        if p == 0:
+            return None                   # PyTorch: no gradient (x.grad stays None)
         if p == 1:
             return g * sign(x)
+        if p == 2:
+            return g * where(out == 0, 0.0, x / out)
         if p == math.inf or p == -math.inf:
-            mask = (x.abs() == out).to(x.dtype)
+            a = x.abs()
+            mask = ((a == out) | a.isnan()).to(x.dtype)
             count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-            return g * sign(x) * mask / count
-        # general p: |x|^(p-1) sign(x) / ||x||^(p-1)
-        return g * sign(x) * x.abs().pow(p - 1) / where(out == 0, 1.0, out).pow(p - 1)
+            return sign(x) * ((g / count) * mask)
+        if p < 1:
+            scaled = sign(x) * where(x == 0, 0.0, x.abs().pow(p - 1))
+            return scaled * g * out.pow(1 - p)
+        scaled = sign(x) * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+        return scaled * where(out == 0, 0.0, g / out.pow(p - 1))
 
 
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
@@ -456,6 +501,8 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not "
                                    "have an identity")
     from .elementwise import _unary_raw, _binary_raw
+    result = x
+    x = cast(x, _opmath(x._dtype))   # float16: the whole norm in float32, rounded once
     a = _unary_raw("abs", x)
     if p == math.inf:
         out = _reduce_raw("amax", a, dims, x._dtype, keepdim) if x.numel() else _reduce_raw("sum", a, dims, x._dtype, keepdim)
@@ -470,6 +517,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     else:
         s = _reduce_raw("sum", _binary_raw("pow", a, p, x._dtype), dims, x._dtype, keepdim)
         out = _binary_raw("pow", s, 1.0 / p, x._dtype)
+    x, out = result, cast(out, result._dtype)
     if needs_grad(x):
         record(LinalgVectorNormBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                p=p).save(x, out, outputs=(out,))
@@ -477,21 +525,66 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # -- softmax ---------------------------------------------------------------------
+def _in_opmath(fn, g, y):
+    """fn(g, y) computed as PyTorch's fused Half backward kernels do: in float32, rounded
+    once to float16 (recorded casts, so create_graph=True still differentiates)."""
+    if g._dtype is D.float16 and y._dtype is D.float16:
+        return fn(g.float(), y.float()).half()
+    return fn(g, y)
+
+
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        gy = g * y
-        return gy - y * gy.sum(self.dim, keepdim=True)
+        return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, False), g, y)
 
 
 class LogSoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
+        return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, True), g, y)
+
+
+def _softmax_backward_data(g, y, dim, log):
+    """PyTorch's _softmax_backward_data / _log_softmax_backward_data as one op: computed
+    unrecorded, recorded as one node (create_graph) with PyTorch's double-backward formulas."""
+    from ..autograd.grad_mode import no_grad
+    from .elementwise import exp
+    with no_grad():
+        if log:
+            out = g - exp(y) * g.sum(dim, keepdim=True)
+        else:
+            gy = g * y
+            out = gy - y * gy.sum(dim, keepdim=True)
+    if needs_grad(g, y):
+        node_cls = LogSoftmaxBackwardDataBackward0 if log else SoftmaxBackwardDataBackward0
+        record(node_cls, (g, y), (out,), dim=dim).save(g, y)
+    return out
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
+        d = self.dim
+        d_g = _softmax_backward_data(gg, y, d, False) if self.needs_input_grad(0) else None
+        # softmax_double_backward(grad, grad_output, dim, output)
+        d_y = (g * gg - (y * g).sum(d, keepdim=True) * gg - g * (y * gg).sum(d, keepdim=True)
+               if self.needs_input_grad(1) else None)
+        return d_g, d_y
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    def backward(self, gg):
+        g, y = self.saved_tensors
         from .elementwise import exp
-        return g - exp(y) * g.sum(self.dim, keepdim=True)
+        d = self.dim
+        d_g = gg - (gg * exp(y)).sum(d, keepdim=True) if self.needs_input_grad(0) else None
+        d_y = -g.sum(d, keepdim=True) * exp(y) * gg if self.needs_input_grad(1) else None
+        return d_g, d_y
 
 
 def _softmax(x, dim, dtype, log, node_cls):
+    d = _wrap(int_dim("log_softmax" if log else "softmax", dim), x.dim())
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))
@@ -505,10 +598,8 @@ def _softmax(x, dim, dtype, log, node_cls):
         buf = backend_of(src).softmax((buf_, off, (1,), (1,)), 0, log)
         out = new_tensor(buf, src._shape, src._dtype, src.device)
     else:
-        d = wrap_dims(dim, x.dim())[0]
         buf = backend_of(src).softmax(src._view_tuple(), d, log)
         out = new_tensor(buf, src._shape, src._dtype, src.device)
-    d = wrap_dims(dim, x.dim())[0] if x.dim() else 0
     if needs_grad(x):
         record(node_cls, (x,), (out,), dim=d).save(out, outputs=(out,))
     return out

@@ -3,7 +3,7 @@ of the values goes back to those indices."""
 from .. import _dtype as D
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import backend_of, copy_raw, needs_grad, new_tensor, record, _wrap
+from ._graph import backend_of, copy_raw, int_dim, needs_grad, new_tensor, record, _wrap
 from .reduction import ReductionResult
 from . import views as V
 
@@ -23,11 +23,11 @@ class TopkBackward0(_PlaceAtIndicesBackward):
     pass
 
 
-def _sorted(x, dim, descending):
+def _sorted(x, dim, descending, op="sort"):
+    d = _wrap(int_dim(op, dim), x.dim())
     if x.dim() == 0:
         from .._creation import zeros
         return copy_raw(x), zeros((), dtype=D.int64, device=x.device), 0
-    d = _wrap(dim, x.dim())
     vbuf, ibuf = backend_of(x).sort(x._view_tuple(), d, bool(descending))
     return (new_tensor(vbuf, x._shape, x._dtype, x.device),
             new_tensor(ibuf, x._shape, D.int64, x.device), d)
@@ -41,12 +41,12 @@ def sort(x, dim=-1, descending=False, stable=False):
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
-    return _sorted(x, dim, descending)[1]
+    return _sorted(x, dim, descending, "argsort")[1]
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
     check_dtype("topk", x._dtype)
-    n = x._shape[_wrap(dim, x.dim())] if x.dim() else 1
+    n = x._shape[_wrap(int_dim("topk", dim), x.dim())] if x.dim() else _wrap(int_dim("topk", dim), 0) + 1
     if k < 0 or k > n:
         raise RuntimeError(f"selected index k out of range")
     values, indices, d = _sorted(x, dim, largest)

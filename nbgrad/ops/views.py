@@ -2,25 +2,95 @@
 
 A view shares its base's Storage and VersionCounter, and remembers the root
 base in `_base`.  Gradients of windowing views (select, slice, split, diagonal,
-as_strided) go through `restride`: scatter the gradient into a zero buffer laid
-out like the storage, then read it back with the input's geometry.
+as_strided) go through `restride`: scatter the gradient into a zero buffer, then
+read it back with the input's geometry.  Windowing views do this in their input's
+logical index space (PyTorch's select_backward writes into zeros(input_sizes)),
+so an input that overlaps itself (expanded, 0 strides) gets each element's
+gradient once; only as_strided is defined on storage.
 """
 import math
 
 from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
 from ..autograd.node import Node
-from ._graph import backend_of, needs_grad, new_tensor, record, wrap_dims, _wrap
+from ._graph import backend_of, cast, needs_grad, new_tensor, record, wrap_dims, _wrap
 
 
-def make_view(x, shape, strides, offset):
-    """A new Tensor object aliasing x's memory (no autograd recording)."""
+# PyTorch's CreationMeta: how a view was made, which decides whether an in-place change
+# of it (or of its base) may rewrite its history.  Stored on a view only when not DEFAULT.
+DEFAULT = "DEFAULT"
+NO_GRAD_MODE = "NO_GRAD_MODE"            # made under no_grad
+INFERENCE_MODE = "INFERENCE_MODE"        # made under inference_mode
+MULTI_OUTPUT_NODE = "MULTI_OUTPUT_NODE"  # one of several views of one op (unbind, split, chunk)
+IN_CUSTOM_FUNCTION = "IN_CUSTOM_FUNCTION"
+
+
+def make_view(x, shape, strides, offset, multi_output=False):
+    """A new Tensor object aliasing x's memory (no autograd recording).
+
+    The one place views are made: it sets the root base, the version the view's
+    history is valid for, its creation meta (PyTorch's rules, propagated from a view
+    of a view) and requires_grad, which a view has whenever its base does, also when
+    made under no_grad (its grad_fn is then None)."""
     v = Tensor._make(x._storage, Size(shape), tuple(strides), offset, x._dtype, x._vc)
-    v._base = x._base if x._base is not None else x
+    base = x._base
+    if _grad_state.inference:
+        meta = INFERENCE_MODE
+    elif not _grad_state.enabled:
+        meta = NO_GRAD_MODE
+    else:
+        meta = MULTI_OUTPUT_NODE if multi_output else DEFAULT
+    if base is None:
+        base = x
+    else:
+        prev = x._creation_meta
+        if meta is DEFAULT or prev is INFERENCE_MODE:
+            meta = prev
+    v._base = base
     v._view_version = x._vc.value
+    if meta is not DEFAULT:
+        v._creation_meta = meta
+    if base._requires_grad:
+        v._requires_grad = True
     return v
+
+
+def view_rebase_error(view, indirect=False):
+    """PyTorch's handle_view_on_rebase: the error for an in-place change that would rewrite
+    the history of a view whose creation meta forbids it (None when it is allowed)."""
+    from ..autograd.node import node_label
+    meta = view._creation_meta
+    if meta is DEFAULT:
+        return None
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta is INFERENCE_MODE or meta is NO_GRAD_MODE or fn is None:
+        prefix = (f"Output {view._output_nr} of {node_label(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        if meta is INFERENCE_MODE:
+            msg = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view._output_nr} of {node_label(fn)} is a view and {modified} modified inplace."
+    if meta is MULTI_OUTPUT_NODE:
+        msg += (" This view is the output of a function that returns multiple views. Such functions do not"
+                " allow the output views to be modified inplace. You should replace the inplace operation by an"
+                " out-of-place one.")
+    elif meta is NO_GRAD_MODE or meta is INFERENCE_MODE:
+        block = "no_grad" if meta is NO_GRAD_MODE else "inference_mode"
+        msg += (" Given that this use case is ambiguous and error-prone, it is forbidden."
+                " You can clarify your code by moving both the view and the inplace either both"
+                f" inside the {block} block (if you don't want the inplace to be tracked) or both outside (if you want"
+                " the inplace to be tracked).")
+    else:
+        msg += (" This view was created inside a custom Function (or because an input was returned as-is) and the"
+                " autograd logic to handle view+inplace would override the custom backward associated with the custom"
+                " Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by"
+                " cloning the output of the custom Function.")
+    return RuntimeError(msg)
 
 
 def _geometry(t):
@@ -35,19 +105,61 @@ def _span(geom):
     return offset, offset + sum((n - 1) * s for n, s in zip(shape, strides))
 
 
+def _logical(shape):
+    """The geometry of a tensor's own index space: contiguous, offset 0."""
+    return (tuple(shape), contiguous_strides(tuple(shape)), 0)
+
+
 class RestrideBackward(Node):
     """Backward of restride: read the gradient with each source's geometry."""
 
     def backward(self, g):
-        return tuple(restride([(g, self.dst)], src_geom, self.dtype)
+        return tuple(restride([(g, self.dst)], src_geom, self.dtype, self.divide)
                      if self.needs_input_grad(i) else None
                      for i, src_geom in enumerate(self.srcs))
 
 
-def restride(sources, dst_geom, dtype=None):
+def _scatter(be, buf, lo, t, geom, dtype):
+    """Add t's values into buf at geometry geom (elements sharing memory add up)."""
+    shape, strides, offset = geom
+    if is_non_overlapping(shape, strides):
+        be.copy(cast(t, dtype)._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
+        return
+    from .indexing import _flat_buffer
+    be.put(buf, _flat_buffer(_positions(geom, lo, t.device)), _flat_buffer(cast(t, dtype)), True)
+
+
+def _positions(geom, lo, device):
+    """int64 tensor of geom's shape: each element's position in a buffer starting at lo."""
+    from .indexing import _grid_positions
+    from .._creation import full
+    shape, strides, offset = geom
+    with no_grad():
+        pos = full(tuple(shape), offset - lo, dtype=D.int64, device=device)
+        grid = _grid_positions(tuple(shape), tuple(strides), None, device)
+        return (pos if grid is None else pos + grid).contiguous()
+
+
+# What PyTorch calls the backward of each windowing view's backward (select_backward's
+# node is SelectBackwardBackward0, unbind's backward is a stack, split's a cat).
+class SelectBackwardBackward0(RestrideBackward): pass
+class SliceBackwardBackward0(RestrideBackward): pass
+class DiagonalBackwardBackward0(RestrideBackward): pass
+class _AsStridedOfGradient(RestrideBackward): pass
+_AsStridedOfGradient.__name__ = "AsStridedBackward0"     # as_strided_backward is as_strided ops
+class StackBackward0(RestrideBackward): pass
+class CatBackward0(RestrideBackward): pass
+
+
+def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward):
     """Write each (tensor, geometry) into a zero buffer at that geometry, then return the
     buffer read at dst_geom as a new contiguous tensor.  Geometries are absolute
-    (shape, strides, offset) triples on one notional storage."""
+    (shape, strides, offset) triples on one notional buffer: windowing views use their
+    input's logical index space (`_logical`), only as_strided uses storage.
+
+    divide: a geometry that overlaps itself (an as_strided input with 0 strides); each
+    buffer element is divided by how many of its elements read it, as PyTorch's
+    as_strided_backward does, so that the map stays the adjoint of its own backward."""
     tensors = [t for t, _ in sources]
     first = tensors[0]
     dtype = dtype or first._dtype
@@ -56,35 +168,39 @@ def restride(sources, dst_geom, dtype=None):
     for _, geom in sources:
         a, b = _span(geom)
         lo, hi = min(lo, a), max(hi, b)
+    if divide is not None:
+        a, b = _span(divide)
+        lo, hi = min(lo, a), max(hi, b)
     buf = be.full(hi - lo + 1, dtype.np, 0)
-    for t, (shape, strides, offset) in sources:
-        if is_non_overlapping(shape, strides):
-            be.copy(t._view_tuple(), (buf, offset - lo, tuple(shape), tuple(strides)))
-        else:
-            # elements sharing memory (as_strided overlaps) add up, as their gradients must
-            from .indexing import _flat_buffer
-            from ._graph import cast
-            from ..autograd.grad_mode import no_grad
-            with no_grad():
-                from .indexing import _grid_positions
-                from .._creation import full
-                pos = full(tuple(shape), offset - lo, dtype=D.int64, device=t.device)
-                grid = _grid_positions(tuple(shape), tuple(strides), None, t.device)
-                pos = (pos if grid is None else pos + grid).contiguous()
-            be.put(buf, _flat_buffer(pos), _flat_buffer(cast(t, dtype)), True)
+    for t, geom in sources:
+        _scatter(be, buf, lo, t, geom, dtype)
+    if divide is not None:
+        count = be.full(hi - lo + 1, dtype.np, 0)
+        with no_grad():
+            from .._creation import ones
+            _scatter(be, count, lo, ones(divide[0], dtype=dtype, device=first.device), divide, dtype)
+            n = hi - lo + 1
+            b = new_tensor(buf, (n,), dtype, first.device)
+            c = new_tensor(count, (n,), dtype, first.device)
+            buf = (b / c.clamp(min=1))._storage.buffer
     shape, strides, offset = dst_geom
-    out_buf = be.empty(math.prod(shape), dtype.np)
-    be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
+    n = math.prod(shape)
+    if offset == lo and len(buf) == n and tuple(strides) == contiguous_strides(tuple(shape)):
+        out_buf = buf               # the buffer already is the result: no second copy
+    else:
+        out_buf = be.empty(n, dtype.np)
+        be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
     out = new_tensor(out_buf, shape, dtype, first.device)
     if needs_grad(*tensors):
-        record(RestrideBackward, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom, dtype=dtype)
+        record(node_cls, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
+               dtype=dtype, divide=divide)
     return out
 
 
 def _window_backward(node, grads):
     """Gradient of a windowing view (or several, for split/unbind) w.r.t. its input."""
     pairs = [(g, geom) for g, geom in zip(grads, node.view_geoms) if g is not None]
-    return restride(pairs, node.input_geom, node.dtype)
+    return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node)
 
 
 class _WindowNode(Node):
@@ -92,20 +208,31 @@ class _WindowNode(Node):
         return _window_backward(self, grads)
 
 
-class SelectBackward0(_WindowNode): pass
-class SliceBackward0(_WindowNode): pass
-class DiagonalBackward0(_WindowNode): pass
-class AsStridedBackward0(_WindowNode): pass
-class UnbindBackward0(_WindowNode): pass
-class SplitBackward0(_WindowNode): pass
-class SplitWithSizesBackward0(_WindowNode): pass
+class SelectBackward0(_WindowNode):
+    backward_node = SelectBackwardBackward0
+class SliceBackward0(_WindowNode):
+    backward_node = SliceBackwardBackward0
+class DiagonalBackward0(_WindowNode):
+    backward_node = DiagonalBackwardBackward0
+class AsStridedBackward0(_WindowNode):
+    backward_node = _AsStridedOfGradient
+class UnbindBackward0(_WindowNode):
+    backward_node = StackBackward0
+class SplitBackward0(_WindowNode):
+    backward_node = CatBackward0
+class SplitWithSizesBackward0(_WindowNode):
+    backward_node = CatBackward0
 
 
-def _window(x, node_cls, views):
-    """Record a windowing node for views (a list) of x."""
+def _window(x, node_cls, geom_fn, multi_output=False):
+    """The views of x that geom_fn(shape, strides, offset) -> [geometry, ...] describes,
+    with their windowing node.  The node keeps the views' geometries in x's logical
+    index space (geom_fn applied to contiguous strides), not in storage."""
+    views = [make_view(x, *g, multi_output) for g in geom_fn(x._shape, x._stride, x._offset)]
     if needs_grad(x):
-        record(node_cls, (x,), views, input_geom=_geometry(x),
-               view_geoms=[_geometry(v) for v in views], dtype=x._dtype)
+        logical = _logical(x._shape)
+        record(node_cls, (x,), views, input_geom=logical, view_geoms=geom_fn(*logical),
+               dtype=x._dtype, divide=None)
     return views
 
 
@@ -115,11 +242,14 @@ def _infer_shape(shape, numel):
     neg = [i for i, n in enumerate(shape) if n == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for n in shape:
+    for i, n in enumerate(shape):
         if not isinstance(n, int) or n < -1:
-            raise RuntimeError(f"invalid shape dimension {n}")
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {shape}")
     known = math.prod(n for n in shape if n != -1)
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because the "
+                               f"unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
@@ -183,6 +313,10 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    """reshape of a non-contiguous tensor that can still be viewed (PyTorch's _reshape_alias)."""
+
+
 def view(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
@@ -203,21 +337,35 @@ def view_dtype(x, dtype):
         raise RuntimeError("view(dtype) with a different element size is not supported")
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
     from .._storage import Storage
-    out = Tensor._make(Storage(arr.view(dtype.np), x.device), x._shape, x._stride, x._offset, dtype, x._vc)
-    out._base = x._base if x._base is not None else x
-    return out
+    # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
+    root = x._storage.root or x._storage
+    return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
 
 
 def reshape(x, *shape):
     shape = _infer_shape(_shape_args(shape, "reshape", "shape"), x.numel())
     strides = _view_strides(tuple(x._shape), x._stride, shape)
     if strides is not None:
-        return view(x, shape)
+        if x.is_contiguous():
+            return view(x, shape)
+        out = make_view(x, shape, strides, x._offset)
+        if needs_grad(x):
+            record(ReshapeAliasBackward0, (x,), (out,), shape=x._shape)
+        return out
     from .copying import contiguous
     c = contiguous(x)
     out = Tensor._make(c._storage, Size(shape), contiguous_strides(shape), 0, c._dtype, c._vc)
     if needs_grad(c):
         record(UnsafeViewBackward0, (c,), (out,), shape=c._shape)
+    return out
+
+
+def unsafe_view(x, shape):
+    """PyTorch's _unsafe_view: a fresh contiguous result (that nothing else holds)
+    reshaped, without becoming a view of it."""
+    out = Tensor._make(x._storage, Size(shape), contiguous_strides(shape), x._offset, x._dtype, x._vc)
+    if needs_grad(x):
+        record(UnsafeViewBackward0, (x,), (out,), shape=x._shape)
     return out
 
 
@@ -230,9 +378,9 @@ def reshape_as(x, other):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if x.dim() == 0:
         return reshape(x, (1,))
-    s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -243,12 +391,28 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 def unflatten(x, dim, sizes):
     if x.dim() == 0:
-        raise RuntimeError("unflatten got an unexpected error: Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
-    if -1 in sizes:
-        sizes = _infer_shape(sizes, x._shape[d])
-    if math.prod(sizes) != x._shape[d]:
+    for i, n in enumerate(sizes):
+        if isinstance(n, (float, bool)) or not hasattr(n, "__index__"):
+            raise TypeError(f"unflatten(): argument 'sizes' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(n).__name__}\"")
+    sizes = tuple(int(n) for n in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = math.prod(n for n in sizes if n != -1)
+    if -1 in sizes and not (known == 0 and x._shape[d]) and not (known and x._shape[d] % known):
+        try:
+            sizes = _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    elif any(n < -1 for n in sizes) or sizes.count(-1) > 1:
+        try:
+            _infer_shape(sizes, x._shape[d])
+        except RuntimeError as e:
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    if math.prod(sizes) != x._shape[d] or -1 in sizes:
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} ({x._shape[d]}) in the input tensor")
     return view(x, x._shape[:d] + sizes + x._shape[d + 1:])
 
@@ -260,6 +424,7 @@ class SqueezeBackward0(Node):
 
 class SqueezeBackward1(SqueezeBackward0): pass
 class SqueezeBackward2(SqueezeBackward0): pass
+class SqueezeBackward4(SqueezeBackward0): pass      # PyTorch's squeeze_(dim): matmul's 1-D @ 2-D
 class UnsqueezeBackward0(SqueezeBackward0): pass
 
 
@@ -268,7 +433,7 @@ def squeeze(x, dim=None):
         keep = [i for i, n in enumerate(x._shape) if n != 1]
         node_cls = SqueezeBackward0
     else:
-        dims = wrap_dims(dim, x.dim()) if x.dim() else ()
+        dims = wrap_dims(dim, x.dim())
         keep = [i for i, n in enumerate(x._shape) if not (i in dims and n == 1)]
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
@@ -310,8 +475,8 @@ class PermuteBackward0(Node):
 
 
 def _transposed(x, d0, d1):
-    if x.dim() == 0:
-        return make_view(x, (), (), x._offset)   # dims 0 and -1 of a 0-dim tensor: itself
+    if x.dim() == 0:                    # dims 0 / -1 of a 0-dim tensor: itself
+        return make_view(x, (), (), x._offset)
     shape, strides = list(x._shape), list(x._stride)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     strides[d0], strides[d1] = strides[d1], strides[d0]
@@ -353,6 +518,8 @@ def T(x):
 
 
 def mT(x):
+    if x.dim() == 0:
+        return x                        # PyTorch: the identity on 0-dim tensors (deprecated)
     if x.dim() < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(x, -2, -1)
@@ -367,6 +534,8 @@ def movedim(x, source, destination):
         return permute(x, ())
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
+    if x.dim() == 0:
+        return alias(x)
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s
@@ -382,7 +551,12 @@ class ExpandBackward0(Node):
 
 
 def expand(x, *sizes):
-    sizes = _shape_args(sizes, "expand", "size")
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    from .._checks import int_tuple
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
+        sizes = sizes[0]
+    sizes = int_tuple(sizes, "expand", "size", 1)
     if len(sizes) < x.dim():
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "
@@ -391,7 +565,7 @@ def expand(x, *sizes):
     shape, strides = [], []
     for i, n in enumerate(sizes):
         if i < lead:
-            if n < 0:
+            if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
             shape.append(n)
             strides.append(0)
@@ -409,6 +583,8 @@ def expand(x, *sizes):
             raise RuntimeError(
                 f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
+    from .._checks import check_numel
+    check_numel(shape)   # a negative size or an element count past int64, as PyTorch
     out = make_view(x, shape, strides, x._offset)
     if needs_grad(x):
         record(ExpandBackward0, (x,), (out,), shape=x._shape)
@@ -430,23 +606,35 @@ def select(x, dim, index):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     index = int(index)
+    if not -2 ** 63 <= index < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
     if index < -n or index >= n:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
     index %= n
-    out = make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
-                    x._offset + index * x._stride[d])
-    return _window(x, SelectBackward0, [out])[0]
+    return _window(x, SelectBackward0, lambda sh, st, off: [_select_geom(sh, st, off, d, index)])[0]
 
 
-def _slice_view(x, d, start, stop, step):
-    n = x._shape[d]
+def _select_geom(shape, strides, offset, d, index):
+    return (tuple(shape[:d]) + tuple(shape[d + 1:]), tuple(strides[:d]) + tuple(strides[d + 1:]),
+            offset + index * strides[d])
+
+
+def _slice_geom(shape, strides, offset, d, start, stop, step):
+    n = shape[d]
     start, stop, _ = slice(start, stop, step).indices(n)
     length = max(0, (stop - start + step - 1) // step)
-    shape = list(x._shape)
-    strides = list(x._stride)
+    shape = list(shape)
+    new_strides = list(strides)
     shape[d] = length
-    strides[d] = x._stride[d] * step
-    return make_view(x, shape, strides, x._offset + (start * x._stride[d] if length else 0))
+    new_strides[d] = strides[d] * step
+    if length <= 1 and not -2 ** 63 <= new_strides[d] < 2 ** 63:
+        new_strides[d] = strides[d]   # x[::2**70]: one element, and no stride past int64
+    # PyTorch's offset even for an empty slice: start (clamped to [0, n]) times the stride
+    return (tuple(shape), tuple(new_strides), offset + start * strides[d])
+
+
+def _slice_view(x, d, start, stop, step, multi_output=False):
+    return make_view(x, *_slice_geom(x._shape, x._stride, x._offset, d, start, stop, step), multi_output)
 
 
 def slice_dim(x, dim, start=None, stop=None, step=1):
@@ -455,8 +643,7 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
     if step <= 0:
         raise ValueError("step must be greater than zero")
     d = _wrap(dim, x.dim())
-    out = _slice_view(x, d, start, stop, step)
-    return _window(x, SliceBackward0, [out])[0]
+    return _window(x, SliceBackward0, lambda sh, st, off: [_slice_geom(sh, st, off, d, start, stop, step)])[0]
 
 
 def narrow(x, dim, start, length):
@@ -465,6 +652,10 @@ def narrow(x, dim, start, length):
     d = _wrap(dim, x.dim())
     n = x._shape[d]
     start = int(start)
+    if not (-2 ** 63 <= start < 2 ** 63 and -2 ** 63 <= length < 2 ** 63):
+        raise ValueError("Overflow when unpacking long long")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:
@@ -478,9 +669,10 @@ def unbind(x, dim=0):
     if x.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
-    outs = [make_view(x, x._shape[:d] + x._shape[d + 1:], x._stride[:d] + x._stride[d + 1:],
-                      x._offset + i * x._stride[d]) for i in range(x._shape[d])]
-    return tuple(_window(x, UnbindBackward0, outs))
+    n = x._shape[d]
+    return tuple(_window(x, UnbindBackward0,
+                         lambda sh, st, off: [_select_geom(sh, st, off, d, i) for i in range(n)],
+                         multi_output=True))
 
 
 def split(x, split_size_or_sections, dim=0):
@@ -490,78 +682,118 @@ def split(x, split_size_or_sections, dim=0):
     n = x._shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size <= 0 and n:
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         node_cls = SplitBackward0
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                               f"split_sizes={sizes}")
         if sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at dimension {d}), but got split_sizes={sizes}")
         node_cls = SplitWithSizesBackward0
-    outs, start = [], 0
+    bounds = [0]
     for s in sizes:
-        outs.append(_slice_view(x, d, start, start + s, 1))
-        start += s
-    return tuple(_window(x, node_cls, outs))
+        bounds.append(bounds[-1] + s)
+
+    def geoms(sh, st, off):
+        return [_slice_geom(sh, st, off, d, a, b, 1) for a, b in zip(bounds, bounds[1:])]
+    return tuple(_window(x, node_cls, geoms, multi_output=True))
 
 
 def chunk(x, chunks, dim=0):
     if x.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0")
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
-    size = -(-n // chunks) if n else 1
+    size = -(-n // chunks)
+    if n == 0:
+        # PyTorch keeps the number of chunks of an empty dim: split_with_sizes([0] * chunks)
+        return split(x, [0] * chunks, d)
     return split(x, size, d)
 
 
 def tensor_split(x, sections, dim=0):
+    """Slices of x along dim, each its own SliceBackward0 as in PyTorch.  Indices wrap and
+    clamp as slice bounds do (a decreasing index gives an empty piece, never a negative size)."""
+    if x.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
+    if isinstance(sections, Tensor):
+        sections = sections.item() if sections.dim() == 0 else sections.tolist()
     if isinstance(sections, int):
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
         q, r = divmod(n, sections)
-        sizes = [q + 1] * r + [q] * (sections - r)
+        bounds, start = [], 0
+        for k in range(sections):
+            stop = start + q + (1 if k < r else 0)
+            bounds.append((start, stop))
+            start = stop
     else:
-        bounds = [0] + [min(max(int(b), 0), n) for b in sections] + [n]
-        sizes = [max(0, b - a) for a, b in zip(bounds, bounds[1:])]
-    return split(x, sizes, d)
+        idx = [int(b) for b in sections]
+        starts = [0] + idx
+        stops = idx + [None]
+        bounds = list(zip(starts, stops))
+    return tuple(slice_dim(x, d, a, b, 1) for a, b in bounds)
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
     d1, d2 = _wrap(dim1, x.dim()), _wrap(dim2, x.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n1, n2 = x._shape[d1], x._shape[d2]
+    if not -2 ** 63 <= offset < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return _window(x, DiagonalBackward0, lambda sh, st, off: [_diagonal_geom(sh, st, off, offset, d1, d2)])[0]
+
+
+def _diagonal_geom(shape, strides, base, offset, d1, d2):
+    n1, n2 = shape[d1], shape[d2]
     if offset >= 0:
         length = max(0, min(n1, n2 - offset))
-        start = x._offset + offset * x._stride[d2]
+        start = base + offset * strides[d2]
     else:
         length = max(0, min(n1 + offset, n2))
-        start = x._offset - offset * x._stride[d1]
+        start = base - offset * strides[d1]
     if length == 0:
-        start = x._offset
-    keep = [i for i in range(x.dim()) if i not in (d1, d2)]
-    shape = [x._shape[i] for i in keep] + [length]
-    strides = [x._stride[i] for i in keep] + [x._stride[d1] + x._stride[d2]]
-    out = make_view(x, shape, strides, start)
-    return _window(x, DiagonalBackward0, [out])[0]
+        start = base
+    keep = [i for i in range(len(shape)) if i not in (d1, d2)]
+    return (tuple(shape[i] for i in keep) + (length,),
+            tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],), start)
 
 
 def as_strided(x, size, stride, storage_offset=None):
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    offset = x._offset if storage_offset is None else storage_offset
-    if math.prod(size) and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= len(x._storage.buffer):
-        raise RuntimeError(
-            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{x._dtype.itemsize} requiring a storage size of "
-            f"{(offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * x._dtype.itemsize} are out of "
-            f"bounds for storage of size {len(x._storage.buffer) * x._dtype.itemsize}")
+    from .._checks import as_int, check_strided_geometry, int_tuple
+    size = int_tuple(size, "as_strided", "size", 1)
+    stride = int_tuple(stride, "as_strided", "stride", 2)
+    offset = x._offset if storage_offset is None else as_int(storage_offset, "as_strided", "storage_offset", 3)
+    # every element must lie inside the storage: no negative stride/offset/size, no overflow
+    check_strided_geometry(size, stride, offset, x._dtype.itemsize, len(x._storage.buffer))
+    return as_strided_view(x, size, stride, offset)
+
+
+def as_strided_view(x, size, stride, offset, node_cls=None):
+    """A view at a storage geometry, with its storage-space backward (PyTorch's
+    as_strided_backward: an input that overlaps itself shares each storage element's
+    gradient among the elements that read it)."""
     out = make_view(x, size, stride, offset)
-    return _window(x, AsStridedBackward0, [out])[0]
+    if needs_grad(x):
+        record(node_cls or AsStridedBackward0, (x,), (out,), input_geom=_geometry(x),
+               view_geoms=[_geometry(out)], dtype=x._dtype,
+               divide=None if is_non_overlapping(x._shape, x._stride) else _geometry(x))
+    return out
+
+
+class AliasBackward0(Node):
+    def backward(self, g):
+        return g
 
 
 class AliasBackward0(Node):
@@ -570,7 +802,7 @@ class AliasBackward0(Node):
 
 
 def alias(x):
-    """A view of all of x (x[...], x[()]), recorded as PyTorch's AliasBackward0."""
+    """A new view with x's own geometry (PyTorch's at::alias: what x[...] and x[()] return)."""
     out = make_view(x, x._shape, x._stride, x._offset)
     if needs_grad(x):
         record(AliasBackward0, (x,), (out,))

@@ -194,6 +194,8 @@ class Gen:
                                                  else {"tup": [0, -1]}]
             if args and r.random() < 0.4:
                 kw["keepdim"] = True
+            if op == "norm" and args:       # norm's first positional parameter is p
+                kw["dim"] = args.pop()
         self.emit({"k": "meth", "t": i, "op": op, "a": args, "kw": kw})
 
     def s_matmul(self):
@@ -271,6 +273,11 @@ class Gen:
             if choice == "T" and n != 2:
                 return
             self.emit({"k": "attr", "t": i, "op": choice})
+        elif choice == "as_strided" and r.random() < 0.25:
+            # geometry a user should be refused: negative strides, sizes or offsets, out of bounds
+            size, stride, off = r.choice([([2], [-1], 1), ([2], [-2 ** 40], 0), ([-1], [1], 0), ([2], [1], -1),
+                                          ([2, 2], [3, -3], 3), ([3], [t.numel()], 0), ([1], [1], t.numel())])
+            self.emit({"k": "meth", "t": i, "op": "as_strided", "a": [size, stride, off]})
         elif choice == "as_strided":
             numel = t.numel()
             if numel >= 2:

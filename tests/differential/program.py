@@ -202,11 +202,14 @@ class Interpreter:
             return None
         raise ValueError(f"unknown statement kind {k!r}")
 
-    def _describe(self, r, new):
-        """Describe result r; append its tensors to vars (indices to `new`)."""
+    def _describe(self, r, new, before=None):
+        """Describe result r; append its tensors to vars (indices to `new`).  A tensor that
+        was a variable before the statement is reported as such ("same"); within one
+        result, repeats are new variables (autograd.grad may return one object twice)."""
         T = self.lib.Tensor
+        before = len(self.vars) if before is None else before
         if isinstance(r, T):
-            for i, v in enumerate(self.vars):
+            for i, v in enumerate(self.vars[:before]):
                 if v is r:
                     return ["same", i]
             self.vars.append(r)
@@ -217,7 +220,7 @@ class Interpreter:
         if isinstance(r, tuple) and len(r) == 2 and r[0] == "iop":
             return ["iop", r[1]]
         if isinstance(r, (tuple, list)):
-            return ["seq", [self._describe(x, new) for x in r]]
+            return ["seq", [self._describe(x, new, before) for x in r]]
         if isinstance(r, bool):
             return ["b", r]
         if isinstance(r, (int, float)):

@@ -23,7 +23,22 @@ _KNOWN = json.load(open(KNOWN_PATH)) if os.path.exists(KNOWN_PATH) else {}
 _CHUNK = 100
 
 
+def _check_in_subprocess(rec):
+    """A program known to crash nbgrad runs in a worker process, so the suite survives it."""
+    from .__main__ import check_record
+    from .runner import Worker
+    w = Worker()
+    try:
+        got = w.run({"id": 0, "mode": "run", "lib": "nbgrad", "program": rec["program"]})
+    finally:
+        w.close()
+    d = check_record(rec, got)
+    return None if d is None or d.cls == "inconclusive" else repr(d)
+
+
 def _check(rec, lib):
+    if _KNOWN.get(str(rec["seed"]), "").startswith("crash"):
+        return _check_in_subprocess(rec)
     program = rec["program"]
     interp = Interpreter(lib)
     if "ref_crash_at" in rec:

@@ -629,9 +629,10 @@ def _sigmoid_backward(g, y):
 
 @_scalar
 def _relu_backward(g, x):
-    if x > 0:
-        return g
-    return 0
+    # PyTorch's threshold_backward: 0 where x <= 0, else g (so a NaN x passes g on)
+    if x <= 0:
+        return 0
+    return g
 
 
 # --------------------------------------------------------------------------- #

@@ -39,10 +39,11 @@ EXPRESSIONS = {
     "neg": "-{0}", "abs": "abs({0})",
     "exp": "{exp}({0})", "log": "{log}({0})", "tanh": "{tanh}({0})", "sigmoid": "{sigmoid}({0})",
     "sqrt": "{sqrt}({0})", "sin": "{sin}({0})", "cos": "{cos}({0})",
-    # relu keeps NaN (PyTorch's clamp_min); step is relu's derivative (0 at 0 and NaN);
+    # relu keeps NaN (PyTorch's clamp_min); step is relu's derivative (PyTorch's
+    # threshold_backward: 0 where x <= 0, so 1 at NaN);
     # sign is 0 at 0 and NaN, as nbgrad's sign.
     "relu": "({0} if not ({0} <= _Z) else _Z)",
-    "step": "(_O if {0} > _Z else _Z)",
+    "step": "(_Z if {0} <= _Z else _O)",
     "sign": "(_O if {0} > _Z else (-_O if {0} < _Z else _Z))",
     "pow": "{0} ** {1}", "powt": "{0} ** {1}",
 }

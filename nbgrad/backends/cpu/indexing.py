@@ -1,8 +1,27 @@
-"""Gather and scatter by flat element offsets: take and put."""
+"""Gather and scatter by flat element offsets: take and put.
+
+Both refuse any offset outside the buffer before touching memory (the op layer
+validates indices with PyTorch's messages first; this is the last line of defence
+that keeps a wrong offset from reading or writing outside the buffer)."""
 import numpy as np
 from numba import njit
 
 _kernel = njit(cache=True, error_model="numpy")
+
+
+@_kernel
+def _first_out_of_range(offsets, n):
+    for i in range(offsets.size):
+        o = offsets[i]
+        if o < 0 or o >= n:
+            return i
+    return -1
+
+
+def _check_offsets(buf, offsets):
+    bad = _first_out_of_range(offsets, buf.size)
+    if bad >= 0:
+        raise IndexError(f"index {int(offsets[bad])} is out of bounds for a buffer of {buf.size} elements")
 
 
 @_kernel
@@ -28,6 +47,7 @@ def take(buf, offsets):
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     out = np.empty(offsets.size, dtype=buf.dtype)
     if offsets.size:
+        _check_offsets(buf, offsets)
         _take(buf, offsets, out)
     return out
 
@@ -38,6 +58,7 @@ def put(buf, offsets, values, accumulate):
     assert offsets.size == values.size, "put: offsets and values differ in length"
     if offsets.size == 0:
         return
+    _check_offsets(buf, offsets)
     if accumulate:
         if buf.dtype == np.bool_:
             # bool += is logical or

@@ -165,9 +165,16 @@ def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
     divisor = max(0.0, rn - correction)
     for o in range(out.size):
         s = 0.0
+        first = x[p] if rn > 0 else 0.0
+        same = rn > 0
         for j in range(rn):
-            s += x[p + j * rs]
-        mean = s / rn
+            v = x[p + j * rs]
+            s += v
+            if v != first:
+                same = False
+        # a constant row's mean is its value exactly (sum / n may round off it): var is
+        # then exactly 0, as PyTorch's Welford gives, and std's gradient mask sees it
+        mean = first if same else s / rn
         ss = 0.0
         for j in range(rn):
             dev = x[p + j * rs] - mean

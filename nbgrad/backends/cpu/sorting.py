@@ -19,10 +19,30 @@ def _sort_rows(x, rows, n, descending, values, indices):
     for r in range(rows):
         row = x[r * n:(r + 1) * n]
         order = np.argsort(row, kind="mergesort")      # stable ascending
-        for j in range(n):
-            k = order[n - 1 - j] if descending else order[j]
-            values[r * n + j] = row[k]
-            indices[r * n + j] = k
+        if not descending:
+            for j in range(n):
+                k = order[j]
+                values[r * n + j] = row[k]
+                indices[r * n + j] = k
+            continue
+        # descending and stable too (as PyTorch's and the CUDA backend's): runs of equal
+        # values (NaN with NaN) taken from the end, each run in ascending index order
+        j = 0
+        e = n
+        while e > 0:
+            s = e - 1
+            v = row[order[s]]
+            while s > 0:
+                w = row[order[s - 1]]
+                if not (w == v or (w != w and v != v)):
+                    break
+                s -= 1
+            for t in range(s, e):
+                k = order[t]
+                values[r * n + j] = row[k]
+                indices[r * n + j] = k
+                j += 1
+            e = s
 
 
 def sort(view, dim, descending):

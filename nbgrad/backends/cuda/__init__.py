@@ -42,6 +42,29 @@ def _seed_from_default_generator():
 
 _seed_from_default_generator()
 
+
+def _install_float16():
+    # float16 is stored as float16 and computed by the float32 kernels (nbgrad/backends/_half.py);
+    # the only float16 kernels are the two conversions of the copy kernel
+    import numpy as np
+    from .._half import install
+    from ._device import device_array, to_device
+    from .strided_copy import copy as copy_kernel
+
+    def convert(buf, dtype):
+        if isinstance(buf, np.ndarray):          # a CPU scalar tensor mixed in
+            with np.errstate(over="ignore", invalid="ignore"):
+                return to_device(buf.astype(dtype))
+        n = buf.size
+        out = device_array(n, dtype)
+        copy_kernel((buf, 0, (n,), (1,)), (out, 0, (n,), (1,)))
+        return out
+    install(globals(), lambda buf: convert(buf, np.float32), lambda buf: convert(buf, np.float16),
+            lambda buf, dtype: buf.view(dtype))
+
+
+_install_float16()
+
 __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "to_host", "from_host", "cuda_array_interface",
     "tensor_from_cuda_array", "copy", "fill", "unary", "binary", "where", "reduce", "max_with_index",

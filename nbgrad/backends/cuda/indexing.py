@@ -5,6 +5,10 @@ offsets accumulate, and only the float rounding order may vary run to run.
 Other dtypes (and bool's logical-or accumulate) take a serial one-thread loop
 in order, as the CPU does.  nonzero is two passes over fixed chunks (count,
 then write at each chunk's prefix offset), so its output is in C order.
+
+take/put skip any offset outside the buffer (take reads 0 there): the op layer has
+already raised PyTorch's error for such an index; this keeps a wrong offset from ever
+touching memory outside the buffer without a device-to-host check per launch.
 """
 import math
 
@@ -19,34 +23,45 @@ from .strided_copy import copy
 @jit
 def _take(buf, offsets, out, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        out[i] = buf[offsets[i]]
+        o = offsets[i]
+        if 0 <= o < buf.size:      # never read outside the buffer (the op layer raised already)
+            out[i] = buf[o]
+        else:
+            out[i] = 0
 
 
 @jit
 def _put(buf, offsets, values, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        buf[offsets[i]] = values[i]
+        o = offsets[i]
+        if 0 <= o < buf.size:
+            buf[o] = values[i]
 
 
 @jit
 def _put_accumulate_atomic(buf, offsets, values, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        cuda.atomic.add(buf, offsets[i], values[i])
+        o = offsets[i]
+        if 0 <= o < buf.size:
+            cuda.atomic.add(buf, o, values[i])
 
 
 @jit
 def _put_accumulate_serial(buf, offsets, values, n):
     if cuda.grid(1) == 0:
         for i in range(n):
-            buf[offsets[i]] += values[i]
+            o = offsets[i]
+            if 0 <= o < buf.size:
+                buf[o] += values[i]
 
 
 @jit
 def _put_or(buf, offsets, values, n):
     # bool += is logical or: writing True is idempotent, so no atomics are needed
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        if values[i]:
-            buf[offsets[i]] = True
+        o = offsets[i]
+        if values[i] and 0 <= o < buf.size:
+            buf[o] = True
 
 
 _ATOMIC_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64)}

@@ -1,0 +1,202 @@
+"""Validation of user numbers before they become geometry or element values.
+
+Every public path that builds a (sizes, strides, offset) from user numbers, or turns a
+Python number into an element of a dtype, checks here first, with PyTorch's error
+types and messages.  The invariant this protects: every tensor's elements lie inside
+its storage, so no kernel ever reads or writes outside a buffer.
+"""
+import math
+import numbers
+
+import numpy as np
+
+INT64_MAX = 2 ** 63 - 1
+INT64_MIN = -2 ** 63
+
+
+def _fits_int64(n):
+    return INT64_MIN <= n <= INT64_MAX
+
+
+def as_int(n, fn, arg, pos=None, what="tuple of ints"):
+    """n as a Python int, refusing floats/bools as PyTorch's argument parser does."""
+    from ._tensor import Tensor
+    if isinstance(n, Tensor):
+        if n.dtype.is_floating_point or n.numel() != 1:
+            raise TypeError(f"{fn}(): argument '{arg}' must be {what}, but found element of type Tensor"
+                            + (f" at pos {pos}" if pos is not None else ""))
+        n = n.item()
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+        if pos is None:
+            raise TypeError(f"{fn}(): argument '{arg}' must be int, not {type(n).__name__}")
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be {what}, but found element of "
+                        f"type {type(n).__name__} at pos {pos - 1 if pos else 0}")
+    n = int(n)
+    if not _fits_int64(n):
+        raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {(pos or 0) + 1} with "
+                        f"error \"Overflow when unpacking long long\"")
+    return n
+
+
+def int_tuple(seq, fn, arg, position):
+    """A tuple of Python ints from a sequence (PyTorch's IntArrayRef argument)."""
+    from ._tensor import Tensor
+    if isinstance(seq, (numbers.Integral, np.integer)) and not isinstance(seq, bool):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, not "
+                        f"{type(seq).__name__}")
+    if isinstance(seq, Tensor):
+        seq = seq.tolist()
+    out = []
+    for i, n in enumerate(seq):
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer, Tensor)):
+            raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, but found "
+                            f"element of type {type(n).__name__} at pos {i}")
+        out.append(as_int(n, fn, arg, i))
+    return tuple(out)
+
+
+def storage_extent(sizes, strides, offset):
+    """Elements of storage a geometry needs (offset + last element + 1; 0 when empty), with
+    PyTorch's overflow check done in 64-bit arithmetic."""
+    if any(n == 0 for n in sizes):
+        return 0
+    extent = 1
+    for n, s in zip(sizes, strides):
+        extent += (n - 1) * s
+        if not _fits_int64(extent) or not _fits_int64((n - 1) * s):
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
+    if not _fits_int64(extent + offset):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
+    return extent
+
+
+def check_strided_geometry(sizes, strides, offset, itemsize, storage_numel):
+    """as_strided / set_ checks, in PyTorch's order: equal lengths, no negative stride,
+    no negative offset, no overflow, and every element inside the storage."""
+    if len(sizes) != len(strides):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
+    extent = storage_extent(sizes, strides, offset)
+    nbytes = extent * itemsize
+    if not _fits_int64(nbytes) or not _fits_int64((offset + extent) * itemsize):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
+    if extent and offset + extent > storage_numel:
+        raise RuntimeError(
+            f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {(offset + extent) * itemsize} are out of bounds for storage "
+            f"of size {storage_numel * itemsize}")
+    check_numel(sizes)
+
+
+def check_numel(sizes):
+    """A view's element count must fit in int64 (PyTorch's safe_compute_numel)."""
+    n = 1
+    for s in sizes:
+        n *= s
+        if s < 0 or not _fits_int64(n):
+            raise RuntimeError("numel: integer multiplication overflow")
+    return n
+
+
+def check_new_sizes(sizes, itemsize):
+    """A new contiguous tensor's strides and byte count must fit in int64."""
+    acc = 1
+    for n in reversed(sizes[1:]):
+        acc *= max(n, 1)
+        if not _fits_int64(acc):
+            raise RuntimeError("Stride calculation overflowed")
+    n = itemsize
+    for s in sizes:
+        n *= s
+        if not _fits_int64(n):
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
+
+
+# -- Python numbers as elements of a dtype ---------------------------------------------------
+_C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+            "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+_LIMITS = {}
+
+
+def _limits(dtype):
+    lim = _LIMITS.get(dtype.name)
+    if lim is None:
+        if dtype.np.kind in "iu":
+            info = np.iinfo(dtype.np)
+            lim = int(info.min), int(info.max)
+        else:
+            info = np.finfo(dtype.np)
+            lim = float(info.min), float(info.max)
+        _LIMITS[dtype.name] = lim
+    return lim
+
+
+def scalar_type_name(dtype):
+    """PyTorch's ScalarType name (Float, Double, Long, Char, Byte, ...)."""
+    return dtype._tensor_type[:-len("Tensor")]
+
+
+def scalar_overflows(value, dtype):
+    """PyTorch's c10::overflows<To>(value) for a Python number (the rule behind
+    'value cannot be converted to type ... without overflow')."""
+    if dtype.np.kind == "b" or isinstance(value, (bool, np.bool_)):
+        return False
+    lo, hi = _limits(dtype)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        value = int(value)
+        if dtype.np.kind == "u":
+            # negative numbers wrap as two's complement (a - b is a + 255 * b for uint8)
+            return value > hi or (value < 0 and -value > hi)
+        return value < lo or value > hi
+    value = float(value)
+    if math.isinf(value):
+        return dtype.np.kind in "iu"
+    if math.isnan(value):
+        return dtype.np.kind in "iu"
+    return value < lo or value > hi
+
+
+def check_python_int(value):
+    """A Python int argument PyTorch's parser unpacks into a Scalar (int64 or uint64)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
+        if value < INT64_MIN:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value > 2 ** 64 - 1:
+            raise OverflowError("int too big to convert")
+
+
+def checked_scalar(value, dtype, style="kernel"):
+    """value (a Python number) unchanged, after PyTorch's range check for dtype: the one
+    place fill_/full/masked_fill/clamp/where/pow/scatter(value)/setitem convert a Python
+    number to an element type.  Arithmetic (a + 1000 on int8) does not come here: PyTorch
+    lets those wrap.  style 'tensor' gives torch.tensor()'s wording (dtype names)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        check_python_int(value)
+    if scalar_overflows(value, dtype):
+        name = dtype.name if style == "tensor" else _C_NAMES[dtype.name]
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value
+
+
+_RANDOM_C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "short", "int32": "int",
+                   "int64": "long"}
+
+
+def check_random_range(low, high, dtype):
+    """random_(from, to) / randint bounds for an integer dtype, as PyTorch checks them."""
+    if dtype.np.kind not in "iu":
+        return
+    lo, hi = _limits(dtype)
+    name = _RANDOM_C_NAMES[dtype.name]
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")

@@ -1,0 +1,213 @@
+"""Regression tests for differences the differential tester found (values recorded from
+PyTorch 2.13): the gradient layout contract of .grad, storage offsets of empty slices,
+grad_fn names of whole-tensor setitem / fill_ / tensor_split / matmul with vectors."""
+import pytest
+
+import nbgrad as T
+from nbgrad.autograd import gradcheck
+
+
+def name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+# -- .grad follows the leaf's layout (PyTorch's "gradient layout contract") -------------------
+def test_grad_of_transposed_leaf_has_its_strides():
+    x = T.ones(3, 4, dtype=T.float64).t().detach().requires_grad_()
+    (x * 2).sum().backward()
+    assert x.grad.stride() == (1, 4)
+    x = T.ones(3, 4, dtype=T.float64).t().detach().requires_grad_()
+    x.sum().backward()                      # the incoming gradient is an expanded scalar
+    assert x.grad.stride() == (1, 4)
+    assert x.grad.tolist() == [[1.0] * 3] * 4
+
+
+def test_grad_from_create_graph_is_dense_not_expanded():
+    x = T.ones(4, dtype=T.float64, requires_grad=True)
+    x.sum().backward(create_graph=True)
+    assert x.grad.stride() == (1,)
+    assert x.grad.requires_grad is False
+    x.grad.add_(1.0)                        # writable: no two elements share memory
+    assert x.grad.tolist() == [2.0] * 4
+
+
+def test_grad_of_expanded_leaf_is_contiguous():
+    x = T.ones(3, 1, dtype=T.float64).expand(3, 4).detach().requires_grad_()
+    (x * 1).sum().backward()
+    assert x.grad.stride() == (4, 1)
+
+
+def test_non_contiguous_incoming_gradient_is_copied_to_the_leaf_layout():
+    x = T.ones(2, 3, dtype=T.float64, requires_grad=True)
+    g = T.arange(6, dtype=T.float64).view(3, 2).t()
+    x.backward(g)
+    assert x.grad.stride() == (3, 1)
+    assert x.grad.tolist() == g.tolist()
+
+
+# -- offsets of empty slices -----------------------------------------------------------------
+@pytest.mark.parametrize("index, offset", [((slice(-1, -1, 2), -2), 2), ((slice(1, 1), 0), 2),
+                                           ((slice(5, None), 1), 5), ((0, slice(2, 2)), 2)])
+def test_empty_slice_keeps_pytorchs_storage_offset(index, offset):
+    x = T.zeros(2, 2)
+    assert x[index].storage_offset() == offset
+
+
+# -- setitem over the whole tensor writes the tensor itself ---------------------------------------
+@pytest.mark.parametrize("index", [Ellipsis, (), slice(None), (slice(None), slice(None)), (Ellipsis, slice(None)),
+                                   slice(0, 2)])
+def test_whole_setitem_is_fill_or_copy_of_the_tensor(index):
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y[index] = 1.0
+    assert name(y) == "FillBackward3"
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y[index] = T.ones(3)
+    assert name(y) == "CopyBackwards"
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y[index] = T.tensor(2.0)
+    assert name(y) == "FillBackward3"
+
+
+def test_partial_setitem_is_copyslices():
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y[0:1] = 1.0
+    assert name(y) == "CopySlices"
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y[None] = 1.0
+    assert name(y) == "CopySlices"
+
+
+def test_setitem_false_writes_nothing():
+    y = T.ones(2, 3, requires_grad=True) * 1
+    v = y._version
+    y[False] = 5.0
+    assert name(y) == "MulBackward0" and y._version == v and y.tolist() == [[1.0] * 3] * 2
+
+
+def test_zero_dim_whole_setitem_is_copy():
+    y = T.tensor(1.0, requires_grad=True) * 1
+    y[...] = 3.0
+    assert name(y) == "CopyBackwards" and y.item() == 3.0
+
+
+def test_fill_names_and_value_gradient():
+    y = T.ones(2, 3, requires_grad=True) * 1
+    y.fill_(2.0)
+    assert name(y) == "FillBackward2"
+    w = T.tensor(2.0, requires_grad=True)
+    y = T.ones(2, 3) * 1
+    y.fill_(w)
+    assert name(y) == "FillBackward3"
+    (y * T.arange(6.0).view(2, 3)).sum().backward()
+    assert w.grad.item() == 15.0
+    w = T.tensor(2.0, requires_grad=True)
+    y = T.ones(2, 3) * 1
+    y[...] = w
+    (y * T.arange(6.0).view(2, 3)).sum().backward()
+    assert w.grad.item() == 15.0
+
+
+# -- tensor_split: one slice per part ----------------------------------------------------------
+def test_tensor_split_parts_are_slices():
+    x = T.arange(6.0).requires_grad_()
+    parts = x.tensor_split([4, 1, -1])
+    assert [p.tolist() for p in parts] == [[0.0, 1.0, 2.0, 3.0], [], [1.0, 2.0, 3.0, 4.0], [5.0]]
+    assert [p.storage_offset() for p in parts] == [0, 4, 1, 5]
+    assert [name(p) for p in parts] == ["SliceBackward0"] * 4
+    sum(p.sum() for p in parts).backward()
+    assert x.grad.tolist() == [1.0, 2.0, 2.0, 2.0, 1.0, 1.0]
+    assert [p.tolist() for p in T.arange(7).tensor_split(3)] == [[0, 1, 2], [3, 4], [5, 6]]
+
+
+def test_tensor_split_zero_sections_raises():
+    with pytest.raises(RuntimeError, match="number of sections must be larger than 0, got 0"):
+        T.arange(2.0).tensor_split(0)
+
+
+# -- matmul with a vector ----------------------------------------------------------------------
+def test_matmul_vector_names_and_gradients():
+    a = T.tensor([1.0, 2.0, 3.0], dtype=T.float64, requires_grad=True)
+    m = T.arange(6.0, dtype=T.float64).view(3, 2).requires_grad_()
+    b = T.arange(18.0, dtype=T.float64).view(2, 3, 3).requires_grad_()
+    assert name(a @ m) == "SqueezeBackward4"
+    y1, y2 = b @ a, a @ b
+    assert name(y1) == name(y2) == "UnsafeViewBackward0"
+    assert y1._base is None and y2._base is None
+    assert y1.tolist() == [[8.0, 26.0, 44.0], [62.0, 80.0, 98.0]]
+    assert y2.tolist() == [[24.0, 30.0, 36.0], [78.0, 84.0, 90.0]]
+    assert gradcheck(lambda a, b: (b @ a, a @ b, a @ b.transpose(1, 2)), (a, b))
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        T.ones(2, 3, 4) @ T.ones(3)
+
+
+def test_vector_matrix_product_is_squeezed_in_place():
+    a = T.ones(3, requires_grad=True)
+    y = a @ T.arange(6.0).view(3, 2)
+    assert y._version == 1 and y._base is None and name(y) == "SqueezeBackward4"
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "MmBackward0"
+    y.sum().backward()
+    assert a.grad.tolist() == [1.0, 5.0, 9.0]
+
+
+def test_retained_grad_is_a_contiguous_copy():
+    x = T.ones(2, 3, requires_grad=True)
+    z = x * 2
+    z.retain_grad()
+    z.sum().backward(create_graph=True)
+    assert z.grad.stride() == (3, 1)
+
+
+def test_chunk_of_empty_dim_keeps_the_number_of_chunks():
+    parts = T.zeros(0, requires_grad=True).chunk(2)
+    assert len(parts) == 2 and [name(p) for p in parts] == ["SplitWithSizesBackward0"] * 2
+    assert [name(p) for p in T.zeros(0, requires_grad=True).chunk(1)] == ["SplitWithSizesBackward0"]
+    assert [name(p) for p in T.zeros(4, requires_grad=True).chunk(2)] == ["SplitBackward0"] * 2
+
+
+# -- zero derivatives are zeros; edges of atan2, softmax of 0-dim, cat of empties ---------------------
+def test_zero_derivative_is_zeros_not_g_times_zero():
+    x = T.zeros(2, 2, dtype=T.float64, requires_grad=True)
+    s = x.sum()
+    s[()] = 0                       # fill: zero derivative w.r.t. the old value
+    s.sqrt().backward(create_graph=True)      # an infinite incoming gradient
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    x = T.tensor([1.5, -0.5], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad((x.ceil() * 3).sum(), [x], create_graph=True)
+    assert g.tolist() == [0.0, 0.0] and g.requires_grad is False
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    x = T.zeros(1, dtype=T.float64, requires_grad=True)
+    y = T.zeros(1, dtype=T.float64, requires_grad=True)
+    T.atan2(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0] and y.grad.tolist() == [0.0]
+    a = T.tensor([0.3, -1.2], dtype=T.float64, requires_grad=True)
+    b = T.tensor([0.7, 0.4], dtype=T.float64, requires_grad=True)
+    from nbgrad.autograd import gradgradcheck
+    assert gradcheck(T.atan2, (a, b)) and gradgradcheck(T.atan2, (a, b))
+
+
+def test_softmax_of_zero_dim_propagates_nan():
+    vals = [1.5, float("nan"), float("inf"), -float("inf")]
+    out = [T.tensor(v, dtype=T.float64).softmax(0).item() for v in vals]
+    assert out[0] == 1.0 and all(o != o for o in out[1:])
+    out = [T.tensor(v).log_softmax(0).item() for v in vals[:3]]
+    assert out[0] == 0.0 and all(o != o for o in out[1:])
+
+
+def test_gradient_of_empty_inputs_to_cat_is_an_empty_tensor():
+    v0 = T.tensor([], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(T.cat([v0, v0]).sum(), [v0], allow_unused=True)
+    assert g is not None and g.shape == (0,)
+    a = T.ones(2, 2, requires_grad=True)
+    e = T.zeros(0, requires_grad=True)          # a legacy empty, skipped by cat
+    T.cat([a, e, a], 1).sum().backward()
+    assert a.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]] and e.grad.shape == (0,)
+
+
+def test_leaf_that_stopped_requiring_grad_gets_no_grad():
+    x = T.zeros(2, 2, dtype=T.float64, requires_grad=True)
+    y = T.maximum(x, x)
+    x.requires_grad_(False)
+    y.mean().backward()
+    assert x.grad is None

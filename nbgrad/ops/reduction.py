@@ -329,7 +329,7 @@ def _arg(op):
     def arg(x, dim=None, keepdim=False):
         _check_flag(op, "keepdim", keepdim)
         if isinstance(dim, (tuple, list)):
-            raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+            raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
         int_dim(op, dim)
         check_dtype(op, x._dtype)
         if dim is None:

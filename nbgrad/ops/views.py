@@ -528,10 +528,6 @@ def mT(x):
 def movedim(x, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
-    if x.dim() == 0:
-        for d in src + dst:
-            _wrap(d, 0)
-        return permute(x, ())
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
     if x.dim() == 0:

@@ -1945,6 +1945,7 @@ def test_zero_dim_views():
     (y * 3).backward()
     assert x.grad.item() == 3.0
     assert x.movedim(0, -1).shape == () and x.movedim(0, 0).shape == ()
+    assert type(x.movedim(0, -1).grad_fn).__name__ == "AliasBackward0"
     assert x.swapaxes(0, 0).shape == ()
     with pytest.raises(RuntimeError, match="narrow\\(\\) cannot be applied to a 0-dim tensor"):
         x.narrow(0, 0, 1)

@@ -7,7 +7,8 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
-from ._tensor import Tensor, contiguous_strides, dense_strides
+from ._layout import preserve_strides
+from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
 
@@ -174,9 +175,10 @@ def _like(x, dtype, device):
 
 
 def _like_layout(t, x):
-    """Re-lay t's (uniform) values with x's dense strides when x has them."""
-    strides = dense_strides(x.shape, x.stride())
-    if strides is None or strides == t.stride():
+    """Re-lay t's (uniform) values as preserve_format lays out a copy of x: x's strides
+    when x is dense, else dense strides in x's dims' order."""
+    strides = preserve_strides(tuple(x.shape), tuple(x.stride()))
+    if strides == t.stride():
         return t
     t._stride = tuple(strides)
     return t

@@ -158,16 +158,36 @@ class AccumulateGrad(Node):
             if create_graph:
                 var._grad = grad
             elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
-                    and grad.is_contiguous() and grad._base is None:
+                    and grad._base is None and _obeys_layout_contract(grad, var):
                 var._grad = grad.detach()
             else:
-                var._grad = grad.detach().clone()
+                var._grad = _clone_obey_contract(grad, var)
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
         elif steal:
             var._grad._accumulate_(grad)    # grad's memory is the engine's: one pass, in place
         else:
             var._grad += grad
+
+
+def _obeys_layout_contract(grad, var):
+    """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
+    (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
+    from .._layout import is_dense
+    if is_dense(var._shape, var._stride):
+        for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
+            if gs != vs if n != 1 else gs == 0:
+                return False
+        return True
+    return grad.is_contiguous()
+
+
+def _clone_obey_contract(grad, var):
+    """A detached copy of grad laid out by the contract: the leaf's strides when the leaf
+    is dense, else contiguous (AccumulateGrad's clone_obey_contract)."""
+    from .._layout import is_dense
+    from ..ops._graph import copy_raw
+    return copy_raw(grad, var._stride if is_dense(var._shape, var._stride) else None)
 
 
 class RemovableHandle:

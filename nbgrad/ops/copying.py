@@ -1,7 +1,8 @@
 """Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
 from .. import _dtype as D
 from .._size import to_device
-from .._tensor import Tensor, contiguous_strides, dense_strides
+from .._layout import preserve_strides
+from .._tensor import Tensor, contiguous_strides
 from .._storage import Storage
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -14,10 +15,12 @@ class CloneBackward0(Node):
 
 
 def clone(x, memory_format=None):
-    """A copy in new memory; a dense permuted layout (a transpose) is kept, as PyTorch's
-    preserve_format does."""
-    strides = dense_strides(x._shape, x._stride) if memory_format is None else None
-    if strides is None or x.is_contiguous():
+    """A copy in new memory laid out as PyTorch's preserve_format: a dense layout (a
+    transpose) is kept exactly, any other gets dense strides in the same dims' order."""
+    strides = None
+    if memory_format is None or memory_format == "preserve_format":
+        strides = preserve_strides(x._shape, x._stride)     # dense kept, else its dims' order
+    if strides is None or strides == contiguous_strides(x._shape):
         out = copy_raw(x)
     else:
         be = backend_of(x)

@@ -14,19 +14,34 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
-                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode)
+                     check_same_device, needs_grad, new_strided, new_tensor, output_layout,
+                     permuted, record, NotImplementedNode)
 
 
 # ---------------------------------------------------------------- engines
-def _unary_raw(op, x, out_dtype=None):
+# Results are laid out as PyTorch's TensorIterator lays them out (output_layout): by
+# the operands' strides, given by `like` (the op's operands in PyTorch's order) where
+# they are not the kernel's own inputs (which may be cast copies).  A non-row-major
+# layout runs the same kernel over the views permuted into the result's dim order.
+def _unary_raw(op, x, out_dtype=None, like=None):
     out_dtype = out_dtype or x._dtype
-    buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
-    return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    src = x if like is None else like
+    if src._stride == _strides_of(src._shape):
+        buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
+        return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    layout = output_layout(x._shape, (src,))
+    if layout is None:
+        buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
+        return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    order, strides = layout
+    buf = backend_of(x).unary(op, permuted(x._view_tuple(), order), out_dtype.np)
+    return new_strided(buf, x._shape, strides, out_dtype, x._storage.device)
 
 
-def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
+def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
-    This is every arithmetic op's hot path, so the common cases are spelled out."""
+    This is every arithmetic op's hot path, so the common cases are spelled out.
+    `like`: the operands whose layout the result takes, when not (a, b)."""
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
@@ -42,8 +57,21 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
     bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype
-    buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
-    return Tensor._from_buffer(buf, shape, out_dtype, dev)
+    if like is None:
+        # the common case, row-major operands (a cast copy has its original's shape)
+        if (not a_is_tensor or a._stride == _strides_of(sa)) and \
+                (not b_is_tensor or b._stride == _strides_of(sb)) and 0 not in shape:
+            buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
+            return Tensor._from_buffer(buf, shape, out_dtype, dev)
+        like = (a, b)
+    layout = output_layout(shape, like)
+    if layout is None:
+        buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
+        return Tensor._from_buffer(buf, shape, out_dtype, dev)
+    order, strides = layout
+    buf = get_backend(dev.type).binary(op, permuted(av, order), permuted(bv, order),
+                                       tuple([shape[d] for d in order]), out_dtype.np)
+    return new_strided(buf, shape, strides, out_dtype, dev)
 
 
 def _float_of(x):
@@ -55,7 +83,7 @@ def _unary_op(op, x, node_cls, save=None, float_only=True):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
     src = cast(x, _float_of(x)) if float_only else x
-    out = _unary_raw(op, src)
+    out = _unary_raw(op, src, like=x)
     if node_cls is not None and needs_grad(x):
         node = record(node_cls, (x,), (out,))
         if save == "x":
@@ -495,7 +523,8 @@ class MulBackward0(Node):
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
         if need_a and need_b and not (is_grad_enabled() and (g._requires_grad or a._requires_grad
                                                              or b._requires_grad)) \
-                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device:
+                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device \
+                and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None:
             # both gradients in one fused pass over g, a and b
             shape = g._shape
             ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),
@@ -633,14 +662,15 @@ def pow(a, b):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if b == 2 and dt.is_floating_point and a._dtype is dt:
-            out = _binary_raw("mul", a, a, dt)
+            out = _binary_raw("mul", a, a, dt, like=(a,))
         else:
-            out = _binary_raw("pow", a, b, dt)
+            out = _binary_raw("pow", a, b, dt, like=(a,))
         if needs_grad(a):
             node = record(PowBackward0, (a,), (out,), exponent=b)
             node.save(a)
         return out
-    out = _binary_raw("pow", a, b, dt)
+    # pow(Scalar, Tensor) allocates a row-major result in PyTorch (like=())
+    out = _binary_raw("pow", a, b, dt, like=None if isinstance(a, Tensor) else ())
     if needs_grad(a, b):
         if isinstance(a, Tensor):
             node = record(PowBackward1, (a, b), (out,))
@@ -752,13 +782,21 @@ bitwise_xor = _bitwise("bitwise_xor")
 
 
 # ---------------------------------------------------------------- where, clamp, masked_fill
-def _where_raw(cond, a, b, dt):
+def _where_raw(cond, a, b, dt, like=None):
+    """where(cond, a, b) as dt; the result takes the layout of `like` (default: the
+    three operands, as PyTorch's where)."""
     dev = check_same_device(cond, a, b)
     ta, tb = as_operand(a, dt, dev), as_operand(b, dt, dev)
     shape = broadcast_shapes(cond._shape, ta._shape, tb._shape)
-    buf = backend_of(ta).where(broadcast_view(cond, shape), broadcast_view(ta, shape),
-                               broadcast_view(tb, shape), shape, dt.np)
-    return new_tensor(buf, shape, dt, dev)
+    views = (broadcast_view(cond, shape), broadcast_view(ta, shape), broadcast_view(tb, shape))
+    layout = output_layout(shape, (cond, a, b) if like is None else like)
+    if layout is None:
+        buf = backend_of(ta).where(*views, shape, dt.np)
+        return new_tensor(buf, shape, dt, dev)
+    order, strides = layout
+    buf = backend_of(ta).where(*[permuted(v, order) for v in views],
+                               tuple([shape[d] for d in order]), dt.np)
+    return new_strided(buf, shape, strides, dt, dev)
 
 
 class WhereBackward0(Node):
@@ -816,10 +854,11 @@ def clamp(x, min=None, max=None):
     dt = D.result_type_of(tuple(v for v in (x, min, max) if v is not None))
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
+    like = tuple(v for v in (x, min, max) if v is not None) if tensor_bounds else (x,)
     if min is not None:
-        out = _binary_raw("maximum", out, min, dt)
+        out = _binary_raw("maximum", out, min, dt, like=like)
     if max is not None:
-        out = _binary_raw("minimum", out, max, dt)
+        out = _binary_raw("minimum", out, max, dt, like=like)
     if with_grad:
         if tensor_bounds:
             node = record(ClampBackward0, (x, min, max), (out,))
@@ -857,7 +896,7 @@ def masked_fill(x, mask, value):
     fill = value
     if isinstance(value, Tensor):
         fill = cast(value, x._dtype)
-    out = _where_raw(mask, fill, x, x._dtype)
+    out = _where_raw(mask, fill, x, x._dtype, like=())    # x.clone(contiguous_format).masked_fill_
     if needs_grad(x, value):
         record(MaskedFillBackward0, (x, value), (out,)).save(mask)
     return out

@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
-from .._tensor import Tensor, _strides_of, contiguous_strides
+from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -104,13 +104,15 @@ def output_layout(shape, operands):
     elementwise result of broadcast `shape` over `operands` (tensors and Python numbers,
     in PyTorch's operand order): PyTorch's TensorIterator rule.  Every elementwise op's
     output is allocated by it.  Row-major operands take no more than one stride check
-    each."""
+    each (a hit in row_major_of also means no size-0 dim, whose ties PyTorch breaks
+    differently)."""
     for t in operands:
-        if isinstance(t, Tensor) and t._stride != _strides_of(t._shape):
-            break
+        if isinstance(t, Tensor):
+            rm = row_major_of(t._shape)
+            if t._stride is not rm and t._stride != rm:
+                break
     else:
-        if 0 not in shape:
-            return None
+        return None
     return layout_of(shape, [(t._shape, t._stride) if isinstance(t, Tensor) else None
                              for t in operands])
 

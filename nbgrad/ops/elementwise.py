@@ -9,7 +9,7 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
-from .._tensor import Tensor, _strides_of
+from .._tensor import Tensor, _strides_of, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -26,7 +26,8 @@ from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, c
 def _unary_raw(op, x, out_dtype=None, like=None):
     out_dtype = out_dtype or x._dtype
     src = x if like is None else like
-    if src._stride == _strides_of(src._shape):
+    rm = row_major_of(src._shape)
+    if src._stride is rm or src._stride == rm:
         buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
         return new_tensor(buf, x._shape, out_dtype, x._storage.device)
     layout = output_layout(x._shape, (src,))
@@ -58,9 +59,12 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype
     if like is None:
-        # the common case, row-major operands (a cast copy has its original's shape)
-        if (not a_is_tensor or a._stride == _strides_of(sa)) and \
-                (not b_is_tensor or b._stride == _strides_of(sb)) and 0 not in shape:
+        # the common case, row-major non-empty operands: one cached lookup each (a cast
+        # copy has its original's shape; row_major_of holds no shape with a 0 in it)
+        ra = row_major_of(sa)
+        rb = ra if sb is sa else row_major_of(sb)
+        if (not a_is_tensor or a._stride is ra or a._stride == ra) and \
+                (not b_is_tensor or b._stride is rb or b._stride == rb):
             buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
             return Tensor._from_buffer(buf, shape, out_dtype, dev)
         like = (a, b)

@@ -1,0 +1,274 @@
+"""Result memory layout follows the operands' layout, as PyTorch's TensorIterator.
+
+Expected (shape, strides) were recorded by running PyTorch 2.13 on the same programs.
+Elementwise results take their operands' layout (a transposed input gives a transposed
+result); reductions, softmax, matmul, contiguous() and masked_fill are row-major;
+clone/to(dtype)/*_like keep it (preserve_format); a leaf's .grad obeys the gradient
+layout contract.
+"""
+import numpy as np
+import pytest
+
+import nbgrad as nb
+from nbgrad._layout import layout_of, preserve_strides
+
+T = lambda: nb.ones(2, 3).t()                       # (3,2) strides (1,3)
+P = lambda: nb.ones(2, 3, 4).permute(2, 0, 1)       # (4,2,3) strides (1,12,4)
+CL = lambda: nb.ones(2, 4, 5, 3).permute(0, 3, 1, 2)   # channels-last (2,3,4,5)
+ND = lambda: nb.ones(4, 6).t()[::2]                 # non-dense (3,4) strides (2,6)
+S1 = lambda: nb.ones(3, 1, 2).permute(2, 1, 0)      # (2,1,3) strides (1,2,2)
+R1 = lambda: nb.ones(3, 1).t()                      # (1,3) strides (1,1)
+PROGRAMS = {
+ "t_add_scalar": lambda: T() + 1,
+ "t_exp": lambda: T().exp(),
+ "t_neg": lambda: -T(),
+ "t_add_contig": lambda: T() + nb.ones(3, 2),
+ "contig_add_t": lambda: nb.ones(3, 2) + T(),
+ "t_add_t": lambda: T() + T(),
+ "t_mul_row": lambda: T() * nb.ones(2),
+ "t_mul_col": lambda: T() * nb.ones(3, 1),
+ "bcast_col_row": lambda: nb.ones(3, 1) + nb.ones(1, 4),
+ "bcast_t_col_row": lambda: nb.ones(1, 3).t() + nb.ones(4, 1).t(),
+ "perm3_add_scalar": lambda: P() + 1,
+ "perm3_sub_contig": lambda: P() - nb.ones(4, 2, 3),
+ "perm3_add_bias": lambda: P() + nb.ones(3),
+ "perm3_exp": lambda: P().exp(),
+ "cl_add_scalar": lambda: CL() + 1,
+ "cl_relu": lambda: CL().relu(),
+ "cl_add_bias": lambda: CL() + nb.ones(5),
+ "cl_add_chan": lambda: CL() * nb.ones(3, 1, 1),
+ "nondense_add": lambda: ND() + 1,
+ "nondense_exp": lambda: ND().exp(),
+ "size1_add": lambda: S1() + 1,
+ "size1_exp": lambda: S1().exp(),
+ "size1_add_vec": lambda: S1() + nb.ones(3),
+ "r1_exp": lambda: R1().exp(),
+ "r1_add": lambda: R1() + 1,
+ "r1_gt": lambda: R1() > 0,
+ "r1_rsub": lambda: 2 - R1(),
+ "r1_pow2": lambda: R1().pow(2),
+ "r1_clamp": lambda: R1().clamp(0, 1),
+ "expand_row_add": lambda: nb.ones(3).expand(2, 3) + 1,
+ "expand_col_exp": lambda: nb.ones(3, 1).expand(3, 4).exp(),
+ "int_t_add_float": lambda: nb.ones(2, 3, dtype=nb.int32).t() + 1.5,
+ "int_t_exp": lambda: nb.ones(2, 3, dtype=nb.int32).t().exp(),
+ "t_gt_scalar": lambda: T() > 0,
+ "t_eq_contig": lambda: T() == nb.ones(3, 2),
+ "t_where_scalar": lambda: nb.where(T() > 0, T(), 0.0),
+ "t_where_contig_cond": lambda: nb.where(nb.ones(3, 2) > 0, T(), T()),
+ "t_clamp": lambda: T().clamp(0, 1),
+ "t_clamp_tensor": lambda: T().clamp(nb.zeros(3, 2), nb.ones(3, 2)),
+ "t_pow_scalar": lambda: T().pow(3),
+ "scalar_pow_t": lambda: 2 ** T(),
+ "t_pow_t": lambda: T().pow(T()),
+ "t_maximum": lambda: nb.maximum(T(), nb.ones(3, 2)),
+ "t_masked_fill": lambda: T().masked_fill(T() > 0, 2.0),
+ "t_logical_not": lambda: (T() > 0).logical_not(),
+ "t_div_scalar": lambda: T() / 2,
+ "t_float_to_double": lambda: T().double(),
+ "perm3_to_int": lambda: P().to(nb.int64),
+ "nondense_double": lambda: ND().double(),
+ "nondense_clone": lambda: ND().clone(),
+ "perm3_clone": lambda: P().clone(),
+ "perm3_contiguous": lambda: P().contiguous(),
+ "nondense_zeros_like": lambda: nb.zeros_like(ND()),
+ "perm3_sum1": lambda: P().sum(1),
+ "perm3_sum1_keepdim": lambda: P().sum(1, keepdim=True),
+ "perm3_sum2_keepdim": lambda: P().sum(2, keepdim=True),
+ "perm3_mean0": lambda: P().mean(0),
+ "perm3_amax1": lambda: P().amax(1),
+ "perm3_max1_values": lambda: P().max(1)[0],
+ "perm3_max1_indices": lambda: P().max(1)[1],
+ "perm3_argmax1": lambda: P().argmax(1),
+ "perm3_softmax1": lambda: P().softmax(1),
+ "perm3_log_softmax2": lambda: P().log_softmax(2),
+ "mm_t_t": lambda: nb.ones(2, 3).t().mm(nb.ones(4, 2).t()),
+ "empty_t_add": lambda: nb.ones(0, 3).t() + 1,
+ "empty_t_exp": lambda: nb.ones(0, 3).t().exp(),
+ "empty_col_add": lambda: nb.ones(0, 1) + 1,
+}
+
+EXPECTED = {
+    't_add_scalar': ((3, 2), (1, 3)),
+    't_exp': ((3, 2), (1, 3)),
+    't_neg': ((3, 2), (1, 3)),
+    't_add_contig': ((3, 2), (1, 3)),
+    'contig_add_t': ((3, 2), (2, 1)),
+    't_add_t': ((3, 2), (1, 3)),
+    't_mul_row': ((3, 2), (1, 3)),
+    't_mul_col': ((3, 2), (1, 3)),
+    'bcast_col_row': ((3, 4), (4, 1)),
+    'bcast_t_col_row': ((3, 4), (4, 1)),
+    'perm3_add_scalar': ((4, 2, 3), (1, 12, 4)),
+    'perm3_sub_contig': ((4, 2, 3), (1, 12, 4)),
+    'perm3_add_bias': ((4, 2, 3), (1, 12, 4)),
+    'perm3_exp': ((4, 2, 3), (1, 12, 4)),
+    'cl_add_scalar': ((2, 3, 4, 5), (60, 1, 15, 3)),
+    'cl_relu': ((2, 3, 4, 5), (60, 1, 15, 3)),
+    'cl_add_bias': ((2, 3, 4, 5), (60, 1, 15, 3)),
+    'cl_add_chan': ((2, 3, 4, 5), (60, 1, 15, 3)),
+    'nondense_add': ((3, 4), (1, 3)),
+    'nondense_exp': ((3, 4), (1, 3)),
+    'size1_add': ((2, 1, 3), (1, 2, 2)),
+    'size1_exp': ((2, 1, 3), (1, 2, 2)),
+    'size1_add_vec': ((2, 1, 3), (1, 2, 2)),
+    'r1_exp': ((1, 3), (3, 1)),
+    'r1_add': ((1, 3), (1, 1)),
+    'r1_gt': ((1, 3), (1, 1)),
+    'r1_rsub': ((1, 3), (1, 1)),
+    'r1_pow2': ((1, 3), (3, 1)),
+    'r1_clamp': ((1, 3), (3, 1)),
+    'expand_row_add': ((2, 3), (3, 1)),
+    'expand_col_exp': ((3, 4), (4, 1)),
+    'int_t_add_float': ((3, 2), (1, 3)),
+    'int_t_exp': ((3, 2), (1, 3)),
+    't_gt_scalar': ((3, 2), (1, 3)),
+    't_eq_contig': ((3, 2), (1, 3)),
+    't_where_scalar': ((3, 2), (1, 3)),
+    't_where_contig_cond': ((3, 2), (2, 1)),
+    't_clamp': ((3, 2), (1, 3)),
+    't_clamp_tensor': ((3, 2), (1, 3)),
+    't_pow_scalar': ((3, 2), (1, 3)),
+    'scalar_pow_t': ((3, 2), (2, 1)),
+    't_pow_t': ((3, 2), (1, 3)),
+    't_maximum': ((3, 2), (1, 3)),
+    't_masked_fill': ((3, 2), (2, 1)),
+    't_logical_not': ((3, 2), (1, 3)),
+    't_div_scalar': ((3, 2), (1, 3)),
+    't_float_to_double': ((3, 2), (1, 3)),
+    'perm3_to_int': ((4, 2, 3), (1, 12, 4)),
+    'nondense_double': ((3, 4), (1, 3)),
+    'nondense_clone': ((3, 4), (1, 3)),
+    'perm3_clone': ((4, 2, 3), (1, 12, 4)),
+    'perm3_contiguous': ((4, 2, 3), (6, 3, 1)),
+    'nondense_zeros_like': ((3, 4), (1, 3)),
+    'perm3_sum1': ((4, 3), (3, 1)),
+    'perm3_sum1_keepdim': ((4, 1, 3), (3, 3, 1)),
+    'perm3_sum2_keepdim': ((4, 2, 1), (2, 1, 1)),
+    'perm3_mean0': ((2, 3), (3, 1)),
+    'perm3_amax1': ((4, 3), (3, 1)),
+    'perm3_max1_values': ((4, 3), (3, 1)),
+    'perm3_max1_indices': ((4, 3), (3, 1)),
+    'perm3_argmax1': ((4, 3), (3, 1)),
+    'perm3_softmax1': ((4, 2, 3), (6, 3, 1)),
+    'perm3_log_softmax2': ((4, 2, 3), (6, 3, 1)),
+    'mm_t_t': ((3, 4), (4, 1)),
+    'empty_t_add': ((3, 0), (1, 3)),
+    'empty_t_exp': ((3, 0), (1, 1)),
+    'empty_col_add': ((0, 1), (1, 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_result_layout_matches_pytorch(name):
+    r = PROGRAMS[name]()
+    shape, strides = EXPECTED[name]
+    assert tuple(r.shape) == shape
+    assert tuple(r.stride()) == strides
+
+
+def _np(x):
+    return np.asarray(x.tolist())
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_permuted_results_hold_the_right_values(name):
+    """The values are the same whatever the layout: flatten() reads them in index order."""
+    r = PROGRAMS[name]()
+    flat = r.reshape(-1)
+    assert _np(flat).tolist() == _np(r).reshape(-1).tolist()
+    assert _np(r.contiguous()).tolist() == _np(r).tolist()
+
+
+def test_values_of_permuted_ops_against_numpy():
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((5, 3, 4)).astype(np.float32)
+    a = nb.from_numpy(base.copy()).permute(1, 2, 0)            # strides (4, 1, 12)
+    an = np.transpose(base, (1, 2, 0))
+    b = nb.from_numpy(base[::-1].copy()).permute(1, 2, 0)
+    bn = np.transpose(base[::-1], (1, 2, 0))
+    np.testing.assert_allclose((a + b).numpy(), an + bn, rtol=1e-6)
+    np.testing.assert_allclose((a * b[:, :1]).numpy(), an * bn[:, :1], rtol=1e-6)
+    np.testing.assert_allclose(a.exp().numpy(), np.exp(an), rtol=1e-6)
+    np.testing.assert_allclose(nb.where(a > 0, a, b).numpy(), np.where(an > 0, an, bn))
+    np.testing.assert_allclose(a.clamp(-0.5, 0.5).numpy(), np.clip(an, -0.5, 0.5))
+    np.testing.assert_allclose(a.double().numpy(), an.astype(np.float64))
+    np.testing.assert_allclose((a + 1).reshape(-1).numpy(), (an + 1).reshape(-1), rtol=1e-6)
+    assert (a + 1).stride() == (4, 1, 12)
+
+
+def test_transposed_result_view_raises_as_pytorch():
+    a = nb.ones(2, 3).t()
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        (a + 1).view(6)
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        nb.ones(2, 3, 4).permute(2, 0, 1).exp().view(-1)
+    assert (nb.ones(3, 2) + a).view(-1).shape == (6,)       # the first operand decides
+
+
+def test_data_ptr_offsets_follow_the_layout():
+    y = nb.ones(2, 3).t().exp()
+    assert (y[1].data_ptr() - y.data_ptr()) // 4 == 1       # PyTorch: 1 and 3
+    assert (y[:, 1].data_ptr() - y.data_ptr()) // 4 == 3
+
+
+def _leaf(make):
+    return make().detach().requires_grad_()
+
+
+def test_leaf_grad_has_the_leaf_layout():
+    # recorded in PyTorch: AccumulateGrad's layout contract
+    x = _leaf(lambda: nb.randn(3, 4).t())
+    (x * 2).sum().backward()
+    assert x.grad.stride() == (1, 4)
+    x = _leaf(lambda: nb.randn(3, 4).t())
+    x.exp().sum().backward()
+    assert x.grad.stride() == (1, 4)
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.detach().numpy()), rtol=1e-6)
+    x = _leaf(lambda: nb.randn(3, 4).t())
+    x.sum().backward()
+    assert x.grad.stride() == (1, 4)
+    x = _leaf(lambda: nb.randn(3, 4))
+    x.T.exp().sum().backward()
+    assert x.grad.stride() == (4, 1)
+    x = _leaf(lambda: nb.randn(4, 3)[:, :2])                # not dense: contiguous grad
+    (x * 2).sum().backward()
+    assert x.grad.stride() == (2, 1)
+    x = _leaf(lambda: nb.randn(2, 3, 4).permute(2, 0, 1))
+    (x * nb.ones(4, 2, 3)).backward(nb.ones(4, 2, 3))
+    assert x.grad.stride() == (1, 12, 4)
+    assert x.grad.tolist() == nb.ones(4, 2, 3).tolist()
+
+
+def test_grad_accumulates_into_the_leaf_layout():
+    x = _leaf(lambda: nb.randn(3, 4).t())
+    (x * 2).sum().backward()
+    (x * 3).sum().backward()
+    assert x.grad.stride() == (1, 4)
+    assert x.grad.tolist() == (nb.ones(4, 3) * 5).tolist()
+
+
+def test_row_major_operands_keep_row_major_results():
+    x = nb.ones(4, 4)
+    for r in (x + x, x * 2.0, x + nb.ones(4), x.exp(), x > x, nb.where(x > 0, x, x)):
+        assert r.stride() == (4, 1)
+
+
+def test_layout_of_rules():
+    # same shapes, all dense with one stride tuple: those strides exactly
+    assert layout_of((3, 2), [((3, 2), (1, 3))]) == ((1, 0), (1, 3))
+    # different strides: the first operand decides
+    assert layout_of((3, 2), [((3, 2), (2, 1)), ((3, 2), (1, 3))]) is None
+    assert layout_of((3, 2), [((3, 2), (1, 3)), ((3, 2), (2, 1))]) == ((1, 0), (1, 3))
+    # a Python number never decides but makes the shapes differ
+    assert layout_of((1, 3), [((1, 3), (1, 1))]) is None
+    assert layout_of((1, 3), [((1, 3), (1, 1)), None]) == ((1, 0), (1, 1))
+    # channels-last
+    assert layout_of((2, 3, 4, 5), [((2, 3, 4, 5), (60, 1, 15, 3))]) == ((0, 2, 3, 1), (60, 1, 15, 3))
+
+
+def test_preserve_strides_rules():
+    assert preserve_strides((3, 2), (1, 3)) == (1, 3)          # dense: kept
+    assert preserve_strides((3, 4), (2, 6)) == (1, 3)          # not dense: same order, dense
+    assert preserve_strides((3, 4), (4, 1)) == (4, 1)
+    assert preserve_strides((2, 3), (0, 1)) == (3, 1)          # broadcast: row-major

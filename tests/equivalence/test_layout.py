@@ -272,3 +272,65 @@ def test_preserve_strides_rules():
     assert preserve_strides((3, 4), (2, 6)) == (1, 3)          # not dense: same order, dense
     assert preserve_strides((3, 4), (4, 1)) == (4, 1)
     assert preserve_strides((2, 3), (0, 1)) == (3, 1)          # broadcast: row-major
+
+
+def test_losses_with_reduction_none_follow_the_elementwise_rule():
+    import nbgrad.nn.functional as F
+    x, y = nb.randn(2, 3).t(), nb.randn(3, 2)
+    # recorded in PyTorch 2.13
+    assert F.mse_loss(x, y, reduction="none").stride() == (1, 3)
+    assert F.mse_loss(y, x, reduction="none").stride() == (2, 1)
+    np.testing.assert_allclose(F.mse_loss(x, y, reduction="none").numpy(),
+                               (x.numpy() - y.numpy()) ** 2, rtol=1e-6)
+    assert F.l1_loss(x, y, reduction="none").stride() == (1, 3)
+    p = nb.rand(2, 3).t()
+    assert F.binary_cross_entropy_with_logits(x, nb.rand(3, 2), reduction="none").stride() == (2, 1)
+    assert F.binary_cross_entropy_with_logits(nb.randn(3, 2), p, reduction="none").stride() == (1, 3)
+
+
+def test_layer_norm_result_is_row_major():
+    import nbgrad.nn.functional as F
+    x = nb.randn(2, 3, 4).permute(2, 0, 1)
+    out = F.layer_norm(x, (3,))
+    assert out.stride() == (6, 3, 1)                        # PyTorch: (6, 3, 1)
+    xn = x.numpy()
+    ref = (xn - xn.mean(-1, keepdims=True)) / np.sqrt(xn.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_sort_keeps_the_input_layout():
+    x = nb.randn(2, 3).t()
+    v, i = x.sort(0)
+    assert v.stride() == (1, 3) and i.stride() == (1, 3)    # PyTorch: (1, 3) (1, 3)
+    assert x.sort(1)[0].stride() == (1, 3)
+    assert x.argsort(0).stride() == (1, 3)
+    assert x.topk(1, 0)[0].stride() == (2, 1)               # PyTorch: (2, 1)
+    p = nb.randn(3, 4, 5).permute(2, 0, 1)
+    pn = p.numpy()
+    for d in range(3):
+        v, i = p.sort(d)
+        assert v.stride() == (1, 20, 5)
+        np.testing.assert_array_equal(v.numpy(), np.sort(pn, axis=d))
+        np.testing.assert_array_equal(i.numpy(), np.argsort(pn, axis=d, kind="stable"))
+
+
+def test_fused_function_lays_out_as_the_unfused_ops():
+    @nb.fuse
+    def f(x, w):
+        return (x * w + 1).tanh() * x
+
+    for make in (lambda: nb.randn(2, 3).t(), lambda: nb.randn(2, 3, 4).permute(2, 0, 1)):
+        x = make().detach().requires_grad_()
+        w = make().detach().requires_grad_()
+        x2 = x.detach().requires_grad_()
+        w2 = w.detach().requires_grad_()
+        y = f(x, w)
+        y2 = (x2 * w2 + 1).tanh() * x2
+        assert y.stride() == y2.stride() == x.stride()      # PyTorch's unfused: x's strides
+        g = nb.randn(*y.shape)
+        y.backward(g)
+        y2.backward(g)
+        np.testing.assert_allclose(y.detach().numpy(), y2.detach().numpy(), rtol=1e-6)
+        np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(w.grad.numpy(), w2.grad.numpy(), rtol=1e-5, atol=1e-6)
+        assert x.grad.stride() == x.stride()

@@ -203,7 +203,7 @@ def sqrt(x):
 class RsqrtBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return g * out.pow(3) * -0.5
+        return g * -0.5 * out.pow(3)            # PyTorch: -0.5 * grad * result.pow(3)
 
 
 def rsqrt(x):
@@ -253,7 +253,7 @@ def asin(x):
 class AcosBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return -g * rsqrt(1 - x * x)
+        return g * -rsqrt(1 - x * x)            # PyTorch: grad * -((-self * self + 1).rsqrt())
 
 
 def acos(x):
@@ -290,12 +290,13 @@ def cosh(x):
     return _unary_op("cosh", x, CoshBackward0, save="x")
 
 
-def _fused_or(op, g, y, composed):
-    """One fused backend pass when the backward is not itself recorded."""
+def _fused_or(op, g, y, composed, like=None):
+    """One fused backend pass when the backward is not itself recorded; `like`: the
+    operands in PyTorch's backward kernel's order, when not (g, y)."""
     if is_grad_enabled() and (g._requires_grad or y._requires_grad):
         return composed()
     dt = D.promote_types(g._dtype, y._dtype)
-    return _binary_raw(op, g, y, dt)
+    return _binary_raw(op, g, y, dt, like=like)
 
 
 class TanhBackward0(Node):
@@ -321,7 +322,8 @@ def sigmoid(x):
 class ReluBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("relu_backward", g, y, lambda: g * (y > 0))
+        # PyTorch's threshold_backward iterates (result, grad): the result's layout
+        return _fused_or("relu_backward", g, y, lambda: g * (y > 0), like=(y, g))
 
 
 def relu(x):
@@ -331,7 +333,8 @@ def relu(x):
 class ErfBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * exp(-(x * x)) * (2.0 / math.sqrt(math.pi))
+        # PyTorch: 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+        return exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g
 
 
 def erf(x):
@@ -341,7 +344,7 @@ def erf(x):
 class ReciprocalBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return -g * out * out
+        return -g * (out * out)                 # PyTorch: -grad * (result * result)
 
 
 def reciprocal(x):
@@ -350,7 +353,8 @@ def reciprocal(x):
 
 def _zero_grad_node(name):
     def backward(self, g):
-        return g * 0
+        from .._creation import zeros_like
+        return zeros_like(g)                    # PyTorch: zeros_like(grad) (g * 0 is nan at inf)
     return type(name, (Node,), {"backward": backward})
 
 
@@ -636,15 +640,18 @@ class PowBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         e = self.exponent
-        if e == 0:
-            return g * 0
-        return g * e * x.pow(e - 1)
+        if e == 0:      # PyTorch: zeros_like(self, contiguous)
+            from .._creation import zeros
+            return zeros(x._shape, dtype=x._dtype, device=x.device)
+        return g * (x.pow(e - 1) * e)           # PyTorch: grad * (exp * self.pow(exp - 1))
 
 
 class PowBackward1(Node):
     def backward(self, g):
         a, b, out = self.saved_tensors
-        ga = g * b * a.pow(b - 1) if self.needs_input_grad(0) else None
+        # PyTorch: where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1))): a zero
+        # exponent has a zero derivative even where self.pow(-1) is inf
+        ga = where(b == 0, 0.0, g * (b * a.pow(b - 1))) if self.needs_input_grad(0) else None
         gb = None
         if self.needs_input_grad(1):
             # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
@@ -654,8 +661,11 @@ class PowBackward1(Node):
 
 class PowBackward2(Node):
     def backward(self, g):
-        (out,) = self.saved_tensors
-        return (g * out * math.log(self.base) if self.base > 0 else g * where(out == 0, 0.0, out * math.nan),)
+        out, b = self.saved_tensors
+        # PyTorch: grad * (result * log(base)); base 0: where(exponent >= 0, 0, result * -inf)
+        if self.base == 0:
+            return (g * where(b >= 0, 0.0, out * -math.inf),)
+        return (g * (out * (math.log(self.base) if self.base > 0 else math.nan)),)
 
 
 def pow(a, b):
@@ -681,25 +691,27 @@ def pow(a, b):
             node.save(a, b, out, outputs=(out,))
         else:
             node = record(PowBackward2, (b,), (out,), base=a)
-            node.save(out, outputs=(out,))
+            node.save(out, b if a == 0 else None, outputs=(out,))
     return out
 
 
 class MaximumBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a > b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b > a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
+        # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (and
+        # self > other for other): a NaN operand passes the whole gradient to both
+        split = where(a == b, g / 2, g)
+        ga = where(a < b, 0.0, split) if self.needs_input_grad(0) else None
+        gb = where(a > b, 0.0, split) if self.needs_input_grad(1) else None
         return ga, gb
 
 
 class MinimumBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        half = g * 0.5
-        ga = where(a < b, g, where(a == b, half, 0.0)) if self.needs_input_grad(0) else None
-        gb = where(b < a, g, where(a == b, half, 0.0)) if self.needs_input_grad(1) else None
+        split = where(a == b, g / 2, g)          # as MaximumBackward0, masks swapped
+        ga = where(a > b, 0.0, split) if self.needs_input_grad(0) else None
+        gb = where(a < b, 0.0, split) if self.needs_input_grad(1) else None
         return ga, gb
 
 
@@ -727,8 +739,8 @@ def minimum(a, b):
 class Atan2Backward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        denom = a * a + b * b
-        return g * b / denom, g * -a / denom
+        recip = (a * a + b * b).reciprocal()     # PyTorch's atan2_backward
+        return g * b * recip, g * -a * recip
 
 
 def atan2(a, b):

@@ -334,3 +334,74 @@ def test_fused_function_lays_out_as_the_unfused_ops():
         np.testing.assert_allclose(x.grad.numpy(), x2.grad.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(w.grad.numpy(), w2.grad.numpy(), rtol=1e-5, atol=1e-6)
         assert x.grad.stride() == x.stride()
+
+
+# ---- backward formulas in PyTorch's operand order: the first operand that is not
+# broadcast decides a gradient's layout (seen through autograd.grad), and PyTorch's
+# masks decide special values.  Expected values and strides recorded in PyTorch 2.13
+# with x = tensor([[0.3, 1.2, -0.2], [-0.7, 0.0, 0.9]]).t() (strides (1, 3)).
+_X = [[0.3, 1.2, -0.2], [-0.7, 0.0, 0.9]]
+
+GRAD_LAYOUTS = {
+    # name: (function, strides of d sum(f(x)) / dx, of d f(x)/dx . ones)
+    "rsqrt": (lambda x: x.abs().rsqrt(), (2, 1), (2, 1)),
+    "acos": (lambda x: (x * 0.1).acos(), (1, 3), (2, 1)),
+    "relu": (lambda x: x.relu(), (1, 3), (1, 3)),
+    "erf": (lambda x: x.erf(), (1, 3), (1, 3)),
+    "reciprocal": (lambda x: x.reciprocal(), (2, 1), (2, 1)),
+    "pow2": (lambda x: x.pow(2), (1, 3), (2, 1)),
+    "pow3": (lambda x: x.pow(3), (1, 3), (2, 1)),
+    "square": (lambda x: x.square(), (1, 3), (2, 1)),
+    "pow_tensor": (lambda x: x.abs().pow(x), (1, 3), (2, 1)),
+    "maximum": (lambda x: nb.maximum(nb.zeros(3, 2), x), (2, 1), (2, 1)),
+    "exp": (lambda x: x.exp(), (1, 3), (2, 1)),
+    "tanh": (lambda x: x.tanh(), (1, 3), (2, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_LAYOUTS))
+def test_gradient_layout_follows_pytorchs_backward_formula(name):
+    f, by_sum, by_ones = GRAD_LAYOUTS[name]
+    x = nb.tensor(_X).t().detach().requires_grad_()
+    (g,) = nb.autograd.grad(f(x).sum(), x)
+    assert g.stride() == by_sum
+    x = nb.tensor(_X).t().detach().requires_grad_()
+    y = f(x)
+    (g,) = nb.autograd.grad(y, x, nb.ones(y.shape))
+    assert g.stride() == by_ones
+
+
+def _grad(f, values):
+    x = nb.tensor(values, requires_grad=True)
+    (g,) = nb.autograd.grad(f(x).sum(), x)
+    return g.tolist()
+
+
+def test_pow_tensor_exponent_zero_has_zero_derivative():
+    # d/dx x**y at x = 0, y = 0: PyTorch masks exponent == 0 (0 * 0**-1 would be nan)
+    assert _grad(lambda x: x.pow(x), [0.0, 1.0]) == [0.0, 1.0]
+    g = _grad(lambda x: x.abs().pow(x), [0.0])
+    assert g == [0.0]
+
+
+def test_pow_scalar_base_zero_and_negative():
+    assert _grad(lambda x: 0.0 ** x, [-1.0, 0.0, 2.0]) == [-np.inf, 0.0, 0.0]
+    assert all(np.isnan(_grad(lambda x: (-2.0) ** x, [1.0, 2.0, 0.5])))
+    np.testing.assert_allclose(_grad(lambda x: 2.0 ** x, [1.0, 2.0, 0.5]),
+                               [1.3862943649291992, 2.7725887298583984, 0.9802581071853638], rtol=1e-6)
+
+
+def test_maximum_minimum_nan_pass_the_whole_gradient():
+    assert _grad(lambda x: nb.maximum(x, nb.ones(3)), [np.nan, 1.0, 2.0]) == [1.0, 0.5, 1.0]
+    assert _grad(lambda x: nb.minimum(x, nb.ones(3)), [np.nan, 1.0, 0.0]) == [1.0, 0.5, 1.0]
+    x = nb.tensor([0.5, 1.0], requires_grad=True)
+    y = nb.tensor([1.0, 1.0], requires_grad=True)
+    ga, gb = nb.autograd.grad(nb.maximum(x, y).sum(), (x, y))
+    assert ga.tolist() == [0.0, 0.5] and gb.tolist() == [1.0, 0.5]
+
+
+def test_zero_derivatives_are_zeros_not_grad_times_zero():
+    # PyTorch: zeros_like(grad) -- an infinite incoming gradient still gives 0
+    assert _grad(lambda x: x.sign() * np.inf, [1.0, -1.0, 0.0]) == [0.0, 0.0, 0.0]
+    assert _grad(lambda x: x.floor() * np.inf, [1.5, -1.0]) == [0.0, 0.0]
+    assert _grad(lambda x: x.pow(0) * np.inf, [1.0, 2.0, 3.0]) == [0.0, 0.0, 0.0]

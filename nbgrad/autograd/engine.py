@@ -159,7 +159,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
                         g = grad_list[nr]
                         if t._grad is None:
-                            t._grad = g if create_graph else g.detach().clone()
+                            # PyTorch's retain_grad hook: grad.clone(contiguous_format)
+                            t._grad = (g if create_graph else g.detach()).clone(memory_format="contiguous_format")
                         else:
                             t._grad = t._grad + g
             if capture is not None:

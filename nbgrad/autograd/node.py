@@ -156,7 +156,7 @@ class AccumulateGrad(Node):
                 steal = False
         if var._grad is None:
             if create_graph:
-                var._grad = grad
+                var._grad = _clone_obey_contract(grad, var, recorded=True)
             elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
                     and grad._base is None and _obeys_layout_contract(grad, var):
                 var._grad = grad.detach()
@@ -182,12 +182,19 @@ def _obeys_layout_contract(grad, var):
     return grad.is_contiguous()
 
 
-def _clone_obey_contract(grad, var):
-    """A detached copy of grad laid out by the contract: the leaf's strides when the leaf
-    is dense, else contiguous (AccumulateGrad's clone_obey_contract)."""
+def _clone_obey_contract(grad, var, recorded=False):
+    """A copy of grad laid out by the contract: the leaf's strides when the leaf is dense,
+    else contiguous (AccumulateGrad's clone_obey_contract).  Detached, or with
+    recorded=True (create_graph) as PyTorch records it: new_empty_strided(...).copy_(grad)
+    (CopyBackwards) for a dense leaf, grad.clone(contiguous_format) (CloneBackward0) else."""
     from .._layout import is_dense
     from ..ops._graph import copy_raw
-    return copy_raw(grad, var._stride if is_dense(var._shape, var._stride) else None)
+    strides = var._stride if is_dense(var._shape, var._stride) else None
+    if not recorded:
+        return copy_raw(grad, strides)
+    if strides is None:
+        return grad.clone(memory_format="contiguous_format")
+    return copy_raw(grad.detach(), strides).copy_(grad)
 
 
 class RemovableHandle:

@@ -405,3 +405,39 @@ def test_zero_derivatives_are_zeros_not_grad_times_zero():
     assert _grad(lambda x: x.sign() * np.inf, [1.0, -1.0, 0.0]) == [0.0, 0.0, 0.0]
     assert _grad(lambda x: x.floor() * np.inf, [1.5, -1.0]) == [0.0, 0.0]
     assert _grad(lambda x: x.pow(0) * np.inf, [1.0, 2.0, 3.0]) == [0.0, 0.0, 0.0]
+
+
+def test_retained_grad_is_a_contiguous_clone():
+    # PyTorch's retain_grad hook: grad.clone(contiguous_format)
+    x = nb.randn(3, 2).t().detach().requires_grad_()
+    y = x * 2
+    y.retain_grad()
+    y.exp().sum().backward()
+    assert y.grad.stride() == (3, 1)
+    assert y.grad.grad_fn is None
+    np.testing.assert_allclose(y.grad.numpy(), np.exp(y.detach().numpy()), rtol=1e-6)
+
+
+def test_create_graph_grads_are_recorded_copies_in_the_leaf_layout():
+    # PyTorch 2.13: x.grad.grad_fn is CopyBackwards, the retained grad's CloneBackward0
+    x = nb.randn(3, 2).t().detach().requires_grad_()
+    y = x * 2
+    y.retain_grad()
+    y.exp().sum().backward(create_graph=True)
+    assert y.grad.stride() == (3, 1) and type(y.grad.grad_fn).__name__ == "CloneBackward0"
+    assert x.grad.stride() == (1, 2) and type(x.grad.grad_fn).__name__ == "CopyBackwards"
+    fn, _ = x.grad.grad_fn.next_functions[1]
+    assert x.grad.grad_fn.next_functions[0] == (None, 0) and type(fn).__name__ == "MulBackward0"
+    # a gradient with no history is copied, not recorded
+    x = nb.randn(3, 2).t().detach().requires_grad_()
+    (x * 2).sum().backward(create_graph=True)
+    first = x.grad
+    assert first.grad_fn is None and not first.requires_grad and first.stride() == (1, 2)
+    (x * x).sum().backward(create_graph=True)
+    assert x.grad is not first and x.grad.stride() == (1, 2)          # x.grad + new: x.grad's layout
+    assert type(x.grad.grad_fn).__name__ == "AddBackward0"
+    # double backward still goes through the copy
+    x = nb.randn(3, requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    (gg,) = nb.autograd.grad(x.grad.sum(), x)
+    np.testing.assert_allclose(gg.numpy(), 6 * x.detach().numpy(), rtol=1e-6)

@@ -1,7 +1,7 @@
 """Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
 from .. import _dtype as D
 from .._size import to_device
-from .._layout import preserve_strides
+from .._layout import order_of_strides, preserve_strides
 from .._tensor import Tensor, contiguous_strides
 from .._storage import Storage
 from ..autograd.node import Node
@@ -47,9 +47,17 @@ class ToCopyBackward0(Node):
 
 
 def _to_device_raw(x, device):
-    """A copy of x's values on another device, staged through host memory."""
-    buf = get_backend(device.type).from_host(x._host_array())
-    return new_tensor(buf, x._shape, x._dtype, device)
+    """A copy of x's values on another device, staged through host memory, laid out as
+    preserve_format lays out a copy (x's dense strides, else dense in x's dims' order)."""
+    strides = preserve_strides(x._shape, x._stride)
+    if strides == contiguous_strides(x._shape):
+        buf = get_backend(device.type).from_host(x._host_array())
+        return new_tensor(buf, x._shape, x._dtype, device)
+    order = order_of_strides(x._shape, strides)
+    view = Tensor._make(x._storage, tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order),
+                        x._offset, x._dtype)          # x's dims in memory order (a plain view)
+    buf = get_backend(device.type).from_host(view._host_array())
+    return Tensor._make(Storage(buf, device), x._shape, strides, 0, x._dtype)
 
 
 def to(x, *args, **kwargs):

@@ -312,7 +312,7 @@ def tanh(x):
 class SigmoidBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_or("sigmoid_backward", g, y, lambda: g * y * (1 - y))
+        return _fused_or("sigmoid_backward", g, y, lambda: g * (1 - y) * y)
 
 
 def sigmoid(x):
@@ -564,7 +564,7 @@ class DivBackward0(Node):
         if b is None:
             return g / self.b_scalar, None
         ga = g / b if self.needs_input_grad(0) else None
-        gb = -g * a / (b * b) if self.needs_input_grad(1) else None
+        gb = -g * ((a / b) / b) if self.needs_input_grad(1) else None     # PyTorch's order
         return ga, gb
 
 

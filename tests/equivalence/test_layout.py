@@ -478,3 +478,12 @@ def test_cuda_elementwise_results_follow_the_layout():
     for r, ref in ((xc + 1, xn + 1), (xc.exp(), np.exp(xn)), (nb.where(xc > 0, xc, 0.0), np.where(xn > 0, xn, 0))):
         assert r.stride() == (1, 12, 4)
         np.testing.assert_allclose(r.cpu().numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_div_denominator_gradient_rounds_as_pytorch():
+    # PyTorch: -grad * ((self / other) / other); -grad * self / (other * other) rounds
+    # differently (0.9124146699905396 here)
+    a = nb.tensor([-1.1258398294448853], requires_grad=True)
+    b = nb.tensor([1.1108161211013794], requires_grad=True)
+    (a / b).sum().backward()
+    assert b.grad.tolist() == [0.9124146103858948]

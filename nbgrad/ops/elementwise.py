@@ -9,6 +9,7 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
+from .._layout import is_dense, order_of_strides
 from .._tensor import Tensor, _strides_of, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
@@ -471,6 +472,23 @@ def accumulate_(dst, src):
             out = buf if off == 0 and len(buf) == n else buf[off:off + n]
             sv = (src._storage.buffer, src._offset, shape, src._stride) if same else broadcast_view(src, shape)
             backend_of(dst).binary("add", (buf, off, shape, dst._stride), sv, shape, dtype.np, out)
+            dst._vc.value += 1
+            return dst
+    elif (src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
+            and src._storage is not dst._storage and is_dense(shape, dst._stride)
+            and not any(st < 0 for st in dst._stride)):
+        # a dense permuted dst (a transposed leaf's .grad): the same one pass, over the
+        # views taken in dst's memory order
+        n = math.prod(shape)
+        if n and broadcast_shapes(src._shape, shape) == shape:
+            order = order_of_strides(shape, dst._stride)
+            buf = dst._storage.buffer
+            off = dst._offset
+            out = buf if off == 0 and len(buf) == n else buf[off:off + n]
+            sv = (src._storage.buffer, src._offset, shape, src._stride) if src._shape == shape \
+                else broadcast_view(src, shape)
+            backend_of(dst).binary("add", permuted((buf, off, shape, dst._stride), order), permuted(sv, order),
+                                   tuple([shape[d] for d in order]), dtype.np, out)
             dst._vc.value += 1
             return dst
     with no_grad():

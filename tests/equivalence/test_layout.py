@@ -487,3 +487,15 @@ def test_div_denominator_gradient_rounds_as_pytorch():
     b = nb.tensor([1.1108161211013794], requires_grad=True)
     (a / b).sum().backward()
     assert b.grad.tolist() == [0.9124146103858948]
+
+
+@pytest.mark.skipif(layout_of is None, reason="nbgrad's own accumulation helper")
+def test_accumulation_into_a_permuted_grad_is_in_place_and_exact():
+    from nbgrad.ops.elementwise import accumulate_
+    d = nb.randn(3, 4).t()                                   # dense, strides (1, 4)
+    ptr, before = d.data_ptr(), d.numpy().copy()
+    for src in (nb.randn(4, 3), nb.randn(3), nb.randn(3, 4).t()):
+        accumulate_(d, src)
+        np.testing.assert_allclose(d.numpy(), before + src.numpy(), rtol=1e-6)
+        before = d.numpy().copy()
+    assert d.data_ptr() == ptr and d.stride() == (1, 4)

@@ -174,6 +174,10 @@ def _obeys_layout_contract(grad, var):
     """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
     (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
     from .._layout import is_dense
+    from .._tensor import row_major_of
+    rm = row_major_of(var._shape)
+    if rm is not None and var._stride == rm and grad._stride == rm:
+        return True                     # the common case: both row-major (and not empty)
     if is_dense(var._shape, var._stride):
         for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
             if gs != vs if n != 1 else gs == 0:

@@ -7,6 +7,7 @@ nothing that points back at its outputs, so a graph dies with its outputs.
 import weakref
 
 from . import anomaly_mode
+from .._layout import is_dense, row_major_strides
 from .grad_mode import is_grad_enabled
 
 _FREED_MSG = (
@@ -173,11 +174,9 @@ class AccumulateGrad(Node):
 def _obeys_layout_contract(grad, var):
     """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
     (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
-    from .._layout import is_dense
-    from .._tensor import row_major_of
-    rm = row_major_of(var._shape)
-    if rm is not None and var._stride == rm and grad._stride == rm:
-        return True                     # the common case: both row-major (and not empty)
+    rm = row_major_strides(var._shape)
+    if var._stride == rm and grad._stride == rm:
+        return True                     # the common case: both row-major
     if is_dense(var._shape, var._stride):
         for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
             if gs != vs if n != 1 else gs == 0:
@@ -191,7 +190,6 @@ def _clone_obey_contract(grad, var, recorded=False):
     else contiguous (AccumulateGrad's clone_obey_contract).  Detached, or with
     recorded=True (create_graph) as PyTorch records it: new_empty_strided(...).copy_(grad)
     (CopyBackwards) for a dense leaf, grad.clone(contiguous_format) (CloneBackward0) else."""
-    from .._layout import is_dense
     from ..ops._graph import copy_raw
     strides = var._stride if is_dense(var._shape, var._stride) else None
     if not recorded:

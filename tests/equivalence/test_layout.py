@@ -499,3 +499,26 @@ def test_accumulation_into_a_permuted_grad_is_in_place_and_exact():
         np.testing.assert_allclose(d.numpy(), before + src.numpy(), rtol=1e-6)
         before = d.numpy().copy()
     assert d.data_ptr() == ptr and d.stride() == (1, 4)
+
+
+@pytest.mark.parametrize("make", ["Adam", "AdamW", "SGD"])
+def test_optimizer_state_takes_the_parameter_layout(make):
+    # PyTorch: exp_avg/exp_avg_sq/momentum_buffer are zeros_like(p, preserve_format),
+    # (1, 4) for a transposed (4, 3) parameter; the update is the contiguous one's
+    opt_cls = getattr(nb.optim, make)
+    kw = dict(momentum=0.9) if make == "SGD" else {}
+    base = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    p = nb.tensor(base).t().detach().requires_grad_()
+    q = nb.tensor(base.T.copy()).requires_grad_()
+    o1, o2 = opt_cls([p], lr=0.1, **kw), opt_cls([q], lr=0.1, **kw)
+    ptr = p.data_ptr()
+    for _ in range(3):
+        for par, opt in ((p, o1), (q, o2)):
+            opt.zero_grad()
+            ((par * par).sum() + par.sum()).backward()
+            opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
+    assert p.stride() == (1, 4) and p.data_ptr() == ptr
+    for name, buf in o1.state[p].items():
+        if name != "step":
+            assert buf.stride() == (1, 4), name

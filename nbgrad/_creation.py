@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
-from ._layout import preserve_strides
+from ._layout import order_of_strides, preserve_strides
 from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
@@ -93,6 +93,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if dtype.np.kind in "iub" and arr.dtype.kind == "f":
         arr = np.trunc(arr)
     arr = np.asarray(arr, dtype=dtype.np)
+    if arr.ndim >= 2 and not arr.flags.c_contiguous and min(arr.strides) >= 0:
+        # PyTorch copies a tensor's or array's layout (preserve_format): a transposed
+        # source gives a transposed copy
+        shape = arr.shape
+        strides = preserve_strides(shape, tuple(st // arr.itemsize for st in arr.strides))
+        if strides != contiguous_strides(shape):
+            order = order_of_strides(shape, strides)
+            buf = get_backend(device.type).from_host(np.ascontiguousarray(arr.transpose(order)))
+            return _finish(Tensor._make(Storage(buf, device), Size(shape), strides, 0, dtype), requires_grad)
     buf = get_backend(device.type).from_host(arr)
     return _new(buf, arr.shape, dtype, device, requires_grad)
 
@@ -175,7 +184,7 @@ def _like(x, dtype, device):
 
 
 def _like_layout(t, x):
-    """Re-lay t's (uniform) values as preserve_format lays out a copy of x: x's strides
+    """Re-lay t's values (uniform, or i.i.d. random) as preserve_format lays out a copy of x: x's strides
     when x is dense, else dense strides in x's dims' order."""
     strides = preserve_strides(tuple(x.shape), tuple(x.stride()))
     if strides == t.stride():
@@ -206,19 +215,19 @@ def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memor
 
 def rand_like(x, dtype=None, device=None, requires_grad=False):
     dtype, device = _like(x, dtype, device)
-    return rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
 
 
 def randn_like(x, dtype=None, device=None, requires_grad=False):
     dtype, device = _like(x, dtype, device)
-    return randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
 
 
 def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
     dtype, device = _like(x, dtype, device)
-    return randint(low, high, x.shape, dtype=dtype, device=device)
+    return _like_layout(randint(low, high, x.shape, dtype=dtype, device=device), x)
 
 
 # -- ranges ------------------------------------------------------------------------------------

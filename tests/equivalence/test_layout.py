@@ -522,3 +522,21 @@ def test_optimizer_state_takes_the_parameter_layout(make):
     for name, buf in o1.state[p].items():
         if name != "step":
             assert buf.stride() == (1, 4), name
+
+
+def test_tensor_and_random_like_copies_preserve_the_layout():
+    # recorded in PyTorch 2.13
+    x = nb.randn(2, 3).t()
+    assert nb.rand_like(x).stride() == (1, 3)
+    assert nb.randn_like(x).stride() == (1, 3)
+    assert nb.randint_like(x, 5).stride() == (1, 3)
+    assert nb.tensor(x).stride() == (1, 3)
+    assert nb.tensor(nb.ones(4, 6).t()[::2]).stride() == (1, 3)
+    a = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    t = nb.tensor(a)
+    assert t.stride() == (1, 2) and t.tolist() == a.tolist()
+    assert nb.tensor(a, dtype=nb.int64).stride() == (1, 2)
+    b = np.arange(24.0).reshape(2, 3, 4).transpose(2, 0, 1)[:, :, ::2]
+    t = nb.tensor(b)
+    assert t.stride() == (1, 8, 4) and t.tolist() == b.tolist()
+    assert x.new_zeros(x.shape).stride() == (2, 1)          # new_*: contiguous

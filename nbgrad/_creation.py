@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
-from ._layout import order_of_strides, preserve_strides
+from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
 from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
@@ -163,7 +163,10 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     device = to_device(device)
     dtype = _dt(dtype)
     buf = get_backend(device.type).empty(math.prod(shape), dtype.np)
-    return _new(buf, shape, dtype, device, requires_grad)
+    t = _new(buf, shape, dtype, device, requires_grad)
+    if memory_format is not None and memory_format is not contiguous_format:
+        t._stride = format_strides(tuple(shape), memory_format)   # channels_last...; Preserve raises
+    return t
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -183,10 +186,11 @@ def _like(x, dtype, device):
     return (D.to_dtype(dtype) if dtype is not None else x.dtype), (device if device is not None else x.device)
 
 
-def _like_layout(t, x):
-    """Re-lay t's values (uniform, or i.i.d. random) as preserve_format lays out a copy of x: x's strides
-    when x is dense, else dense strides in x's dims' order."""
-    strides = preserve_strides(tuple(x.shape), tuple(x.stride()))
+def _like_layout(t, x, memory_format=None):
+    """Re-lay t's values (uniform, or i.i.d. random) as x.clone(memory_format) would be laid
+    out; preserve_format (the default): x's strides when x is dense, else dense strides in
+    x's dims' order."""
+    strides = copy_strides(tuple(x.shape), tuple(x.stride()), memory_format)
     if strides == t.stride():
         return t
     t._stride = tuple(strides)
@@ -195,32 +199,32 @@ def _like_layout(t, x):
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x)
+    return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x, memory_format)
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x)
+    return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x, memory_format)
 
 
 def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
+def rand_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
+def randn_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):

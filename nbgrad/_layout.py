@@ -218,3 +218,110 @@ def order_of_strides(shape, strides):
     """Outermost-first dims for a dense (shape, strides): the order a C-order buffer
     must be written in to hold a tensor of those strides."""
     return _order_of(shape, strides)
+
+
+# -- memory formats (torch.contiguous_format, torch.channels_last, ...) ------------------
+class memory_format:
+    """PyTorch's memory formats: the layout a new tensor or a copy is asked to take."""
+
+    __slots__ = ("name", "_kind")
+
+    def __init__(self, name, kind):
+        self.name = name
+        self._kind = kind
+
+    def __repr__(self):
+        return f"nbgrad.{self.name}"
+
+    def __reduce__(self):
+        return (_format_named, (self.name,))
+
+
+contiguous_format = memory_format("contiguous_format", "contiguous")
+preserve_format = memory_format("preserve_format", "preserve")
+channels_last = memory_format("channels_last", "cl")
+channels_last_3d = memory_format("channels_last_3d", "cl3d")
+_FORMATS = {f.name: f for f in (contiguous_format, preserve_format, channels_last, channels_last_3d)}
+
+
+def _format_named(name):
+    return _FORMATS[name]
+
+
+def _kind(fmt):
+    if fmt is None:
+        return "preserve"
+    if isinstance(fmt, memory_format):
+        return fmt._kind
+    raise TypeError(f"memory_format must be nbgrad.memory_format, not {type(fmt).__name__}")
+
+
+def _channels_last_3d_strides(shape):
+    n, c, d, h, w = shape
+    return (c * w * h * d, 1, c * w * h, c * w, c)
+
+
+def format_strides(shape, fmt):
+    """The strides of a new tensor of `shape` in memory format `fmt` (contiguous_format,
+    channels_last, channels_last_3d); PyTorch's errors for a wrong rank or Preserve."""
+    kind = _kind(fmt)
+    if kind == "contiguous":
+        return row_major_strides(tuple(shape))
+    if kind == "cl":
+        if len(shape) != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return channels_last_strides(tuple(shape))
+    if kind == "cl3d":
+        if len(shape) != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return _channels_last_3d_strides(tuple(shape))
+    raise RuntimeError("unsupported memory format Preserve")
+
+
+def is_contiguous_as(shape, strides, fmt):
+    """is_contiguous(memory_format=fmt): contiguous in that format (size-1 dims ignored)."""
+    kind = _kind(fmt)
+    if kind in ("contiguous", "preserve"):
+        return is_contiguous(shape, strides)
+    if kind == "cl":                    # (no shortcut for empty tensors here, as PyTorch's)
+        return is_channels_last(shape, strides)
+    if len(shape) != 5:
+        return False
+    expected = 1
+    for d in (1, 4, 3, 2, 0):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def copy_strides(shape, strides, fmt):
+    """The strides of x.clone(memory_format=fmt) (None: preserve_format) for x of (shape, strides)."""
+    if _kind(fmt) == "preserve":
+        return preserve_strides(shape, strides)
+    return format_strides(shape, fmt)
+
+
+def _strides_like_channels_last(shape, strides):
+    """PyTorch's is_channels_last_strides_2d heuristic (4-D)."""
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d]
+        if shape[d] > 1:
+            low *= shape[d]
+    return True
+
+
+def suggest_memory_format(shape, strides):
+    """PyTorch's Tensor.suggest_memory_format(): channels_last for 4-D tensors whose
+    strides look channels-last, else contiguous_format."""
+    if len(shape) == 4 and _strides_like_channels_last(shape, strides):
+        return channels_last
+    return contiguous_format

@@ -212,6 +212,9 @@ class Tensor:
         return int(dim) % max(ndim, 1)
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None:
+            from ._layout import is_contiguous_as
+            return is_contiguous_as(self._shape, self._stride, memory_format)
         if self.numel() == 0:
             return True
         expected = 1

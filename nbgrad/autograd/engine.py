@@ -10,6 +10,7 @@ from .grad_mode import is_grad_enabled, set_grad_enabled
 from .function import BackwardCFunction
 from .node import AccumulateGrad
 from . import anomaly_mode
+from .._layout import contiguous_format
 
 
 def _edge_of(t):
@@ -160,7 +161,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         g = grad_list[nr]
                         if t._grad is None:
                             # PyTorch's retain_grad hook: grad.clone(contiguous_format)
-                            t._grad = (g if create_graph else g.detach()).clone(memory_format="contiguous_format")
+                            t._grad = (g if create_graph else g.detach()).clone(memory_format=contiguous_format)
                         else:
                             t._grad = t._grad + g
             if capture is not None:

@@ -7,7 +7,7 @@ nothing that points back at its outputs, so a graph dies with its outputs.
 import weakref
 
 from . import anomaly_mode
-from .._layout import is_dense, row_major_strides
+from .._layout import contiguous_format, is_dense, row_major_strides
 from .grad_mode import is_grad_enabled
 
 _FREED_MSG = (
@@ -195,7 +195,7 @@ def _clone_obey_contract(grad, var, recorded=False):
     if not recorded:
         return copy_raw(grad, strides)
     if strides is None:
-        return grad.clone(memory_format="contiguous_format")
+        return grad.clone(memory_format=contiguous_format)
     return copy_raw(grad.detach(), strides).copy_(grad)
 
 

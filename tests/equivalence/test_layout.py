@@ -540,3 +540,51 @@ def test_tensor_and_random_like_copies_preserve_the_layout():
     t = nb.tensor(b)
     assert t.stride() == (1, 8, 4) and t.tolist() == b.tolist()
     assert x.new_zeros(x.shape).stride() == (2, 1)          # new_*: contiguous
+
+
+# ---- memory formats: recorded in PyTorch 2.13
+def test_channels_last_memory_format():
+    c = nb.ones(2, 3, 4, 5)
+    cl = c.contiguous(memory_format=nb.channels_last)
+    assert cl.stride() == (60, 1, 15, 3)
+    assert not cl.is_contiguous() and cl.is_contiguous(memory_format=nb.channels_last)
+    assert not c.is_contiguous(memory_format=nb.channels_last)
+    assert cl.contiguous().stride() == (60, 20, 5, 1)
+    assert cl.contiguous(memory_format=nb.channels_last) is cl
+    assert c.clone(memory_format=nb.channels_last).stride() == (60, 1, 15, 3)
+    assert cl.clone(memory_format=nb.contiguous_format).stride() == (60, 20, 5, 1)
+    assert nb.empty(2, 3, 4, 5, memory_format=nb.channels_last).stride() == (60, 1, 15, 3)
+    assert nb.empty_like(c, memory_format=nb.channels_last).stride() == (60, 1, 15, 3)
+    assert nb.zeros_like(cl, memory_format=nb.contiguous_format).stride() == (60, 20, 5, 1)
+    assert nb.ones_like(cl).stride() == (60, 1, 15, 3)
+    assert (cl + 1).stride() == (60, 1, 15, 3)
+    assert c[:, :, ::2].contiguous(memory_format=nb.channels_last).stride() == (30, 1, 15, 3)
+    assert nb.ones(2, 1, 1, 1).contiguous(memory_format=nb.channels_last).stride() == (1, 1, 1, 1)
+    assert not nb.empty(0, 3, 4, 5).is_contiguous(memory_format=nb.channels_last)
+    x = nb.ones(2, 3, 4, 5, 6).contiguous(memory_format=nb.channels_last_3d)
+    assert x.stride() == (360, 1, 90, 18, 3) and x.is_contiguous(memory_format=nb.channels_last_3d)
+    assert repr(nb.channels_last).endswith(".channels_last")
+
+
+def test_memory_format_to_and_errors():
+    c = nb.ones(2, 3, 4, 5)
+    cl = c.to(memory_format=nb.channels_last)
+    assert cl.stride() == (60, 1, 15, 3)
+    assert cl.to(memory_format=nb.channels_last) is cl
+    assert cl.to(memory_format=nb.contiguous_format).stride() == (60, 20, 5, 1)
+    assert c.to(nb.float64, memory_format=nb.channels_last).stride() == (60, 1, 15, 3)
+    t = nb.ones(2, 3).t()
+    assert t.to(memory_format=nb.contiguous_format) is t      # PyTorch's to_will_alias
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        nb.ones(2, 3).contiguous(memory_format=nb.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        nb.empty(2, 3, memory_format=nb.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        nb.ones(2, 3).to(memory_format=nb.channels_last)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        nb.empty(2, 3, memory_format=nb.preserve_format)
+    x = c.clone().requires_grad_()
+    y = x.to(memory_format=nb.channels_last)
+    assert type(y.grad_fn).__name__ == "ToCopyBackward0"
+    y.relu().sum().backward()
+    assert x.grad.stride() == (60, 20, 5, 1) and x.grad.tolist() == c.tolist()

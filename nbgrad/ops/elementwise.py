@@ -718,19 +718,33 @@ class MaximumBackward0(Node):
         a, b = self.saved_tensors
         # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (and
         # self > other for other): a NaN operand passes the whole gradient to both
-        split = where(a == b, g / 2, g)
-        ga = where(a < b, 0.0, split) if self.needs_input_grad(0) else None
-        gb = where(a > b, 0.0, split) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _split_backward(self, a, b, g, lt)
+
+
+def _split_backward(node, a, b, g, loses):
+    """maximum's/minimum's gradients: halves at ties, 0 for the operand that loses
+    (loses(a, b): where a loses to b), the whole gradient otherwise."""
+    eq = a == b
+    ga = gb = None
+    if node.needs_input_grad(0):
+        ga = where(eq, g / 2, g)
+        ga = _masked_fill_inplace(ga, loses(a, b))
+    if node.needs_input_grad(1):
+        gb = where(eq, g / 2, g)
+        gb = _masked_fill_inplace(gb, loses(b, a))
+    return ga, gb
+
+
+def _masked_fill_inplace(t, mask):
+    if broadcast_shapes(t._shape, mask._shape) != t._shape:
+        return where(mask, 0.0, t)
+    return t.masked_fill_(mask, 0.0)
 
 
 class MinimumBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        split = where(a == b, g / 2, g)          # as MaximumBackward0, masks swapped
-        ga = where(a > b, 0.0, split) if self.needs_input_grad(0) else None
-        gb = where(a < b, 0.0, split) if self.needs_input_grad(1) else None
-        return ga, gb
+        return _split_backward(self, a, b, g, gt)          # as MaximumBackward0, masks swapped
 
 
 def _require_tensors(name, a, b):
@@ -862,23 +876,38 @@ class ClampBackward1(Node):
             mask = x >= self.min
         if self.max is not None:
             upper = x <= self.max
-            mask = upper if mask is None else mask & upper
+            mask = upper if mask is None else _logical_inplace(mask, "bitwise_and_", upper)
         return where(mask, g, 0.0)
 
 
 class ClampBackward0(Node):
     def backward(self, g):
+        # PyTorch's clamp_backward_min_max: where min > max the result is max, so min
+        # gets no gradient and max gets all of it
         x, lo, hi = self.saved_tensors
-        inside = None
-        glo = ghi = None
-        if lo is not None:
-            inside = x >= lo
+        gx = glo = ghi = None
+        if lo is not None and hi is not None:
+            if self.needs_input_grad(0):
+                gx = where(_logical_inplace(x >= lo, "bitwise_and_", x <= hi), g, 0.0)
+            if self.needs_input_grad(1):
+                glo = where(_logical_inplace(x < lo, "bitwise_and_", lo < hi), g, 0.0)
+            if self.needs_input_grad(2):
+                ghi = where(_logical_inplace(x > hi, "bitwise_or_", hi < lo), g, 0.0)
+        elif lo is not None:
+            gx = where(x >= lo, g, 0.0) if self.needs_input_grad(0) else None
             glo = where(x < lo, g, 0.0) if self.needs_input_grad(1) else None
-        if hi is not None:
-            upper = x <= hi
-            inside = upper if inside is None else inside & upper
+        else:
+            gx = where(x <= hi, g, 0.0) if self.needs_input_grad(0) else None
             ghi = where(x > hi, g, 0.0) if self.needs_input_grad(2) else None
-        return where(inside, g, 0.0), glo, ghi
+        return gx, glo, ghi
+
+
+def _logical_inplace(mask, method, other):
+    """mask.logical_and_(other) as PyTorch's backward formulas write it (the result keeps
+    mask's layout); out of place where other broadcasts mask to a larger shape."""
+    if broadcast_shapes(mask._shape, other._shape) != mask._shape:
+        return mask & other if method == "bitwise_and_" else mask | other
+    return getattr(mask, method)(other)
 
 
 def clamp(x, min=None, max=None):

@@ -588,3 +588,26 @@ def test_memory_format_to_and_errors():
     assert type(y.grad_fn).__name__ == "ToCopyBackward0"
     y.relu().sum().backward()
     assert x.grad.stride() == (60, 20, 5, 1) and x.grad.tolist() == c.tolist()
+
+
+def test_clamp_tensor_bounds_gradient_when_min_exceeds_max():
+    # PyTorch's clamp_backward_min_max: where min > max the result is max: min gets no
+    # gradient there and max all of it (recorded in PyTorch 2.13)
+    x = nb.tensor([-1.0, 0.5, 2.0, 0.3, -1.0], requires_grad=True)
+    lo = nb.tensor([0.0, 1.0, 0.0, 0.3, 1.0], requires_grad=True)
+    hi = nb.tensor([1.0, 0.0, 1.0, 0.3, 0.0], requires_grad=True)
+    gx, glo, ghi = nb.autograd.grad(x.clamp(lo, hi).sum(), (x, lo, hi))
+    assert gx.tolist() == [0.0, 0.0, 0.0, 1.0, 0.0]
+    assert glo.tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert ghi.tolist() == [0.0, 1.0, 1.0, 0.0, 1.0]
+
+
+def test_clamp_and_maximum_gradient_layouts_with_size_one_dims():
+    # the masks are combined in place (logical_and_, masked_fill_) as in PyTorch, so the
+    # strides of size-1 dims match too
+    a = nb.tensor([[0.05, 0.3]]).t().detach().requires_grad_()          # (2, 1) strides (1, 2)
+    (g,) = nb.autograd.grad(a.clamp(-0.1, 0.1), a, nb.ones(2, 1))
+    assert g.stride() == (1, 2)
+    a = nb.tensor([[0.05, 0.3, 0.2]]).reshape(3, 1, 1).permute(1, 0, 2).detach().requires_grad_()
+    (g,) = nb.autograd.grad(nb.maximum(a, nb.zeros(1, 3, 1)), a, nb.ones(1, 3, 1))
+    assert g.stride() == (3, 1, 1)

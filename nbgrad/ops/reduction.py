@@ -310,7 +310,8 @@ class VarBackward0(Node):
         (x,) = self.saved_tensors
         n = math.prod(self.shape[d] for d in self.dims) if self.dims else 1
         centered = x - x.mean(self.dims, keepdim=True)
-        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / (n - self.correction))
+        dof = n - self.correction          # PyTorch divides in double: 2 / 0 is inf, not an error
+        return _expand_back(g, self.shape, self.dims, self.keepdim) * centered * (2.0 / dof if dof else math.inf)
 
 
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):

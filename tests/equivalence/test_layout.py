@@ -611,3 +611,13 @@ def test_clamp_and_maximum_gradient_layouts_with_size_one_dims():
     a = nb.tensor([[0.05, 0.3, 0.2]]).reshape(3, 1, 1).permute(1, 0, 2).detach().requires_grad_()
     (g,) = nb.autograd.grad(nb.maximum(a, nb.zeros(1, 3, 1)), a, nb.ones(1, 3, 1))
     assert g.stride() == (3, 1, 1)
+
+
+def test_var_gradient_with_no_degrees_of_freedom_is_nan_not_an_error():
+    # PyTorch: (2.0 / (n - correction)) * grad * (x - mean), in double: 2 / 0 = inf
+    a = nb.ones(3, 1).requires_grad_()
+    a.var(1).sum().backward()
+    assert all(np.isnan(a.grad.flatten().tolist()))
+    a = nb.tensor([[1.0, 2.0]]).requires_grad_()
+    a.var(1, correction=2).sum().backward()
+    assert a.grad.tolist() == [[-np.inf, np.inf]]

@@ -621,3 +621,54 @@ def test_var_gradient_with_no_degrees_of_freedom_is_nan_not_an_error():
     a = nb.tensor([[1.0, 2.0]]).requires_grad_()
     a.var(1, correction=2).sum().backward()
     assert a.grad.tolist() == [[-np.inf, np.inf]]
+
+
+# ---- advanced indexing: PyTorch's index kernel is a TensorIterator over the restrided
+# source (0 strides at the indexed dims) and the reshaped index tensors (recorded in 2.13)
+_P = lambda: nb.arange(24.).reshape(2, 3, 4).permute(2, 0, 1)      # (4,2,3) strides (1,12,4)
+_i = lambda: nb.tensor([0, 1])
+INDEX_PROGRAMS = {
+ "perm_first": lambda: _P()[_i()],
+ "perm_mid": lambda: _P()[:, _i()],
+ "perm_last": lambda: _P()[:, :, _i()],
+ "perm_two_adjacent": lambda: _P()[_i(), _i()],
+ "perm_non_adjacent": lambda: _P()[_i(), :, _i()],
+ "perm_2d_index": lambda: _P()[nb.tensor([[0, 1], [1, 0]])],
+ "perm_2d_index_t": lambda: _P()[:, nb.tensor([[0, 1], [1, 0]]).t()],
+ "t_first": lambda: nb.ones(2, 3).t()[nb.tensor([0, 2])],
+ "vec_by_row_index": lambda: nb.arange(3.)[nb.tensor([[0], [1]]).t()],
+ "mask": lambda: _P()[_P() > 5],
+ "contig": lambda: nb.arange(24.).reshape(2, 3, 4)[:, _i()],
+}
+INDEX_CASES = {
+    'perm_first': ((2, 2, 3), (6, 3, 1)),
+    'perm_mid': ((4, 2, 3), (1, 4, 8)),
+    'perm_last': ((4, 2, 2), (2, 8, 1)),
+    'perm_two_adjacent': ((2, 3), (3, 1)),
+    'perm_non_adjacent': ((2, 2), (2, 1)),
+    'perm_2d_index': ((2, 2, 2, 3), (12, 6, 3, 1)),
+    'perm_2d_index_t': ((4, 2, 2, 3), (1, 4, 8, 16)),
+    't_first': ((2, 2), (2, 1)),
+    'vec_by_row_index': ((1, 2), (2, 1)),
+    'mask': ((18,), (1,)),
+    'contig': ((2, 2, 4), (8, 4, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_PROGRAMS))
+def test_index_result_layout_matches_pytorch(name):
+    r = INDEX_PROGRAMS[name]()
+    assert (tuple(r.shape), tuple(r.stride())) == INDEX_CASES[name]
+
+
+def test_index_values_and_gradient_with_a_permuted_result():
+    base = np.arange(24.0).reshape(2, 3, 4)
+    xn = base.transpose(2, 0, 1)
+    x = nb.tensor(base).permute(2, 0, 1).detach().requires_grad_()
+    idx = nb.tensor([[0, 1], [1, 0]])
+    y = x[:, idx]
+    assert y.tolist() == xn[:, [[0, 1], [1, 0]]].tolist()
+    (g,) = nb.autograd.grad(y, x, nb.ones(y.shape))
+    expected = np.zeros_like(xn)
+    np.add.at(expected, (slice(None), np.array([[0, 1], [1, 0]])), 1.0)
+    assert g.tolist() == expected.tolist()

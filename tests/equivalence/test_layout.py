@@ -672,3 +672,16 @@ def test_index_values_and_gradient_with_a_permuted_result():
     expected = np.zeros_like(xn)
     np.add.at(expected, (slice(None), np.array([[0, 1], [1, 0]])), 1.0)
     assert g.tolist() == expected.tolist()
+
+
+def test_descending_sort_and_topk_keep_ties_in_order():
+    # recorded in PyTorch 2.13 (CPU): ties keep their original order, NaN first
+    x = nb.tensor([np.nan, 1.0, 3.0, np.nan, 3.0, -1.0])
+    assert x.sort(descending=True)[1].tolist() == [0, 3, 2, 4, 1, 5]
+    assert x.sort()[1].tolist() == [5, 1, 2, 4, 0, 3]
+    assert nb.tensor([1.0, 3.0, 3.0, 2.0]).topk(2)[1].tolist() == [1, 2]
+    x = nb.tensor([[1.0], [2.0], [3.0]]).expand(3, 3).detach().requires_grad_()
+    v, i = x.topk(1, 1)
+    assert i.flatten().tolist() == [0, 0, 0]
+    (g,) = nb.autograd.grad(v, x, nb.ones(v.shape))
+    assert g.tolist() == [[1.0, 0.0, 0.0]] * 3

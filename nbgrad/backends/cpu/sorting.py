@@ -18,11 +18,20 @@ _kernel = njit(cache=True, error_model="numpy", nogil=True)
 def _sort_rows(x, rows, n, descending, values, indices):
     for r in range(rows):
         row = x[r * n:(r + 1) * n]
-        order = np.argsort(row, kind="mergesort")      # stable ascending
-        for j in range(n):
-            k = order[n - 1 - j] if descending else order[j]
-            values[r * n + j] = row[k]
-            indices[r * n + j] = k
+        if descending:
+            # stable descending (ties keep their order, as PyTorch's and the CUDA
+            # kernel's): the stable ascending order of the reversed row, read backwards
+            order = np.argsort(row[::-1], kind="mergesort")
+            for j in range(n):
+                k = n - 1 - order[n - 1 - j]
+                values[r * n + j] = row[k]
+                indices[r * n + j] = k
+        else:
+            order = np.argsort(row, kind="mergesort")      # stable ascending
+            for j in range(n):
+                k = order[j]
+                values[r * n + j] = row[k]
+                indices[r * n + j] = k
 
 
 def sort(view, dim, descending):

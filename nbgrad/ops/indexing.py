@@ -12,7 +12,7 @@ from .._size import Size
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from .._layout import layout_of
+from .._layout import channels_last, format_strides, layout_of, suggest_memory_format
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, contiguous_data,
                      copy_raw, needs_grad, new_strided, new_tensor, record, _wrap)
 from . import views as V
@@ -557,7 +557,11 @@ def cat(tensors, dim=0):
     shape[d] = sum(t._shape[d] for t in parts)
     be = backend_of(ref)
     buf = be.empty(math.prod(shape), dt.np)
-    out = new_tensor(buf, shape, dt, ref.device)
+    # PyTorch's compute_output_memory_format: channels-last when every input suggests it
+    if len(shape) == 4 and all(suggest_memory_format(t._shape, t._stride) is channels_last for t in tensors):
+        out = new_strided(buf, shape, format_strides(tuple(shape), channels_last), dt, ref.device)
+    else:
+        out = new_tensor(buf, shape, dt, ref.device)
     start = 0
     cstr = out._stride
     for t in parts:

@@ -685,3 +685,17 @@ def test_descending_sort_and_topk_keep_ties_in_order():
     assert i.flatten().tolist() == [0, 0, 0]
     (g,) = nb.autograd.grad(v, x, nb.ones(v.shape))
     assert g.tolist() == [[1.0, 0.0, 0.0]] * 3
+
+
+def test_cat_of_channels_last_inputs_is_channels_last():
+    # PyTorch's compute_output_memory_format (recorded in 2.13)
+    cl = nb.randn(2, 3, 4, 5).contiguous(memory_format=nb.channels_last)
+    c = nb.ones(2, 3, 4, 5)
+    assert nb.cat([cl, cl]).stride() == (60, 1, 15, 3)
+    assert nb.cat([cl, cl], 1).stride() == (120, 1, 30, 6)
+    assert nb.cat([cl, c]).stride() == (60, 20, 5, 1)
+    assert nb.cat([c, cl]).stride() == (60, 20, 5, 1)
+    t = nb.ones(2, 3).t()
+    assert nb.cat([t, t]).stride() == (2, 1) and nb.cat([t, t], 1).stride() == (4, 1)
+    r = nb.cat([cl, cl * 2], 1)
+    np.testing.assert_array_equal(r.numpy(), np.concatenate([cl.numpy(), cl.numpy() * 2], 1))

@@ -699,3 +699,27 @@ def test_cat_of_channels_last_inputs_is_channels_last():
     assert nb.cat([t, t]).stride() == (2, 1) and nb.cat([t, t], 1).stride() == (4, 1)
     r = nb.cat([cl, cl * 2], 1)
     np.testing.assert_array_equal(r.numpy(), np.concatenate([cl.numpy(), cl.numpy() * 2], 1))
+
+
+@pytest.mark.parametrize("a_t", [False, True])
+@pytest.mark.parametrize("b_t", [False, True])
+def test_mm_and_linear_gradients_keep_column_major_inputs(a_t, b_t):
+    # PyTorch's mm_mat1_backward/mm_mat2_backward: a column-major input gets a
+    # column-major gradient (recorded in 2.13)
+    rng = np.random.default_rng(0)
+    an, bn = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+    a = (nb.tensor(an.T.copy()).t() if a_t else nb.tensor(an)).detach().requires_grad_()
+    b = (nb.tensor(bn.T.copy()).t() if b_t else nb.tensor(bn)).detach().requires_grad_()
+    ga, gb = nb.autograd.grad(a.mm(b), (a, b), nb.ones(3, 5))
+    assert ga.stride() == ((1, 3) if a_t else (4, 1)) and gb.stride() == ((1, 4) if b_t else (5, 1))
+    np.testing.assert_allclose(ga.numpy(), np.ones((3, 5)) @ bn.T, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gb.numpy(), an.T @ np.ones((3, 5)), rtol=1e-5, atol=1e-5)
+    wn = rng.standard_normal((5, 4)).astype(np.float32)
+    x = a
+    w = (nb.tensor(wn.T.copy()).t() if b_t else nb.tensor(wn)).detach().requires_grad_()
+    bias = nb.zeros(5, requires_grad=True)
+    gx, gw, gbias = nb.autograd.grad(nb.nn.functional.linear(x, w, bias), (x, w, bias), nb.ones(3, 5))
+    assert gx.stride() == ((1, 3) if a_t else (4, 1)) and gw.stride() == ((1, 5) if b_t else (4, 1))
+    np.testing.assert_allclose(gx.numpy(), np.ones((3, 5)) @ wn, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gw.numpy(), np.ones((3, 5)).T @ an, rtol=1e-5, atol=1e-5)
+    assert gbias.tolist() == [3.0] * 5

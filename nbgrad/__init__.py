@@ -5,6 +5,7 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
 from ._dtype import float32 as float, float64 as double, float16 as half, int32 as int, int64 as long
 from ._dtype import int16 as short
 from ._size import Size, device
+from ._layout import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from ._tensor import Tensor, _install_methods
 
 _install_methods()

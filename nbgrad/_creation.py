@@ -7,7 +7,8 @@ import numpy as np
 from . import _dtype as D
 from ._size import Size, to_device, CPU
 from ._storage import Storage
-from ._tensor import Tensor, contiguous_strides, dense_strides
+from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
+from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 
 
@@ -220,6 +221,15 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         if dtype.np.kind in "iub" and arr.dtype.kind == "f":
             arr = np.trunc(arr)
         arr = np.asarray(arr, dtype=dtype.np)
+    if arr.ndim >= 2 and not arr.flags.c_contiguous and min(arr.strides) >= 0:
+        # PyTorch copies a tensor's or array's layout (preserve_format): a transposed
+        # source gives a transposed copy
+        shape = arr.shape
+        strides = preserve_strides(shape, tuple(st // arr.itemsize for st in arr.strides))
+        if strides != contiguous_strides(shape):
+            order = order_of_strides(shape, strides)
+            buf = get_backend(device.type).from_host(np.ascontiguousarray(arr.transpose(order)))
+            return _finish(Tensor._make(Storage(buf, device), Size(shape), strides, 0, dtype), requires_grad)
     buf = get_backend(device.type).from_host(arr)
     return _new(buf, arr.shape, dtype, device, requires_grad)
 
@@ -284,7 +294,10 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     shape = _size_args(size, dtype.itemsize)
     device = to_device(device)
     buf = get_backend(device.type).empty(math.prod(shape), dtype.np)
-    return _new(buf, shape, dtype, device, requires_grad)
+    t = _new(buf, shape, dtype, device, requires_grad)
+    if memory_format is not None and memory_format is not contiguous_format:
+        t._stride = format_strides(tuple(shape), memory_format)   # channels_last...; Preserve raises
+    return t
 
 
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -321,10 +334,12 @@ def _like(x, dtype, device):
     return (D.to_dtype(dtype) if dtype is not None else x.dtype), (device if device is not None else x.device)
 
 
-def _like_layout(t, x):
-    """Re-lay t's (uniform) values with x's dense strides when x has them."""
-    strides = dense_strides(x.shape, x.stride())
-    if strides is None or strides == t.stride():
+def _like_layout(t, x, memory_format=None):
+    """Re-lay t's values (uniform, or i.i.d. random) as x.clone(memory_format) would be laid
+    out; preserve_format (the default): x's strides when x is dense, else dense strides in
+    x's dims' order."""
+    strides = copy_strides(tuple(x.shape), tuple(x.stride()), memory_format)
+    if strides == t.stride():
         return t
     t._stride = tuple(strides)
     return t
@@ -332,39 +347,39 @@ def _like_layout(t, x):
 
 def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x)
+    return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x, memory_format)
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x)
+    return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x, memory_format)
 
 
 def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x)
+    return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False):
+def rand_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False):
+def randn_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
-    return randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
     dtype, device = _like(x, dtype, device)
-    return randint(low, high, x.shape, dtype=dtype, device=device)
+    return _like_layout(randint(low, high, x.shape, dtype=dtype, device=device), x)
 
 
 # -- ranges ------------------------------------------------------------------------------------

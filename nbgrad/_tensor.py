@@ -15,14 +15,17 @@ from .autograd.grad_mode import is_grad_enabled
 from .backends import get_backend
 
 
+# Row-major strides by shape, for shapes without size-0 dims only: the ops' layout
+# fast path (ops/_graph.py) relies on a hit meaning "row-major and not empty".
 _STRIDES_CACHE = {}
+row_major_of = _STRIDES_CACHE.get
 
 
 def _strides_of(shape):
     strides = _STRIDES_CACHE.get(shape)
     if strides is None:
         strides = contiguous_strides(shape)
-        if len(_STRIDES_CACHE) < 4096:
+        if len(_STRIDES_CACHE) < 4096 and 0 not in shape:
             _STRIDES_CACHE[shape] = strides
     return strides
 
@@ -216,6 +219,9 @@ class Tensor:
         return int(dim) % max(ndim, 1)
 
     def is_contiguous(self, memory_format=None):
+        if memory_format is not None:
+            from ._layout import is_contiguous_as
+            return is_contiguous_as(self._shape, self._stride, memory_format)
         if self.numel() == 0:
             return True
         expected = 1

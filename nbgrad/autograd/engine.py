@@ -10,6 +10,7 @@ from .grad_mode import is_grad_enabled, set_grad_enabled
 from .function import BackwardCFunction
 from .node import AccumulateGrad
 from . import anomaly_mode
+from .._layout import contiguous_format
 
 
 def _edge_of(t):
@@ -161,8 +162,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     t = ref()
                     if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
                         g = grad_list[nr]
-                        if t._grad is None:     # PyTorch: grad.clone(at::MemoryFormat::Contiguous)
-                            t._grad = (g if create_graph else g.detach()).clone(memory_format="contiguous")
+                        if t._grad is None:
+                            # PyTorch's retain_grad hook: grad.clone(contiguous_format)
+                            t._grad = (g if create_graph else g.detach()).clone(memory_format=contiguous_format)
                         else:
                             t._grad = t._grad + g
             if capture is not None:

@@ -7,6 +7,7 @@ nothing that points back at its outputs, so a graph dies with its outputs.
 import weakref
 
 from . import anomaly_mode
+from .._layout import contiguous_format, is_dense, row_major_strides
 from .grad_mode import is_grad_enabled
 
 _FREED_MSG = (
@@ -177,11 +178,13 @@ class AccumulateGrad(Node):
                 grad = new
                 steal = False
         if var._grad is None:
-            if not create_graph and steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
+            if create_graph:
+                var._grad = _clone_obey_contract(grad, var, recorded=True)
+            elif steal and grad._offset == 0 and len(grad._storage.buffer) == grad.numel() \
                     and grad._base is None and _obeys_layout_contract(grad, var):
                 var._grad = grad.detach()
             else:
-                var._grad = _clone_obey_contract(grad if create_graph else grad.detach(), var)
+                var._grad = _clone_obey_contract(grad, var)
         elif create_graph or is_grad_enabled():
             var._grad = var._grad + grad
         elif steal:
@@ -191,29 +194,31 @@ class AccumulateGrad(Node):
 
 
 def _obeys_layout_contract(grad, var):
-    """PyTorch's gradient layout contract: a leaf's .grad has the leaf's strides when the
-    leaf is dense and non-overlapping (strides of size-1 dims aside), else it is
-    contiguous."""
-    from .._tensor import dense_strides
-    if dense_strides(var._shape, var._stride) is not None:
+    """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
+    (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
+    rm = row_major_strides(var._shape)
+    if var._stride == rm and grad._stride == rm:
+        return True                     # the common case: both row-major
+    if is_dense(var._shape, var._stride):
         for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
-            if n != 1:
-                if gs != vs:
-                    return False
-            elif gs == 0 or vs == 0:
+            if gs != vs if n != 1 else gs == 0:
                 return False
         return True
     return grad.is_contiguous()
 
 
-def _clone_obey_contract(grad, var):
-    """A copy of grad laid out as the contract says (recorded when grad mode is on)."""
-    from .._tensor import dense_strides
-    if dense_strides(var._shape, var._stride) is not None:
-        from .._creation import empty_strided
-        out = empty_strided(var._shape, var._stride, dtype=grad._dtype, device=grad.device)
-        return out.copy_(grad)
-    return grad.clone(memory_format="contiguous")
+def _clone_obey_contract(grad, var, recorded=False):
+    """A copy of grad laid out by the contract: the leaf's strides when the leaf is dense,
+    else contiguous (AccumulateGrad's clone_obey_contract).  Detached, or with
+    recorded=True (create_graph) as PyTorch records it: new_empty_strided(...).copy_(grad)
+    (CopyBackwards) for a dense leaf, grad.clone(contiguous_format) (CloneBackward0) else."""
+    from ..ops._graph import copy_raw
+    strides = var._stride if is_dense(var._shape, var._stride) else None
+    if not recorded:
+        return copy_raw(grad, strides)
+    if strides is None:
+        return grad.clone(memory_format=contiguous_format)
+    return copy_raw(grad.detach(), strides).copy_(grad)
 
 
 class RemovableHandle:

@@ -13,7 +13,9 @@ A *view* is a plain tuple ``(buf, offset, shape, strides)``:
   strides  tuple of ints, in elements; 0 means broadcast
 
 Buffers returned by the backend are new, 1-D, contiguous, of length
-prod(shape) (C order).  `dtype` arguments are numpy dtypes.
+prod(shape) (C order).  `dtype` arguments are numpy dtypes.  (A result that is
+not row-major -- PyTorch's layout rule, nbgrad/_layout.py -- is asked for by
+the op layer with every view's dims permuted into the result's memory order.)
 
   empty(numel, dtype)                       -> buffer (uninitialised)
   full(numel, dtype, value)                 -> buffer filled with value

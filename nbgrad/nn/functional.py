@@ -72,6 +72,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
     dims = tuple(range(input.dim() - n, input.dim()))
+    input = input.contiguous()      # PyTorch's kernel reads X contiguous: a row-major result
     mean = input.mean(dims, keepdim=True)
     centered = input - mean
     var = (centered * centered).mean(dims, keepdim=True)

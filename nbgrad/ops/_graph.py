@@ -3,8 +3,10 @@ and recording a node in the graph.  Nothing here touches numpy or numba."""
 import math
 
 from .. import _dtype as D
+from .._layout import layout_of, preserve_strides
 from .._size import Size
-from .._tensor import Tensor, contiguous_strides
+from .._storage import Storage
+from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -97,6 +99,36 @@ def new_tensor(buffer, shape, dtype, device):
     return Tensor._from_buffer(buffer, shape, dtype, device)
 
 
+def new_strided(buffer, shape, strides, dtype, device):
+    """A new tensor owning a dense buffer the backend returned, with the given strides."""
+    return Tensor._make(Storage(buffer, device), shape if type(shape) is Size else Size(shape),
+                        strides, 0, dtype)
+
+
+def output_layout(shape, operands):
+    """The layout (None: row-major, or (order, strides), see nbgrad/_layout.py) of an
+    elementwise result of broadcast `shape` over `operands` (tensors and Python numbers,
+    in PyTorch's operand order): PyTorch's TensorIterator rule.  Every elementwise op's
+    output is allocated by it.  Row-major operands take no more than one stride check
+    each (a hit in row_major_of also means no size-0 dim, whose ties PyTorch breaks
+    differently)."""
+    for t in operands:
+        if isinstance(t, Tensor):
+            rm = row_major_of(t._shape)
+            if t._stride is not rm and t._stride != rm:
+                break
+    else:
+        return None
+    return layout_of(shape, [(t._shape, t._stride) if isinstance(t, Tensor) else None
+                             for t in operands])
+
+
+def permuted(view, order):
+    """A backend view with its dims taken in `order` (a layout's outermost-first dims)."""
+    buf, off, shape, strides = view
+    return (buf, off, tuple([shape[d] for d in order]), tuple([strides[d] for d in order]))
+
+
 _SCALAR_OPERANDS = {}
 
 
@@ -177,8 +209,11 @@ def cast(t, dtype):
     be = backend_of(t)
     buf = be.empty(t.numel(), dtype.np)
     shape = t._shape
-    be.copy(t._view_tuple(), (buf, 0, shape, contiguous_strides(shape)))
-    return Tensor._from_buffer(buf, shape, dtype, t._storage.device)
+    strides = _strides_of(shape)
+    if t._stride != strides:
+        strides = preserve_strides(shape, t._stride)    # to(dtype)'s preserve_format
+    be.copy(t._view_tuple(), (buf, 0, shape, strides))
+    return Tensor._make(Storage(buf, t._storage.device), shape, strides, 0, dtype)
 
 
 def as_operand(x, dtype, device):
@@ -195,12 +230,16 @@ def contiguous_data(t):
     return copy_raw(t)
 
 
-def copy_raw(t):
-    """A contiguous copy of t's values in new memory; not recorded."""
+def copy_raw(t, strides=None):
+    """A copy of t's values in new memory, contiguous or with the given dense strides;
+    not recorded."""
     be = backend_of(t)
     buf = be.empty(t.numel(), t._dtype.np)
-    be.copy(t._view_tuple(), (buf, 0, t._shape, contiguous_strides(t._shape)))
-    return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
+    if strides is None or strides == _strides_of(t._shape):
+        be.copy(t._view_tuple(), (buf, 0, t._shape, contiguous_strides(t._shape)))
+        return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
+    be.copy(t._view_tuple(), (buf, 0, t._shape, strides))
+    return Tensor._make(Storage(buf, t._storage.device), t._shape, tuple(strides), 0, t._dtype)
 
 
 def wrap_dims(dims, ndim):

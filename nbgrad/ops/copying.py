@@ -1,7 +1,9 @@
 """Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
 from .. import _dtype as D
 from .._size import to_device
-from .._tensor import Tensor, contiguous_strides, dense_strides
+from .._layout import (contiguous_format, copy_strides, format_strides, is_contiguous_as, order_of_strides,
+                       preserve_format, preserve_strides, suggest_memory_format)
+from .._tensor import Tensor, contiguous_strides
 from .._storage import Storage
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -14,10 +16,10 @@ class CloneBackward0(Node):
 
 
 def clone(x, memory_format=None):
-    """A copy in new memory; a dense permuted layout (a transpose) is kept, as PyTorch's
-    preserve_format does."""
-    strides = dense_strides(x._shape, x._stride) if memory_format is None else None
-    if strides is None or x.is_contiguous():
+    """A copy in new memory laid out as PyTorch's preserve_format: a dense layout (a
+    transpose) is kept exactly, any other gets dense strides in the same dims' order."""
+    strides = copy_strides(x._shape, x._stride, memory_format)  # preserve: dense kept, else its order
+    if strides == contiguous_strides(x._shape):
         out = copy_raw(x)
     else:
         be = backend_of(x)
@@ -30,9 +32,14 @@ def clone(x, memory_format=None):
 
 
 def contiguous(x, memory_format=None):
-    if x.is_contiguous():
-        return x
-    out = copy_raw(x)
+    if memory_format is None or memory_format is contiguous_format or memory_format is preserve_format:
+        if x.is_contiguous():
+            return x
+        out = copy_raw(x)
+    else:
+        if is_contiguous_as(x._shape, x._stride, memory_format):
+            return x
+        out = copy_raw(x, format_strides(x._shape, memory_format))
     if needs_grad(x):
         record(CloneBackward0, (x,), (out,))
     return out
@@ -44,9 +51,17 @@ class ToCopyBackward0(Node):
 
 
 def _to_device_raw(x, device):
-    """A copy of x's values on another device, staged through host memory."""
-    buf = get_backend(device.type).from_host(x._host_array())
-    return new_tensor(buf, x._shape, x._dtype, device)
+    """A copy of x's values on another device, staged through host memory, laid out as
+    preserve_format lays out a copy (x's dense strides, else dense in x's dims' order)."""
+    strides = preserve_strides(x._shape, x._stride)
+    if strides == contiguous_strides(x._shape):
+        buf = get_backend(device.type).from_host(x._host_array())
+        return new_tensor(buf, x._shape, x._dtype, device)
+    order = order_of_strides(x._shape, strides)
+    view = Tensor._make(x._storage, tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order),
+                        x._offset, x._dtype)          # x's dims in memory order (a plain view)
+    buf = get_backend(device.type).from_host(view._host_array())
+    return Tensor._make(Storage(buf, device), x._shape, strides, 0, x._dtype)
 
 
 def to(x, *args, **kwargs):
@@ -55,7 +70,9 @@ def to(x, *args, **kwargs):
     device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
+    if fmt is preserve_format:
+        fmt = None
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {list(kwargs)}")
     for a in args:
@@ -67,15 +84,19 @@ def to(x, *args, **kwargs):
             device = a
     dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
     device = to_device(device) if device is not None else x.device
-    if dtype is x._dtype and device == x.device and not copy:
-        return x
+    if dtype is x._dtype and device == x.device and not copy and (
+            fmt is None or suggest_memory_format(x._shape, x._stride) is fmt):
+        return x                                    # PyTorch's to_will_alias
+    strides = None if fmt is None else format_strides(x._shape, fmt)
     out = x
     if device != x.device:
         out = _to_device_raw(x, device)
     if dtype is not out._dtype:
         out = cast(out, dtype)
     elif out is x:
-        out = copy_raw(x)
+        out = copy_raw(x, strides)
+    if strides is not None and out._stride != strides:
+        out = copy_raw(out, strides)                # an explicit memory_format
     if needs_grad(x) and dtype.is_floating_point:
         record(ToCopyBackward0, (x,), (out,), dtype=x._dtype, device=x.device)
     return out

@@ -10,25 +10,42 @@ import math
 
 from .. import _dtype as D
 from .._checks import checked_scalar
-from .._tensor import Tensor, _strides_of
+from .._layout import is_dense, order_of_strides
+from .._tensor import Tensor, _strides_of, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
-                     check_same_device, needs_grad, new_tensor, record, NotImplementedNode, zeros_grad)
+                     check_same_device, needs_grad, new_strided, new_tensor, output_layout,
+                     permuted, record, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
-def _unary_raw(op, x, out_dtype=None):
+# Results are laid out as PyTorch's TensorIterator lays them out (output_layout): by
+# the operands' strides, given by `like` (the op's operands in PyTorch's order) where
+# they are not the kernel's own inputs (which may be cast copies).  A non-row-major
+# layout runs the same kernel over the views permuted into the result's dim order.
+def _unary_raw(op, x, out_dtype=None, like=None):
     out_dtype = out_dtype or x._dtype
-    buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
-    return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    src = x if like is None else like
+    rm = row_major_of(src._shape)
+    if src._stride is rm or src._stride == rm:
+        buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
+        return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    layout = output_layout(x._shape, (src,))
+    if layout is None:
+        buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
+        return new_tensor(buf, x._shape, out_dtype, x._storage.device)
+    order, strides = layout
+    buf = backend_of(x).unary(op, permuted(x._view_tuple(), order), out_dtype.np)
+    return new_strided(buf, x._shape, strides, out_dtype, x._storage.device)
 
 
-def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
+def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
-    This is every arithmetic op's hot path, so the common cases are spelled out."""
+    This is every arithmetic op's hot path, so the common cases are spelled out.
+    `like`: the operands whose layout the result takes, when not (a, b)."""
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
@@ -44,8 +61,24 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None):
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
     bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype
-    buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
-    return Tensor._from_buffer(buf, shape, out_dtype, dev)
+    if like is None:
+        # the common case, row-major non-empty operands: one cached lookup each (a cast
+        # copy has its original's shape; row_major_of holds no shape with a 0 in it)
+        ra = row_major_of(sa)
+        rb = ra if sb is sa else row_major_of(sb)
+        if (not a_is_tensor or a._stride is ra or a._stride == ra) and \
+                (not b_is_tensor or b._stride is rb or b._stride == rb):
+            buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
+            return Tensor._from_buffer(buf, shape, out_dtype, dev)
+        like = (a, b)
+    layout = output_layout(shape, like)
+    if layout is None:
+        buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
+        return Tensor._from_buffer(buf, shape, out_dtype, dev)
+    order, strides = layout
+    buf = get_backend(dev.type).binary(op, permuted(av, order), permuted(bv, order),
+                                       tuple([shape[d] for d in order]), out_dtype.np)
+    return new_strided(buf, shape, strides, out_dtype, dev)
 
 
 _OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
@@ -76,7 +109,7 @@ def _unary_op(op, x, node_cls, save=None, float_only=True):
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
     src = cast(x, _float_of(x)) if float_only else x
-    out = _unary_raw(op, src)
+    out = _unary_raw(op, src, like=x)
     if node_cls is not None and needs_grad(x):
         node = record(node_cls, (x,), (out,))
         if save == "x":
@@ -191,7 +224,7 @@ def sqrt(x):
 class RsqrtBackward0(Node):
     def backward(self, g):
         (out,) = self.saved_tensors
-        return g * out.pow(3) * -0.5
+        return g * -0.5 * out.pow(3)            # PyTorch: -0.5 * grad * result.pow(3)
 
 
 def rsqrt(x):
@@ -241,7 +274,7 @@ def asin(x):
 class AcosBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return -g * rsqrt(1 - x * x)
+        return g * -rsqrt(1 - x * x)            # PyTorch: grad * -((-self * self + 1).rsqrt())
 
 
 def acos(x):
@@ -278,12 +311,13 @@ def cosh(x):
     return _unary_op("cosh", x, CoshBackward0, save="x")
 
 
-def _fused_backward(op, g, y, node_cls):
+def _fused_backward(op, g, y, node_cls, like=None):
     """PyTorch's tanh_backward / sigmoid_backward / threshold_backward as ops of their own:
     one fused backend pass, recorded (create_graph) whenever g or the saved y requires
-    grad, even where the derivative w.r.t. y is zero (threshold_backward), as PyTorch's is."""
+    grad, even where the derivative w.r.t. y is zero (threshold_backward), as PyTorch's is.
+    `like`: the operands in PyTorch's backward kernel's order, when not (g, y) (layout)."""
     dt = D.promote_types(g._dtype, y._dtype)
-    out = _binary_raw(op, g, y, dt)
+    out = _binary_raw(op, g, y, dt, like=like)
     if needs_grad(g, y):
         record(node_cls, (g, y), (out,)).save(g, y)
     return out
@@ -308,7 +342,8 @@ class SigmoidBackwardBackward0(Node):
 class ThresholdBackwardBackward0(Node):
     def backward(self, gg):
         g, y = self.saved_tensors
-        gg_g = _fused_backward("relu_backward", gg, y, ThresholdBackwardBackward0) if self.needs_input_grad(0) else None
+        gg_g = (_fused_backward("relu_backward", gg, y, ThresholdBackwardBackward0, like=(y, gg))
+                if self.needs_input_grad(0) else None)
         gg_y = zeros_grad(y) if self.needs_input_grad(1) else None
         return gg_g, gg_y
 
@@ -336,7 +371,8 @@ def sigmoid(x):
 class ReluBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _fused_backward("relu_backward", g, y, ThresholdBackwardBackward0)
+        # PyTorch's threshold_backward iterates (result, grad): the result's layout
+        return _fused_backward("relu_backward", g, y, ThresholdBackwardBackward0, like=(y, g))
 
 
 def relu(x):
@@ -520,6 +556,23 @@ def accumulate_(dst, src):
             backend_of(dst).binary("add", (buf, off, shape, dst._stride), sv, shape, dtype.np, out)
             dst._vc.value += 1
             return dst
+    elif (src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
+            and src._storage is not dst._storage and is_dense(shape, dst._stride)
+            and not any(st < 0 for st in dst._stride)):
+        # a dense permuted dst (a transposed leaf's .grad): the same one pass, over the
+        # views taken in dst's memory order
+        n = math.prod(shape)
+        if n and broadcast_shapes(src._shape, shape) == shape:
+            order = order_of_strides(shape, dst._stride)
+            buf = dst._storage.buffer
+            off = dst._offset
+            out = buf if off == 0 and len(buf) == n else buf[off:off + n]
+            sv = (src._storage.buffer, src._offset, shape, src._stride) if src._shape == shape \
+                else broadcast_view(src, shape)
+            backend_of(dst).binary("add", permuted((buf, off, shape, dst._stride), order), permuted(sv, order),
+                                   tuple([shape[d] for d in order]), dtype.np, out)
+            dst._vc.value += 1
+            return dst
     with no_grad():
         return dst.add_(src)
 
@@ -583,7 +636,8 @@ class MulBackward0(Node):
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
         if need_a and need_b and not (is_grad_enabled() and (g._requires_grad or a._requires_grad
                                                              or b._requires_grad)) \
-                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device:
+                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device \
+                and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None:
             # both gradients in one fused pass over g, a and b
             shape = g._shape
             ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),
@@ -708,9 +762,10 @@ class PowBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
         e = self.exponent
-        if e == 0:
-            return zeros_grad(g)
-        return g * (x.pow(e - 1) * e)                              # PyTorch's pow_backward
+        if e == 0:      # PyTorch: zeros_like(self, contiguous)
+            from .._creation import zeros
+            return zeros(x._shape, dtype=x._dtype, device=x.device)
+        return g * (x.pow(e - 1) * e)           # PyTorch: grad * (exp * self.pow(exp - 1))
 
 
 class PowBackward1(Node):
@@ -765,14 +820,15 @@ def pow(a, b):
             return _int_pow_negative(a, b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         if b == 2 and dt.is_floating_point and a._dtype is dt:
-            out = _binary_raw("mul", a, a, dt)
+            out = _binary_raw("mul", a, a, dt, like=(a,))
         else:
-            out = _binary_raw("pow", a, b, dt)
+            out = _binary_raw("pow", a, b, dt, like=(a,))
         if needs_grad(a):
             node = record(PowBackward0, (a,), (out,), exponent=b)
             node.save(a)
         return out
-    out = _binary_raw("pow", a, b, dt)
+    # pow(Scalar, Tensor) allocates a row-major result in PyTorch (like=())
+    out = _binary_raw("pow", a, b, dt, like=None if isinstance(a, Tensor) else ())
     if needs_grad(a, b):
         if isinstance(a, Tensor):
             node = record(PowBackward1, (a, b), (out,))
@@ -783,24 +839,38 @@ def pow(a, b):
     return out
 
 
-def _extremum2_grads(node, g, a_loses, b_loses):
-    """PyTorch's where(a == b, grad / 2, grad).masked_fill_(loser, 0) for each input:
-    the loser gets 0, ties share, and where a comparison is NaN both get grad."""
-    a, b = node.saved_tensors
-    shared = where(a == b, g / 2, g)
-    ga = where(a_loses(a, b), 0.0, shared) if node.needs_input_grad(0) else None
-    gb = where(b_loses(a, b), 0.0, shared) if node.needs_input_grad(1) else None
+class MaximumBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (and
+        # self > other for other): a NaN operand passes the whole gradient to both
+        return _split_backward(self, a, b, g, lt)
+
+
+def _split_backward(node, a, b, g, loses):
+    """maximum's/minimum's gradients: halves at ties, 0 for the operand that loses
+    (loses(a, b): where a loses to b), the whole gradient otherwise."""
+    eq = a == b
+    ga = gb = None
+    if node.needs_input_grad(0):
+        ga = where(eq, g / 2, g)
+        ga = _masked_fill_inplace(ga, loses(a, b))
+    if node.needs_input_grad(1):
+        gb = where(eq, g / 2, g)
+        gb = _masked_fill_inplace(gb, loses(b, a))
     return ga, gb
 
 
-class MaximumBackward0(Node):
-    def backward(self, g):
-        return _extremum2_grads(self, g, lambda a, b: a < b, lambda a, b: a > b)
+def _masked_fill_inplace(t, mask):
+    if broadcast_shapes(t._shape, mask._shape) != t._shape:
+        return where(mask, 0.0, t)
+    return t.masked_fill_(mask, 0.0)
 
 
 class MinimumBackward0(Node):
     def backward(self, g):
-        return _extremum2_grads(self, g, lambda a, b: a > b, lambda a, b: a < b)
+        a, b = self.saved_tensors
+        return _split_backward(self, a, b, g, gt)          # as MaximumBackward0, masks swapped
 
 
 def _require_tensors(name, a, b):
@@ -893,13 +963,21 @@ bitwise_xor = _bitwise("bitwise_xor")
 
 
 # ---------------------------------------------------------------- where, clamp, masked_fill
-def _where_raw(cond, a, b, dt):
+def _where_raw(cond, a, b, dt, like=None):
+    """where(cond, a, b) as dt; the result takes the layout of `like` (default: the
+    three operands, as PyTorch's where)."""
     dev = check_same_device(cond, a, b)
     ta, tb = as_operand(a, dt, dev), as_operand(b, dt, dev)
     shape = broadcast_shapes(cond._shape, ta._shape, tb._shape)
-    buf = backend_of(ta).where(broadcast_view(cond, shape), broadcast_view(ta, shape),
-                               broadcast_view(tb, shape), shape, dt.np)
-    return new_tensor(buf, shape, dt, dev)
+    views = (broadcast_view(cond, shape), broadcast_view(ta, shape), broadcast_view(tb, shape))
+    layout = output_layout(shape, (cond, a, b) if like is None else like)
+    if layout is None:
+        buf = backend_of(ta).where(*views, shape, dt.np)
+        return new_tensor(buf, shape, dt, dev)
+    order, strides = layout
+    buf = backend_of(ta).where(*[permuted(v, order) for v in views],
+                               tuple([shape[d] for d in order]), dt.np)
+    return new_strided(buf, shape, strides, dt, dev)
 
 
 class WhereBackward0(Node):
@@ -934,29 +1012,37 @@ class ClampBackward1(Node):
             mask = x >= self.min
         if self.max is not None:
             upper = x <= self.max
-            mask = upper if mask is None else mask & upper
+            mask = upper if mask is None else _logical_inplace(mask, "bitwise_and_", upper)
         return where(mask, g, 0.0)
 
 
 class ClampBackward0(Node):
     def backward(self, g):
+        # PyTorch's clamp_backward_min_max: where min > max the result is max, so min
+        # gets no gradient and max gets all of it
         x, lo, hi = self.saved_tensors
         lo = self.min if lo is None else lo        # a Python bound beside a tensor one
         hi = self.max if hi is None else hi
         inside = None
         glo = ghi = None
-        # PyTorch's clamp_backward_min_max: with min > max the result is max, whose
-        # gradient it is
         if lo is not None:
             inside = x >= lo
             if self.needs_input_grad(1):
-                glo = where((x < lo) & (lo < hi) if hi is not None else x < lo, g, 0.0)
+                glo = where(_logical_inplace(x < lo, "bitwise_and_", lo < hi) if hi is not None else x < lo, g, 0.0)
         if hi is not None:
             upper = x <= hi
-            inside = upper if inside is None else inside & upper
+            inside = upper if inside is None else _logical_inplace(inside, "bitwise_and_", upper)
             if self.needs_input_grad(2):
-                ghi = where((x > hi) | (hi < lo) if lo is not None else x > hi, g, 0.0)
+                ghi = where(_logical_inplace(x > hi, "bitwise_or_", hi < lo) if lo is not None else x > hi, g, 0.0)
         return where(inside, g, 0.0), glo, ghi
+
+
+def _logical_inplace(mask, method, other):
+    """mask.logical_and_(other) as PyTorch's backward formulas write it (the result keeps
+    mask's layout); out of place where other is a Python bool or broadcasts mask larger."""
+    if not isinstance(other, Tensor) or broadcast_shapes(mask._shape, other._shape) != mask._shape:
+        return mask & other if method == "bitwise_and_" else mask | other
+    return getattr(mask, method)(other)
 
 
 def clamp(x, min=None, max=None):
@@ -975,10 +1061,11 @@ def clamp(x, min=None, max=None):
             checked_scalar(bound, dt)
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
+    like = tuple(v for v in (x, min, max) if v is not None) if tensor_bounds else (x,)
     if min is not None:
-        out = _binary_raw("maximum", out, min, dt)
+        out = _binary_raw("maximum", out, min, dt, like=like)
     if max is not None:
-        out = _binary_raw("minimum", out, max, dt)
+        out = _binary_raw("minimum", out, max, dt, like=like)
     if with_grad:
         if tensor_bounds:
             node = record(ClampBackward0, (x, min, max), (out,),
@@ -1023,7 +1110,7 @@ def masked_fill(x, mask, value):
         fill = cast(value, x._dtype)
     else:
         checked_scalar(value, x._dtype)
-    out = _where_raw(mask, fill, x, x._dtype)
+    out = _where_raw(mask, fill, x, x._dtype, like=())    # x.clone(contiguous_format).masked_fill_
     if needs_grad(x, value):
         node_cls = MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0
         record(node_cls, (x, value), (out,)).save(mask)

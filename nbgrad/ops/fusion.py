@@ -38,8 +38,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import (backend_of, broadcast_shapes, check_same_device, needs_grad, new_tensor, record,
-                     scalar_tensor)
+from ._graph import (backend_of, broadcast_shapes, check_same_device, needs_grad, new_strided,
+                     new_tensor, output_layout, record, scalar_tensor)
 
 _UNARY_METHODS = ("exp", "log", "tanh", "sigmoid", "relu", "sqrt", "sin", "cos", "abs")
 # Forward values that the kernel path saves for backward rather than recomputes.
@@ -335,17 +335,30 @@ def _evaluate(program, outputs, values):
     return [results[i] for i in outputs]
 
 
-def _as_kernel_input(t, shape):
+def _as_kernel_input(t, shape, order=None):
     """(buffer, offset, kind) of t's data for a fused kernel over shape: a one-element
     tensor is read as a scalar; anything else is broadcast to shape and made contiguous
     (data only, not recorded: the node's inputs are the tensors themselves, and the engine
-    reduces full-shape gradients to each input's shape)."""
+    reduces full-shape gradients to each input's shape).  With `order` (the result's
+    layout, outermost dim first) the data is laid out in that dims' order instead."""
     if t.numel() == 1:
         return (t._storage.buffer, t._offset, "s")
-    if t._shape != shape or not t.is_contiguous():
+    if order is not None:
+        with no_grad():
+            t = t.expand(shape).permute(*order)
+            if not t.is_contiguous():
+                t = t.contiguous()
+    elif t._shape != shape or not t.is_contiguous():
         with no_grad():
             t = t.expand(shape).contiguous()
     return (t._storage.buffer, t._offset, "v")
+
+
+def _result(buf, shape, layout, dtype, device):
+    """A fused kernel's flat output as a tensor of shape in `layout` (None: row-major)."""
+    if layout is None:
+        return new_tensor(buf, shape, dtype, device)
+    return new_strided(buf, shape, layout[1], dtype, device)
 
 
 class FusedBackward0(Node):
@@ -365,16 +378,18 @@ class FusedBackward0(Node):
         else:
             _, program, grads = traced.saving_program()
             n_in = traced.n_inputs
-            inputs = [_as_kernel_input(t, shape) for t in saved[:n_in]]
+            layout = self.layout
+            order = None if layout is None else layout[0]
+            inputs = [_as_kernel_input(t, shape, order) for t in saved[:n_in]]
             if all(st == 0 for st in g._stride):
                 inputs.append((g._storage.buffer, g._offset, "s"))      # a broadcast gradient (sum)
             else:
-                gc = g.contiguous()
+                gc = g.contiguous() if order is None else g.permute(*order).contiguous()
                 inputs.append((gc._storage.buffer, gc._offset, "v"))
             inputs += [(t._storage.buffer, t._offset, "v") for t in saved[n_in:]]   # forward's values
             bufs = be.fused_elementwise(program, tuple(grads[i] for i in wanted), inputs,
                                         math.prod(shape), self.dtype.np)
-            values = [new_tensor(b, shape, self.dtype, g.device) for b in bufs]
+            values = [_result(b, shape, layout, self.dtype, g.device) for b in bufs]
         for i, v in zip(wanted, values):
             if not isinstance(v, Tensor):           # a constant gradient
                 from .._creation import full
@@ -402,15 +417,19 @@ def _apply(traced, args):
             from .._creation import full
             out = full(shape, out, dtype=dtype, device=device)
         return out
-    kernel_inputs = [_as_kernel_input(v, shape) for v in values]
+    # the result is laid out as the unfused ops would lay it out: by the arguments' strides
+    layout = output_layout(shape, args)
+    order = None if layout is None else layout[0]
+    kernel_inputs = [_as_kernel_input(v, shape, order) for v in values]
     grad = needs_grad(*values)
     outputs = traced.saving_program()[0] if grad else (traced.output,)
     bufs = be.fused_elementwise(traced.forward, outputs, kernel_inputs, n, dtype.np)
-    out = new_tensor(bufs[0], shape, dtype, device)
+    out = _result(bufs[0], shape, layout, dtype, device)
     if grad:
-        node = record(FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype)
+        node = record(FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype,
+                      layout=layout)
         # the inputs (version-checked as any op's) and the forward values backward reads
-        node.save(*values, *[new_tensor(b, shape, dtype, device) for b in bufs[1:]])
+        node.save(*values, *[_result(b, shape, layout, dtype, device) for b in bufs[1:]])
     return out
 
 

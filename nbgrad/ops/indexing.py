@@ -13,8 +13,9 @@ from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, contiguous_data, copy_raw,
-                     needs_grad, new_tensor, record, _wrap)
+from .._layout import channels_last, format_strides, layout_of, suggest_memory_format
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, contiguous_data,
+                     copy_raw, needs_grad, new_strided, new_tensor, record, _wrap)
 from . import views as V
 
 
@@ -35,12 +36,20 @@ class TakeBackward0(_GatherFlatBackward): pass
 class MaskedSelectBackward0(_GatherFlatBackward): pass
 
 
-def gather_flat(x, pos, node_cls=IndexBackward0, index=None):
-    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape).  `index`, the
-    user's index tensor, is saved too, as PyTorch saves it: changing it in place before
-    backward is then refused (the gradient itself only needs pos)."""
-    buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
-    out = new_tensor(buf, pos._shape, x._dtype, x.device)
+def gather_flat(x, pos, node_cls=IndexBackward0, index=None, layout=None):
+    """out[...] = x.flatten()[pos[...]] (pos: int64 tensor of any shape), laid out as
+    `layout` says (None: row-major; see nbgrad/_layout.py).  `index`, the user's index
+    tensor, is saved too, as PyTorch saves it: changing it in place before backward is
+    then refused (the gradient itself only needs pos)."""
+    if layout is None:
+        buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(pos))
+        out = new_tensor(buf, pos._shape, x._dtype, x.device)
+    else:
+        order, strides = layout
+        with no_grad():
+            ordered = pos.permute(*order)          # the positions in the result's memory order
+        buf = backend_of(x).take(_flat_buffer(x), _flat_buffer(ordered))
+        out = new_strided(buf, pos._shape, strides, x._dtype, x.device)
     if needs_grad(x):
         node = record(node_cls, (x,), (out,), numel=x.numel(), shape=x._shape)
         node.save(pos, *(index if isinstance(index, tuple) else (index,)))
@@ -294,8 +303,35 @@ def _advanced_layout(v, advanced):
 
 
 def _advanced_gather(v, advanced):
-    _, pos = _advanced_layout(v, advanced)
-    return gather_flat(v, pos, IndexBackward0, tuple(t for _, t in advanced))
+    shape, pos = _advanced_layout(v, advanced)
+    return gather_flat(v, pos, IndexBackward0, tuple(t for _, t in advanced),
+                       layout=_index_result_layout(v, advanced, shape))
+
+
+def _index_result_layout(v, advanced, out_shape):
+    """The layout PyTorch's index kernel gives its result: TensorIterator over v restrided
+    to the result (0 strides where the indexed dims were) and the index tensors
+    broadcast together and placed at the indexed dims."""
+    if len(out_shape) < 2:
+        return None
+    dims = [d for d, _ in advanced]
+    rest = [d for d in range(v.dim()) if d not in dims]
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        before = [d for d in rest if d < dims[0]]
+        after = [d for d in rest if d > dims[0]]
+    else:
+        before, after = [], rest
+    bshape = broadcast_shapes(*[t._shape for _, t in advanced])
+    nb = len(bshape)
+    src = tuple([v._stride[d] for d in before] + [0] * nb + [v._stride[d] for d in after])
+    operands = [(tuple(out_shape), src)]
+    shape = (1,) * len(before) + tuple(bshape) + (1,) * len(after)
+    for _, t in advanced:
+        # expand_outplace, then reshape_indexer's reshape (computeStride's strides)
+        st = broadcast_view(t, bshape)[3] if t._shape != bshape else t._stride
+        st = V._view_strides(tuple(bshape), tuple(st), shape) if bshape else None
+        operands.append((shape, st if st is not None else contiguous_strides(shape)))
+    return layout_of(tuple(out_shape), operands)
 
 
 # -- setitem ------------------------------------------------------------------------------
@@ -693,7 +729,11 @@ def cat(tensors, dim=0):
     shape[d] = sum(t._shape[d] for t in parts)
     be = backend_of(ref)
     buf = be.empty(math.prod(shape), dt.np)
-    out = new_tensor(buf, shape, dt, ref.device)
+    # PyTorch's compute_output_memory_format: channels-last when every input suggests it
+    if len(shape) == 4 and all(suggest_memory_format(t._shape, t._stride) is channels_last for t in tensors):
+        out = new_strided(buf, shape, format_strides(tuple(shape), channels_last), dt, ref.device)
+    else:
+        out = new_tensor(buf, shape, dt, ref.device)
     start = 0
     cstr = out._stride
     for t in parts:

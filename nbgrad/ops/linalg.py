@@ -40,12 +40,24 @@ def _dense_once(g, node):
     return g.contiguous()
 
 
+def _column_major(t):
+    """PyTorch's test in mm_mat1/mat2_backward: strides == (1, rows)."""
+    return t._stride[0] == 1 and t._stride[1] == t._shape[0]
+
+
 class MmBackward0(Node):
+    # PyTorch's mm_mat1_backward/mm_mat2_backward: "if input was column-major, return grad
+    # as column-order" (the product of the transposes, transposed)
+    a_cm = b_cm = False
+
     def backward(self, g):
         a, b = self.saved_tensors
         g = _dense_once(g, self)
-        ga = mm(g, V.t(b)) if self.needs_input_grad(0) else None
-        gb = mm(V.t(a), g) if self.needs_input_grad(1) else None
+        ga = gb = None
+        if self.needs_input_grad(0):
+            ga = V.t(mm(b, V.t(g))) if self.a_cm else mm(g, V.t(b))
+        if self.needs_input_grad(1):
+            gb = V.t(mm(V.t(g), a)) if self.b_cm else mm(V.t(a), g)
         return ga, gb
 
 
@@ -59,8 +71,12 @@ def mm(a, b):
     _check_dtypes(a, b)
     out = _batched_raw(a, b, ())
     if needs_grad(a, b):
-        record(MmBackward0, (a, b), (out,)).save(a if b._requires_grad else None,
-                                                 b if a._requires_grad else None)
+        node = record(MmBackward0, (a, b), (out,))
+        if _column_major(a):
+            node.a_cm = True
+        if _column_major(b):
+            node.b_cm = True
+        node.save(a if b._requires_grad else None, b if a._requires_grad else None)
     return out
 
 
@@ -210,12 +226,20 @@ class AddmmBackward0(Node):
     """Backward of linear(x, w, b) for 2-D x: gradients of x, w and b in one backend call
     (no transposed copies) when the backward is not itself recorded."""
 
+    # addmm(b, x, w.t())'s mm_mat1/mat2_backward: a column-major x gets a column-major
+    # gradient; a w whose w.t() is not column-major gets its gradient transposed
+    x_cm = w_t = False
+
     def backward(self, g):
         x, w = self.saved_tensors
         need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
         need_b = len(self.next_functions) > 2 and self.needs_input_grad(2)
         recorded = is_grad_enabled() and (g._requires_grad or (x is not None and x._requires_grad)
                                           or (w is not None and w._requires_grad))
+        if (self.x_cm and need_x) or (self.w_t and need_w):
+            gx = V.t(mm(V.t(w), V.t(g))) if need_x and self.x_cm else (mm(g, w) if need_x else None)
+            gw = V.t(mm(V.t(x), g)) if need_w and self.w_t else (mm(V.t(g), x) if need_w else None)
+            return gx, gw, (g.sum(0) if need_b else None)
         if not recorded and (x is None or x._dtype is g._dtype) and (w is None or w._dtype is g._dtype):
             shape_x = x._shape if x is not None else None
             gx, gw, gb = backend_of(g).linear_backward(
@@ -268,5 +292,9 @@ def linear(x, w, b=None):
     inputs = (x, w) if b is None else (x, w, b)
     if needs_grad(*inputs):
         node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))
+        if _column_major(x):
+            node.x_cm = True
+        if not (w._stride[1] == 1 and w._stride[0] == w._shape[1]):
+            node.w_t = True
         node.save(x if w._requires_grad else None, w if x._requires_grad else None)
     return out

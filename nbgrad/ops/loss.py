@@ -19,7 +19,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
 from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
-                     new_scalar, record)
+                     new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -32,6 +32,13 @@ def _reduction(reduction, size_average=None, reduce=None):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+def _laid_out(t, operands):
+    """t (row-major) re-laid as the elementwise op over operands would lay out its result
+    (PyTorch's 'none' reductions are elementwise ops); t itself when that is row-major."""
+    layout = output_layout(t._shape, operands)
+    return t if layout is None else copy_raw(t, layout[1])
 
 
 def _flat(t):
@@ -364,7 +371,7 @@ def _pointwise_loss(x, y, reduction, kind):
     elementwise, total = be.mse_forward(_flat(xs), _flat(ys))
     n = math.prod(shape)
     if reduction == "none":
-        out = cast(new_tensor(elementwise, shape, D.float64, x.device), dtype)
+        out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dtype), (x, y))
     else:
         out = new_scalar(total if reduction == "sum" else _div(total, n), dtype, x.device)
     if needs_grad(x, y):
@@ -483,7 +490,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                                _float_buffer(pos_weight, dt, shape))
     n = x.numel()
     if reduction == "none":
-        out = cast(new_tensor(elementwise, shape, D.float64, x.device), dt)
+        # PyTorch computes (1 - target).mul_(input)...: the layout of `1 - target`
+        out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dt), (y, 1))
     else:
         out = new_scalar(total if reduction == "sum" else _div(total, n), dt, x.device)
     if needs_grad(x, y):

@@ -2,8 +2,10 @@
 of the values goes back to those indices."""
 from .. import _dtype as D
 from ..autograd.node import Node
+from .._layout import order_of_strides, preserve_strides
+from .._tensor import _strides_of
 from ._dtype_rules import check as check_dtype
-from ._graph import backend_of, copy_raw, int_dim, needs_grad, new_tensor, record, _wrap
+from ._graph import backend_of, copy_raw, int_dim, needs_grad, new_strided, new_tensor, permuted, record, _wrap
 from .reduction import ReductionResult
 from . import views as V
 
@@ -28,9 +30,15 @@ def _sorted(x, dim, descending, op="sort"):
     if x.dim() == 0:
         from .._creation import zeros
         return copy_raw(x), zeros((), dtype=D.int64, device=x.device), 0
-    vbuf, ibuf = backend_of(x).sort(x._view_tuple(), d, bool(descending))
-    return (new_tensor(vbuf, x._shape, x._dtype, x.device),
-            new_tensor(ibuf, x._shape, D.int64, x.device), d)
+    strides = preserve_strides(x._shape, x._stride)     # PyTorch's sort: x's dense layout
+    if strides == _strides_of(x._shape):
+        vbuf, ibuf = backend_of(x).sort(x._view_tuple(), d, bool(descending))
+        return (new_tensor(vbuf, x._shape, x._dtype, x.device),
+                new_tensor(ibuf, x._shape, D.int64, x.device), d)
+    order = order_of_strides(x._shape, strides)
+    vbuf, ibuf = backend_of(x).sort(permuted(x._view_tuple(), order), order.index(d), bool(descending))
+    return (new_strided(vbuf, x._shape, strides, x._dtype, x.device),
+            new_strided(ibuf, x._shape, strides, D.int64, x.device), d)
 
 
 def sort(x, dim=-1, descending=False, stable=False):

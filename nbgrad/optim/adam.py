@@ -1,6 +1,6 @@
 """Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per parameter."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _bump_version, _contiguous_grad, _in_place_target
+from .optimizer import Optimizer, _Kernel, _bump_version
 
 
 class Adam(Optimizer):
@@ -26,7 +26,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        from .._creation import tensor, zeros
+        from .._creation import tensor
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
@@ -36,25 +36,28 @@ class Adam(Optimizer):
                     if p.grad is None:
                         continue
                     state = self.state[p]
+                    k = _Kernel(p)
                     if len(state) == 0:
-                        # PyTorch keeps `step` as a float32 scalar tensor
+                        # PyTorch keeps `step` as a float32 scalar tensor; the moments are
+                        # zeros_like(p, memory_format=torch.preserve_format)
                         state["step"] = tensor(0.0)
-                        state["exp_avg"] = zeros(p.shape, dtype=p.dtype, device=p.device)
-                        state["exp_avg_sq"] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                        state["exp_avg"] = k.new_state(zero=True)
+                        state["exp_avg_sq"] = k.new_state(zero=True)
                         if amsgrad:
-                            state["max_exp_avg_sq"] = zeros(p.shape, dtype=p.dtype, device=p.device)
+                            state["max_exp_avg_sq"] = k.new_state(zero=True)
+                    for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+                        if name in state:
+                            state[name] = k.state(state[name])
                     state["step"] += 1
                     step = state["step"].item()
-                    target, write_back = _in_place_target(p)
-                    grad = _contiguous_grad(p)
+                    grad = k.grad()
                     mx = state.get("max_exp_avg_sq") if amsgrad else None
-                    target._backend().adam_step(
-                        target._view_tuple(), grad._view_tuple(), state["exp_avg"]._view_tuple(),
-                        state["exp_avg_sq"]._view_tuple(), None if mx is None else mx._view_tuple(), step,
+                    k.target._backend().adam_step(
+                        k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
+                        k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), step,
                         group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
                         group["maximize"], group.get("decoupled_weight_decay", False))
-                    if write_back is not None:
-                        write_back()
+                    k.done()
                     _bump_version(p)
         return loss
 

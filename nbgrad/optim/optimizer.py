@@ -2,7 +2,9 @@
 import copy
 from collections import defaultdict
 
+from .._layout import is_contiguous, is_dense, order_of_strides
 from .._tensor import Tensor
+from ..ops._graph import copy_raw
 from ..autograd.grad_mode import no_grad
 
 
@@ -155,6 +157,63 @@ class Optimizer:
                 if key != "params":
                     s += "\n" + f"    {key}: {group[key]}"
         return s + "\n)"
+
+
+class _Kernel:
+    """The views a fused update kernel gets for p, its gradient and its state buffers:
+    contiguous views over their memory.  A contiguous p is used as it is; a dense
+    permuted p (a transposed weight) is viewed in its memory order, written in place,
+    with its state kept in p's layout (PyTorch: zeros_like(p, preserve_format)); any
+    other p is updated through a contiguous copy written back afterwards."""
+
+    def __init__(self, p):
+        self.p = p
+        self.order = None
+        if not p.is_contiguous() and is_dense(p._shape, p._stride) and min(p._stride, default=0) >= 0:
+            self.order = order_of_strides(p._shape, p._stride)
+            self.target, self.write_back = p, None
+        else:
+            self.target, self.write_back = _in_place_target(p)
+
+    def view(self, t):
+        """t's backend view for the kernel (t of p's shape, in p's layout or contiguous)."""
+        if self.order is None:
+            return t._view_tuple()
+        order = self.order
+        buf, off, shape, strides = t._view_tuple()
+        v = (buf, off, tuple([shape[d] for d in order]), tuple([strides[d] for d in order]))
+        if not is_contiguous(v[2], v[3]):
+            raise RuntimeError("optimizer state is not laid out as its parameter")
+        return v
+
+    def grad(self):
+        g = self.p.grad
+        if g.dtype is not self.p.dtype:
+            g = g.to(self.p.dtype)
+        if self.order is None:
+            return g.contiguous()
+        if g._stride != self.p._stride:
+            g = copy_raw(g, self.p._stride)
+        return g
+
+    def new_state(self, zero):
+        """A new state buffer of p's shape, dtype, device and kernel layout."""
+        from .._creation import empty, zeros
+        make = zeros if zero else empty
+        t = make(self.p.shape, dtype=self.p.dtype, device=self.p.device)
+        if self.order is not None:
+            t._stride = tuple(self.p._stride)     # uniform (or unwritten) values: a re-stride
+        return t
+
+    def state(self, t):
+        """t (a loaded state buffer) re-laid as the kernel needs it, or t itself."""
+        if t is None or self.order is None or t._stride == self.p._stride:
+            return t
+        return copy_raw(t, self.p._stride)
+
+    def done(self):
+        if self.write_back is not None:
+            self.write_back()
 
 
 def _contiguous_grad(p):

@@ -1,6 +1,6 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize: one fused kernel per parameter."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _bump_version, _contiguous_grad, _in_place_target, required
+from .optimizer import Optimizer, _Kernel, _bump_version, required
 
 
 class SGD(Optimizer):
@@ -28,25 +28,20 @@ class SGD(Optimizer):
                     if p.grad is None:
                         continue
                     state = self.state[p]
-                    target, write_back = _in_place_target(p)
-                    buf = state.get("momentum_buffer")
+                    k = _Kernel(p)
+                    buf = k.state(state.get("momentum_buffer"))
                     init = False
                     if momentum != 0 and buf is None:
-                        buf = _empty_like(target)
+                        buf = k.new_state(zero=False)
                         init = True
-                    grad = _contiguous_grad(p)
-                    target._backend().sgd_step(
-                        target._view_tuple(), grad._view_tuple(), None if buf is None else buf._view_tuple(),
+                    grad = k.grad()
+                    k.target._backend().sgd_step(
+                        k.view(k.target), k.view(grad), None if buf is None else k.view(buf),
                         init, group["lr"], group["weight_decay"], momentum, group["dampening"],
                         group["nesterov"], group["maximize"])
-                    if write_back is not None:
-                        write_back()
+                    k.done()
                     if momentum != 0:
                         state["momentum_buffer"] = buf
                     _bump_version(p)
         return loss
 
-
-def _empty_like(t):
-    from .._creation import empty
-    return empty(t.shape, dtype=t.dtype, device=t.device)

@@ -104,8 +104,16 @@ def _flat_values(t):
     a = np.asarray(a)
     if a.dtype == np.float32:
         # the shortest repr that rounds back to the same float32 (keeps corpora small)
-        return [float(repr(np.float32(v))) if math.isfinite(v) else float(v) for v in a.ravel().tolist()]
+        # (str, not repr: numpy 2's repr is "np.float32(1.5)")
+        return [float(str(np.float32(v))) if math.isfinite(v) else float(v) for v in a.ravel().tolist()]
     return a.ravel().tolist()
+
+
+def _attempt(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return "raises " + type(e).__name__
 
 
 class Observer:
@@ -125,10 +133,13 @@ class Observer:
 
     def facts(self, t, alias_rep):
         lib = self.lib
-        gf = t.grad_fn
+        # PyTorch refuses grad_fn and is_leaf of a view whose base changed in place in some
+        # ways: that refusal is the observation
+        gfn = _attempt(lambda: None if t.grad_fn is None else type(t.grad_fn).__name__)
+        leaf = _attempt(lambda: t.is_leaf)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            g = t.grad if t.is_leaf or getattr(t, "retains_grad", False) else None
+            g = t.grad if leaf is True or getattr(t, "retains_grad", False) else None
         grad = None
         if g is not None:
             grad = {"dt": str(g.dtype).split(".")[-1], "shape": list(g.shape), "stride": list(g.stride()),
@@ -141,8 +152,8 @@ class Observer:
             "off": t.storage_offset(),
             "contig": t.is_contiguous(),
             "rg": t.requires_grad,
-            "leaf": t.is_leaf,
-            "gfn": None if gf is None else type(gf).__name__,
+            "leaf": leaf,
+            "gfn": gfn,
             "ver": t._version,
             "alias": alias_rep,
             "vals": _flat_values(t),

@@ -262,9 +262,11 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
         write_result(t, result)
         if result._requires_grad:
             _saved_result_is_target(t, result)
+            old_fn, old_nr = t._grad_fn, t._output_nr
             t._grad_fn = result._grad_fn
             t._output_nr = result._output_nr
             t._requires_grad = True
+            _move_retained_grad(t, old_fn, old_nr)
         return t
     # t is a view: the base's history becomes CopySlices(base's old history, result)
     base_geom, view_geom = _geometry(base), _geometry(t)
@@ -276,11 +278,25 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     if result._requires_grad:
         _saved_result_is_target(t, result)
     if result._requires_grad or base._requires_grad:
+        old_fn, old_nr = base._grad_fn, base._output_nr
         record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)
+        _move_retained_grad(base, old_fn, old_nr)
         regenerate_view_grad_fn(t)
         if result._requires_grad and t._grad_fn is not None:
             _saved_result_is_target(t, result, weakref.ref(t._grad_fn))
     return t
+
+
+def _move_retained_grad(t, old_fn, old_nr):
+    """PyTorch moves retain_grad to a tensor's new grad_fn when an in-place op rewrites its
+    history: t.grad is then the gradient of its new value, not of the overwritten one."""
+    if not t._retains_grad or old_fn is None or old_fn is t._grad_fn:
+        return
+    retains = old_fn._retains
+    if retains and old_nr in retains and retains[old_nr]() is t:
+        del retains[old_nr]
+    if t._grad_fn is not None:
+        t._grad_fn._retain(t._output_nr, t)
 
 
 # -- the ops that only write -----------------------------------------------------------

@@ -48,9 +48,12 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op == "var":       # one element: 0, or nan without degrees of freedom
-            value = math.nan if kw.get("correction", 1) >= 1 else 0.0
-            return new_tensor(backend_of(x).full(1, out_dtype.np, value), shape, out_dtype, x.device)
+        if op == "var":
+            # one element, seen as a 1-element row: 0 (nan for nan and inf), or nan without
+            # degrees of freedom
+            buf_, off, _, _ = x._view_tuple()
+            buf = backend_of(x).reduce(op, (buf_, off, (1,), (1,)), (0,), out_dtype.np, **kw)
+            return new_tensor(buf, shape, out_dtype, x.device)
         return copy_raw(x) if x._dtype is out_dtype else cast(x, out_dtype)
     if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
         empty = [d for d in dims if x._shape[d] == 0]
@@ -214,8 +217,10 @@ class _FullExtremumBackward(Node):
         # PyTorch's evenly_distribute_backward: ties share the gradient evenly, and a NaN
         # result is every NaN element's
         mask = x.isnan() if bool(out.isnan()) else x == out
-        mask = mask.to(g.dtype)
-        return mask * (g / mask.sum())
+        # grad.new_zeros(x.shape).masked_fill_(mask, grad / mask.sum()): the other elements
+        # get exactly 0, also when the incoming gradient is nan or inf
+        from .._creation import zeros
+        return zeros(x._shape, dtype=g.dtype, device=g.device).masked_fill(mask, g / mask.sum())
 
 
 class MaxBackward1(_FullExtremumBackward):
@@ -277,10 +282,10 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
     if x.dim() == 0:
         from .._creation import zeros
         values = copy_raw(x)
-        if needs_grad(x):
-            record(dim_node, (x,), (values, None), shape=x._shape, dim=0, keepdim=True).save(
-                zeros((), dtype=D.int64, device=x.device))
-        return ReductionResult(values, zeros((), dtype=D.int64, device=x.device))
+        indices = zeros((), dtype=D.int64, device=x.device)
+        if needs_grad(x):     # the returned indices are what is saved: changing them is caught
+            record(dim_node, (x,), (values, None), shape=x._shape, dim=0, keepdim=True).save(indices)
+        return ReductionResult(values, indices)
     if x._shape[d] == 0:
         raise IndexError(f"{'max' if is_max else 'min'}(): Expected reduction dim {d} to have non-zero size.")
     vbuf, ibuf = backend_of(x).max_with_index(x._view_tuple(), d, is_max)

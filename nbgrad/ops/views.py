@@ -557,28 +557,28 @@ def expand(x, *sizes):
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "
             f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({x.dim()})")
+    # PyTorch's inferExpandGeometry, from the last dim: a new leading dim of size 1 gets
+    # the stride size * stride of the dim after it, an expanded one 0
     lead = len(sizes) - x.dim()
-    shape, strides = [], []
-    for i, n in enumerate(sizes):
+    ndim = len(sizes)
+    shape, strides = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        n = sizes[i]
         if i < lead:
             if n == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}")
-            shape.append(n)
-            strides.append(0)
-            continue
-        have, st = x._shape[i - lead], x._stride[i - lead]
+            have, st = 1, (shape[i + 1] * strides[i + 1] if i + 1 < ndim else 0)
+        else:
+            have, st = x._shape[i - lead], x._stride[i - lead]
         if n == -1:
             n = have
-        if have == n:
-            shape.append(n)
-            strides.append(st)
-        elif have == 1:
-            shape.append(n)
-            strides.append(0)
-        else:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
-                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
+        if have != n:
+            if have != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({n}) must match the existing size ({have}) at "
+                    f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
+            st = 0
+        shape[i], strides[i] = n, st
     from .._checks import check_numel
     check_numel(shape)   # a negative size or an element count past int64, as PyTorch
     out = make_view(x, shape, strides, x._offset)

@@ -211,3 +211,61 @@ def test_leaf_that_stopped_requiring_grad_gets_no_grad():
     x.requires_grad_(False)
     y.mean().backward()
     assert x.grad is None
+
+
+# -- found by the 20,000-program live run after the merges -------------------------------------
+def test_expand_gives_new_leading_size_one_dims_pytorchs_stride():
+    a = T.ones(2, 1, 3)
+    assert a.expand(1, 2, 3, 3).stride() == (6, 3, 0, 1)
+    assert a.expand(2, 1, 2, 4, 3).stride() == (0, 6, 3, 0, 1)
+    assert T.tensor(1.0).expand(2, 1).stride() == (0, 0)
+    assert a.expand(1, 2, 3, 3).narrow(0, 0, 0).stride() == (6, 3, 0, 1)
+
+
+def test_max_dim_of_zero_dim_saves_the_returned_indices():
+    x = T.ones((), dtype=T.float64, requires_grad=True)
+    v, i = (x * 1).max(-1)
+    i.fill_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        v.backward()
+
+
+def test_retain_grad_follows_an_in_place_op():
+    x = T.tensor([2.0, 3.0], requires_grad=True)
+    y = x * 1
+    y.retain_grad()
+    y.reciprocal_()
+    (y * T.tensor([1.0, 2.0])).sum().backward()
+    assert y.grad.tolist() == [1.0, 2.0]           # the gradient of y's new value
+    assert x.grad.tolist() == [-0.25, -0.222222238779068]     # float32, recorded from PyTorch
+    b = T.tensor([2.0, 3.0], requires_grad=True) * 1
+    b.retain_grad()
+    b[0].mul_(3)
+    (b * T.tensor([1.0, 2.0])).sum().backward()
+    assert b.grad.tolist() == [1.0, 2.0]
+
+
+def test_full_min_max_gradient_is_zero_off_the_extremum_even_for_nan_grad():
+    x = T.tensor([[float("nan"), 0.7, -0.97], [1.0, 1.66, -0.5]], dtype=T.float64, requires_grad=True)
+    x.min().exp2().backward()              # the incoming gradient is nan
+    g = x.grad.tolist()
+    assert g[0][0] != g[0][0] and g[0][1:] == [0.0, 0.0] and g[1] == [0.0, 0.0, 0.0]
+    x = T.tensor([[1.0, 2.0], [2.0, 0.0]], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(x.max() ** 2, [x], create_graph=True)
+    g.sum().backward()
+    assert g.tolist() == [[0.0, 2.0], [2.0, 0.0]] and x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_var_of_one_element_propagates_nan():
+    nan = float("nan")
+    assert T.tensor(nan).std(0, correction=0).isnan().item()
+    assert T.tensor(float("inf")).var(correction=0).isnan().item()
+    assert T.tensor(2.0).var(correction=0).item() == 0.0
+    assert T.tensor(2.0).var().isnan().item()
+
+
+def test_remainder_zero_keeps_the_sign_of_the_dividend():
+    import math
+    r = T.remainder(T.tensor([0.0, -0.0, 3.0, -3.0, 2.5]), -1.0).tolist()
+    assert [math.copysign(1.0, v) for v in r[:4]] == [1.0, -1.0, 1.0, -1.0] and r[4] == -0.5
+    assert (1.0 // T.remainder(T.tensor(0.0, dtype=T.float64), -1.0)).item() == float("inf")

@@ -526,7 +526,12 @@ def _floordiv(a, b):
 
 @_scalar
 def _remainder(a, b):
-    return a % b  # Python semantics: sign of the divisor
+    # the sign of the divisor (Python's %); a zero result keeps fmod's sign, a's, as
+    # PyTorch's (-0.0 % 1.0 is -0.0; 0.0 % -1.0 is 0.0)
+    m = a % b
+    if m == 0:
+        return -abs(m) if math.copysign(1.0, a) < 0 else abs(m)
+    return m
 
 
 @_scalar

@@ -1,4 +1,6 @@
 """Matrix products: matmul with PyTorch's 1-D/2-D/batched/broadcast rules, mm, bmm, mv, dot, outer."""
+import math
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
@@ -198,14 +200,14 @@ def matmul(a, b):
         if b._shape[0] != k:
             raise RuntimeError(f"size mismatch, got input ({a.numel() // k if k else 0}), mat "
                                f"({a.numel() // k if k else 0}x{k}), vec ({b._shape[0]})")
-        return V.unsafe_view(mv(V.reshape(a, (-1, k)), b), a._shape[:-1])
+        return V.unsafe_view(mv(V.reshape(a, (math.prod(a._shape[:-1]), k)), b), a._shape[:-1])
     if da == 1:
         bt = V.mT(b)                     # (..., n, k) @ (k,), folded the same way
         k = bt._shape[-1]
         if a._shape[0] != k:
             raise RuntimeError(f"size mismatch, got input ({bt.numel() // k if k else 0}), mat "
                                f"({bt.numel() // k if k else 0}x{k}), vec ({a._shape[0]})")
-        return V.unsafe_view(mv(V.reshape(bt, (-1, k)), a), bt._shape[:-1])
+        return V.unsafe_view(mv(V.reshape(bt, (math.prod(bt._shape[:-1]), k)), a), bt._shape[:-1])
     # batched, with broadcasting of the batch dims
     a2 = V.unsqueeze(a, 0) if da == 1 else a
     b2 = V.unsqueeze(b, -1) if db == 1 else b

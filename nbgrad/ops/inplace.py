@@ -89,7 +89,10 @@ def overlap_status(a, b):
 
 
 def assert_no_internal_overlap(t):
-    """The written tensor may not have two elements at one address (a broadcast 0 stride)."""
+    """The written tensor may not have two elements at one address (a broadcast 0 stride);
+    a tensor without elements has none (PyTorch: non-overlapping and dense)."""
+    if 0 in t._shape:
+        return
     for n, st in zip(t._shape, t._stride):
         if st == 0 and n > 1:
             raise RuntimeError(_INTERNAL_MSG)
@@ -106,7 +109,7 @@ def assert_no_overlap(t, other):
 
 
 def has_internal_overlap(t):
-    return any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
+    return 0 not in t._shape and any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
 
 
 def put_into_memory(t, op, pos, values, accumulate=False):
@@ -339,7 +342,17 @@ def copy_(t, src, non_blocking=False):
         backend_of(t).copy(broadcast_view(src, t._shape), t._view_tuple())
         t._vc.value += 1
         return t
+    if _same_data(t, src):
+        # PyTorch's copy_ returns at once when src is t's own memory at t's geometry (before
+        # any overlap check: copying an expanded tensor into itself is fine); the autograd
+        # history and the version change as for any copy_
+        return apply_inplace(t, _copied_from, src, needs_old=False, overlap=None)
     return apply_inplace(t, _copied_from, src, needs_old=False)
+
+
+def _same_data(t, src):
+    return (src._storage is t._storage and src._offset == t._offset and src._stride == t._stride
+            and src._shape == t._shape and src._dtype is t._dtype)
 
 
 class FillBackward2(Node):

@@ -269,3 +269,33 @@ def test_remainder_zero_keeps_the_sign_of_the_dividend():
     r = T.remainder(T.tensor([0.0, -0.0, 3.0, -3.0, 2.5]), -1.0).tolist()
     assert [math.copysign(1.0, v) for v in r[:4]] == [1.0, -1.0, 1.0, -1.0] and r[4] == -0.5
     assert (1.0 // T.remainder(T.tensor(0.0, dtype=T.float64), -1.0)).item() == float("inf")
+
+
+def test_copy_into_itself_is_allowed_even_when_expanded():
+    x = T.zeros(3, 1, 2, dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(x.sum(), [x])
+    assert g.stride() == (0, 0, 0)
+    g[()] = g                      # PyTorch's copy_: same memory and geometry, nothing to do
+    g.copy_(g)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        g.copy_(T.ones(3, 1, 2, dtype=T.float64))
+
+
+def test_empty_tensor_has_no_internal_overlap():
+    v = T.tensor([1]).expand(1, 3)
+    v[-1:-1] = v                   # an empty target: nothing to overlap
+    assert v.tolist() == [[1, 1, 1]]
+
+
+def test_view_of_base_changed_then_requiring_grad_regenerates_its_history():
+    x = T.ones(3)
+    v = x[:2]
+    v.neg_()
+    x.requires_grad_(True)
+    assert name(v) == "AsStridedBackward0" and v.requires_grad and not v.is_leaf
+    x = T.ones(3, requires_grad=True)
+    v = x[:2]
+    with T.no_grad():
+        x.mul_(2)
+    (v * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 0.0]

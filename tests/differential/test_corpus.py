@@ -33,7 +33,7 @@ def _check_in_subprocess(rec):
     finally:
         w.close()
     d = check_record(rec, got)
-    return None if d is None else ("inconclusive" if d.cls == "inconclusive" else repr(d))
+    return None if d is None else ("inconclusive" if d.cls in ("inconclusive", "departure") else repr(d))
 
 
 def _check(rec, lib):
@@ -48,7 +48,7 @@ def _check(rec, lib):
         return None if got[k]["exc"] else f"the reference crashed at statement {k}; nbgrad raised nothing"
     got = interp.run(program)
     d = compare(program, rec["obs"], got)
-    return None if d is None else ("inconclusive" if d.cls == "inconclusive" else repr(d))
+    return None if d is None else ("inconclusive" if d.cls in ("inconclusive", "departure") else repr(d))
 
 
 def test_corpus_is_large_enough():
@@ -63,7 +63,7 @@ def test_corpus_chunk(start):
     unexpected, fixed = [], []
     for rec in _RECORDS[start:start + _CHUNK]:
         d = _check(rec, lib)
-        if d == "inconclusive":
+        if d == "inconclusive":       # (or a named departure: compare.IGNORED)
             # a decision flipped within tolerance (another CPU's last bits): neither a
             # difference nor a proof of a fix
             continue

@@ -738,9 +738,11 @@ class RemainderBackward0(Node):
 
 class RemainderBackward1(Node):
     def backward(self, g):
+        if not self.needs_input_grad(1):
+            return g, None
         a, b = self.saved_tensors
         # PyTorch: -grad * self.div(other, rounding_mode="floor"), whose own gradient is 0
-        return g, (-g * div(a, b, rounding_mode="floor") if self.needs_input_grad(1) else None)
+        return g, -g * div(a, b, rounding_mode="floor")
 
 
 def remainder(a, b):
@@ -751,7 +753,8 @@ def remainder(a, b):
     if needs_grad(a, b):
         if isinstance(a, Tensor) and isinstance(b, Tensor):
             node = record(RemainderBackward1, (a, b), (out,))
-            node.save(a, b)
+            if b._requires_grad:      # PyTorch saves self and other only for other's formula
+                node.save(a, b)
         elif isinstance(a, Tensor):
             record(RemainderBackward0, (a,), (out,))
     return out

@@ -369,8 +369,9 @@ def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackw
         shape = broadcast_shapes(pos._shape, values._shape)
         if shape != pos._shape:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to indexing result of shape {list(pos._shape)}")
-        # (cast_ok: setitem's masked_fill_ path, a bool mask and a one-element value)
-        if values._dtype is not x._dtype and not (cast_ok and D.can_cast(values._dtype, x._dtype)):
+        # (cast_ok: setitem's masked_fill_ path, a bool mask and a one-element value, which
+        # PyTorch fills with value.item(): any dtype converts, float into bool too)
+        if values._dtype is not x._dtype and not cast_ok:
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{scalar_type_name(x._dtype)} for the destination and "
                                f"{scalar_type_name(values._dtype)} for the source.")

@@ -299,3 +299,25 @@ def test_view_of_base_changed_then_requiring_grad_regenerates_its_history():
         x.mul_(2)
     (v * 2).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0, 0.0]
+
+
+def test_masked_setitem_of_one_element_converts_any_dtype():
+    v = T.tensor([0.0]) > 0.0
+    v[T.tensor([True])] = T.tensor([-0.9])          # PyTorch: masked_fill_(mask, value.item())
+    assert v.tolist() == [True]
+    w = T.tensor([1, 2])
+    w[T.tensor([True, False])] = T.tensor([2.5])
+    assert w.tolist() == [2, 2]
+
+
+def test_remainder_saves_nothing_when_only_self_needs_a_gradient():
+    x = T.tensor([[-2.21, -2.56, -0.04]], dtype=T.float64, requires_grad=True)
+    y = T.remainder(x, T.tensor([[-0.11, -1.0, -2.7]]))
+    y.sum().backward()
+    y.mean().backward()            # PyTorch: nothing was saved, so nothing was freed
+    assert x.grad.tolist() == [[1.0 + 1.0 / 3] * 3]
+    b = T.tensor([[-0.11, -1.0, -2.7]], requires_grad=True)
+    z = T.remainder(T.tensor([[1.0, 2.0, 3.0]]), b)
+    z.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.sum().backward()

@@ -688,7 +688,7 @@ def div(a, b, rounding_mode=None):
         elif rounding_mode == "trunc":
             dt = _result_type(a, b)
             _check_binary_dtype("div_trunc", dt, a, b)
-            _check_integer_divisor(b, dt)
+            _check_integer_divisor(b, dt, a)
             q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
             out = cast(_unary_raw("trunc", q), dt)
         else:
@@ -710,9 +710,13 @@ def div(a, b, rounding_mode=None):
     return out
 
 
-def _check_integer_divisor(b, dt):
-    """Integer division by zero raises, as in PyTorch (floats give inf/nan)."""
+def _check_integer_divisor(b, dt, a=None):
+    """Integer division by zero raises, as in PyTorch (floats give inf/nan); PyTorch's
+    check is in the kernel's loop, so an empty result raises nothing."""
     if dt.is_floating_point:
+        return
+    if isinstance(a, Tensor) and (a.numel() == 0 or
+                                  (isinstance(b, Tensor) and 0 in broadcast_shapes(a._shape, b._shape))):
         return
     if isinstance(b, Tensor):
         if b.numel() and bool(_binary_raw("eq", b, 0, b._dtype, D.bool_).any()):
@@ -724,7 +728,7 @@ def _check_integer_divisor(b, dt):
 def floor_divide(a, b):
     dt = _result_type(a, b)
     _check_binary_dtype("floor_divide", dt, a, b)
-    _check_integer_divisor(b, dt)
+    _check_integer_divisor(b, dt, a)
     out = _binary_raw("floordiv", a, b, dt)
     if needs_grad(a, b) and dt.is_floating_point:
         record(NotImplementedNode, (a, b), (out,), op_name="floor_divide")
@@ -748,7 +752,7 @@ class RemainderBackward1(Node):
 def remainder(a, b):
     dt = _result_type(a, b)
     _check_binary_dtype("remainder", dt, a, b)
-    _check_integer_divisor(b, dt)
+    _check_integer_divisor(b, dt, a)
     out = _binary_raw("remainder", a, b, dt)
     if needs_grad(a, b):
         if isinstance(a, Tensor) and isinstance(b, Tensor):
@@ -806,7 +810,7 @@ def _int_pow_negative(a, b, dt):
     minus_one = _where_raw(odd, -1, 1, dt)
     at_neg = _where_raw(_binary_raw("eq", at, 1, dt, D.bool_), 1,
                         _where_raw(_binary_raw("eq", at, -1, dt, D.bool_), minus_one, 0, dt), dt)
-    return _where_raw(neg, at_neg, pos, dt)
+    return _where_raw(neg, at_neg, pos, dt, like=(at, b))        # pow(a, b)'s layout
 
 
 def pow(a, b):

@@ -763,11 +763,11 @@ def stack(tensors, dim=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]
+    d = _wrap(dim, ref.dim() + 1)          # PyTorch wraps the dim before comparing sizes
     for i, t in enumerate(tensors):
         if t._shape != ref._shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref._shape)} at entry 0 and {list(t._shape)} at entry {i}")
     check_same_device(*tensors)
-    d = _wrap(dim, ref.dim() + 1)
     dt = D.result_type_of(tuple(tensors))
     shape = list(ref._shape)
     shape.insert(d, len(tensors))

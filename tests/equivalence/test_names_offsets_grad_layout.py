@@ -321,3 +321,28 @@ def test_remainder_saves_nothing_when_only_self_needs_a_gradient():
     z.sum().backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         z.sum().backward()
+
+
+def test_integer_division_by_zero_into_an_empty_result_raises_nothing():
+    e = T.tensor([[], []], dtype=T.int64)
+    assert T.remainder(e, T.tensor([[0]])).shape == (2, 0)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        T.remainder(T.ones(2, dtype=T.int64), T.tensor([[0]]))
+
+
+def test_stack_wraps_the_dim_before_comparing_sizes():
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        T.stack([T.zeros(2, 1), T.zeros(2, 1, 2, 2)], 3)
+
+
+def test_zero_gradient_keeps_the_incoming_layout():
+    x = T.zeros(2, 2, 2, requires_grad=True)
+    v = x.movedim(-2, 0)
+    g, = T.autograd.grad(v.floor().clamp(min=0.5, max=0.5).sum(), [v], create_graph=True)
+    assert g.stride() == (2, 4, 1)
+
+
+def test_integer_pow_with_negative_exponents_keeps_the_base_layout():
+    a = T.tensor([[1, -1, 2], [3, 1, -1]]).t()
+    r = a ** T.tensor([[3, 5], [-2, 3], [2, 3]])
+    assert r.stride() == (1, 3) and r.tolist() == [[1, 243], [1, 1], [4, -1]]      # recorded from PyTorch

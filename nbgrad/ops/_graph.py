@@ -20,8 +20,12 @@ def needs_grad(*tensors):
     if not _grad_state.enabled:
         return False
     for t in tensors:
-        if isinstance(t, Tensor) and t._requires_grad:
-            return True
+        if isinstance(t, Tensor):
+            if t._requires_grad:
+                return True
+            base = t._base        # a view requires grad whenever its base does, live
+            if base is not None and base._requires_grad:
+                return True
     return False
 
 
@@ -29,9 +33,11 @@ _NO_EDGE = (None, 0)
 
 
 def edge(t):
-    if not isinstance(t, Tensor) or not t._requires_grad:
+    if not isinstance(t, Tensor):
         return _NO_EDGE
     base = t._base
+    if not t._requires_grad and (base is None or not base._requires_grad):
+        return _NO_EDGE
     if base is None:
         fn = t._grad_fn
     else:

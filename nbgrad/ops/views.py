@@ -52,9 +52,7 @@ def make_view(x, shape, strides, offset, multi_output=False):
     v._view_version = x._vc.value
     if meta is not DEFAULT:
         v._creation_meta = meta
-    if base._requires_grad:
-        v._requires_grad = True
-    return v
+    return v            # (requires_grad follows the base live: Tensor.requires_grad, needs_grad)
 
 
 def view_rebase_error(view, indirect=False):

@@ -346,3 +346,20 @@ def test_integer_pow_with_negative_exponents_keeps_the_base_layout():
     a = T.tensor([[1, -1, 2], [3, 1, -1]]).t()
     r = a ** T.tensor([[3, 5], [-2, 3], [2, 3]])
     assert r.stride() == (1, 3) and r.tolist() == [[1, 243], [1, 1], [4, -1]]      # recorded from PyTorch
+
+
+def test_view_requires_grad_follows_its_base_live():
+    x = T.tensor([[1.0], [1.0]], requires_grad=True)
+    v1 = x.view(2, 1)
+    with T.no_grad():
+        v2 = v1[...]
+    assert v2.requires_grad and v2.grad_fn is None
+    x.requires_grad_(False)
+    assert not v2.requires_grad
+    b = T.zeros(3, 1)
+    v = b.reshape(3, 1, 1)              # made before the base required grad
+    b.requires_grad_(True)
+    y = v - T.ones(3, 1, 1)
+    assert y.requires_grad and name(y) == "SubBackward0" and v.is_leaf
+    y.sum().backward()                  # the view is no leaf of its own: nothing accumulates
+    assert b.grad is None and v.grad is None

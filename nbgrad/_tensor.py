@@ -333,7 +333,7 @@ class Tensor:
         return self._retains_grad
 
     def retain_grad(self):
-        if not self._requires_grad:
+        if not self.requires_grad:          # (a view follows its base)
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
@@ -341,7 +341,7 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook):
-        if not self._requires_grad:
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         fn = self.grad_fn
         from .autograd.node import RemovableHandle

@@ -140,7 +140,9 @@ _SCALAR_OPERANDS = {}
 
 def scalar_tensor(value, dtype, device):
     """A 0-dim tensor holding a Python number (an op's operand; never handed to users)."""
-    key = (value, dtype, device.type, device.index)
+    # -0.0 == 0.0 (and hashes equal): the sign is part of the key, or x / -0.0 would
+    # read a cached +0.0 (a wrong infinity)
+    key = (value, dtype, device.type, device.index, value == 0 and math.copysign(1.0, value) < 0)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
         if type(value) is int and not -2 ** 63 <= value < 2 ** 64:

@@ -363,3 +363,12 @@ def test_view_requires_grad_follows_its_base_live():
     assert y.requires_grad and name(y) == "SubBackward0" and v.is_leaf
     y.sum().backward()                  # the view is no leaf of its own: nothing accumulates
     assert b.grad is None and v.grad is None
+
+
+def test_negative_zero_operand_is_not_the_cached_positive_zero():
+    # found by the tester reusing one process for many programs: Python numbers become
+    # cached 0-dim operands, and -0.0 == 0.0 shared one entry
+    x = T.tensor([1.0, -2.0])
+    assert (x / 0.0).tolist() == [float("inf"), float("-inf")]
+    assert (x / -0.0).tolist() == [float("-inf"), float("inf")]
+    assert (x / 0.0).tolist() == [float("inf"), float("-inf")]

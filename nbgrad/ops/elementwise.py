@@ -813,6 +813,27 @@ def _int_pow_negative(a, b, dt):
     return _where_raw(neg, at_neg, pos, dt, like=(at, b))        # pow(a, b)'s layout
 
 
+def _pow_special(a, b, dt):
+    """PyTorch's pow_tensor_scalar_optimized: x ** 0.5 is sqrt, ** -0.5 rsqrt, ** 2 x*x,
+    ** 3 x*x*x, ** -1 1/x, ** -2 1/(x*x) -- which differ from pow at signed zeros
+    (sqrt(-0.0) is -0.0) and in the last bit.  None for any other exponent."""
+    if a._dtype is not dt or dt not in (D.float32, D.float64) or isinstance(b, bool):
+        return None
+    if b == 2:
+        return _binary_raw("mul", a, a, dt, like=(a,))
+    if b == 3:
+        return _binary_raw("mul", _binary_raw("mul", a, a, dt, like=(a,)), a, dt, like=(a,))
+    if b == 0.5:
+        return _unary_raw("sqrt", a, like=a)
+    if b == -0.5:
+        return _unary_raw("rsqrt", a, like=a)
+    if b == -1:
+        return _unary_raw("reciprocal", a, like=a)
+    if b == -2:
+        return _unary_raw("reciprocal", _binary_raw("mul", a, a, dt, like=(a,)), like=a)
+    return None
+
+
 def pow(a, b):
     dt = _result_type(a, b)
     if isinstance(b, Tensor):
@@ -826,9 +847,8 @@ def pow(a, b):
         elif b.numel() and bool(_binary_raw("lt", b, 0, b._dtype, D.bool_).any()):
             return _int_pow_negative(a, b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        if b == 2 and dt.is_floating_point and a._dtype is dt:
-            out = _binary_raw("mul", a, a, dt, like=(a,))
-        else:
+        out = _pow_special(a, b, dt)
+        if out is None:
             out = _binary_raw("pow", a, b, dt, like=(a,))
         if needs_grad(a):
             node = record(PowBackward0, (a,), (out,), exponent=b)

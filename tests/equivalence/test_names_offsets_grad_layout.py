@@ -372,3 +372,15 @@ def test_negative_zero_operand_is_not_the_cached_positive_zero():
     assert (x / 0.0).tolist() == [float("inf"), float("-inf")]
     assert (x / -0.0).tolist() == [float("-inf"), float("inf")]
     assert (x / 0.0).tolist() == [float("inf"), float("-inf")]
+
+
+def test_pow_with_special_exponents_is_sqrt_rsqrt_or_products():
+    import math
+    x = T.tensor([-0.0, 0.0, 2.0], dtype=T.float64)
+    signs = [math.copysign(1.0, v) for v in (x ** 0.5).tolist()[:2]]
+    assert signs == [-1.0, 1.0]                       # sqrt(-0.0) is -0.0 (pow gives +0.0)
+    assert (x ** -0.5).tolist()[:2] == [float("-inf"), float("inf")]
+    assert (x ** -1).tolist()[:2] == [float("-inf"), float("inf")]
+    v = T.tensor([-0.0, 2.0], dtype=T.float64, requires_grad=True)
+    (v ** 0.5).sum().backward()                       # 0.5 * x ** -0.5: rsqrt(-0.0) is -inf
+    assert v.grad.tolist() == [float("-inf"), 0.35355339059327373]

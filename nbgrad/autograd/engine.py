@@ -18,7 +18,7 @@ def _edge_of(t):
         fn = t.grad_fn
         if fn is not None:
             return fn, t._output_nr
-    if t._requires_grad and (t._base is None or not t._base._requires_grad):
+    if t._requires_grad:      # a leaf, or a view that requires_grad_() made one
         return t._grad_accumulator(), 0
     return None, 0
 

@@ -42,8 +42,9 @@ def edge(t):
         fn = t._grad_fn
     else:
         fn = t.grad_fn                  # a view may regenerate its grad_fn
-        if fn is None and base._requires_grad:
+        if fn is None and not t._requires_grad:
             return _NO_EDGE             # a view made under no_grad: no history, not a leaf of its own
+                                        # (unless requires_grad_() made it one)
     if fn is not None:
         return (fn, t._output_nr)
     return (t._grad_accumulator(), 0)

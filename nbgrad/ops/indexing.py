@@ -414,18 +414,19 @@ def setitem(x, index, value):
     # leading size-1 dims, as PyTorch's set_item)
     value = _strip_leading_ones(value)
     v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
-    from .inplace import check_overlap
-    check_overlap(v, [t for t in items if isinstance(t, Tensor)] + [value], full_ok=False, internal=False)
-    with no_grad():
-        _, pos = _advanced_layout(v, advanced)
-    if isinstance(value, Tensor) and value.device != x.device:
-        value = value.to(x.device)
     # a single boolean mask with a one-element value is PyTorch's masked_fill_ path, which
-    # casts the value; any other index_put needs the value's dtype to match
+    # casts the value and reads it (value.item()) before writing, so the value may be x's
+    # own memory; any other index_put needs the value's dtype to match and no overlap
     tensor_items = [i for i in items if isinstance(i, Tensor)]
     cast_ok = (len(tensor_items) == 1 and len(advanced) == tensor_items[0].dim()
                and tensor_items[0]._dtype is D.bool_
                and isinstance(value, Tensor) and value.numel() == 1)
+    from .inplace import check_overlap
+    check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
+    with no_grad():
+        _, pos = _advanced_layout(v, advanced)
+    if isinstance(value, Tensor) and value.device != x.device:
+        value = value.to(x.device)
     from .inplace import has_internal_overlap, put_into_memory, recording
     if has_internal_overlap(v) and not recording(v, value):
         index_put_positions(v, pos, value, cast_ok=cast_ok)   # the checks of shapes and dtypes

@@ -44,8 +44,8 @@ def check_inplace(t, *args):
     """PyTorch's check_inplace: before an in-place change of t (with args) that will be
     recorded, refuse views whose creation meta forbids rewriting their history (made under
     no_grad, outputs of unbind/split), views of leaves and leaves that require grad."""
-    if not recording(t, *args):
-        return
+    if not t._dtype.is_floating_point or not recording(t, *args):
+        return                      # (an integer tensor has no history to rewrite)
     base = t._base
     if base is not None:
         if t._creation_meta is not DEFAULT:

@@ -340,7 +340,9 @@ def _arg(op):
         if dim is None:
             if x.numel() == 0:
                 raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
-            flat = x.reshape(-1)
+            from ..autograd.grad_mode import no_grad
+            with no_grad():         # an index is no function of x: no view of x's history
+                flat = x.reshape(-1)
             out = _reduce_raw(op, flat, (0,) if flat.dim() else (), D.int64, False)
             if keepdim:
                 out = out.reshape((1,) * x.dim())

@@ -384,3 +384,33 @@ def test_pow_with_special_exponents_is_sqrt_rsqrt_or_products():
     v = T.tensor([-0.0, 2.0], dtype=T.float64, requires_grad=True)
     (v ** 0.5).sum().backward()                       # 0.5 * x ** -0.5: rsqrt(-0.0) is -inf
     assert v.grad.tolist() == [float("-inf"), 0.35355339059327373]
+
+
+def test_masked_setitem_of_one_element_may_read_its_target():
+    x = T.tensor([[1.5]], dtype=T.float64)
+    x[T.tensor([[True]])] = x          # PyTorch: masked_fill_(mask, value.item())
+    assert x.tolist() == [[1.5]]
+    y = T.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        y[T.tensor([True, True])] = y  # two elements: index_put_, which refuses the overlap
+
+
+def test_no_grad_view_made_a_leaf_by_requires_grad_():
+    x = T.tensor([1.0, 1.0], requires_grad=True)
+    with T.no_grad():
+        v = x.select(0, -1)
+    v.requires_grad_(True)
+    v.backward()
+    assert v.grad.item() == 1.0 and x.grad is None
+
+
+def test_integer_views_have_no_history_to_protect():
+    x = T.tensor([[1.0], [1.0], [1.0]], dtype=T.float64, requires_grad=True)
+    mask_part, = (x.t() < 1.0).chunk(1, -2)       # a multi-output view, of a bool tensor
+    mask_part[...] = x.t()                         # PyTorch: no autograd check for bool
+    assert mask_part.tolist() == [[True, True, True]]
+    w = T.zeros(2, 1, 2, 2, dtype=T.float64, requires_grad=True)
+    with T.no_grad():
+        a, _ = w.unbind(0)
+        w.zero_()
+    assert a.argmin().item() == 0                  # argmin touches no history

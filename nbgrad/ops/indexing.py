@@ -340,9 +340,16 @@ class IndexPutBackward0(Node):
         pos = self.saved_tensors[0]
         gx = None
         if self.needs_input_grad(0):
-            gx = g if self.accumulate else _put_flat(g, pos, 0.0)
+            gx = g if self.accumulate else _zeroed_at(g, pos)
         gv = gather_flat(g.reshape(-1), pos, TakeBackward0) if self.needs_input_grad(1) else None
         return gx, gv
+
+
+def _zeroed_at(g, pos):
+    """g with zeros at the flat positions pos (the gradient of what a write replaced): linear
+    in g, and recorded as an index_put when g requires grad, so that a backward under
+    create_graph stays differentiable (an unrecorded copy cut second-order gradients)."""
+    return index_put_positions(g, pos, 0.0)
 
 
 def _put_flat(x, pos, values, accumulate=False):
@@ -548,7 +555,7 @@ def gather(x, dim, index):
 class ScatterBackward0(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
-        gx = _put_flat(g, pos, 0.0) if self.needs_input_grad(0) else None
+        gx = _zeroed_at(g, pos) if self.needs_input_grad(0) else None
         gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
         if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
             gs = _pad_to(gs, self.src_shape)
@@ -558,7 +565,7 @@ class ScatterBackward0(Node):
 class ScatterBackward1(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
-        return _put_flat(g, pos, 0.0)
+        return _zeroed_at(g, pos)
 
 
 class ScatterAddBackward0(Node):

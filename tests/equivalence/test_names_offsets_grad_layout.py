@@ -414,3 +414,24 @@ def test_integer_views_have_no_history_to_protect():
         a, _ = w.unbind(0)
         w.zero_()
     assert a.argmin().item() == 0                  # argmin touches no history
+
+
+def test_second_order_through_index_put_scatter_and_masked_setitem():
+    from nbgrad.autograd import gradgradcheck
+    x = T.tensor([0.3, -0.7, 1.1], dtype=T.float64, requires_grad=True)
+    v = T.tensor([0.5], dtype=T.float64, requires_grad=True)
+    assert gradgradcheck(lambda x, v: (x * 1).erf().index_put((T.tensor([1]),), v).sin(), (x, v))
+    assert gradgradcheck(lambda x, v: (x * 1).scatter(0, T.tensor([2]), v).exp(), (x, v))
+
+    def written(x):
+        y = x.exp() * 1
+        y[T.tensor([0])] = 2.0
+        return y.sin()
+    assert gradgradcheck(written, (x,))
+    # the differential tester's program: a write that selects nothing, then create_graph
+    w = T.ones(3, dtype=T.float64, requires_grad=True)
+    m = w.mean() * 1
+    m[T.tensor(False)] = 1
+    g, = T.autograd.grad(m.erf(), [w], create_graph=True)
+    g.sum().backward()
+    assert w.grad.tolist() == [-0.2767383316137298] * 3      # recorded from PyTorch 2.13

@@ -56,7 +56,10 @@ class Lib:
     def storage_key(self, t):
         """An identity of t's memory (None for empty storage)."""
         if self.name == "torch":
-            s = t.untyped_storage()
+            try:
+                s = t.untyped_storage()
+            except RuntimeError:     # a ZeroTensor has no storage
+                return None
             return None if s.nbytes() == 0 else s.data_ptr()
         s = t._storage
         return None if len(s.buffer) == 0 else id(s)
@@ -100,8 +103,10 @@ def decode(x, lib, vars):
 
 def _flat_values(t):
     """t's values as a flat list of Python numbers, row-major over its logical shape."""
-    a = t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy()
-    a = np.asarray(a)
+    try:
+        a = np.asarray(t.detach().cpu().numpy())
+    except RuntimeError:        # PyTorch's ZeroTensor (an unmaterialised zero gradient)
+        a = np.asarray(t.detach().numpy(force=True))
     if a.dtype == np.float32:
         # the shortest repr that rounds back to the same float32 (keeps corpora small)
         # (str, not repr: numpy 2's repr is "np.float32(1.5)")

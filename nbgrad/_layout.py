@@ -181,30 +181,7 @@ def preserve_strides(shape, strides):
         return tuple(strides)
     if nd == 1:
         return (1,)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        s0 = strides[d0]
-        s1 = strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 < s1:
-            return -1
-        if s0 > s1:
-            return 1
-        if shape[d0] > shape[d1]:
-            return 1
-        return 0
-
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = _sorted_dims(shape, (strides,))      # TensorIterator's order for this one operand
     out = [0] * nd
     acc = 1
     for d in perm:

@@ -352,15 +352,19 @@ def _zeroed_at(g, pos):
     return index_put_positions(g, pos, 0.0)
 
 
+def _put_values(x, pos, values):
+    """values (a tensor or a Python number) as x's dtype, one per position of pos."""
+    if isinstance(values, Tensor):
+        vals = cast(values, x._dtype)
+        return vals.expand(pos._shape) if vals._shape != pos._shape else vals
+    from .._creation import full
+    return full(pos._shape, values, dtype=x._dtype, device=x.device)
+
+
 def _put_flat(x, pos, values, accumulate=False):
     """A copy of x with values written (or added) at flat positions; not recorded."""
     out = copy_raw(x)
-    if isinstance(values, Tensor):
-        vals = cast(values, x._dtype)
-        vals = vals.expand(pos._shape) if vals._shape != pos._shape else vals
-    else:
-        from .._creation import full
-        vals = full(pos._shape, values, dtype=x._dtype, device=x.device)
+    vals = _put_values(x, pos, values)
     backend_of(x).put(out._storage.buffer, _flat_buffer(pos), _flat_buffer(vals), accumulate)
     return out
 

@@ -122,18 +122,13 @@ def put_into_memory(t, op, pos, values, accumulate=False):
     warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
                   f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=3)
     from .._tensor import contiguous_strides
-    from .indexing import _flat_buffer
+    from .indexing import _flat_buffer, _put_values
     with no_grad():
         addr = pos.long() * 0 + t._offset
         for n, cst, st in zip(t._shape, contiguous_strides(t._shape), t._stride):
             if st and n > 1:
                 addr = addr + (pos // cst) % n * st
-        if isinstance(values, Tensor):
-            vals = cast(values, t._dtype)
-            vals = vals.expand(pos._shape) if vals._shape != pos._shape else vals
-        else:
-            from .._creation import full
-            vals = full(pos._shape, values, dtype=t._dtype, device=t.device)
+        vals = _put_values(t, pos, values)
         backend_of(t).put(t._storage.buffer, _flat_buffer(addr), _flat_buffer(vals), accumulate)
     t._vc.value += 1
     return t

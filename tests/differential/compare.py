@@ -272,15 +272,21 @@ def _decision(st):
     return op in _DECISION_UNARY or op in _DECISION_BINARY or st["k"] in ("getitem", "setitem")
 
 
-def _create_graph_results(program, ref_obs):
-    """Variables that are gradients made with create_graph (their grad_fn names are ignored)."""
-    out = set()
+def _gradient_vars(program, ref_obs):
+    """Variables that are gradients: those autograd.grad returned with create_graph (their
+    grad_fn names are ignored), those read from .grad, and all that autograd.grad returned
+    or .grad gave (their versions are ignored)."""
+    made_with_graph, read, returned = set(), set(), set()
     for st, rec in zip(program, ref_obs):
-        if st["k"] == "call" and st["op"] == "autograd.grad" and st.get("kw", {}).get("create_graph"):
-            res = rec.get("res") or []
-            if res and res[0] == "seq":
-                out.update(r[1] for r in res[1] if r and r[0] == "T")
-    return out
+        res = rec.get("res") or []
+        if st["k"] == "call" and st["op"] == "autograd.grad" and res and res[0] == "seq":
+            made = {r[1] for r in res[1] if r and r[0] == "T"}
+            returned |= made
+            if st.get("kw", {}).get("create_graph"):
+                made_with_graph |= made
+        if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T":
+            read.add(res[1])
+    return made_with_graph, read, returned | read
 
 
 def compare(program, ref_obs, got_obs):
@@ -288,8 +294,7 @@ def compare(program, ref_obs, got_obs):
     program (a decision flipped within tolerance) returns a Difference of class
     'inconclusive'."""
     rtol = tolerance(ref_obs)
-    cg_vars = _create_graph_results(program, ref_obs)
-    grad_made = _grad_results(program, ref_obs)
+    cg_vars, grads_read, grad_made = _gradient_vars(program, ref_obs)
     grad_memory = set()          # alias representatives of gradients' memory
     any_create_graph = any(st.get("kw", {}).get("create_graph") for st in program)
     ref_vals, got_vals, dts, shapes = {}, {}, {}, {}
@@ -337,7 +342,7 @@ def compare(program, ref_obs, got_obs):
                 diffs.append(("result", "variable missing", v))
                 continue
             made_by_backward = v in cg_vars or (any_create_graph and rf.get("gfn") is not None
-                                                and gf.get("gfn") is not None and _is_backward_made(v, program, ref_obs))
+                                                and gf.get("gfn") is not None and v in grads_read)
             if v in grad_made and rf.get("alias") is not None:
                 grad_memory.add(rf["alias"])
             # (a view of a gradient shares its version counter: the same fact, see IGNORED)
@@ -359,27 +364,6 @@ def compare(program, ref_obs, got_obs):
             cls, detail, v = diffs[0]
             return Difference(n, cls, detail, v)
     return None
-
-
-def _grad_results(program, ref_obs):
-    """Variables returned by autograd.grad or read from .grad."""
-    out = set()
-    for st, rec in zip(program, ref_obs):
-        res = rec.get("res") or []
-        if st["k"] == "call" and st["op"] == "autograd.grad" and res and res[0] == "seq":
-            out.update(r[1] for r in res[1] if r and r[0] == "T")
-        if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T":
-            out.add(res[1])
-    return out
-
-
-def _is_backward_made(v, program, ref_obs):
-    """Was variable v made inside a create_graph backward's graph (a grad read back)?"""
-    for st, rec in zip(program, ref_obs):
-        res = rec.get("res")
-        if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T" and res[1] == v:
-            return True
-    return False
 
 
 def _same_result(a, b, rtol):

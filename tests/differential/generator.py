@@ -186,7 +186,7 @@ class Gen:
         elif op in ("std", "var"):
             args = [] if r.random() < 0.5 else [self.dim(t)]
             if r.random() < 0.3:
-                kw["correction" if r.random() < 0.5 else "unbiased"] = r.choice([0, 1]) if "correction" in kw or True else False
+                kw["correction" if r.random() < 0.5 else "unbiased"] = r.choice([0, 1])
             if args and r.random() < 0.4:
                 kw["keepdim"] = True
         else:
@@ -434,9 +434,6 @@ class Gen:
         # most programs end by differentiating something
         if r.random() < 0.7:
             (self.s_backward if r.random() < 0.6 else self.s_grad)()
-        if self.observations:
-            # observe everything at the end
-            self.observations[-1] = self.observations[-1]
         return self.program, self.observations
 
 

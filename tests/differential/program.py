@@ -395,16 +395,3 @@ def _result_names(res):
         names = [f"v{r[1]}" if r and r[0] == "T" else "_" for r in res[1]]
         return names if any(n != "_" for n in names) else []
     return []
-
-
-def _result_vars(res):
-    if not res:
-        return []
-    if res[0] == "T":
-        return [res[1]]
-    if res[0] == "seq":
-        out = []
-        for r in res[1]:
-            out += _result_vars(r)
-        return out
-    return []

@@ -102,12 +102,6 @@ class Worker:
             self.p = None
 
 
-def crash_obs(program, at):
-    """A record for a run that died at statement `at`: the statements before it are unknown,
-    the one at `at` is a crash."""
-    return [{"exc": None, "res": None, "obs": {}, "crash": False}] * at + [{"crash": True, "exc": None, "res": None, "obs": {}}]
-
-
 class Pool:
     """n workers per library; map jobs over them in threads."""
 

@@ -435,3 +435,14 @@ def test_second_order_through_index_put_scatter_and_masked_setitem():
     g, = T.autograd.grad(m.erf(), [w], create_graph=True)
     g.sum().backward()
     assert w.grad.tolist() == [-0.2767383316137298] * 3      # recorded from PyTorch 2.13
+
+
+def test_empty_strided():
+    t = T.empty_strided((2, 3), (1, 2), dtype=T.float64)
+    assert t.shape == (2, 3) and t.stride() == (1, 2) and t.storage_offset() == 0
+    assert len(t.untyped_storage().buffer) == 6
+    assert T.empty_strided((2, 0), (1, 1)).numel() == 0
+    with pytest.raises(RuntimeError, match="mismatch in length of strides and shape"):
+        T.empty_strided((2, 3), (1,))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        T.empty_strided((2,), (-1,))

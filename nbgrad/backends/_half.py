@@ -279,12 +279,17 @@ def install(ns, widen, narrow, reinterpret):
             return narrow(orig["reduce"](op, xw, dims, F, correction))
         return orig["reduce"](op, xw, dims, out_dtype, correction)
 
-    @wrap("max_with_index")
-    def max_with_index(x_view, dim, is_max):
-        if x_view[0].dtype is not H:
-            return orig["max_with_index"](x_view, dim, is_max)
-        values, indices = orig["max_with_index"](wide(x_view), dim, is_max)
-        return narrow(values), indices
+    def values_and_indices(name):
+        """A (values, indices) kernel: float16 values widened in, the values narrowed out."""
+        @wrap(name)
+        def fn(x_view, *args):
+            if x_view[0].dtype is not H:
+                return orig[name](x_view, *args)
+            values, indices = orig[name](wide(x_view), *args)
+            return narrow(values), indices
+
+    values_and_indices("max_with_index")     # (x_view, dim, is_max)
+    values_and_indices("sort")               # (x_view, dim, descending)
 
     @wrap("softmax")
     def softmax(x_view, dim, log):
@@ -307,13 +312,6 @@ def install(ns, widen, narrow, reinterpret):
         # its log as Half: out = x - max - half(log(half(sum))), in float32, rounded once.
         lse = rounded(f32("log", rounded(total)))
         return narrow(f32("sub", d, kept(lse[0], shape, (dim,)), shape=shape)[0])
-
-    @wrap("sort")
-    def sort(x_view, dim, descending):
-        if x_view[0].dtype is not H:
-            return orig["sort"](x_view, dim, descending)
-        values, indices = orig["sort"](wide(x_view), dim, descending)
-        return narrow(values), indices
 
     @wrap("matmul")
     def matmul(a_view, b_view, out_dtype):

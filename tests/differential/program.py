@@ -319,8 +319,6 @@ def _index_src(x):
     """An index inside [...]: slices written with colons, a top-level tuple without parens."""
     if isinstance(x, dict) and "tup" in x:
         return ", ".join(_index_src(y) for y in x["tup"]) or "()"
-    if isinstance(x, dict) and "sl" in x:
-        return _src(x)
     return _src(x)
 
 
@@ -330,7 +328,7 @@ _OPS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "m
         "iand": "&=", "ior": "|="}
 
 
-def statement_source(st, nvars_before, result_names):
+def statement_source(st, result_names):
     k = st["k"]
     args = [_src(x) for x in st.get("a", [])]
     args += [f"{key}={_src(v)}" for key, v in st.get("kw", {}).items()]
@@ -373,12 +371,11 @@ def program_source(program, observations=None, lib="torch"):
     """A standalone script for `program` (names from the observations' results)."""
     head = "import torch" if lib == "torch" else "import nbgrad as torch"
     lines = [head]
-    n = 0
     for i, st in enumerate(program):
         names = []
         if observations is not None and i < len(observations):
             names = _result_names(observations[i]["res"])
-        line = statement_source(st, n, names)
+        line = statement_source(st, names)
         if observations is not None and i < len(observations) and observations[i]["exc"]:
             e = observations[i]["exc"]
             line = "try:\n    " + line.replace("\n", "\n    ") + f"\nexcept {e[0]} as e:  # {e[1][:80]}\n    print(e)"

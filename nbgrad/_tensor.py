@@ -335,8 +335,8 @@ class Tensor:
     def retain_grad(self):
         if not self.requires_grad:          # (a view follows its base)
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
+        if self._grad_fn is None or self._retains_grad:
+            return          # (PyTorch tests is_leaf on the stored grad_fn: no view regeneration here)
         self.grad_fn._retain(self._output_nr, self)
         self._retains_grad = True
 

@@ -10,7 +10,7 @@ from . import anomaly_mode
 from .._layout import contiguous_format, is_dense, row_major_strides
 from .grad_mode import is_grad_enabled
 
-_FREED_MSG = (
+FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
@@ -119,7 +119,7 @@ class Node:
     @property
     def saved_tensors(self):
         if self._freed:
-            raise RuntimeError(_FREED_MSG)
+            raise RuntimeError(FREED_MSG)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
 
     def release(self):

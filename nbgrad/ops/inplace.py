@@ -23,7 +23,7 @@ from .._checks import checked_scalar
 from .. import _dtype as D
 from .._tensor import Tensor, dense_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..autograd.node import Node
+from ..autograd.node import FREED_MSG, Node
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
                      zeros_grad)
 from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
@@ -44,8 +44,8 @@ def check_inplace(t, *args):
     """PyTorch's check_inplace: before an in-place change of t (with args) that will be
     recorded, refuse views whose creation meta forbids rewriting their history (made under
     no_grad, outputs of unbind/split), views of leaves and leaves that require grad."""
-    if not t._dtype.is_floating_point or not recording(t, *args):
-        return                      # (an integer tensor has no history to rewrite)
+    if not recording(t, *args):
+        return          # (an integer or bool t still has a view's creation meta to honour)
     base = t._base
     if base is not None:
         if t._creation_meta is not DEFAULT:
@@ -89,11 +89,15 @@ def overlap_status(a, b):
 
 
 def assert_no_internal_overlap(t):
+    _assert_geometry_writable(t._shape, t._stride)
+
+
+def _assert_geometry_writable(shape, strides):
     """The written tensor may not have two elements at one address (a broadcast 0 stride);
     a tensor without elements has none (PyTorch: non-overlapping and dense)."""
-    if 0 in t._shape:
+    if 0 in shape:
         return
-    for n, st in zip(t._shape, t._stride):
+    for n, st in zip(shape, strides):
         if st == 0 and n > 1:
             raise RuntimeError(_INTERNAL_MSG)
 
@@ -175,9 +179,17 @@ def write_result(t, result):
 class CopySlices(Node):
     """The base's history after an in-place op on one of its views."""
 
+    def release(self):
+        self._freed = True      # PyTorch drops the op's node it wraps: a second backward fails
+
     def backward(self, g):
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
         grad_base = grad_result = None
         if self.needs_input_grad(0):
+            # PyTorch writes the old history's gradient back through the view's window
+            # (grad_slice.copy_), which a window with a broadcast stride refuses.
+            _assert_geometry_writable(self.view_geom[0], self.view_geom[1])
             from .._creation import ones
             window = restride([(ones(self.view_geom[0], dtype=D.bool_, device=g.device), self.view_geom)],
                               self.base_geom, D.bool_)
@@ -193,7 +205,9 @@ def regenerate_view_grad_fn(view):
     base = view._base
     view._view_version = view._vc.value
     if view._dtype.is_floating_point:
+        old_fn, old_nr = view._grad_fn, view._output_nr
         _record_window_of_base(base, view, _geometry(base), _geometry(view))
+        _move_retained_grad(view, old_fn, old_nr)
 
 
 def _record_window_of_base(base, out, base_geom, view_geom):
@@ -329,6 +343,9 @@ def copy_(t, src, non_blocking=False):
     """t[...] = src with broadcasting and casting (any dtype to any dtype)."""
     if not isinstance(src, Tensor):
         return fill_(t, src)
+    if not t._dtype.is_floating_point and is_grad_enabled():
+        with no_grad():     # PyTorch's copy_ alone asks isDifferentiableType(self): no checks, no history
+            return copy_(t, src, non_blocking)
     if not recording(t, src) and src.device == t.device and src._storage is not t._storage:
         check_overlap(t, (src,))
         shape = broadcast_shapes(t._shape, src._shape)

@@ -32,13 +32,13 @@ def _batched_raw(a, b, batch):
     return new_tensor(buf, tuple(batch) + (n, m), a._dtype, a.device)
 
 
-def _dense_once(g, node):
+def _dense_once(g, node, a, b):
     """g itself, or a contiguous copy of it when both gradients will use it and it is
     neither C- nor F-ordered (a broadcast gradient from sum()): the backend would
     otherwise copy it for each of the two products."""
     if not (node.needs_input_grad(0) and node.needs_input_grad(1)) or g.is_contiguous() \
-            or V.mT(g).is_contiguous():
-        return g
+            or V.mT(g).is_contiguous() or needs_grad(g, a, b):
+        return g        # (a recorded backward saves g itself, as PyTorch: its version is watched)
     return g.contiguous()
 
 
@@ -54,7 +54,7 @@ class MmBackward0(Node):
 
     def backward(self, g):
         a, b = self.saved_tensors
-        g = _dense_once(g, self)
+        g = _dense_once(g, self, a, b)
         ga = gb = None
         if self.needs_input_grad(0):
             ga = V.t(mm(b, V.t(g))) if self.a_cm else mm(g, V.t(b))
@@ -85,7 +85,7 @@ def mm(a, b):
 class BmmBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
-        g = _dense_once(g, self)
+        g = _dense_once(g, self, a, b)
         ga = matmul(g, V.mT(b)) if self.needs_input_grad(0) else None
         gb = matmul(V.mT(a), g) if self.needs_input_grad(1) else None
         return ga, gb
@@ -172,6 +172,21 @@ def outer(a, b):
 ger = outer
 
 
+def _should_fold(a, b):
+    """PyTorch's should_fold, for a >= 3-D operand with a matrix: fold into one mm when the
+    matrix requires grad, or when the larger operand's batch dims flatten without a copy
+    (2-D @ batch only in the first case: its mm result would need a transposed copy)."""
+    t1, other = (a, b) if a.dim() >= b.dim() else (V.mT(b), a)
+    if other.requires_grad:             # (also under no_grad, as PyTorch)
+        return True
+    if a.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    sh, st = t1._shape, t1._stride
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(t1.dim() - 2))
+
+
 def matmul(a, b):
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul(): argument 'other' must be Tensor")
@@ -188,7 +203,7 @@ def matmul(a, b):
         # PyTorch squeezes mm's result in place (squeeze_): not a view, version 1
         out = mm(V.unsqueeze(a, 0), b)
         if out._requires_grad:
-            record(V.SqueezeBackward4, (out,), (out,), shape=out._shape)
+            record(V.SqueezeBackward4, (out,), (out,), dims=(0,))
         out._shape, out._stride = out._shape[1:], out._stride[1:]
         out._vc.value += 1
         return out
@@ -208,6 +223,14 @@ def matmul(a, b):
             raise RuntimeError(f"size mismatch, got input ({bt.numel() // k if k else 0}), mat "
                                f"({bt.numel() // k if k else 0}x{k}), vec ({a._shape[0]})")
         return V.unsafe_view(mv(V.reshape(bt, (math.prod(bt._shape[:-1]), k)), a), bt._shape[:-1])
+    if (db == 2 or da == 2) and _should_fold(a, b):
+        # PyTorch folds the batch of the larger operand into mm's rows ((b, m, k) @ (k, n) is
+        # one (b*m, k) @ (k, n)); 2-D @ batch is the transposed problem, transposed back
+        flip = db > da
+        t1, t2 = (V.mT(b), V.t(a)) if flip else (a, b)
+        rows = t1._shape[:-1]
+        out = V.unsafe_view(mm(V.reshape(t1, (math.prod(rows), t1._shape[-1])), t2), rows + (t2._shape[1],))
+        return V.mT(out).contiguous() if flip else out
     # batched, with broadcasting of the batch dims
     a2 = V.unsqueeze(a, 0) if da == 1 else a
     b2 = V.unsqueeze(b, -1) if db == 1 else b

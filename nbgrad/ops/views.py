@@ -149,9 +149,10 @@ class StackBackward0(RestrideBackward): pass
 class CatBackward0(RestrideBackward): pass
 
 
-def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward):
+def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward, in_place=False):
     """Write each (tensor, geometry) into a zero buffer at that geometry, then return the
-    buffer read at dst_geom as a new contiguous tensor.  Geometries are absolute
+    buffer read at dst_geom as a new contiguous tensor (in_place: as a view of the buffer
+    with dst_geom's strides, as PyTorch's as_strided_backward returns).  Geometries are absolute
     (shape, strides, offset) triples on one notional buffer: windowing views use their
     input's logical index space (`_logical`), only as_strided uses storage.
 
@@ -183,12 +184,19 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
             buf = (b / c.clamp(min=1))._storage.buffer
     shape, strides, offset = dst_geom
     n = math.prod(shape)
-    if offset == lo and len(buf) == n and tuple(strides) == contiguous_strides(tuple(shape)):
+    if in_place:
+        # the storage PyTorch allocates: up to the end of the furthest geometry (an empty one
+        # ends at its offset), so an empty result has an empty storage
+        geoms = [dst_geom] + [g for _, g in sources] + ([divide] if divide is not None else [])
+        size = max(_span(g)[1] + (math.prod(g[0]) != 0) for g in geoms) - lo
+        out = make_view(new_tensor(buf[:size], (size,), dtype, first.device), shape, strides, offset - lo)
+    elif offset == lo and len(buf) == n and tuple(strides) == contiguous_strides(tuple(shape)):
         out_buf = buf               # the buffer already is the result: no second copy
     else:
         out_buf = be.empty(n, dtype.np)
         be.copy((buf, offset - lo, tuple(shape), tuple(strides)), (out_buf, 0, tuple(shape), contiguous_strides(shape)))
-    out = new_tensor(out_buf, shape, dtype, first.device)
+    if not in_place:
+        out = new_tensor(out_buf, shape, dtype, first.device)
     if needs_grad(*tensors):
         record(node_cls, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
                dtype=dtype, divide=divide)
@@ -198,7 +206,8 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
 def _window_backward(node, grads):
     """Gradient of a windowing view (or several, for split/unbind) w.r.t. its input."""
     pairs = [(g, geom) for g, geom in zip(grads, node.view_geoms) if g is not None]
-    return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node)
+    return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node,
+                    in_place=node.backward_node is _AsStridedOfGradient)
 
 
 class _WindowNode(Node):
@@ -412,27 +421,36 @@ def unflatten(x, dim, sizes):
 
 
 class SqueezeBackward0(Node):
+    """PyTorch's unsqueeze_to: the squeezed size-1 dims come back one unsqueeze each, and a
+    squeeze that removed nothing passes the gradient itself through."""
     def backward(self, g):
-        return g.reshape(self.shape)
+        for d in self.dims:             # increasing, so each lands at its input position
+            g = g.unsqueeze(d)
+        return g
 
 
 class SqueezeBackward1(SqueezeBackward0): pass
 class SqueezeBackward2(SqueezeBackward0): pass
 class SqueezeBackward4(SqueezeBackward0): pass      # PyTorch's squeeze_(dim): matmul's 1-D @ 2-D
-class UnsqueezeBackward0(SqueezeBackward0): pass
+
+
+class UnsqueezeBackward0(Node):
+    def backward(self, g):
+        return g.squeeze(self.dim)
 
 
 def squeeze(x, dim=None):
     if dim is None:
-        keep = [i for i, n in enumerate(x._shape) if n != 1]
+        gone = [i for i, n in enumerate(x._shape) if n == 1]
         node_cls = SqueezeBackward0
     else:
         dims = wrap_dims(dim, x.dim())
-        keep = [i for i, n in enumerate(x._shape) if not (i in dims and n == 1)]
+        gone = [i for i, n in enumerate(x._shape) if i in dims and n == 1]
         node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
+    keep = [i for i in range(x.dim()) if i not in gone]
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
     if needs_grad(x):
-        record(node_cls, (x,), (out,), shape=x._shape)
+        record(node_cls, (x,), (out,), dims=tuple(gone))
     return out
 
 
@@ -445,7 +463,7 @@ def unsqueeze(x, dim):
     strides.insert(d, new_stride)
     out = make_view(x, shape, strides, x._offset)
     if needs_grad(x):
-        record(UnsqueezeBackward0, (x,), (out,), shape=x._shape)
+        record(UnsqueezeBackward0, (x,), (out,), dim=d)
     return out
 
 

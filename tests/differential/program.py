@@ -127,7 +127,16 @@ class Observer:
     def __init__(self, lib):
         self.lib = lib
         self.grad_ids = {}
+        self.root_ids = {}       # view roots (t._base or t), numbered apart from grads
         self._keep = []          # keeps numbered objects alive, so id()s stay unique
+
+    def _root_id(self, t):
+        root = t._base if t._base is not None else t
+        key = id(root)
+        if key not in self.root_ids:
+            self.root_ids[key] = len(self.root_ids)
+            self._keep.append(root)
+        return self.root_ids[key]
 
     def _obj_id(self, obj):
         key = id(obj)
@@ -161,6 +170,7 @@ class Observer:
             "gfn": gfn,
             "ver": t._version,
             "alias": alias_rep,
+            "vroot": self._root_id(t),      # not compared: tells which tensors share a version counter
             "vals": _flat_values(t),
             "grad": grad,
         }

@@ -124,7 +124,7 @@ class Node:
 
     def release(self):
         """Free saved tensors after a backward without retain_graph."""
-        if self._saved:
+        if any(s is not None for s in self._saved):     # (PyTorch: an unsaved slot unpacks to nothing)
             self._saved = ()
             self._freed = True
 
@@ -170,6 +170,8 @@ class AccumulateGrad(Node):
         else holds grad's memory) a first gradient is taken over instead of copied, as
         PyTorch does when the incoming buffer's use count is one."""
         var = self.variable
+        if var._grad_fn is not None:   # an in-place op gave the leaf a history after this edge was made
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if not var._requires_grad:     # requires_grad_(False) after the graph was built: PyTorch
             return                     # drops the gradient (AccumulateGrad::apply)
         for hook in var._leaf_hooks or ():

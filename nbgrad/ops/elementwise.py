@@ -657,7 +657,10 @@ def mul(a, b):
         b_is_tensor = isinstance(b, Tensor)
         node = record(MulBackward0, (a, b), (out,)) if b_is_tensor else \
             record(MulBackward0, (a, b), (out,), b_scalar=b)
-        node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
+        # PyTorch saves an operand used by one input's derivative only when that input has
+        # an edge (should_compute_output): a's for b's gradient, b's for a's
+        node.save(a if b_is_tensor and node.needs_input_grad(1) else None,
+                  b if b_is_tensor and node.needs_input_grad(0) else None)
     return out
 
 
@@ -706,7 +709,7 @@ def div(a, b, rounding_mode=None):
         b_is_tensor = isinstance(b, Tensor)
         node = record(DivBackward0, (a, b), (out,)) if b_is_tensor else \
             record(DivBackward0, (a, b), (out,), b_scalar=b)
-        node.save(a if b_is_tensor and b._requires_grad else None, b if b_is_tensor else None)
+        node.save(a if b_is_tensor and node.needs_input_grad(1) else None, b if b_is_tensor else None)
     return out
 
 

@@ -438,14 +438,11 @@ def setitem(x, index, value):
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
         value = value.to(x.device)
-    from .inplace import has_internal_overlap, put_into_memory, recording
-    if has_internal_overlap(v) and not recording(v, value):
-        index_put_positions(v, pos, value, cast_ok=cast_ok)   # the checks of shapes and dtypes
-        put_into_memory(v, "index_put_", pos, value)
-        return
+    from .inplace import has_internal_overlap, positions_writer
+    writer = positions_writer("index_put_", pos, value) if has_internal_overlap(v) else None
     index = tuple(t for t in items if isinstance(t, Tensor) and t._dtype is not D.bool_)
     apply_inplace(v, _index_put_view_cast if cast_ok else _index_put_view, pos, value, index,
-                  needs_old=False, overlap=None)
+                  needs_old=False, overlap=None, writer=writer)
 
 
 def _copy_to(dst, value):
@@ -482,13 +479,11 @@ def index_put_(x, indices, values, accumulate=False):
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)
-    from .inplace import has_internal_overlap, put_into_memory, recording
-    if has_internal_overlap(x) and not recording(x, values):
-        index_put_positions(x, pos, values, accumulate)  # the checks of shapes and dtypes
-        return put_into_memory(x, "index_put_", pos, values, accumulate)
+    from .inplace import has_internal_overlap, positions_writer
+    writer = positions_writer("index_put_", pos, values, accumulate) if has_internal_overlap(x) else None
     index = tuple(t for _, t in advanced)
     return apply_inplace(x, lambda old, p, val: index_put_positions(old, p, val, accumulate, index=index), pos,
-                         values, needs_old=False, overlap=None)
+                         values, needs_old=False, overlap=None, writer=writer)
 
 
 # -- named gathers ----------------------------------------------------------------------------

@@ -141,15 +141,24 @@ def put_into_memory(t, op, pos, values, accumulate=False):
 def masked_fill_(t, mask, value):
     """masked_fill_ through the in-place mechanism; an expanded t is written element by element."""
     from .elementwise import masked_fill
-    if has_internal_overlap(t) and not recording(t, mask, value):
+    writer = None
+    if has_internal_overlap(t):
         assert_no_partial_overlap(t, mask)
         masked_fill(t, mask, value)                     # the checks of shapes and dtypes
         from .indexing import nonzero
         with no_grad():
             m = mask.expand(t._shape) if mask._shape != t._shape else mask
             pos = nonzero(m.reshape(-1), as_tuple=True)[0]
-        return put_into_memory(t, "masked_fill_", pos, value)
-    return apply_inplace(t, masked_fill, mask, value, needs_old=False, overlap="masked")
+        writer = positions_writer("masked_fill_", pos, value)
+    return apply_inplace(t, masked_fill, mask, value, needs_old=False, overlap="masked", writer=writer)
+
+
+def positions_writer(op, pos, values, accumulate=False):
+    """The write of an in-place op into a t whose elements share memory: only the positions
+    the op writes (see put_into_memory), instead of the whole result."""
+    def write(t, result):
+        put_into_memory(t, op, pos, values, accumulate)
+    return write
 
 
 def check_overlap(t, inputs, full_ok=True, internal=True):
@@ -245,7 +254,7 @@ def _stand_in(t, needs_old):
     return copy_raw(t) if needs_old else t._shallow_alias(share_version=False)
 
 
-def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
+def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
     needs_old=False is a promise that fn does not save its first argument for
@@ -254,14 +263,16 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     computed: "partial" (elementwise ops; t's own memory and geometry is allowed), "any"
     (indexing ops), "masked" (masked_fill_: partial, and t may be expanded) or None
     (fill_: no check at all).
+    writer: how the result reaches t's memory, when not by write_result (positions_writer).
     """
+    write = writer or write_result
     check_inplace(t, *args)
     if overlap is not None:
         check_overlap(t, args, full_ok=overlap != "any", internal=overlap != "masked")
     if not recording(t, *args):
         with no_grad():
             result = fn(t, *args)
-        write_result(t, result)
+        write(t, result)
         return t
     base = t._base
     if base is None:
@@ -271,7 +282,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
             old._grad_fn = t._grad_fn
             old._output_nr = t._output_nr
         result = fn(old, *args)
-        write_result(t, result)
+        write(t, result)
         if result._requires_grad:
             _saved_result_is_target(t, result)
             old_fn, old_nr = t._grad_fn, t._output_nr
@@ -286,7 +297,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial"):
     if base._requires_grad:
         _record_window_of_base(base, old, base_geom, view_geom)
     result = fn(old, *args)
-    write_result(t, result)
+    write(t, result)
     if result._requires_grad:
         _saved_result_is_target(t, result)
     if result._requires_grad or base._requires_grad:

@@ -78,7 +78,7 @@ def mm(a, b):
             node.a_cm = True
         if _column_major(b):
             node.b_cm = True
-        node.save(a if b._requires_grad else None, b if a._requires_grad else None)
+        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
     return out
 
 
@@ -112,8 +112,8 @@ def _batched(a, b, batch, node_cls):
     _check_dtypes(a, b)
     out = _batched_raw(a, b, batch)
     if needs_grad(a, b):
-        record(node_cls, (a, b), (out,)).save(a if b._requires_grad else None,
-                                               b if a._requires_grad else None)
+        node = record(node_cls, (a, b), (out,))
+        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
     return out
 
 
@@ -136,7 +136,8 @@ def mv(a, v):
     out2 = _batched_raw(a, vv, ())
     out = new_tensor(out2._storage.buffer, (a._shape[0],), a._dtype, a.device)
     if needs_grad(a, v):
-        record(MvBackward0, (a, v), (out,)).save(a if v._requires_grad else None, v if a._requires_grad else None)
+        node = record(MvBackward0, (a, v), (out,))
+        node.save(a if node.needs_input_grad(1) else None, v if node.needs_input_grad(0) else None)
     return out
 
 
@@ -159,7 +160,8 @@ def dot(a, b):
     out2 = _batched_raw(av, bv, ())
     out = new_tensor(out2._storage.buffer, (), a._dtype, a.device)
     if needs_grad(a, b):
-        record(DotBackward0, (a, b), (out,)).save(a if b._requires_grad else None, b if a._requires_grad else None)
+        node = record(DotBackward0, (a, b), (out,))
+        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
     return out
 
 
@@ -321,5 +323,5 @@ def linear(x, w, b=None):
             node.x_cm = True
         if not (w._stride[1] == 1 and w._stride[0] == w._shape[1]):
             node.w_t = True
-        node.save(x if w._requires_grad else None, w if x._requires_grad else None)
+        node.save(x if node.needs_input_grad(1) else None, w if node.needs_input_grad(0) else None)
     return out

@@ -163,9 +163,15 @@ def _prod_grad(g, x, out, dims):
     that the gradient is itself differentiable (create_graph) where x holds zeros."""
     if x.dim() == 0:
         return g
-    if not bool((x == 0).any()):
+    zeros = int((x == 0).sum())
+    if not zeros:
         return g * (out / x)
     if dims is None:
+        if zeros > 1 and not is_grad_enabled():
+            # PyTorch's shortcut for the whole product: two zeros make every partial
+            # product 0, whatever g is (a nan g included)
+            from .._creation import zeros as zeros_of
+            return zeros_of(x._shape, dtype=x._dtype, device=x.device)
         return (g.reshape(-1) * _prod_of_others(x.reshape(-1), 0)).reshape(x.shape)
     return g * _prod_of_others(x, dims[0])
 

@@ -184,6 +184,10 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
             buf = (b / c.clamp(min=1))._storage.buffer
     shape, strides, offset = dst_geom
     n = math.prod(shape)
+    if in_place and (n == 0 or any(math.prod(g[0]) == 0 for _, g in sources)):
+        # PyTorch's as_strided_backward returns at once: zeros of the input's sizes,
+        # contiguous and not recorded
+        return new_tensor(be.full(n, dtype.np, 0), shape, dtype, first.device)
     if in_place:
         # the storage PyTorch allocates: up to the end of the furthest geometry (an empty one
         # ends at its offset), so an empty result has an empty storage

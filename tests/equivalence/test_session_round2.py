@@ -108,3 +108,81 @@ def test_as_strided_gradient_has_the_input_geometry():
     assert g.stride() == (2,) and g.tolist() == [3.0, 3.0]
     x.sum().backward()
     assert x.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+# -- prod's gradient with two zeros is 0 whatever arrives (PyTorch's shortcut) ---------------
+def test_prod_gradient_with_two_zeros_ignores_a_nan_incoming_gradient():
+    x = T.tensor([[[1.0, 0.0, 1.19]], [[1.5, -1.35, 0.0]]], requires_grad=True)
+    T.remainder(T.tensor(0.0), x.prod()).backward()     # d/db remainder(0, 0) is nan
+    assert x.grad.tolist() == [[[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]]]
+    x = T.tensor([0.0, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(x.prod(), [x], create_graph=True)      # recorded: the general formula
+    assert g.tolist() == [0.0, 0.0, 0.0] and g.requires_grad
+    x = T.tensor([[0.0, 2.0, 0.0]], dtype=T.float64, requires_grad=True)
+    T.remainder(T.tensor(0.0, dtype=T.float64), x.prod(1)).sum().backward()   # prod(dim): no shortcut
+    assert all(v != v for v in x.grad.flatten().tolist())
+
+
+# -- mm with one inner term writes each product (sign of zero) -------------------------------
+def test_mm_with_one_inner_term_keeps_the_sign_of_zero_products():
+    a = T.zeros(3, 1, dtype=T.float64)
+    b = T.tensor([[0.27, 1.0, -1.7]], dtype=T.float64)
+    assert (1 / T.mm(a, b)).tolist() == [[float("inf"), float("inf"), float("-inf")]] * 3
+    assert (1 / T.mm(T.zeros(2, 2, dtype=T.float64), -T.ones(2, 2, dtype=T.float64))).tolist() == \
+        [[float("inf")] * 2] * 2                                    # two terms: +0 + -0 = +0
+    assert (1 / T.bmm(T.zeros(1, 2, 1), -T.ones(1, 1, 2))).tolist() == [[[float("inf")] * 2] * 2]
+
+
+# -- index_put_ / masked_fill_ on an expanded tensor write only their positions --------------
+def test_recorded_index_put_on_expanded_tensor_writes_only_the_selected_positions():
+    x = T.zeros(1, 2, 1, 3, dtype=T.float64, requires_grad=True)
+    s = x.sum()
+    g, = T.autograd.grad(s, [x], create_graph=True)             # ones, expanded: one location
+    mask = T.tensor([[[[True, False, True]], [[True, True, False]]]])
+    with pytest.warns(UserWarning, match="expanded tensors is deprecated"):
+        g[mask] = s                                                  # recorded: s requires grad
+    assert g.flatten().tolist() == [0.0] * 6
+
+
+# -- which saved tensors a node keeps (PyTorch's should_compute_output guards) ----------------
+def test_mul_of_a_no_grad_view_saves_nothing_so_a_second_backward_works():
+    x = T.tensor([[1.0, 1.0, 1.0]], dtype=T.float64, requires_grad=True)
+    with T.no_grad():
+        v = x[...][()]
+    y = v * v                       # both operands have no edge: nothing is saved
+    y.sum().backward()
+    y.sum().backward()
+    assert x.grad is None
+    z = v.sin()                     # one input: its operand is saved regardless
+    z.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.sum().backward()
+
+
+def test_accumulating_into_a_leaf_that_became_interior_raises():
+    x = T.tensor(0.0, dtype=T.float64, requires_grad=True)
+    y = x.exp()
+    with T.no_grad():
+        x.requires_grad_(False)
+    x.atan2_(y)                      # the leaf gets a history after y's edge to it was made
+    with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
+        y[T.tensor(True)].sum().backward()
+
+
+def test_copy_slices_backward_twice_raises():
+    x = T.ones(2, 1, 3, dtype=T.float64, requires_grad=True)
+    y = T.cat([x, x], 0)
+    y[None, None, ...] = 0.5
+    e = y.sum().squeeze().erf()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        e.backward()
+
+
+def test_as_strided_gradient_of_empty_input_is_unrecorded_contiguous_zeros():
+    x = T.tensor([], dtype=T.float64, requires_grad=True)
+    v = x.permute(0)
+    with T.no_grad():
+        v.add_(2.0)
+    v.var(0).backward(create_graph=True)
+    assert x.grad.shape == (0,) and x.grad.requires_grad is False

@@ -54,6 +54,14 @@ def _loop_batches(a, aoffs, a_sn, a_sk, b, boffs, b_sk, b_sm, out, n, k, m):
                     out[qo + j] += av * b[qb + j * b_sm]
 
 
+@_kernel
+def _outer(a, pa, a_sn, b, pb, b_sm, out, n, m):
+    for i in range(n):
+        av = a[pa + i * a_sn]
+        for j in range(m):
+            out[i * m + j] = av * b[pb + j * b_sm]
+
+
 def _float_operand(view, rows, cols):
     """(buf, batch offsets, layout) with the last two dims C or F contiguous."""
     buf, off, shape, strides = view
@@ -81,6 +89,13 @@ def matmul(a_view, b_view, out_dtype):
         out[:] = 0
         return out
     if np.dtype(out_dtype).kind == "f":
+        if k == 1 and not batch:
+            # PyTorch's CPU gemm with one inner term writes each product itself (a 0 times a
+            # negative is -0.0); BLAS through np.dot would add it to +0.0
+            abuf, aoff, _, ast = a_view
+            bbuf, boff, _, bst = b_view
+            _outer(abuf, aoff, ast[0], bbuf, boff, bst[1], out, n, m)
+            return out
         abuf, aoffs, alay = _float_operand(a_view, n, k)
         bbuf, boffs, blay = _float_operand(b_view, k, m)
         _dot_batches(abuf, aoffs, alay, bbuf, boffs, blay, out, n, k, m)

@@ -290,9 +290,10 @@ class Tensor:
                     # no_grad / multi-output views may not have their history rewritten
                     from .ops.views import view_rebase_error
                     raise view_rebase_error(self, indirect=True)
-            elif base._requires_grad:
+            elif self._grad_fn is not None or base._requires_grad:
                 # The base (or another view of it) changed in place since this view was
-                # made: its history is now "a strided window of the base's new history".
+                # made: its history is now "a strided window of the base's new history"
+                # (also when the base no longer requires grad: PyTorch regenerates then too).
                 from .ops.inplace import regenerate_view_grad_fn
                 regenerate_view_grad_fn(self)
         return self._grad_fn

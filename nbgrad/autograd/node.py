@@ -85,6 +85,7 @@ class Node:
     """
 
     _saved = ()
+    _saved_scalar = False  # a Python number saved in PyTorch as a wrapped-number tensor
     _freed = False
     _pre_hooks = None      # {output_nr: [hook]} from Tensor.register_hook on outputs
     _retains = None        # {output_nr: weakref to tensor} from retain_grad()
@@ -124,7 +125,7 @@ class Node:
 
     def release(self):
         """Free saved tensors after a backward without retain_graph."""
-        if any(s is not None for s in self._saved):     # (PyTorch: an unsaved slot unpacks to nothing)
+        if self._saved_scalar or any(s is not None for s in self._saved):   # (an unsaved slot unpacks to nothing)
             self._saved = ()
             self._freed = True
 

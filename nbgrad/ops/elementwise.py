@@ -661,6 +661,8 @@ def mul(a, b):
         # an edge (should_compute_output): a's for b's gradient, b's for a's
         node.save(a if b_is_tensor and node.needs_input_grad(1) else None,
                   b if b_is_tensor and node.needs_input_grad(0) else None)
+        if not b_is_tensor and node.needs_input_grad(0):
+            node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
     return out
 
 
@@ -710,6 +712,8 @@ def div(a, b, rounding_mode=None):
         node = record(DivBackward0, (a, b), (out,)) if b_is_tensor else \
             record(DivBackward0, (a, b), (out,), b_scalar=b)
         node.save(a if b_is_tensor and node.needs_input_grad(1) else None, b if b_is_tensor else None)
+        if not b_is_tensor:
+            node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
     return out
 
 

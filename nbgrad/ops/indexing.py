@@ -432,7 +432,8 @@ def setitem(x, index, value):
     cast_ok = (len(tensor_items) == 1 and len(advanced) == tensor_items[0].dim()
                and tensor_items[0]._dtype is D.bool_
                and isinstance(value, Tensor) and value.numel() == 1)
-    from .inplace import check_overlap
+    from .inplace import check_inplace, check_overlap
+    check_inplace(v, value)         # PyTorch's autograd checks come before the kernel's index checks
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
     with no_grad():
         _, pos = _advanced_layout(v, advanced)
@@ -475,7 +476,8 @@ def index_put(x, indices, values, accumulate=False):
 
 
 def index_put_(x, indices, values, accumulate=False):
-    from .inplace import apply_inplace, check_overlap
+    from .inplace import apply_inplace, check_inplace, check_overlap
+    check_inplace(x, values)
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _, pos = _advanced_layout(x, advanced)

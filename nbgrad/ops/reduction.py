@@ -65,13 +65,18 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
     return new_tensor(buf, shape, out_dtype, x.device)
 
 
-def _expand_back(g, shape, dims, keepdim):
-    """Unsqueeze the reduced dims of g (when not kept) and expand to the input shape.
+def _restore_dims(g, shape, dims, keepdim):
+    """PyTorch's restore_reduced_dims: unsqueeze the reduced dims of g when not kept.
     (A 0-dim input's dim 0 is no real dim: g is already 0-dim.)"""
     if not keepdim and shape:
         for d in dims:
             g = g.unsqueeze(d)
-    return g.expand(shape)
+    return g
+
+
+def _expand_back(g, shape, dims, keepdim):
+    """The reduced dims of g restored, and g expanded to the input shape."""
+    return _restore_dims(g, shape, dims, keepdim).expand(shape)
 
 
 def _sum_dtype(x, dtype):
@@ -147,20 +152,22 @@ def mean(x, dim=None, keepdim=False, dtype=None):
 class ProdBackward0(Node):
     def backward(self, g):
         (x, out) = self.saved_tensors
-        return _prod_grad(g.expand(self.shape), x, out.expand(self.shape), None)
+        return _prod_grad(g, x, out, None)
 
 
 class ProdBackward1(Node):
     def backward(self, g):
         (x, out) = self.saved_tensors
-        return _prod_grad(_expand_back(g, self.shape, self.dims, self.keepdim), x,
-                          _expand_back(out, self.shape, self.dims, self.keepdim), self.dims)
+        return _prod_grad(_restore_dims(g, self.shape, self.dims, self.keepdim), x,
+                          _restore_dims(out, self.shape, self.dims, self.keepdim), self.dims)
 
 
 def _prod_grad(g, x, out, dims):
     """PyTorch's prod_backward: g * (out / x) without zeros, else the product of the other
     elements as exclusive prefix times exclusive suffix products: recorded ops only, so
-    that the gradient is itself differentiable (create_graph) where x holds zeros."""
+    that the gradient is itself differentiable (create_graph) where x holds zeros.
+    g and out come with the reduced dims restored (size 1), not expanded: the results are
+    broadcast as PyTorch's are, so they have its layouts."""
     if x.dim() == 0:
         return g
     zeros = int((x == 0).sum())
@@ -172,8 +179,16 @@ def _prod_grad(g, x, out, dims):
             # product 0, whatever g is (a nan g included)
             from .._creation import zeros as zeros_of
             return zeros_of(x._shape, dtype=x._dtype, device=x.device)
-        return (g.reshape(-1) * _prod_of_others(x.reshape(-1), 0)).reshape(x.shape)
-    return g * _prod_of_others(x, dims[0])
+        return _prod_safe_zeros(g, x.contiguous().view(-1), 0).view_as(x)
+    return _prod_safe_zeros(g, x, dims[0])
+
+
+def _prod_safe_zeros(g, x, dim):
+    if x.numel() == 0:
+        return g.expand_as(x)
+    if x._shape[dim] == 1:
+        return g            # the product of no other element: g itself
+    return g * _prod_of_others(x, dim)
 
 
 def _prod_of_others(x, dim):
@@ -258,11 +273,11 @@ class MinBackward0(_DimExtremumBackward):
 class _AmaxBackward(Node):
     def backward(self, g):
         x, out = self.saved_tensors
-        out = _expand_back(out, self.shape, self.dims, self.keepdim)
-        mask = (x == out).to(g.dtype)
-        count = _expand_back(mask.sum(self.dims, keepdim=True), self.shape, self.dims, True)
-        # PyTorch's scale_grad_by_count: (grad / count) * mask
-        return (_expand_back(g, self.shape, self.dims, self.keepdim) / count) * mask
+        # PyTorch's scale_grad_by_count(restore(grad), restore(result) == self, dims):
+        # (grad / count) * mask, broadcast in that order (the mask's layout wins)
+        mask = (_restore_dims(out, self.shape, self.dims, self.keepdim) == x).to(g.dtype)
+        count = mask.sum(self.dims, keepdim=True)
+        return (_restore_dims(g, self.shape, self.dims, self.keepdim) / count) * mask
 
 
 class AmaxBackward0(_AmaxBackward):
@@ -404,12 +419,13 @@ def _var_grad(g, x, shape, dims, keepdim, correction, full):
     with n <= correction it is nan where x equals its mean and inf elsewhere."""
     n = math.prod(shape[d] for d in dims) if dims else 1
     dof = n - correction
-    g = _expand_back(g, shape, dims, keepdim)
+    if not full:
+        g = _restore_dims(g, shape, dims, keepdim)      # broadcast below, as PyTorch's (layouts)
     if full and dof <= 0:
         from .elementwise import where
         return g * where(x == x.mean(), math.nan, math.inf)
     scale = 2.0 / dof if dof else math.inf
-    return (g * scale) * (x - x.mean(dims, keepdim=True))
+    return (g * scale) * (x - (x.mean() if full else x.mean(dims, keepdim=True)))
 
 
 class VarBackward0(Node):

@@ -186,3 +186,53 @@ def test_as_strided_gradient_of_empty_input_is_unrecorded_contiguous_zeros():
         v.add_(2.0)
     v.var(0).backward(create_graph=True)
     assert x.grad.shape == (0,) and x.grad.requires_grad is False
+
+
+# -- a Python-number operand PyTorch saves (as a wrapped-number tensor) is freed too ---------
+def test_division_by_a_number_cannot_backward_twice():
+    x = T.tensor([[1.0]], dtype=T.float64, requires_grad=True)
+    y = x / 1.5
+    y.sum().backward()
+    z = y @ T.tensor([0.5], dtype=T.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        z.sum().backward()
+    w = T.tensor([1.0], requires_grad=True) * 2.0
+    w.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        w.sum().backward()
+
+
+# -- setitem's autograd check comes before the index check -----------------------------------
+def test_setitem_on_no_grad_view_raises_the_view_error_before_the_index_error():
+    x = T.zeros(3, dtype=T.float64, requires_grad=True)
+    with T.no_grad():
+        v = x.as_strided([1, 2], [0, 0])
+    with pytest.raises(RuntimeError, match=_NO_GRAD_VIEW):
+        v[T.tensor([1, 0])] = 0.0
+
+
+# -- a view's history is regenerated after its base changed, also once the base stopped
+#    requiring grad ----------------------------------------------------------------------------
+def test_view_history_regenerated_after_base_stopped_requiring_grad():
+    x = T.zeros(2, 3, requires_grad=True)
+    v = x[0:2]
+    x.requires_grad_(False)
+    with T.no_grad():
+        x.add_(1.0)
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+
+
+# -- reduction gradients broadcast as PyTorch's (their layouts) ------------------------------
+def test_amax_var_and_prod_gradients_have_pytorch_layouts():
+    x = T.ones(2, 3, dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(x.T.amax(-1, keepdim=True).mean(), [x])
+    assert g.stride() == (3, 1)
+    t = x.T.detach().requires_grad_()                      # strides (1, 3)
+    g, = T.autograd.grad(t.amax(-1, keepdim=True).mean(), [t])
+    assert g.stride() == (1, 3)
+    y = T.ones(2, 1, 2, 2).transpose(1, -1).detach().requires_grad_()     # strides (4, 1, 2, 4)
+    g, = T.autograd.grad(T.maximum(y.var(-2, keepdim=True), T.zeros(1, 1, 1, 1)).sum(), [y])
+    assert g.stride() == (4, 1, 2, 4)
+    z = T.zeros(1, 2, 2, 1, dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(z.prod(0).sum(), [z])            # a dim of size 1: g itself, expanded
+    assert g.stride() == (0, 0, 0, 0) and g.tolist() == [[[[1.0], [1.0]], [[1.0], [1.0]]]]

@@ -89,9 +89,10 @@ def matmul(a_view, b_view, out_dtype):
         out[:] = 0
         return out
     if np.dtype(out_dtype).kind == "f":
-        if k == 1 and not batch:
+        if k == 1 and n > 1 and m > 1 and not batch:
             # PyTorch's CPU gemm with one inner term writes each product itself (a 0 times a
-            # negative is -0.0); BLAS through np.dot would add it to +0.0
+            # negative is -0.0; a single row or column goes to gemv, which adds it to +0.0,
+            # as BLAS through np.dot does)
             abuf, aoff, _, ast = a_view
             bbuf, boff, _, bst = b_view
             _outer(abuf, aoff, ast[0], bbuf, boff, bst[1], out, n, m)

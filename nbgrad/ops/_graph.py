@@ -1,6 +1,7 @@
 """What every op needs: operands as tensors, broadcasting, results from backend buffers,
 and recording a node in the graph.  Nothing here touches numpy or numba."""
 import math
+import os
 
 from .. import _dtype as D
 from .._layout import layout_of, preserve_strides
@@ -10,6 +11,16 @@ from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.node import Node
 from ..backends import get_backend
+
+
+_ACCELERATIONS_ON = os.environ.get("NBGRAD_FUSED", "1") != "0"
+
+
+def accelerated(t, name):
+    """Whether t's backend offers the optional acceleration `name` (one fused kernel the
+    op layer may call instead of composing Tensor ops).  NBGRAD_FUSED=0 turns every
+    acceleration off, so that the composed fallbacks are what runs (and is tested)."""
+    return _ACCELERATIONS_ON and hasattr(backend_of(t), name)
 
 
 def backend_of(t):

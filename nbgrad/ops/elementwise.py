@@ -16,7 +16,8 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
-from ._graph import (as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
+from ..autograd.backward_path import FUSED, backward_path
+from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
                      permuted, record, NotImplementedNode, zeros_grad)
 
@@ -634,10 +635,11 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
-        if need_a and need_b and not (is_grad_enabled() and (g._requires_grad or a._requires_grad
-                                                             or b._requires_grad)) \
-                and a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device \
-                and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None:
+        if need_a and need_b and backward_path(
+                lambda: a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device
+                and accelerated(g, "mul_backward")
+                and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None,
+                g, a, b) is FUSED:
             # both gradients in one fused pass over g, a and b
             shape = g._shape
             ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),

@@ -38,7 +38,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import (backend_of, broadcast_shapes, check_same_device, needs_grad, new_strided,
+from ..autograd.backward_path import FUSED, backward_path
+from ._graph import (accelerated, backend_of, broadcast_shapes, check_same_device, needs_grad, new_strided,
                      new_tensor, output_layout, record, scalar_tensor)
 
 _UNARY_METHODS = ("exp", "log", "tanh", "sigmoid", "relu", "sqrt", "sin", "cos", "abs")
@@ -372,8 +373,8 @@ class FusedBackward0(Node):
             return tuple(result)
         be = backend_of(g)
         shape = self.shape
-        if (is_grad_enabled() or not hasattr(be, "fused_elementwise") or g._dtype is not self.dtype
-                or math.prod(shape) == 0):
+        if backward_path(lambda: accelerated(g, "fused_elementwise") and g._dtype is self.dtype
+                         and math.prod(shape) != 0, g, *saved) is not FUSED:
             values = _evaluate(program, [grads[i] for i in wanted], list(saved[:traced.n_inputs]) + [g])
         else:
             _, program, grads = traced.saving_program()
@@ -411,7 +412,7 @@ def _apply(traced, args):
     shape = broadcast_shapes(*(v._shape for v in values))
     be = backend_of(values[0])
     n = math.prod(shape)
-    if not hasattr(be, "fused_elementwise") or n == 0 or dtype not in (D.float32, D.float64):
+    if not accelerated(values[0], "fused_elementwise") or n == 0 or dtype not in (D.float32, D.float64):
         out = _evaluate(traced.forward, (traced.output,), values)[0]
         if not isinstance(out, Tensor):
             from .._creation import full

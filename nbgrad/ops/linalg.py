@@ -6,7 +6,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, needs_grad, new_tensor,
+from ..autograd.backward_path import FUSED, backward_path
+from ._graph import (accelerated, backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, needs_grad, new_tensor,
                      record)
 from . import views as V
 
@@ -261,13 +262,12 @@ class AddmmBackward0(Node):
         x, w = self.saved_tensors
         need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
         need_b = len(self.next_functions) > 2 and self.needs_input_grad(2)
-        recorded = is_grad_enabled() and (g._requires_grad or (x is not None and x._requires_grad)
-                                          or (w is not None and w._requires_grad))
+        path = backward_path(lambda: accelerated(g, "linear_backward"), g, x, w)
         if (self.x_cm and need_x) or (self.w_t and need_w):
             gx = V.t(mm(V.t(w), V.t(g))) if need_x and self.x_cm else (mm(g, w) if need_x else None)
             gw = V.t(mm(V.t(x), g)) if need_w and self.w_t else (mm(V.t(g), x) if need_w else None)
             return gx, gw, (g.sum(0) if need_b else None)
-        if not recorded and (x is None or x._dtype is g._dtype) and (w is None or w._dtype is g._dtype):
+        if path is FUSED and (x is None or x._dtype is g._dtype) and (w is None or w._dtype is g._dtype):
             shape_x = x._shape if x is not None else None
             gx, gw, gb = backend_of(g).linear_backward(
                 g._view_tuple(), x._view_tuple() if x is not None else None,

@@ -20,7 +20,7 @@ from .autograd.anomaly_mode import is_anomaly_enabled, set_detect_anomaly, detec
 from . import autograd
 from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, neg, abs, exp, exp2, log, log2,
                               log10, log1p, expm1, sqrt, rsqrt, sin, cos, tan, asin, acos, atan, sinh, cosh,
-                              tanh, sigmoid, relu, sign, floor, ceil, round, trunc, reciprocal, square, erf,
+                              tanh, sigmoid, relu, sign, sgn, floor, ceil, round, trunc, reciprocal, square, erf,
                               atan2, clamp, clamp_min, clamp_max, maximum, minimum, where, masked_fill, eq,
                               ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
                               bitwise_not, bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, rsub)

@@ -280,12 +280,13 @@ def copy_strides(shape, strides, fmt):
     return format_strides(shape, fmt)
 
 
-def _strides_like_channels_last(shape, strides):
-    """PyTorch's is_channels_last_strides_2d heuristic (4-D)."""
+def _strides_like_channels_last(shape, strides, order=(1, 3, 2, 0)):
+    """PyTorch's is_channels_last_strides_2d heuristic (4-D; with order (1, 4, 3, 2, 0) its
+    is_channels_last_strides_3d, 5-D)."""
     if strides[1] == 0:
         return False
     low = 0
-    for d in (1, 3, 2, 0):
+    for d in order:
         if shape[d] == 0 or strides[d] < low:
             return False
         if d == 0 and low == strides[1]:
@@ -297,8 +298,10 @@ def _strides_like_channels_last(shape, strides):
 
 
 def suggest_memory_format(shape, strides):
-    """PyTorch's Tensor.suggest_memory_format(): channels_last for 4-D tensors whose
-    strides look channels-last, else contiguous_format."""
+    """PyTorch's Tensor.suggest_memory_format(): channels_last (4-D) or channels_last_3d
+    (5-D) for tensors whose strides look so, else contiguous_format."""
     if len(shape) == 4 and _strides_like_channels_last(shape, strides):
         return channels_last
+    if len(shape) == 5 and _strides_like_channels_last(shape, strides, (1, 4, 3, 2, 0)):
+        return channels_last_3d
     return contiguous_format

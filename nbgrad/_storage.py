@@ -16,6 +16,9 @@ class Storage:
     def __len__(self):
         return len(self.buffer)
 
+    def nbytes(self):
+        return int(self.buffer.nbytes)
+
     def data_ptr(self):
         if self.device.type == "cpu":
             return self.buffer.ctypes.data

@@ -91,7 +91,7 @@ def _fit(grad, meta):
     """Validate a gradient against its input's metadata: reduce broadcasting and cast."""
     shape, dtype = meta
     if grad.shape != shape:
-        if len(grad.shape) < len(shape) or math.prod(shape) == 0 and grad.numel() == 0:
+        if len(grad.shape) < len(shape):
             grad = grad.reshape(shape) if grad.numel() == math.prod(shape) else grad.expand(shape)
         else:
             grad = grad.sum_to_size(shape)

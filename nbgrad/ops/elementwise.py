@@ -134,7 +134,7 @@ def neg(x):
 class AbsBackward0(Node):
     def backward(self, g):
         (x,) = self.saved_tensors
-        return g * sign(x)
+        return g * sgn(x)                       # PyTorch: grad * self.sgn()
 
 
 def abs(x):
@@ -416,6 +416,21 @@ TruncBackward0 = _zero_grad_node("TruncBackward0")
 
 def sign(x):
     return _unary_op("sign", x, SignBackward0, float_only=False)
+
+
+class SgnBackward0(Node):
+    def backward(self, g):
+        self.saved_tensors          # PyTorch's sgn_backward reads self and result (version-checked)
+        return zeros_grad(g)
+
+
+def sgn(x):
+    """sign for real tensors, with PyTorch's SgnBackward0 (it saves input and result)."""
+    check_dtype("sign", x._dtype)
+    out = _unary_op("sign", x, None, float_only=False)
+    if needs_grad(x):
+        record(SgnBackward0, (x,), (out,)).save(x, out, outputs=(out,))
+    return out
 
 
 def floor(x):
@@ -871,7 +886,7 @@ def pow(a, b):
             node.save(a, b, out, outputs=(out,))
         else:
             node = record(PowBackward2, (b,), (out,), base=a)
-            node.save(out, b if a == 0 else None, outputs=(out,))
+            node.save(out, b, outputs=(out,))      # PyTorch saves the exponent whatever the base
     return out
 
 

@@ -13,7 +13,7 @@ from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from .._layout import channels_last, format_strides, layout_of, suggest_memory_format
+from .._layout import channels_last, contiguous_format, format_strides, layout_of, suggest_memory_format
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, contiguous_data,
                      copy_raw, needs_grad, new_strided, new_tensor, record, _wrap)
 from . import views as V
@@ -739,11 +739,7 @@ def cat(tensors, dim=0):
     shape[d] = sum(t._shape[d] for t in parts)
     be = backend_of(ref)
     buf = be.empty(math.prod(shape), dt.np)
-    # PyTorch's compute_output_memory_format: channels-last when every input suggests it
-    if len(shape) == 4 and all(suggest_memory_format(t._shape, t._stride) is channels_last for t in tensors):
-        out = new_strided(buf, shape, format_strides(tuple(shape), channels_last), dt, ref.device)
-    else:
-        out = new_tensor(buf, shape, dt, ref.device)
+    out = new_strided(buf, shape, _cat_strides(tensors, tuple(shape)), dt, ref.device)
     start = 0
     cstr = out._stride
     for t in parts:
@@ -767,6 +763,15 @@ class StackBackward0(Node):
         return tuple(V.select(g, self.dim, i) for i in range(self.count))
 
 
+def _cat_strides(tensors, shape):
+    """The strides of cat's result: PyTorch's cat_compute_output_memory_format, a
+    channels-last layout when every input suggests the same one, else row-major."""
+    fmt = suggest_memory_format(tensors[0]._shape, tensors[0]._stride)
+    if fmt is contiguous_format or any(suggest_memory_format(t._shape, t._stride) is not fmt for t in tensors[1:]):
+        return contiguous_strides(shape)
+    return format_strides(shape, fmt)
+
+
 def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
@@ -782,7 +787,15 @@ def stack(tensors, dim=0):
     shape.insert(d, len(tensors))
     be = backend_of(ref)
     buf = be.empty(math.prod(shape), dt.np)
-    out = new_tensor(buf, shape, dt, ref.device)
+    if d < ref.dim():
+        # PyTorch's stack is cat along dim d, viewed with the new dim split off: cat's layout
+        cat_shape = list(ref._shape)
+        cat_shape[d] *= len(tensors)
+        cs = _cat_strides(tensors, tuple(cat_shape))
+        strides = cs[:d] + (ref._shape[d] * cs[d],) + cs[d:]
+    else:
+        strides = contiguous_strides(tuple(shape))
+    out = new_strided(buf, shape, strides, dt, ref.device)
     cstr = out._stride
     inner = cstr[:d] + cstr[d + 1:]
     for i, t in enumerate(tensors):

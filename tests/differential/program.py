@@ -58,9 +58,9 @@ class Lib:
         if self.name == "torch":
             try:
                 s = t.untyped_storage()
-            except RuntimeError:     # a ZeroTensor has no storage
+                return None if s.nbytes() == 0 else s.data_ptr()
+            except RuntimeError:     # a ZeroTensor has no storage, an invalidated one no pointer
                 return None
-            return None if s.nbytes() == 0 else s.data_ptr()
         s = t._storage
         return None if len(s.buffer) == 0 else id(s)
 
@@ -171,6 +171,7 @@ class Observer:
             "ver": t._version,
             "alias": alias_rep,
             "vroot": self._root_id(t),      # not compared: tells which tensors share a version counter
+            "zt": bool(getattr(t, "_is_zerotensor", lambda: False)()),   # PyTorch's storage-less zeros
             "vals": _flat_values(t),
             "grad": grad,
         }

@@ -236,3 +236,39 @@ def test_amax_var_and_prod_gradients_have_pytorch_layouts():
     z = T.zeros(1, 2, 2, 1, dtype=T.float64, requires_grad=True)
     g, = T.autograd.grad(z.prod(0).sum(), [z])            # a dim of size 1: g itself, expanded
     assert g.stride() == (0, 0, 0, 0) and g.tolist() == [[[[1.0], [1.0]], [[1.0], [1.0]]]]
+
+
+# -- abs's gradient goes through sgn, which saves its input (version-checked) ----------------
+def test_abs_double_backward_sees_an_in_place_change_through_sgn():
+    x = T.ones(2, 3, requires_grad=True)
+    s = x.sum()
+    _, gx = T.autograd.grad(s.abs(), [s, x], allow_unused=True, create_graph=True)
+    s[T.tensor(False)] = 0.19                       # writes nothing, bumps s's version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        gx.sum().backward()
+    y = T.tensor([-2.0, 0.0, 3.0], requires_grad=True)
+    assert y.sgn().tolist() == [-1.0, 0.0, 1.0] and type(y.sgn().grad_fn).__name__ == "SgnBackward0"
+
+
+def test_pow_of_a_number_saves_the_exponent():
+    x = T.ones(1, 2, 1, 3, dtype=T.float64, requires_grad=True)
+    y = 1 ** x
+    with T.no_grad():
+        x[-1] = y
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.mean().backward()
+
+
+def test_gradient_of_a_broadcast_empty_operand_has_empty_storage():
+    a = T.zeros(2, 0, dtype=T.float64, requires_grad=True)
+    b = T.zeros(1, 0, dtype=T.float64, requires_grad=True)
+    gb, = T.autograd.grad((a + b).sum(), [b])
+    assert gb.shape == (1, 0) and gb.untyped_storage().nbytes() == 0
+
+
+def test_stack_takes_cat_layout():
+    x = T.ones(1, 2, 1, 3).movedim(-1, -3)          # channels-last-like strides
+    assert T.stack([x, x], 1).stride()[1:4] == (3, 1, 6)
+    y = T.ones(2, 3, 4, 5, 6).permute(0, 4, 1, 2, 3)
+    assert T.cat([y, y], 0).stride() == (360, 1, 120, 30, 6)
+    assert T.stack([y, y], 1).stride() == (720, 6, 1, 240, 60, 12)

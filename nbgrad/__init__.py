@@ -23,7 +23,8 @@ from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, 
                               tanh, sigmoid, relu, sign, sgn, floor, ceil, round, trunc, reciprocal, square, erf,
                               atan2, clamp, clamp_min, clamp_max, maximum, minimum, where, masked_fill, eq,
                               ne, lt, le, gt, ge, logical_and, logical_or, logical_xor, logical_not,
-                              bitwise_not, bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, rsub)
+                              bitwise_not, bitwise_and, bitwise_or, bitwise_xor, isnan, isinf, isfinite, rsub,
+                              logit, xlogy, hypot, lerp)
 from .ops.elementwise import sub as subtract, mul as multiply, div as divide, div as true_divide
 from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt as greater, lt as less
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,

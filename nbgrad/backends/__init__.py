@@ -143,7 +143,7 @@ UNARY_OPS (out_dtype = x's dtype unless said):
   bitwise_not (int/bool)
 BINARY_OPS (out_dtype = input dtype unless said):
   add sub mul div floordiv remainder (sign of divisor, as Python) pow maximum minimum
-  (NaN propagates) atan2 eq ne lt le gt ge (->bool) logical_and logical_or
+  (NaN propagates) atan2 hypot eq ne lt le gt ge (->bool) logical_and logical_or
   logical_xor (->bool) bitwise_and bitwise_or bitwise_xor
   fused backward helpers: tanh_backward (g, y) -> g*(1-y*y);
   sigmoid_backward (g, y) -> g*y*(1-y); relu_backward (g, x) -> g if x > 0 else 0

@@ -19,6 +19,22 @@ def sigmoid(input):
     return _E.sigmoid(input)
 
 
+# the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
+from ..ops.tabled import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus  # noqa: E402,F401
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
 def tanh(input):
     return _E.tanh(input)
 

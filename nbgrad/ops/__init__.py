@@ -8,22 +8,25 @@ from .inplace import apply_inplace
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
 # needs_old=False where the op's backward does not save its first input.
+from .optable import ROWS as _ROWS
+
 _INPLACE = {
     "add_": (E.add, False), "sub_": (E.sub, False), "mul_": (E.mul, True), "div_": (E.div, True),
     "pow_": (E.pow, True), "remainder_": (E.remainder, True), "floor_divide_": (E.floor_divide, False),
     "clamp_": (E.clamp, True), "clamp_min_": (E.clamp_min, True), "clamp_max_": (E.clamp_max, True),
     "clip_": (E.clamp, True), "maximum_": (E.maximum, True), "minimum_": (E.minimum, True),
-    "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "exp_": (E.exp, False),
-    "log_": (E.log, True), "log1p_": (E.log1p, True), "expm1_": (E.expm1, False), "sqrt_": (E.sqrt, False),
-    "rsqrt_": (E.rsqrt, False), "sin_": (E.sin, True), "cos_": (E.cos, True), "tanh_": (E.tanh, False),
-    "sigmoid_": (E.sigmoid, False), "sign_": (E.sign, False), "sgn_": (E.sgn, False), "floor_": (E.floor, False),
+    "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "sign_": (E.sign, False), "sgn_": (E.sgn, False), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
-    "reciprocal_": (E.reciprocal, False), "square_": (E.square, True),
+    "square_": (E.square, True),
     "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),
-    "atan2_": (E.atan2, True), "erf_": (E.erf, True),
-    "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
+    "atan2_": (E.atan2, True), "logical_not_": (E.logical_not, False), "bitwise_and_": (E.bitwise_and, False),
     "bitwise_or_": (E.bitwise_or, False),
 }
+
+
+# ... and the op table's: whether the old value is needed is read off the row's derivatives
+_INPLACE.update({row.name + "_": (getattr(E, row.name), row.needs_old) for row in _ROWS
+                 if row.inplace and row.where == "torch"})
 
 
 # In-place forms of PyTorch's promoting binary ops: the promoted dtype must cast to the
@@ -237,6 +240,7 @@ TENSOR_METHODS = {
     "logical_not": E.logical_not, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
     "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
     "isfinite": E.isfinite, "rsub": E.rsub,
+    "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
     "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _reversed(E.add),
     "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _rsub,
     "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _reversed(E.mul),

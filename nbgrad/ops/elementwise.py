@@ -142,263 +142,19 @@ def abs(x):
     return _unary_op("abs", x, AbsBackward0, save="x", float_only=False)
 
 
-class ExpBackward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g * out
-
-
-def exp(x):
-    return _unary_op("exp", x, ExpBackward0, save="out")
-
-
-class Exp2Backward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g * out * math.log(2.0)
-
-
-def exp2(x):
-    return _unary_op("exp2", x, Exp2Backward0, save="out")
-
-
-class LogBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g / x
-
-
-def log(x):
-    return _unary_op("log", x, LogBackward0, save="x")
-
-
-class Log2Backward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g / (x * math.log(2.0))
-
-
-def log2(x):
-    return _unary_op("log2", x, Log2Backward0, save="x")
-
-
-class Log10Backward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g / (x * math.log(10.0))
-
-
-def log10(x):
-    return _unary_op("log10", x, Log10Backward0, save="x")
-
-
-class Log1PBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g / (x + 1)
-
-
-def log1p(x):
-    return _unary_op("log1p", x, Log1PBackward0, save="x")
-
-
-class Expm1Backward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g * (out + 1)
-
-
-def expm1(x):
-    return _unary_op("expm1", x, Expm1Backward0, save="out")
-
-
-class SqrtBackward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g / (out * 2)
-
-
-def sqrt(x):
-    return _unary_op("sqrt", x, SqrtBackward0, save="out")
-
-
-class RsqrtBackward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g * -0.5 * out.pow(3)            # PyTorch: -0.5 * grad * result.pow(3)
-
-
-def rsqrt(x):
-    return _unary_op("rsqrt", x, RsqrtBackward0, save="out")
-
-
-class SinBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * cos(x)
-
-
-def sin(x):
-    return _unary_op("sin", x, SinBackward0, save="x")
-
-
-class CosBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * -sin(x)
-
-
-def cos(x):
-    return _unary_op("cos", x, CosBackward0, save="x")
-
-
-class TanBackward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return g * (out * out + 1)
-
-
-def tan(x):
-    return _unary_op("tan", x, TanBackward0, save="out")
-
-
-class AsinBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * rsqrt(1 - x * x)
-
-
-def asin(x):
-    return _unary_op("asin", x, AsinBackward0, save="x")
-
-
-class AcosBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * -rsqrt(1 - x * x)            # PyTorch: grad * -((-self * self + 1).rsqrt())
-
-
-def acos(x):
-    return _unary_op("acos", x, AcosBackward0, save="x")
-
-
-class AtanBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g / (x * x + 1)
-
-
-def atan(x):
-    return _unary_op("atan", x, AtanBackward0, save="x")
-
-
-class SinhBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * cosh(x)
-
-
-def sinh(x):
-    return _unary_op("sinh", x, SinhBackward0, save="x")
-
-
-class CoshBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * sinh(x)
-
-
-def cosh(x):
-    return _unary_op("cosh", x, CoshBackward0, save="x")
-
-
-def _fused_backward(op, g, y, node_cls, like=None):
-    """PyTorch's tanh_backward / sigmoid_backward / threshold_backward as ops of their own:
-    one fused backend pass, recorded (create_graph) whenever g or the saved y requires
-    grad, even where the derivative w.r.t. y is zero (threshold_backward), as PyTorch's is.
-    `like`: the operands in PyTorch's backward kernel's order, when not (g, y) (layout)."""
-    dt = D.promote_types(g._dtype, y._dtype)
-    out = _binary_raw(op, g, y, dt, like=like)
-    if needs_grad(g, y):
-        record(node_cls, (g, y), (out,)).save(g, y)
-    return out
-
-
-class TanhBackwardBackward0(Node):
-    def backward(self, gg):
-        g, y = self.saved_tensors
-        gg_g = _fused_backward("tanh_backward", gg, y, TanhBackwardBackward0) if self.needs_input_grad(0) else None
-        gg_y = gg * (-2.0 * y * g) if self.needs_input_grad(1) else None
-        return gg_g, gg_y
-
-
-class SigmoidBackwardBackward0(Node):
-    def backward(self, gg):
-        g, y = self.saved_tensors
-        gg_g = _fused_backward("sigmoid_backward", gg, y, SigmoidBackwardBackward0) if self.needs_input_grad(0) else None
-        gg_y = gg * g * (1.0 - 2.0 * y) if self.needs_input_grad(1) else None
-        return gg_g, gg_y
-
-
-class ThresholdBackwardBackward0(Node):
-    def backward(self, gg):
-        g, y = self.saved_tensors
-        gg_g = (_fused_backward("relu_backward", gg, y, ThresholdBackwardBackward0, like=(y, gg))
-                if self.needs_input_grad(0) else None)
-        gg_y = zeros_grad(y) if self.needs_input_grad(1) else None
-        return gg_g, gg_y
-
-
-class TanhBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return _fused_backward("tanh_backward", g, y, TanhBackwardBackward0)
-
-
-def tanh(x):
-    return _unary_op("tanh", x, TanhBackward0, save="out")
-
-
-class SigmoidBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return _fused_backward("sigmoid_backward", g, y, SigmoidBackwardBackward0)
-
-
-def sigmoid(x):
-    return _unary_op("sigmoid", x, SigmoidBackward0, save="out")
+# exp, log, tanh, sigmoid, sin, ... and their nodes are rows of the op table (optable.py),
+# made into ops at the end of this module (tabled.py).
 
 
 class ReluBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        # PyTorch's threshold_backward iterates (result, grad): the result's layout
-        return _fused_backward("relu_backward", g, y, ThresholdBackwardBackward0, like=(y, g))
+        return threshold_backward(g, y)         # the table's row (PyTorch's threshold_backward)
 
 
 def relu(x):
     check_dtype("relu", x._dtype)
     return _unary_op("relu", x, ReluBackward0, save="out", float_only=False)
-
-
-class ErfBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return exp(-(x * x)) * (2.0 / math.sqrt(math.pi)) * g      # PyTorch's op order
-
-
-def erf(x):
-    return _unary_op("erf", x, ErfBackward0, save="x")
-
-
-class ReciprocalBackward0(Node):
-    def backward(self, g):
-        (out,) = self.saved_tensors
-        return -g * (out * out)                                    # PyTorch's op order
-
-
-def reciprocal(x):
-    return _unary_op("reciprocal", x, ReciprocalBackward0, save="out")
 
 
 def _zero_grad_node(name):
@@ -1166,3 +922,11 @@ def masked_fill(x, mask, value):
         node_cls = MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0
         record(node_cls, (x, value), (out,)).save(mask)
     return out
+
+
+# -- the op table's ops (optable.py's rows, made into functions by tabled.py) ----------------
+from . import tabled as _tabled   # noqa: E402  (tabled reads this module's ops at call time)
+
+globals().update({row.name: _tabled.FUNCTIONS[row.name] for row in _tabled.ROWS if row.where != "functional"})
+globals().update(_tabled.PUBLIC)        # the table-only ops with PyTorch's signatures
+globals().update({cls.__name__: cls for cls in _tabled.NODES.values() if cls.__name__ not in globals()})

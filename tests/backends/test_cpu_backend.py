@@ -375,7 +375,7 @@ def _floordiv(a, b):
 BINARY_REFERENCE = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floordiv": _floordiv, "remainder": np.remainder, "pow": np.power,
-    "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2,
+    "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2, "hypot": np.hypot,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal, "logical_and": np.logical_and,
     "logical_or": np.logical_or, "logical_xor": np.logical_xor,

@@ -563,6 +563,11 @@ def _atan2(a, b):
 
 
 @_scalar
+def _hypot(a, b):
+    return np.hypot(a, b)
+
+
+@_scalar
 def _eq(a, b):
     return a == b
 
@@ -833,7 +838,7 @@ _UNARY_FNS = {
 _BINARY_FNS = {
     "add": _add, "sub": _sub, "mul": _mul, "div": _div,
     "floordiv": _floordiv, "remainder": _remainder, "pow": _pow,
-    "maximum": _maximum, "minimum": _minimum, "atan2": _atan2,
+    "maximum": _maximum, "minimum": _minimum, "atan2": _atan2, "hypot": _hypot,
     "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
     "logical_and": _logical_and, "logical_or": _logical_or,
     "logical_xor": _logical_xor, "bitwise_and": _bitwise_and,
@@ -854,7 +859,7 @@ _MEMORY_BOUND_UNARY = frozenset({"neg", "abs", "relu", "sign", "floor", "ceil", 
                                  "square", "logical_not", "isnan", "isinf", "isfinite",
                                  "bitwise_not", "reciprocal", "sqrt", "rsqrt"})
 # Binary ops costly enough per element to gain from threads.
-_COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv"})
+_COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv", "hypot"})
 
 # Ops that are the identity on integers and bools (exact, so not via float).
 _INTEGER_IDENTITY = frozenset({"floor", "ceil", "round", "trunc"})

@@ -46,11 +46,31 @@ EXPRESSIONS = {
     "step": "(_Z if {0} <= _Z else _O)",
     "sign": "(_O if {0} > _Z else (-_O if {0} < _Z else _Z))",
     "pow": "{0} ** {1}", "powt": "{0} ** {1}",
+    # the op table's formulas (nbgrad/ops/_expr.py): a mask, and where over it
+    "lt": "({0} < {1})", "le": "({0} <= {1})", "gt": "({0} > {1})", "ge": "({0} >= {1})",
+    "eq": "({0} == {1})", "ne": "({0} != {1})", "where": "({1} if {0} else {2})",
 }
-TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos", "pow", "powt"})
+# Every other op of a program is a call of the backend's scalar function of that name
+# (the unary functions of nbgrad/ops/_expr.FUNCTIONS, and hypot): `functions` maps it.
+CHEAP = frozenset({"input", "const", "add", "sub", "mul", "div", "neg", "abs", "relu", "step", "sign",
+                   "lt", "le", "gt", "ge", "eq", "ne", "where"})
 
-_CPU_FUNCTIONS = {"exp": "_fast_exp", "log": "_fast_log", "tanh": "_fast_tanh",
-                  "sigmoid": "_fast_sigmoid", "sqrt": "np.sqrt", "sin": "np.sin", "cos": "np.cos"}
+# The CPU's scalar functions are elementwise.py's `_<name>` (exp is the fast exp, ...).
+_CPU_FUNCTIONS = {"exp": "_exp", "log": "_log", "tanh": "_tanh", "sigmoid": "_sigmoid", "sqrt": "_sqrt",
+                  "sin": "_sin", "cos": "_cos"}
+
+
+def call_text(op, args, functions):
+    """The source of one instruction: a formula of EXPRESSIONS, else a function call."""
+    form = EXPRESSIONS.get(op)
+    if form is not None and "{" + op + "}" not in form:
+        return form.format(*args)
+    return f"{functions[op]}({', '.join(args)})"
+
+
+def _literal(value):
+    v = float(value)
+    return repr(v) if v == v and abs(v) != float("inf") else f"float('{v}')"
 
 
 def body(program, outputs, kinds, functions, load="a{k}[i]", cast="_T"):
@@ -74,15 +94,15 @@ def body(program, outputs, kinds, functions, load="a{k}[i]", cast="_T"):
                 hoisted.append(f"{name} = b{k}[o{k}]")
             continue
         if op == "const":
-            hoisted.append(f"{name} = {cast}({float(ins[1])!r})")
+            hoisted.append(f"{name} = {cast}({_literal(ins[1])})")
             continue
         if op == "pow":
-            args = [f"v{ins[1]}", f"{cast}({float(ins[2])!r})"]
+            args = [f"v{ins[1]}", f"{cast}({_literal(ins[2])})"]
             deps = (ins[1],)
         else:
             deps = ins[1:]
             args = [f"v{j}" for j in deps]
-        text = f"{name} = " + EXPRESSIONS[op].format(*args, **functions)
+        text = f"{name} = " + call_text(op, args, functions)
         if any(j in varying for j in deps):
             loop.append(text)
             varying.add(idx)
@@ -98,7 +118,10 @@ def _helpers_hash():
 
 
 def _source(program, outputs, kinds, dtype):
-    hoisted, loop, outs = body(program, outputs, kinds, _CPU_FUNCTIONS)
+    used = sorted({ins[0] for ins in program if ins[0] not in EXPRESSIONS or ins[0] in _CPU_FUNCTIONS}
+                  - {"input", "const"})
+    functions = {op: f"_{op}" for op in used}
+    hoisted, loop, outs = body(program, outputs, kinds, functions)
     params = [p for k in range(len(kinds)) for p in (f"b{k}", f"o{k}")]
     params += [f"out{j}" for j in range(len(outputs))]
     lines = [
@@ -107,7 +130,7 @@ def _source(program, outputs, kinds, dtype):
         f"# outputs: {outputs!r}; input kinds: {kinds!r}; dtype: {dtype}",
         "import numpy as np",
         "from numba import njit",
-        "from nbgrad.backends.cpu.elementwise import _fast_exp, _fast_log, _fast_tanh, _fast_sigmoid",
+        "from nbgrad.backends.cpu.elementwise import " + (", ".join(functions.values()) or "_exp"),
         "",
         f"_T = np.{dtype}",
         "",
@@ -190,7 +213,7 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
     outs = [new_buffer(n, dtype) for _ in outputs]
     if n == 0:
         return outs
-    compute_bound = any(ins[0] in TRANSCENDENTAL for ins in program)
+    compute_bound = any(ins[0] not in CHEAP for ins in program)
     if worth_splitting(n, compute_bound):
         def part(start, stop):
             args = []

@@ -145,6 +145,10 @@ def _atan2(a, b):
     return math.atan2(a, b)
 
 
+def _hypot(a, b):
+    return math.hypot(a, b)
+
+
 _trunc_dev = device_fn(_trunc)
 _floor_dev = device_fn(_floor)
 
@@ -156,7 +160,7 @@ _GPU_MATH = {
     "exp": _exp, "exp2": _exp2, "log": _log, "log2": _log2, "log10": _log10, "log1p": _log1p,
     "expm1": _expm1, "sqrt": _sqrt, "rsqrt": _rsqrt, "sin": _sin, "cos": _cos, "tan": _tan,
     "asin": _asin, "acos": _acos, "atan": _atan, "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
-    "sigmoid": _sigmoid, "atan2": _atan2,
+    "sigmoid": _sigmoid, "atan2": _atan2, "hypot": _hypot,
 }
 # Pure-logic twins, used everywhere (so the simulator tests them).
 _LOGIC = {"sign": _sign, "trunc": _trunc, "floor": _floor, "ceil": _ceil, "round": _round}
@@ -179,7 +183,7 @@ _SIM_MATH = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
     "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
-    "cosh": np.cosh, "tanh": np.tanh, "atan2": np.arctan2,
+    "cosh": np.cosh, "tanh": np.tanh, "atan2": np.arctan2, "hypot": np.hypot,
 }
 _SIM_MATH = {op: _numpy_scalar(u) for op, u in _SIM_MATH.items()}
 _SIM_MATH["rsqrt"] = lambda x: 1 / np.sqrt(x)

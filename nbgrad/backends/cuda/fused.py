@@ -9,15 +9,17 @@ NumPy under the simulator).
 import numpy as np
 from numba import cuda
 
-from ..cpu.fused import KernelCache, body  # plain Python: the code generator
+from ..cpu.fused import EXPRESSIONS, KernelCache, body  # plain Python: the code generator
 from ._device import as_device, device_array, device_fn, jit, launch
-from .elementwise import _UNARY_FNS
+from .elementwise import _BINARY_FNS, _UNARY_FNS
 
-_FUNCTIONS = {name: f"f_{name}" for name in ("exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos")}
+_CALLED = frozenset({"exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos"})   # EXPRESSIONS' {name}(...)
 
 
 def _build(program, outputs, kinds, dtype):
-    hoisted, loop, outs = body(program, outputs, kinds, _FUNCTIONS, load="b{k}[o{k} + i]")
+    used = {ins[0] for ins in program if ins[0] not in EXPRESSIONS or ins[0] in _CALLED} - {"input", "const"}
+    functions = {op: f"f_{op}" for op in used}
+    hoisted, loop, outs = body(program, outputs, kinds, functions, load="b{k}[o{k} + i]")
     params = [p for k in range(len(kinds)) for p in (f"b{k}", f"o{k}")]
     params += [f"out{j}" for j in range(len(outputs))] + ["n"]
     lines = [f"def kernel({', '.join(params)}):", "    _Z = _T(0.0)", "    _O = _T(1.0)"]
@@ -26,7 +28,7 @@ def _build(program, outputs, kinds, dtype):
     lines += [f"        {s}" for s in loop]
     lines += [f"        out{j}[i] = {name}" for j, name in enumerate(outs)]
     namespace = {"cuda": cuda, "_T": getattr(np, dtype)}
-    namespace.update({f"f_{name}": device_fn(_UNARY_FNS[name]) for name in _FUNCTIONS})
+    namespace.update({f"f_{op}": device_fn(_UNARY_FNS.get(op) or _BINARY_FNS[op]) for op in used})
     exec("\n".join(lines) + "\n", namespace)
     return jit(namespace["kernel"])
 

@@ -1,0 +1,175 @@
+"""The op table: each elementwise op is one row, and everything else is made from it.
+
+A row says what PyTorch's `tools/autograd/derivatives.yaml` says of an op, plus what a
+kernel needs: its inputs and scalar parameters, the forward as a formula, one derivative
+formula per input (in terms of the inputs, the parameters, `out` and `grad`), the dtypes
+it refuses, and whether a backend has a dedicated kernel for it.  From the rows,
+nbgrad/ops/elementwise.py makes the op functions and one backward node class per row
+(PyTorch's name), nbgrad/ops/__init__.py the Tensor methods and in-place forms, and
+nbgrad/ops/fusion.py the derivative rules of nbgrad.fuse; the backends compile the
+formulas into their own kernels (nbgrad/ops/_expr.py says how).
+
+What a node saves is read off its derivatives (a formula that reads `x` saves the input
+x, one that reads `out` saves the output), and so is what an in-place form needs: the
+old value of the written tensor exactly when a derivative reads the first input.
+
+Adding an op with its gradient on both devices is one row here (and its reference values
+in tests/ops/test_optable.py).
+"""
+from dataclasses import dataclass, field
+
+from . import _expr
+from ._dtype_rules import INTEGRAL
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str                       # PyTorch's function name
+    forward: str                    # formula over inputs and params
+    grads: tuple                    # per input: derivative formula (None: not differentiable)
+    inputs: tuple = ("x",)
+    params: tuple = ()              # ((name, default), ...) scalar parameters, in call order
+    kernel: str = None              # the backend's dedicated unary/binary kernel, if any
+    node: str = None                # the backward node's name (default: Name + "Backward0")
+    refuses: tuple = ()             # (dtypes, PyTorch's kernel name): NotImplementedError
+    promotes: bool = True           # integer inputs compute in the default float dtype
+    layout: tuple = None            # the operands (by name) whose layout the result takes
+    where: str = "torch"            # "torch" (nbgrad.<name>, a Tensor method) or "functional"
+    inplace: bool = True            # has a `<name>_` form
+    differentiable: bool = True
+
+    @property
+    def node_name(self):
+        if self.node:
+            return self.node
+        # PyTorch's codegen: upper case at the start and after an underscore or a digit
+        # (log1p -> Log1PBackward0, leaky_relu -> LeakyReluBackward0)
+        out, up = [], True
+        for ch in self.name:
+            if ch == "_":
+                up = True
+                continue
+            out.append(ch.upper() if up else ch)
+            up = ch.isdigit()
+        return "".join(out) + "Backward0"
+
+    @property
+    def defaults(self):
+        return dict(self.params)
+
+    @property
+    def saves(self):
+        """The names the backward reads: some of the inputs and 'out', in that order."""
+        used = set()
+        for g in self.grads:
+            if g is not None:
+                used |= _expr.names(g)
+        return tuple(n for n in self.inputs + ("out",) if n in used)
+
+    @property
+    def needs_old(self):
+        """Does the in-place form have to keep the written tensor's old value?"""
+        return self.inputs[0] in self.saves
+
+
+_LN2 = "0.6931471805599453"
+_LN10 = "2.302585092994046"
+_2_SQRTPI = "1.1283791670955126"          # 2 / sqrt(pi)
+_SQRT1_2 = "0.7071067811865476"           # 1 / sqrt(2)
+_GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 / pi)
+_FLOATS_ONLY = INTEGRAL
+
+
+def _unary(name, forward, grad, **kw):
+    kw.setdefault("kernel", name)
+    return Row(name, forward, (grad,), **kw)
+
+
+# The formulas keep PyTorch's operation order (derivatives.yaml / FunctionsManual.cpp), so
+# that composed gradients round as PyTorch's do.
+ROWS = (
+    _unary("exp", "exp(x)", "grad * out"),
+    _unary("exp2", "exp2(x)", f"grad * out * {_LN2}"),
+    _unary("log", "log(x)", "grad / x"),
+    _unary("log2", "log2(x)", f"grad / (x * {_LN2})"),
+    _unary("log10", "log10(x)", f"grad / (x * {_LN10})"),
+    _unary("log1p", "log1p(x)", "grad / (x + 1)"),
+    _unary("expm1", "expm1(x)", "grad * (out + 1)"),
+    _unary("sqrt", "sqrt(x)", "grad / (out * 2)"),
+    _unary("rsqrt", "rsqrt(x)", "grad * -0.5 * out ** 3"),
+    _unary("sin", "sin(x)", "grad * cos(x)"),
+    _unary("cos", "cos(x)", "grad * -sin(x)"),
+    _unary("tan", "tan(x)", "grad * (out * out + 1)"),
+    _unary("asin", "asin(x)", "grad * rsqrt(1 - x * x)"),
+    _unary("acos", "acos(x)", "grad * -rsqrt(1 - x * x)"),
+    _unary("atan", "atan(x)", "grad / (x * x + 1)"),
+    _unary("sinh", "sinh(x)", "grad * cosh(x)"),
+    _unary("cosh", "cosh(x)", "grad * sinh(x)"),
+    _unary("erf", "erf(x)", f"exp(-(x * x)) * {_2_SQRTPI} * grad"),
+    _unary("reciprocal", "reciprocal(x)", "-grad * (out * out)"),
+    # tanh, sigmoid and relu differentiate through backward ops of their own (PyTorch's
+    # tanh_backward, sigmoid_backward, threshold_backward), which are rows themselves
+    _unary("tanh", "tanh(x)", "tanh_backward(grad, out)"),
+    _unary("sigmoid", "sigmoid(x)", "sigmoid_backward(grad, out)"),
+    Row("tanh_backward", "g * (1 - y * y)", ("tanh_backward(grad, y)", "grad * (-2.0 * y * g)"),
+        inputs=("g", "y"), kernel="tanh_backward", node="TanhBackwardBackward0", where="internal",
+        inplace=False),
+    Row("sigmoid_backward", "g * y * (1 - y)", ("sigmoid_backward(grad, y)", "grad * g * (1.0 - 2.0 * y)"),
+        inputs=("g", "y"), kernel="sigmoid_backward", node="SigmoidBackwardBackward0", where="internal",
+        inplace=False),
+    Row("threshold_backward", "where(y <= 0, 0, g)", ("threshold_backward(grad, y)", "0"),
+        inputs=("g", "y"), kernel="relu_backward", node="ThresholdBackwardBackward0", layout=("y", "g"),
+        where="internal", inplace=False),
+    # -- the activations: table ops only (their kernels are generated from the formulas)
+    Row("softplus", "where(x * beta > threshold, x, log1p(exp(x * beta)) / beta)",
+        ("where(x * beta > threshold, grad, grad * exp(x * beta) / (exp(x * beta) + 1))",),
+        params=(("beta", 1.0), ("threshold", 20.0)), refuses=(_FLOATS_ONLY, "softplus_cpu"),
+        where="functional", inplace=False),
+    Row("leaky_relu", "where(x > 0, x, x * negative_slope)",
+        ("leaky_relu_backward(grad, x, negative_slope)",),
+        params=(("negative_slope", 0.01),), refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), where="functional"),
+    Row("leaky_relu_backward", "where(x > 0, g, g * negative_slope)",
+        ("leaky_relu_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"),
+        params=(("negative_slope", 0.01),), node="LeakyReluBackwardBackward0", where="internal", inplace=False),
+    Row("elu", "where(x <= 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
+        ("where(x <= 0, grad * (input_scale * (alpha * scale)) * exp(x * input_scale), grad * scale)",),
+        params=(("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0)), refuses=(_FLOATS_ONLY, "elu_cpu"),
+        where="functional"),
+    Row("gelu", f"x * 0.5 * (1 + erf(x * {_SQRT1_2}))",
+        (f"grad * (0.5 * (1 + erf(x * {_SQRT1_2})) + x * (exp(-0.5 * x * x) * {_2_SQRTPI} * {_SQRT1_2} * 0.5))",),
+        refuses=(_FLOATS_ONLY, "GeluKernelImpl"), where="functional", inplace=False),
+    Row("gelu_tanh", f"0.5 * x * (1 + tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))))",
+        (f"grad * (0.5 * (1 + tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))))"
+         f" + 0.5 * x * (1 - tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))) ** 2)"
+         f" * {_GELU_BETA} * (1 + 3 * 0.044715 * (x * x)))",),
+        node="GeluBackward0", refuses=(_FLOATS_ONLY, "GeluKernelImpl"), where="internal", inplace=False),
+    Row("silu", "x * sigmoid(x)", ("grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))",),
+        refuses=(_FLOATS_ONLY, "silu_cpu"), where="functional"),
+    Row("mish", "x * tanh(log1p(exp(x)))",
+        ("grad * (tanh(log1p(exp(x))) + x * sigmoid(x) * (1 - tanh(log1p(exp(x))) ** 2))",),
+        refuses=(_FLOATS_ONLY, "mish_cpu"), where="functional"),
+    Row("hardtanh", "where(x < min_val, min_val, where(x > max_val, max_val, x))",
+        ("hardtanh_backward(grad, x, min_val, max_val)",),
+        params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional"),
+    Row("hardtanh_backward", "where(x > min_val, where(x < max_val, g, 0), 0)",
+        ("hardtanh_backward(grad, x, min_val, max_val)", "0"), inputs=("g", "x"),
+        params=(("min_val", -1.0), ("max_val", 1.0)), node="HardtanhBackwardBackward0", where="internal",
+        inplace=False),
+    Row("logit", "log(x / (1 - x))", ("where(x < 0, nan, where(x > 1, nan, grad / (x * (1 - x))))",)),
+    Row("logit_eps", "log(where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))"
+                     " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
+        ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),
+        params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False),
+    Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
+        ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y")),
+    Row("hypot", "hypot(x, y)", ("grad * x / out", "grad * y / out"), inputs=("x", "y"), kernel="hypot",
+        refuses=(_FLOATS_ONLY, "hypot_cpu")),
+    Row("lerp", "where(abs(weight) < 0.5, x + weight * (y - x), y - (y - x) * (1 - weight))",
+        ("grad * (1 - weight)", "grad * weight"), inputs=("x", "y"), params=(("weight", 0.5),),
+        refuses=(_FLOATS_ONLY, "lerp_kernel_scalar")),
+    Row("lerp_tensor", "where(abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))",
+        ("grad * (1 - w)", "grad * w", "grad * (y - x)"), inputs=("x", "y", "w"), node="LerpBackward1",
+        refuses=(_FLOATS_ONLY, "lerp_kernel_tensor"), where="internal", inplace=False),
+)
+
+TABLE = {row.name: row for row in ROWS}

@@ -1,0 +1,354 @@
+"""The op table's rows made into ops: one generic forward, one generic backward node.
+
+For a row of nbgrad/ops/optable.py, `apply(row, inputs, params)` is the whole op:
+
+  forward   the backend's dedicated kernel when the row names one (exp, tanh, ...);
+            otherwise the row's forward formula as one generated fused kernel (the
+            backend's fused_elementwise, parameters passed as scalar inputs so that a
+            new value compiles nothing), or, without that acceleration (NBGRAD_FUSED=0,
+            float16, integer results), the formula evaluated with Tensor ops;
+  backward  one node class per row, named as PyTorch names it, saving what the
+            derivatives read; it runs the derivative formulas RECORDED (create_graph:
+            Tensor ops), FUSED (one generated kernel for every needed gradient) or
+            COMPOSED (Tensor ops, unrecorded) -- autograd.backward_path decides.
+"""
+import math
+
+from .. import _dtype as D
+from .._layout import layout_of
+from .._tensor import Tensor, contiguous_strides
+from ..autograd.backward_path import FUSED, backward_path
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from . import _expr
+from . import elementwise as E
+from .fusion import _Program, _as_kernel_input, _result
+from ._graph import accelerated, backend_of, broadcast_shapes, check_same_device, needs_grad, output_layout, record
+from .optable import ROWS, TABLE
+
+_KERNEL_DTYPES = (D.float32, D.float64)
+_LAYOUTS = {}       # (row, wanted, operand geometries) -> the gradients' strides, or False
+
+
+def _row_major(shape):
+    return contiguous_strides(tuple(shape))
+
+
+def _strides_of_layout(shape, operands):
+    """The strides of an elementwise result over operands ((shape, strides) or None)."""
+    found = layout_of(shape, operands)
+    return _row_major(shape) if found is None else found[1]
+
+
+def _order_of(shape, strides):
+    """The dims of a (dense) layout, outermost first."""
+    return tuple(sorted(range(len(shape)), key=lambda d: (-strides[d], d)))
+
+
+# -- what formulas may call, as Tensor ops -------------------------------------------------
+def _where(cond, a, b):
+    if isinstance(cond, bool):                  # a condition on parameters only
+        return a if cond else b
+    return E.where(cond, a, b)
+
+
+def _call(fn, number_fn=None):
+    def call(*args):
+        if number_fn is not None and not any(isinstance(a, Tensor) for a in args):
+            return number_fn(*args)
+        return fn(*args)
+    return call
+
+
+def _binary_operator(op):
+    return {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+            "div": lambda a, b: a / b, "pow": lambda a, b: a ** b,
+            "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+            "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b}[op]
+
+
+OPS = {op: _binary_operator(op) for op in ("add", "sub", "mul", "div", "pow", "lt", "le", "gt", "ge", "eq", "ne")}
+OPS["where"] = _where
+for _name in _expr.FUNCTIONS:
+    OPS[_name] = _call(lambda *a, _n=_name: getattr(E, _n)(*a),
+                       {"abs": abs, "exp": math.exp, "sqrt": math.sqrt}.get(_name))
+OPS["sgn"] = lambda x: E.sgn(x)
+OPS["neg"] = lambda x: -x
+
+
+# -- forward --------------------------------------------------------------------------------
+def _dtype(row, inputs):
+    dt = D.result_type_of(tuple(inputs)) if len(inputs) > 1 else inputs[0]._dtype
+    if row.refuses and dt in row.refuses[0]:
+        raise NotImplementedError(f"\"{row.refuses[1]}\" not implemented for '{D.scalar_type_name(dt)}'")
+    if row.promotes and not dt.is_floating_point:
+        dt = D.get_default_dtype()
+    return dt
+
+
+_forward_programs = {}
+
+
+def _forward_program(row):
+    """(instructions, output index): inputs 0.. are the row's inputs, then its params."""
+    found = _forward_programs.get(row.name)
+    if found is None:
+        p = _Program()
+        env = {name: p.add("input", k) for k, name in enumerate(row.inputs + tuple(n for n, _ in row.params))}
+        out = _expr.compile_into(p, row.forward, env, TABLE)
+        found = _forward_programs[row.name] = (tuple(p.instructions), out)
+    return found
+
+
+def _forward(row, inputs, params, dt, like):
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    if row.kernel is not None:
+        if len(row.inputs) == 1:
+            return E._unary_raw(row.kernel, E.cast(inputs[0], dt), like=inputs[0])
+        return E._binary_raw(row.kernel, inputs[0], inputs[1], dt, like=like)
+    device = check_same_device(*tensors)
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    n = math.prod(shape)
+    if dt in _KERNEL_DTYPES and n and accelerated(tensors[0], "fused_elementwise"):
+        program, out = _forward_program(row)
+        layout = output_layout(shape, like)
+        order = None if layout is None else layout[0]
+        values = [E.as_operand(v, dt, device) for v in inputs] + \
+                 [E.as_operand(float(params[name]), dt, device) for name, _ in row.params]
+        buf, = backend_of(tensors[0]).fused_elementwise(program, (out,), [_as_kernel_input(v, shape, order)
+                                                                          for v in values], n, dt.np)
+        return _result(buf, shape, layout, dt, device)
+    env = dict(zip(row.inputs, [E.cast(v, dt) if isinstance(v, Tensor) else v for v in inputs]))
+    env.update(params)
+    with no_grad():
+        out = _expr.evaluate(row.forward, env, OPS)
+    if not isinstance(out, Tensor) or out._shape != shape:
+        from .._creation import full
+        out = full(shape, out, dtype=dt, device=device) if not isinstance(out, Tensor) else out.expand(shape).clone()
+    return out if out._dtype is dt else E.cast(out, dt)
+
+
+def apply(row, inputs, params, node_cls=None):
+    """The row's op on `inputs` (tensors or Python numbers) with `params` (a dict of all
+    the row's parameters); records the row's node when a tensor input requires grad."""
+    dt = _dtype(row, inputs)
+    like = tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
+    out = _forward(row, inputs, params, dt, like)
+    if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
+        node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
+        saved, consts = [], {}
+        for name in row.saves:
+            v = out if name == "out" else inputs[row.inputs.index(name)]
+            if isinstance(v, Tensor):
+                saved.append(v)
+            else:
+                consts[name] = v
+                saved.append(None)
+        if consts:
+            node.consts = consts
+        node.save(*saved, outputs=(out,))
+    return out
+
+
+# -- backward ---------------------------------------------------------------------------------
+class TableBackward(Node):
+    """The backward node of a table row (subclassed per row, with the row's name)."""
+
+    row = None
+    params = None
+    consts = None
+
+    def backward(self, grad):
+        row = self.row
+        saved = self.saved_tensors
+        env = dict(zip(row.saves, saved))
+        if self.consts:
+            env.update(self.consts)
+        env.update(self.params)
+        env["grad"] = grad
+        wanted = [i for i, f in enumerate(row.grads) if f is not None and self.needs_input_grad(i)]
+        result = [None] * len(row.inputs)
+        if not wanted:
+            return tuple(result)
+        tensors = [v for v in saved if v is not None]
+        if backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
+            like = self._layout_operands(env, wanted)
+            if like is not None:
+                for i, v in zip(wanted, self._fused(grad, env, wanted, like)):
+                    result[i] = v
+                return tuple(result)
+        for i in wanted:
+            v = _expr.evaluate(row.grads[i], env, OPS)
+            if not isinstance(v, Tensor):               # a gradient that is a number
+                from .._creation import full
+                v = full(grad._shape, v, dtype=grad._dtype, device=grad.device)
+            result[i] = v
+        return tuple(result)
+
+    @staticmethod
+    def _fusable(grad, tensors):
+        return (grad._dtype in _KERNEL_DTYPES and grad.numel() != 0 and accelerated(grad, "fused_elementwise")
+                and all(t._dtype is grad._dtype and t.device == grad.device for t in tensors))
+
+    def _layout_operands(self, env, wanted):
+        """The strides the gradients take (as the composed formulas would give them), or
+        None when the wanted gradients would not share one layout (then composed)."""
+        geoms = {n: (v._shape, v._stride) for n, v in env.items() if isinstance(v, Tensor)}
+        key = (self.row.name, tuple(wanted), tuple(sorted(geoms.items())))
+        found = _LAYOUTS.get(key)
+        if found is None:
+            operands = {n: geoms.get(n) for n in env}
+            shape = env["grad"]._shape
+            strides = set()
+            for i in wanted:
+                geom = _expr.geometry(self.row.grads[i], operands, _strides_of_layout)
+                strides.add(_row_major(shape) if geom is None else tuple(geom[1]))   # (a constant: full())
+            found = _LAYOUTS[key] = strides.pop() if len(strides) == 1 else False
+        return found or None
+
+    def _fused(self, grad, env, wanted, strides):
+        """Every wanted gradient in one generated kernel over grad's shape, laid out with
+        `strides`."""
+        row = self.row
+        names = [n for n in row.saves if isinstance(env.get(n), Tensor)] + ["grad"]
+        numbers = [n for n in list(row.saves) + [p for p, _ in row.params] if n not in names]
+        key = (tuple(wanted), tuple(names), tuple(numbers))
+        programs = self._programs()
+        found = programs.get(key)
+        if found is None:
+            p = _Program()
+            penv = {n: p.add("input", k) for k, n in enumerate(names + numbers)}
+            outs = tuple(_expr.compile_into(p, row.grads[i], penv, TABLE) for i in wanted)
+            found = programs[key] = (tuple(p.instructions), outs)
+        program, outs = found
+        shape = grad._shape
+        layout = None if strides == _row_major(shape) else (_order_of(shape, strides), strides)
+        order = None if layout is None else layout[0]
+        values = [env[n] for n in names] + [E.as_operand(float(env[n]), grad._dtype, grad.device) for n in numbers]
+        inputs = [_as_kernel_input(v, shape, order) for v in values]
+        bufs = backend_of(grad).fused_elementwise(program, outs, inputs, math.prod(shape), grad._dtype.np)
+        return [_result(b, shape, layout, grad._dtype, grad.device) for b in bufs]
+
+    @classmethod
+    def _programs(cls):
+        if "_cache" not in cls.__dict__:
+            cls._cache = {}
+        return cls._cache
+
+
+NODES = {row.name: type(row.node_name, (TableBackward,), {"row": row}) for row in ROWS}
+
+
+# -- the op functions ----------------------------------------------------------------------------
+def _op_function(row):
+    n_in = len(row.inputs)
+
+    def op(*args, **kwargs):
+        if len(args) < n_in:
+            raise TypeError(f"{row.name}() missing required argument '{row.inputs[len(args)]}'")
+        inputs = args[:n_in]
+        for k, v in enumerate(inputs):
+            if not isinstance(v, Tensor) and (k == 0 or not isinstance(v, (int, float))):
+                raise TypeError(f"{row.name}(): argument '{'input' if k == 0 else row.inputs[k]}' "
+                                f"must be Tensor, not {type(v).__name__}")
+        params = dict(row.params)
+        for (name, _), v in zip(row.params, args[n_in:]):
+            params[name] = v
+        for name, v in kwargs.items():
+            if name not in params:
+                raise TypeError(f"{row.name}() got an unexpected keyword argument '{name}'")
+            params[name] = v
+        return apply(row, inputs, params)
+    op.__name__ = row.name
+    op.__doc__ = f"{row.name}: the op table's row (forward {row.forward!r})."
+    return op
+
+
+FUNCTIONS = {row.name: _op_function(row) for row in ROWS}
+OPS.update(FUNCTIONS)          # formulas call table ops by name
+
+
+# -- PyTorch's signatures for the table-only ops -------------------------------------------
+def _inplace_or_not(row, x, params, inplace):
+    if not inplace:
+        return apply(row, (x,), params)
+    from .inplace import apply_inplace
+    return apply_inplace(x, lambda old: apply(row, (old,), params), needs_old=row.needs_old)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return apply(TABLE["softplus"], (_tensor_arg("softplus", input),), {"beta": beta, "threshold": threshold})
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _inplace_or_not(TABLE["leaky_relu"], _tensor_arg("leaky_relu", input),
+                           {"negative_slope": negative_slope}, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _inplace_or_not(TABLE["elu"], _tensor_arg("elu", input),
+                           {"alpha": alpha, "scale": 1.0, "input_scale": 1.0}, inplace)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    row = TABLE["gelu" if approximate == "none" else "gelu_tanh"]
+    return apply(row, (_tensor_arg("gelu", input),), {})
+
+
+def silu(input, inplace=False):
+    return _inplace_or_not(TABLE["silu"], _tensor_arg("silu", input), {}, inplace)
+
+
+def mish(input, inplace=False):
+    return _inplace_or_not(TABLE["mish"], _tensor_arg("mish", input), {}, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _inplace_or_not(TABLE["hardtanh"], _tensor_arg("hardtanh", input),
+                           {"min_val": min_val, "max_val": max_val}, inplace)
+
+
+def logit(input, eps=None):
+    x = _tensor_arg("logit", input)
+    if eps is None:
+        return apply(TABLE["logit"], (x,), {})
+    return apply(TABLE["logit_eps"], (x,), {"eps": float(eps)})
+
+
+_XLOGY_NUMBER_SELF = type("XlogyBackward1", (NODES["xlogy"],), {})
+_XLOGY_NUMBER_OTHER = type("XlogyBackward2", (NODES["xlogy"],), {})
+
+
+def xlogy(input, other):
+    """x * log(y), 0 where x == 0 (unless y is nan); either operand may be a number."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy(): expected a Tensor")
+    node = _XLOGY_NUMBER_SELF if not isinstance(input, Tensor) else \
+        _XLOGY_NUMBER_OTHER if not isinstance(other, Tensor) else None
+    return apply(TABLE["xlogy"], (input, other), {}, node)
+
+
+def hypot(input, other):
+    return apply(TABLE["hypot"], (_tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")), {})
+
+
+def lerp(input, end, weight):
+    x, y = _tensor_arg("lerp", input), _tensor_arg("lerp", end, "end")
+    if isinstance(weight, Tensor):
+        return apply(TABLE["lerp_tensor"], (x, y, weight), {})
+    return apply(TABLE["lerp"], (x, y), {"weight": weight})
+
+
+def _tensor_arg(op, v, name="input"):
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{op}(): argument '{name}' (position {1 if name == 'input' else 2}) must be Tensor, "
+                        f"not {type(v).__name__}")
+    return v
+
+
+PUBLIC = {"softplus": softplus, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "silu": silu, "mish": mish,
+          "hardtanh": hardtanh, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp}

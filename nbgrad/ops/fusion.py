@@ -20,9 +20,9 @@ FusedBackward0, which saves the inputs (with their versions: in-place
 changes to them are caught as for any op).
 
 Supported inside a fused function: + - * / with tensors or Python numbers,
-unary minus, ** (number or argument exponents), and the methods exp, log, tanh,
-sigmoid, relu, sqrt, sin, cos, abs, square.  Anything else raises TypeError
-while tracing.  Tensor arguments are broadcast together and promoted to one
+unary minus, ** (number or argument exponents), square, relu, abs, and the methods of
+the op table's one-input ops (exp, log, tanh, sigmoid, sqrt, sin, cos, erf, ...: their
+derivatives are the table's formulas).  Anything else raises TypeError while tracing.  Tensor arguments are broadcast together and promoted to one
 floating dtype (as the unfused ops would); a one-element tensor is read as
 a scalar without being expanded.
 
@@ -42,9 +42,14 @@ from ..autograd.backward_path import FUSED, backward_path
 from ._graph import (accelerated, backend_of, broadcast_shapes, check_same_device, needs_grad, new_strided,
                      new_tensor, output_layout, record, scalar_tensor)
 
-_UNARY_METHODS = ("exp", "log", "tanh", "sigmoid", "relu", "sqrt", "sin", "cos", "abs")
+from .optable import TABLE as _TABLE
+
+# The op table's one-input, parameter-free ops (their derivatives come from the table),
+# and relu and abs (whose derivatives are the step and sign instructions).
+_UNARY_METHODS = tuple(name for name, row in _TABLE.items()
+                       if row.inputs == ("x",) and not row.params and row.where == "torch") + ("relu", "abs")
 # Forward values that the kernel path saves for backward rather than recomputes.
-_RECOMPUTE_COSTLY = frozenset({"exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos", "pow", "powt"})
+_RECOMPUTE_COSTLY = frozenset(_UNARY_METHODS) - {"relu", "abs"} | {"pow", "powt"}
 
 
 # ----------------------------------------------------------------------------- programs
@@ -203,24 +208,12 @@ def _derivatives(program, n_inputs, out):
             contributions = [(a, ga), (b, p.add("neg", p.binary("mul", ga, idx)))]   # -g*out/b
         elif op == "neg":
             contributions = [(a, p.add("neg", g))]
-        elif op == "exp":
-            contributions = [(a, p.binary("mul", g, idx))]
-        elif op == "log":
-            contributions = [(a, p.binary("div", g, a))]
-        elif op == "tanh":
-            one_minus = p.binary("sub", p.const(1.0), p.binary("mul", idx, idx))
-            contributions = [(a, p.binary("mul", g, one_minus))]
-        elif op == "sigmoid":
-            slope = p.binary("mul", idx, p.binary("sub", p.const(1.0), idx))
-            contributions = [(a, p.binary("mul", g, slope))]
+        elif op in _TABLE and op in _UNARY_METHODS:
+            # the op table's derivative formula, written into the program
+            from ._expr import compile_into
+            contributions = [(a, compile_into(p, _TABLE[op].grads[0], {"x": a, "out": idx, "grad": g}, _TABLE))]
         elif op == "relu":
             contributions = [(a, p.binary("mul", g, p.add("step", a)))]
-        elif op == "sqrt":
-            contributions = [(a, p.binary("div", g, p.binary("mul", p.const(2.0), idx)))]
-        elif op == "sin":
-            contributions = [(a, p.binary("mul", g, p.add("cos", a)))]
-        elif op == "cos":
-            contributions = [(a, p.add("neg", p.binary("mul", g, p.add("sin", a))))]
         elif op == "abs":
             contributions = [(a, p.binary("mul", g, p.add("sign", a)))]
         elif op == "pow":

@@ -36,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from numba import config
 
+from ... import _debug
+
 PARALLEL_MIN_ELEMENTS = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS", 1 << 18))
 PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY", 1 << 20))
 
@@ -101,6 +103,8 @@ def split(n, parts, align=64):
 def run_split(fn, n, align=64):
     """Call fn(start, stop) over pieces of [0, n): the first piece here, the rest on the pool."""
     pieces = split(n, _count, align)
+    if _debug.ENABLED:
+        _debug.log("split", parts=len(pieces), n=n, threads=_count)
     if len(pieces) == 1:
         fn(0, n)
         return

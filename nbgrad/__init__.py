@@ -43,6 +43,7 @@ from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
 from . import cuda, nn, optim, utils
 from .serialization import save, load
+from ._parallel import get_num_threads, set_num_threads
 
 
 def result_type(tensor1, tensor2):
@@ -83,16 +84,6 @@ def relu_(t):
 def zero_(t):
     return t.zero_()
 
-
-
-def get_num_threads():
-    import numba
-    return numba.get_num_threads()
-
-
-def set_num_threads(n):
-    import numba
-    numba.set_num_threads(n)
 
 
 __version__ = "0.1.0"

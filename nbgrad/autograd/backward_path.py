@@ -10,6 +10,9 @@
 The engine knows nothing of kernels: which accelerations a backend has is the op
 layer's question (nbgrad.ops._graph.accelerated); this module only orders the answers.
 """
+import sys
+
+from .. import _debug
 from .grad_mode import is_grad_enabled
 
 RECORDED, FUSED, COMPOSED = "recorded", "fused", "composed"
@@ -22,7 +25,16 @@ def backward_path(accelerated, *tensors):
     if is_grad_enabled():
         for t in tensors:
             if t is not None and t.requires_grad:
+                if _debug.ENABLED: _log(RECORDED)
                 return RECORDED
     if accelerated if not callable(accelerated) else accelerated():
+        if _debug.ENABLED: _log(FUSED)
         return FUSED
+    if _debug.ENABLED: _log(COMPOSED)
     return COMPOSED
+
+
+def _log(path):
+    # the node is the caller of backward_path: its code's qualified name, e.g.
+    # "MulBackward0.backward" (looked up only when NBGRAD_DEBUG is on)
+    _debug.log("backward", path=path, node=sys._getframe(2).f_code.co_qualname)

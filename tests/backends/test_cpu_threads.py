@@ -15,7 +15,7 @@ from nbgrad.backends.cpu import _threads
 def split_everything(monkeypatch):
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", 1)
-    monkeypatch.setattr(_threads, "num_threads", lambda: 3)
+    monkeypatch.setattr(_threads, "_count", 3)
     monkeypatch.setattr(_threads, "_pool", None)
     monkeypatch.setattr(_threads, "SPLIT_FLOOR", 1)
     yield

@@ -4,7 +4,8 @@ Kernels are serial and `nogil`; large compute-bound calls are split across a
 small thread pool (_threads.py).  One file per kernel template, in the order
 data flows:
   _geometry.py     coalescing dims, contiguity, batch offsets (plain Python)
-  _threads.py      splitting a large kernel call across threads (plain Python)
+  _threads.py      splitting a large kernel call across threads; owns the thread count
+                   (nbgrad.set_num_threads) (plain Python)
   _allocator.py    output buffers of 128 KiB and more recycled from a pool (plain Python)
   _cache_guard.py  the stale-cache rule: no kernel uses another file's jitted helper
   memory.py        empty/full/arange, zero-copy to_numpy/from_numpy

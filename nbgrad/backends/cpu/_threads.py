@@ -8,7 +8,14 @@ dtype), reuses the cached serial kernels, and serves every template (unary,
 binary, copy, reductions) with one mechanism.  Below PARALLEL_MIN_ELEMENTS the
 caller runs the kernel directly: a thread hand-off costs ~20-50 us.
 
-The thread count is Numba's (NUMBA_NUM_THREADS, the core count by default).
+The thread count has one owner, this module: `nbgrad.set_num_threads(n)` sets
+it (1: nothing is split, the calling thread runs everything; k: at most k
+pieces, the caller's plus k - 1 pool threads) and `nbgrad.get_num_threads()`
+reads it.  Its default is NUMBA_NUM_THREADS (the core count unless that
+variable is set), read once at import.  Separate, and not changed by it:
+Numba's own `numba.set_num_threads` (it governs only `parallel=True` kernels,
+and nbgrad has none) and the BLAS library's threads used by matmul
+(OPENBLAS_NUM_THREADS / OMP_NUM_THREADS, read by BLAS when it loads).
 Two thresholds, measured on this 2-core machine (serial vs split, medians
 of 41 calls, /tmp/thr.py-style loop over sizes, `benchmarks/compare.py W1`):
   * compute-bound kernels (transcendental unary ops): tanh over 256K float32
@@ -29,15 +36,31 @@ from concurrent.futures import ThreadPoolExecutor
 
 from numba import config
 
+from ... import _debug
+
 PARALLEL_MIN_ELEMENTS = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS", 1 << 18))
 PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY", 1 << 20))
 
 _pool = None
 _pool_lock = threading.Lock()
 
+DEFAULT_NUM_THREADS = max(1, int(config.NUMBA_NUM_THREADS))
+_count = DEFAULT_NUM_THREADS
+
 
 def num_threads():
-    return max(1, int(config.NUMBA_NUM_THREADS))
+    """How many threads a split call may use (the caller's included)."""
+    return _count
+
+
+def set_num_threads(n):
+    """Use at most n threads (n >= 1, already checked) from now on.  The pool is recreated
+    lazily with n - 1 workers; the old one's idle workers exit once no call still holds it
+    (a call in flight on another thread keeps its pool and finishes normally)."""
+    global _count, _pool
+    with _pool_lock:
+        _count = n
+        _pool = None
 
 
 # Below this many elements no call is split, whatever the thresholds: lets
@@ -48,21 +71,27 @@ SPLIT_FLOOR = 1 << 12
 def worth_splitting(n, compute_bound=False):
     """True when work over n elements should be split across threads."""
     limit = PARALLEL_MIN_ELEMENTS if compute_bound else PARALLEL_MIN_ELEMENTS_MEMORY
-    return 0 < limit <= n and num_threads() > 1
+    return 0 < limit <= n and _count > 1
 
 
 def _executor():
+    pool = _pool
+    if pool is None:
+        pool = _new_executor()
+    return pool
+
+
+def _new_executor():
     global _pool
-    if _pool is None:
-        with _pool_lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=num_threads() - 1,
-                                           thread_name_prefix="nbgrad-kernel")
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, _count - 1), thread_name_prefix="nbgrad-kernel")
+        return _pool
 
 
 def split(n, parts, align=64):
     """[(start, stop), ...]: [0, n) cut into `parts` near-equal pieces, cuts on multiples of align."""
+    parts = min(parts, -(-n // align))          # never more pieces than aligned blocks
     bounds = [0]
     for p in range(1, parts):
         cut = (n * p // parts) // align * align
@@ -73,7 +102,9 @@ def split(n, parts, align=64):
 
 def run_split(fn, n, align=64):
     """Call fn(start, stop) over pieces of [0, n): the first piece here, the rest on the pool."""
-    pieces = split(n, num_threads(), align)
+    pieces = split(n, _count, align)
+    if _debug.ENABLED:
+        _debug.log("split", parts=len(pieces), n=n, threads=_count)
     if len(pieces) == 1:
         fn(0, n)
         return

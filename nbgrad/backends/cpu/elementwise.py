@@ -37,6 +37,7 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
+from ... import _debug
 from . import _threads
 from ._threads import run_split, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -901,6 +902,7 @@ def unary(op, x_view, out_dtype):
     contiguous, strided = _unary_kernels.get(op) or _unary_kernels_for(op)
     plan = _plan(shape, strides)
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op not in _MEMORY_BOUND_UNARY)
+    if _debug.ENABLED: _debug.log("unary", op=op, path=_PATH_NAMES[plan[0]], n=n, dtype=buf.dtype, split=split)
     if plan[0] == _CONTIGUOUS:
         if split:
             run_split(lambda s, e: contiguous(buf, off + s, out[s:e]), n)
@@ -920,6 +922,7 @@ def unary(op, x_view, out_dtype):
 # by this Python work (coalesce + index arrays ~2 us of a 3 us call), and a
 # training loop repeats the same few geometries.
 _CONTIGUOUS, _SCALAR_A, _SCALAR_B, _STRIDED = 0, 1, 2, 3
+_PATH_NAMES = ("contiguous", "scalar_a", "scalar_b", "strided")     # NBGRAD_DEBUG's words for them
 _plans = {}
 _PLANS_LIMIT = 4096
 
@@ -978,6 +981,7 @@ def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
     plan = _plan(out_shape, tuple(ast), tuple(bst))
     path = plan[0]
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op in _COMPUTE_BOUND_BINARY)
+    if _debug.ENABLED: _debug.log("binary", op=op, path=_PATH_NAMES[path], n=n, dtype=abuf.dtype, split=split)
     if path != _STRIDED:
         kernel = kernels[path]      # contiguous, scalar_a, scalar_b: in _CONTIGUOUS.. order
         if split:
@@ -1011,10 +1015,12 @@ def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
         gb = binary("mul", g_view, a_view, shape, gbuf.dtype) if need_b else None
         return ga, gb
     if _plan(shape, tuple(gst), tuple(ast), tuple(bst))[0] != _CONTIGUOUS:
+        if _debug.ENABLED: _debug.log("mul_backward", path="strided", n=n)       # two binary muls
         return (binary("mul", g_view, b_view, shape, gbuf.dtype),
                 binary("mul", g_view, a_view, shape, gbuf.dtype))
     ga = new_buffer(n, gbuf.dtype)
     gb = new_buffer(n, gbuf.dtype)
+    if _debug.ENABLED: _debug.log("mul_backward", path="contiguous", n=n, dtype=gbuf.dtype)
     if worth_splitting(n):
         run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,
                                                         ga[s:e], gb[s:e]), n)
@@ -1034,8 +1040,10 @@ def where(cond_view, a_view, b_view, out_shape, out_dtype):
         return out
     cshape, (ccs, cas, cbs) = coalesce(out_shape, [cst, ast, bst])
     if len(cshape) == 1 and ccs[0] == 1 and cas[0] == 1 and cbs[0] == 1:
+        if _debug.ENABLED: _debug.log("where", path="contiguous", n=n, dtype=abuf.dtype)
         _where_contiguous(cbuf, coff, abuf, aoff, bbuf, boff, out)
     else:
+        if _debug.ENABLED: _debug.log("where", path="strided", n=n, dtype=abuf.dtype)
         _where_strided(cbuf, coff, as_index_array(ccs), abuf, aoff, as_index_array(cas),
                        bbuf, boff, as_index_array(cbs), out, as_index_array(cshape))
     return out

@@ -28,6 +28,7 @@ import threading
 import numpy as np
 from numba import config
 
+from ... import _debug
 from ._allocator import new_buffer
 from ._threads import run_split, worth_splitting
 
@@ -214,6 +215,7 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
     if n == 0:
         return outs
     compute_bound = any(ins[0] not in CHEAP for ins in program)
+    if _debug.ENABLED: before = _debug.kernel_state(kernel)
     if worth_splitting(n, compute_bound):
         def part(start, stop):
             args = []
@@ -226,4 +228,5 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
         for buf, off, _ in inputs:
             args += [buf, off]
         kernel(*args, *outs)
+    if _debug.ENABLED: _debug.log("fused_elementwise", n=n, dtype=dtype, cache=_debug.cache_source(kernel, before))
     return outs

@@ -10,6 +10,7 @@ variant would split the batch or the rows.
 import numpy as np
 from numba import njit
 
+from ... import _debug
 from ._allocator import new_buffer
 from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -95,16 +96,23 @@ def matmul(a_view, b_view, out_dtype):
             # as BLAS through np.dot does)
             abuf, aoff, _, ast = a_view
             bbuf, boff, _, bst = b_view
+            if _debug.ENABLED: _debug.log("matmul", path="outer product loop (k=1)", n=n, k=k, m=m)
             _outer(abuf, aoff, ast[0], bbuf, boff, bst[1], out, n, m)
             return out
         abuf, aoffs, alay = _float_operand(a_view, n, k)
         bbuf, boffs, blay = _float_operand(b_view, k, m)
+        if _debug.ENABLED:
+            _debug.log("matmul", path="blas", n=n, k=k, m=m, batch=len(aoffs), dtype=abuf.dtype,
+                       a="C" if alay == _C else "F", b="C" if blay == _C else "F",
+                       copied=[name for name, buf, view in (("a", abuf, a_view), ("b", bbuf, b_view))
+                               if buf is not view[0]])
         _dot_batches(abuf, aoffs, alay, bbuf, boffs, blay, out, n, k, m)
         return out
     abuf, aoff, _, ast = a_view
     bbuf, boff, _, bst = b_view
     aoffs = batch_offsets(aoff, batch, ast[:-2])
     boffs = batch_offsets(boff, batch, bst[:-2])
+    if _debug.ENABLED: _debug.log("matmul", path="loop", n=n, k=k, m=m, batch=len(aoffs), dtype=abuf.dtype)
     _loop_batches(abuf, aoffs, ast[-2], ast[-1], bbuf, boffs, bst[-2], bst[-1], out, n, k, m)
     return out
 

@@ -26,6 +26,7 @@ from numba.extending import register_jitable
 
 from ._allocator import new_buffer
 from ._geometry import as_index_array, coalesce, contiguous_strides, numel
+from ... import _debug
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
@@ -426,6 +427,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         _check_nonempty(g.rn, op)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="arg", n=numel(shape), out=out_n, copied=g.buf is not buf)
         values = np.empty(out_n, dtype=buf.dtype)
         _arg_reduce(x_view, dims, g, op == "argmax", values, out)
         return out
@@ -434,19 +436,23 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
         _check_nonempty(g.rn, op)
     if op == "var":
         g = _maybe_contiguous(x_view, dims, g)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _var_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, float(correction), out)
         return out
     if op == "logsumexp":
         g = _maybe_contiguous(x_view, dims, g)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _logsumexp_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, out)
         return out
     rows, columns = _kernels_for(op)
     acc_dtype = _acc_dtype(op, buf.dtype, out_dtype)
     init = _init_value(op, buf.dtype, acc_dtype)
     if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="columns", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _run_kept(columns, g, init, out, column_blocks=True)
         return out
     g = _maybe_contiguous(x_view, dims, g)
+    if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
     if out_n == 1 and op in _SPLITTABLE_TOTALS and worth_splitting(g.rn):
         out[0] = _split_total(op, rows, g, init, out.dtype)
     else:

@@ -32,6 +32,7 @@ from numba import njit
 from numba.extending import register_jitable
 
 from ._geometry import as_index_array, coalesce, numel
+from ... import _debug
 from ._threads import run_split, worth_splitting
 
 # register_jitable keeps the plain Python function, which pickles by reference:
@@ -201,6 +202,7 @@ def copy(src_view, dst_view):
     shape, sst, dst_st = _order_by_dst(list(shape), list(sst), list(dst_st))
     cshape, (cs, cd) = coalesce(shape, [sst, dst_st])
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
+        if _debug.ENABLED: _debug.log("copy", path="contiguous", n=n, src=sbuf.dtype, dst=dbuf.dtype)
         if worth_splitting(n):
             run_split(lambda s, e: contiguous(sbuf, soff + s, dbuf, doff + s, e - s), n)
         else:
@@ -211,6 +213,9 @@ def copy(src_view, dst_view):
     if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cs[0] != 0 and cshape[0] >= _TILE
             and cshape[1] >= _TILE):
         kernel = blocked
+    if _debug.ENABLED:
+        _debug.log("copy", path="blocked transpose" if kernel is blocked else "strided", n=n, dims=len(cshape),
+                   src=sbuf.dtype, dst=dbuf.dtype)
     if worth_splitting(n) and cshape[0] > 1:
         csa, cda = as_index_array(cs), as_index_array(cd)
         align = _TILE if kernel is blocked else 1

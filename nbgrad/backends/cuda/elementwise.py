@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import cuda
 
+from ... import _debug
 from ..cpu import elementwise as cpu
 from ..cpu._geometry import coalesce, contiguous_strides, numel
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
@@ -333,8 +334,10 @@ def unary(op, x_view, out_dtype):
     cshape, (cst,) = coalesce(shape, [strides])
     blocks, threads = launch(n)
     if len(cshape) == 1 and cst[0] == 1:
+        if _debug.ENABLED: _debug.log("cuda.unary", op=op, path="contiguous", n=n, blocks=blocks, threads=threads)
         contiguous[blocks, threads](buf, off, out, n)
     else:
+        if _debug.ENABLED: _debug.log("cuda.unary", op=op, path="strided", n=n, blocks=blocks, threads=threads)
         strided[blocks, threads](buf, off, out, n, geometry(cshape, cst), len(cshape))
     return out
 
@@ -355,14 +358,18 @@ def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
     if len(cshape) == 1:
         sa, sb = cas[0], cbs[0]
         if sa == 1 and sb == 1:
+            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="contiguous", n=n, blocks=blocks, threads=threads)
             contiguous[blocks, threads](abuf, aoff, bbuf, boff, out, n)
             return out
         if sa == 1 and sb == 0:
+            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="scalar_b", n=n, blocks=blocks, threads=threads)
             scalar_b[blocks, threads](abuf, aoff, bbuf, boff, out, n)
             return out
         if sa == 0 and sb == 1:
+            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="scalar_a", n=n, blocks=blocks, threads=threads)
             scalar_a[blocks, threads](abuf, aoff, bbuf, boff, out, n)
             return out
+    if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="strided", n=n, blocks=blocks, threads=threads)
     strided[blocks, threads](abuf, aoff, bbuf, boff, out, n, geometry(cshape, cas, cbs), len(cshape))
     return out
 
@@ -380,8 +387,10 @@ def where(cond_view, a_view, b_view, out_shape, out_dtype):
     cshape, (ccs, cas, cbs) = coalesce(out_shape, [cst, ast, bst])
     blocks, threads = launch(n)
     if len(cshape) == 1 and ccs[0] == 1 and cas[0] == 1 and cbs[0] == 1:
+        if _debug.ENABLED: _debug.log("cuda.where", path="contiguous", n=n, blocks=blocks, threads=threads)
         _where_contiguous[blocks, threads](cbuf, coff, abuf, aoff, bbuf, boff, out, n)
     else:
+        if _debug.ENABLED: _debug.log("cuda.where", path="strided", n=n, blocks=blocks, threads=threads)
         _where_strided[blocks, threads](cbuf, coff, abuf, aoff, bbuf, boff, out, n,
                                         geometry(cshape, ccs, cas, cbs), len(cshape))
     return out

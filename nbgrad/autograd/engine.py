@@ -127,6 +127,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             targets.add(node)
 
     deps, needed = _collect([n for n, _ in roots], targets)
+    wanted = None if needed is None else needed | targets
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
         _add_to(buffers, node, nr, g)
@@ -184,7 +185,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if grad_list.count(None) == len(grad_list):
                 in_grads = (None,) * len(node.next_functions)
             else:
-                in_grads = node(*grad_list)
+                if wanted is None:
+                    in_grads = node(*grad_list)
+                else:
+                    node._wanted = tuple(nxt is not None and nxt in wanted for nxt, _ in node.next_functions)
+                    try:
+                        in_grads = node(*grad_list)
+                    finally:
+                        del node._wanted
                 if isinstance(node, BackwardCFunction):
                     shared.update(id(g._storage) for g in in_grads if g is not None)
                 if anomaly:
@@ -199,6 +207,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if nxt is None:
                     continue
                 g = in_grads[i] if i < len(in_grads) else None
+                if g is not None and wanted is not None and nxt not in wanted:
+                    g = None        # (PyTorch computes no gradient for a node that leads to no input)
                 if g is not None:
                     meta = metas[i] if metas else None
                     if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):

@@ -85,6 +85,7 @@ class Node:
     """
 
     _saved = ()
+    _wanted = None         # per input, while the engine runs the node for autograd.grad(inputs=)
     _saved_scalar = False  # a Python number saved in PyTorch as a wrapped-number tensor
     _freed = False
     _pre_hooks = None      # {output_nr: [hook]} from Tensor.register_hook on outputs
@@ -106,7 +107,10 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
     def needs_input_grad(self, i):
-        return self.next_functions[i][0] is not None
+        # (autograd.grad(inputs=...): only inputs on a path to a wanted gradient, PyTorch's
+        # task_should_compute_output; the engine sets _wanted while it runs this node)
+        wanted = self._wanted
+        return self.next_functions[i][0] is not None if wanted is None else wanted[i]
 
     # -- saved tensors ---------------------------------------------------
     def save(self, *tensors, outputs=()):

@@ -434,6 +434,8 @@ def setitem(x, index, value):
                and isinstance(value, Tensor) and value.numel() == 1)
     from .inplace import check_inplace, check_overlap
     check_inplace(v, value)         # PyTorch's autograd checks come before the kernel's index checks
+    if cast_ok:                     # masked_fill_ converts value.item() to v's type, range-checked
+        checked_scalar(value.item(), v._dtype)
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
     with no_grad():
         _, pos = _advanced_layout(v, advanced)
@@ -787,7 +789,7 @@ def stack(tensors, dim=0):
     shape.insert(d, len(tensors))
     be = backend_of(ref)
     buf = be.empty(math.prod(shape), dt.np)
-    if d < ref.dim():
+    if d < ref.dim() and ref.numel():
         # PyTorch's stack is cat along dim d, viewed with the new dim split off: cat's layout
         cat_shape = list(ref._shape)
         cat_shape[d] *= len(tensors)

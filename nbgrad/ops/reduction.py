@@ -48,9 +48,9 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op == "var":
-            # one element, seen as a 1-element row: 0 (nan for nan and inf), or nan without
-            # degrees of freedom
+        if op in ("var", "sum", "mean", "prod"):
+            # one element, seen as a 1-element row, as PyTorch reduces it: var 0 (nan for nan
+            # and inf, or without degrees of freedom), sum -0.0 + 0 = +0.0
             buf_, off, _, _ = x._view_tuple()
             buf = backend_of(x).reduce(op, (buf_, off, (1,), (1,)), (0,), out_dtype.np, **kw)
             return new_tensor(buf, shape, out_dtype, x.device)

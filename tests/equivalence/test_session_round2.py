@@ -272,3 +272,36 @@ def test_stack_takes_cat_layout():
     y = T.ones(2, 3, 4, 5, 6).permute(0, 4, 1, 2, 3)
     assert T.cat([y, y], 0).stride() == (360, 1, 120, 30, 6)
     assert T.stack([y, y], 1).stride() == (720, 6, 1, 240, 60, 12)
+
+
+# -- seeds 41/43 -------------------------------------------------------------------------------
+def test_stack_of_empty_tensors_has_contiguous_strides():
+    e = T.tensor([], dtype=T.float64)
+    s = T.stack([e, e], 0)
+    assert s.shape == (2, 0) and s.narrow(-2, 2, 0).storage_offset() == 2
+
+
+def test_masked_setitem_converts_the_value_with_a_range_check():
+    i = T.zeros(1, dtype=T.int64)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        i[T.tensor([True])] = T.tensor([[float("nan")]])
+    assert i.tolist() == [0]
+
+
+def test_reductions_of_a_zero_dim_tensor_add_to_positive_zero():
+    z = T.tensor(-0.0)
+    assert (1 / z.sum()).item() == float("inf") and (1 / z.mean()).item() == float("inf")
+    assert (1 / z.prod()).item() == float("-inf") and (1 / z.amax()).item() == float("-inf")
+
+
+def test_autograd_grad_computes_no_gradient_for_nodes_off_the_inputs_paths():
+    w = T.ones(4, requires_grad=True)
+    x = T.tensor([-1.35, 0.17, 0.5, 0.87], dtype=T.float64, requires_grad=True)
+    v = x.movedim(0, -1)
+    r = T.remainder(v, w)
+    m = x.mean()
+    with T.no_grad():
+        v.retain_grad()
+    _, gw = T.autograd.grad(r.sum(), [m, w], allow_unused=True)
+    assert v.grad is None                   # v's node leads to no input: not run
+    assert gw is not None

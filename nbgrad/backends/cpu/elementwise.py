@@ -53,10 +53,34 @@ _kernel = njit(cache=True, error_model="numpy", nogil=True)
 # Vectorisable transcendentals.  Bit casts are LLVM bitcasts (free, and they
 # vectorise); the type switch (float32 / float64 / anything else -> NumPy's
 # scalar function) happens at compile time through @overload.
+#
+# Every function of this section is also plain Python with the same meaning,
+# for NUMBA_DISABLE_JIT=1 (kernels run as Python on NumPy scalars): a bit cast
+# and a `_fast_*` entry point are Python functions whose @overload is what
+# jitted code compiles; their Python bodies are never compiled.  So the
+# choice is made once, by Numba's typing, and costs the kernels nothing.
+# tests/backends/test_fast_math.py checks that the Python meaning agrees
+# with the compiled one.
+
+def _float_bits(x):
+    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
+    if isinstance(x, np.float32):
+        return x.view(np.int32)
+    return np.float64(x).view(np.int64)
+
+
+def _f32_from_bits(i):
+    """The float32 whose IEEE bits are the low 32 bits of integer i."""
+    return np.uint32(int(i) & 0xFFFFFFFF).view(np.float32)
+
+
+def _f64_from_bits(i):
+    """The float64 whose IEEE bits are the low 64 bits of integer i."""
+    return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
+
 
 @intrinsic
-def _float_bits(typingctx, x):
-    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
+def _bitcast_to_int(typingctx, x):
     if x == types.float32:
         sig = types.int32(x)
     elif x == types.float64:
@@ -72,7 +96,6 @@ def _float_bits(typingctx, x):
 def _make_from_bits(float_type, width):
     @intrinsic
     def from_bits(typingctx, i):
-        """The float whose IEEE bits are the low `width` bits of integer i."""
         if not isinstance(i, types.Integer):
             return None
         sig = float_type(i)
@@ -88,8 +111,15 @@ def _make_from_bits(float_type, width):
     return from_bits
 
 
-_f32_from_bits = _make_from_bits(types.float32, 32)
-_f64_from_bits = _make_from_bits(types.float64, 64)
+def _compile_as(stub, impl):
+    @overload(stub)
+    def typed(x):
+        return lambda x: impl(x)
+
+
+_compile_as(_float_bits, _bitcast_to_int)
+_compile_as(_f32_from_bits, _make_from_bits(types.float32, 32))
+_compile_as(_f64_from_bits, _make_from_bits(types.float64, 64))
 
 _F = np.float32
 # Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
@@ -274,20 +304,37 @@ def _sigmoid_f64(x):
     return s if x >= 0 else z * s
 
 
+def _by_float_type(x, f32, f64, other):
+    # The Python meaning of the compile-time switch of _overload_by_float_type:
+    # float64 covers np.float64 and Python floats (Numba types both float64).
+    # Compiled kernels never warn; neither do these (an intermediate overflow,
+    # as exp(2|x|) in tanh, is part of the formula, not of the caller's values).
+    with np.errstate(all="ignore"):
+        if isinstance(x, np.float32):
+            return f32(x)
+        if isinstance(x, float):
+            return f64(x)
+        return other(x)
+
+
 def _fast_exp(x):
-    """Dispatches on the float type at compile time (see the @overload below)."""
+    """Jitted code dispatches on the float type at compile time (see the @overload below)."""
+    return _by_float_type(x, _exp_f32, _exp_f64, np.exp)
 
 
 def _fast_log(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _log_f32, _log_f64, np.log)
 
 
 def _fast_tanh(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _tanh_f32, _tanh_f64, np.tanh)
 
 
 def _fast_sigmoid(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _sigmoid_f32, _sigmoid_f64, _libm_sigmoid)
 
 
 def _libm_sigmoid(x):

@@ -480,7 +480,7 @@ def _relu(x):
 @_scalar
 def _sign(x):
     # PyTorch: sign(nan) == 0 (numpy gives nan).
-    return (x > 0) - (x < 0)
+    return int(x > 0) - int(x < 0)  # int(): NumPy bools (DISABLE_JIT) do not subtract
 
 
 @_scalar

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
@@ -54,33 +54,16 @@ _kernel = njit(cache=True, error_model="numpy", nogil=True)
 # vectorise); the type switch (float32 / float64 / anything else -> NumPy's
 # scalar function) happens at compile time through @overload.
 #
-# Every function of this section is also plain Python with the same meaning,
-# for NUMBA_DISABLE_JIT=1 (kernels run as Python on NumPy scalars): a bit cast
-# and a `_fast_*` entry point are Python functions whose @overload is what
-# jitted code compiles; their Python bodies are never compiled.  So the
-# choice is made once, by Numba's typing, and costs the kernels nothing.
-# tests/backends/test_fast_math.py checks that the Python meaning agrees
-# with the compiled one.
-
-def _float_bits(x):
-    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
-    if isinstance(x, np.float32):
-        return x.view(np.int32)
-    return np.float64(x).view(np.int64)
-
-
-def _f32_from_bits(i):
-    """The float32 whose IEEE bits are the low 32 bits of integer i."""
-    return np.uint32(int(i) & 0xFFFFFFFF).view(np.float32)
-
-
-def _f64_from_bits(i):
-    """The float64 whose IEEE bits are the low 64 bits of integer i."""
-    return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
-
+# The same formulas run as plain Python under NUMBA_DISABLE_JIT=1 (kernels on
+# NumPy scalars): the bit casts are then the NumPy views below, bound in place
+# of the intrinsics at import, and each `_fast_*` stub's Python body does the
+# type switch (Numba compiles the @overload instead, never the body).  Jitted
+# code is unchanged.  tests/backends/test_plain_python_kernels.py checks that
+# the Python meaning gives the compiled bits.
 
 @intrinsic
-def _bitcast_to_int(typingctx, x):
+def _float_bits(typingctx, x):
+    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
     if x == types.float32:
         sig = types.int32(x)
     elif x == types.float64:
@@ -96,6 +79,7 @@ def _bitcast_to_int(typingctx, x):
 def _make_from_bits(float_type, width):
     @intrinsic
     def from_bits(typingctx, i):
+        """The float whose IEEE bits are the low `width` bits of integer i."""
         if not isinstance(i, types.Integer):
             return None
         sig = float_type(i)
@@ -111,15 +95,29 @@ def _make_from_bits(float_type, width):
     return from_bits
 
 
-def _compile_as(stub, impl):
-    @overload(stub)
-    def typed(x):
-        return lambda x: impl(x)
+_f32_from_bits = _make_from_bits(types.float32, 32)
+_f64_from_bits = _make_from_bits(types.float64, 64)
 
 
-_compile_as(_float_bits, _bitcast_to_int)
-_compile_as(_f32_from_bits, _make_from_bits(types.float32, 32))
-_compile_as(_f64_from_bits, _make_from_bits(types.float64, 64))
+def _py_float_bits(x):
+    """_float_bits in plain Python: a NumPy scalar view."""
+    if isinstance(x, np.float32):
+        return x.view(np.int32)
+    return np.float64(x).view(np.int64)
+
+
+def _py_f32_from_bits(i):
+    """_f32_from_bits in plain Python (int() & mask: the truncation or sign extension)."""
+    return np.uint32(int(i) & 0xFFFFFFFF).view(np.float32)
+
+
+def _py_f64_from_bits(i):
+    """_f64_from_bits in plain Python."""
+    return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
+
+
+if config.DISABLE_JIT:
+    _float_bits, _f32_from_bits, _f64_from_bits = _py_float_bits, _py_f32_from_bits, _py_f64_from_bits
 
 _F = np.float32
 # Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands

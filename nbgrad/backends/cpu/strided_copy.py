@@ -46,23 +46,35 @@ _BLOCK = 256    # side of the blocks the blocked kernel stages
 _PAD = 16       # elements added to each staged row
 
 
-# A conversion takes the destination too: a jitted store casts C-style (wraps,
-# truncates), a NumPy scalar store (NUMBA_DISABLE_JIT=1) refuses 1000 into int8
-# or NaN into an int.  So _as_is is a Python function doing NumPy's unsafe cast,
-# and its @overload, what kernels compile, is the bare value (the store casts).
-def _as_is(x, dst):
+@_scalar
+def _as_is(x):
+    return x
+
+
+@_scalar
+def _to_bool(x):
+    return x != 0
+
+
+# The copy kernels' conversions take the destination too: a jitted store casts
+# C-style (wraps, truncates), a NumPy scalar store (NUMBA_DISABLE_JIT=1) refuses
+# 1000 into int8 or NaN into an int.  So _store_cast is a Python function doing
+# NumPy's unsafe cast, and its @overload, what kernels compile, is the bare value
+# (the store casts).  (_as_is and _to_bool stay one-argument: the CUDA backend
+# compiles them as device functions.)
+def _store_cast(x, dst):
     with np.errstate(all="ignore"):      # a compiled cast never warns
         return np.asarray(x).astype(dst.dtype)[()]
 
 
-@overload(_as_is)
-def _as_is_typed(x, dst):
+@overload(_store_cast)
+def _store_cast_typed(x, dst):
     return lambda x, dst: x
 
 
 @_scalar
-def _to_bool(x, dst):
-    return x != 0
+def _copy_to_bool(x, dst):
+    return _to_bool(x)
 
 
 def make_copy(convert):
@@ -157,8 +169,8 @@ def make_copy(convert):
     return contiguous, blocked, strided
 
 
-_COPY = make_copy(_as_is)
-_COPY_TO_BOOL = make_copy(_to_bool)
+_COPY = make_copy(_store_cast)
+_COPY_TO_BOOL = make_copy(_copy_to_bool)
 
 
 @_kernel

@@ -318,3 +318,32 @@ def test_numba_disable_jit_runs_the_same_formulas():
     for op, bits in python.items():
         jitted = B.unary(op, (x, 0, (x.size,), (1,)), np.dtype(np.float32))
         assert bits == jitted.view(np.int32).tolist(), op
+
+
+# --------------------------------------------------------------------------- #
+# Matrix products: NumPy's np.dot in Python would take other BLAS routes
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("n, k, m", [(1, 1, 3), (3, 1, 1), (1, 6, 1), (4, 5, 1), (1, 5, 4), (5, 7, 3),
+                                     (40, 33, 17)])
+def test_matmul_kernel_in_python_calls_blas_as_the_compiled_np_dot(monkeypatch, dtype, n, k, m):
+    from nbgrad.backends.cpu import linalg as LA
+    rng = np.random.default_rng(n * 100 + k * 10 + m)
+    a = rng.standard_normal(2 * n * k).astype(dtype)
+    b = rng.standard_normal(2 * k * m).astype(dtype)
+    a[0] = 0.0
+    b[m - 1] = -np.inf          # gemm gives 0 * -inf = nan here, NumPy's 1x1 @ 1xm shortcut 0
+    offs_a, offs_b = np.array([0, n * k], np.int64), np.array([0, k * m], np.int64)
+    results = {}
+    # an F layout only for a matrix that is not also C (linalg._float_operand calls those C,
+    # and Python cannot tell Numba's type of a C-and-F array)
+    for a_layout in (0, 1) if n > 1 and k > 1 else (0,):
+        for b_layout in (0, 1) if k > 1 and m > 1 else (0,):
+            out = np.empty(2 * n * m, dtype)
+            LA._dot_batches(a, offs_a, a_layout, b, offs_b, b_layout, out, n, k, m)
+            results[a_layout, b_layout] = out
+    monkeypatch.setattr(LA, "_dot", LA._blas_dot)
+    for (a_layout, b_layout), jitted in results.items():
+        python = np.empty(2 * n * m, dtype)
+        LA._dot_batches.py_func(a, offs_a, a_layout, b, offs_b, b_layout, python, n, k, m)
+        assert_same_floats(python, jitted)

@@ -51,7 +51,7 @@ def run_fresh_process(cache_dir):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+@pytest.mark.requires_jit
 def test_same_factory_ops_get_their_own_cached_kernels(tmp_path):
     cold = run_fresh_process(tmp_path)
     assert cold["results"] == EXPECTED

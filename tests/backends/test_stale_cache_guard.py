@@ -11,6 +11,10 @@ import pytest
 
 from nbgrad.backends.cpu._cache_guard import cross_file_jit_uses
 
+# Under NUMBA_DISABLE_JIT=1 njit returns the plain function: there is no cache to go stale,
+# and the guard cannot tell a jitted helper from a Python one.
+pytestmark = pytest.mark.requires_jit
+
 
 def test_no_cpu_kernel_uses_a_jitted_helper_from_another_file():
     assert cross_file_jit_uses("nbgrad.backends.cpu") == []

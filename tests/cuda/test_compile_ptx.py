@@ -14,6 +14,8 @@ import pytest
 
 from cuda_available import requires_cuda
 
+pytestmark = pytest.mark.requires_jit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 

@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
@@ -54,6 +54,13 @@ _kernel = njit(cache=True, error_model="numpy", nogil=True)
 # Vectorisable transcendentals.  Bit casts are LLVM bitcasts (free, and they
 # vectorise); the type switch (float32 / float64 / anything else -> NumPy's
 # scalar function) happens at compile time through @overload.
+#
+# The same formulas run as plain Python under NUMBA_DISABLE_JIT=1 (kernels on
+# NumPy scalars): the bit casts are then the NumPy views below, bound in place
+# of the intrinsics at import, and each `_fast_*` stub's Python body does the
+# type switch (Numba compiles the @overload instead, never the body).  Jitted
+# code is unchanged.  tests/backends/test_plain_python_kernels.py checks that
+# the Python meaning gives the compiled bits.
 
 @intrinsic
 def _float_bits(typingctx, x):
@@ -91,6 +98,27 @@ def _make_from_bits(float_type, width):
 
 _f32_from_bits = _make_from_bits(types.float32, 32)
 _f64_from_bits = _make_from_bits(types.float64, 64)
+
+
+def _py_float_bits(x):
+    """_float_bits in plain Python: a NumPy scalar view."""
+    if isinstance(x, np.float32):
+        return x.view(np.int32)
+    return np.float64(x).view(np.int64)
+
+
+def _py_f32_from_bits(i):
+    """_f32_from_bits in plain Python (int() & mask: the truncation or sign extension)."""
+    return np.uint32(int(i) & 0xFFFFFFFF).view(np.float32)
+
+
+def _py_f64_from_bits(i):
+    """_f64_from_bits in plain Python."""
+    return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
+
+
+if config.DISABLE_JIT:
+    _float_bits, _f32_from_bits, _f64_from_bits = _py_float_bits, _py_f32_from_bits, _py_f64_from_bits
 
 _F = np.float32
 # Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
@@ -275,20 +303,37 @@ def _sigmoid_f64(x):
     return s if x >= 0 else z * s
 
 
+def _by_float_type(x, f32, f64, other):
+    # The Python meaning of the compile-time switch of _overload_by_float_type:
+    # float64 covers np.float64 and Python floats (Numba types both float64).
+    # Compiled kernels never warn; neither do these (an intermediate overflow,
+    # as exp(2|x|) in tanh, is part of the formula, not of the caller's values).
+    with np.errstate(all="ignore"):
+        if isinstance(x, np.float32):
+            return f32(x)
+        if isinstance(x, float):
+            return f64(x)
+        return other(x)
+
+
 def _fast_exp(x):
-    """Dispatches on the float type at compile time (see the @overload below)."""
+    """Jitted code dispatches on the float type at compile time (see the @overload below)."""
+    return _by_float_type(x, _exp_f32, _exp_f64, np.exp)
 
 
 def _fast_log(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _log_f32, _log_f64, np.log)
 
 
 def _fast_tanh(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _tanh_f32, _tanh_f64, np.tanh)
 
 
 def _fast_sigmoid(x):
     """Dispatches on the float type at compile time."""
+    return _by_float_type(x, _sigmoid_f32, _sigmoid_f64, _libm_sigmoid)
 
 
 def _libm_sigmoid(x):
@@ -434,7 +479,7 @@ def _relu(x):
 @_scalar
 def _sign(x):
     # PyTorch: sign(nan) == 0 (numpy gives nan).
-    return (x > 0) - (x < 0)
+    return int(x > 0) - int(x < 0)  # int(): NumPy bools (DISABLE_JIT) do not subtract
 
 
 @_scalar

@@ -8,7 +8,7 @@ inside the kernel.  Serial: BLAS brings its own threads; an integer prange
 variant would split the batch or the rows.
 """
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 from ... import _debug
 from ._allocator import new_buffer
@@ -16,6 +16,40 @@ from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matr
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 _kernel = njit(cache=True, error_model="numpy")
+
+
+def _blas_dot(x, y, out):
+    """np.dot(x, y, out) for 2-D floats (out C-contiguous) as compiled code does it: the
+    BLAS call Numba's np.dot makes (numba/np/linalg.py dot_3_mm): ?dot for 1x1 results,
+    ?gemv when x has one row or y one column, else ?gemm with out^T = y^T x^T; an operand
+    that is not C is passed transposed (linalg._float_operand calls C what is both)."""
+    from scipy.linalg import blas
+    single = out.dtype == np.float32
+    (m, k), n = x.shape, y.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        out[...] = 0
+    elif m == 1 and n == 1:
+        dot = blas.sdot if single else blas.ddot
+        out[0, 0] = dot(x.ravel(order="K"), y.ravel(order="K"))
+    elif n == 1:
+        gemv = blas.sgemv if single else blas.dgemv
+        a, trans = (x.T, 1) if x.flags.c_contiguous else (x, 0)
+        out[:, 0] = gemv(1.0, a, y.ravel(order="K"), trans=trans)
+    elif m == 1:
+        gemv = blas.sgemv if single else blas.dgemv
+        a, trans = (y.T, 0) if y.flags.c_contiguous else (y, 1)
+        out[0, :] = gemv(1.0, a, x.ravel(order="K"), trans=trans)
+    else:
+        gemm = blas.sgemm if single else blas.dgemm
+        a, trans_a = (y.T, 0) if y.flags.c_contiguous else (y, 1)
+        b, trans_b = (x.T, 0) if x.flags.c_contiguous else (x, 1)
+        out[...] = gemm(1.0, a, b, trans_a=trans_a, trans_b=trans_b).T
+
+
+# Under NUMBA_DISABLE_JIT=1 the kernels below run as Python, where NumPy's own
+# np.dot takes other BLAS routes ([[0]] @ [[-inf]] is 0 there, nan through Numba's
+# gemv): _blas_dot makes both modes give the same bits.
+_dot = _blas_dot if config.DISABLE_JIT else np.dot
 
 _C, _F = 0, 1
 
@@ -28,13 +62,13 @@ def _dot_batches(a, aoffs, a_layout, b, boffs, b_layout, out, n, k, m):
         o = out[i * n * m:(i + 1) * n * m].reshape((n, m))
         # Four explicit branches: a C and an F matrix are different Numba types.
         if a_layout == 0 and b_layout == 0:
-            np.dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((k, m)), o)
+            _dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((k, m)), o)
         elif a_layout == 0:
-            np.dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((m, k)).T, o)
+            _dot(a[pa:pa + n * k].reshape((n, k)), b[pb:pb + k * m].reshape((m, k)).T, o)
         elif b_layout == 0:
-            np.dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((k, m)), o)
+            _dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((k, m)), o)
         else:
-            np.dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((m, k)).T, o)
+            _dot(a[pa:pa + n * k].reshape((k, n)).T, b[pb:pb + k * m].reshape((m, k)).T, o)
 
 
 @_kernel

@@ -28,7 +28,7 @@ def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, ro
         base = i * c
         mx = -np.inf
         for j in range(c):
-            v = x[base + j]
+            v = float(x[base + j])   # float64 as Numba unifies mx (float(): also in plain Python)
             if v > mx or v != v:
                 mx = v
         acc = 0.0
@@ -42,12 +42,12 @@ def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, ro
             continue
         if t < 0 or t >= c:
             return i
-        wt = weight[t] if has_weight else 1.0
+        wt = float(weight[t]) if has_weight else 1.0
         nll = wt * (l - float(x[base + t]))
         smooth = 0.0
         if smoothing != 0.0:
             for j in range(c):
-                wj = weight[j] if has_weight else 1.0
+                wj = float(weight[j]) if has_weight else 1.0
                 smooth += wj * (l - float(x[base + j]))
         row_loss[i] = (1.0 - smoothing) * nll + smoothing / c * smooth
         s_nll += nll
@@ -65,7 +65,7 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
     # d/dx_j of w[t]*(lse - x_t) is w[t]*(p_j - [j == t]); of sum_k w_k*(lse - x_k) is p_j*W - w_j.
     wsum = 0.0
     for j in range(c):
-        wsum += weight[j] if has_weight else 1.0
+        wsum += float(weight[j]) if has_weight else 1.0
     for i in range(m):
         base = i * c
         t = target[i]
@@ -73,13 +73,13 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
             for j in range(c):
                 grad[base + j] = 0.0
             continue
-        wt = weight[t] if has_weight else 1.0
+        wt = float(weight[t]) if has_weight else 1.0
         a = coef_nll[i] * wt
         b = coef_smooth[i]
         l = lse[i]
         for j in range(c):
             p = math.exp(float(x[base + j]) - l)
-            wj = weight[j] if has_weight else 1.0
+            wj = float(weight[j]) if has_weight else 1.0
             g = a * p + b * (p * wsum - wj)
             if j == t:
                 g -= a
@@ -124,7 +124,7 @@ def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_loss, su
             continue
         if t < 0 or t >= c:
             return i
-        wt = weight[t] if has_weight else 1.0
+        wt = float(weight[t]) if has_weight else 1.0
         row_loss[i] = -wt * float(x[i * c + t])
         s += row_loss[i]
         s_w += wt
@@ -141,7 +141,7 @@ def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
         t = target[i]
         if t == ignore_index:
             continue
-        wt = weight[t] if has_weight else 1.0
+        wt = float(weight[t]) if has_weight else 1.0
         grad[i * c + t] = -wt * coef[i]
 
 

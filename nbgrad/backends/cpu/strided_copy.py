@@ -29,7 +29,7 @@ the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
 from numba import njit
-from numba.extending import register_jitable
+from numba.extending import overload, register_jitable
 
 from ._geometry import as_index_array, coalesce, numel
 from ... import _debug
@@ -57,6 +57,27 @@ def _to_bool(x):
     return x != 0
 
 
+# The copy kernels' conversions take the destination too: a jitted store casts
+# C-style (wraps, truncates), a NumPy scalar store (NUMBA_DISABLE_JIT=1) refuses
+# 1000 into int8 or NaN into an int.  So _store_cast is a Python function doing
+# NumPy's unsafe cast, and its @overload, what kernels compile, is the bare value
+# (the store casts).  (_as_is and _to_bool stay one-argument: the CUDA backend
+# compiles them as device functions.)
+def _store_cast(x, dst):
+    with np.errstate(all="ignore"):      # a compiled cast never warns
+        return np.asarray(x).astype(dst.dtype)[()]
+
+
+@overload(_store_cast)
+def _store_cast_typed(x, dst):
+    return lambda x, dst: x
+
+
+@_scalar
+def _copy_to_bool(x, dst):
+    return _to_bool(x)
+
+
 def make_copy(convert):
     @_kernel
     def contiguous(src, soff, dst, doff, n):
@@ -64,7 +85,7 @@ def make_copy(convert):
         s = src[soff:soff + n]
         d = dst[doff:doff + n]
         for i in range(n):
-            d[i] = convert(s[i])
+            d[i] = convert(s[i], d)
 
     @_kernel
     def blocked(src, soff, sst, dst, doff, dst_st, shape):
@@ -98,10 +119,10 @@ def make_copy(convert):
                     if d1 == 1:
                         drow = dst[pd:pd + e1 - j0]
                         for j in range(e1 - j0):
-                            drow[j] = convert(tile[j, i - i0])
+                            drow[j] = convert(tile[j, i - i0], dst)
                     else:
                         for j in range(e1 - j0):
-                            dst[pd + j * d1] = convert(tile[j, i - i0])
+                            dst[pd + j * d1] = convert(tile[j, i - i0], dst)
 
     @_kernel
     def strided(src, soff, sst, dst, doff, dst_st, shape):
@@ -122,17 +143,17 @@ def make_copy(convert):
             # a fill (1024^2 float32: 1.0 -> 0.2 ms), a unit-stride one a plain copy.
             if ds == 1 and ss == 0:
                 drow = dst[pd:pd + inner]
-                v = convert(src[ps])
+                v = convert(src[ps], dst)
                 for j in range(inner):
                     drow[j] = v
             elif ds == 1 and ss == 1:
                 drow = dst[pd:pd + inner]
                 srow = src[ps:ps + inner]
                 for j in range(inner):
-                    drow[j] = convert(srow[j])
+                    drow[j] = convert(srow[j], dst)
             else:
                 for j in range(inner):
-                    dst[pd + j * ds] = convert(src[ps + j * ss])
+                    dst[pd + j * ds] = convert(src[ps + j * ss], dst)
             done += inner
             d = nd - 2
             while d >= 0:
@@ -149,8 +170,8 @@ def make_copy(convert):
     return contiguous, blocked, strided
 
 
-_COPY = make_copy(_as_is)
-_COPY_TO_BOOL = make_copy(_to_bool)
+_COPY = make_copy(_store_cast)
+_COPY_TO_BOOL = make_copy(_copy_to_bool)
 
 
 @_kernel

@@ -10,7 +10,6 @@ from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
-from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
 from ..autograd.graph import edge, needs_grad, record  # noqa: F401  (re-exported for the op modules)
 from ..autograd.node import Node
 from ..backends import get_backend

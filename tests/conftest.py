@@ -28,16 +28,25 @@ if os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1":
 _REQUIRES_JIT = ("about Numba compilation itself (the on-disk cache, the stale-cache guard, PTX, "
                  "compiled against plain-Python results): NUMBA_DISABLE_JIT=1 compiles nothing")
 
+# NBGRAD_FUSED=0 turns every optional backend acceleration off (nbgrad.ops._graph.accelerated),
+# so the composed fallbacks run.  Tests about an acceleration itself (a fused node, a kernel
+# count) carry this one marker and skip there; every other test runs on both paths.
+ACCELERATIONS_ON = os.environ.get("NBGRAD_FUSED", "1") != "0"
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "requires_jit: " + _REQUIRES_JIT + "; skipped there")
+    config.addinivalue_line(
+        "markers", "acceleration: a test about an optional backend acceleration itself (fused kernels, "
+        "FusedBackward0); skipped under NBGRAD_FUSED=0")
 
 
 def pytest_collection_modifyitems(config, items):
     from numba import config as numba_config   # after the CUDASIM set-up above
-    if not numba_config.DISABLE_JIT:
-        return
-    skip = pytest.mark.skip(reason=_REQUIRES_JIT)
+    skip_jit = pytest.mark.skip(reason=_REQUIRES_JIT)
+    skip_acc = pytest.mark.skip(reason="NBGRAD_FUSED=0: this test is about an acceleration, which is turned off")
     for item in items:
-        if item.get_closest_marker("requires_jit"):
-            item.add_marker(skip)
+        if numba_config.DISABLE_JIT and item.get_closest_marker("requires_jit"):
+            item.add_marker(skip_jit)
+        if not ACCELERATIONS_ON and item.get_closest_marker("acceleration") is not None:
+            item.add_marker(skip_acc)

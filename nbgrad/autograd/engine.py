@@ -103,6 +103,22 @@ def _fit(grad, meta):
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, accumulate=True,
                  allow_unused=False):
     """The engine proper.  With accumulate=False it returns the gradients of `inputs`."""
+    roots, root_grads = _roots(outputs, grad_outputs)
+    capture, targets = _what_to_capture(inputs, accumulate)
+    deps, needed = _collect([n for n, _ in roots], targets)
+    walk = _Walk(deps, needed, capture, len(inputs) if inputs is not None else 0, retain_graph, create_graph,
+                 accumulate, root_grads, targets)
+    for (node, nr), g in zip(roots, root_grads):
+        _add_to(walk.buffers, node, nr, g)
+    with set_grad_enabled(create_graph):
+        walk.run(list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0)))
+    if inputs is not None and not accumulate and not allow_unused:
+        _check_all_used(walk.results)
+    return walk.results
+
+
+def _roots(outputs, grad_outputs):
+    """The (node, output number) each output's gradient starts at, and those gradients."""
     roots, root_grads = [], []
     for out, g in zip(outputs, _make_grads(outputs, grad_outputs)):
         node, nr = _edge_of(out)
@@ -110,37 +126,69 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         roots.append((node, nr))
         root_grads.append(g)
+    return roots, root_grads
 
-    # What to capture: for leaves, their AccumulateGrad node; for non-leaves, (grad_fn, output_nr).
-    capture = None
-    targets = None
-    if inputs is not None:
-        capture = {}
-        targets = set()
-        for i, t in enumerate(inputs):
-            node, nr = _edge_of(t)
-            if node is None:
-                if accumulate:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
-                continue
-            capture.setdefault((node, nr), []).append(i)
-            targets.add(node)
 
-    deps, needed = _collect([n for n, _ in roots], targets)
-    wanted = None if needed is None else needed | targets
-    buffers = {}
-    for (node, nr), g in zip(roots, root_grads):
-        _add_to(buffers, node, nr, g)
-    ready = list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0))
-    results = [None] * (len(inputs) if inputs is not None else 0)
-    anomaly = anomaly_mode.is_anomaly_enabled()
-    # Storages a leaf may not take over as its .grad: the caller's gradients, anything a
-    # hook or a custom Function handed back, and what an earlier leaf already took.
-    shared = {id(g._storage) for g in root_grads}
+def _what_to_capture(inputs, accumulate):
+    """(capture, targets): for `inputs` given, {(node, output number): [input positions]}
+    (a leaf's AccumulateGrad node, a non-leaf's (grad_fn, output_nr)) and the set of
+    those nodes; (None, None) when every leaf accumulates."""
+    if inputs is None:
+        return None, None
+    capture = {}
+    targets = set()
+    for i, t in enumerate(inputs):
+        node, nr = _edge_of(t)
+        if node is None:
+            if accumulate:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            continue
+        capture.setdefault((node, nr), []).append(i)
+        targets.add(node)
+    return capture, targets
 
-    with set_grad_enabled(create_graph):
+
+def _check_all_used(results):
+    for i, r in enumerate(results):
+        if r is None:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.")
+
+
+class _Walk:
+    """One backward pass: nodes run once each, in dependency order, from a ready list.
+
+    buffers  {node: {output number: gradient}}: what has arrived for nodes not yet run
+    deps     how many not-yet-run parents each node still waits for
+    shared   ids of storages a leaf may not take over as its .grad: the caller's
+             gradients, anything a hook or a custom Function handed back, and what an
+             earlier leaf already took
+    """
+
+    def __init__(self, deps, needed, capture, n_results, retain_graph, create_graph, accumulate, root_grads,
+                 targets=None):
+        self.deps, self.needed, self.capture, self.targets = deps, needed, capture, targets
+        self.retain_graph, self.create_graph, self.accumulate = retain_graph, create_graph, accumulate
+        self.buffers = {}
+        self.results = [None] * n_results
+        self.shared = {id(g._storage) for g in root_grads}
+
+    def run(self, ready):
+        """Run every node from `ready` on: its gradients, tensor hooks and retain_grad,
+        captures, then a leaf's accumulation or the node's backward and post hooks, and
+        its input gradients sent on.  The loop runs once per node (W8 is 100k of them): its
+        state is held in locals, and the step every node takes (_send) gets it as arguments."""
+        buffers, capture, needed, deps = self.buffers, self.capture, self.needed, self.deps
+        retain_graph, create_graph, shared = self.retain_graph, self.create_graph, self.shared
+        anomaly = anomaly_mode.is_anomaly_enabled()
+        # autograd.grad(inputs=...): only the nodes on a path to an input get gradients
+        # (PyTorch's task_should_compute_output); None: every node does
+        wanted = None if needed is None else needed | self.targets
+        send = _sender(buffers, deps, ready, create_graph, shared, wanted)
         while ready:
             node = ready.pop()
+            # the gradients arrived for this node, as the list its backward is called with
             grads = buffers.pop(node, None)
             if not grads:
                 grad_list = [None]
@@ -148,41 +196,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 grad_list = [grads[0]]
             else:
                 grad_list = [grads.get(i) for i in range(max(grads) + 1)]
-            # tensor hooks registered on this node's outputs, then retain_grad
             if node._pre_hooks:
-                for nr, hooks in node._pre_hooks.items():
-                    for hook in list(hooks):
-                        if nr < len(grad_list) and grad_list[nr] is not None:
-                            shared.add(id(grad_list[nr]._storage))
-                            new = hook(grad_list[nr])
-                            if new is not None:
-                                grad_list[nr] = new
-                                shared.add(id(new._storage))
+                self._tensor_hooks(node, grad_list)
             if node._retains:
-                for nr, ref in node._retains.items():
-                    t = ref()
-                    if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
-                        g = grad_list[nr]
-                        if t._grad is None:
-                            # PyTorch's retain_grad hook: grad.clone(contiguous_format)
-                            t._grad = (g if create_graph else g.detach()).clone(memory_format=contiguous_format)
-                        else:
-                            t._grad = t._grad + g
+                self._retain_grads(node, grad_list)
             if capture is not None:
-                for nr, g in enumerate(grad_list):
-                    for i in capture.get((node, nr), ()):
-                        results[i] = g
+                self._capture(node, grad_list)
             if isinstance(node, AccumulateGrad):
-                g = grad_list[0]
-                if accumulate and g is not None and (capture is None or (node, 0) in capture):
-                    steal = capture is None and id(g._storage) not in shared
-                    node.accumulate(g, create_graph, steal)
-                    shared.add(id(g._storage))
+                self._accumulate_leaf(node, grad_list[0])
                 continue
             if needed is not None and node not in needed:
                 _release_children(node, deps, ready, needed)
                 continue
-            if grad_list.count(None) == len(grad_list):
+            if not grads:       # nothing arrived (a buffer holds no None): nothing to run
                 in_grads = (None,) * len(node.next_functions)
             else:
                 if wanted is None:
@@ -194,53 +220,103 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     finally:
                         del node._wanted
                 if isinstance(node, BackwardCFunction):
+                    # what a custom Function returns no leaf may take over as its .grad
                     shared.update(id(g._storage) for g in in_grads if g is not None)
                 if anomaly:
                     _check_nan(node, in_grads)
                 if node._hooks:
-                    for hook in node._hooks:
-                        hook(in_grads, tuple(grad_list))
+                    _post_hooks(node, in_grads, grad_list)
             if not retain_graph:
                 node.release()
-            metas = node.input_meta
-            for i, (nxt, nr) in enumerate(node.next_functions):
-                if nxt is None:
-                    continue
-                g = in_grads[i] if i < len(in_grads) else None
-                if g is not None and wanted is not None and nxt not in wanted:
-                    g = None        # (PyTorch computes no gradient for a node that leads to no input)
-                if g is not None:
-                    meta = metas[i] if metas else None
-                    if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
-                        g = _fit(g, meta)
-                    slot = buffers.get(nxt)
-                    if slot is None:
-                        buffers[nxt] = {nr: g}
+            send(node, in_grads)
+
+    def _tensor_hooks(self, node, grad_list):
+        """Hooks registered on this node's output tensors (Tensor.register_hook), in order;
+        a hook's result replaces the gradient."""
+        shared = self.shared
+        for nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks):
+                if nr < len(grad_list) and grad_list[nr] is not None:
+                    shared.add(id(grad_list[nr]._storage))
+                    new = hook(grad_list[nr])
+                    if new is not None:
+                        grad_list[nr] = new
+                        shared.add(id(new._storage))
+
+    def _retain_grads(self, node, grad_list):
+        """retain_grad() on this node's outputs: their .grad gets (or adds) the gradient."""
+        for nr, ref in node._retains.items():
+            t = ref()
+            if t is not None and nr < len(grad_list) and grad_list[nr] is not None:
+                g = grad_list[nr]
+                if t._grad is None:
+                    # PyTorch's retain_grad hook: grad.clone(contiguous_format)
+                    t._grad = (g if self.create_graph else g.detach()).clone(memory_format=contiguous_format)
+                else:
+                    t._grad = t._grad + g
+
+    def _capture(self, node, grad_list):
+        capture, results = self.capture, self.results
+        for nr, g in enumerate(grad_list):
+            for i in capture.get((node, nr), ()):
+                results[i] = g
+
+    def _accumulate_leaf(self, node, g):
+        """A leaf's AccumulateGrad: into .grad, unless only `inputs` are asked for and the
+        leaf is not one of them.  A gradient nothing else holds is taken over, not copied."""
+        capture = self.capture
+        if self.accumulate and g is not None and (capture is None or (node, 0) in capture):
+            steal = capture is None and id(g._storage) not in self.shared
+            node.accumulate(g, self.create_graph, steal)
+            self.shared.add(id(g._storage))
+
+
+def _post_hooks(node, in_grads, grad_list):
+    """Node.register_hook's hooks: fn(grad_inputs, grad_outputs), after the node ran."""
+    for hook in node._hooks:
+        hook(in_grads, tuple(grad_list))
+
+
+def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
+    """send(node, in_grads) for one walk: each input gradient, fitted to its input's
+    metadata, added into the next node's buffer (in place when nothing else holds the
+    buffer's gradient); a next node whose last parent this was becomes ready.  A closure
+    over the walk's state: the call every node makes stays a two-argument one."""
+
+    def send(node, in_grads):
+        metas = node.input_meta
+        for i, (nxt, nr) in enumerate(node.next_functions):
+            if nxt is None:
+                continue
+            g = in_grads[i] if i < len(in_grads) else None
+            if g is not None and wanted is not None and nxt not in wanted:
+                g = None        # (PyTorch computes no gradient for a node that leads to no input)
+            if g is not None:
+                meta = metas[i] if metas else None
+                if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
+                    g = _fit(g, meta)
+                slot = buffers.get(nxt)
+                if slot is None:
+                    buffers[nxt] = {nr: g}
+                else:
+                    prev = slot.get(nr)
+                    if prev is None:
+                        slot[nr] = g
+                    elif (not create_graph and getrefcount(prev) == 3
+                          and getrefcount(prev._storage) == 2
+                          and getrefcount(prev._storage.buffer) == 2
+                          and id(prev._storage) not in shared):
+                        # Nothing but this slot holds prev (PyTorch's InputBuffer checks
+                        # use_count() == 1): add in place, no new buffer.  The references
+                        # counted: the slot and the local (+1 for getrefcount's argument);
+                        # the storage and the buffer are held by prev alone.
+                        prev._accumulate_(g)
                     else:
-                        prev = slot.get(nr)
-                        if prev is None:
-                            slot[nr] = g
-                        elif (not create_graph and getrefcount(prev) == 3
-                              and getrefcount(prev._storage) == 2
-                              and getrefcount(prev._storage.buffer) == 2
-                              and id(prev._storage) not in shared):
-                            # Nothing but this slot holds prev (PyTorch's InputBuffer checks
-                            # use_count() == 1): add in place, no new buffer.  The references
-                            # counted: the slot and the local (+1 for getrefcount's argument);
-                            # the storage and the buffer are held by prev alone.
-                            prev._accumulate_(g)
-                        else:
-                            slot[nr] = prev + g
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    ready.append(nxt)
-    if inputs is not None and not accumulate and not allow_unused:
-        for i, r in enumerate(results):
-            if r is None:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior.")
-    return results
+                        slot[nr] = prev + g
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                ready.append(nxt)
+    return send
 
 
 def _release_children(node, deps, ready, needed):

@@ -72,7 +72,7 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
-        from ..ops._graph import edge, needs_grad
+        from .graph import needs_grad, record
         tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in tensor_positions]
         node = cls._backward_cls.__new__(cls._backward_cls)
@@ -82,24 +82,21 @@ class Function(metaclass=FunctionMeta):
         is_tuple = isinstance(outputs, tuple)
         outs = outputs if is_tuple else (outputs,)
         if needs_grad(*tensors):
-            edges = tuple(edge(t) for t in tensors)
-            Node.__init__(node, edges, tuple((t.shape, t.dtype) if e[0] is not None else None
-                                            for t, e in zip(tensors, edges)))
+            non_diff = getattr(node, "non_differentiable", ())
+            new_outs = []
+            for o in outs:
+                if isinstance(o, Tensor) and any(o is t for t in tensors):
+                    o = o.view_as(o) if not any(o is d for d in getattr(node, "dirty_tensors", ())) else o
+                new_outs.append(o)
+            outs = tuple(new_outs)
+            # the same recording as every built-in op's: edges, input metadata, outputs
+            # (non-tensor and non-differentiable outputs keep their number, get no grad_fn)
+            record(cls._backward_cls, tensors,
+                   [o if isinstance(o, Tensor) and not any(o is n for n in non_diff) else None for o in outs],
+                   node=node)
             node._arg_is_tensor = [isinstance(a, Tensor) for a in args]
             node._tensor_positions = tensor_positions
             node._out_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), None) for o in outs]
-            non_diff = getattr(node, "non_differentiable", ())
-            new_outs = []
-            for i, o in enumerate(outs):
-                if isinstance(o, Tensor):
-                    if any(o is t for t in tensors):
-                        o = o.view_as(o) if not any(o is d for d in getattr(node, "dirty_tensors", ())) else o
-                    if o.dtype.is_floating_point and not any(o is n for n in non_diff):
-                        o._grad_fn = node
-                        o._requires_grad = True
-                        o._output_nr = i
-                new_outs.append(o)
-            outs = tuple(new_outs)
             saved = getattr(node, "to_save", ())
             node.save(*saved, outputs=outs)
         else:

@@ -4,8 +4,20 @@ The op layer (nbgrad/ops) never touches numpy or numba; it calls
 `get_backend(device_type)` and hands it *strided views*.  A backend knows
 nothing of autograd.
 
-The contract (every backend module exposes these functions)
------------------------------------------------------------
+The contract: required primitives plus declared optional accelerations
+-----------------------------------------------------------------------
+Every backend exports the REQUIRED primitives below (names in `REQUIRED`) and
+declares, in its own `ACCELERATIONS` frozenset, which of the optional
+accelerations (names in `ACCELERATIONS` here) it offers: one kernel for work the
+op layer can also compose from primitives and Tensor ops.  The op layer asks
+`nbgrad.ops._graph.accelerated(t, name)` (the declaration, and NBGRAD_FUSED=0
+turns every acceleration off) and otherwise runs its composed fallback, which
+gives the same values (to float rounding), gradients, grad_fn names and errors.
+A new backend needs only the primitives.  tests/backends/test_contract.py checks
+every backend's exports against its declaration.
+
+Required primitives
+-------------------
 A *view* is a plain tuple ``(buf, offset, shape, strides)``:
   buf      1-D device buffer (a numpy array on the CPU), the tensor's storage
   offset   int, element offset of element [0, 0, ...] in buf
@@ -75,7 +87,20 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             repeated offsets accumulate); values
                                             contiguous, same dtype as buf, same length
 
-  Fused backward kernels (one call where the op layer would make several):
+  manual_seed(seed)                         seeds the backend's generator
+  uniform(numel, dtype, low, high)          -> buffer
+  normal(numel, dtype, mean, std)           -> buffer
+  randint(numel, dtype, low, high)          -> buffer (low <= x < high)
+  randperm(n)                               -> int64 buffer
+  nonzero(view)                             -> (int64 buffer (n, ndim) of the indices of the
+                                            non-zero elements in C order, n)
+  UNARY_OPS, BINARY_OPS, REDUCE_OPS         the op-name tables below
+
+Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
+--------------------------------------------------------------------------------
+  Fused backward kernels (one call where the op layer would make several); fallbacks:
+  MulBackward0's g*b, g*a and AddmmBackward0's mm/sum (nbgrad/ops), FusedBackward0's and
+  nbgrad.fuse's evaluation of the traced program as Tensor ops (nbgrad/ops/fusion.py):
   mul_backward(g_view, a_view, b_view, need_a=True, need_b=True)
                                             -> (g*b, g*a) buffers of g's shape (None where
                                             not needed), one pass over g when g, a, b are
@@ -89,11 +114,10 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             gb (out,)) buffers or None.  g.T goes to BLAS as
                                             a transposed view (no copy); gb is a column sum.
 
-  manual_seed(seed)                         seeds the backend's generator
-  uniform(numel, dtype, low, high)          -> buffer
-  normal(numel, dtype, mean, std)           -> buffer
-  randint(numel, dtype, low, high)          -> buffer (low <= x < high)
-  randperm(n)                               -> int64 buffer
+  fused_elementwise(program, outputs, inputs, n, dtype)
+                                            -> buffers of a traced elementwise program
+                                            (nbgrad.fuse; format in backends/cpu/fused.py)
+
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
@@ -101,7 +125,8 @@ the float32 kernels run and float16 results are rounded once (moves run on the i
 bits), with PyTorch's own Half exceptions (composite logsumexp, Half prod and nll sums,
 per-op optimizer steps, ...).
 
-Fused losses (nbgrad/ops/loss.py).  Here every buffer argument is contiguous,
+Fused losses (nbgrad/ops/loss.py; optional accelerations, their composed fallbacks are
+nbgrad/ops/_composed.py, same signatures).  Here every buffer argument is contiguous,
 1-D, starting at element 0, of exactly the length said; a (m, c) matrix is
 read row by row.  Targets are int64 buffers; weight/pos_weight are None or a
 buffer of x's dtype.  Sums come back as Python floats; per-row losses and
@@ -125,7 +150,8 @@ coefficients are float64 buffers.
                                             softplus(-x)) float64, their sum)
   bce_logits_backward(x, y, w, pw, coef)    -> (grad wrt x, grad wrt y), scaled by coef
 
-Fused optimizer updates (nbgrad/optim): in place, one pass per parameter,
+Fused optimizer updates (nbgrad/optim; optional accelerations, the fallback is PyTorch's
+single-tensor formula as Tensor ops, in nbgrad/optim/sgd.py and adam.py): in place, one pass per parameter,
 PyTorch's single-tensor formulas in the parameter's dtype.  Views as above,
 contiguous, all of the parameter's dtype.
   sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum,
@@ -151,6 +177,26 @@ REDUCE_OPS: sum prod max min amax amin logsumexp var all(->bool) any(->bool) mea
   (float only) argmax argmin (->int64, flat index over the reduced dims)
 """
 import importlib
+
+# The required primitives: what a backend must export (device backends add to_host,
+# from_host's transfers and their own extras, e.g. CUDA's cuda_array_interface).
+REQUIRED = frozenset({
+    "empty", "full", "arange", "to_numpy", "from_numpy", "from_host",
+    "copy", "fill",
+    "unary", "binary", "binary_scaled", "where",
+    "reduce", "max_with_index", "softmax", "sort", "matmul",
+    "take", "put", "nonzero",
+    "manual_seed", "uniform", "normal", "randint", "randperm",
+    "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+})
+
+# Every optional acceleration the op layer knows, each with a composed fallback there.
+ACCELERATIONS = frozenset({
+    "mul_backward", "linear_backward", "fused_elementwise",
+    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
+    "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
+    "sgd_step", "adam_step",
+})
 
 _BACKENDS = {}
 

@@ -1,5 +1,7 @@
 """What every op needs: operands as tensors, broadcasting, results from backend buffers,
-and recording a node in the graph.  Nothing here touches numpy or numba."""
+the backend's accelerations, and recording a node in the graph (`record`, `edge` and
+`needs_grad` live in nbgrad/autograd/graph.py, re-exported here for the op modules).
+Nothing here touches numpy or numba."""
 import math
 import os
 
@@ -8,91 +10,34 @@ from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
-from ..autograd.grad_mode import is_grad_enabled, _state as _grad_state
+from ..autograd.graph import edge, needs_grad, record  # noqa: F401  (re-exported for the op modules)
 from ..autograd.node import Node
 from ..backends import get_backend
 
 
-_ACCELERATIONS_ON = os.environ.get("NBGRAD_FUSED", "1") != "0"
+ACCELERATIONS_ON = os.environ.get("NBGRAD_FUSED", "1") != "0"
 
 
 def accelerated(t, name):
-    """Whether t's backend offers the optional acceleration `name` (one fused kernel the
-    op layer may call instead of composing Tensor ops).  NBGRAD_FUSED=0 turns every
-    acceleration off, so that the composed fallbacks are what runs (and is tested)."""
-    return _ACCELERATIONS_ON and hasattr(backend_of(t), name)
+    """Whether t's backend declares the optional acceleration `name` (one fused kernel the
+    op layer may call instead of composing primitives and Tensor ops; the contract is in
+    nbgrad/backends/__init__.py).  NBGRAD_FUSED=0 turns every acceleration off, so that
+    the composed fallbacks are what runs (and is tested)."""
+    return ACCELERATIONS_ON and name in get_backend(t._storage.device.type).ACCELERATIONS
+
+
+def acceleration(t, name):
+    """The function that does the acceleration `name` for t's device: the backend's kernel
+    when accelerated(t, name), else its composed fallback of the same signature
+    (nbgrad/ops/_composed.py, built from Tensor ops)."""
+    if accelerated(t, name):
+        return getattr(get_backend(t._storage.device.type), name)
+    from ._composed import composed
+    return composed(name, t._storage.device)
 
 
 def backend_of(t):
     return get_backend(t._storage.device.type)
-
-
-def needs_grad(*tensors):
-    if not _grad_state.enabled:
-        return False
-    for t in tensors:
-        if isinstance(t, Tensor):
-            if t._requires_grad:
-                return True
-            base = t._base        # a view requires grad whenever its base does, live
-            if base is not None and base._requires_grad:
-                return True
-    return False
-
-
-_NO_EDGE = (None, 0)
-
-
-def edge(t):
-    if not isinstance(t, Tensor):
-        return _NO_EDGE
-    base = t._base
-    if not t._requires_grad and (base is None or not base._requires_grad):
-        return _NO_EDGE
-    if base is None:
-        fn = t._grad_fn
-    else:
-        fn = t.grad_fn                  # a view may regenerate its grad_fn
-        if fn is None and not t._requires_grad:
-            return _NO_EDGE             # a view made under no_grad: no history, not a leaf of its own
-                                        # (unless requires_grad_() made it one)
-    if fn is not None:
-        return (fn, t._output_nr)
-    return (t._grad_accumulator(), 0)
-
-
-# Nodes' input_meta is interned: its (shape, dtype) pairs and the tuples of them.  A
-# graph of many small ops then keeps one shared tuple per distinct value instead of
-# new ones per node: fewer objects for Python's cyclic GC to scan (GC was ~35% of W8).
-_METAS = {}
-
-
-def _interned(key):
-    found = _METAS.get(key)
-    if found is None:
-        if len(_METAS) < 4096:
-            _METAS[key] = key
-        return key
-    return found
-
-
-def record(node_cls, inputs, outputs, **attrs):
-    """Create a node for `outputs` computed from `inputs` and attach it; return it."""
-    edges = []
-    meta = []
-    for t in inputs:
-        e = edge(t)
-        edges.append(e)
-        meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))
-    node = node_cls(tuple(edges), _interned(tuple(meta)))
-    for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
-        setattr(node, name, value)        # no per-node __dict__ object for the GC to track
-    for i, out in enumerate(outputs):
-        if out is not None and out._dtype.is_floating_point:
-            out._grad_fn = node
-            out._requires_grad = True
-            out._output_nr = i
-    return node
 
 
 def check_same_device(*tensors):

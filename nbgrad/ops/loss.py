@@ -18,7 +18,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
+from ._graph import (acceleration, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
                      new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -146,13 +146,13 @@ class NllLossBackward0(Node):
     def backward(self, g):
         saved = self.saved_tensors
         x = saved[0]
-        be = backend_of(x)
         if self.fused and not is_grad_enabled():
             # d loss / d logits in one kernel (see the module docstring)
             coef_nll = _coef(g, self.scale_nll, self.m, x)
             coef_smooth = _coef(g, self.scale_smooth, self.m, x)
-            buf = be.cross_entropy_backward(self.x2d, self.m, self.c, self.lse, self.target, self.weight,
-                                            self.ignore_index, self.smoothing, coef_nll, coef_smooth)
+            buf = acceleration(x, "cross_entropy_backward")(
+                self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
+                coef_nll, coef_smooth)
             return _class_first(buf, x)
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
@@ -161,8 +161,9 @@ class NllLossBackward0(Node):
             # PyTorch's Half nll_loss_backward: w[t] * -(g / total_weight), each a Half op
             g, scale = g / self.total_weight, 1.0
         unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
-        pattern = new_tensor(be.nll_backward(self.m, self.c, self.target, self.weight, self.ignore_index, unit,
-                                             x._dtype.np), (self.m, self.c), x._dtype, x.device)
+        pattern = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
+                                                             self.ignore_index, unit, x._dtype.np),
+                             (self.m, self.c), x._dtype, x.device)
         if self.fused and self.smoothing != 0.0:
             target = new_tensor(self.target, (self.m,), D.int64, x.device)
             keep = (target != self.ignore_index).to(x._dtype).unsqueeze(1)
@@ -212,9 +213,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_weight(weight, c)
     x2d = _flat(x2d_t)
     w = _float_buffer(weight, x._dtype)
-    be = backend_of(x)
-    row_loss, lse, (s_nll, s_smooth, s_w) = be.cross_entropy_forward(x2d, m, c, tgt, w, ignore_index,
-                                                                      label_smoothing)
+    row_loss, lse, (s_nll, s_smooth, s_w) = acceleration(x, "cross_entropy_forward")(
+        x2d, m, c, tgt, w, ignore_index, label_smoothing)
     eps = float(label_smoothing)
     if reduction == "none":
         out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, target)
@@ -293,8 +293,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
     w = _float_buffer(weight, x._dtype)
-    be = backend_of(x)
-    row_loss, (total, s_w) = be.nll_forward(_flat(x2d_t), m, c, tgt, w, ignore_index)
+    row_loss, (total, s_w) = acceleration(x, "nll_forward")(_flat(x2d_t), m, c, tgt, w, ignore_index)
     out = _reduce_rows(row_loss, reduction, total, s_w, x, target)
     if needs_grad(x):
         scale = _div(1.0, s_w) if reduction == "mean" else 1.0
@@ -322,7 +321,7 @@ class MseLossBackward0(Node):
             gx = d * g
             return gx, -gx
         xs, ys = self._operands(x, y)
-        buf = backend_of(xs).mse_backward(_flat(xs), _flat(ys), _coef(g, scale, xs.numel(), xs))
+        buf = acceleration(xs, "mse_backward")(_flat(xs), _flat(ys), _coef(g, scale, xs.numel(), xs))
         gx = new_tensor(buf, xs._shape, xs._dtype, xs.device)
         return gx, (-gx if self.needs_input_grad(1) else None)
 
@@ -367,8 +366,7 @@ def _pointwise_loss(x, y, reduction, kind):
     shape = broadcast_shapes(x.shape, y.shape)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)
-    be = backend_of(x)
-    elementwise, total = be.mse_forward(_flat(xs), _flat(ys))
+    elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))
     n = math.prod(shape)
     if reduction == "none":
         out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dtype), (x, y))
@@ -398,7 +396,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                 gy = -x * k if pw is None else (-x + (pw - 1) * _softplus_neg(x)) * k
             return gx, gy
         shape, dt = x._shape, x._dtype
-        gx, gy = backend_of(x).bce_logits_backward(
+        gx, gy = acceleration(x, "bce_logits_backward")(
             _flat(x.detach()), _float_buffer(y, dt, shape), self._ones_or(w, dt, shape),
             _float_buffer(pw, dt, shape), _coef(g, scale, x.numel(), x))
         gx = new_tensor(gx, shape, dt, x.device)
@@ -484,9 +482,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         return _bce_logits_half(x, y, weight, pos_weight, reduction)
     dt = x.dtype
     shape = x.shape
-    be = backend_of(x)
     ones_w = BinaryCrossEntropyWithLogitsBackward0._ones_or(weight, dt, shape)
-    elementwise, total = be.bce_logits_forward(_flat(x), _float_buffer(y, dt, shape), ones_w,
+    elementwise, total = acceleration(x, "bce_logits_forward")(_flat(x), _float_buffer(y, dt, shape), ones_w,
                                                _float_buffer(pos_weight, dt, shape))
     n = x.numel()
     if reduction == "none":

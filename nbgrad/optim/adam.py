@@ -1,6 +1,39 @@
-"""Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per parameter."""
+"""Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per
+parameter (the backend's `adam_step` acceleration), else PyTorch's single-tensor formula as
+Tensor ops."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _Kernel, _bump_version
+from ..ops._graph import accelerated
+from .optimizer import Optimizer, _Kernel, _bump_version, _write
+
+
+def _adam_composed(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay,
+                   amsgrad, maximize, decoupled_weight_decay):
+    """The fallback of the backend's adam_step (under no_grad): PyTorch's _single_tensor_adam,
+    out of place, then p and the state written raw as the kernel writes them."""
+    from ..ops.elementwise import maximum
+    d = -grad if maximize else grad
+    param = p
+    if weight_decay != 0:
+        if decoupled_weight_decay:
+            param = param * (1 - lr * weight_decay)
+        else:
+            d = d.add(param, alpha=weight_decay)
+    # exp_avg.lerp_(grad, 1 - beta1): lerp's two branches
+    w = 1 - beta1
+    m = exp_avg + w * (d - exp_avg) if w < 0.5 else d - (d - exp_avg) * (1 - w)
+    # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    v = exp_avg_sq * beta2 + (1 - beta2) * d * d
+    _write(exp_avg, m)
+    _write(exp_avg_sq, v)
+    if amsgrad:
+        v = maximum(max_exp_avg_sq, v)
+        _write(max_exp_avg_sq, v)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    denom = v.sqrt() / (bias_correction2 ** 0.5) + eps
+    # param.addcdiv_(exp_avg, denom, value=-step_size)
+    _write(p, param + (-step_size) * (m / denom))
 
 
 class Adam(Optimizer):
@@ -52,11 +85,14 @@ class Adam(Optimizer):
                     step = state["step"].item()
                     grad = k.grad()
                     mx = state.get("max_exp_avg_sq") if amsgrad else None
-                    k.target._backend().adam_step(
-                        k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
-                        k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), step,
-                        group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
-                        group["maximize"], group.get("decoupled_weight_decay", False))
+                    args = (step, group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
+                            group["maximize"], group.get("decoupled_weight_decay", False))
+                    if accelerated(k.target, "adam_step"):
+                        k.target._backend().adam_step(
+                            k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
+                            k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), *args)
+                    else:
+                        _adam_composed(k.target, grad, state["exp_avg"], state["exp_avg_sq"], mx, *args)
                     k.done()
                     _bump_version(p)
         return loss

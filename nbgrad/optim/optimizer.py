@@ -232,6 +232,12 @@ def _in_place_target(p):
     return tmp, (lambda: p.detach().copy_(tmp))
 
 
+def _write(dst, src):
+    """dst's values replaced by src's (same shape, new memory): a raw store, as a fused
+    update kernel's, so that versions move only where the kernels' do (_bump_version)."""
+    dst._backend().copy(src._view_tuple(), dst._view_tuple())
+
+
 def _bump_version(p):
     p._vc.value += 1   # as an in-place op would: saved copies of p are now stale
 

@@ -1,6 +1,22 @@
-"""SGD with momentum, dampening, Nesterov, weight decay and maximize: one fused kernel per parameter."""
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize: one fused kernel per
+parameter (the backend's `sgd_step` acceleration), else PyTorch's single-tensor formula as
+Tensor ops."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _Kernel, _bump_version, required
+from ..ops._graph import accelerated
+from .optimizer import Optimizer, _Kernel, _bump_version, _write, required
+
+
+def _sgd_composed(p, grad, buf, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):
+    """The fallback of the backend's sgd_step (under no_grad): PyTorch's _single_tensor_sgd,
+    out of place, then p and buf written raw as the kernel writes them."""
+    d = -grad if maximize else grad
+    if weight_decay != 0:
+        d = d.add(p, alpha=weight_decay)
+    if momentum != 0:
+        b = d if init_buf else buf.mul(momentum).add(d, alpha=1 - dampening)
+        _write(buf, b)
+        d = d.add(b, alpha=momentum) if nesterov else b
+    _write(p, p.add(d, alpha=-lr))
 
 
 class SGD(Optimizer):
@@ -35,10 +51,13 @@ class SGD(Optimizer):
                         buf = k.new_state(zero=False)
                         init = True
                     grad = k.grad()
-                    k.target._backend().sgd_step(
-                        k.view(k.target), k.view(grad), None if buf is None else k.view(buf),
-                        init, group["lr"], group["weight_decay"], momentum, group["dampening"],
-                        group["nesterov"], group["maximize"])
+                    args = (init, group["lr"], group["weight_decay"], momentum, group["dampening"],
+                            group["nesterov"], group["maximize"])
+                    if accelerated(k.target, "sgd_step"):
+                        k.target._backend().sgd_step(
+                            k.view(k.target), k.view(grad), None if buf is None else k.view(buf), *args)
+                    else:
+                        _sgd_composed(k.target, grad, buf, *args)
                     k.done()
                     if momentum != 0:
                         state["momentum_buffer"] = buf

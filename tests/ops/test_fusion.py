@@ -29,10 +29,16 @@ def test_w1_values_and_gradients_match_numpy():
     y = nbgrad.fuse(w1)(x, w)
     t = np.tanh(xn * wn + 1)
     np.testing.assert_allclose(y.detach().numpy(), t * xn, rtol=1e-14, atol=1e-15)
-    assert type(y.grad_fn).__name__ == "FusedBackward0"
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), t + xn * wn * (1 - t * t), rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(w.grad.numpy(), xn * xn * (1 - t * t), rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.acceleration
+def test_w1_is_one_fused_node():
+    y = nbgrad.fuse(w1)(leaf(RNG.standard_normal(8)), leaf(RNG.standard_normal(8)))
+    assert type(y.grad_fn).__name__ == "FusedBackward0"
+    assert [type(f).__name__ for f, _ in y.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
 
 
 UNARY = {

@@ -65,9 +65,18 @@ def _install_float16():
 
 _install_float16()
 
+# The optional accelerations of the contract (nbgrad/backends/__init__.py) this backend
+# offers; the op layer composes the others, and NBGRAD_FUSED=0 composes all of them.
+ACCELERATIONS = frozenset({
+    "mul_backward", "linear_backward", "fused_elementwise",
+    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
+    "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
+    "sgd_step", "adam_step",
+})
+
 __all__ = [
     "empty", "full", "arange", "to_numpy", "from_numpy", "to_host", "from_host", "cuda_array_interface",
-    "tensor_from_cuda_array", "copy", "fill", "unary", "binary", "where", "reduce", "max_with_index",
+    "tensor_from_cuda_array", "copy", "fill", "unary", "binary", "binary_scaled", "where", "reduce", "max_with_index",
     "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
     "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",

@@ -1,0 +1,88 @@
+"""Recording the graph: where a tensor's gradient flows (`edge`) and attaching a Node to
+the outputs of an op (`record`).  Every built-in op and every custom Function records
+through these two (nbgrad/ops/_graph.py re-exports them for the op modules).
+
+They run once per op, so they are the hottest Python in the package: plain attribute
+reads, no per-node dicts.  Imported lazily by the rest of nbgrad.autograd (this module
+needs the Tensor class, whose module imports nbgrad.autograd).
+"""
+from .._tensor import Tensor
+from .grad_mode import _state as _grad_state
+from .node import Node
+
+
+def needs_grad(*tensors):
+    """Whether an op on `tensors` (tensors and anything else) must be recorded."""
+    if not _grad_state.enabled:
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor):
+            if t._requires_grad:
+                return True
+            base = t._base        # a view requires grad whenever its base does, live
+            if base is not None and base._requires_grad:
+                return True
+    return False
+
+
+_NO_EDGE = (None, 0)
+
+
+def edge(t):
+    """(node, output number) that t's gradient goes to: its grad_fn, its AccumulateGrad
+    (a leaf that requires grad), or (None, 0)."""
+    if not isinstance(t, Tensor):
+        return _NO_EDGE
+    base = t._base
+    if not t._requires_grad and (base is None or not base._requires_grad):
+        return _NO_EDGE
+    if base is None:
+        fn = t._grad_fn
+    else:
+        fn = t.grad_fn                  # a view may regenerate its grad_fn
+        if fn is None and not t._requires_grad:
+            return _NO_EDGE             # a view made under no_grad: no history, not a leaf of its own
+                                        # (unless requires_grad_() made it one)
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+# Nodes' input_meta is interned: its (shape, dtype) pairs and the tuples of them.  A
+# graph of many small ops then keeps one shared tuple per distinct value instead of
+# new ones per node: fewer objects for Python's cyclic GC to scan (GC was ~35% of W8).
+_METAS = {}
+
+
+def _interned(key):
+    found = _METAS.get(key)
+    if found is None:
+        if len(_METAS) < 4096:
+            _METAS[key] = key
+        return key
+    return found
+
+
+def record(node_cls, inputs, outputs, node=None, **attrs):
+    """Create a node of node_cls for `outputs` computed from `inputs` and attach it to the
+    floating-point outputs (None entries keep their output number but get nothing);
+    return it.  `node`: an instance of node_cls made beforehand (a custom Function's
+    ctx), initialised here instead of a new one."""
+    edges = []
+    meta = []
+    for t in inputs:
+        e = edge(t)
+        edges.append(e)
+        meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))
+    if node is None:
+        node = node_cls(tuple(edges), _interned(tuple(meta)))
+    else:
+        Node.__init__(node, tuple(edges), _interned(tuple(meta)))
+    for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
+        setattr(node, name, value)        # no per-node __dict__ object for the GC to track
+    for i, out in enumerate(outputs):
+        if out is not None and out._dtype.is_floating_point:
+            out._grad_fn = node
+            out._requires_grad = True
+            out._output_nr = i
+    return node

@@ -118,7 +118,9 @@ def _forward(row, inputs, params, dt, like):
         buf, = backend_of(tensors[0]).fused_elementwise(program, (out,), [_as_kernel_input(v, shape, order)
                                                                           for v in values], n, dt.np)
         return _result(buf, shape, layout, dt, device)
-    env = dict(zip(row.inputs, [E.cast(v, dt) if isinstance(v, Tensor) else v for v in inputs]))
+    # (a number operand becomes a 0-dim tensor, as PyTorch wraps it)
+    env = dict(zip(row.inputs, [E.cast(v, dt) if isinstance(v, Tensor) else E.as_operand(v, dt, device)
+                                for v in inputs]))
     env.update(params)
     with no_grad():
         out = _expr.evaluate(row.forward, env, OPS)
@@ -162,8 +164,8 @@ class TableBackward(Node):
         row = self.row
         saved = self.saved_tensors
         env = dict(zip(row.saves, saved))
-        if self.consts:
-            env.update(self.consts)
+        if self.consts:         # number operands: wrapped as PyTorch wraps them (in the fused path too)
+            env.update({k: E.as_operand(v, grad._dtype, grad.device) for k, v in self.consts.items()})
         env.update(self.params)
         env["grad"] = grad
         wanted = [i for i, f in enumerate(row.grads) if f is not None and self.needs_input_grad(i)]

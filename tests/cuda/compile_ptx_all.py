@@ -47,7 +47,7 @@ def signatures():
     for s, d in [(float32, float32), (float64, float32), (float32, int64), (int64, float32), (boolean, float32),
                  (float32, boolean), (int64, boolean), (uint8, int64), (float64, float64), (int64, int64),
                  (boolean, boolean)]:
-        contiguous, strided = C._COPY_TO_BOOL if d == boolean and s != boolean else C._COPY
+        contiguous, strided = C._COPIES[C.conversion(np.dtype(nptype[s]), np.dtype(nptype[d]))]
         add(f"copy {s}->{d}", contiguous, _arr(s), int64, _arr(d), int64, int64)
         add(f"copy strided {s}->{d}", strided, _arr(s), int64, _arr(d), int64, int64, geom, int64)
     for d in (float32, float64, int64, int32, boolean, uint8):
@@ -105,7 +105,7 @@ def signatures():
                           ("max", float32, float32, float32), ("min", int64, int64, int64),
                           ("max", boolean, boolean, boolean), ("all", boolean, boolean, boolean),
                           ("any", float32, boolean, boolean), ("sum", float64, float64, float32)]:
-        step, finalize = R._COMBINE[op]
+        step, finalize, _ = R.COMBINE[op]
         k = R.make_reduce(step, finalize, nptype[acc])
         add(f"reduce {op} {x}->{o}", k, _arr(x), int64, geom, int64, int64, int64, acc, int64, int64, int64,
             int64, _arr(o))

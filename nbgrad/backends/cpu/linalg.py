@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from ._allocator import new_buffer
-from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
+from .._shared.geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 _kernel = njit(cache=True, error_model="numpy")

@@ -1,10 +1,8 @@
 """Strided copy (with dtype cast) and fill kernels.
 
-STALE-CACHE TRAP: the conversion functions used by these cached kernels live
-in this file (Numba's cache key hashes only the kernel's own file).
-
-Casting rules: float -> int truncates toward zero (Numba's fptosi), x -> bool
-is x != 0, bool -> number is 0/1.  The wrapper coalesces dims over src and
+Casting rules and the odometer walk are shared with the CUDA backend
+(nbgrad/backends/_shared: copy.py, walk.py; kernels made by _shared.cpu_kernel).
+The wrapper coalesces dims over src and
 dst, orders them by dst strides, and picks one of:
   * contiguous: both stride 1 -> a plain 1-D loop;
   * blocked: two dims where src walks the other way (a transpose), both at
@@ -28,32 +26,18 @@ Large copies are split across threads (_threads.py): the contiguous range,
 the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
-from numba import njit
-from numba.extending import register_jitable
 
-from ._geometry import as_index_array, coalesce, numel
+from .._shared import cpu_kernel
+from .._shared.copy import as_is, conversion, scalar_of, to_bool
+from .._shared.geometry import as_index_array, coalesce, numel
+from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
 
-# register_jitable keeps the plain Python function, which pickles by reference:
-# factory closures over it get a cache key that is stable across processes
-# (a Dispatcher pickles with a per-process uuid, so closures over one never
-# hit the cache).
-_scalar = register_jitable(error_model="numpy")
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
+_kernel = cpu_kernel(nogil=True)
 
 _TILE = 64      # smallest sides that take the blocked kernel; thread-split alignment
 _BLOCK = 256    # side of the blocks the blocked kernel stages
 _PAD = 16       # elements added to each staged row
-
-
-@_scalar
-def _as_is(x):
-    return x
-
-
-@_scalar
-def _to_bool(x):
-    return x != 0
 
 
 def make_copy(convert):
@@ -112,6 +96,8 @@ def make_copy(convert):
         for d in range(nd):
             total *= shape[d]
         idx = np.zeros(nd, np.int64)
+        js = jumps(shape, sst, nd - 2)
+        jd = jumps(shape, dst_st, nd - 2)
         ps = soff
         pd = doff
         done = 0
@@ -133,23 +119,15 @@ def make_copy(convert):
                 for j in range(inner):
                     dst[pd + j * ds] = convert(src[ps + j * ss])
             done += inner
-            d = nd - 2
-            while d >= 0:
-                idx[d] += 1
-                ps += sst[d]
-                pd += dst_st[d]
-                if idx[d] < shape[d]:
-                    break
-                ps -= sst[d] * shape[d]
-                pd -= dst_st[d] * shape[d]
-                idx[d] = 0
-                d -= 1
+            d = carry(idx, shape, nd - 2)
+            if d >= 0:
+                ps += js[d]
+                pd += jd[d]
 
     return contiguous, blocked, strided
 
 
-_COPY = make_copy(_as_is)
-_COPY_TO_BOOL = make_copy(_to_bool)
+_COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
 
 
 @_kernel
@@ -168,21 +146,16 @@ def _fill_strided(dst, doff, dst_st, shape, value):
     for d in range(nd):
         total *= shape[d]
     idx = np.zeros(nd, np.int64)
+    jd = jumps(shape, dst_st, nd - 2)
     pd = doff
     done = 0
     while done < total:
         for j in range(inner):
             dst[pd + j * ds] = value
         done += inner
-        d = nd - 2
-        while d >= 0:
-            idx[d] += 1
-            pd += dst_st[d]
-            if idx[d] < shape[d]:
-                break
-            pd -= dst_st[d] * shape[d]
-            idx[d] = 0
-            d -= 1
+        d = carry(idx, shape, nd - 2)
+        if d >= 0:
+            pd += jd[d]
 
 
 def _order_by_dst(shape, sst, dst_st):
@@ -197,7 +170,7 @@ def copy(src_view, dst_view):
     n = numel(shape)
     if n == 0:
         return
-    contiguous, blocked, strided = _COPY_TO_BOOL if dbuf.dtype == np.bool_ and sbuf.dtype != np.bool_ else _COPY
+    contiguous, blocked, strided = _COPIES[conversion(sbuf.dtype, dbuf.dtype)]
     shape, sst, dst_st = _order_by_dst(list(shape), list(sst), list(dst_st))
     cshape, (cs, cd) = coalesce(shape, [sst, dst_st])
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
@@ -228,7 +201,7 @@ def fill(dst_view, value):
     n = numel(shape)
     if n == 0:
         return
-    value = _scalar_of(dbuf.dtype, value)
+    value = scalar_of(dbuf.dtype, value)
     cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
     if len(cshape) == 1 and cd[0] == 1:
         if worth_splitting(n):
@@ -237,12 +210,3 @@ def fill(dst_view, value):
             _fill_contiguous(dbuf, doff, n, value)
     else:
         _fill_strided(dbuf, doff, as_index_array(cd), as_index_array(cshape), value)
-
-
-def _scalar_of(dtype, value):
-    """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
-    if dtype == np.bool_:
-        return np.bool_(value != 0)
-    if dtype.kind in "iu" and isinstance(value, float):
-        value = int(value)  # truncate toward zero
-    return np.array(value).astype(dtype)[()]

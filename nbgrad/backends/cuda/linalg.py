@@ -13,7 +13,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import batch_offsets, numel
+from .._shared.geometry import batch_offsets, numel
 from ._device import SIMULATOR, as_device, device_array, jit, to_device
 from .strided_copy import fill
 

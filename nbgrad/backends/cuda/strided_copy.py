@@ -1,18 +1,20 @@
 """Strided copy (with dtype cast) and fill: grid-stride loops over the destination.
 
-Casting rules are the CPU's (nbgrad/backends/cpu/strided_copy.py): float -> int
-truncates toward zero, x -> bool is x != 0; the conversion functions are the
-CPU's own plain Python functions compiled as device functions.
+Casting rules are the CPU's, written once (nbgrad/backends/_shared/copy.py):
+float -> int truncates toward zero, x -> bool is x != 0; the conversion
+functions are compiled here as device functions.
 Geometry: dims are coalesced over src and dst; a contiguous pair is a flat
 loop, anything else decomposes each flat destination index over the shape
 (int64 shape/strides live in a cached device array, see _device.geometry).
 """
-import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import coalesce, numel
-from ..cpu.strided_copy import _as_is, _scalar_of, _to_bool
+from .._shared.copy import as_is, conversion, scalar_of, to_bool
+from .._shared.geometry import coalesce, numel
+from .._shared.walk import strided_offsets
 from ._device import as_device, device_fn, geometry, jit, launch
+
+_strided_offsets = device_fn(strided_offsets)
 
 
 def make_copy(convert):
@@ -31,23 +33,13 @@ def make_copy(convert):
         start = cuda.grid(1)
         step = cuda.gridsize(1)
         for i in range(start, n, step):
-            rem = i
-            ps = soff
-            pd = doff
-            for d in range(nd - 1, -1, -1):
-                size = geom[d]
-                q = rem // size
-                idx = rem - q * size
-                rem = q
-                ps += idx * geom[nd + d]
-                pd += idx * geom[2 * nd + d]
+            ps, pd, _ = _strided_offsets(i, geom, nd, 2, soff, doff, 0)
             dst[pd] = convert(src[ps])
 
     return contiguous, strided
 
 
-_COPY = make_copy(_as_is)
-_COPY_TO_BOOL = make_copy(_to_bool)
+_COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
 
 
 @jit
@@ -63,14 +55,7 @@ def _fill_strided(dst, doff, n, geom, nd, value):
     start = cuda.grid(1)
     step = cuda.gridsize(1)
     for i in range(start, n, step):
-        rem = i
-        pd = doff
-        for d in range(nd - 1, -1, -1):
-            size = geom[d]
-            q = rem // size
-            pd += (rem - q * size) * geom[nd + d]
-            rem = q
-        dst[pd] = value
+        dst[_strided_offsets(i, geom, nd, 1, doff, 0, 0)[0]] = value
 
 
 def copy(src_view, dst_view):
@@ -80,7 +65,7 @@ def copy(src_view, dst_view):
     if n == 0:
         return
     sbuf = as_device(sbuf)
-    contiguous, strided = _COPY_TO_BOOL if dbuf.dtype == np.bool_ and sbuf.dtype != np.bool_ else _COPY
+    contiguous, strided = _COPIES[conversion(sbuf.dtype, dbuf.dtype)]
     cshape, (cs, cd) = coalesce(list(shape), [list(sst), list(dst_st)])
     blocks, threads = launch(n)
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
@@ -94,7 +79,7 @@ def fill(dst_view, value):
     n = numel(shape)
     if n == 0:
         return
-    value = _scalar_of(dbuf.dtype, value)
+    value = scalar_of(dbuf.dtype, value)
     cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
     blocks, threads = launch(n)
     if len(cshape) == 1 and cd[0] == 1:

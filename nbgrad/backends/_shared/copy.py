@@ -1,0 +1,33 @@
+"""The strided copy's casting rules and fill values, for both devices.
+
+float -> int truncates toward zero (Numba's fptosi), x -> bool is x != 0,
+bool -> number is 0/1.  A copy kernel is made once per conversion function.
+"""
+import numpy as np
+from numba.extending import register_jitable
+
+_scalar = register_jitable(error_model="numpy")
+
+
+@_scalar
+def as_is(x):
+    return x
+
+
+@_scalar
+def to_bool(x):
+    return x != 0
+
+
+def conversion(src_dtype, dst_dtype):
+    """The conversion function of a copy from src_dtype to dst_dtype."""
+    return to_bool if dst_dtype == np.bool_ and src_dtype != np.bool_ else as_is
+
+
+def scalar_of(dtype, value):
+    """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
+    if dtype == np.bool_:
+        return np.bool_(value != 0)
+    if dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)  # truncate toward zero
+    return np.array(value).astype(dtype)[()]

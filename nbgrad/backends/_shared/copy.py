@@ -6,6 +6,8 @@ bool -> number is 0/1.  A copy kernel is made once per conversion function.
 import numpy as np
 from numba.extending import register_jitable
 
+from .geometry import coalesce, numel
+
 _scalar = register_jitable(error_model="numpy")
 
 
@@ -31,3 +33,13 @@ def scalar_of(dtype, value):
     if dtype.kind in "iu" and isinstance(value, float):
         value = int(value)  # truncate toward zero
     return np.array(value).astype(dtype)[()]
+
+
+def fill_plan(dst_view, value):
+    """(value as a scalar of dst's dtype, coalesced shape, dst's coalesced strides) of a fill,
+    or None when the view is empty."""
+    dbuf, _, shape, dst_st = dst_view
+    if numel(shape) == 0:
+        return None
+    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    return scalar_of(dbuf.dtype, value), cshape, cd

@@ -317,13 +317,13 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     rows, columns = _kernels_for(op)
     init = init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype))
     if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
-        _run_kept(columns, g, init, out, column_blocks=True)
+        _run_kept(columns, g, init, (out,), column_blocks=True)
         return out
     g = _maybe_contiguous(x_view, dims, g)
     if out_n == 1 and op in _SPLITTABLE_TOTALS and worth_splitting(g.rn):
         out[0] = _split_total(op, rows, g, init, out.dtype)
     else:
-        _run_kept(rows, g, init, out, column_blocks=False)
+        _run_kept(rows, g, init, (out,), column_blocks=False)
     return out
 
 
@@ -350,52 +350,32 @@ def _split_total(op, rows, g, init, out_dtype):
     return partial.max() if op in ("max", "amax") else partial.min()
 
 
-def _run_kept(kernel, g, out_init, out, column_blocks):
-    """kernel(buf, off, kshape, kst, rn, rs, init, out), split over the outermost kept dim
+def _run_kept(kernel, g, arg, outs, column_blocks):
+    """kernel(buf, off, kshape, kst, rn, rs, arg, *outs), split over the outermost kept dim
     (for column kernels with one kept dim: over column blocks) when large enough."""
     kshape, kst = g.kshape, g.kst
-    work = out.size * max(g.rn, 1)
-    if not worth_splitting(work):
-        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, out_init, out)
-        return
+    size = outs[0].size
     outer = int(kshape[0])
-    if outer < 2:
-        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, out_init, out)
+    if not worth_splitting(size * max(g.rn, 1)) or outer < 2:
+        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, arg, *outs)
         return
-    row = out.size // outer
+    row = size // outer
     st0 = int(kst[0])
     rest = [int(v) for v in kshape[1:]]
 
     def part(start, stop):
         sub = as_index_array([stop - start] + rest)
-        kernel(g.buf, g.off + start * st0, sub, kst, g.rn, g.rs, out_init, out[start * row:stop * row])
+        kernel(g.buf, g.off + start * st0, sub, kst, g.rn, g.rs, arg, *[o[start * row:stop * row] for o in outs])
     run_split(part, outer, align=16 if column_blocks and len(kshape) == 1 else 1)
 
 
 def _arg_reduce(x_view, dims, g, is_max, values, indices):
     """First index of the max/min over the reduced run, by rows or by arg columns."""
     if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
-        _arg_split(_arg_columns, g, bool(is_max), values, indices, column_blocks=True)
+        _run_kept(_arg_columns, g, bool(is_max), (values, indices), column_blocks=True)
         return
     g = _maybe_contiguous(x_view, dims, g)
-    _arg_split(_arg_rows, g, bool(is_max), values, indices, column_blocks=False)
-
-
-def _arg_split(kernel, g, is_max, values, indices, column_blocks):
-    kshape, kst = g.kshape, g.kst
-    outer = int(kshape[0])
-    if not worth_splitting(values.size * max(g.rn, 1)) or outer < 2:
-        kernel(g.buf, g.off, kshape, kst, g.rn, g.rs, is_max, values, indices)
-        return
-    row = values.size // outer
-    st0 = int(kst[0])
-    rest = [int(v) for v in kshape[1:]]
-
-    def part(start, stop):
-        sub = as_index_array([stop - start] + rest)
-        kernel(g.buf, g.off + start * st0, sub, kst, g.rn, g.rs, is_max,
-               values[start * row:stop * row], indices[start * row:stop * row])
-    run_split(part, outer, align=16 if column_blocks and len(kshape) == 1 else 1)
+    _run_kept(_arg_rows, g, bool(is_max), (values, indices), column_blocks=False)
 
 
 def _maybe_contiguous(x_view, dims, g):

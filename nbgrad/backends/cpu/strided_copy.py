@@ -28,7 +28,7 @@ the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 import numpy as np
 
 from .._shared import cpu_kernel
-from .._shared.copy import as_is, conversion, scalar_of, to_bool
+from .._shared.copy import as_is, conversion, fill_plan, to_bool
 from .._shared.geometry import as_index_array, coalesce, numel
 from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
@@ -137,27 +137,6 @@ def _fill_contiguous(dst, doff, n, value):
         d[i] = value
 
 
-@_kernel
-def _fill_strided(dst, doff, dst_st, shape, value):
-    nd = shape.size
-    inner = shape[nd - 1]
-    ds = dst_st[nd - 1]
-    total = 1
-    for d in range(nd):
-        total *= shape[d]
-    idx = np.zeros(nd, np.int64)
-    jd = jumps(shape, dst_st, nd - 2)
-    pd = doff
-    done = 0
-    while done < total:
-        for j in range(inner):
-            dst[pd + j * ds] = value
-        done += inner
-        d = carry(idx, shape, nd - 2)
-        if d >= 0:
-            pd += jd[d]
-
-
 def _order_by_dst(shape, sst, dst_st):
     """Permute dims so dst's strides decrease (its inner loop is the densest)."""
     order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
@@ -197,16 +176,16 @@ def copy(src_view, dst_view):
 
 
 def fill(dst_view, value):
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = fill_plan(dst_view, value)
+    if plan is None:
         return
-    value = scalar_of(dbuf.dtype, value)
-    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    value, cshape, cd = plan
+    dbuf, doff, shape, _ = dst_view
     if len(cshape) == 1 and cd[0] == 1:
+        n = cshape[0]
         if worth_splitting(n):
             run_split(lambda s, e: _fill_contiguous(dbuf, doff + s, e - s, value), n)
         else:
             _fill_contiguous(dbuf, doff, n, value)
-    else:
-        _fill_strided(dbuf, doff, as_index_array(cd), as_index_array(cshape), value)
+    else:                                   # a copy of the value broadcast over dst
+        copy((np.full(1, value), 0, shape, (0,) * len(shape)), dst_view)

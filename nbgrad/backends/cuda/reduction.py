@@ -124,8 +124,8 @@ def make_reduce(step, finalize, accumulator):
 _reduce_kernels = {}
 
 
-def _reduce_kernel(step, finalize, acc):
-    key = (step, finalize, np.dtype(acc_dtype))
+def _reduce_kernel(step, finalize, accumulator):
+    key = (step, finalize, np.dtype(accumulator))
     k = _reduce_kernels.get(key)
     if k is None:
         k = _reduce_kernels[key] = make_reduce(step, finalize, accumulator)

@@ -9,7 +9,7 @@ loop, anything else decomposes each flat destination index over the shape
 """
 from numba import cuda
 
-from .._shared.copy import as_is, conversion, scalar_of, to_bool
+from .._shared.copy import as_is, conversion, fill_plan, to_bool
 from .._shared.geometry import coalesce, numel
 from .._shared.walk import strided_offsets
 from ._device import as_device, device_fn, geometry, jit, launch
@@ -75,12 +75,12 @@ def copy(src_view, dst_view):
 
 
 def fill(dst_view, value):
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = fill_plan(dst_view, value)
+    if plan is None:
         return
-    value = scalar_of(dbuf.dtype, value)
-    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    value, cshape, cd = plan
+    dbuf, doff, shape, _ = dst_view
+    n = numel(shape)
     blocks, threads = launch(n)
     if len(cshape) == 1 and cd[0] == 1:
         _fill_contiguous[blocks, threads](dbuf, doff, n, value)

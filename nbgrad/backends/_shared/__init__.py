@@ -23,9 +23,6 @@ tests/backends/test_stale_cache_guard.py proves an edited helper recompiles.
 import hashlib
 import pathlib
 
-from numba import njit
-from numba.core.dispatcher import Dispatcher
-
 
 def source_digest(directory):
     """A hash of the .py files directly in `directory` (names and bytes, in name order)."""
@@ -68,6 +65,8 @@ def cached(dispatcher, digest=None):
 def cpu_kernel(digest=None, **options):
     """The decorator of cached CPU kernels: njit(cache=True, error_model="numpy", **options), keyed by
     the helpers' digest as well (the rule above)."""
+    from numba import njit                      # here: importing this package must not load numba
+    from numba.core.dispatcher import Dispatcher
     options = {"error_model": "numpy", **options, "cache": True}
 
     def decorate(fn):

@@ -36,10 +36,25 @@ def scalar_of(dtype, value):
 
 
 def fill_plan(dst_view, value):
-    """(value as a scalar of dst's dtype, coalesced shape, dst's coalesced strides) of a fill,
-    or None when the view is empty."""
+    """(value as a scalar of dst's dtype, coalesced shape, dst's coalesced strides, numel) of a
+    fill, or None when the view is empty."""
     dbuf, _, shape, dst_st = dst_view
-    if numel(shape) == 0:
+    n = numel(shape)
+    if n == 0:
         return None
     cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
-    return scalar_of(dbuf.dtype, value), cshape, cd
+    return scalar_of(dbuf.dtype, value), cshape, cd, n
+
+
+def copy_plan(src_view, dst_view):
+    """(conversion function, coalesced shape, src strides, dst strides, numel) of a copy, or None
+    when the view is empty.  Dims are first ordered by decreasing dst stride, so that the innermost
+    dim is dst's densest (the CPU's inner loop, neighbouring CUDA threads)."""
+    sbuf, _, _, sst = src_view
+    dbuf, _, shape, dst_st = dst_view
+    n = numel(shape)
+    if n == 0:
+        return None
+    order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
+    cshape, (cs, cd) = coalesce([shape[d] for d in order], [[sst[d] for d in order], [dst_st[d] for d in order]])
+    return conversion(sbuf.dtype, dbuf.dtype), cshape, cs, cd, n

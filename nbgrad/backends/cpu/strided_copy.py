@@ -28,8 +28,8 @@ the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 import numpy as np
 
 from .._shared import cpu_kernel
-from .._shared.copy import as_is, conversion, fill_plan, to_bool
-from .._shared.geometry import as_index_array, coalesce, numel
+from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
+from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
 
@@ -137,21 +137,13 @@ def _fill_contiguous(dst, doff, n, value):
         d[i] = value
 
 
-def _order_by_dst(shape, sst, dst_st):
-    """Permute dims so dst's strides decrease (its inner loop is the densest)."""
-    order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
-    return ([shape[d] for d in order], [sst[d] for d in order], [dst_st[d] for d in order])
-
-
 def copy(src_view, dst_view):
-    sbuf, soff, _, sst = src_view
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = copy_plan(src_view, dst_view)
+    if plan is None:
         return
-    contiguous, blocked, strided = _COPIES[conversion(sbuf.dtype, dbuf.dtype)]
-    shape, sst, dst_st = _order_by_dst(list(shape), list(sst), list(dst_st))
-    cshape, (cs, cd) = coalesce(shape, [sst, dst_st])
+    (sbuf, soff, _, _), (dbuf, doff, _, _) = src_view, dst_view
+    convert, cshape, cs, cd, n = plan
+    contiguous, blocked, strided = _COPIES[convert]
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
         if worth_splitting(n):
             run_split(lambda s, e: contiguous(sbuf, soff + s, dbuf, doff + s, e - s), n)
@@ -179,10 +171,9 @@ def fill(dst_view, value):
     plan = fill_plan(dst_view, value)
     if plan is None:
         return
-    value, cshape, cd = plan
     dbuf, doff, shape, _ = dst_view
+    value, cshape, cd, n = plan
     if len(cshape) == 1 and cd[0] == 1:
-        n = cshape[0]
         if worth_splitting(n):
             run_split(lambda s, e: _fill_contiguous(dbuf, doff + s, e - s, value), n)
         else:

@@ -3,14 +3,13 @@
 Casting rules are the CPU's, written once (nbgrad/backends/_shared/copy.py):
 float -> int truncates toward zero, x -> bool is x != 0; the conversion
 functions are compiled here as device functions.
-Geometry: dims are coalesced over src and dst; a contiguous pair is a flat
+Geometry (_shared/copy.py): dims are ordered by dst strides and coalesced over src and dst; a contiguous pair is a flat
 loop, anything else decomposes each flat destination index over the shape
 (int64 shape/strides live in a cached device array, see _device.geometry).
 """
 from numba import cuda
 
-from .._shared.copy import as_is, conversion, fill_plan, to_bool
-from .._shared.geometry import coalesce, numel
+from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
 from .._shared.walk import strided_offsets
 from ._device import as_device, device_fn, geometry, jit, launch
 
@@ -59,14 +58,14 @@ def _fill_strided(dst, doff, n, geom, nd, value):
 
 
 def copy(src_view, dst_view):
-    sbuf, soff, _, sst = src_view
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = copy_plan(src_view, dst_view)
+    if plan is None:
         return
+    convert, cshape, cs, cd, n = plan
+    contiguous, strided = _COPIES[convert]
+    sbuf, soff, _, _ = src_view
+    dbuf, doff, _, _ = dst_view
     sbuf = as_device(sbuf)
-    contiguous, strided = _COPIES[conversion(sbuf.dtype, dbuf.dtype)]
-    cshape, (cs, cd) = coalesce(list(shape), [list(sst), list(dst_st)])
     blocks, threads = launch(n)
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
         contiguous[blocks, threads](sbuf, soff, dbuf, doff, n)
@@ -78,10 +77,9 @@ def fill(dst_view, value):
     plan = fill_plan(dst_view, value)
     if plan is None:
         return
-    value, cshape, cd = plan
-    dbuf, doff, shape, _ = dst_view
-    n = numel(shape)
+    value, cshape, cd, n = plan
     blocks, threads = launch(n)
+    dbuf, doff, _, _ = dst_view
     if len(cshape) == 1 and cd[0] == 1:
         _fill_contiguous[blocks, threads](dbuf, doff, n, value)
     else:

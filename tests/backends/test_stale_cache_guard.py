@@ -201,3 +201,46 @@ def test_an_edited_shared_helper_recompiles_its_kernel(tmp_path):
     assert edited["plain"] == 2.0 and edited["hits"]["plain"] == 1       # Numba's trap: stale code
     again = _run(tmp_path)
     assert again["keyed"] == 101.0 and again["hits"]["keyed"] == 1       # and cached again
+
+
+CUDA_KEY = """
+import json
+import numba_cuda  # noqa: F401
+from numba import cuda
+from numba.core import types
+from nbgrad.backends._shared import DIGEST, cached, is_digest_keyed
+
+
+def kernel(a):
+    a[0] = 1
+
+
+class Codegen:
+    def magic_tuple(self):
+        return ("target",)
+
+
+plain = cuda.jit(cache=True)(kernel)
+plain_key = plain._cache._index_key((types.int64[::1],), Codegen())
+keyed = cached(cuda.jit(cache=True)(kernel))
+key = keyed._cache._index_key((types.int64[::1],), Codegen())
+print(json.dumps({"keyed": is_digest_keyed(keyed), "plain": is_digest_keyed(plain),
+                  "extends": list(map(str, key[:len(plain_key)])) == list(map(str, plain_key)),
+                  "last": list(key[-1]), "digest": DIGEST}))
+"""
+
+
+def test_cuda_kernels_with_a_disk_cache_are_keyed_by_the_digest(tmp_path):
+    """NBGRAD_CUDA_CACHE=1 on a GPU: _device.jit's kernels get the same digest key (checked
+    without a GPU or the simulator: numba-cuda builds the cache when the kernel is decorated)."""
+    pytest.importorskip("numba_cuda")
+    script = tmp_path / "cuda_key.py"        # a kernel with a source file, which caching needs
+    script.write_text(CUDA_KEY)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_DISABLE_JIT")}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT)
+    proc = subprocess.run([sys.executable, str(script)], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["keyed"] and not out["plain"] and out["extends"]
+    assert out["last"] == ["nbgrad helpers", out["digest"]]

@@ -44,7 +44,8 @@ def _digest_cache_class(base, digest):
         def _index_key(self, sig, codegen):
             return base._index_key(self, sig, codegen) + (("nbgrad helpers", digest),)
         cls = _digest_classes[(base, digest)] = type(f"HelperDigest{base.__name__}", (base,),
-                                                     {"_index_key": _index_key, "helper_digest": digest})
+                                                     {"_index_key": _index_key, "helper_digest": digest,
+                                                      "__module__": __name__})
     return cls
 
 

@@ -1,7 +1,8 @@
 """Loss math of one row or one element (cross-entropy, NLL, MSE, BCE-with-logits), for both devices.
 
 Buffers are contiguous and 1-D; a (M, C) matrix is a flat buffer read row by
-row (row i starts at i * c).  Everything is computed in float64, as
+row (row i starts at i * c).  Per-element functions take and return scalars
+(an array argument per element would keep a helper out of line).  Everything is computed in float64, as
 PyTorch's CPU kernels accumulate row sums.  The backends own the loops (a
 row after another on the CPU, a thread per row or element on the GPU) and
 the sums the op layer needs.
@@ -72,14 +73,14 @@ def scale_at(coef, coef_is_scalar, i):
 
 
 @_scalar
-def squared_error(x, y, i):
-    d = float(x[i]) - float(y[i])
+def squared_error(x, y):
+    d = float(x) - float(y)
     return d * d
 
 
 @_scalar
-def squared_error_grad(x, y, k, i):
-    return 2.0 * (float(x[i]) - float(y[i])) * k
+def squared_error_grad(x, y, k):
+    return 2.0 * (float(x) - float(y)) * k
 
 
 @_scalar
@@ -89,23 +90,23 @@ def softplus_neg(x):
 
 
 @_scalar
-def bce_logits(x, y, w, pw, has_pw, i):
-    """l = ((1-y)*x + (1 + (pw-1)*y) * softplus(-x)) * w of element i."""
-    xi = float(x[i])
-    yi = float(y[i])
-    lw = 1.0 + (float(pw[i]) - 1.0) * yi if has_pw else 1.0
-    return ((1.0 - yi) * xi + lw * softplus_neg(xi)) * float(w[i])
+def bce_logits(x, y, w, pw, has_pw):
+    """l = ((1-y)*x + (1 + (pw-1)*y) * softplus(-x)) * w of one element (pw read only with has_pw)."""
+    xi = float(x)
+    yi = float(y)
+    lw = 1.0 + (float(pw) - 1.0) * yi if has_pw else 1.0
+    return ((1.0 - yi) * xi + lw * softplus_neg(xi)) * float(w)
 
 
 @_scalar
-def bce_logits_grads(x, y, w, pw, has_pw, k, i):
-    """(dl/dx, dl/dy) of element i, times k."""
-    xi = float(x[i])
-    yi = float(y[i])
-    k = k * float(w[i])
+def bce_logits_grads(x, y, w, pw, has_pw, k):
+    """(dl/dx, dl/dy) of one element, times k."""
+    xi = float(x)
+    yi = float(y)
+    k = k * float(w)
     sig_neg = 1.0 / (1.0 + math.exp(xi)) if xi <= _EXP_MAX else 0.0  # sigmoid(-x)
     if has_pw:
-        p = float(pw[i])
+        p = float(pw)
         lw = 1.0 + (p - 1.0) * yi
         return ((1.0 - yi) - lw * sig_neg) * k, (-xi + (p - 1.0) * softplus_neg(xi)) * k
     return ((1.0 - yi) - sig_neg) * k, -xi * k

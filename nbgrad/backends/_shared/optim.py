@@ -4,7 +4,7 @@ Each update follows PyTorch's single-tensor formulas step by step in the
 parameter's dtype (scalars are rounded to that dtype first, as PyTorch does
 for a Python scalar applied to a float32 tensor), so that both backends
 agree with PyTorch to float32 rounding.  The CPU kernel loops over i, the
-CUDA kernel strides over i; the element's work is the function below.
+CUDA kernel strides over i; an element's update is a function of scalars below.
 """
 import math
 
@@ -14,50 +14,48 @@ _scalar = register_jitable(error_model="numpy")
 
 
 @_scalar
-def sgd_update(i, p, g, buf, init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize, use_wd,
+def sgd_update(p, g, b, init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize, use_wd,
                use_momentum):
-    d = -g[i] if maximize else g[i]
+    """(new p, new momentum buffer value) of one element; b, the old buffer value, is read only
+    with momentum on a buffer that exists (not init_buf).  Scalars in, scalars out: an array
+    argument per element would keep the helper out of line and the loop slow."""
+    d = -g if maximize else g
     if use_wd:
-        d = d + weight_decay * p[i]
+        d = d + weight_decay * p
     if use_momentum:
         if init_buf:
             b = d
         else:
-            b = buf[i] * momentum
+            b = b * momentum
             b = b + dampening_keep * d
-        buf[i] = b
         d = d + momentum * b if nesterov else b
-    p[i] = p[i] + -lr * d
+    return p + -lr * d, b
 
 
 @_scalar
-def adam_update(i, p, g, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1_keep, one_minus_beta1_keep, beta2,
-                one_minus_beta2, weight_decay, decay_keep, eps, neg_step_size, bc2_sqrt, amsgrad, maximize, use_wd,
-                decoupled):
-    d = -g[i] if maximize else g[i]
+def adam_update(p, g, m, v, vmax, beta1_keep, one_minus_beta1_keep, beta2, one_minus_beta2, weight_decay,
+                decay_keep, eps, neg_step_size, bc2_sqrt, amsgrad, maximize, use_wd, decoupled):
+    """(new p, exp_avg, exp_avg_sq, max_exp_avg_sq) values of one element (vmax read with amsgrad only)."""
+    d = -g if maximize else g
     if decoupled:
-        p[i] = p[i] * decay_keep
+        p = p * decay_keep
     elif use_wd:
-        d = d + weight_decay * p[i]
+        d = d + weight_decay * p
     # exp_avg.lerp_(grad, 1 - beta1), with lerp's two branches
-    m = exp_avg[i]
     if beta1_keep < 0.5:
         m = m + beta1_keep * (d - m)
     else:
         m = d - (d - m) * one_minus_beta1_keep
-    exp_avg[i] = m
     # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    v = exp_avg_sq[i] * beta2
+    v = v * beta2
     v = v + one_minus_beta2 * d * d
-    exp_avg_sq[i] = v
+    vd = v
     if amsgrad:
-        vm = max_exp_avg_sq[i]
-        if v > vm or v != v:
-            vm = v
-        max_exp_avg_sq[i] = vm
-        v = vm
-    denom = math.sqrt(v) / bc2_sqrt + eps
-    p[i] = p[i] + neg_step_size * (m / denom)
+        if v > vmax or v != v:
+            vmax = v
+        vd = vmax
+    denom = math.sqrt(vd) / bc2_sqrt + eps
+    return p + neg_step_size * (m / denom), m, v, vmax
 
 
 def flat(view):

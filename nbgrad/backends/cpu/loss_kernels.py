@@ -149,7 +149,7 @@ def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
 def _mse_forward(x, y, row):
     s = 0.0
     for i in range(x.size):
-        v = squared_error(x, y, i)
+        v = squared_error(x[i], y[i])
         row[i] = v
         s += v
     return s
@@ -158,7 +158,7 @@ def _mse_forward(x, y, row):
 @_kernel
 def _mse_backward(x, y, coef, coef_is_scalar, grad):
     for i in range(x.size):
-        grad[i] = squared_error_grad(x, y, scale_at(coef, coef_is_scalar, i), i)
+        grad[i] = squared_error_grad(x[i], y[i], scale_at(coef, coef_is_scalar, i))
 
 
 def mse_forward(x, y):
@@ -181,7 +181,7 @@ def mse_backward(x, y, coef):
 def _bce_forward(x, y, w, pw, has_pw, out):
     s = 0.0
     for i in range(x.size):
-        v = bce_logits(x, y, w, pw, has_pw, i)
+        v = bce_logits(x[i], y[i], w[i], pw[i], has_pw)
         out[i] = v
         s += v
     return s
@@ -190,7 +190,8 @@ def _bce_forward(x, y, w, pw, has_pw, out):
 @_kernel
 def _bce_backward(x, y, w, pw, has_pw, coef, coef_is_scalar, gx, gy):
     for i in range(x.size):
-        gx[i], gy[i] = bce_logits_grads(x, y, w, pw, has_pw, scale_at(coef, coef_is_scalar, i), i)
+        gx[i], gy[i] = bce_logits_grads(x[i], y[i], w[i], pw[i], has_pw,
+                                        scale_at(coef, coef_is_scalar, i))
 
 
 def bce_logits_forward(x, y, w, pw):

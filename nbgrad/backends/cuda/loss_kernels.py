@@ -187,13 +187,13 @@ def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
 @jit
 def _mse_forward(x, y, row, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        row[i] = _squared_error(x, y, i)
+        row[i] = _squared_error(x[i], y[i])
 
 
 @jit
 def _mse_backward(x, y, coef, coef_is_scalar, grad, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        grad[i] = _squared_error_grad(x, y, _scale_at(coef, coef_is_scalar, i), i)
+        grad[i] = _squared_error_grad(x[i], y[i], _scale_at(coef, coef_is_scalar, i))
 
 
 def mse_forward(x, y):
@@ -222,13 +222,14 @@ def mse_backward(x, y, coef):
 @jit
 def _bce_forward(x, y, w, pw, has_pw, out, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        out[i] = _bce_logits(x, y, w, pw, has_pw, i)
+        out[i] = _bce_logits(x[i], y[i], w[i], pw[i], has_pw)
 
 
 @jit
 def _bce_backward(x, y, w, pw, has_pw, coef, coef_is_scalar, gx, gy, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        gx[i], gy[i] = _bce_logits_grads(x, y, w, pw, has_pw, _scale_at(coef, coef_is_scalar, i), i)
+        gx[i], gy[i] = _bce_logits_grads(x[i], y[i], w[i], pw[i], has_pw,
+                                         _scale_at(coef, coef_is_scalar, i))
 
 
 def bce_logits_forward(x, y, w, pw):

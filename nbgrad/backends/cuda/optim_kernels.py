@@ -17,9 +17,12 @@ _adam_update = device_fn(shared.adam_update)
 @jit
 def _sgd(p, g, buf, n, init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize, use_wd,
          use_momentum):
+    read_buf = use_momentum and not init_buf
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        _sgd_update(i, p, g, buf, init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize,
-                    use_wd, use_momentum)
+        p[i], b = _sgd_update(p[i], g[i], buf[i] if read_buf else p[i], init_buf, lr, weight_decay, momentum,
+                              dampening_keep, nesterov, maximize, use_wd, use_momentum)
+        if use_momentum:
+            buf[i] = b
 
 
 @jit
@@ -27,9 +30,12 @@ def _adam(p, g, exp_avg, exp_avg_sq, max_exp_avg_sq, n, beta1_keep, one_minus_be
           one_minus_beta2, weight_decay, decay_keep, eps, neg_step_size, bc2_sqrt, amsgrad, maximize, use_wd,
           decoupled):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        _adam_update(i, p, g, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1_keep, one_minus_beta1_keep, beta2,
-                     one_minus_beta2, weight_decay, decay_keep, eps, neg_step_size, bc2_sqrt, amsgrad, maximize,
-                     use_wd, decoupled)
+        p[i], exp_avg[i], exp_avg_sq[i], vmax = _adam_update(
+            p[i], g[i], exp_avg[i], exp_avg_sq[i], max_exp_avg_sq[i] if amsgrad else p[i], beta1_keep,
+            one_minus_beta1_keep, beta2, one_minus_beta2, weight_decay, decay_keep, eps, neg_step_size, bc2_sqrt,
+            amsgrad, maximize, use_wd, decoupled)
+        if amsgrad:
+            max_exp_avg_sq[i] = vmax
 
 
 def sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):

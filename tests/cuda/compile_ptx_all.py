@@ -30,6 +30,7 @@ def _arr(dt):
 def signatures():
     """(label, python function, argument types) for every kernel and representative dtypes."""
     from numba import boolean, float32, float64, int16, int32, int64, uint8, uint64
+    from numba.core.types import Tuple
     from nbgrad.backends.cuda import (elementwise as E, indexing as I, linalg as L, loss_kernels as LK,
                                       memory as M, optim_kernels as O, reduction as R, sampling as S,
                                       sorting as SO, strided_copy as C)
@@ -164,9 +165,10 @@ def signatures():
         add(f"mse backward {dt}", LK._mse_backward, x, x, f64, boolean, x, int64)
         add(f"bce forward {dt}", LK._bce_forward, x, x, x, x, boolean, f64, int64)
         add(f"bce backward {dt}", LK._bce_backward, x, x, x, x, boolean, f64, boolean, x, x, int64)
-        add(f"sgd {dt}", O._sgd, x, x, x, int64, boolean, dt, dt, dt, dt, boolean, boolean, boolean, boolean)
-        add(f"adam {dt}", O._adam, x, x, x, x, x, int64, dt, dt, dt, dt, dt, dt, dt, dt, dt, boolean, boolean,
-            boolean, boolean)
+        add(f"sgd {dt}", O._sgd, x, x, x, int64,
+            Tuple((boolean, dt, dt, dt, dt, boolean, boolean, boolean, boolean, boolean)))
+        add(f"adam {dt}", O._adam, x, x, x, x, x, int64,
+            Tuple((dt, dt, dt, dt, dt, dt, dt, dt, dt, boolean, boolean, boolean, boolean)))
     return out
 
 

@@ -14,11 +14,11 @@ _scalar = register_jitable(error_model="numpy")
 
 
 @_scalar
-def sgd_update(p, g, b, init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize, use_wd,
-               use_momentum):
-    """(new p, new momentum buffer value) of one element; b, the old buffer value, is read only
-    with momentum on a buffer that exists (not init_buf).  Scalars in, scalars out: an array
-    argument per element would keep the helper out of line and the loop slow."""
+def sgd_update(p, g, b, h):
+    """(new p, new momentum buffer value) of one element; h: sgd_scalars(...); b, the old buffer
+    value, is read only with momentum on a buffer that exists (not init_buf).  Scalars in,
+    scalars out: an array argument per element would keep the helper out of line and the loop slow."""
+    init_buf, lr, weight_decay, momentum, dampening_keep, nesterov, maximize, use_wd, use_momentum, _ = h
     d = -g if maximize else g
     if use_wd:
         d = d + weight_decay * p
@@ -33,9 +33,11 @@ def sgd_update(p, g, b, init_buf, lr, weight_decay, momentum, dampening_keep, ne
 
 
 @_scalar
-def adam_update(p, g, m, v, vmax, beta1_keep, one_minus_beta1_keep, beta2, one_minus_beta2, weight_decay,
-                decay_keep, eps, neg_step_size, bc2_sqrt, amsgrad, maximize, use_wd, decoupled):
-    """(new p, exp_avg, exp_avg_sq, max_exp_avg_sq) values of one element (vmax read with amsgrad only)."""
+def adam_update(p, g, m, v, vmax, h):
+    """(new p, exp_avg, exp_avg_sq, max_exp_avg_sq) values of one element; h: adam_scalars(...);
+    vmax is read with amsgrad only."""
+    (beta1_keep, one_minus_beta1_keep, beta2, one_minus_beta2, weight_decay, decay_keep, eps, neg_step_size,
+     bc2_sqrt, amsgrad, maximize, use_wd, decoupled) = h
     d = -g if maximize else g
     if decoupled:
         p = p * decay_keep
@@ -67,14 +69,20 @@ def flat(view):
     return buf[off:off + n]
 
 
+# where the kernels find a flag in the tuples below
+SGD_MOMENTUM = 8
+SGD_READS_BUF = 9
+ADAM_AMSGRAD = 9
+
+
 def sgd_scalars(t, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):
-    """sgd_update's scalar arguments, rounded to the parameter's scalar type t."""
+    """sgd_update's h, rounded to the parameter's scalar type t, and whether the old buffer is read."""
     return (bool(init_buf), t(lr), t(weight_decay), t(momentum), t(1.0 - dampening), bool(nesterov),
-            bool(maximize), weight_decay != 0, momentum != 0)
+            bool(maximize), weight_decay != 0, momentum != 0, momentum != 0 and not init_buf)
 
 
 def adam_scalars(t, step, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
-    """adam_update's scalar arguments; `step` is the step count after this step's increment."""
+    """adam_update's h; `step` is the step count after this step's increment."""
     step_size = lr / (1 - beta1 ** step)
     bc2_sqrt = (1 - beta2 ** step) ** 0.5
     w = 1 - beta1

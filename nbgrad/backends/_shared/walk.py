@@ -27,6 +27,12 @@ def jumps(shape, strides, last):
 
 
 @_walk
+def odometer(shape, strides, last):
+    """(idx, jump) of a walk with a single operand: the odometer at 0 and the operand's jumps."""
+    return np.zeros(max(last + 1, 1), np.int64), jumps(shape, strides, last)
+
+
+@_walk
 def carry(idx, shape, last):
     """Step the C-order odometer idx over dims 0..last: the dim that stepped, or -1 past the end."""
     d = last

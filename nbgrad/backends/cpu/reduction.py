@@ -28,7 +28,7 @@ from .._shared import cpu_kernel
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
                               plan)
-from .._shared.walk import advance, carry, jumps
+from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -45,8 +45,7 @@ def make_reduce(step, finalize, fastmath):
     @kernel
     def rows(x, xoff, kshape, kst, rn, rs, init, out):
         nd = kshape.size
-        idx = np.zeros(nd, np.int64)
-        jump = jumps(kshape, kst, nd - 1)
+        idx, jump = odometer(kshape, kst, nd - 1)
         p = xoff
         for o in range(out.size):
             acc = init
@@ -66,8 +65,7 @@ def make_reduce(step, finalize, fastmath):
         nd = kshape.size
         inner = kshape[nd - 1]
         acc = np.full(inner, init)
-        idx = np.zeros(nd, np.int64)
-        jump = jumps(kshape, kst, nd - 2)
+        idx, jump = odometer(kshape, kst, nd - 2)
         p = xoff
         o = 0
         n = out.size
@@ -93,8 +91,7 @@ _kernel = cpu_kernel(nogil=True)
 @_kernel
 def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
     nd = kshape.size
-    idx = np.zeros(nd, np.int64)
-    jump = jumps(kshape, kst, nd - 1)
+    idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
     divisor = max(0.0, rn - correction)
     for o in range(out.size):
@@ -120,8 +117,7 @@ def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
 @_kernel
 def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
     nd = kshape.size
-    idx = np.zeros(nd, np.int64)
-    jump = jumps(kshape, kst, nd - 1)
+    idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
     for o in range(out.size):
         m = -np.inf
@@ -145,8 +141,7 @@ def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
 def _arg_rows(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
     # First index on ties; the first NaN wins (PyTorch).
     nd = kshape.size
-    idx = np.zeros(nd, np.int64)
-    jump = jumps(kshape, kst, nd - 1)
+    idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
     for o in range(values.size):
         best = x[p]
@@ -176,8 +171,7 @@ def _arg_columns(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
     # Same answers as _arg_rows: first index on ties, the first NaN wins.
     nd = kshape.size
     inner = kshape[nd - 1]
-    idx = np.zeros(nd, np.int64)
-    jump = jumps(kshape, kst, nd - 2)
+    idx, jump = odometer(kshape, kst, nd - 2)
     p = xoff
     o = 0
     n = values.size

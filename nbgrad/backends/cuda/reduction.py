@@ -38,24 +38,21 @@ def _row_start(row, off, geom, nd):
     return _strided_offsets(row, geom, nd, 1, off, 0, 0)[0]
 
 
-@cuda.jit(device=True)
-def _tree_sum(sm, tid):
-    w = TPB // 2
-    while w > 0:
-        if tid < w:
-            sm[tid] = sm[tid] + sm[tid + w]
-        cuda.syncthreads()
-        w //= 2
+def make_tree(step):
+    """A device function halving a block's shared array with step until sm[0] holds the result."""
+    @cuda.jit(device=True)
+    def tree(sm, tid):
+        w = TPB // 2
+        while w > 0:
+            if tid < w:
+                sm[tid] = step(sm[tid], sm[tid + w])
+            cuda.syncthreads()
+            w //= 2
+    return tree
 
 
-@cuda.jit(device=True)
-def _tree_max(sm, tid):
-    w = TPB // 2
-    while w > 0:
-        if tid < w:
-            sm[tid] = _step_max(sm[tid], sm[tid + w])
-        cuda.syncthreads()
-        w //= 2
+_tree_sum = make_tree(_step_sum)
+_tree_max = make_tree(_step_max)
 
 
 @cuda.jit(device=True)
@@ -92,6 +89,7 @@ def _block_sum_exp(x, p, rs, rn, m, sm, tid):
 def make_reduce(step, finalize, accumulator):
     step = device_fn(step)
     finalize = device_fn(finalize)
+    tree = make_tree(step)
     acc_t = _numba_type(accumulator)
 
     @jit
@@ -108,12 +106,7 @@ def make_reduce(step, finalize, accumulator):
                 acc = step(acc, x[p + j * rs])
             sm[tid] = acc
             cuda.syncthreads()
-            w = TPB // 2
-            while w > 0:
-                if tid < w:
-                    sm[tid] = step(sm[tid], sm[tid + w])
-                cuda.syncthreads()
-                w //= 2
+            tree(sm, tid)
             if tid == 0:
                 out[blk] = finalize(sm[0], nfinal)
             cuda.syncthreads()

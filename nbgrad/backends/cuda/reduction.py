@@ -51,8 +51,23 @@ def make_tree(step):
     return tree
 
 
+def make_block_combine(tree):
+    """A device function combining each thread's value v over the block: every thread gets the result."""
+    @cuda.jit(device=True)
+    def combine(sm, tid, v):
+        sm[tid] = v
+        cuda.syncthreads()
+        tree(sm, tid)
+        v = sm[0]
+        cuda.syncthreads()
+        return v
+    return combine
+
+
 _tree_sum = make_tree(_step_sum)
 _tree_max = make_tree(_step_max)
+_block_total = make_block_combine(_tree_sum)
+_block_greatest = make_block_combine(_tree_max)
 
 
 @cuda.jit(device=True)
@@ -61,12 +76,7 @@ def _block_max(x, p, rs, rn, sm, tid):
     m = -math.inf
     for j in range(tid, rn, TPB):
         m = _step_max(m, x[p + j * rs])
-    sm[tid] = m
-    cuda.syncthreads()
-    _tree_max(sm, tid)
-    m = sm[0]
-    cuda.syncthreads()
-    return m
+    return _block_greatest(sm, tid, m)
 
 
 @cuda.jit(device=True)
@@ -75,12 +85,7 @@ def _block_sum_exp(x, p, rs, rn, m, sm, tid):
     s = 0.0
     for j in range(tid, rn, TPB):
         s += math.exp(x[p + j * rs] - m)
-    sm[tid] = s
-    cuda.syncthreads()
-    _tree_sum(sm, tid)
-    s = sm[0]
-    cuda.syncthreads()
-    return s
+    return _block_total(sm, tid, s)
 
 
 # --------------------------------------------------------------------------- #
@@ -137,21 +142,14 @@ def _var_rows(x, xoff, kgeom, knd, rn, rs, divisor, nout, out):
         s = 0.0
         for j in range(tid, rn, TPB):
             s += x[p + j * rs]
-        sm[tid] = s
-        cuda.syncthreads()
-        _tree_sum(sm, tid)
-        mean = sm[0] / rn
-        cuda.syncthreads()
+        mean = _block_total(sm, tid, s) / rn
         ss = 0.0
         for j in range(tid, rn, TPB):
             dev = x[p + j * rs] - mean
             ss += dev * dev
-        sm[tid] = ss
-        cuda.syncthreads()
-        _tree_sum(sm, tid)
+        ss = _block_total(sm, tid, ss)
         if tid == 0:
-            out[row] = sm[0] / divisor
-        cuda.syncthreads()
+            out[row] = ss / divisor
 
 
 @jit

@@ -13,6 +13,7 @@ from ._size import Size, device as _device_cls
 from ._storage import Storage, VersionCounter
 from .autograd.grad_mode import is_grad_enabled
 from .backends import get_backend
+from .backends._shared.geometry import contiguous_strides  # plain Python, no numba
 
 
 # Row-major strides by shape, for shapes without size-0 dims only: the ops' layout
@@ -28,15 +29,6 @@ def _strides_of(shape):
         if len(_STRIDES_CACHE) < 4096 and 0 not in shape:
             _STRIDES_CACHE[shape] = strides
     return strides
-
-
-def contiguous_strides(shape):
-    strides = [0] * len(shape)
-    acc = 1
-    for i in range(len(shape) - 1, -1, -1):
-        strides[i] = acc
-        acc *= max(shape[i], 1)
-    return tuple(strides)
 
 
 def dense_strides(shape, strides):

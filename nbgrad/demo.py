@@ -37,14 +37,23 @@ def assignment_is_the_same_object():
     return held, f"id(b) == id(a): {id(b) == id(a)}; after b[0] = 5, a = {a.tolist()}"
 
 
-@rule("a += 1 changes a in place: same id, same data_ptr")
-def iadd_is_in_place():
+def kept_in_place(change, expected):
+    """a = zeros(3), then a = change(a); (held, evidence) that a is still the same object and
+    memory, holding `expected`."""
     a = nbgrad.zeros(3)
     before_id, before_ptr = id(a), a.data_ptr()
-    a += 1
-    held = id(a) == before_id and a.data_ptr() == before_ptr and a.tolist() == [1.0, 1.0, 1.0]
+    a = change(a)
+    held = id(a) == before_id and a.data_ptr() == before_ptr and a.tolist() == expected
     return held, (f"id kept: {id(a) == before_id}; data_ptr kept: {a.data_ptr() == before_ptr}; "
                   f"a = {a.tolist()}")
+
+
+@rule("a += 1 changes a in place: same id, same data_ptr")
+def iadd_is_in_place():
+    def change(a):
+        a += 1
+        return a
+    return kept_in_place(change, [1.0, 1.0, 1.0])
 
 
 @rule("a.add_(b) changes a in place and returns a")
@@ -60,12 +69,10 @@ def add_underscore_returns_self():
 
 @rule("a[:] = ... writes into a: same id, same data_ptr")
 def setitem_is_in_place():
-    a = nbgrad.zeros(3)
-    before_id, before_ptr = id(a), a.data_ptr()
-    a[:] = nbgrad.tensor([7.0, 8.0, 9.0])
-    held = id(a) == before_id and a.data_ptr() == before_ptr and a.tolist() == [7.0, 8.0, 9.0]
-    return held, (f"id kept: {id(a) == before_id}; data_ptr kept: {a.data_ptr() == before_ptr}; "
-                  f"a = {a.tolist()}")
+    def change(a):
+        a[:] = nbgrad.tensor([7.0, 8.0, 9.0])
+        return a
+    return kept_in_place(change, [7.0, 8.0, 9.0])
 
 
 @rule("y = x + y makes a new tensor; the old y is untouched")
@@ -110,24 +117,25 @@ def transpose_shares_memory():
                   f"{tuple(xt.stride())}; after xt[2, 1] = 4, x[1, 2] = {x[1, 2].item()}")
 
 
-@rule("t.numpy() shares memory with t, both ways")
-def numpy_shares_memory():
-    t = nbgrad.zeros(3)
-    a = t.numpy()
+def writes_seen_both_ways(t, a):
+    """Write a[0] = 1 through the array and t[1] = 2 through the tensor (both zeros(3)); (held,
+    evidence) that each sees both writes."""
     a[0] = 1.0
     t[1] = 2.0
     held = t.tolist() == [1.0, 2.0, 0.0] and a.tolist() == [1.0, 2.0, 0.0]
     return held, f"after a[0] = 1 and t[1] = 2: t = {t.tolist()}, a = {a.tolist()}"
+
+
+@rule("t.numpy() shares memory with t, both ways")
+def numpy_shares_memory():
+    t = nbgrad.zeros(3)
+    return writes_seen_both_ways(t, t.numpy())
 
 
 @rule("nbgrad.from_numpy(a) shares memory with a, both ways")
 def from_numpy_shares_memory():
     a = np.zeros(3, dtype=np.float32)
-    t = nbgrad.from_numpy(a)
-    a[0] = 1.0
-    t[1] = 2.0
-    held = t.tolist() == [1.0, 2.0, 0.0] and a.tolist() == [1.0, 2.0, 0.0]
-    return held, f"after a[0] = 1 and t[1] = 2: t = {t.tolist()}, a = {a.tolist()}"
+    return writes_seen_both_ways(nbgrad.from_numpy(a), a)
 
 
 @rule("nbgrad.tensor(a) copies")

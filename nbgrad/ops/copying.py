@@ -106,36 +106,19 @@ def type_as(x, other):
     return to(x, other.dtype)
 
 
-def float(x):
-    return to(x, D.float32)
+def _conversion(name, dtype):
+    def convert(x):
+        return to(x, dtype)
+    convert.__name__ = convert.__qualname__ = name
+    convert.__doc__ = f"x.{name}() is x.to({dtype})"
+    return convert
 
 
-def double(x):
-    return to(x, D.float64)
-
-
-def half(x):
-    return to(x, D.float16)
-
-
-def long(x):
-    return to(x, D.int64)
-
-
-def int(x):
-    return to(x, D.int32)
-
-
-def short(x):
-    return to(x, D.int16)
-
-
-def bool(x):
-    return to(x, D.bool_)
-
-
-def byte(x):
-    return to(x, D.uint8)
+# x.float(), x.double(), ...: the names shadow the builtins in this module only (cuda() below uses type(1))
+float, double, half, long, int, short, bool, byte = (
+    _conversion(name, dtype) for name, dtype in (
+        ("float", D.float32), ("double", D.float64), ("half", D.float16), ("long", D.int64),
+        ("int", D.int32), ("short", D.int16), ("bool", D.bool_), ("byte", D.uint8)))
 
 
 def cpu(x):

@@ -41,11 +41,11 @@ EXPECTED = {
 }
 
 
-def run_fresh_process(cache_dir):
+def run_fresh_process(cache_dir, script=SCRIPT):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir))
     env.pop("NUMBA_DISABLE_JIT", None)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=root,
+    proc = subprocess.run([sys.executable, "-c", script], env=env, cwd=root,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -59,3 +59,45 @@ def test_same_factory_ops_get_their_own_cached_kernels(tmp_path):
     warm = run_fresh_process(tmp_path)
     assert warm["results"] == EXPECTED
     assert all(h >= 1 for h in warm["hits"].values()), warm["hits"]
+
+
+# Kernels that call the shared helpers (nbgrad/backends/_shared) are keyed by their digest
+# as well: an unchanged tree must still load them from disk in a fresh process.
+SHARED_SCRIPT = textwrap.dedent("""
+    import json
+    import numpy as np
+    from nbgrad.backends import cpu as B
+    from nbgrad.backends.cpu import loss_kernels as L, optim_kernels as O, reduction as R, strided_copy as C
+
+    p = np.array([1.0, 2.0, 3.0]); g = np.array([0.5, -1.0, 2.0]); buf = np.zeros(3)
+    B.sgd_step((p, 0, (3,), (1,)), (g, 0, (3,), (1,)), (buf, 0, (3,), (1,)), False, 0.1, 0.0, 0.9, 0.0,
+               False, False)
+    x = np.array([1.0, 2.0, 0.5, -1.0]); t = np.array([1, 0], dtype=np.int64)
+    row, lse, sums = B.cross_entropy_forward(x, 2, 2, t, None, -100, 0.0)
+    a = np.arange(12.0)
+    colsum = B.reduce("sum", (a, 0, (3, 4), (4, 1)), (0,), np.float64)
+    out = np.empty(12)
+    B.copy((a, 0, (3, 4), (1, 3)), (out, 0, (3, 4), (4, 1)))
+    kernels = {"sgd": O._sgd, "ce": L._ce_forward, "sum columns": R._kernels_for("sum")[1],
+               "copy strided": C._COPIES[C.as_is][2]}
+    print(json.dumps({"results": [p.tolist(), row.tolist(), colsum.tolist(), out.tolist()],
+                      "hits": {k: sum(v.stats.cache_hits.values()) for k, v in kernels.items()},
+                      "misses": {k: sum(v.stats.cache_misses.values()) for k, v in kernels.items()}}))
+""")
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+def test_kernels_of_shared_helpers_load_from_the_disk_cache(tmp_path):
+    import numpy as np
+    cold = run_fresh_process(tmp_path, SHARED_SCRIPT)
+    x = np.array([[1.0, 2.0], [0.5, -1.0]])
+    lse = np.log(np.exp(x).sum(1))
+    expected = [[0.95, 2.1, 2.8], (lse - x[[0, 1], [1, 0]]).tolist(), [12.0, 15.0, 18.0, 21.0],
+                np.arange(12.0).reshape(4, 3).T.ravel().tolist()]
+    assert np.allclose(cold["results"][0], expected[0]) and np.allclose(cold["results"][1], expected[1])
+    assert cold["results"][2:] == expected[2:]
+    assert all(h == 0 for h in cold["hits"].values()), cold["hits"]
+    warm = run_fresh_process(tmp_path, SHARED_SCRIPT)
+    assert warm["results"] == cold["results"]
+    assert all(h >= 1 for h in warm["hits"].values()), warm["hits"]
+    assert all(m == 0 for m in warm["misses"].values()), warm["misses"]

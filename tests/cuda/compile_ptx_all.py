@@ -30,6 +30,7 @@ def _arr(dt):
 def signatures():
     """(label, python function, argument types) for every kernel and representative dtypes."""
     from numba import boolean, float32, float64, int16, int32, int64, uint8, uint64
+    from numba.core.types import Tuple
     from nbgrad.backends.cuda import (elementwise as E, indexing as I, linalg as L, loss_kernels as LK,
                                       memory as M, optim_kernels as O, reduction as R, sampling as S,
                                       sorting as SO, strided_copy as C)
@@ -47,7 +48,7 @@ def signatures():
     for s, d in [(float32, float32), (float64, float32), (float32, int64), (int64, float32), (boolean, float32),
                  (float32, boolean), (int64, boolean), (uint8, int64), (float64, float64), (int64, int64),
                  (boolean, boolean)]:
-        contiguous, strided = C._COPY_TO_BOOL if d == boolean and s != boolean else C._COPY
+        contiguous, strided = C._COPIES[C.conversion(np.dtype(nptype[s]), np.dtype(nptype[d]))]
         add(f"copy {s}->{d}", contiguous, _arr(s), int64, _arr(d), int64, int64)
         add(f"copy strided {s}->{d}", strided, _arr(s), int64, _arr(d), int64, int64, geom, int64)
     for d in (float32, float64, int64, int32, boolean, uint8):
@@ -105,7 +106,7 @@ def signatures():
                           ("max", float32, float32, float32), ("min", int64, int64, int64),
                           ("max", boolean, boolean, boolean), ("all", boolean, boolean, boolean),
                           ("any", float32, boolean, boolean), ("sum", float64, float64, float32)]:
-        step, finalize = R._COMBINE[op]
+        step, finalize, _ = R.COMBINE[op]
         k = R.make_reduce(step, finalize, nptype[acc])
         add(f"reduce {op} {x}->{o}", k, _arr(x), int64, geom, int64, int64, int64, acc, int64, int64, int64,
             int64, _arr(o))
@@ -164,9 +165,10 @@ def signatures():
         add(f"mse backward {dt}", LK._mse_backward, x, x, f64, boolean, x, int64)
         add(f"bce forward {dt}", LK._bce_forward, x, x, x, x, boolean, f64, int64)
         add(f"bce backward {dt}", LK._bce_backward, x, x, x, x, boolean, f64, boolean, x, x, int64)
-        add(f"sgd {dt}", O._sgd, x, x, x, int64, boolean, dt, dt, dt, dt, boolean, boolean, boolean, boolean)
-        add(f"adam {dt}", O._adam, x, x, x, x, x, int64, dt, dt, dt, dt, dt, dt, dt, dt, dt, boolean, boolean,
-            boolean, boolean)
+        add(f"sgd {dt}", O._sgd, x, x, x, int64,
+            Tuple((boolean, dt, dt, dt, dt, boolean, boolean, boolean, boolean, boolean)))
+        add(f"adam {dt}", O._adam, x, x, x, x, x, int64,
+            Tuple((dt, dt, dt, dt, dt, dt, dt, dt, dt, boolean, boolean, boolean, boolean)))
     return out
 
 

@@ -1,13 +1,13 @@
 """The CPU backend: the contract of nbgrad.backends, done by Numba kernels.
 
 Kernels are serial and `nogil`; large compute-bound calls are split across a
-small thread pool (_threads.py).  One file per kernel template, in the order
-data flows:
-  _geometry.py     coalescing dims, contiguity, batch offsets (plain Python)
+small thread pool (_threads.py).  Helpers shared with the CUDA backend
+(geometry, index walks, reduction steps, loss and optimizer math) are in
+../_shared.  One file per kernel template, in the order data flows:
   _threads.py      splitting a large kernel call across threads; owns the thread count
                    (nbgrad.set_num_threads) (plain Python)
   _allocator.py    output buffers of 128 KiB and more recycled from a pool (plain Python)
-  _cache_guard.py  the stale-cache rule: no kernel uses another file's jitted helper
+  _cache_guard.py  the cache rule: helpers only of the own file or of ../_shared (digest-keyed)
   memory.py        empty/full/arange, zero-copy to_numpy/from_numpy
   strided_copy.py  copy with cast (staged tile transposition), fill
   elementwise.py   unary, binary, where, mul_backward (+ scalar functions and

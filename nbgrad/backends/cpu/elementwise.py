@@ -36,7 +36,7 @@ from numba import config, njit, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
-from ._geometry import as_index_array, coalesce, contiguous_strides, numel
+from .._shared.geometry import as_index_array, coalesce, contiguous_strides, numel
 from ... import _debug
 from . import _threads
 from ._threads import run_split, worth_splitting

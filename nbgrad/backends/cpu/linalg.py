@@ -12,7 +12,8 @@ from numba import config, njit
 
 from ... import _debug
 from ._allocator import new_buffer
-from ._geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
+from .._shared import linalg as shared_linalg
+from .._shared.geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 _kernel = njit(cache=True, error_model="numpy")
@@ -152,16 +153,6 @@ def matmul(a_view, b_view, out_dtype):
 
 
 def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
-    """Gradients of out = x @ w.T + b for 2-D x (N, in), w (out, in), g (N, out).
-
-    Returns (gx (N, in), gw (out, in), gb (out,)) as buffers, None where not
-    needed.  g.T is handed to BLAS as the transposed view it is (no copy);
-    gb is a column sum of g (the column reduction kernel, no transposition).
-    """
+    """(gx, gw, gb) of out = x @ w.T + b: nbgrad/backends/_shared/linalg.py with this backend's kernels."""
     from .reduction import reduce  # a Python wrapper, not a jitted helper
-    gbuf, goff, (n, m), (g0, g1) = g_view
-    out_dtype = gbuf.dtype
-    gx = matmul(g_view, w_view, out_dtype) if need_x else None
-    gw = matmul((gbuf, goff, (m, n), (g1, g0)), x_view, out_dtype) if need_w else None
-    gb = reduce("sum", g_view, (0,), out_dtype) if need_b else None
-    return gx, gw, gb
+    return shared_linalg.linear_backward(matmul, reduce, g_view, x_view, w_view, need_x, need_w, need_b)

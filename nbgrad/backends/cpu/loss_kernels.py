@@ -7,49 +7,35 @@ row by row.  Row sums accumulate in float64, as PyTorch's CPU kernels do.
 Targets are int64; a target outside [0, C) that is not ignore_index makes
 the forward kernel return the offending row, and the wrapper raises.
 """
-import math
-
 import numpy as np
-from numba import njit
 
-_kernel = njit(cache=True, error_model="numpy")
+from .._shared import cpu_kernel
+from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad, row_cross_entropy,
+                            row_logsumexp, row_loss, scale_at, squared_error, squared_error_grad)
+
+_kernel = cpu_kernel()
 
 
 # --------------------------------------------------------------------------- #
 # cross-entropy with class indices: loss_i = (1-eps) * w[t] * -logp[t] + eps/C * sum_c w_c * -logp_c
 
 @_kernel
-def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, row_loss, lse, sums):
+def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, row_losses, lse, sums):
     # sums: [sum of w[t]*nll, sum of smooth terms, sum of w[t] over kept rows]
     s_nll = 0.0
     s_smooth = 0.0
     s_w = 0.0
     for i in range(m):
-        base = i * c
-        mx = -np.inf
-        for j in range(c):
-            v = float(x[base + j])   # float64 as Numba unifies mx (float(): also in plain Python)
-            if v > mx or v != v:
-                mx = v
-        acc = 0.0
-        for j in range(c):
-            acc += math.exp(float(x[base + j]) - mx)
-        l = mx + math.log(acc) if mx > -np.inf else mx
+        l = row_logsumexp(x, i * c, c)
         lse[i] = l
         t = target[i]
         if t == ignore_index:
-            row_loss[i] = 0.0
+            row_losses[i] = 0.0
             continue
         if t < 0 or t >= c:
             return i
-        wt = float(weight[t]) if has_weight else 1.0
-        nll = wt * (l - float(x[base + t]))
-        smooth = 0.0
-        if smoothing != 0.0:
-            for j in range(c):
-                wj = float(weight[j]) if has_weight else 1.0
-                smooth += wj * (l - float(x[base + j]))
-        row_loss[i] = (1.0 - smoothing) * nll + smoothing / c * smooth
+        nll, smooth, wt = row_cross_entropy(x, i * c, c, t, weight, has_weight, smoothing, l)
+        row_losses[i] = row_loss(nll, smooth, smoothing, c)
         s_nll += nll
         s_smooth += smooth
         s_w += wt
@@ -62,10 +48,9 @@ def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, ro
 @_kernel
 def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothing, coef_nll, coef_smooth,
                  grad):
-    # d/dx_j of w[t]*(lse - x_t) is w[t]*(p_j - [j == t]); of sum_k w_k*(lse - x_k) is p_j*W - w_j.
     wsum = 0.0
     for j in range(c):
-        wsum += float(weight[j]) if has_weight else 1.0
+        wsum += class_weight(weight, has_weight, j)
     for i in range(m):
         base = i * c
         t = target[i]
@@ -73,17 +58,10 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
             for j in range(c):
                 grad[base + j] = 0.0
             continue
-        wt = float(weight[t]) if has_weight else 1.0
-        a = coef_nll[i] * wt
-        b = coef_smooth[i]
-        l = lse[i]
+        a = coef_nll[i] * class_weight(weight, has_weight, t)
         for j in range(c):
-            p = math.exp(float(x[base + j]) - l)
-            wj = float(weight[j]) if has_weight else 1.0
-            g = a * p + b * (p * wsum - wj)
-            if j == t:
-                g -= a
-            grad[base + j] = g
+            grad[base + j] = cross_entropy_grad(x[base + j], lse[i], a, coef_smooth[i], wsum,
+                                                class_weight(weight, has_weight, j), j == t)
 
 
 def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
@@ -114,19 +92,19 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
 # NLL on log-probabilities: loss_i = -w[t] * x[i, t]
 
 @_kernel
-def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_loss, sums):
+def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, sums):
     s = 0.0
     s_w = 0.0
     for i in range(m):
         t = target[i]
         if t == ignore_index:
-            row_loss[i] = 0.0
+            row_losses[i] = 0.0
             continue
         if t < 0 or t >= c:
             return i
-        wt = float(weight[t]) if has_weight else 1.0
-        row_loss[i] = -wt * float(x[i * c + t])
-        s += row_loss[i]
+        wt = class_weight(weight, has_weight, t)
+        row_losses[i] = -wt * float(x[i * c + t])
+        s += row_losses[i]
         s_w += wt
     sums[0] = s
     sums[1] = s_w
@@ -139,10 +117,8 @@ def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
         grad[k] = 0.0
     for i in range(m):
         t = target[i]
-        if t == ignore_index:
-            continue
-        wt = float(weight[t]) if has_weight else 1.0
-        grad[i * c + t] = -wt * coef[i]
+        if t != ignore_index:
+            grad[i * c + t] = -class_weight(weight, has_weight, t) * coef[i]
 
 
 def nll_forward(x, m, c, target, weight, ignore_index):
@@ -173,17 +149,16 @@ def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
 def _mse_forward(x, y, row):
     s = 0.0
     for i in range(x.size):
-        d = float(x[i]) - float(y[i])
-        row[i] = d * d
-        s += d * d
+        v = squared_error(x[i], y[i])
+        row[i] = v
+        s += v
     return s
 
 
 @_kernel
 def _mse_backward(x, y, coef, coef_is_scalar, grad):
     for i in range(x.size):
-        k = coef[0] if coef_is_scalar else coef[i]
-        grad[i] = 2.0 * (float(x[i]) - float(y[i])) * k
+        grad[i] = squared_error_grad(x[i], y[i], scale_at(coef, coef_is_scalar, i))
 
 
 def mse_forward(x, y):
@@ -203,19 +178,10 @@ def mse_backward(x, y, coef):
 # BCE with logits: l = (1-y)*x + (1 + (pw-1)*y) * softplus(-x), times w
 
 @_kernel
-def _softplus_neg(x):
-    # log(1 + exp(-x)), stable for large |x|
-    return max(-x, 0.0) + math.log1p(math.exp(-abs(x)))
-
-
-@_kernel
 def _bce_forward(x, y, w, pw, has_pw, out):
     s = 0.0
     for i in range(x.size):
-        xi = float(x[i])
-        yi = float(y[i])
-        lw = 1.0 + (float(pw[i]) - 1.0) * yi if has_pw else 1.0
-        v = ((1.0 - yi) * xi + lw * _softplus_neg(xi)) * float(w[i])
+        v = bce_logits(x[i], y[i], w[i], pw[i], has_pw)
         out[i] = v
         s += v
     return s
@@ -224,18 +190,8 @@ def _bce_forward(x, y, w, pw, has_pw, out):
 @_kernel
 def _bce_backward(x, y, w, pw, has_pw, coef, coef_is_scalar, gx, gy):
     for i in range(x.size):
-        xi = float(x[i])
-        yi = float(y[i])
-        k = (coef[0] if coef_is_scalar else coef[i]) * float(w[i])
-        sig_neg = 1.0 / (1.0 + math.exp(xi))  # sigmoid(-x)
-        if has_pw:
-            p = float(pw[i])
-            lw = 1.0 + (p - 1.0) * yi
-            gx[i] = ((1.0 - yi) - lw * sig_neg) * k
-            gy[i] = (-xi + (p - 1.0) * _softplus_neg(xi)) * k
-        else:
-            gx[i] = ((1.0 - yi) - sig_neg) * k
-            gy[i] = -xi * k
+        gx[i], gy[i] = bce_logits_grads(x[i], y[i], w[i], pw[i], has_pw,
+                                        scale_at(coef, coef_is_scalar, i))
 
 
 def bce_logits_forward(x, y, w, pw):

@@ -3,7 +3,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ._allocator import new_buffer
-from ._geometry import contiguous_strides, numel
+from .._shared.geometry import contiguous_strides, numel
 from .strided_copy import fill
 
 _SUPPORTED_KINDS = "biuf"

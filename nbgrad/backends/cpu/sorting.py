@@ -8,7 +8,7 @@ back into the input's dim order.
 import numpy as np
 from numba import njit
 
-from ._geometry import contiguous_strides, numel
+from .._shared.geometry import contiguous_strides, numel
 from .strided_copy import copy
 
 _kernel = njit(cache=True, error_model="numpy", nogil=True)

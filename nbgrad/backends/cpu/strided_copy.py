@@ -1,10 +1,8 @@
 """Strided copy (with dtype cast) and fill kernels.
 
-STALE-CACHE TRAP: the conversion functions used by these cached kernels live
-in this file (Numba's cache key hashes only the kernel's own file).
-
-Casting rules: float -> int truncates toward zero (Numba's fptosi), x -> bool
-is x != 0, bool -> number is 0/1.  The wrapper coalesces dims over src and
+Casting rules and the odometer walk are shared with the CUDA backend
+(nbgrad/backends/_shared: copy.py, walk.py; kernels made by _shared.cpu_kernel).
+The wrapper coalesces dims over src and
 dst, orders them by dst strides, and picks one of:
   * contiguous: both stride 1 -> a plain 1-D loop;
   * blocked: two dims where src walks the other way (a transpose), both at
@@ -28,54 +26,18 @@ Large copies are split across threads (_threads.py): the contiguous range,
 the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
-from numba import njit
-from numba.extending import overload, register_jitable
 
-from ._geometry import as_index_array, coalesce, numel
-from ... import _debug
+from .._shared import cpu_kernel
+from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
+from .._shared.geometry import as_index_array
+from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
 
-# register_jitable keeps the plain Python function, which pickles by reference:
-# factory closures over it get a cache key that is stable across processes
-# (a Dispatcher pickles with a per-process uuid, so closures over one never
-# hit the cache).
-_scalar = register_jitable(error_model="numpy")
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
+_kernel = cpu_kernel(nogil=True)
 
 _TILE = 64      # smallest sides that take the blocked kernel; thread-split alignment
 _BLOCK = 256    # side of the blocks the blocked kernel stages
 _PAD = 16       # elements added to each staged row
-
-
-@_scalar
-def _as_is(x):
-    return x
-
-
-@_scalar
-def _to_bool(x):
-    return x != 0
-
-
-# The copy kernels' conversions take the destination too: a jitted store casts
-# C-style (wraps, truncates), a NumPy scalar store (NUMBA_DISABLE_JIT=1) refuses
-# 1000 into int8 or NaN into an int.  So _store_cast is a Python function doing
-# NumPy's unsafe cast, and its @overload, what kernels compile, is the bare value
-# (the store casts).  (_as_is and _to_bool stay one-argument: the CUDA backend
-# compiles them as device functions.)
-def _store_cast(x, dst):
-    with np.errstate(all="ignore"):      # a compiled cast never warns
-        return np.asarray(x).astype(dst.dtype)[()]
-
-
-@overload(_store_cast)
-def _store_cast_typed(x, dst):
-    return lambda x, dst: x
-
-
-@_scalar
-def _copy_to_bool(x, dst):
-    return _to_bool(x)
 
 
 def make_copy(convert):
@@ -85,7 +47,7 @@ def make_copy(convert):
         s = src[soff:soff + n]
         d = dst[doff:doff + n]
         for i in range(n):
-            d[i] = convert(s[i], d)
+            d[i] = convert(s[i])
 
     @_kernel
     def blocked(src, soff, sst, dst, doff, dst_st, shape):
@@ -119,10 +81,10 @@ def make_copy(convert):
                     if d1 == 1:
                         drow = dst[pd:pd + e1 - j0]
                         for j in range(e1 - j0):
-                            drow[j] = convert(tile[j, i - i0], dst)
+                            drow[j] = convert(tile[j, i - i0])
                     else:
                         for j in range(e1 - j0):
-                            dst[pd + j * d1] = convert(tile[j, i - i0], dst)
+                            dst[pd + j * d1] = convert(tile[j, i - i0])
 
     @_kernel
     def strided(src, soff, sst, dst, doff, dst_st, shape):
@@ -134,6 +96,8 @@ def make_copy(convert):
         for d in range(nd):
             total *= shape[d]
         idx = np.zeros(nd, np.int64)
+        js = jumps(shape, sst, nd - 2)
+        jd = jumps(shape, dst_st, nd - 2)
         ps = soff
         pd = doff
         done = 0
@@ -143,35 +107,27 @@ def make_copy(convert):
             # a fill (1024^2 float32: 1.0 -> 0.2 ms), a unit-stride one a plain copy.
             if ds == 1 and ss == 0:
                 drow = dst[pd:pd + inner]
-                v = convert(src[ps], dst)
+                v = convert(src[ps])
                 for j in range(inner):
                     drow[j] = v
             elif ds == 1 and ss == 1:
                 drow = dst[pd:pd + inner]
                 srow = src[ps:ps + inner]
                 for j in range(inner):
-                    drow[j] = convert(srow[j], dst)
+                    drow[j] = convert(srow[j])
             else:
                 for j in range(inner):
-                    dst[pd + j * ds] = convert(src[ps + j * ss], dst)
+                    dst[pd + j * ds] = convert(src[ps + j * ss])
             done += inner
-            d = nd - 2
-            while d >= 0:
-                idx[d] += 1
-                ps += sst[d]
-                pd += dst_st[d]
-                if idx[d] < shape[d]:
-                    break
-                ps -= sst[d] * shape[d]
-                pd -= dst_st[d] * shape[d]
-                idx[d] = 0
-                d -= 1
+            d = carry(idx, shape, nd - 2)
+            if d >= 0:
+                ps += js[d]
+                pd += jd[d]
 
     return contiguous, blocked, strided
 
 
-_COPY = make_copy(_store_cast)
-_COPY_TO_BOOL = make_copy(_copy_to_bool)
+_COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
 
 
 @_kernel
@@ -181,49 +137,14 @@ def _fill_contiguous(dst, doff, n, value):
         d[i] = value
 
 
-@_kernel
-def _fill_strided(dst, doff, dst_st, shape, value):
-    nd = shape.size
-    inner = shape[nd - 1]
-    ds = dst_st[nd - 1]
-    total = 1
-    for d in range(nd):
-        total *= shape[d]
-    idx = np.zeros(nd, np.int64)
-    pd = doff
-    done = 0
-    while done < total:
-        for j in range(inner):
-            dst[pd + j * ds] = value
-        done += inner
-        d = nd - 2
-        while d >= 0:
-            idx[d] += 1
-            pd += dst_st[d]
-            if idx[d] < shape[d]:
-                break
-            pd -= dst_st[d] * shape[d]
-            idx[d] = 0
-            d -= 1
-
-
-def _order_by_dst(shape, sst, dst_st):
-    """Permute dims so dst's strides decrease (its inner loop is the densest)."""
-    order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
-    return ([shape[d] for d in order], [sst[d] for d in order], [dst_st[d] for d in order])
-
-
 def copy(src_view, dst_view):
-    sbuf, soff, _, sst = src_view
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = copy_plan(src_view, dst_view)
+    if plan is None:
         return
-    contiguous, blocked, strided = _COPY_TO_BOOL if dbuf.dtype == np.bool_ and sbuf.dtype != np.bool_ else _COPY
-    shape, sst, dst_st = _order_by_dst(list(shape), list(sst), list(dst_st))
-    cshape, (cs, cd) = coalesce(shape, [sst, dst_st])
+    (sbuf, soff, _, _), (dbuf, doff, _, _) = src_view, dst_view
+    convert, cshape, cs, cd, n = plan
+    contiguous, blocked, strided = _COPIES[convert]
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
-        if _debug.ENABLED: _debug.log("copy", path="contiguous", n=n, src=sbuf.dtype, dst=dbuf.dtype)
         if worth_splitting(n):
             run_split(lambda s, e: contiguous(sbuf, soff + s, dbuf, doff + s, e - s), n)
         else:
@@ -234,9 +155,6 @@ def copy(src_view, dst_view):
     if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cs[0] != 0 and cshape[0] >= _TILE
             and cshape[1] >= _TILE):
         kernel = blocked
-    if _debug.ENABLED:
-        _debug.log("copy", path="blocked transpose" if kernel is blocked else "strided", n=n, dims=len(cshape),
-                   src=sbuf.dtype, dst=dbuf.dtype)
     if worth_splitting(n) and cshape[0] > 1:
         csa, cda = as_index_array(cs), as_index_array(cd)
         align = _TILE if kernel is blocked else 1
@@ -250,25 +168,15 @@ def copy(src_view, dst_view):
 
 
 def fill(dst_view, value):
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = fill_plan(dst_view, value)
+    if plan is None:
         return
-    value = _scalar_of(dbuf.dtype, value)
-    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    dbuf, doff, shape, _ = dst_view
+    value, cshape, cd, n = plan
     if len(cshape) == 1 and cd[0] == 1:
         if worth_splitting(n):
             run_split(lambda s, e: _fill_contiguous(dbuf, doff + s, e - s, value), n)
         else:
             _fill_contiguous(dbuf, doff, n, value)
-    else:
-        _fill_strided(dbuf, doff, as_index_array(cd), as_index_array(cshape), value)
-
-
-def _scalar_of(dtype, value):
-    """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
-    if dtype == np.bool_:
-        return np.bool_(value != 0)
-    if dtype.kind in "iu" and isinstance(value, float):
-        value = int(value)  # truncate toward zero
-    return np.array(value).astype(dtype)[()]
+    else:                                   # a copy of the value broadcast over dst
+        copy((np.full(1, value), 0, shape, (0,) * len(shape)), dst_view)

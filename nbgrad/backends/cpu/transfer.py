@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 
 from .strided_copy import copy
-from ._geometry import contiguous_strides
+from .._shared.geometry import contiguous_strides
 
 
 def from_host(array):

@@ -11,6 +11,8 @@ import os
 
 import numpy as np
 
+from .._shared import cached
+
 _MISSING = ("nbgrad's CUDA backend needs numba-cuda and an NVIDIA GPU with its driver: "
             "pip install 'nbgrad[cuda]'")
 
@@ -52,8 +54,9 @@ def launch(n):
 
 def jit(fn):
     """A kernel.  Caching on disk is off unless NBGRAD_CUDA_CACHE=1 (closures over device
-    functions do not always pickle to a stable key)."""
-    return cuda.jit(cache=os.environ.get("NBGRAD_CUDA_CACHE") == "1" and not SIMULATOR)(fn)
+    functions do not always pickle to a stable key); when on, the cache key carries the
+    digest of the shared helpers (nbgrad/backends/_shared: the cache rule)."""
+    return cached(cuda.jit(cache=os.environ.get("NBGRAD_CUDA_CACHE") == "1" and not SIMULATOR)(fn))
 
 
 def device_fn(fn):

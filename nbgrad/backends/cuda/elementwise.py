@@ -16,7 +16,7 @@ from numba import cuda
 
 from ... import _debug
 from ..cpu import elementwise as cpu
-from ..cpu._geometry import coalesce, contiguous_strides, numel
+from .._shared.geometry import coalesce, contiguous_strides, numel
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
 from .strided_copy import copy
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import contiguous_strides, numel
+from .._shared.geometry import contiguous_strides, numel
 from ._device import MAX_BLOCKS, SIMULATOR, THREADS, as_device, device_array, jit, launch, to_device
 from .strided_copy import copy
 

@@ -13,7 +13,8 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import batch_offsets, numel
+from .._shared import linalg as shared_linalg
+from .._shared.geometry import batch_offsets, numel
 from ._device import SIMULATOR, as_device, device_array, jit, to_device
 from .strided_copy import fill
 
@@ -24,6 +25,25 @@ else:
 TX = BN // TN
 TY = BM // TM
 THREADS = TX * TY
+
+
+@cuda.jit(device=True)
+def _stage(tile, width, src, base, x0, xn, xs, k0, k, ks, walk_k, tid):
+    """tile[kk, x] = src[base + (x0 + x) * xs + (k0 + kk) * ks] for a BK x width tile (0 outside
+    the operand); walk_k: neighbouring threads take neighbouring kk (else neighbouring x)."""
+    for e in range(tid, width * BK, THREADS):
+        if walk_k:
+            x = e // BK
+            kk = e - x * BK
+        else:
+            kk = e // width
+            x = e - kk * width
+        gx = x0 + x
+        gk = k0 + kk
+        if gx < xn and gk < k:
+            tile[kk, x] = src[base + gx * xs + gk * ks]
+        else:
+            tile[kk, x] = 0
 
 
 def make_matmul(np_dtype):
@@ -49,32 +69,9 @@ def make_matmul(np_dtype):
             for c in range(TN):
                 acc[r, c] = 0
         for k0 in range(0, k, BK):
-            for e in range(tid, BM * BK, THREADS):
-                if a_sk == 1:  # rows of A are contiguous: neighbouring threads walk k
-                    i = e // BK
-                    kk = e - i * BK
-                else:
-                    kk = e // BM
-                    i = e - kk * BM
-                gi = row0 + i
-                gk = k0 + kk
-                if gi < n and gk < k:
-                    As[kk, i] = a[pa + gi * a_sn + gk * a_sk]
-                else:
-                    As[kk, i] = 0
-            for e in range(tid, BK * BN, THREADS):
-                if b_sm == 1:  # rows of B are contiguous: neighbouring threads walk m
-                    kk = e // BN
-                    j = e - kk * BN
-                else:
-                    j = e // BK
-                    kk = e - j * BK
-                gk = k0 + kk
-                gj = col0 + j
-                if gk < k and gj < m:
-                    Bs[kk, j] = b[pb + gk * b_sk + gj * b_sm]
-                else:
-                    Bs[kk, j] = 0
+            # neighbouring threads walk whichever dim of the operand is contiguous
+            _stage(As, BM, a, pa, row0, n, a_sn, k0, k, a_sk, a_sk == 1, tid)
+            _stage(Bs, BN, b, pb, col0, m, b_sm, k0, k, b_sk, b_sm != 1, tid)
             cuda.syncthreads()
             for kk in range(BK):
                 for r in range(TM):
@@ -131,12 +128,6 @@ def matmul(a_view, b_view, out_dtype):
 
 
 def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
-    """Gradients of out = x @ w.T + b for 2-D x (N, in), w (out, in), g (N, out), as the CPU's:
-    (gx, gw, gb) buffers, None where not needed; g.T is read through its strides (no copy)."""
-    from .reduction import reduce
-    gbuf, goff, (n, m), (g0, g1) = g_view
-    out_dtype = gbuf.dtype
-    gx = matmul(g_view, w_view, out_dtype) if need_x else None
-    gw = matmul((gbuf, goff, (m, n), (g1, g0)), x_view, out_dtype) if need_w else None
-    gb = reduce("sum", g_view, (0,), out_dtype) if need_b else None
-    return gx, gw, gb
+    """(gx, gw, gb) of out = x @ w.T + b: nbgrad/backends/_shared/linalg.py with this backend's kernels."""
+    from .reduction import reduce  # a Python wrapper, not a jitted helper
+    return shared_linalg.linear_backward(matmul, reduce, g_view, x_view, w_view, need_x, need_w, need_b)

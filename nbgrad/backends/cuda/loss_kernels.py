@@ -1,17 +1,17 @@
 """Fused loss kernels (cross-entropy, NLL, MSE, BCE-with-logits), forward and backward.
 
-Same contract and formulas as nbgrad/backends/cpu/loss_kernels.py: buffers are
-contiguous and 1-D, per-row work is one thread per row (a row's classes in a
-loop, float64 accumulation), elementwise work is a grid-stride loop.  The
+Same contract as nbgrad/backends/cpu/loss_kernels.py, and the same formulas, written
+once (nbgrad/backends/_shared/loss.py): buffers are contiguous and 1-D, per-row
+work is one thread per row (a row's classes in a loop, float64 accumulation),
+elementwise work is a grid-stride loop.  The
 sums the op layer needs as Python floats are reduced on the device by the
 deterministic tree reduction and only those few numbers are copied back.
 """
-import math
-
 import numpy as np
 from numba import cuda
 
-from ._device import as_device, device_array, jit, launch, to_device
+from .._shared import loss as shared
+from ._device import as_device, device_array, device_fn, jit, launch, to_device
 from .reduction import reduce
 from .strided_copy import fill
 
@@ -30,11 +30,16 @@ def _ones(dtype):
     return out
 
 
-@cuda.jit(device=True)
-def _weight(weight, has_weight, t):
-    if has_weight:
-        return float(weight[t])
-    return 1.0
+_weight = device_fn(shared.class_weight)
+_row_logsumexp = device_fn(shared.row_logsumexp)
+_row_cross_entropy = device_fn(shared.row_cross_entropy)
+_row_loss = device_fn(shared.row_loss)
+_cross_entropy_grad = device_fn(shared.cross_entropy_grad)
+_scale_at = device_fn(shared.scale_at)
+_squared_error = device_fn(shared.squared_error)
+_squared_error_grad = device_fn(shared.squared_error_grad)
+_bce_logits = device_fn(shared.bce_logits)
+_bce_logits_grads = device_fn(shared.bce_logits_grads)
 
 
 # --------------------------------------------------------------------------- #
@@ -44,35 +49,20 @@ def _weight(weight, has_weight, t):
 def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, row_loss, lse, parts, bad):
     # parts: (3, m) rows of w[t]*nll, smooth terms, w[t] (0 for ignored rows)
     for i in range(cuda.grid(1), m, cuda.gridsize(1)):
-        base = i * c
-        mx = -math.inf
-        for j in range(c):
-            v = x[base + j]
-            if v > mx or v != v:
-                mx = v
-        acc = 0.0
-        for j in range(c):
-            acc += math.exp(x[base + j] - mx)
-        l = mx + math.log(acc) if mx > -math.inf else mx
+        l = _row_logsumexp(x, i * c, c)
         lse[i] = l
         t = target[i]
         parts[i] = 0.0
         parts[m + i] = 0.0
         parts[2 * m + i] = 0.0
+        row_loss[i] = 0.0
         if t == ignore_index:
-            row_loss[i] = 0.0
             continue
         if t < 0 or t >= c:
             cuda.atomic.min(bad, 0, i)
-            row_loss[i] = 0.0
             continue
-        wt = _weight(weight, has_weight, t)
-        nll = wt * (l - x[base + t])
-        smooth = 0.0
-        if smoothing != 0.0:
-            for j in range(c):
-                smooth += _weight(weight, has_weight, j) * (l - x[base + j])
-        row_loss[i] = (1.0 - smoothing) * nll + smoothing / c * smooth
+        nll, smooth, wt = _row_cross_entropy(x, i * c, c, t, weight, has_weight, smoothing, l)
+        row_loss[i] = _row_loss(nll, smooth, smoothing, c)
         parts[i] = nll
         parts[m + i] = smooth
         parts[2 * m + i] = wt
@@ -87,13 +77,8 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, wsum, c
         if t == ignore_index:
             grad[e] = 0.0
             continue
-        a = coef_nll[i] * _weight(weight, has_weight, t)
-        b = coef_smooth[i]
-        p = math.exp(x[e] - lse[i])
-        g = a * p + b * (p * wsum - _weight(weight, has_weight, j))
-        if j == t:
-            g -= a
-        grad[e] = g
+        grad[e] = _cross_entropy_grad(x[e], lse[i], coef_nll[i] * _weight(weight, has_weight, t), coef_smooth[i],
+                                      wsum, _weight(weight, has_weight, j), j == t)
 
 
 def _check_bad(bad, target):
@@ -202,15 +187,13 @@ def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
 @jit
 def _mse_forward(x, y, row, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        d = float(x[i]) - float(y[i])
-        row[i] = d * d
+        row[i] = _squared_error(x[i], y[i])
 
 
 @jit
 def _mse_backward(x, y, coef, coef_is_scalar, grad, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        k = coef[0] if coef_is_scalar else coef[i]
-        grad[i] = 2.0 * (float(x[i]) - float(y[i])) * k
+        grad[i] = _squared_error_grad(x[i], y[i], _scale_at(coef, coef_is_scalar, i))
 
 
 def mse_forward(x, y):
@@ -236,36 +219,17 @@ def mse_backward(x, y, coef):
 # --------------------------------------------------------------------------- #
 # BCE with logits
 
-@cuda.jit(device=True)
-def _softplus_neg(x):
-    # log(1 + exp(-x)), stable for large |x|
-    return max(-x, 0.0) + math.log1p(math.exp(-abs(x)))
-
-
 @jit
 def _bce_forward(x, y, w, pw, has_pw, out, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        xi = float(x[i])
-        yi = float(y[i])
-        lw = 1.0 + (float(pw[i]) - 1.0) * yi if has_pw else 1.0
-        out[i] = ((1.0 - yi) * xi + lw * _softplus_neg(xi)) * float(w[i])
+        out[i] = _bce_logits(x[i], y[i], w[i], pw[i], has_pw)
 
 
 @jit
 def _bce_backward(x, y, w, pw, has_pw, coef, coef_is_scalar, gx, gy, n):
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        xi = float(x[i])
-        yi = float(y[i])
-        k = (coef[0] if coef_is_scalar else coef[i]) * float(w[i])
-        sig_neg = 1.0 / (1.0 + math.exp(xi)) if xi < 700.0 else 0.0  # sigmoid(-x)
-        if has_pw:
-            p = float(pw[i])
-            lw = 1.0 + (p - 1.0) * yi
-            gx[i] = ((1.0 - yi) - lw * sig_neg) * k
-            gy[i] = (-xi + (p - 1.0) * _softplus_neg(xi)) * k
-        else:
-            gx[i] = ((1.0 - yi) - sig_neg) * k
-            gy[i] = -xi * k
+        gx[i], gy[i] = _bce_logits_grads(x[i], y[i], w[i], pw[i], has_pw,
+                                         _scale_at(coef, coef_is_scalar, i))
 
 
 def bce_logits_forward(x, y, w, pw):

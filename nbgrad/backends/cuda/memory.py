@@ -4,7 +4,7 @@ import ctypes
 import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import contiguous_strides, numel
+from .._shared.geometry import contiguous_strides, numel
 from ._device import SIMULATOR, device_array, device_pointer, jit, launch, to_device
 from .strided_copy import copy, fill
 

@@ -1,14 +1,14 @@
 """Reductions and softmax: one thread block per output row, a shared-memory tree inside it.
 
 Deterministic: every output is combined in the same order on every run (no
-atomics).  Geometry is the CPU's: kept dims are coalesced, and the reduced
+atomics).  Geometry, steps and the op table are the CPU's, written once
+(nbgrad/backends/_shared/reduce.py): kept dims are coalesced, and the reduced
 dims must merge into one run of rn elements at stride rs (otherwise the input
 is first copied into (kept..., reduced...) order).  A block walks its row with
 stride REDUCE_THREADS, then halves a shared array until one value is left.
 When there are few rows and they are long (a full sum), each row is split
 over several blocks writing partials, and a second launch reduces those.
-Step functions (acc, x) -> acc are the CPU's own (nbgrad/backends/cpu/reduction.py);
-float32 sums accumulate in float64 as there.
+float32 sums accumulate in float64 as on the CPU.
 """
 import math
 
@@ -16,13 +16,16 @@ import numba
 import numpy as np
 from numba import cuda
 
-from ..cpu import reduction as cpu
-from ..cpu._geometry import coalesce, contiguous_strides, numel
-from ._device import MAX_BLOCKS, REDUCE_THREADS as TPB, SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
+from .._shared.geometry import contiguous_strides, numel
+from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, final_same, init_value,
+                              output_numel, plan, step_max, step_sum)
+from .._shared.walk import strided_offsets
+from ._device import MAX_BLOCKS, REDUCE_THREADS as TPB, SIMULATOR, as_device, device_array, device_fn, geometry, jit
 from .strided_copy import copy
 
-_step_sum = device_fn(cpu._step_sum)
-_step_max = device_fn(cpu._step_max)
+_step_sum = device_fn(step_sum)
+_step_max = device_fn(step_max)
+_strided_offsets = device_fn(strided_offsets)
 
 
 def _numba_type(np_dtype):
@@ -32,43 +35,67 @@ def _numba_type(np_dtype):
 @cuda.jit(device=True)
 def _row_start(row, off, geom, nd):
     # element offset of kept-index `row` (geom: kept shape[nd], kept strides[nd])
-    p = off
-    rem = row
-    for d in range(nd - 1, -1, -1):
-        size = geom[d]
-        q = rem // size
-        p += (rem - q * size) * geom[nd + d]
-        rem = q
-    return p
+    return _strided_offsets(row, geom, nd, 1, off, 0, 0)[0]
+
+
+def make_tree(step):
+    """A device function halving a block's shared array with step until sm[0] holds the result."""
+    @cuda.jit(device=True)
+    def tree(sm, tid):
+        w = TPB // 2
+        while w > 0:
+            if tid < w:
+                sm[tid] = step(sm[tid], sm[tid + w])
+            cuda.syncthreads()
+            w //= 2
+    return tree
+
+
+def make_block_combine(tree):
+    """A device function combining each thread's value v over the block: every thread gets the result."""
+    @cuda.jit(device=True)
+    def combine(sm, tid, v):
+        sm[tid] = v
+        cuda.syncthreads()
+        tree(sm, tid)
+        v = sm[0]
+        cuda.syncthreads()
+        return v
+    return combine
+
+
+_tree_sum = make_tree(_step_sum)
+_tree_max = make_tree(_step_max)
+_block_total = make_block_combine(_tree_sum)
+_block_greatest = make_block_combine(_tree_max)
 
 
 @cuda.jit(device=True)
-def _tree_sum(sm, tid):
-    w = TPB // 2
-    while w > 0:
-        if tid < w:
-            sm[tid] = sm[tid] + sm[tid + w]
-        cuda.syncthreads()
-        w //= 2
+def _block_max(x, p, rs, rn, sm, tid):
+    """max (NaN wins) of a row of rn elements at stride rs, seen by every thread of the block."""
+    m = -math.inf
+    for j in range(tid, rn, TPB):
+        m = _step_max(m, x[p + j * rs])
+    return _block_greatest(sm, tid, m)
 
 
 @cuda.jit(device=True)
-def _tree_max(sm, tid):
-    w = TPB // 2
-    while w > 0:
-        if tid < w:
-            sm[tid] = _step_max(sm[tid], sm[tid + w])
-        cuda.syncthreads()
-        w //= 2
+def _block_sum_exp(x, p, rs, rn, m, sm, tid):
+    """sum of exp(x - m) over the row, seen by every thread of the block."""
+    s = 0.0
+    for j in range(tid, rn, TPB):
+        s += math.exp(x[p + j * rs] - m)
+    return _block_total(sm, tid, s)
 
 
 # --------------------------------------------------------------------------- #
 # sum / mean / prod / max / min / all / any
 
-def make_reduce(step, finalize, acc_dtype):
+def make_reduce(step, finalize, accumulator):
     step = device_fn(step)
     finalize = device_fn(finalize)
-    acc_t = _numba_type(acc_dtype)
+    tree = make_tree(step)
+    acc_t = _numba_type(accumulator)
 
     @jit
     def rows(x, xoff, kgeom, knd, rn, rs, init, nfinal, splits, chunk, nblocks, out):
@@ -84,12 +111,7 @@ def make_reduce(step, finalize, acc_dtype):
                 acc = step(acc, x[p + j * rs])
             sm[tid] = acc
             cuda.syncthreads()
-            w = TPB // 2
-            while w > 0:
-                if tid < w:
-                    sm[tid] = step(sm[tid], sm[tid + w])
-                cuda.syncthreads()
-                w //= 2
+            tree(sm, tid)
             if tid == 0:
                 out[blk] = finalize(sm[0], nfinal)
             cuda.syncthreads()
@@ -97,28 +119,14 @@ def make_reduce(step, finalize, acc_dtype):
     return rows
 
 
-_COMBINE = {
-    "sum": (cpu._step_sum, cpu._final_same),
-    "mean": (cpu._step_sum, cpu._final_mean),
-    "prod": (cpu._step_prod, cpu._final_same),
-    "max": (cpu._step_max, cpu._final_same),
-    "min": (cpu._step_min, cpu._final_same),
-    "all": (cpu._step_all, cpu._final_same),
-    "any": (cpu._step_any, cpu._final_same),
-}
-_COMBINE["amax"] = _COMBINE["max"]
-_COMBINE["amin"] = _COMBINE["min"]
-
-REDUCE_OPS = cpu.REDUCE_OPS
-
 _reduce_kernels = {}
 
 
-def _reduce_kernel(step, finalize, acc_dtype):
-    key = (step, finalize, np.dtype(acc_dtype))
+def _reduce_kernel(step, finalize, accumulator):
+    key = (step, finalize, np.dtype(accumulator))
     k = _reduce_kernels.get(key)
     if k is None:
-        k = _reduce_kernels[key] = make_reduce(step, finalize, acc_dtype)
+        k = _reduce_kernels[key] = make_reduce(step, finalize, accumulator)
     return k
 
 
@@ -134,21 +142,14 @@ def _var_rows(x, xoff, kgeom, knd, rn, rs, divisor, nout, out):
         s = 0.0
         for j in range(tid, rn, TPB):
             s += x[p + j * rs]
-        sm[tid] = s
-        cuda.syncthreads()
-        _tree_sum(sm, tid)
-        mean = sm[0] / rn
-        cuda.syncthreads()
+        mean = _block_total(sm, tid, s) / rn
         ss = 0.0
         for j in range(tid, rn, TPB):
             dev = x[p + j * rs] - mean
             ss += dev * dev
-        sm[tid] = ss
-        cuda.syncthreads()
-        _tree_sum(sm, tid)
+        ss = _block_total(sm, tid, ss)
         if tid == 0:
-            out[row] = sm[0] / divisor
-        cuda.syncthreads()
+            out[row] = ss / divisor
 
 
 @jit
@@ -157,26 +158,14 @@ def _logsumexp_rows(x, xoff, kgeom, knd, rn, rs, nout, out):
     tid = cuda.threadIdx.x
     for row in range(cuda.blockIdx.x, nout, cuda.gridDim.x):
         p = _row_start(row, xoff, kgeom, knd)
-        m = -math.inf
-        for j in range(tid, rn, TPB):
-            m = _step_max(m, x[p + j * rs])
-        sm[tid] = m
-        cuda.syncthreads()
-        _tree_max(sm, tid)
-        m = sm[0]
-        cuda.syncthreads()
+        m = _block_max(x, p, rs, rn, sm, tid)
         if m != m or m == math.inf or m == -math.inf:
             if tid == 0:
                 out[row] = m  # nan, +inf, or an all -inf (or empty) row
         else:
-            s = 0.0
-            for j in range(tid, rn, TPB):
-                s += math.exp(x[p + j * rs] - m)
-            sm[tid] = s
-            cuda.syncthreads()
-            _tree_sum(sm, tid)
+            s = _block_sum_exp(x, p, rs, rn, m, sm, tid)
             if tid == 0:
-                out[row] = m + math.log(sm[0])
+                out[row] = m + math.log(s)
         cuda.syncthreads()
 
 
@@ -236,32 +225,9 @@ def _softmax_rows(x, xoff, out, geom, knd, rn, xrs, ors, log, nrows):
     sm = cuda.shared.array(TPB, numba.float64)
     tid = cuda.threadIdx.x
     for row in range(cuda.blockIdx.x, nrows, cuda.gridDim.x):
-        px = xoff
-        po = 0
-        rem = row
-        for d in range(knd - 1, -1, -1):
-            size = geom[d]
-            q = rem // size
-            idx = rem - q * size
-            rem = q
-            px += idx * geom[knd + d]
-            po += idx * geom[2 * knd + d]
-        m = -math.inf
-        for j in range(tid, rn, TPB):
-            m = _step_max(m, x[px + j * xrs])
-        sm[tid] = m
-        cuda.syncthreads()
-        _tree_max(sm, tid)
-        m = sm[0]
-        cuda.syncthreads()
-        s = 0.0
-        for j in range(tid, rn, TPB):
-            s += math.exp(x[px + j * xrs] - m)
-        sm[tid] = s
-        cuda.syncthreads()
-        _tree_sum(sm, tid)
-        s = sm[0]
-        cuda.syncthreads()
+        px, po, _ = _strided_offsets(row, geom, knd, 2, xoff, 0, 0)
+        m = _block_max(x, px, xrs, rn, sm, tid)
+        s = _block_sum_exp(x, px, xrs, rn, m, sm, tid)
         if log:
             ls = math.log(s)
             for j in range(tid, rn, TPB):
@@ -297,55 +263,35 @@ class _Geometry:
 def _geometry(x_view, dims):
     buf, off, shape, strides = x_view
     buf = as_device(buf)
-    nd = len(shape)
-    dims = sorted({d % nd for d in dims}) if nd else []
-    kept = [d for d in range(nd) if d not in dims]
-    kshape = [shape[d] for d in kept]
-    kst = [strides[d] for d in kept]
-    rshape = [shape[d] for d in dims]
-    rst = [strides[d] for d in dims]
-    rn = numel(rshape)
-    ck, (cks,) = coalesce(kshape, [kst])
-    if rn == 0:
-        return _Geometry(buf, off, ck, cks, 0, 0)
-    cr, (crs,) = coalesce(rshape, [rst])
-    if len(cr) == 1:
-        return _Geometry(buf, off, ck, cks, cr[0], crs[0])
-    full_shape = kshape + rshape
-    tmp = device_array(numel(full_shape), buf.dtype)
-    copy((buf, off, tuple(full_shape), tuple(kst + rst)),
-         (tmp, 0, tuple(full_shape), contiguous_strides(full_shape)))
-    ck, (cks,) = coalesce(kshape, [list(contiguous_strides(kshape + [rn])[:-1])])
-    return _Geometry(tmp, 0, ck, cks, rn, 1)
+    p = plan(shape, strides, dims)
+    if p.copy_shape is not None:           # to contiguous (kept..., reduced...) order
+        tmp = device_array(numel(p.copy_shape), buf.dtype)
+        copy((buf, off, p.copy_shape, p.copy_strides), (tmp, 0, p.copy_shape, contiguous_strides(p.copy_shape)))
+        buf, off = tmp, 0
+    return _Geometry(buf, off, p.kshape, p.kst, p.rn, p.rs)
 
 
 def _blocks(nrows):
     return max(1, min(nrows, MAX_BLOCKS))
 
 
-def _check_nonempty(rn, op):
-    if rn == 0:
-        raise IndexError(f"{op}(): Expected reduction dim to have non-zero size.")
-
-
 def reduce(op, x_view, dims, out_dtype, correction=1):
     buf, off, shape, strides = x_view
     out_dtype = np.dtype(out_dtype)
-    nd = len(shape)
-    dims = tuple(dims) if nd else ()
-    out_n = numel([shape[d] for d in range(nd) if d not in {x % nd for x in dims}]) if nd else 1
+    dims = tuple(dims) if shape else ()
+    out_n = output_numel(shape, dims)
     out = device_array(out_n, out_dtype)
     if out_n == 0:
         return out
     g = _geometry(x_view, dims)
     if op in ("argmax", "argmin"):
-        _check_nonempty(g.rn, op)
+        check_nonempty(g.rn, op)
         values = device_array(out_n, g.buf.dtype)
         _arg_kernel(g.buf.dtype)[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs,
                                                       op == "argmax", out_n, values, out)
         return out
     if op in ("max", "min", "amax", "amin"):
-        _check_nonempty(g.rn, op)
+        check_nonempty(g.rn, op)
     if op == "var":
         divisor = max(0.0, g.rn - float(correction))
         _var_rows[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, divisor, out_n, out)
@@ -353,26 +299,26 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     if op == "logsumexp":
         _logsumexp_rows[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, out_n, out)
         return out
-    step, finalize = _COMBINE[op]
-    acc_dtype = cpu._acc_dtype(op, g.buf.dtype, out_dtype)
-    init = cpu._init_value(op, g.buf.dtype, acc_dtype)
+    step, finalize, _ = COMBINE[op]
+    acc = acc_dtype(op, g.buf.dtype, out_dtype)
+    init = init_value(op, g.buf.dtype, acc)
     chunk_min = TPB * (64 if SIMULATOR else 8)  # elements per partial block at least
     splits = 1
     if g.rn > 2 * chunk_min:
         splits = min(math.ceil(g.rn / chunk_min), max(1, 1024 // out_n))
     if splits == 1:
-        kernel = _reduce_kernel(step, finalize, acc_dtype)
+        kernel = _reduce_kernel(step, finalize, acc)
         kernel[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, init, g.rn, 1, max(g.rn, 1),
                                     out_n, out)
         return out
     # Stage 1: each of `splits` blocks per row reduces a chunk into a partial.
     chunk = math.ceil(g.rn / splits)
-    partial = device_array(out_n * splits, acc_dtype)
-    first = _reduce_kernel(step, cpu._final_same, acc_dtype)
+    partial = device_array(out_n * splits, acc)
+    first = _reduce_kernel(step, final_same, acc)
     first[_blocks(out_n * splits), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, init, g.rn, splits, chunk,
                                         out_n * splits, partial)
     # Stage 2: reduce each row's partials (contiguous) and finalize with the full count.
-    second = _reduce_kernel(step, finalize, acc_dtype)
+    second = _reduce_kernel(step, finalize, acc)
     pgeom = geometry((out_n,), (splits,))
     second[_blocks(out_n), TPB](partial, 0, pgeom, 1, splits, 1, init, g.rn, 1, splits, out_n, out)
     return out
@@ -396,7 +342,7 @@ def max_with_index(x_view, dim, is_max):
     if out_n == 0:
         return values, indices
     g = _geometry((buf, off, shape, strides), (dim,))
-    _check_nonempty(g.rn, "max" if is_max else "min")
+    check_nonempty(g.rn, "max" if is_max else "min")
     _arg_kernel(g.buf.dtype)[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, bool(is_max),
                                                   out_n, values, indices)
     return values, indices
@@ -413,10 +359,8 @@ def softmax(x_view, dim, log):
         shape, strides, dim = (1,), (0,), 0
     dim %= len(shape)
     ost = contiguous_strides(shape)
-    kept = [d for d in range(len(shape)) if d != dim]
-    kshape = [shape[d] for d in kept]
-    ck, (cx, co) = coalesce(kshape, [[strides[d] for d in kept], [ost[d] for d in kept]])
-    nrows = numel(kshape)
+    ck, cx, co = dim_plan(shape, strides, ost, dim)
+    nrows = numel(ck)
     _softmax_rows[_blocks(nrows), TPB](buf, off, out, geometry(ck, cx, co), len(ck), shape[dim], strides[dim],
                                        ost[dim], bool(log), nrows)
     return out

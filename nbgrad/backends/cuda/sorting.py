@@ -9,7 +9,7 @@ largest value, as in PyTorch.
 import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import contiguous_strides, numel
+from .._shared.geometry import contiguous_strides, numel
 from ._device import device_array, jit, launch
 from .strided_copy import copy
 

@@ -1,18 +1,19 @@
 """Strided copy (with dtype cast) and fill: grid-stride loops over the destination.
 
-Casting rules are the CPU's (nbgrad/backends/cpu/strided_copy.py): float -> int
-truncates toward zero, x -> bool is x != 0; the conversion functions are the
-CPU's own plain Python functions compiled as device functions.
-Geometry: dims are coalesced over src and dst; a contiguous pair is a flat
+Casting rules are the CPU's, written once (nbgrad/backends/_shared/copy.py):
+float -> int truncates toward zero, x -> bool is x != 0; the conversion
+functions are compiled here as device functions.
+Geometry (_shared/copy.py): dims are ordered by dst strides and coalesced over src and dst; a contiguous pair is a flat
 loop, anything else decomposes each flat destination index over the shape
 (int64 shape/strides live in a cached device array, see _device.geometry).
 """
-import numpy as np
 from numba import cuda
 
-from ..cpu._geometry import coalesce, numel
-from ..cpu.strided_copy import _as_is, _scalar_of, _to_bool
+from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
+from .._shared.walk import strided_offsets
 from ._device import as_device, device_fn, geometry, jit, launch
+
+_strided_offsets = device_fn(strided_offsets)
 
 
 def make_copy(convert):
@@ -31,23 +32,13 @@ def make_copy(convert):
         start = cuda.grid(1)
         step = cuda.gridsize(1)
         for i in range(start, n, step):
-            rem = i
-            ps = soff
-            pd = doff
-            for d in range(nd - 1, -1, -1):
-                size = geom[d]
-                q = rem // size
-                idx = rem - q * size
-                rem = q
-                ps += idx * geom[nd + d]
-                pd += idx * geom[2 * nd + d]
+            ps, pd, _ = _strided_offsets(i, geom, nd, 2, soff, doff, 0)
             dst[pd] = convert(src[ps])
 
     return contiguous, strided
 
 
-_COPY = make_copy(_as_is)
-_COPY_TO_BOOL = make_copy(_to_bool)
+_COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
 
 
 @jit
@@ -63,25 +54,18 @@ def _fill_strided(dst, doff, n, geom, nd, value):
     start = cuda.grid(1)
     step = cuda.gridsize(1)
     for i in range(start, n, step):
-        rem = i
-        pd = doff
-        for d in range(nd - 1, -1, -1):
-            size = geom[d]
-            q = rem // size
-            pd += (rem - q * size) * geom[nd + d]
-            rem = q
-        dst[pd] = value
+        dst[_strided_offsets(i, geom, nd, 1, doff, 0, 0)[0]] = value
 
 
 def copy(src_view, dst_view):
-    sbuf, soff, _, sst = src_view
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = copy_plan(src_view, dst_view)
+    if plan is None:
         return
+    convert, cshape, cs, cd, n = plan
+    contiguous, strided = _COPIES[convert]
+    sbuf, soff, _, _ = src_view
+    dbuf, doff, _, _ = dst_view
     sbuf = as_device(sbuf)
-    contiguous, strided = _COPY_TO_BOOL if dbuf.dtype == np.bool_ and sbuf.dtype != np.bool_ else _COPY
-    cshape, (cs, cd) = coalesce(list(shape), [list(sst), list(dst_st)])
     blocks, threads = launch(n)
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
         contiguous[blocks, threads](sbuf, soff, dbuf, doff, n)
@@ -90,13 +74,12 @@ def copy(src_view, dst_view):
 
 
 def fill(dst_view, value):
-    dbuf, doff, shape, dst_st = dst_view
-    n = numel(shape)
-    if n == 0:
+    plan = fill_plan(dst_view, value)
+    if plan is None:
         return
-    value = _scalar_of(dbuf.dtype, value)
-    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    value, cshape, cd, n = plan
     blocks, threads = launch(n)
+    dbuf, doff, _, _ = dst_view
     if len(cshape) == 1 and cd[0] == 1:
         _fill_contiguous[blocks, threads](dbuf, doff, n, value)
     else:

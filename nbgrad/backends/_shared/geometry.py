@@ -1,8 +1,7 @@
-"""Pure-Python geometry of strided views: coalescing dims, contiguity, batch offsets.
+"""Pure-Python geometry of strided views, for both backends: coalescing dims, contiguity, batch offsets.
 
-Nothing here is jitted, so it may be shared by every kernel file without the
-stale-cache trap (see NUMBA_NOTES.md): kernels only ever see the int64 arrays
-these helpers produce.
+Nothing here is jitted: kernels only ever see the int64 arrays these helpers
+produce.
 """
 import math
 

@@ -1,0 +1,60 @@
+"""The strided copy's casting rules and fill values, for both devices.
+
+float -> int truncates toward zero (Numba's fptosi), x -> bool is x != 0,
+bool -> number is 0/1.  A copy kernel is made once per conversion function.
+"""
+import numpy as np
+from numba.extending import register_jitable
+
+from .geometry import coalesce, numel
+
+_scalar = register_jitable(error_model="numpy")
+
+
+@_scalar
+def as_is(x):
+    return x
+
+
+@_scalar
+def to_bool(x):
+    return x != 0
+
+
+def conversion(src_dtype, dst_dtype):
+    """The conversion function of a copy from src_dtype to dst_dtype."""
+    return to_bool if dst_dtype == np.bool_ and src_dtype != np.bool_ else as_is
+
+
+def scalar_of(dtype, value):
+    """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
+    if dtype == np.bool_:
+        return np.bool_(value != 0)
+    if dtype.kind in "iu" and isinstance(value, float):
+        value = int(value)  # truncate toward zero
+    return np.array(value).astype(dtype)[()]
+
+
+def fill_plan(dst_view, value):
+    """(value as a scalar of dst's dtype, coalesced shape, dst's coalesced strides, numel) of a
+    fill, or None when the view is empty."""
+    dbuf, _, shape, dst_st = dst_view
+    n = numel(shape)
+    if n == 0:
+        return None
+    cshape, (cd,) = coalesce(list(shape), [list(dst_st)])
+    return scalar_of(dbuf.dtype, value), cshape, cd, n
+
+
+def copy_plan(src_view, dst_view):
+    """(conversion function, coalesced shape, src strides, dst strides, numel) of a copy, or None
+    when the view is empty.  Dims are first ordered by decreasing dst stride, so that the innermost
+    dim is dst's densest (the CPU's inner loop, neighbouring CUDA threads)."""
+    sbuf, _, _, sst = src_view
+    dbuf, _, shape, dst_st = dst_view
+    n = numel(shape)
+    if n == 0:
+        return None
+    order = sorted(range(len(shape)), key=lambda d: -abs(dst_st[d]))
+    cshape, (cs, cd) = coalesce([shape[d] for d in order], [[sst[d] for d in order], [dst_st[d] for d in order]])
+    return conversion(sbuf.dtype, dbuf.dtype), cshape, cs, cd, n

@@ -8,7 +8,7 @@ calls `device_fn(helper)` of the same function (nbgrad/backends/cuda/_device.py)
 under the CUDA simulator, or with NUMBA_DISABLE_JIT=1, they run as Python.
 
 THE CACHE RULE.  Numba's on-disk cache keys a kernel by its own file only
-(stamp and bytecode; NUMBA_NOTES.md, "stale-cache trap"): a cached kernel
+(stamp and bytecode; docs/ARCHITECTURE.md, "The on-disk kernel cache"): a cached kernel
 that calls a helper of another file would keep the helper's old machine code
 after the helper is edited.  So every cached kernel that may call a helper of
 this package is made by `cpu_kernel(...)` (CUDA: `cached(dispatcher)`,

@@ -30,7 +30,7 @@ def row_logsumexp(x, base, c):
     """log(sum_j exp(x[base + j])) over a row of c logits (the max shifted out; NaN wins)."""
     mx = -math.inf
     for j in range(c):
-        v = x[base + j]
+        v = float(x[base + j])   # float64 as Numba unifies mx (float(): also in plain Python)
         if v > mx or v != v:
             mx = v
     acc = 0.0

@@ -2,7 +2,7 @@
 
 Numba's on-disk cache keys a kernel by its own file only, so a cached kernel
 that calls a jitted helper of another file keeps the helper's old machine code
-after that file is edited (NUMBA_NOTES.md).  The rule of this package:
+after that file is edited (docs/ARCHITECTURE.md, "The on-disk kernel cache").  The rule of this package:
   1. a kernel calls jitted helpers only of its own file or of the shared
      package nbgrad.backends._shared;
   2. a module whose kernels call shared helpers makes its cached kernels with

@@ -1,10 +1,12 @@
 """Elementwise kernels: scalar functions plus the unary, binary and where templates.
 
-STALE-CACHE TRAP: Numba's cache key hashes only the file that holds a cached
-function.  Every scalar function used by a kernel below therefore lives in
-THIS file, next to the factories that compile it into kernels; editing any of
-them changes this file's stamp and invalidates all its cached kernels.  Do not
-import scalar functions from another file into these kernels.
+STALE-CACHE TRAP (docs/ARCHITECTURE.md, "The on-disk kernel cache"): Numba's
+cache key hashes only the file that holds a cached function.  Every scalar
+function used by a kernel below lives in THIS file (or would come from
+backends/_shared through its digest-keyed cpu_kernel), next to the factories
+that compile it into kernels; editing any of them changes this file's stamp and
+invalidates its cached kernels.  The op table's generated kernels (fused.py)
+import these functions by name into files named by a digest of this file.
 Factory-made kernels are cached per pickle of their closure variables, so the
 scalar functions are `register_jitable` plain functions (they pickle by name,
 the same in every process); tests/backends/test_cpu_kernel_cache.py checks

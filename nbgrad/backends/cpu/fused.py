@@ -13,7 +13,7 @@ sources (NBGRAD_FUSED_DIR; else <NUMBA_CACHE_DIR>/nbgrad_fused; else
 ~/.cache/nbgrad/fused) and imported from there, so Numba's on-disk cache
 serves it to later processes.  The kernel calls the fast transcendentals of
 elementwise.py -- a jitted helper from another file, Numba's stale-cache trap
-(NUMBA_NOTES.md) -- so the generated file's *name* carries a hash of
+(docs/ARCHITECTURE.md, "The on-disk kernel cache") -- so the generated file's *name* carries a hash of
 elementwise.py's source: editing those helpers yields new files and fresh
 compiles, never stale machine code.  Plain Python: this file defines no
 kernel itself.

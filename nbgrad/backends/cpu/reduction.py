@@ -93,10 +93,12 @@ def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
     nd = kshape.size
     idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
-    divisor = max(0.0, rn - correction)
+    # np.float64 where Numba infers float64 anyway, so that the plain-Python run
+    # (NUMBA_DISABLE_JIT=1) accumulates as wide and divides by 0 as NumPy does
+    divisor = np.float64(max(0.0, rn - correction))
     for o in range(out.size):
-        s = 0.0
-        first = x[p] if rn > 0 else 0.0
+        s = np.float64(0.0)
+        first = np.float64(x[p]) if rn > 0 else np.float64(0.0)
         same = rn > 0
         for j in range(rn):
             v = x[p + j * rs]
@@ -106,7 +108,7 @@ def _var_rows(x, xoff, kshape, kst, rn, rs, correction, out):
         # a constant row's mean is its value exactly (sum / n may round off it): var is
         # then exactly 0, as PyTorch's Welford gives, and std's gradient mask sees it
         mean = first if same else s / rn
-        ss = 0.0
+        ss = np.float64(0.0)
         for j in range(rn):
             dev = x[p + j * rs] - mean
             ss += dev * dev
@@ -124,13 +126,13 @@ def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
         for j in range(rn):
             v = x[p + j * rs]
             if v != v or v > m:
-                m = v
+                m = np.float64(v)   # m is float64 (np.float64: also in plain Python)
                 if v != v:
                     break
         if m != m or m == np.inf or m == -np.inf:
             out[o] = m  # nan, +inf, or an all -inf (or empty) row
         else:
-            s = 0.0
+            s = np.float64(0.0)
             for j in range(rn):
                 s += np.exp(x[p + j * rs] - m)
             out[o] = m + np.log(s)
@@ -222,7 +224,7 @@ def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
                 m = v
                 if v != v:
                     break
-        s = 0.0
+        s = np.float64(0.0)     # a float64 sum (np.float64: also in plain Python)
         if log:
             for j in range(rn):
                 s += np.exp(x[px + j * xrs] - m)

@@ -26,6 +26,7 @@ Large copies are split across threads (_threads.py): the contiguous range,
 the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
+from numba.extending import overload
 
 from .._shared import cpu_kernel
 from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
@@ -40,6 +41,19 @@ _BLOCK = 256    # side of the blocks the blocked kernel stages
 _PAD = 16       # elements added to each staged row
 
 
+# A jitted store casts C-style (wraps, truncates); a NumPy scalar store (NUMBA_DISABLE_JIT=1)
+# refuses 1000 into int8 or NaN into an int.  So every store goes through _store_cast: in
+# Python NumPy's unsafe cast, and its @overload (what kernels compile) the bare value.
+def _store_cast(x, dst):
+    with np.errstate(all="ignore"):      # a compiled cast never warns
+        return np.asarray(x).astype(dst.dtype)[()]
+
+
+@overload(_store_cast)
+def _store_cast_typed(x, dst):
+    return lambda x, dst: x
+
+
 def make_copy(convert):
     @_kernel
     def contiguous(src, soff, dst, doff, n):
@@ -47,7 +61,7 @@ def make_copy(convert):
         s = src[soff:soff + n]
         d = dst[doff:doff + n]
         for i in range(n):
-            d[i] = convert(s[i])
+            d[i] = _store_cast(convert(s[i]), d)
 
     @_kernel
     def blocked(src, soff, sst, dst, doff, dst_st, shape):
@@ -81,10 +95,10 @@ def make_copy(convert):
                     if d1 == 1:
                         drow = dst[pd:pd + e1 - j0]
                         for j in range(e1 - j0):
-                            drow[j] = convert(tile[j, i - i0])
+                            drow[j] = _store_cast(convert(tile[j, i - i0]), drow)
                     else:
                         for j in range(e1 - j0):
-                            dst[pd + j * d1] = convert(tile[j, i - i0])
+                            dst[pd + j * d1] = _store_cast(convert(tile[j, i - i0]), dst)
 
     @_kernel
     def strided(src, soff, sst, dst, doff, dst_st, shape):
@@ -107,17 +121,17 @@ def make_copy(convert):
             # a fill (1024^2 float32: 1.0 -> 0.2 ms), a unit-stride one a plain copy.
             if ds == 1 and ss == 0:
                 drow = dst[pd:pd + inner]
-                v = convert(src[ps])
+                v = _store_cast(convert(src[ps]), dst)
                 for j in range(inner):
                     drow[j] = v
             elif ds == 1 and ss == 1:
                 drow = dst[pd:pd + inner]
                 srow = src[ps:ps + inner]
                 for j in range(inner):
-                    drow[j] = convert(srow[j])
+                    drow[j] = _store_cast(convert(srow[j]), drow)
             else:
                 for j in range(inner):
-                    dst[pd + j * ds] = convert(src[ps + j * ss])
+                    dst[pd + j * ds] = _store_cast(convert(src[ps + j * ss]), dst)
             done += inner
             d = carry(idx, shape, nd - 2)
             if d >= 0:
@@ -128,6 +142,7 @@ def make_copy(convert):
 
 
 _COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
+_COPY, _COPY_TO_BOOL = _COPIES[as_is], _COPIES[to_bool]     # (named for tests)
 
 
 @_kernel

@@ -24,6 +24,8 @@ reduced run with the partial results combined here.
 """
 import numpy as np
 
+from ... import _debug
+
 from .._shared import cpu_kernel
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -296,6 +298,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         check_nonempty(g.rn, op)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="arg", n=numel(shape), out=out_n, copied=g.buf is not buf)
         values = np.empty(out_n, dtype=buf.dtype)
         _arg_reduce(x_view, dims, g, op == "argmax", values, out)
         return out
@@ -304,18 +307,22 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
         check_nonempty(g.rn, op)
     if op == "var":
         g = _maybe_contiguous(x_view, dims, g)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _var_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, float(correction), out)
         return out
     if op == "logsumexp":
         g = _maybe_contiguous(x_view, dims, g)
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _logsumexp_rows(g.buf, g.off, g.kshape, g.kst, g.rn, g.rs, out)
         return out
     rows, columns = _kernels_for(op)
     init = init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype))
     if g.rs != 1 and g.rn > 1 and g.inner_stride == 1 and g.kshape[-1] > 1:
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="columns", n=numel(shape), out=out_n, copied=g.buf is not buf)
         _run_kept(columns, g, init, (out,), column_blocks=True)
         return out
     g = _maybe_contiguous(x_view, dims, g)
+    if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
     if out_n == 1 and op in _SPLITTABLE_TOTALS and worth_splitting(g.rn):
         out[0] = _split_total(op, rows, g, init, out.dtype)
     else:

@@ -33,6 +33,7 @@ from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
 from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
+from ... import _debug
 
 _kernel = cpu_kernel(nogil=True)
 
@@ -160,6 +161,7 @@ def copy(src_view, dst_view):
     convert, cshape, cs, cd, n = plan
     contiguous, blocked, strided = _COPIES[convert]
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
+        if _debug.ENABLED: _debug.log("copy", path="contiguous", n=n, src=sbuf.dtype, dst=dbuf.dtype)
         if worth_splitting(n):
             run_split(lambda s, e: contiguous(sbuf, soff + s, dbuf, doff + s, e - s), n)
         else:
@@ -170,6 +172,9 @@ def copy(src_view, dst_view):
     if (len(cshape) == 2 and abs(cs[1]) > abs(cs[0]) and cs[0] != 0 and cshape[0] >= _TILE
             and cshape[1] >= _TILE):
         kernel = blocked
+    if _debug.ENABLED:
+        _debug.log("copy", path="blocked transpose" if kernel is blocked else "strided", n=n, dims=len(cshape),
+                   src=sbuf.dtype, dst=dbuf.dtype)
     if worth_splitting(n) and cshape[0] > 1:
         csa, cda = as_index_array(cs), as_index_array(cd)
         align = _TILE if kernel is blocked else 1

@@ -159,6 +159,16 @@ class Node:
         raise NotImplementedError(f"{self.name()} has no backward")
 
     def __call__(self, *grads):
+        saved = self._saved
+        if saved or self._freed:
+            # PyTorch's generated nodes unpack every saved tensor before computing any
+            # gradient: a freed graph or a changed saved tensor raises even when the
+            # gradient that reads it is not wanted
+            if self._freed:
+                raise RuntimeError(FREED_MSG)
+            for s in saved:
+                if s is not None and s.tensor._vc.value != s.version:
+                    s.unpack(self)
         out = self.backward(*grads)
         return out if isinstance(out, tuple) else (out,)
 

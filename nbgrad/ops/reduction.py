@@ -493,14 +493,17 @@ class LinalgVectorNormBackward0(Node):
         x, out = self.saved_tensors
         p = self.p
         from .elementwise import sign, where
+        self_g, self_out = g, out
         g = _expand_back(g, self.shape, self.dims, self.keepdim)
         out = _expand_back(out, self.shape, self.dims, self.keepdim)
         if p == 0:
             return None                   # PyTorch: no gradient (x.grad stays None)
         if p == 1:
             return g * sign(x)
-        if p == 2:
-            return g * where(out == 0, 0.0, x / out)
+        if p == 2:      # self * (grad / norm).masked_fill_(norm == 0, 0), broadcast as PyTorch's
+            g_r = _restore_dims(self_g, self.shape, self.dims, self.keepdim)
+            out_r = _restore_dims(self_out, self.shape, self.dims, self.keepdim)
+            return x * where(out_r == 0, 0.0, g_r / out_r)
         if p == math.inf or p == -math.inf:
             a = x.abs()
             mask = ((a == out) | a.isnan()).to(x.dtype)

@@ -305,3 +305,20 @@ def test_autograd_grad_computes_no_gradient_for_nodes_off_the_inputs_paths():
     _, gw = T.autograd.grad(r.sum(), [m, w], allow_unused=True)
     assert v.grad is None                   # v's node leads to no input: not run
     assert gw is not None
+
+
+# -- seed 53 -----------------------------------------------------------------------------------
+def test_a_node_checks_every_saved_tensor_before_any_gradient():
+    w = T.zeros(3, 2, requires_grad=True)
+    v = T.tensor([0.24, 0.93], requires_grad=True)
+    y = T.matmul(T.matmul(w, v), T.tensor([2.1, 0.0, -0.7]))
+    r = T.remainder(y, T.tensor(0.0, dtype=T.float64, requires_grad=True))     # saves y for the divisor
+    y.clamp_(-0.5, 1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        T.autograd.grad(r, [v, w], allow_unused=True)      # the divisor's gradient is not wanted
+
+
+def test_norm_gradient_takes_the_input_layout():
+    x = (2 * T.zeros(3, 2, dtype=T.float64, requires_grad=True)).permute(1, 0)
+    g, = T.autograd.grad(x.norm(), [x], create_graph=True)
+    assert g.stride() == (1, 2) and g.tolist() == [[0.0] * 3] * 2

@@ -200,11 +200,12 @@ def _is_full_slice(item, n):
         and (item.stop is None or item.stop >= n)
 
 
-def _apply_basic(x, items, skip_full_slices=False):
+def _apply_basic(x, items, skip_full_slices=False, deferred=None):
     """Apply the basic part of an expanded index (ints, slices, None) as views of x and
     collect the advanced part.  Returns (view, [(dim in view, index tensor)], applied):
     `applied` says whether any view op ran.  getitem records the views; setitem calls
-    this under no_grad."""
+    this under no_grad.  deferred: a list that takes a mask-shape IndexError instead of
+    raising it (setitem raises it after its overlap checks, as PyTorch's index_put_)."""
     v = x
     dim = 0
     advanced = []
@@ -238,11 +239,15 @@ def _apply_basic(x, items, skip_full_slices=False):
         else:
             t = _to_index_tensor(item, x.device)
             if t._dtype is D.bool_ or t._dtype is D.uint8:
-                for k in range(t.dim()):
-                    if t._shape[k] != v._shape[dim + k]:
-                        raise IndexError(
-                            f"The shape of the mask {list(t._shape)} at index {k} does not match the shape of "
-                            f"the indexed tensor {list(v._shape)} at index {dim + k}")
+                bad = next((k for k in range(t.dim()) if t._shape[k] != v._shape[dim + k]), None)
+                if bad is not None:
+                    error = IndexError(f"The shape of the mask {list(t._shape)} at index {bad} does not match the "
+                                       f"shape of the indexed tensor {list(v._shape)} at index {dim + bad}")
+                    if deferred is None:
+                        raise error
+                    deferred.append(error)
+                    dim += t.dim()
+                    continue
                 for k, idx in enumerate(nonzero(t, as_tuple=True)):
                     advanced.append((dim + k, idx))
                 dim += max(t.dim(), 0)
@@ -424,7 +429,8 @@ def setitem(x, index, value):
     # advanced: the basic view, then index_put on it in place (of the value without its
     # leading size-1 dims, as PyTorch's set_item)
     value = _strip_leading_ones(value)
-    v, advanced, _ = _apply_basic(x, items, skip_full_slices=True)
+    deferred = []
+    v, advanced, _ = _apply_basic(x, items, skip_full_slices=True, deferred=deferred)
     # a single boolean mask with a one-element value is PyTorch's masked_fill_ path, which
     # casts the value and reads it (value.item()) before writing, so the value may be x's
     # own memory; any other index_put needs the value's dtype to match and no overlap
@@ -437,6 +443,8 @@ def setitem(x, index, value):
     if cast_ok:                     # masked_fill_ converts value.item() to v's type, range-checked
         checked_scalar(value.item(), v._dtype)
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
+    if deferred:
+        raise deferred[0]
     with no_grad():
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:

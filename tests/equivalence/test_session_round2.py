@@ -322,3 +322,12 @@ def test_norm_gradient_takes_the_input_layout():
     x = (2 * T.zeros(3, 2, dtype=T.float64, requires_grad=True)).permute(1, 0)
     g, = T.autograd.grad(x.norm(), [x], create_graph=True)
     assert g.stride() == (1, 2) and g.tolist() == [[0.0] * 3] * 2
+
+
+def test_setitem_checks_overlap_before_the_mask_shape():
+    x = T.zeros(3, dtype=T.int64)
+    v = x.as_strided([2], [1])
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor"):
+        v[T.tensor([True, True, False])] = v
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        v[T.tensor([True, True, False])] = 1

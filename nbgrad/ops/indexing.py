@@ -276,6 +276,31 @@ def getitem(x, index):
     return _advanced_gather(v, advanced)
 
 
+def _advanced_shape(v, advanced):
+    """The shape an advanced index gives (no index value is looked at)."""
+    dims = [d for d, _ in advanced]
+    bshape = broadcast_shapes(*[t._shape for _, t in advanced])
+    rest = [d for d in range(v.dim()) if d not in dims]
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        return ([v._shape[d] for d in rest if d < dims[0]] + list(bshape) + [v._shape[d] for d in rest if d > dims[0]])
+    return list(bshape) + [v._shape[d] for d in rest]
+
+
+def _check_value_fits(v, advanced, value):
+    """PyTorch's index_put_ checks the value against the indexing result's shape before it
+    reads any index (an out-of-bounds index is the kernel's later error)."""
+    if not isinstance(value, Tensor):
+        return
+    shape = _advanced_shape(v, advanced)
+    try:
+        fits = list(broadcast_shapes(tuple(shape), value._shape)) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast to "
+                           f"indexing result of shape {shape}")
+
+
 def _advanced_layout(v, advanced):
     """Result shape and flat positions (in v's contiguous layout) of an advanced index."""
     dims = [d for d, _ in advanced]
@@ -445,6 +470,7 @@ def setitem(x, index, value):
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
     if deferred:
         raise deferred[0]
+    _check_value_fits(v, advanced, value)
     with no_grad():
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:

@@ -331,3 +331,9 @@ def test_setitem_checks_overlap_before_the_mask_shape():
         v[T.tensor([True, True, False])] = v
     with pytest.raises(IndexError, match="The shape of the mask"):
         v[T.tensor([True, True, False])] = 1
+
+
+def test_setitem_checks_the_value_shape_before_the_index_bounds():
+    x = T.ones(2, 1, 3).movedim(-1, 1).clamp(min=0.0)
+    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[2, 3, 1\] cannot be broadcast"):
+        x[T.tensor([-3, -1, -2, -2])] = T.ones(2, 3, 1)

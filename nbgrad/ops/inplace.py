@@ -219,11 +219,14 @@ def regenerate_view_grad_fn(view):
         _move_retained_grad(view, old_fn, old_nr)
 
 
-def _record_window_of_base(base, out, base_geom, view_geom):
-    """out's history: the window view_geom of base's storage (an as_strided view)."""
+def _record_window_of_base(base, out, base_geom, view_geom, stand_in=False):
+    """out's history: the window view_geom of base's storage (an as_strided view).
+    stand_in: out is the old value an in-place op on a view reads; PyTorch has no node
+    there (CopySlices copies the op's gradient into the base's), so an empty window's
+    gradient stays recorded rather than becoming as_strided_backward's fresh zeros."""
     divide = None if is_non_overlapping(base_geom[0], base_geom[1]) else base_geom
     record(AsStridedBackward0, (base,), (out,), input_geom=base_geom, view_geoms=[view_geom],
-           dtype=base._dtype, divide=divide)
+           dtype=base._dtype, divide=divide, stand_in=stand_in)
 
 
 def _saved_result_is_target(t, result, view_fn=None):
@@ -295,7 +298,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     base_geom, view_geom = _geometry(base), _geometry(t)
     old = _stand_in(t, needs_old)
     if base._requires_grad:
-        _record_window_of_base(base, old, base_geom, view_geom)
+        _record_window_of_base(base, old, base_geom, view_geom, stand_in=True)
     result = fn(old, *args)
     write(t, result)
     if result._requires_grad:

@@ -149,7 +149,8 @@ class StackBackward0(RestrideBackward): pass
 class CatBackward0(RestrideBackward): pass
 
 
-def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward, in_place=False):
+def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackward, in_place=False,
+             empty_recorded=False):
     """Write each (tensor, geometry) into a zero buffer at that geometry, then return the
     buffer read at dst_geom as a new contiguous tensor (in_place: as a view of the buffer
     with dst_geom's strides, as PyTorch's as_strided_backward returns).  Geometries are absolute
@@ -185,9 +186,11 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
     shape, strides, offset = dst_geom
     n = math.prod(shape)
     if in_place and (n == 0 or any(math.prod(g[0]) == 0 for _, g in sources)):
-        # PyTorch's as_strided_backward returns at once: zeros of the input's sizes,
-        # contiguous and not recorded
-        return new_tensor(be.full(n, dtype.np, 0), shape, dtype, first.device)
+        if not empty_recorded:
+            # PyTorch's as_strided_backward returns at once: zeros of the input's sizes,
+            # contiguous and not recorded
+            return new_tensor(be.full(n, dtype.np, 0), shape, dtype, first.device)
+        in_place = False
     if in_place:
         # the storage PyTorch allocates: up to the end of the furthest geometry (an empty one
         # ends at its offset), so an empty result has an empty storage
@@ -210,8 +213,9 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
 def _window_backward(node, grads):
     """Gradient of a windowing view (or several, for split/unbind) w.r.t. its input."""
     pairs = [(g, geom) for g, geom in zip(grads, node.view_geoms) if g is not None]
+    as_strided = node.backward_node is _AsStridedOfGradient
     return restride(pairs, node.input_geom, node.dtype, node.divide, node.backward_node,
-                    in_place=node.backward_node is _AsStridedOfGradient)
+                    in_place=as_strided, empty_recorded=as_strided and node.stand_in)
 
 
 class _WindowNode(Node):
@@ -226,6 +230,7 @@ class SliceBackward0(_WindowNode):
 class DiagonalBackward0(_WindowNode):
     backward_node = DiagonalBackwardBackward0
 class AsStridedBackward0(_WindowNode):
+    stand_in = False        # see inplace._record_window_of_base
     backward_node = _AsStridedOfGradient
 class UnbindBackward0(_WindowNode):
     backward_node = StackBackward0

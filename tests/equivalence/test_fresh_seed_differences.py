@@ -337,3 +337,12 @@ def test_setitem_checks_the_value_shape_before_the_index_bounds():
     x = T.ones(2, 1, 3).movedim(-1, 1).clamp(min=0.0)
     with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[2, 3, 1\] cannot be broadcast"):
         x[T.tensor([-3, -1, -2, -2])] = T.ones(2, 3, 1)
+
+
+def test_in_place_on_an_empty_view_keeps_the_second_order_graph():
+    x = T.zeros(1, 2, 1, 3, dtype=T.float64, requires_grad=True)
+    y = T.cat([x, x], -1)
+    v = y[-1:2:1, 1, 0:-1][None, -1, :-1:2, 1::1]         # empty
+    v.log_()
+    y[-1:2:1, 1, 0:-1].sum().backward(create_graph=True)
+    assert x.grad.requires_grad is True and x.grad.tolist() == [[[[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]]]]

@@ -108,9 +108,19 @@ class MatmulBackward(BmmBackward0):
 MatmulBackward.__name__ = "UnsafeViewBackward0"   # what PyTorch shows for broadcast batched matmul
 
 
+def _check_bmm_dtypes(a, b):
+    """PyTorch's batched kernels: the first operand's dtype is dispatched on (bool has no
+    kernel), then the second must match it."""
+    if a._dtype is D.bool_:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
+                           f"{D.scalar_type_name(b._dtype)}")
+
+
 def _batched(a, b, batch, node_cls):
     check_same_device(a, b)
-    _check_dtypes(a, b)
+    _check_bmm_dtypes(a, b)
     out = _batched_raw(a, b, batch)
     if needs_grad(a, b):
         node = record(node_cls, (a, b), (out,))

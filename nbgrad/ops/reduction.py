@@ -500,10 +500,10 @@ class LinalgVectorNormBackward0(Node):
             return None                   # PyTorch: no gradient (x.grad stays None)
         if p == 1:
             return g * sign(x)
-        if p == 2:      # self * (grad / norm).masked_fill_(norm == 0, 0), broadcast as PyTorch's
+        if p == 2:      # grad * (self / norm).masked_fill_(norm == 0, 0), broadcast as PyTorch's
             g_r = _restore_dims(self_g, self.shape, self.dims, self.keepdim)
             out_r = _restore_dims(self_out, self.shape, self.dims, self.keepdim)
-            return x * where(out_r == 0, 0.0, g_r / out_r)
+            return g_r * (x / out_r).masked_fill_(out_r == 0, 0.0)     # (in place: x's layout)
         if p == math.inf or p == -math.inf:
             a = x.abs()
             mask = ((a == out) | a.isnan()).to(x.dtype)

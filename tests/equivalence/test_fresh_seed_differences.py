@@ -3,6 +3,8 @@ after the first round (values recorded from PyTorch 2.13): which in-place writes
 view's creation meta, retain_grad across a regenerated view history, the write-back of
 CopySlices through a broadcast window, squeeze's gradient (unsqueeze_to) and the strides
 of as_strided's gradient."""
+import math
+
 import pytest
 
 import nbgrad as T
@@ -346,3 +348,25 @@ def test_in_place_on_an_empty_view_keeps_the_second_order_graph():
     v.log_()
     y[-1:2:1, 1, 0:-1].sum().backward(create_graph=True)
     assert x.grad.requires_grad is True and x.grad.tolist() == [[[[0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0]]]]
+
+
+# -- seed 67 -----------------------------------------------------------------------------------
+def test_relu_keeps_negative_zero():
+    x = T.tensor([-0.0, 0.0, -1.0, float("nan")], dtype=T.float64)
+    r = x.relu()
+    assert [math.copysign(1, v) for v in r.tolist()[:3]] == [-1.0, 1.0, 1.0] and r.tolist()[3] != r.tolist()[3]
+    f = T.fuse(lambda a: a.relu() * 1.0)
+    assert math.copysign(1, f(T.tensor([-0.0], dtype=T.float64)).item()) == -1.0
+
+
+def test_norm_gradient_at_zero_multiplies_the_incoming_gradient_first():
+    x = T.zeros(2, 1, 2, 2, dtype=T.float64, requires_grad=True)
+    T.rsqrt(x.norm().clone()).mean().backward()          # grad -inf * masked 0 = nan
+    assert all(v != v for v in x.grad.flatten().tolist())
+
+
+def test_batched_matmul_dtype_errors_are_bmms():
+    with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+        T.matmul(T.zeros(2, 1, dtype=T.bool), T.zeros(2, 1, 2, dtype=T.int64))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Bool"):
+        T.matmul(T.zeros(2, 2, 1, dtype=T.int64), T.zeros(2, 1, 2, dtype=T.bool))

@@ -472,10 +472,10 @@ def _sigmoid(x):
 
 @_scalar
 def _relu(x):
-    # NaN propagates (PyTorch's relu is clamp_min(x, 0)).
-    if x > 0 or x != x:
-        return x
-    return 0
+    # NaN propagates and -0.0 stays -0.0 (PyTorch's relu: x < 0 ? 0 : x).
+    if x < 0:
+        return 0
+    return x
 
 
 @_scalar

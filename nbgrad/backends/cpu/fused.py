@@ -43,7 +43,7 @@ EXPRESSIONS = {
     # relu keeps NaN (PyTorch's clamp_min); step is relu's derivative (PyTorch's
     # threshold_backward: 0 where x <= 0, so 1 at NaN);
     # sign is 0 at 0 and NaN, as nbgrad's sign.
-    "relu": "({0} if not ({0} <= _Z) else _Z)",
+    "relu": "(_Z if {0} < _Z else {0})",
     "step": "(_Z if {0} <= _Z else _O)",
     "sign": "(_O if {0} > _Z else (-_O if {0} < _Z else _Z))",
     "pow": "{0} ** {1}", "powt": "{0} ** {1}",

@@ -109,6 +109,7 @@ def test_backward_recorded_fused_composed(events, monkeypatch):
     assert all(f["node"] == "MulBackward0.backward" for f in backward)
 
 
+@pytest.mark.requires_jit          # about compilation and the disk cache: nothing compiles without the JIT
 def test_fused_kernel_compiled_then_from_memory_then_from_disk(events, monkeypatch, tmp_path):
     from nbgrad.backends.cpu import fused
     monkeypatch.setenv("NBGRAD_FUSED_DIR", str(tmp_path))     # a fresh generated module

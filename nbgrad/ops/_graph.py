@@ -123,11 +123,13 @@ def zeros_grad(t):
     backward under create_graph does not connect it to t's history (PyTorch's
     zeros_like(grad) in derivatives.yaml), and free of t's NaN/inf (unlike t * 0)."""
     buf = get_backend(t._storage.device.type).full(t.numel(), t._dtype.np, 0)
+    if 0 in t._shape:       # PyTorch calls an empty tensor dense: empty_like copies its strides
+        return new_strided(buf, t._shape, t._stride, t._dtype, t._storage.device)
     if t.is_contiguous():
         return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
     from .._layout import preserve_strides        # zeros_like keeps t's layout (preserve_format)
     strides = preserve_strides(t._shape, t._stride)
-    if 0 in t._shape or any(s < 0 for s in strides):
+    if any(s < 0 for s in strides):
         return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
     return new_strided(buf, t._shape, strides, t._dtype, t._storage.device)
 

@@ -370,3 +370,10 @@ def test_batched_matmul_dtype_errors_are_bmms():
         T.matmul(T.zeros(2, 1, dtype=T.bool), T.zeros(2, 1, 2, dtype=T.int64))
     with pytest.raises(RuntimeError, match="expected scalar type Long but found Bool"):
         T.matmul(T.zeros(2, 2, 1, dtype=T.int64), T.zeros(2, 1, 2, dtype=T.bool))
+
+
+def test_zero_gradient_of_an_empty_tensor_keeps_the_incoming_strides():
+    x = T.tensor([[], []], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(x.sign().sum(), [x])
+    assert g.shape == (2, 0) and g.stride() == (0, 0)          # PyTorch's zeros_like(grad)
+    assert g.split(1, -2)[1].storage_offset() == 0

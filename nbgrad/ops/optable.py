@@ -54,10 +54,6 @@ class Row:
         return "".join(out) + "Backward0"
 
     @property
-    def defaults(self):
-        return dict(self.params)
-
-    @property
     def saves(self):
         """The names the backward reads: some of the inputs and 'out', in that order."""
         used = set()

@@ -164,6 +164,13 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
     first = tensors[0]
     dtype = dtype or first._dtype
     be = backend_of(first)
+    if in_place and (math.prod(dst_geom[0]) == 0 or any(math.prod(g[0]) == 0 for _, g in sources)):
+        if not empty_recorded:
+            # PyTorch's as_strided_backward returns at once: zeros of the input's sizes,
+            # contiguous and not recorded
+            n = math.prod(dst_geom[0])
+            return new_tensor(be.full(n, dtype.np, 0), dst_geom[0], dtype, first.device)
+        in_place = False
     lo, hi = _span(dst_geom)
     for _, geom in sources:
         a, b = _span(geom)
@@ -185,18 +192,9 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
             buf = (b / c.clamp(min=1))._storage.buffer
     shape, strides, offset = dst_geom
     n = math.prod(shape)
-    if in_place and (n == 0 or any(math.prod(g[0]) == 0 for _, g in sources)):
-        if not empty_recorded:
-            # PyTorch's as_strided_backward returns at once: zeros of the input's sizes,
-            # contiguous and not recorded
-            return new_tensor(be.full(n, dtype.np, 0), shape, dtype, first.device)
-        in_place = False
     if in_place:
-        # the storage PyTorch allocates: up to the end of the furthest geometry (an empty one
-        # ends at its offset), so an empty result has an empty storage
-        geoms = [dst_geom] + [g for _, g in sources] + ([divide] if divide is not None else [])
-        size = max(_span(g)[1] + (math.prod(g[0]) != 0) for g in geoms) - lo
-        out = make_view(new_tensor(buf[:size], (size,), dtype, first.device), shape, strides, offset - lo)
+        # the storage PyTorch allocates spans every geometry (all non-empty here): the buffer
+        out = make_view(new_tensor(buf, (len(buf),), dtype, first.device), shape, strides, offset - lo)
     elif offset == lo and len(buf) == n and tuple(strides) == contiguous_strides(tuple(shape)):
         out_buf = buf               # the buffer already is the result: no second copy
     else:

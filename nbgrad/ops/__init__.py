@@ -15,7 +15,7 @@ _INPLACE = {
     "pow_": (E.pow, True), "remainder_": (E.remainder, True), "floor_divide_": (E.floor_divide, False),
     "clamp_": (E.clamp, True), "clamp_min_": (E.clamp_min, True), "clamp_max_": (E.clamp_max, True),
     "clip_": (E.clamp, True), "maximum_": (E.maximum, True), "minimum_": (E.minimum, True),
-    "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "sign_": (E.sign, False), "sgn_": (E.sgn, False), "floor_": (E.floor, False),
+    "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "sign_": (E.sign, False), "sgn_": (E.sgn, True), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
     "square_": (E.square, True),
     "scatter_": (I.scatter, False), "scatter_add_": (I.scatter_add, False), "index_add_": (I.index_add, False),

@@ -257,6 +257,17 @@ def _stand_in(t, needs_old):
     return copy_raw(t) if needs_old else t._shallow_alias(share_version=False)
 
 
+def _check_not_saved(old, result, fn):
+    """needs_old=False promised that fn's node does not save its first input: old is then
+    t's own memory, about to be overwritten, and a saved alias of it would give a wrong
+    gradient without any version error.  A broken promise is nbgrad's bug: say so loudly."""
+    node = result._grad_fn
+    saved = getattr(node, "_saved", ())
+    if any(s is not None and not s.is_output and s.tensor is old for s in saved):
+        raise AssertionError(f"nbgrad: the in-place form of {getattr(fn, '__name__', fn)} is declared "
+                             f"needs_old=False, but {type(node).__name__} saves its input")
+
+
 def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
@@ -285,6 +296,8 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
             old._grad_fn = t._grad_fn
             old._output_nr = t._output_nr
         result = fn(old, *args)
+        if not needs_old and result._grad_fn is not None:
+            _check_not_saved(old, result, fn)
         write(t, result)
         if result._requires_grad:
             _saved_result_is_target(t, result)
@@ -300,6 +313,8 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     if base._requires_grad:
         _record_window_of_base(base, old, base_geom, view_geom, stand_in=True)
     result = fn(old, *args)
+    if not needs_old and result._grad_fn is not None:
+        _check_not_saved(old, result, fn)
     write(t, result)
     if result._requires_grad:
         _saved_result_is_target(t, result)

@@ -488,3 +488,51 @@ def test_clamp_inplace_on_non_leaf():
     y.sum().backward()
     np.testing.assert_allclose(arr(y), [1.0, -1.0, 1.0, 0.5])
     np.testing.assert_allclose(x.grad.numpy(), [1.0, 0.0, 0.0, 1.0])
+
+
+# -- the in-place forms' needs_old flags: a form declared not to need its old value reads
+# the written memory directly, so its node must not save it (a saved alias would be
+# overwritten with no version error: a silently wrong gradient)
+_INDEX_FORMS = {"scatter_", "scatter_add_", "index_add_"}
+
+
+def test_inplace_forms_declared_without_old_value_do_not_save_it():
+    from nbgrad.ops import _INPLACE
+    checked = []
+    for name, (_, needs_old) in sorted(_INPLACE.items()):
+        if needs_old or name in _INDEX_FORMS:
+            continue
+        base = nbgrad.tensor([0.5, -1.5, 2.0, 3.0], dtype=nbgrad.float64, requires_grad=True)
+        other = nbgrad.tensor([1.5, 2.5, -0.5, 2.0], dtype=nbgrad.float64, requires_grad=True)
+        x = base * 1
+        try:
+            for args in ((), (other,), (other, 0.25)):      # unary, binary (every operand
+                try:                                         # requiring grad), lerp_
+                    getattr(x, name)(*args)
+                    break
+                except TypeError:
+                    continue
+            else:
+                raise AssertionError(f"{name}: no form called")
+        except (RuntimeError, NotImplementedError):
+            continue                          # refused for float64 (bitwise ops)
+        if x.requires_grad:
+            try:
+                x.sum().backward()
+            except RuntimeError as e:         # floor_divide: no derivative, as in PyTorch
+                assert "is not implemented" in str(e)
+        checked.append(name)
+    assert {"add_", "sub_", "neg_", "relu_", "exp_", "tanh_", "sigmoid_"} <= set(checked), checked
+
+
+def test_a_wrong_needs_old_flag_is_caught_where_the_node_saves_the_input():
+    from nbgrad.ops import _INPLACE
+    from nbgrad.ops.inplace import apply_inplace
+    mul, needs_old = _INPLACE["mul_"]
+    assert needs_old                     # mul saves self for other's gradient
+    w = nbgrad.ones(3, requires_grad=True)
+    x = nbgrad.ones(3, requires_grad=True) * 1
+    before = x.detach().clone()
+    with pytest.raises(AssertionError, match="mul is declared needs_old=False, but MulBackward0 saves its input"):
+        apply_inplace(x, mul, w * 2, needs_old=False)
+    assert x.tolist() == before.tolist()          # caught before anything is written

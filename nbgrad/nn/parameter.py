@@ -44,3 +44,21 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
+
+
+def zero_grads(params, set_to_none=True):
+    """Module.zero_grad and Optimizer.zero_grad: each parameter's .grad set to None, or
+    zeroed in place after it leaves any graph (detached if it has a history, else no
+    longer requiring grad), as PyTorch's do."""
+    for p in params:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if g.grad_fn is not None:
+            g.detach_()
+        else:
+            g.requires_grad_(False)
+        g.zero_()

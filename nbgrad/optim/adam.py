@@ -1,9 +1,8 @@
 """Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per
 parameter (the backend's `adam_step` acceleration), else PyTorch's single-tensor formula as
 Tensor ops."""
-from ..autograd.grad_mode import no_grad
 from ..ops._graph import accelerated
-from .optimizer import Optimizer, _Kernel, _bump_version, _write
+from .optimizer import Optimizer, _write
 
 
 def _adam_composed(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay,
@@ -59,43 +58,36 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
+        return self._step_each(closure, self._update)
+
+    @staticmethod
+    def _update(group, state, k):
         from .._creation import tensor
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                beta1, beta2 = group["betas"]
-                amsgrad = group["amsgrad"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    k = _Kernel(p)
-                    if len(state) == 0:
-                        # PyTorch keeps `step` as a float32 scalar tensor; the moments are
-                        # zeros_like(p, memory_format=torch.preserve_format)
-                        state["step"] = tensor(0.0)
-                        state["exp_avg"] = k.new_state(zero=True)
-                        state["exp_avg_sq"] = k.new_state(zero=True)
-                        if amsgrad:
-                            state["max_exp_avg_sq"] = k.new_state(zero=True)
-                    for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
-                        if name in state:
-                            state[name] = k.state(state[name])
-                    state["step"] += 1
-                    step = state["step"].item()
-                    grad = k.grad()
-                    mx = state.get("max_exp_avg_sq") if amsgrad else None
-                    args = (step, group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
-                            group["maximize"], group.get("decoupled_weight_decay", False))
-                    if accelerated(k.target, "adam_step"):
-                        k.target._backend().adam_step(
-                            k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
-                            k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), *args)
-                    else:
-                        _adam_composed(k.target, grad, state["exp_avg"], state["exp_avg_sq"], mx, *args)
-                    k.done()
-                    _bump_version(p)
-        return loss
+        beta1, beta2 = group["betas"]
+        amsgrad = group["amsgrad"]
+        if len(state) == 0:
+            # PyTorch keeps `step` as a float32 scalar tensor; the moments are
+            # zeros_like(p, memory_format=torch.preserve_format)
+            state["step"] = tensor(0.0)
+            state["exp_avg"] = k.new_state(zero=True)
+            state["exp_avg_sq"] = k.new_state(zero=True)
+            if amsgrad:
+                state["max_exp_avg_sq"] = k.new_state(zero=True)
+        for name in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+            if name in state:
+                state[name] = k.state(state[name])
+        state["step"] += 1
+        step = state["step"].item()
+        grad = k.grad()
+        mx = state.get("max_exp_avg_sq") if amsgrad else None
+        args = (step, group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
+                group["maximize"], group.get("decoupled_weight_decay", False))
+        if accelerated(k.target, "adam_step"):
+            k.target._backend().adam_step(
+                k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
+                k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), *args)
+        else:
+            _adam_composed(k.target, grad, state["exp_avg"], state["exp_avg_sq"], mx, *args)
 
 
 class AdamW(Adam):

@@ -72,8 +72,7 @@ class CosineAnnealingLR(LRScheduler):
     """eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2, computed recursively as PyTorch."""
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max = T_max
-        self.eta_min = eta_min
+        self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):

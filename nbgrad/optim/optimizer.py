@@ -6,6 +6,7 @@ from .._layout import is_contiguous, is_dense, order_of_strides
 from .._tensor import Tensor
 from ..ops._graph import copy_raw
 from ..autograd.grad_mode import no_grad
+from ..nn.parameter import zero_grads
 
 
 class _RequiredParameter:
@@ -63,22 +64,26 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    def _step_each(self, closure, update):
+        """A built-in optimizer's step: the closure's loss (with grad), then, with no grad,
+        update(group, state, k) for each parameter that has a gradient, k being its
+        kernel views (_Kernel); the parameter's version moves as an in-place op's would."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    k = _Kernel(p)
+                    update(group, self.state[p], k)
+                    k.done()
+                    _bump_version(p)
+        return loss
 
     def _closure_loss(self, closure):
         if closure is None:

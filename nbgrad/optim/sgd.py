@@ -1,9 +1,8 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize: one fused kernel per
 parameter (the backend's `sgd_step` acceleration), else PyTorch's single-tensor formula as
 Tensor ops."""
-from ..autograd.grad_mode import no_grad
 from ..ops._graph import accelerated
-from .optimizer import Optimizer, _Kernel, _bump_version, _write, required
+from .optimizer import Optimizer, _write, required
 
 
 def _sgd_composed(p, grad, buf, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):
@@ -36,31 +35,23 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                momentum = group["momentum"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    k = _Kernel(p)
-                    buf = k.state(state.get("momentum_buffer"))
-                    init = False
-                    if momentum != 0 and buf is None:
-                        buf = k.new_state(zero=False)
-                        init = True
-                    grad = k.grad()
-                    args = (init, group["lr"], group["weight_decay"], momentum, group["dampening"],
-                            group["nesterov"], group["maximize"])
-                    if accelerated(k.target, "sgd_step"):
-                        k.target._backend().sgd_step(
-                            k.view(k.target), k.view(grad), None if buf is None else k.view(buf), *args)
-                    else:
-                        _sgd_composed(k.target, grad, buf, *args)
-                    k.done()
-                    if momentum != 0:
-                        state["momentum_buffer"] = buf
-                    _bump_version(p)
-        return loss
+        return self._step_each(closure, self._update)
+
+    @staticmethod
+    def _update(group, state, k):
+        momentum = group["momentum"]
+        buf = k.state(state.get("momentum_buffer"))
+        init = False
+        if momentum != 0 and buf is None:
+            buf = k.new_state(zero=False)
+            init = True
+        grad = k.grad()
+        args = (init, group["lr"], group["weight_decay"], momentum, group["dampening"],
+                group["nesterov"], group["maximize"])
+        if accelerated(k.target, "sgd_step"):
+            k.target._backend().sgd_step(k.view(k.target), k.view(grad), None if buf is None else k.view(buf), *args)
+        else:
+            _sgd_composed(k.target, grad, buf, *args)
+        if momentum != 0:
+            state["momentum_buffer"] = buf
 

@@ -70,28 +70,26 @@ class Tanh(Module):
         return input.tanh()
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    """A module over a function of (input, dim): Softmax, LogSoftmax."""
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return type(self).function(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
-class LogSoftmax(Module):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
+class Softmax(_AlongDim):
+    function = F.softmax
 
-    def forward(self, input):
-        return F.log_softmax(input, self.dim)
 
-    def extra_repr(self):
-        return f"dim={self.dim}"
+class LogSoftmax(_AlongDim):
+    function = F.log_softmax
 
 
 class Dropout(Module):

@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Parameter, zero_grads
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -136,26 +136,25 @@ class Module:
         keys = list(object.__dir__(self)) + list(self._parameters) + list(self._buffers) + list(self._modules)
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
+    def _check_register(self, kind, name, value, cls, required):
+        store = "_parameters" if kind == "parameter" else "_buffers"
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        self._check_name(name, kind, self.__dict__[store])
+        if value is not None and not isinstance(value, cls):
+            raise TypeError(f"cannot assign '{type(value).__name__}' object to {kind} '{name}' "
+                            f"({required} or None required)")
+
     def register_parameter(self, name, param):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        self._check_name(name, "parameter", self._parameters)
-        if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                            "(nbgrad.nn.Parameter or None required)")
+        self._check_register("parameter", name, param, Parameter, "nbgrad.nn.Parameter")
         if param is not None and param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
-                             "must be created explicitly. To express '{name}' as a function of another "
+                             f"must be created explicitly. To express '{name}' as a function of another "
                              "Tensor, compute the value in the forward() method.")
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        self._check_name(name, "buffer", self._buffers)
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            "(nbgrad Tensor or None required)")
+        self._check_register("buffer", name, tensor, Tensor, "nbgrad Tensor")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -278,18 +277,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():

@@ -35,8 +35,22 @@ class _DecoratorContextManager:
     def clone(self):
         return self.__class__()
 
+    def __exit__(self, *exc):
+        _set_enabled(self.prev)     # the grad mode from before __enter__ comes back
 
-class no_grad(_DecoratorContextManager):
+
+class _SwitchGrad(_DecoratorContextManager):
+    """no_grad and enable_grad: grad mode `enabled` inside the block, the old one after."""
+    enabled = None
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set_enabled(self.enabled)
+
+
+class no_grad(_SwitchGrad):
+    enabled = False
+
     def __new__(cls, orig_func=None):
         # `@no_grad` without parentheses decorates directly, as in PyTorch
         self = super().__new__(cls)
@@ -49,21 +63,9 @@ class no_grad(_DecoratorContextManager):
     def __init__(self, orig_func=None):
         pass
 
-    def __enter__(self):
-        self.prev = is_grad_enabled()
-        _set_enabled(False)
 
-    def __exit__(self, *exc):
-        _set_enabled(self.prev)
-
-
-class enable_grad(_DecoratorContextManager):
-    def __enter__(self):
-        self.prev = is_grad_enabled()
-        _set_enabled(True)
-
-    def __exit__(self, *exc):
-        _set_enabled(self.prev)
+class enable_grad(_SwitchGrad):
+    enabled = True
 
 
 class set_grad_enabled(_DecoratorContextManager):
@@ -76,9 +78,6 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __enter__(self):
         pass
-
-    def __exit__(self, *exc):
-        _set_enabled(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)

@@ -16,35 +16,47 @@ INTEGRAL = frozenset({D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64})
 FLOATING = frozenset({D.float16, D.float32, D.float64})
 
 
-def _ni(kernel):
-    return NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'"
+_SETS = {"bool": BOOL, "integral": INTEGRAL, "floating": FLOATING}
 
+# op, the dtypes it refuses, the name of PyTorch's kernel in its NotImplementedError
+# (binary ops are checked on the promoted dtype)
+_NOT_IMPLEMENTED = """
+    abs                 bool        abs_cpu
+    floor               bool        floor_vml_cpu
+    ceil                bool        ceil_vml_cpu
+    round               bool        round_vml_cpu
+    round_decimals      integral    round_cpu
+    trunc               bool        trunc_vml_cpu
+    bitwise_not         floating    bitwise_not_cpu
+    pow                 bool        pow
+    remainder           bool        remainder_cpu
+    floor_divide        bool        div_floor_cpu
+    div_trunc           bool        div_trunc_cpu
+    bitwise_and         floating    bitwise_and_cpu
+    bitwise_or          floating    bitwise_or_cpu
+    bitwise_xor         floating    bitwise_xor_cpu
+    clamp               bool        clamp_scalar_cpu
+    clamp_min           bool        clamp_min_scalar_cpu
+    clamp_max           bool        clamp_max_scalar_cpu
+    clamp_tensor        bool        clamp_cpu
+    softmax             integral    softmax_kernel_impl
+    softmax_lastdim     integral    softmax_lastdim_kernel_impl
+    log_softmax         integral    log_softmax_kernel_impl
+    log_softmax_lastdim integral    log_softmax_lastdim_kernel_impl
+    mm                  bool        addmm_impl_cpu_
+    mv                  bool        addmv_impl_cpu
+    dot                 bool        dot
+"""
 
 _RULES = {
-    # unary elementwise
-    "abs": (BOOL,) + _ni("abs_cpu"),
-    "floor": (BOOL,) + _ni("floor_vml_cpu"),
-    "ceil": (BOOL,) + _ni("ceil_vml_cpu"),
-    "round": (BOOL,) + _ni("round_vml_cpu"),
-    "round_decimals": (INTEGRAL,) + _ni("round_cpu"),
-    "trunc": (BOOL,) + _ni("trunc_vml_cpu"),
-    "bitwise_not": (FLOATING,) + _ni("bitwise_not_cpu"),
+    op: (_SETS[dtypes], NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'")
+    for op, dtypes, kernel in (line.split() for line in _NOT_IMPLEMENTED.strip().splitlines())
+}
+# the ops that refuse a dtype with their own RuntimeError, before any kernel
+_RULES.update({
     "relu": (BOOL, RuntimeError, "Boolean inputs not supported for relu"),
     "neg": (BOOL, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
                                 "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-    # binary elementwise (checked on the promoted dtype)
-    "pow": (BOOL,) + _ni("pow"),
-    "remainder": (BOOL,) + _ni("remainder_cpu"),
-    "floor_divide": (BOOL,) + _ni("div_floor_cpu"),
-    "div_trunc": (BOOL,) + _ni("div_trunc_cpu"),
-    "bitwise_and": (FLOATING,) + _ni("bitwise_and_cpu"),
-    "bitwise_or": (FLOATING,) + _ni("bitwise_or_cpu"),
-    "bitwise_xor": (FLOATING,) + _ni("bitwise_xor_cpu"),
-    "clamp": (BOOL,) + _ni("clamp_scalar_cpu"),
-    "clamp_min": (BOOL,) + _ni("clamp_min_scalar_cpu"),
-    "clamp_max": (BOOL,) + _ni("clamp_max_scalar_cpu"),
-    "clamp_tensor": (BOOL,) + _ni("clamp_cpu"),
-    # reductions and softmax
     "argmax": (BOOL, RuntimeError, "argmax(): does not support bool input"),
     "argmin": (BOOL, RuntimeError, "argmin(): does not support bool input"),
     "topk": (BOOL, RuntimeError, "topk does not support bool dtypes on CPU"),
@@ -53,15 +65,7 @@ _RULES = {
     "var": (INTEGRAL, RuntimeError, "std and var only support floating point and complex dtypes"),
     "norm": (INTEGRAL, RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as "
                                      "input. Got {dtype}"),
-    "softmax": (INTEGRAL,) + _ni("softmax_kernel_impl"),
-    "softmax_lastdim": (INTEGRAL,) + _ni("softmax_lastdim_kernel_impl"),
-    "log_softmax": (INTEGRAL,) + _ni("log_softmax_kernel_impl"),
-    "log_softmax_lastdim": (INTEGRAL,) + _ni("log_softmax_lastdim_kernel_impl"),
-    # matrix products
-    "mm": (BOOL,) + _ni("addmm_impl_cpu_"),
-    "mv": (BOOL,) + _ni("addmv_impl_cpu"),
-    "dot": (BOOL,) + _ni("dot"),
-}
+})
 
 
 def refuses(op, dtype):

@@ -81,28 +81,40 @@ def _unary(name, forward, grad, **kw):
     return Row(name, forward, (grad,), **kw)
 
 
+def _math_rows(table):
+    """Rows of the functions whose forward is the math function of the same name: a line
+    a row, the name and then the derivative."""
+    rows = []
+    for line in table.strip().splitlines():
+        name, grad = line.split(None, 1)
+        rows.append(_unary(name, f"{name}(x)", grad.strip()))
+    return rows
+
+
 # The formulas keep PyTorch's operation order (derivatives.yaml / FunctionsManual.cpp), so
 # that composed gradients round as PyTorch's do.
 ROWS = (
-    _unary("exp", "exp(x)", "grad * out"),
-    _unary("exp2", "exp2(x)", f"grad * out * {_LN2}"),
-    _unary("log", "log(x)", "grad / x"),
-    _unary("log2", "log2(x)", f"grad / (x * {_LN2})"),
-    _unary("log10", "log10(x)", f"grad / (x * {_LN10})"),
-    _unary("log1p", "log1p(x)", "grad / (x + 1)"),
-    _unary("expm1", "expm1(x)", "grad * (out + 1)"),
-    _unary("sqrt", "sqrt(x)", "grad / (out * 2)"),
-    _unary("rsqrt", "rsqrt(x)", "grad * -0.5 * out ** 3"),
-    _unary("sin", "sin(x)", "grad * cos(x)"),
-    _unary("cos", "cos(x)", "grad * -sin(x)"),
-    _unary("tan", "tan(x)", "grad * (out * out + 1)"),
-    _unary("asin", "asin(x)", "grad * rsqrt(1 - x * x)"),
-    _unary("acos", "acos(x)", "grad * -rsqrt(1 - x * x)"),
-    _unary("atan", "atan(x)", "grad / (x * x + 1)"),
-    _unary("sinh", "sinh(x)", "grad * cosh(x)"),
-    _unary("cosh", "cosh(x)", "grad * sinh(x)"),
-    _unary("erf", "erf(x)", f"exp(-(x * x)) * {_2_SQRTPI} * grad"),
-    _unary("reciprocal", "reciprocal(x)", "-grad * (out * out)"),
+    *_math_rows(f"""
+        exp         grad * out
+        exp2        grad * out * {_LN2}
+        log         grad / x
+        log2        grad / (x * {_LN2})
+        log10       grad / (x * {_LN10})
+        log1p       grad / (x + 1)
+        expm1       grad * (out + 1)
+        sqrt        grad / (out * 2)
+        rsqrt       grad * -0.5 * out ** 3
+        sin         grad * cos(x)
+        cos         grad * -sin(x)
+        tan         grad * (out * out + 1)
+        asin        grad * rsqrt(1 - x * x)
+        acos        grad * -rsqrt(1 - x * x)
+        atan        grad / (x * x + 1)
+        sinh        grad * cosh(x)
+        cosh        grad * sinh(x)
+        erf         exp(-(x * x)) * {_2_SQRTPI} * grad
+        reciprocal  -grad * (out * out)
+    """),
     # tanh, sigmoid and relu differentiate through backward ops of their own (PyTorch's
     # tanh_backward, sigmoid_backward, threshold_backward), which are rows themselves
     _unary("tanh", "tanh(x)", "tanh_backward(grad, out)"),

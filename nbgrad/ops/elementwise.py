@@ -163,11 +163,8 @@ def _zero_grad_node(name):
     return type(name, (Node,), {"backward": backward})
 
 
-SignBackward0 = _zero_grad_node("SignBackward0")
-FloorBackward0 = _zero_grad_node("FloorBackward0")
-CeilBackward0 = _zero_grad_node("CeilBackward0")
-RoundBackward0 = _zero_grad_node("RoundBackward0")
-TruncBackward0 = _zero_grad_node("TruncBackward0")
+SignBackward0, FloorBackward0, CeilBackward0, RoundBackward0, TruncBackward0 = (
+    _zero_grad_node(f"{name}Backward0") for name in ("Sign", "Floor", "Ceil", "Round", "Trunc"))
 
 
 def sign(x):
@@ -287,23 +284,28 @@ def _one_scaled_kernel(b, alpha, dt):
     return (alpha != 1 and isinstance(b, Tensor) and dt.is_floating_point and type(alpha) in (int, float))
 
 
-def add(a, b, alpha=1):
-    if not isinstance(a, Tensor):
-        return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
+def _scaled_binary(op, node_cls, a, b, alpha):
+    """a + alpha * b or a - alpha * b for a tensor `a` (PyTorch's add/sub with alpha)."""
     dt = _result_type(a, b)
     if _one_scaled_kernel(b, alpha, dt):
-        out = _scaled_raw("add", a, b, alpha, dt)
+        out = _scaled_raw(op, a, b, alpha, dt)
         if needs_grad(a, b):
-            record(AddBackward0, (a, b), (out,), alpha=alpha)
+            record(node_cls, (a, b), (out,), alpha=alpha)
         return out
     if alpha != 1:
         checked_scalar(alpha, dt)
         b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
         dt = D.result_type_of((a, b))
-    out = _binary_raw("add", a, b, dt)
+    out = _binary_raw(op, a, b, dt)
     if needs_grad(a, b):
-        record(AddBackward0, (a, b), (out,))
+        record(node_cls, (a, b), (out,))
     return out
+
+
+def add(a, b, alpha=1):
+    if not isinstance(a, Tensor):
+        return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
+    return _scaled_binary("add", AddBackward0, a, b, alpha)
 
 
 def accumulate_(dst, src):
@@ -314,35 +316,31 @@ def accumulate_(dst, src):
     view partly overlapping dst (the engine's fresh gradient buffers never are)."""
     shape = dst._shape
     dtype = dst._dtype
-    if (src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
-            and (dst._stride == _strides_of(shape) or dst.is_contiguous())):
-        n = math.prod(shape)
-        same = src._shape == shape
-        if n and (same or broadcast_shapes(src._shape, shape) == shape) and (
-                src._storage is not dst._storage
-                or (src._offset == dst._offset and same and src._stride == dst._stride)):
+    n = math.prod(shape)
+    if (n and src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
+            and (src._shape == shape or broadcast_shapes(src._shape, shape) == shape)):
+        order = None
+        if dst._stride == _strides_of(shape) or dst.is_contiguous():
+            # src may be dst itself (x.grad += x.grad), read and written at the same places
+            one_pass = src._storage is not dst._storage or (
+                src._offset == dst._offset and src._shape == shape and src._stride == dst._stride)
+        else:
+            # a dense permuted dst (a transposed leaf's .grad): the same one pass, over the
+            # views taken in dst's memory order
+            one_pass = (src._storage is not dst._storage and is_dense(shape, dst._stride)
+                        and not any(st < 0 for st in dst._stride))
+            if one_pass:
+                order = order_of_strides(shape, dst._stride)
+        if one_pass:
             buf = dst._storage.buffer
             off = dst._offset
             out = buf if off == 0 and len(buf) == n else buf[off:off + n]
-            sv = (src._storage.buffer, src._offset, shape, src._stride) if same else broadcast_view(src, shape)
-            backend_of(dst).binary("add", (buf, off, shape, dst._stride), sv, shape, dtype.np, out)
-            dst._vc.value += 1
-            return dst
-    elif (src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
-            and src._storage is not dst._storage and is_dense(shape, dst._stride)
-            and not any(st < 0 for st in dst._stride)):
-        # a dense permuted dst (a transposed leaf's .grad): the same one pass, over the
-        # views taken in dst's memory order
-        n = math.prod(shape)
-        if n and broadcast_shapes(src._shape, shape) == shape:
-            order = order_of_strides(shape, dst._stride)
-            buf = dst._storage.buffer
-            off = dst._offset
-            out = buf if off == 0 and len(buf) == n else buf[off:off + n]
+            dv = (buf, off, shape, dst._stride)
             sv = (src._storage.buffer, src._offset, shape, src._stride) if src._shape == shape \
                 else broadcast_view(src, shape)
-            backend_of(dst).binary("add", permuted((buf, off, shape, dst._stride), order), permuted(sv, order),
-                                   tuple([shape[d] for d in order]), dtype.np, out)
+            if order is not None:
+                dv, sv, shape = permuted(dv, order), permuted(sv, order), tuple([shape[d] for d in order])
+            backend_of(dst).binary("add", dv, sv, shape, dtype.np, out)
             dst._vc.value += 1
             return dst
     with no_grad():
@@ -360,20 +358,7 @@ def sub(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha)
     check_sub(a, b)
-    dt = _result_type(a, b)
-    if _one_scaled_kernel(b, alpha, dt):
-        out = _scaled_raw("sub", a, b, alpha, dt)
-        if needs_grad(a, b):
-            record(SubBackward0, (a, b), (out,), alpha=alpha)
-        return out
-    if alpha != 1:
-        checked_scalar(alpha, dt)
-        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
-        dt = D.result_type_of((a, b))
-    out = _binary_raw("sub", a, b, dt)
-    if needs_grad(a, b):
-        record(SubBackward0, (a, b), (out,))
-    return out
+    return _scaled_binary("sub", SubBackward0, a, b, alpha)
 
 
 class RsubBackward1(Node):
@@ -687,20 +672,20 @@ def _require_tensors(name, a, b):
         raise TypeError(f"{name}(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
 
 
-def maximum(a, b):
-    _require_tensors("maximum", a, b)
-    out = _binary_raw("maximum", a, b, _result_type(a, b))
+def _extremum(op, node_cls, a, b):
+    _require_tensors(op, a, b)
+    out = _binary_raw(op, a, b, _result_type(a, b))
     if needs_grad(a, b):
-        record(MaximumBackward0, (a, b), (out,)).save(a, b)
+        record(node_cls, (a, b), (out,)).save(a, b)
     return out
+
+
+def maximum(a, b):
+    return _extremum("maximum", MaximumBackward0, a, b)
 
 
 def minimum(a, b):
-    _require_tensors("minimum", a, b)
-    out = _binary_raw("minimum", a, b, _result_type(a, b))
-    if needs_grad(a, b):
-        record(MinimumBackward0, (a, b), (out,)).save(a, b)
-    return out
+    return _extremum("minimum", MinimumBackward0, a, b)
 
 
 class Atan2Backward0(Node):
@@ -734,12 +719,7 @@ def _compare(op):
     return compare
 
 
-eq = _compare("eq")
-ne = _compare("ne")
-lt = _compare("lt")
-le = _compare("le")
-gt = _compare("gt")
-ge = _compare("ge")
+eq, ne, lt, le, gt, ge = (_compare(op) for op in ("eq", "ne", "lt", "le", "gt", "ge"))
 
 
 def _logical(op):
@@ -750,9 +730,7 @@ def _logical(op):
     return logical
 
 
-logical_and = _logical("logical_and")
-logical_or = _logical("logical_or")
-logical_xor = _logical("logical_xor")
+logical_and, logical_or, logical_xor = (_logical(op) for op in ("logical_and", "logical_or", "logical_xor"))
 
 
 def _bitwise(op):
@@ -764,9 +742,7 @@ def _bitwise(op):
     return bitwise
 
 
-bitwise_and = _bitwise("bitwise_and")
-bitwise_or = _bitwise("bitwise_or")
-bitwise_xor = _bitwise("bitwise_xor")
+bitwise_and, bitwise_or, bitwise_xor = (_bitwise(op) for op in ("bitwise_and", "bitwise_or", "bitwise_xor"))
 
 
 # ---------------------------------------------------------------- where, clamp, masked_fill

@@ -118,30 +118,6 @@ class _Symbol:
     def _new(self, index):
         return _Symbol(self.program, index)
 
-    def __add__(self, other):
-        return self._new(self.program.add("add", self.index, self._operand(other)))
-
-    def __radd__(self, other):
-        return self._new(self.program.add("add", self._operand(other), self.index))
-
-    def __sub__(self, other):
-        return self._new(self.program.add("sub", self.index, self._operand(other)))
-
-    def __rsub__(self, other):
-        return self._new(self.program.add("sub", self._operand(other), self.index))
-
-    def __mul__(self, other):
-        return self._new(self.program.add("mul", self.index, self._operand(other)))
-
-    def __rmul__(self, other):
-        return self._new(self.program.add("mul", self._operand(other), self.index))
-
-    def __truediv__(self, other):
-        return self._new(self.program.add("div", self.index, self._operand(other)))
-
-    def __rtruediv__(self, other):
-        return self._new(self.program.add("div", self._operand(other), self.index))
-
     def __neg__(self):
         return self._new(self.program.add("neg", self.index))
 
@@ -176,8 +152,19 @@ def _unary_method(op):
     return method
 
 
+def _binary_method(op, reflected):
+    def method(self, other):
+        a, b = self.index, self._operand(other)
+        return self._new(self.program.add(op, *((b, a) if reflected else (a, b))))
+    return method
+
+
 for _op in _UNARY_METHODS:
     setattr(_Symbol, _op, _unary_method(_op))
+# + - * / and their reflected forms (2 - x is sub(2, x))
+for _op, _dunder in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "truediv")):
+    setattr(_Symbol, f"__{_dunder}__", _binary_method(_op, False))
+    setattr(_Symbol, f"__r{_dunder}__", _binary_method(_op, True))
 
 
 def _derivatives(program, n_inputs, out):

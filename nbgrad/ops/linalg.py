@@ -74,12 +74,11 @@ def mm(a, b):
     _check_dtypes(a, b)
     out = _batched_raw(a, b, ())
     if needs_grad(a, b):
-        node = record(MmBackward0, (a, b), (out,))
+        node = _record_product(MmBackward0, a, b, out)
         if _column_major(a):
             node.a_cm = True
         if _column_major(b):
             node.b_cm = True
-        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
     return out
 
 
@@ -118,13 +117,31 @@ def _check_bmm_dtypes(a, b):
                            f"{D.scalar_type_name(b._dtype)}")
 
 
+def _record_product(node_cls, a, b, out, **attrs):
+    """Record a product's node; each operand is saved only for the other's gradient
+    (PyTorch's should_compute_output guards)."""
+    node = record(node_cls, (a, b), (out,), **attrs)
+    node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
+    return node
+
+
+def _vector_product(a, b, av, bv, shape, name, node_cls):
+    """mv and dot: one matrix product of the operands' 2-D views av @ bv, read as `shape`."""
+    check_same_device(a, b)
+    _check_dtypes(a, b, name)
+    out2 = _batched_raw(av, bv, ())
+    out = new_tensor(out2._storage.buffer, shape, a._dtype, a.device)
+    if needs_grad(a, b):
+        _record_product(node_cls, a, b, out)
+    return out
+
+
 def _batched(a, b, batch, node_cls):
     check_same_device(a, b)
     _check_bmm_dtypes(a, b)
     out = _batched_raw(a, b, batch)
     if needs_grad(a, b):
-        node = record(node_cls, (a, b), (out,))
-        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
+        _record_product(node_cls, a, b, out)
     return out
 
 
@@ -141,15 +158,8 @@ def mv(a, v):
         raise RuntimeError("vector + matrix @ vector expected, got " + f"{a.dim()}, {v.dim()}")
     if a._shape[1] != v._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({a._shape[0]}x{a._shape[1]}), vec ({v._shape[0]})")
-    check_same_device(a, v)
-    _check_dtypes(a, v, "mv")
     vv = V.make_view(v, (v._shape[0], 1), (v._stride[0], 1), v._offset)
-    out2 = _batched_raw(a, vv, ())
-    out = new_tensor(out2._storage.buffer, (a._shape[0],), a._dtype, a.device)
-    if needs_grad(a, v):
-        node = record(MvBackward0, (a, v), (out,))
-        node.save(a if node.needs_input_grad(1) else None, v if node.needs_input_grad(0) else None)
-    return out
+    return _vector_product(a, v, a, vv, (a._shape[0],), "mv", MvBackward0)
 
 
 class DotBackward0(Node):
@@ -161,19 +171,13 @@ class DotBackward0(Node):
 def dot(a, b):
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
-    if a._shape[0] != b._shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] "
-                           f"to have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements respectively")
-    check_same_device(a, b)
-    _check_dtypes(a, b, "dot")
+    n, m = a._shape[0], b._shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] "
+                           f"to have the same number of elements, but got {n} and {m} elements respectively")
     av = V.make_view(a, (1, a._shape[0]), (0, a._stride[0]), a._offset)
     bv = V.make_view(b, (b._shape[0], 1), (b._stride[0], 0), b._offset)
-    out2 = _batched_raw(av, bv, ())
-    out = new_tensor(out2._storage.buffer, (), a._dtype, a.device)
-    if needs_grad(a, b):
-        node = record(DotBackward0, (a, b), (out,))
-        node.save(a if node.needs_input_grad(1) else None, b if node.needs_input_grad(0) else None)
-    return out
+    return _vector_product(a, b, av, bv, (), "dot", DotBackward0)
 
 
 def outer(a, b):

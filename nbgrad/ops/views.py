@@ -221,21 +221,19 @@ class _WindowNode(Node):
         return _window_backward(self, grads)
 
 
-class SelectBackward0(_WindowNode):
-    backward_node = SelectBackwardBackward0
-class SliceBackward0(_WindowNode):
-    backward_node = SliceBackwardBackward0
-class DiagonalBackward0(_WindowNode):
-    backward_node = DiagonalBackwardBackward0
-class AsStridedBackward0(_WindowNode):
-    stand_in = False        # see inplace._record_window_of_base
-    backward_node = _AsStridedOfGradient
-class UnbindBackward0(_WindowNode):
-    backward_node = StackBackward0
-class SplitBackward0(_WindowNode):
-    backward_node = CatBackward0
-class SplitWithSizesBackward0(_WindowNode):
-    backward_node = CatBackward0
+def _window_node(name, backward_node, **attrs):
+    """A windowing view's node; backward_node records its own backward (double backward)."""
+    return type(name, (_WindowNode,), {"backward_node": backward_node, "__module__": __name__, **attrs})
+
+
+SelectBackward0 = _window_node("SelectBackward0", SelectBackwardBackward0)
+SliceBackward0 = _window_node("SliceBackward0", SliceBackwardBackward0)
+DiagonalBackward0 = _window_node("DiagonalBackward0", DiagonalBackwardBackward0)
+AsStridedBackward0 = _window_node("AsStridedBackward0", _AsStridedOfGradient,
+                                  stand_in=False)       # see inplace._record_window_of_base
+UnbindBackward0 = _window_node("UnbindBackward0", StackBackward0)
+SplitBackward0, SplitWithSizesBackward0 = (_window_node(name, CatBackward0)
+                                           for name in ("SplitBackward0", "SplitWithSizesBackward0"))
 
 
 def _window(x, node_cls, geom_fn, multi_output=False):
@@ -318,6 +316,14 @@ def _shape_args(shape, op, arg):
     return tuple(out)
 
 
+def _reshaped(node_cls, x, shape, strides, offset=None):
+    """A view of x with its own shape and strides, whose backward needs only x's shape back."""
+    out = make_view(x, shape, strides, x._offset if offset is None else offset)
+    if needs_grad(x):
+        record(node_cls, (x,), (out,), shape=x._shape)
+    return out
+
+
 class ViewBackward0(Node):
     def backward(self, g):
         return g.reshape(self.shape)
@@ -340,10 +346,7 @@ def view(x, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    out = make_view(x, shape, strides, x._offset)
-    if needs_grad(x):
-        record(ViewBackward0, (x,), (out,), shape=x._shape)
-    return out
+    return _reshaped(ViewBackward0, x, shape, strides)
 
 
 def view_dtype(x, dtype):
@@ -362,10 +365,7 @@ def reshape(x, *shape):
     if strides is not None:
         if x.is_contiguous():
             return view(x, shape)
-        out = make_view(x, shape, strides, x._offset)
-        if needs_grad(x):
-            record(ReshapeAliasBackward0, (x,), (out,), shape=x._shape)
-        return out
+        return _reshaped(ReshapeAliasBackward0, x, shape, strides)
     from .copying import contiguous
     return unsafe_view(contiguous(x), shape)       # (a fresh copy: x could not be viewed)
 
@@ -379,12 +379,16 @@ def unsafe_view(x, shape):
     return out
 
 
-def view_as(x, other):
-    return view(x, other.shape)
+def _as(fn):
+    """view_as, reshape_as, expand_as: fn to other's shape."""
+    def like(x, other):
+        return fn(x, other.shape)
+    like.__name__ = fn.__name__ + "_as"
+    return like
 
 
-def reshape_as(x, other):
-    return reshape(x, other.shape)
+view_as = _as(view)
+reshape_as = _as(reshape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -600,14 +604,10 @@ def expand(x, *sizes):
         shape[i], strides[i] = n, st
     from .._checks import check_numel
     check_numel(shape)   # a negative size or an element count past int64, as PyTorch
-    out = make_view(x, shape, strides, x._offset)
-    if needs_grad(x):
-        record(ExpandBackward0, (x,), (out,), shape=x._shape)
-    return out
+    return _reshaped(ExpandBackward0, x, shape, strides)
 
 
-def expand_as(x, other):
-    return expand(x, other.shape)
+expand_as = _as(expand)
 
 
 def broadcast_to(x, shape):

@@ -110,11 +110,16 @@ def install(ns, widen, narrow, reinterpret):
             return o_fill(dst_view, value)
         o_fill(bits(dst_view), half_bits(value))
 
-    @wrap("arange")
-    def arange(n, start, step, dtype):
-        if dtype is not H:
-            return orig["arange"](n, start, step, dtype)
-        return narrow(orig["arange"](n, start, step, F))
+    def made_in_float32(name, dtype_at):
+        """A maker whose float16 result is made in float32 and rounded once (dtype_at: where
+        its dtype argument stands)."""
+        def make(*args):
+            if args[dtype_at] is not H:
+                return orig[name](*args)
+            return narrow(orig[name](*args[:dtype_at], F, *args[dtype_at + 1:]))
+        wrap(name)(make)
+
+    made_in_float32("arange", 3)        # arange(n, start, step, dtype)
 
     @wrap("copy")
     def copy(src_view, dst_view):
@@ -395,17 +400,8 @@ def install(ns, widen, narrow, reinterpret):
         return narrow(x)
     wrap("uniform")(_uniform)
 
-    @wrap("normal")
-    def normal(numel, dtype, mean, std):
-        if dtype is not H:
-            return orig["normal"](numel, dtype, mean, std)
-        return narrow(orig["normal"](numel, F, mean, std))
-
-    @wrap("randint")
-    def randint(numel, dtype, low, high):
-        if dtype is not H:
-            return orig["randint"](numel, dtype, low, high)
-        return narrow(orig["randint"](numel, F, low, high))
+    made_in_float32("normal", 1)        # normal(numel, dtype, mean, std)
+    made_in_float32("randint", 1)       # randint(numel, dtype, low, high)
 
     @wrap("fused_elementwise")
     def fused_elementwise(program, outputs, inputs, n, dtype):
@@ -521,17 +517,26 @@ def install(ns, widen, narrow, reinterpret):
             return widen(narrow(expression))
         return v, scalar, op, add_alpha, fused
 
+    def _step_start(p_view, g_view, maximize):
+        """An optimizer step's common start: the float32 parameter and direction (the
+        gradient, negated under maximize) with the ops over them; None for an empty one."""
+        n = _numel(tuple(p_view[2]))
+        if n == 0:
+            return None
+        ops = _half_ops(n)
+        p, d = _dense_f32(p_view), _dense_f32(g_view)
+        if maximize:
+            d = orig["unary"]("neg", ops[0](d), F)
+        return n, ops, p, d
+
     def sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize):
         if p_view[0].dtype is not H:
             return orig["sgd_step"](p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dampening,
                                     nesterov, maximize)
-        n = _numel(tuple(p_view[2]))
-        if n == 0:
+        start = _step_start(p_view, g_view, maximize)
+        if start is None:
             return None
-        v, scalar, op, add_alpha, _ = _half_ops(n)
-        p, d = _dense_f32(p_view), _dense_f32(g_view)
-        if maximize:
-            d = orig["unary"]("neg", v(d), F)
+        n, (v, scalar, op, add_alpha, _), p, d = start
         if weight_decay != 0:
             d = add_alpha(d, p, weight_decay)
         if momentum != 0:
@@ -550,13 +555,10 @@ def install(ns, widen, narrow, reinterpret):
         if p_view[0].dtype is not H:
             return orig["adam_step"](p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step,
                                      lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled_weight_decay)
-        n = _numel(tuple(p_view[2]))
-        if n == 0:
+        start = _step_start(p_view, g_view, maximize)
+        if start is None:
             return None
-        v, scalar, op, add_alpha, fused = _half_ops(n)
-        p, d = _dense_f32(p_view), _dense_f32(g_view)
-        if maximize:
-            d = orig["unary"]("neg", v(d), F)
+        n, (v, scalar, op, add_alpha, fused), p, d = start
         if weight_decay != 0:
             if decoupled_weight_decay:
                 p = op("mul", p, float(1 - lr * weight_decay))

@@ -267,8 +267,7 @@ def test_cross_entropy_and_nll_in_python_work_in_float64(dtype, weighted):
     outs = []
     for kernel in (L._ce_forward, L._ce_forward.py_func):
         row_loss, lse, sums = np.empty(3), np.empty(3), np.zeros(3)
-        bad = kernel(x, 3, 3, target, weight, weighted, -100, 0.1, row_loss, lse, sums)
-        assert bad == -1
+        kernel(x, 3, 3, target, weight, weighted, -100, 0.1, row_loss, lse, sums)
         outs.append((row_loss, lse, sums))
     for got, want in zip(outs[1], outs[0]):
         np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)

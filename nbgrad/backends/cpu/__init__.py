@@ -20,6 +20,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
 """
+from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import put, take
 from .linalg import linear_backward, matmul
@@ -34,24 +35,12 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
 from .optim_kernels import adam_step, sgd_step
 from .fused import fused_elementwise
 
-# The optional accelerations of the contract (nbgrad/backends/__init__.py) this backend
-# offers; the op layer composes the others, and NBGRAD_FUSED=0 composes all of them.
-ACCELERATIONS = frozenset({
-    "mul_backward", "linear_backward", "fused_elementwise",
-    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
-    "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
-    "sgd_step", "adam_step",
-})
+# This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
+# a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0
+# composes all of them).
+ACCELERATIONS = _ALL_ACCELERATIONS
 
-__all__ = [
-    "empty", "full", "arange", "to_numpy", "from_numpy", "copy", "fill",
-    "unary", "binary", "binary_scaled", "where", "reduce", "max_with_index", "softmax",
-    "matmul", "take", "put", "manual_seed", "uniform", "normal", "randint",
-    "randperm", "from_host", "nonzero", "sort", "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
-    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward", "mse_forward",
-    "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step", "adam_step",
-    "mul_backward", "linear_backward", "fused_elementwise",
-]
+__all__ = sorted(_REQUIRED | ACCELERATIONS)
 
 
 def _install_float16():

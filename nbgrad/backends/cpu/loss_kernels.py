@@ -4,8 +4,8 @@ BCE-with-logits.
 Every array argument is a contiguous 1-D buffer (the op layer in
 nbgrad/ops/loss.py makes them so); a (M, C) matrix is a flat buffer read
 row by row.  Row sums accumulate in float64, as PyTorch's CPU kernels do.
-Targets are int64; a target outside [0, C) that is not ignore_index makes
-the forward kernel return the offending row, and the wrapper raises.
+Targets are int64; a target outside [0, C) that is not ignore_index is found
+by _first_bad_target before any forward kernel runs, and the wrapper raises.
 """
 import numpy as np
 
@@ -14,6 +14,21 @@ from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_en
                             row_logsumexp, row_loss, scale_at, squared_error, squared_error_grad)
 
 _kernel = cpu_kernel()
+
+
+@_kernel
+def _first_bad_target(target, m, c, ignore_index):
+    for i in range(m):
+        t = target[i]
+        if t != ignore_index and (t < 0 or t >= c):
+            return i
+    return -1
+
+
+def _check_targets(target, m, c, ignore_index):
+    bad = _first_bad_target(target, m, c, ignore_index)
+    if bad >= 0:
+        raise IndexError(f"Target {int(target[bad])} is out of bounds.")
 
 
 # --------------------------------------------------------------------------- #
@@ -32,8 +47,6 @@ def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, ro
         if t == ignore_index:
             row_losses[i] = 0.0
             continue
-        if t < 0 or t >= c:
-            return i
         nll, smooth, wt = row_cross_entropy(x, i * c, c, t, weight, has_weight, smoothing, l)
         row_losses[i] = row_loss(nll, smooth, smoothing, c)
         s_nll += nll
@@ -42,7 +55,6 @@ def _ce_forward(x, m, c, target, weight, has_weight, ignore_index, smoothing, ro
     sums[0] = s_nll
     sums[1] = s_smooth
     sums[2] = s_w
-    return -1
 
 
 @_kernel
@@ -72,9 +84,8 @@ def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
     row_loss = np.empty(m, dtype=np.float64)
     lse = np.empty(m, dtype=np.float64)
     sums = np.zeros(3, dtype=np.float64)
-    bad = _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
-    if bad >= 0:
-        raise IndexError(f"Target {int(target[bad])} is out of bounds.")
+    _check_targets(target, m, c, int(ignore_index))
+    _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
     return row_loss, lse, tuple(float(v) for v in sums)
 
 
@@ -100,15 +111,12 @@ def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, 
         if t == ignore_index:
             row_losses[i] = 0.0
             continue
-        if t < 0 or t >= c:
-            return i
         wt = class_weight(weight, has_weight, t)
         row_losses[i] = -wt * float(x[i * c + t])
         s += row_losses[i]
         s_w += wt
     sums[0] = s
     sums[1] = s_w
-    return -1
 
 
 @_kernel
@@ -127,9 +135,8 @@ def nll_forward(x, m, c, target, weight, ignore_index):
     w = weight if has_weight else np.ones(1, dtype=x.dtype)
     row_loss = np.empty(m, dtype=np.float64)
     sums = np.zeros(2, dtype=np.float64)
-    bad = _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums)
-    if bad >= 0:
-        raise IndexError(f"Target {int(target[bad])} is out of bounds.")
+    _check_targets(target, m, c, int(ignore_index))
+    _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums)
     return row_loss, tuple(float(v) for v in sums)
 
 

@@ -21,8 +21,7 @@ _UNSUPPORTED_TYPE = (
 )
 
 
-def empty(numel, dtype):
-    return new_buffer(numel, dtype)
+empty = new_buffer      # the contract's empty(numel, dtype): from the allocator's pool
 
 
 def full(numel, dtype, value):

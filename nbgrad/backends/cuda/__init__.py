@@ -17,6 +17,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   sorting.py       sort along a dim (a thread per row)
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
 """
+from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
 from ._device import SIMULATOR, synchronize
 from .fused import fused_elementwise
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
@@ -65,20 +66,10 @@ def _install_float16():
 
 _install_float16()
 
-# The optional accelerations of the contract (nbgrad/backends/__init__.py) this backend
-# offers; the op layer composes the others, and NBGRAD_FUSED=0 composes all of them.
-ACCELERATIONS = frozenset({
-    "mul_backward", "linear_backward", "fused_elementwise",
-    "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
-    "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
-    "sgd_step", "adam_step",
-})
+# This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
+# a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0
+# composes all of them).
+ACCELERATIONS = _ALL_ACCELERATIONS
 
-__all__ = [
-    "empty", "full", "arange", "to_numpy", "from_numpy", "to_host", "from_host", "cuda_array_interface",
-    "tensor_from_cuda_array", "copy", "fill", "unary", "binary", "binary_scaled", "where", "reduce", "max_with_index",
-    "softmax", "matmul", "take", "put", "nonzero", "manual_seed", "uniform", "normal", "randint", "randperm",
-    "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS", "cross_entropy_forward", "cross_entropy_backward", "nll_forward",
-    "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
-    "adam_step", "mul_backward", "linear_backward", "fused_elementwise", "sort", "synchronize", "SIMULATOR",
-]
+__all__ = sorted(_REQUIRED | ACCELERATIONS
+                 | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})

@@ -268,6 +268,18 @@ def _check_not_saved(old, result, fn):
                              f"needs_old=False, but {type(node).__name__} saves its input")
 
 
+def _compute_and_write(t, old, fn, args, needs_old, write):
+    """fn on t's old value (the stand-in), written into t; the result's saved output now
+    aliases t (_saved_result_is_target)."""
+    result = fn(old, *args)
+    if not needs_old and result._grad_fn is not None:
+        _check_not_saved(old, result, fn)
+    write(t, result)
+    if result._requires_grad:
+        _saved_result_is_target(t, result)
+    return result
+
+
 def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
@@ -295,12 +307,8 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
             old._requires_grad = True
             old._grad_fn = t._grad_fn
             old._output_nr = t._output_nr
-        result = fn(old, *args)
-        if not needs_old and result._grad_fn is not None:
-            _check_not_saved(old, result, fn)
-        write(t, result)
+        result = _compute_and_write(t, old, fn, args, needs_old, write)
         if result._requires_grad:
-            _saved_result_is_target(t, result)
             old_fn, old_nr = t._grad_fn, t._output_nr
             t._grad_fn = result._grad_fn
             t._output_nr = result._output_nr
@@ -312,12 +320,7 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     old = _stand_in(t, needs_old)
     if base._requires_grad:
         _record_window_of_base(base, old, base_geom, view_geom, stand_in=True)
-    result = fn(old, *args)
-    if not needs_old and result._grad_fn is not None:
-        _check_not_saved(old, result, fn)
-    write(t, result)
-    if result._requires_grad:
-        _saved_result_is_target(t, result)
+    result = _compute_and_write(t, old, fn, args, needs_old, write)
     if result._requires_grad or base._requires_grad:
         old_fn, old_nr = base._grad_fn, base._output_nr
         record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)

@@ -16,6 +16,7 @@ old value of the written tensor exactly when a derivative reads the first input.
 Adding an op with its gradient on both devices is one row here (and its reference values
 in tests/ops/test_optable.py).
 """
+import functools
 from dataclasses import dataclass, field
 
 from . import _expr
@@ -61,6 +62,16 @@ class Row:
             if g is not None:
                 used |= _expr.names(g)
         return tuple(n for n in self.inputs + ("out",) if n in used)
+
+    @functools.cached_property
+    def read_by(self):
+        """For each saved name, the inputs whose derivative reads it."""
+        return {name: tuple(i for i, g in enumerate(self.grads) if g is not None and name in _expr.names(g))
+                for name in self.saves}
+
+    @property
+    def n_differentiable(self):
+        return sum(g is not None for g in self.grads)
 
     @property
     def needs_old(self):

@@ -141,7 +141,9 @@ def apply(row, inputs, params, node_cls=None):
         saved, consts = [], {}
         for name in row.saves:
             v = out if name == "out" else inputs[row.inputs.index(name)]
-            if isinstance(v, Tensor):
+            if not _read_by_a_needed_gradient(node, row, name):
+                saved.append(None)
+            elif isinstance(v, Tensor):
                 saved.append(v)
             else:
                 consts[name] = v
@@ -150,6 +152,15 @@ def apply(row, inputs, params, node_cls=None):
             node.consts = consts
         node.save(*saved, outputs=(out,))
     return out
+
+
+def _read_by_a_needed_gradient(node, row, name):
+    """A value read by only some inputs' derivatives is saved only when one of those
+    inputs needs a gradient (PyTorch's codegen guards it with should_compute_output):
+    hypot(x, y) with only x requiring grad keeps x and the result, not y.  A value every
+    derivative reads is saved unguarded, as PyTorch's is."""
+    readers = row.read_by[name]
+    return len(readers) == row.n_differentiable or any(node.needs_input_grad(i) for i in readers)
 
 
 # -- backward ---------------------------------------------------------------------------------
@@ -163,7 +174,7 @@ class TableBackward(Node):
     def backward(self, grad):
         row = self.row
         saved = self.saved_tensors
-        env = dict(zip(row.saves, saved))
+        env = {n: v for n, v in zip(row.saves, saved) if v is not None}     # (what the wanted gradients read)
         if self.consts:         # number operands: wrapped as PyTorch wraps them (in the fused path too)
             env.update({k: E.as_operand(v, grad._dtype, grad.device) for k, v in self.consts.items()})
         env.update(self.params)
@@ -213,7 +224,7 @@ class TableBackward(Node):
         `strides`."""
         row = self.row
         names = [n for n in row.saves if isinstance(env.get(n), Tensor)] + ["grad"]
-        numbers = [n for n in list(row.saves) + [p for p, _ in row.params] if n not in names]
+        numbers = [n for n in list(row.saves) + [p for p, _ in row.params] if n in env and n not in names]
         key = (tuple(wanted), tuple(names), tuple(numbers))
         programs = self._programs()
         found = programs.get(key)

@@ -209,6 +209,31 @@ def test_what_a_node_saves_and_in_place_needs_are_read_off_the_derivatives():
         y.sum().backward()
 
 
+# recorded from PyTorch 2.13: after hypot/xlogy/lerp(x, y, w) with only input k requiring
+# grad, the other operands are changed in place; does backward then raise?
+@pytest.mark.parametrize("op,k,raises", [
+    ("hypot", 0, False), ("hypot", 1, False), ("xlogy", 0, True), ("xlogy", 1, True),
+    ("lerp", 0, True), ("lerp", 1, True), ("lerp", 2, True)])
+def test_a_value_only_some_derivatives_read_is_saved_only_when_one_of_them_is_needed(op, k, raises):
+    fn = {"hypot": T.hypot, "xlogy": T.xlogy, "lerp": T.lerp}[op]
+    n = 3 if op == "lerp" else 2
+    ts = [T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=(j == k)) for j in range(n)]
+    out = fn(*ts)
+    with T.no_grad():
+        for j in range(n):
+            if j != k:
+                ts[j].add_(1)
+    if raises:
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    else:
+        out.sum().backward()
+        # the gradient of the values hypot saw: x / hypot(x, y) at the old x = [1, 2], y = [1, 2]
+        np.testing.assert_allclose(ts[k].grad.numpy(), [1 / math.sqrt(2)] * 2)
+    if op == "hypot":
+        assert TABLE["hypot"].read_by == {"x": (0,), "y": (1,), "out": (0, 1)}
+
+
 def test_node_names_follow_pytorchs_codegen():
     assert TABLE["log1p"].node_name == "Log1PBackward0"
     assert TABLE["expm1"].node_name == "Expm1Backward0"

@@ -174,6 +174,17 @@ def scalar_type_name(d):
     return _SCALAR_TYPE_NAMES[d.name]
 
 
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                   "bool": "bool"}
+
+
+def cpp_type_name(d):
+    """The C++ type name of d ('float', 'long int', ...), as PyTorch's dtype-mismatch messages
+    spell it ("expected m1 and m2 to have the same dtype, but got: float != double")."""
+    return _CPP_TYPE_NAMES[d.name]
+
+
 def round_scalar(value, d):
     """A Python float value as dtype d stores it (float16: via float32, as PyTorch's
     conversion of a double to Half rounds twice)."""

@@ -8,7 +8,7 @@ from .inplace import apply_inplace
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
 # needs_old=False where the op's backward does not save its first input.
-from .optable import ROWS as _ROWS
+from .optable import ROWS as _ROWS, TABLE as _TABLE
 
 _INPLACE = {
     "add_": (E.add, False), "sub_": (E.sub, False), "mul_": (E.mul, True), "div_": (E.div, True),
@@ -27,6 +27,8 @@ _INPLACE = {
 # ... and the op table's: whether the old value is needed is read off the row's derivatives
 _INPLACE.update({row.name + "_": (getattr(E, row.name), row.needs_old) for row in _ROWS
                  if row.inplace and row.where == "torch"})
+# lerp_ with a tensor weight is the lerp_tensor row, whose weight gradient reads the input
+_INPLACE["lerp_"] = (E.lerp, _TABLE["lerp"].needs_old or _TABLE["lerp_tensor"].needs_old)
 
 
 # In-place forms of PyTorch's promoting binary ops: the promoted dtype must cast to the
@@ -35,12 +37,18 @@ _INPLACE.update({row.name + "_": (getattr(E, row.name), row.needs_old) for row i
 # (sub_ is not one: its bool check comes first.)
 _PROMOTING = frozenset({"add_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
                         "bitwise_and_", "bitwise_or_"})
+# ... and the op table's binary rows (hypot_, xlogy_), whose result may also be the default
+# float dtype (lerp_ is not one: it refuses any other dtype first)
+_PROMOTING_ROWS = {row.name + "_": row for row in _ROWS
+                   if row.inplace and row.where == "torch" and len(row.inputs) > 1 and row.name != "lerp"}
 
 
-def _check_promoted_cast(self, other):
+def _check_promoted_cast(self, other, row=None):
     if isinstance(other, Tensor) and other._dtype is self._dtype:
         return
     dt = D.result_type_of((self, other))
+    if row is not None and row.promotes and not dt.is_floating_point and not (row.refuses and dt in row.refuses[0]):
+        dt = D.get_default_dtype()          # (a refused dtype is not promoted: PyTorch names it)
     if not D.can_cast(dt, self._dtype):
         raise RuntimeError(f"result type {D.scalar_type_name(dt)} can't be cast to the desired output type "
                            f"{D.scalar_type_name(self._dtype)}")
@@ -52,11 +60,12 @@ _OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any"}
 
 
 def _inplace_method(fn, needs_old, overlap="partial"):
-    promoting = fn.__name__ + "_" in _PROMOTING
+    row = _PROMOTING_ROWS.get(fn.__name__ + "_")
+    promoting = fn.__name__ + "_" in _PROMOTING or row is not None
 
     def method(self, *args, **kwargs):
         if promoting and args and isinstance(args[0], (Tensor, int, float)):
-            _check_promoted_cast(self, args[0])
+            _check_promoted_cast(self, args[0], row)
         if kwargs:
             tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,

@@ -14,13 +14,8 @@ from . import views as V
 
 def _check_dtypes(a, b, op="mm"):
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a._dtype)} != {_cname(b._dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.cpp_type_name(a._dtype)} != {D.cpp_type_name(b._dtype)}")
     check_dtype(op, a._dtype)
-
-
-def _cname(dt):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int"}.get(dt.name, dt.name)
 
 
 def _batched_raw(a, b, batch):

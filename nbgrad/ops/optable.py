@@ -19,6 +19,7 @@ in tests/ops/test_optable.py).
 import functools
 from dataclasses import dataclass, field
 
+from .. import _dtype as D
 from . import _expr
 from ._dtype_rules import INTEGRAL
 
@@ -32,7 +33,8 @@ class Row:
     params: tuple = ()              # ((name, default), ...) scalar parameters, in call order
     kernel: str = None              # the backend's dedicated unary/binary kernel, if any
     node: str = None                # the backward node's name (default: Name + "Backward0")
-    refuses: tuple = ()             # (dtypes, PyTorch's kernel name): NotImplementedError
+    refuses: tuple = ()             # (dtypes, PyTorch's kernel name): NotImplementedError, or
+                                    # (dtypes, exception type, message) for an op's own check
     promotes: bool = True           # integer inputs compute in the default float dtype
     layout: tuple = None            # the operands (by name) whose layout the result takes
     where: str = "torch"            # "torch" (nbgrad.<name>, a Tensor method) or "functional"
@@ -150,10 +152,21 @@ ROWS = (
     Row("leaky_relu_backward", "where(x > 0, g, g * negative_slope)",
         ("leaky_relu_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"),
         params=(("negative_slope", 0.01),), node="LeakyReluBackwardBackward0", where="internal", inplace=False),
-    Row("elu", "where(x <= 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
+    # (elu(+-0) is +-0 whatever alpha's sign: PyTorch's forward takes zero as positive, its
+    # derivative as negative)
+    Row("elu", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
         ("where(x <= 0, grad * (input_scale * (alpha * scale)) * exp(x * input_scale), grad * scale)",),
         params=(("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0)), refuses=(_FLOATS_ONLY, "elu_cpu"),
         where="functional"),
+    # the in-place activations differentiate through their result (PyTorch's elu_ and
+    # leaky_relu_ entries, is_result=true): nothing of the overwritten input is kept
+    Row("elu_", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
+        ("where(out <= 0, grad * input_scale * (out + alpha * scale), grad * scale)",),
+        params=(("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0)), refuses=(_FLOATS_ONLY, "elu_cpu"),
+        node="EluBackward1", where="internal", inplace=False),
+    Row("leaky_relu_", "where(x > 0, x, x * negative_slope)", ("leaky_relu_backward(grad, out, negative_slope)",),
+        params=(("negative_slope", 0.01),), refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), node="LeakyReluBackward1",
+        where="internal", inplace=False),
     Row("gelu", f"x * 0.5 * (1 + erf(x * {_SQRT1_2}))",
         (f"grad * (0.5 * (1 + erf(x * {_SQRT1_2})) + x * (exp(-0.5 * x * x) * {_2_SQRTPI} * {_SQRT1_2} * 0.5))",),
         refuses=(_FLOATS_ONLY, "GeluKernelImpl"), where="functional", inplace=False),
@@ -169,7 +182,8 @@ ROWS = (
         refuses=(_FLOATS_ONLY, "mish_cpu"), where="functional"),
     Row("hardtanh", "where(x < min_val, min_val, where(x > max_val, max_val, x))",
         ("hardtanh_backward(grad, x, min_val, max_val)",),
-        params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional"),
+        params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional",
+        refuses=(frozenset({D.bool_}), RuntimeError, "Bool inputs not supported for hardtanh")),
     Row("hardtanh_backward", "where(x > min_val, where(x < max_val, g, 0), 0)",
         ("hardtanh_backward(grad, x, min_val, max_val)", "0"), inputs=("g", "x"),
         params=(("min_val", -1.0), ("max_val", 1.0)), node="HardtanhBackwardBackward0", where="internal",

@@ -80,6 +80,8 @@ OPS["neg"] = lambda x: -x
 def _dtype(row, inputs):
     dt = D.result_type_of(tuple(inputs)) if len(inputs) > 1 else inputs[0]._dtype
     if row.refuses and dt in row.refuses[0]:
+        if len(row.refuses) == 3:
+            raise row.refuses[1](row.refuses[2])
         raise NotImplementedError(f"\"{row.refuses[1]}\" not implemented for '{D.scalar_type_name(dt)}'")
     if row.promotes and not dt.is_floating_point:
         dt = D.get_default_dtype()
@@ -133,6 +135,8 @@ def _forward(row, inputs, params, dt, like):
 def apply(row, inputs, params, node_cls=None):
     """The row's op on `inputs` (tensors or Python numbers) with `params` (a dict of all
     the row's parameters); records the row's node when a tensor input requires grad."""
+    if len(inputs) > 1:         # PyTorch's TensorIterator: shapes are checked before the kernel's dtypes
+        broadcast_shapes(*(t._shape for t in inputs if isinstance(t, Tensor)))
     dt = _dtype(row, inputs)
     like = tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
     out = _forward(row, inputs, params, dt, like)
@@ -252,6 +256,27 @@ class TableBackward(Node):
 NODES = {row.name: type(row.node_name, (TableBackward,), {"row": row}) for row in ROWS}
 
 
+def _result_backward_needs_positive(name, param, what):
+    """PyTorch's in-place elu_/leaky_relu_ differentiate through the result, which loses
+    the input's sign when the slope is negative: their backward refuses that."""
+    node_cls = NODES[name]
+
+    def backward(self, grad):
+        if self.params[param] < 0:
+            raise RuntimeError(f"In-place {what} backward calculation is triggered with a negative slope which is "
+                               "not supported. This is caused by calling in-place forward function with a negative "
+                               "slope, please call out-of-place version instead."
+                               + (" File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+                                  "in-place leakRelu backward calculation with negative slope" if what == "leakyReLu"
+                                  else ""))
+        return node_cls.backward(self, grad)
+    NODES[name] = type(node_cls.__name__, (node_cls,), {"backward": backward})
+
+
+_result_backward_needs_positive("elu_", "alpha", "elu")
+_result_backward_needs_positive("leaky_relu_", "negative_slope", "leakyReLu")
+
+
 # -- the op functions ----------------------------------------------------------------------------
 def _op_function(row):
     n_in = len(row.inputs)
@@ -286,6 +311,7 @@ def _inplace_or_not(row, x, params, inplace):
     if not inplace:
         return apply(row, (x,), params)
     from .inplace import apply_inplace
+    row = TABLE.get(row.name + "_", row)         # an in-place form of its own (elu_, leaky_relu_)
     return apply_inplace(x, lambda old: apply(row, (old,), params), needs_old=row.needs_old)
 
 
@@ -351,6 +377,11 @@ def hypot(input, other):
 
 def lerp(input, end, weight):
     x, y = _tensor_arg("lerp", input), _tensor_arg("lerp", end, "end")
+    for name, v in (("end", y), ("weight", weight)):
+        # lerp does not promote; a 0-dim weight counts as a number, as in PyTorch
+        if isinstance(v, Tensor) and v._dtype is not x._dtype and (name == "end" or v.dim() > 0):
+            raise RuntimeError(f"expected dtype {D.cpp_type_name(x._dtype)} for `{name}` but got dtype "
+                               f"{D.cpp_type_name(v._dtype)}")
     if isinstance(weight, Tensor):
         return apply(TABLE["lerp_tensor"], (x, y, weight), {})
     return apply(TABLE["lerp"], (x, y), {"weight": weight})

@@ -13,11 +13,23 @@ import random
 
 from .program import Interpreter, Lib
 
+from nbgrad.ops.optable import ROWS
+
 FLOAT = ("float64", "float32")
 
-UNARY = ("neg", "abs", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "sin", "cos", "square", "reciprocal",
-         "sign", "floor", "ceil", "round", "trunc", "exp2", "log2", "log1p", "expm1", "rsqrt", "erf", "atan",
-         "asin", "sinh", "cosh", "tan", "log10")
+# the elementwise ops outside the op table, then the table's unary Tensor ops (exp, log, ...)
+UNARY = ("neg", "abs", "relu", "square", "sign", "floor", "ceil", "round", "trunc") + tuple(
+    row.name for row in ROWS if row.where == "torch" and len(row.inputs) == 1 and not row.params)
+# the table's ops with parameters or several inputs, as PyTorch users call them: the
+# activations of nn.functional (parameters to vary, `inplace=` where PyTorch has it), and
+# logit/xlogy/hypot/lerp (functions, methods and in-place methods)
+ACTIVATIONS = tuple(row.name for row in ROWS if row.where == "functional")
+ACTIVATION_PARAMS = {"softplus": {"beta": [0.5, 2.0, -1.0], "threshold": [1.0, 0.5, 20.0]},
+                     "leaky_relu": {"negative_slope": [0.2, -0.3, 0.0]}, "elu": {"alpha": [0.5, 2.0, -1.0]},
+                     "gelu": {"approximate": ["tanh", "none"]},
+                     "hardtanh": {"min_val": [-0.5, 0.0, -2.0], "max_val": [0.5, 2.0]}}
+ACTIVATION_INPLACE = ("leaky_relu", "elu", "silu", "mish", "hardtanh")
+TABLE_MULTI = tuple(row.name for row in ROWS if row.where == "torch" and (len(row.inputs) > 1 or row.params)) + ("logit",)
 BINARY = ("add", "sub", "mul", "truediv", "pow", "maximum", "minimum", "atan2", "remainder", "floordiv")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
 INPLACE_UNARY = ("relu_", "exp_", "sigmoid_", "tanh_", "neg_", "abs_", "sqrt_", "zero_", "square_", "sin_",
@@ -144,6 +156,36 @@ class Gen:
         else:
             self.emit({"k": "meth", "t": i, "op": "clamp",
                        "kw": self.r.choice([{"min": 0.0}, {"max": 0.5}, {"min": -1, "max": 1}, {"min": 0.5, "max": 0.5}])})
+
+    def s_table(self):
+        """One of the op table's ops with parameters or several inputs."""
+        r = self.r
+        i = self.pick()
+        t = self.vars[i]
+        if r.random() < 0.6:
+            op = r.choice(ACTIVATIONS)
+            kw = {k: r.choice(v) for k, v in ACTIVATION_PARAMS.get(op, {}).items() if r.random() < 0.6}
+            if op in ACTIVATION_INPLACE and r.random() < 0.3:
+                kw["inplace"] = True
+            self.emit({"k": "call", "op": "nn.functional." + op, "a": [{"v": i}], "kw": kw})
+            return
+        op = r.choice(TABLE_MULTI)
+        if op == "logit":
+            args = [] if r.random() < 0.5 else [r.choice([0.0, 0.1, 0.25, 0.6])]
+        elif op == "lerp":
+            w = {"v": self.operand(t)} if r.random() < 0.4 else r.choice([0.0, 0.3, 0.5, 0.75, 1.0, -1.5])
+            args = [{"v": self.operand(t)}, w]
+        elif op == "xlogy" and r.random() < 0.3:
+            args = [self.number("float64")]
+        else:
+            args = [{"v": self.operand(t)}]
+        how = r.random()
+        if how < 0.4:
+            self.emit({"k": "call", "op": op, "a": [{"v": i}] + args})
+        elif how < 0.75:
+            self.emit({"k": "meth", "t": i, "op": op, "a": args})
+        else:
+            self.emit({"k": "meth", "t": i, "op": op + "_", "a": args})
 
     def s_binary(self):
         i = self.pick()
@@ -427,7 +469,7 @@ class Gen:
         kinds = [(self.s_unary, 12), (self.s_binary, 14), (self.s_reduce, 10), (self.s_view, 14),
                  (self.s_index, 8), (self.s_setitem, 5), (self.s_inplace, 10), (self.s_matmul, 3),
                  (self.s_where, 2), (self.s_cat, 3), (self.s_convert, 2), (self.s_flags, 4),
-                 (self.s_backward, 7), (self.s_grad, 5), (lambda: self.leaf(), 3)]
+                 (self.s_backward, 7), (self.s_grad, 5), (lambda: self.leaf(), 3), (self.s_table, 5)]
         fns, weights = zip(*kinds)
         while len(self.program) < n:
             r.choices(fns, weights)[0]()

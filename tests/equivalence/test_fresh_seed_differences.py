@@ -377,3 +377,31 @@ def test_zero_gradient_of_an_empty_tensor_keeps_the_incoming_strides():
     g, = T.autograd.grad(x.sign().sum(), [x])
     assert g.shape == (2, 0) and g.stride() == (0, 0)          # PyTorch's zeros_like(grad)
     assert g.split(1, -2)[1].storage_offset() == 0
+
+
+# -- seed 73 (the op table's ops in the generator) ------------------------------------------------
+def test_lerp_in_place_with_a_tensor_weight_keeps_the_old_input_for_the_weights_gradient():
+    v0 = T.tensor([[1.0], [1.0], [1.0]], dtype=T.float64, requires_grad=True)
+    v1 = T.nn.functional.leaky_relu(v0, negative_slope=0.2)
+    v1.lerp_(v1, v1)                       # LerpBackward1 saves the old v1 (a copy), and v1 itself
+    assert v1.grad_fn.name() == "LerpBackward1"
+    with pytest.raises(RuntimeError, match="which is output 0 of LerpBackward1, is at version 1; expected "
+                                           "version 0 instead|is at version 1; expected version 0"):
+        v1.sum().backward()
+    w = T.tensor([0.25, 0.5], dtype=T.float64, requires_grad=True)
+    x0 = T.tensor([1.0, 3.0], dtype=T.float64, requires_grad=True)
+    x = x0 * 1
+    y = T.tensor([2.0, 5.0], dtype=T.float64)
+    x.lerp_(y, w)
+    x.sum().backward()
+    assert w.grad.tolist() == [1.0, 2.0]          # end - the old input
+    assert x0.grad.tolist() == [0.75, 0.5]        # 1 - weight
+
+
+def test_promoting_table_ops_in_place_check_the_result_dtype_before_their_kernel():
+    b = T.tensor([True, False])
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        b.hypot_(T.tensor([2, 3]))                # (then hypot's kernel would refuse Long)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
+        b.xlogy_(2)
+    assert b.tolist() == [True, False]

@@ -247,3 +247,78 @@ def test_formulas_outside_the_language_are_refused():
     with pytest.raises(SyntaxError):
         _expr.parse("x.exp()")
     assert _expr.names("grad * where(x > beta, 1, out)") == {"grad", "x", "beta", "out"}
+
+
+# -- in-place activations and dtype rules, as PyTorch 2.13 has them ---------------------------
+@pytest.mark.parametrize("fn,kw,name", [(F.elu, {"alpha": 0.5}, "EluBackward1"),
+                                        (F.leaky_relu, {"negative_slope": 0.2}, "LeakyReluBackward1")])
+def test_in_place_activations_differentiate_through_their_result(fn, kw, name):
+    data = [1.5, -2.0, 0.0, -0.3]
+    x0 = T.tensor(data, dtype=T.float64, requires_grad=True)
+    y = fn(x0 * 1, inplace=True, **kw)
+    assert y.grad_fn.name() == name
+    assert [s.is_output for s in y.grad_fn._saved if s is not None] == [True]     # only the result
+    y.sum().backward()
+    ref = T.tensor(data, dtype=T.float64, requires_grad=True)
+    fn(ref, **kw).sum().backward()
+    np.testing.assert_allclose(x0.grad.numpy(), ref.grad.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("fn,kw,what", [(F.elu, {"alpha": -0.5}, "elu"),
+                                        (F.leaky_relu, {"negative_slope": -0.1}, "leakyReLu")])
+def test_in_place_activations_with_a_negative_slope_refuse_their_backward(fn, kw, what):
+    x = T.tensor([1.0, -2.0], dtype=T.float64, requires_grad=True) * 1
+    y = fn(x, inplace=True, **kw)            # the forward runs, as in PyTorch
+    assert y.tolist() == fn(T.tensor([1.0, -2.0], dtype=T.float64), **kw).tolist()
+    with pytest.raises(RuntimeError, match=f"In-place {what} backward calculation is triggered with a negative slope"):
+        y.sum().backward()
+
+
+def test_hardtanh_refuses_bool_and_keeps_integers():
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        F.hardtanh(T.tensor([True, False]))
+    out = F.hardtanh(T.tensor([1, 5, -3]), -2, 2)
+    assert out.dtype is T.int64 and out.tolist() == [1, 2, -2]
+
+
+def test_lerp_does_not_promote():
+    with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype double"):
+        T.lerp(T.ones(2), T.ones(2, dtype=T.float64), 0.5)
+    with pytest.raises(RuntimeError, match="expected dtype float for `weight` but got dtype double"):
+        T.lerp(T.ones(2), T.ones(2), T.ones(2, dtype=T.float64))
+    with pytest.raises(RuntimeError, match="expected dtype long int for `end` but got dtype float"):
+        T.lerp(T.ones(2, dtype=T.int64), T.ones(2), 0.5)
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Long'"):
+        T.lerp(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64), 0.5)
+
+
+def test_lerp_takes_a_0_dim_weight_of_any_dtype_as_a_number():
+    x = T.tensor([1.0, 3.0], dtype=T.float64, requires_grad=True)
+    y = T.tensor([2.0, 5.0], dtype=T.float64)
+    w = T.tensor(0.25, requires_grad=True)               # float32
+    out = T.lerp(x, y, w)
+    assert out.dtype is T.float64 and out.grad_fn.name() == "LerpBackward1"
+    out.sum().backward()
+    assert w.grad.dtype is T.float32 and w.grad.item() == 3.0 and x.grad.tolist() == [0.75, 0.75]
+    assert T.lerp(x.detach(), y, T.tensor(1)).tolist() == [2.0, 5.0]
+    with pytest.raises(RuntimeError, match="expected dtype double for `weight` but got dtype long int"):
+        T.lerp(x, y, T.tensor([1, 2]))
+
+
+def test_elu_of_signed_zeros_keeps_their_sign_whatever_alpha():
+    # recorded from PyTorch 2.13: its forward takes 0 as positive (x * scale), its
+    # derivative as negative (alpha)
+    for alpha in (1.0, -1.0):
+        out = F.elu(T.tensor([0.0, -0.0], dtype=T.float64), alpha=alpha)
+        assert [math.copysign(1, v) for v in out.tolist()] == [1, -1]
+    x = T.tensor([0.0], dtype=T.float64, requires_grad=True)
+    F.elu(x, alpha=0.5).sum().backward()
+    assert x.grad.tolist() == [0.5]
+
+
+def test_table_ops_check_shapes_before_their_kernels_dtypes():
+    b = T.ones(2, 0, dtype=T.bool).t()
+    with pytest.raises(RuntimeError, match="The size of tensor a \\(2\\) must match the size of tensor b \\(0\\)"):
+        T.lerp(b, T.ones(0, dtype=T.bool), b)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        T.hypot(T.ones(2, dtype=T.int64), T.ones(3, dtype=T.int64))

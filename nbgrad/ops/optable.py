@@ -40,6 +40,8 @@ class Row:
     where: str = "torch"            # "torch" (nbgrad.<name>, a Tensor method) or "functional"
     inplace: bool = True            # has a `<name>_` form
     differentiable: bool = True
+    recorded_grads: tuple = None    # the derivatives recorded under create_graph, where PyTorch's
+                                    # differ from its backward kernel's (infinitely_differentiable_*)
 
     @property
     def node_name(self):
@@ -60,7 +62,7 @@ class Row:
     def saves(self):
         """The names the backward reads: some of the inputs and 'out', in that order."""
         used = set()
-        for g in self.grads:
+        for g in self.grads + (self.recorded_grads or ()):
             if g is not None:
                 used |= _expr.names(g)
         return tuple(n for n in self.inputs + ("out",) if n in used)
@@ -68,7 +70,8 @@ class Row:
     @functools.cached_property
     def read_by(self):
         """For each saved name, the inputs whose derivative reads it."""
-        return {name: tuple(i for i, g in enumerate(self.grads) if g is not None and name in _expr.names(g))
+        both = tuple(zip(self.grads, self.recorded_grads or self.grads))
+        return {name: tuple(i for i, gs in enumerate(both) if any(g is not None and name in _expr.names(g) for g in gs))
                 for name in self.saves}
 
     @property
@@ -87,6 +90,7 @@ _2_SQRTPI = "1.1283791670955126"          # 2 / sqrt(pi)
 _SQRT1_2 = "0.7071067811865476"           # 1 / sqrt(2)
 _GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 / pi)
 _FLOATS_ONLY = INTEGRAL
+_ELU_PARAMS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0))
 
 
 def _unary(name, forward, grad, **kw):
@@ -155,14 +159,25 @@ ROWS = (
     # (elu(+-0) is +-0 whatever alpha's sign: PyTorch's forward takes zero as positive, its
     # derivative as negative)
     Row("elu", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
-        ("where(x <= 0, grad * (input_scale * (alpha * scale)) * exp(x * input_scale), grad * scale)",),
-        params=(("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0)), refuses=(_FLOATS_ONLY, "elu_cpu"),
-        where="functional"),
+        ("elu_backward(grad, x, alpha, scale, input_scale)",),
+        params=_ELU_PARAMS, refuses=(_FLOATS_ONLY, "elu_cpu"), where="functional"),
+    # PyTorch's elu_backward and its elu_double_backward: the second derivative is masked
+    # by x < 0 (so 0 at x == 0, where the first takes the negative side), as a product
+    # (v * 0 where masked: nan stays nan)
+    Row("elu_backward", "where(x <= 0, g * (input_scale * (alpha * scale)) * exp(x * input_scale), g * scale)",
+        ("elu_backward(grad, x, alpha, scale, input_scale)",
+         "where(x < 0, elu_backward(grad * g * input_scale, x, alpha, scale, input_scale),"
+         " elu_backward(grad * g * input_scale, x, alpha, scale, input_scale) * 0)"),
+        inputs=("g", "x"), params=_ELU_PARAMS, node="EluBackwardBackward0", where="internal", inplace=False),
+    Row("elu_backward_result", "where(y <= 0, g * input_scale * (y + alpha * scale), g * scale)",
+        ("elu_backward_result(grad, y, alpha, scale, input_scale)",
+         "where(y < 0, grad * g * input_scale, grad * g * input_scale * 0)"),
+        inputs=("g", "y"), params=_ELU_PARAMS, node="EluBackwardBackward0", where="internal", inplace=False),
     # the in-place activations differentiate through their result (PyTorch's elu_ and
     # leaky_relu_ entries, is_result=true): nothing of the overwritten input is kept
     Row("elu_", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
-        ("where(out <= 0, grad * input_scale * (out + alpha * scale), grad * scale)",),
-        params=(("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0)), refuses=(_FLOATS_ONLY, "elu_cpu"),
+        ("elu_backward_result(grad, out, alpha, scale, input_scale)",),
+        params=_ELU_PARAMS, refuses=(_FLOATS_ONLY, "elu_cpu"),
         node="EluBackward1", where="internal", inplace=False),
     Row("leaky_relu_", "where(x > 0, x, x * negative_slope)", ("leaky_relu_backward(grad, out, negative_slope)",),
         params=(("negative_slope", 0.01),), refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), node="LeakyReluBackward1",
@@ -188,7 +203,11 @@ ROWS = (
         ("hardtanh_backward(grad, x, min_val, max_val)", "0"), inputs=("g", "x"),
         params=(("min_val", -1.0), ("max_val", 1.0)), node="HardtanhBackwardBackward0", where="internal",
         inplace=False),
-    Row("logit", "log(x / (1 - x))", ("where(x < 0, nan, where(x > 1, nan, grad / (x * (1 - x))))",)),
+    # PyTorch's logit_backward kernel is grad * inf at x == 0 (also -0.0); under create_graph
+    # it records infinitely_differentiable_logit_backward (no such case) instead
+    Row("logit", "log(x / (1 - x))",
+        ("where(x < 0, nan, where(x > 1, nan, where(x == 0, grad * inf, grad / (x * (1 - x)))))",),
+        recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",)),
     Row("logit_eps", "log(where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))"
                      " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
         ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),

@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._layout import layout_of
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.backward_path import FUSED, backward_path
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from . import _expr
 from . import elementwise as E
@@ -194,8 +194,10 @@ class TableBackward(Node):
                 for i, v in zip(wanted, self._fused(grad, env, wanted, like)):
                     result[i] = v
                 return tuple(result)
+        # under create_graph (grad mode on), PyTorch's infinitely differentiable form, if it has one
+        formulas = row.recorded_grads if row.recorded_grads and is_grad_enabled() else row.grads
         for i in wanted:
-            v = _expr.evaluate(row.grads[i], env, OPS)
+            v = _expr.evaluate(formulas[i], env, OPS)
             if not isinstance(v, Tensor):               # a gradient that is a number
                 from .._creation import full
                 v = full(grad._shape, v, dtype=grad._dtype, device=grad.device)

@@ -322,3 +322,31 @@ def test_table_ops_check_shapes_before_their_kernels_dtypes():
         T.lerp(b, T.ones(0, dtype=T.bool), b)
     with pytest.raises(RuntimeError, match="must match the size"):
         T.hypot(T.ones(2, dtype=T.int64), T.ones(3, dtype=T.int64))
+
+
+def test_elu_second_derivative_is_masked_by_x_below_zero_as_pytorchs_double_backward():
+    # recorded from PyTorch 2.13 (alpha 0.7; weights 1..5 on the first derivative)
+    for inplace in (False, True):
+        x = T.tensor([0.0, 0.0, -0.5, 1.0, -2.0], dtype=T.float64, requires_grad=True)
+        y = F.elu(x * 1 if inplace else x, alpha=0.7, inplace=inplace)
+        g, = T.autograd.grad(y.sum(), [x], create_graph=True)
+        h, = T.autograd.grad((g * T.tensor([1.0, 2, 3, 4, 5], dtype=T.float64)).sum(), [x])
+        np.testing.assert_allclose(g.tolist(), [0.7, 0.7, 0.42457146179884336, 1.0, 0.09473469826562889], rtol=1e-15)
+        np.testing.assert_allclose(h.tolist(), [0.0, 0.0, 1.27371438539653, 0.0, 0.47367349132814446], rtol=1e-15)
+
+
+def test_logit_gradient_at_zeros_of_either_sign_is_grad_times_inf():
+    x = T.tensor([-0.0, 0.0, 1.0, 0.3, 2.0], dtype=T.float64, requires_grad=True)
+    T.logit(x).sum().backward()
+    assert x.grad.tolist()[:3] == [math.inf] * 3 and math.isnan(x.grad.tolist()[4])
+
+
+def test_logit_records_pytorchs_infinitely_differentiable_form_under_create_graph():
+    # recorded from PyTorch 2.13: the where() form, grad / (x * (1 - x)) also at -0.0
+    x = T.tensor([-0.0, 0.0, 0.3, 2.0, 0.05], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(T.logit(x).sum(), [x], create_graph=True)
+    assert g.grad_fn.name() == "WhereBackward0"
+    assert g.tolist()[:3] == [-math.inf, math.inf, 4.761904761904762] and math.isnan(g.tolist()[3])
+    h, = T.autograd.grad((g * 2).sum(), [x])
+    np.testing.assert_allclose(h.tolist()[2:], [-18.140589569160994, 0.0, -797.7839335180056], rtol=1e-14)
+    assert TABLE["logit"].saves == ("x",)

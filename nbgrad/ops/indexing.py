@@ -23,7 +23,9 @@ from . import views as V
 class _GatherFlatBackward(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
-        return scatter_add_flat(self.numel, pos, g, once=self.sum_once).reshape(self.shape)
+        # made in the input's shape: a fresh tensor, not a view of a flat one (PyTorch's
+        # index_put_ into zeros; a view made in no-grad backward would refuse in-place ops)
+        return scatter_add_flat(self.numel, pos, g, once=self.sum_once, shape=self.shape)
 
     sum_once = False     # float16: True sums repeats in float32 (scatter_add), False rounds each add
 
@@ -69,14 +71,15 @@ def _sum_dtype(dtype, once):
     return D.float32 if once and dtype is D.float16 else dtype
 
 
-def scatter_add_flat(n, pos, src, base=None, once=False):
-    """A new flat tensor of n elements: base (or zeros) with src added at pos (repeats accumulate)."""
+def scatter_add_flat(n, pos, src, base=None, once=False, shape=None):
+    """A new tensor of n elements, flat or of `shape` (row-major): base (or zeros) with src
+    added at the flat positions pos (repeats accumulate)."""
     be = backend_of(src)
     acc = _sum_dtype(src._dtype, once)
     buf = copy_raw(cast(base.reshape(-1), acc))._storage.buffer if base is not None else be.full(n, acc.np, 0)
     values = contiguous_data(src.expand(pos._shape) if src._shape != pos._shape else src)
     be.put(buf, _flat_buffer(pos), _flat_buffer(cast(values, acc)), True)
-    out = cast(new_tensor(buf, (n,), acc, src.device), src._dtype)
+    out = cast(new_tensor(buf, (n,) if shape is None else tuple(shape), acc, src.device), src._dtype)
     if needs_grad(src):
         record(ScatterAddFlatBackward, (src,), (out,)).save(pos)
     return out

@@ -351,12 +351,28 @@ def test_in_place_on_an_empty_view_keeps_the_second_order_graph():
 
 
 # -- seed 67 -----------------------------------------------------------------------------------
-def test_relu_keeps_negative_zero():
-    x = T.tensor([-0.0, 0.0, -1.0, float("nan")], dtype=T.float64)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])     # (seed 89: float32 lost it)
+@pytest.mark.parametrize("n", [1, 37, 5000])                    # (scalar and vectorised loops)
+def test_relu_keeps_negative_zero(dtype, n):
+    dt = getattr(T, dtype)
+    x = T.tensor([-0.0, 0.0, -1.0, float("nan")] * n, dtype=dt)
     r = x.relu()
     assert [math.copysign(1, v) for v in r.tolist()[:3]] == [-1.0, 1.0, 1.0] and r.tolist()[3] != r.tolist()[3]
-    f = T.fuse(lambda a: a.relu() * 1.0)
-    assert math.copysign(1, f(T.tensor([-0.0], dtype=T.float64)).item()) == -1.0
+    assert math.copysign(1, x[::4].relu()[-1].item()) == -1.0          # strided
+    assert (1.08 // r[:2]).tolist() == [-math.inf, math.inf]
+    if hasattr(T, "fuse"):
+        f = T.fuse(lambda a: a.relu() * 1.0)
+        assert math.copysign(1, f(T.tensor([-0.0] * n, dtype=dt))[0].item()) == -1.0
+
+
+def test_index_gradient_is_a_fresh_tensor_not_a_view():
+    # seed 89: a view made in the no-grad backward refused an in-place op later
+    v0 = T.tensor([0.0, 0.0, 0.0, 0.0], dtype=T.float64, requires_grad=True)
+    v1 = v0[T.tensor([-1])]
+    v4, v5 = T.autograd.grad(T.xlogy(v1.mean(-1), -1.63), [v1, v0], allow_unused=True)
+    assert v5._base is None and v5.is_contiguous()
+    v5.xlogy_(T.tensor([-0.5, float("-inf"), 0.3, 0.0], dtype=T.float64, requires_grad=True))
+    assert v5.grad_fn.name() == "XlogyBackward0"
 
 
 def test_norm_gradient_at_zero_multiplies_the_incoming_gradient_first():

@@ -5,6 +5,8 @@ from .._tensor import Tensor
 from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as L, reduction as R, views as V
 from . import sorting as S
 from .inplace import apply_inplace
+from ._graph import broadcast_shapes
+from .tabled import check_lerp_dtypes
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
 # needs_old=False where the op's backward does not save its first input.
@@ -59,18 +61,38 @@ def _check_promoted_cast(self, other, row=None):
 _OVERLAP = {"scatter_": "any", "scatter_add_": "any", "index_add_": "any"}
 
 
+def _check_output_shape(self, operands):
+    """An elementwise in-place op writes self's shape: the operands must broadcast to it."""
+    shapes = [t._shape for t in operands if isinstance(t, Tensor) and t._shape != self._shape]
+    if shapes:
+        shape = broadcast_shapes(self._shape, *shapes)
+        if shape != self._shape:
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
+
+
 def _inplace_method(fn, needs_old, overlap="partial"):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
+    elementwise = overlap == "partial"
+    lerp = fn.__name__ == "lerp"
 
     def method(self, *args, **kwargs):
-        if promoting and args and isinstance(args[0], (Tensor, int, float)):
-            _check_promoted_cast(self, args[0], row)
+        operands = args + tuple(kwargs.values())
+
+        def precheck():
+            # PyTorch's order, after the autograd and overlap checks: an op's own dtype rule
+            # (lerp's), the output's shape, the result dtype's cast, then the kernel's dtypes
+            if lerp:
+                check_lerp_dtypes(self, *args)
+            if elementwise:
+                _check_output_shape(self, operands)
+            if promoting and args and isinstance(args[0], (Tensor, int, float)):
+                _check_promoted_cast(self, args[0], row)
         if kwargs:
             tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
-                                 needs_old=needs_old, overlap=overlap)
-        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap)
+                                 needs_old=needs_old, overlap=overlap, precheck=precheck)
+        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck)
     method.__name__ = fn.__name__ + "_"
     return method
 

@@ -280,7 +280,7 @@ def _compute_and_write(t, old, fn, args, needs_old, write):
     return result
 
 
-def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
+def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None, precheck=None):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
     needs_old=False is a promise that fn does not save its first argument for
@@ -290,11 +290,14 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None):
     (indexing ops), "masked" (masked_fill_: partial, and t may be expanded) or None
     (fill_: no check at all).
     writer: how the result reaches t's memory, when not by write_result (positions_writer).
+    precheck: the op's own checks (shapes, dtypes), run after the autograd and overlap ones.
     """
     write = writer or write_result
     check_inplace(t, *args)
     if overlap is not None:
         check_overlap(t, args, full_ok=overlap != "any", internal=overlap != "masked")
+    if precheck is not None:
+        precheck()
     if not recording(t, *args):
         with no_grad():
             result = fn(t, *args)

@@ -48,9 +48,10 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
         if op in ("argmax", "argmin"):
             from .._creation import zeros
             return zeros((), dtype=D.int64, device=x.device)
-        if op in ("var", "sum", "mean", "prod"):
+        if op in ("var", "sum", "mean", "prod", "logsumexp"):
             # one element, seen as a 1-element row, as PyTorch reduces it: var 0 (nan for nan
-            # and inf, or without degrees of freedom), sum -0.0 + 0 = +0.0
+            # and inf, or without degrees of freedom), sum -0.0 + 0 = +0.0, logsumexp
+            # max + log(1) = +0.0 for -0.0
             buf_, off, _, _ = x._view_tuple()
             buf = backend_of(x).reduce(op, (buf_, off, (1,), (1,)), (0,), out_dtype.np, **kw)
             return new_tensor(buf, shape, out_dtype, x.device)

@@ -377,13 +377,17 @@ def hypot(input, other):
     return apply(TABLE["hypot"], (_tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")), {})
 
 
-def lerp(input, end, weight):
-    x, y = _tensor_arg("lerp", input), _tensor_arg("lerp", end, "end")
-    for name, v in (("end", y), ("weight", weight)):
-        # lerp does not promote; a 0-dim weight counts as a number, as in PyTorch
+def check_lerp_dtypes(x, end, weight):
+    """lerp does not promote; a 0-dim weight counts as a number, as in PyTorch."""
+    for name, v in (("end", end), ("weight", weight)):
         if isinstance(v, Tensor) and v._dtype is not x._dtype and (name == "end" or v.dim() > 0):
             raise RuntimeError(f"expected dtype {D.cpp_type_name(x._dtype)} for `{name}` but got dtype "
                                f"{D.cpp_type_name(v._dtype)}")
+
+
+def lerp(input, end, weight):
+    x, y = _tensor_arg("lerp", input), _tensor_arg("lerp", end, "end")
+    check_lerp_dtypes(x, y, weight)
     if isinstance(weight, Tensor):
         return apply(TABLE["lerp_tensor"], (x, y, weight), {})
     return apply(TABLE["lerp"], (x, y), {"weight": weight})

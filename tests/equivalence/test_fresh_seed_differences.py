@@ -4,6 +4,7 @@ view's creation meta, retain_grad across a regenerated view history, the write-b
 CopySlices through a broadcast window, squeeze's gradient (unsqueeze_to) and the strides
 of as_strided's gradient."""
 import math
+import re
 
 import pytest
 
@@ -421,3 +422,23 @@ def test_promoting_table_ops_in_place_check_the_result_dtype_before_their_kernel
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Bool"):
         b.xlogy_(2)
     assert b.tolist() == [True, False]
+
+
+# -- seed 97 ----------------------------------------------------------------------------------
+def test_logsumexp_of_a_0_dim_negative_zero_is_positive_zero():
+    r = T.tensor(-0.0, dtype=T.float64).logsumexp(-1)        # max + log(1): -0.0 + 0.0
+    assert math.copysign(1, r.item()) == 1.0
+    assert T.atan2(T.tensor(-0.0, dtype=T.float64), r).item() == 0.0
+
+
+def test_elementwise_in_place_ops_check_the_output_shape_before_their_kernels_dtypes():
+    v0 = T.tensor([[[False, False], [False, True]], [[True, False], [False, True]]])
+    v2 = v0.as_strided([2, 1], [1, 1]) > 1
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [2, 1] doesn't match the broadcast shape [2, 2, 2]")):
+        v2.hypot_(v0)               # (hypot's kernel refuses bool, after this)
+    x = T.ones(2)
+    with pytest.raises(RuntimeError, match=re.escape("output with shape [2] doesn't match the broadcast shape [2, 2]")):
+        x.add_(T.ones(2, 2))
+    with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype double"):
+        x.lerp_(T.ones(2, 2, dtype=T.float64), 0.5)     # lerp's own dtype rule comes first
+    assert x.tolist() == [1.0, 1.0]

@@ -4,6 +4,7 @@ It knows nothing of kernels: gradients are Tensors, and a node's backward is
 written with Tensor ops (so that create_graph=True records the backward pass).
 """
 import math
+from heapq import heapify, heappop, heappush
 from sys import getrefcount
 
 from .grad_mode import is_grad_enabled, set_grad_enabled
@@ -185,9 +186,14 @@ class _Walk:
         # autograd.grad(inputs=...): only the nodes on a path to an input get gradients
         # (PyTorch's task_should_compute_output); None: every node does
         wanted = None if needed is None else needed | self.targets
+        # PyTorch's ready queue: the newest node (highest sequence number) runs first, a
+        # leaf's AccumulateGrad before any other; the order shows where a backward stops
+        # when it fails, which buffers it freed, and in which order gradients add up
+        ready = [(-n._seq, n) for n in ready]
+        heapify(ready)
         send = _sender(buffers, deps, ready, create_graph, shared, wanted)
         while ready:
-            node = ready.pop()
+            node = heappop(ready)[1]
             # the gradients arrived for this node, as the list its backward is called with
             grads = buffers.pop(node, None)
             if not grads:
@@ -315,7 +321,7 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
                         slot[nr] = prev + g
             deps[nxt] -= 1
             if deps[nxt] == 0:
-                ready.append(nxt)
+                heappush(ready, (-nxt._seq, nxt))
     return send
 
 
@@ -324,7 +330,7 @@ def _release_children(node, deps, ready, needed):
         if nxt is not None:
             deps[nxt] -= 1
             if deps[nxt] == 0:
-                ready.append(nxt)
+                heappush(ready, (-nxt._seq, nxt))
 
 
 def _add_to(buffers, node, nr, g):

@@ -4,6 +4,7 @@ A node holds edges to the nodes that produced its inputs (`next_functions`),
 the tensors its backward needs (saved with the version they had), and
 nothing that points back at its outputs, so a graph dies with its outputs.
 """
+import itertools
 import weakref
 
 from . import anomaly_mode
@@ -77,6 +78,12 @@ class SavedTensor:
         return t
 
 
+# PyTorch's sequence_nr: nodes are numbered as they are made; among the nodes ready to run,
+# the engine runs the newest first (a leaf's AccumulateGrad before any of them).
+_sequence = itertools.count()
+_ACCUMULATE_FIRST = 1 << 62
+
+
 class Node:
     """One backward function of the graph.  Subclasses define `backward(*grads)`.
 
@@ -93,10 +100,12 @@ class Node:
     _hooks = None          # post hooks: fn(grad_inputs, grad_outputs)
     _trace = None
     input_meta = ()        # per input: (shape, dtype) or None, for the engine's checks
+    _seq = 0               # (set per node in __init__)
 
     def __init__(self, edges, input_meta=()):
         self.next_functions = edges
         self.input_meta = input_meta
+        self._seq = next(_sequence)
         if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 
@@ -179,6 +188,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        self._seq += _ACCUMULATE_FIRST
 
     def accumulate(self, grad, create_graph, steal=False):
         """Add grad into variable.grad.  With steal=True (the engine vouches that nothing

@@ -589,6 +589,7 @@ def _softmax_backward_data(g, y, dim, log):
         else:
             gy = g * y
             out = gy - y * gy.sum(dim, keepdim=True)
+        out = out.contiguous()          # PyTorch's result is row-major whatever g's layout (seed 101)
     if needs_grad(g, y):
         node_cls = LogSoftmaxBackwardDataBackward0 if log else SoftmaxBackwardDataBackward0
         record(node_cls, (g, y), (out,), dim=dim).save(g, y)

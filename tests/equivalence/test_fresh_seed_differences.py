@@ -442,3 +442,37 @@ def test_elementwise_in_place_ops_check_the_output_shape_before_their_kernels_dt
     with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype double"):
         x.lerp_(T.ones(2, 2, dtype=T.float64), 0.5)     # lerp's own dtype rule comes first
     assert x.tolist() == [1.0, 1.0]
+
+
+# -- the engine's order: PyTorch's ready queue runs the newest node first (seeds 79, 101) -------
+def test_a_failed_backward_frees_what_ran_before_it_in_pytorchs_order():
+    v0 = T.tensor([1.0, 1.0], dtype=T.float64, requires_grad=True)
+    v1 = v0.atan()
+    v2 = v1.sin()                       # saves v1 at version 0
+    v1.squeeze()[0::1] = -0.5           # v1 becomes CopySlices' output
+    v5 = T.minimum(v1, v2).sum()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        v5.backward()                   # CopySlices (newer) ran and was freed before SinBackward0 failed
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        v1.mean().backward()
+
+
+def test_gradients_add_up_in_pytorchs_order_and_keep_the_first_ones_layout():
+    v0 = T.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], dtype=T.float64, requires_grad=True)
+    v1 = v0.mean()
+    v4 = (v0.T * v1).sum()
+    _, g = T.autograd.grad(v4, [v1, v0])
+    assert g.stride() == (1, 2) and g.tolist() == [[2.0] * 3] * 2     # (v0.T's gradient came first)
+    g, = T.autograd.grad((v0.T * v0.mean()).sum(), [v0])
+    assert g.stride() == (3, 1)
+
+
+def test_hooks_run_in_the_order_of_pytorchs_ready_queue():
+    order = []
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    b = x * 3
+    a = x * 2                            # newer: its branch runs first, though it is a + b's first input
+    a.register_hook(lambda g: order.append("a"))
+    b.register_hook(lambda g: order.append("b"))
+    (a + b).sum().backward()
+    assert order == ["a", "b"]

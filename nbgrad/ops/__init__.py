@@ -75,8 +75,12 @@ def _inplace_method(fn, needs_old, overlap="partial"):
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
     elementwise = overlap == "partial"
     lerp = fn.__name__ == "lerp"
+    tensor_only = fn.__name__ in ("atan2", "hypot")
 
     def method(self, *args, **kwargs):
+        if tensor_only and args and not isinstance(args[0], Tensor):    # PyTorch's argument parser, first
+            raise TypeError(f"{method.__name__}(): argument 'other' (position 1) must be Tensor, "
+                            f"not {type(args[0]).__name__}")
         operands = args + tuple(kwargs.values())
 
         def precheck():

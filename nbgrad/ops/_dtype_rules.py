@@ -21,7 +21,6 @@ _SETS = {"bool": BOOL, "integral": INTEGRAL, "floating": FLOATING}
 # op, the dtypes it refuses, the name of PyTorch's kernel in its NotImplementedError
 # (binary ops are checked on the promoted dtype)
 _NOT_IMPLEMENTED = """
-    abs                 bool        abs_cpu
     floor               bool        floor_vml_cpu
     ceil                bool        ceil_vml_cpu
     round               bool        round_vml_cpu
@@ -54,9 +53,6 @@ _RULES = {
 }
 # the ops that refuse a dtype with their own RuntimeError, before any kernel
 _RULES.update({
-    "relu": (BOOL, RuntimeError, "Boolean inputs not supported for relu"),
-    "neg": (BOOL, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
-                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
     "argmax": (BOOL, RuntimeError, "argmax(): does not support bool input"),
     "argmin": (BOOL, RuntimeError, "argmin(): does not support bool input"),
     "topk": (BOOL, RuntimeError, "topk does not support bool dtypes on CPU"),

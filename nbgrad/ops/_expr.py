@@ -25,7 +25,7 @@ import math
 # this name, and the fused generators know it).
 FUNCTIONS = frozenset({
     "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "neg",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "sgn", "neg",
     "relu", "reciprocal", "floor", "ceil", "round", "trunc"})
 
 CONSTANTS = {"nan": math.nan, "inf": math.inf}
@@ -55,7 +55,14 @@ def names(source):
                      if isinstance(n, ast.Name) and n.id not in called and n.id not in CONSTANTS)
 
 
-def geometry(source, env, layout):
+def is_kernel_call(source, table):
+    """Is the formula one call of a table row that has a dedicated kernel, on names only?"""
+    node = parse(source)
+    return (isinstance(node, ast.Call) and node.func.id in table and table[node.func.id].kernel is not None
+            and all(isinstance(a, ast.Name) for a in node.args))
+
+
+def geometry(source, env, layout, table=None):
     """The (shape, strides) the formula's result has when evaluated with Tensor ops, from
     its operands' geometries alone.  env: name -> (shape, strides), or None for a number;
     layout(shape, [geometry or None, ...]) -> strides is the op layer's TensorIterator
@@ -88,7 +95,11 @@ def geometry(source, env, layout):
             return node_of([walk(node.left), walk(node.right)])
         if isinstance(node, ast.Compare):
             return node_of([walk(node.left), walk(node.comparators[0])])
-        return node_of([walk(a) for a in node.args])
+        args = [walk(a) for a in node.args]
+        row = table.get(node.func.id) if table else None
+        if row is not None and row.layout:      # a table op whose result takes some operands' layout
+            args = [args[row.inputs.index(n)] for n in row.layout]
+        return node_of(args)
     return walk(parse(source))
 
 

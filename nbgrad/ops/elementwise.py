@@ -121,40 +121,8 @@ def _unary_op(op, x, node_cls, save=None, float_only=True):
 
 
 # ---------------------------------------------------------------- unary
-class NegBackward0(Node):
-    def backward(self, g):
-        return neg(g)
-
-
-def neg(x):
-    check_dtype("neg", x._dtype)
-    return _unary_op("neg", x, NegBackward0, float_only=False)
-
-
-class AbsBackward0(Node):
-    def backward(self, g):
-        (x,) = self.saved_tensors
-        return g * sgn(x)                       # PyTorch: grad * self.sgn()
-
-
-def abs(x):
-    check_dtype("abs", x._dtype)
-    return _unary_op("abs", x, AbsBackward0, save="x", float_only=False)
-
-
-# exp, log, tanh, sigmoid, sin, ... and their nodes are rows of the op table (optable.py),
-# made into ops at the end of this module (tabled.py).
-
-
-class ReluBackward0(Node):
-    def backward(self, g):
-        (y,) = self.saved_tensors
-        return threshold_backward(g, y)         # the table's row (PyTorch's threshold_backward)
-
-
-def relu(x):
-    check_dtype("relu", x._dtype)
-    return _unary_op("relu", x, ReluBackward0, save="out", float_only=False)
+# neg, abs, relu, exp, log, tanh, sigmoid, sin, ... and their nodes are rows of the op
+# table (optable.py), made into ops at the end of this module (tabled.py).
 
 
 def _zero_grad_node(name):
@@ -686,28 +654,6 @@ def maximum(a, b):
 
 def minimum(a, b):
     return _extremum("minimum", MinimumBackward0, a, b)
-
-
-class Atan2Backward0(Node):
-    def backward(self, g):
-        # PyTorch's atan2_backward: 1 / (a^2 + b^2), taken as 0 where that is 0 (at 0, 0)
-        a, b = self.saved_tensors
-        denom = a * a + b * b
-        recip = where(denom == 0, 0.0, reciprocal(denom))
-        ga = g * b * recip if self.needs_input_grad(0) else None       # PyTorch's order (float16)
-        gb = g * -a * recip if self.needs_input_grad(1) else None
-        return ga, gb
-
-
-def atan2(a, b):
-    _require_tensors("atan2", a, b)
-    dt = _result_type(a, b)
-    if not dt.is_floating_point:
-        dt = D.get_default_dtype()
-    out = _binary_raw("atan2", a, b, dt)
-    if needs_grad(a, b):
-        record(Atan2Backward0, (a, b), (out,)).save(a, b)
-    return out
 
 
 def _compare(op):

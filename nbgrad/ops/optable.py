@@ -43,7 +43,7 @@ class Row:
     recorded_grads: tuple = None    # the derivatives recorded under create_graph, where PyTorch's
                                     # differ from its backward kernel's (infinitely_differentiable_*)
 
-    @property
+    @functools.cached_property
     def node_name(self):
         if self.node:
             return self.node
@@ -58,7 +58,7 @@ class Row:
             up = ch.isdigit()
         return "".join(out) + "Backward0"
 
-    @property
+    @functools.cached_property          # (read on every recorded call: computed once)
     def saves(self):
         """The names the backward reads: some of the inputs and 'out', in that order."""
         used = set()
@@ -74,11 +74,17 @@ class Row:
         return {name: tuple(i for i, gs in enumerate(both) if any(g is not None and name in _expr.names(g) for g in gs))
                 for name in self.saves}
 
-    @property
+    @functools.cached_property
+    def kernel_calls(self):
+        """Per derivative: is it one call of a row with a dedicated kernel, on plain names
+        (relu's threshold_backward(grad, out))?  Then that kernel is the fastest way."""
+        return tuple(g is not None and _expr.is_kernel_call(g, TABLE) for g in self.grads)
+
+    @functools.cached_property
     def n_differentiable(self):
         return sum(g is not None for g in self.grads)
 
-    @property
+    @functools.cached_property
     def needs_old(self):
         """Does the in-place form have to keep the written tensor's old value?"""
         return self.inputs[0] in self.saves
@@ -90,6 +96,7 @@ _2_SQRTPI = "1.1283791670955126"          # 2 / sqrt(pi)
 _SQRT1_2 = "0.7071067811865476"           # 1 / sqrt(2)
 _GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 / pi)
 _FLOATS_ONLY = INTEGRAL
+_BOOL = frozenset({D.bool_})
 _ELU_PARAMS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0))
 
 
@@ -132,6 +139,19 @@ ROWS = (
         erf         exp(-(x * x)) * {_2_SQRTPI} * grad
         reciprocal  -grad * (out * out)
     """),
+    # neg, abs and relu keep integer dtypes (promotes=False) and refuse bool as PyTorch does
+    Row("neg", "-x", ("-grad",), kernel="neg", promotes=False,
+        refuses=(_BOOL, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you "
+                                      "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")),
+    Row("abs", "abs(x)", ("grad * sgn(x)",), kernel="abs", promotes=False,      # PyTorch: grad * self.sgn()
+        refuses=(_BOOL, "abs_cpu")),
+    Row("relu", "relu(x)", ("threshold_backward(grad, out)",), kernel="relu", promotes=False,
+        refuses=(_BOOL, RuntimeError, "Boolean inputs not supported for relu")),
+    # PyTorch's atan2_backward: 1 / (x^2 + y^2), taken as 0 where that is 0 (at 0, 0)
+    Row("atan2", "atan2(x, y)",
+        ("grad * y * where(x * x + y * y == 0, 0, reciprocal(x * x + y * y))",
+         "grad * -x * where(x * x + y * y == 0, 0, reciprocal(x * x + y * y))"),
+        inputs=("x", "y"), kernel="atan2"),
     # tanh, sigmoid and relu differentiate through backward ops of their own (PyTorch's
     # tanh_backward, sigmoid_backward, threshold_backward), which are rows themselves
     _unary("tanh", "tanh(x)", "tanh_backward(grad, out)"),
@@ -198,7 +218,7 @@ ROWS = (
     Row("hardtanh", "where(x < min_val, min_val, where(x > max_val, max_val, x))",
         ("hardtanh_backward(grad, x, min_val, max_val)",),
         params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional",
-        refuses=(frozenset({D.bool_}), RuntimeError, "Bool inputs not supported for hardtanh")),
+        refuses=(_BOOL, RuntimeError, "Bool inputs not supported for hardtanh")),
     Row("hardtanh_backward", "where(x > min_val, where(x < max_val, g, 0), 0)",
         ("hardtanh_backward(grad, x, min_val, max_val)", "0"), inputs=("g", "x"),
         params=(("min_val", -1.0), ("max_val", 1.0)), node="HardtanhBackwardBackward0", where="internal",

@@ -103,11 +103,12 @@ def _forward_program(row):
 
 
 def _forward(row, inputs, params, dt, like):
-    tensors = [t for t in inputs if isinstance(t, Tensor)]
     if row.kernel is not None:
-        if len(row.inputs) == 1:
-            return E._unary_raw(row.kernel, E.cast(inputs[0], dt), like=inputs[0])
+        if len(inputs) == 1:
+            x = inputs[0]
+            return E._unary_raw(row.kernel, x if x._dtype is dt else E.cast(x, dt), like=x)
         return E._binary_raw(row.kernel, inputs[0], inputs[1], dt, like=like)
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
     device = check_same_device(*tensors)
     shape = broadcast_shapes(*(t._shape for t in tensors))
     n = math.prod(shape)
@@ -135,7 +136,7 @@ def _forward(row, inputs, params, dt, like):
 def apply(row, inputs, params, node_cls=None):
     """The row's op on `inputs` (tensors or Python numbers) with `params` (a dict of all
     the row's parameters); records the row's node when a tensor input requires grad."""
-    if len(inputs) > 1:         # PyTorch's TensorIterator: shapes are checked before the kernel's dtypes
+    if row.refuses and len(inputs) > 1:     # PyTorch's TensorIterator: shapes before the kernel's dtypes
         broadcast_shapes(*(t._shape for t in inputs if isinstance(t, Tensor)))
     dt = _dtype(row, inputs)
     like = tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
@@ -188,7 +189,8 @@ class TableBackward(Node):
         if not wanted:
             return tuple(result)
         tensors = [v for v in saved if v is not None]
-        if backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
+        direct = all(row.kernel_calls[i] for i in wanted)        # one dedicated kernel each: no fusing
+        if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
             like = self._layout_operands(env, wanted)
             if like is not None:
                 for i, v in zip(wanted, self._fused(grad, env, wanted, like)):
@@ -220,7 +222,7 @@ class TableBackward(Node):
             shape = env["grad"]._shape
             strides = set()
             for i in wanted:
-                geom = _expr.geometry(self.row.grads[i], operands, _strides_of_layout)
+                geom = _expr.geometry(self.row.grads[i], operands, _strides_of_layout, TABLE)
                 strides.add(_row_major(shape) if geom is None else tuple(geom[1]))   # (a constant: full())
             found = _LAYOUTS[key] = strides.pop() if len(strides) == 1 else False
         return found or None
@@ -280,10 +282,16 @@ _result_backward_needs_positive("leaky_relu_", "negative_slope", "leakyReLu")
 
 
 # -- the op functions ----------------------------------------------------------------------------
+_NO_PARAMS = {}      # (shared by every call of a row without parameters: nothing writes it)
+
+
 def _op_function(row):
     n_in = len(row.inputs)
+    unary_plain = n_in == 1 and not row.params
 
     def op(*args, **kwargs):
+        if unary_plain and len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+            return apply(row, args, _NO_PARAMS)         # x.exp(), x.relu(): the common call
         if len(args) < n_in:
             raise TypeError(f"{row.name}() missing required argument '{row.inputs[len(args)]}'")
         inputs = args[:n_in]
@@ -305,7 +313,9 @@ def _op_function(row):
 
 
 FUNCTIONS = {row.name: _op_function(row) for row in ROWS}
-OPS.update(FUNCTIONS)          # formulas call table ops by name
+# formulas call table ops by name (a math function of the language keeps its own entry,
+# which also takes Python numbers: abs(weight))
+OPS.update({name: fn for name, fn in FUNCTIONS.items() if name not in OPS})
 
 
 # -- PyTorch's signatures for the table-only ops -------------------------------------------
@@ -373,6 +383,11 @@ def xlogy(input, other):
     return apply(TABLE["xlogy"], (input, other), {}, node)
 
 
+def atan2(input, other):
+    E._require_tensors("atan2", input, other)
+    return apply(TABLE["atan2"], (input, other), {})
+
+
 def hypot(input, other):
     return apply(TABLE["hypot"], (_tensor_arg("hypot", input), _tensor_arg("hypot", other, "other")), {})
 
@@ -401,4 +416,4 @@ def _tensor_arg(op, v, name="input"):
 
 
 PUBLIC = {"softplus": softplus, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "silu": silu, "mish": mish,
-          "hardtanh": hardtanh, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp}
+          "hardtanh": hardtanh, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp, "atan2": atan2}

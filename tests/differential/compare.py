@@ -388,6 +388,11 @@ def _gradient_vars(program, ref_obs):
                 made_with_graph |= made
         if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T":
             read.add(res[1])
+        # a detach (or .data) of a gradient shares its version counter: the same fact (empty
+        # tensors have no memory for the alias rule to tell it by)
+        if (st["k"], st.get("op")) in (("meth", "detach"), ("attr", "data")) and st.get("t") in returned | read \
+                and res and res[0] == "T":
+            returned.add(res[1])
     return made_with_graph, read, returned | read
 
 

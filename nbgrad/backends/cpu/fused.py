@@ -46,6 +46,7 @@ EXPRESSIONS = {
     "relu": "(_Z if {0} < _Z else {0})",
     "step": "(_Z if {0} <= _Z else _O)",
     "sign": "(_O if {0} > _Z else (-_O if {0} < _Z else _Z))",
+    "sgn": "(_O if {0} > _Z else (-_O if {0} < _Z else _Z))",     # (sign, as PyTorch's sgn of a real)
     "pow": "{0} ** {1}", "powt": "{0} ** {1}",
     # the op table's formulas (nbgrad/ops/_expr.py): a mask, and where over it
     "lt": "({0} < {1})", "le": "({0} <= {1})", "gt": "({0} > {1})", "ge": "({0} >= {1})",
@@ -53,7 +54,7 @@ EXPRESSIONS = {
 }
 # Every other op of a program is a call of the backend's scalar function of that name
 # (the unary functions of nbgrad/ops/_expr.FUNCTIONS, and hypot): `functions` maps it.
-CHEAP = frozenset({"input", "const", "add", "sub", "mul", "div", "neg", "abs", "relu", "step", "sign",
+CHEAP = frozenset({"input", "const", "add", "sub", "mul", "div", "neg", "abs", "relu", "step", "sign", "sgn",
                    "lt", "le", "gt", "ge", "eq", "ne", "where"})
 
 # The CPU's scalar functions are elementwise.py's `_<name>` (exp is the fast exp, ...).

@@ -49,7 +49,7 @@ from .._shared import cpu_kernel
 from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
-from .._shared.walk import advance, carry, jumps, odometer
+from .._shared.walk import carry, jump
 from ... import _debug
 from . import _threads
 from ._threads import run_split, worth_splitting
@@ -602,7 +602,7 @@ def make_unary(fn):
         nd = shape.size
         inner = shape[nd - 1]
         xs = xst[nd - 1]
-        idx, jump = odometer(shape, xst, nd - 2)
+        idx = np.zeros(nd, np.int64)
         px = xoff
         for o in range(0, out.size, inner):
             orow = out[o:o + inner]
@@ -613,7 +613,9 @@ def make_unary(fn):
             else:
                 for j in range(inner):
                     orow[j] = fn(x[px + j * xs])
-            px = advance(idx, shape, nd - 2, px, jump)
+            d = carry(idx, shape, nd - 2)
+            if d >= 0:
+                px += jump(shape, xst, d, nd - 2)
 
     return contiguous, strided
 
@@ -649,8 +651,7 @@ def make_binary(fn):
         inner = shape[nd - 1]
         as_ = ast[nd - 1]
         bs = bst[nd - 1]
-        idx, ja = odometer(shape, ast, nd - 2)
-        jb = jumps(shape, bst, nd - 2)
+        idx = np.zeros(nd, np.int64)
         pa = aoff
         pb = boff
         for o in range(0, out.size, inner):
@@ -677,8 +678,8 @@ def make_binary(fn):
                     orow[j] = fn(a[pa + j * as_], b[pb + j * bs])
             d = carry(idx, shape, nd - 2)
             if d >= 0:
-                pa += ja[d]
-                pb += jb[d]
+                pa += jump(shape, ast, d, nd - 2)
+                pb += jump(shape, bst, d, nd - 2)
 
     return contiguous, scalar_a, scalar_b, strided
 
@@ -710,19 +711,17 @@ def _mul_backward_contiguous(g, goff, a, aoff, b, boff, ga, gb):
 def _where_strided(c, coff, cst, a, aoff, ast, b, boff, bst, out, shape):
     nd = shape.size
     inner = shape[nd - 1]
-    idx, jc = odometer(shape, cst, nd - 2)
-    ja = jumps(shape, ast, nd - 2)
-    jb = jumps(shape, bst, nd - 2)
     cs, as_, bs = cst[nd - 1], ast[nd - 1], bst[nd - 1]
+    idx = np.zeros(nd, np.int64)
     pc, pa, pb = coff, aoff, boff
     for o in range(0, out.size, inner):
         for j in range(inner):
             out[o + j] = a[pa + j * as_] if c[pc + j * cs] else b[pb + j * bs]
         d = carry(idx, shape, nd - 2)
         if d >= 0:
-            pc += jc[d]
-            pa += ja[d]
-            pb += jb[d]
+            pc += jump(shape, cst, d, nd - 2)
+            pa += jump(shape, ast, d, nd - 2)
+            pb += jump(shape, bst, d, nd - 2)
 
 
 # --------------------------------------------------------------------------- #

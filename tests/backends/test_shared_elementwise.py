@@ -53,3 +53,21 @@ def test_both_backends_run_the_same_entry_points():
     for name in ("unary", "binary", "where", "mul_backward"):
         assert getattr(cpu, name).__code__ is getattr(cuda, name).__code__
         assert getattr(cpu, name) is not getattr(cuda, name)
+
+
+@pytest.mark.parametrize("shape, strides", [((3, 4, 5), (20, 5, 1)), ((2, 3, 4, 2), (1, 2, 6, 24)),
+                                            ((4, 1, 3), (0, 7, -2)), ((5,), (3,))])
+def test_jump_is_the_jumps_entry_and_walks_every_position(shape, strides):
+    from nbgrad.backends._shared.walk import carry, jump, jumps
+    shape_a, strides_a = np.array(shape, np.int64), np.array(strides, np.int64)
+    last = len(shape) - 1
+    assert [jump(shape_a, strides_a, d, last) for d in range(last + 1)] == jumps(shape_a, strides_a, last).tolist()
+    # an odometer stepped by jump visits the positions of the view in C order
+    idx, p, seen = np.zeros(len(shape), np.int64), 0, []
+    while True:
+        seen.append(p)
+        d = carry(idx, shape_a, last)
+        if d < 0:
+            break
+        p += jump(shape_a, strides_a, d, last)
+    assert seen == (np.indices(shape).reshape(len(shape), -1).T @ np.array(strides)).tolist()

@@ -4,7 +4,9 @@ Kernels made by one factory (make_binary(add), make_binary(sub), ...) share
 their source and differ only in a closure variable.  These tests run two
 fresh processes over an empty NUMBA_CACHE_DIR: the first compiles and saves,
 the second must load each op's *own* kernel (a cache hit) and still compute
-the right thing.
+the right thing.  abs and exp2 are both made by elementwise._calling (one
+source, the called function in the closure), maximum and minimum are the
+shared reduction steps (nbgrad/backends/_shared/reduce.py).
 """
 import json
 import os
@@ -24,20 +26,21 @@ SCRIPT = textwrap.dedent("""
     b = np.array([2.0, 3.0, 4.0], dtype=np.float64)
     va, vb = (a, 0, (3,), (1,)), (b, 0, (3,), (1,))
     results = {op: B.binary(op, va, vb, (3,), np.dtype(np.float64)).tolist()
-               for op in ("add", "sub", "mul", "maximum")}
+               for op in ("add", "sub", "mul", "maximum", "minimum")}
     results.update({op: B.unary(op, va, np.dtype(np.float64)).tolist()
-                    for op in ("neg", "square")})
+                    for op in ("neg", "square", "abs", "exp2")})
     hits = {}
-    for op in ("add", "sub", "mul", "maximum"):
+    for op in ("add", "sub", "mul", "maximum", "minimum"):
         hits[op] = sum(E._binary_kernels[op][0].stats.cache_hits.values())
-    for op in ("neg", "square"):
+    for op in ("neg", "square", "abs", "exp2"):
         hits[op] = sum(E._unary_kernels[op][0].stats.cache_hits.values())
     print(json.dumps({"results": results, "hits": hits}))
 """)
 
 EXPECTED = {
     "add": [7.0, 10.0, 2.0], "sub": [3.0, 4.0, -6.0], "mul": [10.0, 21.0, -8.0],
-    "maximum": [5.0, 7.0, 4.0], "neg": [-5.0, -7.0, 2.0], "square": [25.0, 49.0, 4.0],
+    "maximum": [5.0, 7.0, 4.0], "minimum": [2.0, 3.0, -2.0], "neg": [-5.0, -7.0, 2.0],
+    "square": [25.0, 49.0, 4.0], "abs": [5.0, 7.0, 2.0], "exp2": [32.0, 128.0, 0.25],
 }
 
 

@@ -132,7 +132,7 @@ def test_from_bits_truncates_wider_and_sign_extends_narrower_integers_as_compile
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["exp", "log", "tanh", "sigmoid", "sign"])
 def test_unary_kernel_in_python_gives_the_compiled_bits(monkeypatch, op, dtype):
-    contiguous, strided = E._unary_kernels_for(op)
+    contiguous, strided = E._unary_kernels[op]
     x = special_inputs(dtype)
     shape = np.array([4, 50], np.int64)            # and a strided 2-D view (a step of 3)
     st = np.array([150, 3], np.int64)
@@ -158,7 +158,7 @@ def test_fast_entry_points_take_numpy_for_other_types(fast, numpy_fn):
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
 def test_sign_of_integers_in_python(dtype):
-    contiguous, _ = E._unary_kernels_for("sign")
+    contiguous, _ = E._unary_kernels["sign"]
     x = np.array([-5, 0, 7, np.iinfo(dtype).min, np.iinfo(dtype).max], dtype)
     jitted, python = np.empty_like(x), np.empty_like(x)
     contiguous(x, 0, jitted)

@@ -3,7 +3,8 @@
 CPU kernels walk the outer dims of a view in C order with an odometer, one
 step per inner row: `carry` steps the odometer and says which dim stepped,
 and each operand's position moves by that dim's entry of its `jumps` (so a
-walk over any number of operands is one odometer).  CUDA threads jump to a
+walk over any number of operands is one odometer), or by `jump`, the same
+entry computed on the fly.  CUDA threads jump to a
 flat index instead: `strided_offsets` decomposes it over the shape into up to
 three operands' positions (geom: shape[nd] followed by each operand's
 strides[nd], as _device.geometry packs them).
@@ -24,6 +25,16 @@ def jumps(shape, strides, last):
         out[d] = strides[d] - back
         back += strides[d] * (shape[d] - 1)
     return out
+
+
+@_walk
+def jump(shape, strides, d, last):
+    """jumps(shape, strides, last)[d] without the array (a kernel that walks small views
+    allocates nothing more): mostly d == last, where it is strides[d]."""
+    back = 0
+    for e in range(d + 1, last + 1):
+        back += strides[e] * (shape[e] - 1)
+    return strides[d] - back
 
 
 @_walk

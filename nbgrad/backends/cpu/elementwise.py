@@ -2,19 +2,25 @@
 
 STALE-CACHE TRAP (docs/ARCHITECTURE.md, "The on-disk kernel cache"): Numba's
 cache key hashes only the file that holds a cached function.  Every scalar
-function used by a kernel below lives in THIS file (or would come from
-backends/_shared through its digest-keyed cpu_kernel), next to the factories
-that compile it into kernels; editing any of them changes this file's stamp and
-invalidates its cached kernels.  The op table's generated kernels (fused.py)
-import these functions by name into files named by a digest of this file.
+function used by a kernel below lives in THIS file or in backends/_shared
+(maximum/minimum are the max/min reductions' steps; the strided kernels walk
+with _shared/walk.py), and every kernel is made by _shared.cpu_kernel, whose
+key carries the shared helpers' digest: editing either invalidates the
+cached kernels.  The op table's generated kernels (fused.py) import these
+functions by name into files named by a digest of this file and of the
+shared helpers.
 Factory-made kernels are cached per pickle of their closure variables, so the
-scalar functions are `register_jitable` plain functions (they pickle by name,
-the same in every process); tests/backends/test_cpu_kernel_cache.py checks
-that two ops from one factory each hit their own cached kernel.
+scalar functions are `register_jitable` plain functions bound to their names
+in their module (they pickle by name, the same in every process; so do those
+_calling makes); tests/backends/test_cpu_kernel_cache.py checks that two ops
+from one factory each hit their own cached kernel.
 
 Kernels take 1-D buffers plus int64 arrays for shape and strides (never n-d
 arrays), so the number of compiled signatures depends on dtypes only, not on
-ndim.  The Python wrappers coalesce dims first and then pick:
+ndim.  The entry points (unary, binary, where, mul_backward) are written once
+for both devices (backends/_shared/elementwise.py: views, outputs, integer
+shortcuts, the cached geometry plan); this file's _run_* functions launch the
+kernels of the path the plan picked:
   * a contiguous path (a plain 1-D loop LLVM vectorises), with variants where
     one binary operand is a broadcast scalar;
   * a strided path: an odometer over the outer dims around a tight inner loop
@@ -31,14 +37,19 @@ accuracy against NumPy (a few ulp, incl. overflow, underflow, denormals, NaN,
 +-inf) is tested in tests/backends/test_fast_math.py.
 """
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from llvmlite import ir
-from numba import config, njit, types
+from numba import config, types
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
-from .._shared.geometry import as_index_array, coalesce, contiguous_strides, numel
+from .._shared import cpu_kernel
+from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
+from .._shared.geometry import as_index_array
+from .._shared.reduce import step_max, step_min
+from .._shared.walk import carry, jump
 from ... import _debug
 from . import _threads
 from ._threads import run_split, worth_splitting
@@ -49,7 +60,7 @@ from .strided_copy import copy  # a Python wrapper, not a jitted helper
 # (a Dispatcher pickles with a per-process uuid, so closures over one never
 # hit the cache).
 _scalar = register_jitable(error_model="numpy")
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
+_kernel = cpu_kernel(nogil=True)
 
 
 # --------------------------------------------------------------------------- #
@@ -365,109 +376,41 @@ _overload_by_float_type(_fast_sigmoid, _sigmoid_f32, _sigmoid_f64, _libm_sigmoid
 # --------------------------------------------------------------------------- #
 # Scalar functions (unary)
 
+def _calling(name, fn, arity):
+    """The scalar function `name` whose whole work is a call of fn (a NumPy ufunc, a builtin,
+    a fast stub above), made once here for all of them.  It is bound to its name in this
+    module, so that it pickles by name as a written one would (the kernel cache keys)."""
+    if arity == 1:
+        def scalar(x):
+            return fn(x)
+    else:
+        def scalar(a, b):
+            return fn(a, b)
+    scalar.__name__ = scalar.__qualname__ = name
+    globals()[name] = scalar
+    return _scalar(scalar)
+
+
+# op -> the function its scalar function `_<op>` calls
+_UNARY_CALLS = {
+    "abs": abs, "exp": _fast_exp, "exp2": np.exp2, "log": _fast_log, "log2": np.log2,
+    "log10": np.log10, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": _fast_tanh, "sigmoid": _fast_sigmoid,
+    "floor": np.floor, "ceil": np.ceil, "round": np.rint,  # rint: half to even
+    "trunc": np.trunc, "erf": math.erf,
+}
+_BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot}
+
+
 @_scalar
 def _neg(x):
     return -x
 
 
 @_scalar
-def _abs(x):
-    return abs(x)
-
-
-@_scalar
-def _exp(x):
-    return _fast_exp(x)
-
-
-@_scalar
-def _exp2(x):
-    return np.exp2(x)
-
-
-@_scalar
-def _log(x):
-    return _fast_log(x)
-
-
-@_scalar
-def _log2(x):
-    return np.log2(x)
-
-
-@_scalar
-def _log10(x):
-    return np.log10(x)
-
-
-@_scalar
-def _log1p(x):
-    return np.log1p(x)
-
-
-@_scalar
-def _expm1(x):
-    return np.expm1(x)
-
-
-@_scalar
-def _sqrt(x):
-    return np.sqrt(x)
-
-
-@_scalar
 def _rsqrt(x):
     return 1 / np.sqrt(x)
-
-
-@_scalar
-def _sin(x):
-    return np.sin(x)
-
-
-@_scalar
-def _cos(x):
-    return np.cos(x)
-
-
-@_scalar
-def _tan(x):
-    return np.tan(x)
-
-
-@_scalar
-def _asin(x):
-    return np.arcsin(x)
-
-
-@_scalar
-def _acos(x):
-    return np.arccos(x)
-
-
-@_scalar
-def _atan(x):
-    return np.arctan(x)
-
-
-@_scalar
-def _sinh(x):
-    return np.sinh(x)
-
-
-@_scalar
-def _cosh(x):
-    return np.cosh(x)
-
-
-@_scalar
-def _tanh(x):
-    return _fast_tanh(x)
-
-
-@_scalar
-def _sigmoid(x):
-    return _fast_sigmoid(x)
 
 
 @_scalar
@@ -487,33 +430,8 @@ def _sign(x):
 
 
 @_scalar
-def _floor(x):
-    return np.floor(x)
-
-
-@_scalar
-def _ceil(x):
-    return np.ceil(x)
-
-
-@_scalar
-def _round(x):
-    return np.rint(x)  # half to even
-
-
-@_scalar
-def _trunc(x):
-    return np.trunc(x)
-
-
-@_scalar
 def _reciprocal(x):
     return 1 / x
-
-
-@_scalar
-def _erf(x):
-    return math.erf(x)
 
 
 @_scalar
@@ -587,34 +505,6 @@ def _remainder(a, b):
 @_scalar
 def _pow(a, b):
     return a ** b
-
-
-@_scalar
-def _maximum(a, b):
-    if a != a:
-        return a
-    if b != b or b > a:
-        return b
-    return a
-
-
-@_scalar
-def _minimum(a, b):
-    if a != a:
-        return a
-    if b != b or b < a:
-        return b
-    return a
-
-
-@_scalar
-def _atan2(a, b):
-    return np.arctan2(a, b)
-
-
-@_scalar
-def _hypot(a, b):
-    return np.hypot(a, b)
 
 
 @_scalar
@@ -716,9 +606,7 @@ def make_unary(fn):
         xs = xst[nd - 1]
         idx = np.zeros(nd, np.int64)
         px = xoff
-        o = 0
-        n = out.size
-        while o < n:
+        for o in range(0, out.size, inner):
             orow = out[o:o + inner]
             if xs == 1:                     # sliced: a unit-stride row vectorises
                 xrow = x[px:px + inner]
@@ -727,16 +615,9 @@ def make_unary(fn):
             else:
                 for j in range(inner):
                     orow[j] = fn(x[px + j * xs])
-            o += inner
-            d = nd - 2
-            while d >= 0:
-                idx[d] += 1
-                px += xst[d]
-                if idx[d] < shape[d]:
-                    break
-                px -= xst[d] * shape[d]
-                idx[d] = 0
-                d -= 1
+            d = carry(idx, shape, nd - 2)
+            if d >= 0:
+                px += jump(shape, xst, d, nd - 2)
 
     return contiguous, strided
 
@@ -775,9 +656,7 @@ def make_binary(fn):
         idx = np.zeros(nd, np.int64)
         pa = aoff
         pb = boff
-        o = 0
-        n = out.size
-        while o < n:
+        for o in range(0, out.size, inner):
             # Rows with unit or 0 inner strides (a bias row, a keepdim column) are
             # sliced so that the loop vectorises: (128, 256) + (256,) float32 42 -> 17 us.
             orow = out[o:o + inner]
@@ -799,18 +678,10 @@ def make_binary(fn):
             else:
                 for j in range(inner):
                     orow[j] = fn(a[pa + j * as_], b[pb + j * bs])
-            o += inner
-            d = nd - 2
-            while d >= 0:
-                idx[d] += 1
-                pa += ast[d]
-                pb += bst[d]
-                if idx[d] < shape[d]:
-                    break
-                pa -= ast[d] * shape[d]
-                pb -= bst[d] * shape[d]
-                idx[d] = 0
-                d -= 1
+            d = carry(idx, shape, nd - 2)
+            if d >= 0:
+                pa += jump(shape, ast, d, nd - 2)
+                pb += jump(shape, bst, d, nd - 2)
 
     return contiguous, scalar_a, scalar_b, strided
 
@@ -842,67 +713,51 @@ def _mul_backward_contiguous(g, goff, a, aoff, b, boff, ga, gb):
 def _where_strided(c, coff, cst, a, aoff, ast, b, boff, bst, out, shape):
     nd = shape.size
     inner = shape[nd - 1]
-    cs = cst[nd - 1]
-    as_ = ast[nd - 1]
-    bs = bst[nd - 1]
+    cs, as_, bs = cst[nd - 1], ast[nd - 1], bst[nd - 1]
     idx = np.zeros(nd, np.int64)
-    pc = coff
-    pa = aoff
-    pb = boff
-    o = 0
-    n = out.size
-    while o < n:
+    pc, pa, pb = coff, aoff, boff
+    for o in range(0, out.size, inner):
         for j in range(inner):
             out[o + j] = a[pa + j * as_] if c[pc + j * cs] else b[pb + j * bs]
-        o += inner
-        d = nd - 2
-        while d >= 0:
-            idx[d] += 1
-            pc += cst[d]
-            pa += ast[d]
-            pb += bst[d]
-            if idx[d] < shape[d]:
-                break
-            pc -= cst[d] * shape[d]
-            pa -= ast[d] * shape[d]
-            pb -= bst[d] * shape[d]
-            idx[d] = 0
-            d -= 1
+        d = carry(idx, shape, nd - 2)
+        if d >= 0:
+            pc += jump(shape, cst, d, nd - 2)
+            pa += jump(shape, ast, d, nd - 2)
+            pb += jump(shape, bst, d, nd - 2)
 
 
 # --------------------------------------------------------------------------- #
-# Op tables: adding an op adds a scalar function and one line here.
+# Op tables: adding an op adds a scalar function (or a line of _UNARY_CALLS /
+# _BINARY_CALLS) and one line here.
 
 _UNARY_FNS = {
-    "neg": _neg, "abs": _abs, "exp": _exp, "exp2": _exp2, "log": _log,
-    "log2": _log2, "log10": _log10, "log1p": _log1p, "expm1": _expm1,
-    "sqrt": _sqrt, "rsqrt": _rsqrt, "sin": _sin, "cos": _cos, "tan": _tan,
-    "asin": _asin, "acos": _acos, "atan": _atan, "sinh": _sinh,
-    "cosh": _cosh, "tanh": _tanh, "sigmoid": _sigmoid, "relu": _relu,
-    "sign": _sign, "floor": _floor, "ceil": _ceil, "round": _round,
-    "trunc": _trunc, "reciprocal": _reciprocal, "erf": _erf,
-    "square": _square, "logical_not": _logical_not, "isnan": _isnan,
-    "isinf": _isinf, "isfinite": _isfinite, "bitwise_not": _bitwise_not,
+    "neg": _neg, "rsqrt": _rsqrt, "relu": _relu, "sign": _sign, "reciprocal": _reciprocal,
+    "square": _square, "logical_not": _logical_not, "isnan": _isnan, "isinf": _isinf,
+    "isfinite": _isfinite, "bitwise_not": _bitwise_not,
+    **{op: _calling(f"_{op}", fn, 1) for op, fn in _UNARY_CALLS.items()},
 }
 
 _BINARY_FNS = {
     "add": _add, "sub": _sub, "mul": _mul, "div": _div,
     "floordiv": _floordiv, "remainder": _remainder, "pow": _pow,
-    "maximum": _maximum, "minimum": _minimum, "atan2": _atan2, "hypot": _hypot,
+    # NaN wins, as in the max/min reductions: the reductions' own steps
+    "maximum": step_max, "minimum": step_min,
     "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
     "logical_and": _logical_and, "logical_or": _logical_or,
     "logical_xor": _logical_xor, "bitwise_and": _bitwise_and,
     "bitwise_or": _bitwise_or, "bitwise_xor": _bitwise_xor,
     "tanh_backward": _tanh_backward, "sigmoid_backward": _sigmoid_backward,
     "relu_backward": _relu_backward,
+    **{op: _calling(f"_{op}", fn, 2) for op, fn in _BINARY_CALLS.items()},
 }
+_maximum, _minimum = step_max, step_min         # the scalar functions' names (fused.py imports `_<op>`)
 
 UNARY_OPS = frozenset(_UNARY_FNS)
 BINARY_OPS = frozenset(_BINARY_FNS)
 
-# Kernels are made lazily, on an op's first use.
-_unary_kernels = {}
-_binary_kernels = {}
+# Kernels are made lazily, on an op's first use: _unary_kernels[op].
+_unary_kernels = LazyKernels(make_unary, _UNARY_FNS)
+_binary_kernels = LazyKernels(make_binary, _BINARY_FNS)
 
 # Unary ops too cheap per element to gain from threads (see _threads.py).
 _MEMORY_BOUND_UNARY = frozenset({"neg", "abs", "relu", "sign", "floor", "ceil", "round", "trunc",
@@ -911,91 +766,20 @@ _MEMORY_BOUND_UNARY = frozenset({"neg", "abs", "relu", "sign", "floor", "ceil", 
 # Binary ops costly enough per element to gain from threads.
 _COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv", "hypot"})
 
-# Ops that are the identity on integers and bools (exact, so not via float).
-_INTEGER_IDENTITY = frozenset({"floor", "ceil", "round", "trunc"})
 
-
-def _unary_kernels_for(op):
-    kernels = _unary_kernels.get(op)
-    if kernels is None:
-        kernels = _unary_kernels[op] = make_unary(_UNARY_FNS[op])
-    return kernels
-
-
-def _binary_kernels_for(op):
-    kernels = _binary_kernels.get(op)
-    if kernels is None:
-        kernels = _binary_kernels[op] = make_binary(_BINARY_FNS[op])
-    return kernels
-
-
-def unary(op, x_view, out_dtype):
-    buf, off, shape, strides = x_view
-    shape = tuple(shape)
-    strides = tuple(strides)
-    n = numel(shape)
-    out_dtype = np.dtype(out_dtype)
-    out = new_buffer(n, out_dtype)
-    if n == 0:
-        return out
-    kind = buf.dtype.kind
-    if kind in "biu":
-        if op in _INTEGER_IDENTITY or (op == "abs" and kind in "bu"):
-            copy(x_view, (out, 0, shape, contiguous_strides(shape)))
-            return out
-        if op in ("isnan", "isinf", "isfinite"):
-            out[:] = op == "isfinite"
-            return out
-        if op == "bitwise_not" and kind == "b":
-            op = "logical_not"
-    contiguous, strided = _unary_kernels.get(op) or _unary_kernels_for(op)
-    plan = _plan(shape, strides)
+def _run_unary(op, kernels, plan, buf, off, out, n):
+    contiguous, strided = kernels
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op not in _MEMORY_BOUND_UNARY)
-    if _debug.ENABLED: _debug.log("unary", op=op, path=_PATH_NAMES[plan[0]], n=n, dtype=buf.dtype, split=split)
-    if plan[0] == _CONTIGUOUS:
+    if _debug.ENABLED: _debug.log("unary", op=op, path=PATH_NAMES[plan[0]], n=n, dtype=buf.dtype, split=split)
+    if plan[0] == CONTIGUOUS:
         if split:
             run_split(lambda s, e: contiguous(buf, off + s, out[s:e]), n)
         else:
             contiguous(buf, off, out)
-        return out
-    cshape, (cst,) = plan[1], plan[2]
-    if split and cshape[0] > 1:
-        _split_outer(strided, cshape, [(buf, off, cst)], out)
+    elif split and plan[1][0] > 1:
+        _split_outer(strided, plan[1], [(buf, off, plan[2][0])], out)
     else:
         strided(buf, off, plan[3][0], out, plan[4])
-    return out
-
-
-# Geometry plans, cached per (shape, strides...): the path to take and the
-# coalesced shape/strides (lists and int64 arrays).  Small ops are dominated
-# by this Python work (coalesce + index arrays ~2 us of a 3 us call), and a
-# training loop repeats the same few geometries.
-_CONTIGUOUS, _SCALAR_A, _SCALAR_B, _STRIDED = 0, 1, 2, 3
-_PATH_NAMES = ("contiguous", "scalar_a", "scalar_b", "strided")     # NBGRAD_DEBUG's words for them
-_plans = {}
-_PLANS_LIMIT = 4096
-
-
-def _plan(shape, *strides):
-    key = (shape,) + strides
-    plan = _plans.get(key)
-    if plan is not None:
-        return plan
-    cshape, cst = coalesce(shape, list(strides))
-    path = _STRIDED
-    if len(cshape) == 1:
-        firsts = [st[0] for st in cst]
-        if all(f == 1 for f in firsts):
-            path = _CONTIGUOUS
-        elif len(firsts) == 2 and firsts == [1, 0]:
-            path = _SCALAR_B
-        elif len(firsts) == 2 and firsts == [0, 1]:
-            path = _SCALAR_A
-    plan = (path, cshape, cst, [as_index_array(st) for st in cst], as_index_array(cshape))
-    if len(_plans) >= _PLANS_LIMIT:
-        _plans.clear()
-    _plans[key] = plan
-    return plan
 
 
 def _split_outer(strided, cshape, operands, out):
@@ -1017,59 +801,36 @@ def _split_outer(strided, cshape, operands, out):
     run_split(part, rows, align=1)
 
 
-def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    out_shape = tuple(out_shape)
-    n = numel(out_shape)
-    if out is None:
-        out = new_buffer(n, out_dtype)
-    if n == 0:
-        return out
-    kernels = _binary_kernels.get(op) or _binary_kernels_for(op)
-    plan = _plan(out_shape, tuple(ast), tuple(bst))
+def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
     path = plan[0]
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op in _COMPUTE_BOUND_BINARY)
-    if _debug.ENABLED: _debug.log("binary", op=op, path=_PATH_NAMES[path], n=n, dtype=abuf.dtype, split=split)
-    if path != _STRIDED:
-        kernel = kernels[path]      # contiguous, scalar_a, scalar_b: in _CONTIGUOUS.. order
+    if _debug.ENABLED: _debug.log("binary", op=op, path=PATH_NAMES[path], n=n, dtype=abuf.dtype, split=split)
+    if path != STRIDED:
+        kernel = kernels[path]      # contiguous, scalar_a, scalar_b: in CONTIGUOUS.. order
         if split:
             sa, sb = plan[2][0][0], plan[2][1][0]
             run_split(lambda s, e: kernel(abuf, aoff + s * sa, bbuf, boff + s * sb, out[s:e]), n)
         else:
             kernel(abuf, aoff, bbuf, boff, out)
-        return out
-    cshape, (cas, cbs) = plan[1], plan[2]
-    if split and cshape[0] > 1:
-        _split_outer(kernels[3], cshape, [(abuf, aoff, cas), (bbuf, boff, cbs)], out)
-        return out
-    kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
-    return out
+    elif split and plan[1][0] > 1:
+        _split_outer(kernels[3], plan[1], [(abuf, aoff, plan[2][0]), (bbuf, boff, plan[2][1])], out)
+    else:
+        kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
 
 
-def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
-    """Both gradients of out = a * b: (g * b, g * a) as buffers of g's shape, in one pass.
+def _run_where(plan, cbuf, coff, abuf, aoff, bbuf, boff, out, n):
+    if _debug.ENABLED: _debug.log("where", path=PATH_NAMES[plan[0]], n=n, dtype=abuf.dtype)
+    if plan[0] == CONTIGUOUS:
+        _where_contiguous(cbuf, coff, abuf, aoff, bbuf, boff, out)
+    else:
+        (ccs, cas, cbs) = plan[3]
+        _where_strided(cbuf, coff, ccs, abuf, aoff, cas, bbuf, boff, cbs, out, plan[4])
 
-    a and b are broadcast to g's shape (0 strides) and have g's dtype; a
-    gradient that is not needed comes back as None.  Reducing a broadcast
-    operand's gradient to its own shape stays the caller's job.
-    """
-    gbuf, goff, shape, gst = g_view
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    shape = tuple(shape)
-    n = numel(shape)
-    if not (need_a and need_b) or n == 0:
-        ga = binary("mul", g_view, b_view, shape, gbuf.dtype) if need_a else None
-        gb = binary("mul", g_view, a_view, shape, gbuf.dtype) if need_b else None
-        return ga, gb
-    if _plan(shape, tuple(gst), tuple(ast), tuple(bst))[0] != _CONTIGUOUS:
-        if _debug.ENABLED: _debug.log("mul_backward", path="strided", n=n)       # two binary muls
-        return (binary("mul", g_view, b_view, shape, gbuf.dtype),
-                binary("mul", g_view, a_view, shape, gbuf.dtype))
-    ga = new_buffer(n, gbuf.dtype)
-    gb = new_buffer(n, gbuf.dtype)
-    if _debug.ENABLED: _debug.log("mul_backward", path="contiguous", n=n, dtype=gbuf.dtype)
+
+def _run_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, n, dtype):
+    ga = new_buffer(n, dtype)
+    gb = new_buffer(n, dtype)
+    if _debug.ENABLED: _debug.log("mul_backward", path="contiguous", n=n, dtype=dtype)
     if worth_splitting(n):
         run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,
                                                         ga[s:e], gb[s:e]), n)
@@ -1078,21 +839,13 @@ def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
     return ga, gb
 
 
-def where(cond_view, a_view, b_view, out_shape, out_dtype):
-    cbuf, coff, _, cst = cond_view
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    out_shape = tuple(out_shape)
-    n = numel(out_shape)
-    out = new_buffer(n, out_dtype)
-    if n == 0:
-        return out
-    cshape, (ccs, cas, cbs) = coalesce(out_shape, [cst, ast, bst])
-    if len(cshape) == 1 and ccs[0] == 1 and cas[0] == 1 and cbs[0] == 1:
-        if _debug.ENABLED: _debug.log("where", path="contiguous", n=n, dtype=abuf.dtype)
-        _where_contiguous(cbuf, coff, abuf, aoff, bbuf, boff, out)
-    else:
-        if _debug.ENABLED: _debug.log("where", path="strided", n=n, dtype=abuf.dtype)
-        _where_strided(cbuf, coff, as_index_array(ccs), abuf, aoff, as_index_array(cas),
-                       bbuf, boff, as_index_array(cbs), out, as_index_array(cshape))
-    return out
+def _fill(out, value):
+    out[:] = value
+
+
+# The entry points, written once for both devices (nbgrad/backends/_shared/elementwise.py).
+unary, binary, where, mul_backward = entry_points(SimpleNamespace(
+    empty=new_buffer, on_device=None, copy=copy, fill=_fill,
+    unary_kernels=_unary_kernels, binary_kernels=_binary_kernels,
+    run_unary=_run_unary, run_binary=_run_binary, run_where=_run_where, run_mul_backward=_run_mul_backward,
+    log=""))

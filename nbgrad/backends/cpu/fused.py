@@ -14,8 +14,9 @@ sources (NBGRAD_FUSED_DIR; else <NUMBA_CACHE_DIR>/nbgrad_fused; else
 serves it to later processes.  The kernel calls the fast transcendentals of
 elementwise.py -- a jitted helper from another file, Numba's stale-cache trap
 (docs/ARCHITECTURE.md, "The on-disk kernel cache") -- so the generated file's *name* carries a hash of
-elementwise.py's source: editing those helpers yields new files and fresh
-compiles, never stale machine code.  Plain Python: this file defines no
+elementwise.py's source and of the shared helpers (nbgrad/backends/_shared's
+DIGEST): editing those helpers yields new files and fresh compiles, never
+stale machine code.  Plain Python: this file defines no
 kernel itself.
 """
 import hashlib
@@ -114,8 +115,11 @@ def body(program, outputs, kinds, functions, load="a{k}[i]", cast="_T"):
 
 
 def _helpers_hash():
+    """A hash of the scalar functions' sources: elementwise.py's and the shared helpers' it
+    takes some of them from (maximum/minimum are nbgrad/backends/_shared's reduction steps)."""
     from . import elementwise
-    source = pathlib.Path(elementwise.__file__).read_bytes()
+    from .._shared import DIGEST
+    source = pathlib.Path(elementwise.__file__).read_bytes() + DIGEST.encode()
     return hashlib.sha1(source).hexdigest()[:12]
 
 

@@ -6,19 +6,24 @@ device functions.  The CPU's transcendental functions call numpy ufuncs, which
 numba-cuda does not compile in device code; their GPU twins below use `math`
 (libdevice).  floor/ceil/trunc/round/sign are rewritten as plain logic (the
 CPU's use ufuncs, or subtract bools, which numpy scalars refuse).
-Dispatch mirrors the CPU: coalesce dims, then a contiguous kernel (and
-broadcast-scalar variants for binary ops) or one general strided kernel.
+Dispatch is the CPU's own (nbgrad/backends/_shared/elementwise.py: the entry
+points and the geometry plan, written once); this file launches the kernels of
+the path the plan picked: a contiguous kernel (and broadcast-scalar variants
+for binary ops) or one general strided kernel, whose threads find their
+positions with the shared index walk (_shared/walk.py's strided_offsets).
 """
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from numba import cuda
 
 from ... import _debug
 from ..cpu import elementwise as cpu
-from .._shared.geometry import coalesce, contiguous_strides, numel
+from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
+from .._shared.walk import strided_offsets
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
-from .strided_copy import copy
+from .strided_copy import copy, fill
 
 # --------------------------------------------------------------------------- #
 # Twins of the CPU scalar functions that call numpy ufuncs
@@ -150,6 +155,7 @@ def _hypot(a, b):
     return math.hypot(a, b)
 
 
+_strided_offsets = device_fn(strided_offsets)
 _trunc_dev = device_fn(_trunc)
 _floor_dev = device_fn(_floor)
 
@@ -213,14 +219,7 @@ def make_unary(fn):
     def strided(x, xoff, out, n, geom, nd):
         # geom: shape[nd], x strides[nd]
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-            rem = i
-            px = xoff
-            for d in range(nd - 1, -1, -1):
-                size = geom[d]
-                q = rem // size
-                px += (rem - q * size) * geom[nd + d]
-                rem = q
-            out[i] = f(x[px])
+            out[i] = f(x[_strided_offsets(i, geom, nd, 1, xoff, 0, 0)[0]])
 
     return contiguous, strided
 
@@ -249,16 +248,7 @@ def make_binary(fn):
     def strided(a, aoff, b, boff, out, n, geom, nd):
         # geom: shape[nd], a strides[nd], b strides[nd]
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-            rem = i
-            pa = aoff
-            pb = boff
-            for d in range(nd - 1, -1, -1):
-                size = geom[d]
-                q = rem // size
-                idx = rem - q * size
-                rem = q
-                pa += idx * geom[nd + d]
-                pb += idx * geom[2 * nd + d]
+            pa, pb, _ = _strided_offsets(i, geom, nd, 2, aoff, boff, 0)
             out[i] = f(a[pa], b[pb])
 
     return contiguous, scalar_a, scalar_b, strided
@@ -275,125 +265,47 @@ def _where_contiguous(c, coff, a, aoff, b, boff, out, n):
 
 @jit
 def _where_strided(c, coff, a, aoff, b, boff, out, n, geom, nd):
+    # geom: shape[nd], c, a and b strides[nd]
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        rem = i
-        pc = coff
-        pa = aoff
-        pb = boff
-        for d in range(nd - 1, -1, -1):
-            size = geom[d]
-            q = rem // size
-            idx = rem - q * size
-            rem = q
-            pc += idx * geom[nd + d]
-            pa += idx * geom[2 * nd + d]
-            pb += idx * geom[3 * nd + d]
+        pc, pa, pb = _strided_offsets(i, geom, nd, 3, coff, aoff, boff)
         if c[pc]:
             out[i] = a[pa]
         else:
             out[i] = b[pb]
 
 
-_unary_kernels = {}
-_binary_kernels = {}
+# Kernels are made lazily, on an op's first use: _unary_kernels[op].
+_unary_kernels = LazyKernels(make_unary, _UNARY_FNS)
+_binary_kernels = LazyKernels(make_binary, _BINARY_FNS)
 
 
-def unary_kernels(op):
-    kernels = _unary_kernels.get(op)
-    if kernels is None:
-        kernels = _unary_kernels[op] = make_unary(_UNARY_FNS[op])
-    return kernels
-
-
-def binary_kernels(op):
-    kernels = _binary_kernels.get(op)
-    if kernels is None:
-        kernels = _binary_kernels[op] = make_binary(_BINARY_FNS[op])
-    return kernels
-
-
-def unary(op, x_view, out_dtype):
-    buf, off, shape, strides = x_view
-    n = numel(shape)
-    out = device_array(n, out_dtype)
-    if n == 0:
-        return out
-    buf = as_device(buf)
-    kind = buf.dtype.kind
-    if kind in "biu":
-        if op in cpu._INTEGER_IDENTITY or (op == "abs" and kind in "bu"):
-            copy((buf, off, shape, strides), (out, 0, shape, contiguous_strides(shape)))
-            return out
-        if op in ("isnan", "isinf", "isfinite"):
-            from .strided_copy import fill
-            fill((out, 0, (n,), (1,)), op == "isfinite")
-            return out
-        if op == "bitwise_not" and kind == "b":
-            op = "logical_not"
-    contiguous, strided = unary_kernels(op)
-    cshape, (cst,) = coalesce(shape, [strides])
+def _run_unary(op, kernels, plan, buf, off, out, n):
     blocks, threads = launch(n)
-    if len(cshape) == 1 and cst[0] == 1:
-        if _debug.ENABLED: _debug.log("cuda.unary", op=op, path="contiguous", n=n, blocks=blocks, threads=threads)
-        contiguous[blocks, threads](buf, off, out, n)
+    if _debug.ENABLED: _debug.log("cuda.unary", op=op, path=PATH_NAMES[plan[0]], n=n, blocks=blocks, threads=threads)
+    if plan[0] == CONTIGUOUS:
+        kernels[0][blocks, threads](buf, off, out, n)
     else:
-        if _debug.ENABLED: _debug.log("cuda.unary", op=op, path="strided", n=n, blocks=blocks, threads=threads)
-        strided[blocks, threads](buf, off, out, n, geometry(cshape, cst), len(cshape))
-    return out
+        kernels[1][blocks, threads](buf, off, out, n, geometry(plan[1], *plan[2]), len(plan[1]))
 
 
-def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    out_shape = tuple(out_shape)
-    n = numel(out_shape)
-    if out is None:
-        out = device_array(n, out_dtype)
-    if n == 0:
-        return out
-    abuf, bbuf = as_device(abuf), as_device(bbuf)
-    contiguous, scalar_a, scalar_b, strided = binary_kernels(op)
-    cshape, (cas, cbs) = coalesce(out_shape, [ast, bst])
+def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
+    path = plan[0]
     blocks, threads = launch(n)
-    if len(cshape) == 1:
-        sa, sb = cas[0], cbs[0]
-        if sa == 1 and sb == 1:
-            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="contiguous", n=n, blocks=blocks, threads=threads)
-            contiguous[blocks, threads](abuf, aoff, bbuf, boff, out, n)
-            return out
-        if sa == 1 and sb == 0:
-            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="scalar_b", n=n, blocks=blocks, threads=threads)
-            scalar_b[blocks, threads](abuf, aoff, bbuf, boff, out, n)
-            return out
-        if sa == 0 and sb == 1:
-            if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="scalar_a", n=n, blocks=blocks, threads=threads)
-            scalar_a[blocks, threads](abuf, aoff, bbuf, boff, out, n)
-            return out
-    if _debug.ENABLED: _debug.log("cuda.binary", op=op, path="strided", n=n, blocks=blocks, threads=threads)
-    strided[blocks, threads](abuf, aoff, bbuf, boff, out, n, geometry(cshape, cas, cbs), len(cshape))
-    return out
+    if _debug.ENABLED: _debug.log("cuda.binary", op=op, path=PATH_NAMES[path], n=n, blocks=blocks, threads=threads)
+    if path != STRIDED:         # contiguous, scalar_a, scalar_b: in CONTIGUOUS.. order
+        kernels[path][blocks, threads](abuf, aoff, bbuf, boff, out, n)
+    else:
+        kernels[path][blocks, threads](abuf, aoff, bbuf, boff, out, n, geometry(plan[1], *plan[2]), len(plan[1]))
 
 
-def where(cond_view, a_view, b_view, out_shape, out_dtype):
-    cbuf, coff, _, cst = cond_view
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    out_shape = tuple(out_shape)
-    n = numel(out_shape)
-    out = device_array(n, out_dtype)
-    if n == 0:
-        return out
-    cbuf, abuf, bbuf = as_device(cbuf), as_device(abuf), as_device(bbuf)
-    cshape, (ccs, cas, cbs) = coalesce(out_shape, [cst, ast, bst])
+def _run_where(plan, cbuf, coff, abuf, aoff, bbuf, boff, out, n):
     blocks, threads = launch(n)
-    if len(cshape) == 1 and ccs[0] == 1 and cas[0] == 1 and cbs[0] == 1:
-        if _debug.ENABLED: _debug.log("cuda.where", path="contiguous", n=n, blocks=blocks, threads=threads)
+    if _debug.ENABLED: _debug.log("cuda.where", path=PATH_NAMES[plan[0]], n=n, blocks=blocks, threads=threads)
+    if plan[0] == CONTIGUOUS:
         _where_contiguous[blocks, threads](cbuf, coff, abuf, aoff, bbuf, boff, out, n)
     else:
-        if _debug.ENABLED: _debug.log("cuda.where", path="strided", n=n, blocks=blocks, threads=threads)
         _where_strided[blocks, threads](cbuf, coff, abuf, aoff, bbuf, boff, out, n,
-                                        geometry(cshape, ccs, cas, cbs), len(cshape))
-    return out
+                                        geometry(plan[1], *plan[2]), len(plan[1]))
 
 
 @jit
@@ -404,25 +316,21 @@ def _mul_backward_contiguous(g, goff, a, aoff, b, boff, ga, gb, n):
         gb[i] = gv * a[aoff + i]
 
 
-def mul_backward(g_view, a_view, b_view, need_a=True, need_b=True):
-    """Both gradients of out = a * b, (g * b, g * a), in one pass when all three are
-    contiguous (the CPU's contract: None for a gradient not needed)."""
-    gbuf, goff, shape, gst = g_view
-    abuf, aoff, _, ast = a_view
-    bbuf, boff, _, bst = b_view
-    shape = tuple(shape)
-    n = numel(shape)
-    if not (need_a and need_b) or n == 0:
-        ga = binary("mul", g_view, b_view, shape, gbuf.dtype) if need_a else None
-        gb = binary("mul", g_view, a_view, shape, gbuf.dtype) if need_b else None
-        return ga, gb
-    cshape, (cgs, cas, cbs) = coalesce(shape, [gst, ast, bst])
-    if not (len(cshape) == 1 and cgs[0] == 1 and cas[0] == 1 and cbs[0] == 1):
-        return (binary("mul", g_view, b_view, shape, gbuf.dtype),
-                binary("mul", g_view, a_view, shape, gbuf.dtype))
-    ga = device_array(n, gbuf.dtype)
-    gb = device_array(n, gbuf.dtype)
+def _run_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, n, dtype):
+    ga = device_array(n, dtype)
+    gb = device_array(n, dtype)
     blocks, threads = launch(n)
-    _mul_backward_contiguous[blocks, threads](as_device(gbuf), goff, as_device(abuf), aoff, as_device(bbuf), boff,
-                                              ga, gb, n)
+    _mul_backward_contiguous[blocks, threads](gbuf, goff, abuf, aoff, bbuf, boff, ga, gb, n)
     return ga, gb
+
+
+def _fill(out, value):
+    fill((out, 0, (out.size,), (1,)), value)
+
+
+# The entry points, written once for both devices (nbgrad/backends/_shared/elementwise.py).
+unary, binary, where, mul_backward = entry_points(SimpleNamespace(
+    empty=device_array, on_device=as_device, copy=copy, fill=_fill,
+    unary_kernels=_unary_kernels, binary_kernels=_binary_kernels,
+    run_unary=_run_unary, run_binary=_run_binary, run_where=_run_where, run_mul_backward=_run_mul_backward,
+    log="cuda."))

@@ -417,7 +417,7 @@ def _rsqrt(x):
 def _relu(x):
     # NaN propagates and -0.0 stays -0.0 (PyTorch's relu: x < 0 ? 0 : x).  Written as a
     # test for keeping x: the form `if x < 0: return 0` compiled for float32 lost -0.0
-    # (LLVM made it a max), measured in tests/backends/test_cpu_backend.py.
+    # (LLVM made it a max); tests/equivalence/test_fresh_seed_differences.py holds it.
     if x >= 0 or x != x:
         return x
     return 0

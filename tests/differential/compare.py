@@ -388,12 +388,26 @@ def _gradient_vars(program, ref_obs):
                 made_with_graph |= made
         if st["k"] == "attr" and st["op"] == "grad" and res and res[0] == "T":
             read.add(res[1])
-        # a detach (or .data) of a gradient shares its version counter: the same fact (empty
-        # tensors have no memory for the alias rule to tell it by)
-        if (st["k"], st.get("op")) in (("meth", "detach"), ("attr", "data")) and st.get("t") in returned | read \
-                and res and res[0] == "T":
-            returned.add(res[1])
+        # a view, detach or .data of a gradient shares its version counter: the same fact
+        # (empty tensors have no memory for the alias rule to tell it by)
+        if st.get("t") in returned | read and (st["k"] == "getitem" or (st["k"], st.get("op")) == ("attr", "data")
+                                               or (st["k"] == "meth" and st.get("op") in _SHARING_METHODS)):
+            returned |= _result_vars(res)
     return made_with_graph, read, returned | read
+
+
+# methods whose results share their input's version counter (views, detach)
+_SHARING_METHODS = {"detach", "view", "reshape", "t", "transpose", "permute", "squeeze", "unsqueeze", "expand",
+                    "narrow", "select", "split", "chunk", "tensor_split", "unbind", "diagonal", "movedim",
+                    "flatten", "as_strided", "view_as", "expand_as", "unflatten", "swapaxes", "mT", "T"}
+
+
+def _result_vars(res):
+    if res and res[0] == "T":
+        return {res[1]}
+    if res and res[0] == "seq":
+        return {r[1] for r in res[1] if r and r[0] == "T"}
+    return set()
 
 
 def compare(program, ref_obs, got_obs):

@@ -34,6 +34,14 @@ def _opmath(dtype):
     return D.float32 if dtype is D.float16 else dtype
 
 
+def _history_checked_first(x):
+    """Before a reduction refuses its arguments: PyTorch's autograd layer collects the
+    input's history first, which raises for a multi-output or no-grad view whose base was
+    changed in place; that error comes before the kernel's."""
+    if x._requires_grad and is_grad_enabled():
+        x.grad_fn
+
+
 def _kept_shape(shape, dims, keepdim):
     if keepdim:
         return Size(1 if i in dims else n for i, n in enumerate(shape))
@@ -59,6 +67,8 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
     if x.numel() == 0 and op in ("max", "min", "amax", "amin", "argmax", "argmin"):
         empty = [d for d in dims if x._shape[d] == 0]
         if empty:
+            if op not in ("argmax", "argmin"):      # (no history: integer results)
+                _history_checked_first(x)
             raise IndexError(f"{op}(): Expected reduction dim {empty[0]} to have non-zero size.")
         # reducing non-empty dims of an empty tensor: an empty result, no identity needed
         return new_tensor(backend_of(x).empty(0, out_dtype.np), shape, out_dtype, x.device)
@@ -295,6 +305,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         raise TypeError(f"{'max' if is_max else 'min'}(): argument 'dim' must be int, not {type(dim).__name__}")
     if dim is None:
         if x.numel() == 0:
+            _history_checked_first(x)
             raise RuntimeError(f"{'max' if is_max else 'min'}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
         out = _reduce_raw("max" if is_max else "min", x, tuple(range(x.dim())), x._dtype, False)
         if needs_grad(x):
@@ -309,6 +320,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
             record(dim_node, (x,), (values, None), shape=x._shape, dim=0, keepdim=True).save(indices)
         return ReductionResult(values, indices)
     if x._shape[d] == 0:
+        _history_checked_first(x)
         raise IndexError(f"{'max' if is_max else 'min'}(): Expected reduction dim {d} to have non-zero size.")
     vbuf, ibuf = backend_of(x).max_with_index(x._view_tuple(), d, is_max)
     shape = _kept_shape(x._shape, (d,), keepdim)
@@ -337,6 +349,7 @@ def _amax_like(op, node_cls):
     def reduce_op(x, dim=(), keepdim=False):
         _check_flag(op, "keepdim", keepdim)
         if x.numel() == 0 and (dim is None or (isinstance(dim, (tuple, list)) and not dim)):
+            _history_checked_first(x)
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         dims = wrap_dims(dim, x.dim())

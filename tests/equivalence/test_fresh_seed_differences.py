@@ -476,3 +476,18 @@ def test_hooks_run_in_the_order_of_pytorchs_ready_queue():
     b.register_hook(lambda g: order.append("b"))
     (a + b).sum().backward()
     assert order == ["a", "b"]
+
+
+def test_a_stale_multi_output_view_is_refused_before_a_reductions_own_errors():
+    # seeds 89 and 109: PyTorch's autograd layer collects the input's history before the
+    # kernel checks its arguments
+    v0 = T.tensor([[], []], dtype=T.float64, requires_grad=True)
+    v1, v2 = v0.split(1, -2)
+    with T.no_grad():
+        v2 /= 1.0
+    with pytest.raises(RuntimeError, match="is a view and its base or another view of its base has been modified"):
+        v2.amin((0, -1))
+    with pytest.raises(RuntimeError, match="is a view and its base or another view of its base has been modified"):
+        v1.min(-1)
+    with pytest.raises(IndexError, match="Expected reduction dim"):
+        v2.argmax()                  # no history for an integer result: the kernel's error

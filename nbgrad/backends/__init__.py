@@ -119,6 +119,14 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             (nbgrad.fuse; format in backends/cpu/fused.py)
 
 
+  Convolution (nbgrad/ops/conv.py; the fallback is im2col as Tensor ops there).  Views are
+  contiguous; stride, padding, dilation are (h, w) pairs, padding symmetric and zero:
+  conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw)
+                                            x (N, C, H, W), w (Co, C/groups, KH, KW), b (Co,) or
+                                            None -> buffer (N, Co, OH, OW)
+  conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, need_x, need_w,
+                  need_b)                   g (N, Co, OH, OW) -> (gx, gw, gb) buffers or None
+
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
 the float32 kernels run and float16 results are rounded once (moves run on the int16
@@ -196,6 +204,7 @@ ACCELERATIONS = frozenset({
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
     "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
+    "conv2d_forward", "conv2d_backward",
 })
 
 _BACKENDS = {}

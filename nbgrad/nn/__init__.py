@@ -4,3 +4,4 @@ from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, F
                       LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
                       Sigmoid, Softmax, Tanh)
 from .parameter import Parameter
+from .modules.conv import Conv1d, Conv2d  # noqa: E402,F401

@@ -21,6 +21,9 @@ def sigmoid(input):
 
 # the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
 from ..ops.tabled import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus  # noqa: E402,F401
+# convolution networks (nbgrad/ops/conv.py, padding.py)
+from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
+from ..ops.padding import pad  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):

@@ -66,3 +66,8 @@ def _install_float16():
 
 
 _install_float16()
+
+# convolution (nbgrad/ops/conv.py)
+from .conv import conv2d_backward, conv2d_forward  # noqa: E402
+ACCELERATIONS = ACCELERATIONS | {"conv2d_forward", "conv2d_backward"}
+__all__ += ["conv2d_forward", "conv2d_backward"]

@@ -82,3 +82,8 @@ __all__ = [
     "nll_backward", "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward", "sgd_step",
     "adam_step", "mul_backward", "linear_backward", "fused_elementwise", "sort", "synchronize", "SIMULATOR",
 ]
+
+# convolution (nbgrad/ops/conv.py)
+from .conv import conv2d_backward, conv2d_forward  # noqa: E402
+ACCELERATIONS = ACCELERATIONS | {"conv2d_forward", "conv2d_backward"}
+__all__ += ["conv2d_forward", "conv2d_backward"]

@@ -4,3 +4,4 @@ from .layers import (Dropout, Embedding, Flatten, Identity, LayerNorm, Linear, L
                      Softmax, Tanh)
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
+from .conv import Conv1d, Conv2d  # noqa: E402

@@ -87,6 +87,16 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             repeated offsets accumulate); values
                                             contiguous, same dtype as buf, same length
 
+  max_pool2d(x_view, kernel, stride, padding, dilation, out_hw)
+                                            x contiguous (..., H, W) -> (values, int64 indices
+                                            into each H*W plane) of (..., OH, OW); PyTorch's
+                                            window scan (a larger value or a NaN takes over)
+  max_pool2d_backward(g_view, idx_view, in_hw) -> (..., H, W) buffer: g added at the indices
+  avg_pool2d(x_view, kernel, stride, padding, out_hw, count_include_pad, divisor_override,
+             adaptive)                      -> (..., OH, OW) window means (adaptive: PyTorch's
+                                            adaptive windows; kernel/stride/padding unused)
+  avg_pool2d_backward(g_view, in_hw, kernel, stride, padding, count_include_pad,
+                      divisor_override, adaptive) -> (..., H, W) buffer
   manual_seed(seed)                         seeds the backend's generator
   uniform(numel, dtype, low, high)          -> buffer
   normal(numel, dtype, mean, std)           -> buffer
@@ -196,6 +206,7 @@ REQUIRED = frozenset({
     "take", "put", "nonzero",
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+    "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
 })
 
 # Every optional acceleration the op layer knows, each with a composed fallback there.

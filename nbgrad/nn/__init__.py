@@ -5,3 +5,4 @@ from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, F
                       Sigmoid, Softmax, Tanh)
 from .parameter import Parameter
 from .modules.conv import Conv1d, Conv2d  # noqa: E402,F401
+from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401

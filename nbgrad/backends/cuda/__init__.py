@@ -83,7 +83,9 @@ __all__ = [
     "adam_step", "mul_backward", "linear_backward", "fused_elementwise", "sort", "synchronize", "SIMULATOR",
 ]
 
-# convolution (nbgrad/ops/conv.py)
+# convolution and pooling (nbgrad/ops/conv.py, pooling.py)
 from .conv import conv2d_backward, conv2d_forward  # noqa: E402
+from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_backward  # noqa: E402
 ACCELERATIONS = ACCELERATIONS | {"conv2d_forward", "conv2d_backward"}
-__all__ += ["conv2d_forward", "conv2d_backward"]
+__all__ += ["conv2d_forward", "conv2d_backward", "max_pool2d", "max_pool2d_backward", "avg_pool2d",
+            "avg_pool2d_backward"]

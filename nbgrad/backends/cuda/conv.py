@@ -8,9 +8,11 @@ output element (forward) or an input element (average backward); max pooling's
 backward scatters by the saved indices with atomics.  Inputs are contiguous (the
 op layer makes them so); the geometry travels as one cached int64 device array.
 """
+import numpy as np
 from numba import cuda
 
-from ._device import device_array, geometry, jit, launch
+from ._device import device_array, geometry, jit, launch, to_device
+from .memory import full
 
 # geometry: the same layout as the CPU kernels' (backends/cpu/conv.py)
 N_, C_, H_, W_, CO_, G_, KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_ = range(16)
@@ -120,17 +122,8 @@ def _zero(dtype):
     """A cached one-element device array holding 0 of dtype (the kernels' typed accumulator start)."""
     z = _ZEROS.get(dtype)
     if z is None:
-        import numpy as np
-        from ._device import to_device
         z = _ZEROS[dtype] = to_device(np.zeros(1, dtype))
     return z
-
-
-def _fill_zero(buf):
-    from .strided_copy import fill
-    if buf.size:
-        fill((buf, 0, (buf.size,), (1,)), 0)
-    return buf
 
 
 def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw):
@@ -159,25 +152,19 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
     empty = gs[0] * gs[1] * gs[2] * gs[3] == 0
     if need_x:
         total = xs[0] * xs[1] * xs[2] * xs[3]
-        gx = device_array(total, dtype)
-        if total and empty:
-            _fill_zero(gx)
-        elif total:
+        gx = full(total, dtype, 0) if empty else device_array(total, dtype)
+        if total and not empty:
             blocks, threads = launch(total)
             _grad_input[blocks, threads](gb_, go, wb, wo, gx, total, geo, _zero(dtype))
     if need_w:
         total = ws[0] * ws[1] * ws[2] * ws[3]
-        gw = device_array(total, dtype)
-        if total and empty:
-            _fill_zero(gw)
-        elif total:
+        gw = full(total, dtype, 0) if empty else device_array(total, dtype)
+        if total and not empty:
             blocks, threads = launch(total)
             _grad_weight[blocks, threads](gb_, go, xb, xo, gw, total, geo, _zero(dtype))
     if need_b:
-        gb = device_array(ws[0], dtype)
-        if ws[0] and empty:
-            _fill_zero(gb)
-        elif ws[0]:
+        gb = full(ws[0], dtype, 0) if empty else device_array(ws[0], dtype)
+        if ws[0] and not empty:
             blocks, threads = launch(ws[0])
             _grad_bias[blocks, threads](gb_, go, gb, gs[0], gs[1], gs[2] * gs[3], _zero(dtype))
     return gx, gw, gb

@@ -6,3 +6,4 @@ from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, F
 from .parameter import Parameter
 from .modules.conv import Conv1d, Conv2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .modules.batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402,F401

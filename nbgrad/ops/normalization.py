@@ -33,15 +33,19 @@ class NativeBatchNormBackward0(Node):
             mean, var = _stats(x, dims)
             invstd = rsqrt(var + self.eps)
         xhat = (x - mean) * invstd
-        gb = g.sum(dims) if need_b else None
-        gw = (g * xhat).sum(dims) if need_w else None
+        # the sums give the training gradient's means too (one reduction each)
+        sum_g = g.sum(dims) if need_b or (need_x and training) else None
+        sum_gx = (g * xhat).sum(dims) if need_w or (need_x and training) else None
         gx = None
         if need_x:
             scale = invstd if w is None else invstd * V.reshape(w, invstd._shape)
             if training:
-                gx = scale * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+                m = x.numel() // x._shape[1]
+                gx = scale * (g - V.reshape(sum_g, invstd._shape) / m - xhat * (V.reshape(sum_gx, invstd._shape) / m))
             else:
                 gx = g * scale
+        gb = sum_g if need_b else None
+        gw = sum_gx if need_w else None
         return gx, gw, gb
 
 

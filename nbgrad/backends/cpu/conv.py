@@ -1,18 +1,19 @@
-"""2-D convolution and pooling: im2col into a per-sample column matrix in cache, then BLAS.
+"""2-D convolution: im2col into a per-sample column matrix kept in cache, then BLAS.
 
 conv2d's forward writes, per sample and group, the (Cg*KH*KW, OH*OW) column
 matrix of the input's windows (zero where a window reaches into the padding)
 and multiplies the group's (Cog, Cg*KH*KW) weight matrix by it with np.dot
-straight into the output.  The backward recomputes the columns for the weight's
-gradient (g @ col.T, summed over samples) and scatters w.T @ g back into the
-input's gradient (col2im).  Measured against direct loops (benchmarks/compare.py
-C1/C2): a column matrix of one sample stays in cache (2.4 MB for 64 channels of
-32x32 with a 3x3 kernel) and BLAS runs near its peak, where the whole batch's
-columns (75 MB) made every product memory-bound.  Small problems (a LeNet layer)
-split the batch across the thread pool; large ones leave the threads to BLAS.
-
-Pooling (max with indices, average) runs direct loops over each window.
-Inputs are contiguous (the op layer makes them so); buffers are 1-D.
+(or, for a weight of at most SMALL_WEIGHT elements, by vectorised loops).  The
+backward recomputes the columns for the weight's gradient (g @ col.T, summed
+over samples) and scatters w.T @ g back into the input's gradient (col2im).
+Stride 1 (the common case) computes on a wide grid, below: each column-matrix
+row is one contiguous run.  Measured (benchmarks/compare.py C1, C2): one
+sample's column matrix stays in cache (2.4 MB for 64 channels of 32x32 with a
+3x3 kernel) where the whole batch's (75 MB) made every product memory-bound;
+cutting a sample's matrix into blocks of output rows (to stay in L2) measured
+slower (smaller products).  Small samples (a LeNet layer) split the batch
+across the pool; large ones leave the threads to BLAS.  Inputs are contiguous
+(the op layer makes them so); buffers are 1-D.
 """
 import numpy as np
 from numba import njit
@@ -159,6 +160,133 @@ def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, c
                 _col2im(col, gx, (n * C + g * cg) * hw, cg, geo)
 
 
+# --------------------------------------------------------------------------- stride 1: a wide grid
+# With stride 1 the output is computed on the zero-padded input's full width Wp (OH x Wp
+# positions, of which the last (KW-1)*DW of each row are discarded): then every column-matrix
+# row is ONE contiguous run of the padded planes (OH*Wp elements from offset kh*DH*Wp +
+# kw*DW), a memcpy instead of OH short runs with zero fills, and col2im is one long add per
+# row.  Reads of the discarded columns run past a plane into the next one (or into a tail of
+# (KW-1)*DW zeros after the last): they only ever meet zero gradients or discarded outputs.
+
+@_kernel
+def _pad_planes(x, xo, C, geo, xp):
+    """xp (flat) = the C planes of x from xo, zero-padded by (PH, PW), then a zero tail."""
+    H, W, ph, pw = geo[H_], geo[W_], geo[PH_], geo[PW_]
+    Hp, Wp = H + 2 * ph, W + 2 * pw
+    for c in range(C):
+        base = c * Hp * Wp
+        for i in range(base, base + ph * Wp):
+            xp[i] = 0
+        for h in range(H):
+            r = base + (h + ph) * Wp
+            src = xo + (c * H + h) * W
+            for j in range(pw):
+                xp[r + j] = 0
+            for j in range(W):
+                xp[r + pw + j] = x[src + j]
+            for j in range(pw + W, Wp):
+                xp[r + j] = 0
+        for i in range(base + (ph + H) * Wp, base + Hp * Wp):
+            xp[i] = 0
+    for i in range(C * Hp * Wp, xp.size):
+        xp[i] = 0
+
+
+@_kernel
+def _wide_columns(xp, C, geo, col, add_back):
+    """col[(c*KH + kh)*KW + kw, :] = the run of xp at c's plane + kh*DH*Wp + kw*DW (or, with
+    add_back, the run += that row: col2im on the wide grid)."""
+    KH, KW, dh, dw = geo[KH_], geo[KW_], geo[DH_], geo[DW_]
+    Hp, Wp = geo[H_] + 2 * geo[PH_], geo[W_] + 2 * geo[PW_]
+    L = geo[OH_] * Wp
+    flat = col.ravel()
+    for c in range(C):
+        for kh in range(KH):
+            for kw in range(KW):
+                r = ((c * KH + kh) * KW + kw) * L
+                src = c * Hp * Wp + kh * dh * Wp + kw * dw
+                if add_back:
+                    for i in range(L):
+                        xp[src + i] += flat[r + i]
+                else:
+                    for i in range(L):
+                        flat[r + i] = xp[src + i]
+
+
+@_kernel
+def _conv_forward_wide(x, xo, w, wo, b, bo, has_bias, out, n0, n1, geo, xp, col, tmp):
+    C, CO, G = geo[C_], geo[CO_], geo[G_]
+    cg, cog = C // G, CO // G
+    k = cg * geo[KH_] * geo[KW_]
+    hw = geo[H_] * geo[W_]
+    OH, OW = geo[OH_], geo[OW_]
+    Wp = geo[W_] + 2 * geo[PW_]
+    L = OH * OW
+    for n in range(n0, n1):
+        for g in range(G):
+            _pad_planes(x, xo + (n * C + g * cg) * hw, cg, geo, xp)
+            _wide_columns(xp, cg, geo, col, False)
+            wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
+            if cog * k <= SMALL_WEIGHT:
+                _small_product(wg, col, tmp)
+            else:
+                np.dot(wg, col, tmp)
+            for co in range(cog):
+                o = (n * CO + g * cog + co) * L
+                row = tmp[co]
+                if has_bias:
+                    bv = b[bo + g * cog + co]
+                    for oh in range(OH):
+                        for ow in range(OW):
+                            out[o + oh * OW + ow] = row[oh * Wp + ow] + bv
+                else:
+                    for oh in range(OH):
+                        for ow in range(OW):
+                            out[o + oh * OW + ow] = row[oh * Wp + ow]
+
+
+@_kernel
+def _conv_backward_wide(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, xp, col, gwide, tmp):
+    C, CO, G = geo[C_], geo[CO_], geo[G_]
+    cg, cog = C // G, CO // G
+    k = cg * geo[KH_] * geo[KW_]
+    H, W, ph, pw = geo[H_], geo[W_], geo[PH_], geo[PW_]
+    Hp, Wp = H + 2 * ph, W + 2 * pw
+    OH, OW = geo[OH_], geo[OW_]
+    L = OH * OW
+    gflat = gwide.ravel()
+    for n in range(n0, n1):
+        for g in range(G):
+            # the gradient on the wide grid: zeros in the discarded columns
+            for co in range(cog):
+                src = gyo + (n * CO + g * cog + co) * L
+                dst = co * OH * Wp
+                for oh in range(OH):
+                    for ow in range(OW):
+                        gflat[dst + oh * Wp + ow] = gy[src + oh * OW + ow]
+                    for ow in range(OW, Wp):
+                        gflat[dst + oh * Wp + ow] = 0
+            if need_w:
+                _pad_planes(x, xo + (n * C + g * cg) * H * W, cg, geo, xp)
+                _wide_columns(xp, cg, geo, col, False)
+                np.dot(gwide, col.T, tmp)
+                gwg = gw[g * cog * k:(g + 1) * cog * k]
+                t = tmp.ravel()
+                for i in range(cog * k):
+                    gwg[i] += t[i]
+            if need_x:
+                wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
+                np.dot(wg.T, gwide, col)
+                xp[:] = 0
+                _wide_columns(xp, cg, geo, col, True)
+                for c in range(cg):
+                    dst = (n * C + g * cg + c) * H * W
+                    for h in range(H):
+                        src = c * Hp * Wp + (h + ph) * Wp + pw
+                        for j in range(W):
+                            gx[dst + h * W + j] = xp[src + j]
+
+
 @_kernel
 def _channel_sums(gy, gyo, N, CO, L, out):
     for co in range(CO):
@@ -198,6 +326,15 @@ def _col_buffer(geo, dtype):
     return np.empty((k, int(geo[OH_] * geo[OW_])), dtype=dtype)
 
 
+def _wide_buffers(geo, dtype):
+    """(padded planes with their zero tail, wide column matrix) of one group of one sample."""
+    cg = int(geo[C_] // geo[G_])
+    hp, wp = int(geo[H_] + 2 * geo[PH_]), int(geo[W_] + 2 * geo[PW_])
+    k = cg * int(geo[KH_] * geo[KW_])
+    tail = int((geo[KW_] - 1) * geo[DW_])
+    return np.empty(cg * hp * wp + tail, dtype), np.empty((k, int(geo[OH_]) * wp), dtype)
+
+
 def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw):
     """out (N, Co, OH, OW) of contiguous x (N, C, H, W), w (Co, C/groups, KH, KW), b (Co,) or None."""
     xb, xo, xs, _ = x_view
@@ -211,9 +348,15 @@ def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, ou
         return out
     bb, bo = (b_view[0], b_view[1]) if b_view is not None else (wb, 0)
     has_bias = b_view is not None
+    wide = tuple(stride) == (1, 1)
 
     def piece(n0, n1):
-        _conv_forward(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, _col_buffer(geo, xb.dtype))
+        if wide:
+            xp, col = _wide_buffers(geo, xb.dtype)
+            tmp = np.empty((ws[0] // groups, col.shape[1]), xb.dtype)
+            _conv_forward_wide(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, xp, col, tmp)
+        else:
+            _conv_forward(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, _col_buffer(geo, xb.dtype))
     n = _pieces(geo)
     if n is None:
         piece(0, int(geo[N_]))
@@ -251,8 +394,15 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
         if need_w and n0:
             own = np.zeros_like(gw)
             extra_gw.append(own)
-        _conv_backward(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w,
-                       n0, n1, geo, _col_buffer(geo, dtype), np.empty((ws[0] // groups, k), dtype))
+        tmp = np.empty((ws[0] // groups, k), dtype)
+        if tuple(stride) == (1, 1):
+            xp, col = _wide_buffers(geo, dtype)
+            gwide = np.empty((ws[0] // groups, col.shape[1]), dtype)
+            _conv_backward_wide(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w, n0, n1, geo,
+                                xp, col, gwide, tmp)
+        else:
+            _conv_backward(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w,
+                           n0, n1, geo, _col_buffer(geo, dtype), tmp)
     n = _pieces(geo)
     if n is None:
         piece(0, int(geo[N_]))

@@ -9,20 +9,11 @@ import pytest
 import nbgrad
 from nbgrad.backends import cpu
 
+from ._cuda import requires_cuda
+
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
-
-
-def _cuda_skip():
-    try:
-        nbgrad.backends.get_backend("cuda")
-    except RuntimeError as exc:
-        return str(exc)
-    return None
-
-
-requires_cuda = pytest.mark.skipif(_cuda_skip() is not None, reason="CUDA backend unusable")
 
 
 def np_conv2d(x, w, b, stride, padding, dilation, groups):

@@ -8,20 +8,11 @@ import pytest
 
 import nbgrad
 
+from ._cuda import requires_cuda
+
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradcheck
-
-
-def _cuda_skip():
-    try:
-        nbgrad.backends.get_backend("cuda")
-    except RuntimeError as exc:
-        return str(exc)
-    return None
-
-
-requires_cuda = pytest.mark.skipif(_cuda_skip() is not None, reason="CUDA backend unusable")
 
 
 def _out(size, k, s, p, d, ceil):

@@ -40,8 +40,9 @@ def _window_range(k, d, p, s, size, out_size):
 
 
 @_kernel
-def _im2col(x, xo, C, geo, col):
-    """col[(c*KH + kh)*KW + kw, oh*OW + ow] = x[c, oh*SH - PH + kh*DH, ow*SW - PW + kw*DW] (0 outside)."""
+def _im2col(x, xo, C, geo, col, add_back):
+    """col[(c*KH + kh)*KW + kw, oh*OW + ow] = x[c, oh*SH - PH + kh*DH, ow*SW - PW + kw*DW] (0 outside);
+    add_back: its adjoint (col2im), x[...] += col[...] for every window element that reads it."""
     H, W, KH, KW = geo[H_], geo[W_], geo[KH_], geo[KW_]
     sh, sw, ph, pw, dh, dw, OH, OW = geo[SH_], geo[SW_], geo[PH_], geo[PW_], geo[DH_], geo[DW_], geo[OH_], geo[OW_]
     flat = col.ravel()
@@ -51,11 +52,18 @@ def _im2col(x, xo, C, geo, col):
             for kw in range(KW):
                 offw, ow0, ow1 = _window_range(kw, dw, pw, sw, W, OW)
                 base = ((c * KH + kh) * KW + kw) * OH * OW
-                for i in range(base, base + oh0 * OW):
-                    flat[i] = 0
+                if not add_back:        # the windows' parts in the padding
+                    for i in range(base, base + oh0 * OW):
+                        flat[i] = 0
+                    for i in range(base + oh1 * OW, base + OH * OW):
+                        flat[i] = 0
                 for oh in range(oh0, oh1):
                     r = base + oh * OW
                     src = xo + (c * H + oh * sh + offh) * W + offw
+                    if add_back:
+                        for ow in range(ow0, ow1):
+                            x[src + ow * sw] += flat[r + ow]
+                        continue
                     for ow in range(ow0):
                         flat[r + ow] = 0
                     if sw == 1:
@@ -66,31 +74,6 @@ def _im2col(x, xo, C, geo, col):
                             flat[r + ow] = x[src + ow * sw]
                     for ow in range(ow1, OW):
                         flat[r + ow] = 0
-                for i in range(base + oh1 * OW, base + OH * OW):
-                    flat[i] = 0
-
-
-@_kernel
-def _col2im(col, gx, xo, C, geo):
-    """The adjoint of _im2col: gx[c, ih, iw] += col[...] for every window element that reads it."""
-    H, W, KH, KW = geo[H_], geo[W_], geo[KH_], geo[KW_]
-    sh, sw, ph, pw, dh, dw, OH, OW = geo[SH_], geo[SW_], geo[PH_], geo[PW_], geo[DH_], geo[DW_], geo[OH_], geo[OW_]
-    flat = col.ravel()
-    for c in range(C):
-        for kh in range(KH):
-            offh, oh0, oh1 = _window_range(kh, dh, ph, sh, H, OH)
-            for kw in range(KW):
-                offw, ow0, ow1 = _window_range(kw, dw, pw, sw, W, OW)
-                base = ((c * KH + kh) * KW + kw) * OH * OW
-                for oh in range(oh0, oh1):
-                    r = base + oh * OW
-                    dst = xo + (c * H + oh * sh + offh) * W + offw
-                    if sw == 1:
-                        for ow in range(ow0, ow1):
-                            gx[dst + ow] += flat[r + ow]
-                    else:
-                        for ow in range(ow0, ow1):
-                            gx[dst + ow * sw] += flat[r + ow]
 
 
 # A group's weight matrix of at most this many elements is multiplied by loops, not BLAS:
@@ -122,7 +105,7 @@ def _conv_forward(x, xo, w, wo, b, bo, has_bias, out, n0, n1, geo, col):
     L = geo[OH_] * geo[OW_]
     for n in range(n0, n1):
         for g in range(G):
-            _im2col(x, xo + (n * C + g * cg) * hw, cg, geo, col)
+            _im2col(x, xo + (n * C + g * cg) * hw, cg, geo, col, False)
             wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
             o = out[(n * CO + g * cog) * L:(n * CO + (g + 1) * cog) * L].reshape((cog, L))
             if cog * k <= SMALL_WEIGHT:
@@ -137,6 +120,15 @@ def _conv_forward(x, xo, w, wo, b, bo, has_bias, out, n0, n1, geo, col):
 
 
 @_kernel
+def _add_weight_grad(g, col, tmp, gw):
+    """gw (a group's flat weight gradient) += g @ col.T (one sample's share)."""
+    np.dot(g, col.T, tmp)
+    t = tmp.ravel()
+    for i in range(gw.size):
+        gw[i] += t[i]
+
+
+@_kernel
 def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, col, tmp):
     """gx (zeroed, whole) gets the samples [n0, n1); gw (zeroed, this piece's own) their sum."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
@@ -148,16 +140,11 @@ def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, c
         for g in range(G):
             go = gy[gyo + (n * CO + g * cog) * L:gyo + (n * CO + (g + 1) * cog) * L].reshape((cog, L))
             if need_w:
-                _im2col(x, xo + (n * C + g * cg) * hw, cg, geo, col)
-                np.dot(go, col.T, tmp)
-                gwg = gw[g * cog * k:(g + 1) * cog * k]
-                t = tmp.ravel()
-                for i in range(cog * k):
-                    gwg[i] += t[i]
+                _im2col(x, xo + (n * C + g * cg) * hw, cg, geo, col, False)
+                _add_weight_grad(go, col, tmp, gw[g * cog * k:(g + 1) * cog * k])
             if need_x:
-                wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
-                np.dot(wg.T, go, col)
-                _col2im(col, gx, (n * C + g * cg) * hw, cg, geo)
+                np.dot(w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k)).T, go, col)
+                _im2col(gx, (n * C + g * cg) * hw, cg, geo, col, True)
 
 
 # --------------------------------------------------------------------------- stride 1: a wide grid
@@ -269,14 +256,9 @@ def _conv_backward_wide(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, g
             if need_w:
                 _pad_planes(x, xo + (n * C + g * cg) * H * W, cg, geo, xp)
                 _wide_columns(xp, cg, geo, col, False)
-                np.dot(gwide, col.T, tmp)
-                gwg = gw[g * cog * k:(g + 1) * cog * k]
-                t = tmp.ravel()
-                for i in range(cog * k):
-                    gwg[i] += t[i]
+                _add_weight_grad(gwide, col, tmp, gw[g * cog * k:(g + 1) * cog * k])
             if need_x:
-                wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
-                np.dot(wg.T, gwide, col)
+                np.dot(w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k)).T, gwide, col)
                 xp[:] = 0
                 _wide_columns(xp, cg, geo, col, True)
                 for c in range(cg):

@@ -8,44 +8,24 @@ window's size counted PyTorch's way (with or without the padding, or a divisor).
 Inputs are contiguous (the op layer makes them so); indices are positions in a plane.
 """
 import numpy as np
-from numba import njit
 
+from .._shared import cpu_kernel
+from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_, divisor, window, window_max
 from ._allocator import new_buffer
 from ._threads import run_split, worth_splitting
 
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
-
-# geometry array: kernel, stride, padding, dilation (each h, w), output h, w, input h, w
-KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_, H_, W_ = range(12)
+_kernel = cpu_kernel(nogil=True)      # (the window helpers are shared with CUDA: the cache rule)
 
 
 @_kernel
 def _max_pool(x, xo, p0, p1, geo, out, idx):
-    kh, kw, sh, sw, ph, pw, dh, dw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_], geo[DH_], geo[DW_]
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for p in range(p0, p1):
         base = xo + p * H * W
         o = p * OH * OW
         for oh in range(OH):
-            ih0 = oh * sh - ph
-            ih1 = min(ih0 + (kh - 1) * dh + 1, H)
-            while ih0 < 0:
-                ih0 += dh
             for ow in range(OW):
-                iw0 = ow * sw - pw
-                iw1 = min(iw0 + (kw - 1) * dw + 1, W)
-                while iw0 < 0:
-                    iw0 += dw
-                mi = ih0 * W + iw0
-                mv = x[base + mi]
-                for ih in range(ih0, ih1, dh):
-                    for iw in range(iw0, iw1, dw):
-                        v = x[base + ih * W + iw]
-                        if v > mv or v != v:
-                            mv = v
-                            mi = ih * W + iw
-                out[o + oh * OW + ow] = mv
-                idx[o + oh * OW + ow] = mi
+                out[o + oh * OW + ow], idx[o + oh * OW + ow] = window_max(x, base, oh, ow, geo)
 
 
 @_kernel
@@ -56,41 +36,17 @@ def _max_pool_backward(g, go, idx, io, p0, p1, L, HW, gx):
 
 
 @_kernel
-def _window(o, size, out_size, k, s, pad, adaptive):
-    """(start, end) of output o's window along one dim, before clamping to [0, size)."""
-    if adaptive:
-        return (o * size) // out_size, ((o + 1) * size + out_size - 1) // out_size
-    start = o * s - pad
-    return start, min(start + k, size + pad)
-
-
-@_kernel
-def _divisor(hs, he, ws, we, H, W, adaptive, count_include_pad, divisor):
-    """(clamped window, its divisor): PyTorch's pool_size / counted / divisor_override."""
-    pool = (he - hs) * (we - ws)
-    hs, ws = max(hs, 0), max(ws, 0)
-    he, we = min(he, H), min(we, W)
-    if divisor != 0 and not adaptive:
-        d = divisor
-    elif count_include_pad and not adaptive:
-        d = pool
-    else:
-        d = (he - hs) * (we - ws)
-    return hs, he, ws, we, d
-
-
-@_kernel
-def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, divisor, zero, out):
+def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, override, zero, out):
     kh, kw, sh, sw, ph, pw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_]
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for p in range(p0, p1):
         base = xo + p * H * W
         o = p * OH * OW
         for oh in range(OH):
-            hs0, he0 = _window(oh, H, OH, kh, sh, ph, adaptive)
+            hs0, he0 = window(oh, H, OH, kh, sh, ph, adaptive)
             for ow in range(OW):
-                ws0, we0 = _window(ow, W, OW, kw, sw, pw, adaptive)
-                hs, he, ws, we, d = _divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, divisor)
+                ws0, we0 = window(ow, W, OW, kw, sw, pw, adaptive)
+                hs, he, ws, we, d = divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, override)
                 acc = zero
                 for ih in range(hs, he):
                     for iw in range(ws, we):
@@ -99,17 +55,17 @@ def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, divisor, zero, ou
 
 
 @_kernel
-def _avg_pool_backward(g, go, p0, p1, geo, adaptive, count_include_pad, divisor, gx):
+def _avg_pool_backward(g, go, p0, p1, geo, adaptive, count_include_pad, override, gx):
     kh, kw, sh, sw, ph, pw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_]
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for p in range(p0, p1):
         base = p * H * W
         o = go + p * OH * OW
         for oh in range(OH):
-            hs0, he0 = _window(oh, H, OH, kh, sh, ph, adaptive)
+            hs0, he0 = window(oh, H, OH, kh, sh, ph, adaptive)
             for ow in range(OW):
-                ws0, we0 = _window(ow, W, OW, kw, sw, pw, adaptive)
-                hs, he, ws, we, d = _divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, divisor)
+                ws0, we0 = window(ow, W, OW, kw, sw, pw, adaptive)
+                hs, he, ws, we, d = divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, override)
                 if hs >= he or ws >= we:
                     continue
                 v = g[o + oh * OW + ow] / d

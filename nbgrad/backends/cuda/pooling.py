@@ -1,66 +1,29 @@
 """2-D pooling on the GPU: grid-stride loops, one thread per output (forwards) or per input
 element (the average's backward, gathering from the windows that cover it); max pooling's
 backward adds each output's gradient at its index with atomics.  The window rules are the
-CPU's (backends/cpu/pooling.py), written again as device code.
+CPU's (backends/_shared/pooling.py, compiled as device functions).
 """
 import numpy as np
 from numba import cuda
 
-from ._device import device_array, geometry, jit, launch
+from .._shared import pooling as shared
+from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_
+from ._device import device_array, device_fn, geometry, jit, launch
 from .conv import _zero
 from .memory import full
 
-KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_, H_, W_ = range(12)
-
-
-@cuda.jit(device=True)
-def _window(o, size, out_size, k, s, pad, adaptive):
-    if adaptive:
-        return (o * size) // out_size, ((o + 1) * size + out_size - 1) // out_size
-    start = o * s - pad
-    return start, min(start + k, size + pad)
-
-
-@cuda.jit(device=True)
-def _divisor(hs, he, ws, we, H, W, adaptive, count_include_pad, divisor):
-    pool = (he - hs) * (we - ws)
-    hs, ws = max(hs, 0), max(ws, 0)
-    he, we = min(he, H), min(we, W)
-    if divisor != 0 and not adaptive:
-        d = divisor
-    elif count_include_pad and not adaptive:
-        d = pool
-    else:
-        d = (he - hs) * (we - ws)
-    return hs, he, ws, we, d
+_window = device_fn(shared.window)
+_divisor = device_fn(shared.divisor)
+_window_max = device_fn(shared.window_max)
 
 
 @jit
 def _max_pool(x, xo, total, geo, out, idx):
-    kh, kw, sh, sw, ph, pw, dh, dw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_], geo[DH_], geo[DW_]
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for i in range(cuda.grid(1), total, cuda.gridsize(1)):
         ow = i % OW
         oh = (i // OW) % OH
-        base = xo + (i // (OW * OH)) * H * W
-        ih0 = oh * sh - ph
-        ih1 = min(ih0 + (kh - 1) * dh + 1, H)
-        while ih0 < 0:
-            ih0 += dh
-        iw0 = ow * sw - pw
-        iw1 = min(iw0 + (kw - 1) * dw + 1, W)
-        while iw0 < 0:
-            iw0 += dw
-        mi = ih0 * W + iw0
-        mv = x[base + mi]
-        for ih in range(ih0, ih1, dh):
-            for iw in range(iw0, iw1, dw):
-                v = x[base + ih * W + iw]
-                if v > mv or v != v:
-                    mv = v
-                    mi = ih * W + iw
-        out[i] = mv
-        idx[i] = mi
+        out[i], idx[i] = _window_max(x, xo + (i // (OW * OH)) * H * W, oh, ow, geo)
 
 
 @jit

@@ -4,7 +4,7 @@ from ... import _creation as C
 from ... import _dtype as D
 from .. import functional as F, init
 from ..parameter import Parameter
-from .layers import _factory
+from .layers import Dropout, _factory
 from .module import Module
 
 
@@ -81,16 +81,8 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
-class Dropout2d(Module):
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
+class Dropout2d(Dropout):
+    """Dropout of whole channels (F.dropout2d); Dropout's arguments, checks and repr."""
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self):
-        return f"p={self.p}, inplace={self.inplace}"

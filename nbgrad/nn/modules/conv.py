@@ -1,10 +1,8 @@
 """Convolution layers: Conv1d and Conv2d, with PyTorch's arguments, initialisation and repr."""
-import math
-
 from ... import _creation as C
-from .. import functional as F, init
+from .. import functional as F
 from ..parameter import Parameter
-from .layers import _factory
+from .layers import Linear, _factory
 from .module import Module
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
@@ -66,13 +64,8 @@ class _ConvNd(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+    # Linear's: kaiming_uniform_(a=sqrt(5)) and a bias uniform in +-1/sqrt(fan_in), as PyTorch's _ConvNd
+    reset_parameters = Linear.reset_parameters
 
     def _conv_forward(self, input, weight, bias):
         conv = F.conv2d if self._n == 2 else F.conv1d

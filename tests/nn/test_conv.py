@@ -48,6 +48,10 @@ CASES = [
     (3, 1, 12, 12, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),        # case A's layer, smaller batch
     (2, 4, 5, 5, 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),           # depthwise
     (2, 3, 4, 4, 2, (4, 4), (1, 1), (0, 0), (1, 1), 1),           # one output position
+    # weights above the CPU backend's SMALL_WEIGHT: BLAS, on the wide grid for stride 1
+    (2, 8, 6, 5, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    (1, 16, 7, 6, 16, (3, 2), (1, 1), (2, 1), (2, 1), 2),
+    (2, 8, 9, 8, 12, (3, 3), (2, 2), (1, 1), (1, 1), 1),
 ]
 
 
@@ -289,7 +293,7 @@ def test_conv1d_module(rng):
 
 
 @pytest.mark.acceleration
-@pytest.mark.parametrize("case", [CASES[0], CASES[1], CASES[3]])
+@pytest.mark.parametrize("case", [CASES[0], CASES[1], CASES[3], CASES[6], CASES[8]])
 def test_composed_fallback_gives_the_kernels_results(rng, monkeypatch, case):
     x, w, b = _rand(rng, case)
     s, p, d, g = case[6:]

@@ -376,7 +376,7 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
             own = np.zeros_like(gw)
             extra_gw.append(own)
         tmp = np.empty((ws[0] // groups, k), dtype)
-        if tuple(stride) == (1, 1):
+        if tuple(stride) == (1, 1) and ws[0] // groups * k > SMALL_WEIGHT:   # (as the forward)
             xp, col = _wide_buffers(geo, dtype)
             gwide = np.empty((ws[0] // groups, col.shape[1]), dtype)
             _conv_backward_wide(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w, n0, n1, geo,

@@ -3,6 +3,7 @@
     python benchmarks/compare.py            # full run: 7 samples per library
     python benchmarks/compare.py --quick    # 5 samples, W7 cold once, W8 RSS skipped
     python benchmarks/compare.py W1 W4      # only some workloads
+    python benchmarks/compare.py C1 C1b C2 C2b   # conv2d forward / backward (conv_workloads.py)
 
 Everyone gets 2 threads (NUMBA_NUM_THREADS, OPENBLAS/OMP/MKL_NUM_THREADS,
 torch.set_num_threads).  Per workload every library is built and warmed up
@@ -137,7 +138,7 @@ def fmt(x, scale):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8 (default: all)")
+    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, C1, C1b, C2, C2b (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
     parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
     args = parser.parse_args(argv)

@@ -33,6 +33,8 @@ WORKLOADS = {
     "W6": ("4096^2 transposed view -> contiguous()", "ms", 1e3, ("torch_time", 0.4)),
     "W8": ("100k chained x = x + 1 on 1 element + backward", "ms", 1e3, ("torch_time", 1.0)),
 }
+from benchmarks import conv_workloads  # noqa: E402  (issue 14's conv2d cases C1, C1b, C2, C2b)
+WORKLOADS.update(conv_workloads.WORKLOADS)
 
 
 def _rng():
@@ -349,6 +351,8 @@ def _torch(workload):
 
 
 def make(workload, library):
+    if workload in conv_workloads.WORKLOADS:
+        return conv_workloads.make(workload, library)
     if workload == "W1f" and library != "nbgrad":
         workload = "W1"
     return {"nbgrad": _nbgrad, "numpy": _numpy, "torch": _torch}[library](workload)

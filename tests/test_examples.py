@@ -67,3 +67,37 @@ def test_digits_example(tmp_path):
     sd = nbgrad.load(tmp_path / "digits_mlp.safetensors")
     model = digits.make_model()
     model.load_state_dict(sd)
+
+
+def _examples_extra():
+    for name in ("sklearn", "matplotlib", "tqdm"):
+        pytest.importorskip(name, reason=f"the digits examples need {name} (the examples extra)")
+
+
+def test_lenet_example_smoke_run(tmp_path):
+    # the full run (README: python -m nbgrad.examples.lenet) reaches >= 98% in ~15 s; here a
+    # few epochs on part of the data: the loss falls and the model file loads back
+    _examples_extra()
+    from nbgrad.examples import lenet
+    result = lenet.main(["--epochs", "8", "--limit", "256", "--out", str(tmp_path), "--no-progress"])
+    history = result["history"]
+    assert history["train_loss"][-1] < history["train_loss"][0]
+    assert result["test_accuracy"] > 0.7
+    assert (tmp_path / "digits_lenet_curves.png").read_bytes().startswith(b"\x89PNG")
+    model = lenet.make_model()
+    model.load_state_dict(nbgrad.load(tmp_path / "digits_lenet.safetensors"))
+    assert tuple(model(lenet.images(nbgrad.zeros(2, 64))).shape) == (2, 10)
+
+
+def test_lenet_example_runs_on_cuda(tmp_path):
+    # under the simulator: one step of a narrow net on four images (its kernels are slow)
+    _examples_extra()
+    try:
+        nbgrad.backends.get_backend("cuda")
+    except RuntimeError as exc:
+        pytest.skip(f"CUDA backend unusable: {exc}")
+    from nbgrad.examples import lenet
+    result = lenet.main(["--device", "cuda", "--epochs", "1", "--limit", "4", "--batch-size", "4",
+                         "--channels", "2,2", "--hidden", "4", "--out", str(tmp_path), "--no-progress"])
+    assert len(result["history"]["train_loss"]) == 1 and math.isfinite(result["history"]["train_loss"][0])
+    assert (tmp_path / "digits_lenet.safetensors").exists()

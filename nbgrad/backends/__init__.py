@@ -87,6 +87,16 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             repeated offsets accumulate); values
                                             contiguous, same dtype as buf, same length
 
+  max_pool2d(x_view, kernel, stride, padding, dilation, out_hw)
+                                            x contiguous (..., H, W) -> (values, int64 indices
+                                            into each H*W plane) of (..., OH, OW); PyTorch's
+                                            window scan (a larger value or a NaN takes over)
+  max_pool2d_backward(g_view, idx_view, in_hw) -> (..., H, W) buffer: g added at the indices
+  avg_pool2d(x_view, kernel, stride, padding, out_hw, count_include_pad, divisor_override,
+             adaptive)                      -> (..., OH, OW) window means (adaptive: PyTorch's
+                                            adaptive windows; kernel/stride/padding unused)
+  avg_pool2d_backward(g_view, in_hw, kernel, stride, padding, count_include_pad,
+                      divisor_override, adaptive) -> (..., H, W) buffer
   manual_seed(seed)                         seeds the backend's generator
   uniform(numel, dtype, low, high)          -> buffer
   normal(numel, dtype, mean, std)           -> buffer
@@ -118,6 +128,14 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             -> buffers of a traced elementwise program
                                             (nbgrad.fuse; format in backends/cpu/fused.py)
 
+
+  Convolution (nbgrad/ops/conv.py; the fallback is im2col as Tensor ops there).  Views are
+  contiguous; stride, padding, dilation are (h, w) pairs, padding symmetric and zero:
+  conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw)
+                                            x (N, C, H, W), w (Co, C/groups, KH, KW), b (Co,) or
+                                            None -> buffer (N, Co, OH, OW)
+  conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, need_x, need_w,
+                  need_b)                   g (N, Co, OH, OW) -> (gx, gw, gb) buffers or None
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
@@ -188,6 +206,7 @@ REQUIRED = frozenset({
     "take", "put", "nonzero",
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
+    "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
 })
 
 # Every optional acceleration the op layer knows, each with a composed fallback there.
@@ -196,6 +215,7 @@ ACCELERATIONS = frozenset({
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
     "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
+    "conv2d_forward", "conv2d_backward",
 })
 
 _BACKENDS = {}

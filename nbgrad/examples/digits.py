@@ -51,7 +51,7 @@ def evaluate(model, X, y, loss_fn):
     return loss, acc
 
 
-def plot(history, path):
+def plot(history, path, title="nbgrad MLP on scikit-learn digits"):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -71,17 +71,20 @@ def plot(history, path):
     ax2.legend()
     for ax in (ax1, ax2):
         ax.xaxis.get_major_locator().set_params(integer=True)
-    fig.suptitle("nbgrad MLP on scikit-learn digits")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=2e-3)
+def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="nbgrad MLP on scikit-learn digits",
+         doc=__doc__, epochs=20, batch_size=32, lr=2e-3):
+    """Train and report; another example (lenet.py) passes its model, a reshaping of the
+    (n, 64) pixel rows into its input (`images`), its file names and defaults."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--batch-size", type=int, default=batch_size)
+    parser.add_argument("--lr", type=float, default=lr)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=".", help="directory for the model and the plot (default: here)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -97,10 +100,12 @@ def main(argv=None):
     if args.limit is not None:
         X_train, y_train = X_train[:args.limit], y_train[:args.limit]
         X_test, y_test = X_test[:args.limit], y_test[:args.limit]
+    if images is not None:
+        X_train, X_test = images(X_train), images(X_test)
     X_train, y_train, X_test, y_test = (t.to(args.device) for t in (X_train, y_train, X_test, y_test))
     print(f"digits: {len(X_train)} training and {len(X_test)} test images of 8x8 pixels, 10 classes")
     loader = DataLoader(TensorDataset(X_train, y_train), batch_size=args.batch_size, shuffle=True)
-    model = make_model().to(args.device)
+    model = model_fn().to(args.device)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = nbgrad.optim.Adam(model.parameters(), lr=args.lr)
     scheduler = nbgrad.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
@@ -128,10 +133,10 @@ def main(argv=None):
     bar.close()
 
     os.makedirs(args.out, exist_ok=True)
-    model_path = os.path.join(args.out, "digits_mlp.safetensors")
-    plot_path = os.path.join(args.out, "digits_curves.png")
+    model_path = os.path.join(args.out, f"{name}.safetensors")
+    plot_path = os.path.join(args.out, "digits_curves.png" if name == "digits_mlp" else f"{name}_curves.png")
     nbgrad.save(model.state_dict(), model_path)
-    plot(history, plot_path)
+    plot(history, plot_path, title)
     test_loss, test_acc = evaluate(model, X_test, y_test, loss_fn)
     print(f"model saved to {model_path}; curves written to {plot_path}")
     print(f"trained in {time.perf_counter() - start:.1f} s")

@@ -115,6 +115,15 @@ def _fused():
     return nbgrad.fuse(lambda x, w: (x * w + 1).tanh() * x)(x, w), [x, w]
 
 
+def _conv(bias, stride):
+    def make():
+        x = leaf(RNG.standard_normal((2, 3, 5, 4)))
+        w = leaf(RNG.standard_normal((4, 3, 3, 2)))
+        b = leaf(RNG.standard_normal(4))
+        return F.conv2d(x, w, b if bias else None, stride, 1), [x, w] + ([b] if bias else [])
+    return make
+
+
 CASES = [
     ("mul_backward", _mul, "loss"),
     ("mul_backward", _mul_broadcast, "loss"),
@@ -139,6 +148,10 @@ CASES = [
     ("bce_logits_forward", _bce("none", False, False), "loss"),
     ("bce_logits_backward", _bce("sum", False, True), "loss"),
     ("bce_logits_backward", _bce("mean", True, False), "loss"),
+    ("conv2d_forward", _conv(True, 1), "loss"),
+    ("conv2d_forward", _conv(False, 2), "loss"),
+    ("conv2d_backward", _conv(True, 1), "loss"),
+    ("conv2d_backward", _conv(False, 2), "double"),
 ]
 
 

@@ -73,3 +73,8 @@ ACCELERATIONS = _ALL_ACCELERATIONS
 
 __all__ = sorted(_REQUIRED | ACCELERATIONS
                  | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})
+
+# convolution and pooling (nbgrad/ops/conv.py, pooling.py): imported after the float16
+# wrappers are installed, which they do not take (float16 pooling is not supported)
+from .conv import conv2d_backward, conv2d_forward  # noqa: E402
+from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_backward  # noqa: E402

@@ -1,0 +1,135 @@
+"""2-D pooling: max with indices, average (plain and adaptive windows), and their backwards.
+
+Direct loops over each output's window, plane by plane (a plane is one (n, c) image);
+large inputs split their planes across the thread pool.  Max pooling follows
+PyTorch's CPU kernel exactly: the window's first in-bounds element starts, a larger
+value or a NaN takes over (so the last NaN's index wins).  The average divides by the
+window's size counted PyTorch's way (with or without the padding, or a divisor).
+Inputs are contiguous (the op layer makes them so); indices are positions in a plane.
+"""
+import numpy as np
+
+from .._shared import cpu_kernel
+from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_, divisor, window, window_max
+from ._allocator import new_buffer
+from ._threads import run_split, worth_splitting
+
+_kernel = cpu_kernel(nogil=True)      # (the window helpers are shared with CUDA: the cache rule)
+
+
+@_kernel
+def _max_pool(x, xo, p0, p1, geo, out, idx):
+    OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
+    for p in range(p0, p1):
+        base = xo + p * H * W
+        o = p * OH * OW
+        for oh in range(OH):
+            for ow in range(OW):
+                out[o + oh * OW + ow], idx[o + oh * OW + ow] = window_max(x, base, oh, ow, geo)
+
+
+@_kernel
+def _max_pool_backward(g, go, idx, io, p0, p1, L, HW, gx):
+    for p in range(p0, p1):
+        for i in range(L):
+            gx[p * HW + idx[io + p * L + i]] += g[go + p * L + i]
+
+
+@_kernel
+def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, override, zero, out):
+    kh, kw, sh, sw, ph, pw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_]
+    OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
+    for p in range(p0, p1):
+        base = xo + p * H * W
+        o = p * OH * OW
+        for oh in range(OH):
+            hs0, he0 = window(oh, H, OH, kh, sh, ph, adaptive)
+            for ow in range(OW):
+                ws0, we0 = window(ow, W, OW, kw, sw, pw, adaptive)
+                hs, he, ws, we, d = divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, override)
+                acc = zero
+                for ih in range(hs, he):
+                    for iw in range(ws, we):
+                        acc += x[base + ih * W + iw]
+                out[o + oh * OW + ow] = acc / d if hs < he and ws < we else zero
+
+
+@_kernel
+def _avg_pool_backward(g, go, p0, p1, geo, adaptive, count_include_pad, override, gx):
+    kh, kw, sh, sw, ph, pw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_]
+    OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
+    for p in range(p0, p1):
+        base = p * H * W
+        o = go + p * OH * OW
+        for oh in range(OH):
+            hs0, he0 = window(oh, H, OH, kh, sh, ph, adaptive)
+            for ow in range(OW):
+                ws0, we0 = window(ow, W, OW, kw, sw, pw, adaptive)
+                hs, he, ws, we, d = divisor(hs0, he0, ws0, we0, H, W, adaptive, count_include_pad, override)
+                if hs >= he or ws >= we:
+                    continue
+                v = g[o + oh * OW + ow] / d
+                for ih in range(hs, he):
+                    for iw in range(ws, we):
+                        gx[base + ih * W + iw] += v
+
+
+def _geometry(kernel, stride, padding, dilation, out_hw, in_hw):
+    return np.array([kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1],
+                     out_hw[0], out_hw[1], in_hw[0], in_hw[1]], dtype=np.int64)
+
+
+def _over_planes(fn, planes, plane_elements):
+    if worth_splitting(planes * plane_elements):
+        run_split(fn, planes, align=1)
+    elif planes:
+        fn(0, planes)
+
+
+def max_pool2d(x_view, kernel, stride, padding, dilation, out_hw):
+    """(values, int64 indices into each H*W plane) of (N*C planes, OH, OW) from contiguous x (..., H, W)."""
+    xb, xo, xs, _ = x_view
+    planes = int(np.prod(xs[:-2]))
+    geo = _geometry(kernel, stride, padding, dilation, out_hw, xs[-2:])
+    n = planes * out_hw[0] * out_hw[1]
+    out, idx = new_buffer(n, xb.dtype), new_buffer(n, np.int64)
+    if n:
+        _over_planes(lambda p0, p1: _max_pool(xb, xo, p0, p1, geo, out, idx), planes, xs[-2] * xs[-1])
+    return out, idx
+
+
+def max_pool2d_backward(g_view, idx_view, in_hw):
+    """gx (planes, H, W): each output's gradient added at its index."""
+    gb, go, gs, _ = g_view
+    ib, io, _, _ = idx_view
+    planes = int(np.prod(gs[:-2]))
+    hw = in_hw[0] * in_hw[1]
+    gx = np.zeros(planes * hw, gb.dtype)
+    L = gs[-2] * gs[-1]
+    if L:
+        _over_planes(lambda p0, p1: _max_pool_backward(gb, go, ib, io, p0, p1, L, hw, gx), planes, hw)
+    return gx
+
+
+def avg_pool2d(x_view, kernel, stride, padding, out_hw, count_include_pad, divisor_override, adaptive):
+    """(planes, OH, OW) window means of contiguous x (..., H, W); adaptive: PyTorch's adaptive windows
+    (kernel, stride, padding unused)."""
+    xb, xo, xs, _ = x_view
+    planes = int(np.prod(xs[:-2]))
+    geo = _geometry(kernel, stride, padding, (1, 1), out_hw, xs[-2:])
+    out = new_buffer(planes * out_hw[0] * out_hw[1], xb.dtype)
+    if out.size:
+        _over_planes(lambda p0, p1: _avg_pool(xb, xo, p0, p1, geo, adaptive, count_include_pad,
+                                              divisor_override or 0, xb.dtype.type(0), out), planes, xs[-2] * xs[-1])
+    return out
+
+
+def avg_pool2d_backward(g_view, in_hw, kernel, stride, padding, count_include_pad, divisor_override, adaptive):
+    gb, go, gs, _ = g_view
+    planes = int(np.prod(gs[:-2]))
+    geo = _geometry(kernel, stride, padding, (1, 1), gs[-2:], in_hw)
+    gx = np.zeros(planes * in_hw[0] * in_hw[1], gb.dtype)
+    if gs[-2] * gs[-1]:
+        _over_planes(lambda p0, p1: _avg_pool_backward(gb, go, p0, p1, geo, adaptive, count_include_pad,
+                                                       divisor_override or 0, gx), planes, in_hw[0] * in_hw[1])
+    return gx

@@ -1,0 +1,103 @@
+"""Batch normalization: F.batch_norm with PyTorch's running statistics, checks and one node,
+NativeBatchNormBackward0 (inputs: input, weight, bias), composed of Tensor ops.
+
+Training normalises by the batch's biased variance and moves the running statistics
+toward the batch's (the unbiased variance) by `momentum`, written straight into their
+storage without a version bump, as PyTorch's kernel does; evaluation normalises by the
+running statistics.  The backward is PyTorch's batchnorm_backward formula; recorded
+(create_graph=True) it computes the batch statistics again from the input so that the
+gradient is differentiable in it.
+"""
+import math
+
+from ..autograd.backward_path import RECORDED, backward_path
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import backend_of, needs_grad, record
+from . import views as V
+from .elementwise import rsqrt
+
+
+def _stats(x, dims):
+    mean = x.mean(dims, keepdim=True)
+    centered = x - mean
+    return mean, (centered * centered).mean(dims, keepdim=True)
+
+
+class NativeBatchNormBackward0(Node):
+    def backward(self, g):
+        x, w, mean, invstd = self.saved_tensors
+        dims, training = self.dims, self.training
+        need_x, need_w, need_b = self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2)
+        if training and backward_path(False, g, x, w) is RECORDED:
+            mean, var = _stats(x, dims)
+            invstd = rsqrt(var + self.eps)
+        xhat = (x - mean) * invstd
+        # the sums give the training gradient's means too (one reduction each)
+        sum_g = g.sum(dims) if need_b or (need_x and training) else None
+        sum_gx = (g * xhat).sum(dims) if need_w or (need_x and training) else None
+        gx = None
+        if need_x:
+            scale = invstd if w is None else invstd * V.reshape(w, invstd._shape)
+            if training:
+                m = x.numel() // x._shape[1]
+                gx = scale * (g - V.reshape(sum_g, invstd._shape) / m - xhat * (V.reshape(sum_gx, invstd._shape) / m))
+            else:
+                gx = g * scale
+        gb = sum_g if need_b else None
+        gw = sum_gx if need_w else None
+        return gx, gw, gb
+
+
+def _check_size(name, t, c):
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _write_raw(dst, value):
+    """dst's elements = value's, in dst's storage, no version bump (PyTorch's kernel writes so)."""
+    value = value.to(dst._dtype) if value._dtype is not dst._dtype else value
+    backend_of(dst).copy(V.reshape(value, dst._shape)._view_tuple(), dst._view_tuple())
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """PyTorch's F.batch_norm over dim 1 of an (N, C, ...) input."""
+    x = input
+    if training:
+        size = x.numel() // x._shape[1] if x.dim() > 1 and x._shape[1] else x.numel()
+        if size == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
+    c = x._shape[1] if x.dim() > 1 else 1
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_size(name, t, c)
+    if not training:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
+    dims = (0,) + tuple(range(2, x.dim()))
+    bshape = (1, c) + (1,) * (x.dim() - 2)
+    with no_grad():
+        if training:
+            mean, var = _stats(x, dims)
+            n = x.numel() // c
+            if running_mean is not None:
+                _write_raw(running_mean, V.reshape(mean, (c,)) * momentum + running_mean * (1 - momentum))
+            if running_var is not None:
+                unbiased = var * (n / (n - 1)) if n > 1 else var * math.inf
+                _write_raw(running_var, V.reshape(unbiased, (c,)) * momentum + running_var * (1 - momentum))
+        else:
+            mean = V.reshape(running_mean, bshape).to(x._dtype).clone()
+            var = V.reshape(running_var, bshape).to(x._dtype)
+        invstd = rsqrt(var + eps)
+        scale = invstd if weight is None else invstd * V.reshape(weight, bshape)
+        out = (x - mean) * scale
+        if bias is not None:
+            out = out + V.reshape(bias, bshape)
+        out = out.contiguous()
+    if needs_grad(x, weight, bias):
+        node = record(NativeBatchNormBackward0, (x, weight, bias), (out,), dims=dims, training=bool(training),
+                      eps=eps)
+        node.save(x, weight, mean, invstd)
+    return out

@@ -1,0 +1,104 @@
+"""F.pad: constant padding of the last dims (negative amounts crop), reflect, replicate, circular.
+
+Constant padding is one buffer filled with the value and the input copied into its
+interior (PyTorch's constant_pad_nd); its backward is the same op with the amounts
+negated, so that it is differentiable again (ConstantPadNdBackward0 all the way).
+The other modes index the input with one gathered index per padded dim.
+"""
+from .._tensor import Tensor
+from ..autograd.node import Node
+from ._graph import backend_of, needs_grad, new_tensor, numel, record
+from . import views as V
+
+
+class ConstantPadNdBackward0(Node):
+    def backward(self, g):
+        return constant_pad_nd(g, [-p for p in self.pad])
+
+
+def _check_pad(x, pad):
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > x.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.dim()}")
+
+
+def constant_pad_nd(x, pad, value=0):
+    pad = [int(p) for p in pad]
+    _check_pad(x, pad)
+    k = len(pad) // 2
+    shape = list(x._shape)
+    src = x
+    for i in range(k):
+        d = x.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        new = shape[d] + lo + hi
+        if new < 0 or shape[d] + min(lo, 0) + min(hi, 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        # crop first (negative amounts)
+        start, stop = max(-lo, 0), shape[d] - max(-hi, 0)
+        if start or stop != shape[d]:
+            src = V.make_view(src, src._shape[:d] + (max(stop - start, 0),) + src._shape[d + 1:], src._stride,
+                              src._offset + start * src._stride[d])
+        shape[d] = new
+    out_shape = tuple(shape)
+    be = backend_of(x)
+    buf = be.full(numel(out_shape), x._dtype.np, value)
+    out = new_tensor(buf, out_shape, x._dtype, x.device)
+    if src.numel():
+        ostride = out._stride
+        off = sum(max(pad[2 * i], 0) * ostride[x.dim() - 1 - i] for i in range(k))
+        be.copy(src._view_tuple(), (buf, off, src._shape, ostride))
+    if needs_grad(x):
+        record(ConstantPadNdBackward0, (x,), (out,), pad=tuple(pad))
+    return out
+
+
+def _edge_index(n, lo, hi, mode, device):
+    """int64 indices into a dim of size n for its padded positions (reflect or replicate)."""
+    from .._creation import arange
+    from .. import _dtype as D
+    i = arange(-lo, n + hi, dtype=D.int64, device=device)
+    if mode == "replicate":
+        return i.clamp(0, n - 1)
+    if mode == "circular":
+        return i % n
+    period = 2 * (n - 1)
+    j = (i % period) if period else i * 0
+    return (period - j).minimum(j) if period else j
+
+
+def pad(input, pad, mode="constant", value=None):
+    """PyTorch's F.pad: `pad` lists (left, right) amounts from the last dim backwards."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    pad = tuple(int(p) for p in pad)
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    _check_pad(input, pad)
+    k = len(pad) // 2
+    if not 1 <= k <= 3 or input.dim() not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    out = input
+    for i in range(k):
+        d = input.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = input._shape[d]
+        if mode == "circular" and (lo > n or hi > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
+        if lo or hi:
+            out = out.index_select(d, _edge_index(n, lo, hi, mode, input.device))
+    return out

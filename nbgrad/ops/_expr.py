@@ -55,11 +55,14 @@ def names(source):
                      if isinstance(n, ast.Name) and n.id not in called and n.id not in CONSTANTS)
 
 
-def is_kernel_call(source, table):
-    """Is the formula one call of a table row that has a dedicated kernel, on names only?"""
+def kernel_call(source, table):
+    """(row, argument names) when the formula is one call of a table row that has a
+    dedicated kernel, on names only (relu's `threshold_backward(grad, out)`); else None."""
     node = parse(source)
-    return (isinstance(node, ast.Call) and node.func.id in table and table[node.func.id].kernel is not None
-            and all(isinstance(a, ast.Name) for a in node.args))
+    if (isinstance(node, ast.Call) and node.func.id in table and table[node.func.id].kernel is not None
+            and all(isinstance(a, ast.Name) and a.id not in CONSTANTS for a in node.args)):
+        return table[node.func.id], tuple(a.id for a in node.args)
+    return None
 
 
 def geometry(source, env, layout, table=None):

@@ -78,7 +78,7 @@ class Row:
     def kernel_calls(self):
         """Per derivative: is it one call of a row with a dedicated kernel, on plain names
         (relu's threshold_backward(grad, out))?  Then that kernel is the fastest way."""
-        return tuple(g is not None and _expr.is_kernel_call(g, TABLE) for g in self.grads)
+        return tuple(None if g is None else _expr.kernel_call(g, TABLE) for g in self.grads)
 
     @functools.cached_property
     def n_differentiable(self):

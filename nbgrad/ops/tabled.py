@@ -190,6 +190,15 @@ class TableBackward(Node):
             return tuple(result)
         tensors = [v for v in saved if v is not None]
         direct = all(row.kernel_calls[i] for i in wanted)        # one dedicated kernel each: no fusing
+        if direct and not is_grad_enabled() and all(t._dtype is grad._dtype for t in tensors):
+            # (relu's, tanh's, sigmoid's backward: the kernel called straight, nothing recorded)
+            for i in wanted:
+                callee, names = row.kernel_calls[i]
+                args = [env[n] for n in names]
+                like = tuple(args[callee.inputs.index(n)] for n in callee.layout) if callee.layout else None
+                result[i] = E._binary_raw(callee.kernel, args[0], args[1], grad._dtype, like=like) \
+                    if len(args) == 2 else E._unary_raw(callee.kernel, args[0])
+            return tuple(result)
         if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
             like = self._layout_operands(env, wanted)
             if like is not None:

@@ -80,7 +80,7 @@ class SavedTensor:
 
 # PyTorch's sequence_nr: nodes are numbered as they are made; among the nodes ready to run,
 # the engine runs the newest first (a leaf's AccumulateGrad before any of them).
-_sequence = itertools.count()
+_next_seq = itertools.count().__next__
 _ACCUMULATE_FIRST = 1 << 62
 
 
@@ -105,7 +105,7 @@ class Node:
     def __init__(self, edges, input_meta=()):
         self.next_functions = edges
         self.input_meta = input_meta
-        self._seq = next(_sequence)
+        self._seq = _next_seq()
         if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 

@@ -255,6 +255,11 @@ def _one_scaled_kernel(b, alpha, dt):
 def _scaled_binary(op, node_cls, a, b, alpha):
     """a + alpha * b or a - alpha * b for a tensor `a` (PyTorch's add/sub with alpha)."""
     dt = _result_type(a, b)
+    if alpha == 1:                  # the common call first: one kernel, one node
+        out = _binary_raw(op, a, b, dt)
+        if needs_grad(a, b):
+            record(node_cls, (a, b), (out,))
+        return out
     if _one_scaled_kernel(b, alpha, dt):
         out = _scaled_raw(op, a, b, alpha, dt)
         if needs_grad(a, b):

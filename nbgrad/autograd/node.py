@@ -81,7 +81,7 @@ class SavedTensor:
 # PyTorch's sequence_nr: nodes are numbered as they are made; among the nodes ready to run,
 # the engine runs the newest first (a leaf's AccumulateGrad before any of them).
 _next_seq = itertools.count().__next__
-_ACCUMULATE_FIRST = 1 << 62
+RUNS_FIRST = 1 << 62
 
 
 class Node:
@@ -101,11 +101,13 @@ class Node:
     _trace = None
     input_meta = ()        # per input: (shape, dtype) or None, for the engine's checks
     _seq = 0               # (set per node in __init__)
+    _priority = 0          # RUNS_FIRST: ready, it runs before any ordinary node (PyTorch's
+                           # UINT64_MAX sequence numbers: AccumulateGrad, error nodes)
 
     def __init__(self, edges, input_meta=()):
         self.next_functions = edges
         self.input_meta = input_meta
-        self._seq = _next_seq()
+        self._seq = _next_seq() + self._priority
         if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 
@@ -185,10 +187,11 @@ class Node:
 class AccumulateGrad(Node):
     """The sink of a leaf that requires grad: adds arriving gradients into `variable.grad`."""
 
+    _priority = RUNS_FIRST
+
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
-        self._seq += _ACCUMULATE_FIRST
 
     def accumulate(self, grad, create_graph, steal=False):
         """Add grad into variable.grad.  With steal=True (the engine vouches that nothing

@@ -39,16 +39,17 @@ _INPLACE["lerp_"] = (E.lerp, _TABLE["lerp"].needs_old or _TABLE["lerp_tensor"].n
 # (sub_ is not one: its bool check comes first.)
 _PROMOTING = frozenset({"add_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
                         "bitwise_and_", "bitwise_or_"})
-# ... and the op table's binary rows (hypot_, xlogy_), whose result may also be the default
-# float dtype (lerp_ is not one: it refuses any other dtype first)
+# ... and the op table's binary rows (hypot_, xlogy_, lerp_), whose result may also be the
+# default float dtype (lerp_ refuses another dtype of `end` first; its 0-dim weight tensor
+# still takes part in the result type, a number weight does not)
 _PROMOTING_ROWS = {row.name + "_": row for row in _ROWS
-                   if row.inplace and row.where == "torch" and len(row.inputs) > 1 and row.name != "lerp"}
+                   if row.inplace and row.where == "torch" and len(row.inputs) > 1}
 
 
-def _check_promoted_cast(self, other, row=None):
-    if isinstance(other, Tensor) and other._dtype is self._dtype:
+def _check_promoted_cast(self, others, row=None):
+    if all(isinstance(o, Tensor) and o._dtype is self._dtype for o in others):
         return
-    dt = D.result_type_of((self, other))
+    dt = D.result_type_of((self, *others))
     if row is not None and row.promotes and not dt.is_floating_point and not (row.refuses and dt in row.refuses[0]):
         dt = D.get_default_dtype()          # (a refused dtype is not promoted: PyTorch names it)
     if not D.can_cast(dt, self._dtype):
@@ -90,8 +91,10 @@ def _inplace_method(fn, needs_old, overlap="partial"):
                 check_lerp_dtypes(self, *args)
             if elementwise:
                 _check_output_shape(self, operands)
-            if promoting and args and isinstance(args[0], (Tensor, int, float)):
-                _check_promoted_cast(self, args[0], row)
+            if lerp:
+                _check_promoted_cast(self, [a for a in args if isinstance(a, Tensor)], row)
+            elif promoting and args and isinstance(args[0], (Tensor, int, float)):
+                _check_promoted_cast(self, args[:1], row)
         if kwargs:
             tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,

@@ -11,7 +11,7 @@ from .._size import Size
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
 from ..autograd.graph import edge, needs_grad, record  # noqa: F401  (re-exported for the op modules)
-from ..autograd.node import Node
+from ..autograd.node import RUNS_FIRST, Node
 from ..backends import get_backend
 
 
@@ -259,6 +259,7 @@ class NotImplementedNode(Node):
     """PyTorch's node for ops without a derivative (floor_divide, ...)."""
 
     op_name = "this op"
+    _priority = RUNS_FIRST      # PyTorch numbers error nodes UINT64_MAX: they run before the others
 
     def name(self):
         return "NotImplemented"

@@ -491,3 +491,26 @@ def test_a_stale_multi_output_view_is_refused_before_a_reductions_own_errors():
         v1.min(-1)
     with pytest.raises(IndexError, match="Expected reduction dim"):
         v2.argmax()                  # no history for an integer result: the kernel's error
+
+
+# -- seed 113 -------------------------------------------------------------------------------------
+def test_a_node_without_a_derivative_runs_before_the_others_as_pytorchs_error_nodes():
+    # PyTorch numbers its NotImplemented nodes UINT64_MAX: ready, they run (and raise) first,
+    # so rsqrt's node had not run, nor been freed, when the backward failed
+    v0 = T.tensor([[[1.0], [1.0]]], dtype=T.float64, requires_grad=True)
+    v1 = v0.square()
+    v3 = v1.rsqrt()
+    v5 = v3 + v1 // v0
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        v5.mean().backward()
+    g, = T.autograd.grad(v3.sum(), [v1])
+    assert g.flatten().tolist() == [-0.5, -0.5]
+
+
+def test_lerp_in_place_result_type_takes_a_0_dim_weight_tensor_not_a_number():
+    b = T.tensor([False, False, True, True])
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        b.lerp_(b, T.tensor(0))
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Bool'"):
+        b.lerp_(b, 0.5)
+    assert b.tolist() == [False, False, True, True]

@@ -136,7 +136,14 @@ def _batched(a, b, batch, node_cls):
     _check_bmm_dtypes(a, b)
     out = _batched_raw(a, b, batch)
     if needs_grad(a, b):
-        _record_product(node_cls, a, b, out)
+        if node_cls is MatmulBackward:
+            # PyTorch's broadcast matmul is expand + reshape + bmm: an operand that requires
+            # grad gets expand/view nodes (even when its own edge leads nowhere, a no-grad
+            # view), and bmm then saves the other one for it
+            node = record(node_cls, (a, b), (out,))
+            node.save(a if b.requires_grad else None, b if a.requires_grad else None)
+        else:
+            _record_product(node_cls, a, b, out)
     return out
 
 

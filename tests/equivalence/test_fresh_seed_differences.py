@@ -514,3 +514,16 @@ def test_lerp_in_place_result_type_takes_a_0_dim_weight_tensor_not_a_number():
     with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Bool'"):
         b.lerp_(b, 0.5)
     assert b.tolist() == [False, False, True, True]
+
+
+def test_broadcast_matmul_of_a_no_grad_view_saves_the_other_operand():
+    # seed 131: PyTorch's broadcast matmul gives an operand that requires grad expand/view
+    # nodes (whose edge leads nowhere for a no-grad view), so its bmm saves the other one
+    v0 = T.tensor([[[1.0], [1.0]]], dtype=T.float64, requires_grad=True)
+    with T.no_grad():
+        v1 = v0[()]
+    v2 = T.tensor([[[-0.05, -1.0, -0.87]]], dtype=T.float64)
+    v3 = T.matmul(v1, v2)
+    v2 *= T.tensor([[[0.5, -2.45, 0.0]]], dtype=T.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        v3.sum().backward()

@@ -98,12 +98,17 @@ def _small_product(wg, col, o, b, bo, has_bias):
 
 
 @_kernel
+def _group_sizes(geo):
+    """Per group: input and output channels, a column's length (cg * KH * KW), the input
+    plane's size and the output plane's (the im2col columns)."""
+    cg, cog = geo[C_] // geo[G_], geo[CO_] // geo[G_]
+    return cg, cog, cg * geo[KH_] * geo[KW_], geo[H_] * geo[W_], geo[OH_] * geo[OW_]
+
+
+@_kernel
 def _conv_forward(x, xo, w, wo, b, bo, has_bias, out, n0, n1, geo, col):
     C, CO, G = geo[C_], geo[CO_], geo[G_]
-    cg, cog = C // G, CO // G
-    k = cg * geo[KH_] * geo[KW_]
-    hw = geo[H_] * geo[W_]
-    L = geo[OH_] * geo[OW_]
+    cg, cog, k, hw, L = _group_sizes(geo)
     for n in range(n0, n1):
         for g in range(G):
             _im2col(x, xo + (n * C + g * cg) * hw, cg, geo, col, False)
@@ -133,10 +138,7 @@ def _add_weight_grad(g, col, tmp, gw):
 def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, col, tmp):
     """gx (zeroed, whole) gets the samples [n0, n1); gw (zeroed, this piece's own) their sum."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
-    cg, cog = C // G, CO // G
-    k = cg * geo[KH_] * geo[KW_]
-    hw = geo[H_] * geo[W_]
-    L = geo[OH_] * geo[OW_]
+    cg, cog, k, hw, L = _group_sizes(geo)
     for n in range(n0, n1):
         for g in range(G):
             go = gy[gyo + (n * CO + g * cog) * L:gyo + (n * CO + (g + 1) * cog) * L].reshape((cog, L))

@@ -89,7 +89,7 @@ SHARED_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+@pytest.mark.requires_jit
 def test_kernels_of_shared_helpers_load_from_the_disk_cache(tmp_path):
     import numpy as np
     cold = run_fresh_process(tmp_path, SHARED_SCRIPT)

@@ -33,11 +33,10 @@ def test_no_cuda_kernel_can_run_a_stale_helper():
     assert cache_rule_breaches("nbgrad.backends.cuda") == []
 
 
+@pytest.mark.requires_jit
 def test_real_kernels_that_use_shared_helpers_are_digest_keyed():
     from nbgrad.backends import _shared
     from nbgrad.backends.cpu import loss_kernels, optim_kernels
-    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
-        pytest.skip("needs the JIT")
     for kernel in (optim_kernels._sgd, optim_kernels._adam, loss_kernels._ce_forward):
         assert _shared.is_digest_keyed(kernel)
         assert type(kernel._cache).helper_digest == _shared.DIGEST
@@ -184,7 +183,7 @@ def _run(tmp_path):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+@pytest.mark.requires_jit
 def test_an_edited_shared_helper_recompiles_its_kernel(tmp_path):
     pkg = tmp_path / "src" / "stalepkg"
     (pkg / "shared").mkdir(parents=True)

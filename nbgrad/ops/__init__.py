@@ -6,7 +6,7 @@ from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as
 from . import sorting as S
 from .inplace import apply_inplace
 from ._graph import broadcast_shapes
-from .tabled import check_lerp_dtypes
+from .tabled import check_lerp_dtypes, computed_dtype
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
 # needs_old=False where the op's backward does not save its first input.
@@ -50,8 +50,8 @@ def _check_promoted_cast(self, others, row=None):
     if all(isinstance(o, Tensor) and o._dtype is self._dtype for o in others):
         return
     dt = D.result_type_of((self, *others))
-    if row is not None and row.promotes and not dt.is_floating_point and not (row.refuses and dt in row.refuses[0]):
-        dt = D.get_default_dtype()          # (a refused dtype is not promoted: PyTorch names it)
+    if row is not None:
+        dt = computed_dtype(row, dt)
     if not D.can_cast(dt, self._dtype):
         raise RuntimeError(f"result type {D.scalar_type_name(dt)} can't be cast to the desired output type "
                            f"{D.scalar_type_name(self._dtype)}")

@@ -77,15 +77,27 @@ OPS["neg"] = lambda x: -x
 
 
 # -- forward --------------------------------------------------------------------------------
+def computed_dtype(row, dt):
+    """The dtype the row computes in for operands of (promoted) dtype dt: integers promote
+    to the default float dtype where the row says so; a refused dtype stays as it is (the
+    error names it)."""
+    if row.promotes and not dt.is_floating_point and not (row.refuses and dt in row.refuses[0]):
+        return D.get_default_dtype()
+    return dt
+
+
 def _dtype(row, inputs):
     dt = D.result_type_of(tuple(inputs)) if len(inputs) > 1 else inputs[0]._dtype
     if row.refuses and dt in row.refuses[0]:
         if len(row.refuses) == 3:
             raise row.refuses[1](row.refuses[2])
         raise NotImplementedError(f"\"{row.refuses[1]}\" not implemented for '{D.scalar_type_name(dt)}'")
-    if row.promotes and not dt.is_floating_point:
-        dt = D.get_default_dtype()
-    return dt
+    return computed_dtype(row, dt)
+
+
+def _layout_operands(row, inputs):
+    """The operands whose layout the row's result takes (all, unless the row names some)."""
+    return tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
 
 
 _forward_programs = {}
@@ -139,7 +151,7 @@ def apply(row, inputs, params, node_cls=None):
     if row.refuses and len(inputs) > 1:     # PyTorch's TensorIterator: shapes before the kernel's dtypes
         broadcast_shapes(*(t._shape for t in inputs if isinstance(t, Tensor)))
     dt = _dtype(row, inputs)
-    like = tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
+    like = _layout_operands(row, inputs)
     out = _forward(row, inputs, params, dt, like)
     if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
         node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
@@ -195,9 +207,7 @@ class TableBackward(Node):
             for i in wanted:
                 callee, names = row.kernel_calls[i]
                 args = [env[n] for n in names]
-                like = tuple(args[callee.inputs.index(n)] for n in callee.layout) if callee.layout else None
-                result[i] = E._binary_raw(callee.kernel, args[0], args[1], grad._dtype, like=like) \
-                    if len(args) == 2 else E._unary_raw(callee.kernel, args[0])
+                result[i] = _forward(callee, args, _NO_PARAMS, grad._dtype, _layout_operands(callee, args))
             return tuple(result)
         if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
             like = self._layout_operands(env, wanted)

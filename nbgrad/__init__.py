@@ -41,7 +41,7 @@ from .ops.copying import clone
 from .ops.fusion import fuse
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
-from . import cuda, nn, optim, utils
+from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
 from ._parallel import get_num_threads, set_num_threads
 

@@ -67,6 +67,7 @@ class Tensor:
     _creation_meta = "DEFAULT"  # a view's CreationMeta (see ops/views.py make_view)
     _grad_acc = None        # weakref to the AccumulateGrad node of a leaf
     _leaf_hooks = None
+    _post_accumulate_hooks = None
     _retains_grad = False
 
     # -- construction ------------------------------------------------------
@@ -344,6 +345,19 @@ class Tensor:
             self._leaf_hooks.append(hook)
             return RemovableHandle(self._leaf_hooks, hook)
         return fn._add_tensor_pre_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after this leaf's .grad has been accumulated in a backward pass
+        (DistributedDataParallel starts a bucket's all-reduce from it)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.node import RemovableHandle
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = []
+        self._post_accumulate_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward

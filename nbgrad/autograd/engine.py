@@ -111,11 +111,34 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                  accumulate, root_grads, targets)
     for (node, nr), g in zip(roots, root_grads):
         _add_to(walk.buffers, node, nr, g)
-    with set_grad_enabled(create_graph):
-        walk.run(list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0)))
+    callbacks = []
+    _final_callbacks.append(callbacks)
+    try:
+        with set_grad_enabled(create_graph):
+            walk.run(list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0)))
+            # queue_callback's callbacks, in order, once the whole graph has run (a
+            # callback may queue more); not after a failed pass, as in PyTorch
+            i = 0
+            while i < len(callbacks):
+                callbacks[i]()
+                i += 1
+    finally:
+        _final_callbacks.pop()
     if inputs is not None and not accumulate and not allow_unused:
         _check_all_used(walk.results)
     return walk.results
+
+
+_final_callbacks = []     # one list per backward pass in progress (a hook may start another)
+
+
+def queue_callback(callback):
+    """Run callback() when the backward pass now running has finished (PyTorch's
+    Variable._execution_engine.queue_callback): DistributedDataParallel waits for its
+    last all-reduces there."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
 
 
 def _roots(outputs, grad_outputs):

@@ -221,6 +221,10 @@ class AccumulateGrad(Node):
             var._grad._accumulate_(grad)    # grad's memory is the engine's: one pass, in place
         else:
             var._grad += grad
+        for hook in var._post_accumulate_hooks or ():
+            returned = hook(var)
+            if returned is not None:     # (PyTorch's words)
+                raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
 
 
 def _obeys_layout_contract(grad, var):

@@ -1,6 +1,8 @@
 """Train an MLP on scikit-learn's bundled 8x8 handwritten digits (1797 images, no download).
 
     python -m nbgrad.examples.digits [--epochs 20] [--out DIR] [--device cuda]
+    mpirun -n 2 python -m nbgrad.examples.digits --distributed
+
 
 Train/test split 80/20, a 64-128-64-10 MLP with ReLU and dropout, Adam,
 cross-entropy; a tqdm progress bar shows loss and accuracy per epoch.  At the
@@ -8,6 +10,12 @@ end it prints the test accuracy, saves the model with nbgrad.save
 (DIR/digits_mlp.safetensors) and writes the loss/accuracy curves as
 DIR/digits_curves.png (matplotlib, Agg backend).  Needs the `examples`
 extra: pip install "nbgrad[examples]".
+
+With --distributed, each process an MPI launcher starts (mpirun/mpiexec -n N) trains
+on its shard of the training set (DistributedSampler) a DistributedDataParallel copy of
+the model, whose gradients are averaged across processes during backward; rank 0 shows
+the progress bar and writes the model and the curves.  Started with --distributed but
+without a launcher, it runs as a world of one.  Needs the `distributed` extra.
 """
 import argparse
 import os
@@ -91,10 +99,21 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
     parser.add_argument("--device", default="cpu", help="cpu or cuda (needs the cuda extra and a GPU)")
     parser.add_argument("--limit", type=int, default=None,
                         help="use only the first N training and N test images (a quick smoke run)")
+    parser.add_argument("--distributed", action="store_true",
+                        help="data-parallel training across the processes of an MPI launcher (mpirun -n N)")
     args = parser.parse_args(argv)
     from tqdm import tqdm
 
     start = time.perf_counter()
+    rank, world = 0, 1
+    if args.distributed:
+        from nbgrad import distributed as dist
+        try:
+            dist.init_process_group("mpi")
+        except ImportError as e:
+            raise SystemExit(str(e)) from e
+        rank, world = dist.get_rank(), dist.get_world_size()
+    say = print if rank == 0 else (lambda *a, **k: None)
     nbgrad.manual_seed(args.seed)
     X_train, y_train, X_test, y_test = load_data(args.seed)
     if args.limit is not None:
@@ -103,16 +122,28 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
     if images is not None:
         X_train, X_test = images(X_train), images(X_test)
     X_train, y_train, X_test, y_test = (t.to(args.device) for t in (X_train, y_train, X_test, y_test))
-    print(f"digits: {len(X_train)} training and {len(X_test)} test images of 8x8 pixels, 10 classes")
-    loader = DataLoader(TensorDataset(X_train, y_train), batch_size=args.batch_size, shuffle=True)
-    model = model_fn().to(args.device)
+    say(f"digits: {len(X_train)} training and {len(X_test)} test images of 8x8 pixels, 10 classes")
+    train_set = TensorDataset(X_train, y_train)
+    if args.distributed:
+        from nbgrad.nn.parallel import DistributedDataParallel
+        from nbgrad.utils.data import DistributedSampler
+        sampler = DistributedSampler(train_set, seed=args.seed)
+        loader = DataLoader(train_set, batch_size=args.batch_size, sampler=sampler)
+        say(f"distributed: {world} processes, {len(sampler)} training images each")
+        model = DistributedDataParallel(model_fn().to(args.device))   # rank 0's initial weights
+    else:
+        sampler = None
+        loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
+        model = model_fn().to(args.device)
     loss_fn = nn.CrossEntropyLoss()
     optimizer = nbgrad.optim.Adam(model.parameters(), lr=args.lr)
     scheduler = nbgrad.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
     history = {"train_loss": [], "train_acc": [], "test_loss": [], "test_acc": []}
 
-    bar = tqdm(range(args.epochs), desc="training", unit="epoch", disable=args.no_progress)
-    for _ in bar:
+    bar = tqdm(range(args.epochs), desc="training", unit="epoch", disable=args.no_progress or rank != 0)
+    for epoch in bar:
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         total, correct, seen = 0.0, 0, 0
         for X, y in loader:
             logits = model(X)
@@ -124,6 +155,10 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
             correct += (logits.argmax(1) == y).sum().item()
             seen += len(y)
         scheduler.step()
+        if args.distributed:     # the epoch's training figures over every rank's shard
+            sums = nbgrad.tensor([total, correct, seen], dtype=nbgrad.float64)
+            dist.all_reduce(sums)
+            total, correct, seen = sums[0].item(), int(sums[1].item()), int(sums[2].item())
         test_loss, test_acc = evaluate(model, X_test, y_test, loss_fn)
         history["train_loss"].append(total / seen)
         history["train_acc"].append(correct / seen)
@@ -132,16 +167,22 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
         bar.set_postfix(loss=f"{total / seen:.4f}", acc=f"{correct / seen:.3f}", test_acc=f"{test_acc:.3f}")
     bar.close()
 
-    os.makedirs(args.out, exist_ok=True)
     model_path = os.path.join(args.out, f"{name}.safetensors")
     plot_path = os.path.join(args.out, "digits_curves.png" if name == "digits_mlp" else f"{name}_curves.png")
-    nbgrad.save(model.state_dict(), model_path)
-    plot(history, plot_path, title)
+    if rank == 0:
+        os.makedirs(args.out, exist_ok=True)
+        # the wrapped model's own state_dict: the same file as a single-process run writes
+        nbgrad.save((model.module if args.distributed else model).state_dict(), model_path)
+        plot(history, plot_path, title)
     test_loss, test_acc = evaluate(model, X_test, y_test, loss_fn)
-    print(f"model saved to {model_path}; curves written to {plot_path}")
-    print(f"trained in {time.perf_counter() - start:.1f} s")
-    print(f"test accuracy: {test_acc:.2%} ({round(test_acc * len(y_test))}/{len(y_test)}), test loss {test_loss:.4f}")
-    return {"test_accuracy": test_acc, "history": history, "model_path": model_path, "plot_path": plot_path}
+    say(f"model saved to {model_path}; curves written to {plot_path}")
+    say(f"trained in {time.perf_counter() - start:.1f} s")
+    say(f"test accuracy: {test_acc:.2%} ({round(test_acc * len(y_test))}/{len(y_test)}), test loss {test_loss:.4f}")
+    if args.distributed:
+        dist.barrier()
+        dist.destroy_process_group()
+    return {"test_accuracy": test_acc, "history": history, "model_path": model_path, "plot_path": plot_path,
+            "rank": rank, "world_size": world}
 
 
 if __name__ == "__main__":

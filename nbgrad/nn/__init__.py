@@ -7,3 +7,4 @@ from .parameter import Parameter
 from .modules.conv import Conv1d, Conv2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
 from .modules.batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402,F401
+from . import parallel  # noqa: E402,F401

@@ -2,3 +2,5 @@
 from .dataloader import (BatchSampler, DataLoader, RandomSampler, Sampler, SequentialSampler, default_collate,
                          default_convert)
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from . import distributed  # noqa: E402,F401
+from .distributed import DistributedSampler  # noqa: E402,F401

@@ -1,0 +1,455 @@
+"""Collectives and point-to-point messages on tensors, as torch.distributed's, over MPI.
+
+Each call starts MPI's non-blocking form on the tensor's own memory (a dense CPU tensor
+is handed to MPI as it is, with no copy; a strided or CUDA one is staged, see
+_mpi.Buffer) and returns a Work handle when async_op=True, else waits for it.  Ranks
+(src=, dst=) are global ranks, as in PyTorch, whatever the group.
+"""
+import enum
+import time
+
+import numpy as np
+
+from . import _mpi
+from .process_group import resolve, world
+
+
+class ReduceOp(enum.Enum):
+    """How all_reduce, reduce and reduce_scatter combine (PyTorch's names and numbers)."""
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+    BAND = 5
+    BOR = 6
+    BXOR = 7
+    PREMUL_SUM = 8
+
+    def __repr__(self):
+        return f"<RedOpType.{self.name}: {self.value}>"
+
+    def __str__(self):
+        return f"RedOpType.{self.name}"
+
+
+reduce_op = ReduceOp
+
+
+class DistError(RuntimeError):
+    """A collective failed (PyTorch's torch.distributed.DistError)."""
+
+
+class DistBackendError(DistError):
+    """The backend failed, e.g. a collective timed out waiting for its peers."""
+
+
+class Work:
+    """A started collective: wait() finishes it (and writes staged results back)."""
+
+    def __init__(self, requests, what, timeout, finish=None, outputs=(), source=None):
+        self._requests = requests
+        self._what = what
+        self._timeout = timeout
+        self._finish = finish
+        self._outputs = list(outputs)
+        self._done = False
+        self._status = source        # an MPI.Status, for recv's sender
+
+    def _complete(self):
+        if not self._done:
+            self._done = True
+            if self._finish is not None:
+                self._finish()
+
+    def wait(self, timeout=None):
+        """Block until the operation is done; DistBackendError after `timeout` (seconds or
+        a timedelta; default: the group's timeout)."""
+        if self._done:
+            return True
+        limit = self._timeout if timeout is None else (
+            timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout))
+        MPI = _mpi.mpi()
+        requests = self._requests
+        if self._status is not None:
+            test = (lambda: requests[0].Test(self._status))
+        else:
+            test = (lambda: MPI.Request.Testall(requests))
+        if not test():
+            # polled rather than MPI_Wait: a peer that never comes makes this raise after
+            # the timeout instead of hanging, and Ctrl-C still reaches Python
+            deadline = time.monotonic() + limit
+            spins = 0
+            while not test():
+                spins += 1
+                if spins & 1023 == 0 and time.monotonic() > deadline:
+                    raise DistBackendError(
+                        f"{self._what} timed out after {limit:g} s waiting for the other ranks (the group's "
+                        "timeout; init_process_group(timeout=...) sets it)")
+        self._complete()
+        return True
+
+    def is_completed(self):
+        if not self._done:
+            if self._status is not None:
+                if not self._requests[0].Test(self._status):
+                    return False
+            elif not _mpi.mpi().Request.Testall(self._requests):
+                return False
+            self._complete()
+        return True
+
+    def is_success(self):
+        return self.is_completed()
+
+    def exception(self):
+        return None
+
+    def result(self):
+        return self._outputs
+
+    def source_rank(self):
+        """The global rank a recv's message came from."""
+        if self._status is None:
+            raise RuntimeError("source_rank() is only available for a recv")
+        self.wait()
+        return self._status.Get_source()
+
+
+def _run(work, async_op):
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _tensor(t, name="tensor"):
+    from .._tensor import Tensor
+    if not isinstance(t, Tensor):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type nbgrad.Tensor\n"
+                        f"             but got {type(t)} instead.")
+    return t
+
+
+def _tensor_list(ts, name):
+    from .._tensor import Tensor
+    if not isinstance(ts, (list, tuple)) or not all(isinstance(t, Tensor) for t in ts):
+        raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type List[nbgrad.Tensor]\n"
+                        f"             but got {type(ts)} instead.")
+    return list(ts)
+
+
+def _op(op):
+    if isinstance(op, ReduceOp):
+        return op.name
+    raise TypeError(f"op must be a nbgrad.distributed.ReduceOp, not {op!r}")
+
+
+def _same(what, t, ref, i=None, ref_name="input"):
+    """Refuse an output whose dtype or element count differs from what it must hold."""
+    at = "" if i is None else f" at index {i}"
+    if t.dtype != ref.dtype:
+        raise RuntimeError(f"{what}: invalid tensor type{at} (expected {ref.dtype}, got {t.dtype})")
+    if tuple(t.shape) != tuple(ref.shape):
+        raise RuntimeError(f"{what}: invalid tensor size{at} (expected {tuple(ref.shape)}, got {tuple(t.shape)})")
+
+
+def _count_check(what, list_len, size, name):
+    if list_len != size:
+        raise RuntimeError(f"{what}: {name} must hold one tensor per rank of the group ({size}), got {list_len}")
+
+
+def _root(g, rank, what, name="root"):
+    if not isinstance(rank, (int, np.integer)) or not 0 <= rank < world().size():
+        raise RuntimeError(f"{what}: invalid {name} rank: {rank}")
+    return g.group_rank(rank)
+
+
+def _divide(arrays, size):
+    def finish():
+        for a in arrays:
+            np.divide(a, size, out=a, casting="unsafe")
+    return finish
+
+
+def _chain(*steps):
+    steps = [s for s in steps if s is not None]
+
+    def finish():
+        for s in steps:
+            s()
+    return finish
+
+
+# -- collectives ---------------------------------------------------------------------
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduce `tensor` across the group, in place on every rank."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    dt, mop, average = _mpi.reduction(_op(op), tensor.dtype)
+    buf = _mpi.Buffer(tensor)
+    req = g.comm.Iallreduce(_mpi.mpi().IN_PLACE, buf.spec(dt), mop)
+    finish = _chain(_divide([buf.array], g.size()) if average else None, buf.finish)
+    return _run(Work([req], "all_reduce", g.timeout, finish, [tensor]), async_op)
+
+
+def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
+    """Copy `src`'s tensor into the tensor of every other rank."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    root = group_src if group_src is not None else _root(g, 0 if src is None else src, "broadcast")
+    buf = _mpi.Buffer(tensor, read=(g.rank() == root))
+    req = g.comm.Ibcast(buf.spec(_mpi.datatype(buf.array.dtype)), root=root)
+    return _run(Work([req], "broadcast", g.timeout, buf.finish, [tensor]), async_op)
+
+
+def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
+    """Reduce every rank's tensor into dst's (the others' are left as they are)."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    root = group_dst if group_dst is not None else _root(g, 0 if dst is None else dst, "reduce")
+    dt, mop, average = _mpi.reduction(_op(op), tensor.dtype)
+    MPI = _mpi.mpi()
+    if g.rank() == root:
+        buf = _mpi.Buffer(tensor)
+        req = g.comm.Ireduce(MPI.IN_PLACE, buf.spec(dt), mop, root=root)
+        finish = _chain(_divide([buf.array], g.size()) if average else None, buf.finish)
+    else:
+        buf = _mpi.Buffer(tensor, write=False)
+        req = g.comm.Ireduce(buf.spec(dt), None, mop, root=root)
+        finish = None
+    return _run(Work([req], "reduce", g.timeout, finish, [tensor]), async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """tensor_list[r] = rank r's tensor, on every rank."""
+    g = resolve(group)
+    outputs = _tensor_list(tensor_list, "tensor_list")
+    _tensor(tensor)
+    if g is None:
+        return None
+    _count_check("all_gather", len(outputs), g.size(), "tensor_list")
+    for i, t in enumerate(outputs):
+        _same("all_gather", t, tensor, i)
+    send = _mpi.Buffer(tensor, write=False)
+    n = send.array.size
+    recv = np.empty(n * g.size(), dtype=send.array.dtype)
+    dt = _mpi.datatype(recv.dtype)
+    req = g.comm.Iallgather(send.spec(dt), [recv, dt])
+
+    def finish():
+        for r, t in enumerate(outputs):
+            _mpi.write_into(t, recv[r * n:(r + 1) * n])
+    return _run(Work([req], "all_gather", g.timeout, finish, outputs), async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """The ranks' input tensors, concatenated (or stacked) in rank order into output_tensor."""
+    g = resolve(group)
+    _tensor(output_tensor, "output_tensor")
+    _tensor(input_tensor, "input_tensor")
+    if g is None:
+        return None
+    if output_tensor.dtype != input_tensor.dtype:
+        raise RuntimeError(f"all_gather_into_tensor: output dtype {output_tensor.dtype} differs from input dtype "
+                           f"{input_tensor.dtype}")
+    if output_tensor.numel() != input_tensor.numel() * g.size():
+        raise RuntimeError(f"all_gather_into_tensor: output tensor size must be equal to world_size times input "
+                           f"tensor size (output {tuple(output_tensor.shape)}, input {tuple(input_tensor.shape)}, "
+                           f"world size {g.size()})")
+    send = _mpi.Buffer(input_tensor, write=False)
+    recv = _mpi.Buffer(output_tensor, read=False)
+    dt = _mpi.datatype(send.array.dtype)
+    req = g.comm.Iallgather(send.spec(dt), recv.spec(dt))
+    return _run(Work([req], "all_gather_into_tensor", g.timeout, recv.finish, [output_tensor]), async_op)
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = the reduction over ranks of input_list[this rank]."""
+    g = resolve(group)
+    _tensor(output, "output")
+    inputs = _tensor_list(input_list, "input_list")
+    if g is None:
+        return None
+    _count_check("reduce_scatter", len(inputs), g.size(), "input_list")
+    for i, t in enumerate(inputs):
+        _same("reduce_scatter", t, output, i)
+    dt, mop, average = _mpi.reduction(_op(op), output.dtype)
+    send = np.concatenate([np.ascontiguousarray(t._host_array()).reshape(-1) for t in inputs]) if inputs else None
+    recv = _mpi.Buffer(output, read=False)
+    req = g.comm.Ireduce_scatter_block([send, dt], recv.spec(dt), mop)
+    finish = _chain(_divide([recv.array], g.size()) if average else None, recv.finish)
+    return _run(Work([req], "reduce_scatter", g.timeout, finish, [output]), async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = the reduction over ranks of this rank's slice of `input` (world_size slices)."""
+    g = resolve(group)
+    _tensor(output, "output")
+    _tensor(input, "input")
+    if g is None:
+        return None
+    if output.dtype != input.dtype:
+        raise RuntimeError(f"reduce_scatter_tensor: output dtype {output.dtype} differs from input dtype "
+                           f"{input.dtype}")
+    if input.numel() != output.numel() * g.size():
+        raise RuntimeError(f"reduce_scatter_tensor: input tensor must be the same size as output size times world "
+                           f"size (input {tuple(input.shape)}, output {tuple(output.shape)}, world size {g.size()})")
+    dt, mop, average = _mpi.reduction(_op(op), output.dtype)
+    send = _mpi.Buffer(input, write=False)
+    recv = _mpi.Buffer(output, read=False)
+    req = g.comm.Ireduce_scatter_block(send.spec(dt), recv.spec(dt), mop)
+    finish = _chain(_divide([recv.array], g.size()) if average else None, recv.finish)
+    return _run(Work([req], "reduce_scatter_tensor", g.timeout, finish, [output]), async_op)
+
+
+def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
+    """dst's gather_list[r] = rank r's tensor; the other ranks pass no list."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    root = group_dst if group_dst is not None else _root(g, 0 if dst is None else dst, "gather")
+    send = _mpi.Buffer(tensor, write=False)
+    dt = _mpi.datatype(send.array.dtype)
+    n = send.array.size
+    if g.rank() == root:
+        outputs = _tensor_list(gather_list, "gather_list")
+        _count_check("gather", len(outputs), g.size(), "gather_list")
+        for i, t in enumerate(outputs):
+            _same("gather", t, tensor, i)
+        recv = np.empty(n * g.size(), dtype=send.array.dtype)
+        req = g.comm.Igather(send.spec(dt), [recv, dt], root=root)
+
+        def finish():
+            for r, t in enumerate(outputs):
+                _mpi.write_into(t, recv[r * n:(r + 1) * n])
+    else:
+        if gather_list:
+            raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+        outputs, finish = [], None
+        req = g.comm.Igather(send.spec(dt), None, root=root)
+    return _run(Work([req], "gather", g.timeout, finish, outputs), async_op)
+
+
+def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
+    """tensor = src's scatter_list[this rank]; the other ranks pass no list."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    root = group_src if group_src is not None else _root(g, 0 if src is None else src, "scatter")
+    recv = _mpi.Buffer(tensor, read=False)
+    dt = _mpi.datatype(recv.array.dtype)
+    if g.rank() == root:
+        inputs = _tensor_list(scatter_list, "scatter_list")
+        _count_check("scatter", len(inputs), g.size(), "scatter_list")
+        for i, t in enumerate(inputs):
+            _same("scatter", t, tensor, i)
+        send = np.concatenate([np.ascontiguousarray(t._host_array()).reshape(-1) for t in inputs])
+        req = g.comm.Iscatter([send, dt], recv.spec(dt), root=root)
+    else:
+        if scatter_list:
+            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+        req = g.comm.Iscatter(None, recv.spec(dt), root=root)
+    return _run(Work([req], "scatter", g.timeout, recv.finish, [tensor]), async_op)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """Wait until every rank of the group has reached this call."""
+    g = resolve(group)
+    if g is None:
+        return None
+    return _run(Work([g.comm.Ibarrier()], "barrier", g.timeout), async_op)
+
+
+# -- point to point ------------------------------------------------------------------
+
+def _peer(g, rank, what, name):
+    if not isinstance(rank, (int, np.integer)) or not 0 <= rank < world().size():
+        raise RuntimeError(f"{what}: invalid {name} rank: {rank}")
+    if rank == world().rank():
+        raise ValueError(f"Invalid {name} rank: {name} rank should not be the same as the rank of the current "
+                         "process.")
+    return g.group_rank(rank)
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Start sending `tensor` to rank dst; the Work's wait() returns once it has gone."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    peer = group_dst if group_dst is not None else _peer(g, dst, "send", "destination")
+    buf = _mpi.Buffer(tensor, write=False)
+    req = g.comm.Isend(buf.spec(_mpi.datatype(buf.array.dtype)), dest=peer, tag=tag)
+    return Work([req], "send", g.timeout, None, [tensor])
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Start receiving into `tensor` from rank src (any rank when None)."""
+    g = resolve(group)
+    _tensor(tensor)
+    if g is None:
+        return None
+    MPI = _mpi.mpi()
+    if group_src is not None:
+        peer = group_src
+    elif src is None:
+        peer = MPI.ANY_SOURCE
+    else:
+        peer = _peer(g, src, "recv", "source")
+    buf = _mpi.Buffer(tensor, read=False)
+    req = g.comm.Irecv(buf.spec(_mpi.datatype(buf.array.dtype)), source=peer, tag=tag)
+    work = Work([req], "recv", g.timeout, buf.finish, [tensor], source=MPI.Status())
+    work._group = g
+    return work
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    work = isend(tensor, dst, group, tag, group_dst)
+    if work is not None:
+        work.wait()
+
+
+def recv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Receive into `tensor`; returns the sender's global rank (-1 outside the group)."""
+    work = irecv(tensor, src, group, tag, group_src)
+    if work is None:
+        return -1
+    work.wait()
+    return work._group.ranks[work._status.Get_source()]
+
+
+# -- Python objects (pickled) --------------------------------------------------------
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] = rank r's obj (any picklable object)."""
+    g = resolve(group)
+    if g is None:
+        return None
+    gathered = g.comm.allgather(obj)
+    if len(object_list) != len(gathered):
+        raise RuntimeError(f"all_gather_object: object_list must have one entry per rank ({len(gathered)}), "
+                           f"got {len(object_list)}")
+    object_list[:] = gathered
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Every rank's object_list becomes src's (same length on every rank)."""
+    g = resolve(group)
+    if g is None:
+        return None
+    root = group_src if group_src is not None else _root(g, 0 if src is None else src, "broadcast_object_list")
+    got = g.comm.bcast(list(object_list) if g.rank() == root else None, root=root)
+    if len(got) != len(object_list):
+        raise RuntimeError(f"broadcast_object_list: object_list has {len(object_list)} entries here and "
+                           f"{len(got)} on the source rank")
+    object_list[:] = got

@@ -1,0 +1,2 @@
+"""nbgrad.nn.parallel: DistributedDataParallel over nbgrad.distributed (MPI)."""
+from .distributed import DistributedDataParallel

@@ -14,13 +14,19 @@ _MISSING = ('nbgrad.distributed needs mpi4py and an MPI implementation; install 
             'pip install "nbgrad[distributed]" (mpi4py and MPICH wheels from PyPI; a system MPI works too)')
 
 
+_MPI = None
+
+
 def mpi():
     """The mpi4py.MPI module, imported (and MPI initialized) on the first call."""
-    try:
-        from mpi4py import MPI
-    except ImportError as e:
-        raise ImportError(_MISSING) from e
-    return MPI
+    global _MPI
+    if _MPI is None:
+        try:
+            from mpi4py import MPI
+        except ImportError as e:
+            raise ImportError(_MISSING) from e
+        _MPI = MPI
+    return _MPI
 
 
 def available():
@@ -44,12 +50,17 @@ _DATATYPES = {"float32": "FLOAT", "float64": "DOUBLE", "int8": "INT8_T", "int16"
               "float16": "UINT16_T"}
 
 
+_datatypes = {}     # numpy dtype -> MPI datatype, filled on use (the per-call lookups add up)
+
+
 def datatype(np_dtype):
-    MPI = mpi()
-    name = _DATATYPES.get(np.dtype(np_dtype).name)
-    if name is None:
-        raise TypeError(f"nbgrad.distributed: no MPI datatype for {np_dtype}")
-    return getattr(MPI, name)
+    dt = _datatypes.get(np_dtype)
+    if dt is None:
+        name = _DATATYPES.get(np.dtype(np_dtype).name)
+        if name is None:
+            raise TypeError(f"nbgrad.distributed: no MPI datatype for {np_dtype}")
+        dt = _datatypes[np_dtype] = getattr(mpi(), name)
+    return dt
 
 
 _half_ops = {}
@@ -79,9 +90,19 @@ _BOOL = {"MAX": "LOR", "SUM": "LOR", "BOR": "LOR", "MIN": "LAND", "PRODUCT": "LA
          "BXOR": "LXOR"}
 
 
+_reductions = {}
+
+
 def reduction(op_name, dtype):
     """(MPI datatype, MPI op, average) for reducing `dtype` (an nbgrad dtype) with the
     ReduceOp named op_name; average: divide the sum by the group's size afterwards."""
+    plan = _reductions.get((op_name, dtype))
+    if plan is None:
+        plan = _reductions[op_name, dtype] = _reduction(op_name, dtype)
+    return plan
+
+
+def _reduction(op_name, dtype):
     MPI = mpi()
     np_name = dtype.name if hasattr(dtype, "name") else np.dtype(dtype).name
     kind = "bool" if np_name == "bool" else ("float" if np_name.startswith("float") else "int")

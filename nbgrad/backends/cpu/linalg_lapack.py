@@ -27,7 +27,7 @@ def _dense(view):
     out = np.empty(shape, dtype=buf.dtype)
     if out.size:
         copy(view, (out.reshape(-1), 0, shape, contiguous_strides(shape)))
-    return out.reshape((-1,) + shape[-2:])
+    return out.reshape((int(np.prod(shape[:-2])),) + shape[-2:])
 
 
 @_kernel
@@ -144,8 +144,9 @@ def _svd_kernel(a, full_matrices, u, s, vh):
 
 @_kernel
 def _qr_kernel(a, q, r):
-    # a complete Q of a tall matrix: the reduced QR of [A | I] (its first n Householder
-    # reflectors are A's own, the rest only complete Q), R its first n columns
+    # a complete Q of a tall matrix: the QR of the square [A | 0], whose reflectors past the
+    # n-th are identities (LAPACK's tau = 0 for a zero column): Q = H_1 ... H_n, as orgqr
+    # completes it for PyTorch and NumPy; R its first n columns
     m, n = a.shape[1], a.shape[2]
     complete = q.shape[2] > min(m, n)
     for b in range(a.shape[0]):
@@ -154,10 +155,8 @@ def _qr_kernel(a, q, r):
             r[b] = np.nan
             continue
         if complete:
-            ext = np.zeros((m, n + m), dtype=a.dtype)
+            ext = np.zeros((m, m), dtype=a.dtype)
             ext[:, :n] = a[b]
-            for i in range(m):
-                ext[i, n + i] = 1
             qb, rb = np.linalg.qr(ext)
             q[b] = qb
             r[b] = rb[:, :n]

@@ -28,8 +28,10 @@ from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, 
 from .ops.elementwise import sub as subtract, mul as multiply, div as divide, div as true_divide
 from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt as greater, lt as less
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
-                            logsumexp, norm, softmax, log_softmax)
+                            logsumexp, softmax, log_softmax)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
+from .ops.linalg_decomp import det, inverse, slogdet, tensor_norm as norm
+from . import linalg
 from .ops.sorting import sort, argsort, topk
 from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,
                         select, unbind, split, chunk, tensor_split, diagonal, as_strided, reshape,

@@ -97,6 +97,21 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             adaptive windows; kernel/stride/padding unused)
   avg_pool2d_backward(g_view, in_hw, kernel, stride, padding, count_include_pad,
                       divisor_override, adaptive) -> (..., H, W) buffer
+  Dense linear algebra (nbgrad/ops/linalg_decomp.py).  x is a (*B, m, n) float32/float64
+  view (any strides); results are new C-order buffers of x's dtype; `info` is an int64 host
+  numpy array with one LAPACK code per matrix (0: done; k > 0: the k-th pivot is exactly
+  zero / the leading minor of order k is not positive-definite), raised by the op layer:
+  linalg_inv(x_view)                        -> (inverse (*B, n, n), info)
+  linalg_solve(a_view, b_view)              a (*B, n, n), b (*B, n, k) -> (X (*B, n, k), info)
+  linalg_det(x_view)                        -> det (*B,)
+  linalg_slogdet(x_view)                    -> (sign (*B,), log|det| (*B,))
+  linalg_svd(x_view, full_matrices)         -> (U (*B, m, m|k), S (*B, k), Vh (*B, n|k, n)),
+                                            k = min(m, n), S descending
+  linalg_qr(x_view, complete)               -> (Q (*B, m, m|k), R (*B, m|k, n)) (Householder:
+                                            LAPACK's signs)
+  linalg_cholesky(x_view)                   lower triangle read -> (L (*B, n, n), info)
+  linalg_eigh(x_view, upper)                one triangle read -> (eigenvalues (*B, n)
+                                            ascending, eigenvectors (*B, n, n) as columns)
   manual_seed(seed)                         seeds the backend's generator
   uniform(numel, dtype, low, high)          -> buffer
   normal(numel, dtype, mean, std)           -> buffer
@@ -207,6 +222,8 @@ REQUIRED = frozenset({
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
+    "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
+    "linalg_cholesky", "linalg_eigh",
 })
 
 # Every optional acceleration the op layer knows, each with a composed fallback there.

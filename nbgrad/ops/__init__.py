@@ -4,6 +4,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as L, reduction as R, views as V
 from . import sorting as S
+from . import linalg_decomp as LD
 from .inplace import apply_inplace
 from ._graph import broadcast_shapes
 from .tabled import check_lerp_dtypes, computed_dtype
@@ -299,11 +300,12 @@ TENSOR_METHODS = {
     # reductions
     "sum": _sum, "mean": _mean, "prod": R.prod, "max": _max, "min": _min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var, "std": R.std,
-    "logsumexp": R.logsumexp, "norm": R.norm, "softmax": _dim_required(R.softmax),
+    "logsumexp": R.logsumexp, "norm": LD.tensor_norm, "softmax": _dim_required(R.softmax),
     "log_softmax": _dim_required(R.log_softmax),
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
     "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": V.squeeze, "unsqueeze": V.unsqueeze,

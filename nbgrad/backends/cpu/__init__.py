@@ -14,6 +14,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
                    the vectorisable exp/log/tanh/sigmoid)
   reduction.py     reduce, max_with_index, softmax
   linalg.py        matmul, linear_backward
+  linalg_lapack.py inv, solve, det, slogdet, svd, qr, cholesky, eigh (LAPACK through Numba)
   indexing.py      take, put
   sampling.py      manual_seed, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
@@ -24,6 +25,8 @@ from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import put, take
 from .linalg import linear_backward, matmul
+from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
+                            linalg_slogdet, linalg_solve, linalg_svd)
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform

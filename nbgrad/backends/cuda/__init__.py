@@ -10,6 +10,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   elementwise.py   unary, binary, where (scalar functions shared with the CPU, + GPU twins)
   reduction.py     reduce, max_with_index, softmax (shared-memory trees)
   linalg.py        matmul (shared-memory tiles, register blocking)
+  linalg_lapack.py inv, solve, svd, qr, ... staged through the host (the CPU's LAPACK kernels)
   indexing.py      take, put (atomics for accumulate), nonzero
   sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
@@ -23,6 +24,8 @@ from .fused import fused_elementwise
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import nonzero, put, take
 from .linalg import linear_backward, matmul
+from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
+                            linalg_slogdet, linalg_solve, linalg_svd)
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,

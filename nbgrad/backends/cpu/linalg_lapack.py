@@ -1,0 +1,290 @@
+"""Dense factorizations and solves through LAPACK, reached from Numba: inv, solve, det,
+slogdet, svd, qr, cholesky, eigh over a batch of matrices (nbgrad/ops/linalg_decomp.py).
+
+Each entry point takes one strided view (*B, m, n) of float32/float64, copies it into a
+dense (batch, m, n) array (the strided copy kernel) and runs one njit kernel that loops
+over the batch calling NumPy's linalg, which Numba compiles to LAPACK calls (SciPy's
+LAPACK; the same routines PyTorch's CPU calls: getrf/getri, gesv, gesdd, geqrf/orgqr,
+potrf, syevd).  Results are new C-order buffers.  A failure is not raised here: it is
+returned as an int64 `info` array, one entry per matrix, LAPACK's code (k > 0: the k-th
+pivot is exactly zero / the leading minor of order k is not positive-definite), and the
+op layer raises PyTorch's error.  Numba's linalg refuses non-finite input; a matrix
+holding NaN or inf gives NaN results instead (LAPACK's own results there are unspecified).
+"""
+import numpy as np
+from numba import njit
+
+from .strided_copy import copy  # a Python wrapper, not a jitted helper
+from .._shared.geometry import contiguous_strides
+
+_kernel = njit(cache=True)
+
+
+def _dense(view):
+    """The view's values as a new C-order (batch, m, n) array."""
+    buf, _, shape, _ = view
+    shape = tuple(shape)
+    out = np.empty(shape, dtype=buf.dtype)
+    if out.size:
+        copy(view, (out.reshape(-1), 0, shape, contiguous_strides(shape)))
+    return out.reshape((int(np.prod(shape[:-2])),) + shape[-2:])
+
+
+@_kernel
+def _finite(a):
+    for x in a.ravel():
+        if not np.isfinite(x):
+            return False
+    return True
+
+
+@_kernel
+def _first_zero_pivot(a):
+    """LAPACK getrf's info for a square matrix: 1 + the first step of partial-pivoting LU
+    whose pivot is exactly zero, 0 if none (unblocked: the same pivots as getrf's)."""
+    lu = a.copy()
+    n = lu.shape[0]
+    for k in range(n):
+        p = k
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > abs(lu[p, k]):
+                p = i
+        if lu[p, k] == 0:
+            return k + 1
+        if p != k:
+            for j in range(n):
+                t = lu[k, j]
+                lu[k, j] = lu[p, j]
+                lu[p, j] = t
+        for i in range(k + 1, n):
+            f = lu[i, k] / lu[k, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= f * lu[k, j]
+    return 0
+
+
+@_kernel
+def _failed_minor(a):
+    """LAPACK potrf's info (lower triangle read): the order of the first leading minor
+    that is not positive-definite, 0 if none."""
+    n = a.shape[0]
+    low = np.zeros_like(a)
+    for j in range(n):
+        d = a[j, j]
+        for k in range(j):
+            d -= low[j, k] * low[j, k]
+        if not d > 0:
+            return j + 1
+        low[j, j] = np.sqrt(d)
+        for i in range(j + 1, n):
+            s = a[i, j]
+            for k in range(j):
+                s -= low[i, k] * low[j, k]
+            low[i, j] = s / low[j, j]
+    return 0
+
+
+@_kernel
+def _inv_kernel(a, out, info):
+    for b in range(a.shape[0]):
+        if not _finite(a[b]):
+            out[b] = np.nan
+            continue
+        try:
+            out[b] = np.linalg.inv(a[b])
+        except Exception:
+            k = _first_zero_pivot(a[b])
+            info[b] = k if k > 0 else a.shape[1]
+
+
+@_kernel
+def _solve_kernel(a, rhs, out, info):
+    for b in range(a.shape[0]):
+        if not (_finite(a[b]) and _finite(rhs[b])):
+            out[b] = np.nan
+            continue
+        try:
+            out[b] = np.linalg.solve(a[b], rhs[b])
+        except Exception:
+            k = _first_zero_pivot(a[b])
+            info[b] = k if k > 0 else a.shape[1]
+
+
+@_kernel
+def _det_kernel(a, out):
+    for b in range(a.shape[0]):
+        out[b] = np.linalg.det(a[b]) if _finite(a[b]) else np.nan
+
+
+@_kernel
+def _slogdet_kernel(a, sign, logabs):
+    for b in range(a.shape[0]):
+        if _finite(a[b]):
+            s, l = np.linalg.slogdet(a[b])
+            sign[b] = s
+            logabs[b] = l
+        else:
+            sign[b] = np.nan
+            logabs[b] = np.nan
+
+
+@_kernel
+def _svd_kernel(a, full_matrices, u, s, vh):
+    for b in range(a.shape[0]):
+        if not _finite(a[b]):
+            u[b] = np.nan
+            s[b] = np.nan
+            vh[b] = np.nan
+            continue
+        ub, sb, vhb = np.linalg.svd(a[b], full_matrices)
+        u[b] = ub
+        s[b] = sb
+        vh[b] = vhb
+
+
+@_kernel
+def _qr_kernel(a, q, r):
+    # a complete Q of a tall matrix: the QR of the square [A | 0], whose reflectors past the
+    # n-th are identities (LAPACK's tau = 0 for a zero column): Q = H_1 ... H_n, as orgqr
+    # completes it for PyTorch and NumPy; R its first n columns
+    m, n = a.shape[1], a.shape[2]
+    complete = q.shape[2] > min(m, n)
+    for b in range(a.shape[0]):
+        if not _finite(a[b]):
+            q[b] = np.nan
+            r[b] = np.nan
+            continue
+        if complete:
+            ext = np.zeros((m, m), dtype=a.dtype)
+            ext[:, :n] = a[b]
+            qb, rb = np.linalg.qr(ext)
+            q[b] = qb
+            r[b] = rb[:, :n]
+        else:
+            qb, rb = np.linalg.qr(a[b])
+            q[b] = qb
+            r[b] = rb
+
+
+@_kernel
+def _cholesky_kernel(a, out, info):
+    for b in range(a.shape[0]):
+        if not _finite(a[b]):
+            out[b] = np.nan
+            continue
+        try:
+            out[b] = np.linalg.cholesky(a[b])
+        except Exception:
+            k = _failed_minor(a[b])
+            info[b] = k if k > 0 else a.shape[1]
+
+
+@_kernel
+def _eigh_kernel(a, upper, w, v):
+    for b in range(a.shape[0]):
+        # syevd reads the lower triangle: the upper one is the transpose's lower one
+        m = np.ascontiguousarray(a[b].T) if upper else a[b]
+        if not _finite(m):
+            w[b] = np.nan
+            v[b] = np.nan
+            continue
+        wb, vb = np.linalg.eigh(m)
+        w[b] = wb
+        v[b] = vb
+
+
+def _flat(*arrays):
+    return tuple(x.reshape(-1) for x in arrays)
+
+
+def linalg_inv(view):
+    """(*B, n, n) -> (inverse buffer, info)."""
+    a = _dense(view)
+    out = np.empty_like(a)
+    info = np.zeros(a.shape[0], np.int64)
+    if a.size:
+        _inv_kernel(a, out, info)
+    return out.reshape(-1), info
+
+
+def linalg_solve(a_view, b_view):
+    """A (*B, n, n), rhs (*B, n, k) (same batch) -> (X buffer (*B, n, k), info)."""
+    a, rhs = _dense(a_view), _dense(b_view)
+    out = np.empty_like(rhs)
+    info = np.zeros(a.shape[0], np.int64)
+    if a.size and rhs.size:
+        _solve_kernel(a, rhs, out, info)
+    elif rhs.size:          # 0 x 0 systems: nothing to solve
+        out[...] = 0
+    return out.reshape(-1), info
+
+
+def linalg_det(view):
+    """(*B, n, n) -> det buffer (*B,)."""
+    a = _dense(view)
+    out = np.ones(a.shape[0], a.dtype)
+    if a.size:
+        _det_kernel(a, out)
+    return out
+
+
+def linalg_slogdet(view):
+    """(*B, n, n) -> (sign buffer, log|det| buffer), each (*B,)."""
+    a = _dense(view)
+    sign = np.ones(a.shape[0], a.dtype)
+    logabs = np.zeros(a.shape[0], a.dtype)
+    if a.size:
+        _slogdet_kernel(a, sign, logabs)
+    return sign, logabs
+
+
+def linalg_svd(view, full_matrices):
+    """(*B, m, n) -> (U, S, Vh) buffers: U (*B, m, m or k), S (*B, k), Vh (*B, n or k, n)."""
+    a = _dense(view)
+    bsz, m, n = a.shape
+    k = min(m, n)
+    u = np.empty((bsz, m, m if full_matrices else k), a.dtype)
+    s = np.empty((bsz, k), a.dtype)
+    vh = np.empty((bsz, n if full_matrices else k, n), a.dtype)
+    if a.size:
+        _svd_kernel(a, bool(full_matrices), u, s, vh)
+    else:               # an empty matrix: its full factors are identities
+        u[...] = np.eye(m, u.shape[2], dtype=a.dtype)
+        vh[...] = np.eye(vh.shape[1], n, dtype=a.dtype)
+    return _flat(u, s, vh)
+
+
+def linalg_qr(view, complete):
+    """(*B, m, n) -> (Q, R) buffers: Q (*B, m, m if complete else k), R (*B, m or k, n)."""
+    a = _dense(view)
+    bsz, m, n = a.shape
+    cols = m if complete else min(m, n)
+    q = np.empty((bsz, m, cols), a.dtype)
+    r = np.empty((bsz, cols, n), a.dtype)
+    if a.size:
+        _qr_kernel(a, q, r)
+    else:
+        q[...] = np.eye(m, cols, dtype=a.dtype)
+        r[...] = 0
+    return _flat(q, r)
+
+
+def linalg_cholesky(view):
+    """(*B, n, n), lower triangle read -> (L buffer, info)."""
+    a = _dense(view)
+    out = np.empty_like(a)
+    info = np.zeros(a.shape[0], np.int64)
+    if a.size:
+        _cholesky_kernel(a, out, info)
+    return out.reshape(-1), info
+
+
+def linalg_eigh(view, upper):
+    """(*B, n, n), one triangle read -> (eigenvalues (*B, n) ascending, eigenvectors
+    (*B, n, n) as columns) buffers."""
+    a = _dense(view)
+    w = np.empty(a.shape[:2], a.dtype)
+    v = np.empty_like(a)
+    if a.size:
+        _eigh_kernel(a, bool(upper), w, v)
+    return _flat(w, v)

@@ -1,0 +1,626 @@
+"""torch.linalg's factorizations, solves and norms: inv, det, slogdet, solve, svd, svdvals,
+qr, cholesky, eigh, eigvalsh, cross, vector_norm, matrix_norm, norm.
+
+The numerical work is the backend's (LAPACK through Numba on the CPU, staged through the
+host on CUDA: nbgrad/backends/cpu/linalg_lapack.py); everything here is meaning: PyTorch's
+argument checks and errors, batching and broadcasting, result layouts (LAPACK's batched
+column-major, as PyTorch returns them), and the backward nodes.  Each backward is
+PyTorch's formula (FunctionsManual.cpp: linalg_inv, linalg_det_backward, slogdet_backward,
+linalg_solve_backward, svd_backward, linalg_eig_backward, linalg_qr_backward,
+cholesky_backward) written with differentiable Tensor ops, so create_graph=True gives
+higher derivatives.  PyTorch's triangular solves in the qr/cholesky backward are general
+solves here (the same values; a second derivative's graph shows LinalgSolveEx nodes).
+"""
+import math
+from collections import namedtuple
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_device, copy_raw, needs_grad,
+                     new_tensor, record, _wrap)
+from . import views as V
+from .linalg import matmul
+
+
+class LinAlgError(RuntimeError):
+    """PyTorch's torch.linalg.LinAlgError (torch._C._LinAlgError): a RuntimeError raised
+    when a factorization or solve fails on its input (a singular matrix, one that is not
+    positive-definite)."""
+
+
+slogdet_result = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+svd_result = namedtuple("linalg_svd", ["U", "S", "Vh"])
+qr_result = namedtuple("linalg_qr", ["Q", "R"])
+eigh_result = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+
+
+# -- checks, layouts, errors -------------------------------------------------------
+def _check_matrix(op, A, square=True, kernel=None, refuse_int_as=None):
+    """PyTorch's checks of a linalg input, in its order: a Tensor, >= 2 dims, square, a
+    float32/float64 dtype.  kernel: the CPU kernel whose dispatch refuses float16
+    (NotImplementedError); else the "Low precision dtypes" RuntimeError."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if square and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are "
+                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+    dt = A._dtype
+    if dt is D.float32 or dt is D.float64:
+        return
+    name = D.scalar_type_name(dt)
+    if refuse_int_as is not None and not dt.is_floating_point:
+        raise NotImplementedError(f"\"{refuse_int_as}\" not implemented for '{name}'")
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {name}")
+    if kernel is not None:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+    raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {name}")
+
+
+def _raise_on_failure(info, op, batched, what):
+    """PyTorch's error for the first matrix whose LAPACK info is non-zero."""
+    for b, code in enumerate(info.tolist()):
+        if code:
+            where = f"(Batch element {b}): " if batched else ""
+            raise LinAlgError(f"{op}: {where}{what(code)}")
+
+
+def _column_major_strides(shape):
+    """LAPACK's layout, PyTorch's for its linalg results: each matrix column-major,
+    the batch outside."""
+    m, n = shape[-2], shape[-1]
+    strides = [1, max(m, 1)]
+    step = max(m * n, 1)
+    for size in reversed(shape[:-2]):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return tuple(strides)
+
+
+def _matrices(buf, shape, A):
+    """A backend result (C order) of `shape` as PyTorch lays it out: batched column-major."""
+    t = new_tensor(buf, tuple(shape), A._dtype, A.device)
+    if len(shape) >= 2 and t.numel():
+        return copy_raw(t, _column_major_strides(tuple(shape)))
+    return t
+
+
+def _vectors(buf, shape, A):
+    return new_tensor(buf, tuple(shape), A._dtype, A.device)
+
+
+def _eye(n, like):
+    from .._creation import eye
+    return eye(n, dtype=like.dtype, device=like.device)
+
+
+def _diag_embed(v):
+    """(..., n) -> (..., n, n) with v on the diagonal (differentiable)."""
+    return V.unsqueeze(v, -1) * _eye(v.shape[-1], v)
+
+
+def _tril(x, k=0):
+    """x with the elements above its k-th diagonal set to zero (differentiable)."""
+    from .._creation import arange
+    from .elementwise import where
+    m, n = x.shape[-2], x.shape[-1]
+    rows = V.unsqueeze(arange(m, device=x.device), -1)
+    keep = (arange(n, device=x.device) - rows) <= k
+    return where(keep, x, 0.0)
+
+
+def _triu(x, k=0):
+    return V.mT(_tril(V.mT(x), -k))
+
+
+# -- inverse -----------------------------------------------------------------------
+class LinalgInvExBackward0(Node):
+    def backward(self, g, g_info=None):
+        # derivatives.yaml: -A^{-H} grad A^{-H}
+        (inverse,) = self.saved_tensors
+        inv_h = V.mT(inverse)
+        return -matmul(inv_h, matmul(g, inv_h))
+
+
+def inv(A, *, out=None):
+    _check_matrix("linalg.inv", A)
+    buf, info = backend_of(A).linalg_inv(A._view_tuple())
+    _raise_on_failure(info, "linalg.inv", A.dim() > 2, lambda k: f"The diagonal element {k} is zero, the "
+                      "inversion could not be completed because the input matrix is singular.")
+    result = _matrices(buf, A._shape, A)
+    if needs_grad(A):
+        record(LinalgInvExBackward0, (A,), (result,)).save(result, outputs=(result,))
+    return result
+
+
+def inverse(A):
+    return inv(A)
+
+
+# -- solve -------------------------------------------------------------------------
+def _is_vector_rhs(A, B):
+    """PyTorch's linalg_solve_is_vector_rhs: B is a vector, or a batch of vectors whose
+    batch is exactly A's."""
+    return B.dim() == 1 or (A.dim() - 1 == B.dim() and tuple(B._shape) == tuple(A._shape[:-1]))
+
+
+class LinalgSolveExBackward0(Node):
+    def backward(self, gX, g_info=None):
+        # linalg_solve_backward (left=True): gB = A^{-H} gX, gA = -gB X^H
+        A, X = self.saved_tensors
+        gX2 = V.unsqueeze(gX, -1) if self.vector else gX
+        gB = solve(V.mT(A), gX2)
+        gA = None
+        if self.needs_input_grad(0):
+            X2 = V.unsqueeze(X, -1) if self.vector else X
+            gA = -matmul(gB, V.mT(X2))
+        if not self.needs_input_grad(1):
+            return gA, None
+        return gA, (V.squeeze(gB, -1) if self.vector else gB)
+
+
+def solve(A, B, *, left=True, out=None):
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    _check_matrix("linalg.solve", A)
+    if not left:
+        # XA = B is A^T X^T = B^T
+        return V.mT(solve(V.mT(A), V.mT(B)))
+    check_same_device(A, B)
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{D.scalar_type_name(A._dtype)} and B of type {D.scalar_type_name(B._dtype)} instead")
+    vector = _is_vector_rhs(A, B)
+    B2 = V.unsqueeze(B, -1) if vector else B
+    n = A._shape[-1]
+    if B2.dim() < 2 or B2._shape[-2] != n:
+        rows = B2._shape[-2] if B2.dim() >= 2 else B2._shape[-1]
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({A._shape[-2]}x{n} and {rows}x{B2._shape[-1] if B2.dim() >= 2 else 1})")
+    batch = tuple(broadcast_shapes(A._shape[:-2], B2._shape[:-2]))
+    k = B2._shape[-1]
+    buf, info = backend_of(A).linalg_solve(broadcast_view(A, batch + (n, n)), broadcast_view(B2, batch + (n, k)))
+    _raise_on_failure(info, "torch.linalg.solve", len(batch) > 0,
+                      lambda code: "The solver failed because the input matrix is singular.")
+    if vector:
+        X = _vectors(buf, batch + (n,), A)
+    else:
+        X = _matrices(buf, batch + (n, k), A)
+    if needs_grad(A, B):
+        record(LinalgSolveExBackward0, (A, B), (X,), vector=vector).save(A, X, outputs=(X,))
+    return X
+
+
+# -- determinants --------------------------------------------------------------------
+def _prod_of_others(S):
+    """prod_{j != i} S_j for each i along the last dim, without dividing (PyTorch's
+    prod_safe_zeros_backward with grad 1): S with its i-th entry replaced by 1, multiplied."""
+    from .elementwise import where
+    n = S.shape[-1]
+    rows = V.expand(V.unsqueeze(S, -2), tuple(S.shape[:-1]) + (n, n))
+    return where(_eye(n, S) != 0, 1.0, rows).prod(-1)
+
+
+def _cofactor_gradient(g, A):
+    """g times the cofactor matrix of A, without inverting it (PyTorch's singular branch
+    of linalg_det_backward): A = U diag(S) Vh, det A = det U det Vh prod S, so the
+    gradient is U diag(g det(U) det(Vh) prod_{j!=i} S_j) Vh."""
+    U, S, Vh = svd(A)
+    alpha = det(U) * det(Vh)
+    weights = V.unsqueeze(g * alpha, -1) * _prod_of_others(S)
+    return matmul(U * V.unsqueeze(weights, -2), Vh)
+
+
+def _det_gradient(g, det_value, A):
+    """linalg_det_backward: g det A^{-H}, through a solve; a batch holding an exactly
+    singular matrix takes the cofactor formula for the whole batch.  (PyTorch's backward
+    without create_graph solves with the LU even there; the cofactors are what it gives
+    with create_graph, and the gradient.)"""
+    if A.numel() == 0:
+        from .._creation import zeros_like
+        return zeros_like(A)
+    d = V.unsqueeze(V.unsqueeze(g * det_value, -1), -1) * _eye(A.shape[-1], A)
+    try:
+        return solve(V.mT(A), d)
+    except LinAlgError:
+        return _cofactor_gradient(g, A)
+
+
+class LinalgDetBackward0(Node):
+    def backward(self, g, g_lu=None, g_pivots=None):
+        A, det_value = self.saved_tensors
+        return _det_gradient(g, det_value, A)
+
+
+def det(A, *, out=None):
+    _check_matrix("linalg.det", A, kernel="lu_cpu")
+    buf = backend_of(A).linalg_det(A._view_tuple())
+    result = _vectors(buf, A._shape[:-2], A)
+    if needs_grad(A):
+        record(LinalgDetBackward0, (A,), (result,)).save(A, result, outputs=(result,))
+    return result
+
+
+class LinalgSlogdetBackward0(Node):
+    def backward(self, g_sign=None, g_logabsdet=None, *rest):
+        # slogdet_backward, real: d log|det A| = tr(A^{-1} dA): grad A^{-H}
+        if g_logabsdet is None:
+            return None
+        A, logabsdet = self.saved_tensors
+        n = A.shape[-1]
+        d = V.unsqueeze(V.unsqueeze(g_logabsdet, -1), -1) * _eye(n, A)
+        try:
+            return solve(V.mT(A), d)
+        except LinAlgError:
+            # a singular matrix: log|det| has an infinite slope (cofactors / 0)
+            return _cofactor_gradient(g_logabsdet, A) / V.unsqueeze(V.unsqueeze(logabsdet.exp(), -1), -1)
+
+
+def slogdet(A):
+    _check_matrix("linalg.slogdet", A)
+    sbuf, lbuf = backend_of(A).linalg_slogdet(A._view_tuple())
+    batch = A._shape[:-2]
+    sign, logabsdet = _vectors(sbuf, batch, A), _vectors(lbuf, batch, A)
+    if needs_grad(A):
+        record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, logabsdet, outputs=(logabsdet,))
+    return slogdet_result(sign, logabsdet)
+
+
+# -- cholesky ------------------------------------------------------------------------
+class LinalgCholeskyExBackward0(Node):
+    def backward(self, gL, g_info=None):
+        # cholesky_backward (Murray 2016): with Phi(X) = tril(X) with a halved diagonal,
+        # gA = L^{-H} Phi(L^H gL) L^{-1}, symmetrised
+        (L,) = self.saved_tensors
+        if self.upper:
+            L, gL = V.mT(L), V.mT(gL)
+        gA = _tril(matmul(V.mT(L), gL))
+        gA = 0.5 * (gA + V.mT(_tril(gA, -1)))
+        gA = solve(V.mT(L), gA)                    # L^{-H} gA
+        return V.mT(solve(V.mT(L), V.mT(gA)))      # gA L^{-1}
+
+
+def cholesky(A, *, upper=False, out=None):
+    _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
+    buf, info = backend_of(A).linalg_cholesky(A._view_tuple())
+    _raise_on_failure(info, "linalg.cholesky", A.dim() > 2, lambda k: "The factorization could not be "
+                      f"completed because the input is not positive-definite (the leading minor of order {k} "
+                      "is not positive-definite).")
+    L = new_tensor(buf, A._shape, A._dtype, A.device)
+    if upper:
+        L = V.mT(L)                  # U = L^H, laid out column-major as PyTorch's
+    result = copy_raw(L, _column_major_strides(tuple(A._shape))) if A.numel() else L
+    if needs_grad(A):
+        record(LinalgCholeskyExBackward0, (A,), (result,), upper=bool(upper)).save(result, outputs=(result,))
+    return result
+
+
+# -- qr ------------------------------------------------------------------------------
+class LinalgQrBackward0(Node):
+    def backward(self, gQ=None, gR=None):
+        Q, R = self.saved_tensors
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                               "through linalg.qr.")
+        m, n = Q.shape[-2], R.shape[-1]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if gQ is None and gR is None:
+            return None
+        return _qr_gradient(gQ, gR, Q, R)
+
+
+def _qr_gradient(gQ, gR, Q, R):
+    """linalg_qr_backward.  m >= n: gA = [gQ + Q syminvadj(triu(gR R^H - Q^H gQ))] R^{-H},
+    syminvadj(X) = X + X^H with the diagonal once.  m < n: A = [X | Y] = Q [U | W], where
+    Q, U are X's (square) factors and W = Q^H Y: Y gets Q gW, X the square formula with
+    gQ + Y gW^H in place of gQ."""
+    m, n = Q.shape[-2], R.shape[-1]
+    if m < n:
+        U, W = V.narrow(R, -1, 0, m), V.narrow(R, -1, m, n - m)
+        gU = None if gR is None else V.narrow(gR, -1, 0, m)
+        gW = None if gR is None else V.narrow(gR, -1, m, n - m)
+        from .indexing import cat
+        if gW is None:     # Y has no gradient: zeros beside X's
+            from .._creation import zeros
+            gX = _qr_gradient(gQ, None, Q, U)
+            return cat([gX, zeros(tuple(gX.shape[:-1]) + (n - m,), dtype=gX.dtype, device=gX.device)], -1)
+        Y = matmul(Q, W)
+        gQ_x = matmul(Y, V.mT(gW)) if gQ is None else gQ + matmul(Y, V.mT(gW))
+        return cat([_qr_gradient(gQ_x, gU, Q, U), matmul(Q, gW)], -1)
+    if gQ is not None:
+        gA = -matmul(V.mT(Q), gQ) if gR is None else matmul(gR, V.mT(R)) - matmul(V.mT(Q), gQ)
+    else:
+        gA = matmul(gR, V.mT(R))
+    upper = _triu(gA)
+    sym = upper + V.mT(upper) - _diag_embed(V.diagonal(upper, 0, -2, -1))
+    gA = matmul(Q, sym)
+    if gQ is not None:
+        gA = gA + gQ
+    return V.mT(solve(R, V.mT(gA)))        # gA R^{-H}
+
+
+def qr(A, mode="reduced", *, out=None):
+    _check_matrix("linalg.qr", A, square=False, kernel="geqrf_cpu")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    m, n = A._shape[-2], A._shape[-1]
+    complete = mode == "complete"
+    qbuf, rbuf = backend_of(A).linalg_qr(A._view_tuple(), complete)
+    k = m if complete else min(m, n)
+    batch = tuple(A._shape[:-2])
+    R = _matrices(rbuf, batch + (k, n), A)
+    if mode == "r":
+        Q = new_tensor(backend_of(A).empty(0, A._dtype.np), (0,), A._dtype, A.device)
+    else:
+        Q = _matrices(qbuf, batch + (m, k), A)
+    if needs_grad(A):
+        record(LinalgQrBackward0, (A,), (Q, R), mode=mode).save(Q, R, outputs=(Q, R))
+    return qr_result(Q, R)
+
+
+# -- svd -----------------------------------------------------------------------------
+def _svd_gradient(gU, gS, gVh, U, S, Vh):
+    """svd_backward (real): gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)] V^H
+    with E_ij = S_j^2 - S_i^2, plus the terms of the columns outside U's or V's span."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        return (matmul(U, V.unsqueeze(gS, -1) * Vh) if m >= n else matmul(U * V.unsqueeze(gS, -2), Vh))
+    UhgU = None if gU is None else matmul(V.mT(U), gU)
+    VhgV = None if gVh is None else matmul(Vh, V.mT(gVh))
+    if UhgU is not None:
+        UhgU = UhgU - V.mT(UhgU)
+    if VhgV is not None:
+        VhgV = VhgV - V.mT(VhgV)
+    S2 = S * S
+    E = V.unsqueeze(S2, -2) - V.unsqueeze(S2, -1) + _eye(S.shape[-1], S)
+    if UhgU is not None and VhgV is not None:
+        gA = (UhgU * V.unsqueeze(S, -2) + V.unsqueeze(S, -1) * VhgV) / E
+    elif UhgU is not None:
+        gA = UhgU * (V.unsqueeze(S, -2) / E)
+    else:
+        gA = V.unsqueeze(S, -1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + _diag_embed(gS)
+    if m > n and gU is not None:
+        gA = matmul(U, gA)
+        gUSinv = gU / V.unsqueeze(S, -2)
+        gA = gA + gUSinv - matmul(U, matmul(V.mT(U), gUSinv))
+        return matmul(gA, Vh)
+    if m < n and gVh is not None:
+        gA = matmul(gA, Vh)
+        SinvgVh = gVh / V.unsqueeze(S, -1)
+        gA = gA + SinvgVh - matmul(matmul(SinvgVh, V.mT(Vh)), Vh)
+        return matmul(U, gA)
+    return matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh)
+
+
+class LinalgSvdBackward0(Node):
+    def backward(self, gU=None, gS=None, gVh=None):
+        if gU is None and gS is None and gVh is None:
+            return None
+        U, S, Vh = self.saved_tensors
+        if self.full_matrices:
+            k = S.shape[-1]
+            U, Vh = V.narrow(U, -1, 0, k), V.narrow(Vh, -2, 0, k)
+            gU = None if gU is None else V.narrow(gU, -1, 0, k)
+            gVh = None if gVh is None else V.narrow(gVh, -2, 0, k)
+        return _svd_gradient(gU, gS, gVh, U, S, Vh)
+
+
+def _svd(A, full_matrices, op):
+    _check_matrix(op, A, square=False, kernel="linalg_svd_cpu")
+    m, n = A._shape[-2], A._shape[-1]
+    k = min(m, n)
+    ubuf, sbuf, vbuf = backend_of(A).linalg_svd(A._view_tuple(), bool(full_matrices))
+    batch = tuple(A._shape[:-2])
+    U = _matrices(ubuf, batch + (m, m if full_matrices else k), A)
+    S = _vectors(sbuf, batch + (k,), A)
+    Vh = _matrices(vbuf, batch + (n if full_matrices else k, n), A)
+    return U, S, Vh
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    U, S, Vh = _svd(A, full_matrices, "linalg.svd")
+    if needs_grad(A):
+        record(LinalgSvdBackward0, (A,), (U, S, Vh), full_matrices=bool(full_matrices)).save(
+            U, S, Vh, outputs=(U, S, Vh))
+    return svd_result(U, S, Vh)
+
+
+def svdvals(A, *, driver=None, out=None):
+    U, S, Vh = _svd(A, False, "linalg.svdvals")
+    if needs_grad(A):
+        # PyTorch computes the vectors when A requires grad; only S is returned
+        # (U and Vh are the node's outputs too, so that a second derivative flows through them)
+        record(LinalgSvdBackward0, (A,), (U, S, Vh), full_matrices=False).save(U, S, Vh, outputs=(U, S, Vh))
+    return S
+
+
+# -- eigh ----------------------------------------------------------------------------
+def _eigh_gradient(gL, gV, L, Vec):
+    """linalg_eig_backward, Hermitian: gA = V (skew(V^H gV)/2 / E + diag(gL)) V^H with
+    E_ij = L_j - L_i (ones on the diagonal)."""
+    if gV is None:
+        return matmul(Vec * V.unsqueeze(gL, -2), V.mT(Vec))
+    VhgV = matmul(V.mT(Vec), gV)
+    VhgV = 0.5 * (VhgV - V.mT(VhgV))
+    E = V.unsqueeze(L, -2) - V.unsqueeze(L, -1) + _eye(L.shape[-1], L)
+    ret = VhgV / E
+    if gL is not None:
+        ret = ret + _diag_embed(gL)      # VhgV's diagonal is exactly 0: this sets it to gL
+    return matmul(Vec, matmul(ret, V.mT(Vec)))
+
+
+class LinalgEighBackward0(Node):
+    def backward(self, gL=None, gV=None):
+        if gL is None and gV is None:
+            return None
+        L, Vec = self.saved_tensors
+        return _eigh_gradient(gL, gV, L, Vec)
+
+
+def _eigh(A, UPLO, op):
+    _check_matrix(op, A, kernel="linalg_eigh_cpu", refuse_int_as="linalg_eigh_cpu")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    wbuf, vbuf = backend_of(A).linalg_eigh(A._view_tuple(), UPLO == "U")
+    return _vectors(wbuf, A._shape[:-1], A), _matrices(vbuf, A._shape, A)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    L, Vec = _eigh(A, UPLO, "linalg.eigh")
+    if needs_grad(A):
+        record(LinalgEighBackward0, (A,), (L, Vec)).save(L, Vec, outputs=(L, Vec))
+    return eigh_result(L, Vec)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    L, Vec = _eigh(A, UPLO, "linalg.eigvalsh")
+    if needs_grad(A):
+        record(LinalgEighBackward0, (A,), (L, Vec)).save(L, Vec, outputs=(L, Vec))
+    return L
+
+
+# -- cross ---------------------------------------------------------------------------
+class LinalgCrossBackward0(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = cross(b, g, dim=self.dim) if self.needs_input_grad(0) else None
+        gb = cross(g, a, dim=self.dim) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+def cross(input, other, *, dim=-1, out=None):
+    a, b = input, other
+    if a.dim() != b.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap(dim, a.dim())
+    if a._shape[d] != 3 or b._shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a._shape[d]} "
+                           f"and {b._shape[d]}")
+    check_same_device(a, b)
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
+                           f"{D.scalar_type_name(b._dtype)}")
+    shape = tuple(broadcast_shapes(a._shape, b._shape))
+    from .indexing import stack
+    with no_grad():
+        ae, be = V.expand(a, shape), V.expand(b, shape)
+        x = [V.select(ae, d, i) for i in range(3)]
+        y = [V.select(be, d, i) for i in range(3)]
+        result = stack([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]], d)
+    if needs_grad(a, b):
+        record(LinalgCrossBackward0, (a, b), (result,), dim=d).save(a, b)
+    return result
+
+
+# -- norms ---------------------------------------------------------------------------
+def _check_norm_dtype(op, x, dtype):
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{D.scalar_type_name(x._dtype)}")
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError(f"{op}: dtype should be floating point or complex, but got "
+                               f"{D.scalar_type_name(dtype)}")
+        if D.promote_types(x._dtype, dtype) is not dtype:
+            raise RuntimeError(f"{op}: the dtype of the input ({D.scalar_type_name(x._dtype)}) should be "
+                               f"convertible without narrowing to the specified dtype "
+                               f"({D.scalar_type_name(dtype)})")
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    from .reduction import norm as _vector_norm
+    if isinstance(ord, str) or not isinstance(ord, (int, float)) or isinstance(ord, bool):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+                        f"{type(ord).__name__}")
+    _check_norm_dtype("linalg.vector_norm", x, dtype)
+    if dtype is not None and dtype is not x._dtype:
+        x = x.to(dtype)
+    return _vector_norm(x, ord, dim, keepdim)
+
+
+def _matrix_dims(op, A, dim):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {list(dim) if isinstance(dim, (tuple, list)) else dim}")
+    d0, d1 = _wrap(dim[0], A.dim()), _wrap(dim[1], A.dim())
+    if d0 == d1:
+        raise RuntimeError(f"{op}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    op = "linalg.matrix_norm"
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg_matrix_norm(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    _check_norm_dtype(op, A, dtype)
+    d0, d1 = _matrix_dims(op, A, dim)
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"{op}: Order {ord} not supported.")
+        if ord == "fro":
+            return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"{op}: Order {ord:g} not supported.")
+    if dtype is not None and dtype is not A._dtype:
+        A = A.to(dtype)
+    if ord == "nuc" or abs(ord) == 2:
+        # the singular values over the two dims moved to the end
+        perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
+        S = svdvals(V.permute(A, perm))
+        result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord > 0 else S.amin(-1))
+        if keepdim:
+            for d in sorted((d0, d1)):
+                result = V.unsqueeze(result, d)
+        return result
+    # the 1 norm: the largest column sum; inf: the largest row sum (the 1 norm of A^T)
+    if abs(ord) == math.inf:
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = vector_norm(A, 1, d0, keepdim)
+    return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """torch.linalg.norm: a vector norm, or a matrix norm when ord is given and there are
+    two dims (dim of length 2, or a 2-D input without dim)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(ord, str):
+        if dim is None:
+            dim = (0, 1)
+        elif len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+        return matrix_norm(A, ord, tuple(dim), keepdim, dtype=dtype)
+    if dim is not None:
+        if len(dim) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    elif ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2)):
+        return matrix_norm(A, ord, tuple(dim) if dim is not None else (0, 1), keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
+    """torch.norm / Tensor.norm (torch/functional.py): 'fro' (over <= 2 dims) and numbers
+    are vector norms, 'nuc' the matrix norm."""
+    _dim = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return vector_norm(input, 2, _dim, keepdim, dtype=dtype)
+        if _dim is None:
+            _dim = list(range(input.dim()))
+        return matrix_norm(input, p, _dim, keepdim, dtype=dtype)
+    return vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)

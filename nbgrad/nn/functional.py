@@ -146,3 +146,21 @@ def one_hot(tensor, num_classes=-1):
         elif hi >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == arange(num_classes)).long()
+
+
+# activations PyTorch composes in Python (their nodes are the composed ones: NegBackward0 then
+# SoftmaxBackward0, DivBackward0, SubBackward0) or routes through hardtanh (relu6)
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _R.softmax(-input, dim, dtype)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()

@@ -27,6 +27,7 @@ from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
+from ..ops.embedding import embedding  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -103,26 +104,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
-
-
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
-    """Rows of weight picked by the integer tensor input; no gradient reaches row padding_idx."""
-    if input.dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if input.numel():
-        # no negative rows, unlike indexing (PyTorch's embedding refuses -1 too)
-        lo, hi = int(input.min()), int(input.max())
-        if lo < 0 or hi >= weight.shape[0]:
-            raise IndexError("index out of range in self")
-    out = weight[input]
-    if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += weight.shape[0]
-        keep = (input != padding_idx).unsqueeze(-1)
-        out = _E.where(keep, out, out.detach())
     return out
 
 

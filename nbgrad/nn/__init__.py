@@ -11,3 +11,4 @@ from .modules.activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, Si
                                  Softplus, Softsign, Tanhshrink)
 from .modules.lazy import LazyLinear  # noqa: E402,F401
 from .parameter import UninitializedParameter  # noqa: E402,F401
+from .modules.attention import MultiheadAttention  # noqa: E402,F401

@@ -145,3 +145,6 @@ def softsign(input):
 
 def tanhshrink(input):
     return input - input.tanh()
+
+
+from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401

@@ -10,3 +10,4 @@ from .batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmin, Softplus,  # noqa: E402
                          Softsign, Tanhshrink)
 from .lazy import LazyLinear  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402

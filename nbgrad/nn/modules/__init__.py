@@ -11,3 +11,4 @@ from .activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Soft
                          Softsign, Tanhshrink)
 from .lazy import LazyLinear  # noqa: E402
 from .attention import MultiheadAttention  # noqa: E402
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402

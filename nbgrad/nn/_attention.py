@@ -82,7 +82,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 # -- multi-head attention -----------------------------------------------------------------------
 def _canonical_mask(mask, name, dtype):
-    """A bool mask (True: masked out, nn.MultiheadAttention's convention) as 0 / -inf of dtype; a float mask as it is."""
+    """A bool mask (True: masked out, nn.MultiheadAttention's convention) as 0 / -inf of dtype;
+    a float mask as it is."""
     if mask is None:
         return None
     if mask.dtype is D.bool_:

@@ -1,4 +1,5 @@
-"""Learning-rate schedulers (StepLR, CosineAnnealingLR, LambdaLR, OneCycleLR, ReduceLROnPlateau), with PyTorch's chainable formulas."""
+"""Learning-rate schedulers (StepLR, CosineAnnealingLR, LambdaLR, OneCycleLR, ReduceLROnPlateau),
+with PyTorch's chainable formulas."""
 import math
 
 from .optimizer import Optimizer

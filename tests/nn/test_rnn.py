@@ -153,7 +153,8 @@ def test_parameter_names_shapes_init_and_repr():
     names = [n for n, _ in m.named_parameters()]
     assert names == [f"{k}_l{layer}{s}" for layer in (0, 1) for s in ("", "_reverse")
                      for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-    assert m.weight_ih_l0.shape == (20, 3) and m.weight_ih_l1.shape == (20, 10) and m.weight_hh_l1_reverse.shape == (20, 5)
+    assert m.weight_ih_l0.shape == (20, 3) and m.weight_ih_l1.shape == (20, 10)
+    assert m.weight_hh_l1_reverse.shape == (20, 5)
     assert m._flat_weights_names == names and len(m.all_weights) == 4 and m.all_weights[1][0] is m.weight_ih_l0_reverse
     bound = 1 / math.sqrt(5)
     for p in m.parameters():

@@ -283,3 +283,22 @@ def test_weighted_sampler_errors_and_loader():
     nbgrad.manual_seed(4)
     batches = list(DataLoader(TensorDataset(X), batch_size=4, sampler=WeightedRandomSampler([0, 0, 1, 0, 1], 8)))
     assert len(batches) == 2 and set(sum((b[0].tolist() for b in batches), [])) <= {2.0, 4.0}
+
+
+class Big(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return (nbgrad.ones(1 << 20) * (i + 1)).sum()      # large enough to be split across kernel threads
+
+
+def test_a_worker_runs_split_kernels_after_the_parent_made_its_thread_pool():
+    before = nbgrad.get_num_threads()
+    nbgrad.set_num_threads(2)
+    try:
+        (nbgrad.ones(1 << 20) * 2).sum()                    # the parent's pool now exists (its threads do not fork)
+        got = [b.item() for b in DataLoader(Big(), batch_size=None, num_workers=1, timeout=20)]
+    finally:
+        nbgrad.set_num_threads(before)
+    assert got == [float(1 << 20), float(2 << 20)]

@@ -67,7 +67,8 @@ class WeightedRandomSampler(Sampler):
         from ... import as_tensor, float64
         weights_tensor = as_tensor(weights, dtype=float64)
         if weights_tensor.dim() != 1:
-            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights_tensor.shape)}")
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
         self.weights = weights_tensor
         self.num_samples = num_samples
         self.replacement = replacement

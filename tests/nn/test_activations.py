@@ -127,6 +127,17 @@ def test_bad_arguments():
         nn.GELU("exact")(nbgrad.ones(2))
 
 
+def test_softmax2d_over_channels():
+    x = np.random.default_rng(0).standard_normal((2, 3, 2, 2))
+    y = nn.Softmax2d()(nbgrad.tensor(x))
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y.numpy(), e / e.sum(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(nn.Softmax2d()(nbgrad.tensor(x[0])).numpy(), y.numpy()[0], rtol=1e-12)
+    assert repr(nn.Softmax2d()) == "Softmax2d()"
+    with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D, got 2D instead"):
+        nn.Softmax2d()(nbgrad.ones(2, 3))
+
+
 def test_softmin_dtype_and_functional():
     x = nbgrad.tensor(np.array([[1.0, 2.0], [0.5, -1.0]]), dtype=nbgrad.float32)
     y = F.softmin(x, dim=1, dtype=nbgrad.float64)

@@ -209,6 +209,9 @@ def test_errors():
         m(nbgrad.randn(5, 3), nbgrad.randn(1, 2, 4))
     with pytest.raises(RuntimeError, match=r"Expected hidden\[1\] size \(1, 2, 4\), got \[1, 3, 4\]"):
         nn.LSTM(3, 4)(nbgrad.randn(5, 2, 3), (nbgrad.randn(1, 2, 4), nbgrad.randn(1, 3, 4)))
+    with pytest.raises(ValueError, match=r"RNN input dtype \(nbgrad.float64\) does not match weight dtype "
+                                         r"\(nbgrad.float32\)"):
+        m(nbgrad.randn(5, 2, 3, dtype=nbgrad.float64))
     with pytest.raises(RuntimeError, match="Input batch size 2 doesn't match hidden0 batch size 3"):
         nn.GRUCell(3, 4)(nbgrad.randn(2, 3), nbgrad.randn(3, 4))
     with pytest.raises(ValueError, match="GRUCell: Expected input to be 1D or 2D, got 3D instead"):

@@ -121,6 +121,15 @@ class Softmin(Module):
         return f"dim={self.dim}"
 
 
+class Softmax2d(Module):
+    """softmax over the channels of (C, H, W) or (N, C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)
+
+
 class Softsign(Module):
     def forward(self, input):
         return F.softsign(input)

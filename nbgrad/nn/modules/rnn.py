@@ -149,6 +149,10 @@ class RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
+        w = self._flat_weights[0]
+        if input.dtype is not w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). Convert "
+                             f"input: input.to({w.dtype}), or convert model: model.to({input.dtype})")
 
     def _check_hidden(self, hx, expected, what="Expected hidden size"):
         if tuple(hx.shape) != expected:

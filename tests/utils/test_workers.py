@@ -209,6 +209,25 @@ def test_shutdown_after_an_epoch_and_after_an_abandoned_iterator():
         assert not p.is_alive()
 
 
+class Sleepy(Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        time.sleep(0.6)
+        return i
+
+
+def test_shutdown_skips_the_tasks_still_queued():
+    it = iter(DataLoader(Sleepy(), batch_size=1, num_workers=1, prefetch_factor=6))
+    assert next(it).tolist() == [0]          # five more tasks are queued for the worker
+    proc = it.workers.processes[0]
+    start = time.monotonic()
+    del it
+    proc.join(timeout=10)
+    assert not proc.is_alive() and time.monotonic() - start < 2.0     # not 5 x 0.6 s of fetching
+
+
 def test_persistent_workers_serve_every_epoch():
     dl = DataLoader(Squares(), batch_size=3, num_workers=2, persistent_workers=True)
     expected = _values(DataLoader(Squares(), batch_size=3))

@@ -159,8 +159,8 @@ def fetch(dataset, collate_fn, auto_collation, index):
     return collate_fn([dataset[i] for i in index])
 
 
-def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation, seed, init_fn, worker_id,
-                 num_workers, parent_pid):
+def _worker_loop(dataset, index_queue, result_queue, done_event, collate_fn, auto_collation, seed, init_fn,
+                 worker_id, num_workers, parent_pid):
     global _worker_info
     try:
         import nbgrad
@@ -179,10 +179,10 @@ def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation,
                 task = index_queue.get(timeout=_POLL_S * 10)
             except queue.Empty:
                 if os.getppid() != parent_pid:       # the main process is gone
-                    return
+                    break
                 continue
-            if task is None:                         # shutdown
-                return
+            if task is None or done_event.is_set():   # shutdown: the tasks still queued are not fetched
+                break
             key, index = task
             if init_error is not None:
                 result = init_error
@@ -193,6 +193,9 @@ def _worker_loop(dataset, index_queue, result_queue, collate_fn, auto_collation,
                     result = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             result_queue.put((key, result))
             del result, index, task
+        # nobody reads the results any more: exit without waiting for them to be flushed
+        result_queue.cancel_join_thread()
+        result_queue.close()
     except KeyboardInterrupt:
         pass
 
@@ -212,6 +215,7 @@ class _Workers:
             ctx = mp.get_context(ctx)
         self.num_workers = loader.num_workers
         self.result_queue = ctx.Queue()
+        self.done_event = ctx.Event()
         self.index_queues = []
         self.processes = []
         base_seed = int(randint(0, 2 ** 62, (1,)).item())     # from nbgrad's generator, as PyTorch's loader
@@ -220,8 +224,9 @@ class _Workers:
             q = ctx.Queue()
             q.cancel_join_thread()
             w = ctx.Process(target=_worker_loop, daemon=True,
-                            args=(loader.dataset, q, self.result_queue, loader.collate_fn, loader._auto_collation,
-                                  base_seed + i, loader.worker_init_fn, i, self.num_workers, os.getpid()))
+                            args=(loader.dataset, q, self.result_queue, self.done_event, loader.collate_fn,
+                                  loader._auto_collation, base_seed + i, loader.worker_init_fn, i, self.num_workers,
+                                  os.getpid()))
             w.start()
             self.index_queues.append(q)
             self.processes.append(w)
@@ -255,6 +260,7 @@ class _Workers:
         if not self.alive:
             return
         self.alive = False
+        self.done_event.set()
         for q in self.index_queues:
             try:
                 q.put(None)

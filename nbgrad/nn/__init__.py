@@ -8,3 +8,9 @@ from .modules.conv import Conv1d, Conv2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
 from .modules.batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
+from .modules.activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmax2d,  # noqa: E402,F401
+                                 Softmin, Softplus, Softsign, Tanhshrink)
+from .modules.lazy import LazyLinear  # noqa: E402,F401
+from .parameter import UninitializedParameter  # noqa: E402,F401
+from .modules.attention import MultiheadAttention  # noqa: E402,F401
+from .modules.rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401

@@ -27,6 +27,7 @@ from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
+from ..ops.embedding import embedding  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -106,26 +107,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
-              sparse=False):
-    """Rows of weight picked by the integer tensor input; no gradient reaches row padding_idx."""
-    if input.dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if input.numel():
-        # no negative rows, unlike indexing (PyTorch's embedding refuses -1 too)
-        lo, hi = int(input.min()), int(input.max())
-        if lo < 0 or hi >= weight.shape[0]:
-            raise IndexError("index out of range in self")
-    out = weight[input]
-    if padding_idx is not None:
-        if padding_idx < 0:
-            padding_idx += weight.shape[0]
-        keep = (input != padding_idx).unsqueeze(-1)
-        out = _E.where(keep, out, out.detach())
-    return out
-
-
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
 
@@ -146,3 +127,24 @@ def one_hot(tensor, num_classes=-1):
         elif hi >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     return (tensor.unsqueeze(-1) == arange(num_classes)).long()
+
+
+# activations PyTorch composes in Python (their nodes are the composed ones: NegBackward0 then
+# SoftmaxBackward0, DivBackward0, SubBackward0) or routes through hardtanh (relu6)
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _R.softmax(-input, dim, dtype)
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401

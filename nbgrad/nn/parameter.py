@@ -62,3 +62,61 @@ def zero_grads(params, set_to_none=True):
         else:
             g.requires_grad_(False)
         g.zero_()
+
+
+_UNINITIALIZED = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+                  "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+                  "`forward` to initialize the parameters before accessing their attributes.")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's before its first call): it holds
+    no elements, refuses questions about its shape, and `materialize(shape)` turns it, the same
+    object, into a Parameter of that shape with its dtype and device."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .._creation import empty
+        from .. import _dtype as D
+        data = empty(0, device=device, dtype=dtype if dtype is not None else D.get_default_dtype())
+        return Parameter.__new__(cls, data, requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINITIALIZED)
+
+    def size(self, dim=None):
+        raise RuntimeError(_UNINITIALIZED)
+
+    def detach(self):
+        return self     # a state dict shows the placeholder itself, as PyTorch's
+
+    def materialize(self, shape, device=None, dtype=None):
+        from .._creation import empty
+        t = empty(tuple(shape), device=device if device is not None else self.device,
+                  dtype=dtype if dtype is not None else self.dtype)
+        requires_grad = self._requires_grad
+        Tensor._init_from(self, t._storage, t._shape, t._stride, t._offset, t._dtype)
+        self._requires_grad = requires_grad
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (UninitializedParameter, (self._requires_grad, None, self.dtype))
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedParameter(self._requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+def is_lazy(param):
+    return isinstance(param, UninitializedParameter)

@@ -3,5 +3,7 @@ from . import lr_scheduler
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
+from .adagrad import Adagrad
+from .rmsprop import RMSprop
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "lr_scheduler"]

@@ -44,6 +44,19 @@ PARALLEL_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_PARALLEL_MIN_ELEMENTS_
 _pool = None
 _pool_lock = threading.Lock()
 
+
+def _forget_pool_after_fork():
+    # a forked child (a DataLoader worker) has none of the parent's threads: a pool inherited
+    # from the parent would take work that no thread runs, so the child makes its own
+    global _pool, _pool_lock
+    _pool = None
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
 DEFAULT_NUM_THREADS = max(1, int(config.NUMBA_NUM_THREADS))
 _count = DEFAULT_NUM_THREADS
 

@@ -7,3 +7,8 @@ from .module import Module
 from .conv import Conv1d, Conv2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmax2d, Softmin,  # noqa: E402
+                         Softplus, Softsign, Tanhshrink)
+from .lazy import LazyLinear  # noqa: E402
+from .attention import MultiheadAttention  # noqa: E402
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402

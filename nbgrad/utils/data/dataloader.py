@@ -1,4 +1,4 @@
-"""DataLoader, samplers and default_collate (single process; PyTorch's batching rules)."""
+"""DataLoader, samplers and default_collate (PyTorch's batching rules; worker processes in _workers.py)."""
 import collections.abc
 import numbers
 
@@ -49,6 +49,51 @@ class RandomSampler(Sampler):
             out += randperm(n).tolist()
         out += randperm(n).tolist()[:self.num_samples % n]
         return iter(out)
+
+    def __len__(self):
+        return self.num_samples
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probabilities proportional to weights, with replacement
+    (inverse CDF of uniform draws) or without (the largest weight / Exp(1) keys, the same
+    distribution as multinomial's), from nbgrad's generator: reproducible under manual_seed."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        from ... import as_tensor, float64
+        weights_tensor = as_tensor(weights, dtype=float64)
+        if weights_tensor.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        from ... import float64, rand
+        w = self.weights.cpu().numpy()
+        if not (w >= 0).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if np.isinf(w).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        u = rand(self.num_samples if self.replacement else len(w), dtype=float64, generator=self.generator).numpy()
+        if self.replacement:
+            cdf = np.cumsum(w)
+            picks = np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), len(w) - 1)
+        else:
+            with np.errstate(divide="ignore"):
+                keys = w / -np.log1p(-u)           # weight / Exp(1): the largest keys are the sample
+            picks = np.argsort(-keys, kind="stable")[:self.num_samples]
+        return iter(picks.tolist())
 
     def __len__(self):
         return self.num_samples
@@ -126,13 +171,37 @@ def default_convert(data):
 
 
 class DataLoader:
-    """Iterates over a dataset in batches (single process; num_workers is accepted and ignored)."""
+    """Iterates over a dataset in batches: in this process (num_workers=0) or fetched by
+    num_workers worker processes (nbgrad/utils/data/_workers.py), in the sampler's order."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 generator=None, prefetch_factor=None, persistent_workers=False, pin_memory_device=""):
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
+                             "multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.persistent_workers = persistent_workers
+        self.pin_memory = pin_memory
+        self.in_order = in_order
+        self._workers = None
         self.batch_size = batch_size
         self.drop_last = drop_last
         if sampler is not None and shuffle:
@@ -155,6 +224,21 @@ class DataLoader:
             (default_collate if self._auto_collation else default_convert)
 
     def __iter__(self):
+        if self.num_workers > 0:
+            from ._workers import MultiProcessingIter
+            if not self.persistent_workers:
+                return MultiProcessingIter(self)
+            if self._workers is None or not self._workers.alive:
+                from ._workers import _Workers
+                self._workers = _Workers(self)
+            return MultiProcessingIter(self, self._workers)
+        # PyTorch's iterator draws its workers' base seed even without workers: the generator
+        # moves the same way whatever num_workers is (same shuffles under one manual_seed)
+        from ... import randint
+        randint(0, 2 ** 62, (1,))
+        return self._single_process_iter()
+
+    def _single_process_iter(self):
         if not self._auto_collation:
             for idx in self.sampler:
                 yield self.collate_fn(self.dataset[idx])

@@ -39,7 +39,7 @@ def _torch_cuda():
     return torch
 
 
-def time_nbgrad(run, warmup, reps):
+def measure_nbgrad(run, warmup, reps):
     from numba import cuda
     for _ in range(warmup):
         run()
@@ -60,7 +60,7 @@ def time_nbgrad(run, warmup, reps):
     return statistics.median(times)
 
 
-def time_torch(torch, run, warmup, reps):
+def measure_torch(torch, run, warmup, reps):
     for _ in range(warmup):
         run()
     torch.cuda.synchronize()
@@ -151,10 +151,10 @@ def main():
     print(f"GPU: {nbgrad.cuda.get_device_name()}; PyTorch: {torch.__version__ if torch else 'not available'}")
 
     def nb_timer(run):
-        return time_nbgrad(run, args.warmup, args.reps)  # noqa
+        return measure_nbgrad(run, args.warmup, args.reps)  # noqa
 
     def th_timer(run):
-        return time_torch(torch, run, args.warmup, args.reps)
+        return measure_torch(torch, run, args.warmup, args.reps)
 
     rows = []
     t0 = time.perf_counter()

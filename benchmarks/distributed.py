@@ -11,9 +11,9 @@ machine's two cores.  Bandwidth: per message size, samples alternate between
 on an nbgrad tensor of the same size (float32 zeros, so repeated sums stay finite),
 each sample a run of back-to-back calls after a barrier; medians of rank 0's times.
 MLP: W4's 784-256-256-10 MLP, batch 128 per rank, SGD; step time alone (1 rank,
-no DDP), with DDP on 2 ranks (all-reduce overlapped with backward), with DDP's
-all-reduces started only after backward (nothing hidden), and the gradient
-all-reduce alone.  Hidden share = (delayed - overlapped) / all-reduce alone.
+no DDP), with DDP on 2 ranks (0.25 MB buckets, all-reduce overlapped with backward),
+with DDP's all-reduces started only after backward (nothing hidden), and the gradient
+all-reduce alone; the three DDP modes alternate sample by sample on one model.  Hidden share = (delayed - overlapped) / all-reduce alone.
 
 asv: DistributedBench runs the same measurements once (setup_cache) and tracks the
 ratios; it skips where mpi4py or an MPI launcher is missing.
@@ -72,18 +72,23 @@ def _bandwidth(rounds):
     return rows
 
 
-def _mlp(rounds, ddp_mode):
-    """Median step time of rank 0: ddp_mode None (no DDP), 'overlap', 'delayed' or 'comm'
-    (the all-reduce of a step's gradients alone, in DDP's buckets)."""
+def _mlp(rounds, distributed):
+    """Median step times of rank 0.  Alone (distributed=False): the plain model.  With DDP,
+    samples alternate between three modes on one model, so that a noisy machine slows
+    them alike: 'overlap' (all-reduces start during backward), 'delayed' (they start only
+    after backward: nothing hidden) and 'comm' (the all-reduce of a step's gradients, in
+    DDP's buckets, alone)."""
     import numpy as np
     import nbgrad
     from nbgrad import nn
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
-    if ddp_mode is not None:
+    if distributed:
+        from mpi4py import MPI
         import nbgrad.distributed as dist
         from nbgrad.nn.parallel import DistributedDataParallel
-        model = DistributedDataParallel(model)
-        model._delay_all_reduce = ddp_mode == "delayed"
+        # 0.25 MB buckets: the last two layers' gradients (272 KB) go while the first
+        # layer's backward runs (with the default 25 MB cap the whole model is one bucket)
+        model = DistributedDataParallel(model, bucket_cap_mb=0.25)
         comm = dist.group.WORLD.comm
     opt = nbgrad.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = nn.CrossEntropyLoss()
@@ -96,37 +101,42 @@ def _mlp(rounds, ddp_mode):
         loss_fn(model(x), y).backward()
         opt.step()
 
-    if ddp_mode == "comm":
-        from mpi4py import MPI
-        buffers = [b.buffer for b in model._buckets]
+    def all_reduce_alone():
+        reqs = [comm.Iallreduce(MPI.IN_PLACE, b.buffer, MPI.SUM) for b in model._buckets]
+        MPI.Request.Waitall(reqs)
 
-        def step():     # noqa: F811 - what the reducer sends per step, nothing else
-            reqs = [comm.Iallreduce(MPI.IN_PLACE, b, MPI.SUM) for b in buffers]
-            MPI.Request.Waitall(reqs)
-    for _ in range(5):
-        step()
-    times = []
-    for _ in range(rounds):
-        if ddp_mode is not None:
+    def sample(call):
+        if distributed:
             comm.Barrier()
         t0 = time.perf_counter()
         for _ in range(20):
-            step()
-        times.append((time.perf_counter() - t0) / 20)
-    return statistics.median(times)
+            call()
+        return (time.perf_counter() - t0) / 20
+
+    for _ in range(5):
+        step()
+    if not distributed:
+        return {"alone": statistics.median(sample(step) for _ in range(rounds))}
+    times = {"overlap": [], "delayed": [], "comm": []}
+    for _ in range(rounds):
+        for mode in ("overlap", "delayed"):
+            model._delay_all_reduce = mode == "delayed"
+            times[mode].append(sample(step))
+        times["comm"].append(sample(all_reduce_alone))
+    return {mode: statistics.median(t) for mode, t in times.items()}
 
 
 def _worker(what, rounds, out):
     import json
     if what == "mlp1":
-        result = {"alone": _mlp(rounds, None)}
+        result = _mlp(rounds, distributed=False)
     else:
         import nbgrad.distributed as dist
         dist.init_process_group("mpi")
         if what == "bandwidth":
             result = {"rows": _bandwidth(rounds)}
         else:
-            result = {mode: _mlp(rounds, mode) for mode in ("overlap", "delayed", "comm")}
+            result = _mlp(rounds, distributed=True)
         if dist.get_rank() != 0:
             result = None
         dist.destroy_process_group()

@@ -64,29 +64,35 @@ class Work:
                 self._finish()
 
     def wait(self, timeout=None):
-        """Block until the operation is done; DistBackendError after `timeout` (seconds or
-        a timedelta; default: the group's timeout)."""
+        """Block until the operation is done.  With `timeout` (seconds or a timedelta),
+        DistBackendError once it has passed; without, MPI's own wait under the watchdog
+        (the job is aborted past the group's timeout, as for the blocking calls)."""
         if self._done:
             return True
-        limit = self._timeout if timeout is None else (
-            timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout))
         MPI = _mpi.mpi()
         requests = self._requests
-        if self._status is not None:
-            test = (lambda: requests[0].Test(self._status))
+        if timeout is None:
+            _watchdog.arm(self._timeout, self._what)
+            try:
+                if self._status is not None:
+                    requests[0].Wait(self._status)
+                else:
+                    MPI.Request.Waitall(requests)
+            finally:
+                _watchdog.disarm()
         else:
-            test = (lambda: MPI.Request.Testall(requests))
-        if not test():
-            # polled rather than MPI_Wait: a peer that never comes makes this raise after
-            # the timeout instead of hanging, and Ctrl-C still reaches Python
+            limit = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+            if self._status is not None:
+                test = (lambda: requests[0].Test(self._status))
+            else:
+                test = (lambda: MPI.Request.Testall(requests))
+            # polled: MPI's wait cannot be given a deadline
             deadline = time.monotonic() + limit
             spins = 0
             while not test():
                 spins += 1
                 if spins & 1023 == 0 and time.monotonic() > deadline:
-                    raise DistBackendError(
-                        f"{self._what} timed out after {limit:g} s waiting for the other ranks (the group's "
-                        "timeout; init_process_group(timeout=...) sets it)")
+                    raise DistBackendError(f"{self._what} timed out after {limit:g} s waiting for the other ranks")
         self._complete()
         return True
 
@@ -486,12 +492,7 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     work = irecv(tensor, src, group, tag, group_src)
     if work is None:
         return -1
-    _watchdog.arm(work._timeout, "recv")
-    try:
-        work._requests[0].Wait(work._status)
-    finally:
-        _watchdog.disarm()
-    work._complete()
+    work.wait()
     return work._group.ranks[work._status.Get_source()]
 
 

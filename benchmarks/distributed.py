@@ -163,7 +163,7 @@ def measure(quick=False):
             cmd = [sys.executable, __file__, "--worker", what, rounds, out]
             if what != "mlp1":
                 cmd = [mpiexec, "-n", str(n)] + cmd
-            subprocess.run(cmd, env=env, check=True, timeout=900)
+            subprocess.run(cmd, env=env, check=True, timeout=900, stdin=subprocess.DEVNULL)
             results.update(json.loads(pathlib.Path(out).read_text()))
     return results
 

@@ -136,3 +136,26 @@ def test_local_batch_is_the_shard():
     X, _ = global_batch(0, 3)
     assert X.shape[0] == 3 * LOCAL_BATCH
     np.testing.assert_array_equal(np.concatenate([shard(X, r) for r in range(3)]), X)
+
+
+def test_cuda_parameters(tmp_path):
+    from nbgrad.backends import get_backend
+    try:
+        get_backend("cuda")
+    except RuntimeError as e:
+        pytest.skip(f"CUDA backend unusable: {e}")
+    ranks = run_ok(2, "tests.distributed.workers.ddp_cuda", tmp_path)
+    # the same training on the CPU, in one process, from rank 0's initial weights
+    model = nbgrad.nn.Linear(6, 4).double()
+    with nbgrad.no_grad():
+        model.weight.copy_(nbgrad.tensor(ranks[0]["initial"]["weight"]))
+        model.bias.copy_(nbgrad.tensor(ranks[0]["initial"]["bias"]))
+    opt = nbgrad.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(2):
+        X, Y = global_batch(step, 2)
+        opt.zero_grad()
+        mse(model(nbgrad.tensor(X)), nbgrad.tensor(Y[:, :4])).backward()
+        opt.step()
+    for res in ranks:
+        assert res["device"].startswith("cuda")
+        assert_states(res["final"], state(model))

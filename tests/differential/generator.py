@@ -412,6 +412,117 @@ class Gen:
         else:
             self.emit({"k": "meth", "t": i, "op": op})
 
+    def s_library(self):
+        """Issue 14's functions as users call them: scans, flips and rolls, triangles,
+        repeats, comparisons of whole tensors, unique, the in-place view methods, and
+        nbgrad.linalg on well-conditioned matrices (a random matrix plus a dominant
+        diagonal: the two libraries' LAPACKs agree there to the tester's tolerance)."""
+        r = self.r
+        kind = r.choice(("scan", "scan", "flip", "roll", "tri", "repeat", "tile", "close", "unique",
+                         "view_", "linalg", "linalg", "cross"))
+        if kind == "linalg":
+            self.s_linalg()
+            return
+        i = self.pick()
+        t = self.vars[i]
+        n = t.dim()
+        call = r.random() < 0.4          # nbgrad.f(t, ...) rather than t.f(...)
+
+        def emit(op, args=(), kw=None, method_only=False):
+            if call and not method_only:
+                self.emit({"k": "call", "op": op, "a": [{"v": i}] + list(args), "kw": kw or {}})
+            else:
+                self.emit({"k": "meth", "t": i, "op": op, "a": list(args), "kw": kw or {}})
+
+        if kind == "scan":
+            op = r.choice(("cumsum", "cumprod"))
+            kw = {"dtype": {"dt": "float64"}} if r.random() < 0.15 else {}
+            if r.random() < 0.2 and not call:
+                op += "_"
+            emit(op, [self.dim(t)], kw)
+        elif kind == "flip":
+            dims = r.sample(range(n), r.randint(0, n)) if n else []
+            emit("flip", [dims if r.random() < 0.5 else {"tup": dims}])
+        elif kind == "roll":
+            if n and r.random() < 0.6:
+                dims = r.sample(range(n), r.randint(1, n))
+                emit("roll", [{"tup": [r.randint(-3, 3) for _ in dims]}, {"tup": dims}])
+            else:
+                emit("roll", [r.randint(-3, 3)])
+        elif kind == "tri":
+            op = r.choice(("tril", "triu"))
+            if r.random() < 0.2 and not call:
+                op += "_"
+            emit(op, [] if r.random() < 0.4 else [r.randint(-2, 2)])
+        elif kind == "repeat":
+            kw = {} if r.random() < 0.4 or not n else {"dim": self.dim(t)}
+            emit("repeat_interleave", [r.randint(0, 3)], kw)
+        elif kind == "tile":
+            emit("tile", [{"tup": [r.randint(1, 2) for _ in range(r.randint(1, n + 1))]}])
+        elif kind == "close":
+            j = self.operand(t)
+            op = r.choice(("isclose", "allclose", "equal"))
+            kw = {} if op == "equal" or r.random() < 0.5 else r.choice(
+                [{"rtol": 0.1}, {"atol": 0.5}, {"equal_nan": True}])
+            emit(op, [{"v": j}], kw)
+        elif kind == "unique":
+            kw = {k: True for k in ("return_inverse", "return_counts") if r.random() < 0.4}
+            if r.random() < 0.3:
+                kw["sorted"] = True
+            emit("unique", [], kw)
+        elif kind == "view_":
+            op = r.choice(("unsqueeze_", "squeeze_", "t_", "transpose_"))
+            if op == "unsqueeze_":
+                self.emit({"k": "meth", "t": i, "op": op, "a": [r.randrange(-n - 1, n + 1)]})
+            elif op == "squeeze_":
+                self.emit({"k": "meth", "t": i, "op": op, "a": [] if r.random() < 0.4 or not n else [self.dim(t)]})
+            elif op == "t_":
+                self.emit({"k": "meth", "t": i, "op": op})
+            else:
+                self.emit({"k": "meth", "t": i, "op": op, "a": [self.dim(t), self.dim(t)]})
+        elif kind == "cross":
+            k = self.leaf(r.choice([(3,), (2, 3), (3, 3), (3, 2)]), "float64")
+            j = self.leaf(tuple(self.vars[k].shape), "float64")
+            dim = [d for d, size in enumerate(self.vars[k].shape) if size == 3][-1]
+            self.emit({"k": "call", "op": r.choice(("cross", "linalg.cross")), "a": [{"v": k}, {"v": j}],
+                       "kw": {"dim": dim}})
+
+    def s_linalg(self):
+        r = self.r
+        k = r.choice([1, 2, 3])
+        batch = r.choice([(), (), (2,)])
+        dtype = "float64" if r.random() < 0.85 else "float32"
+        if dtype == "float32":
+            self.uses_f32 = True
+
+        def matrix():
+            return [[round(r.gauss(0, 0.5), 2) + (k + 1.0 if a == b else 0.0) for b in range(k)] for a in range(k)]
+        data = matrix() if not batch else [matrix() for _ in range(batch[0])]
+        self.emit({"k": "leaf", "a": [data, dtype, r.random() < 0.8]})
+        i = len(self.vars) - 1
+        op = r.choice(("det", "inv", "slogdet", "solve", "matrix_norm", "vector_norm", "svdvals", "eigvalsh",
+                       "cholesky", "norm"))
+        if op == "solve":
+            rhs = self.leaf(batch + (k,) if r.random() < 0.4 else batch + (k, r.choice([1, 2])), dtype)
+            self.emit({"k": "call", "op": "linalg.solve", "a": [{"v": i}, {"v": rhs}]})
+        elif op in ("eigvalsh", "cholesky"):
+            # A + A^T: symmetric, and with the dominant diagonal positive definite
+            self.emit({"k": "meth", "t": i, "op": "transpose", "a": [-2, -1]})
+            self.emit({"k": "binop", "op": "add", "a": [{"v": i}, {"v": len(self.vars) - 1}]})
+            self.emit({"k": "call", "op": "linalg." + op, "a": [{"v": len(self.vars) - 1}]})
+        elif op == "matrix_norm":
+            self.emit({"k": "call", "op": "linalg.matrix_norm", "a": [{"v": i}],
+                       "kw": {"ord": r.choice(["fro", "nuc", 1, -1, 2, float("inf")])}})
+        elif op == "vector_norm":
+            self.emit({"k": "call", "op": "linalg.vector_norm", "a": [{"v": i}],
+                       "kw": {"ord": r.choice([2, 1, 3, float("inf"), 0.5]), "dim": r.choice([None, -1])}})
+        elif op == "norm":
+            self.emit({"k": "meth", "t": i, "op": "norm", "a": [r.choice([2, 1, "fro"])]})
+        elif op in ("det", "inv") and r.random() < 0.4:
+            self.emit({"k": "meth", "t": i, "op": "det" if op == "det" else "inverse"})
+        else:
+            self.emit({"k": "call", "op": "linalg." + op, "a": [{"v": i}]})
+
     def s_flags(self):
         i = self.pick()
         r = self.r
@@ -469,7 +580,8 @@ class Gen:
         kinds = [(self.s_unary, 12), (self.s_binary, 14), (self.s_reduce, 10), (self.s_view, 14),
                  (self.s_index, 8), (self.s_setitem, 5), (self.s_inplace, 10), (self.s_matmul, 3),
                  (self.s_where, 2), (self.s_cat, 3), (self.s_convert, 2), (self.s_flags, 4),
-                 (self.s_backward, 7), (self.s_grad, 5), (lambda: self.leaf(), 3), (self.s_table, 5)]
+                 (self.s_backward, 7), (self.s_grad, 5), (lambda: self.leaf(), 3), (self.s_table, 5),
+                 (self.s_library, 5)]
         fns, weights = zip(*kinds)
         while len(self.program) < n:
             r.choices(fns, weights)[0]()

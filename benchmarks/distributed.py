@@ -65,9 +65,12 @@ def _bandwidth(rounds):
             return (time.perf_counter() - t0) / reps
         for call in (lambda: comm.Allreduce(MPI.IN_PLACE, arr, MPI.SUM), lambda: dist.all_reduce(t)):
             call()
-        for _ in range(rounds):
-            raw.append(sample(lambda: comm.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)))
-            ours.append(sample(lambda: dist.all_reduce(t)))
+        for k in range(rounds):      # ABBA: neither side always runs first
+            for side in ((raw, ours) if k % 2 == 0 else (ours, raw)):
+                if side is raw:
+                    raw.append(sample(lambda: comm.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)))
+                else:
+                    ours.append(sample(lambda: dist.all_reduce(t)))
         rows.append((nbytes, statistics.median(raw), statistics.median(ours)))
     return rows
 
@@ -153,7 +156,7 @@ def measure(quick=False):
     mpiexec = _mpiexec()
     if mpiexec is None:
         raise RuntimeError("no MPI launcher: pip install \"nbgrad[distributed]\"")
-    rounds = "5" if quick else "9"
+    rounds = "5" if quick else "15"
     env = dict(os.environ, NUMBA_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                MKL_NUM_THREADS="1", PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     results = {}

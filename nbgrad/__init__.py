@@ -89,4 +89,8 @@ def zero_(t):
 
 
 
+# the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
+from .ops._signatures import public_functions as _public_functions
+globals().update(_public_functions(globals()))
+
 __version__ = "0.1.0"

@@ -72,6 +72,20 @@ def _check_output_shape(self, operands):
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
 
 
+def _keyword_names(fn):
+    """The keywords fn accepts (None: any), for the in-place forms' argument errors."""
+    import inspect
+    if getattr(fn, "keywords", None) is not None:
+        return fn.keywords
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
 def _inplace_method(fn, needs_old, overlap="partial"):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
@@ -79,7 +93,13 @@ def _inplace_method(fn, needs_old, overlap="partial"):
     lerp = fn.__name__ == "lerp"
     tensor_only = fn.__name__ in ("atan2", "hypot")
 
+    accepted = _keyword_names(fn)
+
     def method(self, *args, **kwargs):
+        if kwargs and accepted is not None:
+            for k in kwargs:
+                if k not in accepted:
+                    raise TypeError(f"{method.__name__}() got an unexpected keyword argument '{k}'")
         if tensor_only and args and not isinstance(args[0], Tensor):    # PyTorch's argument parser, first
             raise TypeError(f"{method.__name__}(): argument 'other' (position 1) must be Tensor, "
                             f"not {type(args[0]).__name__}")
@@ -140,6 +160,12 @@ def _matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return L.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return L.matmul(other, self)
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None, axis=None):
@@ -280,19 +306,23 @@ TENSOR_METHODS = {
     "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
     "isfinite": E.isfinite, "rsub": E.rsub,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
-    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _reversed(E.add),
-    "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _rsub,
-    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _reversed(E.mul),
-    "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _rdiv,
-    "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _reversed(E.floor_divide),
-    "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _reversed(E.remainder),
-    "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _rpow,
-    "__matmul__": _matmul, "__rmatmul__": lambda self, other: L.matmul(other, self),
+    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
+    "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _not_implemented_for_non_tensors(_rsub),
+    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(_reversed(E.mul)),
+    "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _not_implemented_for_non_tensors(_rdiv),
+    "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _not_implemented_for_non_tensors(_reversed(E.floor_divide)),
+    "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _not_implemented_for_non_tensors(_reversed(E.remainder)),
+    "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _not_implemented_for_non_tensors(_rpow),
+    "__matmul__": _matmul, "__rmatmul__": _rmatmul,
     "__neg__": E.neg, "__pos__": lambda self: self, "__abs__": E.abs, "__invert__": E.bitwise_not,
     "__eq__": _not_implemented_for_non_tensors(E.eq), "__ne__": _not_implemented_for_non_tensors(E.ne),
-    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge,
-    "__and__": E.bitwise_and, "__or__": E.bitwise_or, "__xor__": E.bitwise_xor,
-    "__rand__": _reversed(E.bitwise_and), "__ror__": _reversed(E.bitwise_or), "__rxor__": _reversed(E.bitwise_xor),
+    "__lt__": _not_implemented_for_non_tensors(E.lt), "__le__": _not_implemented_for_non_tensors(E.le),
+    "__gt__": _not_implemented_for_non_tensors(E.gt), "__ge__": _not_implemented_for_non_tensors(E.ge),
+    "__and__": _not_implemented_for_non_tensors(E.bitwise_and), "__or__": _not_implemented_for_non_tensors(E.bitwise_or),
+    "__xor__": _not_implemented_for_non_tensors(E.bitwise_xor),
+    "__rand__": _not_implemented_for_non_tensors(_reversed(E.bitwise_and)),
+    "__ror__": _not_implemented_for_non_tensors(_reversed(E.bitwise_or)),
+    "__rxor__": _not_implemented_for_non_tensors(_reversed(E.bitwise_xor)),
     "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
     "__ipow__": _iop("pow_"), "__imod__": _iop("remainder_"), "__ifloordiv__": _iop("floor_divide_"),
     "__iand__": _iop("bitwise_and_"), "__ior__": _iop("bitwise_or_"),
@@ -334,3 +364,7 @@ TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 
 TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}
+
+# PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
+from ._signatures import public_method as _public_method  # noqa: E402
+TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}

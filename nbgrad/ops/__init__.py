@@ -86,7 +86,7 @@ def _keyword_names(fn):
     return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
-def _inplace_method(fn, needs_old, overlap="partial"):
+def _inplace_method(fn, needs_old, overlap="partial", name=None):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
     elementwise = overlap == "partial"
@@ -121,7 +121,7 @@ def _inplace_method(fn, needs_old, overlap="partial"):
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
                                  needs_old=needs_old, overlap=overlap, precheck=precheck)
         return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck)
-    method.__name__ = fn.__name__ + "_"
+    method.__name__ = name or fn.__name__ + "_"
     return method
 
 
@@ -358,7 +358,7 @@ TENSOR_METHODS = {
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }
-TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"))
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"), name)
                        for name, (fn, needs_old) in _INPLACE.items()})
 # Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
 TENSOR_METHODS["_accumulate_"] = E.accumulate_

@@ -107,12 +107,19 @@ def _renames(fn, name, method):
 def _wrap(fn, name, renames, out_rule, positional=()):
     inner = named(fn, name)
     takes_out = out_rule is not None
-    if not renames and not takes_out and not positional:
+    # an op table function names its row in its errors: under another name (absolute,
+    # negative) its keywords are checked here
+    keywords = getattr(fn, "keywords", None) if getattr(fn, "__name__", name) != name else None
+    if not renames and not takes_out and not positional and keywords is None:
         return inner
 
     def public(*args, **kwargs):
         if not kwargs:
             return inner(*args)
+        if keywords is not None:
+            for k in kwargs:
+                if k not in keywords and k not in positional and k not in renames and not (takes_out and k == "out"):
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
         for i, keyword in enumerate(positional):
             if keyword in kwargs:
                 if len(args) != i:
@@ -146,6 +153,11 @@ def public_method(fn, name):
 
 
 def public_functions(namespace):
-    """{name: public form} for the names of KEYWORD_FUNCTIONS found in namespace."""
-    return {name: public_function(namespace[name], name) for name in KEYWORD_FUNCTIONS
-            if isinstance(namespace.get(name), types.FunctionType)}
+    """{name: public form} for the names of KEYWORD_FUNCTIONS found in namespace, and every
+    other public function of the namespace under its own name (asarray, not as_tensor)."""
+    found = {}
+    for name, fn in namespace.items():
+        if not isinstance(fn, types.FunctionType) or name.startswith("_"):
+            continue
+        found[name] = public_function(fn, name) if name in KEYWORD_FUNCTIONS else named(fn, name)
+    return found

@@ -176,16 +176,22 @@ def _tensor_str(t, indent):
     return _tensor_str_with_formatter(arr, indent, summarize, formatter)
 
 
+def _measured(suffix):
+    """A suffix's length as PyTorch measures it: `dtype=nbgrad.float64` counts as PyTorch's
+    `dtype=torch.float64` does, so that lines break where PyTorch's break."""
+    return len(suffix) - suffix.count("nbgrad.")
+
+
 def _add_suffixes(tensor_str, suffixes, indent):
     parts = [tensor_str]
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+        if last_line_len + _measured(suffix) + 2 > PRINT_OPTS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
-            last_line_len = indent + len(suffix)
+            last_line_len = indent + _measured(suffix)
         else:
             parts.append(", " + suffix)
-            last_line_len += len(suffix) + 2
+            last_line_len += _measured(suffix) + 2
     parts.append(")")
     return "".join(parts)
 

@@ -391,3 +391,129 @@ def test_equality_with_foreign_objects():
     t = nb.ones(2)
     assert (t == "a") is False and (t != "a") is True
     assert (t == None) is False   # noqa: E711
+
+
+# -- out= on the other ops that take it in PyTorch -----------------------------------------------------
+X = [[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]]
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda o: nbgrad.index_select(nb.tensor(X), 1, nb.tensor([2, 0]), out=o), [[3.0, 1.5], [-1.0, 0.5]]),
+    (lambda o: nbgrad.gather(nb.tensor(X), 1, nb.tensor([[0, 1, 1], [1, 0, 0]]), out=o),
+     [[1.5, -2.0, -2.0], [4.0, 0.5, 0.5]]),
+    (lambda o: nbgrad.masked_select(nb.tensor(X), nb.tensor(X) > 0, out=o), [1.5, 3.0, 0.5, 4.0]),
+    (lambda o: nbgrad.take(nb.tensor(X), nb.tensor([0, 5]), out=o), [1.5, -1.0]),
+    (lambda o: nbgrad.outer(nb.tensor([1.0, 2.0]), nb.tensor([3.0, 4.0]), out=o), [[3.0, 4.0], [6.0, 8.0]]),
+    (lambda o: nbgrad.lerp(nb.tensor([1.0, 2.0]), nb.tensor([3.0, 4.0]), 0.5, out=o), [2.0, 3.0]),
+    (lambda o: nbgrad.hstack([nb.ones(1), nb.zeros(1)], out=o), [1.0, 0.0]),
+    (lambda o: nbgrad.vstack([nb.ones(1), nb.zeros(1)], out=o), [[1.0], [0.0]]),
+    (lambda o: nbgrad.logical_not(nb.tensor([True, False]), out=o), [0.0, 1.0]),
+    (lambda o: nbgrad.softmax(nb.zeros(2), 0, out=o), [0.5, 0.5]),
+    (lambda o: nbgrad.logsumexp(nb.zeros(2, 2), 1, out=o), [float(np.log(2))] * 2),
+    (lambda o: nbgrad.linalg.inv(2 * nb.eye(2), out=o), [[0.5, 0.0], [0.0, 0.5]]),
+    (lambda o: nbgrad.linalg.det(2 * nb.eye(2), out=o), 4.0),
+    (lambda o: nbgrad.linalg.solve(2 * nb.eye(2), nb.ones(2, 1), out=o), [[0.5], [0.5]]),
+    (lambda o: nbgrad.linalg.vector_norm(nb.tensor([3.0, 4.0]), out=o), 5.0),
+    (lambda o: nbgrad.linalg.matrix_norm(nb.tensor([[3.0, 4.0]]), out=o), 5.0),
+    (lambda o: nbgrad.linalg.cross(nb.tensor([1.0, 0.0, 0.0]), nb.tensor([0.0, 1.0, 0.0]), out=o), [0.0, 0.0, 1.0]),
+])
+def test_out_on_more_ops(call, expected):
+    out = nb.empty(0)
+    assert _no_warnings(lambda: call(out)) is out
+    np.testing.assert_allclose(np.array(out.tolist()), np.array(expected), rtol=1e-6, atol=1e-7)
+    assert out._version == 1
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda o: nbgrad.index_select(nb.ones(2), 0, nb.tensor([0]), out=o), RuntimeError,
+     "index_select(): self and result must have the same scalar type"),
+    (lambda o: nbgrad.masked_select(nb.ones(2), nb.ones(2) > 0, out=o), RuntimeError,
+     "masked_select(): self and result must have the same scalar type"),
+    (lambda o: nbgrad.take(nb.ones(2), nb.tensor([0]), out=o), RuntimeError,
+     "take(): self and out expected to have the same dtype, but got self.dtype = Float and out.dtype = Long"),
+    (lambda o: nbgrad.gather(nb.ones(2), 0, nb.tensor([0]), out=o), RuntimeError,
+     "Expected out tensor to have dtype float, but got long int instead"),
+    (lambda o: nbgrad.dot(nb.ones(2), nb.ones(2), out=o), RuntimeError, "result dtype Long does not match input dtype Float"),
+    (lambda o: nbgrad.outer(nb.ones(2), nb.ones(2), out=o), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda o: nbgrad.logsumexp(nb.ones(2), 0, out=o), RuntimeError,
+     "logsumexp(): Expected floating point type for result tensor, but got: Long"),
+    (lambda o: nbgrad.hstack([nb.ones(2)], out=o), TypeError,
+     "torch.cat(): input types can't be cast to the desired output type Long"),
+    (lambda o: nbgrad.linalg.inv(nb.eye(2), out=o), RuntimeError,
+     "Expected out tensor to have dtype float, but got long int instead"),
+    (lambda o: nbgrad.linalg.matrix_norm(nb.eye(2), out=o), RuntimeError,
+     "linalg.matrix_norm expected out tensor dtype Float but got: Long"),
+    (lambda o: nbgrad.randperm(3, out=o.bool()), NotImplementedError, "\"randperm\" not implemented for 'Bool'"),
+    (lambda o: nbgrad.arange(3, out=o.bool()), NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'"),
+])
+def test_out_dtype_errors_of_more_ops(call, error, message):
+    out = nb.zeros(0, dtype=nb.int64)
+    with pytest.raises(error) as e:
+        call(out)
+    assert str(e.value) == message
+
+
+def test_out_nonzero_randint_randperm():
+    out = nb.empty(0, dtype=nb.int64)
+    assert nbgrad.nonzero(nb.tensor([0.0, 1.0, 2.0]), out=out) is out and out.tolist() == [[1], [2]]
+    with pytest.raises(RuntimeError, match="^nonzero: Expected out tensor to have scalar type Long but got scalar typeFloat$"):
+        nbgrad.nonzero(nb.ones(2), out=nb.empty(0))
+    r = nbgrad.randint(0, 5, (4,), out=nb.empty(0))
+    assert r.dtype is nb.float32 and r.shape == (4,) and all(0 <= v < 5 and v == int(v) for v in r.tolist())
+    r = nbgrad.randperm(4, out=nb.empty(0, dtype=nb.int64))
+    assert sorted(r.tolist()) == [0, 1, 2, 3]
+
+
+def test_out_tuples_sort_topk_and_linalg():
+    x = nb.tensor(X)
+    v, i = nb.empty(0), nb.empty(0, dtype=nb.int64)
+    r = nbgrad.sort(x, 1, out=(v, i))
+    assert r.values is v and r.indices is i
+    assert v.tolist() == [[-2.0, 1.5, 3.0], [-1.0, 0.5, 4.0]] and i.tolist() == [[1, 0, 2], [2, 0, 1]]
+    v, i = nb.empty(0), nb.empty(0, dtype=nb.int64)
+    nbgrad.topk(x, 2, out=(v, i))
+    assert v.tolist() == [[3.0, 1.5], [4.0, 0.5]] and i.tolist() == [[2, 0], [1, 0]]
+    A = nb.tensor([[2.0, 1.0], [1.0, 3.0]])
+    outs = (nb.empty(0), nb.empty(0))
+    r = nbgrad.linalg.eigh(A, out=outs)
+    assert r.eigenvalues is outs[0] and r.eigenvectors is outs[1]
+    np.testing.assert_allclose(outs[0].numpy(), np.linalg.eigvalsh(A.numpy()), rtol=1e-6)
+    outs = (nb.empty(0), nb.empty(0))
+    q, rr = nbgrad.linalg.qr(A, out=outs)
+    assert q is outs[0] and rr is outs[1]
+    np.testing.assert_allclose((q @ rr).numpy(), A.numpy(), rtol=1e-6)
+    sign, logabsdet = nbgrad.linalg.slogdet(A, out=(nb.empty(0), nb.empty(0)))
+    assert sign.item() == 1.0 and abs(logabsdet.item() - np.log(5.0)) < 1e-6
+    with pytest.raises(TypeError, match="^linalg_qr\\(\\): argument 'out' must be tuple of Tensors, not Tensor$"):
+        nbgrad.linalg.qr(A, out=nb.empty(0))
+    with pytest.raises(TypeError, match="^expected tuple of 2 elements but got 1$"):
+        nbgrad.linalg.qr(A, out=(nb.empty(0),))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+        nbgrad.linalg.eigh(A, out=(nb.empty(0, dtype=nb.float64), nb.empty(0)))
+
+
+def test_linalg_out_refused_under_autograd_with_aten_names():
+    A = nb.tensor([[2.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    tail = "(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+    for call, name in ((lambda: nbgrad.linalg.inv(A, out=nb.empty(0)), "linalg_inv_ex"),
+                       (lambda: nbgrad.linalg.det(A, out=nb.empty(0)), "_linalg_det"),
+                       (lambda: nbgrad.linalg.eigh(A, out=(nb.empty(0), nb.empty(0))), "_linalg_eigh"),
+                       (lambda: nbgrad.linalg.svd(A, out=(nb.empty(0), nb.empty(0), nb.empty(0))), "_linalg_svd")):
+        with pytest.raises(RuntimeError) as e:
+            call()
+        assert str(e.value) == name + tail
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation.$"):
+        nbgrad.linalg.matrix_norm(nb.eye(2), out=nb.empty(0, requires_grad=True))
+
+
+def test_functions_without_out_refuse_it():
+    # torch.det takes no out (torch.linalg.det does)
+    with pytest.raises(TypeError, match="^det\\(\\) got an unexpected keyword argument 'out'$"):
+        nbgrad.det(nb.eye(2), out=nb.empty(0))
+
+
+def test_resize_warning_points_at_the_callers_line():
+    with pytest.warns(UserWarning, match=RESIZED) as record:
+        nbgrad.add(nb.ones(3), 1, out=nb.empty(2))
+    assert record[0].filename == __file__

@@ -30,7 +30,7 @@ def _tensors_in(values):
 def _user_stacklevel():
     """The stacklevel of the first frame outside nbgrad, for a warning issued by our caller
     (so that it points at the user's line, as PyTorch's do)."""
-    frame, level = sys._getframe(2), 1
+    frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_globals.get("__name__", "").startswith("nbgrad."):
         frame, level = frame.f_back, level + 1
     return level
@@ -123,21 +123,67 @@ def _bool_result(name, result_dtype, out):
         raise RuntimeError(f"{name} only supports bool tensor for result, got: {D.scalar_type_name(out._dtype)}")
 
 
+def _same_as_self(name, result_dtype, out):
+    # index_select, masked_select
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"{name}(): self and result must have the same scalar type")
+
+
+def _nonzero(name, result_dtype, out):
+    if out._dtype is not D.int64:
+        raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{D.scalar_type_name(out._dtype)}")
+
+
+def _take(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{D.scalar_type_name(result_dtype)} and out.dtype = {D.scalar_type_name(out._dtype)}")
+
+
+def _dot(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"result dtype {D.scalar_type_name(out._dtype)} does not match input dtype "
+                           f"{D.scalar_type_name(result_dtype)}")
+
+
+def _floating_result(name, result_dtype, out):
+    # logsumexp
+    if not out._dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): Expected floating point type for result tensor, but got: "
+                           f"{D.scalar_type_name(out._dtype)}")
+    _cast(name, result_dtype, out)
+
+
+def _linalg_norm(name, result_dtype, out):
+    # linalg.norm, linalg.matrix_norm (composite in PyTorch: their own check)
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"{name.replace('_', '.', 1)} expected out tensor dtype {D.scalar_type_name(result_dtype)} "
+                           f"but got: {D.scalar_type_name(out._dtype)}")
+
+
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
-         "where": _where, "cat": _cat, "bool": _bool_result}
+         "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
+         "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm}
 
 
-def call_with_out(name, fn, rule, args, kwargs, out):
+def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     """fn(*args, **kwargs) written into `out` under the dtype rule `rule`:
     one of RULES, "dtype" (sum, prod: out's dtype is the computation's dtype unless dtype=
-    names another), "pair" (max/min along a dim: (values, indices)), "creation" (factories:
-    out's dtype and device, silent resize)."""
-    if rule == "pair":
-        return _call_pair(name, fn, args, kwargs, out)
+    names another), "tuple" (max/min along a dim, sort, qr, ...: a tuple of outs, each of
+    its result's dtype), "creation" (factories: out's dtype and device, silent resize).
+    grad_name: the name PyTorch's autograd refusal gives (its ATen op: linalg_inv_ex)."""
+    if rule == "tuple":
+        return _call_tuple(name, fn, args, kwargs, out, grad_name or name)
     if rule == "creation":
         return _call_creation(name, fn, args, kwargs, out)
     check_out_type(name, out)
-    check_no_grad(name, (*args, *kwargs.values()), (out,))
+    if rule == "linalg_norm":
+        # composite in PyTorch: only an out that requires grad is refused (by its in-place write)
+        if is_grad_enabled() and out.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    else:
+        check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
     dtype = kwargs.get("dtype")
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
         _same_expected(name, D.to_dtype(dtype), out)
@@ -150,36 +196,36 @@ def call_with_out(name, fn, rule, args, kwargs, out):
     return write(out, result)
 
 
-def _call_pair(name, fn, args, kwargs, out):
-    from .reduction import ReductionResult
+def _call_tuple(name, fn, args, kwargs, out, grad_name):
     if isinstance(out, Tensor):
-        # max(x) and max(x, y) take one out; max(x, dim) refuses it
-        check_no_grad(name, (*args, *kwargs.values()), (out,))
+        # max(x) and max(x, y) take one out; max(x, dim), qr, ... refuse it
+        check_no_grad(grad_name, (*args, *kwargs.values()), (out,))
         result = fn(*args, **kwargs)
         if isinstance(result, tuple):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
         _same_expected(name, result._dtype, out)
         resize_output(out, result._shape)
         return write(out, result)
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
+    if not isinstance(out, (tuple, list)):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
-    values, indices = out
-    check_out_type(name, values)
-    check_out_type(name, indices)
-    check_no_grad(name, (*args, *kwargs.values()), (values, indices))
+    for o in out:
+        check_out_type(name, o)
+    check_no_grad(grad_name, (*args, *kwargs.values()), out)
     result = fn(*args, **kwargs)
-    if not isinstance(result, tuple):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not tuple")
-    _same_expected(name, result[0]._dtype, values)
-    _same_expected(name, D.int64, indices)
-    resize_output(values, result[0]._shape)
-    resize_output(indices, result[1]._shape)
-    write(values, result[0])
-    write(indices, result[1])
-    return ReductionResult(values, indices)
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for o, r in zip(out, result):
+        _same_expected(name, r._dtype, o)
+    for o, r in zip(out, result):
+        resize_output(o, r._shape)
+        write(o, r)
+    kind = type(result)
+    return kind(*out) if kind is not tuple else tuple(out)
 
 
 _RANDOM_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
+_NOT_FOR_BOOL = {"randperm": "randperm", "logspace": "logspace_cpu", "linspace": "linspace_cpu",
+                 "arange": "arange_cpu"}
 _CREATION_NO_GRAD_NAMES = {"randn": None, "empty": None}   # these refuse while resizing
 
 
@@ -197,10 +243,14 @@ def _call_creation(name, fn, args, kwargs, out):
     if name in _RANDOM_KERNELS and not out._dtype.is_floating_point:
         raise NotImplementedError(f'"{_RANDOM_KERNELS[name]}" not implemented for '
                                   f"'{D.scalar_type_name(out._dtype)}'")
+    if name in _NOT_FOR_BOOL and out._dtype is D.bool_:
+        raise NotImplementedError(f'"{_NOT_FOR_BOOL[name]}" not implemented for \'Bool\'')
+    if name == "randint" and out._dtype is D.bool_:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     requires_grad = kwargs.pop("requires_grad", False)
     kwargs = dict(kwargs, dtype=out._dtype, device=out.device)
     result = fn(*args, **kwargs)
-    if name == "arange" and out.numel() != result.numel():
+    if name == "arange" and out.numel() != result.numel() and out.numel() > 0:
         warnings.warn(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
                       f"does not match the computed number of elements {result.numel()}. Note that this may occur "
                       "as a result of rounding error. The out tensor will be resized to a tensor of shape "

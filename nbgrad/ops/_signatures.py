@@ -33,21 +33,33 @@ for _names, _rule in (
         ("add sub subtract mul multiply div divide true_divide pow remainder floor_divide atan2 xlogy hypot "
          "maximum minimum eq ne lt le gt ge greater less logical_and logical_or logical_xor bitwise_and "
          "bitwise_or bitwise_xor exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan "
-         "sinh cosh tanh sigmoid erf reciprocal logit square mean std var logsumexp", "cast"),
+         "sinh cosh tanh sigmoid erf reciprocal logit square mean std var", "cast"), ("logsumexp", "floating"),
         ("neg negative abs absolute floor ceil round trunc sign sgn clamp clip clamp_min clamp_max", "found"),
-        ("matmul mm bmm mv dot argmax argmin", "expected"),
-        ("sum prod", "dtype"), ("amax amin", "input"), ("any all", "bool"), ("max min", "pair"),
-        ("where", "where"), ("cat concat concatenate stack", "cat"),
-        ("zeros ones rand randn empty full arange linspace logspace eye", "creation")):
+        ("outer ger lerp logical_not", "cast"), ("bitwise_not", "found"),
+        ("matmul mm bmm mv argmax argmin gather softmax log_softmax norm inverse", "expected"),
+        ("sum prod", "dtype"), ("amax amin", "input"), ("any all", "bool"),
+        ("max min sort topk", "tuple"), ("where", "where"),
+        ("cat concat concatenate stack hstack vstack", "cat"), ("index_select masked_select", "self"),
+        ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
+        ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 OUT_RULES = _OUT_RULES
+
+# torch.linalg: (the rule, the name PyTorch's autograd refusal gives: its ATen op)
+LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg_det"),
+              "solve": ("expected", "_linalg_solve_ex"), "cholesky": ("expected", "linalg_cholesky_ex"),
+              "svdvals": ("expected", "_linalg_svd"), "eigvalsh": ("expected", "_linalg_eigh"),
+              "cross": ("expected", "linalg_cross"), "vector_norm": ("expected", "linalg_vector_norm"),
+              "matrix_norm": ("linalg_norm", None), "norm": ("linalg_norm", None),
+              "qr": ("tuple", "linalg_qr"), "eigh": ("tuple", "_linalg_eigh"), "svd": ("tuple", "_linalg_svd"),
+              "slogdet": ("tuple", "_linalg_slogdet")}
 
 # the public functions given PyTorch's keywords (those not listed keep their own signature)
 KEYWORD_FUNCTIONS = set(TORCH_PARAMS) | set(_OUT_RULES) | set(
     "neg negative abs absolute exp sum prod mean std var amax amin argmax argmin any all max min logsumexp "
     "softmax log_softmax norm sort argsort topk flatten unflatten squeeze unsqueeze transpose swapaxes swapdims "
     "permute movedim narrow select unbind split chunk tensor_split diagonal reshape clone masked_select take "
-    "nonzero argwhere isnan isinf isfinite logical_not bitwise_not relu sigmoid tanh".split())
+    "nonzero argwhere isnan isinf isfinite logical_not bitwise_not relu sigmoid tanh det slogdet".split())
 
 
 def named(fn, name):
@@ -104,13 +116,15 @@ def _renames(fn, name, method):
     return renames
 
 
-def _wrap(fn, name, renames, out_rule, positional=()):
+def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
     inner = named(fn, name)
     takes_out = out_rule is not None
     # an op table function names its row in its errors: under another name (absolute,
     # negative) its keywords are checked here
     keywords = getattr(fn, "keywords", None) if getattr(fn, "__name__", name) != name else None
-    if not renames and not takes_out and not positional and keywords is None:
+    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out)
+    refuses_out = not takes_out and _has(fn, "out")
+    if not renames and not takes_out and not positional and keywords is None and not refuses_out:
         return inner
 
     def public(*args, **kwargs):
@@ -131,10 +145,12 @@ def _wrap(fn, name, renames, out_rule, positional=()):
             if target in kwargs:
                 raise TypeError(f"{name}() got multiple values for argument '{target}'")
             kwargs[target] = kwargs.pop(alias)
+        if refuses_out and "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
         if takes_out and "out" in kwargs:
             out = kwargs.pop("out")
             if out is not None:
-                return call_with_out(name, inner, out_rule, args, kwargs, out)
+                return call_with_out(name, inner, out_rule, args, kwargs, out, grad_name)
         return inner(*args, **kwargs)
     public = functools.update_wrapper(public, fn)
     public.__wrapped__ = fn
@@ -150,6 +166,22 @@ def public_function(fn, name):
 def public_method(fn, name):
     """The method Tensor.<name>: PyTorch's keywords (no out=, as PyTorch's methods)."""
     return _wrap(fn, name, _renames(fn, name, method=True), None, _positional_keywords(fn, name, method=True))
+
+
+def linalg_functions(namespace):
+    """{name: public form} of torch.linalg's functions: out= (which the ops' own `out=None`
+    parameters do not read), errors under PyTorch's names (linalg_inv())."""
+    found = {}
+    for name, (rule, grad_name) in LINALG_OUT.items():
+        fn = namespace.get(name)
+        if isinstance(fn, types.FunctionType):
+            public = "linalg_" + name
+            found[name] = _wrap(fn, public, {"input": "A"} if _has(fn, "A") else {}, rule, (), grad_name)
+    return found
+
+
+def _has(fn, parameter):
+    return any(p.name == parameter for p in (_parameters(fn) or ()))
 
 
 def public_functions(namespace):

@@ -342,3 +342,30 @@ def test_requires_grad_must_be_a_bool():
     with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
         a.requires_grad = 1
     assert a.requires_grad is False
+
+
+# named tuples: PyTorch's torch.return_types.<op>(...) (out variants: <op>_out)
+RETURN_TYPES = [
+    ('nb.max(x, 1)',
+     'nbgrad.return_types.max(\nvalues=tensor([3., 4.]),\nindices=tensor([2, 1]))'),
+    ('nb.min(x, 0, keepdim=True)',
+     'nbgrad.return_types.min(\nvalues=tensor([[ 0.5000, -2.0000, -1.0000]]),\nindices=tensor([[1, 0, 1]]))'),
+    ('x.sort(1)',
+     'nbgrad.return_types.sort(\nvalues=tensor([[-2.0000,  1.5000,  3.0000],\n        [-1.0000,  0.5000,  4.0000]]),\nindices=tensor([[1, 0, 2],\n        [2, 0, 1]]))'),
+    ('x.topk(2)',
+     'nbgrad.return_types.topk(\nvalues=tensor([[3.0000, 1.5000],\n        [4.0000, 0.5000]]),\nindices=tensor([[2, 0],\n        [1, 0]]))'),
+    ('nb.linalg.slogdet(A)',
+     'nbgrad.return_types.linalg_slogdet(\nsign=tensor(1.),\nlogabsdet=tensor(1.6094))'),
+    ('nb.max(x, 1, out=(nb.empty(0), nb.empty(0, dtype=nb.int64)))',
+     'nbgrad.return_types.max_out(\nvalues=tensor([3., 4.]),\nindices=tensor([2, 1]))'),
+    ('nb.linalg.slogdet(A, out=(nb.empty(0), nb.empty(0)))',
+     'nbgrad.return_types.linalg_slogdet_out(\nsign=tensor(1.),\nlogabsdet=tensor(1.6094))'),
+]
+
+
+
+@pytest.mark.parametrize("expr, expected", RETURN_TYPES, ids=[e for e, _ in RETURN_TYPES])
+def test_return_types_print_as_pytorchs(expr, expected):
+    x = nb.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    A = nb.tensor([[2.0, 1.0], [1.0, 3.0]])
+    assert repr(eval(expr, {"nb": nb, "x": x, "A": A})) == expected

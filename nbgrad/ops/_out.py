@@ -219,8 +219,14 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
     for o, r in zip(out, result):
         resize_output(o, r._shape)
         write(o, r)
-    kind = type(result)
-    return kind(*out) if kind is not tuple else tuple(out)
+    # PyTorch's out variants are their own return types: torch.return_types.max_out, linalg_qr_out
+    from .reduction import ReductionResult
+    from ..return_types import return_type
+    if isinstance(result, ReductionResult):
+        return ReductionResult(*out, name=f"{result._name}_out" if result._name else None)
+    if hasattr(result, "_fields"):
+        return return_type(f"{type(result).__name__}_out", result._fields)(*out)
+    return tuple(out)
 
 
 _RANDOM_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}

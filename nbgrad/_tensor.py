@@ -431,6 +431,9 @@ class Tensor:
                                "If gradients aren't required, use var.detach() to get Variable that doesn't require grad.")
         return self._backend().cuda_array_interface(self._view_tuple())
 
+    # numpy's operators defer to the Tensor's (np.float64(2) * t is a Tensor, as in PyTorch)
+    __array_priority__ = 1000
+
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
         return arr.astype(dtype, copy=False) if dtype is not None else arr

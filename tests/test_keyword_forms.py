@@ -517,3 +517,30 @@ def test_resize_warning_points_at_the_callers_line():
     with pytest.warns(UserWarning, match=RESIZED) as record:
         nbgrad.add(nb.ones(3), 1, out=nb.empty(2))
     assert record[0].filename == __file__
+
+
+def test_numpy_scalars_defer_to_the_tensors_operators():
+    # PyTorch 2.13: a numpy scalar on either side gives a Tensor (the scalar is a Python number)
+    t = nb.ones(2)
+    for r in (np.float64(2) * t, t * np.float64(2), np.float32(2) + t, np.int64(3) - t, np.bool_(True) * t,
+              np.float64(3) / t, np.float64(2) ** t):
+        assert isinstance(r, nbgrad.Tensor) and r.dtype is nb.float32
+    assert (np.int64(3) - t).tolist() == [2.0, 2.0]
+    assert (np.float64(3) / t).tolist() == [3.0, 3.0]
+    assert (np.int64(2) * nb.ones(2, dtype=nb.int64)).dtype is nb.int64
+    # arrays are not numbers: a TypeError either way, as in PyTorch
+    with pytest.raises(TypeError):
+        np.array([1.0, 2.0]) + t
+    with pytest.raises(TypeError):
+        t < np.array([1.0, 2.0])
+
+
+def test_in_place_operators_with_foreign_types():
+    t = nb.ones(2)
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \+=: 'Tensor' and 'str'$"):
+        t += "a"
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \*=: 'Tensor' and 'list'$"):
+        t *= [1]
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \+: 'Tensor' and 'NoneType'$"):
+        t + None
+    assert t.tolist() == [1.0, 1.0] and t._version == 0

@@ -132,12 +132,13 @@ def _reversed(fn):
 
 
 _NUMBER_TYPES = frozenset({int, float, bool})
+import numpy as _np  # noqa: E402  (numpy scalars are numbers to the operators, as to PyTorch's)
 
 
 def _not_implemented_for_non_tensors(fn):
     def method(self, other):
         if type(other) not in _NUMBER_TYPES and not isinstance(other, Tensor) \
-                and not hasattr(other, "__index__") and not isinstance(other, float):
+                and not hasattr(other, "__index__") and not isinstance(other, (float, _np.generic)):
             return NotImplemented
         return fn(self, other)
     method.__name__ = fn.__name__

@@ -337,6 +337,18 @@ def test_assigning_a_grad_of_another_size_or_dtype():
     assert a.grad is None
 
 
+def test_integer_tensors_cannot_require_grad():
+    # PyTorch 2.13's two texts: the method/setter's and the factories'
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
+        nb.ones(2, dtype=nb.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
+        nb.ones(2, dtype=nb.int64).requires_grad = True
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nb.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nb.zeros(2, dtype=nb.int64, requires_grad=True)
+
+
 def test_requires_grad_must_be_a_bool():
     a = nb.ones(3)
     with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):

@@ -46,7 +46,7 @@ from ._dtype import can_cast
 from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
 from ._parallel import get_num_threads, set_num_threads
-from ._format import set_printoptions, get_printoptions, printoptions
+from ._format import set_printoptions
 
 
 def result_type(tensor1, tensor2):

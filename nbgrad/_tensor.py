@@ -259,6 +259,8 @@ class Tensor:
     def requires_grad(self, value):
         if not isinstance(value, bool):
             raise RuntimeError("requires_grad must be a bool")
+        if value and not self._dtype.is_floating_point:     # (the setter's own words)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):

@@ -5,6 +5,7 @@ import pytest
 
 import nbgrad
 import nbgrad as nb
+from nbgrad import _format   # (PyTorch's torch._tensor_str: get_printoptions, printoptions)
 
 
 # (expression over `nb`, PyTorch's repr)
@@ -283,14 +284,14 @@ def test_repr_under_print_options_matches_pytorch(options, expr, expected):
 
 
 def test_printoptions_context_restores_and_profile_resets():
-    with nbgrad.printoptions(precision=1):
+    with _format.printoptions(precision=1):
         assert repr(nb.tensor([1.25, 2.0])) == "tensor([1.2, 2.0])"
-        assert nbgrad.get_printoptions()["precision"] == 1
-    assert nbgrad.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
+        assert _format.get_printoptions()["precision"] == 1
+    assert _format.get_printoptions() == {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80,
                                          "sci_mode": None}
     nbgrad.set_printoptions(precision=2, threshold=5, edgeitems=1, linewidth=20)
     nbgrad.set_printoptions(profile="default")
-    assert nbgrad.get_printoptions()["linewidth"] == 80
+    assert _format.get_printoptions()["linewidth"] == 80
     assert repr(nb.tensor([1.12345])) == "tensor([1.1235])"
 
 
@@ -338,10 +339,10 @@ def test_assigning_a_grad_of_another_size_or_dtype():
 
 
 def test_integer_tensors_cannot_require_grad():
-    # PyTorch 2.13's two texts: the method/setter's and the factories'
+    # PyTorch 2.13's three texts: requires_grad_()'s, the setter's and the factories'
     with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
         nb.ones(2, dtype=nb.int64).requires_grad_()
-    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients$"):
         nb.ones(2, dtype=nb.int64).requires_grad = True
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
         nb.tensor([1, 2], requires_grad=True)

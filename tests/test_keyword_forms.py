@@ -544,3 +544,27 @@ def test_in_place_operators_with_foreign_types():
     with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \+: 'Tensor' and 'NoneType'$"):
         t + None
     assert t.tolist() == [1.0, 1.0] and t._version == 0
+
+
+OVERLAP = "^unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location"
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: nbgrad.add(x[:3], 1, out=x[1:4]),
+    lambda x: nbgrad.exp(x[:3], out=x[2:5]),
+    lambda x: nbgrad.clamp(x[:3], 0, 1, out=x[1:4]),
+    lambda x: nbgrad.cat([x[:2], x[2:4]], out=x[1:5]),
+    lambda x: nbgrad.index_select(x, 0, nb.tensor([1, 0]), out=x[:2]),
+])
+def test_out_partly_overlapping_an_input_is_refused(call):
+    x = nb.arange(6.0)
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        call(x)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and x._version == 0
+
+
+def test_out_that_is_an_input_is_written():
+    x = nb.arange(5.0)
+    assert nbgrad.add(x, 1, out=x) is x and x.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0] and x._version == 1
+    a = nb.ones(2, 2)
+    assert nbgrad.mm(a, a, out=a).tolist() == [[2.0, 2.0], [2.0, 2.0]]

@@ -192,8 +192,16 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     result = fn(*args, **kwargs)
     if rule != "dtype":
         RULES[rule](name, result._dtype, out)
+    if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
+        # PyTorch's TensorIterator and cat/index ops refuse an out that partly overlaps an input
+        from .inplace import check_overlap
+        check_overlap(out, tuple(_tensors_in((*args, *kwargs.values()))))
     resize_output(out, result._shape)
     return write(out, result)
+
+
+_OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
+_REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
 
 def _call_tuple(name, fn, args, kwargs, out, grad_name):

@@ -46,6 +46,7 @@ from ._dtype import can_cast
 from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
 from ._parallel import get_num_threads, set_num_threads
+from ._format import set_printoptions
 
 
 def result_type(tensor1, tensor2):
@@ -87,5 +88,9 @@ def zero_(t):
     return t.zero_()
 
 
+
+# the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
+from .ops._signatures import public_functions as _public_functions
+globals().update(_public_functions(globals()))
 
 __version__ = "0.1.0"

@@ -37,6 +37,8 @@ def _size_args(size, itemsize=1):
 
 def _finish(t, requires_grad):
     if requires_grad:
+        if not t._dtype.is_floating_point:     # (the factories' own words, capitalised as PyTorch's)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 

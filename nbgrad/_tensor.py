@@ -257,11 +257,15 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if not isinstance(value, bool):
+            raise RuntimeError("requires_grad must be a bool")
+        if value and not self._dtype.is_floating_point:     # (the setter's own words)
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad and not self._dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not requires_grad and self._grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -311,11 +315,19 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}")
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                                   f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                                   "the same size")
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{D.cpp_type_name(value.dtype)}' to a tensor with "
+                    f"grad_dtype '{D.scalar_type_name(self.dtype)}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter
@@ -420,6 +432,9 @@ class Tensor:
             raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
                                "If gradients aren't required, use var.detach() to get Variable that doesn't require grad.")
         return self._backend().cuda_array_interface(self._view_tuple())
+
+    # numpy's operators defer to the Tensor's (np.float64(2) * t is a Tensor, as in PyTorch)
+    __array_priority__ = 1000
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()

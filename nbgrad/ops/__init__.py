@@ -72,14 +72,34 @@ def _check_output_shape(self, operands):
             raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(shape)}")
 
 
-def _inplace_method(fn, needs_old, overlap="partial"):
+def _keyword_names(fn):
+    """The keywords fn accepts (None: any), for the in-place forms' argument errors."""
+    import inspect
+    if getattr(fn, "keywords", None) is not None:
+        return fn.keywords
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _inplace_method(fn, needs_old, overlap="partial", name=None):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
     elementwise = overlap == "partial"
     lerp = fn.__name__ == "lerp"
     tensor_only = fn.__name__ in ("atan2", "hypot")
 
+    accepted = _keyword_names(fn)
+
     def method(self, *args, **kwargs):
+        if kwargs and accepted is not None:
+            for k in kwargs:
+                if k not in accepted:
+                    raise TypeError(f"{method.__name__}() got an unexpected keyword argument '{k}'")
         if tensor_only and args and not isinstance(args[0], Tensor):    # PyTorch's argument parser, first
             raise TypeError(f"{method.__name__}(): argument 'other' (position 1) must be Tensor, "
                             f"not {type(args[0]).__name__}")
@@ -101,7 +121,7 @@ def _inplace_method(fn, needs_old, overlap="partial"):
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
                                  needs_old=needs_old, overlap=overlap, precheck=precheck)
         return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck)
-    method.__name__ = fn.__name__ + "_"
+    method.__name__ = name or fn.__name__ + "_"
     return method
 
 
@@ -112,12 +132,13 @@ def _reversed(fn):
 
 
 _NUMBER_TYPES = frozenset({int, float, bool})
+import numpy as _np  # noqa: E402  (numpy scalars are numbers to the operators, as to PyTorch's)
 
 
 def _not_implemented_for_non_tensors(fn):
     def method(self, other):
         if type(other) not in _NUMBER_TYPES and not isinstance(other, Tensor) \
-                and not hasattr(other, "__index__") and not isinstance(other, float):
+                and not hasattr(other, "__index__") and not isinstance(other, (float, _np.generic)):
             return NotImplemented
         return fn(self, other)
     method.__name__ = fn.__name__
@@ -140,6 +161,12 @@ def _matmul(self, other):
     if not isinstance(other, Tensor):
         return NotImplemented
     return L.matmul(self, other)
+
+
+def _rmatmul(self, other):
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return L.matmul(other, self)
 
 
 def _sum(self, dim=None, keepdim=False, dtype=None, axis=None):
@@ -280,19 +307,23 @@ TENSOR_METHODS = {
     "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
     "isfinite": E.isfinite, "rsub": E.rsub,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
-    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _reversed(E.add),
-    "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _rsub,
-    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _reversed(E.mul),
-    "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _rdiv,
-    "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _reversed(E.floor_divide),
-    "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _reversed(E.remainder),
-    "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _rpow,
-    "__matmul__": _matmul, "__rmatmul__": lambda self, other: L.matmul(other, self),
+    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
+    "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _not_implemented_for_non_tensors(_rsub),
+    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(_reversed(E.mul)),
+    "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _not_implemented_for_non_tensors(_rdiv),
+    "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _not_implemented_for_non_tensors(_reversed(E.floor_divide)),
+    "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _not_implemented_for_non_tensors(_reversed(E.remainder)),
+    "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _not_implemented_for_non_tensors(_rpow),
+    "__matmul__": _matmul, "__rmatmul__": _rmatmul,
     "__neg__": E.neg, "__pos__": lambda self: self, "__abs__": E.abs, "__invert__": E.bitwise_not,
     "__eq__": _not_implemented_for_non_tensors(E.eq), "__ne__": _not_implemented_for_non_tensors(E.ne),
-    "__lt__": E.lt, "__le__": E.le, "__gt__": E.gt, "__ge__": E.ge,
-    "__and__": E.bitwise_and, "__or__": E.bitwise_or, "__xor__": E.bitwise_xor,
-    "__rand__": _reversed(E.bitwise_and), "__ror__": _reversed(E.bitwise_or), "__rxor__": _reversed(E.bitwise_xor),
+    "__lt__": _not_implemented_for_non_tensors(E.lt), "__le__": _not_implemented_for_non_tensors(E.le),
+    "__gt__": _not_implemented_for_non_tensors(E.gt), "__ge__": _not_implemented_for_non_tensors(E.ge),
+    "__and__": _not_implemented_for_non_tensors(E.bitwise_and), "__or__": _not_implemented_for_non_tensors(E.bitwise_or),
+    "__xor__": _not_implemented_for_non_tensors(E.bitwise_xor),
+    "__rand__": _not_implemented_for_non_tensors(_reversed(E.bitwise_and)),
+    "__ror__": _not_implemented_for_non_tensors(_reversed(E.bitwise_or)),
+    "__rxor__": _not_implemented_for_non_tensors(_reversed(E.bitwise_xor)),
     "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
     "__ipow__": _iop("pow_"), "__imod__": _iop("remainder_"), "__ifloordiv__": _iop("floor_divide_"),
     "__iand__": _iop("bitwise_and_"), "__ior__": _iop("bitwise_or_"),
@@ -328,9 +359,13 @@ TENSOR_METHODS = {
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }
-TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"))
+TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"), name)
                        for name, (fn, needs_old) in _INPLACE.items()})
 # Private: gradient accumulation for the engine and AccumulateGrad (see E.accumulate_).
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 
 TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}
+
+# PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
+from ._signatures import public_method as _public_method  # noqa: E402
+TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}

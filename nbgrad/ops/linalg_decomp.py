@@ -12,10 +12,10 @@ higher derivatives.  PyTorch's triangular solves in the qr/cholesky backward are
 solves here (the same values; a second derivative's graph shows LinalgSolveEx nodes).
 """
 import math
-from collections import namedtuple
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_device, copy_raw, needs_grad,
@@ -30,10 +30,10 @@ class LinAlgError(RuntimeError):
     positive-definite)."""
 
 
-slogdet_result = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-svd_result = namedtuple("linalg_svd", ["U", "S", "Vh"])
-qr_result = namedtuple("linalg_qr", ["Q", "R"])
-eigh_result = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
+svd_result = return_type("linalg_svd", ["U", "S", "Vh"])
+qr_result = return_type("linalg_qr", ["Q", "R"])
+eigh_result = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 
 
 # -- checks, layouts, errors -------------------------------------------------------

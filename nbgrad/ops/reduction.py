@@ -13,14 +13,20 @@ from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record,
 class ReductionResult(tuple):
     """(values, indices) with attribute access, like torch.return_types.max."""
 
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
+    _name = ""
+
+    def __new__(cls, values, indices, name=None):
+        result = super().__new__(cls, (values, indices))
+        if name:
+            result._name = name      # the op's name, as PyTorch's repr shows it (max, sort, max_out)
+        return result
 
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 
     def __repr__(self):
-        return f"nbgrad.return_types(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        name = f".{self._name}" if self._name else ""
+        return f"nbgrad.return_types{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
 def _check_flag(op, name, value):
@@ -318,7 +324,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         indices = zeros((), dtype=D.int64, device=x.device)
         if needs_grad(x):     # the returned indices are what is saved: changing them is caught
             record(dim_node, (x,), (values, None), shape=x._shape, dim=0, keepdim=True).save(indices)
-        return ReductionResult(values, indices)
+        return ReductionResult(values, indices, "max" if is_max else "min")
     if x._shape[d] == 0:
         _history_checked_first(x)
         raise IndexError(f"{'max' if is_max else 'min'}(): Expected reduction dim {d} to have non-zero size.")
@@ -328,7 +334,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
     indices = new_tensor(ibuf, shape, D.int64, x.device)
     if needs_grad(x):
         record(dim_node, (x,), (values, None), shape=x._shape, dim=d, keepdim=keepdim).save(indices)
-    return ReductionResult(values, indices)
+    return ReductionResult(values, indices, "max" if is_max else "min")
 
 
 def max(x, dim=None, keepdim=False):

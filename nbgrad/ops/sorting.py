@@ -45,7 +45,7 @@ def sort(x, dim=-1, descending=False, stable=False):
     values, indices, d = _sorted(x, dim, descending)
     if needs_grad(x):
         record(SortBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
-    return ReductionResult(values, indices)
+    return ReductionResult(values, indices, "sort")
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -63,4 +63,4 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
         indices = copy_raw(V.narrow(indices, d, 0, k))
     if needs_grad(x):
         record(TopkBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
-    return ReductionResult(values, indices)
+    return ReductionResult(values, indices, "topk")

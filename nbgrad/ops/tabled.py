@@ -327,6 +327,7 @@ def _op_function(row):
             params[name] = v
         return apply(row, inputs, params)
     op.__name__ = row.name
+    op.keywords = frozenset(name for name, _ in row.params)     # (the in-place forms' argument errors)
     op.__doc__ = f"{row.name}: the op table's row (forward {row.forward!r})."
     return op
 

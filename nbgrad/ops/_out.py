@@ -1,0 +1,276 @@
+"""out= as PyTorch's, in one place for every function that takes it: the result is computed
+as without out, then written into `out` (resized to the result's shape, PyTorch's warning
+when it had elements; cast where the op's dtype rule allows), whose version moves; `out`
+itself is returned.  Autograd does not follow out= (PyTorch's refusal when an argument
+requires grad under grad mode)."""
+import math
+import sys
+import warnings
+
+from .. import _dtype as D
+from .._size import Size
+from .._tensor import Tensor, _strides_of
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+
+RESIZE_WARNING = (
+    "An output with one or more elements was resized since it had shape {old}, which does not match the required "
+    "output shape {new}. This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
+    "unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+    "elements with t.resize_(0).")
+
+
+def _tensors_in(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (x for x in v if isinstance(x, Tensor))
+
+
+def _user_stacklevel():
+    """The stacklevel of the first frame outside nbgrad, for a warning issued by our caller
+    (so that it points at the user's line, as PyTorch's do)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("nbgrad."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def check_no_grad(name, args, outs):
+    """PyTorch's autograd refuses out= whenever an argument (out included) requires grad."""
+    if is_grad_enabled() and any(t.requires_grad for t in _tensors_in((*args, *outs))):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+
+
+def check_out_type(name, out):
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+
+
+def resize_output(out, shape, warn=True):
+    """out.resize_(shape) as ATen's resize_output: contiguous strides, the storage grown (old
+    values kept) when too small; PyTorch's deprecation warning when out had elements."""
+    shape = Size(shape)
+    if out._shape == shape:
+        return
+    if warn and out.numel() != 0:
+        warnings.warn(RESIZE_WARNING.format(old=list(out._shape), new=list(shape)), UserWarning, stacklevel=_user_stacklevel())
+    need = out._offset + math.prod(shape)
+    old = out._storage.buffer
+    if need > len(old):
+        be = out._backend()
+        new = be.empty(need, old.dtype)
+        if len(old):
+            be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
+        out._storage.buffer = new
+    out._shape = shape
+    out._stride = _strides_of(shape)
+
+
+def write(out, result):
+    """out[...] = result (cast to out's dtype), one version bump; no history."""
+    from .inplace import copy_
+    with no_grad():
+        copy_(out, result)
+    return out
+
+
+# -- dtype rules: what an out of another dtype than the result's does --------------------------
+def _cast(name, result_dtype, out):
+    if not D.can_cast(result_dtype, out._dtype):
+        raise RuntimeError(f"result type {D.scalar_type_name(result_dtype)} can't be cast to the desired output "
+                           f"type {D.scalar_type_name(out._dtype)}")
+
+
+def _same_found(name, result_dtype, out):
+    # unary ops that keep their input's dtype (neg, abs, floor, clamp, ...)
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_type_name(out._dtype)} but expected "
+                           f"{D.scalar_type_name(result_dtype)}")
+
+
+def _same_expected(name, result_dtype, out):
+    # mm, bmm, matmul, arg*, max/min's values and indices
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {D.cpp_type_name(result_dtype)}, but got "
+                           f"{D.cpp_type_name(out._dtype)} instead")
+
+
+def _same_as_input(name, result_dtype, out):
+    # amax, amin
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{D.scalar_type_name(result_dtype)} for input's dtype and "
+                           f"{D.scalar_type_name(out._dtype)} for out's dtype.")
+
+
+def _where(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"Expected out type to be {D.scalar_type_name(result_dtype)} but got "
+                           f"{D.scalar_type_name(out._dtype)}")
+
+
+def _cat(name, result_dtype, out):
+    if not D.can_cast(result_dtype, out._dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                        f"{D.scalar_type_name(out._dtype)}")
+
+
+def _bool_result(name, result_dtype, out):
+    # any, all
+    if out._dtype is not D.bool_ and out._dtype is not D.uint8:
+        raise RuntimeError(f"{name} only supports bool tensor for result, got: {D.scalar_type_name(out._dtype)}")
+
+
+def _same_as_self(name, result_dtype, out):
+    # index_select, masked_select
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"{name}(): self and result must have the same scalar type")
+
+
+def _nonzero(name, result_dtype, out):
+    if out._dtype is not D.int64:
+        raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar type"
+                           f"{D.scalar_type_name(out._dtype)}")
+
+
+def _take(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{D.scalar_type_name(result_dtype)} and out.dtype = {D.scalar_type_name(out._dtype)}")
+
+
+def _dot(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"result dtype {D.scalar_type_name(out._dtype)} does not match input dtype "
+                           f"{D.scalar_type_name(result_dtype)}")
+
+
+def _floating_result(name, result_dtype, out):
+    # logsumexp
+    if not out._dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): Expected floating point type for result tensor, but got: "
+                           f"{D.scalar_type_name(out._dtype)}")
+    _cast(name, result_dtype, out)
+
+
+def _linalg_norm(name, result_dtype, out):
+    # linalg.norm, linalg.matrix_norm (composite in PyTorch: their own check)
+    if out._dtype is not result_dtype:
+        raise RuntimeError(f"{name.replace('_', '.', 1)} expected out tensor dtype {D.scalar_type_name(result_dtype)} "
+                           f"but got: {D.scalar_type_name(out._dtype)}")
+
+
+RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
+         "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
+         "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm}
+
+
+def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
+    """fn(*args, **kwargs) written into `out` under the dtype rule `rule`:
+    one of RULES, "dtype" (sum, prod: out's dtype is the computation's dtype unless dtype=
+    names another), "tuple" (max/min along a dim, sort, qr, ...: a tuple of outs, each of
+    its result's dtype), "creation" (factories: out's dtype and device, silent resize).
+    grad_name: the name PyTorch's autograd refusal gives (its ATen op: linalg_inv_ex)."""
+    if rule == "tuple":
+        return _call_tuple(name, fn, args, kwargs, out, grad_name or name)
+    if rule == "creation":
+        return _call_creation(name, fn, args, kwargs, out)
+    check_out_type(name, out)
+    if rule == "linalg_norm":
+        # composite in PyTorch: only an out that requires grad is refused (by its in-place write)
+        if is_grad_enabled() and out.requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    else:
+        check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
+    dtype = kwargs.get("dtype")
+    if dtype is not None and D.to_dtype(dtype) is not out._dtype:
+        _same_expected(name, D.to_dtype(dtype), out)
+    if rule == "dtype":
+        kwargs = dict(kwargs, dtype=out._dtype)
+    result = fn(*args, **kwargs)
+    if rule != "dtype":
+        RULES[rule](name, result._dtype, out)
+    if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
+        # PyTorch's TensorIterator and cat/index ops refuse an out that partly overlaps an input
+        from .inplace import check_overlap
+        check_overlap(out, tuple(_tensors_in((*args, *kwargs.values()))))
+    resize_output(out, result._shape)
+    return write(out, result)
+
+
+_OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
+_REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
+
+
+def _call_tuple(name, fn, args, kwargs, out, grad_name):
+    if isinstance(out, Tensor):
+        # max(x) and max(x, y) take one out; max(x, dim), qr, ... refuse it
+        check_no_grad(grad_name, (*args, *kwargs.values()), (out,))
+        result = fn(*args, **kwargs)
+        if isinstance(result, tuple):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
+        _same_expected(name, result._dtype, out)
+        resize_output(out, result._shape)
+        return write(out, result)
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    for o in out:
+        check_out_type(name, o)
+    check_no_grad(grad_name, (*args, *kwargs.values()), out)
+    result = fn(*args, **kwargs)
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for o, r in zip(out, result):
+        _same_expected(name, r._dtype, o)
+    for o, r in zip(out, result):
+        resize_output(o, r._shape)
+        write(o, r)
+    # PyTorch's out variants are their own return types: torch.return_types.max_out, linalg_qr_out
+    from .reduction import ReductionResult
+    from ..return_types import return_type
+    if isinstance(result, ReductionResult):
+        return ReductionResult(*out, name=f"{result._name}_out" if result._name else None)
+    if hasattr(result, "_fields"):
+        return return_type(f"{type(result).__name__}_out", result._fields)(*out)
+    return tuple(out)
+
+
+_RANDOM_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
+_NOT_FOR_BOOL = {"randperm": "randperm", "logspace": "logspace_cpu", "linspace": "linspace_cpu",
+                 "arange": "arange_cpu"}
+_CREATION_NO_GRAD_NAMES = {"randn": None, "empty": None}   # these refuse while resizing
+
+
+def _call_creation(name, fn, args, kwargs, out):
+    check_out_type(name, out)
+    if is_grad_enabled() and out.requires_grad:
+        if name in _CREATION_NO_GRAD_NAMES:
+            raise RuntimeError("cannot resize variables that require grad")
+        raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    dtype = kwargs.get("dtype")
+    if dtype is not None and D.to_dtype(dtype) is not out._dtype:
+        raise RuntimeError(f"dtype {D.scalar_type_name(D.to_dtype(dtype))} does not match dtype of out parameter "
+                           f"({D.scalar_type_name(out._dtype)})")
+    if name in _RANDOM_KERNELS and not out._dtype.is_floating_point:
+        raise NotImplementedError(f'"{_RANDOM_KERNELS[name]}" not implemented for '
+                                  f"'{D.scalar_type_name(out._dtype)}'")
+    if name in _NOT_FOR_BOOL and out._dtype is D.bool_:
+        raise NotImplementedError(f'"{_NOT_FOR_BOOL[name]}" not implemented for \'Bool\'')
+    if name == "randint" and out._dtype is D.bool_:
+        raise RuntimeError("to - 1 is out of bounds for bool")
+    requires_grad = kwargs.pop("requires_grad", False)
+    kwargs = dict(kwargs, dtype=out._dtype, device=out.device)
+    result = fn(*args, **kwargs)
+    if name == "arange" and out.numel() != result.numel() and out.numel() > 0:
+        warnings.warn(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
+                      f"does not match the computed number of elements {result.numel()}. Note that this may occur "
+                      "as a result of rounding error. The out tensor will be resized to a tensor of shape "
+                      f"({result.numel()},).", UserWarning, stacklevel=_user_stacklevel())
+    resize_output(out, result._shape, warn=False)
+    write(out, result)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out

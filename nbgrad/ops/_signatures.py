@@ -1,0 +1,195 @@
+"""PyTorch's public signatures over the ops: its keyword names (`input=`, `other=`, `mat2=`,
+`exponent=`...), the NumPy aliases its argument parser accepts (`axis=` for `dim=`,
+`keepdims=` for `keepdim=`), `out=` on the functions that take it (ops/_out.py), and
+argument errors that name the public function (`sum() got an unexpected keyword argument`),
+never an internal helper (`_sum()`, `_compare.<locals>.compare()`)."""
+import functools
+import inspect
+import types
+
+from ._out import call_with_out
+
+# PyTorch's names of the leading positional parameters, where they are not ("input",)
+_OTHER = ("input", "other")
+TORCH_PARAMS = {name: _OTHER for name in (
+    "add sub subtract mul multiply div divide true_divide remainder floor_divide atan2 maximum minimum xlogy "
+    "hypot eq ne lt le gt ge greater less greater_equal less_equal not_equal logical_and logical_or logical_xor "
+    "bitwise_and bitwise_or bitwise_xor matmul rsub").split()}
+TORCH_PARAMS.update({
+    "pow": ("input", "exponent"), "mm": ("input", "mat2"), "bmm": ("input", "mat2"), "mv": ("input", "vec"),
+    "dot": ("input", "tensor"), "outer": ("input", "vec2"), "ger": ("input", "vec2"),
+    "lerp": ("input", "end", "weight"), "masked_fill": ("input", "mask", "value"),
+    "where": ("condition", "input", "other"), "cat": ("tensors",), "concat": ("tensors",),
+    "concatenate": ("tensors",), "stack": ("tensors",), "hstack": ("tensors",), "vstack": ("tensors",),
+    "index_select": ("input", "dim", "index"), "gather": ("input", "dim", "index"),
+})
+
+# ... where a method's differ (self is `input`)
+METHOD_PARAMS = {"where": ("input", "condition", "other")}
+
+# out=: the dtype rule of each function that takes it (see ops/_out.call_with_out)
+_OUT_RULES = {}
+for _names, _rule in (
+        ("add sub subtract mul multiply div divide true_divide pow remainder floor_divide atan2 xlogy hypot "
+         "maximum minimum eq ne lt le gt ge greater less logical_and logical_or logical_xor bitwise_and "
+         "bitwise_or bitwise_xor exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan "
+         "sinh cosh tanh sigmoid erf reciprocal logit square mean std var", "cast"), ("logsumexp", "floating"),
+        ("neg negative abs absolute floor ceil round trunc sign sgn clamp clip clamp_min clamp_max", "found"),
+        ("outer ger lerp logical_not", "cast"), ("bitwise_not", "found"),
+        ("matmul mm bmm mv argmax argmin gather softmax log_softmax norm inverse", "expected"),
+        ("sum prod", "dtype"), ("amax amin", "input"), ("any all", "bool"),
+        ("max min sort topk", "tuple"), ("where", "where"),
+        ("cat concat concatenate stack hstack vstack", "cat"), ("index_select masked_select", "self"),
+        ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
+        ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation")):
+    _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
+OUT_RULES = _OUT_RULES
+
+# torch.linalg: (the rule, the name PyTorch's autograd refusal gives: its ATen op)
+LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg_det"),
+              "solve": ("expected", "_linalg_solve_ex"), "cholesky": ("expected", "linalg_cholesky_ex"),
+              "svdvals": ("expected", "_linalg_svd"), "eigvalsh": ("expected", "_linalg_eigh"),
+              "cross": ("expected", "linalg_cross"), "vector_norm": ("expected", "linalg_vector_norm"),
+              "matrix_norm": ("linalg_norm", None), "norm": ("linalg_norm", None),
+              "qr": ("tuple", "linalg_qr"), "eigh": ("tuple", "_linalg_eigh"), "svd": ("tuple", "_linalg_svd"),
+              "slogdet": ("tuple", "_linalg_slogdet")}
+
+# the public functions given PyTorch's keywords (those not listed keep their own signature)
+KEYWORD_FUNCTIONS = set(TORCH_PARAMS) | set(_OUT_RULES) | set(
+    "neg negative abs absolute exp sum prod mean std var amax amin argmax argmin any all max min logsumexp "
+    "softmax log_softmax norm sort argsort topk flatten unflatten squeeze unsqueeze transpose swapaxes swapdims "
+    "permute movedim narrow select unbind split chunk tensor_split diagonal reshape clone masked_select take "
+    "nonzero argwhere isnan isinf isfinite logical_not bitwise_not relu sigmoid tanh det slogdet".split())
+
+
+def named(fn, name):
+    """fn whose code is named `name`, so that Python's own argument errors name the public
+    function; a copy when fn's code has another name (fn may serve several names)."""
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_name == name and \
+            getattr(fn.__code__, "co_qualname", name) == name:
+        return fn
+    code = fn.__code__.replace(co_name=name, **({"co_qualname": name} if hasattr(fn.__code__, "co_qualname") else {}))
+    copy = types.FunctionType(code, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__dict__.update(fn.__dict__)
+    copy.__doc__ = fn.__doc__
+    copy.__module__ = fn.__module__
+    copy.__qualname__ = name
+    return copy
+
+
+def _parameters(fn):
+    try:
+        return list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+
+
+def _positional_keywords(fn, name, method):
+    """PyTorch's names of the leading parameters of a function that takes them as *args
+    (the op table's functions): given as keywords, they are passed by position."""
+    params = _parameters(fn)
+    if not params or params[0].kind is not params[0].VAR_POSITIONAL:
+        return ()
+    torch_names = (METHOD_PARAMS if method else TORCH_PARAMS).get(name) or TORCH_PARAMS.get(name, ("input",))
+    return torch_names[1:] if method else torch_names
+
+
+def _renames(fn, name, method):
+    """{PyTorch's keyword: fn's parameter} for the leading parameters and the NumPy aliases."""
+    params = _parameters(fn)
+    if params is None:
+        return {}
+    ours = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    torch_names = (METHOD_PARAMS if method else TORCH_PARAMS).get(name) or TORCH_PARAMS.get(name, ("input",))
+    renames = {}
+    for i, torch_name in enumerate(torch_names):
+        if method and i == 0 and torch_name == "input":
+            continue                    # self
+        if i < len(ours) and ours[i] != torch_name and torch_name not in ours:
+            renames[torch_name] = ours[i]
+    names = {p.name for p in params}
+    if "dim" in names:
+        renames["axis"] = "dim"
+    if "keepdim" in names:
+        renames["keepdims"] = "keepdim"
+    return renames
+
+
+def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
+    inner = named(fn, name)
+    takes_out = out_rule is not None
+    # an op table function names its row in its errors: under another name (absolute,
+    # negative) its keywords are checked here
+    keywords = getattr(fn, "keywords", None) if getattr(fn, "__name__", name) != name else None
+    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out)
+    refuses_out = not takes_out and _has(fn, "out")
+    if not renames and not takes_out and not positional and keywords is None and not refuses_out:
+        return inner
+
+    def public(*args, **kwargs):
+        if not kwargs:
+            return inner(*args)
+        if keywords is not None:
+            for k in kwargs:
+                if k not in keywords and k not in positional and k not in renames and not (takes_out and k == "out"):
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        for i, keyword in enumerate(positional):
+            if keyword in kwargs:
+                if len(args) != i:
+                    raise TypeError(f"{name}() got multiple values for argument '{keyword}'" if len(args) > i
+                                    else f"{name}() missing required argument '{positional[len(args)]}'")
+                args += (kwargs.pop(keyword),)
+        for alias in renames.keys() & kwargs.keys():
+            target = renames[alias]
+            if target in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument '{target}'")
+            kwargs[target] = kwargs.pop(alias)
+        if refuses_out and "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+        if takes_out and "out" in kwargs:
+            out = kwargs.pop("out")
+            if out is not None:
+                return call_with_out(name, inner, out_rule, args, kwargs, out, grad_name)
+        return inner(*args, **kwargs)
+    public = functools.update_wrapper(public, fn)
+    public.__wrapped__ = fn
+    return named(public, name)
+
+
+def public_function(fn, name):
+    """The function nbgrad.<name>: PyTorch's keywords and out=."""
+    return _wrap(fn, name, _renames(fn, name, method=False), OUT_RULES.get(name),
+                 _positional_keywords(fn, name, method=False))
+
+
+def public_method(fn, name):
+    """The method Tensor.<name>: PyTorch's keywords (no out=, as PyTorch's methods)."""
+    return _wrap(fn, name, _renames(fn, name, method=True), None, _positional_keywords(fn, name, method=True))
+
+
+def linalg_functions(namespace):
+    """{name: public form} of torch.linalg's functions: out= (which the ops' own `out=None`
+    parameters do not read), errors under PyTorch's names (linalg_inv())."""
+    found = {}
+    for name, (rule, grad_name) in LINALG_OUT.items():
+        fn = namespace.get(name)
+        if isinstance(fn, types.FunctionType):
+            public = "linalg_" + name
+            found[name] = _wrap(fn, public, {"input": "A"} if _has(fn, "A") else {}, rule, (), grad_name)
+    return found
+
+
+def _has(fn, parameter):
+    return any(p.name == parameter for p in (_parameters(fn) or ()))
+
+
+def public_functions(namespace):
+    """{name: public form} for the names of KEYWORD_FUNCTIONS found in namespace, and every
+    other public function of the namespace under its own name (asarray, not as_tensor)."""
+    found = {}
+    for name, fn in namespace.items():
+        if not isinstance(fn, types.FunctionType) or name.startswith("_"):
+            continue
+        found[name] = public_function(fn, name) if name in KEYWORD_FUNCTIONS else named(fn, name)
+    return found

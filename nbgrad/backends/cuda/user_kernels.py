@@ -1,0 +1,20 @@
+"""Running a user's own @cuda.jit kernel (nbgrad.custom_op) on tensors' device memory.
+
+The op layer hands contiguous views only (a user kernel indexes a device array by
+its shape); each becomes a device array over the view's elements, no copy.  A
+0-dim view is a one-element 1-D array.  The launch configuration is the user's.
+"""
+
+def _device_view(view):
+    buf, off, shape, strides = view
+    n = 1
+    for s in shape:
+        n *= s
+    flat = buf[off:off + n]
+    return flat.reshape(tuple(shape)) if len(shape) > 0 else flat[:1] if n else flat
+
+
+def run_user_kernel(kernel, args, launch):
+    """kernel[launch](*arrays): each view in args as a device array, numbers as they are."""
+    griddim, blockdim = launch
+    kernel[griddim, blockdim](*[_device_view(a) if type(a) is tuple else a for a in args])

@@ -104,8 +104,15 @@ class _UserTraced(_Traced):
     """A traced user function; the derivatives of some inputs given by the user."""
 
     def __init__(self, fn, n_args, derivatives, label):
+        def constant_as_symbol(*args):
+            # a function that returns a number (a constant derivative, say) is a constant op
+            out = fn(*args)
+            if isinstance(out, (int, float)) and not isinstance(out, bool) and args:
+                program = args[0].program
+                return _Symbol(program, program.const(float(out)))
+            return out
         try:
-            super().__init__(fn, n_args)
+            super().__init__(constant_as_symbol, n_args)
         except TypeError as exc:
             raise TypeError(f"nbgrad.elementwise: {label}: {exc}") from None
         self.derivatives = derivatives

@@ -76,3 +76,20 @@ def test_custom_op_with_cuda_kernels():
     cpu_only = nbgrad.custom_op("cpu_only", cpu_fwd)
     with pytest.raises(RuntimeError, match=r"custom op 'cpu_only': has no kernel for cuda tensors \(pass cuda_forward=\)"):
         cpu_only(xt, 1.0)
+
+
+def test_user_reduction_on_cuda():
+    def logaddexp(acc, v):
+        m = max(acc, v)
+        if m == -math.inf:
+            return m
+        return m + math.log(math.exp(acc - m) + math.exp(v - m))
+    lse = nbgrad.reduction(logaddexp, -math.inf, grad=lambda x, out: math.exp(x - out))
+    a = np.array([[0.5, -1.0, 2.0], [1.0, 1.0, -3.0]])
+    x = nbgrad.tensor(a, device="cuda", requires_grad=True)
+    y = lse(x, 1)
+    assert y.device.type == "cuda"
+    ref = np.log(np.exp(a).sum(1))
+    np.testing.assert_allclose(y.detach().cpu().numpy(), ref, rtol=1e-12)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), np.exp(a - ref[:, None]), rtol=1e-10)

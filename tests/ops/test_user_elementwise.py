@@ -171,3 +171,13 @@ def test_no_grad_records_nothing():
     assert y.grad_fn is None and not y.requires_grad
     z = softclip(nbgrad.tensor([1.0]), 2.0)
     assert z.grad_fn is None
+
+
+def test_a_constant_function(path):
+    const = nbgrad.elementwise(lambda x, y: 3.0, name="three")
+    x = f64(RNG.normal(size=(2, 1)))
+    out = const(x, f64(RNG.normal(size=3), False))
+    assert out.shape == (2, 3) and out.detach().numpy().tolist() == [[3.0] * 3] * 2
+    assert type(out.grad_fn).__name__ == "ThreeBackward"
+    out.sum().backward()
+    assert x.grad is None          # no path from x to the result: as a Function returning None

@@ -38,7 +38,7 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .optim_kernels import adam_step, sgd_step
 from .fused import fused_elementwise
-from .user_kernels import run_user_kernel
+from .user_kernels import run_user_kernel, user_reduce
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
 # a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0

@@ -36,7 +36,7 @@ from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .sorting import sort
 from .strided_copy import copy, fill
-from .user_kernels import run_user_kernel
+from .user_kernels import run_user_kernel, user_reduce
 
 
 def _seed_from_default_generator():

@@ -18,3 +18,14 @@ def run_user_kernel(kernel, args, launch):
     """kernel[launch](*arrays): each view in args as a device array, numbers as they are."""
     griddim, blockdim = launch
     kernel[griddim, blockdim](*[_device_view(a) if type(a) is tuple else a for a in args])
+
+
+def user_reduce(combine, view, identity, dtype):
+    """nbgrad.reduction on CUDA: staged through host memory and folded by the CPU's kernel
+    (a user combine compiles once, for the CPU), the result copied back."""
+    import numpy as np
+    from ..cpu.user_kernels import user_reduce as cpu_user_reduce
+    from .memory import from_host, to_host
+    buf, off, shape, strides = view
+    host = np.ascontiguousarray(to_host(view))
+    return from_host(cpu_user_reduce(combine, (host.reshape(-1), 0, tuple(shape), (shape[1], 1)), identity, dtype))

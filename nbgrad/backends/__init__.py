@@ -41,10 +41,12 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             (CUDA only; called by nbgrad.as_tensor)
   from_host(array)                          -> new buffer holding a copy of a host numpy
                                             array's values (C order); moves data to the device
-  run_user_kernel(kernel, args, launch)     runs a user's kernel (nbgrad.custom_op) over views
-                                            (as arrays aliasing them: NumPy arrays on the CPU,
-                                            device arrays of contiguous views on CUDA) and
-                                            Python numbers; launch: CUDA's (griddim, blockdim)
+  run_user_kernel(kernel, args, launch, n_outputs) runs a user's kernel (nbgrad.custom_op)
+                                            over views (as arrays aliasing them: NumPy arrays
+                                            on the CPU, device arrays of contiguous views on
+                                            CUDA) and Python numbers; the last n_outputs views
+                                            are zero-filled first; launch: CUDA's (griddim,
+                                            blockdim)
   user_reduce(combine, view, identity, dtype) -> buffer of m values: each row of a
                                             contiguous (m, k) view folded by a user's scalar
                                             combine(acc, value) from identity (nbgrad.reduction)

@@ -51,7 +51,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import backend_of, needs_grad, record
+from ._graph import backend_of, needs_grad, new_tensor, record
 
 
 def _camel(name):
@@ -104,10 +104,11 @@ class CustomOpBackward(Node):
                 result.append(gi)
             return tuple(result)
         # the user's kernel: zero-filled gradient buffers, written by it
-        from .._creation import zeros
         device = g.device
-        grad_bufs = [zeros(a.shape, dtype=a.dtype, device=device) if isinstance(a, Tensor)
-                     else zeros((), dtype=D.float64, device=device) for a in args]
+        be = backend_of(g)
+        grad_bufs = [new_tensor(be.empty(a.numel(), a._dtype.np), a._shape, a._dtype, device)
+                     if isinstance(a, Tensor) else new_tensor(be.empty(1, D.float64.np), (), D.float64, device)
+                     for a in args]
         cuda = device.type == "cuda"
         with no_grad():
             g_in = g.contiguous() if (op.contiguous or cuda) else g
@@ -117,7 +118,7 @@ class CustomOpBackward(Node):
         if cuda:
             specs = [tuple(a.shape) if isinstance(a, Tensor) else a for a in args]
             launch = op._launch(specs, out.numel())
-        op._run(kernel, "backward", views, args, launch)
+        op._run(be, kernel, "backward", views, args, launch, len(grad_bufs))
         return tuple(grad_bufs[pos] if w else None for pos, w in zip(self.tensor_positions, wanted))
 
 
@@ -202,11 +203,11 @@ class CustomOp:
             return (max(1, -(-n // threads)), threads)
         return launch(*specs) if callable(launch) else launch
 
-    def _run(self, kernel, which, views, args, launch):
-        """The kernel on the views, its failures reported under the op's name."""
-        be = backend_of(next(a for a in args if isinstance(a, Tensor)))
+    def _run(self, be, kernel, which, views, args, launch, n_outputs):
+        """The kernel on the views (the last n_outputs zero-filled first), its failures
+        reported under the op's name."""
         try:
-            be.run_user_kernel(kernel, views, launch)
+            be.run_user_kernel(kernel, views, launch, n_outputs)
         except Exception as exc:
             kinds = [f"{a.dtype} tensor of shape {tuple(a.shape)}" if isinstance(a, Tensor) else type(a).__name__
                      for a in args]
@@ -241,14 +242,26 @@ class CustomOp:
         if kernel is None:
             raise self._fail(RuntimeError, f"has no kernel for {device.type} tensors"
                                            + (" (pass cuda_forward=)" if cuda else ""))
-        specs = [tuple(a.shape) if isinstance(a, Tensor) else a for a in args]
-        shape, dtype = self._output_spec(args, specs)
-        from .._creation import zeros
-        out = zeros(shape, dtype=dtype, device=device)
-        launch = self._launch(specs, math.prod(shape)) if cuda else None
-        with no_grad():
-            views = [self._kernel_arg(a, cuda) for a in args] + [out._view_tuple()]
-        self._run(kernel, "forward", views, args, launch)
+        specs = None
+        if self.output is None:
+            first = tensors[0]
+            shape, dtype = first._shape, first._dtype
+        else:
+            specs = [a._shape if isinstance(a, Tensor) else a for a in args]
+            shape, dtype = self._output_spec(args, specs)
+        be = backend_of(tensors[0])
+        out = new_tensor(be.empty(math.prod(shape), dtype.np), shape, dtype, device)   # zero-filled by run
+        launch = None
+        if cuda:
+            launch = self._launch(specs or [a._shape if isinstance(a, Tensor) else a for a in args],
+                                  math.prod(shape))
+        if self.contiguous or cuda:
+            with no_grad():
+                views = [self._kernel_arg(a, cuda) for a in args]
+        else:
+            views = [a._view_tuple() if isinstance(a, Tensor) else a for a in args]
+        views.append(out._view_tuple())
+        self._run(be, kernel, "forward", views, args, launch, 1)
         if dtype.is_floating_point and needs_grad(*tensors):
             node = record(self.node_class, tensors, (out,), args=tuple(None if isinstance(a, Tensor) else a
                                                                         for a in args),

@@ -2,15 +2,35 @@
 
 The kernel receives NumPy arrays that alias the views (their strides, 0 for a
 broadcast dim) and Python numbers as they are; it writes its results into the
-arrays that alias the outputs.  Nothing is copied here.
+arrays that alias the outputs (zero-filled first).  Nothing is copied here.
 """
-from .memory import to_numpy
+import numpy as np
+
+from .._shared.geometry import contiguous_strides
 
 
-def run_user_kernel(kernel, args, launch=None):
+def _array(view):
+    """A NumPy array aliasing the view: a slice for a row-major view (cheap), else an
+    ndarray over the buffer with the view's strides."""
+    buf, off, shape, strides = view
+    if tuple(strides) == contiguous_strides(shape) or len(shape) == 0:
+        n = 1
+        for s in shape:
+            n *= s
+        return buf[off:off + n].reshape(shape)
+    item = buf.itemsize
+    return np.ndarray(tuple(shape), buf.dtype, buffer=buf, offset=off * item,
+                      strides=tuple(s * item for s in strides))
+
+
+def run_user_kernel(kernel, args, launch=None, n_outputs=0):
     """kernel(*arrays): each view in args (a (buf, offset, shape, strides) tuple) as a
-    NumPy array aliasing it, anything else passed as it is; launch is CUDA's, unused."""
-    kernel(*[to_numpy(a) if type(a) is tuple else a for a in args])
+    NumPy array aliasing it, anything else passed as it is; the last n_outputs arrays are
+    zero-filled first (outputs).  launch is CUDA's, unused."""
+    arrays = [_array(a) if type(a) is tuple else a for a in args]
+    for out in arrays[len(arrays) - n_outputs:]:
+        out.fill(0)
+    kernel(*arrays)
 
 
 # --------------------------------------------------------------------------- reductions
@@ -47,7 +67,7 @@ def user_reduce(combine, view, identity, dtype):
     if _fold_kernel is None:
         import numba
         _fold_kernel = numba.njit(nogil=True)(_fold_rows)    # specialised per combine function
-    rows = to_numpy(view)
+    rows = _array(view)
     out = np.empty(rows.shape[0], dtype)
     _fold_kernel(rows, _jitted(combine), out.dtype.type(identity), out)
     return out

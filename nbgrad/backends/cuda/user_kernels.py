@@ -14,8 +14,12 @@ def _device_view(view):
     return flat.reshape(tuple(shape)) if len(shape) > 0 else flat[:1] if n else flat
 
 
-def run_user_kernel(kernel, args, launch):
-    """kernel[launch](*arrays): each view in args as a device array, numbers as they are."""
+def run_user_kernel(kernel, args, launch, n_outputs=0):
+    """kernel[launch](*arrays): each view in args as a device array, numbers as they are;
+    the last n_outputs views are zero-filled first (outputs)."""
+    from .strided_copy import fill
+    for view in args[len(args) - n_outputs:]:
+        fill(view, 0)
     griddim, blockdim = launch
     kernel[griddim, blockdim](*[_device_view(a) if type(a) is tuple else a for a in args])
 

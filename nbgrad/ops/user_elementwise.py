@@ -83,16 +83,32 @@ def _traceable(fn, _memo=None):
     memo = {} if _memo is None else _memo
     if fn in memo:
         return memo[fn]
-    env = dict(fn.__globals__)
-    new = memo[fn] = types.FunctionType(fn.__code__, env, fn.__name__, fn.__defaults__, fn.__closure__)
-    for key in fn.__code__.co_names:
-        value = env.get(key)
+    def symbolic(value):
         if value is math:
-            env[key] = _MATH
-        elif isinstance(value, types.BuiltinFunctionType) and _BY_REAL.get(value) is not None:
-            env[key] = _BY_REAL[value]
-        elif isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
-            env[key] = _traceable(value, memo)
+            return _MATH
+        if isinstance(value, types.BuiltinFunctionType) and _BY_REAL.get(value) is not None:
+            return _BY_REAL[value]
+        if isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
+            return _traceable(value, memo)
+        return value
+
+    env = dict(fn.__globals__)
+    closure = fn.__closure__
+    if closure:                 # (a `math` or helper the function reads from an enclosing scope)
+        cells = []
+        for cell in closure:
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                cells.append(cell)
+                continue
+            new_value = value if value is fn else symbolic(value)
+            cells.append(cell if new_value is value else types.CellType(new_value))
+        closure = tuple(cells)
+    new = memo[fn] = types.FunctionType(fn.__code__, env, fn.__name__, fn.__defaults__, closure)
+    for key in fn.__code__.co_names:
+        if key in env:
+            env[key] = symbolic(env[key])
     return new
 
 

@@ -181,3 +181,20 @@ def test_a_constant_function(path):
     assert type(out.grad_fn).__name__ == "ThreeBackward"
     out.sum().backward()
     assert x.grad is None          # no path from x to the result: as a Function returning None
+
+
+def test_math_and_helpers_from_an_enclosing_scope():
+    import math as m
+    from math import tanh as th
+
+    def inner(z):
+        return th(z) * 2
+
+    @nbgrad.elementwise
+    def scaled(x, a):
+        return a * inner(x / a) + m.exp(-x * x)
+    x = f64(RNG.normal(size=4))
+    xv = x.detach().numpy()
+    np.testing.assert_allclose(scaled(x, 1.5).detach().numpy(), 1.5 * np.tanh(xv / 1.5) * 2 + np.exp(-xv * xv),
+                               rtol=1e-12)
+    assert gradcheck(scaled, (x, 1.5))

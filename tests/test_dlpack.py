@@ -186,3 +186,15 @@ def test_torch_round_trip():
     for dt in DTYPES:
         x = _values(dt, (2, 3))[:, 1:]
         assert torch.from_dlpack(x).numpy().tolist() == x.tolist()
+
+
+def test_read_only_exports_are_copied():
+    # nbgrad has no read-only tensors (its kernels write storages): a producer's read-only
+    # flag makes from_dlpack copy (PyTorch shares and leaves writes undefined)
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    t = nbgrad.from_dlpack(a)
+    assert t.tolist() == [0.0, 1.0, 2.0]
+    assert t.data_ptr() != a.__array_interface__["data"][0]
+    t.add_(1)
+    assert a.tolist() == [0.0, 1.0, 2.0]

@@ -129,7 +129,8 @@ def test_inside_fuse():
     fused = nbgrad.fuse(lambda x, w: softclip(x * w, 2.0) + x)
     x, w = f64(RNG.normal(size=(2, 3))), f64(RNG.normal(size=3))
     y = fused(x, w)
-    assert type(y.grad_fn).__name__ == "FusedBackward0"
+    if _graph.ACCELERATIONS_ON:        # (NBGRAD_FUSED=0: fuse records the traced ops themselves)
+        assert type(y.grad_fn).__name__ == "FusedBackward0"
     ref = softclip(x * w, 2.0) + x
     np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
     assert gradcheck(fused, (x, w))

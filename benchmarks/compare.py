@@ -4,6 +4,7 @@
     python benchmarks/compare.py --quick    # 5 samples, W7 cold once, W8 RSS skipped
     python benchmarks/compare.py W1 W4      # only some workloads
     python benchmarks/compare.py C1 C1b C2 C2b   # conv2d forward / backward (conv_workloads.py)
+    python benchmarks/compare.py U1 U2      # user ops (issue 15) against nbgrad's built-ins
 
 Everyone gets 2 threads (NUMBA_NUM_THREADS, OPENBLAS/OMP/MKL_NUM_THREADS,
 torch.set_num_threads).  Per workload every library is built and warmed up
@@ -66,7 +67,12 @@ def sample(run, number):
 
 def measure(workload, libraries, repeats, warmups=2):
     """Median seconds per call for each library, samples interleaved."""
-    runs = {lib: S.make(workload, lib) for lib in libraries}
+    return measure_runs({lib: S.make(workload, lib) for lib in libraries}, repeats, warmups)
+
+
+def measure_runs(runs, repeats, warmups=2):
+    """Median seconds per call of each of runs (name -> callable), samples interleaved."""
+    libraries = list(runs)
     number = {}
     for lib in libraries:
         for _ in range(warmups):
@@ -79,6 +85,58 @@ def measure(workload, libraries, repeats, warmups=2):
             samples[lib].append(sample(runs[lib], number[lib]))
     del runs
     return {lib: statistics.median(v) for lib, v in samples.items()}
+
+
+# Issue 15's user ops against nbgrad's own built-ins (no other library involved):
+#   U1  @nbgrad.elementwise of a * tanh(x / a), 1M float32, forward + backward, against the
+#       same expression of built-in ops through nbgrad.fuse: within 1.2x;
+#   U2  a custom_op (a user njit kernel) on 16 elements against a built-in op (mul) on 16
+#       elements: no more Python time (ratio <= 1.0).
+USER_OPS = {
+    "U1": ("@nbgrad.elementwise a*tanh(x/a), 1M f32, fwd+bwd vs fuse", "ms", 1e3, 1.2),
+    "U2": ("custom_op on 16 elements vs a built-in op (mul)", "us", 1e6, 1.0),
+}
+
+
+def make_user_op(name, n=None):
+    """{'user': run, 'builtin': run} for a USER_OPS workload (n: the size, for tests)."""
+    import math as _math
+
+    import numba
+    import nbgrad
+    if name == "U1":
+        n = n or 1_000_000
+
+        @nbgrad.elementwise
+        def softclip(x, a):
+            return a * _math.tanh(x / a)
+
+        fused = nbgrad.fuse(lambda x, a: a * (x / a).tanh())
+        x = nbgrad.randn(n, requires_grad=True)
+        g = nbgrad.ones(n)
+
+        def step(fn):
+            def run():
+                x.grad = None
+                fn(x, 2.0).backward(g)
+            return run
+        return {"user": step(softclip), "builtin": step(fused)}
+    n = n or 16
+
+    @numba.njit
+    def double(x, out):
+        for i in range(x.shape[0]):
+            out[i] = 2.0 * x[i]
+    op = nbgrad.custom_op("double", double)
+    x = nbgrad.ones(n)
+    return {"user": lambda: op(x), "builtin": lambda: x * 2.0}
+
+
+def measure_user_ops(name, repeats, n=None):
+    """(medians, ratio user/builtin, target met) of a USER_OPS workload."""
+    med = measure_runs(make_user_op(name, n), repeats)
+    ratio = med["user"] / med["builtin"]
+    return med, ratio, ratio <= USER_OPS[name][3]
 
 
 def _child_env(**extra):
@@ -138,12 +196,12 @@ def fmt(x, scale):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, C1, C1b, C2, C2b (default: all)")
+    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, C1, C1b, C2, C2b, U1, U2 (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
     parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
     args = parser.parse_args(argv)
     repeats = max(5, args.repeats or (5 if args.quick else 7))
-    chosen = args.workloads or list(S.WORKLOADS) + ["W7"]
+    chosen = args.workloads or list(S.WORKLOADS) + list(USER_OPS) + ["W7"]
     libraries = ["nbgrad", "numpy"] + (["torch"] if have_torch() else [])
 
     print(f"2 threads each; median of {repeats} interleaved samples after warm-ups; "
@@ -180,6 +238,14 @@ def main(argv=None):
                   + ("" if "torch" not in rss else
                      f"  target peak <= PyTorch's: {'yes' if rss['nbgrad'][1] <= rss['torch'][1] else 'NO'}"),
                   flush=True)
+    for name, (description, unit, scale, target) in USER_OPS.items():
+        if name not in chosen:
+            continue
+        med, ratio, met = measure_user_ops(name, repeats)
+        results[name] = med
+        print(f"{name:3} {description:52} {unit:>6} {fmt(med['user'], scale):>9} {'-':>9} {'-':>9} "
+              f"{'-':>8} {'-':>8}  {'<= ' + format(target, '.1f') + 'x the built-in':28} "
+              f"{ratio:7.2f}x  {'yes' if met else 'NO'}", flush=True)
     if "W7" in chosen:
         cold_repeats = 1 if args.quick else 3
         med = measure_fresh_process(libraries, repeats, cold_repeats)

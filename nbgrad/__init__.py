@@ -41,6 +41,10 @@ from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add
                            argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
 from .ops.copying import clone
 from .ops.fusion import fuse
+from ._dlpack import from_dlpack
+from .ops.user_elementwise import elementwise
+from .ops.custom import custom_op
+from .ops.user_reduction import reduction
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
 from . import cuda, distributed, nn, optim, utils

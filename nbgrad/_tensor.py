@@ -437,8 +437,29 @@ class Tensor:
     __array_priority__ = 1000
 
     def __array__(self, dtype=None, copy=None):
+        # np.asarray(t) shares a CPU tensor's memory (as PyTorch's); copy=True copies
         arr = self.numpy()
-        return arr.astype(dtype, copy=False) if dtype is not None else arr
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    @property
+    def __array_interface__(self):
+        # NumPy's array interface over a CPU tensor's own memory (its strides, its offset)
+        if self._storage.device.type != "cpu":
+            raise AttributeError("__array_interface__ is only defined for CPU tensors")
+        return self.numpy().__array_interface__
+
+    # -- DLPack (nbgrad/_dlpack.py) --
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._dlpack import to_dlpack
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from ._dlpack import dlpack_device
+        return dlpack_device(self)
 
     def item(self):
         n = self.numel()

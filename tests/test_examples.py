@@ -101,3 +101,13 @@ def test_lenet_example_runs_on_cuda(tmp_path):
                          "--channels", "2,2", "--hidden", "4", "--out", str(tmp_path), "--no-progress"])
     assert len(result["history"]["train_loss"]) == 1 and math.isfinite(result["history"]["train_loss"][0])
     assert (tmp_path / "digits_lenet.safetensors").exists()
+
+
+def test_custom_kernel_example_learns_the_conductivity():
+    from nbgrad.examples import custom_kernel
+    lines = []
+    result = custom_kernel.main(seed=0, iterations=80, log=lines.append)
+    losses = result["losses"]
+    assert losses[-1] < losses[0] * 1e-2             # a user stencil and user scalar ops, trained
+    assert result["misfit"] < 5e-3
+    assert any("PseudoHuberBackward" in line for line in lines)

@@ -41,6 +41,15 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             (CUDA only; called by nbgrad.as_tensor)
   from_host(array)                          -> new buffer holding a copy of a host numpy
                                             array's values (C order); moves data to the device
+  run_user_kernel(kernel, args, launch, n_outputs) runs a user's kernel (nbgrad.custom_op)
+                                            over views (as arrays aliasing them: NumPy arrays
+                                            on the CPU, device arrays of contiguous views on
+                                            CUDA) and Python numbers; the last n_outputs views
+                                            are zero-filled first; launch: CUDA's (griddim,
+                                            blockdim)
+  user_reduce(combine, view, identity, dtype) -> buffer of m values: each row of a
+                                            contiguous (m, k) view folded by a user's scalar
+                                            combine(acc, value) from identity (nbgrad.reduction)
 
   copy(src_view, dst_view)                  writes src into dst (same shape; src may
                                             broadcast with 0 strides; casts between
@@ -224,6 +233,7 @@ REQUIRED = frozenset({
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
     "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
     "linalg_cholesky", "linalg_eigh",
+    "run_user_kernel", "user_reduce",
 })
 
 # Every optional acceleration the op layer knows, each with a composed fallback there.

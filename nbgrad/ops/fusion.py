@@ -137,6 +137,9 @@ class _Symbol:
     def square(self):
         return self * self
 
+    def __abs__(self):
+        return self._new(self.program.add("abs", self.index))
+
     def __getattr__(self, name):
         raise TypeError(f"nbgrad.fuse: '{name}' is not supported inside a fused function "
                         f"(supported: + - * / ** and {', '.join(_UNARY_METHODS)}, square)")
@@ -343,6 +346,8 @@ def _result(buf, shape, layout, dtype, device):
 
 
 class FusedBackward0(Node):
+    kernel_saved = True     # the forward ran the kernel and saved its values (else: composed)
+
     def backward(self, g):
         saved = self.saved_tensors
         traced = self.traced
@@ -354,7 +359,7 @@ class FusedBackward0(Node):
         be = backend_of(g)
         shape = self.shape
         if backward_path(lambda: accelerated(g, "fused_elementwise") and g._dtype is self.dtype
-                         and math.prod(shape) != 0, g, *saved) is not FUSED:
+                         and math.prod(shape) != 0 and self.kernel_saved, g, *saved) is not FUSED:
             values = _evaluate(program, [grads[i] for i in wanted], list(saved[:traced.n_inputs]) + [g])
         else:
             _, program, grads = traced.saving_program()
@@ -379,7 +384,10 @@ class FusedBackward0(Node):
         return tuple(result)
 
 
-def _apply(traced, args):
+def _apply(traced, args, node_cls=None):
+    """The traced function on args.  node_cls: the node of a user op
+    (nbgrad.elementwise), recorded whichever path runs; None (nbgrad.fuse): FusedBackward0
+    on the kernel path, the traced ops' own nodes on the composed one."""
     tensors = [a for a in args if isinstance(a, Tensor)]
     device = check_same_device(*tensors)
     dtype = D.result_type_of(tuple(args))
@@ -393,10 +401,20 @@ def _apply(traced, args):
     be = backend_of(values[0])
     n = math.prod(shape)
     if not accelerated(values[0], "fused_elementwise") or n == 0 or dtype not in (D.float32, D.float64):
-        out = _evaluate(traced.forward, (traced.output,), values)[0]
+        if node_cls is None:
+            out = _evaluate(traced.forward, (traced.output,), values)[0]
+        else:
+            with no_grad():
+                out = _evaluate(traced.forward, (traced.output,), values)[0]
+                if isinstance(out, Tensor) and (any(out is v for v in values) or out._shape != shape):
+                    out = out.expand(shape).clone()      # a new tensor, never an input
         if not isinstance(out, Tensor):
             from .._creation import full
             out = full(shape, out, dtype=dtype, device=device)
+        if node_cls is not None and needs_grad(*values):
+            node = record(node_cls, values, (out,), traced=traced, shape=shape, dtype=dtype, layout=None)
+            node.kernel_saved = False
+            node.save(*values)
         return out
     # the result is laid out as the unfused ops would lay it out: by the arguments' strides
     layout = output_layout(shape, args)
@@ -407,7 +425,7 @@ def _apply(traced, args):
     bufs = be.fused_elementwise(traced.forward, outputs, kernel_inputs, n, dtype.np)
     out = _result(bufs[0], shape, layout, dtype, device)
     if grad:
-        node = record(FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype,
+        node = record(node_cls or FusedBackward0, values, (out,), traced=traced, shape=shape, dtype=dtype,
                       layout=layout)
         # the inputs (version-checked as any op's) and the forward values backward reads
         node.save(*values, *[_result(b, shape, layout, dtype, device) for b in bufs[1:]])

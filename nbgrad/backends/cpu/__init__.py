@@ -20,6 +20,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
+  user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
 from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
@@ -37,6 +38,7 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .optim_kernels import adam_step, sgd_step
 from .fused import fused_elementwise
+from .user_kernels import run_user_kernel, user_reduce
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
 # a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0

@@ -17,6 +17,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   sorting.py       sort along a dim (a thread per row)
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
+  user_kernels.py  a user's own cuda.jit kernel (nbgrad.custom_op) on contiguous views
 """
 from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
 from ._device import SIMULATOR, synchronize
@@ -35,6 +36,7 @@ from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .sorting import sort
 from .strided_copy import copy, fill
+from .user_kernels import run_user_kernel, user_reduce
 
 
 def _seed_from_default_generator():

@@ -332,3 +332,29 @@ TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "
 TENSOR_METHODS["_accumulate_"] = E.accumulate_
 
 TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}
+
+
+# -- rearranging and cumulative ops (rearranging.py, cumulative.py) -------------------------------
+from . import cumulative as _C, rearranging as _RA   # noqa: E402
+
+
+def _triangle_inplace(fn):
+    def method(self, diagonal=0):
+        return apply_inplace(self, lambda old: fn(old, diagonal), needs_old=False, overlap=None)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _scan_inplace(fn, needs_old):
+    def method(self, dim, *, dtype=None):
+        return apply_inplace(self, lambda old: fn(old, dim, dtype=dtype), needs_old=needs_old, overlap=None)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+TENSOR_METHODS.update({
+    "tril": _RA.tril, "triu": _RA.triu, "tril_": _triangle_inplace(_RA.tril), "triu_": _triangle_inplace(_RA.triu),
+    "repeat": _RA.repeat, "flip": _RA.flip, "roll": _RA.roll, "repeat_interleave": _RA.repeat_interleave, "tile": _RA.tile,
+    "cumsum": _C.cumsum, "cumprod": _C.cumprod,
+    "cumsum_": _scan_inplace(_C.cumsum, False), "cumprod_": _scan_inplace(_C.cumprod, True),
+})

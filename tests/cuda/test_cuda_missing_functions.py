@@ -1,0 +1,43 @@
+"""tril/triu, flip, roll, cumsum/cumprod on both devices (tiny shapes: the simulator)."""
+import numpy as np
+
+import nbgrad
+
+RNG = np.random.default_rng(3)
+
+
+def host(x):
+    x = x.detach()
+    return x.cpu().numpy() if x.device.type != "cpu" else x.numpy()
+
+
+def test_rearranging_ops(device):
+    a = RNG.standard_normal((3, 4)).astype(np.float32)
+    x = nbgrad.tensor(a, device=device)
+    np.testing.assert_array_equal(host(x.tril(-1)), np.tril(a, -1))
+    np.testing.assert_array_equal(host(x.triu(1)), np.triu(a, 1))
+    np.testing.assert_array_equal(host(x.t().flip(0)), np.flip(a.T, 0))
+    np.testing.assert_array_equal(host(x.roll((1, -1), (0, 1))), np.roll(a, (1, -1), (0, 1)))
+    np.testing.assert_array_equal(host(x.roll(5)), np.roll(a, 5))
+    np.testing.assert_array_equal(host(x.repeat_interleave(2, dim=0)), np.repeat(a, 2, axis=0))
+
+
+def test_cumulative_ops_and_gradients(device):
+    a = np.array([[1.5, -2.0, 0.5], [0.0, 3.0, -1.0]], dtype=np.float64)
+    x = nbgrad.tensor(a, device=device, requires_grad=True)
+    np.testing.assert_allclose(host(x.cumsum(1)), np.cumsum(a, 1))
+    np.testing.assert_allclose(host(x.t().cumprod(0)), np.cumprod(a.T, 0))
+    assert x.cumsum(0).device == x.device
+    assert host(nbgrad.tensor([1, 2, 3], device=device).cumsum(0)).tolist() == [1, 3, 6]
+    h = nbgrad.tensor([1.0, 2.0, 3.5], dtype=nbgrad.float16, device=device).cumsum(0)
+    assert h.dtype == nbgrad.float16 and host(h).tolist() == [1.0, 3.0, 6.5]
+    y = x.cumprod(1)
+    assert y.grad_fn.name() == "CumprodBackward0"
+    (y * nbgrad.tensor([[1.0, 2.0, 3.0]], dtype=nbgrad.float64, device=device)).sum().backward()
+    # row 0 without zeros, row 1 with its first element zero
+    w = np.array([1.0, 2.0, 3.0])
+    expected = np.zeros_like(a)
+    for r in range(2):
+        for k in range(3):
+            expected[r, k] = sum(w[j] * np.prod([a[r, m] for m in range(j + 1) if m != k]) for j in range(k, 3))
+    np.testing.assert_allclose(host(x.grad), expected)

@@ -40,6 +40,8 @@ from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add
 from .ops.copying import clone
 from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile
 from .ops.cumulative import cumsum, cumprod
+from .ops.comparison import equal, isclose, allclose
+from .ops.counting import unique, bincount, histc
 from .ops.fusion import fuse
 from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast

@@ -358,3 +358,12 @@ TENSOR_METHODS.update({
     "cumsum": _C.cumsum, "cumprod": _C.cumprod,
     "cumsum_": _scan_inplace(_C.cumsum, False), "cumprod_": _scan_inplace(_C.cumprod, True),
 })
+
+
+# -- comparisons and counting (comparison.py, counting.py) ----------------------------------------
+from . import comparison as _CMP, counting as _CNT   # noqa: E402
+
+TENSOR_METHODS.update({
+    "equal": _CMP.equal, "isclose": _CMP.isclose, "allclose": _CMP.allclose,
+    "unique": _CNT.unique, "bincount": _CNT.bincount, "histc": _CNT.histc,
+})

@@ -250,3 +250,45 @@ def tile(input, *dims):
     if len(dims) < x.dim():
         dims = (1,) * (x.dim() - len(dims)) + tuple(dims)
     return repeat(x, dims)
+
+
+# -- meshgrid ---------------------------------------------------------------------------------
+def meshgrid(*tensors, indexing=None):
+    """PyTorch's meshgrid: each 0-D/1-D input viewed along its own dim and expanded to the
+    grid (ViewBackward0 then ExpandBackward0, as PyTorch); 'xy' swaps the first two."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"meshgrid(): expected Tensor as element of argument 'tensors', "
+                            f"but got {type(t).__name__}")
+    if indexing is None:
+        import warnings
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors[1:]:
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    refs = list(tensors)
+    swap = indexing == "xy" and len(refs) >= 2
+    if swap:
+        refs[0], refs[1] = refs[1], refs[0]
+    shape = [t.numel() for t in refs]
+    grids = []
+    for i, t in enumerate(refs):
+        view_shape = [1] * len(refs)
+        view_shape[i] = -1
+        grids.append(t.view(view_shape).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)

@@ -367,3 +367,12 @@ TENSOR_METHODS.update({
     "equal": _CMP.equal, "isclose": _CMP.isclose, "allclose": _CMP.allclose,
     "unique": _CNT.unique, "bincount": _CNT.bincount, "histc": _CNT.histc,
 })
+
+
+# -- in-place view ops (inplace_views.py) ---------------------------------------------------------
+from . import inplace_views as _IV   # noqa: E402
+
+TENSOR_METHODS.update({
+    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _IV.squeeze_, "t_": _IV.t_, "transpose_": _IV.transpose_,
+    "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_,
+})

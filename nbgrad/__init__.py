@@ -4,7 +4,7 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
                      get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import float32 as float, float64 as double, float16 as half, int32 as int, int64 as long
 from ._dtype import int16 as short
-from ._size import Size, device
+from ._size import Size, device, set_default_device, get_default_device
 from ._layout import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from ._tensor import Tensor, _install_methods
 
@@ -42,6 +42,8 @@ from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, me
 from .ops.einsum import einsum
 from .ops.cumulative import cumsum, cumprod
 from .ops.comparison import equal, isclose, allclose
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
+                      ByteTensor, BoolTensor)
 from .ops.counting import unique, bincount, histc
 from .ops.fusion import fuse
 from .ops.elementwise import _result_type as _rt2

@@ -61,9 +61,21 @@ class device:
 CPU = device("cpu")
 
 
+_default_device = [CPU]     # nbgrad.set_default_device: where creation functions put tensors
+
+
+def set_default_device(spec):
+    """The device creation functions use when given none (None: the CPU again)."""
+    _default_device[0] = CPU if spec is None else to_device(spec)
+
+
+def get_default_device():
+    return _default_device[0]
+
+
 def to_device(spec):
     if spec is None:
-        return CPU
+        return _default_device[0]
     if isinstance(spec, device):
         return spec
     return device(spec)

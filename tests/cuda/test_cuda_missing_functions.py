@@ -1,7 +1,9 @@
 """tril/triu, flip, roll, cumsum/cumprod on both devices (tiny shapes: the simulator)."""
 import numpy as np
+import pytest
 
 import nbgrad
+from cuda_available import requires_cuda
 
 RNG = np.random.default_rng(3)
 
@@ -41,3 +43,25 @@ def test_cumulative_ops_and_gradients(device):
         for k in range(3):
             expected[r, k] = sum(w[j] * np.prod([a[r, m] for m in range(j + 1) if m != k]) for j in range(k, 3))
     np.testing.assert_allclose(host(x.grad), expected)
+
+
+@pytest.fixture
+def restore_default_device():
+    yield
+    nbgrad.set_default_device(None)
+
+
+@requires_cuda
+def test_creation_honours_the_default_device(restore_default_device):
+    nbgrad.set_default_device("cuda")
+    assert nbgrad.get_default_device() == nbgrad.device("cuda", 0)
+    made = [nbgrad.zeros(2), nbgrad.ones(2, 3), nbgrad.empty(1), nbgrad.full((2,), 3.0), nbgrad.arange(3),
+            nbgrad.linspace(0, 1, 3), nbgrad.rand(2), nbgrad.randn(2), nbgrad.eye(2), nbgrad.tensor([1.0]),
+            nbgrad.as_tensor(np.ones(2))]
+    for t in made:
+        assert t.device.type == "cuda"
+    assert nbgrad.zeros(2, device="cpu").device.type == "cpu"
+    assert nbgrad.tensor(nbgrad.ones(2, device="cpu")).device.type == "cpu"    # a tensor keeps its device
+    assert host(nbgrad.arange(3).cumsum(0)).tolist() == [0, 1, 3]
+    nbgrad.set_default_device(None)
+    assert nbgrad.zeros(1).device.type == "cpu"

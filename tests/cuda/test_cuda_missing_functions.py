@@ -65,3 +65,25 @@ def test_creation_honours_the_default_device(restore_default_device):
     assert host(nbgrad.arange(3).cumsum(0)).tolist() == [0, 1, 3]
     nbgrad.set_default_device(None)
     assert nbgrad.zeros(1).device.type == "cpu"
+
+
+def test_comparison_counting_einsum_meshgrid(device):
+    a = np.array([3, 1, 2, 3, 1])
+    x = nbgrad.tensor(a, device=device)
+    values, inverse, counts = x.unique(return_inverse=True, return_counts=True)
+    assert values.device == x.device
+    assert host(values).tolist() == [1, 2, 3] and host(inverse).tolist() == [2, 0, 1, 2, 0]
+    assert host(counts).tolist() == [2, 1, 2]
+    assert host(x.bincount(minlength=5)).tolist() == np.bincount(a, minlength=5).tolist()
+    assert host(nbgrad.histc(x.float(), bins=3, min=1, max=3)).tolist() == [2.0, 1.0, 2.0]
+    f = nbgrad.tensor([1.0, 2.0, float("nan")], device=device)
+    assert host(f.isclose(f + 1e-9, equal_nan=True)).tolist() == [True, True, True]
+    assert nbgrad.equal(f[:2], f[:2]) and nbgrad.allclose(f[:2], f[:2] * (1 + 1e-7))
+    p = nbgrad.tensor(np.arange(6.0).reshape(2, 3), device=device, requires_grad=True)
+    q = nbgrad.tensor(np.arange(3.0), device=device, requires_grad=True)
+    out = nbgrad.einsum("ij,j->i", p, q)
+    assert host(out).tolist() == (np.arange(6.0).reshape(2, 3) @ np.arange(3.0)).tolist()
+    out.sum().backward()
+    assert host(q.grad).tolist() == [3.0, 5.0, 7.0]
+    gx, gy = nbgrad.meshgrid(q, q[:2], indexing="xy")
+    assert gx.shape == (2, 3) and gx.device == q.device

@@ -26,6 +26,10 @@ def _scan(op, x, dim, dtype):
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     d = _wrap(int_dim(op, dim), x.dim())
     out_dtype = _result_dtype(x, dtype)
+    if out_dtype is D.bool_:
+        raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
+    if needs_grad(x) and not out_dtype.is_floating_point:
+        raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
     buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", x._view_tuple(), d, out_dtype.np)
     return new_tensor(buf, x._shape, out_dtype, x.device), d
 

@@ -82,8 +82,12 @@ class FlipBackward0(Node):
         return flip(g, self.dims)
 
 
-def flip(input, *dims):
+def flip(input, *dims, **kwargs):
     x = input
+    if "dims" in kwargs and not dims:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = _dims_arg(dims[0] if len(dims) == 1 else dims, "flip")
@@ -242,9 +246,13 @@ def repeat(input, *sizes):
     return out
 
 
-def tile(input, *dims):
+def tile(input, *dims, **kwargs):
     """PyTorch's tile: repeat, with leading 1s added when dims is shorter than the input."""
     from .views import _shape_args
+    if "dims" in kwargs and not dims:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"tile() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dims = _shape_args(dims, "tile", "dims")
     x = input
     if len(dims) < x.dim():

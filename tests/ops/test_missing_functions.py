@@ -88,6 +88,8 @@ def test_flip_gradient_node_layout_and_edge_cases():
     assert t.flip(0).stride() == (1, 4)
     np.testing.assert_array_equal(t.flip(0).numpy(), np.flip(t.numpy(), 0))
     assert nbgrad.ones(2, 2).flip(()).shape == (2, 2)
+    assert nbgrad.flip(nbgrad.arange(6.0).view(2, 3), dims=[0]).tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert nbgrad.arange(6.0).view(2, 3).flip(dims=(0, 1)).tolist() == [[5.0, 4.0, 3.0], [2.0, 1.0, 0.0]]
     assert nbgrad.tensor(3.0).flip(0).item() == 3.0
     assert nbgrad.ones(0, 3).flip(0).shape == (0, 3)
     # a view (strided, offset) reads the right elements
@@ -172,6 +174,12 @@ def test_cumsum_dtypes():
 
 
 def test_cumsum_errors():
+    with pytest.raises(NotImplementedError, match="\"cumsum_out_cpu\" not implemented for 'Bool'"):
+        nbgrad.tensor([True, False]).cumsum(0, dtype=nbgrad.bool)
+    with pytest.raises(NotImplementedError, match="\"cumprod_out_cpu\" not implemented for 'Bool'"):
+        nbgrad.tensor([1, 2]).cumprod(0, dtype=nbgrad.bool)
+    with pytest.raises(RuntimeError, match="Autograd not support dtype: Long"):
+        nbgrad.ones(2, requires_grad=True).cumsum(0, dtype=nbgrad.int64)
     with pytest.raises(TypeError, match='missing 1 required positional arguments: "dim"'):
         nbgrad.ones(2, 2).cumsum()
     with pytest.raises(IndexError, match="Dimension out of range"):
@@ -272,6 +280,7 @@ def test_tile():
     np.testing.assert_array_equal(x.tile(2).numpy(), np.tile(a, 2))
     np.testing.assert_array_equal(nbgrad.tile(x, (2, 1, 2)).numpy(), np.tile(a, (2, 1, 2)))
     np.testing.assert_array_equal(x.tile(2, 2).numpy(), np.tile(a, (2, 2)))
+    np.testing.assert_array_equal(nbgrad.tile(x, dims=(2,)).numpy(), np.tile(a, 2))
     g = leaf(a)
     assert g.tile((2,)).grad_fn.name() == "RepeatBackward0"
     assert g.repeat(2, 1, 1).grad_fn.name() == "RepeatBackward0"

@@ -347,7 +347,12 @@ def _triangle_inplace(fn):
 
 def _scan_inplace(fn, needs_old):
     def method(self, dim, *, dtype=None):
-        return apply_inplace(self, lambda old: fn(old, dim, dtype=dtype), needs_old=needs_old, overlap=None)
+        if dtype is not None and D.to_dtype(dtype) is not self._dtype:
+            from .._legacy import _c_name
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self._dtype)} and output tensor "
+                               f"dtype {_c_name(D.to_dtype(dtype))} should match")
+        # the scan in self's own dtype (out of place, an integer input would give int64)
+        return apply_inplace(self, lambda old: fn(old, dim, dtype=self._dtype), needs_old=needs_old)
     method.__name__ = fn.__name__ + "_"
     return method
 

@@ -233,7 +233,15 @@ def test_cumprod_saved_output_checked():
 
 def test_cumsum_inplace():
     t = nbgrad.tensor([1.0, 2.0, 3.0])
-    assert t.cumsum_(0) is t and t.tolist() == [1.0, 3.0, 6.0]
+    assert t.cumsum_(0) is t and t.tolist() == [1.0, 3.0, 6.0] and t._version == 1
+    i = nbgrad.tensor([1, 2, 3], dtype=nbgrad.int32)
+    assert i.cumsum_(0).dtype == nbgrad.int32 and i.tolist() == [1, 3, 6]
+    with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype float and output tensor dtype "
+                                           "double should match"):
+        t.cumsum_(0, dtype=nbgrad.float64)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        nbgrad.ones(2, 2).expand(3, 2, 2).cumsum_(0)
+    assert t.tolist() == [1.0, 3.0, 6.0]
     x = leaf([1.0, 2.0, 3.0])
     y = x.clone()
     y.cumprod_(0)

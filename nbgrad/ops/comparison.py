@@ -37,9 +37,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     with no_grad():
+        # (PyTorch ors into `close` in place: its version counts the steps, as here)
         close = input == other
         if equal_nan and input._dtype.is_floating_point:
-            close = close | (input.isnan() & other.isnan())
+            close.bitwise_or_(input.isnan() & other.isnan())
         if rtol == 0 and atol == 0:
             return close
         a, b = input, other
@@ -47,7 +48,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
         allowed = atol + (rtol * b).abs()
         actual = (a - b).abs()
-        return close | (actual.isfinite() & (actual <= allowed))
+        return close.bitwise_or_(actual.isfinite() & (actual <= allowed))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -8,6 +8,7 @@ no history at all.
 import math
 
 from .. import _dtype as D
+from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -65,18 +66,22 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             values = rows.masked_select(new) if flat.numel() else rows
             inverse_shape = x.shape
         else:
+            if x.dim() == 0:
+                raise IndexError("Dimension specified as 0 but tensor has no dimensions")
             d = _wrap(dim, x.dim())
+            if x.numel() == 0:
+                return _unique_dim_of_empty(x, d, return_inverse, return_counts)
             moved = x.movedim(d, 0)
             n = moved.shape[0]
             flat_rows = moved.reshape(n, -1)
-            order = _lexsort_rows(flat_rows) if n else arange(0, device=x.device)
-            sorted_rows = flat_rows.index_select(0, order)
-            new = _new_groups(sorted_rows)
-            values = moved.index_select(0, order.masked_select(new)).movedim(0, d)
+            order = _lexsort_rows(flat_rows)
+            new = _new_groups(flat_rows.index_select(0, order))
+            picked = moved.index_select(0, order.masked_select(new))     # contiguous, dim d first
+            values = _moved_back(picked, d)
             inverse_shape = (n,)
         n = order.numel()
         group = new.cumsum(0) - 1                       # each sorted element's group
-        outputs = [values.contiguous()]
+        outputs = [values]
         if return_inverse:
             inverse = zeros(n, dtype=D.int64, device=x.device)
             if n:
@@ -90,6 +95,31 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             outputs.append(counts)
     if needs_grad(x):
         record(Unique2Backward0 if dim is None else UniqueDimBackward0, (x,), (outputs[0],))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _moved_back(t, d):
+    """t (dim d moved first, contiguous) with its dims in their own order again: PyTorch's
+    unique_dim returns that layout, not a contiguous copy (nor a view)."""
+    order = list(range(1, d + 1)) + [0] + list(range(d + 1, t.dim()))
+    return Tensor._make(t._storage, Size([t._shape[i] for i in order]), tuple(t._stride[i] for i in order),
+                        t._offset, t._dtype)
+
+
+def _unique_dim_of_empty(x, d, return_inverse, return_counts):
+    from .._creation import empty
+    zero_dims = [i for i, n in enumerate(x.shape) if n == 0]
+    if len(zero_dims) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if zero_dims[0] != d:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    outputs = [empty(x.shape, dtype=x._dtype, device=x.device)]
+    if return_inverse:
+        outputs.append(empty(0, dtype=D.int64, device=x.device))
+    if return_counts:
+        outputs.append(empty(0, dtype=D.int64, device=x.device))
+    if needs_grad(x):
+        record(UniqueDimBackward0, (x,), (outputs[0],))
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 

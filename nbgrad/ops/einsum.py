@@ -1,11 +1,13 @@
 """einsum: an equation of subscripts turned into views, sums, products and batched
-matmuls (PyTorch's own strategy), so that its gradients are those ops' gradients.
+matmuls, as PyTorch computes it, so that its gradients (and the nodes users see) are
+those ops'.
 
 Labels: letters, and one label per broadcast dim of an ellipsis ('...', right-aligned
-across operands).  Each operand first takes diagonals for a repeated label and sums
-out the labels no one else needs; then operands are combined left to right: labels
-both sides share and no one needs later are contracted by one bmm, shared labels still
-needed are batch dims, and a pair with nothing to contract is a broadcast multiply.
+across operands).  Every operand is aligned to one dim order (the output's labels,
+then the summed ones): diagonals for a repeated label, size-1 dims for a missing one, a
+permute.  Operands are then combined left to right; the summed dims no later operand
+has are contracted by one bmm (PyTorch's sumproduct_pair), a pair with nothing to
+contract is a broadcast multiply.
 """
 from .._tensor import Tensor
 
@@ -40,87 +42,123 @@ def _labels(term, n_ell, ell_total):
     return list(head) + ell + list(tail)
 
 
-def _diagonals(t, labels, op_index):
-    """Take the diagonal of every repeated label (PyTorch: the diagonal dim goes last)."""
-    while True:
-        seen = {}
-        pair = None
-        for i, label in enumerate(labels):
-            if label in seen:
-                pair = (seen[label], i)
-                break
-            seen[label] = i
-        if pair is None:
-            return t, labels
-        i, j = pair
-        if t.shape[i] != t.shape[j]:
-            raise RuntimeError(f"einsum(): subscript {labels[i]} is repeated for operand {op_index} but the sizes "
-                               f"don't match, {t.shape[j]} != {t.shape[i]}")
-        label = labels[i]
-        t = t.diagonal(0, i, j)
-        labels = [lb for k, lb in enumerate(labels) if k not in (i, j)] + [label]
+def _sumproduct_pair(left, right, sum_dims):
+    """(left * right).sum(sum_dims, keepdim=True) of two aligned operands (same number of
+    dims, size-1 dims broadcast) by one bmm: dims in both and kept are the batch, dims
+    kept on one side its rows or columns; the product is viewed back and permuted into
+    the operands' dim order (PyTorch's sumproduct_pair)."""
+    if not sum_dims:
+        return left * right
+    ndim = left.dim()
+    # PyTorch 2.13 swaps the pair when every dim only the right keeps comes before every dim
+    # only the left keeps (its bmm then writes the output's order)
+    kept_left = [d for d in range(ndim) if d not in sum_dims and left.shape[d] != 1 and right.shape[d] == 1]
+    kept_right = [d for d in range(ndim) if d not in sum_dims and right.shape[d] != 1 and left.shape[d] == 1]
+    if kept_left and kept_right and max(kept_right) < min(kept_left):
+        left, right = right, left
+    both, left_only, right_only = [], [], []
+    sum_size = 1
+    for d in range(ndim):
+        in_left, in_right = left.shape[d] != 1, right.shape[d] != 1
+        if d in sum_dims:
+            if in_left and in_right:
+                sum_size *= left.shape[d]
+            elif in_left:
+                left = left.sum(d, keepdim=True)
+            elif in_right:
+                right = right.sum(d, keepdim=True)
+        elif in_left and in_right:
+            both.append(d)
+        elif in_left:
+            left_only.append(d)
+        else:
+            right_only.append(d)
+    size = {d: left.shape[d] for d in both + left_only}
+    size.update({d: right.shape[d] for d in right_only})
+    n_both = n_left = n_right = 1
+    for d in both:
+        n_both *= size[d]
+    for d in left_only:
+        n_left *= size[d]
+    for d in right_only:
+        n_right *= size[d]
+    order = both + left_only + list(sum_dims) + right_only
+    out_sizes = [size[d] for d in both + left_only] + [1] * len(sum_dims) + [size[d] for d in right_only]
+    inverse = [0] * ndim
+    for position, d in enumerate(order):
+        inverse[d] = position
+    a = left.permute(order).reshape(n_both, n_left, sum_size)
+    b = right.permute(both + list(sum_dims) + right_only + left_only).reshape(n_both, sum_size, n_right)
+    return a.bmm(b).view(out_sizes).permute(inverse)
 
 
-def _sum_out(t, labels, keep):
-    dims = [i for i, lb in enumerate(labels) if lb not in keep]
-    if not dims:
-        return t, labels
-    return t.sum(dims), [lb for lb in labels if lb in keep]
+def _aligned_operands(operands, labels, out_labels):
+    """Each operand with its diagonals taken, size-1 dims for the labels it lacks and its
+    dims permuted to one order: the output's labels, then the summed ones (an ellipsis
+    left out of the output first, then letters in PyTorch's order A-Z, a-z)."""
+    order = list(out_labels)
+    order += sorted({x for lbs in labels for x in lbs if isinstance(x, tuple)} - set(order), key=_letter_order)
+    order += sorted({x for lbs in labels for x in lbs if not isinstance(x, tuple)} - set(order), key=_letter_order)
+    position = {x: i for i, x in enumerate(order)}
+    counts = [0] * len(order)           # how many operands have each label at a size other than 1
+    aligned = []
+    for i, (op, lbs) in enumerate(zip(operands, labels)):
+        permutation = [-1] * len(order)
+        dim = 0
+        for label in lbs:
+            p = position[label]
+            if permutation[p] == -1:
+                if op.shape[dim] != 1:
+                    counts[p] += 1
+                permutation[p] = dim
+                dim += 1
+            else:                       # a repeated label: its diagonal, where the label first stood
+                prev = permutation[p]
+                if op.shape[dim] != op.shape[prev]:
+                    raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {i} but the sizes "
+                                       f"don't match, {op.shape[dim]} != {op.shape[prev]}")
+                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+        for p in range(len(order)):
+            if permutation[p] == -1:
+                op = op.unsqueeze(dim)
+                permutation[p] = dim
+                dim += 1
+        aligned.append(op.permute(permutation))
+    return aligned, counts, len(order)
 
 
-def _size_error(a, la, b, lb):
-    return RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped): "
-                        f"{list(a.shape)} {list(b.shape)}")
-
-
-def _combine(a, la, b, lb, needed):
-    """a (labels la) and b (labels lb) -> their product with labels: batch, a's own, b's own."""
-    shared = [lb_ for lb_ in la if lb_ in lb]
-    contract = [x for x in shared if x not in needed]
-    batch = [x for x in shared if x in needed]
-    a_only = [x for x in la if x not in lb]
-    b_only = [x for x in lb if x not in la]
-    # size-1 dims broadcast: a batch dim is expanded, a contracted one is summed on the other side first
-    for x in shared:
-        na, nb = a.shape[la.index(x)], b.shape[lb.index(x)]
-        if na == nb:
-            continue
-        if na != 1 and nb != 1:
-            raise _size_error(a, la, b, lb)
-        if x in contract:
-            if na == 1:
-                b = b.sum(lb.index(x), keepdim=True)
-            else:
-                a = a.sum(la.index(x), keepdim=True)
-    size = {}
-    for x in la:
-        size[x] = a.shape[la.index(x)]
-    for x in lb:
-        size[x] = max(size.get(x, 1), b.shape[lb.index(x)])
-    a = a.permute([la.index(x) for x in batch + a_only + contract])
-    b = b.permute([lb.index(x) for x in batch + contract + b_only])
-    batch_shape = [size[x] for x in batch]
-    if not contract:
-        a = a.reshape([a.shape[i] for i in range(len(batch) + len(a_only))] + [1] * len(b_only))
-        b = b.reshape([b.shape[i] for i in range(len(batch))] + [1] * len(a_only)
-                      + [b.shape[len(batch) + i] for i in range(len(b_only))])
-        return a * b, batch + a_only + b_only
-    a = a.expand(batch_shape + list(a.shape[len(batch):]))
-    b = b.expand(batch_shape + list(b.shape[len(batch):]))
-    m = 1
-    for x in a_only:
-        m *= size[x]
-    n = 1
-    for x in b_only:
-        n *= size[x]
-    k = 1
-    for x in contract:
-        k *= a.shape[len(batch) + len(a_only) + contract.index(x)]
-    bt = 1
-    for s in batch_shape:
-        bt *= s
-    out = a.reshape(bt, m, k).bmm(b.reshape(bt, k, n))
-    return out.reshape(batch_shape + [size[x] for x in a_only] + [size[x] for x in b_only]), batch + a_only + b_only
+def _contract(aligned, counts, n_out, n_all):
+    """Left to right: each pair multiplied, the summed dims no later operand has contracted
+    by one bmm (a dim only one side has is summed on that side first)."""
+    if len(aligned) == 1:
+        op = aligned[0]
+        return op.sum(list(range(n_out, n_all))) if n_all > n_out else op
+    ops = list(aligned)
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for d in range(n_out, n_all):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                counts[d] -= 1
+                if counts[d] == 1:
+                    sum_dims.append(d)
+                    counts[d] = 0
+            elif counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_sum.append(d)
+                    counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_sum.append(d)
+                    counts[d] = 0
+        if a_sum:
+            a = a.sum(a_sum, keepdim=True)
+        if b_sum:
+            b = b.sum(b_sum, keepdim=True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    result = ops[0]
+    if n_all > n_out:                   # the summed dims are all size 1 now
+        result = result.view(list(result.shape[:n_out]))
+    return result
 
 
 def _check_sizes(operands, labels):
@@ -138,17 +176,6 @@ def _check_sizes(operands, labels):
                                    f"with previously seen size {prev}")
             if prev is None or prev == 1:
                 seen[label] = n
-
-
-def _single(t, labels, out_labels):
-    """One operand: its diagonals, a permute to (output..., summed...) and the sum (PyTorch's
-    order: 'ii->i' ends in a permute, 'ij->j' in a sum)."""
-    t, labels = _diagonals(t, labels, 0)
-    summed = [x for x in labels if x not in out_labels]
-    t = t.permute([labels.index(x) for x in out_labels + summed])
-    if summed:
-        t = t.sum(list(range(len(out_labels), len(labels))))
-    return t
 
 
 def _from_sublists(args):
@@ -223,29 +250,5 @@ def einsum(*args):
         ell = [("...", k) for k in range(ell_total)] if any_ellipsis else []
         out_labels = ell + sorted((x for x, c in counts.items() if c == 1), key=_letter_order)
     _check_sizes(operands, labels)
-    if len(operands) == 1:
-        return _single(operands[0], labels[0], out_labels)
-    # each operand: diagonals, then the labels only it has and the output lacks summed out
-    tensors = []
-    for i, (t, lbs) in enumerate(zip(operands, labels)):
-        t, lbs = _diagonals(t, lbs, i)
-        others = set(out_labels)
-        for j, other in enumerate(labels):
-            if j != i:
-                others.update(other)
-        t, lbs = _sum_out(t, lbs, others)
-        tensors.append((t, lbs))
-    result, res_labels = tensors[0]
-    for i in range(1, len(tensors)):
-        needed = set(out_labels)
-        for _, later in tensors[i + 1:]:
-            needed.update(later)
-        b, lb = tensors[i]
-        result, res_labels = _sum_out(result, res_labels, needed | set(lb))
-        b, lb = _sum_out(b, lb, needed | set(res_labels))
-        result, res_labels = _combine(result, res_labels, b, lb, needed)
-    result, res_labels = _sum_out(result, res_labels, set(out_labels))
-    order = [res_labels.index(x) for x in out_labels]
-    if len(operands) == 1 or order != list(range(len(order))):
-        result = result.permute(order)
-    return result
+    aligned, counts, n_all = _aligned_operands(operands, labels, out_labels)
+    return _contract(aligned, counts, len(out_labels), n_all)

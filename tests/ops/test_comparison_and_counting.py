@@ -36,6 +36,14 @@ def test_isclose_matches_numpy(rtol, atol, equal_nan):
     assert nbgrad.allclose(x[4:], x[4:] * (1 + 1e-7)) is True
 
 
+def test_isclose_result_version_counts_pytorchs_in_place_steps():
+    x = nbgrad.tensor([1.0, NAN])
+    assert nbgrad.isclose(x, x, equal_nan=True)._version == 2
+    assert nbgrad.isclose(x, x)._version == 1
+    assert nbgrad.isclose(x, x, rtol=0, atol=0)._version == 0
+    assert nbgrad.isclose(nbgrad.tensor([1]), nbgrad.tensor([1]), equal_nan=True)._version == 1
+
+
 def test_isclose_integers_broadcasting_and_errors():
     assert nbgrad.isclose(nbgrad.tensor([1, 2]), nbgrad.tensor([1, 3])).tolist() == [True, False]
     assert nbgrad.isclose(nbgrad.tensor([100, 2]), nbgrad.tensor([101, 2]), rtol=0.01).tolist() == [True, True]
@@ -77,6 +85,21 @@ def test_unique_dim_matches_numpy():
         np.testing.assert_array_equal(inverse.numpy(), ref_inverse.reshape(-1))
         np.testing.assert_array_equal(counts.numpy(), ref_counts)
     assert nbgrad.unique(nbgrad.tensor([[1, 2], [1, 2], [0, 5]]), dim=0).tolist() == [[0, 5], [1, 2]]
+
+
+def test_unique_dim_layout_and_empty_inputs():
+    # PyTorch's values keep dim d's slices outermost in memory (a movedim of a contiguous result)
+    v = nbgrad.unique(nbgrad.tensor([[1.0, 2, 1], [3, 4, 3]]), dim=1)
+    assert v.tolist() == [[1.0, 2.0], [3.0, 4.0]] and v.stride() == (1, 2) and v._base is None
+    assert nbgrad.unique(nbgrad.ones(2, 3, 2), dim=1).stride() == (2, 4, 1)
+    values, inverse, counts = nbgrad.unique(nbgrad.zeros(0, 3), dim=0, return_inverse=True, return_counts=True)
+    assert values.shape == (0, 3) and inverse.shape == (0,) and counts.shape == (0,)
+    with pytest.raises(RuntimeError, match="There are 0 sized dimensions, and they aren't selected"):
+        nbgrad.unique(nbgrad.zeros(0, 3), dim=1)
+    with pytest.raises(RuntimeError, match="Number of zero sized dimensions is more than one"):
+        nbgrad.unique(nbgrad.zeros(0, 0), dim=1)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        nbgrad.unique(nbgrad.tensor(5.0), dim=0)
 
 
 def test_unique_edge_cases():

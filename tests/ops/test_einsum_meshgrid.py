@@ -50,6 +50,24 @@ def test_einsum_matches_numpy(equation, shapes, node):
     assert gradcheck(lambda *xs: nbgrad.einsum(equation, *xs), tuple(tensors))
 
 
+# PyTorch 2.13's bmm takes the pair in the other order when every dim only the right
+# operand keeps comes before every dim only the left keeps: the result's strides show it
+LAYOUTS = [("ij,jk->ki", (2, 1)), ("ij,jk->ik", (3, 1)), ("aij,jb->bia", (8, 4, 1)), ("aij,jb->iba", (12, 1, 3)),
+           ("aij,jb->iab", (12, 3, 1)), ("bij,bjk->kbi", (2, 6, 1)), ("bij,bjk->kib", (2, 1, 6))]
+
+
+@pytest.mark.parametrize("equation, strides", LAYOUTS)
+def test_einsum_result_layout(equation, strides):
+    sizes = {"a": 4, "b": 5, "i": 2, "j": 7, "k": 3}
+    if equation.startswith("aij"):
+        sizes["b"] = 3
+    lhs, out = equation.split("->")
+    arrays = [RNG.standard_normal([sizes[c] for c in term]) for term in lhs.split(",")]
+    got = nbgrad.einsum(equation, *[nbgrad.tensor(a) for a in arrays])
+    assert got.stride() == strides
+    np.testing.assert_allclose(got.numpy(), np.einsum(equation, *arrays), rtol=1e-10)
+
+
 def test_einsum_forms_and_second_derivative():
     a, b = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 2))
     x, y = nbgrad.tensor(a, requires_grad=True), nbgrad.tensor(b, requires_grad=True)

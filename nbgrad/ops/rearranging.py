@@ -222,13 +222,25 @@ def _repeated_indices(repeats, output_size=None):
 
 
 class RepeatBackward0(Node):
-    """The gradient of each copy added up: g viewed as (r0, n0, r1, n1, ...), summed over the r's."""
+    """PyTorch's repeat_backward: zeros when a repeat is 0; new leading dims summed away one
+    by one; then one reshape to (r, n) pairs for the dims repeated more than once and one
+    sum over their r's (the gradient itself when nothing repeated)."""
     def backward(self, g):
+        if 0 in self.repeats:
+            from .._creation import zeros
+            return zeros(self.shape, dtype=g.dtype, device=g.device)
         lead = len(self.repeats) - len(self.shape)
-        shape = (1,) * lead + tuple(self.shape)
-        inter = [v for r, n in zip(self.repeats, shape) for v in (r, n)]
-        summed = g.reshape(inter).sum(tuple(range(0, len(inter), 2))) if inter else g
-        return summed.reshape(self.shape)
+        for _ in range(lead):
+            g = g.sum(0)
+        sizes, summed = [], []
+        for r, n in zip(self.repeats[lead:], self.shape):
+            if r != 1:
+                sizes.append(r)
+                summed.append(len(sizes) - 1)
+            sizes.append(n)
+        if summed:
+            g = g.reshape(sizes).sum(summed)
+        return g
 
 
 def repeat(input, *sizes):

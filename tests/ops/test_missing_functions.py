@@ -297,3 +297,12 @@ def test_tile():
     assert gradgradcheck(lambda t: t.repeat(2, 3) ** 2, (g,))
     y = g.repeat(1, 1)          # a copy even when nothing repeats
     assert y._storage is not g._storage
+    # PyTorch's repeat_backward: the gradient itself when nothing repeats (an expanded
+    # gradient stays expanded), zeros for a 0 repeat
+    (d,) = nbgrad.autograd.grad(g.repeat(1, 1).sum(), g)
+    assert d.stride() == (0, 0)
+    (d,) = nbgrad.autograd.grad(g.repeat(0, 1).sum(), g)
+    assert d.tolist() == [[0.0] * 3] * 2
+    (d,) = nbgrad.autograd.grad((g.repeat(2, 1, 3) * nbgrad.arange(36.0, dtype=nbgrad.float64).view(2, 2, 9)).sum(), g)
+    w = np.arange(36.0).reshape(2, 2, 3, 3)
+    np.testing.assert_array_equal(d.numpy(), w.sum(axis=(0, 2)))

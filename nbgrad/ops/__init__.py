@@ -340,7 +340,8 @@ from . import cumulative as _C, rearranging as _RA   # noqa: E402
 
 def _triangle_inplace(fn):
     def method(self, diagonal=0):
-        return apply_inplace(self, lambda old: fn(old, diagonal), needs_old=False, overlap=None)
+        return apply_inplace(self, lambda old: fn(old, diagonal), needs_old=False, overlap=None,
+                             precheck=lambda: _RA.check_triangle_inplace(self))
     method.__name__ = fn.__name__ + "_"
     return method
 

@@ -26,7 +26,7 @@ def _scan(op, x, dim, dtype):
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     d = _wrap(int_dim(op, dim), x.dim())
     out_dtype = _result_dtype(x, dtype)
-    if out_dtype is D.bool_:
+    if out_dtype is D.bool_ and x.dim() and x.numel():     # (PyTorch returns before its dtype dispatch)
         raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
     if needs_grad(x) and not out_dtype.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")

@@ -68,6 +68,30 @@ def _triangle(x, diagonal, lower):
     return out
 
 
+def _batch_contiguous(shape, strides):
+    """PyTorch's checkTrilTriuBatchContiguous (zero strides allowed): whether tril_/triu_
+    can work on the tensor's own memory, matrix by matrix."""
+    from .._tensor import contiguous_strides
+    if tuple(strides) == contiguous_strides(tuple(shape)) or len(shape) <= 3:
+        return True
+    expected = shape[-1] * shape[-2]
+    for i in range(len(shape) - 3, -1, -1):
+        if i == 0 and (strides[i] == 0 or shape[i] == 1):
+            continue
+        if strides[i] != expected:
+            return False
+        expected *= shape[i]
+    return True
+
+
+def check_triangle_inplace(t):
+    """tril_/triu_ on a tensor it cannot work on in place compute a contiguous copy and copy
+    it back, which PyTorch refuses when elements of t share memory."""
+    from .inplace import _INTERNAL_MSG, has_internal_overlap
+    if t.numel() and not _batch_contiguous(t._shape, t._stride) and has_internal_overlap(t):
+        raise RuntimeError(_INTERNAL_MSG)
+
+
 def tril(input, diagonal=0):
     return _triangle(input, diagonal, True)
 

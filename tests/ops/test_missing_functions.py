@@ -62,6 +62,12 @@ def test_tril_inplace():
     assert not t.numpy().any()
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
         nbgrad.zeros(2, 2, requires_grad=True).tril_()
+    # elements sharing memory: allowed up to 3 dims (PyTorch works in place), refused past
+    # them when the matrices are not laid out one after another (PyTorch copies back)
+    e = nbgrad.ones(2, 2).expand(3, 2, 2)
+    assert e.tril_().tolist() == [[[1.0, 0.0], [1.0, 1.0]]] * 3
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        nbgrad.ones(2, 1, 2).expand(2, 2, 3, 2).tril_()
     x = leaf(a)
     y = x.clone()
     y.triu_(1)
@@ -178,6 +184,10 @@ def test_cumsum_errors():
         nbgrad.tensor([True, False]).cumsum(0, dtype=nbgrad.bool)
     with pytest.raises(NotImplementedError, match="\"cumprod_out_cpu\" not implemented for 'Bool'"):
         nbgrad.tensor([1, 2]).cumprod(0, dtype=nbgrad.bool)
+    assert nbgrad.tensor(True).cumsum_(0).item() is True                  # 0-dim and empty: no dtype check
+    assert nbgrad.zeros(2, 0, dtype=nbgrad.bool).cumprod_(1).shape == (2, 0)
+    with pytest.raises(NotImplementedError, match="\"cumsum_out_cpu\" not implemented for 'Bool'"):
+        nbgrad.tensor([True, False]).cumsum_(0)
     with pytest.raises(RuntimeError, match="Autograd not support dtype: Long"):
         nbgrad.ones(2, requires_grad=True).cumsum(0, dtype=nbgrad.int64)
     with pytest.raises(TypeError, match='missing 1 required positional arguments: "dim"'):

@@ -21,6 +21,8 @@ class Unique2Backward0(Node):
     op_name = "_unique2"
 
     def backward(self, *grads):
+        if not self.needs_input_grad(0):     # PyTorch raises only for a gradient it must compute
+            return None
         raise NotImplementedError(f"the derivative for '{self.op_name}' is not implemented.")
 
 
@@ -58,6 +60,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     them, how often each occurs."""
     from .._creation import arange, zeros
     x = input
+    if dim is not None:
+        if x.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if x.numel() == 0:
+            return _unique_dim_of_empty(x, _wrap(dim, x.dim()), return_inverse, return_counts)
     with no_grad():
         if dim is None:
             flat = x.reshape(-1)
@@ -66,11 +73,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
             values = rows.masked_select(new) if flat.numel() else rows
             inverse_shape = x.shape
         else:
-            if x.dim() == 0:
-                raise IndexError("Dimension specified as 0 but tensor has no dimensions")
             d = _wrap(dim, x.dim())
-            if x.numel() == 0:
-                return _unique_dim_of_empty(x, d, return_inverse, return_counts)
             moved = x.movedim(d, 0)
             n = moved.shape[0]
             flat_rows = moved.reshape(n, -1)

@@ -39,9 +39,9 @@ def _restride_(t, shape, strides, node_cls, **attrs):
     t._shape = Size(shape)
     t._stride = tuple(strides)
     t._vc.value += 1
-    if t._base is not None:
-        t._view_version = t._vc.value       # its own history is the node below, not a regenerated one
     if node is not None:
+        if t._base is not None:
+            t._view_version = t._vc.value   # its history is the new node, not a regenerated one
         old_fn, old_nr = t._grad_fn, t._output_nr
         t._grad_fn = node
         t._output_nr = 0

@@ -119,6 +119,15 @@ def test_unique_has_no_derivative():
     assert x.unique(dim=0).grad_fn.name() == "UniqueDimBackward0"
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented."):
         y.sum().backward()
+    e = nbgrad.zeros(0, 2, requires_grad=True) * 1
+    assert e.unique(dim=0).grad_fn.name() == "UniqueDimBackward0"
+    # a gradient that goes nowhere is not asked for: no error (a view made under no_grad)
+    with nbgrad.no_grad():
+        v = x.view(4)
+    u = v.unique()
+    assert u.requires_grad and u.grad_fn.name() == "Unique2Backward0"
+    u.sum().backward()
+    assert x.grad is None
 
 
 # -- bincount ---------------------------------------------------------------------------------

@@ -96,6 +96,17 @@ def test_views_of_a_base():
     assert x.grad.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]
 
 
+def test_under_no_grad_a_view_regenerates_its_history():
+    x = nbgrad.ones(3, 1, 2, requires_grad=True)
+    v = (x * 2)[...]
+    assert v.grad_fn.name() == "AliasBackward0"
+    with nbgrad.no_grad():
+        v.unsqueeze_(3)
+    assert v.shape == (3, 1, 2, 1) and v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    assert x.grad.tolist() == [[[2.0, 2.0]]] * 3
+
+
 def test_saved_tensor_check():
     a = nbgrad.ones(3, requires_grad=True)
     b = a * 2

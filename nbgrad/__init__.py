@@ -43,7 +43,7 @@ from .ops.einsum import einsum
 from .ops.cumulative import cumsum, cumprod
 from .ops.comparison import equal, isclose, allclose
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
-                      ByteTensor, BoolTensor)
+                      ByteTensor, BoolTensor, set_default_tensor_type)
 from .ops.counting import unique, bincount, histc
 from .ops.fusion import fuse
 from .ops.elementwise import _result_type as _rt2

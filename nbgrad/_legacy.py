@@ -78,3 +78,24 @@ ShortTensor = _legacy(D.int16)
 CharTensor = _legacy(D.int8)
 ByteTensor = _legacy(D.uint8)
 BoolTensor = _legacy(D.bool_)
+
+
+def set_default_tensor_type(t):
+    """PyTorch's deprecated default-type setter: a floating legacy type (or its name) sets the
+    default dtype."""
+    import warnings
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                  stacklevel=2)
+    if isinstance(t, str):
+        name = t.rsplit(".", 1)[-1]
+        t = _BY_NAME.get(name)
+        if t is None:
+            raise TypeError(f"invalid type: '{name}'")
+    if not isinstance(t, _LegacyTensorType) or not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    D.set_default_dtype(t.dtype)
+
+
+_BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
+                                          CharTensor, ByteTensor, BoolTensor)}

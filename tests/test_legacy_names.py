@@ -85,3 +85,25 @@ def test_default_device(restore_default_device):
     nbgrad.set_default_device(None)
     assert nbgrad.get_default_device() == nbgrad.device("cpu")
     assert nbgrad.zeros(2).device.type == "cpu"
+
+
+def test_device_as_a_context_manager(restore_default_device):
+    with nbgrad.device("cpu") as d:
+        assert d == nbgrad.device("cpu") and nbgrad.get_default_device() == d
+        assert nbgrad.ones(1).device == d
+    assert nbgrad.get_default_device() == nbgrad.device("cpu")
+
+
+def test_set_default_tensor_type():
+    try:
+        with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+            nbgrad.set_default_tensor_type(nbgrad.DoubleTensor)
+        assert nbgrad.get_default_dtype() == nbgrad.float64 and nbgrad.zeros(1).dtype == nbgrad.float64
+        with pytest.warns(UserWarning):
+            nbgrad.set_default_tensor_type("torch.FloatTensor")
+        assert nbgrad.zeros(1).dtype == nbgrad.float32
+        with pytest.warns(UserWarning), \
+                pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+            nbgrad.set_default_tensor_type(nbgrad.LongTensor)
+    finally:
+        nbgrad.set_default_dtype(nbgrad.float32)

@@ -65,6 +65,9 @@ def test_creation_honours_the_default_device(restore_default_device):
     assert host(nbgrad.arange(3).cumsum(0)).tolist() == [0, 1, 3]
     nbgrad.set_default_device(None)
     assert nbgrad.zeros(1).device.type == "cpu"
+    with nbgrad.device("cuda"):
+        assert nbgrad.zeros(1).device.type == "cuda"
+    assert nbgrad.zeros(1).device.type == "cpu"
 
 
 def test_comparison_counting_einsum_meshgrid(device):

@@ -38,7 +38,7 @@ from .ops.views import transpose as swapaxes, transpose as swapdims
 from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
                            argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
 from .ops.copying import clone
-from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, meshgrid
+from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, meshgrid, tril_indices, triu_indices
 from .ops.einsum import einsum
 from .ops.cumulative import cumsum, cumprod
 from .ops.comparison import equal, isclose, allclose

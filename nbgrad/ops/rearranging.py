@@ -336,3 +336,31 @@ def meshgrid(*tensors, indexing=None):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
+
+
+# -- tril_indices / triu_indices ----------------------------------------------------------------
+def _triangle_indices(op, row, col, offset, dtype, device, lower):
+    from .._creation import arange
+    from .._dtype import to_dtype
+    dtype = D.int64 if dtype is None else to_dtype(dtype)
+    if dtype not in (D.int64, D.int32):
+        raise NotImplementedError(f'"{op}" not implemented for \'{D.scalar_type_name(dtype)}\'')
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    with no_grad():
+        rows = arange(row, device=device).unsqueeze(1).expand(row, col)
+        cols = arange(col, device=device).unsqueeze(0).expand(row, col)
+        keep = (cols - rows <= offset) if lower else (cols - rows >= offset)
+        from .indexing import stack
+        return stack([rows.masked_select(keep), cols.masked_select(keep)]).to(dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, col) indices of a row x col matrix's lower triangle, row by row."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, False)

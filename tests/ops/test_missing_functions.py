@@ -316,3 +316,21 @@ def test_tile():
     (d,) = nbgrad.autograd.grad((g.repeat(2, 1, 3) * nbgrad.arange(36.0, dtype=nbgrad.float64).view(2, 2, 9)).sum(), g)
     w = np.arange(36.0).reshape(2, 2, 3, 3)
     np.testing.assert_array_equal(d.numpy(), w.sum(axis=(0, 2)))
+
+
+@pytest.mark.parametrize("row, col, offset", [(3, 3, 0), (3, 4, 1), (4, 3, -1), (0, 3, 0), (3, 3, -5), (2, 5, 7)])
+def test_tril_triu_indices_match_numpy(row, col, offset):
+    np.testing.assert_array_equal(nbgrad.tril_indices(row, col, offset).numpy().reshape(2, -1),
+                                  np.array(np.tril_indices(row, offset, col)).reshape(2, -1))
+    np.testing.assert_array_equal(nbgrad.triu_indices(row, col, offset).numpy().reshape(2, -1),
+                                  np.array(np.triu_indices(row, offset, col)).reshape(2, -1))
+    assert nbgrad.tril_indices(row, col, offset).dtype == nbgrad.int64
+
+
+def test_tril_indices_dtype_and_errors():
+    assert nbgrad.tril_indices(2, 2, dtype=nbgrad.int32).dtype == nbgrad.int32
+    assert nbgrad.tril_indices(0, 3).shape == (2, 0) and nbgrad.triu_indices(3, 3, -5).shape == (2, 9)
+    with pytest.raises(NotImplementedError, match="\"tril_indices\" not implemented for 'Float'"):
+        nbgrad.tril_indices(3, 3, dtype=nbgrad.float32)
+    with pytest.raises(RuntimeError, match="row must be non-negative, got-1"):
+        nbgrad.tril_indices(-1, 3)

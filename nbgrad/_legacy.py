@@ -13,7 +13,7 @@ from ._size import Size
 class _LegacyTensorType(type):
     def __instancecheck__(cls, obj):
         from ._tensor import Tensor
-        return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj.device.type == "cpu"
+        return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj.device.type == cls.device_type
 
     def __call__(cls, *args, device=None, **kwargs):
         from ._creation import empty, tensor
@@ -23,13 +23,15 @@ class _LegacyTensorType(type):
             raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
                             "of: (*, device), (Tensor other), (tuple of ints size, *, device), (object data, *, device)")
         dtype = cls.dtype
+        if device is None:
+            device = cls.device_type
         if not args:
             return empty(0, dtype=dtype, device=device)
         if len(args) == 1:
             data = args[0]
             if isinstance(data, Tensor):
-                if data._dtype is not dtype:
-                    raise TypeError(f"expected TensorOptions(dtype={_c_name(dtype)}, device=cpu) "
+                if data._dtype is not dtype or data.device.type != cls.device_type:
+                    raise TypeError(f"expected TensorOptions(dtype={_c_name(dtype)}, device={cls.device_type}) "
                                     f"(got TensorOptions(dtype={_c_name(data._dtype)}, device={data.device.type}))")
                 from .ops.views import alias
                 return alias(data)
@@ -63,10 +65,18 @@ def _c_name(dtype):
     return _C_NAMES.get(dtype.np.name, dtype.np.name)
 
 
-def _legacy(dtype):
+def _legacy(dtype, device_type="cpu"):
     name = dtype._tensor_type
-    return _LegacyTensorType(name, (), {"dtype": dtype, "__module__": "nbgrad", "__qualname__": name,
-                                        "__doc__": f"The legacy {name} type: {dtype} tensors on the CPU."})
+    module = "nbgrad" if device_type == "cpu" else "nbgrad.cuda"
+    return _LegacyTensorType(name, (), {"dtype": dtype, "device_type": device_type, "__module__": module,
+                                        "__qualname__": name,
+                                        "__doc__": f"The legacy {module}.{name} type: {dtype} tensors on the "
+                                                   f"{device_type.upper()}."})
+
+
+def cuda_types():
+    """nbgrad.cuda.FloatTensor, ...: the same legacy types for CUDA tensors."""
+    return {d._tensor_type: _legacy(d, "cuda") for d in D.ALL_DTYPES}
 
 
 FloatTensor = _legacy(D.float32)

@@ -50,6 +50,8 @@ def test_legacy_constructors(name, dtype):
     assert not isinstance(t, nbgrad.FloatTensor if dtype is not nbgrad.float32 else nbgrad.DoubleTensor)
     assert not issubclass(cls, nbgrad.Tensor) and isinstance(t, nbgrad.Tensor)
     assert t.type() == f"nbgrad.{name}"
+    cuda_cls = getattr(nbgrad.cuda, name)                 # the CUDA type: no CPU tensor is one
+    assert cuda_cls.dtype is dtype and not isinstance(t, cuda_cls) and cuda_cls is not cls
 
 
 def test_legacy_constructor_details():

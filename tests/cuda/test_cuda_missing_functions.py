@@ -90,3 +90,16 @@ def test_comparison_counting_einsum_meshgrid(device):
     assert host(q.grad).tolist() == [3.0, 5.0, 7.0]
     gx, gy = nbgrad.meshgrid(q, q[:2], indexing="xy")
     assert gx.shape == (2, 3) and gx.device == q.device
+
+
+@requires_cuda
+def test_legacy_cuda_types():
+    t = nbgrad.cuda.LongTensor([1, 2])
+    assert t.device.type == "cuda" and t.dtype == nbgrad.int64 and host(t).tolist() == [1, 2]
+    assert nbgrad.cuda.FloatTensor(2, 3).shape == (2, 3) and nbgrad.cuda.FloatTensor(2, 3).device.type == "cuda"
+    z = nbgrad.zeros(1, device="cuda")
+    assert isinstance(z, nbgrad.cuda.FloatTensor) and not isinstance(z, nbgrad.FloatTensor)
+    assert not isinstance(nbgrad.zeros(1), nbgrad.cuda.FloatTensor)
+    assert nbgrad.cuda.FloatTensor(z)._base is z
+    with pytest.raises(TypeError, match="expected TensorOptions"):
+        nbgrad.FloatTensor(z)

@@ -114,3 +114,24 @@ def test_saved_tensor_check():
     b.unsqueeze_(0)
     with pytest.raises(RuntimeError, match="which is output 0 of Unsqueeze1, is at version 1; expected version 0"):
         c.sum().backward()
+
+
+def test_leaf_reshaped_in_place_under_no_grad_gets_a_gradient_of_its_new_shape():
+    # PyTorch's AccumulateGrad copies the gradient into the leaf's current sizes and strides
+    # (the gradient must never be laid out with strides meant for another shape)
+    x = nbgrad.ones(3, 1, 2, requires_grad=True)
+    y = (x * 2).sum()
+    with nbgrad.no_grad():
+        x.unsqueeze_(0)
+    y.backward(retain_graph=True)
+    assert x.grad.shape == (1, 3, 1, 2) and x.grad.stride() == (6, 2, 2, 1)
+    assert x.grad.tolist() == [[[[2.0, 2.0]], [[2.0, 2.0]], [[2.0, 2.0]]]]
+    y.backward()
+    assert x.grad.shape == (1, 3, 1, 2) and x.grad.sum().item() == 24.0
+    z = nbgrad.ones(2, 3, requires_grad=True)
+    w = (z * 1).sum()
+    with nbgrad.no_grad():
+        z.t_()
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        w.backward()            # (2, 3) does not broadcast to (3, 2): refused, as in PyTorch
+    assert z.grad is None

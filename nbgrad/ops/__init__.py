@@ -341,7 +341,8 @@ from . import cumulative as _C, rearranging as _RA   # noqa: E402
 def _triangle_inplace(fn):
     def method(self, diagonal=0):
         return apply_inplace(self, lambda old: fn(old, diagonal), needs_old=False, overlap=None,
-                             precheck=lambda: _RA.check_triangle_inplace(self))
+                             precheck=lambda: _RA.check_triangle_inplace(self),
+                             writer=_RA.triangle_writer(self, diagonal, fn is _RA.tril))
     method.__name__ = fn.__name__ + "_"
     return method
 

@@ -1,7 +1,8 @@
 """Whole-tensor comparisons: equal, isclose, allclose (PyTorch's formulas as Tensor ops).
 
 None of them is differentiable: isclose's result is bool, equal and allclose return
-Python bools.
+Python bools.  equal is one unrecorded comparison, as PyTorch's kernel; isclose runs its
+Tensor ops as PyTorch's composite does.
 """
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -36,19 +37,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    with no_grad():
-        # (PyTorch ors into `close` in place: its version counts the steps, as here)
-        close = input == other
-        if equal_nan and input._dtype.is_floating_point:
-            close.bitwise_or_(input.isnan() & other.isnan())
-        if rtol == 0 and atol == 0:
-            return close
-        a, b = input, other
-        if a._dtype is D.bool_:
-            a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
-        allowed = atol + (rtol * b).abs()
-        actual = (a - b).abs()
-        return close.bitwise_or_(actual.isfinite() & (actual <= allowed))
+    # PyTorch composes isclose of autograd-visible ops (its subtraction is recorded when an
+    # input requires grad: a view whose history may not be rewritten is refused here too)
+    # (PyTorch ors into `close` in place: its version counts the steps, as here)
+    close = input == other
+    if equal_nan and input._dtype.is_floating_point:
+        close.bitwise_or_(input.isnan() & other.isnan())
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = input, other
+    if a._dtype is D.bool_:
+        a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
+    allowed = atol + (rtol * b).abs()
+    actual = (a - b).abs()
+    return close.bitwise_or_(actual.isfinite() & (actual <= allowed))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -58,7 +58,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """PyTorch's unique (always sorted, as PyTorch's CPU kernels are): the distinct values
     (or, with dim, the distinct slices along dim), the index of each element's value in
     them, how often each occurs."""
-    from .._creation import arange, zeros
+    from .._creation import zeros
     x = input
     if dim is not None:
         if x.dim() == 0:

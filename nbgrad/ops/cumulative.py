@@ -8,7 +8,7 @@ cumprod's divides by the input when it has no zero, else takes PyTorch's O(n) ma
 formula, or under create_graph its O(n^2) one whose own derivative is cumprod's second.
 """
 from .. import _dtype as D
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, int_dim, needs_grad, new_tensor, record, _wrap
 

@@ -7,7 +7,7 @@ on the gradient (tril's is tril, flip's is flip, roll's is roll back), called as
 Tensor op so that a backward under create_graph is recorded and differentiable again.
 """
 from .. import _dtype as D
-from .._layout import preserve_strides
+from .._layout import contiguous_format, preserve_strides
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import no_grad
@@ -90,6 +90,27 @@ def check_triangle_inplace(t):
     from .inplace import _INTERNAL_MSG, has_internal_overlap
     if t.numel() and not _batch_contiguous(t._shape, t._stride) and has_internal_overlap(t):
         raise RuntimeError(_INTERNAL_MSG)
+
+
+def triangle_writer(t, diagonal, lower):
+    """How tril_/triu_ reach t's memory: PyTorch's in-place kernel writes zeros where the
+    triangle ends and leaves the rest, so when elements of t share memory (expanded) a
+    zero written at any of them wins; otherwise the whole result is written."""
+    from .inplace import has_internal_overlap, put_into_memory, write_result
+
+    def write(target, result):
+        if not has_internal_overlap(target):
+            write_result(target, result)
+            return
+        from .._creation import arange
+        with no_grad():
+            m, n = target._shape[-2], target._shape[-1]
+            offset = arange(n, device=target.device) - arange(m, device=target.device).unsqueeze(1)
+            dropped = (offset > diagonal) if lower else (offset < diagonal)
+            pos = dropped.expand(target._shape).reshape(-1).nonzero().reshape(-1)
+            zeros = result.new_zeros(pos.numel())
+        put_into_memory(target, "tril_" if lower else "triu_", pos, zeros, warn=False)
+    return write
 
 
 def tril(input, diagonal=0):
@@ -227,7 +248,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     big = list(y._shape)
     big[d + 1] = repeats
     shape[d] *= repeats
-    return y.expand(big).clone().view(shape)
+    return y.expand(big).clone(memory_format=contiguous_format).view(shape)
 
 
 def _repeated_indices(repeats, output_size=None):

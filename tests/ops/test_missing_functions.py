@@ -68,6 +68,14 @@ def test_tril_inplace():
     assert e.tril_().tolist() == [[[1.0, 0.0], [1.0, 1.0]]] * 3
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
         nbgrad.ones(2, 1, 2).expand(2, 2, 3, 2).tril_()
+    # PyTorch writes only the zeros: one element behind them all becomes 0 if any of its
+    # aliases falls outside the triangle, and stays when none does
+    one = nbgrad.ones(1, 1)
+    one.expand(3, 2).triu_(-1)
+    assert one.item() == 0.0
+    one.fill_(1.0)
+    one.expand(3, 2).tril_(5)
+    assert one.item() == 1.0
     x = leaf(a)
     y = x.clone()
     y.triu_(1)

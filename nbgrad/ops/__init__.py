@@ -353,6 +353,7 @@ def _scan_inplace(fn, needs_old):
             from .._legacy import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self._dtype)} and output tensor "
                                f"dtype {_c_name(D.to_dtype(dtype))} should match")
+        _C.check_scan_dtype(fn.__name__, self, self._dtype)     # (before the overlap check, as PyTorch)
         # the scan in self's own dtype (out of place, an integer input would give int64)
         return apply_inplace(self, lambda old: fn(old, dim, dtype=self._dtype), needs_old=needs_old)
     method.__name__ = fn.__name__ + "_"

@@ -21,13 +21,17 @@ def _result_dtype(x, dtype):
     return D.int64
 
 
+def check_scan_dtype(op, x, out_dtype):
+    if out_dtype is D.bool_ and x.dim() and x.numel():     # (PyTorch returns before its dtype dispatch)
+        raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
+
+
 def _scan(op, x, dim, dtype):
     if dim is None:
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
     d = _wrap(int_dim(op, dim), x.dim())
     out_dtype = _result_dtype(x, dtype)
-    if out_dtype is D.bool_ and x.dim() and x.numel():     # (PyTorch returns before its dtype dispatch)
-        raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
+    check_scan_dtype(op, x, out_dtype)
     if needs_grad(x) and not out_dtype.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
     buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", x._view_tuple(), d, out_dtype.np)

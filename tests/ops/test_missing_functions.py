@@ -196,6 +196,8 @@ def test_cumsum_errors():
     assert nbgrad.zeros(2, 0, dtype=nbgrad.bool).cumprod_(1).shape == (2, 0)
     with pytest.raises(NotImplementedError, match="\"cumsum_out_cpu\" not implemented for 'Bool'"):
         nbgrad.tensor([True, False]).cumsum_(0)
+    with pytest.raises(NotImplementedError, match="\"cumprod_out_cpu\" not implemented for 'Bool'"):
+        nbgrad.tensor([True]).expand(3).cumprod_(0)     # the dtype before the overlap
     with pytest.raises(RuntimeError, match="Autograd not support dtype: Long"):
         nbgrad.ones(2, requires_grad=True).cumsum(0, dtype=nbgrad.int64)
     with pytest.raises(TypeError, match='missing 1 required positional arguments: "dim"'):

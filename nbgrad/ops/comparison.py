@@ -54,4 +54,6 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+    # (PyTorch's allclose runs isclose below autograd: nothing recorded, no view refused)
+    with no_grad():
+        return bool(isclose(input, other, rtol, atol, equal_nan).all().item())

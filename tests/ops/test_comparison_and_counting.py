@@ -36,6 +36,18 @@ def test_isclose_matches_numpy(rtol, atol, equal_nan):
     assert nbgrad.allclose(x[4:], x[4:] * (1 + 1e-7)) is True
 
 
+def test_isclose_records_its_ops_allclose_does_not():
+    # a multi-output view whose base changed in place may not rewrite its history: isclose's
+    # recorded subtraction is refused as in PyTorch, allclose (below autograd) is not
+    x = nbgrad.ones(1, 2, 1, 3, dtype=nbgrad.float64, requires_grad=True)
+    a, b = x.chunk(2, -3)
+    with nbgrad.no_grad():
+        b.squeeze_()
+    assert nbgrad.allclose(a, b, equal_nan=True) is True
+    with pytest.raises(RuntimeError, match="Output 1 of Split is a view and its base or another view"):
+        nbgrad.isclose(a, b)
+
+
 def test_isclose_result_version_counts_pytorchs_in_place_steps():
     x = nbgrad.tensor([1.0, NAN])
     assert nbgrad.isclose(x, x, equal_nan=True)._version == 2

@@ -1,5 +1,5 @@
-"""Ops that move or mask elements without arithmetic: tril/triu, flip, roll,
-repeat_interleave, tile.
+"""Ops that move or mask elements without arithmetic: tril/triu (and their index
+functions), flip, roll, repeat_interleave, repeat/tile, meshgrid.
 
 Each forward is a strided copy (or composed Tensor ops run unrecorded) into a fresh
 tensor, recorded as one node with PyTorch's name; each backward is the same kind of op
@@ -197,7 +197,9 @@ def roll(input, shifts, dims=None):
     else:
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-        wrapped = [_wrap(d, x.dim()) if x.dim() else _no_dims(d) for d in dims]
+        if x.dim() == 0:            # (flip accepts dim 0 of a 0-dim tensor; roll does not)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        wrapped = [_wrap(d, x.dim()) for d in dims]
         out = _fresh(x)
         if x.numel():
             cur = x
@@ -209,10 +211,6 @@ def roll(input, shifts, dims=None):
     if needs_grad(x):
         record(RollBackward0, (x,), (out,), shifts=tuple(shifts), dims=tuple(dims))
     return out
-
-
-def _no_dims(d):
-    raise IndexError("Dimension specified as 0 but tensor has no dimensions")
 
 
 # -- repeat_interleave / tile -----------------------------------------------------------------

@@ -4,7 +4,7 @@ from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, flo
                      get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import float32 as float, float64 as double, float16 as half, int32 as int, int64 as long
 from ._dtype import int16 as short
-from ._size import Size, device
+from ._size import Size, device, set_default_device, get_default_device
 from ._layout import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from ._tensor import Tensor, _install_methods
 
@@ -40,6 +40,13 @@ from .ops.views import transpose as swapaxes, transpose as swapdims
 from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
                            argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
 from .ops.copying import clone
+from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, meshgrid, tril_indices, triu_indices
+from .ops.einsum import einsum
+from .ops.cumulative import cumsum, cumprod
+from .ops.comparison import equal, isclose, allclose
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
+                      ByteTensor, BoolTensor, set_default_tensor_type)
+from .ops.counting import unique, bincount, histc
 from .ops.fusion import fuse
 from ._dlpack import from_dlpack
 from .ops.user_elementwise import elementwise

@@ -254,7 +254,7 @@ def as_tensor(data, dtype=None, device=None):
             out = data.to(dtype=dtype, device=device)
         return out
     if isinstance(data, np.ndarray) and (dtype is None or dtype.np == data.dtype) and \
-            (device is None or to_device(device).type == "cpu"):
+            to_device(device).type == "cpu":
         try:
             return from_numpy(data)
         except (TypeError, ValueError):

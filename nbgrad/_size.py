@@ -57,13 +57,36 @@ class device:
     def __hash__(self):
         return hash((self.type, self.index))
 
+    def __enter__(self):
+        """`with nbgrad.device("cuda"):` creation functions default to this device inside."""
+        _outer_defaults.append(_default_device[0])
+        _default_device[0] = self
+        return self
+
+    def __exit__(self, *exc):
+        _default_device[0] = _outer_defaults.pop()
+        return False
+
 
 CPU = device("cpu")
 
 
+_default_device = [CPU]     # nbgrad.set_default_device: where creation functions put tensors
+_outer_defaults = []        # the defaults outside each `with device(...)` block
+
+
+def set_default_device(spec):
+    """The device creation functions use when given none (None: the CPU again)."""
+    _default_device[0] = CPU if spec is None else to_device(spec)
+
+
+def get_default_device():
+    return _default_device[0]
+
+
 def to_device(spec):
     if spec is None:
-        return CPU
+        return _default_device[0]
     if isinstance(spec, device):
         return spec
     return device(spec)

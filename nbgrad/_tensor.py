@@ -239,6 +239,8 @@ class Tensor:
             return f"nbgrad.{self._dtype._tensor_type}"
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
             dtype = {d._tensor_type: d for d in D.ALL_DTYPES}[dtype.split(".")[-1]]
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), D.dtype):
+            dtype = dtype.dtype         # a legacy type: nbgrad.DoubleTensor
         return self.to(D.to_dtype(dtype))
 
     def _is_view(self):

@@ -71,3 +71,9 @@ manual_seed_all = manual_seed
 def _backend():
     from .backends import get_backend
     return get_backend("cuda")
+
+
+# PyTorch's legacy CUDA tensor types (nbgrad/_legacy.py): constructors and isinstance tests
+from ._legacy import cuda_types as _cuda_types   # noqa: E402
+globals().update(_cuda_types())
+del _cuda_types

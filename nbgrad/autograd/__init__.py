@@ -5,6 +5,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 from .node import AccumulateGrad, Node
+from .variable import Variable
 from . import engine as _engine
 
 

@@ -230,6 +230,8 @@ class AccumulateGrad(Node):
 def _obeys_layout_contract(grad, var):
     """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
     (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
+    if grad._shape != var._shape:
+        return False                    # (the leaf changed shape in place since: see below)
     rm = row_major_strides(var._shape)
     if var._stride == rm and grad._stride == rm:
         return True                     # the common case: both row-major
@@ -248,6 +250,19 @@ def _clone_obey_contract(grad, var, recorded=False):
     (CopyBackwards) for a dense leaf, grad.clone(contiguous_format) (CloneBackward0) else."""
     from ..ops._graph import copy_raw
     strides = var._stride if is_dense(var._shape, var._stride) else None
+    if grad._shape != var._shape:
+        # an in-place view op (unsqueeze_ under no_grad) changed the leaf's shape after its
+        # graph was made: PyTorch copies grad into a new tensor of the leaf's sizes (and
+        # strides), broadcasting; never the leaf's strides over grad's shape
+        from .._creation import empty_strided
+        from .grad_mode import no_grad
+        if strides is None:
+            strides = row_major_strides(var._shape)
+        out = empty_strided(tuple(var._shape), tuple(strides), dtype=grad._dtype, device=grad.device)
+        if recorded:
+            return out.copy_(grad)
+        with no_grad():
+            return out.copy_(grad.detach())
     if not recorded:
         return copy_raw(grad, strides)
     if strides is None:

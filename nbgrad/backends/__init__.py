@@ -86,6 +86,10 @@ the op layer with every view's dims permuted into the result's memory order.)
 
   sort(x_view, dim, descending)             -> (values buffer, int64 indices buffer) of
                                             x.shape, sorted along dim (NaN largest)
+  cumulative(op, x_view, dim, out_dtype)    -> buffer of x.shape (C order): the running 'sum' or
+                                            'prod' along dim of x's values cast to out_dtype
+                                            (float64 accumulators for floats, int64 for
+                                            integers; each output rounded once)
   matmul(a_view, b_view, out_dtype)         a: (*B, n, k), b: (*B, k, m) with identical
                                             batch shape B (broadcast batch dims come with
                                             0 strides) -> buffer (*B, n, m)
@@ -226,7 +230,7 @@ REQUIRED = frozenset({
     "empty", "full", "arange", "to_numpy", "from_numpy", "from_host",
     "copy", "fill",
     "unary", "binary", "binary_scaled", "where",
-    "reduce", "max_with_index", "softmax", "sort", "matmul",
+    "reduce", "max_with_index", "softmax", "sort", "cumulative", "matmul",
     "take", "put", "nonzero",
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",

@@ -296,6 +296,15 @@ def install(ns, widen, narrow, reinterpret):
     values_and_indices("max_with_index")     # (x_view, dim, is_max)
     values_and_indices("sort")               # (x_view, dim, descending)
 
+    @wrap("cumulative")
+    def cumulative(op, x_view, dim, out_dtype):
+        # PyTorch's Half scan: float accumulators, each output rounded to Half
+        if x_view[0].dtype is not H and out_dtype is not H:
+            return orig["cumulative"](op, x_view, dim, out_dtype)
+        xw = wide(x_view) if x_view[0].dtype is H else x_view
+        out = orig["cumulative"](op, xw, dim, F if out_dtype is H else out_dtype)
+        return narrow(out) if out_dtype is H else out
+
     @wrap("softmax")
     def softmax(x_view, dim, log):
         if x_view[0].dtype is not H:

@@ -366,6 +366,59 @@ TENSOR_METHODS["_accumulate_"] = E.accumulate_
 
 TENSOR_PROPERTIES = {"T": V.T, "mT": V.mT, "mH": V.mT, "H": V.T}
 
+
+# -- rearranging and cumulative ops (rearranging.py, cumulative.py) -------------------------------
+from . import cumulative as _C, rearranging as _RA   # noqa: E402
+
+
+def _triangle_inplace(fn):
+    def method(self, diagonal=0):
+        return apply_inplace(self, lambda old: fn(old, diagonal), needs_old=False, overlap=None,
+                             precheck=lambda: _RA.check_triangle_inplace(self),
+                             writer=_RA.triangle_writer(self, diagonal, fn is _RA.tril))
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+def _scan_inplace(fn, needs_old):
+    def method(self, dim, *, dtype=None):
+        if dtype is not None and D.to_dtype(dtype) is not self._dtype:
+            from .._legacy import _c_name
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self._dtype)} and output tensor "
+                               f"dtype {_c_name(D.to_dtype(dtype))} should match")
+        _C.check_scan_dtype(fn.__name__, self, self._dtype)     # (before the overlap check, as PyTorch)
+        # the scan in self's own dtype (out of place, an integer input would give int64)
+        return apply_inplace(self, lambda old: fn(old, dim, dtype=self._dtype), needs_old=needs_old)
+    method.__name__ = fn.__name__ + "_"
+    return method
+
+
+TENSOR_METHODS.update({
+    "tril": _RA.tril, "triu": _RA.triu, "tril_": _triangle_inplace(_RA.tril), "triu_": _triangle_inplace(_RA.triu),
+    "repeat": _RA.repeat, "flip": _RA.flip, "roll": _RA.roll, "repeat_interleave": _RA.repeat_interleave, "tile": _RA.tile,
+    "cumsum": _C.cumsum, "cumprod": _C.cumprod,
+    "cumsum_": _scan_inplace(_C.cumsum, False), "cumprod_": _scan_inplace(_C.cumprod, True),
+})
+
+
+# -- comparisons and counting (comparison.py, counting.py) ----------------------------------------
+from . import comparison as _CMP, counting as _CNT   # noqa: E402
+
+TENSOR_METHODS.update({
+    "equal": _CMP.equal, "isclose": _CMP.isclose, "allclose": _CMP.allclose,
+    "unique": _CNT.unique, "bincount": _CNT.bincount, "histc": _CNT.histc,
+})
+
+
+# -- in-place view ops (inplace_views.py) ---------------------------------------------------------
+from . import inplace_views as _IV   # noqa: E402
+
+TENSOR_METHODS.update({
+    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _IV.squeeze_, "t_": _IV.t_, "transpose_": _IV.transpose_,
+    "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_,
+})
+
+
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402
 TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}

@@ -116,15 +116,18 @@ def has_internal_overlap(t):
     return 0 not in t._shape and any(st == 0 and n > 1 for n, st in zip(t._shape, t._stride))
 
 
-def put_into_memory(t, op, pos, values, accumulate=False):
+def put_into_memory(t, op, pos, values, accumulate=False, warn=True):
     """Write values at flat positions `pos` (of t's row-major order) straight into t's memory.
     For a t whose elements share memory (expanded), which PyTorch's masked_fill_ and
-    index_put_ write element by element with a deprecation warning: computing the result
-    out of place and copying it back would let untouched aliases overwrite written ones."""
+    index_put_ write element by element with a deprecation warning (tril_/triu_: without):
+    computing the result out of place and copying it back would let untouched aliases
+    overwrite written ones."""
     import warnings
     example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
-    warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
-                  f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning, stacklevel=3)
+    if warn:
+        warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
+                      f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning,
+                      stacklevel=3)
     from .._tensor import contiguous_strides
     from .indexing import _flat_buffer, _put_values
     with no_grad():

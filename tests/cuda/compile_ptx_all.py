@@ -33,7 +33,7 @@ def signatures():
     from numba.core.types import Tuple
     from nbgrad.backends.cuda import (elementwise as E, indexing as I, linalg as L, loss_kernels as LK,
                                       memory as M, optim_kernels as O, reduction as R, sampling as S,
-                                      sorting as SO, strided_copy as C)
+                                      scan as SC, sorting as SO, strided_copy as C)
     import numpy as np
 
     geom = int64[::1]
@@ -141,6 +141,8 @@ def signatures():
     # sort
     for dt in (float32, float64, int64, boolean):
         add(f"sort rows {dt}", SO._sort_rows, _arr(dt), int64, int64, boolean, _arr(dt), _arr(int64))
+    for dt, acc in ((float32, float64), (float64, float64), (int64, int64), (int32, int64), (uint8, int64)):
+        add(f"scan columns {dt}", SC._scan_columns, _arr(dt), int64, int64, int64, boolean, _arr(acc))
 
     # random
     for dt in (float32, float64):

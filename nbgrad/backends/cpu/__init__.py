@@ -13,6 +13,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   elementwise.py   unary, binary, where, mul_backward (+ scalar functions and
                    the vectorisable exp/log/tanh/sigmoid)
   reduction.py     reduce, max_with_index, softmax
+  scan.py          cumulative (cumsum, cumprod)
   linalg.py        matmul, linear_backward
   linalg_lapack.py inv, solve, det, slogdet, svd, qr, cholesky, eigh (LAPACK through Numba)
   indexing.py      take, put
@@ -34,6 +35,7 @@ from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
 from .sorting import sort
+from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
 from .optim_kernels import adam_step, sgd_step

@@ -16,6 +16,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   sorting.py       sort along a dim (a thread per row)
+  scan.py          cumulative (cumsum, cumprod: a thread per column)
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own cuda.jit kernel (nbgrad.custom_op) on contiguous views
 """
@@ -35,6 +36,7 @@ from .optim_kernels import adam_step, sgd_step
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .sorting import sort
+from .scan import cumulative
 from .strided_copy import copy, fill
 from .user_kernels import run_user_kernel, user_reduce
 

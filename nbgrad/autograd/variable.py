@@ -1,0 +1,28 @@
+"""Variable: PyTorch's legacy wrapper, now a name for Tensor.  `Variable(t)` returns a
+detached alias of t (same memory and version counter, no history) that requires grad
+when asked; `isinstance(t, Variable)` is True for every tensor."""
+import warnings
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    def __new__(cls, data=None, requires_grad=False, volatile=None):
+        from .._creation import empty
+        from .._tensor import Tensor
+        if volatile is not None:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        if data is None:
+            return empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        out = data.detach()
+        out._base = None
+        if requires_grad:
+            out.requires_grad_(True)
+        return out

@@ -1,0 +1,90 @@
+"""In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_).
+
+They change the tensor object's own shape and strides; its data stays where it is.
+As in PyTorch, each counts as an in-place change (the version goes up, so a tensor
+saved for backward before it is refused, and other views of the same base regenerate
+their history), is refused on a leaf that requires grad (or a view of one) while grad
+mode is on, and gives the tensor a new node (UnsqueezeBackward1, SqueezeBackward3/4/5,
+TBackward1, TransposeBackward1) whose input is the tensor's old history.
+"""
+from .._size import Size
+from ..autograd.node import Node
+from .inplace import _move_retained_grad, check_inplace
+from ._graph import needs_grad, record, wrap_dims, _wrap
+from .views import SqueezeBackward0, SqueezeBackward4
+
+
+class UnsqueezeBackward1(Node):
+    def backward(self, g):
+        return g.squeeze(self.dim)
+
+
+class SqueezeBackward3(SqueezeBackward0): pass
+class SqueezeBackward5(SqueezeBackward0): pass
+
+
+class TBackward1(Node):
+    def backward(self, g):
+        return g.t()
+
+
+class TransposeBackward1(Node):
+    def backward(self, g):
+        return g.transpose(self.d0, self.d1)
+
+
+def _restride_(t, shape, strides, node_cls, **attrs):
+    check_inplace(t)
+    node = record(node_cls, (t,), (), **attrs) if needs_grad(t) and t._dtype.is_floating_point else None
+    t._shape = Size(shape)
+    t._stride = tuple(strides)
+    t._vc.value += 1
+    if node is not None:
+        if t._base is not None:
+            t._view_version = t._vc.value   # its history is the new node, not a regenerated one
+        old_fn, old_nr = t._grad_fn, t._output_nr
+        t._grad_fn = node
+        t._output_nr = 0
+        t._requires_grad = True
+        _move_retained_grad(t, old_fn, old_nr)
+    return t
+
+
+def unsqueeze_(self, dim):
+    d = _wrap(dim, self.dim() + 1)
+    shape, strides = list(self._shape), list(self._stride)
+    strides.insert(d, shape[d] * strides[d] if d < len(shape) else 1)
+    shape.insert(d, 1)
+    return _restride_(self, shape, strides, UnsqueezeBackward1, dim=d)
+
+
+def squeeze_(self, dim=None):
+    if dim is None:
+        gone = [i for i, n in enumerate(self._shape) if n == 1]
+        node_cls = SqueezeBackward3
+    else:
+        dims = wrap_dims(dim, self.dim())
+        gone = [i for i, n in enumerate(self._shape) if i in dims and n == 1]
+        node_cls = SqueezeBackward5 if isinstance(dim, (tuple, list)) else SqueezeBackward4
+    keep = [i for i in range(self.dim()) if i not in gone]
+    return _restride_(self, [self._shape[i] for i in keep], [self._stride[i] for i in keep], node_cls,
+                      dims=tuple(gone))
+
+
+def _swapped(t, d0, d1):
+    shape, strides = list(t._shape), list(t._stride)
+    if shape:
+        shape[d0], shape[d1] = shape[d1], shape[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+    return shape, strides
+
+
+def transpose_(self, dim0, dim1):
+    d0, d1 = _wrap(dim0, self.dim()), _wrap(dim1, self.dim())
+    return _restride_(self, *_swapped(self, d0, d1), TransposeBackward1, d0=d0, d1=d1)
+
+
+def t_(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return _restride_(self, *_swapped(self, 0, 1 if self.dim() == 2 else 0), TBackward1)

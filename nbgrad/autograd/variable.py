@@ -10,7 +10,19 @@ class _VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+class _ExecutionEngine:
+    """`Variable._execution_engine`: where PyTorch code (DistributedDataParallel's reducer,
+    libraries built on it) queues a callback to run when the backward pass ends."""
+
+    @staticmethod
+    def queue_callback(callback):
+        from .engine import queue_callback
+        queue_callback(callback)
+
+
 class Variable(metaclass=_VariableMeta):
+    _execution_engine = _ExecutionEngine()
+
     def __new__(cls, data=None, requires_grad=False, volatile=None):
         from .._creation import empty
         from .._tensor import Tensor

@@ -80,6 +80,18 @@ def test_queue_callback_outside_backward():
         queue_callback(lambda: None)
 
 
+def test_variable_execution_engine_is_the_same_queue():
+    # PyTorch's spelling, which libraries built on DDP's reducer use
+    engine = nbgrad.autograd.Variable._execution_engine
+    w = nbgrad.ones(2, requires_grad=True)
+    log = []
+    w.register_hook(lambda g: engine.queue_callback(lambda: log.append(w.grad.tolist())))
+    (w * 3).sum().backward()
+    assert log == [[3.0, 3.0]]              # after the accumulation that followed the hook
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        engine.queue_callback(lambda: None)
+
+
 def test_no_callback_after_a_failed_backward():
     v = nbgrad.ones(2, requires_grad=True)
     w = nbgrad.ones(2, requires_grad=True)

@@ -30,7 +30,7 @@ from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
                             logsumexp, softmax, log_softmax)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
-from .ops.linalg_decomp import det, inverse, slogdet, tensor_norm as norm
+from .ops.linalg_decomp import det, inverse, slogdet, tensor_norm as norm, torch_cross as cross
 from . import linalg
 from .ops.sorting import sort, argsort, topk
 from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,

@@ -336,7 +336,7 @@ TENSOR_METHODS = {
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
     "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
-    "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet,
+    "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
     "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": V.squeeze, "unsqueeze": V.unsqueeze,

@@ -15,6 +15,7 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from .._layout import row_major_strides
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -91,6 +92,17 @@ def _matrices(buf, shape, A):
 
 def _vectors(buf, shape, A):
     return new_tensor(buf, tuple(shape), A._dtype, A.device)
+
+
+def _solved_vectors(buf, shape, A):
+    """A batch of solved vectors (..., b, n) as PyTorch lays it out: the transpose of a
+    row-major (..., n, b), since it solves the batch's last dim as the columns of one
+    right-hand side (recorded from torch 2.13: (2, 3) -> strides (1, 2))."""
+    t = _vectors(buf, shape, A)
+    if len(shape) >= 2 and t.numel():
+        rm = list(row_major_strides(tuple(shape[:-2]) + (shape[-1], shape[-2])))
+        return copy_raw(t, tuple(rm[:-2]) + (rm[-1], rm[-2]))
+    return t
 
 
 def _eye(n, like):
@@ -187,7 +199,7 @@ def solve(A, B, *, left=True, out=None):
     _raise_on_failure(info, "torch.linalg.solve", len(batch) > 0,
                       lambda code: "The solver failed because the input matrix is singular.")
     if vector:
-        X = _vectors(buf, batch + (n,), A)
+        X = _solved_vectors(buf, batch + (n,), A)
     else:
         X = _matrices(buf, batch + (n, k), A)
     if needs_grad(A, B):
@@ -519,6 +531,21 @@ def cross(input, other, *, dim=-1, out=None):
     if needs_grad(a, b):
         record(LinalgCrossBackward0, (a, b), (result,), dim=d).save(a, b)
     return result
+
+
+def torch_cross(input, other, dim=None):
+    """torch.cross / Tensor.cross: linalg.cross, except that without `dim` it takes the
+    first dim of size 3 (deprecated in PyTorch, with its warning)."""
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
+                      "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        shape = tuple(broadcast_shapes(input._shape, other._shape)) if input.dim() == other.dim() else input._shape
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError(f"no dimension of size 3 in input")
+    return cross(input, other, dim=dim)
 
 
 # -- norms ---------------------------------------------------------------------------

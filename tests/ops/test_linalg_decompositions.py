@@ -465,3 +465,36 @@ def test_a_failed_call_leaves_its_input_unchanged():
         LA.cholesky(A)
     np.testing.assert_array_equal(A.detach().numpy(), a)
     assert A.grad is None and A._version == 0
+
+
+def test_torch_cross_function_and_method():
+    rng = np.random.default_rng(5)
+    a_np, b_np = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    a = nbgrad.tensor(a_np, requires_grad=True)
+    b = nbgrad.tensor(b_np)
+    for out in (nbgrad.cross(a, b, dim=1), a.cross(b, 1), nbgrad.cross(input=a, other=b, dim=-1)):
+        np.testing.assert_allclose(out.detach().numpy(), np.cross(a_np, b_np, axis=1), rtol=1e-14)
+        assert type(out.grad_fn).__name__ == "LinalgCrossBackward0"
+    # without dim: the first dim of size 3, with PyTorch's deprecation warning
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        out = nbgrad.cross(nbgrad.tensor(np.eye(3)), nbgrad.tensor(np.ones((3, 3))))
+    np.testing.assert_allclose(out.numpy(), np.cross(np.eye(3), np.ones((3, 3)), axis=0))
+    with pytest.raises(RuntimeError, match="must have length 3"):
+        nbgrad.cross(nbgrad.ones(2, 2), nbgrad.ones(2, 2), dim=1)
+
+
+@pytest.mark.parametrize("a_shape, b_shape, strides", [
+    # recorded from torch 2.13: a batch of solved vectors is the transpose of a row-major
+    # (..., n, batch) result
+    ((2, 3, 3), (2, 3), (1, 2)), ((4, 2, 3, 3), (4, 2, 3), (6, 1, 2)), ((2, 3, 3), (3,), (1, 2)),
+    ((1, 3, 3), (1, 3), (1, 1)), ((3, 3), (3,), (1,)), ((2, 3, 3), (2, 3, 1), (3, 1, 3)),
+])
+def test_solve_result_layout(a_shape, b_shape, strides):
+    rng = np.random.default_rng(6)
+    A = rng.standard_normal(a_shape) + 3 * np.eye(3)
+    B = rng.standard_normal(b_shape)
+    X = nbgrad.linalg.solve(nbgrad.tensor(A), nbgrad.tensor(B))
+    assert X.stride() == strides
+    vector = len(b_shape) == 1 or len(b_shape) == len(a_shape) - 1
+    want = np.linalg.solve(A, B[..., None])[..., 0] if vector else np.linalg.solve(A, B)
+    np.testing.assert_allclose(X.numpy(), np.broadcast_to(want, X.shape), rtol=1e-12)

@@ -262,14 +262,14 @@ class LinalgSlogdetBackward0(Node):
         # slogdet_backward, real: d log|det A| = tr(A^{-1} dA): grad A^{-H}
         if g_logabsdet is None:
             return None
-        A, logabsdet = self.saved_tensors
+        A, _sign = self.saved_tensors
         n = A.shape[-1]
         d = V.unsqueeze(V.unsqueeze(g_logabsdet, -1), -1) * _eye(n, A)
         try:
             return solve(V.mT(A), d)
         except LinAlgError:
-            # a singular matrix: log|det| has an infinite slope (cofactors / 0)
-            return _cofactor_gradient(g_logabsdet, A) / V.unsqueeze(V.unsqueeze(logabsdet.exp(), -1), -1)
+            # a singular matrix: log|det| has an infinite slope (cofactors / |det A|, which is 0)
+            return _cofactor_gradient(g_logabsdet, A) / V.unsqueeze(V.unsqueeze(det(A).abs(), -1), -1)
 
 
 def slogdet(A):
@@ -278,7 +278,9 @@ def slogdet(A):
     batch = A._shape[:-2]
     sign, logabsdet = _vectors(sbuf, batch, A), _vectors(lbuf, batch, A)
     if needs_grad(A):
-        record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, logabsdet, outputs=(logabsdet,))
+        # PyTorch's slogdet_backward saves A, the sign and the LU factors, not logabsdet:
+        # changing logabsdet in place is allowed, changing the sign is refused
+        record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, sign, outputs=(sign,))
     return slogdet_result(sign, logabsdet)
 
 
@@ -529,7 +531,9 @@ def cross(input, other, *, dim=-1, out=None):
         y = [V.select(be, d, i) for i in range(3)]
         result = stack([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]], d)
     if needs_grad(a, b):
-        record(LinalgCrossBackward0, (a, b), (result,), dim=d).save(a, b)
+        # each input's derivative reads only the other (PyTorch saves only what is read)
+        record(LinalgCrossBackward0, (a, b), (result,), dim=d).save(a if needs_grad(b) else None,
+                                                                     b if needs_grad(a) else None)
     return result
 
 

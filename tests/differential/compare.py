@@ -73,7 +73,7 @@ IGNORED = {
     # Where PyTorch's own loops disagree with each other: its vectorized loop and its scalar
     # loop (the last few elements, or a tensor of one or two) treat a nan differently in
     # hardtanh's and logit(eps)'s backward (the vector compare gives 0, the scalar one lets
-    # the nan or the gradient through), and float32 gelu of +inf (nan vectorized, inf
+    # the nan or the gradient through; logit(eps)'s at -0.0 is -inf or +inf), and float32 gelu of +inf (nan vectorized, inf
     # scalar) and of x < -3 (its vectorized erf loses up to 5e-4 of 1 + erf(x / sqrt 2)
     # there: gelu(-3.27) is -0.0017591 vectorized, -0.0017584 exactly and in its scalar
     # loop, and nbgrad's -0.0017584); float32 x ** number reads the exponent as a float in the vector loop and as a
@@ -295,8 +295,14 @@ def _nan_where_finite(ref_obs, got_obs, diff):
     return bool((~same).any() and (np.isnan(a[~same]) & np.isfinite(b[~same])).all())
 
 
-_LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan, "logit": math.isnan,
-                       "logit_": math.isnan, "nn.functional.gelu": lambda x: x == math.inf or x < -3}
+def _nan_or_negative_zero(x):
+    return math.isnan(x) or (x == 0 and math.copysign(1.0, x) < 0)
+
+
+# logit(eps)'s backward at -0.0: grad / (x * (1 - x)) is -inf in the vector loop, +inf in
+# the scalar one (recorded from torch 2.13 on 16 and 1 elements); nbgrad gives -inf
+_LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan, "logit": _nan_or_negative_zero,
+                       "logit_": _nan_or_negative_zero, "nn.functional.gelu": lambda x: x == math.inf or x < -3}
 
 
 _POW_EXACT_EXPONENTS = {2, 3, 0.5, -0.5, -1, -2, 1, 0}     # PyTorch's special-cased exponents

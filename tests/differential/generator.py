@@ -503,8 +503,14 @@ class Gen:
         op = r.choice(("det", "inv", "slogdet", "solve", "matrix_norm", "vector_norm", "svdvals", "eigvalsh",
                        "cholesky", "norm"))
         if op == "solve":
-            rhs = self.leaf(batch + (k,) if r.random() < 0.4 else batch + (k, r.choice([1, 2])), dtype)
-            self.emit({"k": "call", "op": "linalg.solve", "a": [{"v": i}, {"v": rhs}]})
+            # a finite right-hand side: how an inf or nan spreads through the LU solve is
+            # each LAPACK's own (MKL's and OpenBLAS's differ)
+            shape = batch + (k,) if r.random() < 0.4 else batch + (k, r.choice([1, 2]))
+
+            def finite(shape):
+                return round(r.gauss(0, 1.5), 2) if not shape else [finite(shape[1:]) for _ in range(shape[0])]
+            self.emit({"k": "leaf", "a": [finite(shape), dtype, r.random() < 0.7]})
+            self.emit({"k": "call", "op": "linalg.solve", "a": [{"v": i}, {"v": len(self.vars) - 1}]})
         elif op in ("eigvalsh", "cholesky"):
             # A + A^T: symmetric, and with the dominant diagonal positive definite
             self.emit({"k": "meth", "t": i, "op": "transpose", "a": [-2, -1]})

@@ -6,6 +6,7 @@ of as_strided's gradient."""
 import math
 import re
 
+import numpy as np
 import pytest
 
 import nbgrad as T
@@ -527,3 +528,40 @@ def test_broadcast_matmul_of_a_no_grad_view_saves_the_other_operand():
     v2 *= T.tensor([[[0.5, -2.45, 0.0]]], dtype=T.float64, requires_grad=True)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         v3.sum().backward()
+
+
+def test_slogdet_saves_the_sign_not_logabsdet():
+    # seed 311: PyTorch's slogdet backward reads A, the sign and its LU factors; changing
+    # logabsdet in place before a backward through the sign is allowed, changing the sign
+    # before a backward through logabsdet is refused
+    A = T.tensor([[[1.0, 1.0], [1.0, 1.0]], [[2.0, 1.0], [1.0, 3.0]]], dtype=T.float64, requires_grad=True)
+    sign, logabsdet = T.linalg.slogdet(A)
+    logabsdet[0:2] = 0
+    sign[T.tensor([-1, -1, 0])].sum().backward(create_graph=True)
+    A = T.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=T.float64, requires_grad=True)
+    sign, logabsdet = T.linalg.slogdet(A)
+    sign.mul_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        logabsdet.backward()
+    A = T.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=T.float64, requires_grad=True)
+    T.linalg.slogdet(A)[1].backward()
+    np.testing.assert_allclose(A.grad.numpy(), np.linalg.inv(A.detach().numpy()).T, rtol=1e-14)
+
+
+def test_cross_saves_only_the_operand_a_derivative_reads():
+    # seed 311: with only `other` requiring grad, its derivative reads `input` alone, so
+    # changing `other` in place before backward is allowed (and the gradient is right)
+    a = T.zeros(3, 3, dtype=T.float64)
+    b = T.tensor([[-3.45, 1.55, 0.0], [-1.88, 0.83, 0.97], [1.0, -0.62, 2.0]], dtype=T.float64,
+                      requires_grad=True)
+    c = T.cross(a, b, dim=1)
+    with T.no_grad():
+        b.fill_(0.11)
+    c.tan().mean().backward(create_graph=True)
+    np.testing.assert_array_equal(b.grad.detach().numpy(), np.zeros((3, 3)))
+    a = T.ones(3, dtype=T.float64, requires_grad=True)
+    b = T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+    c = T.cross(a, b, dim=0)
+    b.mul_(2)              # a's derivative reads b: refused
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()

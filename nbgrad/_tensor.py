@@ -68,6 +68,9 @@ class Tensor:
     _grad_acc = None        # weakref to the AccumulateGrad node of a leaf
     _leaf_hooks = None
     _post_accumulate_hooks = None
+    # (grad_fn, output_nr, shape, dtype) when an in-place view op under no_grad changed a
+    # non-leaf's shape after its grad_fn made it: the shape its gradient must have
+    _producer_meta = None
     _retains_grad = False
 
     # -- construction ------------------------------------------------------

@@ -88,14 +88,17 @@ def _check_nan(node, grads):
                 f"Traceback of forward call that caused the error:\n{node._trace or ''}")
 
 
-def _fit(grad, meta):
-    """Validate a gradient against its input's metadata: reduce broadcasting and cast."""
+def _fit(grad, meta, node, index):
+    """Validate a gradient against its input's metadata (PyTorch's validate_outputs): a
+    gradient of a shape the input expands to is summed down to it (broadcasting), any
+    other shape is an error naming the node; then cast to the input's dtype."""
     shape, dtype = meta
-    if grad.shape != shape:
-        if len(grad.shape) < len(shape):
-            grad = grad.reshape(shape) if grad.numel() == math.prod(shape) else grad.expand(shape)
-        else:
-            grad = grad.sum_to_size(shape)
+    if grad._shape != shape:
+        gshape = grad._shape
+        if len(shape) > len(gshape) or any(s != g and s != 1 for s, g in zip(reversed(shape), reversed(gshape))):
+            raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index {index} - got "
+                               f"{list(gshape)} but expected shape compatible with {list(shape)}")
+        grad = grad.sum_to_size(shape)
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
     return grad
@@ -323,7 +326,7 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
             if g is not None:
                 meta = metas[i] if metas else None
                 if meta is not None and (g._shape != meta[0] or g._dtype is not meta[1]):
-                    g = _fit(g, meta)
+                    g = _fit(g, meta, node, i)
                 slot = buffers.get(nxt)
                 if slot is None:
                     buffers[nxt] = {nr: g}

@@ -73,7 +73,13 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     for t in inputs:
         e = edge(t)
         edges.append(e)
-        meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))
+        if e[0] is None:
+            meta.append(None)
+        elif t._producer_meta is None:
+            meta.append(_interned((t._shape, t._dtype)))
+        else:
+            fn, nr, shape, dtype = t._producer_meta
+            meta.append(_interned((shape, dtype) if fn is e[0] and nr == e[1] else (t._shape, t._dtype)))
     if node is None:
         node = node_cls(tuple(edges), _interned(tuple(meta)))
     else:

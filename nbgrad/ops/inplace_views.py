@@ -36,6 +36,11 @@ class TransposeBackward1(Node):
 def _restride_(t, shape, strides, node_cls, **attrs):
     check_inplace(t)
     node = record(node_cls, (t,), (), **attrs) if needs_grad(t) and t._dtype.is_floating_point else None
+    if node is None and t._grad_fn is not None and t._producer_meta is None:
+        # the history stays while the shape changes (no_grad): a node recorded on t from
+        # now on must still expect a gradient of the shape t's grad_fn produced (PyTorch
+        # keeps that metadata on the producing node, and its engine refuses other shapes)
+        t._producer_meta = (t._grad_fn, t._output_nr, t._shape, t._dtype)
     t._shape = Size(shape)
     t._stride = tuple(strides)
     t._vc.value += 1

@@ -565,3 +565,44 @@ def test_cross_saves_only_the_operand_a_derivative_reads():
     b.mul_(2)              # a's derivative reads b: refused
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         c.sum().backward()
+
+
+def test_engine_validates_gradient_shapes():
+    # seed 313: a non-leaf squeezed in place under no_grad keeps its node's old shape; the
+    # next node's gradient then has a shape the input cannot be expanded to, and PyTorch's
+    # engine (validate_outputs) refuses it naming the node
+    v0 = T.tensor([0.0], requires_grad=True)
+    v1 = v0 + v0
+    with T.no_grad():
+        v1.squeeze_(0)
+    v3 = T.flip(v1, []).flip(())
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Function FlipBackward0 returned an invalid gradient at index 0 - got [] but expected shape "
+            "compatible with [1]")):
+        v3.backward()
+
+    class Wrong(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.ones(2)            # x has 3 elements
+    x = T.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("returned an invalid gradient at index 0 - got [2] but "
+                                                     "expected shape compatible with [3]")):
+        Wrong.apply(x).sum().backward()
+    # a broadcast gradient (a shape the input expands to) is summed down, as before
+    w = T.ones(1, 3, requires_grad=True)
+
+    class Broadcasting(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.ones(4, 3)
+    Broadcasting.apply(w).sum().backward()
+    assert w.grad.tolist() == [[4.0, 4.0, 4.0]]

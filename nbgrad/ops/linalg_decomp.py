@@ -235,6 +235,10 @@ def _det_gradient(g, det_value, A):
     if A.numel() == 0:
         from .._creation import zeros_like
         return zeros_like(A)
+    if A.shape[-1] == 1:
+        # d det / dA of a 1x1 matrix is 1: the gradient is g itself, with no history of A
+        # (PyTorch's shortcut: g.unsqueeze(-1).unsqueeze(-1).expand(A.shape))
+        return V.expand(V.unsqueeze(V.unsqueeze(g, -1), -1), tuple(A.shape))
     d = V.unsqueeze(V.unsqueeze(g * det_value, -1), -1) * _eye(A.shape[-1], A)
     try:
         return solve(V.mT(A), d)

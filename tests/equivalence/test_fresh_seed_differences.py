@@ -606,3 +606,14 @@ def test_engine_validates_gradient_shapes():
             return T.ones(4, 3)
     Broadcasting.apply(w).sum().backward()
     assert w.grad.tolist() == [[4.0, 4.0, 4.0]]
+
+
+def test_det_gradient_of_a_1x1_matrix_is_the_incoming_gradient():
+    # corpus 1000150: PyTorch's det backward of 1x1 matrices is g expanded, no history of A
+    A = T.tensor([[0.0]], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(A.det(), [A], create_graph=True)
+    assert g.tolist() == [[1.0]] and g.requires_grad is False and g.grad_fn is None
+    A = T.tensor([[[2.0]], [[3.0]]], dtype=T.float64, requires_grad=True)
+    w = T.tensor([2.0, 5.0], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(A.det(), [A], grad_outputs=w, create_graph=True)
+    assert g.tolist() == [[[2.0]], [[5.0]]] and type(g.grad_fn).__name__ == "ExpandBackward0"

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .._layout import row_major_strides
 from ..return_types import return_type
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_device, copy_raw, needs_grad,
                      new_tensor, record, _wrap)
@@ -299,7 +299,14 @@ class LinalgCholeskyExBackward0(Node):
         gA = _tril(matmul(V.mT(L), gL))
         gA = 0.5 * (gA + V.mT(_tril(gA, -1)))
         gA = solve(V.mT(L), gA)                    # L^{-H} gA
-        return V.mT(solve(V.mT(L), V.mT(gA)))      # gA L^{-1}
+        gA = V.mT(solve(V.mT(L), V.mT(gA)))        # gA L^{-1}
+        # laid out column-major, as PyTorch's last step (a right-sided triangular solve)
+        # leaves it: the layout shows in autograd.grad's results and in accumulated grads
+        if gA.numel() == 0:
+            return gA
+        if is_grad_enabled():                      # create_graph: a differentiable copy
+            return V.mT(V.mT(gA).contiguous())
+        return copy_raw(gA, _column_major_strides(tuple(gA.shape)))
 
 
 def cholesky(A, *, upper=False, out=None):

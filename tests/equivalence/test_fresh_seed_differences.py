@@ -617,3 +617,26 @@ def test_det_gradient_of_a_1x1_matrix_is_the_incoming_gradient():
     w = T.tensor([2.0, 5.0], dtype=T.float64, requires_grad=True)
     (g,) = T.autograd.grad(A.det(), [A], grad_outputs=w, create_graph=True)
     assert g.tolist() == [[[2.0]], [[5.0]]] and type(g.grad_fn).__name__ == "ExpandBackward0"
+
+
+def test_cholesky_gradient_is_column_major():
+    # seeds 311, 317: PyTorch's cholesky backward ends with a right-sided triangular solve,
+    # whose result is column-major; the layout shows in autograd.grad's results
+    v0 = T.tensor([[2.66, 0.89], [0.35, 3.2]], dtype=T.float64, requires_grad=True)
+    v1 = v0.transpose(-2, -1)
+    v2 = v0 + v1
+    g0, g1 = T.autograd.grad(T.linalg.cholesky(v2).sum(), [v0, v1])
+    assert g0.stride() == (1, 2) and g1.stride() == (1, 2)
+    (g,) = T.autograd.grad(T.linalg.cholesky(v2).sum(), [v2], create_graph=True)
+    assert g.stride() == (1, 2) and g.requires_grad
+    A = v2.detach().numpy()
+    # the values: d sum(L) / dA, by central differences in float64
+    eps, num = 1e-6, np.zeros((2, 2))
+    for i in range(2):
+        for j in range(2):
+            d = np.zeros((2, 2))
+            d[i, j] = d[j, i] = eps
+            num[i, j] = (np.linalg.cholesky(A + d).sum() - np.linalg.cholesky(A - d).sum()) / (2 * eps)
+            if i != j:
+                num[i, j] /= 2                      # the symmetric perturbation moved both entries
+    np.testing.assert_allclose(g.detach().numpy(), num, rtol=1e-6, atol=1e-9)

@@ -15,6 +15,15 @@ _MISSING = ('nbgrad.distributed needs mpi4py and an MPI implementation; install 
 
 
 _MPI = None
+_IN_PLACE = None
+
+
+def IN_PLACE():
+    """MPI.IN_PLACE (looked up once)."""
+    global _IN_PLACE
+    if _IN_PLACE is None:
+        _IN_PLACE = mpi().IN_PLACE
+    return _IN_PLACE
 
 
 def mpi():
@@ -146,11 +155,10 @@ class Buffer:
 
     def __init__(self, tensor, read=True, write=True):
         self.tensor, self.write = tensor, write
-        buf, off, shape, _ = tensor._view_tuple()
+        storage, off = tensor._storage, tensor._offset
         n = tensor.numel()
-        on_cpu = tensor._storage.device.type == "cpu"
-        if tensor.is_contiguous() and (on_cpu or cuda_aware()):
-            self.array = buf[off:off + n]
+        if _dense(tensor._shape, tensor._stride) and (storage.device.type == "cpu" or cuda_aware()):
+            self.array = storage.buffer[off:off + n]
             self.staged = False
             return
         self.staged = True
@@ -165,6 +173,20 @@ class Buffer:
     def finish(self):
         if self.staged and self.write:
             write_into(self.tensor, self.array)
+
+
+def _dense(shape, strides):
+    """Row-major and gap-free (size-1 dims may have any stride): the elements are
+    buffer[offset:offset + numel], in order."""
+    expected = 1
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 0:
+            return True
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
 
 
 def write_into(tensor, flat):

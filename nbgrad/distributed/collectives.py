@@ -198,10 +198,14 @@ def _tensor_list(ts, name):
     return list(ts)
 
 
+_OP_NAMES = {op: op.name for op in ReduceOp}      # (Enum.name is a property: slow per call)
+
+
 def _op(op):
-    if isinstance(op, ReduceOp):
-        return op.name
-    raise TypeError(f"op must be a nbgrad.distributed.ReduceOp, not {op!r}")
+    name = _OP_NAMES.get(op) if isinstance(op, ReduceOp) else None
+    if name is None:
+        raise TypeError(f"op must be a nbgrad.distributed.ReduceOp, not {op!r}")
+    return name
 
 
 def _same(what, t, ref, i=None, ref_name="input"):
@@ -254,10 +258,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _tensor(tensor)
     if g is None:
         return None
-    dt, mop, average = _mpi.reduction(_op(op), tensor.dtype)
+    dt, mop, average = _mpi.reduction(_op(op), tensor._dtype)
     buf = _mpi.Buffer(tensor)
-    finish = _then(average, [buf.array], g.size(), buf)
-    return _start(g, "all_reduce", "Allreduce", (_mpi.mpi().IN_PLACE, buf.spec(dt), mop), finish, [tensor],
+    finish = _then(average, [buf.array], g.size(), buf) if average or buf.staged else None
+    return _start(g, "all_reduce", "Allreduce", (_mpi.IN_PLACE(), [buf.array, dt], mop), finish, [tensor],
                   async_op)
 
 

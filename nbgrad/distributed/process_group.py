@@ -107,8 +107,10 @@ def world():
 
 def resolve(group):
     """The ProcessGroup a collective's group= names (None: the default group)."""
-    w = world()
-    if group is None or group is GroupMember.WORLD:
+    w = _world
+    if w is None:
+        raise ValueError(_NOT_INITIALIZED)
+    if group is None or group is w:
         return w
     if group is GroupMember.NON_GROUP_MEMBER:
         return None

@@ -1,0 +1,314 @@
+"""Upsampling: F.interpolate's nearest, nearest-exact and (bi/tri)linear modes (and 'area' as
+adaptive average pooling), with PyTorch's argument checks, output sizes, index rules and
+nodes (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...).
+
+The source index of every output coordinate is computed once per spatial dim on the host
+(a few hundred numbers) with PyTorch's arithmetic in its precision: nearest takes
+floor(dst * scale) in float32 (nearest-exact floor((dst + 0.5) * scale)), linear takes the
+half-pixel rule scale * (dst + 0.5) - 0.5 clamped at 0 (align_corners: dst * (in-1)/(out-1))
+in the input's precision, where scale is 1/scale_factor when the caller gave one (PyTorch's
+area_pixel_compute_scale) and in/out otherwise.  The work is the backend's gather (`take`)
+at those positions -- one per corner of the linear window, combined in PyTorch's order, the
+outer dim's weights last -- and the backward its adjoint, one scatter-add (`put`), made of
+differentiable ops so that a recorded backward has a gradient of its own.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import needs_grad, record
+from .indexing import gather_flat, scatter_add_flat
+from . import views as V
+
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_AXES = ("D", "H", "W")
+
+
+# --------------------------------------------------------------------------- indices (host)
+
+def _scale(in_size, out_size, scale_factor, np_type):
+    """PyTorch's compute_scales_value: 1/scale_factor when given and positive, else in/out."""
+    if scale_factor is not None and scale_factor > 0:
+        return np_type(1.0 / scale_factor)
+    return np_type(in_size) / np_type(out_size)
+
+
+def nearest_indices(in_size, out_size, scale_factor, exact, shortcuts=False):
+    """Source index of each output position: min(floor(dst * scale), in-1) in float32
+    (nearest-exact: floor((dst + 0.5) * scale), the product rounded to float32 first).
+    shortcuts: PyTorch's nearest_idx, which takes the identity when out == in and dst >> 1
+    when out == 2 * in whatever the scale_factor -- its nearest backward always does, its
+    forward only for 2-D inputs (measured on torch 2.13: they disagree where a scale_factor
+    gives those sizes, and so do we)."""
+    if shortcuts and not exact:
+        if out_size == in_size:
+            return np.arange(out_size)
+        if out_size == 2 * in_size:
+            return np.arange(out_size) >> 1
+    scale = _scale(in_size, out_size, scale_factor, np.float32)
+    dst = np.arange(out_size)
+    if exact:
+        src = np.floor(((dst.astype(np.float64) + 0.5) * np.float64(scale)).astype(np.float32))
+    else:
+        src = np.floor(dst.astype(np.float32) * scale)
+    return np.minimum(src.astype(np.int64), in_size - 1)
+
+
+def linear_indices(in_size, out_size, scale_factor, align_corners, np_type):
+    """(i0, i1, l0, l1): each output's two source indices and weights, PyTorch's
+    compute_source_index_and_lambda in np_type (float32 for float32/float16, float64)."""
+    t = np_type
+    if out_size == in_size:         # PyTorch copies: weight 1 on the same index
+        idx = np.arange(out_size)
+        return idx, idx, np.ones(out_size, t), np.zeros(out_size, t)
+    if align_corners:
+        scale = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+    else:
+        scale = _scale(in_size, out_size, scale_factor, t)
+    dst = np.arange(out_size).astype(t)
+    if align_corners:
+        src = scale * dst
+    else:
+        src = np.maximum(scale * (dst + t(0.5)) - t(0.5), t(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    l1 = np.minimum(np.maximum(src - i0.astype(t), t(0)), t(1)).astype(t)
+    i1 = i0 + (i0 < in_size - 1)
+    return i0, i1, (t(1) - l1).astype(t), l1
+
+
+# --------------------------------------------------------------------------- nodes
+
+class _UpsampleBackward(Node):
+    """The gradient of a gather at flat positions (nearest) or of the weighted corners
+    (linear): one scatter-add into the input's shape."""
+
+    def backward(self, g):
+        if self.weights is None:
+            return scatter_add_flat(self.numel, self.positions, g, once=True, shape=self.shape)
+        gc = g.float() if self.half else g
+        parts = [gc * w for w in self.weights]
+        from .indexing import cat
+        src = cat([V.reshape(p, (-1,)) for p in parts])
+        pos = cat([V.reshape(p, (-1,)) for p in self.positions])
+        gx = scatter_add_flat(self.numel, pos, src, shape=self.shape)
+        return gx.half() if self.half else gx
+
+
+def _node_class(name):
+    cls = type(name, (_UpsampleBackward,), {})
+    return cls
+
+
+_NODES = {}
+
+
+def _node(mode, d):
+    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear", "bilinear": "Bilinear",
+            "trilinear": "Trilinear"}[mode]
+    name = f"Upsample{kind}{d}DBackward0"
+    if name not in _NODES:
+        _NODES[name] = _node_class(name)
+    return _NODES[name]
+
+
+# --------------------------------------------------------------------------- the op
+
+def _positions(x, index_lists):
+    """Flat positions in contiguous x (..., *spatial) of the grid index_lists[0] x index_lists[1] ...
+    (one int64 host array per spatial dim), shape (..., *len(list))."""
+    from .. import tensor
+    d = len(index_lists)
+    lead = x._shape[:-d]
+    spatial = x._shape[-d:]
+    planes = int(np.prod(lead)) if lead else 1
+    plane = int(np.prod(spatial))
+    pos = tensor(np.arange(planes, dtype=np.int64) * plane, device=x.device).reshape((planes,) + (1,) * d)
+    stride = plane
+    for k, idx in enumerate(index_lists):
+        stride //= spatial[k]
+        shape = [1] * (d + 1)
+        shape[k + 1] = len(idx)
+        pos = pos + tensor(idx * stride, device=x.device).reshape(shape)
+    return V.reshape(pos, lead + tuple(len(i) for i in index_lists)).contiguous()
+
+
+def _weight(values, k, d, dtype, device):
+    """A weight vector along spatial dim k of d, shaped to broadcast over the output."""
+    from .. import tensor
+    shape = [1] * d
+    shape[k] = len(values)
+    return tensor(values, dtype=dtype, device=device).reshape(shape)
+
+
+def _upsample_nearest(x, out_size, scales, exact, mode):
+    d = len(out_size)
+    sizes = [(x._shape[-d + k], out_size[k], scales[k]) for k in range(d)]
+    idx = [nearest_indices(i, o, s, exact, shortcuts=d == 2) for i, o, s in sizes]
+    with no_grad():
+        pos = _positions(x, idx)
+        out = gather_flat(x.contiguous(), pos)
+    if needs_grad(x):
+        back = [nearest_indices(i, o, s, exact, shortcuts=True) for i, o, s in sizes]
+        if any((a != b).any() for a, b in zip(idx, back)):
+            with no_grad():
+                pos = _positions(x, back)
+        record(_node(mode, d), (x,), (out,), positions=pos, weights=None, numel=x.numel(), shape=x._shape,
+               half=False)
+    return out
+
+
+def _upsample_linear(x, out_size, scales, align_corners, mode):
+    d = len(out_size)
+    half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
+    work = D.float32 if half else x._dtype
+    t = np.float64 if work is D.float64 else np.float32
+    per_dim = [linear_indices(x._shape[-d + k], out_size[k], scales[k], align_corners, t) for k in range(d)]
+    weights = [(_weight(l0, k, d, work, x.device), _weight(l1, k, d, work, x.device))
+               for k, (_, _, l0, l1) in enumerate(per_dim)]
+    positions, corner_weights = [], []
+    with no_grad():
+        xc = x.contiguous()
+        xw = xc.float() if half else xc
+
+        def interpolate(k, chosen):
+            """PyTorch's recursion: dim k's two sides, each interpolated over the inner dims,
+            then weighted by dim k's lambdas (the outer dim's weights multiply last)."""
+            if k == d:
+                pos = _positions(x, [per_dim[j][c] for j, c in enumerate(chosen)])
+                positions.append(pos)
+                return gather_flat(xw, pos)
+            lo, hi = interpolate(k + 1, chosen + (0,)), interpolate(k + 1, chosen + (1,))
+            return lo * weights[k][0] + hi * weights[k][1]
+        out = interpolate(0, ())
+        if half:
+            out = out.half()
+        for corner in np.ndindex(*(2,) * d):
+            w = weights[0][corner[0]]
+            for k in range(1, d):
+                w = w * weights[k][corner[k]]
+            corner_weights.append(w)
+    if needs_grad(x):
+        record(_node(mode, d), (x,), (out,), positions=positions, weights=corner_weights, numel=x.numel(),
+               shape=x._shape, half=half)
+    return out
+
+
+def _is_integer(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) or (
+        isinstance(v, Tensor) and not v._dtype.is_floating_point and v._dtype is not D.bool_)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """PyTorch's F.interpolate for 3-D, 4-D and 5-D inputs (N, C, *spatial)."""
+    x = input
+    if not isinstance(x, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = x.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(x._shape[2:])} and output size of {size}. Please "
+                                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                                 "...,oK) format.")
+            if not all(_is_integer(s) for s in size):
+                raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
+                                f"int], but got size with types {[type(s) for s in size]}")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(x._shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(x._shape[i + 2] * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and x.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad")
+    if dim not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area", "linear", "bilinear", "trilinear",
+                                            "bicubic", "lanczos"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for the "
+                                  f"modes: {_MODES} (got {mode})")
+    if mode == "area":
+        if dim != 2:
+            raise NotImplementedError(f"interpolate(mode='area') of a {x.dim()}D input is not supported by nbgrad")
+        from .pooling import adaptive_avg_pool2d
+        return adaptive_avg_pool2d(x, output_size)
+    if mode in ("bicubic", "lanczos"):
+        raise NotImplementedError(f"interpolate(mode='{mode}') is not supported by nbgrad")
+    if mode in _LINEAR and _LINEAR[mode] != dim:
+        need = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
+        raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {need} input")
+    if scale_factors is not None:
+        output_size = [int(x._shape[i + 2] * scale_factors[i]) for i in range(dim)]
+    scales = scale_factors if scale_factors is not None else [None] * dim
+    _check(x, output_size, mode)
+    if mode in ("nearest", "nearest-exact"):
+        return _upsample_nearest(x, tuple(output_size), scales, mode == "nearest-exact", mode)
+    return _upsample_linear(x, tuple(output_size), scales, align_corners, mode)
+
+
+def _check(x, output_size, mode):
+    dim = len(output_size)
+    spatial = x._shape[2:]
+    if min(spatial) <= 0 or min(output_size) <= 0:
+        axes = _AXES[3 - dim:]
+        ins = ", ".join(f"{a}: {s}" for a, s in zip(axes, spatial))
+        outs = ", ".join(f"{a}: {s}" for a, s in zip(axes, output_size))
+        joint = " and output" if dim == 1 else " output"
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){joint} ({outs})")
+    if x._shape[1] == 0:
+        raise RuntimeError(f"Non-empty {dim + 2}D data tensor expected but got a tensor with sizes {list(x._shape)}")
+    if not x._dtype.is_floating_point:
+        if dim == 2 and mode in ("nearest", "bilinear"):
+            fn = f"upsample_{mode}2d_channels_last"
+        elif dim == 2:
+            fn = "upsample_nearest2d_channels_last" if mode == "nearest-exact" else "compute_indices_weights_linear"
+        else:
+            fn = "compute_indices_weights_nearest" if mode.startswith("nearest") else "compute_indices_weights_linear"
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """PyTorch's deprecated F.upsample: interpolate."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+

@@ -300,15 +300,22 @@ def _check(x, output_size, mode):
         raise NotImplementedError(f"\"{fn}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
 
 
+def _deprecated(name):
+    import warnings
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """PyTorch's deprecated F.upsample: interpolate."""
+    """PyTorch's deprecated F.upsample: interpolate (with its warning)."""
+    _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
-

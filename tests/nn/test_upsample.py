@@ -284,6 +284,18 @@ def test_modules(rng):
     np.testing.assert_array_equal(out.numpy(), x.repeat(2, axis=2).repeat(2, axis=3))
 
 
+def test_deprecated_aliases_warn(rng):
+    x = nbgrad.tensor(rng.standard_normal((1, 1, 2, 3)))
+    for fn, kwargs, name in [(F.upsample, dict(mode="nearest"), "upsample"), (F.upsample_nearest, {}, "upsample_nearest"),
+                             (F.upsample_bilinear, {}, "upsample_bilinear")]:
+        with pytest.warns(UserWarning) as caught:
+            out = fn(x, size=(4, 5), **kwargs)
+        assert str(caught[0].message) == f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead."
+        align = True if name == "upsample_bilinear" else None
+        mode = "bilinear" if name == "upsample_bilinear" else "nearest"
+        np.testing.assert_array_equal(out.numpy(), F.interpolate(x, size=(4, 5), mode=mode, align_corners=align).numpy())
+
+
 @requires_cuda
 @pytest.mark.parametrize("mode", ["nearest", "bilinear"])
 def test_cuda_matches_the_cpu(rng, mode):

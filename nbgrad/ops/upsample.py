@@ -80,121 +80,146 @@ def linear_indices(in_size, out_size, scale_factor, align_corners, np_type):
     return i0, i1, (t(1) - l1).astype(t), l1
 
 
-# --------------------------------------------------------------------------- nodes
+# --------------------------------------------------------------------------- the two ops
+
+class _Plan:
+    """One interpolation's geometry on the device: the gather positions (one tensor for
+    nearest, one per window corner for linear), the positions its backward scatters to
+    (nearest's own rule), the weights, the shapes, and PyTorch's node names."""
+
+    def __init__(self, name, in_shape, out_shape, positions, back_positions, weights, corner_weights, half):
+        self.name, self.in_shape, self.out_shape = name, in_shape, out_shape
+        self.positions, self.back_positions = positions, back_positions
+        self.weights, self.corner_weights, self.half = weights, corner_weights, half
+
 
 class _UpsampleBackward(Node):
-    """The gradient of a gather at flat positions (nearest) or of the weighted corners
-    (linear): one scatter-add into the input's shape."""
-
     def backward(self, g):
-        if self.weights is None:
-            return scatter_add_flat(self.numel, self.positions, g, once=True, shape=self.shape)
-        gc = g.float() if self.half else g
-        parts = [gc * w for w in self.weights]
-        from .indexing import cat
-        src = cat([V.reshape(p, (-1,)) for p in parts])
-        pos = cat([V.reshape(p, (-1,)) for p in self.positions])
-        gx = scatter_add_flat(self.numel, pos, src, shape=self.shape)
-        return gx.half() if self.half else gx
+        return _upsample_backward(g, self.plan)
 
 
-def _node_class(name):
-    cls = type(name, (_UpsampleBackward,), {})
-    return cls
+class _UpsampleBackwardBackward(Node):
+    def backward(self, gg):
+        return _upsample_forward(gg, self.plan)
 
 
 _NODES = {}
 
 
-def _node(mode, d):
-    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear", "bilinear": "Bilinear",
-            "trilinear": "Trilinear"}[mode]
-    name = f"Upsample{kind}{d}DBackward0"
+def _node(name):
+    """PyTorch's node class of that name (made once)."""
     if name not in _NODES:
-        _NODES[name] = _node_class(name)
+        base = _UpsampleBackwardBackward if name.endswith("BackwardBackward0") else _UpsampleBackward
+        _NODES[name] = type(name, (base,), {})
     return _NODES[name]
 
 
-# --------------------------------------------------------------------------- the op
+def _upsample_forward(x, plan):
+    """The interpolation of x (the plan's input shape); recorded as Upsample...Backward0."""
+    with no_grad():
+        xc = x.contiguous()
+        if plan.weights is None:
+            out = gather_flat(xc, plan.positions)
+        else:
+            xw = xc.float() if plan.half else xc
+            corners = iter(plan.positions)
+            d = len(plan.weights)
 
-def _positions(x, index_lists):
-    """Flat positions in contiguous x (..., *spatial) of the grid index_lists[0] x index_lists[1] ...
-    (one int64 host array per spatial dim), shape (..., *len(list))."""
+            def interpolate(k):
+                """PyTorch's recursion: dim k's two sides, each interpolated over the inner dims,
+                then weighted by dim k's lambdas (the outer dim's weights multiply last)."""
+                if k == d:
+                    return gather_flat(xw, next(corners))
+                lo, hi = interpolate(k + 1), interpolate(k + 1)
+                return lo * plan.weights[k][0] + hi * plan.weights[k][1]
+            out = interpolate(0)
+            if plan.half:
+                out = out.half()
+    if needs_grad(x):
+        record(_node(plan.name), (x,), (out,), plan=plan)
+    return out
+
+
+def _upsample_backward(g, plan):
+    """The input's gradient: g scattered back (one scatter-add); recorded as
+    Upsample...BackwardBackward0, whose own backward is the forward."""
+    numel = int(np.prod(plan.in_shape))
+    with no_grad():
+        if plan.weights is None:
+            gx = scatter_add_flat(numel, plan.back_positions, g, once=True, shape=plan.in_shape)
+        else:
+            from .indexing import cat
+            gc = g.float() if plan.half else g
+            src = cat([V.reshape(gc * w, (-1,)) for w in plan.corner_weights])
+            pos = cat([V.reshape(p, (-1,)) for p in plan.back_positions])
+            gx = scatter_add_flat(numel, pos, src, shape=plan.in_shape)
+            if plan.half:
+                gx = gx.half()
+    if needs_grad(g):
+        record(_node(plan.name[:-1] + "Backward0"), (g,), (gx,), plan=plan)
+    return gx
+
+
+def _positions(shape, index_lists, device):
+    """Flat positions in a contiguous tensor of `shape` (..., *spatial) of the grid
+    index_lists[0] x index_lists[1] ... (one int64 host array per spatial dim)."""
     from .. import tensor
     d = len(index_lists)
-    lead = x._shape[:-d]
-    spatial = x._shape[-d:]
+    lead = shape[:-d]
+    spatial = shape[-d:]
     planes = int(np.prod(lead)) if lead else 1
     plane = int(np.prod(spatial))
-    pos = tensor(np.arange(planes, dtype=np.int64) * plane, device=x.device).reshape((planes,) + (1,) * d)
+    pos = tensor(np.arange(planes, dtype=np.int64) * plane, device=device).reshape((planes,) + (1,) * d)
     stride = plane
     for k, idx in enumerate(index_lists):
         stride //= spatial[k]
-        shape = [1] * (d + 1)
-        shape[k + 1] = len(idx)
-        pos = pos + tensor(idx * stride, device=x.device).reshape(shape)
-    return V.reshape(pos, lead + tuple(len(i) for i in index_lists)).contiguous()
+        dims = [1] * (d + 1)
+        dims[k + 1] = len(idx)
+        pos = pos + tensor(idx * stride, device=device).reshape(dims)
+    return V.reshape(pos, tuple(lead) + tuple(len(i) for i in index_lists)).contiguous()
 
 
 def _weight(values, k, d, dtype, device):
     """A weight vector along spatial dim k of d, shaped to broadcast over the output."""
     from .. import tensor
-    shape = [1] * d
-    shape[k] = len(values)
-    return tensor(values, dtype=dtype, device=device).reshape(shape)
+    dims = [1] * d
+    dims[k] = len(values)
+    return tensor(values, dtype=dtype, device=device).reshape(dims)
 
 
-def _upsample_nearest(x, out_size, scales, exact, mode):
+_KINDS = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear", "bilinear": "Bilinear",
+          "trilinear": "Trilinear"}
+
+
+def _plan(x, out_size, scales, mode, align_corners):
     d = len(out_size)
-    sizes = [(x._shape[-d + k], out_size[k], scales[k]) for k in range(d)]
-    idx = [nearest_indices(i, o, s, exact, shortcuts=d == 2) for i, o, s in sizes]
+    shape, dev = tuple(x._shape), x.device
+    name = f"Upsample{_KINDS[mode]}{d}DBackward0"
+    out_shape = shape[:-d] + tuple(out_size)
+    sizes = [(shape[-d + k], out_size[k], scales[k]) for k in range(d)]
     with no_grad():
-        pos = _positions(x, idx)
-        out = gather_flat(x.contiguous(), pos)
-    if needs_grad(x):
-        back = [nearest_indices(i, o, s, exact, shortcuts=True) for i, o, s in sizes]
-        if any((a != b).any() for a, b in zip(idx, back)):
-            with no_grad():
-                pos = _positions(x, back)
-        record(_node(mode, d), (x,), (out,), positions=pos, weights=None, numel=x.numel(), shape=x._shape,
-               half=False)
-    return out
-
-
-def _upsample_linear(x, out_size, scales, align_corners, mode):
-    d = len(out_size)
-    half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
-    work = D.float32 if half else x._dtype
-    t = np.float64 if work is D.float64 else np.float32
-    per_dim = [linear_indices(x._shape[-d + k], out_size[k], scales[k], align_corners, t) for k in range(d)]
-    weights = [(_weight(l0, k, d, work, x.device), _weight(l1, k, d, work, x.device))
-               for k, (_, _, l0, l1) in enumerate(per_dim)]
-    positions, corner_weights = [], []
-    with no_grad():
-        xc = x.contiguous()
-        xw = xc.float() if half else xc
-
-        def interpolate(k, chosen):
-            """PyTorch's recursion: dim k's two sides, each interpolated over the inner dims,
-            then weighted by dim k's lambdas (the outer dim's weights multiply last)."""
-            if k == d:
-                pos = _positions(x, [per_dim[j][c] for j, c in enumerate(chosen)])
-                positions.append(pos)
-                return gather_flat(xw, pos)
-            lo, hi = interpolate(k + 1, chosen + (0,)), interpolate(k + 1, chosen + (1,))
-            return lo * weights[k][0] + hi * weights[k][1]
-        out = interpolate(0, ())
-        if half:
-            out = out.half()
-        for corner in np.ndindex(*(2,) * d):
+        if mode in ("nearest", "nearest-exact"):
+            exact = mode == "nearest-exact"
+            idx = [nearest_indices(i, o, s, exact, shortcuts=d == 2) for i, o, s in sizes]
+            back = [nearest_indices(i, o, s, exact, shortcuts=True) for i, o, s in sizes]
+            pos = _positions(shape, idx, dev)
+            same = all((a == b).all() for a, b in zip(idx, back))
+            back_pos = pos if same else _positions(shape, back, dev)
+            return _Plan(name, shape, out_shape, pos, back_pos, None, None, False)
+        half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
+        work = D.float32 if half else x._dtype
+        t = np.float64 if work is D.float64 else np.float32
+        per_dim = [linear_indices(i, o, s, align_corners, t) for i, o, s in sizes]
+        weights = [(_weight(l0, k, d, work, dev), _weight(l1, k, d, work, dev))
+                   for k, (_, _, l0, l1) in enumerate(per_dim)]
+        positions, corner_weights = [], []
+        for corner in np.ndindex(*(2,) * d):        # the recursion's order of the corners
+            positions.append(_positions(shape, [per_dim[k][c] for k, c in enumerate(corner)], dev))
             w = weights[0][corner[0]]
             for k in range(1, d):
                 w = w * weights[k][corner[k]]
             corner_weights.append(w)
-    if needs_grad(x):
-        record(_node(mode, d), (x,), (out,), positions=positions, weights=corner_weights, numel=x.numel(),
-               shape=x._shape, half=half)
-    return out
+        return _Plan(name, shape, out_shape, positions, positions, weights, corner_weights, half)
 
 
 def _is_integer(v):
@@ -274,9 +299,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         output_size = [int(x._shape[i + 2] * scale_factors[i]) for i in range(dim)]
     scales = scale_factors if scale_factors is not None else [None] * dim
     _check(x, output_size, mode)
-    if mode in ("nearest", "nearest-exact"):
-        return _upsample_nearest(x, tuple(output_size), scales, mode == "nearest-exact", mode)
-    return _upsample_linear(x, tuple(output_size), scales, align_corners, mode)
+    return _upsample_forward(x, _plan(x, tuple(output_size), scales, mode, align_corners))
 
 
 def _check(x, output_size, mode):

@@ -191,6 +191,24 @@ def test_linear_1d_is_bilinear_over_a_unit_height(rng):
     np.testing.assert_allclose(out.numpy(), ref_bilinear(x[:, :, None], (1, 9), (None, 1.5))[:, :, 0], rtol=1e-13)
 
 
+@pytest.mark.parametrize("mode, name", [("nearest", "UpsampleNearest2D"), ("bilinear", "UpsampleBilinear2D"),
+                                        ("nearest-exact", "UpsampleNearestExact2D")])
+def test_recorded_backward_nodes_are_pytorchs(rng, mode, name):
+    # torch 2.13: the gradient's node is ...BackwardBackward0 (next: the gradient only), and its
+    # own gradient is the forward again
+    x = nbgrad.tensor(rng.standard_normal((1, 1, 3, 4)), requires_grad=True)
+    y = F.interpolate(x, size=(5, 6), mode=mode)
+    g = nbgrad.tensor(rng.standard_normal((1, 1, 5, 6)), requires_grad=True)
+    (gx,) = nbgrad.autograd.grad(y, x, g, create_graph=True)
+    assert gx.grad_fn.name() == f"{name}BackwardBackward0"
+    assert [type(f).__name__ for f, _ in gx.grad_fn.next_functions] == ["AccumulateGrad"]
+    h = nbgrad.tensor(rng.standard_normal((1, 1, 3, 4)), requires_grad=True)
+    (gg,) = nbgrad.autograd.grad(gx, g, h, create_graph=True)
+    assert gg.grad_fn.name() == f"{name}Backward0"
+    np.testing.assert_allclose(gg.detach().numpy(), F.interpolate(h.detach(), size=(5, 6), mode=mode).numpy(),
+                               rtol=1e-14)
+
+
 def test_double_backward(rng):
     x = nbgrad.tensor(rng.standard_normal((1, 2, 3, 3)), requires_grad=True)
     assert nbgrad.autograd.gradgradcheck(lambda a: F.interpolate(a, size=(4, 5), mode="bilinear"), (x,))

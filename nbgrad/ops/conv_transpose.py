@@ -50,30 +50,31 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
     if b is not None and (b.dim() != 1 or b._shape[0] != co):
         raise RuntimeError(f"Given transposed=1, weight of size {C._sizes(w._shape)}, expected bias to be "
                            f"1-dimensional with {co} elements, but got bias of size {C._sizes(b._shape)} instead")
-    if w._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(w._dtype)}")
-    if b is not None and b._dtype is not x._dtype:
-        names = {D.float32: "Float", D.float64: "Double", D.float16: "Half", D.int64: "Long", D.int32: "Int"}
-        raise RuntimeError(f"Input type (torch.{names.get(x._dtype, x._dtype.name)}Tensor) and bias type "
-                           f"(torch.{names.get(b._dtype, b._dtype.name)}Tensor) should be the same or input should "
-                           f"be a MKLDNN tensor and bias is a dense tensor")
-    # slow_conv_transpose2d's messages (a 1-D one is checked as 2-D with a unit height)
+    # then slow_conv_transpose2d's own checks (a 1-D one is checked as 2-D with a unit height),
+    # with the dtype checks where torch 2.13 meets them
     unit = ((1,), (0,)) if n == 1 else ((), ())
     dil2, op2, s2 = unit[0] + tuple(dilation), unit[1] + tuple(output_padding), unit[0] + tuple(stride)
     if any(d <= 0 for d in dil2):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dil2[0]} "
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dil2[0]}, "
                            f"dilation_width: {dil2[1]}")
     if any(op >= s and op >= d for op, s, d in zip(op2, s2, dil2)):
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                            f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: {s2[0]} "
                            f"stride_width: {s2[1]} dilation_height: {dil2[0]} dilation_width: {dil2[1]}")
-    if x._dtype is D.bool_:
-        raise NotImplementedError(f"\"slow_conv_transpose{n}d_out_cpu\" not implemented for 'Bool'")
+    if b is not None and b._dtype is not x._dtype:
+        names = {D.float32: "Float", D.float64: "Double", D.float16: "Half", D.int64: "Long", D.int32: "Int"}
+        raise RuntimeError(f"Input type (torch.{names.get(x._dtype, x._dtype.name)}Tensor) and bias type "
+                           f"(torch.{names.get(b._dtype, b._dtype.name)}Tensor) should be the same or input should "
+                           f"be a MKLDNN tensor and bias is a dense tensor")
     out = _out_sizes(x._shape[2:], w._shape[2:], stride, padding, output_padding, dilation)
     if any(o < 1 for o in out):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x._shape[2:]))}). Calculated "
                            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    if x._dtype is D.bool_:
+        raise NotImplementedError("\"slow_conv_transpose2d_out_cpu\" not implemented for 'Bool'")
+    if w._dtype is not x._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
+                           f"{D.scalar_type_name(w._dtype)}")
     return out
 
 

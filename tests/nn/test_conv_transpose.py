@@ -174,7 +174,18 @@ ERRORS = [
      "Given input size per channel: (5 x 5). Calculated output size per channel: (-3 x -3). Output size is too "
      "small"),
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), dilation=(0, 1)),
-     "dilation should be greater than zero, but got dilation_height: 0 dilation_width: 1"),
+     "dilation should be greater than zero, but got dilation_height: 0, dilation_width: 1"),
+    # the order torch 2.13 checks in: output padding, bias type, output size, Bool, weight type
+    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), nbgrad.randn(3).double(), stride=2,
+                                output_padding=3),
+     "output padding must be smaller than either stride or dilation, but got output_padding_height: 3 "
+     "output_padding_width: 3 stride_height: 2 stride_width: 2 dilation_height: 1 dilation_width: 1"),
+    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), nbgrad.randn(3).double(), padding=5),
+     "Input type (torch.FloatTensor) and bias type (torch.DoubleTensor) should be the same or input should be a "
+     "MKLDNN tensor and bias is a dense tensor"),
+    (lambda: F.conv_transpose2d(nbgrad.randn(*_X).double(), nbgrad.randn(*_W), padding=5),
+     "Given input size per channel: (5 x 5). Calculated output size per channel: (-3 x -3). Output size is too "
+     "small"),
 ]
 
 
@@ -189,8 +200,9 @@ def test_other_errors():
     x, w = nbgrad.randn(*_X), nbgrad.randn(*_W)
     with pytest.raises(TypeError, match="conv_transpose2d\\(\\): argument 'padding' must be tuple of ints, not str"):
         F.conv_transpose2d(x, w, padding="same")
-    with pytest.raises(NotImplementedError, match="\"slow_conv_transpose2d_out_cpu\" not implemented for 'Bool'"):
-        F.conv_transpose2d(x.bool(), w.bool())
+    for weight in (w.bool(), w):
+        with pytest.raises(NotImplementedError, match="\"slow_conv_transpose2d_out_cpu\" not implemented for 'Bool'"):
+            F.conv_transpose2d(x.bool(), weight)
 
 
 def test_modules_parameters_repr_and_init():

@@ -18,38 +18,31 @@ from . import views as V
 from ._graph import accelerated, backend_of, check_same_device, needs_grad, new_tensor, record
 
 
-def _geometry_error(x, w, stride, padding, output_padding, dilation, groups, n):
-    """PyTorch's checks for a transposed convolution, in its order (Convolution.cpp's
-    check_shape_forward, then slow_conv_transpose's shape check)."""
+def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
+    """PyTorch's checks of a transposed convolution in torch 2.13's order (Convolution.cpp's
+    check_shape_forward first); returns the output's spatial sizes."""
     sizes = C._sizes
     if any(s <= 0 for s in stride):
-        return "non-positive stride is not supported"
+        raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
-        return "negative padding is not supported"
+        raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in output_padding):
-        return "negative output_padding is not supported"
+        raise RuntimeError("negative output_padding is not supported")
     if groups <= 0:
-        return "non-positive groups is not supported"
+        raise RuntimeError("non-positive groups is not supported")
     if w._shape[0] < groups:
-        return (f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of "
-                f"size {sizes(w._shape)} instead")
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {sizes(w._shape)} instead")
     if w._shape[0] % groups:
-        return (f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight "
-                f"of size [{sizes(w._shape)}] instead")
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{sizes(w._shape)}] instead")
     if x._shape[1] != w._shape[0]:
-        return (f"Given transposed=1, weight of size {sizes(w._shape)}, expected input{sizes(x._shape)} to have "
-                f"{w._shape[0]} channels, but got {x._shape[1]} channels instead")
-    return None
-
-
-def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
-    message = _geometry_error(x, w, stride, padding, output_padding, dilation, groups, n)
-    if message is not None:
-        raise RuntimeError(message)
+        raise RuntimeError(f"Given transposed=1, weight of size {sizes(w._shape)}, expected input{sizes(x._shape)} "
+                           f"to have {w._shape[0]} channels, but got {x._shape[1]} channels instead")
     co = w._shape[1] * groups
     if b is not None and (b.dim() != 1 or b._shape[0] != co):
-        raise RuntimeError(f"Given transposed=1, weight of size {C._sizes(w._shape)}, expected bias to be "
-                           f"1-dimensional with {co} elements, but got bias of size {C._sizes(b._shape)} instead")
+        raise RuntimeError(f"Given transposed=1, weight of size {sizes(w._shape)}, expected bias to be "
+                           f"1-dimensional with {co} elements, but got bias of size {sizes(b._shape)} instead")
     # then slow_conv_transpose2d's own checks (a 1-D one is checked as 2-D with a unit height),
     # with the dtype checks where torch 2.13 meets them
     unit = ((1,), (0,)) if n == 1 else ((), ())

@@ -151,6 +151,13 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             None -> buffer (N, Co, OH, OW)
   conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, need_x, need_w,
                   need_b)                   g (N, Co, OH, OW) -> (gx, gw, gb) buffers or None
+  interp_pass(x_view, outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+                                            x contiguous (outer, in_size, inner) -> buffer
+                                            (outer, out_size, inner): x[:, idx0[j]] (nearest) or
+                                            x[:, idx0[j]] * w0[j] + x[:, idx1[j]] * w1[j]; idx
+                                            int64 and w (x's dtype) device buffers of out_size
+  interp_pass_backward(g_view, outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+                                            -> (outer, in_size, inner) buffer: the adjoint
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
@@ -233,6 +240,7 @@ ACCELERATIONS = frozenset({
     "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
+    "interp_pass", "interp_pass_backward",
 })
 
 _BACKENDS = {}

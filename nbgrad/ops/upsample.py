@@ -7,12 +7,15 @@ The source index of every output coordinate is computed once per spatial dim on 
 floor(dst * scale) in float32 (nearest-exact floor((dst + 0.5) * scale)), linear takes the
 half-pixel rule scale * (dst + 0.5) - 0.5 clamped at 0 (align_corners: dst * (in-1)/(out-1))
 in the input's precision, where scale is 1/scale_factor when the caller gave one (PyTorch's
-area_pixel_compute_scale) and in/out otherwise.  The work is the backend's gather (`take`)
-at those positions: nearest is one gather; linear is one pass per spatial dim, innermost
-first (two gathers weighted and added: the products and sums of PyTorch's recursion).  The
-backward is its adjoint, scatter-adds (`put`) in reverse, itself an op whose gradient is
-the forward (PyTorch's Upsample...BackwardBackward0).  Measured on (8, 16, 32, 32) -> 64x64
-float32 (2 shared cores, noisy): nearest 2.8 ms forward, bilinear 13 ms, about torch's.
+area_pixel_compute_scale) and in/out otherwise.  The work is one pass per spatial dim,
+innermost first: x[.., i0[j], ..] (nearest) or x[.., i0[j], ..] * l0[j] + x[.., i1[j], ..] *
+l1[j] (the products and sums of PyTorch's recursion, whose outer dims' weights multiply
+last) -- the backend's interp_pass acceleration for float32/float64, else (NBGRAD_FUSED=0,
+float16) the backend's gather (`take`) at positions made here.  The backward is the passes'
+adjoint in reverse (interp_pass_backward, or scatter-adds with `put`), itself an op whose
+gradient is the forward (PyTorch's Upsample...BackwardBackward0).  Measured on
+(8, 16, 32, 32) -> 64x64 float32 on 2 shared cores: nearest 1.3 ms forward, bilinear
+1.6 ms (torch 2.13 on one thread: 1.2 / 1.5 ms); composed, bilinear took 9.7 ms.
 """
 import numpy as np
 
@@ -20,7 +23,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import needs_grad, record
+from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
 from .indexing import gather_flat, scatter_add_flat
 from . import views as V
 
@@ -92,10 +95,11 @@ class _Plan:
     t[.., o_k, ..] = t[.., i0, ..] * l0 + t[.., i1, ..] * l1 -- PyTorch's recursion, whose
     outer dims' weights multiply last, gives the same products and sums."""
 
-    def __init__(self, name, in_shape, positions=None, back_positions=None, passes=None, half=False):
+    def __init__(self, name, in_shape, positions=None, back_positions=None, passes=None, half=False, axes=None):
         self.name, self.in_shape = name, in_shape
         self.positions, self.back_positions = positions, back_positions
         self.passes, self.half = passes, half
+        self.axes = axes            # the backend's interp_pass per dim, innermost first (_axis_plan)
 
 
 class _UpsampleBackward(Node):
@@ -123,7 +127,9 @@ def _upsample_forward(x, plan):
     """The interpolation of x (the plan's input shape); recorded as Upsample...Backward0."""
     with no_grad():
         t = x.contiguous()
-        if plan.passes is None:
+        if plan.axes is not None:
+            out = _run_axes(t, plan, backward=False)
+        elif plan.passes is None:
             out = gather_flat(t, plan.positions)
         else:
             t = t.float() if plan.half else t
@@ -139,7 +145,9 @@ def _upsample_backward(g, plan):
     """The input's gradient: g scattered back, pass by pass in reverse (one scatter-add
     each); recorded as Upsample...BackwardBackward0, whose own backward is the forward."""
     with no_grad():
-        if plan.passes is None:
+        if plan.axes is not None:
+            gx = _run_axes(g.contiguous(), plan, backward=True)
+        elif plan.passes is None:
             numel = int(np.prod(plan.in_shape))
             gx = scatter_add_flat(numel, plan.back_positions, g, once=True, shape=plan.in_shape)
         else:
@@ -154,6 +162,39 @@ def _upsample_backward(g, plan):
     if needs_grad(g):
         record(_node(plan.name[:-1] + "Backward0"), (g,), (gx,), plan=plan)
     return gx
+
+
+def _run_axes(t, plan, backward):
+    """The backend's one-dim passes over t (contiguous): forward innermost dim first, the
+    backward's adjoint passes in reverse."""
+    be, dev, dt = backend_of(t), t.device, t._dtype
+    nearest = plan.passes is None
+    d = len(plan.axes)
+    shape = list(t._shape)
+    lead = len(shape) - d
+    for k, in_size, out_size, idx0, idx1, w0, w1, back0 in (reversed(plan.axes) if backward else plan.axes):
+        outer = int(np.prod(shape[:lead + k]))
+        inner = int(np.prod(shape[lead + k + 1:]))
+        if backward:
+            shape[lead + k] = in_size
+            buf = be.interp_pass_backward(t._view_tuple(), outer, in_size, inner, back0, idx1, w0, w1, out_size,
+                                          nearest)
+        else:
+            shape[lead + k] = out_size
+            buf = be.interp_pass(t._view_tuple(), outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+        t = new_tensor(buf, tuple(shape), dt, dev)
+    return t
+
+
+def _axis_plan(k, in_size, out_size, indices, weights, dtype, device):
+    """One dim's (k, sizes, device buffers of idx0, idx1, w0, w1, the backward's idx0)."""
+    from .. import tensor
+
+    def buf(values, dt):
+        return tensor(np.ascontiguousarray(values), dtype=dt, device=device)._storage.buffer
+    i0, i1, back0 = (buf(v, D.int64) for v in indices)
+    w0, w1 = (buf(v, dtype) for v in weights)
+    return (k, in_size, out_size, i0, i1, w0, w1, back0)
 
 
 def _positions(shape, index_lists, device):
@@ -192,6 +233,8 @@ def _plan(x, out_size, scales, mode, align_corners):
     shape, dev = tuple(x._shape), x.device
     name = f"Upsample{_KINDS[mode]}{d}DBackward0"
     sizes = [(shape[-d + k], out_size[k], scales[k]) for k in range(d)]
+    if x._dtype in (D.float32, D.float64) and accelerated(x, "interp_pass") and accelerated(x, "interp_pass_backward"):
+        return _kernel_plan(x, name, sizes, mode, align_corners)
     with no_grad():
         if mode in ("nearest", "nearest-exact"):
             exact = mode == "nearest-exact"
@@ -215,6 +258,27 @@ def _plan(x, out_size, scales, mode, align_corners):
             passes.append((pos[0], pos[1], _weight(l0, k, d, work, dev), _weight(l1, k, d, work, dev), current))
             current = current[:len(current) - d + k] + (out_size[k],) + current[len(current) - d + k + 1:]
         return _Plan(name, shape, passes=passes, half=half)
+
+
+def _kernel_plan(x, name, sizes, mode, align_corners):
+    """A plan for the backend's interp_pass: per dim, innermost first, the host-computed
+    indices and weights on the device."""
+    d = len(sizes)
+    axes = []
+    t = np.float64 if x._dtype is D.float64 else np.float32
+    for k in reversed(range(d)):
+        i, o, s = sizes[k]
+        if mode in ("nearest", "nearest-exact"):
+            exact = mode == "nearest-exact"
+            idx = nearest_indices(i, o, s, exact, shortcuts=d == 2)
+            back = nearest_indices(i, o, s, exact, shortcuts=True)
+            ones = np.ones(o, t)
+            axes.append(_axis_plan(k, i, o, (idx, idx, back), (ones, ones), x._dtype, x.device))
+        else:
+            i0, i1, l0, l1 = linear_indices(i, o, s, align_corners, t)
+            axes.append(_axis_plan(k, i, o, (i0, i1, i0), (l0, l1), x._dtype, x.device))
+    passes = None if mode in ("nearest", "nearest-exact") else ()
+    return _Plan(name, tuple(x._shape), passes=passes, axes=axes)
 
 
 def _is_integer(v):

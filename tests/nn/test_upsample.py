@@ -302,6 +302,38 @@ def test_modules(rng):
     np.testing.assert_array_equal(out.numpy(), x.repeat(2, axis=2).repeat(2, axis=3))
 
 
+@pytest.mark.acceleration
+@pytest.mark.parametrize("mode, shape, size", [("nearest", (2, 3, 5, 7), (8, 4)), ("nearest", (1, 2, 5), (11,)),
+                                               ("nearest-exact", (1, 2, 3, 2, 4), (5, 3, 3)),
+                                               ("bilinear", (2, 3, 5, 7), (9, 3)), ("linear", (2, 2, 6), (13,)),
+                                               ("trilinear", (1, 2, 3, 2, 4), (5, 3, 3))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_backend_passes_give_the_composed_results(rng, monkeypatch, mode, shape, size, dtype):
+    from nbgrad.backends import cpu
+    x = rng.standard_normal(shape).astype(dtype)
+    g = None
+
+    def run():
+        nonlocal g
+        X = nbgrad.tensor(x, requires_grad=True)
+        y = F.interpolate(X, size=size, mode=mode)
+        if g is None:
+            g = rng.standard_normal(tuple(y.shape)).astype(dtype)
+        y.backward(nbgrad.tensor(g))
+        return y.detach().numpy(), X.grad.numpy(), y.grad_fn.name()
+    kernel = run()
+    monkeypatch.setattr(cpu, "ACCELERATIONS", cpu.ACCELERATIONS - {"interp_pass", "interp_pass_backward"})
+    for name in ("interp_pass", "interp_pass_backward"):
+        monkeypatch.setattr(cpu, name, lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
+    composed = run()
+    assert kernel[2] == composed[2]
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(kernel[0], composed[0], rtol=tol, atol=tol)
+    np.testing.assert_allclose(kernel[1], composed[1], rtol=tol, atol=tol)
+    if mode.startswith("nearest"):
+        np.testing.assert_array_equal(kernel[0], composed[0])
+
+
 def test_deprecated_aliases_warn(rng):
     x = nbgrad.tensor(rng.standard_normal((1, 1, 2, 3)))
     for fn, kwargs, name in [(F.upsample, dict(mode="nearest"), "upsample"), (F.upsample_nearest, {}, "upsample_nearest"),
@@ -315,7 +347,7 @@ def test_deprecated_aliases_warn(rng):
 
 
 @requires_cuda
-@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "nearest-exact"])
 def test_cuda_matches_the_cpu(rng, mode):
     x = rng.standard_normal((1, 1, 2, 3))
     results = {}

@@ -151,12 +151,13 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             None -> buffer (N, Co, OH, OW)
   conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, need_x, need_w,
                   need_b)                   g (N, Co, OH, OW) -> (gx, gw, gb) buffers or None
-  interp_pass(x_view, outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+  interp_pass(x_view, outer, in_size, inner, idx, w, taps, out_size, nearest)
                                             x contiguous (outer, in_size, inner) -> buffer
-                                            (outer, out_size, inner): x[:, idx0[j]] (nearest) or
-                                            x[:, idx0[j]] * w0[j] + x[:, idx1[j]] * w1[j]; idx
-                                            int64 and w (x's dtype) device buffers of out_size
-  interp_pass_backward(g_view, outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+                                            (outer, out_size, inner): x[:, idx[j]] (nearest) or
+                                            the sum over taps t of x[:, idx[t*out + j]] *
+                                            w[t*out + j] (in tap order); idx int64 and w (x's
+                                            dtype) device buffers of taps * out_size
+  interp_pass_backward(g_view, outer, in_size, inner, idx, w, taps, out_size, nearest)
                                             -> (outer, in_size, inner) buffer: the adjoint
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in

@@ -1,21 +1,22 @@
-"""Upsampling: F.interpolate's nearest, nearest-exact and (bi/tri)linear modes (and 'area' as
-adaptive average pooling), with PyTorch's argument checks, output sizes, index rules and
-nodes (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...).
+"""Upsampling: F.interpolate's nearest, nearest-exact, (bi/tri)linear and bicubic modes (and
+'area' as adaptive average pooling), with PyTorch's argument checks, output sizes, index
+rules and nodes (UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...).
 
 The source index of every output coordinate is computed once per spatial dim on the host
 (a few hundred numbers) with PyTorch's arithmetic in its precision: nearest takes
 floor(dst * scale) in float32 (nearest-exact floor((dst + 0.5) * scale)), linear takes the
 half-pixel rule scale * (dst + 0.5) - 0.5 clamped at 0 (align_corners: dst * (in-1)/(out-1))
-in the input's precision, where scale is 1/scale_factor when the caller gave one (PyTorch's
+in the input's precision (bicubic: four taps around floor(src), PyTorch's cubic convolution
+coefficients with A = -0.75), where scale is 1/scale_factor when the caller gave one (PyTorch's
 area_pixel_compute_scale) and in/out otherwise.  The work is one pass per spatial dim,
 innermost first: x[.., i0[j], ..] (nearest) or x[.., i0[j], ..] * l0[j] + x[.., i1[j], ..] *
-l1[j] (the products and sums of PyTorch's recursion, whose outer dims' weights multiply
-last) -- the backend's interp_pass acceleration for float32/float64, else (NBGRAD_FUSED=0,
+l1[j] (+ the further taps: the products and sums of PyTorch's recursion, whose outer dims'
+weights multiply last) -- the backend's interp_pass acceleration for float32/float64, else (NBGRAD_FUSED=0,
 float16) the backend's gather (`take`) at positions made here.  The backward is the passes'
 adjoint in reverse (interp_pass_backward, or scatter-adds with `put`), itself an op whose
 gradient is the forward (PyTorch's Upsample...BackwardBackward0).  Measured on
-(8, 16, 32, 32) -> 64x64 float32 on 2 shared cores: nearest 1.3 ms forward, bilinear
-1.6 ms (torch 2.13 on one thread: 1.2 / 1.5 ms); composed, bilinear took 9.7 ms.
+(8, 16, 32, 32) -> 64x64 float32 on 2 shared cores: nearest 1.2 ms forward, bilinear
+1.6-2.3 ms (torch 2.13 on one thread: 1.2 / 1.5 ms); composed, bilinear took 9.7 ms.
 """
 import numpy as np
 
@@ -85,21 +86,61 @@ def linear_indices(in_size, out_size, scale_factor, align_corners, np_type):
     return i0, i1, (t(1) - l1).astype(t), l1
 
 
+def cubic_indices(in_size, out_size, scale_factor, align_corners, np_type):
+    """(four index arrays, four weight arrays): PyTorch's bicubic taps (source index - 1 .. + 2,
+    clamped to the input) and its cubic convolution coefficients (A = -0.75) in np_type."""
+    t = np_type
+    if align_corners:
+        scale = t(in_size - 1) / t(out_size - 1) if out_size > 1 else t(0)
+        src = scale * np.arange(out_size).astype(t)
+    else:
+        scale = _scale(in_size, out_size, scale_factor, t)
+        src = scale * (np.arange(out_size).astype(t) + t(0.5)) - t(0.5)      # not clamped at 0 (cubic)
+    i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    lam = np.minimum(np.maximum(src - i0.astype(t), t(0)), t(1)).astype(t)
+    a = t(-0.75)
+
+    def conv1(v):
+        return (((a + t(2)) * v - (a + t(3))) * v * v + t(1)).astype(t)
+
+    def conv2(v):
+        return (((a * v - t(5) * a) * v + t(8) * a) * v - t(4) * a).astype(t)
+    rest = (t(1) - lam).astype(t)
+    weights = [conv2((lam + t(1)).astype(t)), conv1(lam), conv1(rest), conv2((rest + t(1)).astype(t))]
+    indices = [np.clip(i0 - 1 + j, 0, in_size - 1) for j in range(4)]
+    return indices, weights
+
+
+def _taps(mode, in_size, out_size, scale, align_corners, np_type, d):
+    """(source indices per tap, weights per tap or None for nearest, the backward's indices)
+    of one spatial dim."""
+    if mode in ("nearest", "nearest-exact"):
+        exact = mode == "nearest-exact"
+        return ([nearest_indices(in_size, out_size, scale, exact, shortcuts=d == 2)], None,
+                [nearest_indices(in_size, out_size, scale, exact, shortcuts=True)])
+    if mode == "bicubic":
+        idx, w = cubic_indices(in_size, out_size, scale, align_corners, np_type)
+        return idx, w, idx
+    i0, i1, l0, l1 = linear_indices(in_size, out_size, scale, align_corners, np_type)
+    return [i0, i1], [l0, l1], [i0, i1]
+
+
 # --------------------------------------------------------------------------- the two ops
 
 class _Plan:
-    """One interpolation's geometry on the device and PyTorch's node name.  nearest: the
-    gather positions and the positions its backward scatters to (nearest's own rule).
-    linear: one pass per spatial dim, innermost first, each (positions of the two sides,
-    their weights, the shape the pass reads), so that pass k computes
-    t[.., o_k, ..] = t[.., i0, ..] * l0 + t[.., i1, ..] * l1 -- PyTorch's recursion, whose
-    outer dims' weights multiply last, gives the same products and sums."""
+    """One interpolation's geometry on the device and PyTorch's node name: one pass per
+    spatial dim, innermost first.  Pass k computes t[.., j, ..] = sum over taps of
+    t[.., idx[tap][j], ..] * w[tap][j] in tap order (nearest: t[.., idx[j], ..]), so the
+    passes give the products and sums of PyTorch's recursion, whose outer dims' weights
+    multiply last.  `axes`: the backend's interp_pass buffers; else `passes`: gather
+    positions and weight tensors (and nearest: `positions`, one gather over all dims, with
+    `back_positions` for its backward's own index rule)."""
 
-    def __init__(self, name, in_shape, positions=None, back_positions=None, passes=None, half=False, axes=None):
-        self.name, self.in_shape = name, in_shape
+    def __init__(self, name, in_shape, nearest, half=False, axes=None, passes=None, positions=None,
+                 back_positions=None):
+        self.name, self.in_shape, self.nearest, self.half = name, in_shape, nearest, half
+        self.axes, self.passes = axes, passes
         self.positions, self.back_positions = positions, back_positions
-        self.passes, self.half = passes, half
-        self.axes = axes            # the backend's interp_pass per dim, innermost first (_axis_plan)
 
 
 class _UpsampleBackward(Node):
@@ -129,12 +170,15 @@ def _upsample_forward(x, plan):
         t = x.contiguous()
         if plan.axes is not None:
             out = _run_axes(t, plan, backward=False)
-        elif plan.passes is None:
+        elif plan.positions is not None:
             out = gather_flat(t, plan.positions)
         else:
             t = t.float() if plan.half else t
-            for pos0, pos1, w0, w1, _ in plan.passes:
-                t = gather_flat(t, pos0) * w0 + gather_flat(t, pos1) * w1
+            for positions, weights, _ in plan.passes:
+                acc = gather_flat(t, positions[0]) * weights[0]
+                for pos, w in zip(positions[1:], weights[1:]):
+                    acc = acc + gather_flat(t, pos) * w
+                t = acc
             out = t.half() if plan.half else t
     if needs_grad(x):
         record(_node(plan.name), (x,), (out,), plan=plan)
@@ -147,15 +191,15 @@ def _upsample_backward(g, plan):
     with no_grad():
         if plan.axes is not None:
             gx = _run_axes(g.contiguous(), plan, backward=True)
-        elif plan.passes is None:
+        elif plan.positions is not None:
             numel = int(np.prod(plan.in_shape))
             gx = scatter_add_flat(numel, plan.back_positions, g, once=True, shape=plan.in_shape)
         else:
             from .indexing import cat
             gx = g.float() if plan.half else g
-            for pos0, pos1, w0, w1, shape in reversed(plan.passes):
-                src = cat([V.reshape(gx * w0, (-1,)), V.reshape(gx * w1, (-1,))])
-                pos = cat([V.reshape(pos0, (-1,)), V.reshape(pos1, (-1,))])
+            for positions, weights, shape in reversed(plan.passes):
+                src = cat([V.reshape(gx * w, (-1,)) for w in weights])
+                pos = cat([V.reshape(p, (-1,)) for p in positions])
                 gx = scatter_add_flat(int(np.prod(shape)), pos, src, shape=shape)
             if plan.half:
                 gx = gx.half()
@@ -168,33 +212,21 @@ def _run_axes(t, plan, backward):
     """The backend's one-dim passes over t (contiguous): forward innermost dim first, the
     backward's adjoint passes in reverse."""
     be, dev, dt = backend_of(t), t.device, t._dtype
-    nearest = plan.passes is None
     d = len(plan.axes)
     shape = list(t._shape)
     lead = len(shape) - d
-    for k, in_size, out_size, idx0, idx1, w0, w1, back0 in (reversed(plan.axes) if backward else plan.axes):
+    for k, in_size, out_size, taps, idx, w, back in (reversed(plan.axes) if backward else plan.axes):
         outer = int(np.prod(shape[:lead + k]))
         inner = int(np.prod(shape[lead + k + 1:]))
         if backward:
             shape[lead + k] = in_size
-            buf = be.interp_pass_backward(t._view_tuple(), outer, in_size, inner, back0, idx1, w0, w1, out_size,
-                                          nearest)
+            buf = be.interp_pass_backward(t._view_tuple(), outer, in_size, inner, back, w, taps, out_size,
+                                          plan.nearest)
         else:
             shape[lead + k] = out_size
-            buf = be.interp_pass(t._view_tuple(), outer, in_size, inner, idx0, idx1, w0, w1, out_size, nearest)
+            buf = be.interp_pass(t._view_tuple(), outer, in_size, inner, idx, w, taps, out_size, plan.nearest)
         t = new_tensor(buf, tuple(shape), dt, dev)
     return t
-
-
-def _axis_plan(k, in_size, out_size, indices, weights, dtype, device):
-    """One dim's (k, sizes, device buffers of idx0, idx1, w0, w1, the backward's idx0)."""
-    from .. import tensor
-
-    def buf(values, dt):
-        return tensor(np.ascontiguousarray(values), dtype=dt, device=device)._storage.buffer
-    i0, i1, back0 = (buf(v, D.int64) for v in indices)
-    w0, w1 = (buf(v, dtype) for v in weights)
-    return (k, in_size, out_size, i0, i1, w0, w1, back0)
 
 
 def _positions(shape, index_lists, device):
@@ -225,60 +257,49 @@ def _weight(values, k, d, dtype, device):
 
 
 _KINDS = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear", "bilinear": "Bilinear",
-          "trilinear": "Trilinear"}
+          "trilinear": "Trilinear", "bicubic": "Bicubic"}
 
 
 def _plan(x, out_size, scales, mode, align_corners):
+    from .. import tensor
     d = len(out_size)
     shape, dev = tuple(x._shape), x.device
     name = f"Upsample{_KINDS[mode]}{d}DBackward0"
-    sizes = [(shape[-d + k], out_size[k], scales[k]) for k in range(d)]
-    if x._dtype in (D.float32, D.float64) and accelerated(x, "interp_pass") and accelerated(x, "interp_pass_backward"):
-        return _kernel_plan(x, name, sizes, mode, align_corners)
+    nearest = mode in ("nearest", "nearest-exact")
+    half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
+    work = D.float32 if half else x._dtype
+    t = np.float64 if work is D.float64 else np.float32
+    taps = [_taps(mode, shape[-d + k], out_size[k], scales[k], align_corners, t, d) for k in range(d)]
     with no_grad():
-        if mode in ("nearest", "nearest-exact"):
-            exact = mode == "nearest-exact"
-            idx = [nearest_indices(i, o, s, exact, shortcuts=d == 2) for i, o, s in sizes]
-            back = [nearest_indices(i, o, s, exact, shortcuts=True) for i, o, s in sizes]
+        if x._dtype in (D.float32, D.float64) and accelerated(x, "interp_pass") and \
+                accelerated(x, "interp_pass_backward"):
+            axes = []
+            for k in reversed(range(d)):
+                idx, w, back = taps[k]
+                w = w if w is not None else [np.ones(out_size[k], t)]
+                axes.append((k, shape[-d + k], out_size[k], len(idx),
+                             *(tensor(np.concatenate(v), dtype=dt, device=dev)._storage.buffer
+                               for v, dt in ((idx, D.int64), (w, work), (back, D.int64)))))
+            return _Plan(name, shape, nearest, axes=axes)
+        if nearest:
+            idx = [tp[0][0] for tp in taps]
+            back = [tp[2][0] for tp in taps]
             pos = _positions(shape, idx, dev)
             same = all((a == b).all() for a, b in zip(idx, back))
-            return _Plan(name, shape, positions=pos, back_positions=pos if same else _positions(shape, back, dev))
-        half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
-        work = D.float32 if half else x._dtype
-        t = np.float64 if work is D.float64 else np.float32
+            return _Plan(name, shape, True, positions=pos,
+                         back_positions=pos if same else _positions(shape, back, dev))
         passes = []
         current = shape                  # the shape pass k reads: out sizes inside k, in sizes outside
         for k in reversed(range(d)):
-            i0, i1, l0, l1 = linear_indices(*sizes[k], align_corners, t)
+            idx, w, _ = taps[k]
             lists = [np.arange(n) for n in current[-d:]]
-            pos = []
-            for side in (i0, i1):
+            positions = []
+            for side in idx:
                 lists[k] = side
-                pos.append(_positions(current, lists, dev))
-            passes.append((pos[0], pos[1], _weight(l0, k, d, work, dev), _weight(l1, k, d, work, dev), current))
+                positions.append(_positions(current, lists, dev))
+            passes.append((positions, [_weight(v, k, d, work, dev) for v in w], current))
             current = current[:len(current) - d + k] + (out_size[k],) + current[len(current) - d + k + 1:]
-        return _Plan(name, shape, passes=passes, half=half)
-
-
-def _kernel_plan(x, name, sizes, mode, align_corners):
-    """A plan for the backend's interp_pass: per dim, innermost first, the host-computed
-    indices and weights on the device."""
-    d = len(sizes)
-    axes = []
-    t = np.float64 if x._dtype is D.float64 else np.float32
-    for k in reversed(range(d)):
-        i, o, s = sizes[k]
-        if mode in ("nearest", "nearest-exact"):
-            exact = mode == "nearest-exact"
-            idx = nearest_indices(i, o, s, exact, shortcuts=d == 2)
-            back = nearest_indices(i, o, s, exact, shortcuts=True)
-            ones = np.ones(o, t)
-            axes.append(_axis_plan(k, i, o, (idx, idx, back), (ones, ones), x._dtype, x.device))
-        else:
-            i0, i1, l0, l1 = linear_indices(i, o, s, align_corners, t)
-            axes.append(_axis_plan(k, i, o, (i0, i1, i0), (l0, l1), x._dtype, x.device))
-    passes = None if mode in ("nearest", "nearest-exact") else ()
-    return _Plan(name, tuple(x._shape), passes=passes, axes=axes)
+        return _Plan(name, shape, False, half=half, passes=passes)
 
 
 def _is_integer(v):
@@ -349,8 +370,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise NotImplementedError(f"interpolate(mode='area') of a {x.dim()}D input is not supported by nbgrad")
         from .pooling import adaptive_avg_pool2d
         return adaptive_avg_pool2d(x, output_size)
-    if mode in ("bicubic", "lanczos"):
-        raise NotImplementedError(f"interpolate(mode='{mode}') is not supported by nbgrad")
+    if mode == "lanczos" and dim == 2:
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        raise ValueError("Lanczos mode requires antialias=True")
+    if mode in ("lanczos", "bicubic") and dim != 2:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for the "
+                                  f"modes: {_MODES} (got {mode})")
     if mode in _LINEAR and _LINEAR[mode] != dim:
         need = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
         raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {need} input")
@@ -376,7 +402,8 @@ def _check(x, output_size, mode):
         if dim == 2 and mode in ("nearest", "bilinear"):
             fn = f"upsample_{mode}2d_channels_last"
         elif dim == 2:
-            fn = "upsample_nearest2d_channels_last" if mode == "nearest-exact" else "compute_indices_weights_linear"
+            fn = {"nearest-exact": "upsample_nearest2d_channels_last",
+                  "bicubic": "compute_indices_weights_cubic"}.get(mode, "compute_indices_weights_linear")
         else:
             fn = "compute_indices_weights_nearest" if mode.startswith("nearest") else "compute_indices_weights_linear"
         raise NotImplementedError(f"\"{fn}\" not implemented for '{D.scalar_type_name(x._dtype)}'")

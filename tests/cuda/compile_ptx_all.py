@@ -175,8 +175,8 @@ def signatures():
     idx = _arr(int64)
     for dt in (float32, float64):
         x = _arr(dt)
-        add(f"interp pass {dt}", U._forward, x, int64, int64, int64, idx, idx, x, x, int64, boolean, x, int64)
-        add(f"interp pass backward {dt}", U._backward, x, int64, int64, int64, idx, idx, x, x, int64, boolean, x,
+        add(f"interp pass {dt}", U._forward, x, int64, int64, int64, idx, x, int64, int64, boolean, x, int64)
+        add(f"interp pass backward {dt}", U._backward, x, int64, int64, int64, idx, x, int64, int64, boolean, x,
             int64, x)
     return out
 

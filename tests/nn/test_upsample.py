@@ -144,6 +144,66 @@ BILINEAR_GRAD = np.array([[5.123302, 7.14027, 9.930992, 11.187782],
                           [38.746605, 37.749996, 41.359726, 39.643673]], dtype=np.float32)
 
 
+BICUBIC_5x3 = np.array([
+    [-0.6834516273286652, 0.7211217569732573, 3.626210524895745],
+    [2.261704765194771, 4.909941687631498, 8.704176002528275],
+    [8.395385610546148, 12.878359718981436, 18.03259391028156],
+    [18.036750323133287, 23.70605281656711, 29.892807835099234],
+    [24.593521956736563, 30.83886707468296, 37.57758550807964]])
+BICUBIC_5x3_ALIGNED = np.array([
+    [0., 1.7859893156893039, 5.196152422706632],
+    [2.628679656440357, 5.795862870805244, 10.174210782911516],
+    [8., 12.878359718981436, 18.520259177452136],
+    [16.063708498984763, 22.111931559117405, 28.750700943938156],
+    [22.627416997969522, 29.265683948636102, 36.4828726939094]])
+
+
+def ref_cubic_1d(in_size, out_size, align_corners):
+    """PyTorch's bicubic taps: source index - 1 .. + 2 clamped, cubic convolution (A = -0.75)
+    of the fractional part (the source index is not clamped at 0 first)."""
+    if align_corners:
+        src = np.arange(out_size) * ((in_size - 1) / (out_size - 1) if out_size > 1 else 0.0)
+    else:
+        src = in_size / out_size * (np.arange(out_size) + 0.5) - 0.5
+    i0 = np.minimum(np.floor(src).astype(int), in_size - 1)
+    t = np.clip(src - i0, 0, 1)
+    A = -0.75
+
+    def near(v):
+        return ((A + 2) * v - (A + 3)) * v * v + 1
+
+    def far(v):
+        return ((A * v - 5 * A) * v + 8 * A) * v - 4 * A
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    return [np.clip(i0 - 1 + j, 0, in_size - 1) for j in range(4)], weights
+
+
+def ref_bicubic(x, size, align_corners):
+    hi, hw = ref_cubic_1d(x.shape[-2], size[0], align_corners)
+    wi, ww = ref_cubic_1d(x.shape[-1], size[1], align_corners)
+    rows = sum(x[..., i, :] * w[:, None] for i, w in zip(hi, hw))
+    return sum(rows[..., i] * w for i, w in zip(wi, ww))
+
+
+def test_bicubic(rng):
+    x = nbgrad.tensor(XS)
+    np.testing.assert_allclose(F.interpolate(x, size=(5, 3), mode="bicubic").numpy()[0, 0], BICUBIC_5x3,
+                               rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(F.interpolate(x, size=(5, 3), mode="bicubic", align_corners=True).numpy()[0, 0],
+                               BICUBIC_5x3_ALIGNED, rtol=1e-14, atol=1e-14)
+    r = rng.standard_normal((2, 2, 4, 5))
+    for size in [(9, 3), (4, 5), (2, 11)]:
+        for align in (False, True):
+            out = F.interpolate(nbgrad.tensor(r), size=size, mode="bicubic", align_corners=align)
+            np.testing.assert_allclose(out.numpy(), ref_bicubic(r, size, align), rtol=1e-12, atol=1e-12)
+    X = nbgrad.tensor(r[:1], requires_grad=True)
+    y = F.interpolate(X, size=(6, 3), mode="bicubic")
+    assert y.grad_fn.name() == "UpsampleBicubic2DBackward0"
+    assert gradcheck(lambda a: F.interpolate(a, size=(6, 3), mode="bicubic"), (X,))
+    with pytest.raises(NotImplementedError, match="got 3D"):
+        F.interpolate(nbgrad.randn(2, 3, 4), size=3, mode="bicubic")
+
+
 def test_bilinear_matches_pytorchs_recorded_values():
     x = nbgrad.tensor(XS)
     for kwargs, ref in [(dict(size=(5, 6)), BILINEAR_5x6), (dict(size=(5, 6), align_corners=True), BILINEAR_5x6_ALIGNED),
@@ -306,7 +366,8 @@ def test_modules(rng):
 @pytest.mark.parametrize("mode, shape, size", [("nearest", (2, 3, 5, 7), (8, 4)), ("nearest", (1, 2, 5), (11,)),
                                                ("nearest-exact", (1, 2, 3, 2, 4), (5, 3, 3)),
                                                ("bilinear", (2, 3, 5, 7), (9, 3)), ("linear", (2, 2, 6), (13,)),
-                                               ("trilinear", (1, 2, 3, 2, 4), (5, 3, 3))])
+                                               ("trilinear", (1, 2, 3, 2, 4), (5, 3, 3)),
+                                               ("bicubic", (2, 2, 4, 5), (9, 3))])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_backend_passes_give_the_composed_results(rng, monkeypatch, mode, shape, size, dtype):
     from nbgrad.backends import cpu
@@ -347,7 +408,7 @@ def test_deprecated_aliases_warn(rng):
 
 
 @requires_cuda
-@pytest.mark.parametrize("mode", ["nearest", "bilinear", "nearest-exact"])
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "nearest-exact", "bicubic"])
 def test_cuda_matches_the_cpu(rng, mode):
     x = rng.standard_normal((1, 1, 2, 3))
     results = {}

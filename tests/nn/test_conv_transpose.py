@@ -167,8 +167,10 @@ ERRORS = [
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), padding=-1), "negative padding is not supported"),
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), output_padding=-1),
      "negative output_padding is not supported"),
-    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), stride=0), "non-positive stride is not supported"),
-    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), groups=0), "non-positive groups is not supported"),
+    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), stride=0),
+     "non-positive stride is not supported"),
+    (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), groups=0),
+     "non-positive groups is not supported"),
     # torch 2.13 reaches oneDNN here; these are its slow path's messages
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), padding=5),
      "Given input size per channel: (5 x 5). Calculated output size per channel: (-3 x -3). Output size is too "

@@ -206,7 +206,8 @@ def test_bicubic(rng):
 
 def test_bilinear_matches_pytorchs_recorded_values():
     x = nbgrad.tensor(XS)
-    for kwargs, ref in [(dict(size=(5, 6)), BILINEAR_5x6), (dict(size=(5, 6), align_corners=True), BILINEAR_5x6_ALIGNED),
+    for kwargs, ref in [(dict(size=(5, 6)), BILINEAR_5x6),
+                        (dict(size=(5, 6), align_corners=True), BILINEAR_5x6_ALIGNED),
                         (dict(scale_factor=(1.7, 1.3)), BILINEAR_BY_1_7_1_3),
                         (dict(scale_factor=(1.7, 1.3), recompute_scale_factor=True), BILINEAR_RECOMPUTED)]:
         out = F.interpolate(x, mode="bilinear", **kwargs)
@@ -397,14 +398,16 @@ def test_backend_passes_give_the_composed_results(rng, monkeypatch, mode, shape,
 
 def test_deprecated_aliases_warn(rng):
     x = nbgrad.tensor(rng.standard_normal((1, 1, 2, 3)))
-    for fn, kwargs, name in [(F.upsample, dict(mode="nearest"), "upsample"), (F.upsample_nearest, {}, "upsample_nearest"),
-                             (F.upsample_bilinear, {}, "upsample_bilinear")]:
+    for fn, kwargs, name in [(F.upsample, dict(mode="nearest"), "upsample"),
+                             (F.upsample_nearest, {}, "upsample_nearest"), (F.upsample_bilinear, {}, "upsample_bilinear")]:
         with pytest.warns(UserWarning) as caught:
             out = fn(x, size=(4, 5), **kwargs)
-        assert str(caught[0].message) == f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead."
+        assert str(caught[0].message) == (f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` "
+                                          "instead.")
         align = True if name == "upsample_bilinear" else None
         mode = "bilinear" if name == "upsample_bilinear" else "nearest"
-        np.testing.assert_array_equal(out.numpy(), F.interpolate(x, size=(4, 5), mode=mode, align_corners=align).numpy())
+        ref = F.interpolate(x, size=(4, 5), mode=mode, align_corners=align)
+        np.testing.assert_array_equal(out.numpy(), ref.numpy())
 
 
 @requires_cuda

@@ -43,10 +43,17 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
     if b is not None and (b.dim() != 1 or b._shape[0] != co):
         raise RuntimeError(f"Given transposed=1, weight of size {sizes(w._shape)}, expected bias to be "
                            f"1-dimensional with {co} elements, but got bias of size {sizes(b._shape)} instead")
+    if x.numel() == 0 and x._shape[0] and x._shape[1]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{sizes(x._shape)}")
     # then slow_conv_transpose2d's own checks (a 1-D one is checked as 2-D with a unit height),
     # with the dtype checks where torch 2.13 meets them
     unit = ((1,), (0,)) if n == 1 else ((), ())
     dil2, op2, s2 = unit[0] + tuple(dilation), unit[1] + tuple(output_padding), unit[0] + tuple(stride)
+    k2 = unit[0] + tuple(w._shape[2:])
+    if min(k2) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k2[0]} "
+                           f"kernel_width: {k2[1]}")
     if any(d <= 0 for d in dil2):
         raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dil2[0]}, "
                            f"dilation_width: {dil2[1]}")
@@ -54,6 +61,8 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                            f"output_padding_height: {op2[0]} output_padding_width: {op2[1]} stride_height: {s2[0]} "
                            f"stride_width: {s2[1]} dilation_height: {dil2[0]} dilation_width: {dil2[1]}")
+    if w.numel() == 0:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {sizes(w._shape)}")
     if b is not None and b._dtype is not x._dtype:
         names = {D.float32: "Float", D.float64: "Double", D.float16: "Half", D.int64: "Long", D.int32: "Int"}
         raise RuntimeError(f"Input type (torch.{names.get(x._dtype, x._dtype.name)}Tensor) and bias type "

@@ -120,6 +120,16 @@ def test_conv_transpose1d_is_conv_transpose2d_over_a_unit_height(rng):
     assert gradcheck(lambda a, ww, bb: F.conv_transpose1d(a, ww, bb, 2, 1, 1, 2, 2), (X, W, B))
 
 
+def test_empty_batch(rng):
+    x = nbgrad.ones(0, 4, 2, 5, requires_grad=True)
+    w = nbgrad.ones(4, 3, 3, 3, requires_grad=True)
+    b = nbgrad.ones(3, requires_grad=True)
+    y = F.conv_transpose2d(x, w, b)
+    assert tuple(y.shape) == (0, 3, 4, 7)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 4, 2, 5) and float(w.grad.abs().sum()) == 0 and float(b.grad.abs().sum()) == 0
+
+
 def test_integer_and_half_inputs(rng):
     # torch 2.13 CPU: Long and Half transposed convolutions work (no gradient for integers)
     x = rng.integers(-3, 4, (2, 3, 4, 4))
@@ -171,6 +181,12 @@ ERRORS = [
      "non-positive stride is not supported"),
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), groups=0),
      "non-positive groups is not supported"),
+    (lambda: F.conv_transpose2d(nbgrad.ones(2, 4, 0, 5), nbgrad.ones(*_W)),
+     "Only zero batch or zero channel inputs are supported, but got input shape: [2, 4, 0, 5]"),
+    (lambda: F.conv_transpose2d(nbgrad.ones(1, 4, 2, 2), nbgrad.ones(4, 0, 3, 3)),
+     "non-empty 2D or 4D weight tensor expected, but got: [4, 0, 3, 3]"),
+    (lambda: F.conv_transpose2d(nbgrad.ones(1, 4, 2, 2), nbgrad.ones(4, 3, 0, 3)),
+     "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 3"),
     # torch 2.13 reaches oneDNN here; these are its slow path's messages
     (lambda: F.conv_transpose2d(nbgrad.randn(*_X), nbgrad.randn(*_W), padding=5),
      "Given input size per channel: (5 x 5). Calculated output size per channel: (-3 x -3). Output size is too "

@@ -164,6 +164,14 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             None -> buffer (N, Co, OH, OW)
   conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, need_x, need_w,
                   need_b)                   g (N, Co, OH, OW) -> (gx, gw, gb) buffers or None
+  interp_pass(x_view, outer, in_size, inner, idx, w, taps, out_size, nearest)
+                                            x contiguous (outer, in_size, inner) -> buffer
+                                            (outer, out_size, inner): x[:, idx[j]] (nearest) or
+                                            the sum over taps t of x[:, idx[t*out + j]] *
+                                            w[t*out + j] (in tap order); idx int64 and w (x's
+                                            dtype) device buffers of taps * out_size
+  interp_pass_backward(g_view, outer, in_size, inner, idx, w, taps, out_size, nearest)
+                                            -> (outer, in_size, inner) buffer: the adjoint
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
@@ -247,6 +255,7 @@ ACCELERATIONS = frozenset({
     "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
+    "interp_pass", "interp_pass_backward",
 })
 
 _BACKENDS = {}

@@ -23,6 +23,9 @@ def sigmoid(input):
 from ..ops.tabled import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus  # noqa: E402,F401
 # convolution networks (nbgrad/ops/conv.py, padding.py)
 from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
+from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
+from ..ops.fold import fold, unfold  # noqa: E402,F401
+from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401

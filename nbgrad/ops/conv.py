@@ -82,13 +82,16 @@ def _out_size(size, k, s, p, d):
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def _columns(x, kernel, stride, padding, dilation, groups):
-    """(N, groups, C/groups*KH*KW, OH*OW): every window of the zero-padded input (im2col)."""
+def _columns(x, kernel, stride, padding, dilation, groups, out_hw=None):
+    """(N, groups, C/groups*KH*KW, OH*OW): every window of the zero-padded input (im2col);
+    out_hw: the first OH x OW windows only (default: all that fit)."""
     from .padding import constant_pad_nd
     n, c, h, w = x._shape
     kh, kw = kernel
-    oh = _out_size(h, kh, stride[0], padding[0], dilation[0])
-    ow = _out_size(w, kw, stride[1], padding[1], dilation[1])
+    if out_hw is None:
+        out_hw = (_out_size(h, kh, stride[0], padding[0], dilation[0]),
+                  _out_size(w, kw, stride[1], padding[1], dilation[1]))
+    oh, ow = out_hw
     xp = constant_pad_nd(x, (padding[1], padding[1], padding[0], padding[0])) if any(padding) else x.contiguous()
     s0, s1, s2, s3 = xp._stride
     cg = c // groups
@@ -98,36 +101,54 @@ def _columns(x, kernel, stride, padding, dilation, groups):
     return V.reshape(win, (n, groups, cg * kh * kw, oh * ow)), (oh, ow)
 
 
-def _composed_forward(x, w, b, stride, padding, dilation, groups):
+def _col2im(gcol, shape, stride, padding, dilation):
+    """The adjoint of _columns (groups=1): gcol (N, C, KH, KW, OH, OW) added back window offset
+    by window offset into zeros of `shape` (N, C, H, W) (Tensor ops: recorded in grad mode)."""
+    from .._creation import zeros
+    n, c, h, wd = shape
+    kh, kw, oh, ow = gcol._shape[2:]
+    ph, pw = padding
+    acc = zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=gcol._dtype, device=gcol.device)
+    for i in range(kh):
+        for j in range(kw):
+            r0, c0 = i * dilation[0], j * dilation[1]
+            win = V.slice_dim(V.slice_dim(acc, 2, r0, r0 + stride[0] * (oh - 1) + 1, stride[0]),
+                              3, c0, c0 + stride[1] * (ow - 1) + 1, stride[1])
+            win.add_(gcol[:, :, i, j])
+    return V.slice_dim(V.slice_dim(acc, 2, ph, ph + h), 3, pw, pw + wd).contiguous()
+
+
+def _composed_forward(x, w, b, stride, padding, dilation, groups, out_hw=None):
     co = w._shape[0]
-    col, (oh, ow) = _columns(x, w._shape[2:], stride, padding, dilation, groups)
+    col, (oh, ow) = _columns(x, w._shape[2:], stride, padding, dilation, groups, out_hw)
     wm = V.reshape(w, (groups, co // groups, -1))
     out = V.reshape(wm @ col, (x._shape[0], co, oh, ow))
     return out if b is None else out + V.reshape(b, (co, 1, 1))
 
 
+def _composed_weight_grad(g, x, w_shape, stride, padding, dilation, groups):
+    """The weight's gradient (Tensor ops): g's rows times the input's columns, summed over samples."""
+    n = x._shape[0]
+    co = w_shape[0]
+    g4 = V.reshape(g, (n, groups, co // groups, -1))
+    col, _ = _columns(x, w_shape[2:], stride, padding, dilation, groups, tuple(g._shape[2:]))
+    return V.reshape((g4 @ V.mT(col)).sum(0), w_shape)
+
+
+def _composed_input_grad(g, w, x_shape, stride, padding, dilation, groups):
+    """The input's gradient (Tensor ops): the weight's transpose times g, added back (col2im)."""
+    n, c = x_shape[:2]
+    co, cg, kh, kw = w._shape
+    oh, ow = g._shape[2:]
+    g4 = V.reshape(g, (n, groups, co // groups, -1))
+    gcol = V.reshape(V.mT(V.reshape(w, (groups, co // groups, -1))) @ g4, (n, c, kh, kw, oh, ow))
+    return _col2im(gcol, x_shape, stride, padding, dilation)
+
+
 def _composed_backward(g, x, w, stride, padding, dilation, groups, need_x, need_w):
     """(gx, gw) as Tensor ops (recorded when grad mode is on)."""
-    from .._creation import zeros
-    n, c, h, wd = x._shape
-    co, cg, kh, kw = w._shape
-    g4 = V.reshape(g, (n, groups, co // groups, -1))
-    gx = gw = None
-    if need_w:
-        col, _ = _columns(x, (kh, kw), stride, padding, dilation, groups)
-        gw = V.reshape((g4 @ V.mT(col)).sum(0), w._shape)
-    if need_x:
-        oh, ow = g._shape[2:]
-        gcol = V.reshape(V.mT(V.reshape(w, (groups, co // groups, -1))) @ g4, (n, c, kh, kw, oh, ow))
-        ph, pw = padding
-        acc = zeros((n, c, h + 2 * ph, wd + 2 * pw), dtype=g._dtype, device=g.device)
-        for i in range(kh):
-            for j in range(kw):
-                r0, c0 = i * dilation[0], j * dilation[1]
-                win = V.slice_dim(V.slice_dim(acc, 2, r0, r0 + stride[0] * (oh - 1) + 1, stride[0]),
-                                  3, c0, c0 + stride[1] * (ow - 1) + 1, stride[1])
-                win.add_(gcol[:, :, i, j])
-        gx = V.slice_dim(V.slice_dim(acc, 2, ph, ph + h), 3, pw, pw + wd).contiguous()
+    gw = _composed_weight_grad(g, x, w._shape, stride, padding, dilation, groups) if need_w else None
+    gx = _composed_input_grad(g, w, x._shape, stride, padding, dilation, groups) if need_x else None
     return gx, gw
 
 

@@ -56,7 +56,8 @@ def test_accelerated_answers_from_the_declaration(monkeypatch):
 def test_every_buffer_level_acceleration_has_a_composed_fallback():
     from nbgrad.ops import _composed
     # the others (mul/linear backward, fused_elementwise, optimizer steps) are composed
-    # where they are called, tested in tests/ops/test_accelerations.py (conv2d's in tests/nn/test_conv.py)
+    # where they are called, tested in tests/ops/test_accelerations.py (conv2d's in tests/nn/test_conv.py,
+    # interp_pass's in tests/nn/test_upsample.py)
     inline = {"mul_backward", "linear_backward", "fused_elementwise", "sgd_step", "adam_step",
-              "conv2d_forward", "conv2d_backward"}
+              "conv2d_forward", "conv2d_backward", "interp_pass", "interp_pass_backward"}
     assert set(_composed._FALLBACKS) == backends.ACCELERATIONS - inline

@@ -171,6 +171,15 @@ def signatures():
             Tuple((boolean, dt, dt, dt, dt, boolean, boolean, boolean, boolean, boolean)))
         add(f"adam {dt}", O._adam, x, x, x, x, x, int64,
             Tuple((dt, dt, dt, dt, dt, dt, dt, dt, dt, boolean, boolean, boolean, boolean)))
+
+    # interpolation along one dim (F.interpolate)
+    from nbgrad.backends.cuda import upsample as U
+    idx = _arr(int64)
+    for dt in (float32, float64):
+        x = _arr(dt)
+        add(f"interp pass {dt}", U._forward, x, int64, int64, int64, idx, x, int64, int64, boolean, x, int64)
+        add(f"interp pass backward {dt}", U._backward, x, int64, int64, int64, idx, x, int64, int64, boolean, x,
+            int64, x)
     return out
 
 

@@ -124,6 +124,13 @@ def _conv(bias, stride):
     return make
 
 
+def _interp(mode, dtype=nbgrad.float64, **kw):
+    def make():
+        x = leaf(RNG.standard_normal((2, 3, 4, 5)), dtype)
+        return F.interpolate(x, size=(7, 3), mode=mode, **kw), [x]
+    return make
+
+
 CASES = [
     ("mul_backward", _mul, "loss"),
     ("mul_backward", _mul_broadcast, "loss"),
@@ -152,6 +159,10 @@ CASES = [
     ("conv2d_forward", _conv(False, 2), "loss"),
     ("conv2d_backward", _conv(True, 1), "loss"),
     ("conv2d_backward", _conv(False, 2), "double"),
+    ("interp_pass", _interp("nearest"), "loss"),
+    ("interp_pass", _interp("bilinear", nbgrad.float32, align_corners=True), "loss"),
+    ("interp_pass_backward", _interp("bicubic"), "loss"),
+    ("interp_pass_backward", _interp("bilinear"), "double"),
 ]
 
 

@@ -64,6 +64,7 @@ def _install_float16():
 _install_float16()
 
 # convolution and pooling (nbgrad/ops/conv.py, pooling.py): imported after the float16
-# wrappers are installed, which they do not take (float16 pooling is not supported)
+# wrappers are installed, which they do not take (float16 pooling widens itself: pooling.py)
 from .conv import conv2d_backward, conv2d_forward  # noqa: E402
 from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_backward  # noqa: E402
+from .upsample import interp_pass, interp_pass_backward  # noqa: E402

@@ -4,7 +4,9 @@ from .layers import (Dropout, Embedding, Flatten, Identity, LayerNorm, Linear, L
                      Softmax, Tanh)
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
-from .conv import Conv1d, Conv2d  # noqa: E402
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .fold import Fold, Unfold  # noqa: E402
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmax2d, Softmin,  # noqa: E402

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d and Conv2d, with PyTorch's arguments, initialisation and repr."""
+"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d, with PyTorch's
+arguments, initialisation and repr."""
 from ... import _creation as C
 from .. import functional as F
 from ..parameter import Parameter
@@ -16,9 +17,10 @@ def _ntuple(value, n):
 
 class _ConvNd(Module):
     _n = 2
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+                 bias=True, padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -41,8 +43,8 @@ class _ConvNd(Module):
         self.stride = _ntuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
         self.dilation = _ntuple(dilation, n)
-        self.transposed = False
-        self.output_padding = (0,) * n
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad's amounts (last dim first) for the non-zero padding modes, as PyTorch keeps them
@@ -57,7 +59,9 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
         f = _factory(device, dtype)
-        self.weight = Parameter(C.empty((out_channels, in_channels // groups) + self.kernel_size, **f))
+        # a transposed convolution's weight is (in, out/groups, *kernel), as PyTorch's
+        channels = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(C.empty(channels + self.kernel_size, **f))
         if bias:
             self.bias = Parameter(C.empty(out_channels, **f))
         else:
@@ -84,6 +88,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -100,4 +106,52 @@ class Conv2d(_ConvNd):
 
 class Conv1d(_ConvNd):
     """1-D convolution over (N, C, L) or (C, L) inputs."""
+    _n = 1
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input, output_size):
+        """PyTorch's: the module's output_padding, or the one that gives the requested output size."""
+        n = self._n
+        if output_size is None:
+            return list(self.output_padding)
+        output_size = list(output_size)
+        non_spatial = 2 if input.dim() == n + 2 else 1
+        if len(output_size) == non_spatial + n:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{non_spatial + n} elements (got {len(output_size)})")
+        min_sizes = [(input.size(d + non_spatial) - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        max_sizes = [lo + s - 1 for lo, s in zip(min_sizes, self.stride)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
+                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+        return [size - lo for size, lo in zip(output_size, min_sizes)]
+
+    def forward(self, input, output_size=None):
+        conv = F.conv_transpose2d if self._n == 2 else F.conv_transpose1d
+        output_padding = self._output_padding(input, output_size)
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (the gradient of Conv2d with respect to its input)."""
+    _n = 2
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C, L) or (C, L) inputs."""
     _n = 1

@@ -16,3 +16,4 @@ from .modules.lazy import LazyLinear  # noqa: E402,F401
 from .parameter import UninitializedParameter  # noqa: E402,F401
 from .modules.attention import MultiheadAttention  # noqa: E402,F401
 from .modules.rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
+from . import utils  # noqa: E402,F401

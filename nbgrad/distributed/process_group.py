@@ -6,6 +6,7 @@ group works on a duplicate of MPI_COMM_WORLD, so nbgrad's messages never meet th
 program sends through mpi4py itself.
 """
 import sys
+import time
 import warnings
 from datetime import timedelta
 
@@ -171,6 +172,9 @@ def _abort_on_uncaught_exception(MPI):
             try:
                 sys.stderr.flush()
                 sys.stdout.flush()
+                # the launcher forwards output through pipes and drops what it has not read
+                # when the job is aborted: give it a moment to read the traceback
+                time.sleep(0.5)
             finally:
                 MPI.COMM_WORLD.Abort(1)
 

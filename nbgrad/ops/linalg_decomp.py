@@ -63,8 +63,8 @@ def _check_matrix(op, A, square=True, kernel=None, refuse_int_as=None):
 
 
 def _raise_on_failure(info, op, batched, what):
-    """PyTorch's error for the first matrix whose LAPACK info is non-zero."""
-    for b, code in enumerate(info.tolist()):
+    """PyTorch's error for the first matrix whose LAPACK info (an array or a list) is non-zero."""
+    for b, code in enumerate(info.tolist() if hasattr(info, "tolist") else info):
         if code:
             where = f"(Batch element {b}): " if batched else ""
             raise LinAlgError(f"{op}: {where}{what(code)}")
@@ -443,8 +443,16 @@ def _svd(A, full_matrices, op):
     _check_matrix(op, A, square=False, kernel="linalg_svd_cpu")
     m, n = A._shape[-2], A._shape[-1]
     k = min(m, n)
-    ubuf, sbuf, vbuf = backend_of(A).linalg_svd(A._view_tuple(), bool(full_matrices))
     batch = tuple(A._shape[:-2])
+    if A.numel():
+        # PyTorch's LAPACK (gesdd) fails on a matrix holding a nan, and PyTorch reports it
+        # (an inf gives nans without an error); ours returns nans, so the check is here
+        with no_grad():
+            has_nan = A.isnan().reshape(batch + (m * n,)).any(-1).reshape(-1).tolist()
+        _raise_on_failure([int(x) for x in has_nan], "linalg.svd", len(batch) > 0,
+                          lambda code: "The algorithm failed to converge because the input matrix contained "
+                                       "non-finite values.")
+    ubuf, sbuf, vbuf = backend_of(A).linalg_svd(A._view_tuple(), bool(full_matrices))
     U = _matrices(ubuf, batch + (m, m if full_matrices else k), A)
     S = _vectors(sbuf, batch + (k,), A)
     Vh = _matrices(vbuf, batch + (n if full_matrices else k, n), A)

@@ -640,3 +640,17 @@ def test_cholesky_gradient_is_column_major():
             if i != j:
                 num[i, j] /= 2                      # the symmetric perturbation moved both entries
     np.testing.assert_allclose(g.detach().numpy(), num, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("fn", ["svd", "svdvals"])
+def test_svd_of_a_matrix_holding_a_nan_fails_as_pytorchs_lapack(fn):
+    # seed 331 (recorded from torch 2.13): a nan makes gesdd fail, an inf gives nans
+    nan, inf = float("nan"), float("inf")
+    f = getattr(T.linalg, fn)
+    with pytest.raises(RuntimeError, match=re.escape("linalg.svd: The algorithm failed to converge because the "
+                                                     "input matrix contained non-finite values.")):
+        f(T.tensor([[nan, 1.0], [1.0, 2.0]], dtype=T.float64))
+    with pytest.raises(T.linalg.LinAlgError, match=re.escape("linalg.svd: (Batch element 1): The algorithm")):
+        f(T.tensor([[[1.0, 1.0], [1.0, 2.0]], [[nan, 1.0], [1.0, 2.0]]], dtype=T.float64))
+    out = T.linalg.svdvals(T.tensor([[[1.0, 1.0], [1.0, 2.0]], [[inf, 1.0], [1.0, 2.0]]], dtype=T.float64))
+    np.testing.assert_allclose(out[0].numpy(), [2.618033988749895, 0.38196601125010515], rtol=1e-12)

@@ -71,6 +71,16 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     edges = []
     meta = []
     for t in inputs:
+        if type(t) is Tensor and t._base is None:
+            # edge(t) of a plain tensor (not a view), spelled out: the common case
+            if t._requires_grad:
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+                meta.append(_interned((t._shape, t._dtype)))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+            continue
         e = edge(t)
         edges.append(e)
         meta.append(None if e[0] is None else _interned((t._shape, t._dtype)))

@@ -358,6 +358,12 @@ def rsub(x, other, alpha=1):
     return out
 
 
+def _same_device(a, g, b):
+    # (the device objects themselves first: device.__eq__ is Python, run per node)
+    da, dg, db = a._storage.device, g._storage.device, b._storage.device
+    return (da is dg or da == dg) and (db is dg or db == dg)
+
+
 class MulBackward0(Node):
     b_scalar = None      # the Python number b, when b is not a tensor
 
@@ -365,7 +371,7 @@ class MulBackward0(Node):
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
         if need_a and need_b and backward_path(
-                lambda: a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device
+                lambda: a._dtype is g._dtype and b._dtype is g._dtype and _same_device(a, g, b)
                 and accelerated(g, "mul_backward")
                 and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None,
                 g, a, b) is FUSED:

@@ -379,7 +379,8 @@ class MulBackward0(Node):
             shape = g._shape
             ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),
                                                 broadcast_view(b, shape), True, True)
-            return (new_tensor(ga, shape, g._dtype, g.device), new_tensor(gb, shape, g._dtype, g.device))
+            dev = g._storage.device
+            return (new_tensor(ga, shape, g._dtype, dev), new_tensor(gb, shape, g._dtype, dev))
         ga = (g * (b if b is not None else self.b_scalar)) if need_a else None
         gb = (g * a) if need_b else None
         return ga, gb

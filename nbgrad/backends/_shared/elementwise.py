@@ -67,7 +67,9 @@ def plan(shape, *strides):
     path = STRIDED
     if len(cshape) == 1:
         firsts = [st[0] for st in cst]
-        if all(f == 1 for f in firsts):
+        if cshape[0] == 1 or all(f == 1 for f in firsts):
+            # (one element: every operand's one value sits at its offset, whatever its
+            # strides, so the contiguous kernels read it; no strided walk for W8's x + 1)
             path = CONTIGUOUS
         elif len(firsts) == 2 and firsts == [1, 0]:
             path = SCALAR_B

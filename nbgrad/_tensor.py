@@ -117,7 +117,8 @@ class Tensor:
         t = object.__new__(Tensor)
         t._storage = Storage(buffer, device)
         t._shape = shape
-        t._stride = _strides_of(shape)
+        strides = _STRIDES_CACHE.get(shape)
+        t._stride = strides if strides is not None else _strides_of(shape)
         t._offset = 0
         t._dtype = dtype
         t._vc = VersionCounter()

@@ -11,6 +11,7 @@ import math
 from .. import _dtype as D
 from .._checks import checked_scalar
 from .._layout import is_dense, order_of_strides
+from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
@@ -19,7 +20,7 @@ from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ..autograd.backward_path import FUSED, backward_path
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, NotImplementedNode, zeros_grad)
+                     permuted, record, scalar_tensor, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
@@ -56,9 +57,13 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     else:
         dev = (a if a_is_tensor else b)._storage.device
     ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
-    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, _scalar_dtype(op, b, compute_dtype), dev)
+    if b_is_tensor and b._dtype is compute_dtype:
+        tb = b
+    else:
+        b_dtype = compute_dtype if compute_dtype is not D.float16 else _scalar_dtype(op, b, compute_dtype)
+        tb = cast(b, b_dtype) if b_is_tensor else scalar_tensor(b, b_dtype, dev)
     sa, sb = ta._shape, tb._shape
-    shape = broadcast_shapes(sa, sb)
+    shape = sa if sa is sb and type(sa) is Size else broadcast_shapes(sa, sb)
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
     bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype

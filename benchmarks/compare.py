@@ -1,8 +1,12 @@
 """Issue 5's speed table: nbgrad beside NumPy (hand-written gradients) and PyTorch CPU.
 
+Targets are issue 12's (eager speed): W1 <= 0.7x, W4 <= 0.8x, W5 <= 0.8x, W8 <= 1.0x
+PyTorch's time; the size sweep S16..S16M <= 1.0x, <= 0.8x from 65,536 elements up.
+
     python benchmarks/compare.py            # full run: 7 samples per library
     python benchmarks/compare.py --quick    # 5 samples, W7 cold once, W8 RSS skipped
     python benchmarks/compare.py W1 W4      # only some workloads
+    python benchmarks/compare.py S16 S1K S64K S1M S16M   # issue 12's size sweep
     python benchmarks/compare.py C1 C1b C2 C2b   # conv2d forward / backward (conv_workloads.py)
     python benchmarks/compare.py U1 U2      # user ops (issue 15) against nbgrad's built-ins
 
@@ -196,7 +200,7 @@ def fmt(x, scale):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, C1, C1b, C2, C2b, U1, U2 (default: all)")
+    parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, S16..S16M (size sweep), C1, C1b, C2, C2b, U1, U2 (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
     parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
     args = parser.parse_args(argv)

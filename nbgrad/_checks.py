@@ -40,6 +40,12 @@ def as_int(n, fn, arg, pos=None, what="tuple of ints"):
 
 def int_tuple(seq, fn, arg, position):
     """A tuple of Python ints from a sequence (PyTorch's IntArrayRef argument)."""
+    if isinstance(seq, tuple):          # the common call (a shape): plain ints in int64's range
+        for n in seq:
+            if type(n) is not int or not INT64_MIN <= n <= INT64_MAX:
+                break
+        else:
+            return tuple(seq)
     from ._tensor import Tensor
     if isinstance(seq, (numbers.Integral, np.integer)) and not isinstance(seq, bool):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, not "

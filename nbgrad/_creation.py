@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from . import _dtype as D
+from ._checks import check_new_sizes
 from ._size import Size, to_device, CPU
 from ._storage import Storage
 from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
@@ -15,7 +16,6 @@ from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
 def _size_args(size, itemsize=1):
     """The shape of a new tensor: ints, none negative, whose strides and byte count fit
     in int64 (PyTorch's errors: a shape past that is RuntimeError, not MemoryError)."""
-    from ._checks import check_new_sizes
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     out = []
@@ -353,6 +353,10 @@ def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=No
 
 
 def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+    if not x._shape and dtype is None and device is None and not requires_grad and memory_format is None:
+        # a 0-dim x (backward()'s implicit gradient of a loss): no size or layout to work out
+        dev = x._storage.device
+        return Tensor._from_buffer(get_backend(dev.type).full(1, x._dtype.np, 1), x._shape, x._dtype, dev)
     dtype, device = _like(x, dtype, device)
     return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x, memory_format)
 

@@ -4,6 +4,7 @@ The class owns *meaning*: geometry, aliasing, versions, the grad fields.
 Every computation is an op in nbgrad/ops, reached through the methods below.
 """
 import math
+import sys
 import weakref
 
 import numpy as np
@@ -52,6 +53,16 @@ def is_non_overlapping(shape, strides):
             return False
         extent = strides[d] * (shape[d] - 1) + extent
     return True
+
+
+def _autograd():
+    """nbgrad.autograd (which imports this module, so it is looked up on first use, once: a
+    function-level import costs ~0.5 us on every call, several per backward())."""
+    return sys.modules["nbgrad.autograd"]
+
+
+def _autograd_node():
+    return sys.modules["nbgrad.autograd.node"]
 
 
 class Tensor:
@@ -109,7 +120,8 @@ class Tensor:
         t = object.__new__(Tensor)
         t._storage = Storage(buffer, device)
         t._shape = shape
-        t._stride = _strides_of(shape)
+        strides = _STRIDES_CACHE.get(shape)
+        t._stride = strides if strides is not None else _strides_of(shape)
         t._offset = 0
         t._dtype = dtype
         t._vc = VersionCounter()
@@ -307,8 +319,7 @@ class Tensor:
     def _grad_accumulator(self):
         acc = self._grad_acc() if self._grad_acc is not None else None
         if acc is None:
-            from .autograd.node import AccumulateGrad
-            acc = AccumulateGrad(self)
+            acc = _autograd_node().AccumulateGrad(self)
             self._grad_acc = weakref.ref(acc)
         return acc
 
@@ -377,8 +388,7 @@ class Tensor:
         return RemovableHandle(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd().backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         return self._shallow_alias(share_version=True)

@@ -3,7 +3,9 @@
 It knows nothing of kernels: gradients are Tensors, and a node's backward is
 written with Tensor ops (so that create_graph=True records the backward pass).
 """
+import importlib
 import math
+import sys
 from heapq import heapify, heappop, heappush
 from sys import getrefcount
 
@@ -24,9 +26,14 @@ def _edge_of(t):
     return None, 0
 
 
+def _module(name):
+    """A module that imports this one, looked up instead of imported per call."""
+    return sys.modules.get(name) or importlib.import_module(name)
+
+
 def _make_grads(outputs, grad_outputs):
-    from .._tensor import Tensor
-    from .. import _creation
+    Tensor = _module("nbgrad._tensor").Tensor           # (those modules import this one)
+    _creation = _module("nbgrad._creation")
     grads = []
     for out, g in zip(outputs, grad_outputs):
         if g is None:

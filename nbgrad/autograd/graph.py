@@ -71,6 +71,18 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     edges = []
     meta = []
     for t in inputs:
+        if type(t) is Tensor and t._base is None and t._producer_meta is None:
+            # edge(t) of a plain tensor (not a view, not reshaped under no_grad since its
+            # node made it), spelled out: the common case
+            if t._requires_grad:
+                fn = t._grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+                key = (t._shape, t._dtype)
+                meta.append(_METAS.get(key) or _interned(key))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+            continue
         e = edge(t)
         edges.append(e)
         if e[0] is None:
@@ -80,12 +92,15 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
         else:
             fn, nr, shape, dtype = t._producer_meta
             meta.append(_interned((shape, dtype) if fn is e[0] and nr == e[1] else (t._shape, t._dtype)))
+    meta = tuple(meta)
+    meta = _METAS.get(meta) or _interned(meta)
     if node is None:
-        node = node_cls(tuple(edges), _interned(tuple(meta)))
+        node = node_cls(tuple(edges), meta)
     else:
-        Node.__init__(node, tuple(edges), _interned(tuple(meta)))
-    for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
-        setattr(node, name, value)        # no per-node __dict__ object for the GC to track
+        Node.__init__(node, tuple(edges), meta)
+    if attrs:
+        for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
+            setattr(node, name, value)        # no per-node __dict__ object for the GC to track
     for i, out in enumerate(outputs):
         if out is not None and out._dtype.is_floating_point:
             out._grad_fn = node

@@ -136,11 +136,11 @@ class Node:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+        return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
     def release(self):
         """Free saved tensors after a backward without retain_graph."""
-        if self._saved_scalar or any(s is not None for s in self._saved):   # (an unsaved slot unpacks to nothing)
+        if self._saved_scalar or self._saved.count(None) != len(self._saved):   # (an unsaved slot unpacks to nothing)
             self._saved = ()
             self._freed = True
 

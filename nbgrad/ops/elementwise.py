@@ -11,6 +11,7 @@ import math
 from .. import _dtype as D
 from .._checks import checked_scalar
 from .._layout import is_dense, order_of_strides
+from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
@@ -19,7 +20,7 @@ from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ..autograd.backward_path import FUSED, backward_path
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, NotImplementedNode, zeros_grad)
+                     permuted, record, scalar_tensor, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
@@ -56,9 +57,13 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     else:
         dev = (a if a_is_tensor else b)._storage.device
     ta = a if a_is_tensor and a._dtype is compute_dtype else as_operand(a, compute_dtype, dev)
-    tb = b if b_is_tensor and b._dtype is compute_dtype else as_operand(b, _scalar_dtype(op, b, compute_dtype), dev)
+    if b_is_tensor and b._dtype is compute_dtype:
+        tb = b
+    else:
+        b_dtype = compute_dtype if compute_dtype is not D.float16 else _scalar_dtype(op, b, compute_dtype)
+        tb = cast(b, b_dtype) if b_is_tensor else scalar_tensor(b, b_dtype, dev)
     sa, sb = ta._shape, tb._shape
-    shape = broadcast_shapes(sa, sb)
+    shape = sa if sa is sb and type(sa) is Size else broadcast_shapes(sa, sb)
     av = (ta._storage.buffer, ta._offset, shape, ta._stride) if sa == shape else broadcast_view(ta, shape)
     bv = (tb._storage.buffer, tb._offset, shape, tb._stride) if sb == shape else broadcast_view(tb, shape)
     out_dtype = out_dtype or compute_dtype
@@ -358,6 +363,12 @@ def rsub(x, other, alpha=1):
     return out
 
 
+def _same_device(a, g, b):
+    # (the device objects themselves first: device.__eq__ is Python, run per node)
+    da, dg, db = a._storage.device, g._storage.device, b._storage.device
+    return (da is dg or da == dg) and (db is dg or db == dg)
+
+
 class MulBackward0(Node):
     b_scalar = None      # the Python number b, when b is not a tensor
 
@@ -365,7 +376,7 @@ class MulBackward0(Node):
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
         if need_a and need_b and backward_path(
-                lambda: a._dtype is g._dtype and b._dtype is g._dtype and a.device == g.device == b.device
+                lambda: a._dtype is g._dtype and b._dtype is g._dtype and _same_device(a, g, b)
                 and accelerated(g, "mul_backward")
                 and output_layout(g._shape, (g, b)) is None and output_layout(g._shape, (g, a)) is None,
                 g, a, b) is FUSED:
@@ -373,7 +384,8 @@ class MulBackward0(Node):
             shape = g._shape
             ga, gb = backend_of(g).mul_backward(g._view_tuple(), broadcast_view(a, shape),
                                                 broadcast_view(b, shape), True, True)
-            return (new_tensor(ga, shape, g._dtype, g.device), new_tensor(gb, shape, g._dtype, g.device))
+            dev = g._storage.device
+            return (new_tensor(ga, shape, g._dtype, dev), new_tensor(gb, shape, g._dtype, dev))
         ga = (g * (b if b is not None else self.b_scalar)) if need_a else None
         gb = (g * a) if need_b else None
         return ga, gb

@@ -11,6 +11,7 @@ gradient once; only as_strided is defined on storage.
 import math
 
 from .. import _dtype as D
+from .._checks import int_tuple
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
@@ -572,7 +573,6 @@ class ExpandBackward0(Node):
 def expand(x, *sizes):
     if not sizes:
         raise TypeError('expand() missing 1 required positional arguments: "size"')
-    from .._checks import int_tuple
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list, Size)):
         sizes = sizes[0]
     sizes = int_tuple(sizes, "expand", "size", 1)

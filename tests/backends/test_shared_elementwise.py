@@ -13,7 +13,9 @@ from nbgrad.backends._shared import elementwise as S
     ((2, 3), [(1, 2)], S.STRIDED, [2, 3]),                  # a transposed view
     ((2, 3), [(3, 1), (0, 1)], S.STRIDED, [2, 3]),          # a broadcast row
     ((2, 3), [(3, 1), (3, 1), (1, 2)], S.STRIDED, [2, 3]),  # where with one transposed operand
-    ((1, 1), [(0, 0), (5, 7)], S.STRIDED, [1]),             # one element: its strides drop to 0
+    # one element: its strides drop to 0, and each operand's value sits at its offset, so
+    # the contiguous kernels read it (no strided walk; values: test_one_element_operands_...)
+    ((1, 1), [(0, 0), (5, 7)], S.CONTIGUOUS, [1]),
 ])
 def test_plan_picks_the_path_of_the_coalesced_geometry(shape, strides, path, cshape):
     found = S.plan(shape, *strides)
@@ -71,3 +73,18 @@ def test_jump_is_the_jumps_entry_and_walks_every_position(shape, strides):
             break
         p += jump(shape_a, strides_a, d, last)
     assert seen == (np.indices(shape).reshape(len(shape), -1).T @ np.array(strides)).tolist()
+
+
+def test_one_element_operands_at_any_offset_and_strides_take_their_own_value():
+    import nbgrad
+    base = nbgrad.arange(20.0).reshape(4, 5)
+    a = base[2:3, 3:4]                  # offset 13, strides (5, 1)
+    b = base.t()[1:2, 2:3]              # offset 11, strides (1, 5)
+    c = nbgrad.tensor(-2.0).expand(1, 1)    # strides (0, 0)
+    assert (a + b).tolist() == [[24.0]]
+    assert (b - a).tolist() == [[-2.0]]
+    assert (a * c).tolist() == [[-26.0]]
+    assert (c / b).numpy().tolist() == (np.float32(-2.0) / np.float32(11.0)).reshape(1, 1).tolist()
+    assert np.allclose(b.exp().numpy(), np.exp([[11.0]]))
+    assert nbgrad.where(c > 0, a, b).tolist() == [[11.0]]
+    assert nbgrad.where(c < 0, a, b).tolist() == [[13.0]]

@@ -67,7 +67,9 @@ def plan(shape, *strides):
     path = STRIDED
     if len(cshape) == 1:
         firsts = [st[0] for st in cst]
-        if all(f == 1 for f in firsts):
+        if cshape[0] == 1 or all(f == 1 for f in firsts):
+            # (one element: every operand's one value sits at its offset, whatever its
+            # strides, so the contiguous kernels read it; no strided walk for W8's x + 1)
             path = CONTIGUOUS
         elif len(firsts) == 2 and firsts == [1, 0]:
             path = SCALAR_B
@@ -121,18 +123,32 @@ def entry_points(device):
         run_unary(op, unary_kernels[op], plan(shape, tuple(strides)), buf, off, out, n)
         return out
 
+    # (op, shape, strides of a, strides of b) -> (numel, the op's kernels, plan): a small
+    # op's own Python (numel, the plan's key, the kernel table) looked up in one step
+    binary_calls = {}
+
     def binary(op, a_view, b_view, out_shape, out_dtype, out=None):
         abuf, aoff, _, ast = a_view
         bbuf, boff, _, bst = b_view
-        out_shape = tuple(out_shape)
-        n = numel(out_shape)
+        try:
+            call = binary_calls.get((op, out_shape, ast, bst))
+        except TypeError:       # shape or strides given as lists
+            call = None
+        if call is None:
+            out_shape = tuple(out_shape)
+            n = numel(out_shape)
+            if n == 0:
+                return empty(n, out_dtype) if out is None else out
+            call = (n, binary_kernels[op], plan(out_shape, tuple(ast), tuple(bst)))
+            if len(binary_calls) >= _PLANS_LIMIT:
+                binary_calls.clear()
+            binary_calls[(op, out_shape, tuple(ast), tuple(bst))] = call
+        n, kernels, geometry = call
         if out is None:
             out = empty(n, out_dtype)
-        if n == 0:
-            return out
         if on_device is not None:
             abuf, bbuf = on_device(abuf), on_device(bbuf)
-        run_binary(op, binary_kernels[op], plan(out_shape, tuple(ast), tuple(bst)), abuf, aoff, bbuf, boff, out, n)
+        run_binary(op, kernels, geometry, abuf, aoff, bbuf, boff, out, n)
         return out
 
     def where(cond_view, a_view, b_view, out_shape, out_dtype):

@@ -99,6 +99,11 @@ def zero_(t):
     return t.zero_()
 
 
+# issue 14: PyTorch's aliases and more composed functions (ops/more.py)
+from .ops.elementwise import acos as arccos, asin as arcsin, atan as arctan, atan2 as arctan2
+from .ops.views import movedim as moveaxis
+from .ops.more import ravel, fliplr, flipud, positive
+
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

@@ -103,6 +103,10 @@ def zero_(t):
 from .ops.elementwise import acos as arccos, asin as arcsin, atan as arctan, atan2 as arctan2
 from .ops.views import movedim as moveaxis
 from .ops.more import ravel, fliplr, flipud, positive
+from .ops.more import (addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, diag, diag_embed, diagflat, trace,
+                       diff, rot90, kron, inner, take_along_dim, nan_to_num, nansum, nanmean, count_nonzero,
+                       heaviside, signbit, copysign, deg2rad, rad2deg, frac, fmod, logaddexp, logaddexp2,
+                       matrix_power, hsplit, vsplit, dsplit, cummax, cummin, logcumsumexp)
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

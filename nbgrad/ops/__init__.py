@@ -438,6 +438,24 @@ TENSOR_METHODS["bitwise_xor_"] = _inplace_method(E.bitwise_xor, False, name="bit
 TENSOR_METHODS["bitwise_not_"] = _inplace_method(E.bitwise_not, False, name="bitwise_not_")
 TENSOR_METHODS.update({"ravel": _MORE.ravel, "fliplr": _MORE.fliplr, "flipud": _MORE.flipud,
                        "positive": _MORE.positive})
+_MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embed diagflat trace diff rot90 kron "
+                 "inner take_along_dim nan_to_num nansum nanmean count_nonzero heaviside signbit copysign deg2rad "
+                 "rad2deg frac fmod logaddexp logaddexp2 matrix_power hsplit vsplit dsplit cummax cummin "
+                 "logcumsumexp").split()
+TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+
+
+def _more_inplace(fn, name):
+    """<name>_: the out-of-place op written into self (its result's shape must be self's)."""
+    def method(self, *args, **kwargs):
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
+    method.__name__ = name
+    return method
+
+
+TENSOR_METHODS.update({_name + "_": _more_inplace(getattr(_MORE, _name), _name + "_") for _name in (
+    "addmm addmv addr baddbmm addbmm addcmul addcdiv nan_to_num copysign deg2rad rad2deg frac fmod".split())})
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

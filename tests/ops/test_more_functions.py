@@ -117,3 +117,184 @@ def test_moveaxis_ravel_flips_positive():
         nbgrad.flipud(nbgrad.tensor(1.0))
     with pytest.raises(RuntimeError, match="on a bool tensor is not supported"):
         nbgrad.positive(nbgrad.tensor([True]))
+
+
+# -- composites: values against NumPy, gradients, PyTorch 2.13's node names ----------------------
+def _r(*shape):
+    return RNG.standard_normal(shape)
+
+
+def _fmod_np(a, b):
+    return np.fmod(a, b)
+
+
+def _logcumsumexp_np(a, axis):
+    return np.logaddexp.accumulate(a, axis=axis)
+
+
+COMPOSITES = [
+    # (name, arrays, nbgrad call, numpy reference, node name)
+    ("addmm", [_r(2, 3), _r(2, 4), _r(4, 3)], lambda i, a, b: nbgrad.addmm(i, a, b, beta=0.5, alpha=2),
+     lambda i, a, b: 0.5 * i + 2 * a @ b, "AddmmBackward0"),
+    ("addmm_beta0", [_r(3), _r(2, 4), _r(4, 3)], lambda i, a, b: i.addmm(a, b, beta=0),
+     lambda i, a, b: a @ b, "AddmmBackward0"),
+    ("addmv", [_r(2), _r(2, 4), _r(4)], lambda i, a, b: nbgrad.addmv(i, a, b, alpha=3),
+     lambda i, a, b: i + 3 * a @ b, "AddmvBackward0"),
+    ("addr", [_r(2, 3), _r(2), _r(3)], lambda i, a, b: i.addr(a, b, beta=2),
+     lambda i, a, b: 2 * i + np.outer(a, b), "AddrBackward0"),
+    ("baddbmm", [_r(2, 2, 3), _r(2, 2, 4), _r(2, 4, 3)], nbgrad.baddbmm, lambda i, a, b: i + a @ b, "BaddbmmBackward0"),
+    ("addbmm", [_r(2, 3), _r(5, 2, 4), _r(5, 4, 3)], nbgrad.addbmm, lambda i, a, b: i + (a @ b).sum(0),
+     "AddbmmBackward0"),
+    ("addcmul", [_r(3), _r(2, 3), _r(3)], lambda i, a, b: nbgrad.addcmul(i, a, b, value=3),
+     lambda i, a, b: i + 3 * a * b, "AddcmulBackward0"),
+    ("addcdiv", [_r(3), _r(2, 3), RNG.uniform(1, 2, 3)], lambda i, a, b: i.addcdiv(a, b, value=-2),
+     lambda i, a, b: i - 2 * a / b, "AddcdivBackward0"),
+    ("diag_vec", [_r(3)], lambda v: nbgrad.diag(v, 1), lambda v: np.diag(v, 1), "DiagEmbedBackward0"),
+    ("diag_vec_neg", [_r(3)], lambda v: v.diag(-2), lambda v: np.diag(v, -2), "DiagEmbedBackward0"),
+    ("diag_mat", [_r(3, 4)], lambda m: nbgrad.diag(m, 1), lambda m: np.diag(m, 1), "DiagonalBackward0_copy"),
+    ("diag_embed", [_r(2, 3)], lambda v: nbgrad.diag_embed(v, 1, 0, 2),
+     lambda v: np.moveaxis(np.stack([np.diag(r, 1) for r in v]), 0, 1), "DiagEmbedBackward0"),
+    ("diagflat", [_r(2, 3)], lambda v: v.diagflat(-1), lambda v: np.diagflat(v, -1), "DiagEmbedBackward0"),
+    ("trace", [_r(3, 4)], nbgrad.trace, np.trace, "TraceBackward0"),
+    ("diff", [_r(3, 5)], lambda v: nbgrad.diff(v, 2, dim=1), lambda v: np.diff(v, 2, axis=1), "SubBackward0"),
+    ("diff_pend", [_r(3, 5), _r(3, 1)], lambda v, p: v.diff(dim=1, prepend=p, append=p),
+     lambda v, p: np.diff(v, axis=1, prepend=p, append=p), "SubBackward0"),
+    ("rot90", [_r(2, 3, 4)], lambda v: nbgrad.rot90(v, 1, [2, 0]), lambda v: np.rot90(v, 1, (2, 0)), "Rot90Backward0"),
+    ("rot90_3", [_r(2, 3)], lambda v: v.rot90(3), lambda v: np.rot90(v, 3), "Rot90Backward0"),
+    ("rot90_neg", [_r(2, 3)], lambda v: v.rot90(-2), lambda v: np.rot90(v, -2), "Rot90Backward0"),
+    ("kron", [_r(2, 3), _r(3, 2, 2)], nbgrad.kron, np.kron, "UnsafeViewBackward0"),
+    ("inner", [_r(2, 3), _r(4, 3)], nbgrad.inner, np.inner, "ViewBackward0"),
+    ("take_along_dim", [_r(3, 4)], lambda x: nbgrad.take_along_dim(x, nbgrad.tensor([[0, 2], [1, 1], [3, 0]]), 1),
+     lambda x: np.take_along_axis(x, np.array([[0, 2], [1, 1], [3, 0]]), 1), "GatherBackward0"),
+    ("take_along_none", [_r(3, 4)], lambda x: x.take_along_dim(nbgrad.tensor([5, 0, 11])),
+     lambda x: x.ravel()[[5, 0, 11]], "GatherBackward0"),
+    ("copysign", [_r(2, 3), _r(3)], nbgrad.copysign, np.copysign, "CopysignBackward0"),
+    ("copysign_num", [_r(2, 3)], lambda a: a.copysign(-2.0), lambda a: np.copysign(a, -2.0), "CopysignBackward1"),
+    ("deg2rad", [_r(4)], nbgrad.deg2rad, np.deg2rad, "Deg2RadBackward0"),
+    ("rad2deg", [_r(4)], lambda a: a.rad2deg(), np.rad2deg, "Rad2DegBackward0"),
+    ("frac", [_r(5) * 3], nbgrad.frac, lambda a: a - np.trunc(a), "FracBackward0"),
+    ("fmod", [_r(2, 3) * 5, RNG.uniform(0.7, 2, 3) * np.array([1, -1, 1])], nbgrad.fmod, _fmod_np,
+     "FmodBackward1"),
+    ("fmod_num", [_r(6) * 5], lambda a: a.fmod(-1.5), lambda a: np.fmod(a, -1.5), "FmodBackward0"),
+    ("logaddexp", [_r(2, 3), _r(3)], nbgrad.logaddexp, np.logaddexp, "LogaddexpBackward0"),
+    ("logaddexp2", [_r(2, 3), _r(3)], lambda a, b: a.logaddexp2(b), np.logaddexp2, "Logaddexp2Backward0"),
+    ("matrix_power3", [_r(2, 3, 3)], lambda a: nbgrad.matrix_power(a, 3), lambda a: np.linalg.matrix_power(a, 3),
+     "UnsafeViewBackward0"),
+    ("matrix_power-2", [_r(3, 3) + 3 * np.eye(3)], lambda a: a.matrix_power(-2),
+     lambda a: np.linalg.matrix_power(a, -2), "MmBackward0"),
+    ("matrix_power-1", [_r(3, 3) + 3 * np.eye(3)], lambda a: a.matrix_power(-1), np.linalg.inv,
+     "LinalgInvExBackward0"),
+    ("matrix_power0", [_r(3, 3)], lambda a: a.matrix_power(0), lambda a: np.eye(3), "CopyBackwards"),
+    ("cummax", [_r(3, 5)], lambda a: nbgrad.cummax(a, 1).values, lambda a: np.maximum.accumulate(a, 1),
+     "CummaxBackward0"),
+    ("cummin", [_r(3, 5)], lambda a: a.cummin(0)[0], lambda a: np.minimum.accumulate(a, 0), "CumminBackward0"),
+    ("logcumsumexp", [_r(4, 3)], lambda a: nbgrad.logcumsumexp(a, 0), lambda a: _logcumsumexp_np(a, 0),
+     "LogcumsumexpBackward0"),
+    ("nansum", [_r(3, 4)], lambda a: nbgrad.nansum(a, 1), lambda a: np.nansum(a, 1), "NansumBackward0"),
+    ("nanmean", [_r(3, 4)], lambda a: a.nanmean(), np.nanmean, "DivBackward0"),
+    ("nan_to_num", [_r(3, 4)], lambda a: nbgrad.nan_to_num(a, nan=1.0), lambda a: np.nan_to_num(a, nan=1.0),
+     "NanToNumBackward0"),
+]
+
+
+@pytest.mark.parametrize("case", COMPOSITES, ids=[c[0] for c in COMPOSITES])
+def test_composites_values_gradients_nodes(case):
+    name, arrays, fn, ref, node = case
+    tensors = [leaf(a) for a in arrays]
+    out = fn(*tensors)
+    np.testing.assert_allclose(out.detach().numpy(), ref(*arrays), rtol=1e-10, atol=1e-12)
+    assert out.dtype == nbgrad.float64
+    assert out.grad_fn.name() == node
+    assert gradcheck(fn, tuple(tensors))
+
+
+def test_inplace_composites():
+    i, a, b = _r(2, 3), _r(2, 4), _r(4, 3)
+    x = nbgrad.tensor(i)
+    assert x.addmm_(nbgrad.tensor(a), nbgrad.tensor(b), alpha=2) is x
+    np.testing.assert_allclose(x.numpy(), i + 2 * a @ b)
+    y = nbgrad.tensor(i)
+    y.addcdiv_(nbgrad.tensor(a[:, :3]), nbgrad.tensor(b[:2] + 5), value=0.5)
+    np.testing.assert_allclose(y.numpy(), i + 0.5 * a[:, :3] / (b[:2] + 5))
+    z = nbgrad.tensor([1.5, -2.25, float("nan"), float("inf")])
+    z.nan_to_num_(posinf=7.0)
+    np.testing.assert_array_equal(z.numpy(), [1.5, -2.25, 0.0, 7.0])
+    z.frac_()
+    np.testing.assert_array_equal(z.numpy(), [0.5, -0.25, 0.0, 0.0])
+    w = nbgrad.ones(2, 2)
+    with pytest.raises(RuntimeError):           # the result (3, 3) does not fit w
+        w.addmm_(nbgrad.ones(3, 4), nbgrad.ones(4, 3))
+    np.testing.assert_array_equal(w.numpy(), np.ones((2, 2)))
+    g = leaf(i) * 1
+    g.addcmul_(leaf(a[:, :3]), leaf(b[:2]), value=2)
+    assert g.grad_fn.name() == "AddcmulBackward0"
+
+
+def test_special_values_and_dtypes():
+    x = np.array([-0.0, 0.0, -1, 1, np.inf, -np.inf, np.nan])
+    t = nbgrad.tensor(x)
+    np.testing.assert_array_equal(nbgrad.signbit(t).numpy(), np.signbit(x[:6]).tolist() + [False])
+    assert nbgrad.signbit(t).dtype == nbgrad.bool
+    np.testing.assert_array_equal(nbgrad.heaviside(t, nbgrad.tensor(7.0, dtype=nbgrad.float64)).numpy(),
+                                  [7, 7, 0, 1, 1, 0, 0])
+    with pytest.raises(RuntimeError, match="different dtypes"):
+        nbgrad.heaviside(t, nbgrad.tensor(7.0))
+    np.testing.assert_array_equal(nbgrad.nan_to_num(t.float()).numpy(),
+                                  np.nan_to_num(x.astype(np.float32)))
+    assert nbgrad.count_nonzero(t).item() == 5 and nbgrad.count_nonzero(t).dtype == nbgrad.int64
+    np.testing.assert_array_equal(nbgrad.count_nonzero(nbgrad.tensor([[0, 1], [2, 3]]), dim=0).numpy(), [1, 2])
+    np.testing.assert_array_equal(nbgrad.fmod(nbgrad.tensor([-7, 7, -7]), nbgrad.tensor([3, -3, 2])).numpy(),
+                                  np.fmod([-7, 7, -7], [3, -3, 2]))
+    assert nbgrad.deg2rad(nbgrad.tensor([180])).dtype == nbgrad.float32
+    np.testing.assert_allclose(nbgrad.logaddexp(nbgrad.tensor([np.inf, -np.inf]), nbgrad.tensor([np.inf, -np.inf]))
+                               .numpy(), [np.inf, -np.inf])
+    lc = nbgrad.logcumsumexp(nbgrad.tensor([-1000.0, 0.0, -np.inf, 5.0], dtype=nbgrad.float64), 0)
+    np.testing.assert_allclose(lc.numpy(), np.logaddexp.accumulate([-1000.0, 0.0, -np.inf, 5.0]))
+    np.testing.assert_allclose(nbgrad.nansum(t.nan_to_num(posinf=1.0, neginf=1.0)).item(), 2.0)
+    np.testing.assert_allclose(nbgrad.nanmean(nbgrad.tensor([1.0, np.nan, 3.0])).item(), 2.0)
+
+
+def test_cummax_cummin_indices_ties_and_nan():
+    a = np.array([3.0, 1, 3, np.nan, 2, 3])
+    r = nbgrad.cummax(nbgrad.tensor(a), 0)
+    np.testing.assert_array_equal(r.indices.numpy(), [0, 0, 2, 3, 3, 3])     # PyTorch: last tie, NaN sticks
+    np.testing.assert_array_equal(r.values.numpy(), [3, 3, 3, np.nan, np.nan, np.nan])
+    b = np.array([[2, 1, 1, 5], [0, 0, 3, -1]])
+    m = nbgrad.cummin(nbgrad.tensor(b), 1)
+    np.testing.assert_array_equal(m.values.numpy(), np.minimum.accumulate(b, 1))
+    np.testing.assert_array_equal(m.indices.numpy(), [[0, 1, 2, 2], [0, 1, 1, 3]])
+    assert m.indices.dtype == nbgrad.int64
+
+
+def test_splits():
+    a = _r(2, 6, 4)
+    x = nbgrad.tensor(a)
+    for ours, theirs in ((nbgrad.hsplit(x, 3), np.hsplit(a, 3)), (x.vsplit([1]), np.vsplit(a, [1])),
+                         (nbgrad.dsplit(x, [1, 3]), np.dsplit(a, [1, 3]))):
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            np.testing.assert_array_equal(o.numpy(), t)
+    np.testing.assert_array_equal(nbgrad.hsplit(nbgrad.tensor(a[0, :, 0]), 2)[1].numpy(), a[0, 3:, 0])
+    with pytest.raises(RuntimeError, match="not divisible by the split_size 4"):
+        nbgrad.hsplit(x, 4)
+    with pytest.raises(RuntimeError, match="requires a tensor with at least 3 dimension"):
+        nbgrad.dsplit(x[0], 2)
+
+
+def test_composite_errors():
+    with pytest.raises(RuntimeError, match=r"diag\(\): Supports 1D or 2D tensors. Got 3D"):
+        nbgrad.diag(nbgrad.ones(2, 2, 2))
+    with pytest.raises(RuntimeError, match="trace: expected a matrix, but got tensor with dim 1"):
+        nbgrad.trace(nbgrad.ones(3))
+    with pytest.raises(RuntimeError, match="the last dimension must match"):
+        nbgrad.inner(nbgrad.ones(3), nbgrad.ones(4))
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):
+        nbgrad.addcdiv(nbgrad.ones(2), nbgrad.tensor([1, 2]), nbgrad.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        nbgrad.frac(nbgrad.tensor([1]))
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        nbgrad.matrix_power(nbgrad.ones(2, 3), 2)
+    with pytest.raises(RuntimeError, match="expected rotation dims to be different"):
+        nbgrad.rot90(nbgrad.ones(2, 2), 1, [0, 0])
+    with pytest.raises(RuntimeError, match="diff expects input to be at least one-dimensional"):
+        nbgrad.diff(nbgrad.tensor(1.0))

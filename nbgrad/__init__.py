@@ -107,6 +107,7 @@ from .ops.more import (addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, di
                        diff, rot90, kron, inner, take_along_dim, nan_to_num, nansum, nanmean, count_nonzero,
                        heaviside, signbit, copysign, deg2rad, rad2deg, frac, fmod, logaddexp, logaddexp2,
                        matrix_power, hsplit, vsplit, dsplit, cummax, cummin, logcumsumexp)
+from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, bernoulli, multinomial
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

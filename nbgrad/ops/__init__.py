@@ -441,7 +441,8 @@ TENSOR_METHODS.update({"ravel": _MORE.ravel, "fliplr": _MORE.fliplr, "flipud": _
 _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embed diagflat trace diff rot90 kron "
                  "inner take_along_dim nan_to_num nansum nanmean count_nonzero heaviside signbit copysign deg2rad "
                  "rad2deg frac fmod logaddexp logaddexp2 matrix_power hsplit vsplit dsplit cummax cummin "
-                 "logcumsumexp").split()
+                 "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
+                 "multinomial").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
 
 

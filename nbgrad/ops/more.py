@@ -100,32 +100,32 @@ def _scaled_sum(name, input, product, beta, alpha):
     return renamed((input if beta == 1 else input * beta) + product, name)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _scaled_sum("AddmvBackward0", input, mat.mv(vec), beta, alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _scaled_sum("AddrBackward0", input, vec1.outer(vec2), beta, alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum("BaddbmmBackward0", input, batch1.bmm(batch2), beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+def addcmul(input, tensor1, tensor2, *, value=1):
     prod = tensor1 * tensor2
     return renamed(input + (prod * value if value != 1 else prod), "AddcmulBackward0")
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, *, value=1):
     if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
@@ -167,7 +167,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return renamed(out, "DiagEmbedBackward0")
 
 
-def diag(input, diagonal=0, *, out=None):
+def diag(input, diagonal=0):
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
@@ -236,7 +236,7 @@ def kron(input, other):
     return renamed((a * b).reshape([p * q for p, q in zip(a.shape[::2], b.shape[1::2])]), "UnsafeViewBackward0")
 
 
-def inner(input, other, *, out=None):
+def inner(input, other):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
     n = input.shape[-1]
@@ -247,7 +247,7 @@ def inner(input, other, *, out=None):
     return prod.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
 
 
-def take_along_dim(input, indices, dim=None, *, out=None):
+def take_along_dim(input, indices, dim=None):
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     d = wrap_dim(dim, input.dim())
@@ -267,7 +267,7 @@ def _finfo(dtype):
     return np.finfo(dtype.np)
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if not input._dtype.is_floating_point:
         return input.clone()
     info = _finfo(input._dtype)
@@ -278,14 +278,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return renamed(out, "NanToNumBackward0")
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .reduction import sum as _sum
     if not input._dtype.is_floating_point:
         return _sum(input, dim, keepdim, dtype)
     return renamed(_sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype), "NansumBackward0")
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input._dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.scalar_type_name(input._dtype)}")
@@ -300,7 +300,7 @@ def count_nonzero(input, dim=None):
 
 
 # ---------------------------------------------------------------- signs and scalings
-def signbit(input, *, out=None):
+def signbit(input):
     if input._dtype is D.bool_:
         return input != input
     if not input._dtype.is_floating_point:
@@ -310,7 +310,7 @@ def signbit(input, *, out=None):
         return (input < 0) | ((input == 0) & (E.reciprocal(input) < 0))
 
 
-def heaviside(input, values, *, out=None):
+def heaviside(input, values):
     if input._dtype is not values._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     from ..autograd.grad_mode import no_grad
@@ -332,7 +332,7 @@ class CopysignBackward1(Node):
         return g * (E.sign(x) * E.sign(out))
 
 
-def copysign(input, other, *, out=None):
+def copysign(input, other):
     """|input| with the sign bit of other; PyTorch's derivatives (input: grad * sign(input)
     * sign(result), 0 at input == 0; other: zero)."""
     import math
@@ -358,19 +358,19 @@ def copysign(input, other, *, out=None):
     return res
 
 
-def deg2rad(input, *, out=None):
+def deg2rad(input):
     import math
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
     return renamed(x * (math.pi / 180.0), "Deg2RadBackward0")
 
 
-def rad2deg(input, *, out=None):
+def rad2deg(input):
     import math
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
     return renamed(x * (180.0 / math.pi), "Rad2DegBackward0")
 
 
-def frac(input, *, out=None):
+def frac(input):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
     return renamed(input - E.trunc(input), "FracBackward0")
@@ -391,7 +391,7 @@ class FmodBackward1(Node):
         return ga, gb
 
 
-def fmod(input, other, *, out=None):
+def fmod(input, other):
     """C's fmod: the remainder of trunc division, with the sign of input (computed as
     sign(input) * remainder(|input|, |other|), exact); PyTorch's derivatives."""
     from ..autograd.grad_mode import no_grad
@@ -413,13 +413,13 @@ def fmod(input, other, *, out=None):
     return res
 
 
-def logaddexp(input, other, *, out=None):
+def logaddexp(input, other):
     m = E.maximum(input, other)
     out = m + E.log1p(E.exp(-E.abs(input - other)))
     return renamed(E.where(E.isinf(input) & (input == other), input, out), "LogaddexpBackward0")
 
 
-def logaddexp2(input, other, *, out=None):
+def logaddexp2(input, other):
     import math
     m = E.maximum(input, other)
     out = m + E.log1p(E.exp2(-E.abs(input - other))) / math.log(2.0)
@@ -516,15 +516,15 @@ def _cumext(name, node, input, dim, larger):
     return ReductionResult(values, idx, name)
 
 
-def cummax(input, dim, *, out=None):
+def cummax(input, dim):
     return _cumext("cummax", "CummaxBackward0", input, dim, True)
 
 
-def cummin(input, dim, *, out=None):
+def cummin(input, dim):
     return _cumext("cummin", "CumminBackward0", input, dim, False)
 
 
-def logcumsumexp(input, dim, *, out=None):
+def logcumsumexp(input, dim):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
@@ -538,3 +538,290 @@ def logcumsumexp(input, dim, *, out=None):
     if input.dim() == 0:
         out = out.reshape(())
     return renamed(out, "LogcumsumexpBackward0")
+
+
+# ---------------------------------------------------------------- unfold (a strided view)
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: every `size`-long window of `dimension`, `step` apart, as a new last
+    dimension of a view (PyTorch's UnfoldBackward0 sums the overlapping windows back)."""
+    nd = input.dim()
+    d = wrap_dim(dimension, nd) if nd else 0
+    if nd and not (0 <= d < nd):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dimension})")
+    length = input.shape[d] if nd else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, stride = list(input.shape), list(input.stride())
+    inner = stride[d] if nd else 1
+    if nd:
+        shape[d] = (length - size) // step + 1
+        stride[d] = inner * step
+    out = input.as_strided(tuple(shape) + (size,), tuple(stride) + (inner,), input.storage_offset())
+    return renamed(out, "UnfoldBackward0")
+
+
+# ---------------------------------------------------------------- order statistics (sort-based)
+class _EvenlyDistributed(Node):
+    """median()/nanmedian() of all elements: the gradient shared evenly by the elements equal
+    to the result (PyTorch's evenly_distribute_backward)."""
+
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        return E.where(mask, g / mask.sum(), 0.0)
+
+
+MedianBackward0 = type("MedianBackward0", (_EvenlyDistributed,), {})
+NanmedianBackward0 = type("NanmedianBackward0", (_EvenlyDistributed,), {})
+
+
+def _median_all(input, ignore_nan):
+    from ..autograd.grad_mode import no_grad
+    from .._creation import full
+    with no_grad():
+        flat = input.reshape(-1)
+        n = flat.shape[0]
+        if n == 0:
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
+        s = flat.sort().values
+        nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
+        if ignore_nan:
+            k = n - nans
+            pos = (k - 1) // 2 if k else 0
+        else:
+            pos = n - nans if nans else (n - 1) // 2
+        value = s[pos].clone()
+        mask = (flat == value) | (E.isnan(flat) & E.isnan(value)) if input._dtype.is_floating_point \
+            else flat == value
+    if needs_grad(input):
+        node = record(NanmedianBackward0 if ignore_nan else MedianBackward0, (input,), (value,))
+        node.save(mask.reshape(input.shape))
+    return value
+
+
+def _select(name, node, input, dim, keepdim, pos_of):
+    """(values, indices) of the element at sorted position pos_of(n, nan count) along dim."""
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    with no_grad():
+        order = x.sort(dim=d, stable=True).indices
+        if x._dtype.is_floating_point:
+            nans = E.isnan(x).sum(d, keepdim=True)
+        else:
+            from .._creation import zeros
+            nans = zeros(tuple(1 if i == d else n for i, n in enumerate(x.shape)), dtype=D.int64, device=x.device)
+        pos = pos_of(x.shape[d], nans)
+        idx = order.gather(d, pos)
+    values = renamed(x.gather(d, idx), node)
+    if not keepdim or input.dim() == 0:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+        if values._grad_fn is not None and values._grad_fn is not idx._grad_fn:
+            renamed(values, node)
+    return ReductionResult(values, idx, name)
+
+
+def _check_nonempty(name, input, dim):
+    d = wrap_dim(dim, input.dim())
+    if input.dim() and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, False)
+    _check_nonempty("median", input, dim)
+
+    def pos(n, nans):
+        return E.where(nans > 0, n - nans, (n - 1) // 2)
+    return _select("median", "MedianBackward1", input, dim, keepdim, pos)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, True)
+    _check_nonempty("nanmedian", input, dim)
+
+    def pos(n, nans):
+        k = n - nans
+        return E.where(k > 0, E.floor_divide(k - 1, 2), 0 * k)
+    return _select("nanmedian", "NanmedianBackward1", input, dim, keepdim, pos)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    n = input.shape[wrap_dim(dim, input.dim())] if input.dim() else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+    def pos(n, nans):
+        return nans * 0 + (k - 1)
+    return _select("kthvalue", "KthvalueBackward0", input, dim, keepdim, pos)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones) and the
+    index of its last occurrence, as PyTorch's CPU kernel."""
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    _check_nonempty("mode", x, d)
+    with no_grad():
+        y = x.movedim(d, -1)
+        counts = (y.unsqueeze(-1) == y.unsqueeze(-2)).sum(-1)              # [.., i]: how many equal y[i]
+        top = counts.amax(-1, keepdim=True)
+        big = y.amax(-1, keepdim=True)
+        value = E.where(counts == top, y, big).amin(-1, keepdim=True)
+        n = y.shape[-1]
+        from .._creation import full
+        idx = E.where(y == value, _arange(n, x.device), full((), -1, dtype=D.int64, device=x.device))
+        idx = idx.amax(-1, keepdim=True).movedim(-1, d).contiguous()
+    values = renamed(x.gather(d, idx), "ModeBackward0")
+    if not keepdim or input.dim() == 0:
+        values, idx = renamed(values.squeeze(d), "ModeBackward0"), idx.squeeze(d)
+    return ReductionResult(values, idx, "mode")
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    from ..autograd.grad_mode import no_grad
+    from .._creation import tensor as _tensor
+    if not input._dtype.is_floating_point or input._dtype is D.float16:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
+    if qt.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if qt._dtype is not input._dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    with no_grad():
+        qv = qt.reshape(-1)
+        if qv.numel() and bool(((qv < 0) | (qv > 1)).any()):
+            bad = qv[((qv < 0) | (qv > 1)).nonzero()[0, 0]].item() if scalar_q else None
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad}" if scalar_q
+                               else f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, input.dim())
+        x = input if input.dim() else input.reshape(1)
+    if x.shape[d] == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    y = x.movedim(d, -1)                                  # (..., n)
+    n = y.shape[-1]
+    s = y.sort(-1).values                                 # NaN last; differentiable (SortBackward0)
+    with no_grad():
+        nans = E.isnan(y).sum(-1, keepdim=True).to(input.dtype)  # (..., 1)
+        last = (n - nans - 1) if ignore_nan else (nans * 0 + (n - 1))
+        ranks = qv * E.clamp_min(last, 0)                 # (..., k)
+        if not ignore_nan:
+            ranks = E.where(nans > 0, float(n - 1), ranks)
+        if interpolation == "lower":
+            ranks = E.floor(ranks)
+        elif interpolation == "higher":
+            ranks = E.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = E.round(ranks)
+        below = E.floor(ranks).to(D.int64)
+        above = E.ceil(ranks).to(D.int64)
+        weights = ranks - below.to(input.dtype) if interpolation == "linear" else None
+    lo = s.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        hi = s.gather(-1, above)
+        out = E.lerp(lo, hi, weights if interpolation == "linear" else 0.5)
+    else:
+        out = lo
+    if ignore_nan:
+        with no_grad():
+            empty = (nans == n)
+        out = E.where(empty, float("nan"), out)
+    out = out.movedim(-1, 0)                                  # (k, ...)
+    if dim is not None and keepdim:
+        out = out.unsqueeze(d + 1)
+    elif dim is None and keepdim:
+        out = out.reshape((out.shape[0],) + (1,) * input.dim())
+    if scalar_q or qt.dim() == 0:
+        out = out.squeeze(0)
+    return renamed(out, "SqueezeBackward4")
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+# ---------------------------------------------------------------- random sampling
+class BernoulliBackward0(Node):
+    def backward(self, g):
+        return zeros_grad(g)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws with probabilities input (or p), in input's dtype, from nbgrad's random
+    stream (reproducible under manual_seed; not PyTorch's bits)."""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import rand_like
+    with no_grad():
+        prob = input if p is None else p
+        if isinstance(prob, Tensor) and prob.numel() and bool(((prob < 0) | (prob > 1)).any()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        if not isinstance(prob, Tensor) and not 0 <= prob <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
+        u = rand_like(input, dtype=input.dtype if input._dtype.is_floating_point else D.float32)
+        out = (u < prob).to(input._dtype)
+    if needs_grad(input):
+        record(BernoulliBackward0, (input,), (out,))
+    return out
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices drawn from the rows of input (unnormalised weights): with replacement by
+    inverting the cumulative distribution, without by the Gumbel top-k trick."""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import rand
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{D.scalar_type_name(input._dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n = input.shape[-1]
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    with no_grad():
+        p = input.reshape(-1, n).to(D.float64)
+        if bool((E.isnan(p) | E.isinf(p) | (p < 0)).any()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        total = p.sum(-1, keepdim=True)
+        if bool((total <= 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rows = p.shape[0]
+        if replacement:
+            cdf = (p / total).cumsum(-1)
+            u = rand(rows, num_samples, dtype=D.float64, device=input.device)
+            # the first category whose cumulative probability exceeds u (never a zero-weight one)
+            idx = (u.unsqueeze(-1) >= cdf.unsqueeze(-2)).sum(-1)
+            positive = p > 0
+            last = E.where(positive, _arange(n, input.device), -1).amax(-1, keepdim=True)
+            idx = E.minimum(idx, last)
+        else:
+            if bool(((p > 0).sum(-1) < num_samples).any()):
+                raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough "
+                                   "non-negative category to sample)")
+            u = rand(rows, n, dtype=D.float64, device=input.device)
+            keys = E.where(p > 0, E.log(u) / p, float("-inf"))
+            idx = keys.topk(num_samples, -1).indices
+        return idx.reshape(tuple(input.shape[:-1]) + (num_samples,)).to(D.int64)

@@ -298,3 +298,128 @@ def test_composite_errors():
         nbgrad.rot90(nbgrad.ones(2, 2), 1, [0, 0])
     with pytest.raises(RuntimeError, match="diff expects input to be at least one-dimensional"):
         nbgrad.diff(nbgrad.tensor(1.0))
+
+
+# -- unfold, order statistics, sampling --------------------------------------------------------
+def test_unfold_view_values_gradient():
+    a = _r(3, 10)
+    x = leaf(a)
+    u = x.unfold(1, 3, 2)
+    assert u.shape == (3, 4, 3) and u.grad_fn.name() == "UnfoldBackward0"
+    np.testing.assert_array_equal(u.detach().numpy(),
+                                  np.lib.stride_tricks.sliding_window_view(a, 3, axis=1)[:, ::2])
+    assert gradcheck(lambda t: t.unfold(1, 3, 2), (x,))        # overlapping windows sum back
+    assert gradcheck(lambda t: t.unfold(0, 2, 1), (x,))
+    v = nbgrad.arange(6.0)
+    w = v.unfold(0, 2, 2)
+    v[0] = 9.0                                                  # a view of v
+    assert w[0, 0].item() == 9.0
+    with pytest.raises(RuntimeError, match="maximum size for tensor at dimension 0 is 6 but size is 7"):
+        v.unfold(0, 7, 1)
+    with pytest.raises(RuntimeError, match="step is 0 but must be > 0"):
+        v.unfold(0, 2, 0)
+
+
+def test_median_all_evenly_distributes_gradient():
+    x = leaf([1.0, 3, 2, 2, 5, 2])
+    m = nbgrad.median(x)
+    assert m.item() == 2.0 and m.grad_fn.name() == "MedianBackward0"
+    m.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0, 0, 1 / 3, 1 / 3, 0, 1 / 3])
+    assert np.isnan(nbgrad.tensor([1.0, np.nan, 0.0]).median().item())
+    y = nbgrad.tensor([1.0, np.nan, 0.0, 4.0])
+    assert y.nanmedian().item() == 1.0 and y.nanmedian().dtype == nbgrad.float32
+
+
+def test_median_kthvalue_with_dim():
+    a = _r(3, 5)
+    x = leaf(a)
+    r = nbgrad.median(x, 1)
+    np.testing.assert_array_equal(r.values.detach().numpy(), np.median(a, 1))       # odd length: exact
+    np.testing.assert_array_equal(r.indices.numpy(), np.argsort(a, 1)[:, 2])
+    assert r.values.grad_fn.name() == "MedianBackward1"
+    assert gradcheck(lambda t: t.median(0, keepdim=True).values, (x,))
+    k = x.kthvalue(2, 0)
+    np.testing.assert_array_equal(k.values.detach().numpy(), np.sort(a, 0)[1])
+    np.testing.assert_array_equal(k.indices.numpy(), np.argsort(a, 0)[1])
+    assert k.values.grad_fn.name() == "KthvalueBackward0"
+    assert gradcheck(lambda t: nbgrad.kthvalue(t, 4).values, (x,))
+    b = nbgrad.tensor([[1.0, np.nan, 0.0], [2.0, 1.0, 3.0]])
+    np.testing.assert_array_equal(b.median(1).indices.numpy(), [1, 0])           # PyTorch: NaN wins
+    np.testing.assert_array_equal(b.nanmedian(1).values.numpy(), [0.0, 2.0])
+    np.testing.assert_array_equal(b.nanmedian(1).indices.numpy(), [2, 0])
+    with pytest.raises(RuntimeError, match="selected number k out of range"):
+        x.kthvalue(6, 1)
+
+
+def test_mode():
+    c = nbgrad.tensor([[3, 1, 3, 1, 2], [5, 5, 4, 4, 4]])
+    r = c.mode(1)
+    np.testing.assert_array_equal(r.values.numpy(), [1, 4])     # smallest of the most frequent
+    np.testing.assert_array_equal(r.indices.numpy(), [3, 4])    # its last occurrence
+    x = leaf([[1.0, 2.0, 2.0], [0.5, 0.5, 3.0]])
+    m = nbgrad.mode(x)
+    assert m.values.grad_fn.name() == "ModeBackward0"
+    m.values.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 1], [0, 1, 0]])
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (1, False), (0, True), (None, True)])
+def test_quantile_matches_numpy(interpolation, dim, keepdim):
+    a = _r(3, 5)
+    q = np.array([0.0, 0.3, 0.5, 1.0])
+    ours = nbgrad.quantile(nbgrad.tensor(a), nbgrad.tensor(q), dim, keepdim, interpolation=interpolation)
+    ref = np.quantile(a, q, axis=dim, keepdims=keepdim, method=interpolation)
+    assert tuple(ours.shape) == ref.shape
+    np.testing.assert_allclose(ours.numpy(), ref)
+    one = nbgrad.tensor(a).quantile(0.3, dim, keepdim, interpolation=interpolation)
+    np.testing.assert_allclose(one.numpy(), np.quantile(a, 0.3, axis=dim, keepdims=keepdim, method=interpolation))
+
+
+def test_quantile_nan_gradient_errors():
+    a = _r(3, 5)
+    a[0, 1] = np.nan
+    a[1, :] = np.nan
+    np.testing.assert_allclose(nbgrad.nanquantile(nbgrad.tensor(a), 0.4, 1).numpy(), np.nanquantile(a, 0.4, 1))
+    np.testing.assert_allclose(nbgrad.quantile(nbgrad.tensor(a), 0.4, 1).numpy(), np.quantile(a, 0.4, 1))
+    x = leaf(_r(3, 5))
+    assert x.quantile(0.3, 1).grad_fn.name() == "SqueezeBackward4"
+    assert gradcheck(lambda t: nbgrad.quantile(t, nbgrad.tensor([0.2, 0.7], dtype=nbgrad.float64), 1), (x,))
+    with pytest.raises(RuntimeError, match=r"q must be in the range \[0, 1\] but got 1.5"):
+        x.quantile(1.5)
+    with pytest.raises(RuntimeError, match="input tensor must be either float or double dtype"):
+        nbgrad.quantile(nbgrad.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="interpolation must be one of"):
+        x.quantile(0.5, interpolation="foo")
+
+
+def test_bernoulli_and_multinomial_reproducible():
+    p = nbgrad.full((4000,), 0.3)
+    nbgrad.manual_seed(7)
+    a = nbgrad.bernoulli(p)
+    nbgrad.manual_seed(7)
+    b = p.bernoulli()
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert a.dtype == nbgrad.float32 and set(np.unique(a.numpy())) <= {0.0, 1.0}
+    assert abs(a.mean().item() - 0.3) < 0.05
+    assert nbgrad.bernoulli(leaf([0.2, 0.9])).grad_fn.name() == "BernoulliBackward0"
+    with pytest.raises(RuntimeError, match="Expected p_in >= 0 && p_in <= 1"):
+        nbgrad.bernoulli(nbgrad.tensor([1.5]))
+    w = nbgrad.tensor([[0.1, 0.0, 0.9], [1.0, 1.0, 1.0]])
+    nbgrad.manual_seed(3)
+    s1 = nbgrad.multinomial(w, 2)
+    nbgrad.manual_seed(3)
+    s2 = w.multinomial(2)
+    np.testing.assert_array_equal(s1.numpy(), s2.numpy())
+    assert s1.dtype == nbgrad.int64 and s1.shape == (2, 2)
+    assert set(s1[0].tolist()) == {0, 2}                 # without replacement, never the zero weight
+    assert len(set(s1[1].tolist())) == 2
+    counts = np.bincount(nbgrad.multinomial(nbgrad.tensor([0.2, 0.0, 0.8]), 4000, True).numpy(), minlength=3)
+    assert counts[1] == 0 and abs(counts[0] / 4000 - 0.2) < 0.05
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size"):
+        nbgrad.multinomial(w, 4)
+    with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
+        nbgrad.multinomial(nbgrad.tensor([0.0, 0.0]), 1, True)
+    with pytest.raises(RuntimeError, match="element < 0"):
+        nbgrad.multinomial(nbgrad.tensor([-1.0, 2.0]), 1)

@@ -444,6 +444,11 @@ _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embe
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
                  "multinomial").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+# the op table's asinh/acosh/atanh/erfc rows (their in-place forms come with the rows) and aliases
+TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc,
+                       "arcsinh": E.asinh, "arccosh": E.acosh, "arctanh": E.atanh,
+                       "arcsinh_": TENSOR_METHODS["asinh_"], "arccosh_": TENSOR_METHODS["acosh_"],
+                       "arctanh_": TENSOR_METHODS["atanh_"]})
 
 
 def _more_inplace(fn, name):

@@ -423,3 +423,19 @@ def test_bernoulli_and_multinomial_reproducible():
         nbgrad.multinomial(nbgrad.tensor([0.0, 0.0]), 1, True)
     with pytest.raises(RuntimeError, match="element < 0"):
         nbgrad.multinomial(nbgrad.tensor([-1.0, 2.0]), 1)
+
+
+def test_inverse_hyperbolic_and_erfc_rows():
+    a = RNG.uniform(-0.9, 0.9, 5)
+    x = nbgrad.tensor(a)
+    np.testing.assert_allclose(nbgrad.arcsinh(x).numpy(), np.arcsinh(a))
+    np.testing.assert_allclose(x.arctanh().numpy(), np.arctanh(a))
+    np.testing.assert_allclose(nbgrad.acosh(x.abs() + 1).numpy(), np.arccosh(np.abs(a) + 1))
+    np.testing.assert_allclose(x.erfc().numpy(), [1 - __import__("math").erf(v) for v in a], rtol=1e-12)
+    assert nbgrad.arccosh(nbgrad.tensor([2])).dtype == nbgrad.float32
+    y = x.clone()
+    y.arcsinh_()
+    np.testing.assert_allclose(y.numpy(), np.arcsinh(a))
+    g = leaf(a)
+    assert g.atanh().grad_fn.name() == "AtanhBackward0" and nbgrad.erfc(g).grad_fn.name() == "ErfcBackward0"
+    assert gradcheck(lambda t: nbgrad.asinh(t) + nbgrad.atanh(t) + t.erfc(), (g,))

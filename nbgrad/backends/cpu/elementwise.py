@@ -399,6 +399,7 @@ _UNARY_CALLS = {
     "sinh": np.sinh, "cosh": np.cosh, "tanh": _fast_tanh, "sigmoid": _fast_sigmoid,
     "floor": np.floor, "ceil": np.ceil, "round": np.rint,  # rint: half to even
     "trunc": np.trunc, "erf": math.erf,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": math.erfc,
 }
 _BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot}
 

@@ -413,7 +413,14 @@ def fmod(input, other):
     return res
 
 
+def _check_floating(name, input, other):
+    dt = E._result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
+
+
 def logaddexp(input, other):
+    _check_floating("logaddexp", input, other)
     m = E.maximum(input, other)
     out = m + E.log1p(E.exp(-E.abs(input - other)))
     return renamed(E.where(E.isinf(input) & (input == other), input, out), "LogaddexpBackward0")
@@ -421,6 +428,7 @@ def logaddexp(input, other):
 
 def logaddexp2(input, other):
     import math
+    _check_floating("logaddexp2", input, other)
     m = E.maximum(input, other)
     out = m + E.log1p(E.exp2(-E.abs(input - other))) / math.log(2.0)
     return renamed(E.where(E.isinf(input) & (input == other), input, out), "Logaddexp2Backward0")

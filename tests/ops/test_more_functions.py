@@ -439,3 +439,13 @@ def test_inverse_hyperbolic_and_erfc_rows():
     g = leaf(a)
     assert g.atanh().grad_fn.name() == "AtanhBackward0" and nbgrad.erfc(g).grad_fn.name() == "ErfcBackward0"
     assert gradcheck(lambda t: nbgrad.asinh(t) + nbgrad.atanh(t) + t.erfc(), (g,))
+
+
+def test_logaddexp_refuses_integers():
+    with pytest.raises(NotImplementedError, match="\"logaddexp_cpu\" not implemented for 'Long'"):
+        nbgrad.logaddexp(nbgrad.tensor([1, 2]), nbgrad.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="\"logaddexp2_cpu\" not implemented for 'Long'"):
+        nbgrad.logaddexp2(nbgrad.tensor([1, 2]), nbgrad.tensor([1, 2]))
+    mixed = nbgrad.logaddexp(nbgrad.tensor([1, 2]), nbgrad.tensor([1.0, 2.0]))
+    assert mixed.dtype == nbgrad.float32
+    np.testing.assert_allclose(mixed.numpy(), np.logaddexp([1, 2], [1, 2]), rtol=1e-6)

@@ -107,7 +107,7 @@ from .ops.more import (addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, di
                        diff, rot90, kron, inner, take_along_dim, nan_to_num, nansum, nanmean, count_nonzero,
                        heaviside, signbit, copysign, deg2rad, rad2deg, frac, fmod, logaddexp, logaddexp2,
                        matrix_power, hsplit, vsplit, dsplit, cummax, cummin, logcumsumexp)
-from .ops.elementwise import asinh, acosh, atanh, erfc
+from .ops.elementwise import asinh, acosh, atanh, erfc, erfinv
 from .ops.elementwise import asinh as arcsinh, acosh as arccosh, atanh as arctanh
 from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, bernoulli, multinomial
 

@@ -444,8 +444,8 @@ _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embe
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
                  "multinomial").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
-# the op table's asinh/acosh/atanh/erfc rows (their in-place forms come with the rows) and aliases
-TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc,
+# the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases
+TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc, "erfinv": E.erfinv,
                        "arcsinh": E.asinh, "arccosh": E.acosh, "arctanh": E.atanh,
                        "arcsinh_": TENSOR_METHODS["asinh_"], "arccosh_": TENSOR_METHODS["acosh_"],
                        "arctanh_": TENSOR_METHODS["atanh_"]})

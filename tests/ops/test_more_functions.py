@@ -449,3 +449,17 @@ def test_logaddexp_refuses_integers():
     mixed = nbgrad.logaddexp(nbgrad.tensor([1, 2]), nbgrad.tensor([1.0, 2.0]))
     assert mixed.dtype == nbgrad.float32
     np.testing.assert_allclose(mixed.numpy(), np.logaddexp([1, 2], [1, 2]), rtol=1e-6)
+
+
+def test_erfinv_row():
+    y = np.concatenate([np.linspace(-0.999, 0.999, 41), [1 - 1e-12, -1 + 1e-15, 1e-300, 0.5]])
+    got = nbgrad.erfinv(nbgrad.tensor(y)).numpy()
+    # erfinv is erf's inverse: erf(got) recovers y (and the tails keep 1 - |y|)
+    np.testing.assert_allclose([__import__("math").erf(v) for v in got], y, rtol=1e-15, atol=1e-16)
+    np.testing.assert_allclose([__import__("math").erfc(abs(v)) for v in got[-4:-2]], [1 - y[-4], 1 + y[-3]], rtol=1e-9)
+    special = nbgrad.tensor([1.0, -1.0, 1.5, np.nan]).erfinv().numpy()
+    assert special[0] == np.inf and special[1] == -np.inf and np.isnan(special[2:]).all()
+    assert nbgrad.erfinv(nbgrad.tensor([0])).dtype == nbgrad.float32
+    g = leaf([0.3, -0.7, 0.95])
+    assert g.erfinv().grad_fn.name() == "ErfinvBackward0"
+    assert gradcheck(nbgrad.erfinv, (g,))

@@ -110,6 +110,7 @@ from .ops.more import (addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, di
 from .ops.elementwise import asinh, acosh, atanh, erfc, erfinv
 from .ops.elementwise import asinh as arcsinh, acosh as arccosh, atanh as arctanh
 from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, bernoulli, multinomial
+from .ops.more import std_mean, var_mean
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

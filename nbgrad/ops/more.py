@@ -833,3 +833,23 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
             keys = E.where(p > 0, E.log(u) / p, float("-inf"))
             idx = keys.topk(num_samples, -1).indices
         return idx.reshape(tuple(input.shape[:-1]) + (num_samples,)).to(D.int64)
+
+
+# ---------------------------------------------------------------- std_mean / var_mean
+def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
+    from . import reduction as R
+    s = stat(input, dim, unbiased, keepdim, correction=correction)
+    d, _ = R._var_args(name, dim, unbiased, keepdim, correction)
+    m = R.mean(input, d, keepdim)
+    # (PyTorch records one node for both outputs; here each has its own, under its name)
+    return renamed(s, node), renamed(m, node)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    from .reduction import std
+    return _stat_mean("std_mean", std, "StdMeanBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    from .reduction import var
+    return _stat_mean("var_mean", var, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)

@@ -463,3 +463,22 @@ def test_erfinv_row():
     g = leaf([0.3, -0.7, 0.95])
     assert g.erfinv().grad_fn.name() == "ErfinvBackward0"
     assert gradcheck(nbgrad.erfinv, (g,))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"dim": 1}, {"dim": 0, "correction": 0, "keepdim": True},
+                                    {"unbiased": False}, {"dim": (0, 1)}])
+def test_std_mean_var_mean(kwargs):
+    a = _r(3, 4)
+    x = leaf(a)
+    axis = kwargs.get("dim")
+    ddof = 0 if kwargs.get("correction") == 0 or kwargs.get("unbiased") is False else 1
+    keep = kwargs.get("keepdim", False)
+    s, m = nbgrad.std_mean(x, **kwargs)
+    v, m2 = nbgrad.var_mean(x, **kwargs)
+    np.testing.assert_allclose(s.detach().numpy(), np.std(a, axis=axis, ddof=ddof, keepdims=keep))
+    np.testing.assert_allclose(v.detach().numpy(), np.var(a, axis=axis, ddof=ddof, keepdims=keep))
+    np.testing.assert_allclose(m.detach().numpy(), np.mean(a, axis=axis, keepdims=keep))
+    np.testing.assert_allclose(m2.detach().numpy(), m.detach().numpy())
+    assert s.grad_fn.name() == m.grad_fn.name() == "StdMeanBackward0"
+    assert v.grad_fn.name() == "VarMeanBackward0"
+    assert gradcheck(lambda t: nbgrad.std_mean(t, **kwargs)[0] + nbgrad.var_mean(t, **kwargs)[1], (x,))

@@ -482,3 +482,14 @@ def test_std_mean_var_mean(kwargs):
     assert s.grad_fn.name() == m.grad_fn.name() == "StdMeanBackward0"
     assert v.grad_fn.name() == "VarMeanBackward0"
     assert gradcheck(lambda t: nbgrad.std_mean(t, **kwargs)[0] + nbgrad.var_mean(t, **kwargs)[1], (x,))
+
+
+def test_inplace_logical_keeps_history_as_pytorch():
+    # PyTorch 2.13 records nothing for logical_and_ on a float tensor: the old node stays
+    x = leaf([1.0, 0.0, 2.0])
+    y = x * 3
+    y.logical_and_(nbgrad.tensor([1.0, 1.0, 0.0], dtype=nbgrad.float64))
+    np.testing.assert_array_equal(y.detach().numpy(), [1.0, 0.0, 0.0])
+    assert y.grad_fn.name() == "MulBackward0"
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0, 3.0])

@@ -99,6 +99,19 @@ def zero_(t):
     return t.zero_()
 
 
+# issue 14: PyTorch's aliases and more composed functions (ops/more.py)
+from .ops.elementwise import acos as arccos, asin as arcsin, atan as arctan, atan2 as arctan2
+from .ops.views import movedim as moveaxis
+from .ops.more import ravel, fliplr, flipud, positive
+from .ops.more import (addmm, addmv, addr, baddbmm, addbmm, addcmul, addcdiv, diag, diag_embed, diagflat, trace,
+                       diff, rot90, kron, inner, take_along_dim, nan_to_num, nansum, nanmean, count_nonzero,
+                       heaviside, signbit, copysign, deg2rad, rad2deg, frac, fmod, logaddexp, logaddexp2,
+                       matrix_power, hsplit, vsplit, dsplit, cummax, cummin, logcumsumexp)
+from .ops.elementwise import asinh, acosh, atanh, erfc, erfinv
+from .ops.elementwise import asinh as arcsinh, acosh as arccosh, atanh as arctanh
+from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, bernoulli, multinomial
+from .ops.more import std_mean, var_mean
+
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

@@ -419,6 +419,51 @@ TENSOR_METHODS.update({
 })
 
 
+# -- issue 14: PyTorch's aliases and more composed functions (more.py) ---------------------------
+from . import more as _MORE   # noqa: E402
+
+_ALIASES = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2", "moveaxis": "movedim",
+            "absolute_": "abs_", "divide_": "div_", "multiply_": "mul_", "subtract_": "sub_", "true_divide_": "div_",
+            "negative_": "neg_", "arccos_": "acos_", "arcsin_": "asin_", "arctan_": "atan_", "arctan2_": "atan2_",
+            "clip_": "clamp_"}
+TENSOR_METHODS.update({alias: TENSOR_METHODS[name] for alias, name in _ALIASES.items() if name in TENSOR_METHODS})
+for _op, _names in (("eq", ("eq_",)), ("ne", ("ne_", "not_equal_")), ("lt", ("lt_", "less_")),
+                    ("le", ("le_", "less_equal_")), ("gt", ("gt_", "greater_")), ("ge", ("ge_", "greater_equal_"))):
+    for _name in _names:
+        TENSOR_METHODS[_name] = _inplace_method(_MORE.comparison_inplace_fn(_op), False, name=_name)
+for _op in ("logical_and", "logical_or", "logical_xor"):
+    TENSOR_METHODS[_op + "_"] = _inplace_method(_MORE.logical_inplace_fn(_op), False, name=_op + "_")
+_PROMOTING = _PROMOTING | {"bitwise_xor_"}
+TENSOR_METHODS["bitwise_xor_"] = _inplace_method(E.bitwise_xor, False, name="bitwise_xor_")
+TENSOR_METHODS["bitwise_not_"] = _inplace_method(E.bitwise_not, False, name="bitwise_not_")
+TENSOR_METHODS.update({"ravel": _MORE.ravel, "fliplr": _MORE.fliplr, "flipud": _MORE.flipud,
+                       "positive": _MORE.positive})
+_MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embed diagflat trace diff rot90 kron "
+                 "inner take_along_dim nan_to_num nansum nanmean count_nonzero heaviside signbit copysign deg2rad "
+                 "rad2deg frac fmod logaddexp logaddexp2 matrix_power hsplit vsplit dsplit cummax cummin "
+                 "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
+                 "multinomial").split()
+TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+# the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases
+TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc, "erfinv": E.erfinv,
+                       "arcsinh": E.asinh, "arccosh": E.acosh, "arctanh": E.atanh,
+                       "arcsinh_": TENSOR_METHODS["asinh_"], "arccosh_": TENSOR_METHODS["acosh_"],
+                       "arctanh_": TENSOR_METHODS["atanh_"]})
+
+
+def _more_inplace(fn, name):
+    """<name>_: the out-of-place op written into self (its result's shape must be self's)."""
+    def method(self, *args, **kwargs):
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
+    method.__name__ = name
+    return method
+
+
+TENSOR_METHODS.update({_name + "_": _more_inplace(getattr(_MORE, _name), _name + "_") for _name in (
+    "addmm addmv addr baddbmm addbmm addcmul addcdiv nan_to_num copysign deg2rad rad2deg frac fmod".split())})
+
+
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402
 TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}

@@ -26,7 +26,7 @@ import math
 FUNCTIONS = frozenset({
     "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "sgn", "neg",
-    "relu", "reciprocal", "floor", "ceil", "round", "trunc"})
+    "relu", "reciprocal", "floor", "ceil", "round", "trunc", "asinh", "acosh", "atanh", "erfc", "erfinv"})
 
 CONSTANTS = {"nan": math.nan, "inf": math.inf}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}

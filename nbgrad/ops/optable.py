@@ -138,6 +138,11 @@ ROWS = (
         cosh        grad * sinh(x)
         erf         exp(-(x * x)) * {_2_SQRTPI} * grad
         reciprocal  -grad * (out * out)
+        asinh       grad * rsqrt(x * x + 1)
+        acosh       grad * rsqrt(x * x - 1)
+        atanh       grad / (1 - x * x)
+        erfc        -1.1283791670955126 * exp(-(x * x)) * grad
+        erfinv      0.886226925452758 * exp(out * out) * grad
     """),
     # neg, abs and relu keep integer dtypes (promotes=False) and refuse bool as PyTorch does
     Row("neg", "-x", ("-grad",), kernel="neg", promotes=False,

@@ -391,6 +391,46 @@ def _calling(name, fn, arity):
     return _scalar(scalar)
 
 
+@_scalar
+def _erfinv_of(y):
+    """erf's inverse: Giles' single-precision approximation (2010), then two Newton steps
+    on erf to double precision; +-inf at +-1, NaN outside [-1, 1]."""
+    if y != y or y < -1.0 or y > 1.0:
+        return math.nan
+    if y == 1.0:
+        return math.inf
+    if y == -1.0:
+        return -math.inf
+    w = -math.log((1.0 - y) * (1.0 + y))
+    if w < 5.0:
+        w = w - 2.5
+        p = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941):
+            p = c + p * w
+    else:
+        w = math.sqrt(w) - 3.0
+        p = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                  0.00943887047, 1.00167406, 2.83297682):
+            p = c + p * w
+    x = p * y
+    a = abs(y)
+    if a <= 0.5:
+        for _ in range(2):
+            x = x - (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
+        return x
+    # near +-1: Newton on log(erfc(|x|)) = log(1 - |y|) (1 - |y| is exact: the tail's digits
+    # are kept, and the log is near linear in |x|^2, so the steps converge from afar)
+    q = 1.0 - a
+    lq = math.log(q)
+    t = abs(x)
+    for _ in range(4):
+        e = math.erfc(t)
+        t = t + (math.log(e) - lq) * e / (1.1283791670955126 * math.exp(-t * t))
+    return t if y > 0 else -t
+
+
 # op -> the function its scalar function `_<op>` calls
 _UNARY_CALLS = {
     "abs": abs, "exp": _fast_exp, "exp2": np.exp2, "log": _fast_log, "log2": np.log2,
@@ -399,6 +439,8 @@ _UNARY_CALLS = {
     "sinh": np.sinh, "cosh": np.cosh, "tanh": _fast_tanh, "sigmoid": _fast_sigmoid,
     "floor": np.floor, "ceil": np.ceil, "round": np.rint,  # rint: half to even
     "trunc": np.trunc, "erf": math.erf,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": math.erfc,
+    "erfinv": _erfinv_of,
 }
 _BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot}
 

@@ -103,6 +103,22 @@ def _tanh(x):
     return math.tanh(x)
 
 
+def _asinh(x):
+    return math.asinh(x)
+
+
+def _acosh(x):
+    return math.acosh(x)
+
+
+def _atanh(x):
+    return math.atanh(x)
+
+
+def _erfc(x):
+    return math.erfc(x)
+
+
 def _sigmoid(x):
     # Never exponentiate a positive number (as the CPU's).
     if x >= 0:
@@ -168,6 +184,7 @@ _GPU_MATH = {
     "expm1": _expm1, "sqrt": _sqrt, "rsqrt": _rsqrt, "sin": _sin, "cos": _cos, "tan": _tan,
     "asin": _asin, "acos": _acos, "atan": _atan, "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
     "sigmoid": _sigmoid, "atan2": _atan2, "hypot": _hypot,
+    "asinh": _asinh, "acosh": _acosh, "atanh": _atanh, "erfc": _erfc,
 }
 # Pure-logic twins, used everywhere (so the simulator tests them).
 _LOGIC = {"sign": _sign, "trunc": _trunc, "floor": _floor, "ceil": _ceil, "round": _round}
@@ -191,6 +208,7 @@ _SIM_MATH = {
     "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "tanh": np.tanh, "atan2": np.arctan2, "hypot": np.hypot,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
 _SIM_MATH = {op: _numpy_scalar(u) for op, u in _SIM_MATH.items()}
 _SIM_MATH["rsqrt"] = lambda x: 1 / np.sqrt(x)

@@ -1,0 +1,855 @@
+"""More of PyTorch's functions and Tensor methods (issue 14), composed from the existing
+differentiable ops: their gradients and both devices come with them.  Where a user sees a
+backward node (grad_fn), its name is PyTorch's."""
+from .. import _dtype as D
+from .._tensor import Tensor
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Node
+from ._graph import _wrap as wrap_dim, broadcast_shapes, zeros_grad
+from . import elementwise as E
+
+
+# ---------------------------------------------------------------- in-place comparisons
+def _zero_node(name, n):
+    def backward(self, g):
+        z = zeros_grad(g)
+        return z if n == 1 else (z,) * n
+    return type(name, (Node,), {"backward": backward})
+
+
+def comparison_inplace_fn(op):
+    """fn(old, other) for eq_/lt_/...: the comparison in self's dtype, recorded (when self
+    requires grad) as PyTorch's <Op>Backward0 (number other) / <Op>Backward1 (tensor
+    other), whose gradients are zero."""
+    cap = op.capitalize()
+    nodes = (_zero_node(f"{cap}Backward0", 1), _zero_node(f"{cap}Backward1", 2))
+    compare = getattr(E, op)
+
+    def fn(old, other):
+        out = compare(old, other).to(old._dtype)
+        if isinstance(other, Tensor):
+            if needs_grad(old, other):
+                record(nodes[1], (old, other), (out,))
+        elif needs_grad(old):
+            record(nodes[0], (old,), (out,))
+        return out
+    fn.__name__ = op
+    return fn
+
+
+def logical_inplace_fn(op):
+    compare = getattr(E, op)
+
+    def fn(old, other):
+        return compare(old, other).to(old._dtype)
+    fn.__name__ = op
+    return fn
+
+
+# ---------------------------------------------------------------- small aliases
+def ravel(input):
+    return input.reshape(-1)
+
+
+def fliplr(input):
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input):
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+def positive(input):
+    if input._dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ---------------------------------------------------------------- node names
+_RENAMED = {}
+
+
+def renamed(out, name):
+    """out, its backward node shown under PyTorch's name `name` (the node of the last op
+    of a composition: a subclass of its own class, so its backward is unchanged)."""
+    fn = out._grad_fn if isinstance(out, Tensor) else None
+    if fn is None:
+        return out
+    cls = type(fn)
+    sub = _RENAMED.get((cls, name))
+    if sub is None:
+        sub = _RENAMED[(cls, name)] = type(name, (cls,), {"__module__": __name__})
+    fn.__class__ = sub
+    return out
+
+
+# ---------------------------------------------------------------- add* (beta, alpha, value)
+def _scaled_sum(name, input, product, beta, alpha):
+    """beta * input + alpha * product, as PyTorch's add* ops: beta == 0 ignores input's
+    values (NaN included) but not its shape, which must broadcast to the result's."""
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        # input's values (NaN too) are not read, but its shape broadcasts and its gradient is zero
+        from .._creation import zeros
+        return renamed(E.where(zeros((), dtype=D.bool_, device=product.device), input, product), name)
+    return renamed((input if beta == 1 else input * beta) + product, name)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    return _scaled_sum("AddmvBackward0", input, mat.mv(vec), beta, alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    return _scaled_sum("AddrBackward0", input, vec1.outer(vec2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return _scaled_sum("BaddbmmBackward0", input, batch1.bmm(batch2), beta, alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    prod = tensor1 * tensor2
+    return renamed(input + (prod * value if value != 1 else prod), "AddcmulBackward0")
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    q = tensor1 / tensor2
+    return renamed(input + (q * value if value != 1 else q), "AddcdivBackward0")
+
+
+# ---------------------------------------------------------------- diagonals
+def _arange(n, device):
+    from .._creation import arange
+    return arange(n, device=device)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    from .indexing import cat
+    from .._creation import zeros
+    n = input.shape[-1] if input.dim() else 1
+    x = input if input.dim() else input.reshape(1)
+    k = abs(offset)
+    m = n + k
+    if k:
+        x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)
+    src = x.unsqueeze(-1) if offset >= 0 else x.unsqueeze(-2)
+    src = src.expand(tuple(x.shape[:-1]) + (m, m))
+    r = _arange(m, x.device)
+    mask = (r.unsqueeze(0) - r.unsqueeze(1)) == offset
+    zero = zeros((), dtype=x.dtype, device=x.device)
+    out = E.where(mask, src, zero)
+    nd = out.dim()
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if (d1, d2) != (nd - 2, nd - 1):
+        out = out.movedim((nd - 2, nd - 1), (d1, d2)).contiguous()
+    return renamed(out, "DiagEmbedBackward0")
+
+
+def diag(input, diagonal=0):
+    if input.dim() == 1:
+        return diag_embed(input, diagonal)
+    if input.dim() == 2:
+        return renamed(input.diagonal(diagonal).clone(), "DiagonalBackward0_copy")
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+
+
+def diagflat(input, offset=0):
+    return diag_embed(input.reshape(-1), offset)
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return renamed(input.diagonal().sum(), "TraceBackward0")
+
+
+# ---------------------------------------------------------------- rearranging and products
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    from .indexing import cat
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = wrap_dim(dim, input.dim())
+    x = input
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, input, append) if p is not None]
+        parts = [p if p.dim() else p.expand(tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]))
+                 for p in parts]
+        x = cat(parts, d)
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        a, b = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = E.logical_xor(a, b) if x._dtype is D.bool_ else a - b
+    return x
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = wrap_dim(dims[0], input.dim()), wrap_dim(dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        out = input.flip(d1).transpose(d0, d1)
+    elif k == 2:
+        out = input.flip((d0, d1))
+    elif k == 3:
+        out = input.flip(d0).transpose(d0, d1)
+    else:
+        out = input.clone()
+    return renamed(out, "Rot90Backward0")
+
+
+def kron(input, other):
+    nd = max(input.dim(), other.dim())
+    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
+    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
+    a = a.reshape([v for n in a.shape for v in (n, 1)])
+    b = b.reshape([v for n in b.shape for v in (1, n)])
+    return renamed((a * b).reshape([p * q for p, q in zip(a.shape[::2], b.shape[1::2])]), "UnsafeViewBackward0")
+
+
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    n = input.shape[-1]
+    if other.shape[-1] != n:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    prod = input.reshape(-1, n).mm(other.reshape(-1, n).t())
+    return prod.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+def take_along_dim(input, indices, dim=None):
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    d = wrap_dim(dim, input.dim())
+    if input.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    shape = list(broadcast_shapes(tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]),
+                                  tuple(indices.shape[:d]) + (1,) + tuple(indices.shape[d + 1:])))
+    ishape, jshape = list(shape), list(shape)
+    ishape[d], jshape[d] = input.shape[d], indices.shape[d]
+    return input.expand(ishape).gather(d, indices.expand(jshape))
+
+
+# ---------------------------------------------------------------- NaN-aware
+def _finfo(dtype):
+    import numpy as np      # (dtype limits only: no array work)
+    return np.finfo(dtype.np)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if not input._dtype.is_floating_point:
+        return input.clone()
+    info = _finfo(input._dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    x = input
+    out = E.where(E.isnan(x), nan, E.where(x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x)))
+    return renamed(out, "NanToNumBackward0")
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    from .reduction import sum as _sum
+    if not input._dtype.is_floating_point:
+        return _sum(input, dim, keepdim, dtype)
+    return renamed(_sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype), "NansumBackward0")
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{D.scalar_type_name(input._dtype)}")
+    from .reduction import sum as _sum
+    count = _sum(E.logical_not(E.isnan(input)), dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def count_nonzero(input, dim=None):
+    from .reduction import sum as _sum
+    return _sum(input != 0, dim)
+
+
+# ---------------------------------------------------------------- signs and scalings
+def signbit(input):
+    if input._dtype is D.bool_:
+        return input != input
+    if not input._dtype.is_floating_point:
+        return input < 0
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        return (input < 0) | ((input == 0) & (E.reciprocal(input) < 0))
+
+
+def heaviside(input, values):
+    if input._dtype is not values._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        return E.where(input == 0, values, (input > 0).to(input._dtype))
+
+
+class CopysignBackward0(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        ga = (g * (E.sign(x) * E.sign(out))).sum_to_size(self.shapes[0]) if self.needs_input_grad(0) else None
+        gb = zeros_grad(g).sum_to_size(self.shapes[1]) if self.needs_input_grad(1) else None
+        return ga, gb
+
+
+class CopysignBackward1(Node):
+    def backward(self, g):
+        x, out = self.saved_tensors
+        return g * (E.sign(x) * E.sign(out))
+
+
+def copysign(input, other):
+    """|input| with the sign bit of other; PyTorch's derivatives (input: grad * sign(input)
+    * sign(result), 0 at input == 0; other: zero)."""
+    import math
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
+        if isinstance(other, Tensor):
+            dt = E._result_type(input, other)
+            if not dt.is_floating_point:
+                dt = D.get_default_dtype()
+            x = x.to(dt)
+            a = E.abs(x)
+            res = E.where(signbit(other), -a, a)
+        else:
+            a = E.abs(x)
+            res = -a if math.copysign(1.0, other) < 0 else a.clone()
+    if isinstance(other, Tensor):
+        if needs_grad(input, other):
+            record(CopysignBackward0, (input, other), (res,),
+                   shapes=(tuple(input.shape), tuple(other.shape))).save(input, res, outputs=(res,))
+    elif needs_grad(input):
+        record(CopysignBackward1, (input,), (res,)).save(input, res, outputs=(res,))
+    return res
+
+
+def deg2rad(input):
+    import math
+    x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
+    return renamed(x * (math.pi / 180.0), "Deg2RadBackward0")
+
+
+def rad2deg(input):
+    import math
+    x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
+    return renamed(x * (180.0 / math.pi), "Rad2DegBackward0")
+
+
+def frac(input):
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    return renamed(input - E.trunc(input), "FracBackward0")
+
+
+class FmodBackward0(Node):
+    def backward(self, g):
+        return g
+
+
+class FmodBackward1(Node):
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = g.sum_to_size(self.shapes[0]) if self.needs_input_grad(0) else None
+        gb = None
+        if self.needs_input_grad(1):
+            gb = (-g * E.trunc(a / b)).sum_to_size(self.shapes[1])
+        return ga, gb
+
+
+def fmod(input, other):
+    """C's fmod: the remainder of trunc division, with the sign of input (computed as
+    sign(input) * remainder(|input|, |other|), exact); PyTorch's derivatives."""
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        b = E.abs(other) if isinstance(other, Tensor) else abs(other)
+        res = E.remainder(E.abs(input), b)
+        res = E.where(input < 0, -res, res)
+        dt = E._result_type(input, other)
+        if res._dtype is not dt:
+            res = res.to(dt)
+    if not res._dtype.is_floating_point:
+        return res
+    if isinstance(other, Tensor):
+        if needs_grad(input, other):
+            node = record(FmodBackward1, (input, other), (res,), shapes=(tuple(input.shape), tuple(other.shape)))
+            node.save(input, other)
+    elif needs_grad(input):
+        record(FmodBackward0, (input,), (res,))
+    return res
+
+
+def _check_floating(name, input, other):
+    dt = E._result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
+
+
+def logaddexp(input, other):
+    _check_floating("logaddexp", input, other)
+    m = E.maximum(input, other)
+    out = m + E.log1p(E.exp(-E.abs(input - other)))
+    return renamed(E.where(E.isinf(input) & (input == other), input, out), "LogaddexpBackward0")
+
+
+def logaddexp2(input, other):
+    import math
+    _check_floating("logaddexp2", input, other)
+    m = E.maximum(input, other)
+    out = m + E.log1p(E.exp2(-E.abs(input - other))) / math.log(2.0)
+    return renamed(E.where(E.isinf(input) & (input == other), input, out), "Logaddexp2Backward0")
+
+
+def matrix_power(input, n):
+    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
+        shape = list(input.shape[-2:])
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{shape[0] if len(shape) == 2 else 1} by {shape[-1]} matrices")
+    if n == 0:
+        from .._creation import eye
+        from ..autograd.grad_mode import no_grad
+        from .._creation import ones
+        with no_grad():
+            identity = eye(input.shape[-1], dtype=input.dtype, device=input.device)
+        # the identity, with input's history (its gradient is zero), as PyTorch's copy_
+        return renamed(E.where(ones((), dtype=D.bool_, device=input.device), identity, input), "CopyBackwards")
+    if n == -1:
+        from .linalg_decomp import inverse
+        return inverse(input)
+    if n < 0:
+        from .linalg_decomp import inverse
+        input, n = inverse(input), -n
+    if n == 1:
+        return input.clone()
+    result, base = None, input
+    while n:
+        if n & 1:
+            result = base if result is None else result.matmul(base)
+        n >>= 1
+        if n:
+            base = base.matmul(base)
+    return result
+
+
+def _split_along(name, input, indices_or_sections, dim, min_dim):
+    if input.dim() < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                           f"with {input.dim()} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {size} is not divisible by the split_size {indices_or_sections}!")
+    return input.tensor_split(indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+# ---------------------------------------------------------------- scans
+def _prefix(x, d):
+    """x with dim d moved last, as (..., L, L): row i holds x[0..L) with positions j > i
+    masked; and the mask (j <= i)."""
+    y = x.movedim(d, -1)
+    n = y.shape[-1]
+    r = _arange(n, x.device)
+    mask = r.unsqueeze(0) <= r.unsqueeze(1)           # [i, j]: j <= i
+    rows = y.unsqueeze(-2).expand(tuple(y.shape[:-1]) + (n, n))
+    return rows, mask, r
+
+
+def _cumext(name, node, input, dim, larger):
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    with no_grad():
+        if x.shape[d] == 0:
+            idx = x.to(D.int64)
+        else:
+            rows, mask, r = _prefix(x, d)
+            first = rows.narrow(-1, 0, 1)
+            cand = E.where(mask, rows, first)
+            best = cand.amax(-1, keepdim=True) if larger else cand.amin(-1, keepdim=True)
+            hit = mask & ((cand == best) | (E.isnan(cand) & E.isnan(best)))
+            from .._creation import full
+            idx = E.where(hit, r, full((), -1, dtype=D.int64, device=x.device)).amax(-1)
+            idx = idx.movedim(-1, d).contiguous()
+    values = renamed(x.gather(d, idx), node)
+    if input.dim() == 0:
+        values, idx = values.reshape(()), idx.reshape(())
+    return ReductionResult(values, idx, name)
+
+
+def cummax(input, dim):
+    return _cumext("cummax", "CummaxBackward0", input, dim, True)
+
+
+def cummin(input, dim):
+    return _cumext("cummin", "CumminBackward0", input, dim, False)
+
+
+def logcumsumexp(input, dim):
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    if x.shape[d] == 0:
+        return x.clone()
+    rows, mask, _ = _prefix(x, d)
+    out = E.where(mask, rows, float("-inf")).logsumexp(-1).movedim(-1, d)
+    out = out.contiguous() if d != x.dim() - 1 else out
+    if input.dim() == 0:
+        out = out.reshape(())
+    return renamed(out, "LogcumsumexpBackward0")
+
+
+# ---------------------------------------------------------------- unfold (a strided view)
+def unfold(input, dimension, size, step):
+    """Tensor.unfold: every `size`-long window of `dimension`, `step` apart, as a new last
+    dimension of a view (PyTorch's UnfoldBackward0 sums the overlapping windows back)."""
+    nd = input.dim()
+    d = wrap_dim(dimension, nd) if nd else 0
+    if nd and not (0 <= d < nd):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {dimension})")
+    length = input.shape[d] if nd else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, stride = list(input.shape), list(input.stride())
+    inner = stride[d] if nd else 1
+    if nd:
+        shape[d] = (length - size) // step + 1
+        stride[d] = inner * step
+    out = input.as_strided(tuple(shape) + (size,), tuple(stride) + (inner,), input.storage_offset())
+    return renamed(out, "UnfoldBackward0")
+
+
+# ---------------------------------------------------------------- order statistics (sort-based)
+class _EvenlyDistributed(Node):
+    """median()/nanmedian() of all elements: the gradient shared evenly by the elements equal
+    to the result (PyTorch's evenly_distribute_backward)."""
+
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        return E.where(mask, g / mask.sum(), 0.0)
+
+
+MedianBackward0 = type("MedianBackward0", (_EvenlyDistributed,), {})
+NanmedianBackward0 = type("NanmedianBackward0", (_EvenlyDistributed,), {})
+
+
+def _median_all(input, ignore_nan):
+    from ..autograd.grad_mode import no_grad
+    from .._creation import full
+    with no_grad():
+        flat = input.reshape(-1)
+        n = flat.shape[0]
+        if n == 0:
+            return full((), float("nan"), dtype=input.dtype, device=input.device)
+        s = flat.sort().values
+        nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
+        if ignore_nan:
+            k = n - nans
+            pos = (k - 1) // 2 if k else 0
+        else:
+            pos = n - nans if nans else (n - 1) // 2
+        value = s[pos].clone()
+        mask = (flat == value) | (E.isnan(flat) & E.isnan(value)) if input._dtype.is_floating_point \
+            else flat == value
+    if needs_grad(input):
+        node = record(NanmedianBackward0 if ignore_nan else MedianBackward0, (input,), (value,))
+        node.save(mask.reshape(input.shape))
+    return value
+
+
+def _select(name, node, input, dim, keepdim, pos_of):
+    """(values, indices) of the element at sorted position pos_of(n, nan count) along dim."""
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    with no_grad():
+        order = x.sort(dim=d, stable=True).indices
+        if x._dtype.is_floating_point:
+            nans = E.isnan(x).sum(d, keepdim=True)
+        else:
+            from .._creation import zeros
+            nans = zeros(tuple(1 if i == d else n for i, n in enumerate(x.shape)), dtype=D.int64, device=x.device)
+        pos = pos_of(x.shape[d], nans)
+        idx = order.gather(d, pos)
+    values = renamed(x.gather(d, idx), node)
+    if not keepdim or input.dim() == 0:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+        if values._grad_fn is not None and values._grad_fn is not idx._grad_fn:
+            renamed(values, node)
+    return ReductionResult(values, idx, name)
+
+
+def _check_nonempty(name, input, dim):
+    d = wrap_dim(dim, input.dim())
+    if input.dim() and input.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, False)
+    _check_nonempty("median", input, dim)
+
+    def pos(n, nans):
+        return E.where(nans > 0, n - nans, (n - 1) // 2)
+    return _select("median", "MedianBackward1", input, dim, keepdim, pos)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input, True)
+    _check_nonempty("nanmedian", input, dim)
+
+    def pos(n, nans):
+        k = n - nans
+        return E.where(k > 0, E.floor_divide(k - 1, 2), 0 * k)
+    return _select("nanmedian", "NanmedianBackward1", input, dim, keepdim, pos)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    n = input.shape[wrap_dim(dim, input.dim())] if input.dim() else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+    def pos(n, nans):
+        return nans * 0 + (k - 1)
+    return _select("kthvalue", "KthvalueBackward0", input, dim, keepdim, pos)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones) and the
+    index of its last occurrence, as PyTorch's CPU kernel."""
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult
+    d = wrap_dim(dim, input.dim())
+    x = input if input.dim() else input.reshape(1)
+    _check_nonempty("mode", x, d)
+    with no_grad():
+        y = x.movedim(d, -1)
+        counts = (y.unsqueeze(-1) == y.unsqueeze(-2)).sum(-1)              # [.., i]: how many equal y[i]
+        top = counts.amax(-1, keepdim=True)
+        big = y.amax(-1, keepdim=True)
+        value = E.where(counts == top, y, big).amin(-1, keepdim=True)
+        n = y.shape[-1]
+        from .._creation import full
+        idx = E.where(y == value, _arange(n, x.device), full((), -1, dtype=D.int64, device=x.device))
+        idx = idx.amax(-1, keepdim=True).movedim(-1, d).contiguous()
+    values = renamed(x.gather(d, idx), "ModeBackward0")
+    if not keepdim or input.dim() == 0:
+        values, idx = renamed(values.squeeze(d), "ModeBackward0"), idx.squeeze(d)
+    return ReductionResult(values, idx, "mode")
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    from ..autograd.grad_mode import no_grad
+    from .._creation import tensor as _tensor
+    if not input._dtype.is_floating_point or input._dtype is D.float16:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
+    if qt.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if qt._dtype is not input._dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    with no_grad():
+        qv = qt.reshape(-1)
+        if qv.numel() and bool(((qv < 0) | (qv > 1)).any()):
+            bad = qv[((qv < 0) | (qv > 1)).nonzero()[0, 0]].item() if scalar_q else None
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad}" if scalar_q
+                               else f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = wrap_dim(dim, input.dim())
+        x = input if input.dim() else input.reshape(1)
+    if x.shape[d] == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    y = x.movedim(d, -1)                                  # (..., n)
+    n = y.shape[-1]
+    s = y.sort(-1).values                                 # NaN last; differentiable (SortBackward0)
+    with no_grad():
+        nans = E.isnan(y).sum(-1, keepdim=True).to(input.dtype)  # (..., 1)
+        last = (n - nans - 1) if ignore_nan else (nans * 0 + (n - 1))
+        ranks = qv * E.clamp_min(last, 0)                 # (..., k)
+        if not ignore_nan:
+            ranks = E.where(nans > 0, float(n - 1), ranks)
+        if interpolation == "lower":
+            ranks = E.floor(ranks)
+        elif interpolation == "higher":
+            ranks = E.ceil(ranks)
+        elif interpolation == "nearest":
+            ranks = E.round(ranks)
+        below = E.floor(ranks).to(D.int64)
+        above = E.ceil(ranks).to(D.int64)
+        weights = ranks - below.to(input.dtype) if interpolation == "linear" else None
+    lo = s.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        hi = s.gather(-1, above)
+        out = E.lerp(lo, hi, weights if interpolation == "linear" else 0.5)
+    else:
+        out = lo
+    if ignore_nan:
+        with no_grad():
+            empty = (nans == n)
+        out = E.where(empty, float("nan"), out)
+    out = out.movedim(-1, 0)                                  # (k, ...)
+    if dim is not None and keepdim:
+        out = out.unsqueeze(d + 1)
+    elif dim is None and keepdim:
+        out = out.reshape((out.shape[0],) + (1,) * input.dim())
+    if scalar_q or qt.dim() == 0:
+        out = out.squeeze(0)
+    return renamed(out, "SqueezeBackward4")
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+# ---------------------------------------------------------------- random sampling
+class BernoulliBackward0(Node):
+    def backward(self, g):
+        return zeros_grad(g)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    """0/1 draws with probabilities input (or p), in input's dtype, from nbgrad's random
+    stream (reproducible under manual_seed; not PyTorch's bits)."""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import rand_like
+    with no_grad():
+        prob = input if p is None else p
+        if isinstance(prob, Tensor) and prob.numel() and bool(((prob < 0) | (prob > 1)).any()):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        if not isinstance(prob, Tensor) and not 0 <= prob <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={prob}")
+        u = rand_like(input, dtype=input.dtype if input._dtype.is_floating_point else D.float32)
+        out = (u < prob).to(input._dtype)
+    if needs_grad(input):
+        record(BernoulliBackward0, (input,), (out,))
+    return out
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Indices drawn from the rows of input (unnormalised weights): with replacement by
+    inverting the cumulative distribution, without by the Gumbel top-k trick."""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import rand
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
+                           f"{D.scalar_type_name(input._dtype)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n = input.shape[-1]
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    with no_grad():
+        p = input.reshape(-1, n).to(D.float64)
+        if bool((E.isnan(p) | E.isinf(p) | (p < 0)).any()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        total = p.sum(-1, keepdim=True)
+        if bool((total <= 0).any()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        rows = p.shape[0]
+        if replacement:
+            cdf = (p / total).cumsum(-1)
+            u = rand(rows, num_samples, dtype=D.float64, device=input.device)
+            # the first category whose cumulative probability exceeds u (never a zero-weight one)
+            idx = (u.unsqueeze(-1) >= cdf.unsqueeze(-2)).sum(-1)
+            positive = p > 0
+            last = E.where(positive, _arange(n, input.device), -1).amax(-1, keepdim=True)
+            idx = E.minimum(idx, last)
+        else:
+            if bool(((p > 0).sum(-1) < num_samples).any()):
+                raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough "
+                                   "non-negative category to sample)")
+            u = rand(rows, n, dtype=D.float64, device=input.device)
+            keys = E.where(p > 0, E.log(u) / p, float("-inf"))
+            idx = keys.topk(num_samples, -1).indices
+        return idx.reshape(tuple(input.shape[:-1]) + (num_samples,)).to(D.int64)
+
+
+# ---------------------------------------------------------------- std_mean / var_mean
+def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
+    from . import reduction as R
+    s = stat(input, dim, unbiased, keepdim, correction=correction)
+    d, _ = R._var_args(name, dim, unbiased, keepdim, correction)
+    m = R.mean(input, d, keepdim)
+    # (PyTorch records one node for both outputs; here each has its own, under its name)
+    return renamed(s, node), renamed(m, node)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    from .reduction import std
+    return _stat_mean("std_mean", std, "StdMeanBackward0", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    from .reduction import var
+    return _stat_mean("var_mean", var, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)

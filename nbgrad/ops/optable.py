@@ -142,7 +142,7 @@ ROWS = (
         acosh       grad * rsqrt(x * x - 1)
         atanh       grad / (1 - x * x)
         erfc        -1.1283791670955126 * exp(-(x * x)) * grad
-        erfinv      0.886226925452758 * exp(out * out) * grad
+        erfinv      0.886226925452758 * exp(erfinv(x) ** 2) * grad
     """),
     # neg, abs and relu keep integer dtypes (promotes=False) and refuse bool as PyTorch does
     Row("neg", "-x", ("-grad",), kernel="neg", promotes=False,

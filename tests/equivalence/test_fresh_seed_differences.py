@@ -654,3 +654,21 @@ def test_svd_of_a_matrix_holding_a_nan_fails_as_pytorchs_lapack(fn):
         f(T.tensor([[[1.0, 1.0], [1.0, 2.0]], [[nan, 1.0], [1.0, 2.0]]], dtype=T.float64))
     out = T.linalg.svdvals(T.tensor([[[1.0, 1.0], [1.0, 2.0]], [[inf, 1.0], [1.0, 2.0]]], dtype=T.float64))
     np.testing.assert_allclose(out[0].numpy(), [2.618033988749895, 0.38196601125010515], rtol=1e-12)
+
+
+def test_erfinv_saves_its_input_not_its_result():
+    # seed 337: PyTorch's erfinv backward recomputes erfinv(self), so it saves the input:
+    # changing the input in place is refused, changing the result is not
+    x = T.tensor([[[0.21]], [[0.54]]], dtype=T.float64, requires_grad=True)
+    y = x.erfinv()
+    with T.no_grad():
+        x -= 0.1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    x = T.tensor([0.21, 0.54], dtype=T.float64, requires_grad=True)
+    y = x.erfinv()
+    z = y * 1
+    with T.no_grad():
+        y.zero_()
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.918216969304805, 1.1643524500780384], rtol=1e-14)

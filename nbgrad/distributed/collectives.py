@@ -217,9 +217,42 @@ def _same(what, t, ref, i=None, ref_name="input"):
         raise RuntimeError(f"{what}: invalid tensor size{at} (expected {tuple(ref.shape)}, got {tuple(t.shape)})")
 
 
-def _count_check(what, list_len, size, name):
-    if list_len != size:
-        raise RuntimeError(f"{what}: {name} must hold one tensor per rank of the group ({size}), got {list_len}")
+def _one_per_rank(what, tensors, name, like, size):
+    """The list forms' tensor list, checked: one tensor per rank, each of `like`'s dtype
+    and shape."""
+    tensors = _tensor_list(tensors, name)
+    if len(tensors) != size:
+        raise RuntimeError(f"{what}: {name} must hold one tensor per rank of the group ({size}), got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        _same(what, t, like, i)
+    return tensors
+
+
+def _check_whole_and_part(what, whole, part, size, whole_is_output):
+    """The one-tensor forms (all_gather_into_tensor, reduce_scatter_tensor): `whole` holds
+    `size` times the elements of `part`, in the same dtype."""
+    out, inp = (whole, part) if whole_is_output else (part, whole)
+    if out.dtype != inp.dtype:
+        raise RuntimeError(f"{what}: output dtype {out.dtype} differs from input dtype {inp.dtype}")
+    if whole.numel() != part.numel() * size:
+        which = ("output tensor size must be equal to world_size times input tensor size" if whole_is_output
+                 else "input tensor must be the same size as output size times world size")
+        raise RuntimeError(f"{what}: {which} (output {tuple(out.shape)}, input {tuple(inp.shape)}, world size "
+                           f"{size})")
+
+
+def _concatenated(tensors):
+    """The tensors' elements, one after the other, in a new host array (what MPI sends
+    for the list forms: reduce_scatter, scatter)."""
+    return np.concatenate([np.ascontiguousarray(t._host_array()).reshape(-1) for t in tensors])
+
+
+def _written_back(outputs, flat, n):
+    """finish() for the list forms (all_gather, gather): output r gets flat's r-th n elements."""
+    def finish():
+        for r, t in enumerate(outputs):
+            _mpi.write_into(t, flat[r * n:(r + 1) * n])
+    return finish
 
 
 def _root(g, rank, what, name="root"):
@@ -300,22 +333,17 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """tensor_list[r] = rank r's tensor, on every rank."""
     g = resolve(group)
-    outputs = _tensor_list(tensor_list, "tensor_list")
+    _tensor_list(tensor_list, "tensor_list")
     _tensor(tensor)
     if g is None:
         return None
-    _count_check("all_gather", len(outputs), g.size(), "tensor_list")
-    for i, t in enumerate(outputs):
-        _same("all_gather", t, tensor, i)
+    outputs = _one_per_rank("all_gather", tensor_list, "tensor_list", tensor, g.size())
     send = _mpi.Buffer(tensor, write=False)
     n = send.array.size
     recv = np.empty(n * g.size(), dtype=send.array.dtype)
     dt = _mpi.datatype(recv.dtype)
-
-    def finish():
-        for r, t in enumerate(outputs):
-            _mpi.write_into(t, recv[r * n:(r + 1) * n])
-    return _start(g, "all_gather", "Allgather", (send.spec(dt), [recv, dt]), finish, outputs, async_op)
+    return _start(g, "all_gather", "Allgather", (send.spec(dt), [recv, dt]), _written_back(outputs, recv, n), outputs,
+                  async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -325,13 +353,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _tensor(input_tensor, "input_tensor")
     if g is None:
         return None
-    if output_tensor.dtype != input_tensor.dtype:
-        raise RuntimeError(f"all_gather_into_tensor: output dtype {output_tensor.dtype} differs from input dtype "
-                           f"{input_tensor.dtype}")
-    if output_tensor.numel() != input_tensor.numel() * g.size():
-        raise RuntimeError(f"all_gather_into_tensor: output tensor size must be equal to world_size times input "
-                           f"tensor size (output {tuple(output_tensor.shape)}, input {tuple(input_tensor.shape)}, "
-                           f"world size {g.size()})")
+    _check_whole_and_part("all_gather_into_tensor", output_tensor, input_tensor, g.size(), whole_is_output=True)
     send = _mpi.Buffer(input_tensor, write=False)
     recv = _mpi.Buffer(output_tensor, read=False)
     dt = _mpi.datatype(send.array.dtype)
@@ -343,14 +365,12 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     """output = the reduction over ranks of input_list[this rank]."""
     g = resolve(group)
     _tensor(output, "output")
-    inputs = _tensor_list(input_list, "input_list")
+    _tensor_list(input_list, "input_list")
     if g is None:
         return None
-    _count_check("reduce_scatter", len(inputs), g.size(), "input_list")
-    for i, t in enumerate(inputs):
-        _same("reduce_scatter", t, output, i)
+    inputs = _one_per_rank("reduce_scatter", input_list, "input_list", output, g.size())
     dt, mop, average = _mpi.reduction(_op(op), output.dtype)
-    send = np.concatenate([np.ascontiguousarray(t._host_array()).reshape(-1) for t in inputs]) if inputs else None
+    send = _concatenated(inputs) if inputs else None
     recv = _mpi.Buffer(output, read=False)
     finish = _then(average, [recv.array], g.size(), recv)
     return _start(g, "reduce_scatter", "Reduce_scatter_block", ([send, dt], recv.spec(dt), mop), finish, [output],
@@ -364,12 +384,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     _tensor(input, "input")
     if g is None:
         return None
-    if output.dtype != input.dtype:
-        raise RuntimeError(f"reduce_scatter_tensor: output dtype {output.dtype} differs from input dtype "
-                           f"{input.dtype}")
-    if input.numel() != output.numel() * g.size():
-        raise RuntimeError(f"reduce_scatter_tensor: input tensor must be the same size as output size times world "
-                           f"size (input {tuple(input.shape)}, output {tuple(output.shape)}, world size {g.size()})")
+    _check_whole_and_part("reduce_scatter_tensor", input, output, g.size(), whole_is_output=False)
     dt, mop, average = _mpi.reduction(_op(op), output.dtype)
     send = _mpi.Buffer(input, write=False)
     recv = _mpi.Buffer(output, read=False)
@@ -389,16 +404,10 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     dt = _mpi.datatype(send.array.dtype)
     n = send.array.size
     if g.rank() == root:
-        outputs = _tensor_list(gather_list, "gather_list")
-        _count_check("gather", len(outputs), g.size(), "gather_list")
-        for i, t in enumerate(outputs):
-            _same("gather", t, tensor, i)
+        outputs = _one_per_rank("gather", gather_list, "gather_list", tensor, g.size())
         recv = np.empty(n * g.size(), dtype=send.array.dtype)
         args = (send.spec(dt), [recv, dt], root)
-
-        def finish():
-            for r, t in enumerate(outputs):
-                _mpi.write_into(t, recv[r * n:(r + 1) * n])
+        finish = _written_back(outputs, recv, n)
     else:
         if gather_list:
             raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
@@ -417,11 +426,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     recv = _mpi.Buffer(tensor, read=False)
     dt = _mpi.datatype(recv.array.dtype)
     if g.rank() == root:
-        inputs = _tensor_list(scatter_list, "scatter_list")
-        _count_check("scatter", len(inputs), g.size(), "scatter_list")
-        for i, t in enumerate(inputs):
-            _same("scatter", t, tensor, i)
-        send = np.concatenate([np.ascontiguousarray(t._host_array()).reshape(-1) for t in inputs])
+        inputs = _one_per_rank("scatter", scatter_list, "scatter_list", tensor, g.size())
+        send = _concatenated(inputs)
         args = ([send, dt], recv.spec(dt), root)
     else:
         if scatter_list:

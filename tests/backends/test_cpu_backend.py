@@ -262,6 +262,15 @@ def _erf(x):
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
+def _erfc(x):
+    return np.vectorize(math.erfc, otypes=[np.float64])(x)
+
+
+def _erfinv(x):
+    from scipy.special import erfinv
+    return erfinv(np.asarray(x, dtype=np.float64))
+
+
 def _sigmoid(x):
     with np.errstate(over="ignore"):
         return 1 / (1 + np.exp(-x.astype(np.float64)))
@@ -279,12 +288,13 @@ UNARY_REFERENCE = {
     "reciprocal": lambda x: 1 / x, "erf": _erf, "square": lambda x: x * x,
     "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite, "bitwise_not": np.invert,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": _erfc, "erfinv": _erfinv,
 }
 BOOL_RESULT = {"logical_not", "isnan", "isinf", "isfinite"}
 DOMAIN = {
     "log": (0.1, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0.1, 5),
     "rsqrt": (0.1, 5), "log1p": (-0.9, 5), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99),
-    "reciprocal": (0.25, 4),
+    "reciprocal": (0.25, 4), "acosh": (1.1, 5), "atanh": (-0.95, 0.95), "erfinv": (-0.95, 0.95),
 }
 FLOAT_UNARY = sorted(set(UNARY_REFERENCE) - {"bitwise_not"})
 INT_UNARY = ["neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc",

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from tests.nn._cuda import requires_cuda
 from tests.distributed._cases import (LOCAL_BATCH, STEPS, global_batch, make_mlp, make_optimizer, mse, run_ok,
                                       shard)
 
@@ -138,12 +139,8 @@ def test_local_batch_is_the_shard():
     np.testing.assert_array_equal(np.concatenate([shard(X, r) for r in range(3)]), X)
 
 
+@requires_cuda
 def test_cuda_parameters(tmp_path):
-    from nbgrad.backends import get_backend
-    try:
-        get_backend("cuda")
-    except RuntimeError as e:
-        pytest.skip(f"CUDA backend unusable: {e}")
     ranks = run_ok(2, "tests.distributed.workers.ddp_cuda", tmp_path)
     # the same training on the CPU, in one process, from rank 0's initial weights
     model = nbgrad.nn.Linear(6, 4).double()

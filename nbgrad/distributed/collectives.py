@@ -82,26 +82,25 @@ class Work:
                 _watchdog.disarm()
         else:
             limit = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
-            if self._status is not None:
-                test = (lambda: requests[0].Test(self._status))
-            else:
-                test = (lambda: MPI.Request.Testall(requests))
             # polled: MPI's wait cannot be given a deadline
             deadline = time.monotonic() + limit
             spins = 0
-            while not test():
+            while not self._test():
                 spins += 1
                 if spins & 1023 == 0 and time.monotonic() > deadline:
                     raise DistBackendError(f"{self._what} timed out after {limit:g} s waiting for the other ranks")
         self._complete()
         return True
 
+    def _test(self):
+        """Whether MPI has finished the requests (a recv's status filled in on completion)."""
+        if self._status is not None:
+            return self._requests[0].Test(self._status)
+        return _mpi.mpi().Request.Testall(self._requests)
+
     def is_completed(self):
         if not self._done:
-            if self._status is not None:
-                if not self._requests[0].Test(self._status):
-                    return False
-            elif not _mpi.mpi().Request.Testall(self._requests):
+            if not self._test():
                 return False
             self._complete()
         return True

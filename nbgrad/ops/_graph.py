@@ -18,6 +18,16 @@ from ..backends import get_backend
 ACCELERATIONS_ON = os.environ.get("NBGRAD_FUSED", "1") != "0"
 
 
+# The Recording of an nbgrad.compile capture in progress (nbgrad/_compile), else None.  The
+# few ops whose eager path reads kernel results into Python (the fused losses' sums) take
+# a path that keeps them on the device while a capture runs.
+CAPTURE = [None]
+
+
+def capturing():
+    return CAPTURE[0]
+
+
 def accelerated(t, name):
     """Whether t's backend declares the optional acceleration `name` (one fused kernel the
     op layer may call instead of composing primitives and Tensor ops; the contract is in

@@ -18,8 +18,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (acceleration, broadcast_shapes, cast, check_same_device, copy_raw, needs_grad, new_tensor,
-                     new_scalar, output_layout, record)
+from ._graph import (acceleration, broadcast_shapes, capturing, cast, check_same_device, copy_raw, needs_grad,
+                     new_tensor, new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -209,6 +209,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             return nll
         return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
     tgt = _check_target(x, target)
+    if capturing() is not None:
+        _check_weight(weight, x.shape[0 if x.dim() == 1 else 1])
+        return _captured_cross_entropy(x, target, weight, ignore_index, reduction, float(label_smoothing))
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
     x2d = _flat(x2d_t)
@@ -237,6 +240,63 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         node.save(x)
         out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
     return out
+
+
+# -- while nbgrad.compile captures ---------------------------------------------------
+# The fused kernels above hand their sums to Python (a Python float becomes the loss); a
+# compiled call would not see them again.  While a capture runs, the losses are the same
+# formulas as Tensor ops, whose values stay on the device (equal to the kernels' to
+# float rounding), and the output's node keeps PyTorch's name.  A target out of range is
+# a check the compiled call repeats (nbgrad/_compile/capture.py, Recording.check).
+def _captured_mse(x, y, reduction, dtype):
+    from .more import renamed
+    d = x.to(dtype) - y.to(dtype)
+    sq = d * d
+    out = sq if reduction == "none" else sq.sum() if reduction == "sum" else sq.mean()
+    return renamed(out, "MseLossBackward0")
+
+
+def _target_error(target_array, ignore_index, c):
+    import numpy as np
+    t = np.asarray(target_array).reshape(-1)
+    bad = t[(t != ignore_index) & ((t < 0) | (t >= c))]
+    return IndexError(f"Target {int(bad[0]) if bad.size else '?'} is out of bounds.")
+
+
+def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
+    from .._creation import arange
+    from .more import renamed
+    from .reduction import log_softmax
+    dim = 0 if x.dim() == 1 else 1
+    c = x.shape[dim]
+    t = cast(target, D.int64)
+    keep = t != ignore_index
+    bad = (keep & ((t < 0) | (t >= c))).any()
+    capturing().check(bad, lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c), t)
+    logp = log_softmax(x, dim)
+    shape = [1] * x.dim()
+    shape[dim] = c
+    classes = arange(c, device=x.device).reshape(shape)
+    onehot = (t.unsqueeze(dim) == classes).to(x.dtype)
+    if weight is not None:
+        wb = weight.to(x.dtype).reshape(shape)
+        row_w = (onehot * wb).sum(dim)
+        nll = -(logp * onehot * wb).sum(dim)
+    else:
+        row_w = keep.to(x.dtype)
+        nll = -(logp * onehot).sum(dim)
+    loss = nll
+    if eps:
+        keep_x = keep.to(x.dtype)
+        smooth = -((logp * wb).sum(dim) if weight is not None else logp.sum(dim)) * keep_x
+        loss = (1.0 - eps) * nll + (eps / c) * smooth
+    if reduction == "none":
+        out = loss
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        out = loss.sum() / row_w.sum()
+    return renamed(out, "NllLossBackward0")
 
 
 def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim):
@@ -364,6 +424,8 @@ def _pointwise_loss(x, y, reduction, kind):
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
     shape = broadcast_shapes(x.shape, y.shape)
+    if kind == "mse" and capturing() is not None and dtype is not D.float16:
+        return _captured_mse(x, y, reduction, dtype)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)
     elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))

@@ -9,8 +9,8 @@ intermediate buffers, one read of each input, one write of each output.
 
 Code generation: the program becomes the source of a small module (one
 `@njit(cache=True, nogil=True)` kernel) written to a directory of generated
-sources (NBGRAD_FUSED_DIR; else <NUMBA_CACHE_DIR>/nbgrad_fused; else
-~/.cache/nbgrad/fused) and imported from there, so Numba's on-disk cache
+sources (NBGRAD_FUSED_DIR; else nbgrad's one cache directory, nbgrad/_cachedir.py:
+NBGRAD_CACHE_DIR/fused, <NUMBA_CACHE_DIR>/nbgrad/fused or ~/.cache/nbgrad/fused) and imported from there, so Numba's on-disk cache
 serves it to later processes.  The kernel calls the fast transcendentals of
 elementwise.py -- a jitted helper from another file, Numba's stale-cache trap
 (docs/ARCHITECTURE.md, "The on-disk kernel cache") -- so the generated file's *name* carries a hash of
@@ -161,9 +161,8 @@ def generated_dir():
     explicit = os.environ.get("NBGRAD_FUSED_DIR")
     if explicit:
         return pathlib.Path(explicit)
-    if config.CACHE_DIR:
-        return pathlib.Path(config.CACHE_DIR) / "nbgrad_fused"
-    return pathlib.Path.home() / ".cache" / "nbgrad" / "fused"
+    from ..._cachedir import generated_dir as under_cache_root
+    return under_cache_root("fused")
 
 
 class KernelCache:

@@ -1,0 +1,276 @@
+"""Capture: one eager call of the user's function, with every backend call recorded.
+
+The op layer reaches the numerical work only through `get_backend(device)` (the backend
+contract, nbgrad/backends/__init__.py), so a recording stand-in put in the backend
+registry for the duration of the call sees every kernel the call runs -- the forward
+ops, the backward engine's ops and the optimizer's in-place updates -- in the order
+they ran, with the buffers they read and wrote.  A buffer becomes a *value*: made by a
+recorded call (internal), or found already existing (external: a parameter's storage,
+an argument's, a constant).  Calls made by a backend function itself are not recorded
+(only the outermost call is the op layer's).
+
+What the recording cannot follow is a tensor's values read into Python: a host read
+(`.item()`, `.numpy()`, printing, `if t:`, a kernel returning Python numbers) makes
+Python decide with data the compiled graph would not see again.  Such a read raises
+`CompileError` naming the user's line that led to it.
+"""
+import os
+import traceback
+import weakref
+
+import numpy as np
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_USER_DIRS = (os.path.join(_PACKAGE, "examples"),)
+
+
+class CompileError(RuntimeError):
+    """What `nbgrad.compile` cannot capture (a host read of tensor values, an in-place change
+    of a tensor the graph does not own, ...): the message names the user's line."""
+
+
+def user_frame(skip_internal=True):
+    """'file:line: source' of the innermost frame outside nbgrad (examples count as user code)."""
+    for frame in reversed(traceback.extract_stack()[:-1]):
+        path = os.path.abspath(frame.filename)
+        inside = path.startswith(_PACKAGE + os.sep) and not path.startswith(_USER_DIRS)
+        if not inside:
+            return f"{frame.filename}:{frame.lineno}: {(frame.line or '').strip()}"
+    return "<unknown line>"
+
+
+# Backend functions whose results are read on the host by the op layer even though they
+# come back as arrays (LAPACK info codes, index counts): data-dependent Python follows.
+HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_solve", "linalg_cholesky",
+                        "cuda_array_interface", "tensor_from_cuda_array", "from_numpy", "synchronize"})
+# Arguments written in place, by function: positions (and keyword names).
+WRITES = {
+    "copy": (1,), "fill": (0,), "put": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
+    "binary": (5, "out"),
+}
+# Random draws: replayed by calling the backend, which advances its generator as eager did.
+RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
+# Calls kept whatever their results: random draws, and the op layer's checks.
+KEEP = RANDOM | {"_check"}
+
+
+def _root(arr):
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def _address(arr):
+    return arr.__array_interface__["data"][0]
+
+
+class Instr:
+    __slots__ = ("index", "fn", "args", "kwargs", "outs", "scope", "name", "writes", "line")
+
+    def __init__(self, index, fn, args, kwargs, scope, line):
+        self.index, self.fn, self.args, self.kwargs = index, fn, args, kwargs
+        self.outs = None
+        self.scope = scope
+        self.name = None
+        self.writes = ()
+        self.line = line
+
+
+class Value:
+    """A buffer of the captured call.  kind: 'internal' (made by instr `producer`),
+    'external' (existed before), 'alias' (an array aliasing another value's memory).
+    Only external arrays are held (weakly the others: the engine's and the allocator's
+    reference counts must see what they see in an eager call)."""
+    __slots__ = ("id", "kind", "producer", "_array", "_ref", "dtype", "size", "alias_of", "alias_spec", "name")
+
+    def __init__(self, vid, kind, array, producer=None):
+        self.id, self.kind, self.producer = vid, kind, producer
+        self._array = array if kind == "external" else None
+        self._ref = weakref.ref(array)
+        self.dtype = array.dtype
+        self.size = array.size
+        self.alias_of = None
+        self.alias_spec = None
+        self.name = None
+
+    @property
+    def array(self):
+        return self._array if self._array is not None else self._ref()
+
+
+class Ref:
+    """A value in an instruction's arguments or results."""
+    __slots__ = ("vid",)
+
+    def __init__(self, vid):
+        self.vid = vid
+
+    def __repr__(self):
+        return f"%{self.vid}"
+
+
+class Recording:
+    """The instructions and values of one captured call."""
+
+    def __init__(self):
+        self.instrs = []
+        self.values = []
+        self._by_id = {}          # id(array) -> Value (checked to be alive: ids are reused)
+        self._roots = {}          # id(root array) -> [Value]
+        self.scopes = [""]
+        self.scope_counts = {}
+        self.name_counts = {}
+        self.host_reads = []
+        self.depth = 0
+
+    # -- values --------------------------------------------------------
+    def _new_value(self, arr, kind, producer=None):
+        v = Value(len(self.values), kind, arr, producer)
+        self.values.append(v)
+        self._by_id[id(arr)] = v
+        self._roots.setdefault(id(_root(arr)), []).append(v)
+        return v
+
+    def known(self, arr):
+        v = self._by_id.get(id(arr))
+        return v if v is not None and v.array is arr else None
+
+    def value_of(self, arr):
+        v = self.known(arr)
+        if v is not None:
+            return v
+        # an array aliasing a known value's memory (a slice of a buffer): remembered as
+        # (value, byte offset, dtype, shape, byte strides) and rebuilt over that value
+        for base in reversed(self._roots.get(id(_root(arr)), ())):
+            if base.kind == "alias" or base.array is None:
+                continue
+            off = _address(arr) - _address(base.array)
+            v = self._new_value(arr, "alias")
+            v.alias_of = base.id
+            v.alias_spec = (off, arr.dtype, arr.shape, arr.strides)
+            return v
+        return self._new_value(arr, "external")
+
+    def encode(self, obj):
+        if isinstance(obj, np.ndarray):
+            return Ref(self.value_of(obj).id)
+        t = type(obj)
+        if t is tuple or t is list:
+            items = [self.encode(o) for o in obj]
+            return tuple(items) if t is tuple else items
+        return obj
+
+    def encode_result(self, obj, instr):
+        if isinstance(obj, np.ndarray):
+            known = self.known(obj)
+            if known is not None:          # an argument handed back (binary(..., out=))
+                return Ref(known.id)
+            return Ref(self._new_value(obj, "internal", instr.index).id)
+        t = type(obj)
+        if t is tuple or t is list:
+            items = [self.encode_result(o, instr) for o in obj]
+            return tuple(items) if t is tuple else items
+        if obj is None:
+            return None
+        if isinstance(obj, (bool, int, float, complex, np.generic)):
+            self.host_reads.append((instr.fn, instr.line))
+            return obj
+        return obj
+
+    # -- checks ----------------------------------------------------------
+    def check(self, cond, make_error, *extra):
+        """A check of the op layer's that would read a value into Python (a target out of
+        range): evaluated now, and again by every compiled call (the driver reads the one
+        bool and raises make_error(*extra arrays))."""
+        from .._tensor import Tensor
+        self.depth += 1
+        try:
+            bad = bool(cond._host_array().reshape(-1)[0])
+            arrays = [e._host_array() for e in extra]
+        finally:
+            self.depth -= 1
+        if bad:
+            raise make_error(*arrays)
+        assert isinstance(cond, Tensor)
+        views = [self.encode(t._view_tuple()) for t in (cond,) + extra]
+        instr = Instr(len(self.instrs), "_check", (views[0], make_error, tuple(views[1:])), {},
+                      self.scopes[-1], user_frame())
+        instr.outs = None
+        instr.name = self.unique_name(instr.scope, "check")
+        self.instrs.append(instr)
+
+    # -- names -----------------------------------------------------------
+    def push_scope(self, base):
+        parent = self.scopes[-1]
+        full = f"{parent}/{base}" if parent else base
+        n = self.scope_counts.get(full, 0)
+        self.scope_counts[full] = n + 1
+        if n:
+            full = f"{full}_{n}"
+        self.scopes.append(full)
+
+    def pop_scope(self):
+        self.scopes.pop()
+
+    def unique_name(self, scope, op):
+        base = f"{scope}/{op}" if scope else op
+        n = self.name_counts.get(base, 0)
+        self.name_counts[base] = n + 1
+        return base if n == 0 else f"{base}_{n}"
+
+
+def op_label(fn, args):
+    """The op name a recorded call is shown under: binary('mul') is `mul`, matmul is `matmul`."""
+    if fn in ("unary", "binary", "binary_scaled", "reduce", "cumulative") and args and isinstance(args[0], str):
+        return args[0]
+    return fn
+
+
+class RecordingBackend:
+    """Stands in for a backend module in the registry while a call is captured."""
+
+    def __init__(self, backend, recording):
+        object.__setattr__(self, "_backend", backend)
+        object.__setattr__(self, "_recording", recording)
+        object.__setattr__(self, "_wrapped", {})
+
+    def __getattr__(self, name):
+        attr = getattr(self._backend, name)
+        if not callable(attr) or name.isupper() or name.startswith("__"):
+            return attr
+        wrapped = self._wrapped.get(name)
+        if wrapped is None:
+            wrapped = self._wrapped[name] = self._wrap(name, attr)
+        return wrapped
+
+    def _wrap(self, name, fn):
+        rec = self._recording
+
+        def call(*args, **kwargs):
+            if rec.depth:
+                return fn(*args, **kwargs)
+            line = user_frame()
+            if name in HOST_READS:
+                rec.host_reads.append((name, line))
+            instr = Instr(len(rec.instrs), name, rec.encode(args),
+                          {k: rec.encode(v) for k, v in kwargs.items()}, rec.scopes[-1], line)
+            rec.depth += 1
+            try:
+                result = fn(*args, **kwargs)
+            finally:
+                rec.depth -= 1
+            instr.outs = rec.encode_result(result, instr)
+            instr.name = rec.unique_name(instr.scope, op_label(name, args))
+            writes = []
+            for w in WRITES.get(name, ()):
+                a = args[w] if isinstance(w, int) and w < len(args) else kwargs.get(w) if isinstance(w, str) else None
+                if a is None:
+                    continue
+                buf = a[0] if isinstance(a, tuple) else a
+                if isinstance(buf, np.ndarray):
+                    writes.append(rec.value_of(buf).id)
+            instr.writes = tuple(writes)
+            rec.instrs.append(instr)
+            return result
+        call.__name__ = name
+        return call

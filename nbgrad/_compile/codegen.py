@@ -1,0 +1,669 @@
+"""From a recording to a generated module: passes, fusion, memory plan, code.
+
+Passes over the recorded kernel calls (the graph):
+- dead code: a call none of whose results is used later or seen by the user (an output,
+  a rebound `.grad`, optimizer state) and that writes nothing and draws no random numbers
+  is dropped;
+- common subexpressions: a call identical to an earlier one (same kernel, same constant
+  arguments, same buffers, none of them written in between) reuses its results;
+- constant folding: a call that reads no external buffer and draws nothing (a `full`, an
+  `arange`, arithmetic on them) whose results never escape and are never written runs
+  once, when the module is built; its buffers are constants of the module;
+- elementwise fusion: consecutive elementwise calls (unary, binary, add with alpha, where,
+  mul's backward) over one output shape become one loop nest in one `@njit` function:
+  values used only inside the region stay scalars, the others are written once;
+- memory plan: a fused region's buffers that never escape the step are allocated once, for
+  the variant, and reused by every call (and by later regions once dead);
+- BLAS: matmul calls run the backend's kernel, which hands whole GEMMs to BLAS.
+
+The module -- a Python driver calling the backend for what is not fused, and the fused
+regions as `@njit(cache=True)` functions -- is written under nbgrad's cache directory
+(nbgrad/_cachedir.py) with a name hashed from its source and the backend's kernel
+sources, so a fresh process loads the compiled machine code and an upgraded kernel
+source never meets stale machine code.
+"""
+import hashlib
+import importlib.util
+import math
+import os
+import sys
+import threading
+
+import numpy as np
+
+from .capture import KEEP, RANDOM, Ref
+from .graph import Graph, GraphNode, GraphTensor, dtype_name
+
+# the fused regions' scalar forms, as in the backends (nbgrad/backends/cpu/elementwise.py)
+_INLINE_BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / {1})",
+                  "eq": "({0} == {1})", "ne": "({0} != {1})", "lt": "({0} < {1})", "le": "({0} <= {1})",
+                  "gt": "({0} > {1})", "ge": "({0} >= {1})"}
+_INLINE_UNARY = {"neg": "(-{0})"}
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_BOOL = np.dtype(np.bool_)
+_ELEMENTWISE = frozenset({"unary", "binary", "binary_scaled", "where", "mul_backward"})
+
+
+def _walk_refs(obj, out):
+    if isinstance(obj, Ref):
+        out.append(obj.vid)
+    elif type(obj) in (tuple, list):
+        for o in obj:
+            _walk_refs(o, out)
+    return out
+
+
+def reads(instr):
+    refs = _walk_refs(instr.args, [])
+    for v in instr.kwargs.values():
+        _walk_refs(v, refs)
+    return refs
+
+
+def results(instr):
+    return _walk_refs(instr.outs, [])
+
+
+def _row_major(shape):
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n
+    return tuple(reversed(strides))
+
+
+def _view_kind(view, shape):
+    """'c' (contiguous over the output's shape), 's' (one value broadcast), 'g' (strided)."""
+    _, _, vshape, vstrides = view
+    if tuple(vshape) != tuple(shape):
+        return None
+    if all(s == 0 or n == 1 for n, s in zip(vshape, vstrides)):
+        return "s"
+    rm = _row_major(vshape)
+    if all(n == 1 or s == r for n, s, r in zip(vshape, vstrides, rm)):
+        return "c"
+    return "g"
+
+
+def _is_view(obj):
+    return (type(obj) is tuple and len(obj) == 4 and isinstance(obj[0], Ref) and isinstance(obj[1], int))
+
+
+class Lowering:
+    """Whether one recorded call joins a fused region, and its scalar form there."""
+
+    def __init__(self, program, instr):
+        self.ok = False
+        fn, a = instr.fn, instr.args
+        if fn not in _ELEMENTWISE or instr.kwargs or instr.writes:
+            return
+        vals = program.values
+        if fn == "unary":
+            if len(a) != 3 or not _is_view(a[1]):
+                return
+            op, views, dtype = a[0], [a[1]], np.dtype(a[2])
+            shape = tuple(a[1][2])
+            if op not in program.unary_ops:
+                return
+        elif fn == "binary":
+            if len(a) != 5 or not (_is_view(a[1]) and _is_view(a[2])):
+                return
+            op, views, shape, dtype = a[0], [a[1], a[2]], tuple(a[3]), np.dtype(a[4])
+            if op not in program.binary_ops:
+                return
+        elif fn == "binary_scaled":
+            if len(a) != 6 or not (_is_view(a[1]) and _is_view(a[2])) or a[0] not in ("add", "sub"):
+                return
+            op, views, shape, dtype = a[0], [a[1], a[2]], tuple(a[4]), np.dtype(a[5])
+            if not isinstance(a[3], (int, float)):
+                return
+        elif fn == "where":
+            if len(a) != 5 or not all(_is_view(v) for v in a[:3]):
+                return
+            op, views, shape, dtype = "where", list(a[:3]), tuple(a[3]), np.dtype(a[4])
+        else:       # mul_backward(g, a, b, need_a, need_b)
+            if len(a) < 3 or not all(_is_view(v) for v in a[:3]):
+                return
+            op, views, shape = "mul_backward", list(a[:3]), tuple(a[0][2])
+            dtype = vals[a[0][0].vid].dtype
+        in_dtypes = [vals[v[0].vid].dtype for v in views]
+        if fn == "where":
+            if in_dtypes[0] != _BOOL or in_dtypes[1] not in _FLOATS or in_dtypes[2] != in_dtypes[1]:
+                return
+        elif any(d not in _FLOATS for d in in_dtypes) or len(set(in_dtypes)) != 1:
+            return
+        if dtype not in _FLOATS and not (dtype == _BOOL and op in _INLINE_BINARY):
+            return
+        kinds = [_view_kind(v, shape) for v in views]
+        if None in kinds or len(shape) > 6:
+            return
+        outs = results(instr)
+        if len(outs) != (1 if fn != "mul_backward" else sum(o is not None for o in instr.outs)):
+            return
+        self.ok = True
+        self.op, self.views, self.kinds, self.shape, self.dtype = op, views, kinds, shape, dtype
+        self.in_dtype = in_dtypes[-1]
+        self.outs = outs
+        self.instr = instr
+
+
+class Program:
+    """A recording after the passes, and its generated module."""
+
+    def __init__(self, rec, live_out, external_bind, title):
+        from ..backends.cpu import elementwise as ew
+        self.rec = rec
+        self.values = rec.values
+        self.instrs = list(rec.instrs)
+        self.live_out = set(live_out)           # values the user sees after the call
+        self.bind = external_bind               # vid -> ('slot', i) | ('const', array)
+        self.title = title
+        self.unary_ops = frozenset(ew._UNARY_FNS)
+        self.binary_ops = frozenset(ew._BINARY_FNS)
+        self.removed = 0
+        self.folded = []
+        self._passes()
+
+    # -- passes ------------------------------------------------------------
+    def _escaping(self):
+        """Values whose memory the user may hold: live-out ones and anything aliasing them."""
+        esc = set(self.live_out)
+        for v in self.values:
+            if v.kind == "alias" and (v.id in esc or v.alias_of in esc):
+                esc.add(v.id)
+                esc.add(v.alias_of)
+        return esc
+
+    def _passes(self):
+        self._cse()
+        self._dce()
+        self._fold()
+
+    def _cse(self):
+        seen, written_at, replace, kept = {}, {}, {}, []
+        for ins in self.instrs:
+            if replace:
+                ins.args = _substitute(ins.args, replace)
+                ins.kwargs = {k: _substitute(v, replace) for k, v in ins.kwargs.items()}
+            key = None
+            if not ins.writes and ins.fn not in RANDOM and ins.fn in _ELEMENTWISE | {"reduce", "matmul", "full"}:
+                try:
+                    key = (ins.fn, _key(ins.args), _key(ins.kwargs),
+                           tuple(written_at.get(r, -1) for r in reads(ins)))
+                    hash(key)
+                except TypeError:
+                    key = None
+            prev = seen.get(key) if key is not None else None
+            outs = results(ins)
+            if prev is not None and not (set(outs) & self.live_out) and len(results(prev)) == len(outs):
+                for a, b in zip(outs, results(prev)):
+                    replace[a] = b
+                self.removed += 1
+                continue
+            if key is not None:
+                seen[key] = ins
+            for w in ins.writes:
+                written_at[w] = ins.index
+            kept.append(ins)
+        self.instrs = kept
+        self.live_out = {replace.get(v, v) for v in self.live_out}
+
+    def _dce(self):
+        esc = self._escaping()
+        needed = set(esc)
+        for v in self.values:
+            if v.kind == "alias":
+                needed.add(v.alias_of) if v.id in needed else None
+        kept = []
+        for ins in reversed(self.instrs):
+            outs = results(ins)
+            if ins.writes or ins.fn in KEEP or any(o in needed for o in outs) or not outs:
+                kept.append(ins)
+                needed.update(reads(ins))
+                for r in reads(ins):
+                    v = self.values[r]
+                    if v.kind == "alias":
+                        needed.add(v.alias_of)
+                # aliases of a kept instruction's results are needed through them
+            else:
+                self.removed += 1
+        kept.reverse()
+        self.instrs = kept
+
+    def _fold(self):
+        esc = self._escaping()
+        written = {w for ins in self.instrs for w in ins.writes}
+        constant = set()
+        kept = []
+        for ins in self.instrs:
+            rs = reads(ins)
+            outs = results(ins)
+            if (ins.fn not in RANDOM and not ins.writes and outs and ins.fn in {"full", "arange"} | _ELEMENTWISE
+                    and all(r in constant for r in rs) and not (set(outs) & (esc | written))):
+                constant.update(outs)
+                self.folded.append(ins)
+                continue
+            kept.append(ins)
+        self.instrs = kept
+
+    def fold_values(self):
+        """The folded calls run once, now: their results are the module's constants."""
+        if getattr(self, "_folded_values", None) is None:
+            from ..backends import get_backend
+            be = get_backend("cpu")
+            vals = {}
+            for ins in self.folded:
+                args = _materialize(ins.args, vals)
+                kwargs = {k: _materialize(v, vals) for k, v in ins.kwargs.items()}
+                res = getattr(be, ins.fn)(*args, **kwargs)
+                for ref, arr in zip(_walk_refs(ins.outs, []), _flatten_arrays(res)):
+                    vals[ref] = arr
+            self._folded_values = vals
+        return self._folded_values
+
+    # -- fusion and code -----------------------------------------------------
+    def regions(self):
+        """[(kind, [instrs])]: 'call' (one backend call) or 'fused' (a region)."""
+        out = []
+        cur, cur_shape = [], None
+        produced = set()
+        for ins in self.instrs:
+            low = Lowering(self, ins)
+            if low.ok and (cur_shape is None or low.shape == cur_shape) and all(
+                    v[0].vid not in produced or (k == "c" and v[1] == 0) for v, k in zip(low.views, low.kinds)):
+                cur.append(low)
+                cur_shape = low.shape
+                produced.update(low.outs)
+                continue
+            produced = set(low.outs) if low.ok else set()
+            if cur:
+                out.append(("fused", cur) if len(cur) > 1 else ("call", [cur[0].instr]))
+            cur, cur_shape = ([low], low.shape) if low.ok else ([], None)
+            if not low.ok:
+                out.append(("call", [ins]))
+        if cur:
+            out.append(("fused", cur) if len(cur) > 1 else ("call", [cur[0].instr]))
+        return out
+
+    def generate(self):
+        """(source, constants) of the module."""
+        gen = _Source(self)
+        return gen.build()
+
+    def graph(self):
+        nodes = []
+        names = {}
+        for v in self.values:
+            if v.kind == "external":
+                names[v.id] = self.bind_name(v.id)
+        for ins in self.instrs:
+            outs = []
+            for k, vid in enumerate(results(ins)):
+                v = self.values[vid]
+                shape = _first_shape(self, vid) or (v.size,)
+                names.setdefault(vid, f"{ins.name}:{k}")
+                outs.append(GraphTensor(f"{ins.name}:{k}", shape, dtype_name(v.dtype)))
+            ins_names = []
+            for r in reads(ins):
+                v = self.values[r]
+                base = v.alias_of if v.kind == "alias" else r
+                ins_names.append(names.get(base, f"%{base}"))
+            attrs = [a for a in ins.args if not isinstance(a, (Ref, tuple, list))]
+            nodes.append(GraphNode(ins.name, ins.fn if ins.fn not in ("unary", "binary") else ins.args[0],
+                                   ins_names, outs, attrs))
+        inputs = [self.bind_name(v.id) for v in self.values if v.kind == "external" and v.id in self.bind]
+        return Graph(nodes, inputs, removed=self.removed)
+
+    def bind_name(self, vid):
+        b = self.bind.get(vid)
+        if b is None:
+            return f"%{vid}"
+        return b[2] if b[0] == "slot" else f"const_{vid}"
+
+
+def _first_shape(program, vid):
+    for ins in program.instrs:
+        for a in list(ins.args) + list(ins.kwargs.values()):
+            if _is_view(a) and a[0].vid == vid:
+                return tuple(a[2])
+        if vid in results(ins) and ins.fn in ("binary", "where") and len(ins.args) > 3:
+            return tuple(ins.args[3])
+        if vid in results(ins) and ins.fn == "unary" and _is_view(ins.args[1]):
+            return tuple(ins.args[1][2])
+    return None
+
+
+def _materialize(obj, vals):
+    if isinstance(obj, Ref):
+        return vals[obj.vid]
+    t = type(obj)
+    if t is tuple or t is list:
+        items = [_materialize(o, vals) for o in obj]
+        return tuple(items) if t is tuple else items
+    return obj
+
+
+def _flatten_arrays(obj):
+    if isinstance(obj, np.ndarray):
+        return [obj]
+    if type(obj) in (tuple, list):
+        return [a for o in obj for a in _flatten_arrays(o)]
+    return []
+
+
+def _key(obj):
+    if isinstance(obj, Ref):
+        return ("%", obj.vid)
+    if type(obj) in (tuple, list):
+        return tuple(_key(o) for o in obj)
+    if isinstance(obj, dict):
+        return tuple(sorted((k, _key(v)) for k, v in obj.items()))
+    if isinstance(obj, np.ndarray):
+        raise TypeError
+    if isinstance(obj, float) and obj != obj:
+        return ("nan",)
+    return (type(obj).__name__, obj)
+
+
+def _substitute(obj, replace):
+    if isinstance(obj, Ref):
+        v = replace.get(obj.vid)
+        return obj if v is None else Ref(v)
+    t = type(obj)
+    if t is tuple or t is list:
+        items = [_substitute(o, replace) for o in obj]
+        return tuple(items) if t is tuple else items
+    return obj
+
+
+def _literal(obj):
+    """Python source for a constant, or None when it must be passed in."""
+    t = type(obj)
+    if obj is None or t is bool or t is int or t is str:
+        return repr(obj)
+    if t is float:
+        return repr(obj) if math.isfinite(obj) else None
+    if t is tuple:
+        items = [_literal(o) for o in obj]
+        if None in items and any(o is not None for o, i in zip(obj, items) if i is None):
+            return None
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+    return None
+
+
+class _Source:
+    def __init__(self, program):
+        self.p = program
+        self.consts = []
+        self._const_ids = {}
+        self.kernels = []          # source blocks of njit functions
+        self.lines = []
+        self.scratch = []          # (size, dtype) of planned buffers
+        self.fused = 0
+        self._used_fns = set()
+
+    def const(self, obj):
+        key = id(obj)
+        k = self._const_ids.get(key)
+        if k is None:
+            k = self._const_ids[key] = len(self.consts)
+            self.consts.append(obj)
+        return f"C[{k}]"
+
+    def expr(self, obj):
+        if isinstance(obj, Ref):
+            return f"v{obj.vid}"
+        t = type(obj)
+        if t is tuple or t is list:
+            if t is tuple and _literal(obj) is not None:
+                return _literal(obj)
+            inner = "".join(f"{self.expr(o)}, " for o in obj)
+            return f"({inner})" if t is tuple else f"[{inner}]"
+        lit = _literal(obj)
+        return lit if lit is not None else self.const(obj)
+
+    def build(self):
+        p = self.p
+        L = self.lines
+        L.append("def run(X, C, S, be):")
+        # externals and aliases
+        for v in p.values:
+            if v.kind == "external" and v.id in p.bind:
+                b = p.bind[v.id]
+                L.append(f"    v{v.id} = X[{b[1]}]" if b[0] == "slot" else f"    v{v.id} = {self.const(b[1])}")
+        emitted_alias = set()
+
+        def alias_lines(vids):
+            for r in vids:
+                v = p.values[r]
+                if v.kind == "alias" and r not in emitted_alias:
+                    emitted_alias.add(r)
+                    off, dt, shape, strides = v.alias_spec
+                    L.append(f"    v{r} = _alias(v{v.alias_of}, {off}, {self.const(dt)}, {shape!r}, {strides!r})")
+        for vid, arr in p.fold_values().items():
+            L.append(f"    v{vid} = {self.const(arr)}")
+        regions = p.regions()
+        # values read after each point: for the memory plan
+        last_use = {}
+        for i, (kind, items) in enumerate(regions):
+            instrs = [x.instr for x in items] if kind == "fused" else items
+            for ins in instrs:
+                for r in reads(ins):
+                    last_use[r] = i
+        esc = p._escaping()
+        free = {}      # (size, dtype) -> [scratch index]
+        in_use = {}    # vid -> scratch index
+        for i, (kind, items) in enumerate(regions):
+            if kind == "call" and items[0].fn == "_check":
+                ins = items[0]
+                alias_lines(reads(ins))
+                cond, make_error, extra = ins.args
+                arrays = "".join(f"_view(be, {self.expr(e)}), " for e in extra)
+                L.append(f"    if _view(be, {self.expr(cond)}).reshape(-1)[0]:  # {ins.name}")
+                L.append(f"        raise {self.const(make_error)}({arrays})")
+            elif kind == "call":
+                ins = items[0]
+                alias_lines(reads(ins))
+                args = ", ".join(self.expr(a) for a in ins.args)
+                kw = "".join(f", {k}={self.expr(v)}" for k, v in ins.kwargs.items())
+                if kw and not args:
+                    kw = kw[2:]
+                target = self._unpack(ins.outs)
+                L.append(f"    {target}be.{ins.fn}({args}{kw})  # {ins.name}")
+                alias_lines([v.id for v in p.values if v.kind == "alias" and v.alias_of in results(ins)
+                             and v.id in _needed_aliases(p)])
+            else:
+                alias_lines([r for x in items for r in reads(x.instr)])
+                self._fused(items, i, last_use, esc, free, in_use)
+            # buffers of the plan whose last reader has run are free again
+            for vid, s in list(in_use.items()):
+                if last_use.get(vid, -1) <= i and vid not in esc:
+                    free.setdefault((p.values[vid].size, p.values[vid].dtype.str), []).append(s)
+                    del in_use[vid]
+        outs = sorted(v for v in p.live_out)
+        for vid in outs:
+            if p.values[vid].kind == "alias":
+                alias_lines([vid])
+        L.append("    return {" + ", ".join(f"{vid}: v{vid}" for vid in outs) + "}")
+        header = [
+            f"# Generated by nbgrad.compile for {p.title}",
+            "import numpy as np",
+            "from numba import njit",
+            "from nbgrad.backends.cpu.elementwise import _UNARY_FNS as _U, _BINARY_FNS as _B",
+            "",
+            "",
+            "def _view(be, view):",
+            "    return be.to_numpy(view)",
+            "",
+            "",
+            "def _alias(base, off, dtype, shape, strides):",
+            "    return np.ndarray(shape, dtype, buffer=base, offset=off, strides=strides)",
+            "",
+        ]
+        for op in sorted(self._used_fns):
+            table, name = op
+            header.append(f"_{table.lower()}_{name} = _{table}[{name!r}]")
+        return "\n".join(header + [""] + self.kernels + [""] + L) + "\n", self.consts, self.scratch
+
+    def _unpack(self, outs):
+        if outs is None:
+            return ""
+        if isinstance(outs, Ref):
+            return f"v{outs.vid} = "
+        if type(outs) in (tuple, list):
+            names = []
+            for o in outs:
+                names.append(f"v{o.vid}" if isinstance(o, Ref) else "_")
+            if not names:
+                return ""
+            return "(" + "".join(n + ", " for n in names) + ") = "
+        return "_ = "
+
+    def _fused(self, items, region, last_use, esc, free, in_use):
+        p = self.p
+        self.fused += 1
+        shape = items[0].shape
+        nd = len(shape)
+        produced = {}
+        inputs = []             # (vid, offset, kind, strides)
+        input_index = {}
+        body = []
+        outputs = []            # vids written by the kernel
+        region_vids = {o for x in items for o in x.outs}
+        later = {r for r, last in last_use.items() if last > region}
+        for x in items:
+            args = []
+            for view, kind in zip(x.views, x.kinds):
+                vid, off, vshape, vstrides = view[0].vid, view[1], view[2], view[3]
+                if vid in produced and kind == "c" and off == 0:
+                    args.append(produced[vid])
+                    continue
+                key = (vid, off, kind, tuple(vstrides))
+                k = input_index.get(key)
+                if k is None:
+                    k = input_index[key] = len(inputs)
+                    inputs.append(key)
+                if kind == "c":
+                    args.append(f"b{k}[o{k} + f]")
+                elif kind == "s":
+                    args.append(f"b{k}[o{k}]")
+                else:
+                    idx = " + ".join(f"i{d} * {s}" for d, s in enumerate(vstrides) if s and vshape[d] != 1) or "0"
+                    args.append(f"b{k}[o{k} + {idx}]")
+            names = []
+            for j, vid in enumerate(x.outs):
+                name = f"t{vid}"
+                names.append(name)
+                produced[vid] = name
+            T = _np_name(x.dtype)
+            texts = self._scalar(x, args, T)
+            for name, text in zip(names, texts):
+                body.append(f"{name} = {text}")
+        for vid in sorted(region_vids):
+            if vid in later or vid in esc or vid in p.live_out:
+                outputs.append(vid)
+        kname = f"_region{region}"
+        params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
+        src = ['@njit(cache=True, nogil=True, error_model="numpy")', f"def {kname}({', '.join(params)}):"]
+        indent = "    "
+        for d, n in enumerate(shape):
+            src.append(f"{indent}for i{d} in range({n}):")
+            indent += "    "
+        flat = " + ".join(f"i{d} * {s}" for d, s in enumerate(_row_major(shape)) if shape[d] != 1) or "0"
+        src.append(f"{indent}f = {flat}")
+        src += [indent + line for line in body]
+        src += [f"{indent}r{vid}[f] = t{vid}" for vid in outputs]
+        if not shape:
+            src = src[:2] + ["    f = 0"] + ["    " + line for line in body] + [f"    r{vid}[f] = t{vid}" for vid in outputs]
+        self.kernels.append("\n".join(src) + "\n\n")
+        numel = int(np.prod(shape)) if shape else 1
+        for vid in outputs:
+            v = p.values[vid]
+            if vid in esc:
+                self.lines.append(f"    v{vid} = np.empty({numel}, {self.const(v.dtype)})")
+            else:
+                key = (v.size, v.dtype.str)
+                pool = free.get(key)
+                if pool:
+                    s = pool.pop()
+                else:
+                    s = len(self.scratch)
+                    self.scratch.append((v.size, v.dtype))
+                in_use[vid] = s
+                self.lines.append(f"    v{vid} = S[{s}]")
+        call = ", ".join([f"v{vid}, {off}" for vid, off, _, _ in inputs] + [f"v{vid}" for vid in outputs])
+        names = ", ".join(x.instr.name for x in items[:3]) + (", ..." if len(items) > 3 else "")
+        self.lines.append(f"    {kname}({call})  # fused: {names}")
+
+    def _scalar(self, x, args, T):
+        op = x.op
+        if x.instr.fn == "mul_backward":
+            g, a, b = args
+            need = [o is not None for o in x.instr.outs]
+            texts = []
+            if need[0]:
+                texts.append(f"{T}({g} * {b})")
+            if need[1]:
+                texts.append(f"{T}({g} * {a})")
+            return texts
+        if x.instr.fn == "where":
+            return [f"({args[1]} if {args[0]} else {args[2]})"]
+        if x.instr.fn == "binary_scaled":
+            alpha = x.instr.args[3]
+            sign = "+" if op == "add" else "-"
+            if x.dtype == np.float32:
+                return [f"{T}(np.float64({args[0]}) {sign} np.float64(np.float32({float(alpha)!r})) * "
+                        f"np.float64({args[1]}))"]
+            return [f"{T}({args[0]} {sign} {T}({float(alpha)!r} * {args[1]}))"]
+        if x.instr.fn == "unary":
+            form = _INLINE_UNARY.get(op)
+            if form is not None:
+                return [f"{T}({form.format(*args)})"]
+            self._used_fns.add(("U", op))
+            return [f"{T}(_u_{op}({args[0]}))"]
+        form = _INLINE_BINARY.get(op)
+        if form is not None:
+            return [f"{T}({form.format(*args)})" if x.dtype != _BOOL else form.format(*args)]
+        self._used_fns.add(("B", op))
+        return [f"{T}(_b_{op}({args[0]}, {args[1]}))"]
+
+
+def _np_name(dtype):
+    return {"float32": "np.float32", "float64": "np.float64", "bool": "np.bool_"}[np.dtype(dtype).name]
+
+
+def _needed_aliases(p):
+    return {v.id for v in p.values if v.kind == "alias"}
+
+
+# -- the module on disk ---------------------------------------------------------
+_lock = threading.Lock()
+
+
+def _kernel_sources_hash():
+    """A digest of the backend sources generated code calls into (scalar functions, shared helpers)."""
+    from ..backends.cpu.fused import _helpers_hash
+    return _helpers_hash()
+
+
+def load(source, title):
+    from .._cachedir import generated_dir
+    digest = hashlib.sha1((source + _kernel_sources_hash()).encode()).hexdigest()[:20]
+    name = f"nbgrad_compiled_{digest}"
+    module = sys.modules.get(name)
+    if module is not None:
+        return module, False
+    directory = generated_dir("compiled")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.py"
+    with _lock:
+        fresh = not path.exists()
+        if fresh or path.read_text() != source:
+            tmp = directory / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+            tmp.write_text(source)
+            os.replace(tmp, path)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module, fresh

@@ -1,0 +1,414 @@
+"""nbgrad.compile: compiled calls leave every visible tensor as the eager call would.
+
+References are the eager calls themselves (same seeds, same inputs), run side by side:
+float64 within 1e-12 relative, float32 within 1e-5 (fusion reorders arithmetic), integers,
+versions and random draws exactly.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad import nn, optim
+from nbgrad.ops.optable import ROWS
+
+pytestmark = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="generated njit code")
+
+
+def _close(a, b, dtype):
+    a, b = np.asarray(a), np.asarray(b)
+    if dtype == np.float64:
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _leaf(values, dtype=np.float32):
+    return nbgrad.tensor(np.asarray(values, dtype=dtype), requires_grad=True)
+
+
+def _chain(x, w):
+    x.grad = w.grad = None
+    y = x
+    for _ in range(20):
+        y = y * w
+        y = y + x
+    loss = (y.tanh() * x).sum()
+    loss.backward()
+    return loss
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elementwise_chain_matches_eager_on_every_call(dtype):
+    rng = np.random.default_rng(0)
+    xs = [rng.uniform(-1, 1, 16).astype(dtype) for _ in range(3)]
+    w0 = rng.uniform(0.2, 0.8, 16).astype(dtype)
+    step = nbgrad.compile(_chain)
+    for xv in xs:
+        xe, we = _leaf(xv, dtype), _leaf(w0, dtype)
+        xc, wc = _leaf(xv, dtype), _leaf(w0, dtype)
+        le = _chain(xe, we)
+        lc = step(xc, wc)
+        _close(lc.detach().numpy(), le.detach().numpy(), dtype)
+        _close(xc.grad.numpy(), xe.grad.numpy(), dtype)
+        _close(wc.grad.numpy(), we.grad.numpy(), dtype)
+        assert lc.requires_grad and lc.grad_fn.name() == "SumBackward0"
+        assert xc.grad._version == xe.grad._version and xc.grad.is_leaf
+    assert step.captures == 1 and len(step.variants) == 1
+    # the loss' graph ran its backward inside the step: a second backward fails as eager's would
+    with pytest.raises(RuntimeError):
+        lc.backward()
+
+
+def test_graph_names_print_and_dot():
+    x, w = _leaf(np.linspace(-1, 1, 8)), _leaf(np.linspace(0.2, 0.8, 8))
+    step = nbgrad.compile(_chain)
+    step(x, w)
+    g = step.graph
+    names = [n.name for n in g]
+    assert len(names) == len(set(names))
+    assert "mul" in names and "mul_1" in names and "tanh" in names
+    assert any(n.startswith("gradients/") for n in names)
+    assert repr(g["mul"].outputs[0]) == 'Tensor("mul:0", shape=(8,), dtype=nbgrad.float32)'
+    assert "args[0]" in g.inputs and "args[1]" in g.inputs
+    text = str(g)
+    assert text.splitlines()[1].strip().startswith("mul = mul(args[0], args[1])")
+    dot = g.to_dot()
+    assert dot.startswith("digraph nbgrad {") and '"mul" -> "add";' in dot
+
+
+def _mlp(dtype, seed=0):
+    nbgrad.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 5))
+    if dtype == np.float64:
+        model = model.double()
+    return model
+
+
+def _batch(dtype, k):
+    rng = np.random.default_rng(k)
+    return (nbgrad.from_numpy(rng.standard_normal((8, 12)).astype(dtype)),
+            nbgrad.from_numpy(rng.integers(0, 5, 8)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("loss_name", ["cross_entropy", "mse"])
+def test_training_steps_match_eager(dtype, loss_name):
+    models, opts, steps = [], [], []
+    for compiled in (False, True):
+        model = _mlp(dtype)
+        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-3)
+
+        def step(x, y, model=model, opt=opt):
+            opt.zero_grad()
+            out = model(x)
+            if loss_name == "mse":
+                loss = nn.functional.mse_loss(out, y)
+            else:
+                loss = nn.functional.cross_entropy(out, y)
+            loss.backward()
+            opt.step()
+            return loss, out
+        models.append(model)
+        opts.append(opt)
+        steps.append(nbgrad.compile(step) if compiled else step)
+    for k in range(5):
+        x, y = _batch(dtype, k)
+        if loss_name == "mse":
+            y = nn.functional.one_hot(y, 5).to(x.dtype)     # (one_hot reads its input: not in the step)
+        (le, oe), (lc, oc) = steps[0](x, y), steps[1](x, y)
+        _close(lc.detach().numpy(), le.detach().numpy(), dtype)
+        _close(oc.detach().numpy(), oe.detach().numpy(), dtype)
+        assert lc.grad_fn.name() == le.grad_fn.name()
+        assert oc.requires_grad and oc.grad_fn.name() == oe.grad_fn.name()
+    for pe, pc in zip(models[0].parameters(), models[1].parameters()):
+        _close(pc.detach().numpy(), pe.detach().numpy(), dtype)
+        _close(pc.grad.numpy(), pe.grad.numpy(), dtype)
+        assert pc._version == pe._version
+        assert pc.grad._version == pe.grad._version
+        st_e, st_c = opts[0].state[pe]["momentum_buffer"], opts[1].state[pc]["momentum_buffer"]
+        _close(st_c.numpy(), st_e.numpy(), dtype)
+        assert st_c._version == st_e._version
+    # the first step made the momentum buffers (one variant), the second ran with them (another)
+    assert steps[1].captures == 2
+
+
+def test_each_compiled_call_gives_fresh_gradients_and_outputs():
+    model = _mlp(np.float32)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+
+    @nbgrad.compile
+    def step(x, y):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    x, y = _batch(np.float32, 0)
+    step(x, y)
+    l1 = step(x, y)
+    g1 = next(model.parameters()).grad
+    v1 = l1.item()
+    l2 = step(x, y)
+    assert l2 is not l1 and next(model.parameters()).grad is not g1
+    assert l1.item() == v1          # a returned loss is not overwritten by the next call
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS if r.where == "torch" and len(r.inputs) == 1],
+                         ids=lambda r: r.name)
+def test_every_table_op_forward_and_backward(row):
+    fn = getattr(nbgrad, row.name)
+    rng = np.random.default_rng(1)
+    lo, hi = (0.1, 0.9) if row.name in ("acosh",) else (-0.9, 0.9)
+    base = rng.uniform(lo, hi, (4, 5)).astype(np.float64)
+    if row.name == "acosh":
+        base = base + 1.5
+
+    def f(x):
+        x.grad = None
+        y = fn(x * 1.0)
+        (y * y).sum().backward()
+        return y
+    step = nbgrad.compile(f)
+    for k in range(2):
+        xe, xc = _leaf(base + k * 0.01, np.float64), _leaf(base + k * 0.01, np.float64)
+        ye, yc = f(xe), step(xc)
+        _close(yc.detach().numpy(), ye.detach().numpy(), np.float64)
+        _close(xc.grad.numpy(), xe.grad.numpy(), np.float64)
+        assert yc.grad_fn.name() == ye.grad_fn.name()
+    assert step.captures == 1
+
+
+# -- guards ------------------------------------------------------------------------------
+def test_guards_retrace_on_shape_dtype_requires_grad_and_numbers():
+    calls = []
+
+    def f(x, scale):
+        calls.append(1)
+        return (x * scale).exp()
+    step = nbgrad.compile(f)
+    x = nbgrad.ones(3)
+    with nbgrad.no_grad():
+        np.testing.assert_allclose(step(x, 2.0).numpy(), np.exp(2.0) * np.ones(3), rtol=1e-6)
+        np.testing.assert_allclose(step(x, 2.0).numpy(), np.exp(2.0) * np.ones(3), rtol=1e-6)
+        assert step.captures == 1 and len(calls) == 1          # (the second call ran the graph)
+        np.testing.assert_allclose(step(x, 3.0).numpy(), np.exp(3.0) * np.ones(3), rtol=1e-6)
+        assert step.captures == 2                               # a Python number is a constant
+        np.testing.assert_allclose(step(nbgrad.ones(4), 2.0).numpy(), np.exp(2.0) * np.ones(4), rtol=1e-6)
+        assert step.captures == 3                               # a shape
+        step(nbgrad.ones(3, dtype=nbgrad.float64), 2.0)
+        assert step.captures == 4                               # a dtype
+        step(nbgrad.ones(6)[::2], 2.0)
+        assert step.captures == 5                               # a layout
+
+
+def test_guards_on_learning_rate_and_train_mode():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    opt = optim.SGD(model.parameters(), lr=0.1)
+
+    @nbgrad.compile
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).sum()
+        loss.backward()
+        opt.step()
+        return loss
+    x = nbgrad.ones(2, 4)
+    for _ in range(3):
+        step(x)
+    assert step.captures == 2           # the first call found no .grad, the others one
+    opt.param_groups[0]["lr"] = 0.01
+    step(x)
+    assert step.captures == 3
+    model.eval()
+    step(x)
+    assert step.captures == 4
+
+
+def test_too_many_variants_warn_and_run_eagerly():
+    step = nbgrad.compile(lambda x: x + 1, max_variants=2)
+    with nbgrad.no_grad():
+        step(nbgrad.ones(1))
+        step(nbgrad.ones(2))
+        with pytest.warns(UserWarning, match="captured 2 times"):
+            out = step(nbgrad.ones(3))
+    np.testing.assert_array_equal(out.numpy(), 2 * np.ones(3))
+    assert step.captures == 2
+
+
+def test_grad_mode_is_guarded():
+    step = nbgrad.compile(lambda x: (x * 2).sum())
+    x = nbgrad.ones(3, requires_grad=True)
+    with nbgrad.no_grad():
+        assert not step(x).requires_grad
+    with pytest.raises(nbgrad.CompileError, match="requires grad"):
+        step(x)                 # grad mode on: the output needs its graph, not captured
+
+
+# -- what cannot be captured ------------------------------------------------------------
+@pytest.mark.parametrize("body, what", [
+    ("float((x * 2).sum().item())", "Tensor.item"),
+    ("(x * 2).tolist()", "Tensor.tolist"),
+    ("(x * 2).numpy()", "Tensor.numpy"),
+    ("print(x * 2)", "printing"),
+    ("1 if (x.sum() > 0) else 0", "bool"),
+])
+def test_host_reads_raise_compile_error_naming_the_line(body, what, tmp_path):
+    ns = {}
+    exec(compile(f"def f(x):\n    return {body}\n", str(tmp_path / "user_code.py"), "exec"), ns)
+    step = nbgrad.compile(ns["f"])
+    with nbgrad.no_grad():
+        with pytest.raises(nbgrad.CompileError, match=what) as info:
+            step(nbgrad.ones(3))
+    assert "user_code.py:2" in str(info.value)
+
+
+def test_fallback_eager_runs_uncapturable_functions_eagerly():
+    def f(x):
+        s = (x * 2).sum()
+        return x * s.item()
+    step = nbgrad.compile(f, fallback="eager")
+    with nbgrad.no_grad():
+        for k in (1.0, 2.0):
+            out = step(nbgrad.full((3,), k))
+            np.testing.assert_allclose(out.numpy(), k * 6 * k * np.ones(3))
+    assert not step.variants
+
+
+def test_in_place_change_of_a_tensor_the_graph_does_not_own():
+    holder = {"t": nbgrad.zeros(3)}
+
+    def hidden():
+        return holder["t"]
+
+    def f(x):
+        hidden().add_(x)
+        return x * 2
+    with nbgrad.no_grad():
+        with pytest.raises(nbgrad.CompileError, match="does not own"):
+            nbgrad.compile(f)(nbgrad.ones(3))
+
+
+def test_in_place_change_of_an_argument_is_replayed_with_its_version():
+    def f(x, y):
+        x.mul_(2)
+        y.add_(x)
+        return y
+    step = nbgrad.compile(f)
+    with nbgrad.no_grad():
+        for k in range(3):
+            xe, ye = nbgrad.full((3,), float(k)), nbgrad.ones(3)
+            xc, yc = nbgrad.full((3,), float(k)), nbgrad.ones(3)
+            f(xe, ye)
+            out = step(xc, yc)
+            assert out is yc
+            np.testing.assert_array_equal(xc.numpy(), xe.numpy())
+            np.testing.assert_array_equal(yc.numpy(), ye.numpy())
+            assert (xc._version, yc._version) == (xe._version, ye._version)
+    assert step.captures == 1
+
+
+def test_target_out_of_range_is_checked_by_compiled_calls():
+    model = _mlp(np.float32)
+
+    @nbgrad.compile
+    def f(x, y):
+        with nbgrad.no_grad():
+            return nn.functional.cross_entropy(model(x), y)
+    x, y = _batch(np.float32, 0)
+    f(x, y)
+    f(x, y)
+    bad = y.clone()
+    bad[3] = 7
+    with pytest.raises(IndexError, match="Target 7 is out of bounds."):
+        f(x, bad)
+
+
+def test_random_ops_draw_what_eager_draws():
+    def f(x):
+        return nn.functional.dropout(x, 0.5, training=True) + nbgrad.rand(4)
+    step = nbgrad.compile(f)
+    x = nbgrad.ones(4)
+    with nbgrad.no_grad():
+        nbgrad.manual_seed(3)
+        eager = [f(x).numpy().copy() for _ in range(3)]
+        nbgrad.manual_seed(3)
+        compiled = [step(x).numpy().copy() for _ in range(3)]
+    for a, b in zip(eager, compiled):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_compiled_module_for_inference():
+    model = _mlp(np.float32)
+    cmodel = nbgrad.compile(model)
+    x, _ = _batch(np.float32, 0)
+    with nbgrad.no_grad():
+        ref = model(x).numpy()
+        for _ in range(2):
+            np.testing.assert_allclose(cmodel(x).numpy(), ref, rtol=1e-5, atol=1e-6)
+    assert cmodel.captures == 1
+    out = cmodel(x)                      # grad mode: the forward runs eagerly, with its graph
+    assert out.grad_fn is not None
+    assert cmodel.training is model.training
+
+
+def test_common_subexpressions_and_dead_code_are_removed():
+    def f(x):
+        a = x.exp()
+        b = x.exp()             # the same call again
+        x.sin()                 # a result nobody uses
+        return a + b
+    step = nbgrad.compile(f)
+    with nbgrad.no_grad():
+        step(nbgrad.ones(3))
+    ops = [n.op for n in step.graph]
+    assert ops.count("exp") == 1 and "sin" not in ops
+    assert step.graph.removed >= 2
+
+
+# -- the on-disk cache ----------------------------------------------------------------------
+_SCRIPT = textwrap.dedent("""
+    import nbgrad, numpy as np
+    x = nbgrad.tensor(np.linspace(-1, 1, 16, dtype=np.float32), requires_grad=True)
+    w = nbgrad.tensor(np.linspace(0.2, 0.8, 16, dtype=np.float32), requires_grad=True)
+    @nbgrad.compile
+    def step(x, w):
+        x.grad = w.grad = None
+        y = x
+        for _ in range(5):
+            y = (y * w + x).tanh()
+        y.sum().backward()
+    step(x, w)
+    v = step.variants[0]
+    print(v.fresh, v.module.__name__, repr(float(x.grad.sum())))
+""")
+
+
+def test_generated_module_is_cached_on_disk_for_a_fresh_process(tmp_path):
+    env = dict(os.environ, NBGRAD_CACHE_DIR=str(tmp_path / "nb"), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    runs = [subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    first, second = (r.stdout.split() for r in runs)
+    assert first[0] == "True" and second[0] == "False"       # written once, then loaded
+    assert first[1] == second[1] and first[2] == second[2]
+    assert list((tmp_path / "nb" / "compiled").glob(f"{first[1]}.py"))
+
+
+def test_kernel_source_change_gives_a_new_module(monkeypatch):
+    from nbgrad._compile import codegen
+    step = nbgrad.compile(lambda x: (x * 3).exp())
+    with nbgrad.no_grad():
+        step(nbgrad.ones(2))
+    name = step.variants[0].module.__name__
+    monkeypatch.setattr(codegen, "_kernel_sources_hash", lambda: "an-edited-kernel-source")
+    step2 = nbgrad.compile(lambda x: (x * 3).exp())
+    with nbgrad.no_grad():
+        step2(nbgrad.ones(2))
+    assert step2.variants[0].module.__name__ != name

@@ -102,6 +102,75 @@ USER_OPS = {
 }
 
 
+# Issue 13's compiled workloads: the nbgrad workload's callable under nbgrad.compile, beside
+# nbgrad eager and PyTorch eager in the same run.  Targets: W4 compiled >= 1.5x PyTorch
+# eager's steps/s; W5's whole 1000-op program with its backward <= 50 us; W1 compiled <=
+# jax.jit's time (jax is not installed here: PyTorch's is shown).
+COMPILED = {"W1": ("W1 compiled", "ms", 1e3), "W4": ("W4 MLP step compiled", "ms", 1e3),
+            "W5": ("W5 1000 small ops + backward compiled", "us", 1e6)}
+
+
+def make_compiled(workload):
+    import nbgrad
+    return nbgrad.compile(S.make(workload, "nbgrad"))
+
+
+def compile_times():
+    """(first compiled W4 call after one eager step, empty generated-code cache; the same in a
+    fresh process with that cache warm), seconds."""
+    import subprocess
+    import sys
+    import tempfile
+    script = (
+        "import time, sys\n"
+        "sys.path.insert(0, %r)\n"
+        "from benchmarks import speed_workloads as S\n"
+        "import nbgrad\n"
+        "run = S.make('W4', 'nbgrad')\n"
+        "run()\n"
+        "step = nbgrad.compile(run)\n"
+        "t0 = time.perf_counter(); step(); t1 = time.perf_counter()\n"
+        "step(); t2 = time.perf_counter()\n"
+        "print(t1 - t0 + (t2 - t1))\n") % str(pathlib.Path(__file__).resolve().parents[1])
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NBGRAD_CACHE_DIR=d)
+        out = []
+        for _ in range(2):
+            r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+            out.append(float(r.stdout.split()[-1]) if r.returncode == 0 else float("nan"))
+    return out
+
+
+def main_compiled(chosen, repeats):
+    libraries = ["nbgrad"] + (["torch"] if have_torch() else [])
+    print("nbgrad.compile (issue 13): the same callables eager and compiled, PyTorch eager beside\n")
+    head = (f"{'':3} {'workload':40} {'unit':>5} {'compiled':>9} {'eager':>9} {'torch':>9} "
+            f"{'torch/comp':>10}  target")
+    print(head)
+    print("-" * len(head))
+    for name, (description, unit, scale) in COMPILED.items():
+        if chosen and name not in chosen:
+            continue
+        runs = {lib: S.make(name, lib) for lib in libraries}
+        runs["compiled"] = make_compiled(name)
+        med = measure_runs(runs, repeats)
+        th = med.get("torch")
+        speed = None if th is None else th / med["compiled"]
+        if name == "W4":
+            target = f">= 1.5x PyTorch steps/s: {'-' if speed is None else ('yes' if speed >= 1.5 else 'NO')}"
+        elif name == "W5":
+            target = f"<= 50 us: {'yes' if med['compiled'] <= 50e-6 else 'NO'}"
+        else:
+            target = "<= jax.jit (not installed here)"
+        print(f"{name:3} {description:40} {unit:>5} {fmt(med['compiled'], scale):>9} {fmt(med['nbgrad'], scale):>9} "
+              f"{fmt(th, scale):>9} {'-' if speed is None else format(speed, '.2f') + 'x':>10}  {target}", flush=True)
+    if not chosen or "W4" in chosen:
+        cold, warm = compile_times()
+        print(f"{'':4}W4 first compiled call (capture, codegen, Numba compile), empty cache: {cold:.2f} s "
+              f"(target <= 3 s: {'yes' if cold <= 3 else 'NO'}); fresh process, warm cache: {warm:.2f} s "
+              f"(target <= 0.3 s: {'yes' if warm <= 0.3 else 'NO'})")
+
+
 def make_user_op(name, n=None):
     """{'user': run, 'builtin': run} for a USER_OPS workload (n: the size, for tests)."""
     import math as _math
@@ -203,8 +272,11 @@ def main(argv=None):
     parser.add_argument("workloads", nargs="*", help="W1, W1f, W2..W8, S16..S16M (size sweep), C1, C1b, C2, C2b, U1, U2 (default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer samples; W7 cold once; no RSS")
     parser.add_argument("--repeats", type=int, default=None, help="samples per library (at least 5)")
+    parser.add_argument("--compiled", action="store_true", help="issue 13: W1, W4, W5 under nbgrad.compile")
     args = parser.parse_args(argv)
     repeats = max(5, args.repeats or (5 if args.quick else 7))
+    if args.compiled:
+        return main_compiled(args.workloads, repeats)
     chosen = args.workloads or list(S.WORKLOADS) + list(USER_OPS) + ["W7"]
     libraries = ["nbgrad", "numpy"] + (["torch"] if have_torch() else [])
 

@@ -95,7 +95,15 @@ class Lowering:
     def __init__(self, program, instr):
         self.ok = False
         fn, a = instr.fn, instr.args
-        if fn not in _ELEMENTWISE or instr.kwargs or instr.writes:
+        self.inplace = None
+        if fn == "binary" and (len(a) == 6 or set(instr.kwargs) == {"out"}) and len(a) >= 5:
+            # the engine's in-place accumulation: out is exactly a's elements
+            out = a[5] if len(a) == 6 else instr.kwargs["out"]
+            if not (isinstance(out, Ref) and _is_view(a[1]) and out.vid == a[1][0].vid and a[1][1] == 0):
+                return
+            self.inplace = out.vid
+            a = a[:5]
+        elif fn not in _ELEMENTWISE or instr.kwargs or instr.writes:
             return
         vals = program.values
         if fn == "unary":
@@ -135,7 +143,7 @@ class Lowering:
         if dtype not in _FLOATS and not (dtype == _BOOL and op in _INLINE_BINARY):
             return
         kinds = [_view_kind(v, shape) for v in views]
-        if None in kinds or len(shape) > 6:
+        if None in kinds or len(shape) > 6 or (self.inplace is not None and kinds[0] != "c"):
             return
         outs = results(instr)
         if len(outs) != (1 if fn != "mul_backward" else sum(o is not None for o in instr.outs)):
@@ -263,26 +271,46 @@ class Program:
 
     # -- fusion and code -----------------------------------------------------
     def regions(self):
-        """[(kind, [instrs])]: 'call' (one backend call) or 'fused' (a region)."""
-        out = []
-        cur, cur_shape = [], None
-        produced = set()
+        """[(kind, [items])]: 'call' (one backend call) or 'fused' (a region's Lowerings).
+
+        A call that writes nothing and draws nothing (a reduction of a region's value, a
+        matmul) does not end a region: it is scheduled after it, and the region goes on
+        with the elementwise calls that do not read its results (the loss' sum between a
+        forward and its backward)."""
+        out, cur, pending = [], [], []
+        state = {"shape": None, "produced": set(), "pending_out": set(), "pending_reads": set()}
+
+        def close():
+            if cur:
+                out.append(("fused", list(cur)) if len(cur) > 1 else ("call", [cur[0].instr]))
+            out.extend(("call", [p]) for p in pending)
+            cur.clear()
+            pending.clear()
+            state.update(shape=None, produced=set(), pending_out=set(), pending_reads=set())
+
         for ins in self.instrs:
             low = Lowering(self, ins)
-            if low.ok and (cur_shape is None or low.shape == cur_shape) and all(
-                    v[0].vid not in produced or (k == "c" and v[1] == 0) for v, k in zip(low.views, low.kinds)):
+            if low.ok:
+                rs = {v[0].vid for v in low.views}
+                joins = (state["shape"] in (None, low.shape)
+                         and all(v[0].vid not in state["produced"] or (k == "c" and v[1] == 0)
+                                 for v, k in zip(low.views, low.kinds))
+                         and not (rs & state["pending_out"])
+                         and (low.inplace is None or low.inplace not in state["pending_reads"]))
+                if not joins:
+                    close()
                 cur.append(low)
-                cur_shape = low.shape
-                produced.update(low.outs)
+                state["shape"] = low.shape
+                state["produced"].update(low.outs)
                 continue
-            produced = set(low.outs) if low.ok else set()
-            if cur:
-                out.append(("fused", cur) if len(cur) > 1 else ("call", [cur[0].instr]))
-            cur, cur_shape = ([low], low.shape) if low.ok else ([], None)
-            if not low.ok:
-                out.append(("call", [ins]))
-        if cur:
-            out.append(("fused", cur) if len(cur) > 1 else ("call", [cur[0].instr]))
+            if cur and not ins.writes and ins.fn not in KEEP:
+                pending.append(ins)
+                state["pending_out"].update(results(ins))
+                state["pending_reads"].update(reads(ins))
+                continue
+            close()
+            out.append(("call", [ins]))
+        close()
         return out
 
     def generate(self):
@@ -448,7 +476,7 @@ class _Source:
         for i, (kind, items) in enumerate(regions):
             instrs = [x.instr for x in items] if kind == "fused" else items
             for ins in instrs:
-                for r in reads(ins):
+                for r in reads(ins) + list(ins.writes):
                     last_use[r] = i
         esc = p._escaping()
         free = {}      # (size, dtype) -> [scratch index]
@@ -530,6 +558,13 @@ class _Source:
         body = []
         outputs = []            # vids written by the kernel
         region_vids = {o for x in items for o in x.outs}
+        inplace = {x.inplace for x in items if x.inplace is not None}
+        fresh, seen = set(), set()  # buffers this region makes (the others it writes exist already)
+        for x in items:
+            for o in x.outs:
+                if o not in seen and o != x.inplace:
+                    fresh.add(o)
+                seen.add(o)
         later = {r for r, last in last_use.items() if last > region}
         for x in items:
             args = []
@@ -560,7 +595,7 @@ class _Source:
             for name, text in zip(names, texts):
                 body.append(f"{name} = {text}")
         for vid in sorted(region_vids):
-            if vid in later or vid in esc or vid in p.live_out:
+            if vid in later or vid in esc or vid in p.live_out or vid in inplace:
                 outputs.append(vid)
         kname = f"_region{region}"
         params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
@@ -579,6 +614,8 @@ class _Source:
         numel = int(np.prod(shape)) if shape else 1
         for vid in outputs:
             v = p.values[vid]
+            if vid not in fresh:
+                continue
             if vid in esc:
                 self.lines.append(f"    v{vid} = np.empty({numel}, {self.const(v.dtype)})")
             else:

@@ -54,21 +54,31 @@ RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
 KEEP = RANDOM | {"_check"}
 
 
+def is_buffer(obj):
+    """A backend buffer: a NumPy array (CPU) or a device array (CUDA, also the simulator's)."""
+    return isinstance(obj, np.ndarray) or hasattr(type(obj), "__cuda_array_interface__")
+
+
 def _root(arr):
+    if not isinstance(arr, np.ndarray):
+        return arr
     while isinstance(arr.base, np.ndarray):
         arr = arr.base
     return arr
 
 
 def _address(arr):
-    return arr.__array_interface__["data"][0]
+    if isinstance(arr, np.ndarray):
+        return arr.__array_interface__["data"][0]
+    return arr.__cuda_array_interface__["data"][0]
 
 
 class Instr:
-    __slots__ = ("index", "fn", "args", "kwargs", "outs", "scope", "name", "writes", "line")
+    __slots__ = ("index", "fn", "args", "kwargs", "outs", "scope", "name", "writes", "line", "device")
 
-    def __init__(self, index, fn, args, kwargs, scope, line):
+    def __init__(self, index, fn, args, kwargs, scope, line, device="cpu"):
         self.index, self.fn, self.args, self.kwargs = index, fn, args, kwargs
+        self.device = device
         self.outs = None
         self.scope = scope
         self.name = None
@@ -141,18 +151,29 @@ class Recording:
             return v
         # an array aliasing a known value's memory (a slice of a buffer): remembered as
         # (value, byte offset, dtype, shape, byte strides) and rebuilt over that value
-        for base in reversed(self._roots.get(id(_root(arr)), ())):
+        if isinstance(arr, np.ndarray):
+            candidates = reversed(self._roots.get(id(_root(arr)), ()))
+        else:       # device arrays: the live value whose memory holds arr's first element
+            addr = _address(arr)
+            candidates = [b for b in reversed(self.values) if b.kind != "alias" and b.array is not None
+                          and not isinstance(b.array, np.ndarray)
+                          and 0 <= addr - _address(b.array) < max(b.array.nbytes, 1)]
+        for base in candidates:
             if base.kind == "alias" or base.array is None:
                 continue
             off = _address(arr) - _address(base.array)
             v = self._new_value(arr, "alias")
             v.alias_of = base.id
             v.alias_spec = (off, arr.dtype, arr.shape, arr.strides)
+            if not isinstance(arr, np.ndarray) and not (
+                    arr.ndim == 1 and arr.dtype == base.dtype and off % arr.dtype.itemsize == 0
+                    and tuple(arr.strides) == (arr.dtype.itemsize,)):
+                self.host_reads.append(("a strided alias of a device buffer", user_frame()))
             return v
         return self._new_value(arr, "external")
 
     def encode(self, obj):
-        if isinstance(obj, np.ndarray):
+        if is_buffer(obj):
             return Ref(self.value_of(obj).id)
         t = type(obj)
         if t is tuple or t is list:
@@ -161,7 +182,7 @@ class Recording:
         return obj
 
     def encode_result(self, obj, instr):
-        if isinstance(obj, np.ndarray):
+        if is_buffer(obj):
             known = self.known(obj)
             if known is not None:          # an argument handed back (binary(..., out=))
                 return Ref(known.id)
@@ -194,7 +215,7 @@ class Recording:
         assert isinstance(cond, Tensor)
         views = [self.encode(t._view_tuple()) for t in (cond,) + extra]
         instr = Instr(len(self.instrs), "_check", (views[0], make_error, tuple(views[1:])), {},
-                      self.scopes[-1], user_frame())
+                      self.scopes[-1], user_frame(), cond._storage.device.type)
         instr.outs = None
         instr.name = self.unique_name(instr.scope, "check")
         self.instrs.append(instr)
@@ -229,7 +250,8 @@ def op_label(fn, args):
 class RecordingBackend:
     """Stands in for a backend module in the registry while a call is captured."""
 
-    def __init__(self, backend, recording):
+    def __init__(self, backend, recording, device):
+        object.__setattr__(self, "_device", device)
         object.__setattr__(self, "_backend", backend)
         object.__setattr__(self, "_recording", recording)
         object.__setattr__(self, "_wrapped", {})
@@ -245,6 +267,7 @@ class RecordingBackend:
 
     def _wrap(self, name, fn):
         rec = self._recording
+        device = self._device
 
         def call(*args, **kwargs):
             if rec.depth:
@@ -253,7 +276,7 @@ class RecordingBackend:
             if name in HOST_READS:
                 rec.host_reads.append((name, line))
             instr = Instr(len(rec.instrs), name, rec.encode(args),
-                          {k: rec.encode(v) for k, v in kwargs.items()}, rec.scopes[-1], line)
+                          {k: rec.encode(v) for k, v in kwargs.items()}, rec.scopes[-1], line, device)
             rec.depth += 1
             try:
                 result = fn(*args, **kwargs)
@@ -267,7 +290,7 @@ class RecordingBackend:
                 if a is None:
                     continue
                 buf = a[0] if isinstance(a, tuple) else a
-                if isinstance(buf, np.ndarray):
+                if is_buffer(buf):
                     writes.append(rec.value_of(buf).id)
             instr.writes = tuple(writes)
             rec.instrs.append(instr)

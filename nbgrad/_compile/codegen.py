@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from .capture import KEEP, RANDOM, Ref
+from .capture import KEEP, RANDOM, Ref, is_buffer
 from .graph import Graph, GraphNode, GraphTensor, dtype_name
 
 # the fused regions' scalar forms, as in the backends (nbgrad/backends/cpu/elementwise.py)
@@ -96,6 +96,8 @@ class Lowering:
         self.ok = False
         fn, a = instr.fn, instr.args
         self.inplace = None
+        if instr.device != "cpu":        # (CUDA regions: calls of the backend's kernels)
+            return
         if fn == "binary" and (len(a) == 6 or set(instr.kwargs) == {"out"}) and len(a) >= 5:
             # the engine's in-place accumulation: out is exactly a's elements
             out = a[5] if len(a) == 6 else instr.kwargs["out"]
@@ -258,9 +260,9 @@ class Program:
         """The folded calls run once, now: their results are the module's constants."""
         if getattr(self, "_folded_values", None) is None:
             from ..backends import get_backend
-            be = get_backend("cpu")
             vals = {}
             for ins in self.folded:
+                be = get_backend(ins.device)
                 args = _materialize(ins.args, vals)
                 kwargs = {k: _materialize(v, vals) for k, v in ins.kwargs.items()}
                 res = getattr(be, ins.fn)(*args, **kwargs)
@@ -372,7 +374,7 @@ def _materialize(obj, vals):
 
 
 def _flatten_arrays(obj):
-    if isinstance(obj, np.ndarray):
+    if is_buffer(obj):
         return [obj]
     if type(obj) in (tuple, list):
         return [a for o in obj for a in _flatten_arrays(o)]
@@ -386,7 +388,7 @@ def _key(obj):
         return tuple(_key(o) for o in obj)
     if isinstance(obj, dict):
         return tuple(sorted((k, _key(v)) for k, v in obj.items()))
-    if isinstance(obj, np.ndarray):
+    if is_buffer(obj):
         raise TypeError
     if isinstance(obj, float) and obj != obj:
         return ("nan",)
@@ -453,7 +455,9 @@ class _Source:
     def build(self):
         p = self.p
         L = self.lines
-        L.append("def run(X, C, S, be):")
+        L.append("def run(X, C, S, B):")
+        for dev in sorted({ins.device for ins in p.instrs} | {"cpu"}):
+            L.append(f"    be_{dev} = B[{dev!r}]")
         # externals and aliases
         for v in p.values:
             if v.kind == "external" and v.id in p.bind:
@@ -486,8 +490,9 @@ class _Source:
                 ins = items[0]
                 alias_lines(reads(ins))
                 cond, make_error, extra = ins.args
-                arrays = "".join(f"_view(be, {self.expr(e)}), " for e in extra)
-                L.append(f"    if _view(be, {self.expr(cond)}).reshape(-1)[0]:  # {ins.name}")
+                be = f"be_{ins.device}"
+                arrays = "".join(f"_view({be}, {self.expr(e)}), " for e in extra)
+                L.append(f"    if _view({be}, {self.expr(cond)}).reshape(-1)[0]:  # {ins.name}")
                 L.append(f"        raise {self.const(make_error)}({arrays})")
             elif kind == "call":
                 ins = items[0]
@@ -497,7 +502,7 @@ class _Source:
                 if kw and not args:
                     kw = kw[2:]
                 target = self._unpack(ins.outs)
-                L.append(f"    {target}be.{ins.fn}({args}{kw})  # {ins.name}")
+                L.append(f"    {target}be_{ins.device}.{ins.fn}({args}{kw})  # {ins.name}")
                 alias_lines([v.id for v in p.values if v.kind == "alias" and v.alias_of in results(ins)
                              and v.id in _needed_aliases(p)])
             else:
@@ -521,11 +526,15 @@ class _Source:
             "",
             "",
             "def _view(be, view):",
-            "    return be.to_numpy(view)",
+            "    return be.to_numpy(view) if hasattr(be, 'to_numpy') and isinstance(view[0], np.ndarray) "
+            "else be.to_host(view)",
             "",
             "",
             "def _alias(base, off, dtype, shape, strides):",
-            "    return np.ndarray(shape, dtype, buffer=base, offset=off, strides=strides)",
+            "    if isinstance(base, np.ndarray):",
+            "        return np.ndarray(shape, dtype, buffer=base, offset=off, strides=strides)",
+            "    start = off // dtype.itemsize   # a device buffer: a 1-D slice (checked at capture)",
+            "    return base[start:start + shape[0]]",
             "",
         ]
         for op in sorted(self._used_fns):

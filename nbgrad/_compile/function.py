@@ -72,7 +72,7 @@ def _capturing(rec, fallback, on_host_read):
     saved_backends = dict(_BACKENDS)
     _graph.CAPTURE[0] = rec
     for name, be in saved_backends.items():
-        _BACKENDS[name] = RecordingBackend(be, rec)
+        _BACKENDS[name] = RecordingBackend(be, rec, name)
     patched = []
 
     def patch(cls, attr, wrapper):
@@ -258,10 +258,10 @@ class Variant:
         if not self.lock.acquire(blocking=False):
             # a call re-entered (a thread, a callback): private scratch buffers
             S = [np.empty(n, d) for n, d in self.scratch_specs]
-            vals = self.module.run(X, self.consts, S, self.backend)
+            vals = self.module.run(X, self.consts, S, self.backends)
         else:
             try:
-                vals = self.module.run(X, self.consts, self.scratch, self.backend)
+                vals = self.module.run(X, self.consts, self.scratch, self.backends)
             finally:
                 self.lock.release()
         for vc, delta in zip(vcs, self.bump_deltas):
@@ -559,7 +559,7 @@ class CompiledFunction:
         v.scratch_specs = scratch
         v.scratch = [np.empty(n, d) for n, d in scratch]
         from ..backends import get_backend
-        v.backend = get_backend("cpu")
+        v.backends = {dev: get_backend(dev) for dev in {i.device for i in rec.instrs} | {"cpu"}}
         v.graph = program.graph()
         v.graph.fused_regions = source.count("@njit")
         v.alias_pattern = v._aliases()

@@ -412,3 +412,36 @@ def test_kernel_source_change_gives_a_new_module(monkeypatch):
     with nbgrad.no_grad():
         step2(nbgrad.ones(2))
     assert step2.variants[0].module.__name__ != name
+
+
+# -- CUDA (the simulator in CI) ---------------------------------------------------------------
+from tests.nn._cuda import requires_cuda  # noqa: E402
+
+
+@requires_cuda
+def test_cuda_training_step_matches_eager():
+    def make():
+        nbgrad.manual_seed(0)
+        m = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3)).to("cuda")
+        return m, optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+
+    def step(x, y, m, o):
+        o.zero_grad()
+        loss = nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        o.step()
+        return loss
+    (me, oe), (mc, oc) = make(), make()
+    compiled = nbgrad.compile(step)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = nbgrad.from_numpy(rng.standard_normal((5, 6)).astype(np.float32)).to("cuda")
+        y = nbgrad.from_numpy(rng.integers(0, 3, 5)).to("cuda")
+        le, lc = step(x, y, me, oe), compiled(x, y, mc, oc)
+        assert lc.device.type == "cuda"
+        _close(lc.cpu().detach().numpy(), le.cpu().detach().numpy(), np.float32)
+    for a, b in zip(me.parameters(), mc.parameters()):
+        _close(b.detach().cpu().numpy(), a.detach().cpu().numpy(), np.float32)
+        assert a._version == b._version and b.grad.device.type == "cuda"
+    assert compiled.captures == 2
+    assert all(n.op != "fused" for n in compiled.graph)

@@ -132,6 +132,8 @@ class Recording:
         self.name_counts = {}
         self.host_reads = []
         self.depth = 0
+        self.scalar_inputs = {}   # vid -> (getter, dtype, device): Python numbers read each call
+        self.lifted = set()       # (id(container), key) of numbers that are inputs, not guards
 
     # -- values --------------------------------------------------------
     def _new_value(self, arr, kind, producer=None):
@@ -219,6 +221,26 @@ class Recording:
         instr.outs = None
         instr.name = self.unique_name(instr.scope, "check")
         self.instrs.append(instr)
+
+    # -- Python numbers read every call ------------------------------------
+    def scalar_input(self, get, dtype, device, source=None):
+        """A 0-dim tensor holding get()'s value now, and in every compiled call the value
+        get() returns then (a learning rate a scheduler changes, an optimizer's step count):
+        an input of the graph instead of a constant guarded by value.  source: (container,
+        key) of the number, whose value guard this input replaces."""
+        from .._tensor import Tensor
+        from ..backends import get_backend
+        self.depth += 1
+        try:
+            buf = get_backend(device.type).full(1, dtype.np, get())
+        finally:
+            self.depth -= 1
+        t = Tensor._from_buffer(buf, (), dtype, device)
+        v = self.value_of(buf)
+        self.scalar_inputs[v.id] = (get, dtype, device)
+        if source is not None:
+            self.lifted.add((id(source[0]), source[1]))
+        return t
 
     # -- names -----------------------------------------------------------
     def push_scope(self, base):

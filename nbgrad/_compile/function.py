@@ -251,7 +251,7 @@ class Variant:
         st = self.state
         st.current[0], st.current[1] = args, kwargs
         try:
-            X = [slot.get()._storage.buffer for slot in self.bound_slots]
+            X = [get() for get in self.inputs]
             vcs = [slot.get()._vc for slot in self.bump_slots]
         finally:
             st.current[0], st.current[1] = (), {}
@@ -443,16 +443,23 @@ class CompiledFunction:
         for i, (slot, t, meta) in enumerate(slots):
             if isinstance(t, Tensor):
                 buffer_slot.setdefault(id(t._storage.buffer), i)
-        bind, bound_slots = {}, []
+        bind, inputs = {}, []
+        from ..backends import get_backend
         for val in rec.values:
             if val.kind != "external":
                 continue
             i = buffer_slot.get(id(val.array))
             if i is not None:
-                bind[val.id] = ("slot", len(bound_slots), slots[i][0].desc)
-                bound_slots.append(slots[i][0])
+                bind[val.id] = ("slot", len(inputs), slots[i][0].desc)
+                inputs.append(lambda slot=slots[i][0]: slot.get()._storage.buffer)
+            elif val.id in rec.scalar_inputs:
+                get, dtype, device = rec.scalar_inputs[val.id]
+                bind[val.id] = ("slot", len(inputs), f"scalar_{val.id}")
+                full = get_backend(device.type).full
+                inputs.append(lambda get=get, full=full, np_dtype=dtype.np: full(1, np_dtype, get()))
             else:
                 bind[val.id] = ("const", val.array)
+        st.numbers = [n for n in st.numbers if st.number_sources.get(n[0]) not in rec.lifted]
         # writes to memory the graph does not own
         for ins in rec.instrs:
             for w in ins.writes:
@@ -541,7 +548,7 @@ class CompiledFunction:
         v.rebinds = rebinds
         v.bump_slots = [s for s, _ in bumps.values()]
         v.bump_deltas = [d for _, d in bumps.values()]
-        v.bound_slots = bound_slots
+        v.inputs = inputs
         # numbers among the arguments are constants of the graph
         for i, a in enumerate(args):
             if isinstance(a, (bool, int, float)):

@@ -44,6 +44,7 @@ class State:
     def __init__(self):
         self.slots = []
         self.numbers = []           # (desc, getter, value at capture): guarded by ==
+        self.number_sources = {}    # desc -> (id(container), key)
         self.flags = []             # (desc, getter, value): module.training and the like, ==
         self.objects = []           # (desc, getter, object): modules/optimizers, guarded by `is`
         self.current = [(), {}]     # the call's (args, kwargs), read by the argument getters
@@ -124,7 +125,9 @@ class State:
                         self.objects.append((f"{desc}.param_groups[{gi}]['params'][{pi}]", get, p))
                 elif isinstance(val, (int, float, bool)) or (isinstance(val, tuple) and all(
                         isinstance(v, (int, float)) for v in val)):
-                    self.numbers.append((f"{desc}.param_groups[{gi}][{key!r}]", lambda g=group, k=key: g.get(k), val))
+                    d = f"{desc}.param_groups[{gi}][{key!r}]"
+                    self.numbers.append((d, lambda g=group, k=key: g.get(k), val))
+                    self.number_sources[d] = (id(group), key)
         self.flags.append((f"{desc}.state", lambda o=opt: _state_shape(o), _state_shape(opt)))
         for p, st in list(opt.state.items()):
             pdesc = f"{desc}.state[{_param_index(opt, p)}]"

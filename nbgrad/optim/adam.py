@@ -1,7 +1,7 @@
 """Adam and AdamW (betas, eps, weight decay, amsgrad, maximize): one fused kernel per
 parameter (the backend's `adam_step` acceleration), else PyTorch's single-tensor formula as
 Tensor ops."""
-from ..ops._graph import accelerated
+from ..ops._graph import accelerated, capturing
 from .optimizer import Optimizer, _write
 
 
@@ -77,9 +77,20 @@ class Adam(Optimizer):
             if name in state:
                 state[name] = k.state(state[name])
         state["step"] += 1
-        step = state["step"].item()
         grad = k.grad()
         mx = state.get("max_exp_avg_sq") if amsgrad else None
+        rec = capturing()
+        if rec is not None:
+            # nbgrad.compile captures this step: the step count and the learning rate are
+            # inputs of the graph (a compiled call reads them then), the update Tensor ops
+            from .. import _dtype as D
+            step = state["step"].to(D.float64)
+            lr = rec.scalar_input(lambda g=group: g["lr"], D.float64, k.target.device, (group, "lr"))
+            _adam_composed(k.target, grad, state["exp_avg"], state["exp_avg_sq"], mx, step, lr, beta1, beta2,
+                           group["eps"], group["weight_decay"], amsgrad, group["maximize"],
+                           group.get("decoupled_weight_decay", False))
+            return
+        step = state["step"].item()
         args = (step, group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
                 group["maximize"], group.get("decoupled_weight_decay", False))
         if accelerated(k.target, "adam_step"):

@@ -445,3 +445,40 @@ def test_cuda_training_step_matches_eager():
         assert a._version == b._version and b.grad.device.type == "cuda"
     assert compiled.captures == 2
     assert all(n.op != "fused" for n in compiled.graph)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("opt_name", ["Adam", "AdamW"])
+def test_adam_with_a_scheduler_matches_eager(dtype, opt_name):
+    """The step count and the learning rate are read by every compiled call: a scheduler
+    changing lr does not capture again."""
+    runs = []
+    for _ in range(2):
+        model = _mlp(dtype)
+        opt = getattr(optim, opt_name)(model.parameters(), lr=0.01, weight_decay=0.01, amsgrad=True)
+        sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)
+        runs.append((model, opt, sched))
+
+    def step(x, y, model, opt):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = nbgrad.compile(step)
+    for k in range(7):
+        x, y = _batch(dtype, k)
+        le = step(x, y, runs[0][0], runs[0][1])
+        lc = compiled(x, y, runs[1][0], runs[1][1])
+        _close(lc.detach().numpy(), le.detach().numpy(), dtype)
+        runs[0][2].step()
+        runs[1][2].step()
+    assert compiled.captures == 2
+    (me, oe, _), (mc, oc, _) = runs
+    for pe, pc in zip(me.parameters(), mc.parameters()):
+        _close(pc.detach().numpy(), pe.detach().numpy(), dtype)
+        assert pc._version == pe._version
+        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+            _close(oc.state[pc][key].numpy(), oe.state[pe][key].numpy(), dtype)
+        assert oc.state[pc]["step"].item() == oe.state[pe]["step"].item() == 7
+        assert oc.state[pc]["step"]._version == oe.state[pe]["step"]._version

@@ -69,6 +69,19 @@ def test_digits_example(tmp_path):
     model.load_state_dict(sd)
 
 
+def test_digits_example_compiled_trains_as_eager(tmp_path):
+    """--compile runs the training step through nbgrad.compile: the same losses and accuracy
+    as the eager run (float32, fusion reorders some sums: to 1e-4)."""
+    _examples_extra()
+    from nbgrad.examples import digits
+    args = ["--epochs", "3", "--limit", "400", "--no-progress"]
+    eager = digits.main(args + ["--out", str(tmp_path / "e")])
+    compiled = digits.main(args + ["--compile", "--out", str(tmp_path / "c")])
+    np.testing.assert_allclose(compiled["history"]["train_loss"], eager["history"]["train_loss"], rtol=1e-4)
+    np.testing.assert_allclose(compiled["history"]["test_loss"], eager["history"]["test_loss"], rtol=1e-4)
+    assert compiled["test_accuracy"] == eager["test_accuracy"]
+
+
 def _examples_extra():
     for name in ("sklearn", "matplotlib", "tqdm"):
         pytest.importorskip(name, reason=f"the digits examples need {name} (the examples extra)")

@@ -306,6 +306,19 @@ def _describe(meta):
     return f"shape {list(shape)} strides {tuple(stride)} {dtype} on {device}{' requires_grad' if rg else ''}"
 
 
+def _refuse_hooks(st, before):
+    """Hooks run Python on every eager call that a compiled call would not run again."""
+    for slot, t in before:
+        if isinstance(t, Tensor) and (t._leaf_hooks or t._post_accumulate_hooks):
+            raise CompileError(f"nbgrad.compile cannot capture {slot.desc}'s gradient hooks (they run Python on "
+                               "every call); remove them, or use fallback='eager'")
+    for mod in st.modules:
+        for name, m in mod.named_modules():
+            if m._forward_hooks or m._forward_pre_hooks:
+                raise CompileError(f"nbgrad.compile cannot capture the forward hooks of {type(m).__name__} "
+                                   f"{name!r} (they run Python on every call); remove them, or use fallback='eager'")
+
+
 class CompiledFunction:
     """What nbgrad.compile returns: call it as the function; `.graph` is the captured graph."""
 
@@ -370,6 +383,7 @@ class CompiledFunction:
         st = discover(self.fn, args, kwargs)
         st.current[0], st.current[1] = args, kwargs
         before = [(slot, slot.get()) for slot in st.slots]
+        _refuse_hooks(st, before)
         before_meta = [(slot, t, _meta(t) if isinstance(t, Tensor) else None) for slot, t in before]
         before_versions = {id(t): t._vc.value for _, t in before if isinstance(t, Tensor)}
         before_tensors = [t for _, t in before if isinstance(t, Tensor)]

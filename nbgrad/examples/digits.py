@@ -101,7 +101,11 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
                         help="use only the first N training and N test images (a quick smoke run)")
     parser.add_argument("--distributed", action="store_true",
                         help="data-parallel training across the processes of an MPI launcher (mpirun -n N)")
+    parser.add_argument("--compile", action="store_true",
+                        help="run the training step (forward, backward, optimizer) through nbgrad.compile")
     args = parser.parse_args(argv)
+    if args.compile and args.distributed:
+        parser.error("--compile and --distributed do not go together yet (DDP's hooks run Python per step)")
     from tqdm import tqdm
 
     start = time.perf_counter()
@@ -140,17 +144,23 @@ def main(argv=None, model_fn=make_model, images=None, name="digits_mlp", title="
     scheduler = nbgrad.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs)
     history = {"train_loss": [], "train_acc": [], "test_loss": [], "test_acc": []}
 
+    def train_step(X, y):
+        logits = model(X)
+        loss = loss_fn(logits, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        return loss, logits
+    if args.compile:
+        train_step = nbgrad.compile(train_step)
+
     bar = tqdm(range(args.epochs), desc="training", unit="epoch", disable=args.no_progress or rank != 0)
     for epoch in bar:
         if sampler is not None:
             sampler.set_epoch(epoch)
         total, correct, seen = 0.0, 0, 0
         for X, y in loader:
-            logits = model(X)
-            loss = loss_fn(logits, y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            loss, logits = train_step(X, y)
             total += loss.item() * len(y)
             correct += (logits.argmax(1) == y).sum().item()
             seen += len(y)

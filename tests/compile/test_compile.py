@@ -482,3 +482,19 @@ def test_adam_with_a_scheduler_matches_eager(dtype, opt_name):
             _close(oc.state[pc][key].numpy(), oe.state[pe][key].numpy(), dtype)
         assert oc.state[pc]["step"].item() == oe.state[pe]["step"].item() == 7
         assert oc.state[pc]["step"]._version == oe.state[pe]["step"]._version
+
+
+def test_hooks_are_refused():
+    model = _mlp(np.float32)
+    handle = next(model.parameters()).register_post_accumulate_grad_hook(lambda p: None)
+
+    def step(x, y):
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+    with pytest.raises(nbgrad.CompileError, match="hooks"):
+        nbgrad.compile(step)(*_batch(np.float32, 0))
+    handle.remove()
+    model[0].register_forward_hook(lambda m, i, o: None)
+    with pytest.raises(nbgrad.CompileError, match="forward hooks"):
+        nbgrad.compile(step)(*_batch(np.float32, 0))

@@ -74,11 +74,12 @@ def _address(arr):
 
 
 class Instr:
-    __slots__ = ("index", "fn", "args", "kwargs", "outs", "scope", "name", "writes", "line", "device")
+    __slots__ = ("index", "fn", "args", "kwargs", "outs", "scope", "name", "writes", "line", "device", "producer")
 
     def __init__(self, index, fn, args, kwargs, scope, line, device="cpu"):
         self.index, self.fn, self.args, self.kwargs = index, fn, args, kwargs
         self.device = device
+        self.producer = False     # a copy that fills a fresh buffer (codegen's materializations)
         self.outs = None
         self.scope = scope
         self.name = None

@@ -25,6 +25,7 @@ source never meets stale machine code.
 import hashlib
 import importlib.util
 import math
+import re
 import os
 import sys
 import threading
@@ -41,7 +42,7 @@ _INLINE_BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1}
 _INLINE_UNARY = {"neg": "(-{0})"}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BOOL = np.dtype(np.bool_)
-_ELEMENTWISE = frozenset({"unary", "binary", "binary_scaled", "where", "mul_backward"})
+_ELEMENTWISE = frozenset({"unary", "binary", "binary_scaled", "where", "mul_backward", "fused_elementwise"})
 
 
 def _walk_refs(obj, out):
@@ -98,6 +99,21 @@ class Lowering:
         self.inplace = None
         if instr.device != "cpu":        # (CUDA regions: calls of the backend's kernels)
             return
+        if fn == "copy" and getattr(instr, "producer", False):
+            src, dst = a
+            sd, dd = program.values[src[0].vid].dtype, program.values[dst[0].vid].dtype
+            shape = tuple(dst[2])
+            kind = _view_kind(src, shape)
+            if sd not in _FLOATS or dd not in _FLOATS or kind is None or len(shape) > 6:
+                return
+            self.op, self.views, self.kinds, self.shape, self.dtype = "copy", [src], [kind], shape, dd
+            self.in_dtype = sd
+            self.outs = [dst[0].vid]
+            self.instr = instr
+            self.flat = kind in "cs"
+            self.numel = int(np.prod(shape)) if shape else 1
+            self.ok = True
+            return
         if fn == "binary" and (len(a) == 6 or set(instr.kwargs) == {"out"}) and len(a) >= 5:
             # the engine's in-place accumulation: out is exactly a's elements
             out = a[5] if len(a) == 6 else instr.kwargs["out"]
@@ -131,6 +147,18 @@ class Lowering:
             if len(a) != 5 or not all(_is_view(v) for v in a[:3]):
                 return
             op, views, shape, dtype = "where", list(a[:3]), tuple(a[3]), np.dtype(a[4])
+        elif fn == "fused_elementwise":
+            # a program of nbgrad.fuse, of the op table's formulas or of a user's
+            # @nbgrad.elementwise: its instructions join the region (backends/cpu/fused.py)
+            if len(a) != 5 or instr.kwargs:
+                return
+            program, prog_outputs, inputs, n, dtype = a
+            if not all(type(i) is tuple and len(i) == 3 and isinstance(i[0], Ref) and i[2] in ("v", "s")
+                       for i in inputs):
+                return
+            op, shape, dtype = "fused", (int(n),), np.dtype(dtype)
+            views = [(i[0], i[1], shape, (1,) if i[2] == "v" else (0,)) for i in inputs]
+            self.program, self.prog_outputs, self.prog_kinds = program, prog_outputs, tuple(i[2] for i in inputs)
         else:       # mul_backward(g, a, b, need_a, need_b)
             if len(a) < 3 or not all(_is_view(v) for v in a[:3]):
                 return
@@ -148,8 +176,14 @@ class Lowering:
         if None in kinds or len(shape) > 6 or (self.inplace is not None and kinds[0] != "c"):
             return
         outs = results(instr)
-        if len(outs) != (1 if fn != "mul_backward" else sum(o is not None for o in instr.outs)):
+        expected = (len(self.prog_outputs) if fn == "fused_elementwise" else
+                    sum(o is not None for o in instr.outs) if fn == "mul_backward" else 1)
+        if len(outs) != expected:
             return
+        if fn == "fused_elementwise" and (any(k not in "cs" for k in kinds) or dtype not in _FLOATS):
+            return
+        self.flat = all(k in "cs" for k in kinds)
+        self.numel = int(np.prod(shape)) if shape else 1
         self.ok = True
         self.op, self.views, self.kinds, self.shape, self.dtype = op, views, kinds, shape, dtype
         self.in_dtype = in_dtypes[-1]
@@ -188,9 +222,53 @@ class Program:
         self._cse()
         self._dce()
         self._fold()
+        self._materializations()
+
+    def _materializations(self):
+        """`empty` then a `copy` that fills the whole buffer (a broadcast gradient made
+        contiguous, a dtype cast) is one elementwise producer of that buffer: it can join a
+        fused region (the copy is then marked `producer`, and the empty dropped)."""
+        first_use = {}
+        for ins in self.instrs:
+            for r in reads(ins) + list(ins.writes):
+                first_use.setdefault(self._base(r), ins)
+        drop = set()
+        for ins in self.instrs:
+            if ins.fn != "empty" or ins.device != "cpu":
+                continue
+            outs = results(ins)
+            if len(outs) != 1:
+                continue
+            e = outs[0]
+            cp = first_use.get(e)
+            if cp is None or cp.fn != "copy" or cp.kwargs or len(cp.args) != 2 or cp.device != "cpu":
+                continue
+            src, dst = cp.args
+            if not (_is_view(src) and _is_view(dst)) or dst[0].vid != e or dst[1] != 0:
+                continue
+            shape = tuple(dst[2])
+            n = int(np.prod(shape)) if shape else 1
+            if n != self.values[e].size or _view_kind(dst, shape) not in ("c", "s") or src[0].vid == e:
+                continue
+            if any(v.kind == "alias" and v.alias_of == e for v in self.values):
+                continue
+            cp.producer = True
+            if not Lowering(self, cp).ok:       # (an integer or bool cast stays a backend copy)
+                cp.producer = False
+                continue
+            drop.add(id(ins))
+        if drop:
+            self.instrs = [i for i in self.instrs if id(i) not in drop]
+
+    def _base(self, vid):
+        v = self.values[vid]
+        return v.alias_of if v.kind == "alias" else vid
 
     def _cse(self):
+        """An instruction identical to an earlier one whose inputs were not written since, and
+        whose results were not written since either, reuses those results."""
         seen, written_at, replace, kept = {}, {}, {}, []
+        producer_key = {}       # base vid -> CSE key of the instruction that made it
         for ins in self.instrs:
             if replace:
                 ins.args = _substitute(ins.args, replace)
@@ -199,7 +277,7 @@ class Program:
             if not ins.writes and ins.fn not in RANDOM and ins.fn in _ELEMENTWISE | {"reduce", "matmul", "full"}:
                 try:
                     key = (ins.fn, _key(ins.args), _key(ins.kwargs),
-                           tuple(written_at.get(r, -1) for r in reads(ins)))
+                           tuple(written_at.get(self._base(r), -1) for r in reads(ins)))
                     hash(key)
                 except TypeError:
                     key = None
@@ -212,8 +290,14 @@ class Program:
                 continue
             if key is not None:
                 seen[key] = ins
+                for o in outs:
+                    producer_key[self._base(o)] = key
             for w in ins.writes:
-                written_at[w] = ins.index
+                b = self._base(w)
+                written_at[b] = ins.index
+                stale = producer_key.pop(b, None)      # its maker's results are not these any more
+                if stale is not None:
+                    seen.pop(stale, None)
             kept.append(ins)
         self.instrs = kept
         self.live_out = {replace.get(v, v) for v in self.live_out}
@@ -280,29 +364,40 @@ class Program:
         with the elementwise calls that do not read its results (the loss' sum between a
         forward and its backward)."""
         out, cur, pending = [], [], []
-        state = {"shape": None, "produced": set(), "pending_out": set(), "pending_reads": set()}
+        state = {"shape": None, "flat": True, "produced": set(), "pending_out": set(), "pending_reads": set()}
 
         def close():
             if cur:
-                out.append(("fused", list(cur)) if len(cur) > 1 else ("call", [cur[0].instr]))
+                # one call alone runs as the backend's own kernel, unless it is a copy whose
+                # destination's allocation was dropped (_materializations)
+                alone = len(cur) == 1 and not cur[0].instr.producer
+                out.append(("call", [cur[0].instr]) if alone else ("fused", list(cur), state["shape"]))
             out.extend(("call", [p]) for p in pending)
             cur.clear()
             pending.clear()
-            state.update(shape=None, produced=set(), pending_out=set(), pending_reads=set())
+            state.update(shape=None, flat=True, produced=set(), pending_out=set(), pending_reads=set())
 
         for ins in self.instrs:
             low = Lowering(self, ins)
             if low.ok:
                 rs = {v[0].vid for v in low.views}
-                joins = (state["shape"] in (None, low.shape)
+                # one loop nest over one shape; contiguous and broadcast-scalar operands only
+                # (flat) also over one element count, whatever the shapes
+                shape = state["shape"]
+                same = shape is None or shape == low.shape
+                flat_join = (shape is not None and not same and state["flat"] and low.flat
+                             and int(np.prod(shape)) == low.numel)
+                joins = ((same or flat_join)
                          and all(v[0].vid not in state["produced"] or (k == "c" and v[1] == 0)
                                  for v, k in zip(low.views, low.kinds))
                          and not (rs & state["pending_out"])
                          and (low.inplace is None or low.inplace not in state["pending_reads"]))
                 if not joins:
                     close()
+                    flat_join = False
                 cur.append(low)
-                state["shape"] = low.shape
+                state["shape"] = (low.numel,) if flat_join else low.shape
+                state["flat"] = state["flat"] and low.flat
                 state["produced"].update(low.outs)
                 continue
             if cur and not ins.writes and ins.fn not in KEEP:
@@ -431,6 +526,7 @@ class _Source:
         self.scratch = []          # (size, dtype) of planned buffers
         self.fused = 0
         self._used_fns = set()
+        self._used_elementwise = set()
 
     def const(self, obj):
         key = id(obj)
@@ -477,7 +573,7 @@ class _Source:
         regions = p.regions()
         # values read after each point: for the memory plan
         last_use = {}
-        for i, (kind, items) in enumerate(regions):
+        for i, (kind, items, *_) in enumerate(regions):
             instrs = [x.instr for x in items] if kind == "fused" else items
             for ins in instrs:
                 for r in reads(ins) + list(ins.writes):
@@ -485,7 +581,7 @@ class _Source:
         esc = p._escaping()
         free = {}      # (size, dtype) -> [scratch index]
         in_use = {}    # vid -> scratch index
-        for i, (kind, items) in enumerate(regions):
+        for i, (kind, items, *rest) in enumerate(regions):
             if kind == "call" and items[0].fn == "_check":
                 ins = items[0]
                 alias_lines(reads(ins))
@@ -507,7 +603,7 @@ class _Source:
                              and v.id in _needed_aliases(p)])
             else:
                 alias_lines([r for x in items for r in reads(x.instr)])
-                self._fused(items, i, last_use, esc, free, in_use)
+                self._fused(items, rest[0], i, last_use, esc, free, in_use)
             # buffers of the plan whose last reader has run are free again
             for vid, s in list(in_use.items()):
                 if last_use.get(vid, -1) <= i and vid not in esc:
@@ -540,6 +636,8 @@ class _Source:
         for op in sorted(self._used_fns):
             table, name = op
             header.append(f"_{table.lower()}_{name} = _{table}[{name!r}]")
+        for op in sorted(self._used_elementwise):
+            header.append(f"from nbgrad.backends.cpu.elementwise import _{op} as _e_{op}")
         return "\n".join(header + [""] + self.kernels + [""] + L) + "\n", self.consts, self.scratch
 
     def _unpack(self, outs):
@@ -556,10 +654,9 @@ class _Source:
             return "(" + "".join(n + ", " for n in names) + ") = "
         return "_ = "
 
-    def _fused(self, items, region, last_use, esc, free, in_use):
+    def _fused(self, items, shape, region, last_use, esc, free, in_use):
         p = self.p
         self.fused += 1
-        shape = items[0].shape
         nd = len(shape)
         produced = {}
         inputs = []             # (vid, offset, kind, strides)
@@ -600,7 +697,11 @@ class _Source:
                 names.append(name)
                 produced[vid] = name
             T = _np_name(x.dtype)
-            texts = self._scalar(x, args, T)
+            if x.op == "fused":
+                prelude, texts = self._program(x, args, T, region)
+                body += prelude
+            else:
+                texts = self._scalar(x, args, T)
             for name, text in zip(names, texts):
                 body.append(f"{name} = {text}")
         for vid in sorted(region_vids):
@@ -641,8 +742,31 @@ class _Source:
         names = ", ".join(x.instr.name for x in items[:3]) + (", ..." if len(items) > 3 else "")
         self.lines.append(f"    {kname}({call})  # fused: {names}")
 
+    def _program(self, x, args, T, region):
+        """(lines, output expressions) of a fused_elementwise program inside a region: the
+        same text backends/cpu/fused.py generates, its names made unique, its loads ours."""
+        from ..backends.cpu import fused as F
+        program = x.program
+        used = sorted({ins[0] for ins in program if ins[0] not in F.EXPRESSIONS or ins[0] in F._CPU_FUNCTIONS}
+                      - {"input", "const"})
+        functions = {op: f"_e_{op}" for op in used}
+        self._used_elementwise.update(used)
+        hoisted, loop, outs = F.body(program, x.prog_outputs, x.prog_kinds, functions, load="@IN{k}@", cast=T)
+        uid = f"q{region}_{x.instr.index}_"
+        lines = []
+        for line in hoisted + loop:
+            line = re.sub(r"\bb(\d+)\[o\1\]", lambda m: f"@IN{m.group(1)}@", line)
+            line = re.sub(r"\bv(\d+)\b", lambda m: uid + m.group(1), line)
+            line = re.sub(r"\b_Z\b", f"{T}(0.0)", line)
+            line = re.sub(r"\b_O\b", f"{T}(1.0)", line)
+            line = re.sub(r"@IN(\d+)@", lambda m: args[int(m.group(1))], line)
+            lines.append(line)
+        return lines, [re.sub(r"\bv(\d+)\b", lambda m: uid + m.group(1), o) for o in outs]
+
     def _scalar(self, x, args, T):
         op = x.op
+        if op == "copy":
+            return [f"{T}({args[0]})"]
         if x.instr.fn == "mul_backward":
             g, a, b = args
             need = [o is not None for o in x.instr.outs]

@@ -15,6 +15,7 @@ eagerly.
 """
 import contextlib
 import functools
+import math
 import re
 import threading
 import warnings
@@ -202,7 +203,7 @@ class Variant:
                     return f"{desc} is another object"
             for desc, get, value in st.numbers:
                 now = get()
-                if now != value or type(now) is not type(value):
+                if not _same_number(now, value):
                     return f"{desc} changed from {value!r} to {now!r}"
             for desc, get, value in st.flags:
                 if get() != value:
@@ -226,7 +227,7 @@ class Variant:
                 return "which arguments share memory"
             for desc, get, value in self.arg_numbers:
                 now = get()
-                if now != value or type(now) is not type(value):
+                if not _same_number(now, value):
                     return f"{desc} changed from {value!r} to {now!r}"
         except (IndexError, KeyError, AttributeError, TypeError):
             return "the arguments' structure"
@@ -279,14 +280,23 @@ class Variant:
     def _make_tensors(self, vals):
         storages, vcs, made = {}, {}, []
         for spec in self.tensor_specs:
-            vid, sgroup, vgroup = spec["value"], spec["storage"], spec["vc"]
+            vid, sgroup, vgroup, ext = spec["value"], spec["storage"], spec["vc"], spec["ext"]
+            owner = ext[0].get() if ext is not None else None
             storage = storages.get(sgroup)
             if storage is None:
-                storage = storages[sgroup] = Storage(vals[vid], spec["device"])
+                if ext is not None:
+                    storage = owner._storage if ext[1] else Storage(owner._storage.buffer, spec["device"])
+                else:
+                    storage = Storage(vals[vid], spec["device"])
+                storages[sgroup] = storage
             vc = vcs.get(vgroup)
             if vc is None:
-                vc = vcs[vgroup] = VersionCounter()
-                vc.value = spec["version"]
+                if ext is not None and ext[2]:
+                    vc = owner._vc
+                else:
+                    vc = VersionCounter()
+                    vc.value = spec["version"]
+                vcs[vgroup] = vc
             t = Tensor._make(storage, spec["shape"], spec["stride"], spec["offset"], spec["dtype"], vc)
             if spec["requires_grad"]:
                 t._requires_grad = True
@@ -296,9 +306,21 @@ class Variant:
                 t.__class__ = spec["cls"]
             made.append(t)
         for spec, t in zip(self.tensor_specs, made):
-            if spec["base"] is not None:
-                t._base = made[spec["base"]]
+            base = spec["base"]
+            if base is not None:
+                t._base = made[base[1]] if base[0] == "spec" else base[1].get()
         return made
+
+
+def _same_number(a, b):
+    """a is b as a constant of the graph: the same type and value (NaN is NaN; -0.0 is not 0.0)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b) or (a != a and b != b)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same_number(x, y) for x, y in zip(a, b))
+    return a == b
 
 
 def _describe(meta):
@@ -486,6 +508,10 @@ class CompiledFunction:
                         "a captured parameter, buffer or optimizer state.")
         # effects: rebinding, versions
         by_buffer = {id(val.array): val.id for val in rec.values if val.kind != "alias" and val.array is not None}
+        fixed = {}          # id(tensor before the call) -> its slot
+        for s_, t_, m_ in slots:
+            if isinstance(t_, Tensor):
+                fixed.setdefault(id(t_), s_)
         specs, spec_index = [], {}
 
         def spec_of(t):
@@ -494,16 +520,29 @@ class CompiledFunction:
                 return k
             buf = t._storage.buffer
             vid = by_buffer.get(id(buf))
+            ext = None
             if vid is None or rec.values[vid].kind == "external":
-                return None
+                # a new tensor over the memory of a tensor the step was given (a view of an
+                # argument or a parameter): over that slot's tensor's memory in every call
+                i = buffer_slot.get(id(buf))
+                if i is None:
+                    return None
+                slot, tb = slots[i][0], slots[i][1]
+                ext = (slot, t._storage is tb._storage, t._vc is tb._vc)
             base = None
             if t._base is not None:
-                base = spec_of(t._base)
+                if id(t._base) in fixed:
+                    base = ("slot", fixed[id(t._base)])
+                else:
+                    k = spec_of(t._base)
+                    if k is None:
+                        return None
+                    base = ("spec", k)
             gfn = t._grad_fn
-            spec = dict(value=vid, storage=id(t._storage), vc=id(t._vc), version=t._vc.value, shape=t._shape,
-                        stride=t._stride, offset=t._offset, dtype=t._dtype, device=t._storage.device,
-                        requires_grad=t._requires_grad, grad_fn=None if gfn is None else gfn.name(),
-                        cls=type(t), base=base)
+            spec = dict(value=vid, ext=ext, storage=id(t._storage), vc=id(t._vc), version=t._vc.value,
+                        shape=t._shape, stride=t._stride, offset=t._offset, dtype=t._dtype,
+                        device=t._storage.device, requires_grad=t._requires_grad,
+                        grad_fn=None if gfn is None else gfn.name(), cls=type(t), base=base)
             specs.append(spec)
             spec_index[id(t)] = k = len(specs) - 1
             return k
@@ -540,19 +579,18 @@ class CompiledFunction:
         # outputs
         out_tensors = _flatten(result, [])
         output_refs, output_slots = [], []
-        fixed = {id(t): s for s, t, m in slots if isinstance(t, Tensor)}
         for t in out_tensors:
             if t._grad_fn is not None and backward_runs == 0 and t._requires_grad:
                 raise CompileError(
                     "nbgrad.compile: the function returns a tensor that requires grad and whose backward has not "
                     "run inside it; compile the whole step (forward, loss.backward() and optimizer.step()), or "
                     "call it under nbgrad.no_grad() for inference.")
-            k = spec_of(t)
-            if k is not None:
-                output_refs.append(("new", k))
-            elif id(t) in fixed:
+            k = None if id(t) in fixed else spec_of(t)
+            if id(t) in fixed:
                 output_refs.append(("slot", len(output_slots)))
                 output_slots.append(fixed[id(t)])
+            elif k is not None:
+                output_refs.append(("new", k))
             else:
                 raise CompileError("nbgrad.compile: the function returns a tensor made outside its kernels "
                                    f"({list(t.shape)} {t.dtype}); return tensors the function computes")
@@ -570,7 +608,7 @@ class CompiledFunction:
         for k, a in kwargs.items():
             if isinstance(a, (bool, int, float)):
                 v.arg_numbers.append((f"{k}=", lambda k=k, st=st: st.current[1][k], a))
-        live = {s["value"] for s in specs}
+        live = {s["value"] for s in specs if s["ext"] is None}
         title = getattr(self.fn, "__qualname__", type(self.fn).__name__)
         program = Program(rec, live, bind, title)
         source, consts, scratch = program.generate()

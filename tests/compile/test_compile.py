@@ -498,3 +498,58 @@ def test_hooks_are_refused():
     model[0].register_forward_hook(lambda m, i, o: None)
     with pytest.raises(nbgrad.CompileError, match="forward hooks"):
         nbgrad.compile(step)(*_batch(np.float32, 0))
+
+
+def test_user_ops_fuse_with_built_in_ops_forward_and_backward():
+    import math
+
+    @nbgrad.elementwise
+    def softclip(x, a):
+        return a * math.tanh(x / a)
+    x = _leaf(np.linspace(-3, 3, 50), np.float64)
+
+    def step(x):
+        x.grad = None
+        y = (softclip(x, 2.0) * 3 + 1).exp().sum()
+        y.backward()
+        return y
+    compiled = nbgrad.compile(step)
+    for _ in range(2):
+        compiled(x)
+    gc = x.grad.numpy().copy()
+    le = step(x)
+    _close(gc, x.grad.numpy(), np.float64)
+    _close(compiled(x).detach().numpy(), le.detach().numpy(), np.float64)
+    calls = [n.op for n in compiled.graph]
+    assert "fused_elementwise" in calls            # the graph shows the user's op
+    src = compiled.variants[0].source
+    assert "be_cpu.fused_elementwise" not in src   # but it runs inside the fused region
+    assert src.count("@njit") == 1
+
+
+def test_custom_op_inside_a_compiled_step():
+    import numba
+
+    @numba.njit
+    def fwd(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] * x[i] * x[i]
+
+    @numba.njit
+    def bwd(g, x, out, gx):
+        for i in range(x.shape[0]):
+            gx[i] = 3.0 * x[i] * x[i] * g[i]
+    cube = nbgrad.custom_op("cube", fwd, bwd)
+
+    def step(x):
+        x.grad = None
+        y = (cube(x) + x).sum()
+        y.backward()
+        return y
+    compiled = nbgrad.compile(step)
+    for k in range(3):
+        xe, xc = _leaf(np.linspace(-1, 1, 7) + k, np.float64), _leaf(np.linspace(-1, 1, 7) + k, np.float64)
+        le, lc = step(xe), compiled(xc)
+        _close(lc.detach().numpy(), le.detach().numpy(), np.float64)
+        _close(xc.grad.numpy(), xe.grad.numpy(), np.float64)
+    assert "run_user_kernel" in [n.op for n in compiled.graph]

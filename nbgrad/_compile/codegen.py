@@ -43,6 +43,9 @@ _INLINE_UNARY = {"neg": "(-{0})"}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BOOL = np.dtype(np.bool_)
 _ELEMENTWISE = frozenset({"unary", "binary", "binary_scaled", "where", "mul_backward", "fused_elementwise"})
+# ops cheap enough that a region of only them is memory-bound (threads from a larger size)
+_CHEAP = frozenset({"add", "sub", "mul", "div", "neg", "copy", "where", "mul_backward", "eq", "ne", "lt", "le",
+                    "gt", "ge", "relu", "maximum", "minimum"})
 
 
 def _walk_refs(obj, out):
@@ -619,11 +622,20 @@ class _Source:
             "import numpy as np",
             "from numba import njit",
             "from nbgrad.backends.cpu.elementwise import _UNARY_FNS as _U, _BINARY_FNS as _B",
+            "from nbgrad.backends.cpu._threads import run_split as _run_split, worth_splitting as _worth_splitting",
             "",
             "",
             "def _view(be, view):",
             "    return be.to_numpy(view) if hasattr(be, 'to_numpy') and isinstance(view[0], np.ndarray) "
             "else be.to_host(view)",
+            "",
+            "",
+            "def _run(kernel, n, heavy, *args):",
+            "    # a flat region over n elements: split across nbgrad's thread pool when it pays",
+            "    if _worth_splitting(n, heavy):",
+            "        _run_split(lambda a, b: kernel(a, b, *args), n)",
+            "    else:",
+            "        kernel(0, n, *args)",
             "",
             "",
             "def _alias(base, off, dtype, shape, strides):",
@@ -708,18 +720,26 @@ class _Source:
             if vid in later or vid in esc or vid in p.live_out or vid in inplace:
                 outputs.append(vid)
         kname = f"_region{region}"
+        flat_region = all(x.flat for x in items) and len(shape) == 1
         params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
+        if flat_region:     # one loop over a range: large regions split across the thread pool
+            params = ["start", "stop"] + params
         src = ['@njit(cache=True, nogil=True, error_model="numpy")', f"def {kname}({', '.join(params)}):"]
         indent = "    "
-        for d, n in enumerate(shape):
-            src.append(f"{indent}for i{d} in range({n}):")
+        if flat_region:
+            src.append(f"{indent}for f in range(start, stop):")
             indent += "    "
-        flat = " + ".join(f"i{d} * {s}" for d, s in enumerate(_row_major(shape)) if shape[d] != 1) or "0"
-        src.append(f"{indent}f = {flat}")
+        else:
+            for d, n in enumerate(shape):
+                src.append(f"{indent}for i{d} in range({n}):")
+                indent += "    "
+            flat = " + ".join(f"i{d} * {s}" for d, s in enumerate(_row_major(shape)) if shape[d] != 1) or "0"
+            src.append(f"{indent}f = {flat}")
         src += [indent + line for line in body]
         src += [f"{indent}r{vid}[f] = t{vid}" for vid in outputs]
         if not shape:
             src = src[:2] + ["    f = 0"] + ["    " + line for line in body] + [f"    r{vid}[f] = t{vid}" for vid in outputs]
+            flat_region = False
         self.kernels.append("\n".join(src) + "\n\n")
         numel = int(np.prod(shape)) if shape else 1
         for vid in outputs:
@@ -740,7 +760,11 @@ class _Source:
                 self.lines.append(f"    v{vid} = S[{s}]")
         call = ", ".join([f"v{vid}, {off}" for vid, off, _, _ in inputs] + [f"v{vid}" for vid in outputs])
         names = ", ".join(x.instr.name for x in items[:3]) + (", ..." if len(items) > 3 else "")
-        self.lines.append(f"    {kname}({call})  # fused: {names}")
+        if flat_region:
+            heavy = any(x.op not in _CHEAP for x in items)
+            self.lines.append(f"    _run({kname}, {numel}, {heavy}, {call})  # fused: {names}")
+        else:
+            self.lines.append(f"    {kname}({call})  # fused: {names}")
 
     def _program(self, x, args, T, region):
         """(lines, output expressions) of a fused_elementwise program inside a region: the

@@ -159,27 +159,39 @@ def test_each_compiled_call_gives_fresh_gradients_and_outputs():
     assert l1.item() == v1          # a returned loss is not overwritten by the next call
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r.where == "torch" and len(r.inputs) == 1],
-                         ids=lambda r: r.name)
-def test_every_table_op_forward_and_backward(row):
-    fn = getattr(nbgrad, row.name)
-    rng = np.random.default_rng(1)
-    lo, hi = (0.1, 0.9) if row.name in ("acosh",) else (-0.9, 0.9)
-    base = rng.uniform(lo, hi, (4, 5)).astype(np.float64)
-    if row.name == "acosh":
-        base = base + 1.5
+_PUBLIC_ROWS = [r for r in ROWS if r.where in ("torch", "functional")]
 
-    def f(x):
-        x.grad = None
-        y = fn(x * 1.0)
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("row", _PUBLIC_ROWS, ids=lambda r: r.name)
+def test_every_table_op_forward_and_backward(row, dtype):
+    """Every public row of the op table (rows added later join), forward and backward,
+    compiled against eager; the row's parameters away from their defaults."""
+    fn = getattr(nbgrad, row.name) if row.where == "torch" else getattr(nbgrad.nn.functional, row.name)
+    import inspect
+    accepted = inspect.signature(fn).parameters
+    params = {name: (default * 0.5 + 0.25 if isinstance(default, float) else default)
+              for name, default in row.params if name in accepted}
+    if row.name == "hardtanh":
+        params = {"min_val": -0.5, "max_val": 0.75}
+    rng = np.random.default_rng(1)
+    lo, hi = (1.6, 2.4) if row.name == "acosh" else (0.1, 0.9) if row.name in ("xlogy",) else (-0.9, 0.9)
+    bases = [rng.uniform(lo, hi, (4, 5)) for _ in row.inputs]
+
+    def f(*xs):
+        for x in xs:
+            x.grad = None
+        y = fn(*[x * 1.0 for x in xs], **params)
         (y * y).sum().backward()
         return y
     step = nbgrad.compile(f)
     for k in range(2):
-        xe, xc = _leaf(base + k * 0.01, np.float64), _leaf(base + k * 0.01, np.float64)
-        ye, yc = f(xe), step(xc)
-        _close(yc.detach().numpy(), ye.detach().numpy(), np.float64)
-        _close(xc.grad.numpy(), xe.grad.numpy(), np.float64)
+        xe = [_leaf(b + k * 0.01, dtype) for b in bases]
+        xc = [_leaf(b + k * 0.01, dtype) for b in bases]
+        ye, yc = f(*xe), step(*xc)
+        _close(yc.detach().numpy(), ye.detach().numpy(), dtype)
+        for a, b in zip(xc, xe):
+            _close(a.grad.numpy(), b.grad.numpy(), dtype)
         assert yc.grad_fn.name() == ye.grad_fn.name()
     assert step.captures == 1
 

@@ -100,7 +100,8 @@ class Lowering:
         self.ok = False
         fn, a = instr.fn, instr.args
         self.inplace = None
-        if instr.device != "cpu":        # (CUDA regions: calls of the backend's kernels)
+        self.device = instr.device
+        if instr.device not in ("cpu", "cuda"):
             return
         if fn == "copy" and getattr(instr, "producer", False):
             src, dst = a
@@ -379,6 +380,7 @@ class Program:
             cur.clear()
             pending.clear()
             state.update(shape=None, flat=True, produced=set(), pending_out=set(), pending_reads=set())
+            state.pop("device", None)
 
         for ins in self.instrs:
             low = Lowering(self, ins)
@@ -390,7 +392,7 @@ class Program:
                 same = shape is None or shape == low.shape
                 flat_join = (shape is not None and not same and state["flat"] and low.flat
                              and int(np.prod(shape)) == low.numel)
-                joins = ((same or flat_join)
+                joins = ((same or flat_join) and state.get("device", low.device) == low.device
                          and all(v[0].vid not in state["produced"] or (k == "c" and v[1] == 0)
                                  for v, k in zip(low.views, low.kinds))
                          and not (rs & state["pending_out"])
@@ -399,6 +401,7 @@ class Program:
                     close()
                     flat_join = False
                 cur.append(low)
+                state["device"] = low.device
                 state["shape"] = (low.numel,) if flat_join else low.shape
                 state["flat"] = state["flat"] and low.flat
                 state["produced"].update(low.outs)
@@ -530,6 +533,7 @@ class _Source:
         self.fused = 0
         self._used_fns = set()
         self._used_elementwise = set()
+        self.cuda = False
 
     def const(self, obj):
         key = id(obj)
@@ -645,11 +649,22 @@ class _Source:
             "    return base[start:start + shape[0]]",
             "",
         ]
-        for op in sorted(self._used_fns):
-            table, name = op
-            header.append(f"_{table.lower()}_{name} = _{table}[{name!r}]")
-        for op in sorted(self._used_elementwise):
-            header.append(f"from nbgrad.backends.cpu.elementwise import _{op} as _e_{op}")
+        if self.cuda:
+            header += ["from numba import cuda",
+                       "from nbgrad.backends.cuda import elementwise as _cuew",
+                       "from nbgrad.backends.cuda._device import (jit as _cu_jit, device_fn as _cu_device_fn,",
+                       "                                          device_array as _cu_empty, launch as _cu_launch)"]
+        for dev, table, name in sorted(self._used_fns):
+            if dev == "cpu":
+                header.append(f"_{table.lower()}_{name} = _{table}[{name!r}]")
+            else:
+                header.append(f"_cu_{table.lower()}_{name} = _cu_device_fn(_cuew._{'UNARY' if table == 'U' else 'BINARY'}"
+                              f"_FNS[{name!r}])")
+        for dev, op in sorted(self._used_elementwise):
+            if dev == "cpu":
+                header.append(f"from nbgrad.backends.cpu.elementwise import _{op} as _e_{op}")
+            else:
+                header.append(f"_cu_e_{op} = _cu_device_fn(_cuew._UNARY_FNS.get({op!r}) or _cuew._BINARY_FNS[{op!r}])")
         return "\n".join(header + [""] + self.kernels + [""] + L) + "\n", self.consts, self.scratch
 
     def _unpack(self, outs):
@@ -720,6 +735,8 @@ class _Source:
             if vid in later or vid in esc or vid in p.live_out or vid in inplace:
                 outputs.append(vid)
         kname = f"_region{region}"
+        if items[0].device == "cuda":
+            return self._cuda_region(items, shape, kname, inputs, outputs, fresh, body)
         flat_region = all(x.flat for x in items) and len(shape) == 1
         params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
         if flat_region:     # one loop over a range: large regions split across the thread pool
@@ -766,6 +783,33 @@ class _Source:
         else:
             self.lines.append(f"    {kname}({call})  # fused: {names}")
 
+    def _cuda_region(self, items, shape, kname, inputs, outputs, fresh, body):
+        """A region of CUDA calls: one grid-stride `cuda.jit` kernel (nbgrad's CUDA jit: its
+        cache rule), the scalar functions the CUDA backend's device twins, the buffers new
+        device arrays each call (no plan: the allocator is the GPU issue's)."""
+        self.cuda = True
+        numel = int(np.prod(shape)) if shape else 1
+        params = ["n"] + [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
+        src = [f"def {kname}_kernel({', '.join(params)}):",
+               "    for f in range(cuda.grid(1), n, cuda.gridsize(1)):"]
+        if not all(x.flat for x in items):
+            # strided operands: the element's index in each dim, from its row-major position
+            src.append("        rest = f")
+            for d, stride in enumerate(_row_major(shape)):
+                src.append(f"        i{d} = rest // {stride}")
+                src.append(f"        rest -= i{d} * {stride}")
+        src += ["        " + line for line in body]
+        src += [f"        r{vid}[f] = t{vid}" for vid in outputs]
+        src.append(f"{kname} = _cu_jit({kname}_kernel)")
+        self.kernels.append("\n".join(src) + "\n\n")
+        for vid in outputs:
+            if vid in fresh:
+                self.lines.append(f"    v{vid} = _cu_empty({numel}, {self.const(self.p.values[vid].dtype)})")
+        call = ", ".join([f"v{vid}, {off}" for vid, off, _, _ in inputs] + [f"v{vid}" for vid in outputs])
+        names = ", ".join(x.instr.name for x in items[:3]) + (", ..." if len(items) > 3 else "")
+        self.lines.append(f"    _bl, _th = _cu_launch({numel})")
+        self.lines.append(f"    {kname}[_bl, _th]({numel}, {call})  # fused on the GPU: {names}")
+
     def _program(self, x, args, T, region):
         """(lines, output expressions) of a fused_elementwise program inside a region: the
         same text backends/cpu/fused.py generates, its names made unique, its loads ours."""
@@ -773,8 +817,8 @@ class _Source:
         program = x.program
         used = sorted({ins[0] for ins in program if ins[0] not in F.EXPRESSIONS or ins[0] in F._CPU_FUNCTIONS}
                       - {"input", "const"})
-        functions = {op: f"_e_{op}" for op in used}
-        self._used_elementwise.update(used)
+        functions = {op: f"{_pre(x)}_e_{op}" for op in used}
+        self._used_elementwise.update((x.device, op) for op in used)
         hoisted, loop, outs = F.body(program, x.prog_outputs, x.prog_kinds, functions, load="@IN{k}@", cast=T)
         uid = f"q{region}_{x.instr.index}_"
         lines = []
@@ -813,13 +857,18 @@ class _Source:
             form = _INLINE_UNARY.get(op)
             if form is not None:
                 return [f"{T}({form.format(*args)})"]
-            self._used_fns.add(("U", op))
-            return [f"{T}(_u_{op}({args[0]}))"]
+            self._used_fns.add((x.device, "U", op))
+            return [f"{T}({_pre(x)}_u_{op}({args[0]}))"]
         form = _INLINE_BINARY.get(op)
         if form is not None:
             return [f"{T}({form.format(*args)})" if x.dtype != _BOOL else form.format(*args)]
-        self._used_fns.add(("B", op))
-        return [f"{T}(_b_{op}({args[0]}, {args[1]}))"]
+        self._used_fns.add((x.device, "B", op))
+        return [f"{T}({_pre(x)}_b_{op}({args[0]}, {args[1]}))"]
+
+
+def _pre(x):
+    """The prefix of a region member's scalar function names: the CUDA twins are `_cu_...`."""
+    return "_cu" if x.device == "cuda" else ""
 
 
 def _np_name(dtype):

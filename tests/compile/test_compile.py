@@ -456,7 +456,27 @@ def test_cuda_training_step_matches_eager():
         _close(b.detach().cpu().numpy(), a.detach().cpu().numpy(), np.float32)
         assert a._version == b._version and b.grad.device.type == "cuda"
     assert compiled.captures == 2
-    assert all(n.op != "fused" for n in compiled.graph)
+    src = compiled.variants[0].source
+    assert "_cu_jit(" in src and "fused on the GPU: sequential/linear/add, sequential/relu/relu" in src
+
+
+@requires_cuda
+def test_cuda_elementwise_chain_is_one_kernel():
+    step = nbgrad.compile(_chain)
+    rng = np.random.default_rng(0)
+    xv, wv = rng.uniform(-1, 1, 16).astype(np.float32), rng.uniform(0.2, 0.8, 16).astype(np.float32)
+    for _ in range(2):
+        xc = nbgrad.tensor(xv, device="cuda", requires_grad=True)
+        wc = nbgrad.tensor(wv, device="cuda", requires_grad=True)
+        lc = step(xc, wc)
+    xe = nbgrad.tensor(xv, device="cuda", requires_grad=True)      # eager on the same device
+    we = nbgrad.tensor(wv, device="cuda", requires_grad=True)
+    le = _chain(xe, we)
+    _close(lc.cpu().detach().numpy(), le.cpu().detach().numpy(), np.float32)
+    _close(xc.grad.cpu().numpy(), xe.grad.cpu().numpy(), np.float32)
+    _close(wc.grad.cpu().numpy(), we.grad.cpu().numpy(), np.float32)
+    src = step.variants[0].source
+    assert src.count("_cu_jit(") == 1 and "be_cuda.binary" not in src
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -39,17 +39,46 @@ def user_frame(skip_internal=True):
     return "<unknown line>"
 
 
-# Backend functions whose results are read on the host by the op layer even though they
-# come back as arrays (LAPACK info codes, index counts): data-dependent Python follows.
+# Every backend function is in one of these classes (tests/compile/test_compile.py checks
+# the backends' exports); a call of one that is not stops the capture (CompileError), so
+# that a function added later cannot be replayed wrongly.
+#
+# Backend functions whose results are read on the host by the op layer (LAPACK info codes,
+# index counts, the fused losses' sums) or that hand memory to Python: data-dependent Python follows.
 HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_solve", "linalg_cholesky",
-                        "cuda_array_interface", "tensor_from_cuda_array", "from_numpy", "synchronize"})
+                        "cuda_array_interface", "tensor_from_cuda_array", "from_numpy", "synchronize",
+                        "cross_entropy_forward", "nll_forward", "mse_forward", "bce_logits_forward"})
 # Arguments written in place, by function: positions (and keyword names).
 WRITES = {
     "copy": (1,), "fill": (0,), "put": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
-    "binary": (5, "out"),
+    "binary": (5, "out"), "run_user_kernel": (),          # (its last n_outputs views: see _written)
 }
 # Random draws: replayed by calling the backend, which advances its generator as eager did.
 RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
+# Functions that only read their arguments and return new buffers.
+PURE = frozenset({
+    "arange", "empty", "full", "from_host", "unary", "binary_scaled", "where", "reduce", "max_with_index",
+    "softmax", "sort", "cumulative", "matmul", "take", "max_pool2d", "max_pool2d_backward", "avg_pool2d",
+    "avg_pool2d_backward", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr", "linalg_eigh",
+    "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_backward", "nll_backward",
+    "mse_backward", "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
+    "interp_pass_backward", "user_reduce"})
+CLASSIFIED = HOST_READS | frozenset(WRITES) | RANDOM | PURE
+
+
+def _written(name, args, kwargs):
+    """The buffers a call writes in place."""
+    if name == "run_user_kernel":
+        views, n_out = args[1], args[3]
+        outs = [v for v in views if isinstance(v, tuple)][-n_out:] if n_out else []
+        return [v[0] for v in outs]
+    found = []
+    for w in WRITES.get(name, ()):
+        a = args[w] if isinstance(w, int) and w < len(args) else kwargs.get(w) if isinstance(w, str) else None
+        if a is None:
+            continue
+        found.append(a[0] if isinstance(a, tuple) else a)
+    return found
 # Calls kept whatever their results: random draws, and the op layer's checks.
 KEEP = RANDOM | {"_check"}
 
@@ -298,6 +327,8 @@ class RecordingBackend:
             line = user_frame()
             if name in HOST_READS:
                 rec.host_reads.append((name, line))
+            elif name not in CLASSIFIED:
+                rec.host_reads.append((f"{name} (a backend function nbgrad.compile does not know)", line))
             instr = Instr(len(rec.instrs), name, rec.encode(args),
                           {k: rec.encode(v) for k, v in kwargs.items()}, rec.scopes[-1], line, device)
             rec.depth += 1
@@ -307,15 +338,7 @@ class RecordingBackend:
                 rec.depth -= 1
             instr.outs = rec.encode_result(result, instr)
             instr.name = rec.unique_name(instr.scope, op_label(name, args))
-            writes = []
-            for w in WRITES.get(name, ()):
-                a = args[w] if isinstance(w, int) and w < len(args) else kwargs.get(w) if isinstance(w, str) else None
-                if a is None:
-                    continue
-                buf = a[0] if isinstance(a, tuple) else a
-                if is_buffer(buf):
-                    writes.append(rec.value_of(buf).id)
-            instr.writes = tuple(writes)
+            instr.writes = tuple(rec.value_of(b).id for b in _written(name, args, kwargs) if is_buffer(b))
             rec.instrs.append(instr)
             return result
         call.__name__ = name

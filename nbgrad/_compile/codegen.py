@@ -32,7 +32,7 @@ import threading
 
 import numpy as np
 
-from .capture import KEEP, RANDOM, Ref, is_buffer
+from .capture import KEEP, PURE, RANDOM, Ref, is_buffer
 from .graph import Graph, GraphNode, GraphTensor, dtype_name
 
 # the fused regions' scalar forms, as in the backends (nbgrad/backends/cpu/elementwise.py)
@@ -406,7 +406,7 @@ class Program:
                 state["flat"] = state["flat"] and low.flat
                 state["produced"].update(low.outs)
                 continue
-            if cur and not ins.writes and ins.fn not in KEEP:
+            if cur and not ins.writes and ins.fn in PURE | {"binary"}:
                 pending.append(ins)
                 state["pending_out"].update(results(ins))
                 state["pending_reads"].update(reads(ins))

@@ -585,3 +585,37 @@ def test_custom_op_inside_a_compiled_step():
         _close(lc.detach().numpy(), le.detach().numpy(), np.float64)
         _close(xc.grad.numpy(), xe.grad.numpy(), np.float64)
     assert "run_user_kernel" in [n.op for n in compiled.graph]
+
+
+def test_every_backend_function_is_classified_for_capture():
+    """A backend function nbgrad.compile does not know stops a capture; this keeps the
+    classification (pure, writes, host read, random) complete as backends grow."""
+    from nbgrad._compile.capture import CLASSIFIED
+    from nbgrad.backends import ACCELERATIONS, REQUIRED
+    names = {n for n in REQUIRED | ACCELERATIONS if not n.isupper()}
+    import nbgrad.backends.cpu as cpu
+    names |= {n for n in getattr(cpu, "__all__", ()) if not n.isupper()}
+    assert sorted(names - CLASSIFIED) == []
+
+
+def test_guards_on_requires_grad_and_parameter_identity():
+    model = nn.Linear(3, 2)
+
+    def f(x):
+        with nbgrad.no_grad():
+            return model(x) * 2
+    step = nbgrad.compile(f)
+    x = nbgrad.ones(4, 3)
+    step(x)
+    step(x)
+    assert step.captures == 1
+    step(nbgrad.ones(4, 3, requires_grad=True))
+    assert step.captures == 2                       # requires_grad of an argument
+    model.weight = nn.Parameter(nbgrad.zeros(2, 3))
+    out = step(x)
+    assert step.captures == 3                       # another parameter object
+    np.testing.assert_allclose(out.numpy(), 2 * model.bias.detach().numpy()[None, :].repeat(4, 0), rtol=1e-6)
+    with nbgrad.no_grad():
+        model.bias.add_(1.0)                        # changed in place: the graph reads its memory
+    np.testing.assert_allclose(step(x).numpy(), 2 * model.bias.detach().numpy()[None, :].repeat(4, 0), rtol=1e-6)
+    assert step.captures == 3

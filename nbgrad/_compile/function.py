@@ -208,8 +208,11 @@ class Variant:
             for desc, get, value in st.flags:
                 if get() != value:
                     return f"{desc} changed"
-            for i, (slot, before, meta) in enumerate(self.slot_guards):
+            seen, pattern = {}, []
+            for slot, before, meta in self.slot_guards:
                 t = slot.get()
+                if meta is not None:
+                    pattern.append(None if t is None else seen.setdefault(id(t._storage.buffer), len(seen)))
                 if slot.kind == "fixed":
                     if t is not before:
                         return f"{slot.desc} is another tensor"
@@ -223,7 +226,7 @@ class Variant:
                 else:
                     if (t is None) != (meta is None) or (t is not None and _meta(t) != meta):
                         return f"{slot.desc} changed"
-            if self.alias_pattern != self._aliases():
+            if self.alias_pattern != tuple(pattern):
                 return "which arguments share memory"
             for desc, get, value in self.arg_numbers:
                 now = get()

@@ -169,8 +169,9 @@ def _param_index(opt, p):
 
 
 def _state_shape(opt):
-    """The keys of every parameter's optimizer state (a first step adds them)."""
-    return tuple((_param_index(opt, p), tuple(sorted(st))) for p, st in opt.state.items())
+    """The keys of every parameter's optimizer state (a first step adds them); parameters by
+    identity (their identity is guarded too)."""
+    return tuple((id(p), tuple(st)) for p, st in opt.state.items())
 
 
 def code_globals(fn):

@@ -100,6 +100,7 @@ class Lowering:
         self.ok = False
         fn, a = instr.fn, instr.args
         self.inplace = None
+        self.reduction = False
         self.device = instr.device
         if instr.device not in ("cpu", "cuda"):
             return
@@ -125,7 +126,7 @@ class Lowering:
                 return
             self.inplace = out.vid
             a = a[:5]
-        elif fn not in _ELEMENTWISE or instr.kwargs or instr.writes:
+        elif fn not in _ELEMENTWISE | {"reduce"} or instr.kwargs or instr.writes:
             return
         vals = program.values
         if fn == "unary":
@@ -151,6 +152,13 @@ class Lowering:
             if len(a) != 5 or not all(_is_view(v) for v in a[:3]):
                 return
             op, views, shape, dtype = "where", list(a[:3]), tuple(a[3]), np.dtype(a[4])
+        elif fn == "reduce":
+            # a sum over every dim: the region's epilogue (a float64 accumulator per piece)
+            if (instr.device != "cpu" or instr.kwargs or len(a) < 4 or a[0] != "sum" or not _is_view(a[1])
+                    or tuple(a[2]) != tuple(range(len(a[1][2]))) or not a[1][2]):
+                return
+            op, views, shape, dtype = "sum_all", [a[1]], tuple(a[1][2]), np.dtype(a[3])
+            self.reduction = True
         elif fn == "fused_elementwise":
             # a program of nbgrad.fuse, of the op table's formulas or of a user's
             # @nbgrad.elementwise: its instructions join the region (backends/cpu/fused.py)
@@ -188,6 +196,8 @@ class Lowering:
             return
         self.flat = all(k in "cs" for k in kinds)
         self.numel = int(np.prod(shape)) if shape else 1
+        if self.reduction and kinds != ["c"]:
+            return
         self.ok = True
         self.op, self.views, self.kinds, self.shape, self.dtype = op, views, kinds, shape, dtype
         self.in_dtype = in_dtypes[-1]
@@ -380,7 +390,8 @@ class Program:
             cur.clear()
             pending.clear()
             state.update(shape=None, flat=True, produced=set(), pending_out=set(), pending_reads=set())
-            state.pop("device", None)
+            for key in ("device", "reduction", "reduced"):
+                state.pop(key, None)
 
         for ins in self.instrs:
             low = Lowering(self, ins)
@@ -393,6 +404,8 @@ class Program:
                 flat_join = (shape is not None and not same and state["flat"] and low.flat
                              and int(np.prod(shape)) == low.numel)
                 joins = ((same or flat_join) and state.get("device", low.device) == low.device
+                         and not (low.reduction and state.get("reduction"))
+                         and not (rs & state.get("reduced", set()))
                          and all(v[0].vid not in state["produced"] or (k == "c" and v[1] == 0)
                                  for v, k in zip(low.views, low.kinds))
                          and not (rs & state["pending_out"])
@@ -402,6 +415,9 @@ class Program:
                     flat_join = False
                 cur.append(low)
                 state["device"] = low.device
+                if low.reduction:
+                    state["reduction"] = True
+                    state["reduced"] = set(low.outs)
                 state["shape"] = (low.numel,) if flat_join else low.shape
                 state["flat"] = state["flat"] and low.flat
                 state["produced"].update(low.outs)
@@ -635,11 +651,21 @@ class _Source:
             "",
             "",
             "def _run(kernel, n, heavy, *args):",
-            "    # a flat region over n elements: split across nbgrad's thread pool when it pays",
+            "    # a flat region over n elements: split across nbgrad's thread pool when it pays;",
+            "    # a region ending in a sum returns it (the pieces' float64 sums added in order)",
             "    if _worth_splitting(n, heavy):",
-            "        _run_split(lambda a, b: kernel(a, b, *args), n)",
-            "    else:",
-            "        kernel(0, n, *args)",
+            "        parts = {}",
+            "        def piece(a, b):",
+            "            parts[a] = kernel(a, b, *args)",
+            "        _run_split(piece, n)",
+            "        return None if parts.get(0) is None else sum(parts[k] for k in sorted(parts))",
+            "    return kernel(0, n, *args)",
+            "",
+            "",
+            "def _total(dtype, value):",
+            "    out = np.empty(1, dtype)",
+            "    out[0] = value",
+            "    return out",
             "",
             "",
             "def _alias(base, off, dtype, shape, strides):",
@@ -699,6 +725,7 @@ class _Source:
                     fresh.add(o)
                 seen.add(o)
         later = {r for r, last in last_use.items() if last > region}
+        reduced = None
         for x in items:
             args = []
             for view, kind in zip(x.views, x.kinds):
@@ -724,6 +751,10 @@ class _Source:
                 names.append(name)
                 produced[vid] = name
             T = _np_name(x.dtype)
+            if x.reduction:
+                reduced = (x.outs[0], x.dtype)
+                body.append(f"acc += np.float64({args[0]})")
+                continue
             if x.op == "fused":
                 prelude, texts = self._program(x, args, T, region)
                 body += prelude
@@ -732,6 +763,8 @@ class _Source:
             for name, text in zip(names, texts):
                 body.append(f"{name} = {text}")
         for vid in sorted(region_vids):
+            if reduced is not None and vid == reduced[0]:
+                continue
             if vid in later or vid in esc or vid in p.live_out or vid in inplace:
                 outputs.append(vid)
         kname = f"_region{region}"
@@ -743,6 +776,8 @@ class _Source:
             params = ["start", "stop"] + params
         src = ['@njit(cache=True, nogil=True, error_model="numpy")', f"def {kname}({', '.join(params)}):"]
         indent = "    "
+        if reduced is not None:
+            src.append("    acc = 0.0")
         if flat_region:
             src.append(f"{indent}for f in range(start, stop):")
             indent += "    "
@@ -757,6 +792,8 @@ class _Source:
         if not shape:
             src = src[:2] + ["    f = 0"] + ["    " + line for line in body] + [f"    r{vid}[f] = t{vid}" for vid in outputs]
             flat_region = False
+        if reduced is not None:
+            src.append("    return acc")
         self.kernels.append("\n".join(src) + "\n\n")
         numel = int(np.prod(shape)) if shape else 1
         for vid in outputs:
@@ -777,11 +814,13 @@ class _Source:
                 self.lines.append(f"    v{vid} = S[{s}]")
         call = ", ".join([f"v{vid}, {off}" for vid, off, _, _ in inputs] + [f"v{vid}" for vid in outputs])
         names = ", ".join(x.instr.name for x in items[:3]) + (", ..." if len(items) > 3 else "")
+        target = "" if reduced is None else f"v{reduced[0]} = _total({self.const(reduced[1])}, "
+        close = "" if reduced is None else ")"
         if flat_region:
             heavy = any(x.op not in _CHEAP for x in items)
-            self.lines.append(f"    _run({kname}, {numel}, {heavy}, {call})  # fused: {names}")
+            self.lines.append(f"    {target}_run({kname}, {numel}, {heavy}, {call}){close}  # fused: {names}")
         else:
-            self.lines.append(f"    {kname}({call})  # fused: {names}")
+            self.lines.append(f"    {target}{kname}({call}){close}  # fused: {names}")
 
     def _cuda_region(self, items, shape, kname, inputs, outputs, fresh, body):
         """A region of CUDA calls: one grid-stride `cuda.jit` kernel (nbgrad's CUDA jit: its

@@ -12,6 +12,7 @@ from numba import config, njit
 
 from ... import _debug
 from ._allocator import new_buffer
+from ._blas_threads import serial_begin, serial_end
 from .._shared import linalg as shared_linalg
 from .._shared.geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -141,7 +142,11 @@ def matmul(a_view, b_view, out_dtype):
                        a="C" if alay == _C else "F", b="C" if blay == _C else "F",
                        copied=[name for name, buf, view in (("a", abuf, a_view), ("b", bbuf, b_view))
                                if buf is not view[0]])
-        _dot_batches(abuf, aoffs, alay, bbuf, boffs, blay, out, n, k, m)
+        threads = serial_begin(len(aoffs) * n * k * m)
+        try:
+            _dot_batches(abuf, aoffs, alay, bbuf, boffs, blay, out, n, k, m)
+        finally:
+            serial_end(threads)
         return out
     abuf, aoff, _, ast = a_view
     bbuf, boff, _, bst = b_view

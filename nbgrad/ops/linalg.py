@@ -328,6 +328,14 @@ def linear(x, w, b=None):
             acc = new_tensor(backend_of(x).matmul(broadcast_view(x, x._shape), broadcast_view(wt, wt._shape),
                                                   D.float32.np), (x._shape[0], w._shape[0]), D.float32, x.device)
             out = cast(_binary_raw("add", acc, b, D.float32), D.float16)
+        elif b._dtype is x._dtype and b._storage.device is x._storage.device and len(b._shape) == 1 \
+                and b._shape[0] == w._shape[0]:
+            # the bias added in place into the product's fresh buffer (same values as an add
+            # into a new one; PyTorch's addmm rounds the product before adding b as well)
+            out = _batched_raw(x, wt, ())
+            buf = out._storage.buffer
+            backend_of(x).binary("add", (buf, 0, out._shape, out._stride), broadcast_view(b, out._shape),
+                                 out._shape, x._dtype.np, out=buf)
         else:
             out = _binary_raw("add", _batched_raw(x, wt, ()), b, x._dtype)
     else:

@@ -64,7 +64,8 @@ class SGD(Optimizer):
                 buf = states[p].get("momentum_buffer") if p in states else None
                 if init is None:
                     init = buf is None
-                if (buf is None) is not init or (buf is not None and not buf.is_contiguous()):
+                if (buf is None) is not init or (buf is not None and (
+                        buf._dtype is not dtype or buf._storage.device is not device or not buf.is_contiguous())):
                     return params
                 bufs.append(buf)
         if momentum != 0 and init:

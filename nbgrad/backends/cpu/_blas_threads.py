@@ -22,7 +22,9 @@ Single products on a quiet machine, 2 threads / 1 thread: 128x256x256 0.83x,
 over the batch, 2**26: ~1 ms on one core) runs with its library's thread
 count set to 1 for the call and restored after it; larger ones keep the
 BLAS's own threading.  NBGRAD_BLAS_SERIAL_BELOW overrides the line (0: never
-serial).
+serial).  OpenBLAS's results may differ in the last bit between thread counts
+(as PyTorch's do): 30 W4 steps on one thread against two ended with 12,552 of
+269,322 parameters 1 ulp apart (max 7.5e-9), the losses identical.
 
 Each library is found once, on first use, among the loaded libraries
 (/proc/self/maps, Linux) by the names it exports: "numba" an OpenBLAS with the

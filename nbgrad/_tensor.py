@@ -230,10 +230,11 @@ class Tensor:
         if memory_format is not None:
             from ._layout import is_contiguous_as
             return is_contiguous_as(self._shape, self._stride, memory_format)
-        if self.numel() == 0:
+        shape = tuple(self._shape)      # (reversed() of a Size would go through its __getitem__)
+        if 0 in shape:
             return True
         expected = 1
-        for size, st in zip(reversed(self._shape), reversed(self._stride)):
+        for size, st in zip(reversed(shape), reversed(self._stride)):
             if size != 1:
                 if st != expected:
                     return False

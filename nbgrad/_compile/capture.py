@@ -52,6 +52,7 @@ HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_
 WRITES = {
     "copy": (1,), "fill": (0,), "put": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
     "binary": (5, "out"), "run_user_kernel": (),          # (its last n_outputs views: see _written)
+    "sgd_step_many": (0, 2),                              # (lists of views)
 }
 # Random draws: replayed by calling the backend, which advances its generator as eager did.
 RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
@@ -77,7 +78,10 @@ def _written(name, args, kwargs):
         a = args[w] if isinstance(w, int) and w < len(args) else kwargs.get(w) if isinstance(w, str) else None
         if a is None:
             continue
-        found.append(a[0] if isinstance(a, tuple) else a)
+        if isinstance(a, list):           # a list of views
+            found.extend(v[0] for v in a if isinstance(v, tuple))
+        else:
+            found.append(a[0] if isinstance(a, tuple) else a)
     return found
 # Calls kept whatever their results: random draws, and the op layer's checks.
 KEEP = RANDOM | {"_check"}

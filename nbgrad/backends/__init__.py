@@ -211,6 +211,11 @@ contiguous, all of the parameter's dtype.
   sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum,
            dampening, nesterov, maximize)   buf_view None when momentum == 0;
                                             init_buf: the buffer starts as the gradient
+  sgd_step_many(p_views, g_views, buf_views, init_buf, ...)   (optional, used only where
+                                            sgd_step is accelerated) sgd_step over lists of
+                                            views of one dtype, in as few kernel calls as the
+                                            backend can (PyTorch's foreach); buf_views None
+                                            when momentum == 0; each element as sgd_step does it
   adam_step(p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step,
             lr, beta1, beta2, eps, weight_decay, amsgrad, maximize,
             decoupled_weight_decay)         step counts this step; max view None unless

@@ -559,6 +559,15 @@ def install(ns, widen, narrow, reinterpret):
         return None
     ns["sgd_step"] = functools.wraps(orig["sgd_step"])(sgd_step)
 
+    if "sgd_step_many" in orig:
+        def sgd_step_many(p_views, g_views, buf_views, *args):
+            if not p_views or p_views[0][0].dtype is not H:
+                return orig["sgd_step_many"](p_views, g_views, buf_views, *args)
+            for i, (p_view, g_view) in enumerate(zip(p_views, g_views)):
+                sgd_step(p_view, g_view, None if buf_views is None else buf_views[i], *args)
+            return None
+        ns["sgd_step_many"] = functools.wraps(orig["sgd_step_many"])(sgd_step_many)
+
     def adam_step(p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step, lr, beta1, beta2,
                   eps, weight_decay, amsgrad, maximize, decoupled_weight_decay):
         if p_view[0].dtype is not H:

@@ -18,8 +18,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (acceleration, broadcast_shapes, capturing, cast, check_same_device, copy_raw, needs_grad,
-                     new_tensor, new_scalar, output_layout, record)
+from ._graph import (acceleration, backend_of, broadcast_shapes, capturing, cast, check_same_device, copy_raw,
+                     needs_grad, new_tensor, new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -59,11 +59,12 @@ def _float_buffer(t, dtype, shape=None):
     return _flat(t)
 
 
-def _coef(g, scale, m, like):
-    """Per-row float64 coefficients g * scale (g a scalar or an (m,)-numel gradient)."""
-    from .._creation import full
+def _coef(g, scale, m, like, g_value=None):
+    """Per-row float64 coefficients g * scale (g a scalar or an (m,)-numel gradient);
+    g_value: g.item() when the caller has it already."""
     if g.numel() == 1 and m != 1:
-        return _flat(full((m,), float(g.item()) * scale, dtype=D.float64, device=like.device))
+        value = float(g.item()) if g_value is None else g_value
+        return backend_of(like).full(m, D.float64.np, value * scale)
     return _flat((cast(g.detach(), D.float64).reshape(-1) * scale))
 
 
@@ -148,8 +149,9 @@ class NllLossBackward0(Node):
         x = saved[0]
         if self.fused and not is_grad_enabled():
             # d loss / d logits in one kernel (see the module docstring)
-            coef_nll = _coef(g, self.scale_nll, self.m, x)
-            coef_smooth = _coef(g, self.scale_smooth, self.m, x)
+            g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
+            coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)
+            coef_smooth = _coef(g, self.scale_smooth, self.m, x, g_value)
             buf = acceleration(x, "cross_entropy_backward")(
                 self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
                 coef_nll, coef_smooth)

@@ -69,16 +69,20 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
-    def _step_each(self, closure, update):
+    def _step_each(self, closure, update, update_many=None):
         """A built-in optimizer's step: the closure's loss (with grad), then, with no grad,
         update(group, state, k) for each parameter that has a gradient, k being its
-        kernel views (_Kernel); the parameter's version moves as an in-place op's would."""
+        kernel views (_Kernel); the parameter's version moves as an in-place op's would.
+        update_many(group, params), when given, first updates what it can of a group's
+        parameters with a gradient in a multi-tensor kernel (bumping their versions) and
+        returns the ones it left to update()."""
         loss = self._closure_loss(closure)
         with no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
+                params = [p for p in group["params"] if p.grad is not None]
+                if update_many is not None and params:
+                    params = update_many(group, params)
+                for p in params:
                     k = _Kernel(p)
                     update(group, self.state[p], k)
                     k.done()

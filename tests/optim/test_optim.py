@@ -273,3 +273,82 @@ def test_schedulers_agree_with_torch_if_installed():
             topt.step()
             s.step()
             ts.step()
+
+
+SGD_SETTINGS = [dict(lr=0.1), dict(lr=0.05, momentum=0.9, weight_decay=0.01),
+                dict(lr=0.05, momentum=0.8, dampening=0.3, maximize=True),
+                dict(lr=0.05, momentum=0.9, nesterov=True)]
+
+
+def _sgd_twice(dtype, kw, shapes, foreach, steps=3, transposed=()):
+    """Parameters of `shapes` trained `steps` steps with the same gradients: (values, versions,
+    state_dict) after each step."""
+    rng = np.random.default_rng(5)
+    params = []
+    for i, s in enumerate(shapes):
+        a = rng.normal(size=s)
+        t = nbgrad.tensor(a.T.copy(), dtype=dtype).t() if i in transposed else nbgrad.tensor(a, dtype=dtype)
+        params.append(nn.Parameter(t))
+    opt = optim.SGD(params, foreach=foreach, **kw)
+    history = []
+    for _ in range(steps):
+        for p in params:
+            p.grad = nbgrad.tensor(rng.normal(size=tuple(p.shape)), dtype=dtype)
+        opt.step()
+        sd = opt.state_dict()["state"]
+        history.append(([p.detach().numpy().copy() for p in params], [p._version for p in params],
+                        {k: {n: v.numpy().copy() for n, v in s.items()} for k, s in sd.items()}))
+    return history
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64, nbgrad.float16])
+@pytest.mark.parametrize("kw", SGD_SETTINGS)
+@pytest.mark.parametrize("shapes, transposed", [
+    ([(3,), (4, 5), (2, 2), (7,), (1,), (6, 3), (2,), (5,), (3, 3), (11,)], ()),   # more than a kernel call's worth
+    ([(4, 5), (3,)], ()),
+    ([(4, 5), (3,), (5, 2)], (2,)),          # a non-contiguous one: the per-parameter path for the group
+])
+def test_sgd_multi_tensor_step_is_bit_identical_to_the_per_parameter_step(dtype, kw, shapes, transposed):
+    # foreach=None takes the multi-tensor kernel where it can, foreach=False the per-parameter one;
+    # each element's update is the same, so values, versions and state agree exactly
+    multi = _sgd_twice(dtype, kw, shapes, None, transposed=transposed)
+    single = _sgd_twice(dtype, kw, shapes, False, transposed=transposed)
+    for (vals, vers, state), (vals1, vers1, state1) in zip(multi, single):
+        assert vers == vers1
+        assert state.keys() == state1.keys()
+        for a, b in zip(vals, vals1):
+            np.testing.assert_array_equal(a, b)
+        for k in state:
+            assert state[k].keys() == state1[k].keys()
+            for n in state[k]:
+                np.testing.assert_array_equal(state[k][n], state1[k][n])
+
+
+def test_sgd_multi_tensor_step_matches_the_reference_and_bumps_each_version_once(data):
+    p0, grads = data
+    ps = [nn.Parameter(nbgrad.tensor(p0)) for _ in range(3)]
+    opt = optim.SGD(ps, lr=0.1, momentum=0.9)
+    for step, g in enumerate(grads, 1):
+        for p in ps:
+            p.grad = nbgrad.tensor(g)
+        opt.step()
+        assert [p._version for p in ps] == [step] * 3
+    ref, buf = sgd_reference(p0, grads, lr=0.1, momentum=0.9)
+    for p in ps:
+        close_f32(p.detach().numpy(), ref)
+        close_f32(opt.state[p]["momentum_buffer"].numpy(), buf)
+
+
+def test_sgd_multi_tensor_kernel_is_what_runs(monkeypatch):
+    from nbgrad.backends.cpu import optim_kernels
+    calls = []
+    kernel = optim_kernels._sgd_many
+    monkeypatch.setattr(optim_kernels, "_sgd_many", lambda *a: calls.append(len(a[0])) or kernel(*a))
+    ps = [nn.Parameter(nbgrad.ones(3)) for _ in range(optim_kernels.SGD_GROUP + 1)]
+    for p in ps:
+        p.grad = nbgrad.ones(3)
+    optim.SGD(ps, lr=0.5).step()
+    from nbgrad.ops._graph import ACCELERATIONS_ON
+    assert calls == ([optim_kernels.SGD_GROUP] * 2 if ACCELERATIONS_ON else [])
+    for p in ps:
+        np.testing.assert_array_equal(p.detach().numpy(), 0.5)

@@ -38,7 +38,7 @@ from .sorting import sort
 from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
-from .optim_kernels import adam_step, sgd_step
+from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise
 from .user_kernels import run_user_kernel, user_reduce
 

@@ -1,21 +1,40 @@
-"""Fused optimizer updates: one kernel per parameter for SGD and for Adam/AdamW.
+"""Fused optimizer updates: one kernel per parameter for SGD and for Adam/AdamW, and SGD's
+multi-tensor form (several parameters of one dtype per kernel call, as PyTorch's foreach).
 
 Each kernel reads the gradient once and writes the parameter and its state
 buffers in place; an element's update and the scalar preparation are shared
 with the CUDA backend (nbgrad/backends/_shared/optim.py).
 """
+from numba.extending import register_jitable
+
 from .._shared import cpu_kernel
 from .._shared.optim import (ADAM_AMSGRAD, SGD_MOMENTUM, SGD_READS_BUF, adam_scalars, adam_update, flat,
                              sgd_scalars, sgd_update)
 
 
-@cpu_kernel()
-def _sgd(p, g, buf, h):
+@register_jitable(error_model="numpy")
+def _sgd_loop(p, g, buf, h):
     read_buf = h[SGD_READS_BUF]
     for i in range(p.size):
         p[i], b = sgd_update(p[i], g[i], buf[i] if read_buf else p[i], h)
         if h[SGD_MOMENTUM]:
             buf[i] = b
+
+
+@cpu_kernel()
+def _sgd(p, g, buf, h):
+    _sgd_loop(p, g, buf, h)
+
+
+# Parameters per call of the multi-tensor kernel: its arguments are tuples of exactly this
+# many arrays (padded with empty ones), so one compiled signature serves any parameter count.
+SGD_GROUP = 8
+
+
+@cpu_kernel()
+def _sgd_many(ps, gs, bufs, h):
+    for j in range(len(ps)):
+        _sgd_loop(ps[j], gs[j], bufs[j], h)
 
 
 @cpu_kernel()
@@ -35,6 +54,30 @@ def sgd_step(p_view, g_view, buf_view, init_buf, lr, weight_decay, momentum, dam
     buf = flat(buf_view) if buf_view is not None else p[:0]
     _sgd(p, flat(g_view), buf, sgd_scalars(p.dtype.type, init_buf, lr, weight_decay, momentum, dampening, nesterov,
                                            maximize))
+
+
+def sgd_step_many(p_views, g_views, buf_views, init_buf, lr, weight_decay, momentum, dampening, nesterov,
+                  maximize):
+    """sgd_step for several parameters of one dtype (lists of views; buf_views None when
+    momentum == 0): one kernel call per SGD_GROUP parameters, each element updated exactly as
+    sgd_step updates it."""
+    if not p_views:
+        return
+    dtype = p_views[0][0].dtype
+    h = sgd_scalars(dtype.type, init_buf, lr, weight_decay, momentum, dampening, nesterov, maximize)
+    ps = [flat(v) for v in p_views]
+    gs = [flat(v) for v in g_views]
+    bufs = [flat(v) for v in buf_views] if buf_views is not None else [p[:0] for p in ps]
+    if not all(a.flags.aligned and a.flags.writeable for a in ps + bufs) or not all(a.flags.aligned for a in gs):
+        # the tuples must hold one array type (an unaligned or read-only array is another)
+        for p, g, buf in zip(ps, gs, bufs):
+            _sgd(p, g, buf, h)
+        return
+    empty = ps[0][:0]
+    for start in range(0, len(ps), SGD_GROUP):
+        stop = start + SGD_GROUP
+        pad = [empty] * max(0, stop - len(ps))
+        _sgd_many(tuple(ps[start:stop] + pad), tuple(gs[start:stop] + pad), tuple(bufs[start:stop] + pad), h)
 
 
 def adam_step(p_view, g_view, exp_avg_view, exp_avg_sq_view, max_exp_avg_sq_view, step, lr, beta1, beta2, eps,

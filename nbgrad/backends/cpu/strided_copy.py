@@ -29,7 +29,7 @@ import numpy as np
 from numba.extending import overload
 
 from .._shared import cpu_kernel
-from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
+from .._shared.copy import as_is, copy_plan, fill_plan, scalar_of, to_bool
 from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jumps
 from ._threads import run_split, worth_splitting
@@ -188,6 +188,11 @@ def copy(src_view, dst_view):
 
 
 def fill(dst_view, value):
+    dbuf, doff, shape, strides = dst_view
+    if len(shape) == 1 and (strides[0] == 1 or shape[0] == 1) and 0 < shape[0] and not worth_splitting(shape[0]):
+        # a 1-D run (a new buffer's full()): what the plan below comes to, without planning it
+        _fill_contiguous(dbuf, doff, shape[0], scalar_of(dbuf.dtype, value))
+        return
     plan = fill_plan(dst_view, value)
     if plan is None:
         return

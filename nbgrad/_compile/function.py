@@ -106,10 +106,10 @@ def _capturing(rec, fallback, on_host_read):
 
     orig_step_each = Optimizer._step_each
 
-    def step_each(self, closure, update):
+    def step_each(self, *args, **kwargs):
         rec.push_scope(_snake(type(self).__name__))
         try:
-            return orig_step_each(self, closure, update)
+            return orig_step_each(self, *args, **kwargs)
         finally:
             rec.pop_scope()
     patch(Optimizer, "_step_each", step_each)

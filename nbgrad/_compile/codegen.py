@@ -42,6 +42,10 @@ _INLINE_BINARY = {"add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1}
 _INLINE_UNARY = {"neg": "(-{0})"}
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _BOOL = np.dtype(np.bool_)
+# ops exact on integers and booleans (the backend's scalar functions), and those dtypes
+_EXACT_OPS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                        "bitwise_and", "bitwise_or", "bitwise_xor"})
+_EXACT_DTYPES = tuple(np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8))
 _ELEMENTWISE = frozenset({"unary", "binary", "binary_scaled", "where", "mul_backward", "fused_elementwise"})
 # ops cheap enough that a region of only them is memory-bound (threads from a larger size)
 _CHEAP = frozenset({"add", "sub", "mul", "div", "neg", "copy", "where", "mul_backward", "eq", "ne", "lt", "le",
@@ -109,7 +113,7 @@ class Lowering:
             sd, dd = program.values[src[0].vid].dtype, program.values[dst[0].vid].dtype
             shape = tuple(dst[2])
             kind = _view_kind(src, shape)
-            if sd not in _FLOATS or dd not in _FLOATS or kind is None or len(shape) > 6:
+            if (sd not in _FLOATS and sd not in _EXACT_DTYPES) or dd not in _FLOATS or kind is None or len(shape) > 6:
                 return
             self.op, self.views, self.kinds, self.shape, self.dtype = "copy", [src], [kind], shape, dd
             self.in_dtype = sd
@@ -180,9 +184,14 @@ class Lowering:
         if fn == "where":
             if in_dtypes[0] != _BOOL or in_dtypes[1] not in _FLOATS or in_dtypes[2] != in_dtypes[1]:
                 return
-        elif any(d not in _FLOATS for d in in_dtypes) or len(set(in_dtypes)) != 1:
+        elif len(set(in_dtypes)) != 1:
             return
-        if dtype not in _FLOATS and not (dtype == _BOOL and op in _INLINE_BINARY):
+        elif in_dtypes[0] not in _FLOATS:
+            # integers and booleans: comparisons and logical/bitwise ops (a mask, a check)
+            if fn != "binary" or op not in _EXACT_OPS or in_dtypes[0] not in _EXACT_DTYPES:
+                return
+        if dtype not in _FLOATS and not (dtype == _BOOL and op in _EXACT_OPS) \
+                and not (dtype == in_dtypes[0] and op in _EXACT_OPS and dtype in _EXACT_DTYPES):
             return
         kinds = [_view_kind(v, shape) for v in views]
         if None in kinds or len(shape) > 6 or (self.inplace is not None and kinds[0] != "c"):
@@ -911,7 +920,7 @@ def _pre(x):
 
 
 def _np_name(dtype):
-    return {"float32": "np.float32", "float64": "np.float64", "bool": "np.bool_"}[np.dtype(dtype).name]
+    return "np." + ("bool_" if np.dtype(dtype) == _BOOL else np.dtype(dtype).name)
 
 
 def _needed_aliases(p):

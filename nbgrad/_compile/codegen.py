@@ -735,6 +735,7 @@ class _Source:
                 seen.add(o)
         later = {r for r, last in last_use.items() if last > region}
         reduced = None
+        loads, hoists = {}, {}
         for x in items:
             args = []
             for view, kind in zip(x.views, x.kinds):
@@ -747,10 +748,14 @@ class _Source:
                 if k is None:
                     k = input_index[key] = len(inputs)
                     inputs.append(key)
+                # each input read once per element (contiguous) or once per call (a broadcast
+                # scalar): small generated code, and Numba types each read once
                 if kind == "c":
-                    args.append(f"b{k}[o{k} + f]")
+                    loads.setdefault(k, f"l{k} = b{k}[o{k} + f]")
+                    args.append(f"l{k}")
                 elif kind == "s":
-                    args.append(f"b{k}[o{k}]")
+                    hoists.setdefault(k, f"s{k} = b{k}[o{k}]")
+                    args.append(f"s{k}")
                 else:
                     idx = " + ".join(f"i{d} * {s}" for d, s in enumerate(vstrides) if s and vshape[d] != 1) or "0"
                     args.append(f"b{k}[o{k} + {idx}]")
@@ -777,8 +782,9 @@ class _Source:
             if vid in later or vid in esc or vid in p.live_out or vid in inplace:
                 outputs.append(vid)
         kname = f"_region{region}"
+        body = list(loads.values()) + body
         if items[0].device == "cuda":
-            return self._cuda_region(items, shape, kname, inputs, outputs, fresh, body)
+            return self._cuda_region(items, shape, kname, inputs, outputs, fresh, list(hoists.values()) + body)
         flat_region = all(x.flat for x in items) and len(shape) == 1
         params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
         if flat_region:     # one loop over a range: large regions split across the thread pool
@@ -787,6 +793,7 @@ class _Source:
         indent = "    "
         if reduced is not None:
             src.append("    acc = 0.0")
+        src += ["    " + h for h in hoists.values()]
         if flat_region:
             src.append(f"{indent}for f in range(start, stop):")
             indent += "    "
@@ -799,7 +806,8 @@ class _Source:
         src += [indent + line for line in body]
         src += [f"{indent}r{vid}[f] = t{vid}" for vid in outputs]
         if not shape:
-            src = src[:2] + ["    f = 0"] + ["    " + line for line in body] + [f"    r{vid}[f] = t{vid}" for vid in outputs]
+            src = (src[:2] + ["    " + h for h in hoists.values()] + ["    f = 0"] + ["    " + line for line in body]
+                   + [f"    r{vid}[f] = t{vid}" for vid in outputs])
             flat_region = False
         if reduced is not None:
             src.append("    return acc")
@@ -883,14 +891,14 @@ class _Source:
         op = x.op
         if op == "copy":
             return [f"{T}({args[0]})"]
-        if x.instr.fn == "mul_backward":
+        if x.instr.fn == "mul_backward":        # (float32 * float32 is float32 in Numba: no cast)
             g, a, b = args
             need = [o is not None for o in x.instr.outs]
             texts = []
             if need[0]:
-                texts.append(f"{T}({g} * {b})")
+                texts.append(f"({g} * {b})")
             if need[1]:
-                texts.append(f"{T}({g} * {a})")
+                texts.append(f"({g} * {a})")
             return texts
         if x.instr.fn == "where":
             return [f"({args[1]} if {args[0]} else {args[2]})"]
@@ -909,7 +917,8 @@ class _Source:
             return [f"{T}({_pre(x)}_u_{op}({args[0]}))"]
         form = _INLINE_BINARY.get(op)
         if form is not None:
-            return [f"{T}({form.format(*args)})" if x.dtype != _BOOL else form.format(*args)]
+            same = x.dtype == x.in_dtype or x.dtype == _BOOL
+            return [form.format(*args) if same else f"{T}({form.format(*args)})"]
         self._used_fns.add((x.device, "B", op))
         return [f"{T}({_pre(x)}_b_{op}({args[0]}, {args[1]}))"]
 

@@ -132,3 +132,39 @@ def run_split(fn, n, align=64):
         f.result()
     if error is not None:
         raise error
+
+
+def run_dynamic(fn, n_items):
+    """Call fn(item, worker) for every item of range(n_items), each thread of the pool (the
+    caller's included, worker 0) taking the next item as it finishes one: on a machine whose
+    cores other processes share, a thread that gets less time does less of the work (a
+    static split waits for its slowest piece).  fn's worker index picks its own buffers."""
+    workers = min(_count, n_items)
+    if _debug.ENABLED:
+        _debug.log("split", parts=n_items, n=n_items, threads=workers)
+    items = iter(range(n_items))
+    lock = threading.Lock()
+
+    def work(worker):
+        while True:
+            with lock:
+                item = next(items, None)
+            if item is None:
+                return
+            fn(item, worker)
+    if workers <= 1:
+        work(0)
+        return
+    pool = _executor()
+    futures = [pool.submit(work, i) for i in range(1, workers)]
+    error = None
+    try:
+        work(0)
+    except BaseException as exc:  # still wait for the others: they write into our buffers
+        error = exc
+        with lock:                # and stop them taking more
+            items = iter(())
+    for f in futures:
+        f.result()
+    if error is not None:
+        raise error

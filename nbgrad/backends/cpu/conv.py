@@ -15,11 +15,18 @@ slower (smaller products).  Small samples (a LeNet layer) split the batch
 across the pool; large ones leave the threads to BLAS.  Inputs are contiguous
 (the op layer makes them so); buffers are 1-D.
 """
+import contextlib
+import ctypes
+import os
+import threading
+
+import llvmlite.binding as llvm_binding
 import numpy as np
-from numba import njit
+from numba import config, njit, types
+from numba.extending import get_cython_function_address
 
 from ._allocator import new_buffer
-from ._threads import num_threads, run_split
+from ._threads import num_threads, run_dynamic, run_split
 
 _kernel = njit(cache=True, error_model="numpy", nogil=True)
 
@@ -150,123 +157,191 @@ def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, c
                 _im2col(gx, (n * C + g * cg) * hw, cg, geo, col, True)
 
 
-# --------------------------------------------------------------------------- stride 1: a wide grid
-# With stride 1 the output is computed on the zero-padded input's full width Wp (OH x Wp
-# positions, of which the last (KW-1)*DW of each row are discarded): then every column-matrix
-# row is ONE contiguous run of the padded planes (OH*Wp elements from offset kh*DH*Wp +
-# kw*DW), a memcpy instead of OH short runs with zero fills, and col2im is one long add per
-# row.  Reads of the discarded columns run past a plane into the next one (or into a tail of
-# (KW-1)*DW zeros after the last): they only ever meet zero gradients or discarded outputs.
+# --------------------------------------------------------------------------- stride 1: shifted products
+# With stride 1 the output is computed on a wide grid: the zero-padded planes' full width Wp
+# (of each output row the last (KW-1)*DW columns are discarded), so that the input run that
+# kernel offset (kh, kw) reads for an output run is the padded plane's run shifted by
+# kh*DH*Wp + kw*DW: one contiguous run.  No column matrix of KH*KW copies is made.  Instead
+# the "stack" holds KW copies, row c*KW + kw = channel c's padded planes shifted by kw*DW
+# (a chunk of nb samples' planes back to back, plane-sized each), and the output is the sum
+# over kh of ONE product: the weight's (Cog, Cg*KW) slice for kh times the stack's columns
+# from kh*DH*Wp on -- a strided view of the stack, which BLAS reads in place (ldb = the row
+# length), accumulating into the wide output (beta = 1).  The backward is the same products
+# transposed: the weight gradient's kh slice += wide gradient @ the stack's columns.T, the
+# stack's gradient (from kh*DH*Wp on) += the kh slice.T @ wide gradient, then summed back
+# over kw into the input's gradient.  The wide gradient is zero in the discarded columns, so
+# whatever the stack holds there never reaches a result.  Measured (benchmarks/compare.py
+# C2, C2b; 64 -> 64 channels of 32x32): the im2col copy (9 runs per input element, 75 MB per
+# batch) cost as much as the products; the stack's 3 runs and K = 192 products keep BLAS near
+# its full speed.
+
+_P = types.voidptr
+_sgemm = types.ExternalFunction("nbgrad_conv_sgemm", types.void(*(_P,) * 13))
+_dgemm = types.ExternalFunction("nbgrad_conv_dgemm", types.void(*(_P,) * 13))
+
+
+def _register_blas():
+    """Give the kernels' two external symbols their addresses: SciPy's BLAS (the library
+    Numba's own np.dot calls).  Cached kernels name the symbols, never an address."""
+    for name, fn in (("nbgrad_conv_sgemm", "sgemm"), ("nbgrad_conv_dgemm", "dgemm")):
+        llvm_binding.add_symbol(name, get_cython_function_address("scipy.linalg.cython_blas", fn))
+
 
 @_kernel
-def _pad_planes(x, xo, C, geo, xp):
-    """xp (flat) = the C planes of x from xo, zero-padded by (PH, PW), then a zero tail."""
-    H, W, ph, pw = geo[H_], geo[W_], geo[PH_], geo[PW_]
+def _gemm_blas(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc):
+    """Row-major c[co:] (M x N, row stride ldc) = op(a) @ op(b) + beta * c, where a's matrix
+    starts at ao with row stride lda (op(a) = a, M x K, or with ta a.T, a being K x M), b's
+    likewise.  Fortran BLAS sees row-major matrices transposed: it computes c.T = op(b).T op(a).T."""
+    ints = np.empty(6, np.int32)
+    ints[0], ints[1], ints[2], ints[3], ints[4], ints[5] = N, M, K, ldb, lda, ldc
+    scal = np.empty(2, c.dtype)
+    scal[0], scal[1] = 1, beta
+    flags = np.empty(2, np.uint8)
+    flags[0] = 84 if tb else 78         # 'T' / 'N'
+    flags[1] = 84 if ta else 78
+    ip, sp, fp, isz = ints.ctypes.data, scal.ctypes.data, flags.ctypes.data, c.itemsize
+    args = (fp, fp + 1, ip, ip + 4, ip + 8, sp, b.ctypes.data + bo * isz, ip + 12,
+            a.ctypes.data + ao * isz, ip + 16, sp + isz, c.ctypes.data + co * isz, ip + 20)
+    if isz == 4:
+        _sgemm(*args)
+    else:
+        _dgemm(*args)
+
+
+def _gemm_numpy(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc):
+    """_gemm_blas under NUMBA_DISABLE_JIT (no external symbols in Python): strided views."""
+    def view(buf, off, rows, cols, ld):
+        return np.lib.stride_tricks.as_strided(buf[off:], (rows, cols), (ld * buf.itemsize, buf.itemsize))
+    A = view(a, ao, K, M, lda).T if ta else view(a, ao, M, K, lda)
+    B = view(b, bo, N, K, ldb).T if tb else view(b, bo, K, N, ldb)
+    C = view(c, co, M, N, ldc)
+    C[...] = A @ B + (beta * C if beta else 0)
+
+
+if config.DISABLE_JIT:
+    _gemm = _gemm_numpy
+else:
+    _register_blas()
+    _gemm = _gemm_blas
+
+
+@_kernel
+def _stack(x, xo, xn, C, geo, nb, xs):
+    """xs (C*KW rows of nb*plane, flat): row c*KW + kw, sample s's plane-sized part = the
+    zero-padded plane of channel c of sample s (x from xo, samples xn apart) from kw*DW on,
+    then kw*DW zeros."""
+    H, W, ph, pw, KW, dw = geo[H_], geo[W_], geo[PH_], geo[PW_], geo[KW_], geo[DW_]
     Hp, Wp = H + 2 * ph, W + 2 * pw
+    plane = Hp * Wp
+    row = nb * plane
     for c in range(C):
-        base = c * Hp * Wp
-        for i in range(base, base + ph * Wp):
-            xp[i] = 0
-        for h in range(H):
-            r = base + (h + ph) * Wp
-            src = xo + (c * H + h) * W
-            for j in range(pw):
-                xp[r + j] = 0
-            for j in range(W):
-                xp[r + pw + j] = x[src + j]
-            for j in range(pw + W, Wp):
-                xp[r + j] = 0
-        for i in range(base + (ph + H) * Wp, base + Hp * Wp):
-            xp[i] = 0
-    for i in range(C * Hp * Wp, xp.size):
-        xp[i] = 0
+        for kw in range(KW):
+            sh = kw * dw
+            for s in range(nb):
+                d = (c * KW + kw) * row + s * plane - sh      # padded index q goes to d + q
+                src = xo + s * xn + c * H * W
+                for q in range(sh, ph * Wp):
+                    xs[d + q] = 0
+                for h in range(H):
+                    q0 = (h + ph) * Wp
+                    lo = max(q0, sh)
+                    for q in range(lo, q0 + pw):
+                        xs[d + q] = 0
+                    lo = max(q0 + pw, sh)
+                    r = src + h * W - q0 - pw
+                    for q in range(lo, q0 + pw + W):
+                        xs[d + q] = x[r + q]
+                    lo = max(q0 + pw + W, sh)
+                    for q in range(lo, q0 + Wp):
+                        xs[d + q] = 0
+                for q in range(max((ph + H) * Wp, sh), plane + sh):
+                    xs[d + q] = 0
 
 
 @_kernel
-def _wide_columns(xp, C, geo, col, add_back):
-    """col[(c*KH + kh)*KW + kw, :] = the run of xp at c's plane + kh*DH*Wp + kw*DW (or, with
-    add_back, the run += that row: col2im on the wide grid)."""
-    KH, KW, dh, dw = geo[KH_], geo[KW_], geo[DH_], geo[DW_]
-    Hp, Wp = geo[H_] + 2 * geo[PH_], geo[W_] + 2 * geo[PW_]
-    L = geo[OH_] * Wp
-    flat = col.ravel()
-    for c in range(C):
-        for kh in range(KH):
-            for kw in range(KW):
-                r = ((c * KH + kh) * KW + kw) * L
-                src = c * Hp * Wp + kh * dh * Wp + kw * dw
-                if add_back:
-                    for i in range(L):
-                        xp[src + i] += flat[r + i]
-                else:
-                    for i in range(L):
-                        flat[r + i] = xp[src + i]
-
-
-@_kernel
-def _conv_forward_wide(x, xo, w, wo, b, bo, has_bias, out, n0, n1, geo, xp, col, tmp):
+def _conv_forward_shifted(x, xo, wr, b, bo, has_bias, out, n0, n1, nb, geo, xs, wide):
+    """out's samples [n0, n1), nb at a time; wr: the weight as (G, KH, Cog, Cg*KW)."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
-    cg, cog = C // G, CO // G
-    k = cg * geo[KH_] * geo[KW_]
-    hw = geo[H_] * geo[W_]
+    H, W, KH, KW, dh = geo[H_], geo[W_], geo[KH_], geo[KW_], geo[DH_]
+    Hp, Wp = H + 2 * geo[PH_], W + 2 * geo[PW_]
     OH, OW = geo[OH_], geo[OW_]
-    Wp = geo[W_] + 2 * geo[PW_]
+    cg, cog = C // G, CO // G
+    k = cg * KW
+    plane = Hp * Wp
     L = OH * OW
-    for n in range(n0, n1):
+    for n in range(n0, n1, nb):
+        m = min(nb, n1 - n)
+        row = m * plane
+        cols = (m - 1) * plane + OH * Wp       # the wide output's columns (the last sample's rows end early)
         for g in range(G):
-            _pad_planes(x, xo + (n * C + g * cg) * hw, cg, geo, xp)
-            _wide_columns(xp, cg, geo, col, False)
-            wg = w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k))
-            np.dot(wg, col, tmp)
-            for co in range(cog):
-                o = (n * CO + g * cog + co) * L
-                row = tmp[co]
-                if has_bias:
-                    bv = b[bo + g * cog + co]
+            _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
+            for kh in range(KH):
+                _gemm(False, False, cog, cols, k, wr, (g * KH + kh) * cog * k, k, xs, kh * dh * Wp, row,
+                      0.0 if kh == 0 else 1.0, wide, 0, row)
+            for s in range(m):
+                for co in range(cog):
+                    o = ((n + s) * CO + g * cog + co) * L
+                    src = co * row + s * plane
+                    bv = b[bo + g * cog + co] if has_bias else 0
                     for oh in range(OH):
                         for ow in range(OW):
-                            out[o + oh * OW + ow] = row[oh * Wp + ow] + bv
-                else:
-                    for oh in range(OH):
-                        for ow in range(OW):
-                            out[o + oh * OW + ow] = row[oh * Wp + ow]
+                            out[o + oh * OW + ow] = wide[src + oh * Wp + ow] + bv
 
 
 @_kernel
-def _conv_backward_wide(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, xp, col, gwide, tmp):
+def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, nb, geo, xs, wide):
+    """gx (whole) gets the samples [n0, n1); gwr (zeroed, (G, KH, Cog, Cg*KW), this piece's
+    own) their weight gradient's sum.  xs: stack-sized, the stack or its gradient."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
-    cg, cog = C // G, CO // G
-    k = cg * geo[KH_] * geo[KW_]
-    H, W, ph, pw = geo[H_], geo[W_], geo[PH_], geo[PW_]
+    H, W, ph, pw, KH, KW, dh, dw = geo[H_], geo[W_], geo[PH_], geo[PW_], geo[KH_], geo[KW_], geo[DH_], geo[DW_]
     Hp, Wp = H + 2 * ph, W + 2 * pw
     OH, OW = geo[OH_], geo[OW_]
+    cg, cog = C // G, CO // G
+    k = cg * KW
+    plane = Hp * Wp
     L = OH * OW
-    gflat = gwide.ravel()
-    for n in range(n0, n1):
+    for n in range(n0, n1, nb):
+        m = min(nb, n1 - n)
+        row = m * plane
+        cols = (m - 1) * plane + OH * Wp
         for g in range(G):
-            # the gradient on the wide grid: zeros in the discarded columns
+            # the gradient on the wide grid: zero in the discarded columns and rows
             for co in range(cog):
-                src = gyo + (n * CO + g * cog + co) * L
-                dst = co * OH * Wp
-                for oh in range(OH):
-                    for ow in range(OW):
-                        gflat[dst + oh * Wp + ow] = gy[src + oh * OW + ow]
-                    for ow in range(OW, Wp):
-                        gflat[dst + oh * Wp + ow] = 0
+                for s in range(m):
+                    src = gyo + ((n + s) * CO + g * cog + co) * L
+                    dst = co * row + s * plane
+                    for oh in range(OH):
+                        for ow in range(OW):
+                            wide[dst + oh * Wp + ow] = gy[src + oh * OW + ow]
+                        for ow in range(OW, Wp):
+                            wide[dst + oh * Wp + ow] = 0
+                    for i in range(dst + OH * Wp, dst + plane):
+                        wide[i] = 0
             if need_w:
-                _pad_planes(x, xo + (n * C + g * cg) * H * W, cg, geo, xp)
-                _wide_columns(xp, cg, geo, col, False)
-                _add_weight_grad(gwide, col, tmp, gw[g * cog * k:(g + 1) * cog * k])
+                _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
+                for kh in range(KH):
+                    _gemm(False, True, cog, k, cols, wide, 0, row, xs, kh * dh * Wp, row,
+                          1.0, gwr, (g * KH + kh) * cog * k, k)
             if need_x:
-                np.dot(w[wo + g * cog * k:wo + (g + 1) * cog * k].reshape((cog, k)).T, gwide, col)
-                xp[:] = 0
-                _wide_columns(xp, cg, geo, col, True)
-                for c in range(cg):
-                    dst = (n * C + g * cg + c) * H * W
-                    for h in range(H):
-                        src = c * Hp * Wp + (h + ph) * Wp + pw
-                        for j in range(W):
-                            gx[dst + h * W + j] = xp[src + j]
+                xs[:k * row] = 0
+                for kh in range(KH):
+                    _gemm(True, False, k, cols, cog, wr, (g * KH + kh) * cog * k, k, wide, 0, row,
+                          1.0, xs, kh * dh * Wp, row)
+                # gx[c, h, w] = sum over kw of the stack's gradient at padded index q - kw*DW
+                for s in range(m):
+                    for c in range(cg):
+                        dst = ((n + s) * C + g * cg + c) * H * W
+                        for h in range(H):
+                            for j in range(W):
+                                gx[dst + h * W + j] = 0
+                        for kw in range(KW):
+                            base = (c * KW + kw) * row + s * plane - kw * dw
+                            for h in range(H):
+                                q0 = (h + ph) * Wp + pw
+                                # a stack element before its sample's part is no read of the input
+                                j0 = max(0, kw * dw - q0)
+                                for j in range(j0, W):
+                                    gx[dst + h * W + j] += xs[base + q0 + j]
 
 
 @_kernel
@@ -308,13 +383,93 @@ def _col_buffer(geo, dtype):
     return np.empty((k, int(geo[OH_] * geo[OW_])), dtype=dtype)
 
 
-def _wide_buffers(geo, dtype):
-    """(padded planes with their zero tail, wide column matrix) of one group of one sample."""
-    cg = int(geo[C_] // geo[G_])
-    hp, wp = int(geo[H_] + 2 * geo[PH_]), int(geo[W_] + 2 * geo[PW_])
-    k = cg * int(geo[KH_] * geo[KW_])
-    tail = int((geo[KW_] - 1) * geo[DW_])
-    return np.empty(cg * hp * wp + tail, dtype), np.empty((k, int(geo[OH_]) * wp), dtype)
+# The stack of a chunk of samples holds about this many elements (at least one sample):
+# nb samples' products run as one BLAS call per kernel row.
+STACK_ELEMENTS = 1 << 20
+
+
+def _shifted_weight(geo, w_flat):
+    """The weight (Co, Cg, KH, KW) rearranged for the shifted products: (G, KH, Cog, Cg*KW), flat."""
+    c, co, g, kh, kw = (int(geo[i]) for i in (C_, CO_, G_, KH_, KW_))
+    return np.ascontiguousarray(w_flat.reshape(g, co // g, c // g, kh, kw).transpose(0, 3, 1, 2, 4)).ravel()
+
+
+def _shifted_buffers(geo, dtype, size_only=False):
+    """(stack, wide output) of one thread, for nb samples a chunk (STACK_ELEMENTS in its
+    stack); with size_only, nb."""
+    n, c, co, g, kw = (int(geo[i]) for i in (N_, C_, CO_, G_, KW_))
+    plane = int((geo[H_] + 2 * geo[PH_]) * (geo[W_] + 2 * geo[PW_]))
+    per_sample = c // g * kw * plane
+    nb = max(1, min(n, STACK_ELEMENTS // per_sample))
+    if size_only:
+        return nb
+    return np.empty(per_sample * nb, dtype), np.empty(co // g * plane * nb, dtype)
+
+
+def _shifted(geo, stride, w_shape, groups):
+    """Stride 1 runs the shifted products, but a small weight's loops write the output rows directly."""
+    return tuple(stride) == (1, 1) and w_shape[0] // groups * w_shape[1] * w_shape[2] * w_shape[3] > SMALL_WEIGHT
+
+
+def _blas_thread_control():
+    """(get, set) of the thread count of the BLAS the kernels call (SciPy's OpenBLAS), or None
+    where that library does not export them."""
+    try:
+        import scipy.linalg.cython_blas as cython_blas
+        lib = ctypes.CDLL(cython_blas.__file__)     # dlsym searches the libraries it links
+        return lib.scipy_openblas_get_num_threads, lib.scipy_openblas_set_num_threads
+    except (OSError, AttributeError, ImportError):
+        return None
+
+
+_BLAS_THREADS = None if config.DISABLE_JIT else _blas_thread_control()
+_serial_lock = threading.Lock()
+_serial_users = [0, None]       # conv calls now running serial BLAS, BLAS's own count before them
+
+
+@contextlib.contextmanager
+def _serial_blas():
+    """BLAS single-threaded while the pool's threads each run their own products (restored by
+    the last call to leave).  Another thread's BLAS call meanwhile runs single-threaded too."""
+    get, set_ = _BLAS_THREADS
+    with _serial_lock:
+        if _serial_users[0] == 0:
+            _serial_users[1] = get()
+            set_(1)
+        _serial_users[0] += 1
+    try:
+        yield
+    finally:
+        with _serial_lock:
+            _serial_users[0] -= 1
+            if _serial_users[0] == 0:
+                set_(_serial_users[1])
+
+
+# Thread policy of the shifted products, measured (benchmarks/compare.py C2, C2b): the
+# batch's chunks handed out to the pool's threads, each running single-threaded BLAS
+# ("pool"), against one thread calling BLAS with its own threads ("blas").
+SHIFTED_THREADS = os.environ.get("NBGRAD_CONV_THREADS", "pool")
+
+
+def _run_shifted(geo, dtype, run):
+    """run(n0, n1, nb, stack, wide) over the batch's chunks of nb samples, each thread with
+    its own buffers."""
+    n = int(geo[N_])
+    nb = _shifted_buffers(geo, dtype, size_only=True)
+    chunks = -(-n // nb)
+    buffers = {}
+
+    def chunk(i, worker):
+        if worker not in buffers:
+            buffers[worker] = _shifted_buffers(geo, dtype)
+        run(i * nb, min(n, (i + 1) * nb), nb, *buffers[worker])
+    if SHIFTED_THREADS == "pool" and chunks > 1 and num_threads() > 1 and _BLAS_THREADS is not None:
+        with _serial_blas():
+            run_dynamic(chunk, chunks)
+    else:
+        for i in range(chunks):
+            chunk(i, 0)
 
 
 def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw):
@@ -330,16 +485,14 @@ def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, ou
         return out
     bb, bo = (b_view[0], b_view[1]) if b_view is not None else (wb, 0)
     has_bias = b_view is not None
-    # stride 1 on the wide grid, but a small weight's loops write the output rows directly
-    wide = tuple(stride) == (1, 1) and ws[0] // groups * ws[1] * ws[2] * ws[3] > SMALL_WEIGHT
+    if _shifted(geo, stride, ws, groups):
+        wr = _shifted_weight(geo, wb[wo:wo + int(np.prod(ws))])
+        _run_shifted(geo, xb.dtype, lambda n0, n1, nb, stack, wide: _conv_forward_shifted(
+            xb, xo, wr, bb, bo, has_bias, out, n0, n1, nb, geo, stack, wide))
+        return out
 
     def piece(n0, n1):
-        if wide:
-            xp, col = _wide_buffers(geo, xb.dtype)
-            tmp = np.empty((ws[0] // groups, col.shape[1]), xb.dtype)
-            _conv_forward_wide(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, xp, col, tmp)
-        else:
-            _conv_forward(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, _col_buffer(geo, xb.dtype))
+        _conv_forward(xb, xo, wb, wo, bb, bo, has_bias, out, n0, n1, geo, _col_buffer(geo, xb.dtype))
     n = _pieces(geo)
     if n is None:
         piece(0, int(geo[N_]))
@@ -370,6 +523,24 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
         return gx, gw, gb
     k = ws[1] * ws[2] * ws[3]
     none = np.empty(0, dtype)
+    if _shifted(geo, stride, ws, groups):
+        wr = _shifted_weight(geo, wb[wo:wo + int(np.prod(ws))])
+        own_gw = {}         # worker -> its weight gradient in the products' layout (G, KH, Cog, Cg*KW)
+
+        def chunk(n0, n1, nb, stack, wide):
+            own = none
+            if need_w:
+                own = own_gw.get(id(stack))
+                if own is None:
+                    own = own_gw[id(stack)] = np.zeros(gw.size, dtype)
+            _conv_backward_shifted(gb_, go, xb, xo, wr, gx if need_x else none, own, need_x, need_w, n0, n1, nb,
+                                   geo, stack, wide)
+        _run_shifted(geo, dtype, chunk)
+        if need_w:
+            total = sum(own_gw.values())
+            co, cg, kh, kw = ws
+            gw[:] = total.reshape(groups, kh, co // groups, cg, kw).transpose(0, 2, 3, 1, 4).ravel()
+        return gx, gw, gb
     extra_gw = []           # the weight gradients of the pieces after the first, summed at the end
 
     def piece(n0, n1):
@@ -378,14 +549,8 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
             own = np.zeros_like(gw)
             extra_gw.append(own)
         tmp = np.empty((ws[0] // groups, k), dtype)
-        if tuple(stride) == (1, 1) and ws[0] // groups * k > SMALL_WEIGHT:   # (as the forward)
-            xp, col = _wide_buffers(geo, dtype)
-            gwide = np.empty((ws[0] // groups, col.shape[1]), dtype)
-            _conv_backward_wide(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w, n0, n1, geo,
-                                xp, col, gwide, tmp)
-        else:
-            _conv_backward(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w,
-                           n0, n1, geo, _col_buffer(geo, dtype), tmp)
+        _conv_backward(gb_, go, xb, xo, wb, wo, gx if need_x else none, own, need_x, need_w,
+                       n0, n1, geo, _col_buffer(geo, dtype), tmp)
     n = _pieces(geo)
     if n is None:
         piece(0, int(geo[N_]))

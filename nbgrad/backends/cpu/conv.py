@@ -31,7 +31,8 @@ from ._threads import num_threads, run_dynamic, run_split
 _kernel = njit(cache=True, error_model="numpy", nogil=True)
 
 # geometry array: the conv's sizes as one int64 array (read by index in the kernels)
-N_, C_, H_, W_, CO_, G_, KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_ = range(16)
+# and BLAS_: 1 where the BLAS the shifted products call takes 64-bit integers
+N_, C_, H_, W_, CO_, G_, KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_, BLAS_ = range(17)
 
 
 @_kernel
@@ -180,35 +181,58 @@ _sgemm = types.ExternalFunction("nbgrad_conv_sgemm", types.void(*(_P,) * 13))
 _dgemm = types.ExternalFunction("nbgrad_conv_dgemm", types.void(*(_P,) * 13))
 
 
-def _register_blas():
-    """Give the kernels' two external symbols their addresses: SciPy's BLAS (the library
-    Numba's own np.dot calls).  Cached kernels name the symbols, never an address."""
-    for name, fn in (("nbgrad_conv_sgemm", "sgemm"), ("nbgrad_conv_dgemm", "dgemm")):
-        llvm_binding.add_symbol(name, get_cython_function_address("scipy.linalg.cython_blas", fn))
+def _find_blas():
+    """(sgemm, dgemm, 64-bit ints?, get_num_threads, set_num_threads) of the BLAS the kernels
+    call: NumPy's bundled OpenBLAS where its wheel exports it (scipy-openblas64, ILP64), else
+    SciPy's (the library Numba's own np.dot calls; the thread functions None where it does
+    not export OpenBLAS's).  Measured (64 x 192 times 192 x 1088 products, one thread):
+    NumPy's OpenBLAS 0.3.31 took 0.80x the time of SciPy's 0.3.30."""
+    try:
+        import numpy._core._multiarray_umath as umath
+        lib = ctypes.CDLL(umath.__file__)           # dlsym searches the libraries it links
+        return (ctypes.cast(lib.scipy_sgemm_64_, ctypes.c_void_p).value,
+                ctypes.cast(lib.scipy_dgemm_64_, ctypes.c_void_p).value, True,
+                lib.scipy_openblas_get_num_threads64_, lib.scipy_openblas_set_num_threads64_)
+    except (OSError, AttributeError, ImportError):
+        pass
+    import scipy.linalg.cython_blas as cython_blas
+    found = [get_cython_function_address("scipy.linalg.cython_blas", f) for f in ("sgemm", "dgemm")] + [False]
+    try:
+        lib = ctypes.CDLL(cython_blas.__file__)
+        return tuple(found) + (lib.scipy_openblas_get_num_threads, lib.scipy_openblas_set_num_threads)
+    except (OSError, AttributeError):
+        return tuple(found) + (None, None)
 
 
 @_kernel
-def _gemm_blas(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc):
+def _gemm_blas(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc, ilp64):
     """Row-major c[co:] (M x N, row stride ldc) = op(a) @ op(b) + beta * c, where a's matrix
     starts at ao with row stride lda (op(a) = a, M x K, or with ta a.T, a being K x M), b's
-    likewise.  Fortran BLAS sees row-major matrices transposed: it computes c.T = op(b).T op(a).T."""
-    ints = np.empty(6, np.int32)
-    ints[0], ints[1], ints[2], ints[3], ints[4], ints[5] = N, M, K, ldb, lda, ldc
+    likewise.  Fortran BLAS sees row-major matrices transposed: it computes c.T = op(b).T op(a).T.
+    ilp64: the BLAS takes 64-bit integers (geo[BLAS_])."""
+    isz = c.itemsize
+    iw = 8 if ilp64 else 4
+    ints = np.empty(6, np.int64)
+    ints32 = ints[:3].view(np.int32)
+    if ilp64:
+        ints[0], ints[1], ints[2], ints[3], ints[4], ints[5] = N, M, K, ldb, lda, ldc
+    else:
+        ints32[0], ints32[1], ints32[2], ints32[3], ints32[4], ints32[5] = N, M, K, ldb, lda, ldc
     scal = np.empty(2, c.dtype)
     scal[0], scal[1] = 1, beta
     flags = np.empty(2, np.uint8)
     flags[0] = 84 if tb else 78         # 'T' / 'N'
     flags[1] = 84 if ta else 78
-    ip, sp, fp, isz = ints.ctypes.data, scal.ctypes.data, flags.ctypes.data, c.itemsize
-    args = (fp, fp + 1, ip, ip + 4, ip + 8, sp, b.ctypes.data + bo * isz, ip + 12,
-            a.ctypes.data + ao * isz, ip + 16, sp + isz, c.ctypes.data + co * isz, ip + 20)
+    ip, sp, fp = ints.ctypes.data, scal.ctypes.data, flags.ctypes.data
+    args = (fp, fp + 1, ip, ip + iw, ip + 2 * iw, sp, b.ctypes.data + bo * isz, ip + 3 * iw,
+            a.ctypes.data + ao * isz, ip + 4 * iw, sp + isz, c.ctypes.data + co * isz, ip + 5 * iw)
     if isz == 4:
         _sgemm(*args)
     else:
         _dgemm(*args)
 
 
-def _gemm_numpy(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc):
+def _gemm_numpy(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc, ilp64):
     """_gemm_blas under NUMBA_DISABLE_JIT (no external symbols in Python): strided views."""
     def view(buf, off, rows, cols, ld):
         return np.lib.stride_tricks.as_strided(buf[off:], (rows, cols), (ld * buf.itemsize, buf.itemsize))
@@ -220,8 +244,12 @@ def _gemm_numpy(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc):
 
 if config.DISABLE_JIT:
     _gemm = _gemm_numpy
-else:
-    _register_blas()
+    _BLAS_ILP64, _BLAS_THREADS = False, None
+else:       # cached kernels name the two symbols, never an address
+    _s, _d, _BLAS_ILP64, _get, _set = _find_blas()
+    llvm_binding.add_symbol("nbgrad_conv_sgemm", _s)
+    llvm_binding.add_symbol("nbgrad_conv_dgemm", _d)
+    _BLAS_THREADS = None if _get is None else (_get, _set)
     _gemm = _gemm_blas
 
 
@@ -229,33 +257,38 @@ else:
 def _stack(x, xo, xn, C, geo, nb, xs):
     """xs (C*KW rows of nb*plane, flat): row c*KW + kw, sample s's plane-sized part = the
     zero-padded plane of channel c of sample s (x from xo, samples xn apart) from kw*DW on,
-    then kw*DW zeros."""
+    then kw*DW zeros.  Row kw = 0 is written from x, the others copied from it."""
     H, W, ph, pw, KW, dw = geo[H_], geo[W_], geo[PH_], geo[PW_], geo[KW_], geo[DW_]
     Hp, Wp = H + 2 * ph, W + 2 * pw
     plane = Hp * Wp
     row = nb * plane
     for c in range(C):
-        for kw in range(KW):
-            sh = kw * dw
-            for s in range(nb):
-                d = (c * KW + kw) * row + s * plane - sh      # padded index q goes to d + q
-                src = xo + s * xn + c * H * W
-                for q in range(sh, ph * Wp):
-                    xs[d + q] = 0
-                for h in range(H):
-                    q0 = (h + ph) * Wp
-                    lo = max(q0, sh)
-                    for q in range(lo, q0 + pw):
-                        xs[d + q] = 0
-                    lo = max(q0 + pw, sh)
-                    r = src + h * W - q0 - pw
-                    for q in range(lo, q0 + pw + W):
-                        xs[d + q] = x[r + q]
-                    lo = max(q0 + pw + W, sh)
-                    for q in range(lo, q0 + Wp):
-                        xs[d + q] = 0
-                for q in range(max((ph + H) * Wp, sh), plane + sh):
-                    xs[d + q] = 0
+        r0 = c * KW * row
+        for s in range(nb):
+            d = r0 + s * plane
+            src = xo + s * xn + c * H * W
+            for i in range(d, d + ph * Wp):
+                xs[i] = 0
+            for h in range(H):
+                q = d + (h + ph) * Wp
+                for j in range(pw):
+                    xs[q + j] = 0
+                q += pw
+                r = src + h * W
+                for j in range(W):
+                    xs[q + j] = x[r + j]
+                q += W
+                for j in range(pw):
+                    xs[q + j] = 0
+            for i in range(d + (ph + H) * Wp, d + plane):
+                xs[i] = 0
+            for kw in range(1, KW):
+                sh = kw * dw
+                dk = d + kw * row
+                for j in range(plane - sh):
+                    xs[dk + j] = xs[d + sh + j]
+                for j in range(plane - sh, plane):
+                    xs[dk + j] = 0
 
 
 @_kernel
@@ -277,7 +310,7 @@ def _conv_forward_shifted(x, xo, wr, b, bo, has_bias, out, n0, n1, nb, geo, xs, 
             _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
             for kh in range(KH):
                 _gemm(False, False, cog, cols, k, wr, (g * KH + kh) * cog * k, k, xs, kh * dh * Wp, row,
-                      0.0 if kh == 0 else 1.0, wide, 0, row)
+                      0.0 if kh == 0 else 1.0, wide, 0, row, geo[BLAS_])
             for s in range(m):
                 for co in range(cog):
                     o = ((n + s) * CO + g * cog + co) * L
@@ -321,20 +354,23 @@ def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, 
                 _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
                 for kh in range(KH):
                     _gemm(False, True, cog, k, cols, wide, 0, row, xs, kh * dh * Wp, row,
-                          1.0, gwr, (g * KH + kh) * cog * k, k)
-            if need_x:
-                xs[:k * row] = 0
+                          1.0, gwr, (g * KH + kh) * cog * k, k, geo[BLAS_])
+            if need_x:      # kh = 0 writes the columns [0, cols), the others add; the rest starts at 0
+                for r in range(k):
+                    xs[r * row + cols:(r + 1) * row] = 0
                 for kh in range(KH):
                     _gemm(True, False, k, cols, cog, wr, (g * KH + kh) * cog * k, k, wide, 0, row,
-                          1.0, xs, kh * dh * Wp, row)
+                          0.0 if kh == 0 else 1.0, xs, kh * dh * Wp, row, geo[BLAS_])
                 # gx[c, h, w] = sum over kw of the stack's gradient at padded index q - kw*DW
                 for s in range(m):
                     for c in range(cg):
                         dst = ((n + s) * C + g * cg + c) * H * W
+                        base = c * KW * row + s * plane
                         for h in range(H):
+                            q0 = (h + ph) * Wp + pw
                             for j in range(W):
-                                gx[dst + h * W + j] = 0
-                        for kw in range(KW):
+                                gx[dst + h * W + j] = xs[base + q0 + j]
+                        for kw in range(1, KW):
                             base = (c * KW + kw) * row + s * plane - kw * dw
                             for h in range(H):
                                 q0 = (h + ph) * Wp + pw
@@ -366,7 +402,7 @@ def _geometry(x_shape, w_shape, stride, padding, dilation, groups, out_hw):
     n, c, h, w = x_shape
     co, _, kh, kw = w_shape
     return np.array([n, c, h, w, co, groups, kh, kw, stride[0], stride[1], padding[0], padding[1],
-                     dilation[0], dilation[1], out_hw[0], out_hw[1]], dtype=np.int64)
+                     dilation[0], dilation[1], out_hw[0], out_hw[1], int(_BLAS_ILP64)], dtype=np.int64)
 
 
 def _pieces(geo):
@@ -385,7 +421,7 @@ def _col_buffer(geo, dtype):
 
 # The stack of a chunk of samples holds about this many elements (at least one sample):
 # nb samples' products run as one BLAS call per kernel row.
-STACK_ELEMENTS = 1 << 20
+STACK_ELEMENTS = 1 << 18
 
 
 def _shifted_weight(geo, w_flat):
@@ -403,7 +439,7 @@ def _shifted_buffers(geo, dtype, size_only=False):
     nb = max(1, min(n, STACK_ELEMENTS // per_sample))
     if size_only:
         return nb
-    return np.empty(per_sample * nb, dtype), np.empty(co // g * plane * nb, dtype)
+    return new_buffer(per_sample * nb, dtype), new_buffer(co // g * plane * nb, dtype)
 
 
 def _shifted(geo, stride, w_shape, groups):
@@ -411,18 +447,6 @@ def _shifted(geo, stride, w_shape, groups):
     return tuple(stride) == (1, 1) and w_shape[0] // groups * w_shape[1] * w_shape[2] * w_shape[3] > SMALL_WEIGHT
 
 
-def _blas_thread_control():
-    """(get, set) of the thread count of the BLAS the kernels call (SciPy's OpenBLAS), or None
-    where that library does not export them."""
-    try:
-        import scipy.linalg.cython_blas as cython_blas
-        lib = ctypes.CDLL(cython_blas.__file__)     # dlsym searches the libraries it links
-        return lib.scipy_openblas_get_num_threads, lib.scipy_openblas_set_num_threads
-    except (OSError, AttributeError, ImportError):
-        return None
-
-
-_BLAS_THREADS = None if config.DISABLE_JIT else _blas_thread_control()
 _serial_lock = threading.Lock()
 _serial_users = [0, None]       # conv calls now running serial BLAS, BLAS's own count before them
 
@@ -513,17 +537,23 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
     wb, wo, ws, _ = w_view
     geo = _geometry(xs, ws, stride, padding, dilation, groups, gs[2:])
     dtype = gb_.dtype
-    gx = np.zeros(int(np.prod(xs)), dtype) if need_x else None
+    shifted = _shifted(geo, stride, ws, groups)
+    if need_x:      # the shifted products write every element, the other kernels add into it
+        gx = new_buffer(int(np.prod(xs)), dtype) if shifted else np.zeros(int(np.prod(xs)), dtype)
+    else:
+        gx = None
     gw = np.zeros(int(np.prod(ws)), dtype) if need_w else None
     gb = None
     if need_b:
         gb = np.empty(ws[0], dtype)
         _channel_sums(gb_, go, int(gs[0]), int(gs[1]), int(gs[2] * gs[3]), gb)
     if gs[0] * gs[1] * gs[2] * gs[3] == 0 or not (need_x or need_w) or ws[1] * ws[2] * ws[3] == 0:
+        if gx is not None:
+            gx[:] = 0
         return gx, gw, gb
     k = ws[1] * ws[2] * ws[3]
     none = np.empty(0, dtype)
-    if _shifted(geo, stride, ws, groups):
+    if shifted:
         wr = _shifted_weight(geo, wb[wo:wo + int(np.prod(ws))])
         own_gw = {}         # worker -> its weight gradient in the products' layout (G, KH, Cog, Cg*KW)
 

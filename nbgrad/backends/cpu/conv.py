@@ -17,7 +17,6 @@ across the pool; large ones leave the threads to BLAS.  Inputs are contiguous
 """
 import contextlib
 import ctypes
-import os
 import threading
 
 import llvmlite.binding as llvm_binding
@@ -455,6 +454,9 @@ _serial_users = [0, None]       # conv calls now running serial BLAS, BLAS's own
 def _serial_blas():
     """BLAS single-threaded while the pool's threads each run their own products (restored by
     the last call to leave).  Another thread's BLAS call meanwhile runs single-threaded too."""
+    if _BLAS_THREADS is None:
+        yield
+        return
     get, set_ = _BLAS_THREADS
     with _serial_lock:
         if _serial_users[0] == 0:
@@ -470,10 +472,13 @@ def _serial_blas():
                 set_(_serial_users[1])
 
 
-# Thread policy of the shifted products, measured (benchmarks/compare.py C2, C2b): the
-# batch's chunks handed out to the pool's threads, each running single-threaded BLAS
-# ("pool"), against one thread calling BLAS with its own threads ("blas").
-SHIFTED_THREADS = os.environ.get("NBGRAD_CONV_THREADS", "pool")
+# Thread policy of the shifted products ("pool"; "blas" kept for measuring): the batch's
+# chunks handed out to the pool's threads, each running single-threaded BLAS, against one
+# thread calling BLAS with its own threads.  Measured (/tmp-style loop of C2, C2b interleaved
+# with PyTorch, on this 2-core machine while other processes used ~1.5 cores): "pool" 0.9x
+# PyTorch's time, "blas" 5x -- OpenBLAS's threads meet at a barrier in every product, and a
+# thread that loses its core stalls the other; a chunk taken from a queue stalls nobody.
+SHIFTED_THREADS = "pool"
 
 
 def _run_shifted(geo, dtype, run):
@@ -488,7 +493,10 @@ def _run_shifted(geo, dtype, run):
         if worker not in buffers:
             buffers[worker] = _shifted_buffers(geo, dtype)
         run(i * nb, min(n, (i + 1) * nb), nb, *buffers[worker])
-    if SHIFTED_THREADS == "pool" and chunks > 1 and num_threads() > 1 and _BLAS_THREADS is not None:
+    # (without control of BLAS's threads each thread's products would run on all of them;
+    # in plain Python, NUMBA_DISABLE_JIT, NumPy's matmul runs them and the split is kept)
+    if SHIFTED_THREADS == "pool" and chunks > 1 and num_threads() > 1 and (
+            _BLAS_THREADS is not None or config.DISABLE_JIT):
         with _serial_blas():
             run_dynamic(chunk, chunks)
     else:

@@ -15,7 +15,9 @@ reads it.  Its default is NUMBA_NUM_THREADS (the core count unless that
 variable is set), read once at import.  Separate, and not changed by it:
 Numba's own `numba.set_num_threads` (it governs only `parallel=True` kernels,
 and nbgrad has none) and the BLAS library's threads used by matmul
-(OPENBLAS_NUM_THREADS / OMP_NUM_THREADS, read by BLAS when it loads).
+(OPENBLAS_NUM_THREADS / OMP_NUM_THREADS, read by BLAS when it loads; conv2d's
+shifted products set OpenBLAS single-threaded while the pool runs them,
+backends/cpu/conv.py).
 Two thresholds, measured on this 2-core machine (serial vs split, medians
 of 41 calls, /tmp/thr.py-style loop over sizes, `benchmarks/compare.py W1`):
   * compute-bound kernels (transcendental unary ops): tanh over 256K float32

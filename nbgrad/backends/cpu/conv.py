@@ -1,19 +1,23 @@
-"""2-D convolution: im2col into a per-sample column matrix kept in cache, then BLAS.
+"""2-D convolution: stride 1 as shifted BLAS products over the padded planes, other strides
+as im2col per sample, then BLAS.
 
-conv2d's forward writes, per sample and group, the (Cg*KH*KW, OH*OW) column
-matrix of the input's windows (zero where a window reaches into the padding)
-and multiplies the group's (Cog, Cg*KH*KW) weight matrix by it with np.dot
-(or, for a weight of at most SMALL_WEIGHT elements, by vectorised loops).  The
-backward recomputes the columns for the weight's gradient (g @ col.T, summed
-over samples) and scatters w.T @ g back into the input's gradient (col2im).
-Stride 1 (the common case) computes on a wide grid, below: each column-matrix
-row is one contiguous run.  Measured (benchmarks/compare.py C1, C2): one
-sample's column matrix stays in cache (2.4 MB for 64 channels of 32x32 with a
-3x3 kernel) where the whole batch's (75 MB) made every product memory-bound;
-cutting a sample's matrix into blocks of output rows (to stay in L2) measured
-slower (smaller products).  Small samples (a LeNet layer) split the batch
-across the pool; large ones leave the threads to BLAS.  Inputs are contiguous
-(the op layer makes them so); buffers are 1-D.
+Stride 1 (the common case, see "stride 1: shifted products" below) copies each input
+element KW times (a "stack" of shifted padded planes) and runs KH products per chunk of
+samples that read the stack in place at an offset, through the BLAS symbols bound below
+(NumPy's bundled OpenBLAS, else SciPy's); the batch's chunks are handed out to the pool's
+threads while BLAS runs single-threaded.  Measured (benchmarks/compare.py C2, C2b: 32 x 64 ->
+64 channels of 32x32, 3x3): the earlier per-sample im2col (9 copies, then np.dot) spent as
+long copying as multiplying, and OpenBLAS's own threads collapsed when other processes
+shared the 2 cores (4.4x and 2.5x PyTorch's time; now about 1x).
+Other strides: the forward writes, per sample and group, the (Cg*KH*KW, OH*OW) column
+matrix of the input's windows (zero where a window reaches into the padding) and
+multiplies the group's (Cog, Cg*KH*KW) weight matrix by it with np.dot (or, for a weight
+of at most SMALL_WEIGHT elements, by vectorised loops: these also serve stride 1).  The
+backward recomputes the columns for the weight's gradient (g @ col.T, summed over samples)
+and scatters w.T @ g back into the input's gradient (col2im).  One sample's column matrix
+stays in cache where the whole batch's made every product memory-bound.  Small samples (a
+LeNet layer) split the batch across the pool; large ones leave the threads to BLAS.
+Inputs are contiguous (the op layer makes them so); buffers are 1-D.
 """
 import contextlib
 import ctypes
@@ -170,10 +174,10 @@ def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, c
 # transposed: the weight gradient's kh slice += wide gradient @ the stack's columns.T, the
 # stack's gradient (from kh*DH*Wp on) += the kh slice.T @ wide gradient, then summed back
 # over kw into the input's gradient.  The wide gradient is zero in the discarded columns, so
-# whatever the stack holds there never reaches a result.  Measured (benchmarks/compare.py
-# C2, C2b; 64 -> 64 channels of 32x32): the im2col copy (9 runs per input element, 75 MB per
-# batch) cost as much as the products; the stack's 3 runs and K = 192 products keep BLAS near
-# its full speed.
+# whatever the stack holds there never reaches a result.  Measured (C2's forward, 32 samples
+# of 64 -> 64 channels of 32x32, one thread, CPU time): im2col 22 ms + K = 576 products 30 ms
+# before; now the stack 6.7 ms + three K = 192 products 34 ms.  One sample a chunk
+# (STACK_ELEMENTS) wastes the fewest wide-grid columns; larger chunks were no faster.
 
 _P = types.voidptr
 _sgemm = types.ExternalFunction("nbgrad_conv_sgemm", types.void(*(_P,) * 13))

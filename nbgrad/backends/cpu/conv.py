@@ -383,7 +383,8 @@ def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, 
                                     gx[dst + h * W + j] += xs[base + q0 + j]
 
 
-@_kernel
+# reassociated (vectorised) sums: 2 ms -> 1 ms over C2b's gradient (one thread)
+@njit(cache=True, error_model="numpy", nogil=True, fastmath={"reassoc", "contract", "nsz"})
 def _channel_sums(gy, gyo, N, CO, L, out):
     for co in range(CO):
         out[co] = 0

@@ -486,15 +486,20 @@ def _serial_blas():
 SHIFTED_THREADS = "pool"
 
 
-def _run_shifted(geo, dtype, run):
+def _run_shifted(geo, dtype, run, first=None):
     """run(n0, n1, nb, stack, wide) over the batch's chunks of nb samples, each thread with
-    its own buffers."""
+    its own buffers; first(), where given, is one more piece of work (taken first)."""
     n = int(geo[N_])
     nb = _shifted_buffers(geo, dtype, size_only=True)
-    chunks = -(-n // nb)
+    chunks = -(-n // nb) + (first is not None)
     buffers = {}
 
     def chunk(i, worker):
+        if first is not None:
+            if i == 0:
+                first()
+                return
+            i -= 1
         if worker not in buffers:
             buffers[worker] = _shifted_buffers(geo, dtype)
         run(i * nb, min(n, (i + 1) * nb), nb, *buffers[worker])
@@ -556,11 +561,15 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
     else:
         gx = None
     gw = np.zeros(int(np.prod(ws)), dtype) if need_w else None
-    gb = None
-    if need_b:
-        gb = np.empty(ws[0], dtype)
+    gb = np.empty(ws[0], dtype) if need_b else None
+
+    def bias_grad():
         _channel_sums(gb_, go, int(gs[0]), int(gs[1]), int(gs[2] * gs[3]), gb)
-    if gs[0] * gs[1] * gs[2] * gs[3] == 0 or not (need_x or need_w) or ws[1] * ws[2] * ws[3] == 0:
+    nothing = gs[0] * gs[1] * gs[2] * gs[3] == 0 or not (need_x or need_w) or ws[1] * ws[2] * ws[3] == 0
+    shifted = shifted and not nothing
+    if need_b and not shifted:      # (else one more piece of the shifted products' pool)
+        bias_grad()
+    if nothing:
         if gx is not None:
             gx[:] = 0
         return gx, gw, gb
@@ -578,7 +587,7 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
                     own = own_gw[id(stack)] = np.zeros(gw.size, dtype)
             _conv_backward_shifted(gb_, go, xb, xo, wr, gx if need_x else none, own, need_x, need_w, n0, n1, nb,
                                    geo, stack, wide)
-        _run_shifted(geo, dtype, chunk)
+        _run_shifted(geo, dtype, chunk, bias_grad if need_b else None)
         if need_w:
             total = sum(own_gw.values())
             co, cg, kh, kw = ws

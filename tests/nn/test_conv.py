@@ -363,7 +363,7 @@ def test_shifted_products_in_chunks_across_the_pool(rng, monkeypatch, case, dtyp
         out.backward(nbgrad.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(dtype)))
         return [out.detach().numpy()] + [t.grad.numpy() for t in (X, W, B)]
     fused = run()
-    assert chunks == [case[0], case[0]]         # forward, backward: one chunk per sample
+    assert chunks == [case[0], case[0] + 1]     # one chunk per sample (and the bias gradient's sums)
     tol = 1e-12 if dtype == np.float64 else 2e-5
     np.testing.assert_allclose(fused[0], np_conv2d(x, w, b, s, p, d, g), rtol=tol, atol=tol)
     for name in ("conv2d_forward", "conv2d_backward"):

@@ -29,6 +29,7 @@ from numba import config, njit, types
 from numba.extending import get_cython_function_address
 
 from ._allocator import new_buffer
+from ._blas_threads import controls as blas_controls
 from ._threads import num_threads, run_dynamic, run_split
 
 _kernel = njit(cache=True, error_model="numpy", nogil=True)
@@ -185,26 +186,20 @@ _dgemm = types.ExternalFunction("nbgrad_conv_dgemm", types.void(*(_P,) * 13))
 
 
 def _find_blas():
-    """(sgemm, dgemm, 64-bit ints?, get_num_threads, set_num_threads) of the BLAS the kernels
-    call: NumPy's bundled OpenBLAS where its wheel exports it (scipy-openblas64, ILP64), else
-    SciPy's (the library Numba's own np.dot calls; the thread functions None where it does
-    not export OpenBLAS's).  Measured (64 x 192 times 192 x 1088 products, one thread):
-    NumPy's OpenBLAS 0.3.31 took 0.80x the time of SciPy's 0.3.30."""
+    """(sgemm, dgemm, 64-bit ints?, role) of the BLAS the kernels call: NumPy's bundled
+    OpenBLAS where its wheel exports it (scipy-openblas64, ILP64; _blas_threads' "numpy"),
+    else SciPy's (the library Numba's own np.dot calls, "numba").  Measured (64 x 192 times
+    192 x 1088 products, one thread): NumPy's OpenBLAS 0.3.31 took 0.80x the time of SciPy's
+    0.3.30."""
     try:
         import numpy._core._multiarray_umath as umath
         lib = ctypes.CDLL(umath.__file__)           # dlsym searches the libraries it links
         return (ctypes.cast(lib.scipy_sgemm_64_, ctypes.c_void_p).value,
-                ctypes.cast(lib.scipy_dgemm_64_, ctypes.c_void_p).value, True,
-                lib.scipy_openblas_get_num_threads64_, lib.scipy_openblas_set_num_threads64_)
+                ctypes.cast(lib.scipy_dgemm_64_, ctypes.c_void_p).value, True, "numpy")
     except (OSError, AttributeError, ImportError):
         pass
-    import scipy.linalg.cython_blas as cython_blas
-    found = [get_cython_function_address("scipy.linalg.cython_blas", f) for f in ("sgemm", "dgemm")] + [False]
-    try:
-        lib = ctypes.CDLL(cython_blas.__file__)
-        return tuple(found) + (lib.scipy_openblas_get_num_threads, lib.scipy_openblas_set_num_threads)
-    except (OSError, AttributeError):
-        return tuple(found) + (None, None)
+    return tuple(get_cython_function_address("scipy.linalg.cython_blas", f) for f in ("sgemm", "dgemm")) + (
+        False, "numba")
 
 
 @_kernel
@@ -247,12 +242,11 @@ def _gemm_numpy(ta, tb, M, N, K, a, ao, lda, b, bo, ldb, beta, c, co, ldc, ilp64
 
 if config.DISABLE_JIT:
     _gemm = _gemm_numpy
-    _BLAS_ILP64, _BLAS_THREADS = False, None
+    _BLAS_ILP64, _BLAS_ROLE = False, None
 else:       # cached kernels name the two symbols, never an address
-    _s, _d, _BLAS_ILP64, _get, _set = _find_blas()
+    _s, _d, _BLAS_ILP64, _BLAS_ROLE = _find_blas()
     llvm_binding.add_symbol("nbgrad_conv_sgemm", _s)
     llvm_binding.add_symbol("nbgrad_conv_dgemm", _d)
-    _BLAS_THREADS = None if _get is None else (_get, _set)
     _gemm = _gemm_blas
 
 
@@ -452,17 +446,23 @@ def _shifted(geo, stride, w_shape, groups):
 
 
 _serial_lock = threading.Lock()
-_serial_users = [0, None]       # conv calls now running serial BLAS, BLAS's own count before them
+_serial_users = [0, 0]      # conv calls now running serial BLAS, BLAS's own count before them
+
+
+def _blas_control():
+    """(get, set) of the thread count of the BLAS the shifted products call, or ()."""
+    return () if _BLAS_ROLE is None else blas_controls(_BLAS_ROLE)
 
 
 @contextlib.contextmanager
 def _serial_blas():
     """BLAS single-threaded while the pool's threads each run their own products (restored by
     the last call to leave).  Another thread's BLAS call meanwhile runs single-threaded too."""
-    if _BLAS_THREADS is None:
+    ctl = _blas_control()
+    if not ctl:
         yield
         return
-    get, set_ = _BLAS_THREADS
+    get, set_ = ctl
     with _serial_lock:
         if _serial_users[0] == 0:
             _serial_users[1] = get()
@@ -505,8 +505,7 @@ def _run_shifted(geo, dtype, run, first=None):
         run(i * nb, min(n, (i + 1) * nb), nb, *buffers[worker])
     # (without control of BLAS's threads each thread's products would run on all of them;
     # in plain Python, NUMBA_DISABLE_JIT, NumPy's matmul runs them and the split is kept)
-    if SHIFTED_THREADS == "pool" and chunks > 1 and num_threads() > 1 and (
-            _BLAS_THREADS is not None or config.DISABLE_JIT):
+    if SHIFTED_THREADS == "pool" and chunks > 1 and num_threads() > 1 and (_blas_control() or config.DISABLE_JIT):
         with _serial_blas():
             run_dynamic(chunk, chunks)
     else:

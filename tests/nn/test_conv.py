@@ -350,7 +350,7 @@ def test_shifted_products_in_chunks_across_the_pool(rng, monkeypatch, case, dtyp
     from nbgrad.backends.cpu import _threads, conv as cpu_conv
     monkeypatch.setattr(_threads, "_count", 2)
     monkeypatch.setattr(_threads, "_pool", None)
-    monkeypatch.setattr(cpu_conv, "STACK_ELEMENTS", 1)
+    monkeypatch.setattr(cpu_conv, "PLANES_ELEMENTS", 1)
     chunks = []
     run_dynamic = cpu_conv.run_dynamic
     monkeypatch.setattr(cpu_conv, "run_dynamic", lambda fn, n: (chunks.append(n), run_dynamic(fn, n)))

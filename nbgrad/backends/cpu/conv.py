@@ -251,67 +251,61 @@ else:       # cached kernels name the two symbols, never an address
 
 
 @_kernel
-def _stack(x, xo, xn, C, geo, nb, xs):
-    """xs (C*KW rows of nb*plane, flat): row c*KW + kw, sample s's plane-sized part = the
-    zero-padded plane of channel c of sample s (x from xo, samples xn apart) from kw*DW on,
-    then kw*DW zeros.  Row kw = 0 is written from x, the others copied from it."""
-    H, W, ph, pw, KW, dw = geo[H_], geo[W_], geo[PH_], geo[PW_], geo[KW_], geo[DW_]
+def _planes(x, xo, xn, C, geo, nb, xp):
+    """xp (C rows of nb*plane + (KW-1)*DW, flat): row c = the zero-padded planes of channel c
+    of the nb samples (x from xo, samples xn apart) back to back, then zeros."""
+    H, W, ph, pw = geo[H_], geo[W_], geo[PH_], geo[PW_]
     Hp, Wp = H + 2 * ph, W + 2 * pw
     plane = Hp * Wp
-    row = nb * plane
+    row = nb * plane + (geo[KW_] - 1) * geo[DW_]
     for c in range(C):
-        r0 = c * KW * row
         for s in range(nb):
-            d = r0 + s * plane
+            d = c * row + s * plane
             src = xo + s * xn + c * H * W
             for i in range(d, d + ph * Wp):
-                xs[i] = 0
+                xp[i] = 0
             for h in range(H):
                 q = d + (h + ph) * Wp
                 for j in range(pw):
-                    xs[q + j] = 0
+                    xp[q + j] = 0
                 q += pw
                 r = src + h * W
                 for j in range(W):
-                    xs[q + j] = x[r + j]
+                    xp[q + j] = x[r + j]
                 q += W
                 for j in range(pw):
-                    xs[q + j] = 0
+                    xp[q + j] = 0
             for i in range(d + (ph + H) * Wp, d + plane):
-                xs[i] = 0
-            for kw in range(1, KW):
-                sh = kw * dw
-                dk = d + kw * row
-                for j in range(plane - sh):
-                    xs[dk + j] = xs[d + sh + j]
-                for j in range(plane - sh, plane):
-                    xs[dk + j] = 0
+                xp[i] = 0
+        for i in range(c * row + nb * plane, (c + 1) * row):
+            xp[i] = 0
 
 
 @_kernel
-def _conv_forward_shifted(x, xo, wr, b, bo, has_bias, out, n0, n1, nb, geo, xs, wide):
-    """out's samples [n0, n1), nb at a time; wr: the weight as (G, KH, Cog, Cg*KW)."""
+def _conv_forward_shifted(x, xo, wr, b, bo, has_bias, out, n0, n1, nb, geo, xp, wide):
+    """out's samples [n0, n1), nb at a time; wr: the weight as (G, KH, KW, Cog, Cg)."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
-    H, W, KH, KW, dh = geo[H_], geo[W_], geo[KH_], geo[KW_], geo[DH_]
+    H, W, KH, KW, dh, dw = geo[H_], geo[W_], geo[KH_], geo[KW_], geo[DH_], geo[DW_]
     Hp, Wp = H + 2 * geo[PH_], W + 2 * geo[PW_]
     OH, OW = geo[OH_], geo[OW_]
     cg, cog = C // G, CO // G
-    k = cg * KW
     plane = Hp * Wp
     L = OH * OW
     for n in range(n0, n1, nb):
         m = min(nb, n1 - n)
-        row = m * plane
+        row = m * plane + (KW - 1) * dw
         cols = (m - 1) * plane + OH * Wp       # the wide output's columns (the last sample's rows end early)
         for g in range(G):
-            _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
+            _planes(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xp)
             for kh in range(KH):
-                _gemm(False, False, cog, cols, k, wr, (g * KH + kh) * cog * k, k, xs, kh * dh * Wp, row,
-                      0.0 if kh == 0 else 1.0, wide, 0, row, geo[BLAS_])
+                for kw in range(KW):
+                    _gemm(False, False, cog, cols, cg, wr, ((g * KH + kh) * KW + kw) * cog * cg, cg,
+                          xp, kh * dh * Wp + kw * dw, row, 0.0 if kh + kw == 0 else 1.0, wide, 0, m * plane,
+                          geo[BLAS_])
             for s in range(m):
                 for co in range(cog):
                     o = ((n + s) * CO + g * cog + co) * L
-                    src = co * row + s * plane
+                    src = co * m * plane + s * plane
                     bv = b[bo + g * cog + co] if has_bias else 0
                     for oh in range(OH):
                         for ow in range(OW):
@@ -319,27 +313,27 @@ def _conv_forward_shifted(x, xo, wr, b, bo, has_bias, out, n0, n1, nb, geo, xs, 
 
 
 @_kernel
-def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, nb, geo, xs, wide):
-    """gx (whole) gets the samples [n0, n1); gwr (zeroed, (G, KH, Cog, Cg*KW), this piece's
-    own) their weight gradient's sum.  xs: stack-sized, the stack or its gradient."""
+def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, nb, geo, xp, wide):
+    """gx (whole) gets the samples [n0, n1); gwr (zeroed, (G, KH, KW, Cog, Cg), this piece's
+    own) their weight gradient's sum.  xp: the padded planes, then their gradient."""
     C, CO, G = geo[C_], geo[CO_], geo[G_]
     H, W, ph, pw, KH, KW, dh, dw = geo[H_], geo[W_], geo[PH_], geo[PW_], geo[KH_], geo[KW_], geo[DH_], geo[DW_]
     Hp, Wp = H + 2 * ph, W + 2 * pw
     OH, OW = geo[OH_], geo[OW_]
     cg, cog = C // G, CO // G
-    k = cg * KW
     plane = Hp * Wp
     L = OH * OW
     for n in range(n0, n1, nb):
         m = min(nb, n1 - n)
-        row = m * plane
+        wl = m * plane                      # the wide gradient's row length
+        row = wl + (KW - 1) * dw
         cols = (m - 1) * plane + OH * Wp
         for g in range(G):
             # the gradient on the wide grid: zero in the discarded columns and rows
             for co in range(cog):
                 for s in range(m):
                     src = gyo + ((n + s) * CO + g * cog + co) * L
-                    dst = co * row + s * plane
+                    dst = co * wl + s * plane
                     for oh in range(OH):
                         for ow in range(OW):
                             wide[dst + oh * Wp + ow] = gy[src + oh * OW + ow]
@@ -348,33 +342,26 @@ def _conv_backward_shifted(gy, gyo, x, xo, wr, gx, gwr, need_x, need_w, n0, n1, 
                     for i in range(dst + OH * Wp, dst + plane):
                         wide[i] = 0
             if need_w:
-                _stack(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xs)
+                _planes(x, xo + (n * C + g * cg) * H * W, C * H * W, cg, geo, m, xp)
                 for kh in range(KH):
-                    _gemm(False, True, cog, k, cols, wide, 0, row, xs, kh * dh * Wp, row,
-                          1.0, gwr, (g * KH + kh) * cog * k, k, geo[BLAS_])
-            if need_x:      # kh = 0 writes the columns [0, cols), the others add; the rest starts at 0
-                for r in range(k):
-                    xs[r * row + cols:(r + 1) * row] = 0
+                    for kw in range(KW):
+                        _gemm(False, True, cog, cg, cols, wide, 0, wl, xp, kh * dh * Wp + kw * dw, row,
+                              1.0, gwr, ((g * KH + kh) * KW + kw) * cog * cg, cg, geo[BLAS_])
+            if need_x:      # (kh, kw) = (0, 0) writes the columns [0, cols), the others add; the rest starts at 0
+                for c in range(cg):
+                    xp[c * row + cols:(c + 1) * row] = 0
                 for kh in range(KH):
-                    _gemm(True, False, k, cols, cog, wr, (g * KH + kh) * cog * k, k, wide, 0, row,
-                          0.0 if kh == 0 else 1.0, xs, kh * dh * Wp, row, geo[BLAS_])
-                # gx[c, h, w] = sum over kw of the stack's gradient at padded index q - kw*DW
+                    for kw in range(KW):
+                        _gemm(True, False, cg, cols, cog, wr, ((g * KH + kh) * KW + kw) * cog * cg, cg,
+                              wide, 0, wl, 0.0 if kh + kw == 0 else 1.0, xp, kh * dh * Wp + kw * dw, row,
+                              geo[BLAS_])
                 for s in range(m):
                     for c in range(cg):
                         dst = ((n + s) * C + g * cg + c) * H * W
-                        base = c * KW * row + s * plane
+                        base = c * row + s * plane + ph * Wp + pw
                         for h in range(H):
-                            q0 = (h + ph) * Wp + pw
                             for j in range(W):
-                                gx[dst + h * W + j] = xs[base + q0 + j]
-                        for kw in range(1, KW):
-                            base = (c * KW + kw) * row + s * plane - kw * dw
-                            for h in range(H):
-                                q0 = (h + ph) * Wp + pw
-                                # a stack element before its sample's part is no read of the input
-                                j0 = max(0, kw * dw - q0)
-                                for j in range(j0, W):
-                                    gx[dst + h * W + j] += xs[base + q0 + j]
+                                gx[dst + h * W + j] = xp[base + h * Wp + j]
 
 
 # reassociated (vectorised) sums: 2 ms -> 1 ms over C2b's gradient (one thread)
@@ -417,27 +404,27 @@ def _col_buffer(geo, dtype):
     return np.empty((k, int(geo[OH_] * geo[OW_])), dtype=dtype)
 
 
-# The stack of a chunk of samples holds about this many elements (at least one sample):
-# nb samples' products run as one BLAS call per kernel row.
-STACK_ELEMENTS = 1 << 18
+# A chunk's padded planes hold about this many elements (at least one sample's):
+# nb samples' products run as one BLAS call per kernel offset.
+PLANES_ELEMENTS = 1 << 17
 
 
 def _shifted_weight(geo, w_flat):
-    """The weight (Co, Cg, KH, KW) rearranged for the shifted products: (G, KH, Cog, Cg*KW), flat."""
+    """The weight (Co, Cg, KH, KW) rearranged for the shifted products: (G, KH, KW, Cog, Cg), flat."""
     c, co, g, kh, kw = (int(geo[i]) for i in (C_, CO_, G_, KH_, KW_))
-    return np.ascontiguousarray(w_flat.reshape(g, co // g, c // g, kh, kw).transpose(0, 3, 1, 2, 4)).ravel()
+    return np.ascontiguousarray(w_flat.reshape(g, co // g, c // g, kh, kw).transpose(0, 3, 4, 1, 2)).ravel()
 
 
 def _shifted_buffers(geo, dtype, size_only=False):
-    """(stack, wide output) of one thread, for nb samples a chunk (STACK_ELEMENTS in its
-    stack); with size_only, nb."""
-    n, c, co, g, kw = (int(geo[i]) for i in (N_, C_, CO_, G_, KW_))
+    """(padded planes, wide output) of one thread, for nb samples a chunk (PLANES_ELEMENTS in
+    its planes); with size_only, nb."""
+    n, c, co, g = (int(geo[i]) for i in (N_, C_, CO_, G_))
     plane = int((geo[H_] + 2 * geo[PH_]) * (geo[W_] + 2 * geo[PW_]))
-    per_sample = c // g * kw * plane
-    nb = max(1, min(n, STACK_ELEMENTS // per_sample))
+    nb = max(1, min(n, PLANES_ELEMENTS // (c // g * plane)))
     if size_only:
         return nb
-    return new_buffer(per_sample * nb, dtype), new_buffer(co // g * plane * nb, dtype)
+    tail = int((geo[KW_] - 1) * geo[DW_])
+    return new_buffer(c // g * (nb * plane + tail), dtype), new_buffer(co // g * plane * nb, dtype)
 
 
 def _shifted(geo, stride, w_shape, groups):
@@ -487,7 +474,7 @@ SHIFTED_THREADS = "pool"
 
 
 def _run_shifted(geo, dtype, run, first=None):
-    """run(n0, n1, nb, stack, wide) over the batch's chunks of nb samples, each thread with
+    """run(n0, n1, nb, planes, wide) over the batch's chunks of nb samples, each thread with
     its own buffers; first(), where given, is one more piece of work (taken first)."""
     n = int(geo[N_])
     nb = _shifted_buffers(geo, dtype, size_only=True)
@@ -528,8 +515,8 @@ def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, ou
     has_bias = b_view is not None
     if _shifted(geo, stride, ws, groups):
         wr = _shifted_weight(geo, wb[wo:wo + int(np.prod(ws))])
-        _run_shifted(geo, xb.dtype, lambda n0, n1, nb, stack, wide: _conv_forward_shifted(
-            xb, xo, wr, bb, bo, has_bias, out, n0, n1, nb, geo, stack, wide))
+        _run_shifted(geo, xb.dtype, lambda n0, n1, nb, planes, wide: _conv_forward_shifted(
+            xb, xo, wr, bb, bo, has_bias, out, n0, n1, nb, geo, planes, wide))
         return out
 
     def piece(n0, n1):
@@ -576,21 +563,21 @@ def conv2d_backward(g_view, x_view, w_view, stride, padding, dilation, groups, n
     none = np.empty(0, dtype)
     if shifted:
         wr = _shifted_weight(geo, wb[wo:wo + int(np.prod(ws))])
-        own_gw = {}         # worker -> its weight gradient in the products' layout (G, KH, Cog, Cg*KW)
+        own_gw = {}         # worker -> its weight gradient in the products' layout (G, KH, KW, Cog, Cg)
 
-        def chunk(n0, n1, nb, stack, wide):
+        def chunk(n0, n1, nb, planes, wide):
             own = none
             if need_w:
-                own = own_gw.get(id(stack))
+                own = own_gw.get(id(planes))
                 if own is None:
-                    own = own_gw[id(stack)] = np.zeros(gw.size, dtype)
+                    own = own_gw[id(planes)] = np.zeros(gw.size, dtype)
             _conv_backward_shifted(gb_, go, xb, xo, wr, gx if need_x else none, own, need_x, need_w, n0, n1, nb,
-                                   geo, stack, wide)
+                                   geo, planes, wide)
         _run_shifted(geo, dtype, chunk, bias_grad if need_b else None)
         if need_w:
             total = sum(own_gw.values())
             co, cg, kh, kw = ws
-            gw[:] = total.reshape(groups, kh, co // groups, cg, kw).transpose(0, 2, 3, 1, 4).ravel()
+            gw[:] = total.reshape(groups, kh, kw, co // groups, cg).transpose(0, 3, 4, 1, 2).ravel()
         return gx, gw, gb
     extra_gw = []           # the weight gradients of the pieces after the first, summed at the end
 

@@ -1,14 +1,14 @@
 """2-D convolution: stride 1 as shifted BLAS products over the padded planes, other strides
 as im2col per sample, then BLAS.
 
-Stride 1 (the common case, see "stride 1: shifted products" below) copies each input
-element KW times (a "stack" of shifted padded planes) and runs KH products per chunk of
-samples that read the stack in place at an offset, through the BLAS symbols bound below
-(NumPy's bundled OpenBLAS, else SciPy's); the batch's chunks are handed out to the pool's
-threads while BLAS runs single-threaded.  Measured (benchmarks/compare.py C2, C2b: 32 x 64 ->
-64 channels of 32x32, 3x3): the earlier per-sample im2col (9 copies, then np.dot) spent as
-long copying as multiplying, and OpenBLAS's own threads collapsed when other processes
-shared the 2 cores (4.4x and 2.5x PyTorch's time; now about 1x).
+Stride 1 (the common case, see "stride 1: shifted products" below) copies the input once
+into zero-padded planes and runs KH*KW products per chunk of samples that read the planes
+in place at an offset, through the BLAS symbols bound below (NumPy's bundled OpenBLAS, else
+SciPy's); the batch's chunks are handed out to the pool's threads while BLAS runs
+single-threaded.  Measured (benchmarks/compare.py C2, C2b: 32 x 64 -> 64 channels of 32x32,
+3x3): the earlier per-sample im2col (9 copies, then np.dot) spent as long copying as
+multiplying, and OpenBLAS's own threads collapsed when other processes shared the 2 cores
+(4.4x and 2.5x PyTorch's time; now about 1x).
 Other strides: the forward writes, per sample and group, the (Cg*KH*KW, OH*OW) column
 matrix of the input's windows (zero where a window reaches into the padding) and
 multiplies the group's (Cog, Cg*KH*KW) weight matrix by it with np.dot (or, for a weight
@@ -166,19 +166,19 @@ def _conv_backward(gy, gyo, x, xo, w, wo, gx, gw, need_x, need_w, n0, n1, geo, c
 # With stride 1 the output is computed on a wide grid: the zero-padded planes' full width Wp
 # (of each output row the last (KW-1)*DW columns are discarded), so that the input run that
 # kernel offset (kh, kw) reads for an output run is the padded plane's run shifted by
-# kh*DH*Wp + kw*DW: one contiguous run.  No column matrix of KH*KW copies is made.  Instead
-# the "stack" holds KW copies, row c*KW + kw = channel c's padded planes shifted by kw*DW
-# (a chunk of nb samples' planes back to back, plane-sized each), and the output is the sum
-# over kh of ONE product: the weight's (Cog, Cg*KW) slice for kh times the stack's columns
-# from kh*DH*Wp on -- a strided view of the stack, which BLAS reads in place (ldb = the row
-# length), accumulating into the wide output (beta = 1).  The backward is the same products
-# transposed: the weight gradient's kh slice += wide gradient @ the stack's columns.T, the
-# stack's gradient (from kh*DH*Wp on) += the kh slice.T @ wide gradient, then summed back
-# over kw into the input's gradient.  The wide gradient is zero in the discarded columns, so
-# whatever the stack holds there never reaches a result.  Measured (C2's forward, 32 samples
-# of 64 -> 64 channels of 32x32, one thread, CPU time): im2col 22 ms + K = 576 products 30 ms
-# before; now the stack 6.7 ms + three K = 192 products 34 ms.  One sample a chunk
-# (STACK_ELEMENTS) wastes the fewest wide-grid columns; larger chunks were no faster.
+# kh*DH*Wp + kw*DW: one contiguous run.  So no column matrix is made: the padded planes (a
+# chunk of nb samples' planes back to back in each channel's row) are, at offset
+# kh*DH*Wp + kw*DW, the (Cg, columns) matrix of that kernel offset -- a strided view BLAS reads
+# in place (ldb = the row length) -- and the wide output is the sum over (kh, kw) of the
+# weight's (Cog, Cg) slice times it (beta = 1 after the first).  The backward is the same
+# products transposed: the weight gradient's (kh, kw) slice += wide gradient @ view.T, the
+# planes' gradient at that offset += slice.T @ wide gradient, then cropped into the input's
+# gradient.  The wide gradient is zero in the discarded columns, so what the planes hold
+# there never reaches a result.  Measured (C2's forward, 32 samples of 64 -> 64 channels of
+# 32x32, one thread, CPU time): im2col 22 ms + K = 576 products 30 ms before; three K = 192
+# products over a stack of KW shifted copies of the planes took the same 28.8 ms as these nine
+# K = 64 ones (28.4) with NumPy's OpenBLAS, and cost a 6.7 ms copy: the whole forward is now
+# 35 ms.  One sample a chunk (PLANES_ELEMENTS) wastes the fewest wide-grid columns.
 
 _P = types.voidptr
 _sgemm = types.ExternalFunction("nbgrad_conv_sgemm", types.void(*(_P,) * 13))
@@ -188,9 +188,8 @@ _dgemm = types.ExternalFunction("nbgrad_conv_dgemm", types.void(*(_P,) * 13))
 def _find_blas():
     """(sgemm, dgemm, 64-bit ints?, role) of the BLAS the kernels call: NumPy's bundled
     OpenBLAS where its wheel exports it (scipy-openblas64, ILP64; _blas_threads' "numpy"),
-    else SciPy's (the library Numba's own np.dot calls, "numba").  Measured (64 x 192 times
-    192 x 1088 products, one thread): NumPy's OpenBLAS 0.3.31 took 0.80x the time of SciPy's
-    0.3.30."""
+    else SciPy's (the library Numba's own np.dot calls, "numba").  Measured (C2's products,
+    one thread): NumPy's OpenBLAS 0.3.31 took 0.80x the time of SciPy's 0.3.30."""
     try:
         import numpy._core._multiarray_umath as umath
         lib = ctypes.CDLL(umath.__file__)           # dlsym searches the libraries it links

@@ -48,7 +48,7 @@ CASES = [
     (3, 1, 12, 12, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),        # case A's layer, smaller batch
     (2, 4, 5, 5, 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),           # depthwise
     (2, 3, 4, 4, 2, (4, 4), (1, 1), (0, 0), (1, 1), 1),           # one output position
-    # weights above the CPU backend's SMALL_WEIGHT: BLAS, on the wide grid for stride 1
+    # weights above the CPU backend's SMALL_WEIGHT: BLAS (for stride 1 the shifted products)
     (2, 8, 6, 5, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),
     (1, 16, 7, 6, 16, (3, 2), (1, 1), (2, 1), (2, 1), 2),
     (2, 8, 9, 8, 12, (3, 3), (2, 2), (1, 1), (1, 1), 1),
@@ -339,6 +339,37 @@ def test_thread_split_of_small_batches_sums_the_weight_gradient(rng, monkeypatch
                         gx[i, j] += w[:, 0, kh, kw].sum()
     for n in range(5):
         np.testing.assert_allclose(X.grad.numpy()[n, 0], gx, rtol=1e-12)
+
+
+@pytest.mark.acceleration
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", [CASES[6], (3,) + CASES[7][1:], (5, 16, 5, 7, 24, (2, 3), (1, 1), (1, 0), (1, 2), 2)])
+def test_shifted_products_in_chunks_across_the_pool(rng, monkeypatch, case, dtype):
+    # stride 1, a large weight: the batch in chunks of one sample, taken by two threads with
+    # their own buffers and weight-gradient sums, gives the composed ops' results
+    from nbgrad.backends.cpu import _threads, conv as cpu_conv
+    monkeypatch.setattr(_threads, "_count", 2)
+    monkeypatch.setattr(_threads, "_pool", None)
+    monkeypatch.setattr(cpu_conv, "PLANES_ELEMENTS", 1)
+    chunks = []
+    run_dynamic = cpu_conv.run_dynamic
+    monkeypatch.setattr(cpu_conv, "run_dynamic", lambda fn, n: (chunks.append(n), run_dynamic(fn, n)))
+    x, w, b = _rand(rng, case, dtype)
+    s, p, d, g = case[6:]
+
+    def run():
+        X, W, B = (nbgrad.tensor(a, requires_grad=True) for a in (x, w, b))
+        out = F.conv2d(X, W, B, s, p, d, g)
+        out.backward(nbgrad.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(dtype)))
+        return [out.detach().numpy()] + [t.grad.numpy() for t in (X, W, B)]
+    fused = run()
+    assert chunks == [case[0], case[0] + 1]     # one chunk per sample (and the bias gradient's sums)
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(fused[0], np_conv2d(x, w, b, s, p, d, g), rtol=tol, atol=tol)
+    for name in ("conv2d_forward", "conv2d_backward"):
+        monkeypatch.setattr(cpu, "ACCELERATIONS", cpu.ACCELERATIONS - {name})
+    for a, c in zip(fused, run()):
+        np.testing.assert_allclose(a, c, rtol=tol, atol=tol)
 
 
 @requires_cuda

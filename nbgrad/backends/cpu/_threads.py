@@ -15,7 +15,9 @@ reads it.  Its default is NUMBA_NUM_THREADS (the core count unless that
 variable is set), read once at import.  Separate, and not changed by it:
 Numba's own `numba.set_num_threads` (it governs only `parallel=True` kernels,
 and nbgrad has none) and the BLAS library's threads used by matmul
-(OPENBLAS_NUM_THREADS / OMP_NUM_THREADS, read by BLAS when it loads).
+(OPENBLAS_NUM_THREADS / OMP_NUM_THREADS, read by BLAS when it loads; conv2d's
+shifted products set OpenBLAS single-threaded while the pool runs them,
+backends/cpu/conv.py).
 Two thresholds, measured on this 2-core machine (serial vs split, medians
 of 41 calls, /tmp/thr.py-style loop over sizes, `benchmarks/compare.py W1`):
   * compute-bound kernels (transcendental unary ops): tanh over 256K float32
@@ -128,6 +130,42 @@ def run_split(fn, n, align=64):
         fn(*pieces[0])
     except BaseException as exc:  # still wait for the others: they write into our buffers
         error = exc
+    for f in futures:
+        f.result()
+    if error is not None:
+        raise error
+
+
+def run_dynamic(fn, n_items):
+    """Call fn(item, worker) for every item of range(n_items), each thread of the pool (the
+    caller's included, worker 0) taking the next item as it finishes one: on a machine whose
+    cores other processes share, a thread that gets less time does less of the work (a
+    static split waits for its slowest piece).  fn's worker index picks its own buffers."""
+    workers = min(_count, n_items)
+    if _debug.ENABLED:
+        _debug.log("split", parts=n_items, n=n_items, threads=workers)
+    items = iter(range(n_items))
+    lock = threading.Lock()
+
+    def work(worker):
+        while True:
+            with lock:
+                item = next(items, None)
+            if item is None:
+                return
+            fn(item, worker)
+    if workers <= 1:
+        work(0)
+        return
+    pool = _executor()
+    futures = [pool.submit(work, i) for i in range(1, workers)]
+    error = None
+    try:
+        work(0)
+    except BaseException as exc:  # still wait for the others: they write into our buffers
+        error = exc
+        with lock:                # and stop them taking more
+            items = iter(())
     for f in futures:
         f.result()
     if error is not None:

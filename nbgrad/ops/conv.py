@@ -130,7 +130,8 @@ def _composed_weight_grad(g, x, w_shape, stride, padding, dilation, groups):
     """The weight's gradient (Tensor ops): g's rows times the input's columns, summed over samples."""
     n = x._shape[0]
     co = w_shape[0]
-    g4 = V.reshape(g, (n, groups, co // groups, -1))
+    # (the spatial size spelled out: -1 is ambiguous when the batch is empty)
+    g4 = V.reshape(g, (n, groups, co // groups, g._shape[2] * g._shape[3]))
     col, _ = _columns(x, w_shape[2:], stride, padding, dilation, groups, tuple(g._shape[2:]))
     return V.reshape((g4 @ V.mT(col)).sum(0), w_shape)
 
@@ -140,7 +141,7 @@ def _composed_input_grad(g, w, x_shape, stride, padding, dilation, groups):
     n, c = x_shape[:2]
     co, cg, kh, kw = w._shape
     oh, ow = g._shape[2:]
-    g4 = V.reshape(g, (n, groups, co // groups, -1))
+    g4 = V.reshape(g, (n, groups, co // groups, oh * ow))
     gcol = V.reshape(V.mT(V.reshape(w, (groups, co // groups, -1))) @ g4, (n, c, kh, kw, oh, ow))
     return _col2im(gcol, x_shape, stride, padding, dilation)
 

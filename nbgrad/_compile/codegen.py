@@ -751,14 +751,14 @@ class _Source:
                 # each input read once per element (contiguous) or once per call (a broadcast
                 # scalar): small generated code, and Numba types each read once
                 if kind == "c":
-                    loads.setdefault(k, f"l{k} = b{k}[o{k} + f]")
+                    loads.setdefault(k, f"l{k} = B{k}[f]")
                     args.append(f"l{k}")
                 elif kind == "s":
                     hoists.setdefault(k, f"s{k} = b{k}[o{k}]")
                     args.append(f"s{k}")
                 else:
                     idx = " + ".join(f"i{d} * {s}" for d, s in enumerate(vstrides) if s and vshape[d] != 1) or "0"
-                    args.append(f"b{k}[o{k} + {idx}]")
+                    args.append(f"B{k}[{idx}]")
             names = []
             for j, vid in enumerate(x.outs):
                 name = f"t{vid}"
@@ -784,8 +784,18 @@ class _Source:
         kname = f"_region{region}"
         body = list(loads.values()) + body
         if items[0].device == "cuda":
+            # B{k}[i] is input k's element i past its offset
+            body = [re.sub(r"\bB(\d+)\[", lambda m: f"b{m.group(1)}[o{m.group(1)} + ", line) for line in body]
             return self._cuda_region(items, shape, kname, inputs, outputs, fresh, list(hoists.values()) + body)
         flat_region = all(x.flat for x in items) and len(shape) == 1
+        # the inputs as slices from their offsets (and, split, from the piece's start): indices
+        # known non-negative let LLVM drop Numba's wraparound checks (2x on W1's region)
+        used = sorted({int(m) for line in body for m in re.findall(r"\bB(\d+)\[", line)})
+        if flat_region:
+            views = [f"B{k} = b{k}[o{k} + start:o{k} + stop]" for k in used]
+            views += [f"R{vid} = r{vid}[start:stop]" for vid in outputs]
+        else:
+            views = [f"B{k} = b{k}[o{k}:]" for k in used]
         params = [f"b{k}, o{k}" for k in range(len(inputs))] + [f"r{vid}" for vid in outputs]
         if flat_region:     # one loop over a range: large regions split across the thread pool
             params = ["start", "stop"] + params
@@ -794,8 +804,9 @@ class _Source:
         if reduced is not None:
             src.append("    acc = 0.0")
         src += ["    " + h for h in hoists.values()]
+        src += ["    " + v for v in views]
         if flat_region:
-            src.append(f"{indent}for f in range(start, stop):")
+            src.append(f"{indent}for f in range(stop - start):")
             indent += "    "
         else:
             for d, n in enumerate(shape):
@@ -804,10 +815,11 @@ class _Source:
             flat = " + ".join(f"i{d} * {s}" for d, s in enumerate(_row_major(shape)) if shape[d] != 1) or "0"
             src.append(f"{indent}f = {flat}")
         src += [indent + line for line in body]
-        src += [f"{indent}r{vid}[f] = t{vid}" for vid in outputs]
+        out = "R" if flat_region else "r"
+        src += [f"{indent}{out}{vid}[f] = t{vid}" for vid in outputs]
         if not shape:
-            src = (src[:2] + ["    " + h for h in hoists.values()] + ["    f = 0"] + ["    " + line for line in body]
-                   + [f"    r{vid}[f] = t{vid}" for vid in outputs])
+            src = (src[:2] + ["    " + h for h in hoists.values()] + ["    " + v for v in views] + ["    f = 0"]
+                   + ["    " + line for line in body] + [f"    r{vid}[f] = t{vid}" for vid in outputs])
             flat_region = False
         if reduced is not None:
             src.append("    return acc")

@@ -489,14 +489,19 @@ def _first_shape(program, vid):
     return None
 
 
-def _materialize(obj, vals):
+def _map_refs(obj, fn):
+    """obj (nested tuples and lists of arguments) with each Ref r replaced by fn(r)."""
     if isinstance(obj, Ref):
-        return vals[obj.vid]
+        return fn(obj)
     t = type(obj)
     if t is tuple or t is list:
-        items = [_materialize(o, vals) for o in obj]
+        items = [_map_refs(o, fn) for o in obj]
         return tuple(items) if t is tuple else items
     return obj
+
+
+def _materialize(obj, vals):
+    return _map_refs(obj, lambda r: vals[r.vid])
 
 
 def _flatten_arrays(obj):
@@ -522,14 +527,7 @@ def _key(obj):
 
 
 def _substitute(obj, replace):
-    if isinstance(obj, Ref):
-        v = replace.get(obj.vid)
-        return obj if v is None else Ref(v)
-    t = type(obj)
-    if t is tuple or t is list:
-        items = [_substitute(o, replace) for o in obj]
-        return tuple(items) if t is tuple else items
-    return obj
+    return _map_refs(obj, lambda r: r if r.vid not in replace else Ref(replace[r.vid]))
 
 
 def _literal(obj):

@@ -80,15 +80,16 @@ def _capturing(rec, fallback, on_host_read):
         patched.append((cls, attr, cls.__dict__.get(attr, _MISSING)))
         setattr(cls, attr, wrapper)
 
-    orig_call = Module.__call__
-
-    def module_call(self, *args, **kwargs):
-        rec.push_scope(_snake(type(self).__name__))
-        try:
-            return orig_call(self, *args, **kwargs)
-        finally:
-            rec.pop_scope()
-    patch(Module, "__call__", module_call)
+    def scoped(orig):
+        """orig (a method) run inside a scope named after its object's class."""
+        def method(self, *args, **kwargs):
+            rec.push_scope(_snake(type(self).__name__))
+            try:
+                return orig(self, *args, **kwargs)
+            finally:
+                rec.pop_scope()
+        return method
+    patch(Module, "__call__", scoped(Module.__call__))
 
     orig_node_call = Node.__call__
 
@@ -104,15 +105,7 @@ def _capturing(rec, fallback, on_host_read):
             rec.scopes.pop()
     patch(Node, "__call__", node_call)
 
-    orig_step_each = Optimizer._step_each
-
-    def step_each(self, *args, **kwargs):
-        rec.push_scope(_snake(type(self).__name__))
-        try:
-            return orig_step_each(self, *args, **kwargs)
-        finally:
-            rec.pop_scope()
-    patch(Optimizer, "_step_each", step_each)
+    patch(Optimizer, "_step_each", scoped(Optimizer._step_each))
 
     import sys
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -68,6 +68,24 @@ def synchronize(device=None):
 # PyTorch's do before CUDA is initialized.  Under the simulator they count the live
 # buffers (nothing is cached there, so reserved == allocated).
 
+def set_allocator(kind):
+    """Choose the device allocator before the CUDA backend is first used: "nbgrad" (the caching
+    allocator, the default), "rmm" (RAPIDS RMM's pool, rmm.allocators.numba.RMMNumbaManager,
+    where installed) or "numba" (Numba's own, no cache).  Same as NBGRAD_CUDA_ALLOCATOR=kind."""
+    import os
+    import sys
+    kind = str(kind).strip().lower()
+    if kind not in ("nbgrad", "rmm", "numba"):
+        raise ValueError(f"allocator must be 'nbgrad', 'rmm' or 'numba', got {kind!r}")
+    if "nbgrad.backends.cuda._device" in sys.modules:
+        from .backends.cuda import allocator
+        if allocator.KIND != kind:
+            raise RuntimeError(f"the CUDA backend already uses the {allocator.KIND!r} allocator: choose one "
+                               "before the first CUDA tensor (or set NBGRAD_CUDA_ALLOCATOR)")
+        return
+    os.environ["NBGRAD_CUDA_ALLOCATOR"] = kind
+
+
 def _allocator():
     import sys
     module = sys.modules.get("nbgrad.backends.cuda.allocator")

@@ -271,3 +271,39 @@ def test_the_emm_plugin_serves_numbas_device_arrays():
     assert nbgrad.cuda.memory_allocated() == before
     again = cuda.device_array(1000, dtype=np.float32)           # same bucket, same stream: reused
     assert again.__cuda_array_interface__["data"][0] == ptr
+
+
+def test_choosing_the_allocator(monkeypatch):
+    import nbgrad
+    from nbgrad.backends.cuda import allocator
+    monkeypatch.setenv("NBGRAD_CUDA_ALLOCATOR", "RMM")
+    assert allocator.chosen() == "rmm"
+    monkeypatch.setenv("NBGRAD_CUDA_ALLOCATOR", "cupy")
+    with pytest.raises(ValueError, match="'nbgrad', 'rmm' or 'numba'"):
+        allocator.chosen()
+    with pytest.raises(ValueError, match="'nbgrad', 'rmm' or 'numba'"):
+        nbgrad.cuda.set_allocator("cupy")
+
+
+@requires_cuda
+def test_the_allocator_cannot_change_once_the_backend_is_loaded():
+    import nbgrad
+    from nbgrad.backends import get_backend
+    from nbgrad.backends.cuda import allocator
+    get_backend("cuda")
+    other = "numba" if allocator.KIND != "numba" else "nbgrad"
+    with pytest.raises(RuntimeError, match="already uses"):
+        nbgrad.cuda.set_allocator(other)
+    if allocator.KIND != "simulator":
+        nbgrad.cuda.set_allocator(allocator.KIND)       # the one in use: nothing to do
+
+
+def test_rmm_missing_says_how_to_install_it(monkeypatch):
+    import sys
+    pytest.importorskip("numba_cuda")
+    from nbgrad.backends.cuda import allocator
+    monkeypatch.setitem(sys.modules, "rmm.allocators.numba", None)     # as if RMM were not installed
+    kind = allocator.KIND
+    with pytest.raises(RuntimeError, match="needs RAPIDS RMM: pip install rmm"):
+        allocator.install("rmm")
+    assert allocator.KIND == kind

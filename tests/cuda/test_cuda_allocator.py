@@ -307,3 +307,54 @@ def test_rmm_missing_says_how_to_install_it(monkeypatch):
     with pytest.raises(RuntimeError, match="needs RAPIDS RMM: pip install rmm"):
         allocator.install("rmm")
     assert allocator.KIND == kind
+
+
+PLUGIN = """
+import gc, json
+from numba import cuda
+from numba.cuda.cudadrv import driver as drv
+from nbgrad.backends.cuda import allocator as A
+
+released, pointers = [], iter(range(0x10000, 1 << 40, 1 << 20))
+alloc = A.CachingAllocator(alloc=lambda size: next(pointers), release=released.append)
+cls = A._plugin_class(alloc)
+cuda.set_memory_manager(cls)                    # checks the plugin's interface version
+assert drv._memory_manager is cls
+
+
+class Context:                                  # what a plugin sees of Numba's context
+    pass
+
+
+ctx = Context()
+mm = cls(context=ctx)
+a = mm.memalloc(1000)
+first = int(a.device_pointer)
+allocated = alloc.stats()["allocated"]
+del a
+gc.collect()
+b = mm.memalloc(900)                            # same bucket, same stream: the block comes back
+print(json.dumps({"allocated": allocated, "reused": int(b.device_pointer) == first, "size": b.size,
+                  "after": alloc.stats()["allocated"], "driver_allocs": alloc.stats()["num_driver_allocs"],
+                  "version": mm.interface_version, "base": isinstance(mm, cuda.HostOnlyCUDAMemoryManager)}))
+"""
+
+
+def test_the_emm_plugin_layer_over_a_fake_driver(tmp_path):
+    """The plugin class itself, in a process without the simulator and without a GPU (numba-cuda's
+    MemoryPointer and set_memory_manager need neither): memalloc serves blocks from the allocator
+    and the MemoryPointer's finalizer gives them back."""
+    import json
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip("numba_cuda")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "NUMBA_DISABLE_JIT")}
+    env.update(PYTHONPATH=root, NBGRAD_CUDA_COMPILE_ONLY="1")
+    proc = subprocess.run([sys.executable, "-c", PLUGIN], env=env, cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out == {"allocated": 1024, "reused": True, "size": 900, "after": 1024, "driver_allocs": 1,
+                   "version": 1, "base": True}

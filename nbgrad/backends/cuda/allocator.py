@@ -311,18 +311,29 @@ def _device_allocator():  # pragma: no cover - needs a GPU
                             record=record, sync=cuda.synchronize)
 
 
+def current_stream():
+    """The stream nbgrad's kernels are queued on: the legacy default stream, or with
+    NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1 the calling thread's own default stream."""
+    from numba import config
+    if config.CUDA_PER_THREAD_DEFAULT_STREAM:
+        return ("per-thread", threading.get_ident())
+    return DEFAULT_STREAM
+
+
 def _plugin_class(allocator):  # pragma: no cover - needs a GPU
-    """An EMM plugin whose device allocations come from `allocator` (on the default stream,
-    the one every nbgrad kernel is launched on)."""
+    """An EMM plugin whose device allocations come from `allocator`, on the stream nbgrad's
+    kernels are launched on (numba's memalloc is told no stream)."""
     from numba import cuda
     from numba.cuda.cudadrv import driver
 
     class NbgradMemoryManager(driver.GetIpcHandleMixin, cuda.HostOnlyCUDAMemoryManager):
         def initialize(self):
-            pass
+            # as Numba's own manager: pinned host allocations are flushed against the device's size
+            if self.deallocations.memory_capacity == driver._SizeNotSet:
+                self.deallocations.memory_capacity = self.get_memory_info().total
 
         def memalloc(self, size):
-            block = allocator.malloc(size, DEFAULT_STREAM)
+            block = allocator.malloc(size, current_stream())
             return driver.MemoryPointer(weakref.proxy(self.context), block.pointer, size,
                                         finalizer=lambda: allocator.free(block))
 

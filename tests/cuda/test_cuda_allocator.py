@@ -358,3 +358,16 @@ def test_the_emm_plugin_layer_over_a_fake_driver(tmp_path):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out == {"allocated": 1024, "reused": True, "size": 900, "after": 1024, "driver_allocs": 1,
                    "version": 1, "base": True}
+
+
+def test_a_block_freed_during_the_device_wait_stays_on_its_stream():
+    a, drv = make()
+    s, t = FakeStream("s"), FakeStream("t")
+    early, late = a.malloc(512, s), a.malloc(512, s)
+    a.free(early)
+    mark = a.mark()                             # taken just before the device wait
+    a.free(late)                                # another thread frees while the wait runs
+    a.synchronized(mark=mark)
+    assert a.malloc(512, t).pointer == early.pointer
+    assert a.malloc(512, t).pointer not in (early.pointer, late.pointer)
+    assert a.malloc(512, s).pointer == late.pointer

@@ -138,9 +138,11 @@ def host_int64(values):
 
 
 def synchronize():
+    alloc = allocator.ALLOCATOR
+    mark = alloc.mark() if alloc is not None else None
     cuda.synchronize()
-    if allocator.ALLOCATOR is not None:
-        allocator.ALLOCATOR.synchronized()   # every queued kernel is done: cached blocks serve any stream
+    if alloc is not None:
+        alloc.synchronized(mark=mark)   # the kernels queued before are done: those blocks serve any stream
 
 
 def device_pointer(buf):

@@ -58,7 +58,7 @@ def bucket(nbytes):
 
 
 class Block:
-    __slots__ = ("pointer", "size", "stream", "streams", "events", "requested")
+    __slots__ = ("pointer", "size", "stream", "streams", "events", "requested", "freed")
 
     def __init__(self, pointer, size, stream):
         self.pointer = pointer
@@ -67,6 +67,7 @@ class Block:
         self.streams = set()          # other streams that used it (record_stream); after free: still busy
         self.events = {}              # after free: stream -> event recorded there at the free
         self.requested = 0
+        self.freed = 0                # the allocator's count of frees when this one was sorted
 
     def __repr__(self):
         return f"Block(size={self.size}, stream={self.stream!r})"
@@ -91,6 +92,7 @@ class CachingAllocator:
         self._pending = []                       # freed blocks other streams still use
         self.allocated = self.peak = self.reserved = self.peak_reserved = 0
         self.num_allocs = self.num_driver_allocs = 0
+        self._frees = 0
 
     # ------------------------------------------------------------------ #
     def malloc(self, nbytes, stream=DEFAULT_STREAM):
@@ -116,16 +118,33 @@ class CachingAllocator:
         if stream != block.stream:
             block.streams.add(stream)
 
-    def synchronized(self, stream=None):
+    def mark(self):
+        """Taken just before waiting for the device: synchronized(mark=...) then idles only the
+        blocks freed before it (another thread may free while the wait runs)."""
+        with self._lock:
+            self._collect()
+            return self._frees
+
+    def synchronized(self, stream=None, mark=None):
         """The device (stream None) or one stream was waited for: what was queued there is done."""
         with self._lock:
             self._collect()
+            mark = self._frees if mark is None else mark
             for key in [k for k in self._free if stream is None or k[1] == stream]:
+                keep = []
                 for block in self._free.pop(key):
+                    if block.freed > mark:
+                        keep.append(block)
+                        continue
                     block.events = {}
                     self._idle.setdefault(key[0], []).append(block)
+                if keep:
+                    self._free[key] = keep
             still = []
             for block in self._pending:
+                if block.freed > mark:
+                    still.append(block)
+                    continue
                 if stream is None:
                     block.streams.clear()
                 else:
@@ -168,6 +187,8 @@ class CachingAllocator:
         while self._returned:
             block = self._returned.popleft()
             self.allocated -= block.size
+            self._frees += 1
+            block.freed = self._frees
             if not block.size:
                 continue
             if not self.cache:

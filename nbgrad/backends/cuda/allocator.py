@@ -32,9 +32,12 @@ every cached block that is idle.
 `install()` makes an instance Numba's memory manager (an External Memory
 Management plugin, numba.cuda.HostOnlyCUDAMemoryManager) on a real GPU;
 NBGRAD_CUDA_ALLOCATOR picks it ("nbgrad", the default), RAPIDS RMM's pool
-("rmm", where installed) or Numba's own allocator ("numba").  Under the
-simulator there is no device memory and no plugin: `track_simulated` counts
-the live buffers with a non-caching allocator so the statistics still answer.
+("rmm", where installed) or Numba's own allocator ("numba").  Numba binds a
+memory manager to a context when the context is made, so a program that used
+numba.cuda before nbgrad's CUDA backend loaded keeps Numba's allocator for
+that context (the statistics then count nothing).  Under the simulator there
+is no device memory and no plugin: `track_simulated` counts the live buffers
+with a non-caching allocator so the statistics still answer.
 """
 import collections
 import os

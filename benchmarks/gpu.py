@@ -13,6 +13,11 @@ bandwidth measured here.  Run on a machine with a GPU:
 
     python benchmarks/gpu.py            # full sizes
     python benchmarks/gpu.py --quick    # small sizes, a smoke test
+
+The same workloads are asv benchmarks (the classes at the end: `asv run -b gpu`),
+parameterized by library; their setup raises NotImplementedError, which asv
+reports as skipped, where there is no GPU (or, for "torch", no PyTorch with
+CUDA), so `asv run` is clean on every machine.
 """
 import argparse
 import os
@@ -197,6 +202,82 @@ def main():
     print("targets (H200): W1 >= 60% of copy bandwidth; matmul >= 0.25x torch; MLP >= 0.5x torch steps/s")
     print(f"total {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+# --------------------------------------------------------------------------- #
+# asv benchmarks: skipped (NotImplementedError in setup) without a GPU
+
+def _library(name):
+    """nbgrad or torch on a usable GPU, else NotImplementedError (asv: skipped)."""
+    if name == "nbgrad":
+        if not nbgrad.cuda.is_available():
+            raise NotImplementedError("no GPU: nbgrad.cuda.is_available() is False")
+        return nbgrad
+    torch = _torch_cuda()
+    if torch is None:
+        raise NotImplementedError("no PyTorch with CUDA")
+    return torch
+
+
+def _synchronize(lib):
+    (nbgrad.cuda if lib is nbgrad else lib.cuda).synchronize()
+
+
+class _GPUWorkload:
+    params = ["nbgrad", "torch"]
+    param_names = ["library"]
+    timeout = 300
+    make, size = None, None
+
+    def setup(self, library):
+        self.lib = _library(library)
+        self.run = type(self).make(self.lib, self.size, np.random.default_rng(0))
+        self.run()                       # compiles (or loads from the disk cache) every kernel
+        _synchronize(self.lib)
+
+    def step(self):
+        self.run()
+        _synchronize(self.lib)           # the kernels' time, not only their launch
+
+
+class W1(_GPUWorkload):
+    """((x*w+1).tanh()*x).sum() forward + backward, 64M float32 elements."""
+    make, size = staticmethod(w1), 64 << 20
+
+    def time_fwd_bwd(self, library):
+        self.step()
+
+
+class Matmul(_GPUWorkload):
+    """4096x4096 float32 a @ b forward + backward."""
+    make, size = staticmethod(matmul), 4096
+
+    def time_fwd_bwd(self, library):
+        self.step()
+
+
+class Sum1(_GPUWorkload):
+    """8192x8192 float32 x.sum(1) forward + backward."""
+    make, size = staticmethod(sum1), 8192
+
+    def time_fwd_bwd(self, library):
+        self.step()
+
+
+class MLP(_GPUWorkload):
+    """784-256-256-10 MLP, cross-entropy, SGD step, batch 1024."""
+    make, size = staticmethod(mlp), 1024
+
+    def time_step(self, library):
+        self.step()
+
+    def track_peak_memory(self, library):
+        """Peak device memory of one step (torch.cuda / nbgrad.cuda's max_memory_allocated)."""
+        cuda = nbgrad.cuda if self.lib is nbgrad else self.lib.cuda
+        cuda.reset_peak_memory_stats()
+        self.step()
+        return cuda.max_memory_allocated()
+    track_peak_memory.unit = "bytes"
 
 
 if __name__ == "__main__":

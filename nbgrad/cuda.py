@@ -61,6 +61,86 @@ def synchronize(device=None):
     _backend().synchronize()
 
 
+# --------------------------------------------------------------------------- #
+# Memory (torch.cuda's names): what nbgrad's caching allocator (backends/cuda/allocator.py)
+# holds, in bytes.  Before the CUDA backend is first used, or with another allocator
+# (NBGRAD_CUDA_ALLOCATOR=rmm or numba), they answer 0 and empty_cache() does nothing, as
+# PyTorch's do before CUDA is initialized.  Under the simulator they count the live
+# buffers (nothing is cached there, so reserved == allocated).
+
+def set_allocator(kind):
+    """Choose the device allocator before the CUDA backend is first used: "nbgrad" (the caching
+    allocator, the default), "rmm" (RAPIDS RMM's pool, rmm.allocators.numba.RMMNumbaManager,
+    where installed) or "numba" (Numba's own, no cache).  Same as NBGRAD_CUDA_ALLOCATOR=kind."""
+    import os
+    import sys
+    kind = str(kind).strip().lower()
+    if kind not in ("nbgrad", "rmm", "numba"):
+        raise ValueError(f"allocator must be 'nbgrad', 'rmm' or 'numba', got {kind!r}")
+    if "nbgrad.backends.cuda._device" in sys.modules:
+        from .backends.cuda import allocator
+        if allocator.KIND != kind:
+            raise RuntimeError(f"the CUDA backend already uses the {allocator.KIND!r} allocator: choose one "
+                               "before the first CUDA tensor (or set NBGRAD_CUDA_ALLOCATOR)")
+        return
+    os.environ["NBGRAD_CUDA_ALLOCATOR"] = kind
+
+
+def _allocator():
+    import sys
+    module = sys.modules.get("nbgrad.backends.cuda.allocator")
+    return None if module is None else module.ALLOCATOR
+
+
+def _stat(name):
+    alloc = _allocator()
+    return 0 if alloc is None else int(alloc.stats()[name])
+
+
+def memory_allocated(device=None):
+    """Bytes of device memory held by tensors (at the allocator's block sizes, as PyTorch counts)."""
+    return _stat("allocated")
+
+
+def max_memory_allocated(device=None):
+    """The peak of memory_allocated() since the start or the last reset_peak_memory_stats()."""
+    return _stat("peak")
+
+
+def memory_reserved(device=None):
+    """Bytes obtained from the driver and not yet given back: allocated plus cached."""
+    return _stat("reserved")
+
+
+def max_memory_reserved(device=None):
+    return _stat("peak_reserved")
+
+
+def empty_cache():
+    """Give every cached block that no tensor uses back to the driver."""
+    alloc = _allocator()
+    if alloc is not None:
+        alloc.empty_cache()
+
+
+def reset_peak_memory_stats(device=None):
+    alloc = _allocator()
+    if alloc is not None:
+        alloc.reset_peak()
+
+
+def memory_stats(device=None):
+    """A few of torch.cuda.memory_stats()'s entries ("allocated_bytes.all.current", ...)."""
+    alloc = _allocator()
+    if alloc is None:
+        return {}
+    s = alloc.stats()
+    return {"allocated_bytes.all.current": s["allocated"], "allocated_bytes.all.peak": s["peak"],
+            "reserved_bytes.all.current": s["reserved"], "reserved_bytes.all.peak": s["peak_reserved"],
+            "num_device_alloc": s["num_driver_allocs"],
+            "allocation.all.allocated": s["num_allocs"]}
+
+
 def manual_seed(seed):
     _backend().manual_seed(int(seed))
 

@@ -4,7 +4,8 @@ It mirrors nbgrad/backends/cpu file for file; every kernel is a grid-stride
 loop (or a block-per-row tree, or a tiled matmul), so small launches cover any
 size and the same code runs under Numba's CUDA simulator.  Importing it raises
 RuntimeError when numba-cuda or a GPU is missing (see _device.py).
-  _device.py       numba.cuda, launch sizes, cached device geometry, simulator shims
+  _device.py       numba.cuda, launch sizes, cached device geometry, the disk cache rule, simulator shims
+  allocator.py     the caching device allocator (EMM plugin on a GPU) and its statistics
   memory.py        empty/full/arange, host transfers, __cuda_array_interface__ exchange
   strided_copy.py  copy with cast, fill
   elementwise.py   unary, binary, where (scalar functions shared with the CPU, + GPU twins)

@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from .._shared import cached
+from . import allocator
 
 _MISSING = ("nbgrad's CUDA backend needs numba-cuda and an NVIDIA GPU with its driver: "
             "pip install 'nbgrad[cuda]'")
@@ -35,6 +36,19 @@ _COMPILE_ONLY = os.environ.get("NBGRAD_CUDA_COMPILE_ONLY") == "1"
 if not SIMULATOR and not _COMPILE_ONLY and not cuda.is_available():  # pragma: no cover
     raise RuntimeError(f"{_MISSING} (numba.cuda.is_available() is False: no GPU or driver found)")
 
+# Device memory (allocator.py): on a GPU nbgrad's caching allocator becomes Numba's memory
+# manager (NBGRAD_CUDA_ALLOCATOR=rmm / numba choose another) before the first context;
+# under the simulator a counter of live buffers keeps nbgrad.cuda.memory_allocated() honest.
+if SIMULATOR:
+    allocator.track_simulated()
+    _track = allocator.simulated_buffer
+else:
+    if not _COMPILE_ONLY:  # pragma: no cover - needs a GPU
+        allocator.install()
+
+    def _track(buf):
+        return buf
+
 # Threads per block of the elementwise (grid-stride) kernels and the most blocks
 # one launch asks for; the tree and tile kernels read their own sizes below.
 if SIMULATOR:
@@ -52,11 +66,26 @@ def launch(n):
     return max(1, min(MAX_BLOCKS, math.ceil(n / THREADS))), THREADS
 
 
+def cache_on():
+    """The on-disk kernel cache: on unless NBGRAD_CUDA_CACHE=0 (never under the simulator,
+    which compiles nothing)."""
+    return os.environ.get("NBGRAD_CUDA_CACHE", "1") != "0" and not SIMULATOR
+
+
+def cacheable(fn):
+    """Whether a kernel's machine code may be cached on disk: a module-level function of a
+    source file.  Numba keys a cached kernel by its file and bytecode and by a pickle of its
+    closure cells; a kernel made in a factory closes over device functions (dispatchers),
+    whose pickle is not a stable key, and a generated kernel (fused.py's exec) has no file:
+    those stay uncached and compile once per process."""
+    code = fn.__code__
+    return fn.__closure__ is None and os.path.isfile(code.co_filename)
+
+
 def jit(fn):
-    """A kernel.  Caching on disk is off unless NBGRAD_CUDA_CACHE=1 (closures over device
-    functions do not always pickle to a stable key); when on, the cache key carries the
+    """A kernel, cached on disk when cacheable(fn) and cache_on(); the cache key carries the
     digest of the shared helpers (nbgrad/backends/_shared: the cache rule)."""
-    return cached(cuda.jit(cache=os.environ.get("NBGRAD_CUDA_CACHE") == "1" and not SIMULATOR)(fn))
+    return cached(cuda.jit(cache=cache_on() and cacheable(fn))(fn))
 
 
 def device_fn(fn):
@@ -72,12 +101,12 @@ def is_device_array(obj):
 
 
 def device_array(n, dtype):
-    return cuda.device_array(int(n), dtype=np.dtype(dtype))
+    return _track(cuda.device_array(int(n), dtype=np.dtype(dtype)))
 
 
 def to_device(array):
     """A device buffer holding a copy of a host array (any layout)."""
-    return cuda.to_device(np.ascontiguousarray(array))
+    return _track(cuda.to_device(np.ascontiguousarray(array)))
 
 
 def as_device(buf):
@@ -109,7 +138,11 @@ def host_int64(values):
 
 
 def synchronize():
+    alloc = allocator.ALLOCATOR
+    mark = alloc.mark() if alloc is not None else None
     cuda.synchronize()
+    if alloc is not None:
+        alloc.synchronized(mark=mark)   # the kernels queued before are done: those blocks serve any stream
 
 
 def device_pointer(buf):

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from numba import cuda
 
-from ._device import device_array, jit, launch
+from ._device import device_array, jit, launch, to_device
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -137,4 +137,4 @@ def randperm(n):
     blocks, threads = launch(n)
     _keys_kernel[blocks, threads](keys, n, key, start)
     perm = np.argsort(keys.copy_to_host(), kind="stable").astype(np.int64)
-    return cuda.to_device(perm)
+    return to_device(perm)

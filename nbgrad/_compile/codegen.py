@@ -951,9 +951,14 @@ _lock = threading.Lock()
 
 
 def _kernel_sources_hash():
-    """A digest of the backend sources generated code calls into (scalar functions, shared helpers)."""
+    """A digest of the backend sources generated code calls into: the CPU's scalar functions
+    and the shared helpers (fused.py's digest), and the CUDA backend's scalar twins (whose
+    kernels the on-disk CUDA cache may keep): an edit gives a new module, never stale code."""
+    import pathlib
     from ..backends.cpu.fused import _helpers_hash
-    return _helpers_hash()
+    cuda_scalars = pathlib.Path(__file__).resolve().parents[1] / "backends" / "cuda" / "elementwise.py"
+    extra = hashlib.sha1(cuda_scalars.read_bytes()).hexdigest()[:12] if cuda_scalars.exists() else ""
+    return _helpers_hash() + extra
 
 
 def load(source, title):

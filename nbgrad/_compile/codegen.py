@@ -756,7 +756,8 @@ class _Source:
                     args.append(f"s{k}")
                 else:
                     idx = " + ".join(f"i{d} * {s}" for d, s in enumerate(vstrides) if s and vshape[d] != 1) or "0"
-                    args.append(f"B{k}[{idx}]")
+                    # (from the buffer itself: a flip's negative strides index below the offset)
+                    args.append(f"b{k}[o{k} + {idx}]")
             names = []
             for j, vid in enumerate(x.outs):
                 name = f"t{vid}"

@@ -156,7 +156,10 @@ def main_compiled(chosen, repeats):
         runs["compiled"] = make_compiled(name)
         if J.available():
             runs["jax"] = J.make(name)
-        med = measure_runs(runs, repeats)
+        # warm-ups: two captures (the second with .grad and optimizer state present) and the
+        # first compiled call (Numba compiles or loads the generated code) before the sizing
+        # sample, so each sample times warm calls
+        med = measure_runs(runs, repeats, warmups=4)
         th, jx = med.get("torch"), med.get("jax")
         speed = None if th is None else th / med["compiled"]
         vs_jax = "" if jx is None else f", jax.jit {fmt(jx, scale)} {unit}"

@@ -158,7 +158,8 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
                    a="C" if a.flags.c_contiguous else "F", b="C" if b.flags.c_contiguous else "F")
     threads = serial_begin(n * k * m, "numpy")
     try:
-        _numpy_dot(a, b, out=out.reshape(n, m))
+        with np.errstate(all="ignore"):        # (NaN/inf products warn in NumPy, not in PyTorch)
+            _numpy_dot(a, b, out=out.reshape(n, m))
     finally:
         serial_end(threads, "numpy")
     return True

@@ -154,8 +154,9 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
             a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
         return False
     if _debug.ENABLED:
-        _debug.log("matmul", path="numpy blas", n=n, k=k, m=m, dtype=a.dtype,
-                   a="C" if a.flags.c_contiguous else "F", b="C" if b.flags.c_contiguous else "F")
+        # the same fields as the kernel's BLAS route (no operand copied), and which BLAS
+        _debug.log("matmul", path="blas", library="numpy", n=n, k=k, m=m, batch=1, dtype=a.dtype,
+                   a="C" if a.flags.c_contiguous else "F", b="C" if b.flags.c_contiguous else "F", copied=[])
     threads = serial_begin(n * k * m, "numpy")
     try:
         with np.errstate(all="ignore"):        # (NaN/inf products warn in NumPy, not in PyTorch)

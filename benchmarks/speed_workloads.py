@@ -52,9 +52,31 @@ def _rng():
 
 def _nbgrad(workload):
     import nbgrad
+    if workload == "W4":
+        return _nbgrad_mlp_step()
+    if workload != "W1f":
+        return _autograd(nbgrad, workload)
+    # W1 with its elementwise part under @nbgrad.fuse
+    rng = _rng()
+    x, w = (nbgrad.from_numpy(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32)).requires_grad_()
+            for _ in range(2))
+
+    @nbgrad.fuse
+    def f(x, w):
+        return (x * w + 1).tanh() * x
+
+    def run():
+        x.grad = w.grad = None
+        f(x, w).sum().backward()
+    return run
+
+
+def _autograd(lib, workload):
+    """W1-W3, W5, W6, W8 and the size sweep, written once for nbgrad and PyTorch: the same
+    public API, so both libraries time exactly the same program."""
 
     def leaf(array, requires_grad=True):
-        return nbgrad.from_numpy(np.ascontiguousarray(array)).requires_grad_(requires_grad)
+        return lib.from_numpy(np.ascontiguousarray(array)).requires_grad_(requires_grad)
 
     rng = _rng()
     if workload == "W1":
@@ -64,18 +86,6 @@ def _nbgrad(workload):
         def run():
             x.grad = w.grad = None
             ((x * w + 1).tanh() * x).sum().backward()
-        return run
-    if workload == "W1f":
-        x = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
-        w = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
-
-        @nbgrad.fuse
-        def f(x, w):
-            return (x * w + 1).tanh() * x
-
-        def run():
-            x.grad = w.grad = None
-            f(x, w).sum().backward()
         return run
     if workload == "W2":
         a = leaf(rng.standard_normal((N_SQUARE, N_SQUARE), dtype=np.float32))
@@ -92,8 +102,6 @@ def _nbgrad(workload):
             a.grad = b.grad = None
             (a @ b).sum().backward()
         return run
-    if workload == "W4":
-        return _nbgrad_mlp_step()
     if workload == "W5":
         x = leaf(rng.uniform(-1, 1, SMALL_NUMEL).astype(np.float32))
         w = leaf(rng.uniform(0.2, 0.8, SMALL_NUMEL).astype(np.float32))
@@ -307,82 +315,23 @@ def _numpy_mlp_step():
 
 def _torch(workload):
     import torch
+    if workload != "W4":
+        return _autograd(torch, workload)
     rng = _rng()
+    from torch import nn
+    torch.manual_seed(0)
+    x = torch.from_numpy(rng.standard_normal((MLP_BATCH, MLP_SIZES[0]), dtype=np.float32))
+    y = torch.from_numpy(rng.integers(0, MLP_SIZES[-1], MLP_BATCH))
+    i, h1, h2, o = MLP_SIZES
+    model = nn.Sequential(nn.Linear(i, h1), nn.ReLU(), nn.Linear(h1, h2), nn.ReLU(), nn.Linear(h2, o))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = nn.CrossEntropyLoss()
 
-    def leaf(array, requires_grad=True):
-        return torch.from_numpy(np.ascontiguousarray(array)).requires_grad_(requires_grad)
-
-    if workload == "W1":
-        x = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
-        w = leaf(rng.standard_normal(N_ELEMENTWISE, dtype=np.float32))
-
-        def run():
-            x.grad = w.grad = None
-            ((x * w + 1).tanh() * x).sum().backward()
-        return run
-    if workload == "W2":
-        a = leaf(rng.standard_normal((N_SQUARE, N_SQUARE), dtype=np.float32))
-
-        def run():
-            a.grad = None
-            (a.sum(1).sum() + a.max(0).values.sum()).backward()
-        return run
-    if workload == "W3":
-        a = leaf(rng.standard_normal((N_MATMUL, N_MATMUL), dtype=np.float32))
-        b = leaf(rng.standard_normal((N_MATMUL, N_MATMUL), dtype=np.float32))
-
-        def run():
-            a.grad = b.grad = None
-            (a @ b).sum().backward()
-        return run
-    if workload == "W4":
-        from torch import nn
-        torch.manual_seed(0)
-        x = torch.from_numpy(rng.standard_normal((MLP_BATCH, MLP_SIZES[0]), dtype=np.float32))
-        y = torch.from_numpy(rng.integers(0, MLP_SIZES[-1], MLP_BATCH))
-        i, h1, h2, o = MLP_SIZES
-        model = nn.Sequential(nn.Linear(i, h1), nn.ReLU(), nn.Linear(h1, h2), nn.ReLU(), nn.Linear(h2, o))
-        opt = torch.optim.SGD(model.parameters(), lr=0.01)
-        loss_fn = nn.CrossEntropyLoss()
-
-        def run():
-            opt.zero_grad()
-            loss_fn(model(x), y).backward()
-            opt.step()
-        return run
-    if workload == "W5":
-        x = leaf(rng.uniform(-1, 1, SMALL_NUMEL).astype(np.float32))
-        w = leaf(rng.uniform(0.2, 0.8, SMALL_NUMEL).astype(np.float32))
-
-        def run():
-            x.grad = w.grad = None
-            y = x
-            for _ in range(SMALL_OPS // 2):
-                y = y * w
-                y = y + x
-            y.sum().backward()
-        return run
-    if workload == "W6":
-        a = leaf(rng.standard_normal((N_SQUARE, N_SQUARE), dtype=np.float32), False)
-        return lambda: a.t().contiguous()
-    if workload == "W8":
-        x0 = leaf(np.zeros(1, dtype=np.float32))
-
-        def run():
-            x0.grad = None
-            x = x0
-            for _ in range(CHAIN):
-                x = x + 1
-            x.sum().backward()
-        return run
-    if workload in SWEEP_SIZES:
-        a, b, c = (leaf(v) for v in _sweep_inputs(workload))
-
-        def run():
-            a.grad = b.grad = c.grad = None
-            (a * b + c).tanh().sum().backward()
-        return run
-    raise KeyError(workload)
+    def run():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+    return run
 
 
 def make(workload, library):

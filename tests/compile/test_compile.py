@@ -90,6 +90,15 @@ def _mlp(dtype, seed=0):
     return model
 
 
+def _cross_entropy_step(x, y, model, opt):
+    """One training step whose model and optimizer are arguments (compiled and eager alike)."""
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
 def _batch(dtype, k):
     rng = np.random.default_rng(k)
     return (nbgrad.from_numpy(rng.standard_normal((8, 12)).astype(dtype)),
@@ -437,12 +446,7 @@ def test_cuda_training_step_matches_eager():
         m = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3)).to("cuda")
         return m, optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
 
-    def step(x, y, m, o):
-        o.zero_grad()
-        loss = nn.functional.cross_entropy(m(x), y)
-        loss.backward()
-        o.step()
-        return loss
+    step = _cross_entropy_step
     (me, oe), (mc, oc) = make(), make()
     compiled = nbgrad.compile(step)
     rng = np.random.default_rng(0)
@@ -491,12 +495,7 @@ def test_adam_with_a_scheduler_matches_eager(dtype, opt_name):
         sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5)
         runs.append((model, opt, sched))
 
-    def step(x, y, model, opt):
-        opt.zero_grad()
-        loss = nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = _cross_entropy_step
     compiled = nbgrad.compile(step)
     for k in range(7):
         x, y = _batch(dtype, k)

@@ -14,8 +14,9 @@ What the recording cannot follow is a tensor's values read into Python: a host r
 Python decide with data the compiled graph would not see again.  Such a read raises
 `CompileError` naming the user's line that led to it.
 """
+import linecache
 import os
-import traceback
+import sys
 import weakref
 
 import numpy as np
@@ -29,13 +30,17 @@ class CompileError(RuntimeError):
     of a tensor the graph does not own, ...): the message names the user's line."""
 
 
-def user_frame(skip_internal=True):
-    """'file:line: source' of the innermost frame outside nbgrad (examples count as user code)."""
-    for frame in reversed(traceback.extract_stack()[:-1]):
-        path = os.path.abspath(frame.filename)
-        inside = path.startswith(_PACKAGE + os.sep) and not path.startswith(_USER_DIRS)
-        if not inside:
-            return f"{frame.filename}:{frame.lineno}: {(frame.line or '').strip()}"
+def user_frame():
+    """'file:line: source' of the innermost frame outside nbgrad (examples count as user code).
+    A walk up the frames, not a whole extracted stack: it runs for every recorded call."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        path = os.path.abspath(filename)
+        if not path.startswith(_PACKAGE + os.sep) or path.startswith(_USER_DIRS):
+            line = linecache.getline(filename, frame.f_lineno).strip()
+            return f"{filename}:{frame.f_lineno}: {line}"
+        frame = frame.f_back
     return "<unknown line>"
 
 
@@ -121,21 +126,20 @@ class Instr:
 
 
 class Value:
-    """A buffer of the captured call.  kind: 'internal' (made by instr `producer`),
+    """A buffer of the captured call.  kind: 'internal' (made by a recorded call),
     'external' (existed before), 'alias' (an array aliasing another value's memory).
     Only external arrays are held (weakly the others: the engine's and the allocator's
     reference counts must see what they see in an eager call)."""
-    __slots__ = ("id", "kind", "producer", "_array", "_ref", "dtype", "size", "alias_of", "alias_spec", "name")
+    __slots__ = ("id", "kind", "_array", "_ref", "dtype", "size", "alias_of", "alias_spec")
 
-    def __init__(self, vid, kind, array, producer=None):
-        self.id, self.kind, self.producer = vid, kind, producer
+    def __init__(self, vid, kind, array):
+        self.id, self.kind = vid, kind
         self._array = array if kind == "external" else None
         self._ref = weakref.ref(array)
         self.dtype = array.dtype
         self.size = array.size
         self.alias_of = None
         self.alias_spec = None
-        self.name = None
 
     @property
     def array(self):
@@ -170,8 +174,8 @@ class Recording:
         self.lifted = set()       # (id(container), key) of numbers that are inputs, not guards
 
     # -- values --------------------------------------------------------
-    def _new_value(self, arr, kind, producer=None):
-        v = Value(len(self.values), kind, arr, producer)
+    def _new_value(self, arr, kind):
+        v = Value(len(self.values), kind, arr)
         self.values.append(v)
         self._by_id[id(arr)] = v
         self._roots.setdefault(id(_root(arr)), []).append(v)
@@ -222,7 +226,7 @@ class Recording:
             known = self.known(obj)
             if known is not None:          # an argument handed back (binary(..., out=))
                 return Ref(known.id)
-            return Ref(self._new_value(obj, "internal", instr.index).id)
+            return Ref(self._new_value(obj, "internal").id)
         t = type(obj)
         if t is tuple or t is list:
             items = [self.encode_result(o, instr) for o in obj]

@@ -108,7 +108,7 @@ class Lowering:
         self.device = instr.device
         if instr.device not in ("cpu", "cuda"):
             return
-        if fn == "copy" and getattr(instr, "producer", False):
+        if fn == "copy" and instr.producer:
             src, dst = a
             sd, dd = program.values[src[0].vid].dtype, program.values[dst[0].vid].dtype
             shape = tuple(dst[2])
@@ -326,22 +326,15 @@ class Program:
         self.live_out = {replace.get(v, v) for v in self.live_out}
 
     def _dce(self):
-        esc = self._escaping()
-        needed = set(esc)
-        for v in self.values:
-            if v.kind == "alias":
-                needed.add(v.alias_of) if v.id in needed else None
+        needed = self._escaping()      # (escaping aliases' bases included)
         kept = []
         for ins in reversed(self.instrs):
             outs = results(ins)
             if ins.writes or ins.fn in KEEP or any(o in needed for o in outs) or not outs:
                 kept.append(ins)
-                needed.update(reads(ins))
-                for r in reads(ins):
-                    v = self.values[r]
-                    if v.kind == "alias":
-                        needed.add(v.alias_of)
-                # aliases of a kept instruction's results are needed through them
+                rs = reads(ins)             # what it reads is needed, through an alias its base too
+                needed.update(rs)
+                needed.update(self._base(r) for r in rs)
             else:
                 self.removed += 1
         kept.reverse()
@@ -449,6 +442,7 @@ class Program:
     def graph(self):
         nodes = []
         names = {}
+        first_shapes = _first_shapes(self)
         for v in self.values:
             if v.kind == "external":
                 names[v.id] = self.bind_name(v.id)
@@ -456,7 +450,7 @@ class Program:
             outs = []
             for k, vid in enumerate(results(ins)):
                 v = self.values[vid]
-                shape = _first_shape(self, vid) or (v.size,)
+                shape = first_shapes.get(vid) or (v.size,)
                 names.setdefault(vid, f"{ins.name}:{k}")
                 outs.append(GraphTensor(f"{ins.name}:{k}", shape, dtype_name(v.dtype)))
             ins_names = []
@@ -477,16 +471,23 @@ class Program:
         return b[2] if b[0] == "slot" else f"const_{vid}"
 
 
-def _first_shape(program, vid):
+def _first_shapes(program):
+    """vid -> the shape it is first seen with: a view of it, or the shape its maker was given."""
+    shapes = {}
     for ins in program.instrs:
         for a in list(ins.args) + list(ins.kwargs.values()):
-            if _is_view(a) and a[0].vid == vid:
-                return tuple(a[2])
-        if vid in results(ins) and ins.fn in ("binary", "where") and len(ins.args) > 3:
-            return tuple(ins.args[3])
-        if vid in results(ins) and ins.fn == "unary" and _is_view(ins.args[1]):
-            return tuple(ins.args[1][2])
-    return None
+            if _is_view(a):
+                shapes.setdefault(a[0].vid, tuple(a[2]))
+        outs = results(ins)
+        if ins.fn in ("binary", "where") and len(ins.args) > 3:
+            shape = tuple(ins.args[3])
+        elif ins.fn == "unary" and _is_view(ins.args[1]):
+            shape = tuple(ins.args[1][2])
+        else:
+            continue
+        for vid in outs:
+            shapes.setdefault(vid, shape)
+    return shapes
 
 
 def _map_refs(obj, fn):
@@ -608,6 +609,7 @@ class _Source:
             for ins in instrs:
                 for r in reads(ins) + list(ins.writes):
                     last_use[r] = i
+                    last_use[p._base(r)] = i      # a slice's reader keeps its base's buffer in use
         esc = p._escaping()
         free = {}      # (size, dtype) -> [scratch index]
         in_use = {}    # vid -> scratch index
@@ -629,8 +631,6 @@ class _Source:
                     kw = kw[2:]
                 target = self._unpack(ins.outs)
                 L.append(f"    {target}be_{ins.device}.{ins.fn}({args}{kw})  # {ins.name}")
-                alias_lines([v.id for v in p.values if v.kind == "alias" and v.alias_of in results(ins)
-                             and v.id in _needed_aliases(p)])
             else:
                 alias_lines([r for x in items for r in reads(x.instr)])
                 self._fused(items, rest[0], i, last_use, esc, free, in_use)
@@ -941,10 +941,6 @@ def _pre(x):
 
 def _np_name(dtype):
     return "np." + ("bool_" if np.dtype(dtype) == _BOOL else np.dtype(dtype).name)
-
-
-def _needed_aliases(p):
-    return {v.id for v in p.values if v.kind == "alias"}
 
 
 # -- the module on disk ---------------------------------------------------------

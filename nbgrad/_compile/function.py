@@ -177,8 +177,7 @@ def _rebuild(spec, tensors):
 class Variant:
     """One captured call: its guards, its program, and what a call does to the state."""
 
-    def __init__(self, owner):
-        self.owner = owner
+    def __init__(self):
         self.lock = threading.Lock()
 
     # -- guards ------------------------------------------------------------
@@ -201,11 +200,11 @@ class Variant:
             for desc, get, value in st.flags:
                 if get() != value:
                     return f"{desc} changed"
-            seen, pattern = {}, []
+            present = []
             for slot, before, meta in self.slot_guards:
                 t = slot.get()
                 if meta is not None:
-                    pattern.append(None if t is None else seen.setdefault(id(t._storage.buffer), len(seen)))
+                    present.append(t)
                 if slot.kind == "fixed":
                     if t is not before:
                         return f"{slot.desc} is another tensor"
@@ -219,7 +218,7 @@ class Variant:
                 else:
                     if (t is None) != (meta is None) or (t is not None and _meta(t) != meta):
                         return f"{slot.desc} changed"
-            if self.alias_pattern != tuple(pattern):
+            if self.alias_pattern != _sharing(present):
                 return "which arguments share memory"
             for desc, get, value in self.arg_numbers:
                 now = get()
@@ -232,16 +231,7 @@ class Variant:
         return None
 
     def _aliases(self):
-        seen, pattern = {}, []
-        for slot, _, meta in self.slot_guards:
-            if meta is None:
-                continue
-            t = slot.get()
-            if t is None:
-                pattern.append(None)
-                continue
-            pattern.append(seen.setdefault(id(t._storage.buffer), len(seen)))
-        return tuple(pattern)
+        return _sharing([slot.get() for slot, _, meta in self.slot_guards if meta is not None])
 
     # -- a compiled call -----------------------------------------------------
     def run(self, args, kwargs):
@@ -306,6 +296,12 @@ class Variant:
             if base is not None:
                 t._base = made[base[1]] if base[0] == "spec" else base[1].get()
         return made
+
+
+def _sharing(tensors):
+    """Which of the tensors share a buffer: each one's first index among distinct buffers."""
+    seen = {}
+    return tuple(None if t is None else seen.setdefault(id(t._storage.buffer), len(seen)) for t in tensors)
 
 
 def _same_number(a, b):
@@ -455,7 +451,7 @@ class CompiledFunction:
 
     def _build_variant(self, rec, st, args, kwargs, before_meta, before_versions, before_tensors, result,
                        grad_enabled, backward_runs):
-        v = Variant(self)
+        v = Variant()
         v.state = st
         v.grad_mode = grad_enabled
         v.n_args, v.kw_names = len(args), set(kwargs)
@@ -466,7 +462,7 @@ class CompiledFunction:
         for desc, get, opt in st.objects:
             from .state import _is_optimizer
             if _is_optimizer(opt):
-                extra += [s for s in st.new_state_slots(opt, desc) if s.desc not in known]
+                extra += [s for s in st.state_slots(opt, desc) if s.desc not in known]
         slots = [(s, t, m) for s, t, m in before_meta] + [(s, None, None) for s in extra]
         v.slot_guards = [(s, t, m) for s, t, m in slots]
         v.alias_pattern = None

@@ -129,18 +129,17 @@ class State:
                     self.numbers.append((d, lambda g=group, k=key: g.get(k), val))
                     self.number_sources[d] = (id(group), key)
         self.flags.append((f"{desc}.state", lambda o=opt: _state_shape(o), _state_shape(opt)))
+        self.slots += self.state_slots(opt, desc)
         for p, st in list(opt.state.items()):
             pdesc = f"{desc}.state[{_param_index(opt, p)}]"
             for k, v in list(st.items()):
-                if isinstance(v, Tensor):
-                    self.add_tensor_slot(f"{pdesc}[{k!r}]", lambda st=st, k=k: st.get(k),
-                                         lambda t, st=st, k=k: st.__setitem__(k, t))
-                elif isinstance(v, (int, float)):
+                if isinstance(v, (int, float)) and not isinstance(v, Tensor):
                     self.numbers.append((f"{pdesc}[{k!r}]", lambda st=st, k=k: st.get(k), v))
 
-    def new_state_slots(self, opt, desc):
-        """Slots for optimizer state entries made during the capture (a first step's
-        momentum buffers): rebound by every compiled call of this variant."""
+    @staticmethod
+    def state_slots(opt, desc):
+        """A slot per tensor of the optimizer's state (read before a capture, and again after
+        it for the entries a first step made: rebound by every compiled call)."""
         out = []
         for p, st in list(opt.state.items()):
             pdesc = f"{desc}.state[{_param_index(opt, p)}]"

@@ -27,7 +27,6 @@ import sys
 import threading
 
 import numpy as np
-from numba import config
 
 from ... import _debug
 from ._allocator import new_buffer

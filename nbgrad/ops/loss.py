@@ -280,16 +280,16 @@ def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
     shape[dim] = c
     classes = arange(c, device=x.device).reshape(shape)
     onehot = (t.unsqueeze(dim) == classes).to(x.dtype)
+    keep_x = keep.to(x.dtype)
     if weight is not None:
         wb = weight.to(x.dtype).reshape(shape)
         row_w = (onehot * wb).sum(dim)
         nll = -(logp * onehot * wb).sum(dim)
     else:
-        row_w = keep.to(x.dtype)
+        row_w = keep_x
         nll = -(logp * onehot).sum(dim)
     loss = nll
     if eps:
-        keep_x = keep.to(x.dtype)
         smooth = -((logp * wb).sum(dim) if weight is not None else logp.sum(dim)) * keep_x
         loss = (1.0 - eps) * nll + (eps / c) * smooth
     if reduction == "none":

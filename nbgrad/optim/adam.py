@@ -80,20 +80,17 @@ class Adam(Optimizer):
         grad = k.grad()
         mx = state.get("max_exp_avg_sq") if amsgrad else None
         rec = capturing()
-        if rec is not None:
+        if rec is None:
+            step, lr = state["step"].item(), group["lr"]
+        else:
             # nbgrad.compile captures this step: the step count and the learning rate are
             # inputs of the graph (a compiled call reads them then), the update Tensor ops
             from .. import _dtype as D
             step = state["step"].to(D.float64)
             lr = rec.scalar_input(lambda g=group: g["lr"], D.float64, k.target.device, (group, "lr"))
-            _adam_composed(k.target, grad, state["exp_avg"], state["exp_avg_sq"], mx, step, lr, beta1, beta2,
-                           group["eps"], group["weight_decay"], amsgrad, group["maximize"],
-                           group.get("decoupled_weight_decay", False))
-            return
-        step = state["step"].item()
-        args = (step, group["lr"], beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
+        args = (step, lr, beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
                 group["maximize"], group.get("decoupled_weight_decay", False))
-        if accelerated(k.target, "adam_step"):
+        if rec is None and accelerated(k.target, "adam_step"):
             k.target._backend().adam_step(
                 k.view(k.target), k.view(grad), k.view(state["exp_avg"]),
                 k.view(state["exp_avg_sq"]), None if mx is None else k.view(mx), *args)

@@ -1,7 +1,7 @@
 """Compile every CUDA kernel of nbgrad for a real architecture (sm_90) without a GPU.
 
 Run as a script in a process WITHOUT NUMBA_ENABLE_CUDASIM (tests/cuda/test_compile_ptx.py
-does so); needs NVIDIA's compiler from `pip install "numba-cuda[cu13]"`, not a GPU.
+does so); `--generated SPEC` compiles nbgrad.compile's generated kernels instead.  Needs NVIDIA's compiler from `pip install "numba-cuda[cu13]"`, not a GPU.
 The simulator accepts code a GPU rejects (numpy ufuncs in device code, Python
 objects, bad types); this catches those.  Prints one line per failure and a
 summary; exits 1 if anything failed.
@@ -34,6 +34,7 @@ def signatures():
     from nbgrad.backends.cuda import (elementwise as E, indexing as I, linalg as L, loss_kernels as LK,
                                       memory as M, optim_kernels as O, reduction as R, sampling as S,
                                       scan as SC, sorting as SO, strided_copy as C)
+    from nbgrad.backends._shared.copy import conversion
     import numpy as np
 
     geom = int64[::1]
@@ -48,7 +49,7 @@ def signatures():
     for s, d in [(float32, float32), (float64, float32), (float32, int64), (int64, float32), (boolean, float32),
                  (float32, boolean), (int64, boolean), (uint8, int64), (float64, float64), (int64, int64),
                  (boolean, boolean)]:
-        contiguous, strided = C._COPIES[C.conversion(np.dtype(nptype[s]), np.dtype(nptype[d]))]
+        contiguous, strided = C._COPIES[conversion(np.dtype(nptype[s]), np.dtype(nptype[d]))]
         add(f"copy {s}->{d}", contiguous, _arr(s), int64, _arr(d), int64, int64)
         add(f"copy strided {s}->{d}", strided, _arr(s), int64, _arr(d), int64, int64, geom, int64)
     for d in (float32, float64, int64, int32, boolean, uint8):
@@ -180,6 +181,81 @@ def signatures():
         add(f"interp pass {dt}", U._forward, x, int64, int64, int64, idx, x, int64, int64, boolean, x, int64)
         add(f"interp pass backward {dt}", U._backward, x, int64, int64, int64, idx, x, int64, int64, boolean, x,
             int64, x)
+
+    # convolution and pooling (geometry rows in int64 device arrays; `zero`: a one-element array of the dtype)
+    from nbgrad.backends.cuda import conv as CV, pooling as P
+    for dt in (float32, float64):
+        x = _arr(dt)
+        add(f"conv forward {dt}", CV._forward, x, int64, x, int64, x, int64, boolean, x, int64, geom, x)
+        add(f"conv grad input {dt}", CV._grad_input, x, int64, x, int64, x, int64, geom, x)
+        add(f"conv grad weight {dt}", CV._grad_weight, x, int64, x, int64, x, int64, geom, x)
+        add(f"conv grad bias {dt}", CV._grad_bias, x, int64, x, int64, int64, int64, x)
+        add(f"max pool {dt}", P._max_pool, x, int64, int64, geom, x, _arr(int64))
+        add(f"max pool backward {dt}", P._max_pool_backward, x, int64, _arr(int64), int64, int64, int64, int64, x)
+        add(f"avg pool {dt}", P._avg_pool, x, int64, int64, geom, boolean, boolean, int64, x, x)
+        add(f"avg pool backward {dt}", P._avg_pool_backward, x, int64, int64, geom, boolean, boolean, int64, x, x)
+
+    # nbgrad.fuse's generated kernels (fused.py: the source is built at run time): one program using
+    # every expression and every called function, with a vector and a scalar input
+    from nbgrad.backends.cpu.fused import EXPRESSIONS
+    from nbgrad.backends.cuda import fused as FU
+    prog = [("input", 0), ("input", 1), ("const", 0.5)]
+    for op in sorted(set(EXPRESSIONS) | FU._CALLED):
+        if op == "where":
+            prog.append(("where", len(prog) - 1, 0, 1))   # the last mask picks between the inputs
+        elif op in ("pow", "powt"):
+            prog.append((op, 0, 2))
+        elif op in ("add", "sub", "mul", "div", "lt", "le", "gt", "ge", "eq", "ne"):
+            prog.append((op, len(prog) - 1, 1))
+        else:
+            prog.append((op, len(prog) - 1))
+    for dt in (float32, float64):
+        kernel = FU._build(tuple(prog), (len(prog) - 1, 3), ("v", "s"), str(dt))
+        add(f"fused program {dt}", kernel, _arr(dt), int64, _arr(dt), int64, _arr(dt), _arr(dt), int64)
+    return out
+
+
+def kernel_definitions():
+    """{(file, first line): name} of every kernel defined in nbgrad/backends/cuda (a function under a
+    `jit`/`cuda.jit` decorator that is not a device function), read from the source itself, so a new
+    kernel without a signature above fails this check instead of going unchecked."""
+    import ast
+    import glob
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "nbgrad", "backends", "cuda")
+    found = {}
+    for path in sorted(glob.glob(os.path.join(root, "*.py"))):
+        for node in ast.walk(ast.parse(open(path).read())):
+            if isinstance(node, ast.FunctionDef):
+                for deco in node.decorator_list:
+                    text = ast.unparse(deco)
+                    if "jit" in text and "device=True" not in text:
+                        first = min(d.lineno for d in node.decorator_list)
+                        found[(os.path.realpath(path), first)] = node.name
+    return found
+
+
+def generated_signatures(spec_path):
+    """(label, python function, argument types) of the kernels in nbgrad.compile's generated modules:
+    spec_path holds {module file: {kernel name: [argument, ...]}} recorded from launches under the
+    simulator (tests/cuda/test_compile_ptx.py), an argument being ["array", dtype, ndim] or a scalar
+    type's name.  Each module is imported from its file here, without the simulator."""
+    import importlib.util
+    import json
+    import numba
+    import numpy as np
+    from numba.core import types
+    out = []
+    with open(spec_path) as f:
+        spec = json.load(f)
+    for n, (path, kernels) in enumerate(sorted(spec.items())):
+        loader = importlib.util.spec_from_file_location(f"_ptx_generated_{n}", path)
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+        for name, args in sorted(kernels.items()):
+            argtypes = tuple(types.Array(numba.from_dtype(np.dtype(a[1])), a[2], "C") if isinstance(a, list)
+                             else getattr(types, a) for a in args)
+            out.append((f"{os.path.basename(path)}:{name}", getattr(module, name).py_func, argtypes))
     return out
 
 
@@ -191,6 +267,16 @@ def main():
     from numba import cuda
     _pin_compute_capability()
     failures = []
+    if len(sys.argv) == 3 and sys.argv[1] == "--generated":
+        sigs = generated_signatures(sys.argv[2])
+        for label, fn, args in sigs:
+            try:
+                cuda.compile_ptx(fn, args, cc=CC)
+            except Exception as exc:
+                failures.append(label)
+                print(f"FAIL {label}: {type(exc).__name__}: {str(exc).strip().splitlines()[:1]}")
+        print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} generated kernels for sm_{CC[0]}{CC[1]}")
+        return 1 if failures or not sigs else 0
     sigs = signatures()
     for label, fn, args in sigs:
         try:
@@ -201,7 +287,13 @@ def main():
             print(f"FAIL {label}: {type(exc).__name__}: {first[0] if first else ''}")
             if os.environ.get("NBGRAD_PTX_VERBOSE"):
                 traceback.print_exc()
-    print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} kernel signatures for sm_{CC[0]}{CC[1]}")
+    compiled = {(os.path.realpath(fn.__code__.co_filename), fn.__code__.co_firstlineno) for _, fn, _ in sigs}
+    unlisted = {key: name for key, name in kernel_definitions().items() if key not in compiled}
+    for (path, line), name in sorted(unlisted.items()):
+        print(f"UNLISTED {os.path.relpath(path)}:{line} {name}: a kernel with no signature in this script")
+    print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} kernel signatures for sm_{CC[0]}{CC[1]}"
+          f" ({len(kernel_definitions()) - len(unlisted)}/{len(kernel_definitions())} kernel definitions covered)")
+    failures += list(unlisted.values())
     return 1 if failures else 0
 
 

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # One command for a machine with an NVIDIA GPU: the CUDA tests on the real GPU, then
-# benchmarks/gpu.py (nbgrad beside PyTorch).  Needs numba-cuda with a CUDA compiler
-# (pip install -e ".[test,cuda13]", or cuda12 for an older driver).  Budget: < 8 minutes.
+# benchmarks/gpu.py (nbgrad beside PyTorch).  Runs from a bare working tree with the
+# machine's own Python (PYTHON, default python3) when that has numba-cuda, NumPy, SciPy and
+# safetensors (the lent H200's image has them, and PyTorch with CUDA); otherwise wheels
+# carried in .gpu_wheels/ (pip download them here) are installed first, without a network.
+# Budget: < 8 minutes, each part time-boxed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export NUMBA_ENABLE_CUDASIM=0
-python -c "import nbgrad, sys; ok = nbgrad.cuda.is_available(); print('GPU:', nbgrad.cuda.get_device_name() if ok else 'none'); sys.exit(0 if ok else 1)" || {
+PY=${PYTHON:-python3}
+export NUMBA_ENABLE_CUDASIM=0 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+if [ -d .gpu_wheels ]; then
+    "$PY" -m pip install -q --no-index --find-links .gpu_wheels .gpu_wheels/*.whl || echo "carried wheels: install failed"
+fi
+"$PY" -c "import nbgrad, sys; ok = nbgrad.cuda.is_available(); print('GPU:', nbgrad.cuda.get_device_name() if ok else 'none'); sys.exit(0 if ok else 1)" || {
     echo "no usable GPU (numba-cuda, driver, GPU)"; exit 1; }
 status=0
-timeout 300 python -m pytest -q -x -p no:cacheprovider tests/cuda || status=$?
-timeout 240 python benchmarks/gpu.py "$@" || status=$?
+timeout 300 "$PY" -m pytest -q -x -p no:cacheprovider tests/cuda || status=$?
+timeout 240 "$PY" benchmarks/gpu.py "$@" || status=$?
 exit $status

@@ -372,6 +372,37 @@ def test_shifted_products_in_chunks_across_the_pool(rng, monkeypatch, case, dtyp
         np.testing.assert_allclose(a, c, rtol=tol, atol=tol)
 
 
+# stride 1 with a small weight: the CPU's shifted rows (copies of the padded rows at the output's
+# row length), including paddings and dilations whose kernel columns read only padding
+SHIFTED_ROWS_CASES = [
+    (3, 1, 12, 12, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),       # case A: output width = input width
+    (2, 1, 9, 7, 4, (5, 5), (1, 1), (2, 2), (1, 1), 1),          # 5x5 'same': two passes of taps per row
+    (2, 2, 6, 5, 3, (2, 4), (1, 1), (0, 3), (1, 1), 1),          # wider output than input
+    (2, 2, 7, 6, 2, (3, 3), (1, 1), (0, 0), (1, 1), 1),          # 'valid'
+    (1, 1, 3, 2, 2, (3, 3), (1, 1), (4, 4), (4, 4), 1),          # |shift| >= W: columns of padding only
+    (1, 2, 4, 3, 2, (2, 5), (1, 1), (3, 6), (2, 3), 2),          # groups, dilation, wide padding
+    (2, 4, 5, 5, 4, (1, 1), (1, 1), (0, 0), (1, 1), 4),          # 1x1 depthwise
+    (1, 3, 6, 8, 6, (4, 2), (1, 1), (1, 0), (1, 2), 3),
+]
+
+
+@pytest.mark.acceleration
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", SHIFTED_ROWS_CASES)
+def test_small_weight_stride_one_shifted_rows(rng, monkeypatch, case, dtype):
+    from nbgrad.backends.cpu import conv as cpu_conv
+    calls = []
+    rows = cpu_conv._conv_forward_rows
+    monkeypatch.setattr(cpu_conv, "_conv_forward_rows", lambda *a: (calls.append(1), rows(*a)))
+    x, w, b = _rand(rng, case, dtype)
+    s, p, d, g = case[6:]
+    for bias in (b, None):
+        out = F.conv2d(nbgrad.tensor(x), nbgrad.tensor(w), None if bias is None else nbgrad.tensor(bias), s, p, d, g)
+        tol = 1e-12 if dtype == np.float64 else 2e-5
+        np.testing.assert_allclose(out.numpy(), np_conv2d(x, w, bias, s, p, d, g), rtol=tol, atol=tol)
+    assert calls, "the shifted-rows kernel did not run"
+
+
 @requires_cuda
 @pytest.mark.parametrize("case", [(2, 2, 4, 3, 2, (3, 3), (1, 1), (1, 1), (1, 1), 1),
                                   (1, 4, 5, 5, 2, (2, 2), (2, 1), (1, 0), (2, 1), 2)])

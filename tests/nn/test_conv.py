@@ -48,10 +48,12 @@ CASES = [
     (3, 1, 12, 12, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),        # case A's layer, smaller batch
     (2, 4, 5, 5, 4, (3, 3), (1, 1), (1, 1), (1, 1), 4),           # depthwise
     (2, 3, 4, 4, 2, (4, 4), (1, 1), (0, 0), (1, 1), 1),           # one output position
-    # weights above the CPU backend's SMALL_WEIGHT: BLAS (for stride 1 the shifted products)
+    # weights above the CPU backend's SMALL_WEIGHT: BLAS (for stride 1 the shifted products; the
+    # forward's up to ROWS_WEIGHT: the shifted rows)
     (2, 8, 6, 5, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),
     (1, 16, 7, 6, 16, (3, 2), (1, 1), (2, 1), (2, 1), 2),
     (2, 8, 9, 8, 12, (3, 3), (2, 2), (1, 1), (1, 1), 1),
+    (1, 16, 6, 5, 16, (3, 3), (1, 1), (1, 1), (1, 1), 1),         # above ROWS_WEIGHT: the forward's BLAS too
 ]
 
 
@@ -343,7 +345,8 @@ def test_thread_split_of_small_batches_sums_the_weight_gradient(rng, monkeypatch
 
 @pytest.mark.acceleration
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("case", [CASES[6], (3,) + CASES[7][1:], (5, 16, 5, 7, 24, (2, 3), (1, 1), (1, 0), (1, 2), 2)])
+@pytest.mark.parametrize("case", [(2,) + CASES[9][1:], (3, 32, 7, 6, 48, (3, 2), (1, 1), (2, 1), (2, 1), 2),
+                                  (5, 16, 5, 7, 48, (3, 3), (1, 1), (1, 0), (1, 2), 2)])
 def test_shifted_products_in_chunks_across_the_pool(rng, monkeypatch, case, dtype):
     # stride 1, a large weight: the batch in chunks of one sample, taken by two threads with
     # their own buffers and weight-gradient sums, gives the composed ops' results

@@ -183,14 +183,15 @@ def get_matmul_tile(dtype=None):
     return _tiles().large_choice(_np_dtype(get_default_dtype() if dtype is None else dtype))
 
 
-def tune_matmul(n=1024, dtype=None, reps=3, budget_s=None):
+def tune_matmul(n=1024, dtype=None, reps=3, budget_s=None, persist=True):
     """Time an n x n matmul of dtype with every tile configuration on this device (CUDA events)
     and make the fastest the default for dtype, in this process and, through nbgrad's cache
-    directory, in later ones on a device of the same name.  Returns {name: seconds}; with
-    budget_s, configurations not started within that many seconds are left out."""
+    directory, in later ones on a device of the same name (unless persist=False).  Returns
+    {name: seconds}; with budget_s, configurations not started within that many seconds are
+    left out."""
     from ._dtype import get_default_dtype
     return _tiles().tune(int(n), _np_dtype(get_default_dtype() if dtype is None else dtype), reps=reps,
-                         budget_s=budget_s)
+                         budget_s=budget_s, persist=persist)
 
 
 def _backend():

@@ -106,7 +106,10 @@ def test_small_problems_get_small_tiles(monkeypatch, fresh_choice):
     assert fresh_choice.choose(1, 1, 1, np.float32).name == fresh_choice.DEFAULT                    # set wins
 
 
-def test_tune_times_every_tile_and_persists_the_choice(tmp_path, fresh_choice):
+def test_tune_times_every_tile_and_persists_the_choice(tmp_path, monkeypatch, fresh_choice):
+    from nbgrad.backends.cuda import _device
+    # one multiprocessor: no product is too small for the measured tile (the shape rule stays out)
+    monkeypatch.setattr(_device, "_SIZES", _device.launch_sizes(sm_count=1, max_threads_per_block=1024))
     times = nbgrad.cuda.tune_matmul(n=6, dtype=nbgrad.float64, reps=1)
     assert sorted(times) == sorted(TILE_NAMES)
     assert all(t > 0 for t in times.values())
@@ -123,7 +126,8 @@ def test_tune_times_every_tile_and_persists_the_choice(tmp_path, fresh_choice):
     assert nbgrad.cuda.get_matmul_tile(nbgrad.float64) == best
 
 
-def test_tune_within_a_budget_times_at_least_one_tile():
-    times = nbgrad.cuda.tune_matmul(n=4, dtype=nbgrad.float32, reps=1, budget_s=0)
+def test_tune_within_a_budget_times_at_least_one_tile(tmp_path):
+    times = nbgrad.cuda.tune_matmul(n=4, dtype=nbgrad.float32, reps=1, budget_s=0, persist=False)
     assert list(times) == TILE_NAMES[:1]
     assert nbgrad.cuda.get_matmul_tile(nbgrad.float32) == TILE_NAMES[0]
+    assert not (tmp_path / "cuda_matmul_tiles.json").exists()

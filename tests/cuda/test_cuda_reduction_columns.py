@@ -24,7 +24,8 @@ def launches():
 
 def delta(before):
     after = launches()
-    return {k: after.get(k, 0) - before.get(k, 0) for k in set(after) | set(before) if after.get(k, 0) != before.get(k, 0)}
+    keys = set(after) | set(before)
+    return {k: after.get(k, 0) - before.get(k, 0) for k in keys if after.get(k, 0) != before.get(k, 0)}
 
 
 REF = {"sum": np.sum, "mean": np.mean, "amax": np.max, "amin": np.min, "prod": np.prod, "all": np.all, "any": np.any}

@@ -65,7 +65,8 @@ class LaunchSizes:
     reduce_threads: per block of a tree reduction; sm_count: the device's multiprocessors."""
 
     def __init__(self, threads, max_blocks, reduce_threads, sm_count):
-        self.threads, self.max_blocks, self.reduce_threads, self.sm_count = threads, max_blocks, reduce_threads, sm_count
+        self.threads, self.max_blocks = threads, max_blocks
+        self.reduce_threads, self.sm_count = reduce_threads, sm_count
 
     def __repr__(self):
         return (f"LaunchSizes(threads={self.threads}, max_blocks={self.max_blocks}, "

@@ -128,10 +128,10 @@ def forget():
     _loaded_from[0] = None
 
 
-def tune(n=1024, dtype=np.float32, reps=3, tiles=None, budget_s=None):
+def tune(n=1024, dtype=np.float32, reps=3, tiles=None, budget_s=None, persist=True):
     """Time an n x n @ n x n product of dtype with every tile (or those named), median of reps
     runs after one warm-up run (which compiles); keep the fastest as the dtype's choice, here and
-    in the cache file.  budget_s: stop starting new configurations once that many seconds have
+    (persist) in the cache file.  budget_s: stop starting new configurations once that many seconds have
     passed (the ones not timed are missing from the result).  Returns {tile name: seconds}."""
     from numba import cuda
     from .linalg import matmul_with_tile
@@ -171,5 +171,6 @@ def tune(n=1024, dtype=np.float32, reps=3, tiles=None, budget_s=None):
     best = min(results, key=results.get)
     _load()
     _tuned[dt.name] = best
-    _save(dt.name, best)
+    if persist:
+        _save(dt.name, best)
     return results

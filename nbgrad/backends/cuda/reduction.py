@@ -323,10 +323,10 @@ class _Geometry:
         self.knd = len(kshape)
 
 
-def _geometry(x_view, dims):
+def _geometry(x_view, p):
+    """The rows kernels' view of x under plan p (copied first when p asks for it)."""
     buf, off, shape, strides = x_view
     buf = as_device(buf)
-    p = plan(shape, strides, dims)
     if p.copy_shape is not None:           # to contiguous (kept..., reduced...) order
         LAUNCHES["copy"] += 1
         tmp = device_array(numel(p.copy_shape), buf.dtype)
@@ -339,21 +339,15 @@ def _blocks(nrows):
     return max(1, min(nrows, sizes().max_blocks))
 
 
-def _columns_plan(x_view, dims):
-    """(buf, off, group shape, group strides, ncols, rn, rs) when the columns kernel applies: the
-    reduced dims merge into one run at a stride other than 1 and the innermost kept dim is
-    contiguous; else None."""
-    buf, off, shape, strides = x_view
-    if not shape or not dims:
-        return None
-    p = plan(shape, strides, dims)
-    if p.copy_shape is not None or p.rn == 0 or p.rs == 1 or p.kst[-1] != 1:
-        return None
-    return as_device(buf), off, p.kshape[:-1], p.kst[:-1], p.kshape[-1], p.rn, p.rs
+def _takes_columns(p):
+    """Whether plan p suits the columns kernel: the reduced dims merge into one run at a stride
+    other than 1 and the innermost kept dim is contiguous."""
+    return p.copy_shape is None and p.rn > 0 and p.rs != 1 and p.kst[-1] == 1
 
 
-def _reduce_columns(cp, step, finalize, acc, init, out_n, out):
-    buf, off, gshape, gst, ncols, rn, rs = cp
+def _reduce_columns(x_view, p, step, finalize, acc, init, out_n, out):
+    buf, off = as_device(x_view[0]), x_view[1]
+    gshape, gst, ncols, rn, rs = p.kshape[:-1], p.kst[:-1], p.kshape[-1], p.rn, p.rs
     ggeom = geometry(gshape, gst)
     tiles = numel(gshape) * math.ceil(ncols / COLUMNS_X)
     # Too few tiles to fill the device: split the run into chunks of at least chunk_min rows.
@@ -391,15 +385,13 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     out = device_array(out_n, out_dtype)
     if out_n == 0:
         return out
-    if op in COMBINE:
-        cp = _columns_plan(x_view, dims)
-        if cp is not None:
-            if op in ("max", "min", "amax", "amin"):
-                check_nonempty(cp[5], op)
-            step, finalize, _ = COMBINE[op]
-            acc = acc_dtype(op, cp[0].dtype, out_dtype)
-            return _reduce_columns(cp, step, finalize, acc, init_value(op, cp[0].dtype, acc), out_n, out)
-    g = _geometry(x_view, dims)
+    p = plan(shape, strides, dims)
+    if op in COMBINE and _takes_columns(p):
+        step, finalize, _ = COMBINE[op]
+        x_dtype = np.dtype(buf.dtype)
+        acc = acc_dtype(op, x_dtype, out_dtype)
+        return _reduce_columns(x_view, p, step, finalize, acc, init_value(op, x_dtype, acc), out_n, out)
+    g = _geometry(x_view, p)
     if op in ("argmax", "argmin"):
         check_nonempty(g.rn, op)
         values = device_array(out_n, g.buf.dtype)
@@ -458,7 +450,7 @@ def max_with_index(x_view, dim, is_max):
     indices = device_array(out_n, np.int64)
     if out_n == 0:
         return values, indices
-    g = _geometry((buf, off, shape, strides), (dim,))
+    g = _geometry((buf, off, shape, strides), plan(shape, strides, (dim,)))
     check_nonempty(g.rn, "max" if is_max else "min")
     _arg_kernel(g.buf.dtype)[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, bool(is_max),
                                                   out_n, values, indices)

@@ -131,3 +131,12 @@ def test_tune_within_a_budget_times_at_least_one_tile(tmp_path):
     assert list(times) == TILE_NAMES[:1]
     assert nbgrad.cuda.get_matmul_tile(nbgrad.float32) == TILE_NAMES[0]
     assert not (tmp_path / "cuda_matmul_tiles.json").exists()
+
+
+def test_an_unwritable_cache_dir_warns_and_keeps_the_choice(tmp_path, monkeypatch):
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("")
+    monkeypatch.setenv("NBGRAD_CACHE_DIR", str(blocker / "sub"))
+    with pytest.warns(RuntimeWarning, match="could not save the measured matmul tile"):
+        times = nbgrad.cuda.tune_matmul(n=4, dtype=nbgrad.float64, reps=1, budget_s=0)
+    assert nbgrad.cuda.get_matmul_tile(nbgrad.float64) == list(times)[0]

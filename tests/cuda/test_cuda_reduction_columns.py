@@ -76,6 +76,10 @@ def test_columns_keepdim_and_non_contiguous_inputs():
     check("amax", a[1:, 2:6], x[1:, 2:6], 0)    # a slice: offset, row stride 7
     assert delta(before) == {"columns": 4}
     check("sum", a[:, ::2], x[:, ::2], 0)       # kept dim strided: not the columns kernel, still right
+    c = RNG.normal(size=(2, 3, 4, 5))
+    before = launches()
+    check("sum", c[:, :2], nbgrad.tensor(c, device="cuda")[:, :2], 2)   # two kept outer dims that do not merge
+    assert delta(before) == {"columns": 1}
     b = RNG.normal(size=(2, 3, 4))
     y = nbgrad.tensor(b, device="cuda").permute(2, 0, 1)   # (4, 2, 3) with strides (1, 12, 4)
     check("sum", b.transpose(2, 0, 1), y, 1)

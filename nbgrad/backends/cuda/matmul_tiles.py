@@ -17,6 +17,7 @@ import math
 import os
 import statistics
 import time
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -95,10 +96,13 @@ def _save(dtype_name, name):
     except (OSError, ValueError):
         data = {}
     data.setdefault(device_name(), {})[dtype_name] = name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError as exc:   # a read-only cache dir: the choice still holds in this process
+        warnings.warn(f"nbgrad: could not save the measured matmul tile to {path}: {exc}", RuntimeWarning)
 
 
 def large_choice(dtype):

@@ -116,6 +116,10 @@ def test_contiguous_rows_take_one_pass_without_copy():
     check("sum", b, nbgrad.tensor(b, device="cuda"), -1)
     check("amax", b, nbgrad.tensor(b, device="cuda"), (1, 2))
     assert delta(before) == {"rows": 3}
+    long = RNG.normal(size=700)                 # one long row: partials, then a second launch
+    before = launches()
+    np.testing.assert_allclose(host(nbgrad.tensor(long, device="cuda").sum(0)), long.sum(), rtol=1e-12)
+    assert delta(before) == {"rows": 2}
 
 
 def test_empty_reductions_through_the_columns_layout():

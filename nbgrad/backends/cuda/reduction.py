@@ -427,6 +427,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     first[_blocks(out_n * splits), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, init, g.rn, splits, chunk,
                                         out_n * splits, partial)
     # Stage 2: reduce each row's partials (contiguous) and finalize with the full count.
+    LAUNCHES["rows"] += 1
     second = _reduce_kernel(step, finalize, acc)
     pgeom = geometry((out_n,), (splits,))
     second[_blocks(out_n), TPB](partial, 0, pgeom, 1, splits, 1, init, g.rn, 1, splits, out_n, out)

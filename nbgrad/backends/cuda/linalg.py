@@ -21,11 +21,12 @@ from ._device import as_device, device_array, jit, to_device
 from . import matmul_tiles
 from .strided_copy import fill
 
-# Launches by tile name: which kernel ran (tests; the benchmark's sweep).
+# Launches by tile name: which kernel ran (tests assert the choice took effect).
 LAUNCHES = collections.Counter()
 
 
 def make_stage(BK, THREADS):
+    """The device function staging one operand tile, for a tile of depth BK and THREADS threads."""
     @cuda.jit(device=True)
     def stage(tile, width, src, base, x0, xn, xs, k0, k, ks, walk_k, tid):
         """tile[kk, x] = src[base + (x0 + x) * xs + (k0 + kk) * ks] for a BK x width tile (0 outside

@@ -4,6 +4,9 @@
   matmul  4096x4096 float32 a @ b forward + backward (PyTorch with TF32 off)
   sum1    8192x8192 float32 x.sum(1) forward + backward
   MLP     784-256-256-10, cross-entropy, SGD step, batch 1024
+  tiles   the matmul kernel's tile configurations, each timed on a 4096x4096 forward in float32
+          and float64 (nbgrad.cuda.tune_matmul, which makes the fastest the default for its dtype,
+          so the matmul workload above runs with it), then forward + backward with the chosen one
 
 Each is timed with CUDA events around `reps` runs after warm-up runs (which
 also pay every kernel's compilation); the median per-run time is reported.
@@ -93,9 +96,9 @@ def w1(lib, n, rng):
     return run
 
 
-def matmul(lib, n, rng):
-    a = lib.tensor(rng.standard_normal((n, n), dtype=np.float32), device="cuda").requires_grad_(True)
-    b = lib.tensor(rng.standard_normal((n, n), dtype=np.float32), device="cuda").requires_grad_(True)
+def matmul(lib, n, rng, dtype=np.float32):
+    a = lib.tensor(rng.standard_normal((n, n)).astype(dtype), device="cuda").requires_grad_(True)
+    b = lib.tensor(rng.standard_normal((n, n)).astype(dtype), device="cuda").requires_grad_(True)
 
     def run():
         a.grad = b.grad = None
@@ -136,6 +139,36 @@ def copy_bandwidth(lib, n, rng, timer):
     return 2 * 4 * n / timer(lambda: x.clone())
 
 
+def matmul_tile_sweep(n, reps, budget_s, rng, nb_timer, th_timer):
+    """Time every tile configuration of nbgrad's matmul kernel on an n x n forward, float32 and
+    float64 (nbgrad.cuda.tune_matmul: the fastest becomes that dtype's default), then time
+    forward + backward with the chosen one; print a table.  budget_s: seconds for the whole sweep
+    (tune_matmul starts no configuration after its share; those print as '-')."""
+    names = nbgrad.cuda.matmul_tiles()
+    flops = 2 * n ** 3
+    swept = {}
+    for dtype in (nbgrad.float32, nbgrad.float64):
+        # the simulator's timings mean nothing: no choice saved for later processes (tests among them)
+        swept[dtype] = nbgrad.cuda.tune_matmul(n=n, dtype=dtype, reps=reps, budget_s=budget_s / 2,
+                                               persist=not nbgrad.cuda.is_simulated())
+    print(f"\nmatmul tiles: {n}x{n} a@b forward, median of {reps} (the fastest is chosen per dtype)")
+    print(f"{'tile':<16} {'f32 ms':>9} {'f32 TFLOP/s':>12} {'f64 ms':>9} {'f64 TFLOP/s':>12}")
+    for name in names:
+        cells = []
+        for dtype in (nbgrad.float32, nbgrad.float64):
+            t = swept[dtype].get(name)
+            cells += [f"{t * 1e3:9.3f}", f"{flops / t / 1e12:12.2f}"] if t else [f"{'-':>9}", f"{'-':>12}"]
+        print(f"{name:<16} " + " ".join(cells))
+    for dtype, np_dtype in ((nbgrad.float32, np.float32), (nbgrad.float64, np.float64)):
+        chosen = nbgrad.cuda.get_matmul_tile(dtype)
+        nb = nb_timer(matmul(nbgrad, n, rng, np_dtype))
+        torch = _torch_cuda()
+        th = th_timer(matmul(torch, n, rng, np_dtype)) if torch else None
+        print(f"chosen {dtype.name}: {chosen}; fwd+bwd {nb * 1e3:.3f} ms ({3 * flops / nb / 1e12:.2f} TFLOP/s)"
+              + (f", torch {th * 1e3:.3f} ms: nbgrad/torch speed {th / nb:.2f}x" if th else ""), flush=True)
+        nbgrad.cuda.synchronize()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
@@ -143,6 +176,9 @@ def main():
                         help="tiny sizes; also runs under the CUDA simulator (checks the script, not speed)")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--tile-budget", type=float, default=60.0,
+                        help="seconds for the matmul tile sweep (configurations not started by then are skipped)")
+    parser.add_argument("--no-tiles", action="store_true", help="skip the matmul tile sweep")
     args = parser.parse_args()
     if not nbgrad.cuda.is_available() and not (args.tiny and nbgrad.cuda.is_simulated()):
         print("no GPU: nbgrad.cuda.is_available() is False (numba-cuda, a driver and a GPU are needed)")
@@ -163,6 +199,9 @@ def main():
 
     rows = []
     t0 = time.perf_counter()
+    if not args.no_tiles:   # first: the matmul workload then runs with the measured choice
+        matmul_tile_sweep(n_mm, 3, args.tile_budget, rng, nb_timer, th_timer if torch else None)
+        print(f"  (tile sweep {time.perf_counter() - t0:.0f} s)\n", flush=True)
     workloads = [
         ("W1", f"((x*w+1).tanh()*x).sum() fwd+bwd, {n_w1 / 2**20:g}M f32", w1, n_w1),
         ("matmul", f"{n_mm}x{n_mm} f32 a@b fwd+bwd", matmul, n_mm),

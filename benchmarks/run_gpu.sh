@@ -4,7 +4,8 @@
 # machine's own Python (PYTHON, default python3) when that has numba-cuda, NumPy, SciPy and
 # safetensors (the lent H200's image has them, and PyTorch with CUDA); otherwise wheels
 # carried in .gpu_wheels/ (pip download them here) are installed first, without a network.
-# Budget: < 8 minutes, each part time-boxed.
+# Budget: < 8 minutes (270 s of tests + 200 s of benchmarks, of which the matmul tile sweep
+# gets 60 s).  The PTX check is left out: on a GPU every kernel compiles when it first runs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,6 +16,6 @@ fi
 "$PY" -c "import nbgrad, sys; ok = nbgrad.cuda.is_available(); print('GPU:', nbgrad.cuda.get_device_name() if ok else 'none'); sys.exit(0 if ok else 1)" || {
     echo "no usable GPU (numba-cuda, driver, GPU)"; exit 1; }
 status=0
-timeout 300 "$PY" -m pytest -q -x -p no:cacheprovider tests/cuda || status=$?
-timeout 240 "$PY" benchmarks/gpu.py "$@" || status=$?
+timeout 270 "$PY" -m pytest -q -x -p no:cacheprovider tests/cuda --ignore=tests/cuda/test_compile_ptx.py || status=$?
+timeout 200 "$PY" benchmarks/gpu.py --tile-budget 60 "$@" || status=$?
 exit $status

@@ -148,6 +148,52 @@ def manual_seed(seed):
 manual_seed_all = manual_seed
 
 
+# --------------------------------------------------------------------------- #
+# The matmul kernel's tile configuration (backends/cuda/matmul_tiles.py)
+
+def _tiles():
+    _backend()
+    from .backends.cuda import matmul_tiles
+    return matmul_tiles
+
+
+def _np_dtype(dtype):
+    from ._dtype import to_dtype
+    return to_dtype(dtype).np
+
+
+def matmul_tiles():
+    """The names of the matmul kernel's tile configurations on this backend."""
+    return list(_tiles().TILES)
+
+
+def set_matmul_tile(name):
+    """Use one tile configuration for every CUDA matmul of this process (same as
+    NBGRAD_CUDA_MATMUL_TILE=name); None: choose automatically again.  ValueError for an
+    unknown name."""
+    _tiles().set_tile(name)
+
+
+def get_matmul_tile(dtype=None):
+    """The tile configuration a large CUDA matmul of dtype (default: the default dtype) uses now:
+    the one set (set_matmul_tile, NBGRAD_CUDA_MATMUL_TILE), else the one measured by
+    tune_matmul on this device (in this or an earlier process), else the built-in default.
+    Small products use smaller tiles unless one is set."""
+    from ._dtype import get_default_dtype
+    return _tiles().large_choice(_np_dtype(get_default_dtype() if dtype is None else dtype))
+
+
+def tune_matmul(n=1024, dtype=None, reps=3, budget_s=None, persist=True):
+    """Time an n x n matmul of dtype with every tile configuration on this device (CUDA events)
+    and make the fastest the default for dtype, in this process and, through nbgrad's cache
+    directory, in later ones on a device of the same name (unless persist=False).  Returns
+    {name: seconds}; with budget_s, configurations not started within that many seconds are
+    left out."""
+    from ._dtype import get_default_dtype
+    return _tiles().tune(int(n), _np_dtype(get_default_dtype() if dtype is None else dtype), reps=reps,
+                         budget_s=budget_s, persist=persist)
+
+
 def _backend():
     from .backends import get_backend
     return get_backend("cuda")

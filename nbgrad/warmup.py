@@ -36,6 +36,11 @@ def warm(dtype=nbgrad.float32, device="cpu"):
     y = y + x.relu().sum(1).sum() + x.max(0).values.sum() + (x.t() @ w).sum() + (x.abs() + 1).log().sum()
     y = y + (x ** 2).mean() + x.t().contiguous().sum(0).sum() + (x[::2] * w[1::2]).sum()
     y.backward()
+    if device == "cuda" and not nbgrad.cuda.is_simulated():
+        # a product of few blocks takes the small matmul tile (above), one of many blocks the
+        # large tile (backends/cuda/matmul_tiles.py): a batch of 256 tiny products compiles that one
+        many = nbgrad.randn(256, 2, 2, dtype=dtype, device=device)
+        many @ many
     big = nbgrad.randn(_TILE_SIDE, _TILE_SIDE, dtype=dtype, device=device)
     big.t().contiguous()
     big.sum(0)

@@ -9,8 +9,9 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   memory.py        empty/full/arange, host transfers, __cuda_array_interface__ exchange
   strided_copy.py  copy with cast, fill
   elementwise.py   unary, binary, where (scalar functions shared with the CPU, + GPU twins)
-  reduction.py     reduce, max_with_index, softmax (shared-memory trees)
+  reduction.py     reduce, max_with_index, softmax (rows: shared-memory trees; columns: a thread per output)
   linalg.py        matmul (shared-memory tiles, register blocking)
+  matmul_tiles.py  the matmul's tile configurations, the choice of one, tune() by measurement
   linalg_lapack.py inv, solve, svd, qr, ... staged through the host (the CPU's LAPACK kernels)
   indexing.py      take, put (atomics for accumulate), nonzero
   sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)

@@ -49,21 +49,75 @@ else:
     def _track(buf):
         return buf
 
-# Threads per block of the elementwise (grid-stride) kernels and the most blocks
-# one launch asks for; the tree and tile kernels read their own sizes below.
+# Launch sizes.  REDUCE_THREADS is a compile-time size (the reduction kernels' shared arrays
+# and trees are built for it); THREADS / MAX_BLOCKS of the grid-stride kernels are host-side
+# and come from the current device's properties, read once at the first launch (never at
+# import: NBGRAD_CUDA_COMPILE_ONLY=1 builds kernels where there is no device).
 if SIMULATOR:
-    THREADS = 8
-    MAX_BLOCKS = 1
     REDUCE_THREADS = 4   # a power of two: the shared-memory tree halves it
 else:
-    THREADS = 256
-    MAX_BLOCKS = 65535
     REDUCE_THREADS = 256
+BLOCKS_PER_SM = 32       # grid-stride launches: enough resident blocks to hide latency, few enough to loop
+
+
+class LaunchSizes:
+    """threads: per block of a grid-stride kernel; max_blocks: the most blocks one launch asks for;
+    reduce_threads: per block of a tree reduction; sm_count: the device's multiprocessors."""
+
+    def __init__(self, threads, max_blocks, reduce_threads, sm_count):
+        self.threads, self.max_blocks = threads, max_blocks
+        self.reduce_threads, self.sm_count = reduce_threads, sm_count
+
+    def __repr__(self):
+        return (f"LaunchSizes(threads={self.threads}, max_blocks={self.max_blocks}, "
+                f"reduce_threads={self.reduce_threads}, sm_count={self.sm_count})")
+
+
+def launch_sizes(sm_count, max_threads_per_block):
+    """The launch sizes for a device with these properties (MULTIPROCESSOR_COUNT, MAX_THREADS_PER_BLOCK).
+
+    Grid-stride kernels: 256 threads a block (or the device's maximum if lower), at most
+    BLOCKS_PER_SM blocks per multiprocessor.  Tree reductions use REDUCE_THREADS, the size their
+    kernels are compiled for; a device that cannot run blocks that large is refused here rather
+    than given wrong results."""
+    sm_count, max_threads_per_block = int(sm_count), int(max_threads_per_block)
+    if sm_count < 1 or max_threads_per_block < 1:
+        raise ValueError(f"bad device properties: {sm_count} multiprocessors, "
+                         f"{max_threads_per_block} threads per block")
+    if max_threads_per_block < REDUCE_THREADS:
+        raise RuntimeError(f"the device runs at most {max_threads_per_block} threads per block; nbgrad's "
+                           f"CUDA reductions need {REDUCE_THREADS}")
+    threads = 1 << (min(256, max_threads_per_block).bit_length() - 1)   # a power of two
+    return LaunchSizes(threads, sm_count * BLOCKS_PER_SM, REDUCE_THREADS, sm_count)
+
+
+# The simulator runs blocks one after another as Python threads: one small block.
+_SIZES = LaunchSizes(8, 1, REDUCE_THREADS, 1) if SIMULATOR else None
+
+
+def sizes():
+    """This process's LaunchSizes: the current device's, read at the first call."""
+    global _SIZES
+    if _SIZES is None:  # pragma: no cover - needs a GPU
+        if _COMPILE_ONLY:
+            raise RuntimeError("NBGRAD_CUDA_COMPILE_ONLY=1: kernels are built, never launched")
+        dev = cuda.get_current_device()
+        _SIZES = launch_sizes(dev.MULTIPROCESSOR_COUNT, dev.MAX_THREADS_PER_BLOCK)
+    return _SIZES
 
 
 def launch(n):
     """(blocks, threads) for a grid-stride loop over n items."""
-    return max(1, min(MAX_BLOCKS, math.ceil(n / THREADS))), THREADS
+    s = sizes()
+    return max(1, min(s.max_blocks, math.ceil(n / s.threads))), s.threads
+
+
+def device_name():
+    """The current device's name (the key of measured choices such as the matmul tile)."""
+    if SIMULATOR:
+        return "Numba CUDA simulator"
+    name = cuda.get_current_device().name  # pragma: no cover - needs a GPU
+    return name.decode() if isinstance(name, bytes) else name
 
 
 def cache_on():

@@ -16,7 +16,7 @@ import numpy as np
 from numba import cuda
 
 from .._shared.geometry import contiguous_strides, numel
-from ._device import MAX_BLOCKS, SIMULATOR, THREADS, as_device, device_array, jit, launch, to_device
+from ._device import as_device, device_array, jit, launch, sizes, to_device
 from .strided_copy import copy
 
 
@@ -134,7 +134,8 @@ def nonzero(view):
     n = numel(shape)
     flat = device_array(max(n, 1), buf.dtype)
     copy((as_device(buf), offset, shape, strides), (flat, 0, shape, contiguous_strides(shape)))
-    nchunks = max(1, min(n, THREADS * MAX_BLOCKS if not SIMULATOR else THREADS))
+    s = sizes()
+    nchunks = max(1, min(n, s.threads * s.max_blocks))   # one chunk per thread of a full launch
     chunk = max(1, math.ceil(n / nchunks))
     nchunks = max(1, math.ceil(n / chunk))
     counts = device_array(nchunks, np.int64)

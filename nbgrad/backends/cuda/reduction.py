@@ -1,15 +1,26 @@
-"""Reductions and softmax: one thread block per output row, a shared-memory tree inside it.
+"""Reductions and softmax: block-per-row trees for contiguous rows, a column kernel for the rest.
 
 Deterministic: every output is combined in the same order on every run (no
 atomics).  Geometry, steps and the op table are the CPU's, written once
 (nbgrad/backends/_shared/reduce.py): kept dims are coalesced, and the reduced
 dims must merge into one run of rn elements at stride rs (otherwise the input
-is first copied into (kept..., reduced...) order).  A block walks its row with
-stride REDUCE_THREADS, then halves a shared array until one value is left.
-When there are few rows and they are long (a full sum), each row is split
-over several blocks writing partials, and a second launch reduces those.
+is first copied into (kept..., reduced...) order).
+  rows     one block per output: its threads walk the run with stride
+           REDUCE_THREADS, then halve a shared array until one value is left.
+           When there are few rows and they are long (a full sum), each row is
+           split over several blocks writing partials, and a second launch
+           reduces those.
+  columns  (sum/mean/prod/max/min/all/any) when the kept dims' innermost run is
+           contiguous and the reduced run is not (x.sum(0) of a C matrix, the
+           middle dim of (B, R, C)): each thread owns one output, neighbouring
+           threads own neighbouring columns (coalesced reads), a 2-D block of
+           COLUMNS_X columns x COLUMNS_Y row groups combines its row groups in
+           shared memory.  No copy.  When the outputs are too few to fill the
+           device, the run is split into chunks (partials, then the same kernel
+           over the partials).
 float32 sums accumulate in float64 as on the CPU.
 """
+import collections
 import math
 
 import numba
@@ -20,8 +31,19 @@ from .._shared.geometry import contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, final_same, init_value,
                               output_numel, plan, step_max, step_sum)
 from .._shared.walk import strided_offsets
-from ._device import MAX_BLOCKS, REDUCE_THREADS as TPB, SIMULATOR, as_device, device_array, device_fn, geometry, jit
+from ._device import (REDUCE_THREADS as TPB, SIMULATOR, as_device, device_array, device_fn, geometry, jit,
+                      sizes)
 from .strided_copy import copy
+
+# The columns kernel's block: COLUMNS_X neighbouring outputs x COLUMNS_Y row groups (a power of two).
+if SIMULATOR:
+    COLUMNS_X, COLUMNS_Y = 4, 2
+else:
+    COLUMNS_X, COLUMNS_Y = 32, 8
+
+# Launches by path ("rows", "columns", "copy": the reordering copy before "rows"), for tests and
+# NBGRAD_DEBUG-style checks that a layout takes the path meant for it.
+LAUNCHES = collections.Counter()
 
 _step_sum = device_fn(step_sum)
 _step_max = device_fn(step_max)
@@ -119,14 +141,55 @@ def make_reduce(step, finalize, accumulator):
     return rows
 
 
+def make_reduce_columns(step, finalize, accumulator):
+    """The columns kernel: out[s * nout + g * ncols + c] = finalize(step over j in chunk s of
+    x[start(g) + c + j * rs]), for ncols contiguous columns in each of the kept groups g
+    (ggeom: the outer kept dims' shape[gnd] and strides[gnd]).  Launched with
+    (COLUMNS_X, COLUMNS_Y) threads; tiles (group, column tile, split) are grid-strided."""
+    step = device_fn(step)
+    finalize = device_fn(finalize)
+    acc_t = _numba_type(accumulator)
+
+    @jit
+    def columns(x, xoff, ggeom, gnd, ncols, rn, rs, init, nfinal, splits, chunk, ntiles, nout, out):
+        sm = cuda.shared.array((COLUMNS_Y, COLUMNS_X), acc_t)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        ctiles = (ncols + COLUMNS_X - 1) // COLUMNS_X
+        for t in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
+            rest = t // splits
+            s = t - rest * splits
+            g = rest // ctiles
+            c = (rest - g * ctiles) * COLUMNS_X + tx
+            acc = init
+            if c < ncols:
+                p = _row_start(g, xoff, ggeom, gnd) + c
+                for j in range(s * chunk + ty, min(rn, (s + 1) * chunk), COLUMNS_Y):
+                    acc = step(acc, x[p + j * rs])
+            sm[ty, tx] = acc
+            cuda.syncthreads()
+            w = COLUMNS_Y // 2
+            while w > 0:
+                if ty < w:
+                    sm[ty, tx] = step(sm[ty, tx], sm[ty + w, tx])
+                cuda.syncthreads()
+                w //= 2
+            if ty == 0 and c < ncols:
+                out[s * nout + g * ncols + c] = finalize(sm[0, tx], nfinal)
+            cuda.syncthreads()
+
+    return columns
+
+
 _reduce_kernels = {}
 
 
-def _reduce_kernel(step, finalize, accumulator):
-    key = (step, finalize, np.dtype(accumulator))
+def _reduce_kernel(step, finalize, accumulator, kind="rows"):
+    key = (kind, step, finalize, np.dtype(accumulator))
     k = _reduce_kernels.get(key)
     if k is None:
-        k = _reduce_kernels[key] = make_reduce(step, finalize, accumulator)
+        make = make_reduce if kind == "rows" else make_reduce_columns
+        k = _reduce_kernels[key] = make(step, finalize, accumulator)
     return k
 
 
@@ -260,11 +323,12 @@ class _Geometry:
         self.knd = len(kshape)
 
 
-def _geometry(x_view, dims):
+def _geometry(x_view, p):
+    """The rows kernels' view of x under plan p (copied first when p asks for it)."""
     buf, off, shape, strides = x_view
     buf = as_device(buf)
-    p = plan(shape, strides, dims)
     if p.copy_shape is not None:           # to contiguous (kept..., reduced...) order
+        LAUNCHES["copy"] += 1
         tmp = device_array(numel(p.copy_shape), buf.dtype)
         copy((buf, off, p.copy_shape, p.copy_strides), (tmp, 0, p.copy_shape, contiguous_strides(p.copy_shape)))
         buf, off = tmp, 0
@@ -272,7 +336,45 @@ def _geometry(x_view, dims):
 
 
 def _blocks(nrows):
-    return max(1, min(nrows, MAX_BLOCKS))
+    return max(1, min(nrows, sizes().max_blocks))
+
+
+def _takes_columns(p):
+    """Whether plan p suits the columns kernel: the reduced dims merge into one run at a stride
+    other than 1 and the innermost kept dim is contiguous."""
+    return p.copy_shape is None and p.rn > 0 and p.rs != 1 and p.kst[-1] == 1
+
+
+def _reduce_columns(x_view, p, step, finalize, acc, init, out_n, out):
+    buf, off = as_device(x_view[0]), x_view[1]
+    gshape, gst, ncols, rn, rs = p.kshape[:-1], p.kst[:-1], p.kshape[-1], p.rn, p.rs
+    ggeom = geometry(gshape, gst)
+    tiles = numel(gshape) * math.ceil(ncols / COLUMNS_X)
+    # Too few tiles to fill the device: split the run into chunks of at least chunk_min rows.
+    target = sizes().sm_count * 8
+    chunk_min = COLUMNS_Y * (64 if SIMULATOR else 32)
+    splits = 1
+    if tiles < target and rn > 2 * chunk_min:
+        splits = min(math.ceil(rn / chunk_min), math.ceil(target / tiles))
+    block = (COLUMNS_X, COLUMNS_Y)
+    LAUNCHES["columns"] += 1
+    if splits == 1:
+        kernel = _reduce_kernel(step, finalize, acc, "columns")
+        kernel[_blocks(tiles), block](buf, off, ggeom, len(gshape), ncols, rn, rs, init, rn, 1, max(rn, 1),
+                                      tiles, out_n, out)
+        return out
+    # Partials laid out (splits, out_n): the second launch is the same kernel over that matrix's columns.
+    chunk = math.ceil(rn / splits)
+    partial = device_array(splits * out_n, acc)
+    first = _reduce_kernel(step, final_same, acc, "columns")
+    first[_blocks(tiles * splits), block](buf, off, ggeom, len(gshape), ncols, rn, rs, init, rn, splits, chunk,
+                                          tiles * splits, out_n, partial)
+    LAUNCHES["columns"] += 1
+    second = _reduce_kernel(step, finalize, acc, "columns")
+    ctiles = math.ceil(out_n / COLUMNS_X)
+    second[_blocks(ctiles), block](partial, 0, geometry((), ()), 0, out_n, splits, out_n, init, rn, 1, splits,
+                                   ctiles, out_n, out)
+    return out
 
 
 def reduce(op, x_view, dims, out_dtype, correction=1):
@@ -283,7 +385,13 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     out = device_array(out_n, out_dtype)
     if out_n == 0:
         return out
-    g = _geometry(x_view, dims)
+    p = plan(shape, strides, dims)
+    if op in COMBINE and _takes_columns(p):
+        step, finalize, _ = COMBINE[op]
+        x_dtype = np.dtype(buf.dtype)
+        acc = acc_dtype(op, x_dtype, out_dtype)
+        return _reduce_columns(x_view, p, step, finalize, acc, init_value(op, x_dtype, acc), out_n, out)
+    g = _geometry(x_view, p)
     if op in ("argmax", "argmin"):
         check_nonempty(g.rn, op)
         values = device_array(out_n, g.buf.dtype)
@@ -306,6 +414,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     splits = 1
     if g.rn > 2 * chunk_min:
         splits = min(math.ceil(g.rn / chunk_min), max(1, 1024 // out_n))
+    LAUNCHES["rows"] += 1
     if splits == 1:
         kernel = _reduce_kernel(step, finalize, acc)
         kernel[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, init, g.rn, 1, max(g.rn, 1),
@@ -318,6 +427,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     first[_blocks(out_n * splits), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, init, g.rn, splits, chunk,
                                         out_n * splits, partial)
     # Stage 2: reduce each row's partials (contiguous) and finalize with the full count.
+    LAUNCHES["rows"] += 1
     second = _reduce_kernel(step, finalize, acc)
     pgeom = geometry((out_n,), (splits,))
     second[_blocks(out_n), TPB](partial, 0, pgeom, 1, splits, 1, init, g.rn, 1, splits, out_n, out)
@@ -341,7 +451,7 @@ def max_with_index(x_view, dim, is_max):
     indices = device_array(out_n, np.int64)
     if out_n == 0:
         return values, indices
-    g = _geometry((buf, off, shape, strides), (dim,))
+    g = _geometry((buf, off, shape, strides), plan(shape, strides, (dim,)))
     check_nonempty(g.rn, "max" if is_max else "min")
     _arg_kernel(g.buf.dtype)[_blocks(out_n), TPB](g.buf, g.off, g.kgeom, g.knd, g.rn, g.rs, bool(is_max),
                                                   out_n, values, indices)

@@ -111,6 +111,13 @@ def signatures():
         k = R.make_reduce(step, finalize, nptype[acc])
         add(f"reduce {op} {x}->{o}", k, _arr(x), int64, geom, int64, int64, int64, acc, int64, int64, int64,
             int64, _arr(o))
+    for op, x, acc, o in [("sum", float32, float64, float32), ("sum", float64, float64, float64),
+                          ("sum", int64, int64, int64), ("sum", boolean, int64, int64), ("mean", float32, float64, float32),
+                          ("prod", float32, float64, float32), ("max", float32, float32, float32),
+                          ("min", int64, int64, int64), ("all", boolean, boolean, boolean), ("any", float32, boolean, boolean)]:
+        step, finalize, _ = R.COMBINE[op]
+        add(f"reduce columns {op} {x}->{o}", R.make_reduce_columns(step, finalize, nptype[acc]), _arr(x), int64, geom,
+            int64, int64, int64, int64, acc, int64, int64, int64, int64, int64, _arr(o))
     for dt in (float32, float64):
         add(f"var {dt}", R._var_rows, _arr(dt), int64, geom, int64, int64, int64, float64, int64, _arr(dt))
         add(f"logsumexp {dt}", R._logsumexp_rows, _arr(dt), int64, geom, int64, int64, int64, int64, _arr(dt))
@@ -120,10 +127,12 @@ def signatures():
         add(f"arg {dt}", R.make_arg_rows(nptype[dt]), _arr(dt), int64, geom, int64, int64, int64, boolean, int64,
             _arr(dt), _arr(int64))
 
-    # matmul
-    for dt in (float32, float64, int64):
-        add(f"matmul {dt}", L.make_matmul(nptype[dt]), _arr(dt), _arr(int64), int64, int64, _arr(dt), _arr(int64),
-            int64, int64, _arr(dt), int64, int64, int64)
+    # matmul: every tile configuration
+    from nbgrad.backends.cuda import matmul_tiles as MT
+    for tile in MT.TILES.values():
+        for dt in (float32, float64, int64):
+            add(f"matmul {tile.name} {dt}", L.make_matmul(nptype[dt], tile), _arr(dt), _arr(int64), int64, int64,
+                _arr(dt), _arr(int64), int64, int64, _arr(dt), int64, int64, int64)
 
     # indexing
     for dt in (float32, float64, int64, int32, boolean, uint8):

@@ -171,15 +171,24 @@ ROWS = (
         inputs=("g", "y"), kernel="relu_backward", node="ThresholdBackwardBackward0", layout=("y", "g"),
         where="internal", inplace=False),
     # -- the activations: table ops only (their kernels are generated from the formulas)
+    # PyTorch's softplus_backward (its result laid out as grad, its first operand) and
+    # softplus_double_backward: sigmoid_backward(grad * g, sigmoid(x * beta)), masked by
+    # x * beta < threshold, times beta
     Row("softplus", "where(x * beta > threshold, x, log1p(exp(x * beta)) / beta)",
-        ("where(x * beta > threshold, grad, grad * exp(x * beta) / (exp(x * beta) + 1))",),
+        ("softplus_backward(grad, x, beta, threshold)",),
         params=(("beta", 1.0), ("threshold", 20.0)), refuses=(_FLOATS_ONLY, "softplus_cpu"),
         where="functional", inplace=False),
+    Row("softplus_backward", "where(x * beta > threshold, g, g * exp(x * beta) / (exp(x * beta) + 1))",
+        ("softplus_backward(grad, x, beta, threshold)",
+         "sigmoid_backward(grad * g, sigmoid(x * beta)) * where(x * beta < threshold, 1, 0) * beta"),
+        inputs=("g", "x"), params=(("beta", 1.0), ("threshold", 20.0)), node="SoftplusBackwardBackward0",
+        where="internal", inplace=False),
     Row("leaky_relu", "where(x > 0, x, x * negative_slope)",
         ("leaky_relu_backward(grad, x, negative_slope)",),
         params=(("negative_slope", 0.01),), refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), where="functional"),
+    # (PyTorch's leaky_relu_backward iterates over (self, grad): the result takes x's layout)
     Row("leaky_relu_backward", "where(x > 0, g, g * negative_slope)",
-        ("leaky_relu_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"),
+        ("leaky_relu_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"), layout=("x", "g"),
         params=(("negative_slope", 0.01),), node="LeakyReluBackwardBackward0", where="internal", inplace=False),
     # (elu(+-0) is +-0 whatever alpha's sign: PyTorch's forward takes zero as positive, its
     # derivative as negative)

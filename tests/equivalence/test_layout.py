@@ -362,6 +362,23 @@ GRAD_LAYOUTS = {
     "maximum": (lambda x: nb.maximum(nb.zeros(3, 2), x), (2, 1), (2, 1)),
     "exp": (lambda x: x.exp(), (1, 3), (2, 1)),
     "tanh": (lambda x: x.tanh(), (1, 3), (2, 1)),
+    # the activations: PyTorch's softplus_backward iterates over (grad, x), leaky_relu_backward
+    # and threshold_backward over (x, grad)
+    "softplus": (lambda x: nb.nn.functional.softplus(x, beta=0.5, threshold=1.0), (1, 3), (2, 1)),
+    "softplus_default": (lambda x: nb.nn.functional.softplus(x), (1, 3), (2, 1)),
+    "leaky_relu": (lambda x: nb.nn.functional.leaky_relu(x, 0.1), (1, 3), (1, 3)),
+    "elu": (lambda x: nb.nn.functional.elu(x), (1, 3), (2, 1)),
+    "gelu": (lambda x: nb.nn.functional.gelu(x), (1, 3), (2, 1)),
+    "gelu_tanh": (lambda x: nb.nn.functional.gelu(x, approximate='tanh'), (1, 3), (2, 1)),
+    "silu": (lambda x: nb.nn.functional.silu(x), (1, 3), (2, 1)),
+    "mish": (lambda x: nb.nn.functional.mish(x), (1, 3), (2, 1)),
+    "hardtanh": (lambda x: nb.nn.functional.hardtanh(x, -0.5, 0.5), (1, 3), (2, 1)),
+    "sigmoid": (lambda x: x.sigmoid(), (1, 3), (2, 1)),
+    "log1p": (lambda x: x.abs().log1p(), (1, 3), (2, 1)),
+    "atan": (lambda x: x.atan(), (1, 3), (2, 1)),
+    "sin": (lambda x: x.sin(), (1, 3), (2, 1)),
+    "abs": (lambda x: x.abs(), (1, 3), (2, 1)),
+    "clamp": (lambda x: x.clamp(-0.5, 0.5), (1, 3), (1, 3)),
 }
 
 

@@ -139,8 +139,18 @@ def _eval(node, env, ops):
     if isinstance(node, ast.BinOp):
         a, b = _eval(node.left, env, ops), _eval(node.right, env, ops)
         op = _BINOPS[type(node.op)]
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        a_number, b_number = isinstance(a, (int, float)), isinstance(b, (int, float))
+        if a_number and b_number:
             return _number(op, a, b)
+        # PyTorch's formulas are C++: a tensor and a number call the Scalar overload
+        # (mul.Scalar: MulBackward1); number + tensor and number * tensor are y.add(x),
+        # y.mul(x) there (number - tensor and number / tensor fill a tensor first)
+        scalar = ops.get(op + "_scalar")
+        if scalar is not None:
+            if b_number:
+                return scalar(a, b)
+            if a_number and op in ("add", "mul"):
+                return scalar(b, a)
         return ops[op](a, b)
     if isinstance(node, ast.Compare):
         return ops[_COMPARE[type(node.ops[0])]](_eval(node.left, env, ops), _eval(node.comparators[0], env, ops))

@@ -325,6 +325,61 @@ def accumulate_(dst, src):
         return dst.add_(src)
 
 
+# -- the Scalar overloads (add.Scalar, sub.Scalar, mul.Scalar, div.Scalar): what a C++
+# derivative formula's `tensor * number` calls in PyTorch, so the nodes a create_graph
+# backward records there are AddBackward1 ... DivBackward1 (Python's `t * 2.0` wraps the
+# number into a tensor instead: MulBackward0).  The op table's formula evaluator
+# (nbgrad/ops/_expr.py) calls these for a tensor and a number.
+class AddBackward1(Node):
+    def backward(self, g):
+        return (g,)
+
+
+class SubBackward1(Node):
+    def backward(self, g):
+        return (g,)
+
+
+class MulBackward1(Node):
+    scalar = None
+
+    def backward(self, g):
+        return (mul_scalar(g, self.scalar),)
+
+
+class DivBackward1(Node):
+    scalar = None
+
+    def backward(self, g):
+        return (div_scalar(g, self.scalar),)
+
+
+def _scalar_overload(op, node_cls, t, number):
+    dt = _result_type(t, number)
+    if op == "div" and not dt.is_floating_point:        # (true division, as div's)
+        dt = D.get_default_dtype()
+    out = _binary_raw(op, t, number, dt)
+    if needs_grad(t):
+        record(node_cls, (t,), (out,), scalar=number)
+    return out
+
+
+def add_scalar(t, number):
+    return _scalar_overload("add", AddBackward1, t, number)
+
+
+def sub_scalar(t, number):
+    return _scalar_overload("sub", SubBackward1, t, number)
+
+
+def mul_scalar(t, number):
+    return _scalar_overload("mul", MulBackward1, t, number)
+
+
+def div_scalar(t, number):
+    return _scalar_overload("div", DivBackward1, t, number)
+
+
 class SubBackward0(Node):
     alpha = 1
 

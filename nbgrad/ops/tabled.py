@@ -72,6 +72,7 @@ OPS["where"] = _where
 for _name in _expr.FUNCTIONS:
     OPS[_name] = _call(lambda *a, _n=_name: getattr(E, _n)(*a),
                        {"abs": abs, "exp": math.exp, "sqrt": math.sqrt}.get(_name))
+OPS.update(add_scalar=E.add_scalar, sub_scalar=E.sub_scalar, mul_scalar=E.mul_scalar, div_scalar=E.div_scalar)
 OPS["sgn"] = lambda x: E.sgn(x)
 OPS["neg"] = lambda x: -x
 

@@ -361,3 +361,66 @@ def test_logit_records_pytorchs_infinitely_differentiable_form_under_create_grap
     h, = T.autograd.grad((g * 2).sum(), [x])
     np.testing.assert_allclose(h.tolist()[2:], [-18.140589569160994, 0.0, -797.7839335180056], rtol=1e-14)
     assert TABLE["logit"].saves == ("x",)
+
+
+# Node names of create_graph gradients, first and second order, recorded in PyTorch 2.13 (x =
+# [0.3, 0.5, 0.7], float64).  A formula's tensor-times-number is C++'s Scalar overload there
+# (exp2's grad * result * ln2: MulBackward1); erf, elu, gelu and atanh second-order names still
+# differ (their formulas' operation order), and gelu's first-order node is not yet PyTorch's
+# GeluBackwardBackward0.
+CREATE_GRAPH_NAMES = [
+    ('x.exp()', 'MulBackward0', 'MulBackward0'),
+    ('x.log()', 'DivBackward0', 'MulBackward0'),
+    ('x.sqrt()', 'DivBackward0', 'DivBackward0'),
+    ('x.rsqrt()', 'MulBackward0', 'MulBackward0'),
+    ('x.sin()', 'MulBackward0', 'MulBackward0'),
+    ('x.tan()', 'MulBackward0', 'MulBackward0'),
+    ('x.asin()', 'MulBackward0', 'AddBackward0'),
+    ('x.atan()', 'DivBackward0', 'AddBackward0'),
+    ('x.sinh()', 'MulBackward0', 'MulBackward0'),
+    ('x.reciprocal()', 'MulBackward0', 'MulBackward0'),
+    ('x.tanh()', 'TanhBackwardBackward0', 'TanhBackwardBackward0'),
+    ('x.sigmoid()', 'SigmoidBackwardBackward0', 'SigmoidBackwardBackward0'),
+    ('F.softplus(x)', 'SoftplusBackwardBackward0', 'MulBackward1'),
+    ('F.silu(x)', 'MulBackward0', 'AddBackward0'),
+    ('F.mish(x)', 'MulBackward0', 'AddBackward0'),
+    ('F.leaky_relu(x)', 'LeakyReluBackwardBackward0', None),
+    ('x.log1p()', 'DivBackward0', 'MulBackward0'),
+    ('x.expm1()', 'MulBackward0', 'MulBackward0'),
+    ('x.exp2()', 'MulBackward1', 'MulBackward1'),
+    ('x.log2()', 'DivBackward0', 'MulBackward1'),
+    ('x ** 2', 'MulBackward0', 'MulBackward0'),
+    ('x ** 3.5', 'MulBackward0', 'MulBackward0'),
+    ('x.pow(x)', 'AddBackward0', 'AddBackward0'),
+    ('x * x', 'AddBackward0', None),
+    ('x / (x + 1)', 'AddBackward0', 'AddBackward0'),
+    ('x.erfinv()', 'MulBackward0', 'MulBackward0'),
+    ('x.acos()', 'MulBackward0', 'AddBackward0'),
+    ('x.cosh()', 'MulBackward0', 'MulBackward0'),
+]
+
+
+@pytest.mark.parametrize("src, first, second", CREATE_GRAPH_NAMES)
+def test_create_graph_gradient_node_names_are_pytorchs(src, first, second):
+    x = T.tensor([0.3, 0.5, 0.7], dtype=T.float64, requires_grad=True)
+    y = eval(src, {"F": F, "x": x})
+    (g1,) = T.autograd.grad(y.sum(), x, create_graph=True)
+    (g2,) = T.autograd.grad(g1.sum(), x, create_graph=True)
+    assert (g1.grad_fn.name(), g2.grad_fn.name() if g2.grad_fn else None) == (first, second)
+
+
+def test_scalar_overload_nodes_differentiate_as_the_tensor_ops():
+    from nbgrad.ops import elementwise as E
+    x = T.tensor([0.3, -1.5, 2.0], dtype=T.float64, requires_grad=True)
+    for fn, name, value, grad in [(E.add_scalar, "AddBackward1", [2.8, 1.0, 4.5], 1.0),
+                                  (E.sub_scalar, "SubBackward1", [-2.2, -4.0, -0.5], 1.0),
+                                  (E.mul_scalar, "MulBackward1", [0.75, -3.75, 5.0], 2.5),
+                                  (E.div_scalar, "DivBackward1", [0.12, -0.6, 0.8], 0.4)]:
+        y = fn(x, 2.5)
+        assert y.grad_fn.name() == name
+        np.testing.assert_allclose(y.detach().numpy(), value, rtol=1e-15)
+        v = T.ones(3, dtype=T.float64, requires_grad=True)
+        (g,) = T.autograd.grad(y, x, v, create_graph=True)
+        np.testing.assert_allclose(g.detach().numpy(), [grad] * 3, rtol=1e-15)
+        if name in ("MulBackward1", "DivBackward1"):       # d(v * s)/dv is again the Scalar overload
+            assert g.grad_fn.name() == name

@@ -130,18 +130,18 @@ ROWS = (
         rsqrt       grad * -0.5 * out ** 3
         sin         grad * cos(x)
         cos         grad * -sin(x)
-        tan         grad * (out * out + 1)
+        tan         grad * (1 + out ** 2)
         asin        grad * rsqrt(1 - x * x)
         acos        grad * -rsqrt(1 - x * x)
         atan        grad / (x * x + 1)
         sinh        grad * cosh(x)
         cosh        grad * sinh(x)
-        erf         exp(-(x * x)) * {_2_SQRTPI} * grad
+        erf         {_2_SQRTPI} * exp(-(x ** 2)) * grad
         reciprocal  -grad * (out * out)
-        asinh       grad * rsqrt(x * x + 1)
+        asinh       grad * rsqrt(x ** 2 + 1)
         acosh       grad * rsqrt(x * x - 1)
-        atanh       grad / (1 - x * x)
-        erfc        -1.1283791670955126 * exp(-(x * x)) * grad
+        atanh       grad * 1 / (1 - x ** 2)
+        erfc        -1.1283791670955126 * exp(-(x ** 2)) * grad
         erfinv      0.886226925452758 * exp(erfinv(x) ** 2) * grad
     """),
     # neg, abs and relu keep integer dtypes (promotes=False) and refuse bool as PyTorch does

@@ -365,9 +365,8 @@ def test_logit_records_pytorchs_infinitely_differentiable_form_under_create_grap
 
 # Node names of create_graph gradients, first and second order, recorded in PyTorch 2.13 (x =
 # [0.3, 0.5, 0.7], float64).  A formula's tensor-times-number is C++'s Scalar overload there
-# (exp2's grad * result * ln2: MulBackward1); erf, elu, gelu and atanh second-order names still
-# differ (their formulas' operation order), and gelu's first-order node is not yet PyTorch's
-# GeluBackwardBackward0.
+# (exp2's grad * result * ln2: MulBackward1), and a formula squares with pow where PyTorch's
+# does (erf's exp(-(x ** 2))) and with a product where it does (acosh's x * x).
 CREATE_GRAPH_NAMES = [
     ('x.exp()', 'MulBackward0', 'MulBackward0'),
     ('x.log()', 'DivBackward0', 'MulBackward0'),
@@ -378,6 +377,7 @@ CREATE_GRAPH_NAMES = [
     ('x.asin()', 'MulBackward0', 'AddBackward0'),
     ('x.atan()', 'DivBackward0', 'AddBackward0'),
     ('x.sinh()', 'MulBackward0', 'MulBackward0'),
+    ('x.erf()', 'MulBackward0', 'MulBackward0'),
     ('x.reciprocal()', 'MulBackward0', 'MulBackward0'),
     ('x.tanh()', 'TanhBackwardBackward0', 'TanhBackwardBackward0'),
     ('x.sigmoid()', 'SigmoidBackwardBackward0', 'SigmoidBackwardBackward0'),
@@ -397,6 +397,15 @@ CREATE_GRAPH_NAMES = [
     ('x.erfinv()', 'MulBackward0', 'MulBackward0'),
     ('x.acos()', 'MulBackward0', 'AddBackward0'),
     ('x.cosh()', 'MulBackward0', 'MulBackward0'),
+    ('x.atanh()', 'DivBackward0', 'MulBackward0'),
+    ('x.asinh()', 'MulBackward0', 'MulBackward0'),
+    ('(x + 1.5).acosh()', 'MulBackward0', 'AddBackward0'),
+    ('x.erfc()', 'MulBackward0', 'MulBackward0'),
+    ('x.cos()', 'MulBackward0', 'MulBackward0'),
+    ('x.log10()', 'DivBackward0', 'MulBackward1'),
+    ('x.abs()', 'MulBackward0', None),
+    ('x.sqrt() * 2', 'DivBackward0', 'DivBackward0'),
+    ('x.relu()', 'ThresholdBackwardBackward0', 'ThresholdBackwardBackward0'),
 ]
 
 

@@ -95,6 +95,7 @@ _LN10 = "2.302585092994046"
 _2_SQRTPI = "1.1283791670955126"          # 2 / sqrt(pi)
 _SQRT1_2 = "0.7071067811865476"           # 1 / sqrt(2)
 _GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 / pi)
+_GELU_PDF = "0.3989422804014327"          # 2/sqrt(pi) * sqrt(1/2) * 0.5 = 1 / sqrt(2 pi)
 _FLOATS_ONLY = INTEGRAL
 _BOOL = frozenset({D.bool_})
 _ELU_PARAMS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0))
@@ -216,14 +217,35 @@ ROWS = (
     Row("leaky_relu_", "where(x > 0, x, x * negative_slope)", ("leaky_relu_backward(grad, out, negative_slope)",),
         params=(("negative_slope", 0.01),), refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), node="LeakyReluBackward1",
         where="internal", inplace=False),
-    Row("gelu", f"x * 0.5 * (1 + erf(x * {_SQRT1_2}))",
-        (f"grad * (0.5 * (1 + erf(x * {_SQRT1_2})) + x * (exp(-0.5 * x * x) * {_2_SQRTPI} * {_SQRT1_2} * 0.5))",),
+    # gelu differentiates through PyTorch's gelu_backward (GeluBackwardBackward0 under
+    # create_graph), whose own derivative is FunctionsManual's gelu_double_backward
+    Row("gelu", f"x * 0.5 * (1 + erf(x * {_SQRT1_2}))", ("gelu_backward(grad, x)",),
         refuses=(_FLOATS_ONLY, "GeluKernelImpl"), where="functional", inplace=False),
+    Row("gelu_backward",
+        f"g * (0.5 * (1 + erf(x * {_SQRT1_2})) + x * (exp(-0.5 * x * x) * {_2_SQRTPI} * {_SQRT1_2} * 0.5))",
+        ("gelu_backward(grad, x)",
+         f"grad * g * (2 * ({_GELU_PDF} * exp(-0.5 * (x * x))) - x * x * ({_GELU_PDF} * exp(-0.5 * (x * x))))"),
+        inputs=("g", "x"), node="GeluBackwardBackward0", where="internal", inplace=False),
     Row("gelu_tanh", f"0.5 * x * (1 + tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))))",
-        (f"grad * (0.5 * (1 + tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))))"
-         f" + 0.5 * x * (1 - tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))) ** 2)"
-         f" * {_GELU_BETA} * (1 + 3 * 0.044715 * (x * x)))",),
+        ("gelu_tanh_backward(grad, x)",),
         node="GeluBackward0", refuses=(_FLOATS_ONLY, "GeluKernelImpl"), where="internal", inplace=False),
+    Row("gelu_tanh_backward",
+        (f"g * (0.5 * (1 + tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))))"
+         f" + 0.5 * x * (1 - tanh({_GELU_BETA} * (x + 0.044715 * (x * x * x))) ** 2)"
+         f" * {_GELU_BETA} * (1 + 3 * 0.044715 * (x * x)))"),
+        ("gelu_tanh_backward(grad, x)",
+         # f' g h + (f' g h + g' f h + h' f g), with f = x / 2, g = 1 - tanh(inner)^2,
+         # h = beta * (1 + 3 kappa x^2), g' = 2 sech(inner) * (-sech(inner) tanh(inner)) * h
+         f"grad * g * (0.5 * (1 - tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)) * tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)))"
+         f" * ({_GELU_BETA} * (1 + 3 * 0.044715 * x * x))"
+         f" + 0.5 * (1 - tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)) * tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)))"
+         f" * ({_GELU_BETA} * (1 + 3 * 0.044715 * x * x))"
+         f" + 0.5 * x * ({_GELU_BETA} * (1 + 3 * 0.044715 * x * x))"
+         f" * (2 * (1 / cosh({_GELU_BETA} * (x + 0.044715 * x ** 3))) * (-(1 / cosh({_GELU_BETA} * (x + 0.044715 * x ** 3)))"
+         f" * tanh({_GELU_BETA} * (x + 0.044715 * x ** 3))) * ({_GELU_BETA} * (1 + 3 * 0.044715 * x * x)))"
+         f" + 0.5 * x * (1 - tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)) * tanh({_GELU_BETA} * (x + 0.044715 * x ** 3)))"
+         f" * (6 * 0.044715 * x * {_GELU_BETA}))"),
+        inputs=("g", "x"), node="GeluBackwardBackward0", where="internal", inplace=False),
     Row("silu", "x * sigmoid(x)", ("grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))",),
         refuses=(_FLOATS_ONLY, "silu_cpu"), where="functional"),
     Row("mish", "x * tanh(log1p(exp(x)))",

@@ -385,6 +385,8 @@ CREATE_GRAPH_NAMES = [
     ('F.silu(x)', 'MulBackward0', 'AddBackward0'),
     ('F.mish(x)', 'MulBackward0', 'AddBackward0'),
     ('F.leaky_relu(x)', 'LeakyReluBackwardBackward0', None),
+    ("F.gelu(x)", 'GeluBackwardBackward0', 'MulBackward0'),
+    ("F.gelu(x, approximate='tanh')", 'GeluBackwardBackward0', 'MulBackward0'),
     ('x.log1p()', 'DivBackward0', 'MulBackward0'),
     ('x.expm1()', 'MulBackward0', 'MulBackward0'),
     ('x.exp2()', 'MulBackward1', 'MulBackward1'),

@@ -197,16 +197,15 @@ ROWS = (
         ("elu_backward(grad, x, alpha, scale, input_scale)",),
         params=_ELU_PARAMS, refuses=(_FLOATS_ONLY, "elu_cpu"), where="functional"),
     # PyTorch's elu_backward and its elu_double_backward: the second derivative is masked
-    # by x < 0 (so 0 at x == 0, where the first takes the negative side), as a product
-    # (v * 0 where masked: nan stays nan)
+    # by x < 0 (so 0 at x == 0, where the first takes the negative side), as a product by
+    # the mask (nan * 0 stays nan; MulBackward0 under create_graph)
     Row("elu_backward", "where(x <= 0, g * (input_scale * (alpha * scale)) * exp(x * input_scale), g * scale)",
         ("elu_backward(grad, x, alpha, scale, input_scale)",
-         "where(x < 0, elu_backward(grad * g * input_scale, x, alpha, scale, input_scale),"
-         " elu_backward(grad * g * input_scale, x, alpha, scale, input_scale) * 0)"),
+         "elu_backward(grad * g * input_scale, x, alpha, scale, input_scale) * where(x < 0, 1, 0)"),
         inputs=("g", "x"), params=_ELU_PARAMS, node="EluBackwardBackward0", where="internal", inplace=False),
     Row("elu_backward_result", "where(y <= 0, g * input_scale * (y + alpha * scale), g * scale)",
         ("elu_backward_result(grad, y, alpha, scale, input_scale)",
-         "where(y < 0, grad * g * input_scale, grad * g * input_scale * 0)"),
+         "grad * g * input_scale * where(y < 0, 1, 0)"),
         inputs=("g", "y"), params=_ELU_PARAMS, node="EluBackwardBackward0", where="internal", inplace=False),
     # the in-place activations differentiate through their result (PyTorch's elu_ and
     # leaky_relu_ entries, is_result=true): nothing of the overwritten input is kept

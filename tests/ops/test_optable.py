@@ -386,6 +386,7 @@ CREATE_GRAPH_NAMES = [
     ('F.mish(x)', 'MulBackward0', 'AddBackward0'),
     ('F.leaky_relu(x)', 'LeakyReluBackwardBackward0', None),
     ("F.gelu(x)", 'GeluBackwardBackward0', 'MulBackward0'),
+    ('F.elu(x)', 'EluBackwardBackward0', 'MulBackward0'),
     ("F.gelu(x, approximate='tanh')", 'GeluBackwardBackward0', 'MulBackward0'),
     ('x.log1p()', 'DivBackward0', 'MulBackward0'),
     ('x.expm1()', 'MulBackward0', 'MulBackward0'),

@@ -20,7 +20,8 @@ def sigmoid(input):
 
 
 # the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
-from ..ops.tabled import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus  # noqa: E402,F401
+from ..ops.tabled import (celu, elu, gelu, hardshrink, hardsigmoid, hardswish, hardtanh, leaky_relu,  # noqa: E402,F401
+                          logsigmoid, mish, prelu, rrelu, selu, silu, softplus, softshrink, threshold)
 # convolution networks (nbgrad/ops/conv.py, padding.py)
 from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
@@ -43,6 +44,42 @@ def elu_(input, alpha=1.0):
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input, dim=-1):
+    """input's first half along dim times the sigmoid of its second half (composed: the
+    result's node is named GluBackward0 as PyTorch's; under it SigmoidBackward0 and the
+    halves' narrows, where PyTorch has one node)."""
+    from .. import _dtype as _D
+    from ..ops.more import renamed
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.dim()
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    dim = dim % n
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{_D.scalar_type_name(input.dtype)}'")
+    half = input.shape[dim] // 2
+    return renamed(input.narrow(dim, 0, half) * input.narrow(dim, half, half).sigmoid(), "GluBackward0")
 
 
 def tanh(input):

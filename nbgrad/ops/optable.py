@@ -286,13 +286,14 @@ ROWS = (
         "(where(x < 0, 1, 0) - where(x < 0, 1, -1) * (exp(-abs(x)) / (1 + exp(-abs(x))))) * g",
         ("log_sigmoid_backward(grad, x)", "grad * g * (sigmoid(x) - 1) * sigmoid(x)"),
         inputs=("g", "x"), layout=("g",), node="LogSigmoidBackwardBackward0", where="internal", inplace=False),
-    # celu is elu with input_scale 1 / alpha, under nodes of its own name
+    # celu is elu with input_scale 1 / alpha, under nodes of its own name; its derivative's
+    # input scale is 1.0 / alpha.toFloat() (alpha rounded to float32: derivatives.yaml)
     Row("celu", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
-        ("elu_backward(grad, x, alpha, scale, input_scale)",),
-        params=_ELU_PARAMS, refuses=(_FLOATS_ONLY, "elu_cpu"), where="functional"),
+        ("elu_backward(grad, x, alpha, scale, grad_input_scale)",),
+        params=_ELU_PARAMS + (("grad_input_scale", 1.0),), refuses=(_FLOATS_ONLY, "elu_cpu"), where="functional"),
     Row("celu_", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
-        ("elu_backward_result(grad, out, alpha, scale, input_scale)",),
-        params=_ELU_PARAMS, refuses=(_FLOATS_ONLY, "elu_cpu"),
+        ("elu_backward_result(grad, out, alpha, scale, grad_input_scale)",),
+        params=_ELU_PARAMS + (("grad_input_scale", 1.0),), refuses=(_FLOATS_ONLY, "elu_cpu"),
         node="CeluBackward1", where="internal", inplace=False),
     # rrelu outside training: leaky_relu with slope (lower + upper) / 2 into a row-major
     # result (PyTorch's rrelu_with_noise: empty_like(self, LEGACY_CONTIGUOUS)); in training

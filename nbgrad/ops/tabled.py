@@ -13,6 +13,7 @@ For a row of nbgrad/ops/optable.py, `apply(row, inputs, params)` is the whole op
             COMPOSED (Tensor ops, unrecorded) -- autograd.backward_path decides.
 """
 import math
+import struct
 
 from .. import _dtype as D
 from .._layout import layout_of
@@ -421,7 +422,9 @@ def celu(input, alpha=1.0, inplace=False):
     x = _tensor_arg("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _inplace_or_not(TABLE["celu"], x, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha}, inplace)
+    alpha_float = struct.unpack("f", struct.pack("f", alpha))[0]
+    return _inplace_or_not(TABLE["celu"], x, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha,
+                                              "grad_input_scale": 1.0 / alpha_float}, inplace)
 
 
 def logsigmoid(input):

@@ -308,12 +308,15 @@ ROWS = (
         ("rrelu_with_noise_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"), layout=("x", "g"),
         params=(("negative_slope", 0.0),), node="RreluWithNoiseBackwardBackward0", where="internal",
         inplace=False),
-    Row("rrelu_with_noise_train", "x * noise", ("rrelu_with_noise_train_backward(grad, noise)", None),
+    # (x is an operand of the backward, as of PyTorch's rrelu_with_noise_backward: under
+    # create_graph its node is recorded when x requires grad, with derivative 0 for x)
+    Row("rrelu_with_noise_train", "x * noise", ("rrelu_with_noise_train_backward(grad, x, noise)", None),
         inputs=("x", "noise"), node="RreluWithNoiseBackward0", where="internal", inplace=False),
-    Row("rrelu_with_noise_train_", "x * noise", ("rrelu_with_noise_train_backward(grad, noise)", None),
+    Row("rrelu_with_noise_train_", "x * noise", ("rrelu_with_noise_train_backward(grad, out, noise)", None),
         inputs=("x", "noise"), node="RreluWithNoiseBackward1", where="internal", inplace=False),
-    Row("rrelu_with_noise_train_backward", "g * noise", ("rrelu_with_noise_train_backward(grad, noise)", None),
-        inputs=("g", "noise"), node="RreluWithNoiseBackwardBackward0", where="internal", inplace=False),
+    Row("rrelu_with_noise_train_backward", "g * noise",
+        ("rrelu_with_noise_train_backward(grad, x, noise)", "0", None), inputs=("g", "x", "noise"),
+        node="RreluWithNoiseBackwardBackward0", where="internal", inplace=False),
     # prelu's kernel on x and the weight reshaped to broadcast over dim 1 (PyTorch's
     # _prelu_kernel; its backward kernel has two results, so create_graph records the
     # formulas' own nodes, not PreluKernelBackwardBackward0)

@@ -278,10 +278,10 @@ ROWS = (
     Row("threshold_backward_scalar", "where(x <= threshold, 0, g)",
         ("threshold_backward_scalar(grad, x, threshold)", "0"), inputs=("g", "x"), layout=("x", "g"),
         params=(("threshold", 0.0),), node="ThresholdBackwardBackward0", where="internal", inplace=False),
-    # log_sigmoid: PyTorch's CPU forward writes a row-major result; its backward kernel
+    # log_sigmoid (F.logsigmoid): PyTorch's CPU forward writes a row-major result; its backward kernel
     # (with the buffer exp(-|x|), recomputed here) writes into empty_like(grad)
     Row("log_sigmoid", "where(x < 0, x, 0) - log1p(exp(-abs(x)))", ("log_sigmoid_backward(grad, x)",),
-        refuses=(_FLOATS_ONLY, "log_sigmoid_cpu"), layout=("contiguous",), where="functional", inplace=False),
+        refuses=(_FLOATS_ONLY, "log_sigmoid_cpu"), layout=("contiguous",), where="internal", inplace=False),
     Row("log_sigmoid_backward",
         "(where(x < 0, 1, 0) - where(x < 0, 1, -1) * (exp(-abs(x)) / (1 + exp(-abs(x))))) * g",
         ("log_sigmoid_backward(grad, x)", "grad * g * (sigmoid(x) - 1) * sigmoid(x)"),

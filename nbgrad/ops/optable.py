@@ -318,10 +318,18 @@ ROWS = (
         ("rrelu_with_noise_train_backward(grad, x, noise)", "0", None), inputs=("g", "x", "noise"),
         node="RreluWithNoiseBackwardBackward0", where="internal", inplace=False),
     # prelu's kernel on x and the weight reshaped to broadcast over dim 1 (PyTorch's
-    # _prelu_kernel; its backward kernel has two results, so create_graph records the
-    # formulas' own nodes, not PreluKernelBackwardBackward0)
-    Row("_prelu_kernel", "where(x > 0, x, w * x)", ("where(x > 0, grad, w * grad)", "where(x > 0, 0, x * grad)"),
+    # _prelu_kernel).  Its backward kernel has two results, here one row each under
+    # PyTorch's node name; their derivatives add up to _prelu_kernel_backward's (which
+    # masks by x >= 0 where the kernel masks by x > 0)
+    Row("_prelu_kernel", "where(x > 0, x, w * x)",
+        ("_prelu_kernel_backward_input(grad, x, w)", "_prelu_kernel_backward_weight(grad, x)"),
         inputs=("x", "w"), node="PreluKernelBackward0", where="internal", inplace=False),
+    Row("_prelu_kernel_backward_input", "where(x > 0, g, w * g)",
+        ("where(x >= 0, grad, grad * w)", "0", "where(x >= 0, 0, g * grad)"), inputs=("g", "x", "w"),
+        layout=("x", "w", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
+    Row("_prelu_kernel_backward_weight", "where(x > 0, 0, x * g)",
+        ("where(x >= 0, 0, grad * x)", "where(x >= 0, 0, g * grad)"), inputs=("g", "x"),
+        layout=("x", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
     Row("logit", "log(x / (1 - x))",
         ("where(x < 0, nan, where(x > 1, nan, where(x == 0, grad * inf, grad / (x * (1 - x)))))",),
         recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",)),

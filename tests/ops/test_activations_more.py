@@ -308,3 +308,17 @@ def test_cuda_runs_prelu_rrelu_glu_and_the_in_place_forms():
     assert np.allclose(F.glu(T.tensor([1.0, -2.0, 0.0, 0.0], device="cuda")).tolist(), [0.5, -1.0])
     r = F.rrelu(T.tensor([-1.0, 2.0], dtype=T.float64, device="cuda"), 0.1, 0.3, training=True)
     assert -0.3 < r.tolist()[0] <= -0.1 and r.tolist()[1] == 2.0
+
+
+def test_prelu_second_derivatives_are_pytorchs_prelu_kernel_backward_ones():
+    # recorded from PyTorch 2.13, zeros included (its double backward masks by x >= 0)
+    x = T.tensor([[1.0, -2.0, 0.0], [-0.5, 0.0, 3.0]], dtype=T.float64, requires_grad=True)
+    w = T.tensor([0.3, -0.2, 0.7], dtype=T.float64, requires_grad=True)
+    weights = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64)
+    gx, gw = T.autograd.grad((F.prelu(x, w) * weights).sum(), [x, w], create_graph=True)
+    assert gx.grad_fn.name() == "PreluKernelBackwardBackward0" and gw.grad_fn.name() == "ViewBackward0"
+    ggx = T.tensor([[1.5, -1.0, 2.0], [0.5, 3.0, -2.0]], dtype=T.float64)
+    hx, hw = T.autograd.grad((gx * ggx).sum() + (gw * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum(), [x, w])
+    np.testing.assert_allclose(gx.tolist(), [[1.0, -0.4, 2.1], [1.2, -1.0, 6.0]], rtol=1e-15)
+    assert gw.tolist() == [-2.0, -4.0, 0.0]
+    assert hx.tolist() == [[0.0, 4.0, 0.0], [4.0, 0.0, 0.0]] and hw.tolist() == [2.0, -2.0, 0.0]

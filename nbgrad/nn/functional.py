@@ -20,8 +20,9 @@ def sigmoid(input):
 
 
 # the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
-from ..ops.tabled import (celu, elu, gelu, hardshrink, hardsigmoid, hardswish, hardtanh, leaky_relu,  # noqa: E402,F401
-                          logsigmoid, mish, prelu, rrelu, selu, silu, softplus, softshrink, threshold)
+from ..ops.tabled import (celu, celu_, elu, gelu, hardshrink, hardsigmoid, hardswish, hardtanh,  # noqa: E402,F401
+                          leaky_relu, logsigmoid, mish, prelu, rrelu, rrelu_, selu, selu_, silu, softplus, softshrink,
+                          threshold, threshold_)
 # convolution networks (nbgrad/ops/conv.py, padding.py)
 from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
@@ -44,22 +45,6 @@ def elu_(input, alpha=1.0):
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
-
-
-def selu_(input):
-    return selu(input, inplace=True)
-
-
-def celu_(input, alpha=1.0):
-    return celu(input, alpha, inplace=True)
-
-
-def threshold_(input, threshold, value):
-    return globals()["threshold"](input, threshold, value, inplace=True)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def glu(input, dim=-1):

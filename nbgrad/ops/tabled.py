@@ -500,6 +500,25 @@ def prelu(input, weight):
     return apply(TABLE["_prelu_kernel"], (x, w), _NO_PARAMS)
 
 
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return _threshold(input, threshold, value, inplace=True)
+
+
+_threshold = threshold
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def logit(input, eps=None):
     x = _tensor_arg("logit", input)
     if eps is None:
@@ -555,4 +574,4 @@ def _tensor_arg(op, v, name="input"):
 PUBLIC = {"softplus": softplus, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "silu": silu, "mish": mish,
           "hardtanh": hardtanh, "hardswish": hardswish, "hardsigmoid": hardsigmoid, "selu": selu, "celu": celu,
           "logsigmoid": logsigmoid, "softshrink": softshrink, "hardshrink": hardshrink, "threshold": threshold,
-          "rrelu": rrelu, "prelu": prelu, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp, "atan2": atan2}
+          "rrelu": rrelu, "prelu": prelu, "selu_": selu_, "celu_": celu_, "threshold_": threshold_, "rrelu_": rrelu_, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp, "atan2": atan2}

@@ -322,3 +322,18 @@ def test_prelu_second_derivatives_are_pytorchs_prelu_kernel_backward_ones():
     np.testing.assert_allclose(gx.tolist(), [[1.0, -0.4, 2.1], [1.2, -1.0, 6.0]], rtol=1e-15)
     assert gw.tolist() == [-2.0, -4.0, 0.0]
     assert hx.tolist() == [[0.0, 4.0, 0.0], [4.0, 0.0, 0.0]] and hw.tolist() == [2.0, -2.0, 0.0]
+
+
+def test_pytorchs_top_level_names_and_methods():
+    # torch.selu, torch.threshold_, Tensor.hardshrink, Tensor.prelu, ... (PyTorch 2.13 has these)
+    x = T.tensor([-1.0, 0.3, 2.0], dtype=T.float64)
+    assert T.selu(x).tolist() == F.selu(x).tolist() and T.celu(x, 0.5).tolist() == F.celu(x, 0.5).tolist()
+    assert T.threshold(x, 0.5, 9.0).tolist() == [9.0, 9.0, 2.0] and T.rrelu(x).tolist() == F.rrelu(x).tolist()
+    assert x.hardshrink(0.5).tolist() == T.hardshrink(x, 0.5).tolist() == [-1.0, 0.0, 2.0]
+    w = T.tensor([0.5], dtype=T.float64)
+    assert x.prelu(w).tolist() == T.prelu(x, w).tolist() == [-0.5, 0.3, 2.0]
+    for fn, ref in [(T.selu_, F.selu), (T.celu_, F.celu), (T.rrelu_, F.rrelu)]:
+        v = x.clone()
+        assert fn(v) is v and v.tolist() == ref(x).tolist()
+    v = x.clone()
+    assert T.threshold_(v, 0.5, 9.0) is v and v.tolist() == [9.0, 9.0, 2.0]

@@ -33,6 +33,7 @@ from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2
 from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
+from ..ops.glu import glu  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -46,25 +47,6 @@ def elu_(input, alpha=1.0):
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
 
-
-def glu(input, dim=-1):
-    """input's first half along dim times the sigmoid of its second half (composed: the
-    result's node is named GluBackward0 as PyTorch's; under it SigmoidBackward0 and the
-    halves' narrows, where PyTorch has one node)."""
-    from .. import _dtype as _D
-    from ..ops.more import renamed
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    n = input.dim()
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    dim = dim % n
-    if input.shape[dim] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{_D.scalar_type_name(input.dtype)}'")
-    half = input.shape[dim] // 2
-    return renamed(input.narrow(dim, 0, half) * input.narrow(dim, half, half).sigmoid(), "GluBackward0")
 
 
 def tanh(input):

@@ -337,3 +337,28 @@ def test_pytorchs_top_level_names_and_methods():
         assert fn(v) is v and v.tolist() == ref(x).tolist()
     v = x.clone()
     assert T.threshold_(v, 0.5, 9.0) is v and v.tolist() == [9.0, 9.0, 2.0]
+
+
+def test_glu_records_pytorchs_nodes_and_second_derivatives():
+    # recorded from PyTorch 2.13 (FunctionsManual's glu_double_backward and
+    # glu_double_backward_grad_output under GluBackwardBackward0)
+    x = T.tensor([[1.0, -2.0, 0.5, 3.0, -0.7, 1.3], [0.2, 0.4, -1.5, 2.5, 0.0, -3.0]], dtype=T.float64,
+                 requires_grad=True)
+    y = F.glu(x, 1)
+    w = T.tensor([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]], dtype=T.float64)
+    g, = T.autograd.grad((y * w).sum(), x, create_graph=True)
+    assert y.grad_fn.name() == "GluBackward0" and g.grad_fn.name() == "GluBackwardBackward0"
+    h, = T.autograd.grad((g * T.arange(12, dtype=T.float64).reshape(2, 6)).sum(), x)
+    np.testing.assert_allclose(y.tolist(), [[0.9525741268224334, -0.6636244556636678, 0.3929174915212793],
+                                            [0.1848283639957513, 0.2, -0.07113880976635018]], rtol=1e-14)
+    np.testing.assert_allclose(g.tolist(), [
+        [0.9525741268224334, 0.6636244556636678, 2.3575049491276756, 0.045176659730912, -0.8868514931724363,
+         0.25244754370359035],
+        [-0.9241418199787566, 0.25, 0.09485174635513356, -0.014020743309021614, 0.05, -0.1355299791927364]],
+        rtol=1e-14)
+    np.testing.assert_allclose(h.tolist(), [
+        [0.135529979192736, 1.7737029863448726, 2.5244754370359037, -0.12267472398283014, -0.7498348684592511,
+         0.28820678107784814],
+        [-0.6309334489059726, 1.25, 0.993886514080067, -0.3135801947488672, 0.875, -0.6265954081165409]],
+        rtol=1e-13)
+    assert T.autograd.gradgradcheck(lambda t: F.glu(t, 1), (x,))

@@ -311,9 +311,11 @@ ROWS = (
     # (x is an operand of the backward, as of PyTorch's rrelu_with_noise_backward: under
     # create_graph its node is recorded when x requires grad, with derivative 0 for x)
     Row("rrelu_with_noise_train", "x * noise", ("rrelu_with_noise_train_backward(grad, x, noise)", None),
-        inputs=("x", "noise"), node="RreluWithNoiseBackward0", where="internal", inplace=False),
+        inputs=("x", "noise"), refuses=(_FLOATS_ONLY, "rrelu_with_noise_out_cpu"), node="RreluWithNoiseBackward0",
+        where="internal", inplace=False),
     Row("rrelu_with_noise_train_", "x * noise", ("rrelu_with_noise_train_backward(grad, out, noise)", None),
-        inputs=("x", "noise"), node="RreluWithNoiseBackward1", where="internal", inplace=False),
+        inputs=("x", "noise"), refuses=(_FLOATS_ONLY, "rrelu_with_noise_out_cpu"), node="RreluWithNoiseBackward1",
+        where="internal", inplace=False),
     Row("rrelu_with_noise_train_backward", "g * noise",
         ("rrelu_with_noise_train_backward(grad, x, noise)", "0", None), inputs=("g", "x", "noise"),
         node="RreluWithNoiseBackwardBackward0", where="internal", inplace=False),

@@ -466,7 +466,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return _inplace_or_not(TABLE["rrelu_with_noise"], x, {"negative_slope": (lower + upper) / 2}, inplace)
     row = TABLE["rrelu_with_noise_train"]
-    _dtype(row, (x,))
+    if x._dtype in row.refuses[0]:
+        _dtype(row, (x,))                       # (the kernel's name, before any noise is drawn)
     with no_grad():
         noise = E.where(x <= 0, x.detach().new_empty(x.shape).uniform_(lower, upper), 1.0).to(x.dtype)
     if not inplace:

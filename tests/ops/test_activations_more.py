@@ -188,6 +188,12 @@ def test_integer_and_bool_inputs_are_refused_with_pytorchs_kernel_names(fn, kern
         fn(T.tensor([1, 0], dtype=dtype))
 
 
+def test_rrelu_in_training_refuses_integers_with_its_kernels_name():
+    for dtype, shown in [(T.int64, "Long"), (T.bool, "Bool")]:
+        with pytest.raises(NotImplementedError, match=f"\"rrelu_with_noise_out_cpu\" not implemented for '{shown}'"):
+            F.rrelu(T.tensor([1, 0], dtype=dtype), training=True)
+
+
 def test_threshold_keeps_integers_and_refuses_bool():
     out = F.threshold(T.tensor([1, 5, -3]), 2, 10)
     assert out.dtype is T.int64 and out.tolist() == [10, 5, 10]

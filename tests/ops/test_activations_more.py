@@ -368,3 +368,22 @@ def test_glu_records_pytorchs_nodes_and_second_derivatives():
         [-0.6309334489059726, 1.25, 0.993886514080067, -0.3135801947488672, 0.875, -0.6265954081165409]],
         rtol=1e-13)
     assert T.autograd.gradgradcheck(lambda t: F.glu(t, 1), (x,))
+
+
+# recorded from PyTorch 2.13 at x = [0.3, 0.5, 0.7] (float64): the node names of the first and
+# second create_graph gradients (selu's and celu's second order is elu's, whose
+# MulBackward0 is still a WhereBackward0 here: see test_optable's CREATE_GRAPH_NAMES)
+@pytest.mark.parametrize("src,first,second", [
+    ("F.hardswish(x)", "HardswishBackwardBackward0", None), ("F.logsigmoid(x)", "LogSigmoidBackwardBackward0",
+                                                             "MulBackward0"),
+    ("F.softshrink(x, 0.2)", "SoftshrinkBackwardBackward0", None),
+    ("F.hardshrink(x, 0.2)", "HardshrinkBackwardBackward0", None),
+    ("F.threshold(x, 0.4, 1.0)", "ThresholdBackwardBackward0", None),
+    ("F.rrelu(x)", "RreluWithNoiseBackwardBackward0", None), ("F.prelu(x, x[:1])", "AddBackward0", None),
+    ("F.glu(T.cat([x, x]))", "AddBackward0", "AddBackward0")])
+def test_first_and_second_create_graph_node_names_are_pytorchs(src, first, second):
+    x = T.tensor([0.3, 0.5, 0.7], dtype=T.float64, requires_grad=True)
+    y = eval(src, {"F": F, "x": x, "T": T})
+    (g1,) = T.autograd.grad(y.sum(), x, create_graph=True)
+    (g2,) = T.autograd.grad(g1.sum(), x, create_graph=True)
+    assert (g1.grad_fn.name(), g2.grad_fn.name() if g2.grad_fn else None) == (first, second)

@@ -10,8 +10,9 @@ from .modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNeares
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
 from .modules.batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
-from .modules.activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmax2d,  # noqa: E402,F401
-                                 Softmin, Softplus, Softsign, Tanhshrink)
+from .modules.activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,  # noqa: E402,F401
+                                 LeakyReLU, LogSigmoid, Mish, PReLU, ReLU6, RReLU, SELU, SiLU, Softmax2d, Softmin,
+                                 Softplus, Softshrink, Softsign, Tanhshrink, Threshold)
 from .modules.lazy import LazyLinear  # noqa: E402,F401
 from .parameter import UninitializedParameter  # noqa: E402,F401
 from .modules.attention import MultiheadAttention  # noqa: E402,F401

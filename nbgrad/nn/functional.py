@@ -20,7 +20,9 @@ def sigmoid(input):
 
 
 # the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
-from ..ops.tabled import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus  # noqa: E402,F401
+from ..ops.tabled import (celu, celu_, elu, gelu, hardshrink, hardsigmoid, hardswish, hardtanh,  # noqa: E402,F401
+                          leaky_relu, logsigmoid, mish, prelu, rrelu, rrelu_, selu, selu_, silu, softplus, softshrink,
+                          threshold, threshold_)
 # convolution networks (nbgrad/ops/conv.py, padding.py)
 from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
@@ -31,6 +33,7 @@ from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2
 from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
+from ..ops.glu import glu  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -43,6 +46,7 @@ def elu_(input, alpha=1.0):
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return hardtanh(input, min_val, max_val, inplace=True)
+
 
 
 def tanh(input):

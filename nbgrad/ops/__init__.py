@@ -307,6 +307,7 @@ TENSOR_METHODS = {
     "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
     "isfinite": E.isfinite, "rsub": E.rsub,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
+    "hardshrink": E.hardshrink, "prelu": E.prelu,
     "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
     "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _not_implemented_for_non_tensors(_rsub),
     "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(_reversed(E.mul)),

@@ -101,7 +101,7 @@ def geometry(source, env, layout, table=None):
         args = [walk(a) for a in node.args]
         row = table.get(node.func.id) if table else None
         if row is not None and row.layout:      # a table op whose result takes some operands' layout
-            args = [args[row.inputs.index(n)] for n in row.layout]
+            args = [args[row.inputs.index(n)] for n in row.layout if n in row.inputs]
         return node_of(args)
     return walk(parse(source))
 

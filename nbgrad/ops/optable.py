@@ -36,7 +36,9 @@ class Row:
     refuses: tuple = ()             # (dtypes, PyTorch's kernel name): NotImplementedError, or
                                     # (dtypes, exception type, message) for an op's own check
     promotes: bool = True           # integer inputs compute in the default float dtype
-    layout: tuple = None            # the operands (by name) whose layout the result takes
+    layout: tuple = None            # the operands (by name) whose layout the result takes; a
+                                    # name that is no input ("contiguous": PyTorch allocates the
+                                    # result row-major) takes none, so the result is row-major
     where: str = "torch"            # "torch" (nbgrad.<name>, a Tensor method) or "functional"
     inplace: bool = True            # has a `<name>_` form
     differentiable: bool = True
@@ -260,6 +262,97 @@ ROWS = (
         inplace=False),
     # PyTorch's logit_backward kernel is grad * inf at x == 0 (also -0.0); under create_graph
     # it records infinitely_differentiable_logit_backward (no such case) instead
+    # -- hardswish, hardsigmoid, the shrinks, threshold, log_sigmoid, celu, rrelu, prelu: each
+    # backward kernel a row of its own (create_graph records PyTorch's ...BackwardBackward0)
+    Row("hardswish", "x * where(x + 3 < 0, 0, where(x + 3 > 6, 6, x + 3)) / 6", ("hardswish_backward(grad, x)",),
+        refuses=(_FLOATS_ONLY, "hardswish_cpu"), where="functional"),
+    # (PyTorch's CPU kernel: 0 up to -3, grad from 3 on, nan passes grad)
+    Row("hardswish_backward", "where(x <= -3, 0, where(x < 3, g * (x / 3 + 0.5), g))",
+        ("hardswish_backward(grad, x)", "where(x > -3, where(x < 3, grad * g / 3.0, 0), 0)"),
+        inputs=("g", "x"), node="HardswishBackwardBackward0", where="internal", inplace=False),
+    Row("hardsigmoid", "where(x + 3 < 0, 0, where(x + 3 > 6, 6, x + 3)) / 6", ("hardsigmoid_backward(grad, x)",),
+        refuses=(_FLOATS_ONLY, "hardsigmoid_cpu"), where="functional"),
+    # (the kernel's one_sixth is the float 1.0f / 6.0f, in double too; PyTorch has no
+    # derivative of hardsigmoid_backward: its node is NotImplemented, see tabled.py)
+    Row("hardsigmoid_backward", "where(x > -3, where(x < 3, g * 0.1666666716337204, 0), 0)",
+        (None, None), inputs=("g", "x"), where="internal", inplace=False),
+    Row("softshrink", "where(x > lambd, x - lambd, where(x < -lambd, x + lambd, x * 0))",
+        ("softshrink_backward(grad, x, lambd)",), params=(("lambd", 0.5),),
+        refuses=(_FLOATS_ONLY, "softshrink_check"), where="functional", inplace=False),
+    Row("softshrink_backward", "where(x >= -lambd, where(x <= lambd, 0, g), g)",
+        ("softshrink_backward(grad, x, lambd)", "0"), inputs=("g", "x"), params=(("lambd", 0.5),),
+        node="SoftshrinkBackwardBackward0", where="internal", inplace=False),
+    Row("hardshrink", "where(x >= -lambd, where(x <= lambd, 0, x), x)",
+        ("hardshrink_backward(grad, x, lambd)",), params=(("lambd", 0.5),),
+        refuses=(_FLOATS_ONLY, "hardshrink_cpu"), where="functional", inplace=False),
+    Row("hardshrink_backward", "where(x >= -lambd, where(x <= lambd, 0, g), g)",
+        ("hardshrink_backward(grad, x, lambd)", "0"), inputs=("g", "x"), params=(("lambd", 0.5),),
+        node="HardshrinkBackwardBackward0", where="internal", inplace=False),
+    # threshold keeps integer dtypes; its in-place form differentiates through the old input
+    # (PyTorch's threshold_ saves self: ThresholdBackward1)
+    Row("threshold", "where(x <= threshold, value, x)", ("threshold_backward_scalar(grad, x, threshold)",),
+        params=(("threshold", 0.0), ("value", 0.0)), promotes=False, refuses=(_BOOL, "threshold_cpu"),
+        where="functional"),
+    Row("threshold_", "where(x <= threshold, value, x)", ("threshold_backward_scalar(grad, x, threshold)",),
+        params=(("threshold", 0.0), ("value", 0.0)), promotes=False, refuses=(_BOOL, "threshold_cpu"),
+        node="ThresholdBackward1", where="internal", inplace=False),
+    Row("threshold_backward_scalar", "where(x <= threshold, 0, g)",
+        ("threshold_backward_scalar(grad, x, threshold)", "0"), inputs=("g", "x"), layout=("x", "g"),
+        params=(("threshold", 0.0),), node="ThresholdBackwardBackward0", where="internal", inplace=False),
+    # log_sigmoid (F.logsigmoid): PyTorch's CPU forward writes a row-major result; its backward kernel
+    # (with the buffer exp(-|x|), recomputed here) writes into empty_like(grad)
+    Row("log_sigmoid", "where(x < 0, x, 0) - log1p(exp(-abs(x)))", ("log_sigmoid_backward(grad, x)",),
+        refuses=(_FLOATS_ONLY, "log_sigmoid_cpu"), layout=("contiguous",), where="internal", inplace=False),
+    Row("log_sigmoid_backward",
+        "(where(x < 0, 1, 0) - where(x < 0, 1, -1) * (exp(-abs(x)) / (1 + exp(-abs(x))))) * g",
+        ("log_sigmoid_backward(grad, x)", "grad * g * (sigmoid(x) - 1) * sigmoid(x)"),
+        inputs=("g", "x"), layout=("g",), node="LogSigmoidBackwardBackward0", where="internal", inplace=False),
+    # celu is elu with input_scale 1 / alpha, under nodes of its own name; its derivative's
+    # input scale is 1.0 / alpha.toFloat() (alpha rounded to float32: derivatives.yaml)
+    Row("celu", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
+        ("elu_backward(grad, x, alpha, scale, grad_input_scale)",),
+        params=_ELU_PARAMS + (("grad_input_scale", 1.0),), refuses=(_FLOATS_ONLY, "elu_cpu"), where="functional"),
+    Row("celu_", "where(x < 0, expm1(x * input_scale) * (alpha * scale), x * scale)",
+        ("elu_backward_result(grad, out, alpha, scale, grad_input_scale)",),
+        params=_ELU_PARAMS + (("grad_input_scale", 1.0),), refuses=(_FLOATS_ONLY, "elu_cpu"),
+        node="CeluBackward1", where="internal", inplace=False),
+    # rrelu outside training: leaky_relu with slope (lower + upper) / 2 into a row-major
+    # result (PyTorch's rrelu_with_noise: empty_like(self, LEGACY_CONTIGUOUS)); in training
+    # x * noise, the noise drawn uniform in [lower, upper) where x <= 0, else 1
+    Row("rrelu_with_noise", "where(x > 0, x, x * negative_slope)",
+        ("rrelu_with_noise_backward(grad, x, negative_slope)",), params=(("negative_slope", 0.0),),
+        refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), layout=("contiguous",), where="internal", inplace=False),
+    Row("rrelu_with_noise_", "where(x > 0, x, x * negative_slope)",
+        ("rrelu_with_noise_backward(grad, out, negative_slope)",), params=(("negative_slope", 0.0),),
+        refuses=(_FLOATS_ONLY, "leaky_relu_cpu"), node="RreluWithNoiseBackward1", where="internal", inplace=False),
+    Row("rrelu_with_noise_backward", "where(x > 0, g, g * negative_slope)",
+        ("rrelu_with_noise_backward(grad, x, negative_slope)", "0"), inputs=("g", "x"), layout=("x", "g"),
+        params=(("negative_slope", 0.0),), node="RreluWithNoiseBackwardBackward0", where="internal",
+        inplace=False),
+    # (x is an operand of the backward, as of PyTorch's rrelu_with_noise_backward: under
+    # create_graph its node is recorded when x requires grad, with derivative 0 for x)
+    Row("rrelu_with_noise_train", "x * noise", ("rrelu_with_noise_train_backward(grad, x, noise)", None),
+        inputs=("x", "noise"), refuses=(_FLOATS_ONLY, "rrelu_with_noise_out_cpu"), node="RreluWithNoiseBackward0",
+        where="internal", inplace=False),
+    Row("rrelu_with_noise_train_", "x * noise", ("rrelu_with_noise_train_backward(grad, out, noise)", None),
+        inputs=("x", "noise"), refuses=(_FLOATS_ONLY, "rrelu_with_noise_out_cpu"), node="RreluWithNoiseBackward1",
+        where="internal", inplace=False),
+    Row("rrelu_with_noise_train_backward", "g * noise",
+        ("rrelu_with_noise_train_backward(grad, x, noise)", "0", None), inputs=("g", "x", "noise"),
+        node="RreluWithNoiseBackwardBackward0", where="internal", inplace=False),
+    # prelu's kernel on x and the weight reshaped to broadcast over dim 1 (PyTorch's
+    # _prelu_kernel).  Its backward kernel has two results, here one row each under
+    # PyTorch's node name; their derivatives add up to _prelu_kernel_backward's (which
+    # masks by x >= 0 where the kernel masks by x > 0)
+    Row("_prelu_kernel", "where(x > 0, x, w * x)",
+        ("_prelu_kernel_backward_input(grad, x, w)", "_prelu_kernel_backward_weight(grad, x)"),
+        inputs=("x", "w"), node="PreluKernelBackward0", where="internal", inplace=False),
+    Row("_prelu_kernel_backward_input", "where(x > 0, g, w * g)",
+        ("where(x >= 0, grad, grad * w)", "0", "where(x >= 0, 0, g * grad)"), inputs=("g", "x", "w"),
+        layout=("x", "w", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
+    Row("_prelu_kernel_backward_weight", "where(x > 0, 0, x * g)",
+        ("where(x >= 0, 0, grad * x)", "where(x >= 0, 0, g * grad)"), inputs=("g", "x"),
+        layout=("x", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
     Row("logit", "log(x / (1 - x))",
         ("where(x < 0, nan, where(x > 1, nan, where(x == 0, grad * inf, grad / (x * (1 - x)))))",),
         recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",)),

@@ -13,6 +13,7 @@ For a row of nbgrad/ops/optable.py, `apply(row, inputs, params)` is the whole op
             COMPOSED (Tensor ops, unrecorded) -- autograd.backward_path decides.
 """
 import math
+import struct
 
 from .. import _dtype as D
 from .._layout import layout_of
@@ -98,7 +99,9 @@ def _dtype(row, inputs):
 
 def _layout_operands(row, inputs):
     """The operands whose layout the row's result takes (all, unless the row names some)."""
-    return tuple(inputs[row.inputs.index(n)] for n in row.layout) if row.layout else tuple(inputs)
+    if not row.layout:
+        return tuple(inputs)
+    return tuple(inputs[row.inputs.index(n)] for n in row.layout if n in row.inputs)    # (none: row-major)
 
 
 _forward_programs = {}
@@ -299,6 +302,19 @@ def _result_backward_needs_positive(name, param, what):
 
 _result_backward_needs_positive("elu_", "alpha", "elu")
 _result_backward_needs_positive("leaky_relu_", "negative_slope", "leakyReLu")
+_result_backward_needs_positive("celu_", "alpha", "elu")
+_result_backward_needs_positive("rrelu_with_noise_", "negative_slope", "leakyReLu")
+
+
+def _not_implemented(name, what):
+    """PyTorch records a NotImplemented node where derivatives.yaml has no formula: the
+    forward runs, differentiating it raises."""
+    def backward(self, grad):
+        raise RuntimeError(f"derivative for {what} is not implemented")
+    NODES[name] = type("NotImplemented", (NODES[name],), {"backward": backward})
+
+
+_not_implemented("hardsigmoid_backward", "aten::hardsigmoid_backward")
 
 
 # -- the op functions ----------------------------------------------------------------------------
@@ -384,6 +400,126 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
                            {"min_val": min_val, "max_val": max_val}, inplace)
 
 
+def hardswish(input, inplace=False):
+    return _inplace_or_not(TABLE["hardswish"], _tensor_arg("hardswish", input), _NO_PARAMS, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _inplace_or_not(TABLE["hardsigmoid"], _tensor_arg("hardsigmoid", input), _NO_PARAMS, inplace)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """elu with PyTorch's selu constants (its nodes: EluBackward0, in place EluBackward1)."""
+    return _inplace_or_not(TABLE["elu"], _tensor_arg("selu", input),
+                           {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0}, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    x = _tensor_arg("celu", input)
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    alpha_float = struct.unpack("f", struct.pack("f", alpha))[0]
+    return _inplace_or_not(TABLE["celu"], x, {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha,
+                                              "grad_input_scale": 1.0 / alpha_float}, inplace)
+
+
+def logsigmoid(input):
+    return apply(TABLE["log_sigmoid"], (_tensor_arg("logsigmoid", input),), _NO_PARAMS)
+
+
+# the largest finite value of each floating dtype, and as PyTorch prints it (C++ ostream, 6 digits)
+_FLOAT_MAX = {D.float16: (65504.0, "65504"), D.float32: (3.4028234663852886e38, "3.40282e+38"),
+              D.float64: (1.7976931348623157e308, "1.79769e+308")}
+
+
+def softshrink(input, lambd=0.5):
+    x = _tensor_arg("softshrink", input)
+    row = TABLE["softshrink"]
+    if x._dtype in row.refuses[0]:
+        _dtype(row, (x,))                       # (PyTorch's dispatch names softshrink_check)
+    top, shown = _FLOAT_MAX.get(x._dtype, _FLOAT_MAX[D.float32])
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {shown}] for "
+                           f"input dtype {D.scalar_type_name(x._dtype)}, but found {lambd}")
+    return apply(row, (x,), {"lambd": lambd})
+
+
+def hardshrink(input, lambd=0.5):
+    return apply(TABLE["hardshrink"], (_tensor_arg("hardshrink", input),), {"lambd": lambd})
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _inplace_or_not(TABLE["threshold"], _tensor_arg("threshold", input),
+                           {"threshold": threshold, "value": value}, inplace)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Outside training leaky_relu with slope (lower + upper) / 2; in training each x <= 0
+    takes its own slope, drawn uniform in [lower, upper) with nbgrad's generator."""
+    x = _tensor_arg("rrelu", input)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return _inplace_or_not(TABLE["rrelu_with_noise"], x, {"negative_slope": (lower + upper) / 2}, inplace)
+    row = TABLE["rrelu_with_noise_train"]
+    if x._dtype in row.refuses[0]:
+        _dtype(row, (x,))                       # (the kernel's name, before any noise is drawn)
+    with no_grad():
+        noise = E.where(x <= 0, x.detach().new_empty(x.shape).uniform_(lower, upper), 1.0).to(x.dtype)
+    if not inplace:
+        return apply(row, (x, noise), _NO_PARAMS)
+    from .inplace import apply_inplace
+    row = TABLE["rrelu_with_noise_train_"]
+    return apply_inplace(x, lambda old: apply(row, (old, noise), _NO_PARAMS), needs_old=row.needs_old)
+
+
+def prelu(input, weight):
+    """where(x > 0, x, weight * x), weight (one value or one per channel, dim 1) reshaped to
+    broadcast over x as PyTorch's prelu does before its _prelu_kernel."""
+    x, w = _tensor_arg("prelu", input), _tensor_arg("prelu", weight, "weight")
+    if x._dtype is not w._dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {D.scalar_type_name(x._dtype)} and "
+                           f"{D.scalar_type_name(w._dtype)}")
+    if w.numel() != 1:
+        if x.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.dim() > 1 else 1
+        if channels != w.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{w.numel()} and channel size = {channels}.")
+    if w.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.dim()}")
+    if x.dim() != w.dim():
+        shape = [1] * x.dim()
+        if x.dim() > 1:
+            shape[1] = w.numel()
+        w = w.reshape(shape)
+    return apply(TABLE["_prelu_kernel"], (x, w), _NO_PARAMS)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return _threshold(input, threshold, value, inplace=True)
+
+
+_threshold = threshold
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
 def logit(input, eps=None):
     x = _tensor_arg("logit", input)
     if eps is None:
@@ -437,4 +573,6 @@ def _tensor_arg(op, v, name="input"):
 
 
 PUBLIC = {"softplus": softplus, "leaky_relu": leaky_relu, "elu": elu, "gelu": gelu, "silu": silu, "mish": mish,
-          "hardtanh": hardtanh, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp, "atan2": atan2}
+          "hardtanh": hardtanh, "hardswish": hardswish, "hardsigmoid": hardsigmoid, "selu": selu, "celu": celu,
+          "logsigmoid": logsigmoid, "softshrink": softshrink, "hardshrink": hardshrink, "threshold": threshold,
+          "rrelu": rrelu, "prelu": prelu, "selu_": selu_, "celu_": celu_, "threshold_": threshold_, "rrelu_": rrelu_, "logit": logit, "xlogy": xlogy, "hypot": hypot, "lerp": lerp, "atan2": atan2}

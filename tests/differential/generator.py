@@ -27,8 +27,11 @@ ACTIVATIONS = tuple(row.name for row in ROWS if row.where == "functional")
 ACTIVATION_PARAMS = {"softplus": {"beta": [0.5, 2.0, -1.0], "threshold": [1.0, 0.5, 20.0]},
                      "leaky_relu": {"negative_slope": [0.2, -0.3, 0.0]}, "elu": {"alpha": [0.5, 2.0, -1.0]},
                      "gelu": {"approximate": ["tanh", "none"]},
-                     "hardtanh": {"min_val": [-0.5, 0.0, -2.0], "max_val": [0.5, 2.0]}}
-ACTIVATION_INPLACE = ("leaky_relu", "elu", "silu", "mish", "hardtanh")
+                     "hardtanh": {"min_val": [-0.5, 0.0, -2.0], "max_val": [0.5, 2.0]},
+                     "celu": {"alpha": [0.5, 2.0, -1.0]}, "softshrink": {"lambd": [0.0, 0.3, 1.0]},
+                     "hardshrink": {"lambd": [0.0, 0.3, -0.5]},
+                     "threshold": {"threshold": [0.0, 0.3, -1.0], "value": [0.0, 2.0, -0.5]}}
+ACTIVATION_INPLACE = ("leaky_relu", "elu", "silu", "mish", "hardtanh", "hardswish", "hardsigmoid", "celu", "threshold")
 TABLE_MULTI = tuple(row.name for row in ROWS if row.where == "torch" and (len(row.inputs) > 1 or row.params)) + ("logit",)
 BINARY = ("add", "sub", "mul", "truediv", "pow", "maximum", "minimum", "atan2", "remainder", "floordiv")
 COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")

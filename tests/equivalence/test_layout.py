@@ -379,6 +379,19 @@ GRAD_LAYOUTS = {
     "sin": (lambda x: x.sin(), (1, 3), (2, 1)),
     "abs": (lambda x: x.abs(), (1, 3), (2, 1)),
     "clamp": (lambda x: x.clamp(-0.5, 0.5), (1, 3), (1, 3)),
+    # recorded from PyTorch 2.13: threshold_backward and leaky_relu_backward (rrelu) iterate over
+    # (x, grad), _prelu_kernel_backward over (x, weight, grad), log_sigmoid_backward writes into
+    # empty_like(grad); the others' backward kernels over (grad, x)
+    "hardswish": (lambda x: nb.nn.functional.hardswish(x), (1, 3), (2, 1)),
+    "hardsigmoid": (lambda x: nb.nn.functional.hardsigmoid(x), (1, 3), (2, 1)),
+    "selu": (lambda x: nb.nn.functional.selu(x), (1, 3), (2, 1)),
+    "celu": (lambda x: nb.nn.functional.celu(x, 0.5), (1, 3), (2, 1)),
+    "logsigmoid": (lambda x: nb.nn.functional.logsigmoid(x), (2, 1), (2, 1)),
+    "softshrink": (lambda x: nb.nn.functional.softshrink(x, 0.5), (1, 3), (2, 1)),
+    "hardshrink": (lambda x: nb.nn.functional.hardshrink(x, 0.5), (1, 3), (2, 1)),
+    "threshold": (lambda x: nb.nn.functional.threshold(x, 0.5, 2.0), (1, 3), (1, 3)),
+    "rrelu": (lambda x: nb.nn.functional.rrelu(x), (1, 3), (1, 3)),
+    "prelu": (lambda x: nb.nn.functional.prelu(x, nb.tensor([0.25, 0.5])), (1, 3), (1, 3)),
 }
 
 

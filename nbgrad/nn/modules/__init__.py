@@ -9,8 +9,9 @@ from .fold import Fold, Unfold  # noqa: E402
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 from .batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softmax2d, Softmin,  # noqa: E402
-                         Softplus, Softsign, Tanhshrink)
+from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,  # noqa: E402
+                         LogSigmoid, Mish, PReLU, ReLU6, RReLU, SELU, SiLU, Softmax2d, Softmin, Softplus, Softshrink,
+                         Softsign, Tanhshrink, Threshold)
 from .lazy import LazyLinear  # noqa: E402
 from .attention import MultiheadAttention  # noqa: E402
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402

@@ -69,12 +69,36 @@ def result_type(tensor1, tensor2):
 
 
 def broadcast_shapes(*shapes):
-    from .ops._graph import broadcast_shapes as _b
-    return _b(*[(s,) if isinstance(s, type(1)) else tuple(s) for s in shapes])
+    """PyTorch's torch.broadcast_shapes (torch._refs._broadcast_shapes): ints are 1-d shapes,
+    None is skipped, dims are matched from the last, and its messages."""
+    import builtins                     # (max, int: nbgrad's own names in this module)
+    from collections.abc import Sequence
+    shapes = tuple((s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size([])
+    for shape in shapes:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+    common = [1] * builtins.max(len(shape) for shape in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            n = shape[idx]
+            if n == common[idx]:
+                continue
+            if common[idx] == 1:
+                if n < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = n
+            if n != 1 and common[idx] != n:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {idx}! Mismatching "
+                                   f"argument at index {arg_idx} had {shape}; but expected shape should be "
+                                   f"broadcastable to {common}")
+    return Size(common)
 
 
 def broadcast_tensors(*tensors):
-    shape = broadcast_shapes(*[t.shape for t in tensors])
+    from .ops._graph import broadcast_shapes as _broadcast      # (TensorIterator's messages)
+    shape = _broadcast(*[t.shape for t in tensors])
     return tuple(t.expand(shape) for t in tensors)
 
 

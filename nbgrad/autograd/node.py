@@ -231,7 +231,13 @@ def _obeys_layout_contract(grad, var):
     """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
     (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
     if grad._shape != var._shape:
-        return False                    # (the leaf changed shape in place since: see below)
+        # the leaf changed shape in place since its graph was made (unsqueeze_ under no_grad).
+        # PyTorch compares grad's dims with the leaf's strides, sizes unchecked: a gradient
+        # that passes is kept in its own shape.  (Beyond the leaf's dims PyTorch reads past
+        # its strides; those dims are not compared here.)
+        if is_dense(var._shape, var._stride):
+            return all(gs != 0 if n == 1 else gs == vs for n, gs, vs in zip(grad._shape, grad._stride, var._stride))
+        return grad.is_contiguous()
     rm = row_major_strides(var._shape)
     if var._stride == rm and grad._stride == rm:
         return True                     # the common case: both row-major

@@ -155,14 +155,15 @@ def broadcast_shapes(*shapes):
     out = [1] * ndim
     for s in shapes:
         off = ndim - len(s)
-        for i, n in enumerate(s):
+        for i in range(len(s) - 1, -1, -1):     # from the last dim, as TensorIterator's infer_size
+            n = s[i]
             j = off + i
             if n == out[j] or n == 1:
                 continue
             if out[j] == 1:
                 out[j] = n
             else:
-                # name the two tensors as PyTorch does
+                # name the two tensors as PyTorch does (a: the shape so far, b: this operand's)
                 raise RuntimeError(
                     f"The size of tensor a ({out[j]}) must match the size of tensor b ({n}) at "
                     f"non-singleton dimension {j}")

@@ -536,3 +536,33 @@ def test_a_wrong_needs_old_flag_is_caught_where_the_node_saves_the_input():
     with pytest.raises(AssertionError, match="mul is declared needs_old=False, but MulBackward0 saves its input"):
         apply_inplace(x, mul, w * 2, needs_old=False)
     assert x.tolist() == before.tolist()          # caught before anything is written
+
+
+# A leaf whose shape an in-place view op changed under no_grad after its graph was made:
+# PyTorch's AccumulateGrad compares the gradient's dims with the leaf's strides only (sizes
+# unchecked), so a gradient that passes keeps its own shape, and one that fails is copied
+# into a tensor of the leaf's sizes (broadcasting, or PyTorch's error).  Recorded in
+# PyTorch 2.13: (grad shape, grad strides, leaf shape) or the error.
+_RESHAPED_LEAF = [
+    ((1, 1), lambda v: v * 2, lambda v: v.unsqueeze_(1), ((1, 1), (1, 1), (1, 1, 1))),
+    ((2, 3), lambda v: v * 2, lambda v: v.unsqueeze_(0), ((1, 2, 3), (6, 3, 1), (1, 2, 3))),
+    ((2, 3), lambda v: v * 2, lambda v: v.t_(),
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ((2, 1, 3), lambda v: v * 2, lambda v: v.squeeze_(1), ((2, 1, 3), (3, 3, 1), (2, 3))),
+    ((3, 1), lambda v: v.exp(), lambda v: v.unsqueeze_(2), ((3, 1), (1, 1), (3, 1, 1))),
+    ((1, 1), lambda v: v.diagonal(-1).mean(), lambda v: v.unsqueeze_(1), ((1, 1), (1, 1), (1, 1, 1))),
+]
+
+
+@pytest.mark.parametrize("shape, op, reshape, expected", _RESHAPED_LEAF)
+def test_leaf_reshaped_in_place_after_its_graph_keeps_pytorchs_gradient(shape, op, reshape, expected):
+    v = nbgrad.ones(*shape, dtype=nbgrad.float64, requires_grad=True)
+    loss = op(v).sum()
+    with nbgrad.no_grad():
+        reshape(v)
+    if isinstance(expected, str):
+        with pytest.raises(RuntimeError, match=re.escape(expected)):
+            loss.backward()
+        return
+    loss.backward()
+    assert (tuple(v.grad.shape), v.grad.stride(), tuple(v.shape)) == expected

@@ -207,3 +207,47 @@ def test_integer_division_by_zero_raises_but_float_division_gives_inf():
         a % nbgrad.tensor([0, 1])
     assert (nbgrad.tensor([5.0]) // 0).tolist() == [float("inf")]
     assert (nbgrad.tensor([-5.0]) / 0).tolist() == [float("-inf")]
+
+
+# Broadcasting errors name the last mismatching dim, as TensorIterator's infer_size (it walks
+# from the last dim); torch.broadcast_shapes has messages of its own.  Recorded in PyTorch 2.13.
+@pytest.mark.parametrize("a, b, message", [
+    ((3, 2), (2, 3), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ((4, 2, 3), (5, 2, 4), "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 2"),
+    ((2, 3), (4, 3), "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0"),
+])
+def test_broadcast_error_names_the_last_mismatching_dim(a, b, message):
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        nbgrad.ones(*a) + nbgrad.ones(*b)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        nbgrad.broadcast_tensors(nbgrad.ones(*a), nbgrad.ones(*b))
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        nbgrad.empty(*a).copy_(nbgrad.ones(*b))
+
+
+@pytest.mark.parametrize("shapes, result", [
+    (((3, 2), (2, 3)), "Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 "
+                       "had (2, 3); but expected shape should be broadcastable to [3, 2]"),
+    (((2, 3), (3,), (4, 3)), "Attempting to broadcast a dimension of length 4 at -2! Mismatching argument at "
+                             "index 2 had (4, 3); but expected shape should be broadcastable to [2, 3]"),
+    (((2,), 3), "Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 had (3,); "
+                "but expected shape should be broadcastable to [2]"),
+    (((2, 1), [1, 4], None), [2, 4]),
+    ((), []),
+    (((0,), (1,)), [0]),
+    (((5, 1, 3), (4, 1)), [5, 4, 3]),
+])
+def test_broadcast_shapes_is_pytorchs(shapes, result):
+    if isinstance(result, str):
+        with pytest.raises(RuntimeError, match=re.escape(result)):
+            nbgrad.broadcast_shapes(*shapes)
+    else:
+        assert nbgrad.broadcast_shapes(*shapes) == nbgrad.Size(result)
+
+
+def test_broadcast_shapes_bad_input_errors_are_pytorchs():
+    with pytest.raises(ValueError, match="Attempting to broadcast a dimension with negative length!"):
+        nbgrad.broadcast_shapes((-1,))
+    with pytest.raises(RuntimeError, match="Input shapes should be of type ints, a tuple of ints, or a list of ints, "
+                                           "got 2.0"):
+        nbgrad.broadcast_shapes((2, 3), 2.0)

@@ -17,3 +17,6 @@ from .parameter import UninitializedParameter  # noqa: E402,F401
 from .modules.attention import MultiheadAttention  # noqa: E402,F401
 from .modules.rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+from .modules.loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,  # noqa: E402,F401
+                           KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
+                           SoftMarginLoss)

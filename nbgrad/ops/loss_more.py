@@ -17,7 +17,9 @@ from .loss import _reduction
 from .elementwise import where
 from .more import renamed
 
-_EPSILON = 1e-12        # PyTorch's EPSILON in Loss.cpp (BCE's backward, cosine_embedding_loss)
+# PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what
+# its values show (-0.2 / EPSILON = -200000000799.16...)
+_EPSILON = 9.999999960041972e-13
 
 
 def _reduce(loss, reduction):

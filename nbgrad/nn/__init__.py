@@ -20,3 +20,4 @@ from . import utils  # noqa: E402,F401
 from .modules.loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,  # noqa: E402,F401
                            KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
                            SoftMarginLoss)
+from .modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401

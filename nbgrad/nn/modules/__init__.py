@@ -17,3 +17,4 @@ from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBas
 from .loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,  # noqa: E402
                    KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
                    SoftMarginLoss)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402

@@ -21,3 +21,4 @@ from .modules.loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeE
                            KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
                            SoftMarginLoss)
 from .modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401
+from .modules.container import ModuleDict, ParameterDict, ParameterList  # noqa: E402,F401

@@ -18,3 +18,4 @@ from .loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbedding
                    KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
                    SoftMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .container import ModuleDict, ParameterDict, ParameterList  # noqa: E402

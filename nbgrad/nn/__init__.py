@@ -22,3 +22,7 @@ from .modules.loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeE
                            SoftMarginLoss)
 from .modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401
 from .modules.container import ModuleDict, ParameterDict, ParameterList  # noqa: E402,F401
+from .modules.layers import Unflatten  # noqa: E402,F401
+from .modules.padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,  # noqa: E402,F401
+                              ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402,F401

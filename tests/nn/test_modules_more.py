@@ -119,3 +119,76 @@ def test_containers_nested_state_dict_and_repr():
     (m.pl[0].sum() + m.pd["b"].sum()).backward()
     opt.step()
     assert m.pl[0].sum().item() == 3.0 and m.pd["b"].sum().item() == 1.5
+
+
+# -- padding, pixel shuffle, unflatten ---------------------------------------------------------
+def test_padding_modules(rng):
+    x = rng.normal(size=(2, 3, 4, 5))
+    x1 = rng.normal(size=(2, 3, 6))
+    cases = [
+        (nn.ZeroPad2d(1), x, "ZeroPad2d((1, 1, 1, 1))", "ConstantPadNdBackward0",
+         np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))),
+        (nn.ZeroPad1d(2), x1, "ZeroPad1d((2, 2))", "ConstantPadNdBackward0", np.pad(x1, ((0, 0), (0, 0), (2, 2)))),
+        (nn.ConstantPad1d(2, 3.0), x1, "ConstantPad1d(padding=(2, 2), value=3.0)", "ConstantPadNdBackward0",
+         np.pad(x1, ((0, 0), (0, 0), (2, 2)), constant_values=3.0)),
+        (nn.ConstantPad2d((1, 2, 3, 0), 0.5), x, "ConstantPad2d(padding=(1, 2, 3, 0), value=0.5)",
+         "ConstantPadNdBackward0", np.pad(x, ((0, 0), (0, 0), (3, 0), (1, 2)), constant_values=0.5)),
+        (nn.ReflectionPad1d(2), x1, "ReflectionPad1d((2, 2))", "ReflectionPad1DBackward0",
+         np.pad(x1, ((0, 0), (0, 0), (2, 2)), mode="reflect")),
+        (nn.ReflectionPad2d((1, 1, 2, 0)), x, "ReflectionPad2d((1, 1, 2, 0))", "ReflectionPad2DBackward0",
+         np.pad(x, ((0, 0), (0, 0), (2, 0), (1, 1)), mode="reflect")),
+        (nn.ReplicationPad1d(1), x1, "ReplicationPad1d((1, 1))", "ReplicationPad1DBackward0",
+         np.pad(x1, ((0, 0), (0, 0), (1, 1)), mode="edge")),
+        (nn.ReplicationPad2d(1), x, "ReplicationPad2d((1, 1, 1, 1))", "ReplicationPad2DBackward0",
+         np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge")),
+    ]
+    for module, a, text, node, ref in cases:
+        assert repr(module) == text
+        out = module(t(a, True))
+        np.testing.assert_array_equal(out.detach().numpy(), ref)
+        assert out.grad_fn.name() == node
+        assert gradcheck(module, (t(a, True),))
+
+
+def test_pixel_shuffle(rng):
+    # PyTorch's definition: out[n, c, h*r + i, w*r + j] = in[n, c*r*r + i*r + j, h, w]
+    x = rng.normal(size=(2, 8, 3, 4))
+    out = F.pixel_shuffle(t(x, True), 2)
+    ref = x.reshape(2, 2, 2, 2, 3, 4).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 8)
+    np.testing.assert_array_equal(out.detach().numpy(), ref)
+    assert out.grad_fn.name() == "PixelShuffleBackward0" and out.is_contiguous()
+    back = nn.PixelUnshuffle(2)(out)
+    np.testing.assert_array_equal(back.detach().numpy(), x)
+    assert back.grad_fn.name() == "PixelUnshuffleBackward0"
+    assert gradcheck(lambda a: F.pixel_shuffle(a, 3), (t(rng.normal(size=(18, 2, 2)), True),))   # unbatched
+    assert gradcheck(lambda a: F.pixel_unshuffle(a, 2), (t(rng.normal(size=(2, 1, 2, 4, 6)), True),))
+    assert repr(nn.PixelShuffle(2)) == "PixelShuffle(upscale_factor=2)"
+    assert repr(nn.PixelUnshuffle(3)) == "PixelUnshuffle(downscale_factor=3)"
+    y = t(np.zeros((2, 8, 4, 6)))
+    with pytest.raises(RuntimeError, match=r"^pixel_shuffle expects input to have at least 3 dimensions, but got "
+                                           r"input with 2 dimension\(s\)$"):
+        F.pixel_shuffle(y[0, 0], 2)
+    with pytest.raises(RuntimeError, match=r"^pixel_shuffle expects its input's 'channel' dimension to be "
+                                           r"divisible by the square of upscale_factor, but input.size\(-3\)=8 is "
+                                           r"not divisible by 9$"):
+        F.pixel_shuffle(y, 3)
+    with pytest.raises(RuntimeError, match="^pixel_shuffle expects a positive upscale_factor, but got 0$"):
+        F.pixel_shuffle(y, 0)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects height to be divisible by downscale_factor, "
+                                           r"but input.size\(-2\)=3 is not divisible by 2$"):
+        F.pixel_unshuffle(y[:, :, :3], 2)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects width to be divisible by downscale_factor, "
+                                           r"but input.size\(-1\)=5 is not divisible by 2$"):
+        F.pixel_unshuffle(y[:, :, :, :5], 2)
+
+
+def test_unflatten():
+    m = nn.Unflatten(1, (2, 4))
+    assert repr(m) == "Unflatten(dim=1, unflattened_size=(2, 4))"
+    x = t(np.arange(48.0).reshape(2, 8, 3), True)
+    out = m(x)
+    np.testing.assert_array_equal(out.detach().numpy(), np.arange(48.0).reshape(2, 2, 4, 3))
+    assert tuple(nn.Unflatten(1, (2, -1))(x).shape) == (2, 2, 4, 3)
+    with pytest.raises(RuntimeError, match=r"^unflatten: Provided sizes \[3, 3\] don't multiply up to the size of "
+                                           r"dim 1 \(8\) in the input tensor$"):
+        nn.Unflatten(1, (3, 3))(x)

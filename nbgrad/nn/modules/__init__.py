@@ -19,3 +19,7 @@ from .loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbedding
                    SoftMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 from .container import ModuleDict, ParameterDict, ParameterList  # noqa: E402
+from .layers import Unflatten  # noqa: E402
+from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,  # noqa: E402
+                      ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402

@@ -26,3 +26,5 @@ from .modules.layers import Unflatten  # noqa: E402,F401
 from .modules.padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,  # noqa: E402,F401
                               ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402,F401
+from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,  # noqa: E402,F401
+                              MaxPool1d)

@@ -192,3 +192,99 @@ def test_unflatten():
     with pytest.raises(RuntimeError, match=r"^unflatten: Provided sizes \[3, 3\] don't multiply up to the size of "
                                            r"dim 1 \(8\) in the input tensor$"):
         nn.Unflatten(1, (3, 3))(x)
+
+
+# -- 1-D and adaptive max pooling ----------------------------------------------------------------
+def np_windows(n, k, s, p, d, ceil_mode):
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return [[i * s - p + j * d for j in range(k)] for i in range(out)]
+
+
+def test_max_pool1d(rng):
+    a = rng.normal(size=(2, 3, 11))
+    for kw in [dict(kernel_size=3), dict(kernel_size=3, stride=2, padding=1, dilation=2, ceil_mode=True)]:
+        xt = t(a, True)
+        out, idx = F.max_pool1d(xt, return_indices=True, **kw)
+        wins = np_windows(11, kw["kernel_size"], kw.get("stride", 3), kw.get("padding", 0), kw.get("dilation", 1),
+                          kw.get("ceil_mode", False))
+        ref_idx = np.array([[[max((j for j in w if 0 <= j < 11), key=lambda j: a[n, c, j]) for w in wins]
+                             for c in range(3)] for n in range(2)])
+        np.testing.assert_array_equal(idx.numpy(), ref_idx)
+        np.testing.assert_array_equal(out.detach().numpy(), np.take_along_axis(a, ref_idx, -1))
+        assert out.grad_fn.name() == "SqueezeBackward1"
+        assert gradcheck(lambda x: F.max_pool1d(x, **kw), (xt,))
+    assert repr(nn.MaxPool1d(3)) == "MaxPool1d(kernel_size=3, stride=3, padding=0, dilation=1, ceil_mode=False)"
+    assert tuple(nn.MaxPool1d(2)(t(a[0])).shape) == (3, 5)                 # unbatched
+    with pytest.raises(RuntimeError, match=r"^max_pool1d: Expected 2D or 3D \(batch mode\) tensor with optional 0 "
+                                           r"dim batch size for input, but got:\[2, 8, 4, 6\]$"):
+        F.max_pool1d(t(np.zeros((2, 8, 4, 6))), 2)
+
+
+def test_avg_pool1d_and_adaptive_avg_pool1d(rng):
+    a = rng.normal(size=(2, 3, 10))
+    xt = t(a, True)
+    out = F.avg_pool1d(xt, 3)
+    np.testing.assert_allclose(out.detach().numpy(), a[..., :9].reshape(2, 3, 3, 3).mean(-1), rtol=1e-12)
+    assert out.grad_fn.name() == "SqueezeBackward1"
+    padded = np.pad(a, ((0, 0), (0, 0), (1, 1)))
+    out = nn.AvgPool1d(4, 2, 1)(xt)                   # count_include_pad: the zeros count
+    np.testing.assert_allclose(out.detach().numpy(),
+                               np.stack([padded[..., i:i + 4].mean(-1) for i in range(0, 9, 2)], -1), rtol=1e-12)
+    assert gradcheck(lambda x: F.avg_pool1d(x, 4, 2, 2, True, False), (xt,))
+    assert repr(nn.AvgPool1d(3)) == "AvgPool1d(kernel_size=(3,), stride=(3,), padding=(0,))"
+    out = nn.AdaptiveAvgPool1d(4)(xt)                 # windows [floor(10 i / 4), ceil(10 (i + 1) / 4))
+    ref = np.stack([a[..., 0:3].mean(-1), a[..., 2:5].mean(-1), a[..., 5:8].mean(-1), a[..., 7:10].mean(-1)], -1)
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-12)
+    assert out.grad_fn.name() == "SqueezeBackward1"
+    assert repr(nn.AdaptiveAvgPool1d(4)) == "AdaptiveAvgPool1d(output_size=4)"
+    assert gradcheck(lambda x: F.adaptive_avg_pool1d(x, 3), (xt,))
+
+
+def np_adaptive_max(a, oh, ow):
+    h, w = a.shape[-2:]
+    vals = np.empty(a.shape[:-2] + (oh, ow))
+    idx = np.empty(a.shape[:-2] + (oh, ow), dtype=np.int64)
+    for i in range(oh):
+        r0, r1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            c0, c1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            win = a[..., r0:r1, c0:c1].reshape(a.shape[:-2] + (-1,))
+            k = win.argmax(-1)                         # the first maximum, scanning rows
+            vals[..., i, j] = np.take_along_axis(win, k[..., None], -1)[..., 0]
+            idx[..., i, j] = (r0 + k // (c1 - c0)) * w + c0 + k % (c1 - c0)
+    return vals, idx
+
+
+@pytest.mark.parametrize("size, oh_ow", [(3, (3, 3)), ((2, 4), (2, 4)), ((None, 3), (7, 3)), (1, (1, 1)),
+                                         ((5, 13), (5, 13))])
+def test_adaptive_max_pool2d(rng, size, oh_ow):
+    a = rng.normal(size=(2, 3, 7, 10))
+    a[0, 0, 0, :2] = 5.0                              # a tie: the first index wins
+    xt = t(a, True)
+    out, idx = F.adaptive_max_pool2d(xt, size, return_indices=True)
+    vals, ref_idx = np_adaptive_max(a, *oh_ow)
+    np.testing.assert_array_equal(out.detach().numpy(), vals)
+    np.testing.assert_array_equal(idx.numpy(), ref_idx)
+    assert out.grad_fn.name() == "AdaptiveMaxPool2DBackward0"
+    g = rng.normal(size=vals.shape)
+    (out * t(g)).sum().backward()
+    ref_grad = np.zeros(a.shape).reshape(2, 3, -1)
+    for n in range(2):
+        for c in range(3):
+            np.add.at(ref_grad[n, c], ref_idx[n, c].ravel(), g[n, c].ravel())
+    np.testing.assert_allclose(xt.grad.numpy(), ref_grad.reshape(a.shape), rtol=1e-12)
+
+
+def test_adaptive_max_pool_modules(rng):
+    a = rng.normal(size=(3, 7, 10))
+    out = nn.AdaptiveMaxPool2d((3, None))(t(a))      # unbatched
+    np.testing.assert_array_equal(out.numpy(), np_adaptive_max(a, 3, 10)[0])
+    assert repr(nn.AdaptiveMaxPool2d((3, None))) == "AdaptiveMaxPool2d(output_size=(3, None))"
+    out, idx = nn.AdaptiveMaxPool1d(4, return_indices=True)(t(a, True))
+    vals, ref_idx = np_adaptive_max(a[..., None, :], 1, 4)        # (N, C, L) as (N, C, 1, L)
+    np.testing.assert_array_equal(out.detach().numpy(), vals[..., 0, :])
+    np.testing.assert_array_equal(idx.numpy(), ref_idx[..., 0, :])
+    assert out.grad_fn.name() == "SqueezeBackward1"
+    assert repr(nn.AdaptiveMaxPool1d(3)) == "AdaptiveMaxPool1d(output_size=3)"

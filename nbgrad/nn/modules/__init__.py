@@ -23,3 +23,4 @@ from .layers import Unflatten  # noqa: E402
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,  # noqa: E402
                       ReplicationPad2d, ZeroPad1d, ZeroPad2d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d  # noqa: E402

@@ -36,6 +36,7 @@ from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
                                 avg_pool1d, max_pool1d)
+from ..ops.normalization_more import group_norm, instance_norm  # noqa: E402,F401
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance, pdist  # noqa: E402,F401
 

@@ -288,3 +288,89 @@ def test_adaptive_max_pool_modules(rng):
     np.testing.assert_array_equal(idx.numpy(), ref_idx[..., 0, :])
     assert out.grad_fn.name() == "SqueezeBackward1"
     assert repr(nn.AdaptiveMaxPool1d(3)) == "AdaptiveMaxPool1d(output_size=3)"
+
+
+# -- group and instance normalisation ---------------------------------------------------------
+def np_group_norm(x, g, w=None, b=None, eps=1e-5):
+    n, c = x.shape[:2]
+    groups = x.reshape(n, g, -1)
+    out = ((groups - groups.mean(-1, keepdims=True)) / np.sqrt(groups.var(-1, keepdims=True) + eps)).reshape(x.shape)
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if w is not None:
+        out = out * w.reshape(bshape)
+    if b is not None:
+        out = out + b.reshape(bshape)
+    return out
+
+
+def test_group_norm(rng):
+    x, w, b = rng.normal(size=(2, 6, 3, 4)) * 2 + 1, rng.normal(size=6), rng.normal(size=6)
+    xt, wt, bt = t(x, True), t(w, True), t(b, True)
+    out = F.group_norm(xt, 3, wt, bt, eps=1e-3)
+    np.testing.assert_allclose(out.detach().numpy(), np_group_norm(x, 3, w, b, 1e-3), rtol=1e-10, atol=1e-12)
+    assert out.grad_fn.name() == "NativeGroupNormBackward0"
+    assert F.group_norm(xt, 2).grad_fn.name() == "NativeGroupNormBackward0"
+    assert gradcheck(lambda a, p, q: F.group_norm(a, 3, p, q), (t(x[:, :, :2], True), wt, bt))
+    m = nn.GroupNorm(2, 6).double()
+    np.testing.assert_allclose(m(t(x)).detach().numpy(), np_group_norm(x, 2), rtol=1e-10, atol=1e-12)
+    assert repr(m) == "GroupNorm(2, 6, eps=1e-05, affine=True, bias=True)"
+    assert repr(nn.GroupNorm(2, 4, affine=False)) == "GroupNorm(2, 4, eps=1e-05, affine=False, bias=False)"
+    assert list(m.state_dict().keys()) == ["weight", "bias"]
+    assert list(nn.GroupNorm(2, 4, affine=False).state_dict().keys()) == []
+    with pytest.raises(ValueError, match=r"^num_channels \(8\) must be divisible by num_groups \(3\)$"):
+        nn.GroupNorm(3, 8)
+    with pytest.raises(RuntimeError, match=r"^Expected number of channels in input to be divisible by num_groups, "
+                                           r"but got input of shape \[2, 6, 3, 4\] and num_groups=4$"):
+        F.group_norm(xt, 4)
+
+
+def np_instance_norm(x, eps=1e-5):
+    axes = tuple(range(2, x.ndim))
+    return (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + eps)
+
+
+def test_instance_norm_functional(rng):
+    x = rng.normal(size=(2, 3, 5)) * 2 + 1
+    xt = t(x, True)
+    out = F.instance_norm(xt)
+    np.testing.assert_allclose(out.detach().numpy(), np_instance_norm(x), rtol=1e-10, atol=1e-12)
+    assert out.grad_fn.name() == "ViewBackward0"
+    w, b = t(rng.normal(size=3), True), t(rng.normal(size=3), True)
+    assert gradcheck(lambda a, p, q: F.instance_norm(a, weight=p, bias=q), (xt, w, b))
+    rm, rv = t(np.zeros(3)), t(np.ones(3))
+    F.instance_norm(xt, rm, rv, momentum=0.25)
+    # the update of each instance's statistics, averaged over the batch
+    np.testing.assert_allclose(rm.numpy(), 0.25 * x.mean(2).mean(0), rtol=1e-12)
+    np.testing.assert_allclose(rv.numpy(), 0.75 + 0.25 * x.var(2, ddof=1).mean(0), rtol=1e-12)
+    out = F.instance_norm(xt, rm, rv, use_input_stats=False)         # normalised by the running statistics
+    np.testing.assert_allclose(out.detach().numpy(), (x - rm.numpy()[:, None]) / np.sqrt(rv.numpy()[:, None] + 1e-5),
+                               rtol=1e-10)
+    with pytest.raises(ValueError, match="^Expected more than 1 spatial element when training, got input size "):
+        F.instance_norm(t(np.ones((4, 6))))
+
+
+def test_instance_norm_modules(rng):
+    m = nn.InstanceNorm2d(3, affine=True, track_running_stats=True).double()
+    assert repr(m) == "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    assert list(m.state_dict().keys()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert repr(nn.InstanceNorm1d(3)) == \
+        "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, track_running_stats=False)"
+    assert list(nn.InstanceNorm2d(3).state_dict().keys()) == []
+    x = rng.normal(size=(2, 3, 4, 5)) * 2 + 1
+    out = m(t(x, True))
+    np.testing.assert_allclose(out.detach().numpy(), np_instance_norm(x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(m.running_mean.numpy(), 0.1 * x.mean((2, 3)).mean(0), rtol=1e-12)
+    assert m.num_batches_tracked.item() == 0                          # PyTorch's instance norm leaves it
+    m.eval()
+    out = m(t(x))
+    rm, rv = m.running_mean.numpy()[:, None, None], m.running_var.numpy()[:, None, None]
+    np.testing.assert_allclose(out.detach().numpy(), (x - rm) / np.sqrt(rv + 1e-5), rtol=1e-10)
+    one = nn.InstanceNorm1d(3).double()(t(x[0, :, 0], True))          # unbatched (C, L)
+    np.testing.assert_allclose(one.detach().numpy(), np_instance_norm(x[:1, :, 0])[0], rtol=1e-10, atol=1e-12)
+    assert one.grad_fn.name() == "SqueezeBackward1"
+    with pytest.raises(ValueError, match=r"^expected 3D or 4D input \(got 2D input\)$"):
+        nn.InstanceNorm2d(3)(t(np.ones((3, 4))))
+    with pytest.raises(ValueError, match=r"^expected input's size at dim=1 to match num_features \(4\), but got: 3.$"):
+        nn.InstanceNorm1d(4, affine=True)(t(np.ones((2, 3, 5))))
+    with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
+        nn.InstanceNorm1d(4)(t(np.ones((2, 3, 5))))

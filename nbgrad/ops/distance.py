@@ -58,7 +58,7 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports non-negative p values")
     from .. import triu_indices
     n = input.shape[0]
-    i, j = triu_indices(n, n, 1)
+    i, j = triu_indices(n, n, 1, device=input.device)
     diff = input.index_select(0, i) - input.index_select(0, j)
     if p == 0:      # a count of the differing coordinates: PyTorch's gradient is zero, not absent
         with no_grad():

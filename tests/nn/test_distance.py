@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from ._cuda import requires_cuda
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradcheck
@@ -122,3 +123,19 @@ def test_distance_errors():
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\) "
                                            r"at non-singleton dimension 0"):
         F.pairwise_distance(t(np.ones((3, 4))), t(np.ones((2, 4))))
+
+
+@requires_cuda
+@pytest.mark.parametrize("fn", [lambda a, b: F.pdist(a), F.cosine_similarity, F.pairwise_distance,
+                                lambda a, b: F.normalize(a)])
+def test_on_cuda_as_on_cpu(rng, fn):
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    results = []
+    for device in ("cpu", "cuda"):
+        a = nbgrad.tensor(x, device=device, requires_grad=True)
+        out = fn(a, nbgrad.tensor(y, device=device))
+        out.sum().backward()
+        assert out.device.type == device
+        results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from ._cuda import requires_cuda
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradcheck
@@ -378,3 +379,20 @@ def test_loss_modules_repr_and_legacy_reduction():
     assert nn.KLDivLoss(reduction="batchmean").reduction == "batchmean"
     assert nn.SmoothL1Loss(size_average=False).reduction == "sum"
     assert nn.BCELoss(reduce=False).reduction == "none"
+
+
+@requires_cuda
+@pytest.mark.parametrize("fn", [F.binary_cross_entropy, F.smooth_l1_loss, F.huber_loss, F.soft_margin_loss,
+                                lambda a, b: F.kl_div(a, b, reduction="batchmean"), F.poisson_nll_loss,
+                                F.multilabel_soft_margin_loss])
+def test_on_cuda_as_on_cpu(rng, fn):
+    x, y = rng.uniform(0.1, 0.9, (3, 4)), rng.uniform(0, 1, (3, 4))
+    results = []
+    for device in ("cpu", "cuda"):
+        a = nbgrad.tensor(x, device=device, requires_grad=True)
+        out = fn(a, nbgrad.tensor(y, device=device))
+        out.backward()
+        assert out.device.type == device
+        results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)

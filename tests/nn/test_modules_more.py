@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from ._cuda import requires_cuda
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
@@ -374,3 +375,21 @@ def test_instance_norm_modules(rng):
         nn.InstanceNorm1d(4, affine=True)(t(np.ones((2, 3, 5))))
     with pytest.warns(UserWarning, match="input's size at dim=1 does not match num_features"):
         nn.InstanceNorm1d(4)(t(np.ones((2, 3, 5))))
+
+
+@requires_cuda
+@pytest.mark.parametrize("fn", [lambda a: F.adaptive_max_pool2d(a, (2, 3)), lambda a: F.max_pool1d(a.flatten(-2), 3),
+                                lambda a: F.avg_pool1d(a.flatten(-2), 2), lambda a: F.group_norm(a, 2),
+                                lambda a: F.instance_norm(a), lambda a: F.pixel_unshuffle(a, 2),
+                                lambda a: nn.ReflectionPad2d(1)(a)])
+def test_on_cuda_as_on_cpu(rng, fn):
+    x = rng.normal(size=(2, 4, 4, 6))
+    results = []
+    for device in ("cpu", "cuda"):
+        a = nbgrad.tensor(x, device=device, requires_grad=True)
+        out = fn(a)
+        (out * out).sum().backward()
+        assert out.device.type == device
+        results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12, atol=1e-14)

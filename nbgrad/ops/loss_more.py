@@ -13,8 +13,8 @@ from .. import _dtype as D
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import broadcast_shapes, check_same_device, needs_grad, record
-from .loss import _reduction
 from .elementwise import where
+from .loss import _reduction
 from .more import renamed
 
 # PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what

@@ -18,3 +18,15 @@ from .parameter import UninitializedParameter  # noqa: E402,F401
 from .modules.attention import MultiheadAttention  # noqa: E402,F401
 from .modules.rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
 from . import utils  # noqa: E402,F401
+from .modules.loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,  # noqa: E402,F401
+                           KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
+                           SoftMarginLoss)
+from .modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F401
+from .modules.container import ModuleDict, ParameterDict, ParameterList  # noqa: E402,F401
+from .modules.layers import Unflatten  # noqa: E402,F401
+from .modules.padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,  # noqa: E402,F401
+                              ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402,F401
+from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,  # noqa: E402,F401
+                              MaxPool1d)
+from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402,F401

@@ -5,6 +5,9 @@ from .. import _dtype as D
 from ..ops import elementwise as _E, linalg as _L, reduction as _R
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
                         _reduction)
+from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
+                             hinge_embedding_loss, huber_loss, kl_div, margin_ranking_loss,
+                             multilabel_soft_margin_loss, poisson_nll_loss, smooth_l1_loss, soft_margin_loss)
 
 
 def relu(input, inplace=False):
@@ -34,6 +37,11 @@ from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
+from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
+                                avg_pool1d, max_pool1d)
+from ..ops.normalization_more import group_norm, instance_norm  # noqa: E402,F401
+from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from ..ops.distance import cosine_similarity, normalize, pairwise_distance, pdist  # noqa: E402,F401
 
 
 def leaky_relu_(input, negative_slope=0.01):

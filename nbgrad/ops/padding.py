@@ -101,4 +101,7 @@ def pad(input, pad, mode="constant", value=None):
                                f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
         if lo or hi:
             out = out.index_select(d, _edge_index(n, lo, hi, mode, input.device))
+    if out is not input and mode != "circular":     # PyTorch's node (circular is composed there too)
+        from .more import renamed
+        out = renamed(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{k}DBackward0")
     return out

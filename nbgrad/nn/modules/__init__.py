@@ -15,3 +15,14 @@ from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswis
 from .lazy import LazyLinear  # noqa: E402
 from .attention import MultiheadAttention  # noqa: E402
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+from .loss import (BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss,  # noqa: E402
+                   KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss, SmoothL1Loss,
+                   SoftMarginLoss)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
+from .container import ModuleDict, ParameterDict, ParameterList  # noqa: E402
+from .layers import Unflatten  # noqa: E402
+from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,  # noqa: E402
+                      ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d  # noqa: E402
+from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402

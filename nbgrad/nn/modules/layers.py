@@ -120,6 +120,27 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class Unflatten(Module):
+    """input.unflatten(dim, unflattened_size)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if isinstance(dim, str):
+            raise TypeError("nbgrad has no named tensors: Unflatten's dim must be an int")
+        if not isinstance(unflattened_size, (tuple, list)) or \
+                not all(isinstance(n, int) for n in unflattened_size):
+            raise TypeError(f"unflattened_size must be tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()

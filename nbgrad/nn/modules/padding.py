@@ -1,0 +1,81 @@
+"""Padding layers (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad in 1-D and 2-D): F.pad with
+the padding given as PyTorch's modules take it (an int, or a tuple of 2 or 4)."""
+from .. import functional as F
+from .module import Module
+
+
+def _ntuple(padding, n):
+    if isinstance(padding, int):
+        return (padding,) * (2 * n)
+    return tuple(padding)
+
+
+class _ConstantPadNd(Module):
+    _n = 1
+
+    def __init__(self, padding, value):
+        super().__init__()
+        self.padding = _ntuple(padding, self._n)
+        self.value = value
+
+    def forward(self, input):
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self):
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    pass
+
+
+class ConstantPad2d(_ConstantPadNd):
+    _n = 2
+
+
+class ZeroPad1d(ConstantPad1d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _EdgePadNd(Module):
+    _n = 1
+    _mode = "reflect"
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = _ntuple(padding, self._n)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ReflectionPad1d(_EdgePadNd):
+    pass
+
+
+class ReflectionPad2d(_EdgePadNd):
+    _n = 2
+
+
+class ReplicationPad1d(_EdgePadNd):
+    _mode = "replicate"
+
+
+class ReplicationPad2d(_EdgePadNd):
+    _n = 2
+    _mode = "replicate"

@@ -1,0 +1,77 @@
+"""Distances and similarities of nn.functional (normalize, cosine_similarity, pairwise_distance,
+pdist), composed from Tensor ops as PyTorch composes them, so that values, gradients and the
+output's node are PyTorch's."""
+from .. import _dtype as D
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import needs_grad, record, zeros_grad
+from .more import renamed
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps)."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is None:
+        return input / denom
+    from .elementwise import div
+    return div(input, denom, out=out)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim (PyTorch's ATen formula)."""
+    dtype = D.promote_types(x1.dtype, x2.dtype)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{D.scalar_type_name(dtype)}")
+    x1, x2 = x1.to(dtype), x2.to(dtype)
+    if tuple(x1.shape) != tuple(x2.shape):
+        from ._graph import broadcast_shapes
+        shape = broadcast_shapes(x1.shape, x2.shape)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+    n1 = _clamped_keeping_gradient(x1.norm(2, dim, keepdim=True), eps)
+    n2 = _clamped_keeping_gradient(x2.norm(2, dim, keepdim=True), eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def _clamped_keeping_gradient(n, eps):
+    """max(n, eps) in value, n in gradient: PyTorch clamps the norms in place under no_grad,
+    and the norm's backward still reads the unclamped norm (recorded: a row of norm 5e-9
+    gets x / 5e-9 in its norm's gradient).  Exact where n >= eps (n + 0) and where n == 0."""
+    with no_grad():
+        shift = n.detach().clamp(min=eps) - n.detach()
+    return n + shift
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim of the broadcast shape."""
+    innermost = max(x1.dim(), x2.dim()) - 1
+    return renamed((x1 - x2 + eps).norm(p, innermost, keepdim), "NormBackward1")
+
+
+def pdist(input, p=2):
+    """||x_i - x_j||_p for each row pair i < j, in row-major order of (i, j)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    from .. import triu_indices
+    n = input.shape[0]
+    i, j = triu_indices(n, n, 1, device=input.device)
+    diff = input.index_select(0, i) - input.index_select(0, j)
+    if p == 0:      # a count of the differing coordinates: PyTorch's gradient is zero, not absent
+        with no_grad():
+            out = diff.norm(0, 1)
+        if needs_grad(input):
+            record(PdistBackward0, (input,), (out,)).save(input)
+        return out
+    return renamed(diff.norm(p, 1), "PdistBackward0")
+
+
+class PdistBackward0(Node):
+    """pdist with p = 0 (other p are composed and shown under this name)."""
+
+    def backward(self, g):
+        (x,) = self.saved_tensors
+        return zeros_grad(x)

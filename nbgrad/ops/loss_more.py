@@ -1,0 +1,330 @@
+"""The rest of PyTorch's losses: BCE, smooth L1, Huber, soft margin (native ops with their own
+node, forward beside backward) and the losses PyTorch composes from Tensor ops (KL divergence,
+margin ranking, hinge and cosine embedding, Poisson and Gaussian NLL, multilabel soft margin).
+
+A native loss here is computed with Tensor ops under no_grad and recorded as one node with
+PyTorch's name; its backward is PyTorch's derivative formula as Tensor ops, so under
+create_graph it is itself recorded, its last node shown as PyTorch's ...BackwardBackward0.
+A composed loss is written op for op as PyTorch writes it, so its nodes are PyTorch's.
+"""
+import warnings
+
+from .. import _dtype as D
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.node import Node
+from ._graph import broadcast_shapes, check_same_device, needs_grad, record
+from .elementwise import where
+from .loss import _reduction
+from .more import renamed
+
+# PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what
+# its values show (-0.2 / EPSILON = -200000000799.16...)
+_EPSILON = 9.999999960041972e-13
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _warn_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+class _NativeLossNode(Node):
+    """A native loss's node over (input, target): d_input and d_target are PyTorch's formulas
+    at the elementwise gradient g (already divided by numel for 'mean')."""
+    double_name = None
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        if self.reduction == "mean":
+            g = g / self.n
+        gx = self.d_input(g, x, y) if self.needs_input_grad(0) else None
+        gy = self.d_target(g, x, y) if self.needs_input_grad(1) else None
+        if is_grad_enabled():
+            gx = None if gx is None else renamed(gx, self.double_name)
+            gy = None if gy is None else renamed(gy, self.double_name)
+        return gx, gy
+
+
+def _native(node_cls, x, y, loss, reduction, **attrs):
+    """loss (computed under no_grad) reduced, recorded as node_cls over (x, y)."""
+    with no_grad():
+        out = _reduce(loss, reduction)
+    if needs_grad(x, y):
+        node = record(node_cls, (x, y), (out,), reduction=reduction, n=loss.numel(), **attrs)
+        node.save(x, y)
+    return out
+
+
+def _not_differentiable(name, t, argument="target"):
+    if needs_grad(t):
+        raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument '{argument}'. "
+                           "This input cannot have requires_grad True.")
+
+
+# -- binary cross-entropy ------------------------------------------------------------
+class BinaryCrossEntropyBackward0(_NativeLossNode):
+    double_name = "BinaryCrossEntropyBackwardBackward0"
+
+    def d_input(self, g, x, y):
+        # binary_cross_entropy_backward: g * (x - y) / max((1 - x) * x, EPSILON) * weight
+        gx = g * (x - y) / ((1 - x) * x).clamp(min=_EPSILON)
+        return gx if self.weight is None else gx * self.weight
+
+    def d_target(self, g, x, y):
+        # binary_cross_entropy_target_backward: -logit(x) * g * weight, logit(x) = log(x / (1 - x))
+        gy = -(x / (1 - x)).log() * g
+        return gy if self.weight is None else gy * self.weight
+
+
+def _check_expands(weight, x):
+    """PyTorch's errors for a weight that does not broadcast to x's shape, or broadcasts larger."""
+    ws, xs = tuple(weight.shape), tuple(x.shape)
+    for i in range(1, min(len(ws), len(xs)) + 1):
+        if ws[-i] != xs[-i] and ws[-i] != 1 and xs[-i] != 1:
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {ws[-i]} at {-i}! Mismatching "
+                               f"argument at index 1 had {weight.shape}; but expected shape should be "
+                               f"broadcastable to {list(xs)}")
+    shape = tuple(broadcast_shapes(ws, xs))
+    if shape != xs:
+        raise RuntimeError(f"output with shape {list(xs)} doesn't match the broadcast shape {list(shape)}")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-w * (y * log(x) + (1 - y) * log(1 - x)), each log clamped at -100 (PyTorch's)."""
+    from .elementwise import log
+    reduction = _reduction(reduction, size_average, reduce)
+    x, y = input, target
+    if tuple(y.shape) != tuple(x.shape):
+        raise ValueError(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    check_same_device(x, y, weight)
+    if y.dtype is not x.dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_type_name(y.dtype)} but expected {D.scalar_type_name(x.dtype)}")
+    if weight is not None:
+        _not_differentiable("binary_cross_entropy", weight, "weight")
+        _check_expands(weight, x)
+        weight = weight.detach().to(x.dtype)
+    with no_grad():
+        xd, yd = x.detach(), y.detach()
+        if not bool(((xd >= 0) & (xd <= 1)).all()):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        loss = (yd - 1) * log(1 - xd).clamp(min=-100) - yd * log(xd).clamp(min=-100)
+        if weight is not None:
+            loss = loss * weight
+    return _native(BinaryCrossEntropyBackward0, x, y, loss, reduction, weight=weight)
+
+
+# -- smooth L1 and Huber -------------------------------------------------------------
+class SmoothL1LossBackward0(_NativeLossNode):
+    double_name = "SmoothL1LossBackwardBackward0"
+
+    def d_input(self, g, x, y):
+        d = x - y
+        beta = self.beta
+        return where(d <= -beta, -g, where(d >= beta, g, d * g / beta))
+
+    def d_target(self, g, x, y):
+        return -self.d_input(g, x, y)
+
+
+class HuberLossBackward0(_NativeLossNode):
+    double_name = "HuberLossBackwardBackward0"
+
+    def d_input(self, g, x, y):
+        d = x - y
+        delta = self.delta
+        return where(d < -delta, -delta * g, where(d > delta, delta * g, d * g))
+
+    def d_target(self, g, x, y):
+        return -self.d_input(g, x, y)
+
+
+def _broadcast_pair(x, y):
+    """torch.broadcast_tensors(x, y) (expanded views; x, y themselves when shapes agree)."""
+    if tuple(x.shape) == tuple(y.shape):
+        return x, y
+    shape = broadcast_shapes(x.shape, y.shape)
+    return x.expand(shape), y.expand(shape)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; L1 when beta is 0 (PyTorch's)."""
+    _warn_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _reduce((x - y).abs(), reduction)
+    check_same_device(x, y)
+    with no_grad():
+        d = (x.detach() - y.detach()).abs()
+        loss = where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return _native(SmoothL1LossBackward0, x, y, loss, reduction, beta=float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (PyTorch's)."""
+    _warn_size(input, target)
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+        return _reduce(huber_loss(input, target, "none", delta) * weight, reduction)
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y = _broadcast_pair(input, target)
+    check_same_device(x, y)
+    with no_grad():
+        d = (x.detach() - y.detach()).abs()
+        loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _native(HuberLossBackward0, x, y, loss, reduction, delta=float(delta))
+
+
+# -- soft margin -----------------------------------------------------------------------
+class SoftMarginLossBackward0(_NativeLossNode):
+    double_name = "SoftMarginLossBackwardBackward0"
+
+    def d_input(self, g, x, y):
+        # soft_margin_loss_backward: z = exp(-y x); -y z / (1 + z) * g
+        z = (-y * x).exp()
+        return -y * z / (1.0 + z) * g
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-y x)) (PyTorch's formula)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    _not_differentiable("soft_margin_loss", target)
+    check_same_device(input, target)
+    with no_grad():
+        loss = (-input.detach() * target.detach()).exp().log1p()
+    return _native(SoftMarginLossBackward0, input, target, loss, reduction)
+
+
+# -- losses PyTorch composes from Tensor ops ---------------------------------------------
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """target * (log(target) - input) (xlogy) or, with log_target, exp(target) * (target - input)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    base = "sum" if reduction == "batchmean" else _reduction(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        from .tabled import xlogy
+        loss = xlogy(target, target) - target * input
+    out = _reduce(loss, base)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    loss = renamed((-target * (input1 - input2) + margin).clamp(min=0), "ClampMinBackward0")
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """input where target is 1, max(0, margin - input) where it is -1 (PyTorch's where form)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    margin_clamp = renamed((margin - input).clamp(min=0), "ClampMinBackward0")
+    zeros = input.detach().new_zeros(input.shape)
+    loss = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, max(0, cos - margin) where it is -1."""
+    reduction = _reduction(reduction, size_average, reduce)
+    t_dim = target.dim()
+    if t_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if t_dim == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if t_dim == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    prod_sum = (input1 * input2).sum(t_dim)
+    mag_square1 = (input1 * input1).sum(t_dim) + _EPSILON
+    mag_square2 = (input2 * input2).sum(t_dim) + _EPSILON
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
+    zeros = cos.detach().new_zeros(cos.shape)
+    pos = 1 - cos
+    neg = renamed((cos - margin).clamp(min=0), "ClampMinBackward0")
+    loss = where(target == 1, pos, zeros) + where(target == -1, neg, zeros)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """exp(input) - target * input (log_input) or input - target * log(input + eps); with full,
+    Stirling's term where target > 1."""
+    from .elementwise import log
+    reduction = _reduction(reduction, size_average, reduce)
+    loss = input.exp() - target * input if log_input else input - target * log(input + eps)
+    if full:
+        stirling = target * log(target) - target + 0.5 * log(2 * 3.141592653589793 * target)
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 * (log(var) + (input - target)^2 / var), var clamped at eps without changing its gradient."""
+    from .elementwise import log
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * input.detach().new_ones(input.shape)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * 1.8378770664093453      # log(2 pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Per-sample mean over classes of -(y log sigmoid(x) + (1 - y) log sigmoid(-x))."""
+    from .tabled import softplus
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(None, size_average, reduce)
+    # log_sigmoid(x) = -softplus(-x): finite gradients everywhere
+    loss = -(target * -softplus(-input) + (1 - target) * -softplus(input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)

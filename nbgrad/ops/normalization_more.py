@@ -1,0 +1,59 @@
+"""group_norm and instance_norm, composed from Tensor ops (group_norm shown as PyTorch's
+NativeGroupNormBackward0) and, for instance_norm, over batch_norm exactly as PyTorch's
+at::instance_norm does it: the (N, C) instances folded into the channels of one batch."""
+import math
+
+from ..autograd.grad_mode import no_grad
+from .more import renamed
+from .normalization import batch_norm
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each group of C / num_groups channels of each sample, then the per-channel affine."""
+    x = input
+    if x.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
+    n, c = x.shape[0], x.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(x.shape)} and num_groups={num_groups}")
+    size = [n * c // num_groups, num_groups] + list(x.shape[2:])
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
+    groups = x.reshape(n, num_groups, -1)
+    mean = groups.mean(-1, keepdim=True)
+    centered = groups - mean
+    var = (centered * centered).mean(-1, keepdim=True)
+    out = (centered * (var + eps).rsqrt()).reshape(x.shape)
+    bshape = (1, c) + (1,) * (x.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return renamed(out, "NativeGroupNormBackward0")
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) over its spatial elements; with running statistics,
+    their update is the mean over the batch of each instance's update (PyTorch's)."""
+    x = input
+    if use_input_stats and math.prod(x.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape}")
+    b, c = x.shape[0], x.shape[1]
+    folded = x.reshape(1, b * c, *x.shape[2:])
+    rm = running_mean.repeat(b) if running_mean is not None else None
+    rv = running_var.repeat(b) if running_var is not None else None
+    w = weight.repeat(b) if weight is not None else None
+    bb = bias.repeat(b) if bias is not None else None
+    out = batch_norm(folded, rm, rv, w, bb, use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(rm.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(x.shape)

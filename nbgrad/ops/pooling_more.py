@@ -1,0 +1,115 @@
+"""1-D pooling over the 2-D pooling with a unit height (as conv1d is done over conv2d: the
+result squeezed, PyTorch's SqueezeBackward1), and adaptive max pooling, whose windows
+[floor(i*H/oh), ceil((i+1)*H/oh)) are gathered into a padded last dim and reduced by max."""
+import math
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from .more import renamed
+from . import pooling as P
+
+
+def _single(value, fn, what):
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise RuntimeError(f"{fn}() argument '{what}' should contain one int (got {len(value)})")
+        return int(value[0])
+    return int(value)
+
+
+def _check_1d(x, fn):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if x.dim() not in (2, 3):
+        raise RuntimeError(f"{fn}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+                           f"but got:{list(x.shape)}")
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """PyTorch's F.max_pool1d over (N, C, L) or (C, L); the indices are positions in L."""
+    _check_1d(input, "max_pool1d")
+    k = _single(kernel_size, "max_pool1d", "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _single(stride, "max_pool1d", "stride")
+    p, d = _single(padding, "max_pool1d", "padding"), _single(dilation, "max_pool1d", "dilation")
+    out, idx = P.max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
+    out = out.squeeze(-2)
+    return (out, idx.squeeze(-2)) if return_indices else out
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """PyTorch's F.avg_pool1d over (N, C, L) or (C, L)."""
+    _check_1d(input, "avg_pool1d")
+    k = _single(kernel_size, "avg_pool1d", "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _single(stride, "avg_pool1d", "stride")
+    p = _single(padding, "avg_pool1d", "padding")
+    return P.avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad).squeeze(-2)
+
+
+def _size1(output_size):
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_avg_pool1d: output_size must be 1")
+        return output_size[0]
+    return output_size
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_1d(input, "adaptive_avg_pool1d")
+    size = _size1(output_size)
+    return P.adaptive_avg_pool2d(input.unsqueeze(-2), (1, size if size is not None else input.shape[-1])) \
+        .squeeze(-2)
+
+
+def _window_index(h, w, oh, ow):
+    """(oh*ow*K,) int64 positions in an H*W plane: each output's window, row-major, padded
+    to K entries with its first position (a repeat does not change a max or its first index)."""
+    import numpy as np
+    rows = [(math.floor(i * h / oh), math.ceil((i + 1) * h / oh)) for i in range(oh)]
+    cols = [(math.floor(j * w / ow), math.ceil((j + 1) * w / ow)) for j in range(ow)]
+    kmax = max(b - a for a, b in rows) * max(b - a for a, b in cols)
+    index = np.empty((oh, ow, kmax), dtype=np.int64)
+    for i, (r0, r1) in enumerate(rows):
+        for j, (c0, c1) in enumerate(cols):
+            window = [r * w + c for r in range(r0, r1) for c in range(c0, c1)]
+            index[i, j] = window + [window[0]] * (kmax - len(window))
+    return index, kmax
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """PyTorch's F.adaptive_max_pool2d over (N, C, H, W) or (C, H, W); indices are positions in H*W."""
+    x = input
+    if x.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x.shape)}")
+    for i in range(1, x.dim()):
+        if x.shape[i] == 0:
+            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension {i} being empty")
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 2:
+            raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+        size = tuple(x.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+    else:
+        size = (int(output_size), int(output_size))
+    P._check_float(x, "adaptive_max_pool2d")
+    h, w = x.shape[-2:]
+    oh, ow = size
+    index, kmax = _window_index(h, w, oh, ow)
+    from .. import tensor
+    flat_index = tensor(index.reshape(-1), dtype=D.int64, device=x.device)
+    windows = x.flatten(-2).index_select(-1, flat_index).reshape(*x.shape[:-2], oh, ow, kmax)
+    values, k = windows.max(-1)
+    out = renamed(values, "AdaptiveMaxPool2DBackward0")
+    if not return_indices:
+        return out
+    plane = tensor(index, dtype=D.int64, device=x.device).expand(*x.shape[:-2], oh, ow, kmax)
+    return out, plane.gather(-1, k.unsqueeze(-1)).squeeze(-1)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    _check_1d(input, "adaptive_max_pool1d")
+    size = _size1(output_size)
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size if size is not None else input.shape[-1]), True)
+    values, idx = out[0].squeeze(-2), out[1].squeeze(-2)
+    return (values, idx) if return_indices else values

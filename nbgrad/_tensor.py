@@ -65,6 +65,8 @@ def _autograd_node():
     return sys.modules["nbgrad.autograd.node"]
 
 
+_WARNED_FLOAT_OF_GRAD = [False]     # float(t) of a tensor that requires grad warns once a process
+
 class Tensor:
     """An n-dimensional strided view over a Storage, with PyTorch's autograd fields."""
 
@@ -493,6 +495,12 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self):
+        if self._requires_grad and not _WARNED_FLOAT_OF_GRAD[0]:
+            # PyTorch's TORCH_WARN_ONCE in float(tensor) (not int(), not item())
+            _WARNED_FLOAT_OF_GRAD[0] = True
+            import warnings
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):

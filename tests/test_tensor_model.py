@@ -343,3 +343,21 @@ def test_in_operator_compares_elements():
     assert 2 in t
     assert 5 not in t
     assert nbgrad.tensor(3) in t
+
+
+def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch):
+    # PyTorch 2.13: float(t) warns (TORCH_WARN_ONCE: once a process); int(t) and t.item() do not
+    import warnings
+    from nbgrad import _tensor
+    monkeypatch.setattr(_tensor, "_WARNED_FLOAT_OF_GRAD", [False])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert int(nbgrad.tensor(2.0, requires_grad=True)) == 2
+        assert nbgrad.tensor(2.0, requires_grad=True).item() == 2.0
+        assert float(nbgrad.tensor(2.0)) == 2.0
+        assert not seen
+        assert float(nbgrad.tensor(2.5, requires_grad=True)) == 2.5
+        assert float(nbgrad.tensor(3.5, requires_grad=True) * 2) == 7.0
+    assert [(w.category, str(w.message)) for w in seen] == [
+        (UserWarning, "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first.")]

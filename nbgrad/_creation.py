@@ -213,6 +213,9 @@ def _to_host_array(data, dtype=None):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
+    if isinstance(data, Tensor):
+        from ._warnings import warn
+        warn("tensor_of_tensor")
     if dtype is not None:
         dtype = D.to_dtype(dtype)
     if device is None and isinstance(data, Tensor):

@@ -328,6 +328,9 @@ class Tensor:
 
     @property
     def grad(self):
+        if self._grad is None and self._grad_fn is not None and not self._retains_grad:
+            from ._warnings import warn         # (PyTorch's TensorBody.h: a non-leaf's .grad)
+            warn("non_leaf_grad")
         return self._grad
 
     @grad.setter

@@ -61,11 +61,19 @@ def tanh(input):
     return _E.tanh(input)
 
 
+def _implicit_dim(name, dim, stacklevel):
+    if dim is None:
+        from .._warnings import warn
+        warn("implicit_softmax_dim", stacklevel=stacklevel + 1, name=name)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _implicit_dim("softmax", dim, _stacklevel)
     return _R.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    _implicit_dim("log_softmax", dim, _stacklevel)
     return _R.log_softmax(input, dim, dtype)
 
 

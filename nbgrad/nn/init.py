@@ -96,3 +96,25 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std)
+
+
+def _deprecated(new):
+    """PyTorch's deprecated spelling of an initializer without the trailing underscore."""
+    old = new.__name__[:-1]
+
+    def alias(*args, **kwargs):
+        from .._warnings import warn
+        warn("deprecated_alias", FutureWarning, stacklevel=3, old=f"nn.init.{old}", new=f"nn.init.{new.__name__}")
+        return new(*args, **kwargs)
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"{new.__name__}, under its deprecated name (a FutureWarning)."
+    return alias
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)

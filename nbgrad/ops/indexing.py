@@ -241,6 +241,9 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
             dim += 1
         else:
             t = _to_index_tensor(item, x.device)
+            if t._dtype is D.uint8:
+                from .._warnings import warn
+                warn("uint8_index", stacklevel=4)
             if t._dtype is D.bool_ or t._dtype is D.uint8:
                 bad = next((k for k in range(t.dim()) if t._shape[k] != v._shape[dim + k]), None)
                 if bad is not None:

@@ -29,6 +29,8 @@ def _reduction(reduction, size_average=None, reduce=None):
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         reduction = ("mean" if size_average else "sum") if reduce else "none"
+        from .._warnings import warn
+        warn("legacy_reduction", stacklevel=4, reduction=reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction

@@ -454,10 +454,21 @@ class VarBackward0(Node):
         return _var_grad(g, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
+def _check_dof(op, x, dims, correction):
+    """PyTorch's warning when the reduction has no degrees of freedom (n - correction <= 0)."""
+    n = 1
+    for d in (dims if dims else range(x.dim())):
+        n *= x._shape[d]
+    if n - correction <= 0:
+        from .._warnings import warn
+        warn("no_dof", stacklevel=4, op=op)
+
+
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
+    _check_dof("var", x, dims, corr)
     out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
     if needs_grad(x):
         record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
@@ -478,6 +489,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, corr = _var_args("std", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
+    _check_dof("std", x, dims, corr)
     from .elementwise import _unary_raw
     acc = _opmath(x._dtype)     # float16: sqrt of the float32 variance, rounded once
     v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr)

@@ -538,6 +538,9 @@ def permute(x, *dims):
 
 
 def T(x):
+    if x.dim() not in (0, 2):
+        from .._warnings import warn
+        warn("T_not_2d")
     return permute(x, tuple(range(x.dim() - 1, -1, -1)))
 
 

@@ -1,4 +1,4 @@
 """nbgrad.nn.utils: gradient clipping, parameters as one vector, sequence padding."""
 from . import rnn
-from .clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_
 from .convert_parameters import parameters_to_vector, vector_to_parameters

@@ -60,3 +60,11 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """clip_grad_norm_ under its deprecated name (a FutureWarning, as PyTorch's)."""
+    from ..._warnings import warn
+    warn("deprecated_alias", FutureWarning, stacklevel=3, old="torch.nn.utils.clip_grad_norm",
+         new="torch.nn.utils.clip_grad_norm_")
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

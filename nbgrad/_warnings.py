@@ -1,0 +1,34 @@
+"""PyTorch's user warnings, with its words (less the "(Triggered internally at ...)" tail its
+C++ warnings carry).  Each warning site calls warn(); a `once` warning (PyTorch's
+TORCH_WARN_ONCE) is given once a process."""
+import warnings
+
+MESSAGES = {
+    "tensor_of_tensor": ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                         "or sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."),
+    "non_leaf_grad": ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                      "won't be populated during autograd.backward(). If you indeed want the .grad field to be "
+                      "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the "
+                      "non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+                      "github.com/pytorch/pytorch/pull/30531 for more information."),
+    "implicit_softmax_dim": ("Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                             "dim=X as an argument."),
+    "legacy_reduction": "size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+    "T_not_2d": ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor."),
+    "no_dof": ("{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel)."),
+    "uint8_index": "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+    "deprecated_alias": "`{old}` is now deprecated in favor of `{new}`.",
+}
+ONCE = frozenset({"T_not_2d"})
+_given = set()
+
+
+def warn(key, category=UserWarning, stacklevel=3, **fields):
+    if key in ONCE:
+        if key in _given:
+            return
+        _given.add(key)
+    warnings.warn(MESSAGES[key].format(**fields), category, stacklevel=stacklevel)

@@ -31,3 +31,5 @@ from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxP
                               MaxPool1d)
 from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402,F401
 from .modules.layers import RMSNorm  # noqa: E402,F401
+from .modules.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402,F401
+                                  TransformerEncoder, TransformerEncoderLayer)

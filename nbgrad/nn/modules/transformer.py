@@ -2,11 +2,13 @@
 Linear, Dropout and LayerNorm as torch/nn/modules/transformer.py composes them: the same
 constructor arguments, submodule names (so state_dict keys match PyTorch's), forward arguments and
 causal-mask detection.  Only PyTorch's slow path is here: its eval-mode fast path
-(_transformer_encoder_layer_fwd, nested tensors) computes the same values."""
+(_transformer_encoder_layer_fwd) computes the same values; where TransformerEncoder would pack a
+padded batch into a nested tensor its padded rows come back as zeros, and so they do here."""
 import copy
 import warnings
 
 from ... import _creation as C
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.rearranging import triu
 from .. import functional as F
 from .._attention import _canonical_mask
@@ -152,11 +154,38 @@ class TransformerEncoder(Module):
         batch_first = self.layers[0].self_attn.batch_first
         seq_len = _get_seq_len(src, batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        keep = self._nested_rows(src, mask, src_key_padding_mask)
+        if keep is not None:    # each sequence is its first `length` rows, as in PyTorch's nested tensor
+            src_key_padding_mask = _canonical_mask(keep.logical_not(), "src_key_padding_mask", src.dtype)
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if keep is not None:    # and the rows it dropped come back as zeros (to_padded_tensor(0.0))
+            output = output.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_rows(self, src, mask, src_key_padding_mask):
+        """Where PyTorch's forward takes its nested-tensor path (inference: eval, no gradient wanted,
+        batched, a key padding mask, left-aligned unless mask_check=False, and no attention mask), the
+        (N, S) bool of the rows it keeps: the first (number of unpadded keys) rows of each sequence, which
+        it computes as the slow path with that padding does, and 0.0 for the others (then the final norm).
+        None where it takes the slow path."""
+        first = self.layers[0]
+        if (not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None):
+            return None
+        attn = first.self_attn
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight,
+                first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if is_grad_enabled() and any(a is not None and a.requires_grad for a in args):
+            return None
+        keep = src_key_padding_mask == 0
+        prefix = C.arange(keep.shape[-1], device=keep.device) < keep.sum(-1, keepdim=True)
+        if getattr(self, "mask_check", True) and not bool((prefix == keep).all()):
+            return None
+        return prefix
 
 
 class TransformerDecoder(Module):

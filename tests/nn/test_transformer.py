@@ -10,6 +10,8 @@ import pytest
 
 import nbgrad
 
+from ._cuda import requires_cuda
+
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 
@@ -596,3 +598,38 @@ def test_encoder_with_gradients_wanted_keeps_slow_path_values():
         fast = enc(src, src_key_padding_mask=pad)
     np.testing.assert_array_equal(fast.numpy()[1, 2:], 0.0)
     np.testing.assert_allclose(fast.numpy()[:, :2], out.detach().numpy()[:, :2], rtol=1e-6, atol=1e-6)
+
+
+def test_pickle_and_deepcopy_keep_values():
+    import copy
+    import pickle
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tr = nn.Transformer(8, 2, 1, 1, 16, activation="gelu", dtype=nbgrad.float64).eval()
+    src, tgt = nbgrad.randn(3, 2, 8, dtype=nbgrad.float64), nbgrad.randn(2, 2, 8, dtype=nbgrad.float64)
+    want = tr(src, tgt).detach().numpy()
+    for other in (copy.deepcopy(tr), pickle.loads(pickle.dumps(tr))):
+        assert other.decoder.layers[0].activation is F.gelu
+        np.testing.assert_array_equal(other(src, tgt).detach().numpy(), want)
+
+
+@requires_cuda
+def test_transformer_on_cuda():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tr = nn.Transformer(4, 2, 1, 1, 6, batch_first=True, dtype=nbgrad.float64).eval()
+    rng = np.random.default_rng(5)
+    src, tgt = rng.standard_normal((1, 3, 4)), rng.standard_normal((1, 2, 4))
+    mask = tr.generate_square_subsequent_mask(2, dtype=nbgrad.float64)
+    want = tr(nbgrad.tensor(src), nbgrad.tensor(tgt), tgt_mask=mask).detach().numpy()
+    tr.cuda()
+    got = tr(nbgrad.tensor(src, device="cuda"), nbgrad.tensor(tgt, device="cuda"), tgt_mask=mask.cuda())
+    assert got.device.type == "cuda"
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want, rtol=1e-10, atol=1e-12)
+    x = nbgrad.tensor(rng.standard_normal((2, 3)), device="cuda", requires_grad=True)
+    y = F.rms_norm(x, (3,), nbgrad.ones(3, dtype=nbgrad.float64, device="cuda"))
+    y.sum().backward()
+    xn = x.detach().cpu().numpy()
+    np.testing.assert_allclose(y.detach().cpu().numpy(),
+                               xn / np.sqrt((xn ** 2).mean(-1, keepdims=True) + np.finfo(np.float64).eps), rtol=1e-12)
+    assert x.grad.device.type == "cuda"

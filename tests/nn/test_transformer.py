@@ -633,3 +633,89 @@ def test_transformer_on_cuda():
     np.testing.assert_allclose(y.detach().cpu().numpy(),
                                xn / np.sqrt((xn ** 2).mean(-1, keepdims=True) + np.finfo(np.float64).eps), rtol=1e-12)
     assert x.grad.device.type == "cuda"
+
+
+# PyTorch's "Language Modeling with nn.Transformer" tutorial model, its code unchanged but for the import
+# (`import nbgrad as torch`): the tutorial's names (generate_square_subsequent_mask, register_buffer, strided
+# slice assignment, clip_grad_norm_, StepLR) and a few training steps.
+def test_language_modeling_tutorial_runs_unchanged():
+    import math
+    torch = nbgrad
+    from nbgrad import Tensor
+    from nbgrad.nn import TransformerEncoder, TransformerEncoderLayer
+
+    class TransformerModel(nn.Module):
+
+        def __init__(self, ntoken: int, d_model: int, nhead: int, d_hid: int,
+                     nlayers: int, dropout: float = 0.5):
+            super().__init__()
+            self.model_type = 'Transformer'
+            self.pos_encoder = PositionalEncoding(d_model, dropout)
+            encoder_layers = TransformerEncoderLayer(d_model, nhead, d_hid, dropout)
+            self.transformer_encoder = TransformerEncoder(encoder_layers, nlayers)
+            self.embedding = nn.Embedding(ntoken, d_model)
+            self.d_model = d_model
+            self.linear = nn.Linear(d_model, ntoken)
+
+            self.init_weights()
+
+        def init_weights(self) -> None:
+            initrange = 0.1
+            self.embedding.weight.data.uniform_(-initrange, initrange)
+            self.linear.bias.data.zero_()
+            self.linear.weight.data.uniform_(-initrange, initrange)
+
+        def forward(self, src: Tensor, src_mask: Tensor = None) -> Tensor:
+            src = self.embedding(src) * math.sqrt(self.d_model)
+            src = self.pos_encoder(src)
+            if src_mask is None:
+                src_mask = nn.Transformer.generate_square_subsequent_mask(len(src)).to(src.device)
+            output = self.transformer_encoder(src, src_mask)
+            output = self.linear(output)
+            return output
+
+
+    class PositionalEncoding(nn.Module):
+
+        def __init__(self, d_model: int, dropout: float = 0.1, max_len: int = 5000):
+            super().__init__()
+            self.dropout = nn.Dropout(p=dropout)
+
+            position = torch.arange(max_len).unsqueeze(1)
+            div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+            pe = torch.zeros(max_len, 1, d_model)
+            pe[:, 0, 0::2] = torch.sin(position * div_term)
+            pe[:, 0, 1::2] = torch.cos(position * div_term)
+            self.register_buffer('pe', pe)
+
+        def forward(self, x: Tensor) -> Tensor:
+            x = x + self.pe[:x.size(0)]
+            return self.dropout(x)
+
+    torch.manual_seed(0)
+    ntokens = 20
+    with pytest.warns(UserWarning, match="enable_nested_tensor is True"):
+        model = TransformerModel(ntokens, 16, 2, 32, 2, 0.2)
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=5.0)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1.0, gamma=0.95)
+    data = torch.randint(0, ntokens, (9, 4))
+    model.train()
+    losses = []
+    for step in range(6):
+        inp, targets = data[:8], data[1:9].reshape(-1)
+        output = model(inp)
+        output_flat = output.view(-1, ntokens)
+        loss = criterion(output_flat, targets)
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        optimizer.step()
+        losses.append(loss.item())
+    scheduler.step()
+    model.eval()
+    with torch.no_grad():
+        final = criterion(model(data[:8]).view(-1, ntokens), data[1:9].reshape(-1)).item()
+    assert np.isfinite(losses).all()
+    assert final < losses[0]
+    assert all(np.isfinite(p.grad.numpy()).all() for p in model.parameters())

@@ -110,7 +110,9 @@ def nested_cases(lib):
     return out
 
 
-# ---- recorded from PyTorch 2.13 (torch.no_grad, eval mode) ----
+# ---- recorded from PyTorch 2.13: RECORDED = cases(torch) and RECORDED_NESTED = nested_cases(torch), each under
+# torch.no_grad() with torch's defaults (fast paths on); GRAD_* from test_gradients_match_pytorch's computation
+# in torch (GRAD_PARAM_DOTS: each parameter's gradient dotted with default_rng(8) normals, in named_parameters order)
 RECORDED = {
     'encoder_causal_padding': ((5, 3, 8), [-1.2568148275627882, -0.6178725710596185, -0.942246889080549,
         0.4910922630887374, -0.0023800506754564094, 1.4033553651719832, -1.1757488707535833, 1.1892162969405498,
@@ -578,7 +580,8 @@ def test_errors_as_pytorch():
 def test_encoder_nested_tensor_path_values_match_pytorch(name):
     """Under no_grad in eval with batch_first and only a key padding mask, PyTorch packs the batch into a
     nested tensor: padded rows come out 0.0 (then the final norm); otherwise its slow path's values."""
-    with nbgrad.no_grad():
+    with nbgrad.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # (the bool padding and float mask case warns, as PyTorch does)
         got = nested_cases(nbgrad)[name]
     shape, values = RECORDED_NESTED[name]
     assert tuple(got.shape) == shape
@@ -719,3 +722,20 @@ def test_language_modeling_tutorial_runs_unchanged():
     assert np.isfinite(losses).all()
     assert final < losses[0]
     assert all(np.isfinite(p.grad.numpy()).all() for p in model.parameters())
+
+
+def test_mismatched_mask_types_warn_once_as_pytorch():
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, enable_nested_tensor=False)
+    x = nbgrad.randn(3, 2, 8)
+    causal = nn.Transformer.generate_square_subsequent_mask(3)
+    pad = nbgrad.zeros(2, 3, dtype=nbgrad.bool)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        enc(x, mask=causal, src_key_padding_mask=pad)
+        enc(x, mask=causal, src_key_padding_mask=pad.float())
+    # recorded from torch 2.13: one warning for the first call, none for the second
+    assert [(str(w.message), w.category) for w in record] == [
+        ("Support for mismatched src_key_padding_mask and mask is deprecated. Use same type for both instead.",
+         UserWarning)]
+    with pytest.warns(UserWarning, match="^Support for mismatched src_key_padding_mask and src_mask is deprecated"):
+        enc.layers[0](x, src_mask=causal, src_key_padding_mask=pad)

@@ -28,6 +28,14 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     return triu(C.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
+def _canonical_padding_mask(padding_mask, name, other, other_name, dtype):
+    """F._canonical_mask for a key padding mask: PyTorch's warning when its type is not the other mask's."""
+    if padding_mask is not None and other is not None and padding_mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    return _canonical_mask(padding_mask, name, dtype)
+
+
 def _get_seq_len(src, batch_first):
     size = tuple(src.shape)
     if len(size) == 2:          # unbatched: S, E
@@ -148,7 +156,8 @@ class TransformerEncoder(Module):
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
+        src_key_padding_mask = _canonical_padding_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                                       src.dtype)
         mask = _canonical_mask(mask, "mask", src.dtype)
         output = src
         batch_first = self.layers[0].self_attn.batch_first
@@ -241,7 +250,8 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype)
+        src_key_padding_mask = _canonical_padding_mask(src_key_padding_mask, "src_key_padding_mask", src_mask,
+                                                       "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", src.dtype)
         x = src
         if self.norm_first:

@@ -130,6 +130,46 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x * rsqrt(mean(x^2 over the last len(normalized_shape) dims) + eps) * weight, composed as
+    PyTorch's CompositeImplicit rms_norm (nodes PowBackward0, MeanBackward1, AddBackward1,
+    RsqrtBackward0, MulBackward0; half types computed in float32 and cast back: ToCopyBackward0);
+    eps None -> finfo(input.dtype).eps (float32's for half)."""
+    if isinstance(normalized_shape, int):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+    normalized_shape = tuple(int(n) for n in normalized_shape)
+    n = len(normalized_shape)
+    if n == 0:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(normalized_shape)}")
+    if weight is not None and tuple(weight.shape) != normalized_shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(normalized_shape)}")
+    if input.dim() < n:
+        raise ValueError(f"Input tensor must have at least {n} dimensions, but got {input.dim()}")
+    if tuple(input.shape[input.dim() - n:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    dtype = input.dtype
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"rms_norm" not implemented for \'{D.scalar_type_name(dtype)}\'')
+    import numpy as np
+    low = dtype is D.float16
+    if eps is None:     # the eps of the type it computes in (float32 for half), as PyTorch's opmath
+        eps = float(np.finfo(np.float32 if low else dtype.np).eps)
+    dims = tuple(range(input.dim() - n, input.dim()))
+    x = input.to(D.float32) if low else input
+    rstd = _E.rsqrt(_E.add_scalar(x.pow(2).mean(dims, keepdim=True), eps))
+    out = x * rstd
+    if low:
+        if weight is not None:
+            return (out * weight.to(D.float32)).to(dtype)
+        return out.to(dtype)
+    if weight is not None:
+        out = out * weight
+    return out
+
+
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
 

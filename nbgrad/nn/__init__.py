@@ -30,3 +30,5 @@ from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402,F40
 from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,  # noqa: E402,F401
                               MaxPool1d)
 from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402,F401
+from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
+                           TripletMarginWithDistanceLoss)

@@ -8,6 +8,8 @@ from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_los
 from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
                              hinge_embedding_loss, huber_loss, kl_div, margin_ranking_loss,
                              multilabel_soft_margin_loss, poisson_nll_loss, smooth_l1_loss, soft_margin_loss)
+from ..ops.loss_more import (multi_margin_loss, multilabel_margin_loss, triplet_margin_loss,  # noqa: F401
+                             triplet_margin_with_distance_loss)
 
 
 def relu(input, inplace=False):

@@ -32,3 +32,4 @@ from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxP
 from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402,F401
 from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
                            TripletMarginWithDistanceLoss)
+from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401

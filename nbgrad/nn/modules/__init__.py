@@ -27,3 +27,4 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d  # noqa: E402
 from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
+from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402

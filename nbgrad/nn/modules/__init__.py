@@ -28,3 +28,6 @@ from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, Av
 from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
 from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
+from .padding import CircularPad1d, CircularPad2d  # noqa: E402
+from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402
+                    MaxUnpool2d)

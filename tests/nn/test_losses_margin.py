@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from ._cuda import requires_cuda
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
@@ -235,3 +236,26 @@ def test_multilabel_margin_loss_no_double_backward_and_errors(rng):
     with pytest.raises(RuntimeError, match="expected scalar type Long but found Float"):
         F.multilabel_margin_loss(x, nbgrad.tensor([1.0, 0, 0, 0]))
     assert repr(nn.MultiLabelMarginLoss()) == "MultiLabelMarginLoss()"
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", ["triplet", "multi_margin", "multilabel_margin"])
+def test_on_cuda_as_on_cpu(rng, name):
+    x = rng.standard_normal((3, 4))
+    others = [rng.standard_normal((3, 4)) for _ in range(2)]
+    results = []
+    for device in ("cpu", "cuda"):
+        a = nbgrad.tensor(x, device=device, requires_grad=True)
+        if name == "triplet":
+            out = F.triplet_margin_loss(a, *(nbgrad.tensor(o, device=device) for o in others), swap=True)
+        elif name == "multi_margin":
+            out = F.multi_margin_loss(a, nbgrad.tensor([0, 3, 1], device=device), p=2,
+                                      weight=nbgrad.tensor(np.arange(1.0, 5.0), device=device))
+        else:
+            out = F.multilabel_margin_loss(a, nbgrad.tensor([[0, 2, -1, 1], [3, -1, 0, 0], [1, 0, 2, 3]],
+                                                            device=device))
+        out.backward()
+        assert out.device.type == device
+        results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)

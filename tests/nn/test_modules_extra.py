@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import nbgrad
+from ._cuda import requires_cuda
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
@@ -350,3 +351,32 @@ def test_circular_pad(rng):
         m(t(np.ones(2)))
     with pytest.raises(ValueError, match=r"expected 3D or 4D input \(got 2D input\)"):
         m2(t(np.ones((2, 2))))
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", ["bilinear", "max_unpool2d", "lp_pool2d", "local_response_norm", "channel_shuffle",
+                                  "alpha_dropout_eval"])
+def test_on_cuda_as_on_cpu(rng, name):
+    x = np.abs(rng.standard_normal((2, 4, 4, 4))) + 0.1
+    w = rng.standard_normal((3, 4, 4))
+    results = []
+    for device in ("cpu", "cuda"):
+        a = nbgrad.tensor(x, device=device, requires_grad=True)
+        if name == "bilinear":
+            out = F.bilinear(a, a * 2, nbgrad.tensor(w, device=device))
+        elif name == "max_unpool2d":
+            y, i = F.max_pool2d(a, 2, return_indices=True)
+            out = F.max_unpool2d(y, i, 2)
+        elif name == "lp_pool2d":
+            out = F.lp_pool2d(a, 2.0, 2)
+        elif name == "local_response_norm":
+            out = F.local_response_norm(a, 3, alpha=0.5)
+        elif name == "channel_shuffle":
+            out = F.channel_shuffle(a, 2)
+        else:
+            out = F.alpha_dropout(a, 0.5, training=False)
+        (out * out).sum().backward()
+        assert out.device.type == device
+        results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)

@@ -379,7 +379,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 
 
 # -- multi-class and multi-label margin (native, one node each) ---------------------------
-def _margin_frames(input, name):
+def _margin_frames(input):
     """(nframe, dim) of a 0-d, 1-d or 2-d margin-loss input (PyTorch's shape check)."""
     nd = input.dim()
     if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
@@ -438,7 +438,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
-    nframe, dim = _margin_frames(input, "multi_margin_loss")
+    nframe, dim = _margin_frames(input)
     if input.dim() == 2 and (target.dim() != 1 or target.shape[0] != nframe):
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
@@ -489,7 +489,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     non-labels i of max(0, 1 - (x[j] - x[i])), divided by the number of classes (PyTorch's)."""
     from .._creation import arange
     reduction = _reduction(reduction, size_average, reduce)
-    nframe, dim = _margin_frames(input, "multilabel_margin_loss")
+    nframe, dim = _margin_frames(input)
     if input.dim() <= 1:
         bad = target.dim() > 1 or target.numel() != dim
     else:

@@ -169,7 +169,8 @@ def test_bilinear_module_init_and_errors():
         assert v.min() >= -bound and v.max() <= bound and v.std() > bound / 4
     assert m(nbgrad.randn(2, 3), nbgrad.randn(2, 4)).shape == (2, 5)
     assert nn.Bilinear(3, 4, 5, bias=False).bias is None
-    assert repr(nn.Bilinear(3, 4, 5, bias=False)) == "Bilinear(in1_features=3, in2_features=4, out_features=5, bias=False)"
+    assert repr(nn.Bilinear(3, 4, 5, bias=False)) == \
+        "Bilinear(in1_features=3, in2_features=4, out_features=5, bias=False)"
     a, b, w = nbgrad.randn(2, 3), nbgrad.randn(2, 4), m.weight
     with pytest.raises(RuntimeError, match="bilinear\\(\\): input batch dimensions do not match: got 2 and 3"):
         F.bilinear(a, nbgrad.randn(3, 4), w)

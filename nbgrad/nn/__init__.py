@@ -33,3 +33,9 @@ from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa
 from .modules.layers import RMSNorm  # noqa: E402,F401
 from .modules.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402,F401
                                   TransformerEncoder, TransformerEncoderLayer)
+from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
+                           TripletMarginWithDistanceLoss)
+from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401
+from .modules.padding import CircularPad1d, CircularPad2d  # noqa: E402,F401
+from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401
+                            MaxUnpool1d, MaxUnpool2d)

@@ -8,6 +8,8 @@ from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_los
 from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
                              hinge_embedding_loss, huber_loss, kl_div, margin_ranking_loss,
                              multilabel_soft_margin_loss, poisson_nll_loss, smooth_l1_loss, soft_margin_loss)
+from ..ops.loss_more import (multi_margin_loss, multilabel_margin_loss, triplet_margin_loss,  # noqa: F401
+                             triplet_margin_with_distance_loss)
 
 
 def relu(input, inplace=False):
@@ -35,6 +37,7 @@ from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
+from ._channel_dropout import alpha_dropout, dropout1d, feature_alpha_dropout  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
@@ -210,4 +213,6 @@ def tanhshrink(input):
     return input - input.tanh()
 
 
+from ..ops.layers_more import (bilinear, channel_shuffle, local_response_norm, lp_pool1d,  # noqa: E402,F401
+                               lp_pool2d, max_unpool1d, max_unpool2d)
 from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401

@@ -328,3 +328,194 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
+
+
+# -- triplet margin ----------------------------------------------------------------------
+def _triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p and p == n):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+
+
+def _triplet(dist_pos, dist_neg, dist_swap, margin, reduction):
+    """at::triplet_margin_loss's tail: min with the swap distance, clamp_min(margin + d+ - d-, 0)."""
+    from .elementwise import minimum
+    if dist_swap is not None:
+        dist_neg = minimum(dist_neg, dist_swap)
+    loss = renamed((margin + dist_pos - dist_neg).clamp(min=0), "ClampMinBackward0")
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-distance (PyTorch's composition)."""
+    from .distance import pairwise_distance
+    reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    dist_swap = pairwise_distance(positive, negative, p, eps) if swap else None
+    return _triplet(dist_pos, dist_neg, dist_swap, margin, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """triplet_margin_loss over any distance function (pairwise_distance by default)."""
+    from .distance import pairwise_distance
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _triplet_dims(anchor, positive, negative)
+    if distance_function is None:
+        distance_function = pairwise_distance
+    dist_pos = distance_function(anchor, positive)
+    dist_neg = distance_function(anchor, negative)
+    dist_swap = distance_function(positive, negative) if swap else None
+    return _triplet(dist_pos, dist_neg, dist_swap, margin, reduction)
+
+
+# -- multi-class and multi-label margin (native, one node each) ---------------------------
+def _margin_frames(input):
+    """(nframe, dim) of a 0-d, 1-d or 2-d margin-loss input (PyTorch's shape check)."""
+    nd = input.dim()
+    if not ((nd == 2 and input.shape[1] != 0) or (nd == 1 and input.shape[0] != 0) or nd == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if nd <= 1:
+        return 1, 1 if nd == 0 else input.shape[0]
+    return input.shape[0], input.shape[1]
+
+
+def _check_long(target):
+    if target.dtype is not D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.scalar_type_name(target.dtype)}")
+
+
+def _margin_reduce(loss, reduction, keep):
+    """loss (nframe,) reduced; 'none' keeps the batch dim only where PyTorch does (keep)."""
+    if reduction == "none":
+        return loss if keep else loss.reshape(())
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+class _MarginLossNode(Node):
+    """A margin loss's node over (input, target): its gradient is linear in g through the
+    coefficients saved at forward; PyTorch has no derivative of it, so under create_graph the
+    gradient's node is NotImplemented (its backward raises PyTorch's error)."""
+
+    def backward(self, g0):
+        from ._graph import NotImplementedNode
+        x, = self.saved_tensors
+        with no_grad():
+            g = g0.reshape(-1, 1) if self.keep else g0.reshape(1, 1)
+            if self.reduction == "mean":
+                g = g / self.nframe
+            gx = self.grad(g / self.dim).reshape(x.shape)
+        if is_grad_enabled() and needs_grad(g0, x):
+            record(NotImplementedNode, (g0, x), (gx,), op_name=self.backward_op)
+        return gx, None
+
+
+class MultiMarginLossBackward0(_MarginLossNode):
+    """d/dx of sum_i w[t] max(0, margin - x[t] + x[i])^p / dim: +h at i, -sum h at t."""
+    backward_op = "multi_margin_loss_backward"
+
+    def grad(self, g):
+        h = self.coef * g                      # (nframe, dim), zero at the target and z <= 0
+        return h - self.onehot * h.sum(1, keepdim=True)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample sum over classes i != y of w[y] max(0, margin - x[y] + x[i])^p / C (PyTorch's)."""
+    from .._creation import arange
+    reduction = _reduction(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe, dim = _margin_frames(input)
+    if input.dim() == 2 and (target.dim() != 1 or target.shape[0] != nframe):
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
+    if input.dim() < 2 and (target.dim() > 1 or target.numel() != nframe):
+        raise RuntimeError(f"inconsistent target size, expected {nframe} but got {list(target.shape)}")
+    if weight is not None and weight.numel() != dim:
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
+    check_same_device(input, target, weight)
+    _check_long(target)
+    _not_differentiable("multi_margin_loss", target)
+    if weight is not None:
+        _not_differentiable("multi_margin_loss", weight, "weight")
+    with no_grad():
+        t = target.reshape(nframe, 1)
+        if bool(((t < 0) | (t >= dim)).any()):
+            raise RuntimeError("target out of range")
+        x = input.detach().reshape(nframe, dim)
+        onehot = t == arange(dim, device=input.device)
+        z = margin - x.gather(1, t) + x
+        active = (z > 0) & ~onehot
+        z = z.masked_fill(~active, 0)
+        h = z if p == 1 else z * z
+        coef = active.to(x.dtype) if p == 1 else 2 * z
+        if weight is not None:
+            wt = weight.detach().to(x.dtype).gather(0, t.reshape(-1)).reshape(nframe, 1)
+            h, coef = h * wt, coef * wt
+        loss = h.sum(1) / dim
+        keep = target.dim() > 0
+        out = _margin_reduce(loss, reduction, keep)
+    if needs_grad(input):
+        node = record(MultiMarginLossBackward0, (input, target), (out,), reduction=reduction, nframe=nframe,
+                      dim=dim, keep=keep and reduction == "none", coef=coef, onehot=onehot.to(x.dtype))
+        node.save(input)
+    return out
+
+
+class MultilabelMarginLossBackward0(_MarginLossNode):
+    """d/dx of sum over labels j, non-labels i of max(0, 1 - x[j] + x[i]) / dim."""
+    backward_op = "multilabel_margin_loss_backward"
+
+    def grad(self, g):
+        return (self.into - self.outof) * g
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: the labels are target's entries before its first -1; sum over labels j and
+    non-labels i of max(0, 1 - (x[j] - x[i])), divided by the number of classes (PyTorch's)."""
+    from .._creation import arange
+    reduction = _reduction(reduction, size_average, reduce)
+    nframe, dim = _margin_frames(input)
+    if input.dim() <= 1:
+        bad = target.dim() > 1 or target.numel() != dim
+    else:
+        bad = target.dim() != 2 or target.shape[0] != nframe or target.shape[1] != dim
+    if bad:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    check_same_device(input, target)
+    _check_long(target)
+    _not_differentiable("multilabel_margin_loss", target)
+    with no_grad():
+        t = target.reshape(nframe, dim)
+        if bool(((t < -1) | (t >= dim)).any()):
+            raise RuntimeError("argument #2 'target' is out of range")
+        valid = (t == -1).to(D.int64).cumsum(1) == 0                       # before the first -1
+        hits = (t.unsqueeze(-1) == arange(dim, device=input.device)) & valid.unsqueeze(-1)
+        x = input.detach().reshape(nframe, dim)
+        count = hits.to(x.dtype).sum(1)                                   # (nframe, dim): label multiplicity
+        other = (count == 0).to(x.dtype)                                  # non-labels
+        z = 1 - x.unsqueeze(2) + x.unsqueeze(1)                           # [n, j, i] = 1 - x[j] + x[i]
+        m = (z > 0).to(x.dtype) * count.unsqueeze(2) * other.unsqueeze(1)
+        loss = (z * m).sum((1, 2)) / dim
+        keep = input.dim() == 2
+        out = _margin_reduce(loss, reduction, keep)
+    if needs_grad(input):
+        node = record(MultilabelMarginLossBackward0, (input, target), (out,), reduction=reduction, nframe=nframe,
+                      dim=dim, keep=keep and reduction == "none", into=m.sum(1), outof=m.sum(2))
+        node.save(input)
+    return out

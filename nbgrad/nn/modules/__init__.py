@@ -29,3 +29,8 @@ from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from .layers import RMSNorm  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
                           TransformerEncoderLayer)
+from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
+from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
+from .padding import CircularPad1d, CircularPad2d  # noqa: E402
+from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402
+                    MaxUnpool2d)

@@ -79,3 +79,22 @@ class ReplicationPad1d(_EdgePadNd):
 class ReplicationPad2d(_EdgePadNd):
     _n = 2
     _mode = "replicate"
+
+
+class _CircularPadNd(_EdgePadNd):
+    _mode = "circular"
+    _dims = (2, 3)
+
+    def forward(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError(f"expected {self._dims[0]}D or {self._dims[1]}D input (got {input.dim()}D input)")
+        return F.pad(input, self.padding, "circular")
+
+
+class CircularPad1d(_CircularPadNd):
+    pass
+
+
+class CircularPad2d(_CircularPadNd):
+    _n = 2
+    _dims = (3, 4)

@@ -1,0 +1,189 @@
+"""The last nn layers of issue 14, written as PyTorch writes them: bilinear (at::bilinear over a
+flattened batch, its _trilinear contraction shown as TrilinearBackward0), channel_shuffle (a
+reshape, a transpose and a copy shown as ChannelShuffleBackward0), max_unpool1d/2d (a scatter by
+max_pool's indices, one node MaxUnpool2DBackward0 whose backward gathers), lp_pool1d/2d and
+local_response_norm (F's compositions of avg_pool)."""
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import check_same_device, needs_grad, record
+from .more import renamed
+
+
+# -- bilinear ----------------------------------------------------------------------------------
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]."""
+    from .einsum import einsum
+    d1, d2 = input1.dim(), input2.dim()
+    if d1 != d2:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {d1} and {d2}")
+    for i in range(d1 - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[i]} and "
+                               f"{input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+                           f"expected {weight.shape[0]}")
+    out_shape = tuple(input1.shape[:-1]) + (weight.shape[0],)
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    out = renamed(einsum("bi,oij,bj->bo", x1, weight, x2), "TrilinearBackward0").reshape(out_shape)
+    return out if bias is None else out + bias
+
+
+# -- channel shuffle ---------------------------------------------------------------------------
+def channel_shuffle(input, groups):
+    """(N, g * k, *) -> channels reordered k-major: channel i * g + j <- j * k + i."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    c = input.shape[1]
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+    return renamed(x.contiguous().reshape(input.shape), "ChannelShuffleBackward0")
+
+
+# -- max unpool ----------------------------------------------------------------------------------
+def _ntuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    k = len(kernel_size)
+    default = [(input.shape[input.dim() - k + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(k)]
+    if output_size is None:
+        return default
+    if len(output_size) == k + 2:
+        output_size = output_size[2:]
+    if len(output_size) != k:
+        raise ValueError(f"output_size should be a sequence containing {k} or {k + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(k):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not (lo < output_size[d] < hi):
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return output_size
+
+
+class MaxUnpool2DBackward0(Node):
+    def backward(self, g):
+        shape, idx = self.in_shape, self.index
+        return g.reshape(idx.shape[0], -1).gather(1, idx).reshape(shape), None
+
+
+def _max_unpool2d(input, indices, output_size):
+    from .. import _dtype as D
+    from .._creation import zeros
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {D.scalar_type_name(indices.dtype)}")
+    if len(output_size) != 2:
+        raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
+                           f"{len(output_size)} elements.")
+    nd = input.dim()
+    if nd not in (3, 4):
+        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {nd} "
+                           "dimensions.")
+    if tuple(input.shape) != tuple(indices.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    for i in range(1, nd):
+        if input.shape[i] <= 0:
+            raise RuntimeError(f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but got {list(input.shape)} with dimension {i} being empty.")
+    check_same_device(input, indices)
+    oh, ow = (int(s) for s in output_size)
+    planes = input.shape[:-2]
+    with no_grad():
+        idx = indices.reshape(-1, input.shape[-2] * input.shape[-1])
+        bad = (idx < 0) | (idx >= oh * ow)
+        if bool(bad.any()):
+            first = int(idx[bad][0])
+            raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size {oh}x{ow}")
+        out = zeros(idx.shape[0], oh * ow, dtype=input.dtype, device=input.device)
+        out = out.scatter(1, idx, input.detach().reshape(idx.shape)).reshape(*planes, oh, ow)
+    if needs_grad(input):
+        record(MaxUnpool2DBackward0, (input, indices), (out,), in_shape=tuple(input.shape), index=idx)
+    return out
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _ntuple(kernel_size, 2)
+    stride = _ntuple(stride, 2) if stride is not None else kernel_size
+    padding = _ntuple(padding, 2)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool2d(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _ntuple(kernel_size, 1)
+    stride = _ntuple(stride, 1) if stride is not None else kernel_size
+    padding = _ntuple(padding, 1)
+    size = list(_unpool_output_size(input, kernel_size, stride, padding, output_size)) + [1]
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size).squeeze(-1)
+
+
+# -- power-average pooling, local response normalisation ---------------------------------------
+def _lp_tail(out, n, norm_type):
+    from .elementwise import relu, sign
+    return (sign(out) * relu(out.abs())).mul(n).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum over the window of x^p)^(1/p), as avg_pool1d(x^p) * k, its sign kept (PyTorch's)."""
+    from .pooling_more import avg_pool1d, max_pool1d
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool1d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_tail(out, kernel_size, norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    from .pooling import avg_pool2d, max_pool2d
+    kw, kh = _ntuple(kernel_size, 2)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_tail(out, kw * kh, norm_type)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta (zero-padded window)."""
+    from .padding import pad
+    from .pooling import avg_pool2d
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = tuple(input.shape)
+    # the channel window as a (size, 1) average over (N, 1, C, rest): PyTorch's avg_pool2d (3-d
+    # input) or avg_pool3d (more) over the same zero-padded windows
+    div = div.reshape(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div

@@ -33,7 +33,9 @@ class ConstantPad2d(_ConstantPadNd):
     _n = 2
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPad:
+    """ZeroPadNd: ConstantPadNd with value 0, its repr the padding alone."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -41,12 +43,12 @@ class ZeroPad1d(ConstantPad1d):
         return f"{self.padding}"
 
 
-class ZeroPad2d(ConstantPad2d):
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
+class ZeroPad1d(_ZeroPad, ConstantPad1d):
+    pass
 
-    def extra_repr(self):
-        return f"{self.padding}"
+
+class ZeroPad2d(_ZeroPad, ConstantPad2d):
+    pass
 
 
 class _EdgePadNd(Module):

@@ -24,7 +24,8 @@ from ..autograd.node import Node
 from . import _expr
 from . import elementwise as E
 from .fusion import _Program, _as_kernel_input, _result
-from ._graph import accelerated, backend_of, broadcast_shapes, check_same_device, needs_grad, output_layout, record
+from ._graph import (accelerated, backend_of, broadcast_shapes, check_same_device, copy_raw, needs_grad, output_layout,
+                     record)
 from .optable import ROWS, TABLE
 
 _KERNEL_DTYPES = (D.float32, D.float64)
@@ -146,7 +147,13 @@ def _forward(row, inputs, params, dt, like):
     if not isinstance(out, Tensor) or out._shape != shape:
         from .._creation import full
         out = full(shape, out, dtype=dt, device=device) if not isinstance(out, Tensor) else out.expand(shape).clone()
-    return out if out._dtype is dt else E.cast(out, dt)
+    out = out if out._dtype is dt else E.cast(out, dt)
+    if row.layout:      # a row that names its result's layout gets it composed too (log_sigmoid: row-major)
+        layout = output_layout(shape, like)
+        strides = contiguous_strides(tuple(shape)) if layout is None else tuple(layout[1])
+        if tuple(out._stride) != strides:
+            out = copy_raw(out, strides)
+    return out
 
 
 def apply(row, inputs, params, node_cls=None):

@@ -5,6 +5,7 @@ import pytest
 
 import nbgrad
 from ._cuda import requires_cuda
+from ._float64 import t
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradcheck
@@ -13,10 +14,6 @@ gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradch
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
-
-
-def t(a, grad=False):
-    return nbgrad.tensor(np.asarray(a, dtype=np.float64), requires_grad=grad)
 
 
 def np_norm(a, p, axis, keepdims=False):

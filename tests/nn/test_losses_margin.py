@@ -6,27 +6,15 @@ import pytest
 
 import nbgrad
 from ._cuda import requires_cuda
+from ._float64 import REDUCTIONS, close, np_reduce, t
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
-REDUCTIONS = ["none", "mean", "sum"]
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
-
-
-def t(a, grad=False):
-    return nbgrad.tensor(np.asarray(a, dtype=np.float64), requires_grad=grad)
-
-
-def np_reduce(loss, reduction):
-    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
-
-
-def close(out, ref):
-    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-12, atol=1e-12)
 
 
 # -- triplet margin --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 
 import nbgrad
 from ._cuda import requires_cuda
+from ._float64 import t
 nn = nbgrad.nn
 F = nbgrad.nn.functional
 gradcheck = nbgrad.autograd.gradcheck
@@ -16,10 +17,6 @@ gradcheck = nbgrad.autograd.gradcheck
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
-
-
-def t(a, grad=False):
-    return nbgrad.tensor(np.asarray(a, dtype=np.float64), requires_grad=grad)
 
 
 # -- dropouts ------------------------------------------------------------------------------------

@@ -230,17 +230,14 @@ class AccumulateGrad(Node):
 def _obeys_layout_contract(grad, var):
     """PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides
     (in dims of size > 1; no 0 strides), any other leaf's .grad is contiguous."""
-    if grad._shape != var._shape:
-        # the leaf changed shape in place since its graph was made (unsqueeze_ under no_grad).
-        # PyTorch compares grad's dims with the leaf's strides, sizes unchecked: a gradient
-        # that passes is kept in its own shape.  (Beyond the leaf's dims PyTorch reads past
-        # its strides; those dims are not compared here.)
-        if is_dense(var._shape, var._stride):
-            return all(gs != 0 if n == 1 else gs == vs for n, gs, vs in zip(grad._shape, grad._stride, var._stride))
-        return grad.is_contiguous()
-    rm = row_major_strides(var._shape)
-    if var._stride == rm and grad._stride == rm:
-        return True                     # the common case: both row-major
+    if grad._shape == var._shape:
+        rm = row_major_strides(var._shape)
+        if var._stride == rm and grad._stride == rm:
+            return True                 # the common case: both row-major
+    # (A leaf whose shape changed in place since its graph was made, unsqueeze_ under
+    # no_grad, is checked the same way: PyTorch compares grad's dims with the leaf's
+    # strides, sizes unchecked, and a gradient that passes keeps its own shape.  Beyond the
+    # leaf's dims PyTorch reads past its strides; zip leaves those dims uncompared here.)
     if is_dense(var._shape, var._stride):
         for n, gs, vs in zip(grad._shape, grad._stride, var._stride):
             if gs != vs if n != 1 else gs == 0:

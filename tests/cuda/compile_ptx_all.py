@@ -297,11 +297,12 @@ def main():
             if os.environ.get("NBGRAD_PTX_VERBOSE"):
                 traceback.print_exc()
     compiled = {(os.path.realpath(fn.__code__.co_filename), fn.__code__.co_firstlineno) for _, fn, _ in sigs}
-    unlisted = {key: name for key, name in kernel_definitions().items() if key not in compiled}
+    definitions = kernel_definitions()
+    unlisted = {key: name for key, name in definitions.items() if key not in compiled}
     for (path, line), name in sorted(unlisted.items()):
         print(f"UNLISTED {os.path.relpath(path)}:{line} {name}: a kernel with no signature in this script")
     print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} kernel signatures for sm_{CC[0]}{CC[1]}"
-          f" ({len(kernel_definitions()) - len(unlisted)}/{len(kernel_definitions())} kernel definitions covered)")
+          f" ({len(definitions) - len(unlisted)}/{len(definitions)} kernel definitions covered)")
     failures += list(unlisted.values())
     return 1 if failures else 0
 

@@ -13,11 +13,12 @@ from .._checks import checked_scalar
 from .._layout import is_dense, order_of_strides
 from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major_of
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import _state as _grad_state, is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ..autograd.backward_path import FUSED, backward_path
+from . import _graph
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
                      permuted, record, scalar_tensor, NotImplementedNode, zeros_grad)
@@ -33,6 +34,13 @@ def _unary_raw(op, x, out_dtype=None, like=None):
     src = x if like is None else like
     rm = row_major_of(src._shape)
     if src._stride is rm or src._stride == rm:
+        if x._stride is rm or x._stride == rm:
+            # the small op's shortcut (a row-major floating tensor, n below the threading floor)
+            dense = _shortcut(x._storage.device.type, "unary_dense")
+            if dense is not None:
+                buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), out_dtype.np)
+                if buf is not None:
+                    return Tensor._from_buffer(buf, x._shape, out_dtype, x._storage.device)
         buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
         return new_tensor(buf, x._shape, out_dtype, x._storage.device)
     layout = output_layout(x._shape, (src,))
@@ -48,6 +56,21 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
     This is every arithmetic op's hot path, so the common cases are spelled out.
     `like`: the operands whose layout the result takes, when not (a, b)."""
+    if like is None and isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is compute_dtype \
+            and b._dtype is compute_dtype and a._storage.device is b._storage.device:
+        # the small op's shortcut: two row-major tensors of one shape, no cast, no broadcast
+        sa = a._shape
+        if sa is b._shape or sa == b._shape:
+            rm = row_major_of(sa)
+            if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
+                dev = a._storage.device
+                dense = _shortcut(dev.type, "binary_dense")
+                if dense is not None:
+                    out_dtype = out_dtype or compute_dtype
+                    buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
+                                math.prod(sa), out_dtype.np)
+                    if buf is not None:
+                        return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
@@ -85,6 +108,19 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     buf = get_backend(dev.type).binary(op, permuted(av, order), permuted(bv, order),
                                        tuple([shape[d] for d in order]), out_dtype.np)
     return new_strided(buf, shape, strides, out_dtype, dev)
+
+
+_SHORTCUTS = {}
+
+
+def _shortcut(device_type, name):
+    """A backend's small-op shortcut (binary_dense, unary_dense, mul_backward_dense: the
+    contract in nbgrad/backends/__init__.py) for a device type, or None (looked up once)."""
+    try:
+        return _SHORTCUTS[device_type, name]
+    except KeyError:
+        fn = _SHORTCUTS[device_type, name] = getattr(get_backend(device_type), name, None)
+        return fn
 
 
 _OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
@@ -295,6 +331,20 @@ def accumulate_(dst, src):
     shape = dst._shape
     dtype = dst._dtype
     n = math.prod(shape)
+    if src._dtype is dtype and (src._shape is shape or src._shape == shape) and src._storage is not dst._storage:
+        # the engine's common case (W5: a leaf's 500 gradients added up): two row-major
+        # tensors of one shape, the small op's shortcut into dst's memory
+        rm = row_major_of(shape)
+        dev = dst._storage.device
+        if rm is not None and (dst._stride is rm or dst._stride == rm) and (src._stride is rm or src._stride == rm) \
+                and src._storage.device is dev and dtype is not D.bool_:
+            dense = _shortcut(dev.type, "binary_dense")
+            if dense is not None:
+                buf, off = dst._storage.buffer, dst._offset
+                if dense("add", buf, off, src._storage.buffer, src._offset, n, dtype.np,
+                         buf if off == 0 and len(buf) == n else buf[off:off + n]) is not None:
+                    dst._vc.value += 1
+                    return dst
     if (n and src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
             and (src._shape == shape or broadcast_shapes(src._shape, shape) == shape)):
         order = None
@@ -430,6 +480,10 @@ class MulBackward0(Node):
     def backward(self, g):
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
+        if need_a and need_b and _graph.ACCELERATIONS_ON and not _grad_state.enabled and a is not None and b is not None:
+            both = _mul_backward_dense(g, a, b)
+            if both is not None:
+                return both
         if need_a and need_b and backward_path(
                 lambda: a._dtype is g._dtype and b._dtype is g._dtype and _same_device(a, g, b)
                 and accelerated(g, "mul_backward")
@@ -444,6 +498,30 @@ class MulBackward0(Node):
         ga = (g * (b if b is not None else self.b_scalar)) if need_a else None
         gb = (g * a) if need_b else None
         return ga, gb
+
+
+def _mul_backward_dense(g, a, b):
+    """MulBackward0's FUSED path for the small op's common case, decided in a few reads:
+    g, a and b of one dtype, shape and device, all row-major; None when it is not that case
+    (or the backend has no shortcut for it), and backward() decides as usual."""
+    shape, dt = g._shape, g._dtype
+    if a._dtype is not dt or b._dtype is not dt or not (a._shape == shape and b._shape == shape):
+        return None
+    rm = row_major_of(shape)
+    if rm is None or not ((g._stride is rm or g._stride == rm) and (a._stride is rm or a._stride == rm)
+                          and (b._stride is rm or b._stride == rm)):
+        return None
+    dev = g._storage.device
+    if a._storage.device is not dev or b._storage.device is not dev:
+        return None
+    dense = _shortcut(dev.type, "mul_backward_dense")
+    if dense is None:
+        return None
+    bufs = dense(g._storage.buffer, g._offset, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
+                 math.prod(shape))
+    if bufs is None:
+        return None
+    return Tensor._from_buffer(bufs[0], shape, dt, dev), Tensor._from_buffer(bufs[1], shape, dt, dev)
 
 
 def mul(a, b):

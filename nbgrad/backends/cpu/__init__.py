@@ -24,7 +24,8 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
 from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
-from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
+from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, mul_backward, mul_backward_dense,
+                          unary, unary_dense, where)
 from .indexing import put, take
 from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,

@@ -860,6 +860,48 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
         kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
 
 
+# Dtypes whose buffers the kernels read as they are (float16 goes through nbgrad/backends/_half.py).
+_NATIVE = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
+                                          np.uint8, np.bool_))
+
+
+# The small-op shortcuts: binary(), unary() and mul_backward() of dense row-major operands
+# of one shape, with none of the plan lookup and view unpacking of the general entry
+# points (a small op's cost is its Python: W5, W8).  Each returns None for a call it does
+# not serve (large enough to split across threads, a dtype the kernels do not read
+# natively, NBGRAD_DEBUG on, which logs the general path's decisions); the caller then
+# takes the general entry point.
+def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None):
+    """binary(op) of two operands of n elements each, into a new buffer (or into `out`,
+    n elements that may be one of the operands' own)."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE:
+        return None
+    if out is None:
+        out = np.empty(n, out_dtype)
+    _binary_kernels[op][CONTIGUOUS](abuf, aoff, bbuf, boff, out)
+    return out
+
+
+def unary_dense(op, buf, off, n, out_dtype):
+    """unary(op) of a floating operand of n elements, into a new buffer."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" \
+            or buf.dtype not in _NATIVE:
+        return None
+    out = np.empty(n, out_dtype)
+    _unary_kernels[op][CONTIGUOUS](buf, off, out)
+    return out
+
+
+def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):
+    """mul_backward() of three operands of n elements each: (g * b, g * a) in one pass."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE:
+        return None
+    ga = np.empty(n, gbuf.dtype)
+    gb = np.empty(n, gbuf.dtype)
+    _mul_backward_contiguous(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb)
+    return ga, gb
+
+
 def _run_where(plan, cbuf, coff, abuf, aoff, bbuf, boff, out, n):
     if _debug.ENABLED: _debug.log("where", path=PATH_NAMES[plan[0]], n=n, dtype=abuf.dtype)
     if plan[0] == CONTIGUOUS:

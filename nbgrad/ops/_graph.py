@@ -36,6 +36,22 @@ def accelerated(t, name):
     return ACCELERATIONS_ON and name in get_backend(t._storage.device.type).ACCELERATIONS
 
 
+_SHORTCUTS = {}
+
+
+def shortcut(device_type, name):
+    """A backend's small-op shortcut (binary_dense, unary_dense, mul_backward_dense,
+    total_dense: optional, the contract in nbgrad/backends/__init__.py) for a device type,
+    or None; looked up once.  A shortcut is the general entry point's own kernel call for
+    dense operands, so it needs no composed fallback: it returns None for what it does
+    not serve."""
+    try:
+        return _SHORTCUTS[device_type, name]
+    except KeyError:
+        fn = _SHORTCUTS[device_type, name] = getattr(get_backend(device_type), name, None)
+        return fn
+
+
 def acceleration(t, name):
     """The function that does the acceleration `name` for t's device: the backend's kernel
     when accelerated(t, name), else its composed fallback of the same signature

@@ -21,7 +21,7 @@ from ..autograd.backward_path import FUSED, backward_path
 from . import _graph
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, scalar_tensor, NotImplementedNode, zeros_grad)
+                     permuted, record, scalar_tensor, shortcut, NotImplementedNode, zeros_grad)
 
 
 # ---------------------------------------------------------------- engines
@@ -36,7 +36,7 @@ def _unary_raw(op, x, out_dtype=None, like=None):
     if src._stride is rm or src._stride == rm:
         if x._stride is rm or x._stride == rm:
             # the small op's shortcut (a row-major floating tensor, n below the threading floor)
-            dense = _shortcut(x._storage.device.type, "unary_dense")
+            dense = shortcut(x._storage.device.type, "unary_dense")
             if dense is not None:
                 buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), out_dtype.np)
                 if buf is not None:
@@ -64,7 +64,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
             rm = row_major_of(sa)
             if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
                 dev = a._storage.device
-                dense = _shortcut(dev.type, "binary_dense")
+                dense = shortcut(dev.type, "binary_dense")
                 if dense is not None:
                     out_dtype = out_dtype or compute_dtype
                     buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
@@ -108,19 +108,6 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     buf = get_backend(dev.type).binary(op, permuted(av, order), permuted(bv, order),
                                        tuple([shape[d] for d in order]), out_dtype.np)
     return new_strided(buf, shape, strides, out_dtype, dev)
-
-
-_SHORTCUTS = {}
-
-
-def _shortcut(device_type, name):
-    """A backend's small-op shortcut (binary_dense, unary_dense, mul_backward_dense: the
-    contract in nbgrad/backends/__init__.py) for a device type, or None (looked up once)."""
-    try:
-        return _SHORTCUTS[device_type, name]
-    except KeyError:
-        fn = _SHORTCUTS[device_type, name] = getattr(get_backend(device_type), name, None)
-        return fn
 
 
 _OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
@@ -338,7 +325,7 @@ def accumulate_(dst, src):
         dev = dst._storage.device
         if rm is not None and (dst._stride is rm or dst._stride == rm) and (src._stride is rm or src._stride == rm) \
                 and src._storage.device is dev and dtype is not D.bool_:
-            dense = _shortcut(dev.type, "binary_dense")
+            dense = shortcut(dev.type, "binary_dense")
             if dense is not None:
                 buf, off = dst._storage.buffer, dst._offset
                 if dense("add", buf, off, src._storage.buffer, src._offset, n, dtype.np,
@@ -514,7 +501,7 @@ def _mul_backward_dense(g, a, b):
     dev = g._storage.device
     if a._storage.device is not dev or b._storage.device is not dev:
         return None
-    dense = _shortcut(dev.type, "mul_backward_dense")
+    dense = shortcut(dev.type, "mul_backward_dense")
     if dense is None:
         return None
     bufs = dense(g._storage.buffer, g._offset, a._storage.buffer, a._offset, b._storage.buffer, b._offset,

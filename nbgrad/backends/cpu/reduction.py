@@ -336,6 +336,28 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     return out
 
 
+_ONE = as_index_array([1])
+_ZERO = as_index_array([0])
+_TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
+_TOTAL_DENSE_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+def total_dense(op, buf, off, n, out_dtype):
+    """reduce(op) of a dense run of n elements over all its dims (x.sum(), x.mean() of a
+    row-major tensor), the small op's shortcut: the one-element buffer reduce() would
+    return, from the same row kernel and arguments, with none of its planning.  None for
+    a call it does not serve (an op or dtype other than float sum/mean, n large enough
+    to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
+    out_dtype = np.dtype(out_dtype)
+    if (op not in _TOTAL_DENSE_OPS or n == 0 or _debug.ENABLED or worth_splitting(n)
+            or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
+        return None
+    out = np.empty(1, dtype=out_dtype)
+    _kernels_for(op)[0](buf, off, _ONE, _ZERO, n, 1, init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype)),
+                        out)
+    return out
+
+
 # Reductions to one value that may be split along the reduced run: partial
 # results of the same op, combined in Python (float sums in float64).
 _SPLITTABLE_TOTALS = frozenset({"sum", "mean", "max", "min", "amax", "amin"})

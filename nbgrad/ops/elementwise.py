@@ -71,6 +71,22 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
                                 math.prod(sa), out_dtype.np)
                     if buf is not None:
                         return Tensor._from_buffer(buf, sa, out_dtype, dev)
+    elif like is None and (type(b) is float or type(b) is int) and isinstance(a, Tensor) and a._dtype is compute_dtype \
+            and compute_dtype is not D.float16:
+        # the same for a tensor and a Python number (W8's x + 1): the number's cached 0-dim
+        # operand, read for every element
+        sa = a._shape
+        rm = row_major_of(sa)
+        if rm is not None and (a._stride is rm or a._stride == rm):
+            dev = a._storage.device
+            dense = shortcut(dev.type, "binary_dense")
+            if dense is not None:
+                out_dtype = out_dtype or compute_dtype
+                tb = scalar_tensor(b, compute_dtype, dev)
+                buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
+                            out_dtype.np, None, True)
+                if buf is not None:
+                    return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:

@@ -143,3 +143,13 @@ def test_small_and_large_calls_agree_bit_for_bit():
     small = (nbgrad.from_numpy(av[:16].copy()) * nbgrad.from_numpy(bv[:16].copy())).tanh()
     large = (nbgrad.from_numpy(av) * nbgrad.from_numpy(bv)).tanh()
     _same(small.numpy(), large.numpy()[:16])
+
+
+@pytest.mark.parametrize("n", [1, 2, 19])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "pow", "gt"])
+def test_binary_dense_with_a_scalar_operand_is_binary(op, n):
+    a = _values(n, np.float64)
+    b = np.array([0.75])
+    out_dtype = np.dtype(np.bool_) if op == "gt" else np.dtype(np.float64)
+    general = cpu.binary(op, (a, 3, (n,), (1,)), (b, 0, (n,), (0,)), (n,), out_dtype)
+    _same(cpu.binary_dense(op, a, 3, b, 0, n, out_dtype, None, True), general)

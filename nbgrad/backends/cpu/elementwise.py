@@ -46,7 +46,7 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
 from .._shared import cpu_kernel
-from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
+from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_B, STRIDED, LazyKernels, entry_points
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
@@ -871,14 +871,15 @@ _NATIVE = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.i
 # not serve (large enough to split across threads, a dtype the kernels do not read
 # natively, NBGRAD_DEBUG on, which logs the general path's decisions); the caller then
 # takes the general entry point.
-def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None):
-    """binary(op) of two operands of n elements each, into a new buffer (or into `out`,
-    n elements that may be one of the operands' own)."""
-    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE:
+def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False):
+    """binary(op) of two operands of n elements each (b_scalar: b is one element, read
+    for all n), into a new buffer (or into `out`, n elements that may be a's own)."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
+            or bbuf.dtype not in _NATIVE:
         return None
     if out is None:
         out = np.empty(n, out_dtype)
-    _binary_kernels[op][CONTIGUOUS](abuf, aoff, bbuf, boff, out)
+    _binary_kernels[op][SCALAR_B if b_scalar and n > 1 else CONTIGUOUS](abuf, aoff, bbuf, boff, out)
     return out
 
 

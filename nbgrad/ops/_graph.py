@@ -36,19 +36,20 @@ def accelerated(t, name):
     return ACCELERATIONS_ON and name in get_backend(t._storage.device.type).ACCELERATIONS
 
 
-_SHORTCUTS = {}
-
-
-def shortcut(device_type, name):
-    """A backend's small-op shortcut (binary_dense, unary_dense, mul_backward_dense,
-    total_dense: optional, the contract in nbgrad/backends/__init__.py) for a device type,
-    or None; looked up once.  A shortcut is the general entry point's own kernel call for
+class shortcuts(dict):
+    """device type -> a backend's small-op shortcut `name` (binary_dense, unary_dense,
+    mul_backward_dense, total_dense: optional, the contract in nbgrad/backends/__init__.py),
+    or None; each looked up once, then read as `BINARY_DENSE[dev.type]` (a plain dict
+    read: these run per op).  A shortcut is the general entry point's own kernel call for
     dense operands, so it needs no composed fallback: it returns None for what it does
     not serve."""
-    try:
-        return _SHORTCUTS[device_type, name]
-    except KeyError:
-        fn = _SHORTCUTS[device_type, name] = getattr(get_backend(device_type), name, None)
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+
+    def __missing__(self, device_type):
+        fn = self[device_type] = getattr(get_backend(device_type), self.name, None)
         return fn
 
 

@@ -21,7 +21,12 @@ from ..autograd.backward_path import FUSED, backward_path
 from . import _graph
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, scalar_tensor, shortcut, NotImplementedNode, zeros_grad)
+                     permuted, record, scalar_tensor, shortcuts, NotImplementedNode, zeros_grad)
+
+
+# the backends' small-op shortcuts, by device type
+_BINARY_DENSE, _UNARY_DENSE, _MUL_BACKWARD_DENSE = (shortcuts(name) for name in
+                                                    ("binary_dense", "unary_dense", "mul_backward_dense"))
 
 
 # ---------------------------------------------------------------- engines
@@ -36,7 +41,7 @@ def _unary_raw(op, x, out_dtype=None, like=None):
     if src._stride is rm or src._stride == rm:
         if x._stride is rm or x._stride == rm:
             # the small op's shortcut (a row-major floating tensor, n below the threading floor)
-            dense = shortcut(x._storage.device.type, "unary_dense")
+            dense = _UNARY_DENSE[x._storage.device.type]
             if dense is not None:
                 buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), out_dtype.np)
                 if buf is not None:
@@ -64,7 +69,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
             rm = row_major_of(sa)
             if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
                 dev = a._storage.device
-                dense = shortcut(dev.type, "binary_dense")
+                dense = _BINARY_DENSE[dev.type]
                 if dense is not None:
                     out_dtype = out_dtype or compute_dtype
                     buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
@@ -79,7 +84,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
         rm = row_major_of(sa)
         if rm is not None and (a._stride is rm or a._stride == rm):
             dev = a._storage.device
-            dense = shortcut(dev.type, "binary_dense")
+            dense = _BINARY_DENSE[dev.type]
             if dense is not None:
                 out_dtype = out_dtype or compute_dtype
                 tb = scalar_tensor(b, compute_dtype, dev)
@@ -341,7 +346,7 @@ def accumulate_(dst, src):
         dev = dst._storage.device
         if rm is not None and (dst._stride is rm or dst._stride == rm) and (src._stride is rm or src._stride == rm) \
                 and src._storage.device is dev and dtype is not D.bool_:
-            dense = shortcut(dev.type, "binary_dense")
+            dense = _BINARY_DENSE[dev.type]
             if dense is not None:
                 buf, off = dst._storage.buffer, dst._offset
                 if dense("add", buf, off, src._storage.buffer, src._offset, n, dtype.np,
@@ -517,7 +522,7 @@ def _mul_backward_dense(g, a, b):
     dev = g._storage.device
     if a._storage.device is not dev or b._storage.device is not dev:
         return None
-    dense = shortcut(dev.type, "mul_backward_dense")
+    dense = _MUL_BACKWARD_DENSE[dev.type]
     if dense is None:
         return None
     bufs = dense(g._storage.buffer, g._offset, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
@@ -538,9 +543,10 @@ def mul(a, b):
             record(MulBackward0, (a, b), (out,), b_scalar=b)
         # PyTorch saves an operand used by one input's derivative only when that input has
         # an edge (should_compute_output): a's for b's gradient, b's for a's
-        node.save(a if b_is_tensor and node.needs_input_grad(1) else None,
-                  b if b_is_tensor and node.needs_input_grad(0) else None)
-        if not b_is_tensor and node.needs_input_grad(0):
+        edges = node.next_functions
+        need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+        node.save(a if b_is_tensor and need_b else None, b if b_is_tensor and need_a else None)
+        if not b_is_tensor and need_a:
             node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
     return out
 

@@ -7,7 +7,7 @@ from .._tensor import Tensor, row_major_of
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcut, wrap_dims, int_dim, _wrap)
+from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcuts, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -83,6 +83,7 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
 
 
 _SCALAR = Size(())
+_TOTAL_DENSE = shortcuts("total_dense")
 
 
 def _total_dense(op, x):
@@ -92,7 +93,7 @@ def _total_dense(op, x):
     if rm is None or not (x._stride is rm or x._stride == rm) or not x._dtype.is_floating_point:
         return None
     dev = x._storage.device
-    dense = shortcut(dev.type, "total_dense")
+    dense = _TOTAL_DENSE[dev.type]
     if dense is None:
         return None
     buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), x._dtype.np)

@@ -83,6 +83,10 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
                 edges.append(_NO_EDGE)
                 meta.append(None)
             continue
+        if not isinstance(t, Tensor):       # a number operand (x + 1): no edge
+            edges.append(_NO_EDGE)
+            meta.append(None)
+            continue
         e = edge(t)
         edges.append(e)
         if e[0] is None:

@@ -122,10 +122,19 @@ def permuted(view, order):
 _SCALAR_OPERANDS = {}
 
 
+_CPU_SCALARS = {}
+
+
 def scalar_tensor(value, dtype, device):
     """A 0-dim tensor holding a Python number (an op's operand; never handed to users)."""
     # -0.0 == 0.0 (and hashes equal): the sign is part of the key, or x / -0.0 would
     # read a cached +0.0 (a wrong infinity)
+    if value and device.type == "cpu":
+        # (the common operand, a nonzero CPU number -- x + 1 -- in one small-key lookup;
+        # nan is never found: nan != nan)
+        t = _CPU_SCALARS.get((value, dtype))
+        if t is not None:
+            return t
     key = (value, dtype, device.type, device.index, value == 0 and math.copysign(1.0, value) < 0)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
@@ -136,6 +145,8 @@ def scalar_tensor(value, dtype, device):
         t = Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
         if value == value and len(_SCALAR_OPERANDS) < 1024:
             _SCALAR_OPERANDS[key] = t
+            if value and device.type == "cpu":
+                _CPU_SCALARS[value, dtype] = t
     return t
 
 

@@ -277,7 +277,7 @@ class _Walk:
                     _check_nan(node, in_grads)
                 if node._hooks:
                     _post_hooks(node, in_grads, grad_list)
-            if not retain_graph:
+            if not retain_graph and (node._saved or node._saved_scalar):
                 node.release()
             send(node, in_grads)
 
@@ -364,8 +364,9 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
                         prev._accumulate_(g)
                     else:
                         slot[nr] = prev + g
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
                 heappush(ready, (-nxt._seq, nxt))
     return send
 

@@ -154,6 +154,11 @@ class Node:
             raise RuntimeError(FREED_MSG)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
+    def _saved_values(self):
+        """saved_tensors for a backward() that __call__ runs: it has checked the versions (and
+        that nothing was freed), so an input comes back as it is, an output re-attached."""
+        return tuple([None if s is None else s.tensor if not s.is_output else s.unpack(self) for s in self._saved])
+
     def release(self):
         """Free saved tensors after a backward without retain_graph."""
         if self._saved_scalar or self._saved.count(None) != len(self._saved):   # (an unsaved slot unpacks to nothing)

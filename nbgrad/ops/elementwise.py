@@ -486,8 +486,13 @@ class MulBackward0(Node):
     b_scalar = None      # the Python number b, when b is not a tensor
 
     def backward(self, g):
-        a, b = self.saved_tensors
-        need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
+        a, b = self._saved_values()
+        wanted = self._wanted
+        if wanted is None:
+            edges = self.next_functions
+            need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+        else:
+            need_a, need_b = wanted
         if need_a and need_b and _graph.ACCELERATIONS_ON and not _grad_state.enabled and a is not None and b is not None:
             both = _mul_backward_dense(g, a, b)
             if both is not None:

@@ -143,8 +143,8 @@ class Node:
     def save(self, *tensors, outputs=()):
         """Save inputs (and, by position in `outputs`, this node's own outputs) for backward."""
         if outputs:
-            self._saved = tuple(None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
-                                for t in tensors)
+            self._saved = tuple([None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
+                                 if t is not outputs[0] else SavedTensor(t, is_output=True) for t in tensors])
         else:
             self._saved = tuple([None if t is None else _saved_input(t) for t in tensors])
 

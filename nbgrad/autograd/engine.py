@@ -277,7 +277,7 @@ class _Walk:
                     _check_nan(node, in_grads)
                 if node._hooks:
                     _post_hooks(node, in_grads, grad_list)
-            if not retain_graph and (node._saved or node._saved_scalar):
+            if not retain_graph:
                 node.release()
             send(node, in_grads)
 

@@ -61,6 +61,8 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
     This is every arithmetic op's hot path, so the common cases are spelled out.
     `like`: the operands whose layout the result takes, when not (a, b)."""
+    if like is not None and len(like) == 2 and like[0] is a and like[1] is b:
+        like = None         # (the op's own operands: the default)
     if like is None and isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is compute_dtype \
             and b._dtype is compute_dtype and a._storage.device is b._storage.device:
         # the small op's shortcut: two row-major tensors of one shape, no cast, no broadcast

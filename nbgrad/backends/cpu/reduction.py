@@ -34,6 +34,7 @@ from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
+from .cascade import cascade_mean, cascade_sum, in_pytorch_order, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -287,7 +288,10 @@ def _geometry(x_view, dims, force_contiguous=False):
 _STRIDED_ROW_LIMIT = 16
 
 
-def reduce(op, x_view, dims, out_dtype, correction=1):
+def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
+    """one_value_path: a reduction of float32/float64 to one value takes PyTorch's CPU path for
+    it (sum and mean in PyTorch's order, var as std_var_all_cpu); off for values widened from
+    float16 and for var_mean/std_mean (PyTorch's Welford for all)."""
     buf, off, shape, strides = x_view
     out_dtype = np.dtype(out_dtype)
     dims = tuple(dims) if shape else ()
@@ -311,6 +315,14 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
         g = _geometry(x_view, dims)
     if op in ("max", "min", "amax", "amin"):
         check_nonempty(g.rn, op)
+    if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
+        out[0] = _var_all(x_view, dims, g, float(correction))
+        return out
+    if op in ("sum", "mean") and out_n == 1 and one_value_path and out_dtype == buf.dtype:
+        run = in_pytorch_order(x_view, buf.dtype)
+        if run is not None:
+            out[0] = (cascade_mean if op == "mean" else cascade_sum)(buf, *run)
+            return out
     if op == "var":
         g = _maybe_contiguous(x_view, dims, g)
         if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
@@ -334,6 +346,32 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     else:
         _run_kept(rows, g, init, (out,), column_blocks=False)
     return out
+
+
+def _var_all(x_view, dims, g, correction):
+    """PyTorch's std_var_all_cpu (var of float32/float64 to one value): the squared deviations,
+    in float64, from the mean as x.mean() gives it (in x's dtype: PyTorch's sum order where it
+    is fixed), so that the variance is 0 exactly where var's backward sees x == x.mean()."""
+    buf = x_view[0]
+    run = in_pytorch_order(x_view, buf.dtype)
+    if run is not None:
+        mean = cascade_mean(buf, *run)
+    else:
+        mean = reduce("mean", x_view, dims, buf.dtype)[0]
+    g = _maybe_contiguous(x_view, dims, g)
+    n = numel(x_view[2])
+    ss = squared_deviations(g.buf, g.off, g.rn, g.rs, mean) if g.rn == n else \
+        squared_deviations(*_flat_run(x_view), mean)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.float64(ss) / np.float64(max(0.0, n - correction))
+
+
+def _flat_run(x_view):
+    """x_view's elements as one contiguous run (buf, 0, n, 1)."""
+    buf, off, shape, strides = x_view
+    tmp = new_buffer(numel(shape), buf.dtype)
+    copy(x_view, (tmp, 0, shape, contiguous_strides(shape)))
+    return tmp, 0, numel(shape), 1
 
 
 # Reductions to one value that may be split along the reduced run: partial

@@ -390,3 +390,18 @@ def test_float32_sum_in_pytorchs_vector_order():
                        -12.961363792419434, 78.39754486083984, 149.34310913085938, -125.90655517578125,
                        151.3923797607422])
     assert b.sum().item() == -236.61929321289062        # (float64 then rounded: -236.61924743652344)
+
+
+def test_std_of_an_expanded_constant_follows_pytorchs_walk_of_its_dims():
+    # PyTorch 2.13: 12 copies, walked as TensorIterator orders a (4, 1) or (1, 3) tensor expanded
+    # to (4, 3) (a 2-D loop of rows of 3, summed by scalar_outer_sum / scalar_inner_sum)
+    for shape, grad in (((4, 1), [-0.26111650466918945] * 4), ((1, 3), [-0.34815534949302673] * 3)):
+        x = nbgrad.full(shape, _C, requires_grad=True)
+        y = x.expand(4, 3).std()
+        assert y.item() == 4.86367335295057e-10
+        y.backward()
+        assert x.grad.flatten().tolist() == grad
+    x = nbgrad.full((4, 1), 0.3, requires_grad=True)
+    y = x.expand(4, 3).std()
+    y.backward()
+    assert y.item() == 0.0 and x.grad.flatten().tolist() == [0.0] * 4

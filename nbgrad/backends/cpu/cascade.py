@@ -10,8 +10,9 @@ the variance of equal values is exactly 0 (then std's gradient is masked to 0) o
 positive number (then the gradient is finite), so nbgrad computes it in the same order.
 
 Only where PyTorch's order is fixed: a reduction to one value over fewer than GRAIN_SIZE
-elements (PyTorch splits larger ones across its threads) whose dims coalesce into one run
-(as TensorIterator coalesces them: contiguous in some order, or one dim, or broadcast).
+elements (PyTorch splits larger ones across its threads).  The elements are walked as
+TensorIterator walks them (its order of the dims, coalesced), its 2-D loop over the two inner
+dims taking one of SumKernel's four paths (vectorized inner or outer, scalar inner or outer).
 The vector length is PyTorch's for this CPU: 64 bytes with AVX512 (avx512f/bw/vl/dq), else
 32 bytes; ATEN_CPU_CAPABILITY overrides it as it overrides PyTorch's choice.
 """
@@ -45,30 +46,57 @@ def vector_bytes():
     return _vector_bytes
 
 
-def one_run(shape, strides):
-    """(n, stride) when TensorIterator would walk all elements as one run, else None: the
-    dims of more than one element, by increasing stride, each continuing the previous."""
-    dims = sorted(((st, n) for n, st in zip(shape, strides) if n != 1))
-    if not dims:
-        return 1, 1
-    stride, count = dims[0]
-    for st, n in dims[1:]:
-        if st != stride * count:
-            return None
-        count *= n
-    return count, stride
+def iterator_dims(shape, strides):
+    """The dims TensorIterator walks a reduction of all of x's dims in, innermost first, as
+    (sizes, strides): its reorder_dimensions (by increasing stride, a broadcast dim left where it
+    is, ties to the smaller size) then coalesce_dimensions."""
+    nd = len(shape)
+    if nd == 0:
+        return [1], [0]
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    sizes, steps = [shape[p] for p in perm], [strides[p] for p in perm]
+    prev = 0
+    for d in range(1, nd):
+        if sizes[prev] == 1 or sizes[d] == 1 or sizes[prev] * steps[prev] == steps[d]:
+            if sizes[prev] == 1:
+                steps[prev] = steps[d]
+            sizes[prev] *= sizes[d]
+        else:
+            prev += 1
+            sizes[prev], steps[prev] = sizes[d], steps[d]
+    return sizes[:prev + 1], steps[:prev + 1]
 
 
 def in_pytorch_order(x_view, dtype):
-    """The one run (off, n, stride) of x_view when its sum to one value has PyTorch's fixed
-    order (see the module's docstring), else None."""
+    """(off, sizes, strides) of TensorIterator's walk of x_view when its sum to one value has
+    PyTorch's fixed order (see the module's docstring), else None."""
     if dtype not in (np.float32, np.float64):
         return None
     buf, off, shape, strides = x_view
-    run = one_run(shape, strides)
-    if run is None or not 0 < run[0] < GRAIN_SIZE:
+    n = 1
+    for k in shape:
+        n *= k
+    if not 0 < n < GRAIN_SIZE:
         return None
-    return off, run[0], run[1]
+    sizes, steps = iterator_dims(tuple(shape), tuple(strides))
+    return off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
 
 
 @_kernel
@@ -84,87 +112,169 @@ def _ceil_log2(x):
 
 
 @_kernel
-def _row_sums(x, off, vstride, lstride, nlanes, size, out):
-    """PyTorch's row_sum for each of nlanes lanes: element v of lane l is
-    x[off + v * vstride + l * lstride], v < size (multi_row_sum over rows of 4, then the
-    remainder, then the 4 partial sums)."""
-    size_ilp = size // 4
-    level_power = max(4, _ceil_log2(size_ilp) // 4)
+def _cascade(x, off, stride, size, out):
+    """out[0] = multi_row_sum's sum of one column: x[off + i * stride], i < size, summed in
+    chunks of 2**level_power whose sums go up through four levels."""
+    level_power = max(4, _ceil_log2(size) // 4)
     level_step = 1 << level_power
     level_mask = level_step - 1
-    acc = np.zeros((4, 4, nlanes), dtype=x.dtype)
+    acc = np.zeros(4, dtype=x.dtype)
     i = 0
-    while i + level_step <= size_ilp:
+    while i + level_step <= size:
         for _ in range(level_step):
-            base = off + 4 * i * vstride
-            for k in range(4):
-                for lane in range(nlanes):
-                    acc[0, k, lane] += x[base + k * vstride + lane * lstride]
+            acc[0] += x[off + i * stride]
             i += 1
         for j in range(1, 4):
-            for k in range(4):
-                for lane in range(nlanes):
-                    acc[j, k, lane] += acc[j - 1, k, lane]
-                    acc[j - 1, k, lane] = 0
+            acc[j] += acc[j - 1]
+            acc[j - 1] = 0
             if (i & (level_mask << (j * level_power))) != 0:
                 break
-    while i < size_ilp:
-        base = off + 4 * i * vstride
-        for k in range(4):
-            for lane in range(nlanes):
-                acc[0, k, lane] += x[base + k * vstride + lane * lstride]
+    while i < size:
+        acc[0] += x[off + i * stride]
         i += 1
     for j in range(1, 4):
-        for k in range(4):
-            for lane in range(nlanes):
-                acc[0, k, lane] += acc[j, k, lane]
-    for v in range(size_ilp * 4, size):
-        for lane in range(nlanes):
-            acc[0, 0, lane] += x[off + v * vstride + lane * lstride]
+        acc[0] += acc[j]
+    out[0] = acc[0]
+
+
+@_kernel
+def _row_sum(x, off, stride, size, out):
+    """out[0] = row_sum: four interleaved columns (elements 4i + k), the rest, the four sums."""
+    size_ilp = size // 4
+    parts = np.zeros(4, dtype=x.dtype)
+    for k in range(4):
+        _cascade(x, off + k * stride, 4 * stride, size_ilp, parts[k:k + 1])
+    for i in range(size_ilp * 4, size):
+        parts[0] += x[off + i * stride]
     for k in range(1, 4):
-        for lane in range(nlanes):
-            acc[0, 0, lane] += acc[0, k, lane]
-    for lane in range(nlanes):
-        out[lane] = acc[0, 0, lane]
+        parts[0] += parts[k]
+    out[0] = parts[0]
 
 
 @_kernel
-def _cascade_sum(x, off, n, stride, width, out):
-    """out[0] = PyTorch's sum of x[off + i * stride], i < n (width: its vector's lanes)."""
-    if stride == 1 and n >= width:
-        nvec = n // width
-        lanes = np.zeros(width, dtype=x.dtype)
-        _row_sums(x, off, width, 1, width, nvec, lanes)
-        total = np.zeros(1, dtype=x.dtype)
-        for k in range(nvec * width, n):
-            total[0] += x[off + k]
-        for lane in range(width):
-            total[0] += lanes[lane]
-        out[0] = total[0]
-    else:
-        _row_sums(x, off, stride, 0, 1, n, out)
+def _tile_sum(x, base, in0, in1, size0, size1, width, total):
+    """One call of cascade_sum's loop over a (size0 inner, size1 outer) tile, adding each of its
+    results into total[0] as its store does."""
+    one = np.zeros(1, dtype=x.dtype)
+    if in0 == 1 and size0 >= width:                   # vectorized_inner_sum
+        nvec = size0 // width
+        for j in range(size1):
+            row = base + j * in1
+            lanes = np.zeros(width, dtype=x.dtype)
+            for lane in range(width):
+                _row_sum(x, row + lane, width, nvec, lanes[lane:lane + 1])
+            final = np.zeros(1, dtype=x.dtype)
+            for k in range(nvec * width, size0):
+                final[0] += x[row + k]
+            for lane in range(width):
+                final[0] += lanes[lane]
+            total[0] += final[0]
+    elif in1 == 1 and size1 >= width:                 # vectorized_outer_sum
+        j = 0
+        while j + 4 * width <= size1:
+            for c in range(4 * width):
+                _cascade(x, base + j + c, in0, size0, one)
+                total[0] += one[0]
+            j += 4 * width
+        while j + width <= size1:
+            for c in range(width):
+                _row_sum(x, base + j + c, in0, size0, one)
+                total[0] += one[0]
+            j += width
+        while j < size1:
+            _row_sum(x, base + j, in0, size0, one)
+            total[0] += one[0]
+            j += 1
+    elif in0 < in1:                                   # scalar_inner_sum
+        for j in range(size1):
+            _row_sum(x, base + j * in1, in0, size0, one)
+            total[0] += one[0]
+    else:                                             # scalar_outer_sum
+        j = 0
+        while j + 3 < size1:
+            for k in range(4):
+                _cascade(x, base + (j + k) * in1, in0, size0, one)
+                total[0] += one[0]
+            j += 4
+        while j < size1:
+            _row_sum(x, base + j * in1, in0, size0, one)
+            total[0] += one[0]
+            j += 1
 
 
 @_kernel
-def _squared_deviations(x, off, n, stride, mean):
-    """sum((float64(x) - mean) ** 2) in float64, in memory order (std_var_all_cpu)."""
-    s = np.float64(0.0)
-    for i in range(n):
-        dx = np.float64(x[off + i * stride]) - mean
-        s += dx * dx
-    return s
+def _cascade_sum(x, off, sizes, strides, width, out):
+    """out[0] = PyTorch's sum of the elements TensorIterator walks (sizes/strides innermost
+    first): its 2-D loop over the two inner dims, once per index of the outer ones."""
+    nd = sizes.size
+    size1 = sizes[1] if nd > 1 else 1
+    in1 = strides[1] if nd > 1 else 0
+    total = np.zeros(1, dtype=x.dtype)
+    idx = np.zeros(max(nd, 2), dtype=np.int64)
+    while True:
+        base = off
+        for d in range(2, nd):
+            base += idx[d] * strides[d]
+        _tile_sum(x, base, strides[0], in1, sizes[0], size1, width, total)
+        d = 2
+        while d < nd:
+            idx[d] += 1
+            if idx[d] < sizes[d]:
+                break
+            idx[d] = 0
+            d += 1
+        if d >= nd:
+            break
+    out[0] = total[0]
 
 
-def cascade_sum(buf, off, n, stride):
+@_kernel
+def _squared_deviations(x, off, sizes, strides, mean):
+    """sum((float64(x) - mean) ** 2) in float64, walking the elements as TensorIterator does
+    (innermost dim first), as std_var_all_cpu's serial loop adds them: a sum per 2-D tile of
+    the two inner dims, added to the total."""
+    nd = sizes.size
+    size1 = sizes[1] if nd > 1 else 1
+    in1 = strides[1] if nd > 1 else 0
+    idx = np.zeros(max(nd, 2), dtype=np.int64)
+    total = np.float64(0.0)
+    while True:
+        base = off
+        for d in range(2, nd):
+            base += idx[d] * strides[d]
+        tile = np.float64(0.0)
+        for j in range(size1):
+            row = base + j * in1
+            for i in range(sizes[0]):
+                dx = np.float64(x[row + i * strides[0]]) - mean
+                tile += dx * dx
+        total += tile
+        d = 2
+        while d < nd:
+            idx[d] += 1
+            if idx[d] < sizes[d]:
+                break
+            idx[d] = 0
+            d += 1
+        if d >= nd:
+            break
+    return total
+
+
+def cascade_sum(buf, off, sizes, strides):
     out = np.zeros(1, dtype=buf.dtype)
-    _cascade_sum(buf, off, n, stride, vector_bytes() // buf.dtype.itemsize, out)
+    _cascade_sum(buf, off, sizes, strides, vector_bytes() // buf.dtype.itemsize, out)
     return out[0]
 
 
-def cascade_mean(buf, off, n, stride):
+def cascade_mean(buf, off, sizes, strides):
     """PyTorch's mean: the sum divided by n in the input's dtype."""
-    return buf.dtype.type(cascade_sum(buf, off, n, stride) / buf.dtype.type(n))
+    n = int(np.prod(sizes))
+    return buf.dtype.type(cascade_sum(buf, off, sizes, strides) / buf.dtype.type(n))
 
 
-def squared_deviations(buf, off, n, stride, mean):
-    return float(_squared_deviations(buf, off, n, stride, np.float64(mean)))
+def squared_deviations(x_view, mean):
+    buf, off, shape, strides = x_view
+    sizes, steps = iterator_dims(tuple(shape), tuple(strides))
+    return float(_squared_deviations(buf, off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64),
+                                     np.float64(mean)))

@@ -316,7 +316,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     if op in ("max", "min", "amax", "amin"):
         check_nonempty(g.rn, op)
     if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
-        out[0] = _var_all(x_view, dims, g, float(correction))
+        out[0] = _var_all(x_view, dims, float(correction))
         return out
     if op in ("sum", "mean") and out_n == 1 and one_value_path and out_dtype == buf.dtype:
         run = in_pytorch_order(x_view, buf.dtype)
@@ -348,7 +348,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     return out
 
 
-def _var_all(x_view, dims, g, correction):
+def _var_all(x_view, dims, correction):
     """PyTorch's std_var_all_cpu (var of float32/float64 to one value): the squared deviations,
     in float64, from the mean as x.mean() gives it (in x's dtype: PyTorch's sum order where it
     is fixed), so that the variance is 0 exactly where var's backward sees x == x.mean()."""
@@ -358,20 +358,9 @@ def _var_all(x_view, dims, g, correction):
         mean = cascade_mean(buf, *run)
     else:
         mean = reduce("mean", x_view, dims, buf.dtype)[0]
-    g = _maybe_contiguous(x_view, dims, g)
     n = numel(x_view[2])
-    ss = squared_deviations(g.buf, g.off, g.rn, g.rs, mean) if g.rn == n else \
-        squared_deviations(*_flat_run(x_view), mean)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.float64(ss) / np.float64(max(0.0, n - correction))
-
-
-def _flat_run(x_view):
-    """x_view's elements as one contiguous run (buf, 0, n, 1)."""
-    buf, off, shape, strides = x_view
-    tmp = new_buffer(numel(shape), buf.dtype)
-    copy(x_view, (tmp, 0, shape, contiguous_strides(shape)))
-    return tmp, 0, numel(shape), 1
+        return np.float64(squared_deviations(x_view, mean)) / np.float64(max(0.0, n - correction))
 
 
 # Reductions to one value that may be split along the reduced run: partial

@@ -1,4 +1,4 @@
-"""PyTorch's CPU float sum order (SumKernel.cpp's cascade_sum), for a reduction to one value.
+"""PyTorch's CPU float sum order (SumKernel.cpp's cascade_sum), for a mean to one value.
 
 PyTorch sums float32 in float32 (float64 in float64) in a fixed order: a run of at least one
 vector's length at stride 1 is summed lane by lane (vectorized_inner_sum: each lane by
@@ -7,7 +7,9 @@ row_sum, the tail elements after, the lanes last), any other run element by elem
 that sum divided by n in the same dtype, and std/var of all elements (std_var_all_cpu) take
 the squared deviations from that mean in float64.  The last bit of that mean decides whether
 the variance of equal values is exactly 0 (then std's gradient is masked to 0) or a tiny
-positive number (then the gradient is finite), so nbgrad computes it in the same order.
+positive number (then the gradient is finite), so nbgrad computes mean (x.mean(), and the
+mean inside var/std to one value) in the same order.  sum keeps nbgrad's float64
+accumulation (no decision hangs on its last bit, and it is several times faster).
 
 Only where PyTorch's order is fixed: a reduction to one value over fewer than GRAIN_SIZE
 elements (PyTorch splits larger ones across its threads).  The elements are walked as
@@ -96,7 +98,21 @@ def in_pytorch_order(x_view, dtype):
     if not 0 < n < GRAIN_SIZE:
         return None
     sizes, steps = iterator_dims(tuple(shape), tuple(strides))
+    if len(sizes) == 1 and steps[0] == 1:
+        return off, _CONTIGUOUS_SIZES[n], _UNIT_STRIDE       # (the common case, without new arrays)
     return off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
+
+
+class _Sizes(dict):
+    def __missing__(self, n):
+        if len(self) > 256:
+            self.clear()
+        a = self[n] = np.array([n], dtype=np.int64)
+        return a
+
+
+_CONTIGUOUS_SIZES = _Sizes()
+_UNIT_STRIDE = np.array([1], dtype=np.int64)
 
 
 @_kernel
@@ -111,94 +127,139 @@ def _ceil_log2(x):
     return bits
 
 
+# The kernels share one scratch array of the input's dtype (no allocation per row or column):
+_ACC, _PARTS, _ONE, _FINAL, _TOTAL, _LANES = 0, 4, 8, 9, 10, 16
+
+
 @_kernel
-def _cascade(x, off, stride, size, out):
-    """out[0] = multi_row_sum's sum of one column: x[off + i * stride], i < size, summed in
-    chunks of 2**level_power whose sums go up through four levels."""
+def _cascade(x, off, stride, size, scratch):
+    """multi_row_sum's sum of one column, x[off + i * stride] for i < size (summed in chunks of
+    2**level_power whose sums go up through four levels), returned in x's dtype."""
     level_power = max(4, _ceil_log2(size) // 4)
     level_step = 1 << level_power
     level_mask = level_step - 1
-    acc = np.zeros(4, dtype=x.dtype)
+    for j in range(4):
+        scratch[_ACC + j] = 0
     i = 0
     while i + level_step <= size:
         for _ in range(level_step):
-            acc[0] += x[off + i * stride]
+            scratch[_ACC] += x[off + i * stride]
             i += 1
         for j in range(1, 4):
-            acc[j] += acc[j - 1]
-            acc[j - 1] = 0
+            scratch[_ACC + j] += scratch[_ACC + j - 1]
+            scratch[_ACC + j - 1] = 0
             if (i & (level_mask << (j * level_power))) != 0:
                 break
     while i < size:
-        acc[0] += x[off + i * stride]
+        scratch[_ACC] += x[off + i * stride]
         i += 1
     for j in range(1, 4):
-        acc[0] += acc[j]
-    out[0] = acc[0]
+        scratch[_ACC] += scratch[_ACC + j]
+    return scratch[_ACC]
 
 
 @_kernel
-def _row_sum(x, off, stride, size, out):
-    """out[0] = row_sum: four interleaved columns (elements 4i + k), the rest, the four sums."""
+def _row_sum(x, off, stride, size, scratch):
+    """row_sum: four interleaved columns (elements 4i + k), the rest, then the four sums."""
     size_ilp = size // 4
-    parts = np.zeros(4, dtype=x.dtype)
     for k in range(4):
-        _cascade(x, off + k * stride, 4 * stride, size_ilp, parts[k:k + 1])
+        scratch[_PARTS + k] = _cascade(x, off + k * stride, 4 * stride, size_ilp, scratch)
     for i in range(size_ilp * 4, size):
-        parts[0] += x[off + i * stride]
+        scratch[_PARTS] += x[off + i * stride]
     for k in range(1, 4):
-        parts[0] += parts[k]
-    out[0] = parts[0]
+        scratch[_PARTS] += scratch[_PARTS + k]
+    return scratch[_PARTS]
 
 
 @_kernel
-def _tile_sum(x, base, in0, in1, size0, size1, width, total):
+def _lane_sums(x, off, width, nvec, acc, scratch):
+    """_row_sum of each lane of the nvec vectors of width lanes at x[off:] (lane l of vector v:
+    x[off + v * width + l]) into scratch[_LANES + l], the lanes side by side as PyTorch's
+    Vectorized adds them (acc: (4 levels, 4 interleaved, width) of x's dtype)."""
+    size_ilp = nvec // 4
+    level_power = max(4, _ceil_log2(size_ilp) // 4)
+    level_step = 1 << level_power
+    level_mask = level_step - 1
+    acc[:, :, :] = 0
+    i = 0
+    while i < size_ilp:
+        end = i + level_step if i + level_step <= size_ilp else size_ilp
+        full = end - i == level_step
+        for r in range(i, end):
+            base = off + 4 * r * width
+            for k in range(4):
+                row = base + k * width
+                for lane in range(width):
+                    acc[0, k, lane] += x[row + lane]
+        i = end
+        if not full:
+            break
+        for j in range(1, 4):
+            for k in range(4):
+                for lane in range(width):
+                    acc[j, k, lane] += acc[j - 1, k, lane]
+                    acc[j - 1, k, lane] = 0
+            if (i & (level_mask << (j * level_power))) != 0:
+                break
+    for j in range(1, 4):
+        for k in range(4):
+            for lane in range(width):
+                acc[0, k, lane] += acc[j, k, lane]
+    for v in range(size_ilp * 4, nvec):
+        for lane in range(width):
+            acc[0, 0, lane] += x[off + v * width + lane]
+    for k in range(1, 4):
+        for lane in range(width):
+            acc[0, 0, lane] += acc[0, k, lane]
+    for lane in range(width):
+        scratch[_LANES + lane] = acc[0, 0, lane]
+
+
+@_kernel
+def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc):
     """One call of cascade_sum's loop over a (size0 inner, size1 outer) tile, adding each of its
-    results into total[0] as its store does."""
-    one = np.zeros(1, dtype=x.dtype)
+    results into scratch[_TOTAL] as its store does."""
     if in0 == 1 and size0 >= width:                   # vectorized_inner_sum
         nvec = size0 // width
         for j in range(size1):
             row = base + j * in1
-            lanes = np.zeros(width, dtype=x.dtype)
-            for lane in range(width):
-                _row_sum(x, row + lane, width, nvec, lanes[lane:lane + 1])
-            final = np.zeros(1, dtype=x.dtype)
+            _lane_sums(x, row, width, nvec, acc, scratch)
+            scratch[_FINAL] = 0
             for k in range(nvec * width, size0):
-                final[0] += x[row + k]
+                scratch[_FINAL] += x[row + k]
             for lane in range(width):
-                final[0] += lanes[lane]
-            total[0] += final[0]
+                scratch[_FINAL] += scratch[_LANES + lane]
+            scratch[_TOTAL] += scratch[_FINAL]
     elif in1 == 1 and size1 >= width:                 # vectorized_outer_sum
         j = 0
         while j + 4 * width <= size1:
             for c in range(4 * width):
-                _cascade(x, base + j + c, in0, size0, one)
-                total[0] += one[0]
+                scratch[_ONE] = _cascade(x, base + j + c, in0, size0, scratch)
+                scratch[_TOTAL] += scratch[_ONE]
             j += 4 * width
         while j + width <= size1:
             for c in range(width):
-                _row_sum(x, base + j + c, in0, size0, one)
-                total[0] += one[0]
+                scratch[_ONE] = _row_sum(x, base + j + c, in0, size0, scratch)
+                scratch[_TOTAL] += scratch[_ONE]
             j += width
         while j < size1:
-            _row_sum(x, base + j, in0, size0, one)
-            total[0] += one[0]
+            scratch[_ONE] = _row_sum(x, base + j, in0, size0, scratch)
+            scratch[_TOTAL] += scratch[_ONE]
             j += 1
     elif in0 < in1:                                   # scalar_inner_sum
         for j in range(size1):
-            _row_sum(x, base + j * in1, in0, size0, one)
-            total[0] += one[0]
+            scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
+            scratch[_TOTAL] += scratch[_ONE]
     else:                                             # scalar_outer_sum
         j = 0
         while j + 3 < size1:
             for k in range(4):
-                _cascade(x, base + (j + k) * in1, in0, size0, one)
-                total[0] += one[0]
+                scratch[_ONE] = _cascade(x, base + (j + k) * in1, in0, size0, scratch)
+                scratch[_TOTAL] += scratch[_ONE]
             j += 4
         while j < size1:
-            _row_sum(x, base + j * in1, in0, size0, one)
-            total[0] += one[0]
+            scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
+            scratch[_TOTAL] += scratch[_ONE]
             j += 1
 
 
@@ -209,13 +270,14 @@ def _cascade_sum(x, off, sizes, strides, width, out):
     nd = sizes.size
     size1 = sizes[1] if nd > 1 else 1
     in1 = strides[1] if nd > 1 else 0
-    total = np.zeros(1, dtype=x.dtype)
+    scratch = np.zeros(_LANES + width, dtype=x.dtype)
+    acc = np.zeros((4, 4, width), dtype=x.dtype)
     idx = np.zeros(max(nd, 2), dtype=np.int64)
     while True:
         base = off
         for d in range(2, nd):
             base += idx[d] * strides[d]
-        _tile_sum(x, base, strides[0], in1, sizes[0], size1, width, total)
+        _tile_sum(x, base, strides[0], in1, sizes[0], size1, width, scratch, acc)
         d = 2
         while d < nd:
             idx[d] += 1
@@ -225,7 +287,7 @@ def _cascade_sum(x, off, sizes, strides, width, out):
             d += 1
         if d >= nd:
             break
-    out[0] = total[0]
+    out[0] = scratch[_TOTAL]
 
 
 @_kernel
@@ -269,7 +331,9 @@ def cascade_sum(buf, off, sizes, strides):
 
 def cascade_mean(buf, off, sizes, strides):
     """PyTorch's mean: the sum divided by n in the input's dtype."""
-    n = int(np.prod(sizes))
+    n = 1
+    for k in sizes:
+        n *= int(k)
     return buf.dtype.type(cascade_sum(buf, off, sizes, strides) / buf.dtype.type(n))
 
 

@@ -34,7 +34,7 @@ from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import cascade_mean, cascade_sum, in_pytorch_order, squared_deviations
+from .cascade import cascade_mean, in_pytorch_order, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -290,7 +290,7 @@ _STRIDED_ROW_LIMIT = 16
 
 def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     """one_value_path: a reduction of float32/float64 to one value takes PyTorch's CPU path for
-    it (sum and mean in PyTorch's order, var as std_var_all_cpu); off for values widened from
+    it (mean in PyTorch's sum order, var as std_var_all_cpu); off for values widened from
     float16 and for var_mean/std_mean (PyTorch's Welford for all)."""
     buf, off, shape, strides = x_view
     out_dtype = np.dtype(out_dtype)
@@ -299,6 +299,16 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     out = np.empty(out_n, dtype=out_dtype)
     if out_n == 0:
         return out
+    if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
+        out[0] = _var_all(x_view, dims, float(correction))
+        return out
+    if op == "mean" and out_n == 1 and one_value_path and out_dtype == buf.dtype:
+        # (sum keeps its float64 accumulation: faster, and no decision hangs on its last bit)
+        run = in_pytorch_order(x_view, buf.dtype)
+        if run is not None:
+            out[0] = cascade_mean(buf, *run)
+            if _debug.ENABLED: _debug.log("reduce", op=op, path="pytorch order", n=numel(shape), out=1)
+            return out
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         check_nonempty(g.rn, op)
@@ -315,14 +325,6 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
         g = _geometry(x_view, dims)
     if op in ("max", "min", "amax", "amin"):
         check_nonempty(g.rn, op)
-    if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
-        out[0] = _var_all(x_view, dims, float(correction))
-        return out
-    if op in ("sum", "mean") and out_n == 1 and one_value_path and out_dtype == buf.dtype:
-        run = in_pytorch_order(x_view, buf.dtype)
-        if run is not None:
-            out[0] = (cascade_mean if op == "mean" else cascade_sum)(buf, *run)
-            return out
     if op == "var":
         g = _maybe_contiguous(x_view, dims, g)
         if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)

@@ -5,6 +5,8 @@ class Storage:
     """A 1-D buffer (a numpy array on the CPU) and its device."""
 
     __slots__ = ("buffer", "device", "root", "__weakref__")
+    # (Tensor._from_buffer, which runs per op, sets these three without calling __init__:
+    # a new slot is set there too)
 
     def __init__(self, buffer, device, root=None):
         self.buffer = buffer
@@ -29,7 +31,7 @@ class VersionCounter:
     """Counts in-place changes.  Shared by a tensor, its views and `detach()`;
     `t.data` gets a fresh one, which is why its changes escape autograd's checks."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value",)     # (set without __init__ by Tensor._from_buffer too)
 
     def __init__(self):
         self.value = 0

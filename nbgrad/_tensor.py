@@ -21,6 +21,7 @@ from .backends._shared.geometry import contiguous_strides  # plain Python, no nu
 # fast path (ops/_graph.py) relies on a hit meaning "row-major and not empty".
 _STRIDES_CACHE = {}
 row_major_of = _STRIDES_CACHE.get
+_new = object.__new__
 
 
 def _strides_of(shape):
@@ -119,14 +120,19 @@ class Tensor:
         every op: kept to plain attribute stores)."""
         if type(shape) is not Size:
             shape = Size(shape)
-        t = object.__new__(Tensor)
-        t._storage = Storage(buffer, device)
+        t = _new(Tensor)
+        # (Storage and VersionCounter made without their __init__ frames: this runs per op)
+        t._storage = storage = _new(Storage)
+        storage.buffer = buffer
+        storage.device = device
+        storage.root = None
         t._shape = shape
         strides = _STRIDES_CACHE.get(shape)
         t._stride = strides if strides is not None else _strides_of(shape)
         t._offset = 0
         t._dtype = dtype
-        t._vc = VersionCounter()
+        t._vc = vc = _new(VersionCounter)
+        vc.value = 0
         t._requires_grad = False
         t._grad_fn = None
         t._output_nr = 0

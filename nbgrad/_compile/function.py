@@ -72,6 +72,8 @@ def _capturing(rec, fallback, on_host_read):
     get_backend("cpu")
     saved_backends = dict(_BACKENDS)
     _graph.CAPTURE[0] = rec
+    for table in _graph.SHORTCUT_TABLES:    # (the small-op shortcuts would bypass the recording)
+        table.clear()
     for name, be in saved_backends.items():
         _BACKENDS[name] = RecordingBackend(be, rec, name)
     patched = []

@@ -58,6 +58,18 @@ def _collect(roots, targets):
     """Dependency counts of every node reachable from roots, and (when targets are
     given) the set of nodes that lie above a target on a path to it."""
     deps = {}
+    if targets is None:
+        # every node runs: the dependency counts alone, one visit per node
+        stack = [r for r in dict.fromkeys(roots) if r is not None]
+        seen = set(stack)
+        while stack:
+            for nxt, _ in stack.pop().next_functions:
+                if nxt is not None:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
+        return deps, None
     seen = set()
     order = []          # post-order, children before parents
     stack = [(r, False) for r in roots if r is not None]
@@ -265,7 +277,7 @@ class _Walk:
                     _check_nan(node, in_grads)
                 if node._hooks:
                     _post_hooks(node, in_grads, grad_list)
-            if not retain_graph:
+            if not retain_graph and (node._saved or node._saved_scalar):
                 node.release()
             send(node, in_grads)
 
@@ -352,8 +364,9 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
                         prev._accumulate_(g)
                     else:
                         slot[nr] = prev + g
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
+            d = deps[nxt] - 1
+            deps[nxt] = d
+            if d == 0:
                 heappush(ready, (-nxt._seq, nxt))
     return send
 

@@ -8,7 +8,11 @@ needs the Tensor class, whose module imports nbgrad.autograd).
 """
 from .._tensor import Tensor
 from .grad_mode import _state as _grad_state
-from .node import Node
+from . import anomaly_mode
+from .node import Node, _next_seq
+
+_new = object.__new__
+_node_init = Node.__init__
 
 
 def needs_grad(*tensors):
@@ -83,6 +87,10 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
                 edges.append(_NO_EDGE)
                 meta.append(None)
             continue
+        if not isinstance(t, Tensor):       # a number operand (x + 1): no edge
+            edges.append(_NO_EDGE)
+            meta.append(None)
+            continue
         e = edge(t)
         edges.append(e)
         if e[0] is None:
@@ -95,12 +103,28 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     meta = tuple(meta)
     meta = _METAS.get(meta) or _interned(meta)
     if node is None:
-        node = node_cls(tuple(edges), meta)
+        if node_cls.__init__ is _node_init:
+            # Node.__init__ spelled out (no frame: this runs per op)
+            node = _new(node_cls)
+            node.next_functions = tuple(edges)
+            node.input_meta = meta
+            node._seq = _next_seq() + node_cls._priority
+            if anomaly_mode.ENABLED:
+                node._trace = anomaly_mode.creation_trace()
+        else:
+            node = node_cls(tuple(edges), meta)
     else:
         Node.__init__(node, tuple(edges), meta)
     if attrs:
         for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
             setattr(node, name, value)        # no per-node __dict__ object for the GC to track
+    if len(outputs) == 1:
+        out = outputs[0]
+        if out is not None and out._dtype.is_floating_point:
+            out._grad_fn = node
+            out._requires_grad = True
+            out._output_nr = 0
+        return node
     for i, out in enumerate(outputs):
         if out is not None and out._dtype.is_floating_point:
             out._grad_fn = node

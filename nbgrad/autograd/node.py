@@ -31,7 +31,8 @@ def node_label(node):
 
 
 class SavedTensor:
-    """A tensor saved for backward, with the version it had then."""
+    """A tensor saved for backward, with the version it had then.  (_saved_input below makes
+    an input's without __init__: keep the two in step.)"""
 
     __slots__ = ("tensor", "version", "is_output", "producer", "output_nr")
 
@@ -78,6 +79,20 @@ class SavedTensor:
         return t
 
 
+_new = object.__new__
+
+
+def _saved_input(tensor):
+    """SavedTensor(tensor) of an input, without the __init__ frame (a save runs per op)."""
+    s = _new(SavedTensor)
+    s.version = tensor._vc.value
+    s.is_output = False
+    s.output_nr = tensor._output_nr
+    s.tensor = tensor
+    s.producer = tensor._grad_fn
+    return s
+
+
 # PyTorch's sequence_nr: nodes are numbered as they are made; among the nodes ready to run,
 # the engine runs the newest first (a leaf's AccumulateGrad before any of them).
 _next_seq = itertools.count().__next__
@@ -105,6 +120,7 @@ class Node:
                            # UINT64_MAX sequence numbers: AccumulateGrad, error nodes)
 
     def __init__(self, edges, input_meta=()):
+        # (graph.record spells this out for the nodes it makes: keep the two in step)
         self.next_functions = edges
         self.input_meta = input_meta
         self._seq = _next_seq() + self._priority
@@ -127,16 +143,21 @@ class Node:
     def save(self, *tensors, outputs=()):
         """Save inputs (and, by position in `outputs`, this node's own outputs) for backward."""
         if outputs:
-            self._saved = tuple(None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
-                                for t in tensors)
+            self._saved = tuple([None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
+                                 if t is not outputs[0] else SavedTensor(t, is_output=True) for t in tensors])
         else:
-            self._saved = tuple([None if t is None else SavedTensor(t) for t in tensors])
+            self._saved = tuple([None if t is None else _saved_input(t) for t in tensors])
 
     @property
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MSG)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
+
+    def _saved_values(self):
+        """saved_tensors for a backward() that __call__ runs: it has checked the versions (and
+        that nothing was freed), so an input comes back as it is, an output re-attached."""
+        return tuple([None if s is None else s.tensor if not s.is_output else s.unpack(self) for s in self._saved])
 
     def release(self):
         """Free saved tensors after a backward without retain_graph."""

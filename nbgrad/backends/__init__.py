@@ -134,6 +134,22 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             non-zero elements in C order, n)
   UNARY_OPS, BINARY_OPS, REDUCE_OPS         the op-name tables below
 
+Optional small-op shortcuts (names in SHORTCUTS; the op layer looks them up with
+nbgrad.ops._graph.shortcut and uses them when present).  Each is a general entry
+point's own kernel call for dense row-major operands of one shape, without its
+plan lookup and view unpacking: a small op's cost is its Python (issue 12's W5,
+W8).  Each returns None for a call it does not serve (large enough to split
+across threads, a dtype its kernels do not read natively, NBGRAD_DEBUG on),
+and the op layer then calls the general entry point; so a backend may leave
+any of them out, and they need no composed fallback.  Their results are the
+general entry point's, bit for bit (tests/backends/test_shortcuts.py).
+  binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None) -> buf of n
+      binary() of two n-element runs; into `out` (n elements, may be abuf's own
+      run at aoff) when given
+  unary_dense(op, buf, off, n, out_dtype) -> buf of n   (floating input)
+  mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
+  total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum" or "mean" of the run)
+
 Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
 --------------------------------------------------------------------------------
   Fused backward kernels (one call where the op layer would make several); fallbacks:
@@ -262,6 +278,9 @@ ACCELERATIONS = frozenset({
     "conv2d_forward", "conv2d_backward",
     "interp_pass", "interp_pass_backward",
 })
+
+# The optional small-op shortcuts a backend may export (no declaration: looked up by name).
+SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense"})
 
 _BACKENDS = {}
 

@@ -36,6 +36,31 @@ def accelerated(t, name):
     return ACCELERATIONS_ON and name in get_backend(t._storage.device.type).ACCELERATIONS
 
 
+class shortcuts(dict):
+    """device type -> a backend's small-op shortcut `name` (binary_dense, unary_dense,
+    mul_backward_dense, total_dense: optional, the contract in nbgrad/backends/__init__.py),
+    or None; each looked up once, then read as `BINARY_DENSE[dev.type]` (a plain dict
+    read: these run per op).  A shortcut is the general entry point's own kernel call for
+    dense operands, so it needs no composed fallback: it returns None for what it does
+    not serve."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        SHORTCUT_TABLES.append(self)
+
+    def __missing__(self, device_type):
+        if CAPTURE[0] is not None:
+            # nbgrad.compile is recording (its tables were cleared when it began): every
+            # kernel call goes through the backend's entry points, which it records
+            return None
+        fn = self[device_type] = getattr(get_backend(device_type), self.name, None)
+        return fn
+
+
+SHORTCUT_TABLES = []        # every shortcuts table: nbgrad.compile clears them while it records
+
+
 def acceleration(t, name):
     """The function that does the acceleration `name` for t's device: the backend's kernel
     when accelerated(t, name), else its composed fallback of the same signature
@@ -105,10 +130,19 @@ def permuted(view, order):
 _SCALAR_OPERANDS = {}
 
 
+_CPU_SCALARS = {}
+
+
 def scalar_tensor(value, dtype, device):
     """A 0-dim tensor holding a Python number (an op's operand; never handed to users)."""
     # -0.0 == 0.0 (and hashes equal): the sign is part of the key, or x / -0.0 would
     # read a cached +0.0 (a wrong infinity)
+    if value and device.type == "cpu":
+        # (the common operand, a nonzero CPU number -- x + 1 -- in one small-key lookup;
+        # nan is never found: nan != nan)
+        t = _CPU_SCALARS.get((value, dtype))
+        if t is not None:
+            return t
     key = (value, dtype, device.type, device.index, value == 0 and math.copysign(1.0, value) < 0)
     t = _SCALAR_OPERANDS.get(key) if value == value else None
     if t is None:
@@ -119,6 +153,8 @@ def scalar_tensor(value, dtype, device):
         t = Tensor._from_buffer(be.full(1, dtype.np, value), (), dtype, device)
         if value == value and len(_SCALAR_OPERANDS) < 1024:
             _SCALAR_OPERANDS[key] = t
+            if value and device.type == "cpu":
+                _CPU_SCALARS[value, dtype] = t
     return t
 
 

@@ -13,14 +13,20 @@ from .._checks import checked_scalar
 from .._layout import is_dense, order_of_strides
 from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major_of
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import _state as _grad_state, is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ..autograd.backward_path import FUSED, backward_path
+from . import _graph
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, scalar_tensor, NotImplementedNode, zeros_grad)
+                     permuted, record, scalar_tensor, shortcuts, NotImplementedNode, zeros_grad)
+
+
+# the backends' small-op shortcuts, by device type
+_BINARY_DENSE, _UNARY_DENSE, _MUL_BACKWARD_DENSE = (shortcuts(name) for name in
+                                                    ("binary_dense", "unary_dense", "mul_backward_dense"))
 
 
 # ---------------------------------------------------------------- engines
@@ -33,6 +39,13 @@ def _unary_raw(op, x, out_dtype=None, like=None):
     src = x if like is None else like
     rm = row_major_of(src._shape)
     if src._stride is rm or src._stride == rm:
+        if x._stride is rm or x._stride == rm:
+            # the small op's shortcut (a row-major floating tensor, n below the threading floor)
+            dense = _UNARY_DENSE[x._storage.device.type]
+            if dense is not None:
+                buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), out_dtype.np)
+                if buf is not None:
+                    return Tensor._from_buffer(buf, x._shape, out_dtype, x._storage.device)
         buf = backend_of(x).unary(op, x._view_tuple(), out_dtype.np)
         return new_tensor(buf, x._shape, out_dtype, x._storage.device)
     layout = output_layout(x._shape, (src,))
@@ -48,6 +61,37 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     """Run a binary kernel on a and b (tensors or Python numbers) cast to compute_dtype.
     This is every arithmetic op's hot path, so the common cases are spelled out.
     `like`: the operands whose layout the result takes, when not (a, b)."""
+    if like is None and isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is compute_dtype \
+            and b._dtype is compute_dtype and a._storage.device is b._storage.device:
+        # the small op's shortcut: two row-major tensors of one shape, no cast, no broadcast
+        sa = a._shape
+        if sa is b._shape or sa == b._shape:
+            rm = row_major_of(sa)
+            if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
+                dev = a._storage.device
+                dense = _BINARY_DENSE[dev.type]
+                if dense is not None:
+                    out_dtype = out_dtype or compute_dtype
+                    buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
+                                math.prod(sa), out_dtype.np)
+                    if buf is not None:
+                        return Tensor._from_buffer(buf, sa, out_dtype, dev)
+    elif like is None and (type(b) is float or type(b) is int) and isinstance(a, Tensor) and a._dtype is compute_dtype \
+            and compute_dtype is not D.float16:
+        # the same for a tensor and a Python number (W8's x + 1): the number's cached 0-dim
+        # operand, read for every element
+        sa = a._shape
+        rm = row_major_of(sa)
+        if rm is not None and (a._stride is rm or a._stride == rm):
+            dev = a._storage.device
+            dense = _BINARY_DENSE[dev.type]
+            if dense is not None:
+                out_dtype = out_dtype or compute_dtype
+                tb = scalar_tensor(b, compute_dtype, dev)
+                buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
+                            out_dtype.np, None, True)
+                if buf is not None:
+                    return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
@@ -295,6 +339,20 @@ def accumulate_(dst, src):
     shape = dst._shape
     dtype = dst._dtype
     n = math.prod(shape)
+    if src._dtype is dtype and (src._shape is shape or src._shape == shape) and src._storage is not dst._storage:
+        # the engine's common case (W5: a leaf's 500 gradients added up): two row-major
+        # tensors of one shape, the small op's shortcut into dst's memory
+        rm = row_major_of(shape)
+        dev = dst._storage.device
+        if rm is not None and (dst._stride is rm or dst._stride == rm) and (src._stride is rm or src._stride == rm) \
+                and src._storage.device is dev and dtype is not D.bool_:
+            dense = _BINARY_DENSE[dev.type]
+            if dense is not None:
+                buf, off = dst._storage.buffer, dst._offset
+                if dense("add", buf, off, src._storage.buffer, src._offset, n, dtype.np,
+                         buf if off == 0 and len(buf) == n else buf[off:off + n]) is not None:
+                    dst._vc.value += 1
+                    return dst
     if (n and src._dtype is dtype and src._storage.device is dst._storage.device and dtype is not D.bool_
             and (src._shape == shape or broadcast_shapes(src._shape, shape) == shape)):
         order = None
@@ -428,8 +486,17 @@ class MulBackward0(Node):
     b_scalar = None      # the Python number b, when b is not a tensor
 
     def backward(self, g):
-        a, b = self.saved_tensors
-        need_a, need_b = self.needs_input_grad(0), self.needs_input_grad(1)
+        a, b = self._saved_values()
+        wanted = self._wanted
+        if wanted is None:
+            edges = self.next_functions
+            need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+        else:
+            need_a, need_b = wanted
+        if need_a and need_b and _graph.ACCELERATIONS_ON and not _grad_state.enabled and a is not None and b is not None:
+            both = _mul_backward_dense(g, a, b)
+            if both is not None:
+                return both
         if need_a and need_b and backward_path(
                 lambda: a._dtype is g._dtype and b._dtype is g._dtype and _same_device(a, g, b)
                 and accelerated(g, "mul_backward")
@@ -446,6 +513,30 @@ class MulBackward0(Node):
         return ga, gb
 
 
+def _mul_backward_dense(g, a, b):
+    """MulBackward0's FUSED path for the small op's common case, decided in a few reads:
+    g, a and b of one dtype, shape and device, all row-major; None when it is not that case
+    (or the backend has no shortcut for it), and backward() decides as usual."""
+    shape, dt = g._shape, g._dtype
+    if a._dtype is not dt or b._dtype is not dt or not (a._shape == shape and b._shape == shape):
+        return None
+    rm = row_major_of(shape)
+    if rm is None or not ((g._stride is rm or g._stride == rm) and (a._stride is rm or a._stride == rm)
+                          and (b._stride is rm or b._stride == rm)):
+        return None
+    dev = g._storage.device
+    if a._storage.device is not dev or b._storage.device is not dev:
+        return None
+    dense = _MUL_BACKWARD_DENSE[dev.type]
+    if dense is None:
+        return None
+    bufs = dense(g._storage.buffer, g._offset, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
+                 math.prod(shape))
+    if bufs is None:
+        return None
+    return Tensor._from_buffer(bufs[0], shape, dt, dev), Tensor._from_buffer(bufs[1], shape, dt, dev)
+
+
 def mul(a, b):
     if not isinstance(a, Tensor):
         a, b = b, a
@@ -457,9 +548,10 @@ def mul(a, b):
             record(MulBackward0, (a, b), (out,), b_scalar=b)
         # PyTorch saves an operand used by one input's derivative only when that input has
         # an edge (should_compute_output): a's for b's gradient, b's for a's
-        node.save(a if b_is_tensor and node.needs_input_grad(1) else None,
-                  b if b_is_tensor and node.needs_input_grad(0) else None)
-        if not b_is_tensor and node.needs_input_grad(0):
+        edges = node.next_functions
+        need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+        node.save(a if b_is_tensor and need_b else None, b if b_is_tensor and need_a else None)
+        if not b_is_tensor and need_a:
             node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
     return out
 

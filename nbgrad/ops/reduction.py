@@ -3,11 +3,11 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
-from .._tensor import Tensor
+from .._tensor import Tensor, row_major_of
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, wrap_dims, int_dim, _wrap)
+from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcuts, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -82,6 +82,24 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
     return new_tensor(buf, shape, out_dtype, x.device)
 
 
+_SCALAR = Size(())
+_TOTAL_DENSE = shortcuts("total_dense")
+
+
+def _total_dense(op, x):
+    """x.sum() / x.mean() of a row-major floating tensor by the backend's shortcut (the
+    small op's cost is its Python): the 0-dim result, or None to take _reduce_raw."""
+    rm = row_major_of(x._shape)
+    if rm is None or not (x._stride is rm or x._stride == rm) or not x._dtype.is_floating_point:
+        return None
+    dev = x._storage.device
+    dense = _TOTAL_DENSE[dev.type]
+    if dense is None:
+        return None
+    buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), x._dtype.np)
+    return None if buf is None else Tensor._from_buffer(buf, _SCALAR, x._dtype, dev)
+
+
 def _restore_dims(g, shape, dims, keepdim):
     """PyTorch's restore_reduced_dims: unsqueeze the reduced dims of g when not kept.
     (A 0-dim input's dim 0 is no real dim: g is already 0-dim.)"""
@@ -113,6 +131,12 @@ class SumBackward1(Node):
 
 
 def sum(x, dim=None, keepdim=False, dtype=None):
+    if dim is None and dtype is None and keepdim is False and isinstance(x, Tensor):
+        out = _total_dense("sum", x)
+        if out is not None:
+            if needs_grad(x):
+                record(SumBackward0, (x,), (out,), shape=x._shape)
+            return out
     _check_flag("sum", "keepdim", keepdim)
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(dim, x.dim())
@@ -150,6 +174,12 @@ class MeanBackward1(Node):
 
 
 def mean(x, dim=None, keepdim=False, dtype=None):
+    if dim is None and dtype is None and keepdim is False and isinstance(x, Tensor):
+        out = _total_dense("mean", x)
+        if out is not None:
+            if needs_grad(x):
+                record(MeanBackward0, (x,), (out,), shape=x._shape, count=math.prod(x._shape))
+            return out
     _check_flag("mean", "keepdim", keepdim)
     out_dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
     check_dtype("mean", out_dtype)

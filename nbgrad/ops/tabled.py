@@ -167,9 +167,10 @@ def apply(row, inputs, params, node_cls=None):
     if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
         node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
         saved, consts = [], {}
+        every = row.n_differentiable
         for name in row.saves:
             v = out if name == "out" else inputs[row.inputs.index(name)]
-            if not _read_by_a_needed_gradient(node, row, name):
+            if len(row.read_by[name]) != every and not _read_by_a_needed_gradient(node, row, name):
                 saved.append(None)
             elif isinstance(v, Tensor):
                 saved.append(v)

@@ -11,7 +11,7 @@ gradient once; only as_strided is defined on storage.
 import math
 
 from .. import _dtype as D
-from .._checks import int_tuple
+from .._checks import check_numel, int_tuple
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
@@ -605,7 +605,6 @@ def expand(x, *sizes):
                     f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(x._shape)}")
             st = 0
         shape[i], strides[i] = n, st
-    from .._checks import check_numel
     check_numel(shape)   # a negative size or an element count past int64, as PyTorch
     return _reshaped(ExpandBackward0, x, shape, strides)
 

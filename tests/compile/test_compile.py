@@ -590,11 +590,42 @@ def test_every_backend_function_is_classified_for_capture():
     """A backend function nbgrad.compile does not know stops a capture; this keeps the
     classification (pure, writes, host read, random) complete as backends grow."""
     from nbgrad._compile.capture import CLASSIFIED
-    from nbgrad.backends import ACCELERATIONS, REQUIRED
+    from nbgrad.backends import ACCELERATIONS, REQUIRED, SHORTCUTS
     names = {n for n in REQUIRED | ACCELERATIONS if not n.isupper()}
     import nbgrad.backends.cpu as cpu
     names |= {n for n in getattr(cpu, "__all__", ()) if not n.isupper()}
-    assert sorted(names - CLASSIFIED) == []
+    # (the small-op shortcuts are off while a capture records: the test below)
+    assert sorted(names - CLASSIFIED - SHORTCUTS) == []
+
+
+def test_a_capture_records_the_ops_the_small_op_shortcuts_run_eagerly():
+    """Small tensors' ops take the backends' shortcuts eagerly; a capture turns them off so
+    that it records every kernel call, and they are back after it."""
+    from nbgrad.ops import _graph
+    def leaves():
+        return _leaf(np.linspace(-1, 1, 5), np.float32), _leaf(np.linspace(0.5, 2, 5), np.float32)
+
+    def step(a, b):
+        a.grad = b.grad = None
+        loss = ((a * b + 1).tanh() * a).sum()
+        loss.backward()
+        return loss.detach()
+    ae, be = leaves()
+    eager = step(ae, be)                    # fills the shortcut tables eagerly
+    cpu_binary_dense = nbgrad.backends.get_backend("cpu").binary_dense
+    assert any(table.get("cpu") is cpu_binary_dense for table in _graph.SHORTCUT_TABLES)
+    ac, bc = leaves()
+    compiled = nbgrad.compile(step)
+    for _ in range(3):
+        out = compiled(ac, bc)
+        _close(out.numpy(), eager.numpy(), np.float32)
+        _close(ac.grad.numpy(), ae.grad.numpy(), np.float32)
+        _close(bc.grad.numpy(), be.grad.numpy(), np.float32)
+    ops = [n.op for n in compiled.graph]
+    forward = [op for op in ops if op in ("mul", "add", "tanh")]
+    assert forward[:4] == ["mul", "add", "tanh", "mul"] and ops[4] == "reduce", ops
+    step(ae, be)
+    assert any(table.get("cpu") is cpu_binary_dense for table in _graph.SHORTCUT_TABLES)
 
 
 def test_guards_on_requires_grad_and_parameter_identity():

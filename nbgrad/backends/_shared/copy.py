@@ -26,8 +26,26 @@ def conversion(src_dtype, dst_dtype):
     return to_bool if dst_dtype == np.bool_ and src_dtype != np.bool_ else as_is
 
 
+_SCALARS = {}       # (dtype, type, value) -> scalar, for nonzero non-nan Python numbers
+
+
 def scalar_of(dtype, value):
     """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
+    kind = type(value)
+    if (kind is int or kind is float) and value and value == value:
+        # (a fill's value: the implicit gradient's 1, ones(), full(); -0.0 and nan are
+        # not cached: -0.0 == 0.0)
+        key = (dtype, kind, value)
+        found = _SCALARS.get(key)
+        if found is None:
+            found = _scalar_of(dtype, value)
+            if len(_SCALARS) < 256:
+                _SCALARS[key] = found
+        return found
+    return _scalar_of(dtype, value)
+
+
+def _scalar_of(dtype, value):
     if dtype == np.bool_:
         return np.bool_(value != 0)
     if dtype.kind in "iu" and isinstance(value, float):

@@ -23,14 +23,15 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
-from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
-from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
+from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED, SHORTCUTS as _SHORTCUTS
+from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, mul_backward, mul_backward_dense,
+                          unary, unary_dense, where)
 from .indexing import put, take
 from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .memory import arange, empty, from_numpy, full, to_numpy
-from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
+from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, total_dense
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
@@ -47,7 +48,7 @@ from .user_kernels import run_user_kernel, user_reduce
 # composes all of them).
 ACCELERATIONS = _ALL_ACCELERATIONS
 
-__all__ = sorted(_REQUIRED | ACCELERATIONS)
+__all__ = sorted(_REQUIRED | ACCELERATIONS | _SHORTCUTS)
 
 
 def _install_float16():

@@ -99,8 +99,13 @@ def in_pytorch_order(x_view, dtype):
         return None
     sizes, steps = iterator_dims(tuple(shape), tuple(strides))
     if len(sizes) == 1 and steps[0] == 1:
-        return off, _CONTIGUOUS_SIZES[n], _UNIT_STRIDE       # (the common case, without new arrays)
+        return (off,) + contiguous_run(n)
     return off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
+
+
+def contiguous_run(n):
+    """(sizes, strides) of a dense run of n elements (the common case, without new arrays)."""
+    return _CONTIGUOUS_SIZES[n], _UNIT_STRIDE
 
 
 class _Sizes(dict):

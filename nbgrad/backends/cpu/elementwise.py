@@ -46,7 +46,7 @@ from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
 from .._shared import cpu_kernel
-from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
+from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_B, STRIDED, LazyKernels, entry_points
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
@@ -858,6 +858,49 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
         _split_outer(kernels[3], plan[1], [(abuf, aoff, plan[2][0]), (bbuf, boff, plan[2][1])], out)
     else:
         kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
+
+
+# Dtypes whose buffers the kernels read as they are (float16 goes through nbgrad/backends/_half.py).
+_NATIVE = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
+                                          np.uint8, np.bool_))
+
+
+# The small-op shortcuts: binary(), unary() and mul_backward() of dense row-major operands
+# of one shape, with none of the plan lookup and view unpacking of the general entry
+# points (a small op's cost is its Python: W5, W8).  Each returns None for a call it does
+# not serve (large enough to split across threads, a dtype the kernels do not read
+# natively, NBGRAD_DEBUG on, which logs the general path's decisions); the caller then
+# takes the general entry point.
+def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False):
+    """binary(op) of two operands of n elements each (b_scalar: b is one element, read
+    for all n), into a new buffer (or into `out`, n elements that may be a's own)."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
+            or bbuf.dtype not in _NATIVE:
+        return None
+    if out is None:
+        out = np.empty(n, out_dtype)
+    _binary_kernels[op][SCALAR_B if b_scalar and n > 1 else CONTIGUOUS](abuf, aoff, bbuf, boff, out)
+    return out
+
+
+def unary_dense(op, buf, off, n, out_dtype):
+    """unary(op) of a floating operand of n elements, into a new buffer."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" \
+            or buf.dtype not in _NATIVE:
+        return None
+    out = np.empty(n, out_dtype)
+    _unary_kernels[op][CONTIGUOUS](buf, off, out)
+    return out
+
+
+def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):
+    """mul_backward() of three operands of n elements each: (g * b, g * a) in one pass."""
+    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE:
+        return None
+    ga = np.empty(n, gbuf.dtype)
+    gb = np.empty(n, gbuf.dtype)
+    _mul_backward_contiguous(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb)
+    return ga, gb
 
 
 def _run_where(plan, cbuf, coff, abuf, aoff, bbuf, boff, out, n):

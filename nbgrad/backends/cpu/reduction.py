@@ -34,7 +34,7 @@ from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import cascade_mean, in_pytorch_order, squared_deviations
+from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -363,6 +363,31 @@ def _var_all(x_view, dims, correction):
     n = numel(x_view[2])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.float64(squared_deviations(x_view, mean)) / np.float64(max(0.0, n - correction))
+
+
+_ONE = as_index_array([1])
+_ZERO = as_index_array([0])
+_TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
+_TOTAL_DENSE_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+def total_dense(op, buf, off, n, out_dtype):
+    """reduce(op) of a dense run of n elements over all its dims (x.sum(), x.mean() of a
+    row-major tensor), the small op's shortcut: the one-element buffer reduce() would
+    return, from the same row kernel and arguments, with none of its planning.  None for
+    a call it does not serve (an op or dtype other than float sum/mean, n large enough
+    to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
+    out_dtype = np.dtype(out_dtype)
+    if (op not in _TOTAL_DENSE_OPS or n == 0 or _debug.ENABLED or worth_splitting(n)
+            or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
+        return None
+    out = np.empty(1, dtype=out_dtype)
+    if op == "mean" and n < GRAIN_SIZE:         # PyTorch's sum order, as reduce() takes it
+        out[0] = cascade_mean(buf, off, *contiguous_run(n))
+        return out
+    _kernels_for(op)[0](buf, off, _ONE, _ZERO, n, 1, init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype)),
+                        out)
+    return out
 
 
 # Reductions to one value that may be split along the reduced run: partial

@@ -1,0 +1,155 @@
+"""The small-op shortcuts (nbgrad/backends/__init__.py, SHORTCUTS) give the general entry
+points' results bit for bit, and decline (None) what they do not serve; the op layer's
+results and gradients are the same whichever path a call takes."""
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad import _debug
+from nbgrad.backends import get_backend
+from nbgrad.backends.cpu import _threads
+
+cpu = get_backend("cpu")
+RNG = np.random.default_rng(20261202)
+
+
+def _values(n, dtype):
+    if np.dtype(dtype).kind == "f":
+        v = RNG.standard_normal(n + 3).astype(dtype)
+        v[1] = np.nan if n > 4 else v[1]
+        return v
+    if np.dtype(dtype).kind == "b":
+        return RNG.integers(0, 2, n + 3).astype(dtype)
+    return RNG.integers(1, 9, n + 3).astype(dtype)
+
+
+def _same(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "minimum", "lt", "eq", "pow", "atan2"])
+def test_binary_dense_is_binary(op, dtype):
+    if op in ("div", "atan2") and np.dtype(dtype).kind != "f":
+        pytest.skip("(the op layer computes integer div/atan2 in floats)")
+    n = 37
+    a, b = _values(n, dtype), _values(n, dtype)
+    out_dtype = np.dtype(np.bool_) if op in ("lt", "eq") else np.dtype(dtype)
+    general = cpu.binary(op, (a, 2, (n,), (1,)), (b, 1, (n,), (1,)), (n,), out_dtype)
+    _same(cpu.binary_dense(op, a, 2, b, 1, n, out_dtype), general)
+
+
+def test_binary_dense_into_its_first_operand():
+    a, b = _values(20, np.float32), _values(20, np.float32)
+    expected = a[3:18] + b[0:15]
+    out = a[3:18]
+    assert cpu.binary_dense("add", a, 3, b, 0, 15, np.dtype(np.float32), out) is out
+    _same(a[3:18], expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["tanh", "exp", "log", "sigmoid", "relu", "neg", "sqrt"])
+def test_unary_dense_is_unary(op, dtype):
+    n = 29
+    x = _values(n, dtype)
+    _same(cpu.unary_dense(op, x, 3, n, np.dtype(dtype)), cpu.unary(op, (x, 3, (n,), (1,)), np.dtype(dtype)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mul_backward_dense_is_mul_backward(dtype):
+    n = 33
+    g, a, b = _values(n, dtype), _values(n, dtype), _values(n, dtype)
+    fast = cpu.mul_backward_dense(g, 1, a, 2, b, 3, n)
+    general = cpu.mul_backward((g, 1, (n,), (1,)), (a, 2, (n,), (1,)), (b, 3, (n,), (1,)))
+    _same(fast[0], general[0])
+    _same(fast[1], general[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["sum", "mean"])
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_total_dense_is_reduce(op, dtype, n):
+    x = RNG.standard_normal(n + 2).astype(dtype)
+    general = cpu.reduce(op, (x, 2, (n,), (1,)), (0,), np.dtype(dtype))
+    _same(cpu.total_dense(op, x, 2, n, np.dtype(dtype)), general)
+
+
+def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
+    f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
+    big = _threads.SPLIT_FLOOR
+    a = np.ones(big, np.float32)
+    assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # threads may split it
+    assert cpu.binary_dense("add", a, 0, a, 0, 0, f32) is None            # empty
+    h = np.ones(4, np.float16)
+    assert cpu.binary_dense("add", h, 0, h, 0, 4, f16) is None            # float16: _half.py's
+    assert cpu.unary_dense("exp", h, 0, 4, f16) is None
+    assert cpu.unary_dense("neg", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
+    assert cpu.total_dense("prod", a, 0, 4, f32) is None                  # sum and mean only
+    assert cpu.total_dense("sum", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
+    monkeypatch.setattr(_debug, "ENABLED", True)                          # NBGRAD_DEBUG logs the general path
+    assert cpu.binary_dense("add", a, 0, a, 0, 4, f32) is None
+    assert cpu.mul_backward_dense(a, 0, a, 0, a, 0, 4) is None
+
+
+def _grads(shape, dtype, offset_views):
+    """Values and gradients of a small program of shortcut-eligible ops (and, with
+    offset_views, the same program on row-major views at an offset, which the shortcuts
+    also take) in float64 against finite differences of NumPy's forward."""
+    rng = np.random.default_rng(7)
+    n = int(np.prod(shape))
+    raw = [rng.uniform(0.5, 1.5, n + 2) for _ in range(3)]
+
+    def leaf(v):
+        t = nbgrad.tensor(v, dtype=dtype)
+        if offset_views:
+            t = t[2:].reshape(shape).detach()
+        else:
+            t = t[:n].reshape(shape).detach()
+        return t.requires_grad_()
+    a, b, c = (leaf(v) for v in raw)
+    y = (a * b + c).tanh() * a - b / c
+    loss = y.sum() + y.mean()
+    loss.backward()
+    return [t.grad.numpy() for t in (a, b, c)], [r[2:] if offset_views else r[:n] for r in raw]
+
+
+@pytest.mark.parametrize("offset_views", [False, True])
+def test_gradients_through_the_shortcuts_match_finite_differences(offset_views):
+    shape = (3, 5)
+    grads, raw = _grads(shape, nbgrad.float64, offset_views)
+
+    def f(a, b, c):
+        y = np.tanh(a * b + c) * a - b / c
+        return y.sum() + y.mean()
+    eps = 1e-6
+    for k in range(3):
+        fd = np.empty(raw[k].size)
+        for i in range(raw[k].size):
+            plus = [r.copy() for r in raw]
+            minus = [r.copy() for r in raw]
+            plus[k][i] += eps
+            minus[k][i] -= eps
+            fd[i] = (f(*plus) - f(*minus)) / (2 * eps)
+        np.testing.assert_allclose(grads[k].ravel(), fd, rtol=1e-7, atol=1e-9)
+
+
+def test_small_and_large_calls_agree_bit_for_bit():
+    # the same values through the shortcut (16 elements) and through the general path
+    # (the same 16 elements inside a tensor too large for the shortcut)
+    big = _threads.SPLIT_FLOOR * 2
+    rng = np.random.default_rng(3)
+    av, bv = rng.standard_normal(big).astype(np.float32), rng.standard_normal(big).astype(np.float32)
+    small = (nbgrad.from_numpy(av[:16].copy()) * nbgrad.from_numpy(bv[:16].copy())).tanh()
+    large = (nbgrad.from_numpy(av) * nbgrad.from_numpy(bv)).tanh()
+    _same(small.numpy(), large.numpy()[:16])
+
+
+@pytest.mark.parametrize("n", [1, 2, 19])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "pow", "gt"])
+def test_binary_dense_with_a_scalar_operand_is_binary(op, n):
+    a = _values(n, np.float64)
+    b = np.array([0.75])
+    out_dtype = np.dtype(np.bool_) if op == "gt" else np.dtype(np.float64)
+    general = cpu.binary(op, (a, 3, (n,), (1,)), (b, 0, (n,), (0,)), (n,), out_dtype)
+    _same(cpu.binary_dense(op, a, 3, b, 0, n, out_dtype, None, True), general)

@@ -75,10 +75,14 @@ the op layer with every view's dims permuted into the result's memory order.)
   where(cond_view, a_view, b_view, out_shape, out_dtype) -> buffer (cond is bool,
                                             a and b of out_dtype, all broadcast)
 
-  reduce(op, x_view, dims, out_dtype, correction=1) -> buffer holding x.shape without
-                                            `dims` (C order).  dims is a sorted tuple;
-                                            an empty tuple never reaches the backend.
-                                            op in REDUCE_OPS
+  reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True) -> buffer holding
+                                            x.shape without `dims` (C order).  dims is a
+                                            sorted tuple; an empty tuple never reaches the
+                                            backend.  op in REDUCE_OPS.  one_value_path:
+                                            the device's PyTorch paths to one value (CPU:
+                                            mean in PyTorch's sum order, var as its
+                                            std_var_all_cpu; cpu/cascade.py); False for
+                                            var_mean/std_mean and widened float16
   max_with_index(x_view, dim, is_max)       -> (values buffer, int64 indices buffer) of
                                             x.shape without dim; first index on ties;
                                             NaN wins (as PyTorch)

@@ -272,17 +272,18 @@ def install(ns, widen, narrow, reinterpret):
         return narrow(acc[0])
 
     @wrap("reduce")
-    def reduce(op, x_view, dims, out_dtype, correction=1):
+    def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
         if x_view[0].dtype is not H and out_dtype is not H:
-            return orig["reduce"](op, x_view, dims, out_dtype, correction)
+            return orig["reduce"](op, x_view, dims, out_dtype, correction, one_value_path)
         xw = wide(x_view) if x_view[0].dtype is H else x_view
         if op == "logsumexp" and out_dtype is H and 0 not in xw[2]:
             return logsumexp(xw, dims)
         if op == "prod" and out_dtype is H and 0 < _numel([xw[2][d] for d in dims]) <= _SEQUENTIAL_PROD:
             return prod(xw, dims)
+        # (widened values: not PyTorch's float32 paths to one value, which its Half does not take)
         if out_dtype is H:
-            return narrow(orig["reduce"](op, xw, dims, F, correction))
-        return orig["reduce"](op, xw, dims, out_dtype, correction)
+            return narrow(orig["reduce"](op, xw, dims, F, correction, False))
+        return orig["reduce"](op, xw, dims, out_dtype, correction, False)
 
     def values_and_indices(name):
         """A (values, indices) kernel: float16 values widened in, the values narrowed out."""

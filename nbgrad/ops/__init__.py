@@ -5,7 +5,7 @@ from .._tensor import Tensor
 from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as L, reduction as R, views as V
 from . import sorting as S
 from . import linalg_decomp as LD
-from .inplace import apply_inplace
+from .inplace import apply_inplace, check_inplace
 from ._graph import broadcast_shapes
 from .tabled import check_lerp_dtypes, computed_dtype
 
@@ -86,8 +86,13 @@ def _keyword_names(fn):
     return frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
+# In-place ops PyTorch's autograd does not know: no check_inplace, the history stays as it was.
+_NOT_DIFFERENTIABLE = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
+
+
 def _inplace_method(fn, needs_old, overlap="partial", name=None):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
+    differentiable = fn.__name__ not in _NOT_DIFFERENTIABLE
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
     elementwise = overlap == "partial"
     lerp = fn.__name__ == "lerp"
@@ -119,8 +124,10 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
         if kwargs:
             tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
             return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
-                                 needs_old=needs_old, overlap=overlap, precheck=precheck)
-        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck)
+                                 needs_old=needs_old, overlap=overlap, precheck=precheck,
+                                 differentiable=differentiable)
+        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck,
+                             differentiable=differentiable)
     method.__name__ = name or fn.__name__ + "_"
     return method
 
@@ -383,6 +390,7 @@ def _triangle_inplace(fn):
 
 def _scan_inplace(fn, needs_old):
     def method(self, dim, *, dtype=None):
+        check_inplace(self)     # PyTorch's autograd check comes before the op's own
         if dtype is not None and D.to_dtype(dtype) is not self._dtype:
             from .._legacy import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self._dtype)} and output tensor "

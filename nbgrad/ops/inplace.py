@@ -146,6 +146,7 @@ def masked_fill_(t, mask, value):
     from .elementwise import masked_fill
     writer = None
     if has_internal_overlap(t):
+        check_inplace(t, mask, value)                   # (autograd's check before the op's own)
         assert_no_partial_overlap(t, mask)
         masked_fill(t, mask, value)                     # the checks of shapes and dtypes
         from .indexing import nonzero
@@ -283,7 +284,7 @@ def _compute_and_write(t, old, fn, args, needs_old, write):
     return result
 
 
-def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None, precheck=None):
+def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None, precheck=None, differentiable=True):
     """Run `fn(current value of t, *args)` out of place and write the result into t.
 
     needs_old=False is a promise that fn does not save its first argument for
@@ -294,14 +295,20 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None, 
     (fill_: no check at all).
     writer: how the result reaches t's memory, when not by write_result (positions_writer).
     precheck: the op's own checks (shapes, dtypes), run after the autograd and overlap ones.
+    An op that checks its arguments before calling this must call check_inplace first: PyTorch's
+    autograd layer checks the written tensor before any op sees its arguments.
+    differentiable=False: an op PyTorch's autograd does not know (logical_and_...): no
+    check_inplace, no history; only the write and the version bump (a view of the written
+    tensor regenerates its history as after any in-place change).
     """
     write = writer or write_result
-    check_inplace(t, *args)
+    if differentiable:
+        check_inplace(t, *args)
     if overlap is not None:
         check_overlap(t, args, full_ok=overlap != "any", internal=overlap != "masked")
     if precheck is not None:
         precheck()
-    if not recording(t, *args):
+    if not differentiable or not recording(t, *args):
         with no_grad():
             result = fn(t, *args)
         write(t, result)
@@ -444,6 +451,7 @@ def _filled(old, value, node_cls=FillBackward2):
 
 def fill_(t, value, _node_cls=FillBackward2):
     # PyTorch: fill_(Scalar) may write an expanded tensor; fill_(Tensor) and setitem may not
+    check_inplace(t, value)                             # (autograd's check before the op's own)
     if isinstance(value, Tensor) or _node_cls is FillBackward3:
         assert_no_internal_overlap(t)
     if not isinstance(value, Tensor) and not recording(t):
@@ -487,6 +495,7 @@ def _drawn(old, buf, node_cls):
 def write_random(t, buf, node_cls=RandomBackward0):
     """Write freshly drawn values (a backend buffer of t's numel) into t.  Recorded like
     any in-place op: t's history becomes node_cls (zero gradient), or CopySlices for a view."""
+    check_inplace(t)                                    # (autograd's check before the op's own)
     assert_no_internal_overlap(t)
     if not recording(t):
         write_result(t, new_tensor(buf, t._shape, t._dtype, t.device))

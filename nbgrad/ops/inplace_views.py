@@ -7,6 +7,8 @@ their history), is refused on a leaf that requires grad (or a view of one) while
 mode is on, and gives the tensor a new node (UnsqueezeBackward1, SqueezeBackward3/4/5,
 TBackward1, TransposeBackward1) whose input is the tensor's old history.
 """
+import functools
+
 from .._size import Size
 from ..autograd.node import Node
 from .inplace import _move_retained_grad, check_inplace
@@ -33,8 +35,17 @@ class TransposeBackward1(Node):
         return g.transpose(self.d0, self.d1)
 
 
+def _autograd_checked(op):
+    """PyTorch's autograd layer runs check_inplace before the op sees its arguments: a leaf
+    that requires grad (or a view of one) is refused before its dims are checked."""
+    @functools.wraps(op)
+    def method(self, *args, **kwargs):
+        check_inplace(self)
+        return op(self, *args, **kwargs)
+    return method
+
+
 def _restride_(t, shape, strides, node_cls, **attrs):
-    check_inplace(t)
     node = record(node_cls, (t,), (), **attrs) if needs_grad(t) and t._dtype.is_floating_point else None
     if node is None and t._grad_fn is not None and t._producer_meta is None:
         # the history stays while the shape changes (no_grad): a node recorded on t from
@@ -55,6 +66,7 @@ def _restride_(t, shape, strides, node_cls, **attrs):
     return t
 
 
+@_autograd_checked
 def unsqueeze_(self, dim):
     d = _wrap(dim, self.dim() + 1)
     shape, strides = list(self._shape), list(self._stride)
@@ -63,6 +75,7 @@ def unsqueeze_(self, dim):
     return _restride_(self, shape, strides, UnsqueezeBackward1, dim=d)
 
 
+@_autograd_checked
 def squeeze_(self, dim=None):
     if dim is None:
         gone = [i for i, n in enumerate(self._shape) if n == 1]
@@ -84,11 +97,13 @@ def _swapped(t, d0, d1):
     return shape, strides
 
 
+@_autograd_checked
 def transpose_(self, dim0, dim1):
     d0, d1 = _wrap(dim0, self.dim()), _wrap(dim1, self.dim())
     return _restride_(self, *_swapped(self, d0, d1), TransposeBackward1, d0=d0, d1=d1)
 
 
+@_autograd_checked
 def t_(self):
     if self.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")

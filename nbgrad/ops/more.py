@@ -838,7 +838,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 # ---------------------------------------------------------------- std_mean / var_mean
 def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
     from . import reduction as R
-    s = stat(input, dim, unbiased, keepdim, correction=correction)
+    # (PyTorch's std_mean/var_mean take Welford's path even to one value: no std_var_all_cpu)
+    s = stat(input, dim, unbiased, keepdim, correction=correction, _one_value_path=False)
     d, _ = R._var_args(name, dim, unbiased, keepdim, correction)
     m = R.mean(input, d, keepdim)
     # (PyTorch records one node for both outputs; here each has its own, under its name)

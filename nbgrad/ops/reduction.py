@@ -494,12 +494,13 @@ def _check_dof(op, x, dims, correction):
         warn("no_dof", stacklevel=4, op=op)
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_value_path=True):
+    """_one_value_path=False: var_mean's variance (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
     _check_dof("var", x, dims, corr)
-    out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr)
+    out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr, one_value_path=_one_value_path)
     if needs_grad(x):
         record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
                full=dim is None or x.dim() == 0).save(x)
@@ -515,14 +516,17 @@ class StdBackward0(Node):
         return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_value_path=True):
+    """_one_value_path=False: std_mean's deviation (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("std", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
     _check_dof("std", x, dims, corr)
     from .elementwise import _unary_raw
-    acc = _opmath(x._dtype)     # float16: sqrt of the float32 variance, rounded once
-    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr)
+    # the sqrt of the variance in PyTorch's accumulator, rounded once: float64 on the CPU
+    # (WelfordOps<.., double> and std_var_all_cpu), float32 for float16 and on CUDA
+    acc = D.float64 if x.device.type == "cpu" and x._dtype in (D.float32, D.float64) else _opmath(x._dtype)
+    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr, one_value_path=_one_value_path)
     out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,

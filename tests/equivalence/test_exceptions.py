@@ -2118,3 +2118,122 @@ def test_inplace_on_a_view_made_a_leaf_by_requires_grad():
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
         v3.add_(1.0)
     assert v3.item() == 0.0
+
+
+# -- in-place ops: autograd's check_inplace comes before the op's own argument checks ------------
+# Recorded from PyTorch 2.13 (CPU): its autograd layer refuses a leaf that requires grad ("a leaf
+# Variable...") or a view of one ("a view of a leaf Variable...") under grad mode before the op
+# checks its dims, shapes, dtypes or memory overlap; under no_grad, or on a tensor that does not
+# require grad, the op's own error is raised.
+_LEAF_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_INTERNAL_OVERLAP = "unsupported operation: more than one element of the written-to tensor refers to a single"
+_INPLACE_ORDER_CASES = [
+    # (name, shape of the written tensor, the call, PyTorch 2.13's own error of the op)
+    ("transpose_ 0-dim", (), lambda x: x.transpose_(0, -2),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got -2)")),
+    ("transpose_", (3,), lambda x: x.transpose_(0, 5),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("swapaxes_", (3,), lambda x: x.swapaxes_(0, 5),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("swapdims_", (3,), lambda x: x.swapdims_(0, 5),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("t_ 3-d", (2, 2, 2), lambda x: x.t_(),
+     (RuntimeError, "t_() expects a tensor with <= 2 dimensions, but self is 3D")),
+    ("unsqueeze_", (3,), lambda x: x.unsqueeze_(5),
+     (IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 5)")),
+    ("squeeze_", (3,), lambda x: x.squeeze_(5),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("squeeze_ repeated dims", (3,), lambda x: x.squeeze_((0, 0)),
+     (RuntimeError, "dim 0 appears multiple times in the list of dims")),
+    ("add_ shape", (3,), lambda x: x.add_(nbgrad.ones(4)),
+     (RuntimeError, "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0")),
+    ("mul_ broadcast", (3,), lambda x: x.mul_(nbgrad.ones(2, 3)),
+     (RuntimeError, "output with shape [3] doesn't match the broadcast shape [2, 3]")),
+    ("clamp_ no bounds", (3,), lambda x: x.clamp_(),
+     (RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None")),
+    ("copy_ shape", (3,), lambda x: x.copy_(nbgrad.ones(4)),
+     (RuntimeError, "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0")),
+    ("fill_ 1-d value", (3,), lambda x: x.fill_(nbgrad.ones(2)),
+     (RuntimeError, "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions.")),
+    ("cumsum_ dim", (3,), lambda x: x.cumsum_(5),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("cumsum_ dtype", (3,), lambda x: x.cumsum_(0, dtype=nbgrad.int64),
+     (RuntimeError, "Bad in-place call: input tensor dtype float and output tensor dtype long int should match")),
+    ("cumprod_ dtype", (3,), lambda x: x.cumprod_(0, dtype=nbgrad.int64),
+     (RuntimeError, "Bad in-place call: input tensor dtype float and output tensor dtype long int should match")),
+    ("tril_ 1-d", (3,), lambda x: x.tril_(),
+     (RuntimeError, "tril: input tensor must have at least 2 dimensions")),
+    ("index_add_ dim", (3,), lambda x: x.index_add_(5, nbgrad.zeros(1, dtype=nbgrad.int64), nbgrad.ones(1)),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 5)")),
+    ("scatter_ dim", (3,), lambda x: x.scatter_(4, nbgrad.tensor([0]), nbgrad.ones(1)),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 4)")),
+]
+
+
+def _written(kind, shape):
+    if kind == "leaf":
+        return nbgrad.ones(shape, requires_grad=True)
+    if kind == "view":
+        return nbgrad.ones((2,) + shape, requires_grad=True)[0]
+    return nbgrad.ones(shape)
+
+
+@pytest.mark.parametrize("name,shape,call,own", _INPLACE_ORDER_CASES, ids=[c[0] for c in _INPLACE_ORDER_CASES])
+def test_inplace_autograd_check_comes_before_the_ops_own(name, shape, call, own):
+    for kind, msg in (("leaf", _LEAF_MSG), ("view", _VIEW_MSG)):
+        x = _written(kind, shape)
+        with pytest.raises(RuntimeError) as info:
+            call(x)
+        assert str(info.value) == msg, (kind, str(info.value))
+        assert x.shape == shape and x._version == 0
+    for kind in ("leaf", "view", "plain"):     # no_grad, or nothing to refuse: the op's own error
+        x = _written(kind, shape)
+        with nbgrad.no_grad(), pytest.raises(own[0]) as info:
+            call(x)
+        assert str(info.value).startswith(own[1]), (kind, str(info.value))
+        if kind == "plain":
+            with pytest.raises(own[0]):
+                call(_written(kind, shape))
+
+
+@pytest.mark.filterwarnings("ignore:Use of masked_fill_ on expanded tensors")
+def test_inplace_on_an_expanded_view_of_a_leaf_is_refused_before_the_overlap_checks():
+    # PyTorch 2.13: check_inplace before the internal-overlap check of fill_(Tensor), normal_,
+    # uniform_ and before masked_fill_'s shape check
+    calls = (lambda x: x.fill_(nbgrad.tensor(2.0)), lambda x: x.normal_(), lambda x: x.uniform_(),
+             lambda x: x.masked_fill_(nbgrad.ones(4, dtype=nbgrad.bool), 1.0))
+    for call in calls:
+        x = nbgrad.ones(1, requires_grad=True).expand(3)
+        with pytest.raises(RuntimeError) as info:
+            call(x)
+        assert str(info.value) == _VIEW_MSG
+        with nbgrad.no_grad(), pytest.raises(RuntimeError) as info:
+            call(nbgrad.ones(1, requires_grad=True).expand(3))
+        assert str(info.value).startswith((_INTERNAL_OVERLAP, "The size of tensor a (3) must match"))
+
+
+def test_logical_inplace_ops_bypass_autograd():
+    # PyTorch 2.13: logical_and_/or_/xor_/not_ have no autograd formula: no check_inplace (a leaf
+    # that requires grad is written and stays a leaf), no node; the shape and overlap checks stay
+    leaf = nbgrad.ones(2, 3, requires_grad=True)
+    leaf.logical_and_(nbgrad.tensor([1.0, 0.0, 1.0]))
+    assert leaf.is_leaf and leaf.grad_fn is None and leaf.requires_grad and leaf._version == 1
+    assert leaf.tolist() == [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+    leaf.logical_not_()
+    assert leaf.is_leaf and leaf.tolist() == [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
+    v = nbgrad.ones(2, 3, requires_grad=True)[0]
+    v.logical_or_(nbgrad.zeros(3))
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0" and v._base.grad_fn is None
+    with pytest.raises(RuntimeError, match="The size of tensor a .3. must match the size of tensor b .4."):
+        nbgrad.ones(3, requires_grad=True).logical_xor_(nbgrad.ones(4))
+    with pytest.raises(RuntimeError, match=_INTERNAL_OVERLAP):
+        nbgrad.ones(1, requires_grad=True).expand(3).logical_and_(nbgrad.ones(3))
+    # the base's history is left as it was: the window's gradient still flows to the base's input
+    a = nbgrad.tensor([[0.5, 0.0, 2.0], [1.0, 2.0, 3.0]], requires_grad=True)
+    b = a * 2
+    w = b[0]
+    w.logical_and_(nbgrad.tensor([1.0, 1.0, 0.0]))
+    assert type(b.grad_fn).__name__ == "MulBackward0" and w.tolist() == [1.0, 0.0, 0.0]
+    w.sum().backward()
+    assert a.grad.tolist() == [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]

@@ -307,3 +307,100 @@ def test_softmax_rows_sum_to_one_and_dtype_argument():
     np.testing.assert_allclose(s.sum(dim=1).numpy(), np.ones(4), rtol=1e-6)
     d = nbgrad.softmax(x, dim=0, dtype=nbgrad.float64)
     assert d.dtype == nbgrad.float64
+
+
+# -- mean/std/var to one value in PyTorch's CPU order ----------------------------------------------
+# Expected values recorded from PyTorch 2.13 (CPU, AVX2): a float32 sum to one value is summed in
+# float32 in SumKernel.cpp's cascade order, the mean is that sum / n in float32, and std/var of all
+# elements (std_var_all_cpu) take float64 squared deviations from that mean.  For equal values the
+# mean can miss the value by an ulp: the std is then tiny, not 0, and its gradient finite.
+_C = -0.005274730734527111      # a float32 value whose float32 mean of three copies is off by an ulp
+
+
+def _grad_of(y, x):
+    y.sum().backward()
+    return x.grad.tolist()
+
+
+def test_std_var_of_equal_values_follow_pytorchs_mean():
+    x = nbgrad.full((3,), _C, requires_grad=True)
+    y = x.std()
+    assert y.item() == 5.703162941905759e-10
+    assert _grad_of(y, x) == [-0.40824827551841736] * 3
+    x = nbgrad.full((3,), _C, requires_grad=True)
+    y = x.var()
+    assert y.item() == 3.2526065174565133e-19
+    assert _grad_of(y, x) == [-4.656612873077393e-10] * 3
+    x = nbgrad.full((3,), _C, requires_grad=True)
+    y = x.std(correction=0)
+    assert y.item() == 4.656612873077393e-10
+    assert _grad_of(y, x) == [-0.3333333432674408] * 3
+    x = nbgrad.full((3,), 0.1, dtype=nbgrad.float64, requires_grad=True)
+    y = x.std()
+    assert y.item() == 1.6996749443881478e-17
+    assert _grad_of(y, x) == [-0.4082482904638631] * 3
+
+
+def test_std_of_equal_values_whose_mean_is_exact_has_a_zero_gradient():
+    # PyTorch 2.13: std 0, gradient masked to 0 (grad / (2 * std) where std == 0)
+    x = nbgrad.full((4,), 0.3, requires_grad=True)
+    y = x.std()
+    assert y.item() == 0.0 and _grad_of(y, x) == [0.0] * 4
+    x = nbgrad.tensor(_C, requires_grad=True)            # broadcast: five copies, mean exact
+    y = x.expand(5).std()
+    assert y.item() == 0.0 and _grad_of(y, x) == 0.0
+    x = nbgrad.full((3,), 5.4102277755737305, dtype=nbgrad.float64, requires_grad=True)
+    y = x.std()
+    assert y.item() == 0.0 and _grad_of(y, x) == [0.0] * 3
+
+
+def test_std_over_a_dim_and_std_mean_use_welford():
+    # PyTorch 2.13: over a dim, and std_mean/var_mean even to one value, the variance of equal
+    # values is exactly 0 (Welford); var's gradient still reads x - x.mean() (an ulp here)
+    x = nbgrad.full((2, 3), _C, requires_grad=True)
+    y = x.std(1)
+    assert y.tolist() == [0.0, 0.0] and _grad_of(y, x) == [[0.0] * 3] * 2
+    x = nbgrad.full((3,), _C, requires_grad=True)
+    s, m = nbgrad.std_mean(x)
+    assert s.item() == 0.0 and _grad_of(s, x) == [0.0] * 3
+    x = nbgrad.full((3,), _C, requires_grad=True)
+    v, m = nbgrad.var_mean(x)
+    assert v.item() == 0.0 and _grad_of(v, x) == [-4.656612873077393e-10] * 3
+
+
+def test_float32_mean_to_one_value_in_pytorchs_order():
+    a = nbgrad.tensor([0.1257302165031433, -0.13210485875606537, 0.6404226422309875, 0.10490011423826218,
+                       -0.5356693863868713])
+    assert a.mean().item() == 0.04065574333071709       # PyTorch's float32 sum 0.20327872037887573 / 5
+
+
+def test_float32_mean_in_pytorchs_vector_order():
+    from nbgrad.backends.cpu.cascade import vector_bytes
+    if vector_bytes() != 32:
+        pytest.skip("recorded with PyTorch's 32-byte (AVX2) vectors")
+    b = nbgrad.tensor([36.15950393676758, 130.40000915527344, 94.70809936523438, -70.37351989746094,
+                       -126.54214477539062, -62.32744598388672, 4.132597923278809, -232.50308227539062,
+                       -21.879165649414062, -124.59109497070312, -73.22673797607422, -54.425899505615234,
+                       -31.630016326904297, 41.163055419921875, 104.25133514404297, -12.853466033935547,
+                       136.64634704589844, -66.51947021484375, 35.15100860595703, 90.34701538085938,
+                       9.401229858398438, -74.34992218017578, -92.17253875732422, -45.7725830078125,
+                       22.019512176513672, -100.9618148803711, -20.917556762695312, -15.922500610351562,
+                       54.084556579589844, 21.465911865234375, 35.537269592285156, -65.38285827636719,
+                       -12.961363792419434, 78.39754486083984, 149.34310913085938, -125.90655517578125,
+                       151.3923797607422])
+    assert b.mean().item() == -6.395115852355957        # (float64 sum / 37, rounded: -6.395114898681641)
+
+
+def test_std_of_an_expanded_constant_follows_pytorchs_walk_of_its_dims():
+    # PyTorch 2.13: 12 copies, walked as TensorIterator orders a (4, 1) or (1, 3) tensor expanded
+    # to (4, 3) (a 2-D loop of rows of 3, summed by scalar_outer_sum / scalar_inner_sum)
+    for shape, grad in (((4, 1), [-0.26111650466918945] * 4), ((1, 3), [-0.34815534949302673] * 3)):
+        x = nbgrad.full(shape, _C, requires_grad=True)
+        y = x.expand(4, 3).std()
+        assert y.item() == 4.86367335295057e-10
+        y.backward()
+        assert x.grad.flatten().tolist() == grad
+    x = nbgrad.full((4, 1), 0.3, requires_grad=True)
+    y = x.expand(4, 3).std()
+    y.backward()
+    assert y.item() == 0.0 and x.grad.flatten().tolist() == [0.0] * 4

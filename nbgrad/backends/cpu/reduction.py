@@ -34,6 +34,7 @@ from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
+from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -287,7 +288,10 @@ def _geometry(x_view, dims, force_contiguous=False):
 _STRIDED_ROW_LIMIT = 16
 
 
-def reduce(op, x_view, dims, out_dtype, correction=1):
+def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
+    """one_value_path: a reduction of float32/float64 to one value takes PyTorch's CPU path for
+    it (mean in PyTorch's sum order, var as std_var_all_cpu); off for values widened from
+    float16 and for var_mean/std_mean (PyTorch's Welford for all)."""
     buf, off, shape, strides = x_view
     out_dtype = np.dtype(out_dtype)
     dims = tuple(dims) if shape else ()
@@ -295,6 +299,16 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     out = np.empty(out_n, dtype=out_dtype)
     if out_n == 0:
         return out
+    if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
+        out[0] = _var_all(x_view, dims, float(correction))
+        return out
+    if op == "mean" and out_n == 1 and one_value_path and out_dtype == buf.dtype:
+        # (sum keeps its float64 accumulation: faster, and no decision hangs on its last bit)
+        run = in_pytorch_order(x_view, buf.dtype)
+        if run is not None:
+            out[0] = cascade_mean(buf, *run)
+            if _debug.ENABLED: _debug.log("reduce", op=op, path="pytorch order", n=numel(shape), out=1)
+            return out
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         check_nonempty(g.rn, op)
@@ -336,6 +350,21 @@ def reduce(op, x_view, dims, out_dtype, correction=1):
     return out
 
 
+def _var_all(x_view, dims, correction):
+    """PyTorch's std_var_all_cpu (var of float32/float64 to one value): the squared deviations,
+    in float64, from the mean as x.mean() gives it (in x's dtype: PyTorch's sum order where it
+    is fixed), so that the variance is 0 exactly where var's backward sees x == x.mean()."""
+    buf = x_view[0]
+    run = in_pytorch_order(x_view, buf.dtype)
+    if run is not None:
+        mean = cascade_mean(buf, *run)
+    else:
+        mean = reduce("mean", x_view, dims, buf.dtype)[0]
+    n = numel(x_view[2])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.float64(squared_deviations(x_view, mean)) / np.float64(max(0.0, n - correction))
+
+
 _ONE = as_index_array([1])
 _ZERO = as_index_array([0])
 _TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
@@ -353,6 +382,9 @@ def total_dense(op, buf, off, n, out_dtype):
             or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
         return None
     out = np.empty(1, dtype=out_dtype)
+    if op == "mean" and n < GRAIN_SIZE:         # PyTorch's sum order, as reduce() takes it
+        out[0] = cascade_mean(buf, off, *contiguous_run(n))
+        return out
     _kernels_for(op)[0](buf, off, _ONE, _ZERO, n, 1, init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype)),
                         out)
     return out

@@ -377,7 +377,8 @@ def _reduce_columns(x_view, p, step, finalize, acc, init, out_n, out):
     return out
 
 
-def reduce(op, x_view, dims, out_dtype, correction=1):
+def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
+    # (one_value_path: the CPU's PyTorch paths to one value; PyTorch's CUDA has none)
     buf, off, shape, strides = x_view
     out_dtype = np.dtype(out_dtype)
     dims = tuple(dims) if shape else ()

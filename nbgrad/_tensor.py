@@ -24,6 +24,15 @@ row_major_of = _STRIDES_CACHE.get
 _new = object.__new__
 
 
+def row_major(shape):
+    """The row-major strides of shape, or None for a shape with a 0 in it (whose layout
+    PyTorch decides differently): row_major_of's cached answer, filled in on a miss (a
+    tensor from from_numpy or a view has a shape no op has cached yet)."""
+    if 0 in shape:
+        return None
+    return _strides_of(shape)
+
+
 def _strides_of(shape):
     strides = _STRIDES_CACHE.get(shape)
     if strides is None:

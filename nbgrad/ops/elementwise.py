@@ -12,7 +12,7 @@ from .. import _dtype as D
 from .._checks import checked_scalar
 from .._layout import is_dense, order_of_strides
 from .._size import Size
-from .._tensor import Tensor, _strides_of, row_major_of
+from .._tensor import Tensor, _strides_of, row_major, row_major_of
 from ..autograd.grad_mode import _state as _grad_state, is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ..backends import get_backend
@@ -37,7 +37,7 @@ _BINARY_DENSE, _UNARY_DENSE, _MUL_BACKWARD_DENSE = (shortcuts(name) for name in
 def _unary_raw(op, x, out_dtype=None, like=None):
     out_dtype = out_dtype or x._dtype
     src = x if like is None else like
-    rm = row_major_of(src._shape)
+    rm = row_major_of(src._shape) or row_major(src._shape)
     if src._stride is rm or src._stride == rm:
         if x._stride is rm or x._stride == rm:
             # the small op's shortcut (a row-major floating tensor, n below the threading floor)
@@ -68,7 +68,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
         # the small op's shortcut: two row-major tensors of one shape, no cast, no broadcast
         sa = a._shape
         if sa is b._shape or sa == b._shape:
-            rm = row_major_of(sa)
+            rm = row_major_of(sa) or row_major(sa)
             if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
                 dev = a._storage.device
                 dense = _BINARY_DENSE[dev.type]
@@ -83,7 +83,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
         # the same for a tensor and a Python number (W8's x + 1): the number's cached 0-dim
         # operand, read for every element
         sa = a._shape
-        rm = row_major_of(sa)
+        rm = row_major_of(sa) or row_major(sa)
         if rm is not None and (a._stride is rm or a._stride == rm):
             dev = a._storage.device
             dense = _BINARY_DENSE[dev.type]
@@ -116,8 +116,8 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     if like is None:
         # the common case, row-major non-empty operands: one cached lookup each (a cast
         # copy has its original's shape; row_major_of holds no shape with a 0 in it)
-        ra = row_major_of(sa)
-        rb = ra if sb is sa else row_major_of(sb)
+        ra = row_major_of(sa) or row_major(sa)
+        rb = ra if sb is sa else row_major_of(sb) or row_major(sb)
         if (not a_is_tensor or a._stride is ra or a._stride == ra) and \
                 (not b_is_tensor or b._stride is rb or b._stride == rb):
             buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
@@ -344,7 +344,7 @@ def accumulate_(dst, src):
     if src._dtype is dtype and (src._shape is shape or src._shape == shape) and src._storage is not dst._storage:
         # the engine's common case (W5: a leaf's 500 gradients added up): two row-major
         # tensors of one shape, the small op's shortcut into dst's memory
-        rm = row_major_of(shape)
+        rm = row_major_of(shape) or row_major(shape)
         dev = dst._storage.device
         if rm is not None and (dst._stride is rm or dst._stride == rm) and (src._stride is rm or src._stride == rm) \
                 and src._storage.device is dev and dtype is not D.bool_:
@@ -522,7 +522,7 @@ def _mul_backward_dense(g, a, b):
     shape, dt = g._shape, g._dtype
     if a._dtype is not dt or b._dtype is not dt or not (a._shape == shape and b._shape == shape):
         return None
-    rm = row_major_of(shape)
+    rm = row_major_of(shape) or row_major(shape)
     if rm is None or not ((g._stride is rm or g._stride == rm) and (a._stride is rm or a._stride == rm)
                           and (b._stride is rm or b._stride == rm)):
         return None

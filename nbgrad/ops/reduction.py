@@ -3,7 +3,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
-from .._tensor import Tensor, row_major_of
+from .._tensor import Tensor, row_major, row_major_of
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
@@ -89,7 +89,7 @@ _TOTAL_DENSE = shortcuts("total_dense")
 def _total_dense(op, x):
     """x.sum() / x.mean() of a row-major floating tensor by the backend's shortcut (the
     small op's cost is its Python): the 0-dim result, or None to take _reduce_raw."""
-    rm = row_major_of(x._shape)
+    rm = row_major_of(x._shape) or row_major(x._shape)
     if rm is None or not (x._stride is rm or x._stride == rm) or not x._dtype.is_floating_point:
         return None
     dev = x._storage.device

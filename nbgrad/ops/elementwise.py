@@ -63,35 +63,24 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     `like`: the operands whose layout the result takes, when not (a, b)."""
     if like is not None and len(like) == 2 and like[0] is a and like[1] is b:
         like = None         # (the op's own operands: the default)
-    if like is None and isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is compute_dtype \
-            and b._dtype is compute_dtype and a._storage.device is b._storage.device:
-        # the small op's shortcut: two row-major tensors of one shape, no cast, no broadcast
-        sa = a._shape
-        if sa is b._shape or sa == b._shape:
-            rm = row_major_of(sa) or row_major(sa)
-            if rm is not None and (a._stride is rm or a._stride == rm) and (b._stride is rm or b._stride == rm):
-                dev = a._storage.device
-                dense = _BINARY_DENSE[dev.type]
-                if dense is not None:
-                    out_dtype = out_dtype or compute_dtype
-                    buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset,
-                                math.prod(sa), out_dtype.np)
-                    if buf is not None:
-                        return Tensor._from_buffer(buf, sa, out_dtype, dev)
-    elif like is None and (type(b) is float or type(b) is int) and isinstance(a, Tensor) and a._dtype is compute_dtype \
-            and compute_dtype is not D.float16:
-        # the same for a tensor and a Python number (W8's x + 1): the number's cached 0-dim
-        # operand, read for every element
-        sa = a._shape
+    if like is None and isinstance(a, Tensor) and a._dtype is compute_dtype:
+        # the small op's shortcut: a row-major tensor with a row-major tensor of its shape and
+        # dtype (no cast, no broadcast), or with a Python number (W8's x + 1: the number's
+        # cached 0-dim operand, read for every element)
+        sa, dev = a._shape, a._storage.device
         rm = row_major_of(sa) or row_major(sa)
-        if rm is not None and (a._stride is rm or a._stride == rm):
-            dev = a._storage.device
-            dense = _BINARY_DENSE[dev.type]
-            if dense is not None:
+        dense = _BINARY_DENSE[dev.type]
+        if dense is not None and rm is not None and (a._stride is rm or a._stride == rm):
+            if isinstance(b, Tensor):
+                tb = b if (b._dtype is compute_dtype and b._storage.device is dev and (b._shape is sa or b._shape == sa)
+                           and (b._stride is rm or b._stride == rm)) else None
+            else:
+                tb = scalar_tensor(b, compute_dtype, dev) if ((type(b) is float or type(b) is int)
+                                                              and compute_dtype is not D.float16) else None
+            if tb is not None:
                 out_dtype = out_dtype or compute_dtype
-                tb = scalar_tensor(b, compute_dtype, dev)
                 buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
-                            out_dtype.np, None, True)
+                            out_dtype.np, None, tb is not b)
                 if buf is not None:
                     return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)

@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from ..._layout import _sorted_dims as reorder_dimensions
 from .._shared import cpu_kernel
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
@@ -55,24 +56,7 @@ def iterator_dims(shape, strides):
     nd = len(shape)
     if nd == 0:
         return [1], [0]
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return 1 if s0 > s1 else -1
-        return 1 if shape[d0] > shape[d1] else 0
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = reorder_dimensions(shape, (strides,))
     sizes, steps = [shape[p] for p in perm], [strides[p] for p in perm]
     prev = 0
     for d in range(1, nd):
@@ -97,9 +81,16 @@ def in_pytorch_order(x_view, dtype):
         n *= k
     if not 0 < n < GRAIN_SIZE:
         return None
+    return iterator_walk(x_view)
+
+
+def iterator_walk(x_view):
+    """(off, sizes, strides) of TensorIterator's walk of x_view (iterator_dims as int64 arrays;
+    a dense run without new arrays)."""
+    _, off, shape, strides = x_view
     sizes, steps = iterator_dims(tuple(shape), tuple(strides))
     if len(sizes) == 1 and steps[0] == 1:
-        return (off,) + contiguous_run(n)
+        return (off,) + contiguous_run(sizes[0])
     return off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64)
 
 
@@ -269,6 +260,29 @@ def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc):
 
 
 @_kernel
+def _tile_base(idx, off, strides, nd):
+    """Where the 2-D tile of the two inner dims at odometer idx (over dims 2..) starts."""
+    base = off
+    for d in range(2, nd):
+        base += idx[d] * strides[d]
+    return base
+
+
+@_kernel
+def _next_tile(idx, sizes, nd):
+    """Step the odometer over the dims above the two inner ones, dim 2 fastest (TensorIterator's
+    order): False past the last tile."""
+    d = 2
+    while d < nd:
+        idx[d] += 1
+        if idx[d] < sizes[d]:
+            return True
+        idx[d] = 0
+        d += 1
+    return False
+
+
+@_kernel
 def _cascade_sum(x, off, sizes, strides, width, out):
     """out[0] = PyTorch's sum of the elements TensorIterator walks (sizes/strides innermost
     first): its 2-D loop over the two inner dims, once per index of the outer ones."""
@@ -279,18 +293,8 @@ def _cascade_sum(x, off, sizes, strides, width, out):
     acc = np.zeros((4, 4, width), dtype=x.dtype)
     idx = np.zeros(max(nd, 2), dtype=np.int64)
     while True:
-        base = off
-        for d in range(2, nd):
-            base += idx[d] * strides[d]
-        _tile_sum(x, base, strides[0], in1, sizes[0], size1, width, scratch, acc)
-        d = 2
-        while d < nd:
-            idx[d] += 1
-            if idx[d] < sizes[d]:
-                break
-            idx[d] = 0
-            d += 1
-        if d >= nd:
+        _tile_sum(x, _tile_base(idx, off, strides, nd), strides[0], in1, sizes[0], size1, width, scratch, acc)
+        if not _next_tile(idx, sizes, nd):
             break
     out[0] = scratch[_TOTAL]
 
@@ -306,9 +310,7 @@ def _squared_deviations(x, off, sizes, strides, mean):
     idx = np.zeros(max(nd, 2), dtype=np.int64)
     total = np.float64(0.0)
     while True:
-        base = off
-        for d in range(2, nd):
-            base += idx[d] * strides[d]
+        base = _tile_base(idx, off, strides, nd)
         tile = np.float64(0.0)
         for j in range(size1):
             row = base + j * in1
@@ -316,14 +318,7 @@ def _squared_deviations(x, off, sizes, strides, mean):
                 dx = np.float64(x[row + i * strides[0]]) - mean
                 tile += dx * dx
         total += tile
-        d = 2
-        while d < nd:
-            idx[d] += 1
-            if idx[d] < sizes[d]:
-                break
-            idx[d] = 0
-            d += 1
-        if d >= nd:
+        if not _next_tile(idx, sizes, nd):
             break
     return total
 
@@ -342,8 +337,6 @@ def cascade_mean(buf, off, sizes, strides):
     return buf.dtype.type(cascade_sum(buf, off, sizes, strides) / buf.dtype.type(n))
 
 
-def squared_deviations(x_view, mean):
-    buf, off, shape, strides = x_view
-    sizes, steps = iterator_dims(tuple(shape), tuple(strides))
-    return float(_squared_deviations(buf, off, np.asarray(sizes, dtype=np.int64), np.asarray(steps, dtype=np.int64),
-                                     np.float64(mean)))
+def squared_deviations(buf, off, sizes, strides, mean):
+    """std_var_all_cpu's float64 sum of squared deviations over an iterator_walk."""
+    return float(_squared_deviations(buf, off, sizes, strides, np.float64(mean)))

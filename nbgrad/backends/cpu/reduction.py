@@ -34,7 +34,7 @@ from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
 from ._threads import run_split, split, num_threads, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, squared_deviations
+from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -355,14 +355,11 @@ def _var_all(x_view, dims, correction):
     in float64, from the mean as x.mean() gives it (in x's dtype: PyTorch's sum order where it
     is fixed), so that the variance is 0 exactly where var's backward sees x == x.mean()."""
     buf = x_view[0]
-    run = in_pytorch_order(x_view, buf.dtype)
-    if run is not None:
-        mean = cascade_mean(buf, *run)
-    else:
-        mean = reduce("mean", x_view, dims, buf.dtype)[0]
     n = numel(x_view[2])
+    walk = iterator_walk(x_view)        # (the mean's walk where its order is PyTorch's, and the deviations')
+    mean = cascade_mean(buf, *walk) if 0 < n < GRAIN_SIZE else reduce("mean", x_view, dims, buf.dtype)[0]
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.float64(squared_deviations(x_view, mean)) / np.float64(max(0.0, n - correction))
+        return np.float64(squared_deviations(buf, *walk, mean)) / np.float64(max(0.0, n - correction))
 
 
 _ONE = as_index_array([1])

@@ -26,6 +26,12 @@ serial).  OpenBLAS's results may differ in the last bit between thread counts
 (as PyTorch's do): 30 W4 steps on one thread against two ended with 12,552 of
 269,322 parameters 1 ulp apart (max 7.5e-9), the losses identical.
 
+Single 2-D products of _team.MIN_MULTIPLY_ADDS or more on NumPy's route do not reach
+this line while nbgrad has more than one thread: the BLAS team (_team.py) splits them
+into one-thread gemms that its spinning workers claim, which keeps two threads' speed
+without OpenBLAS's waits (W4's 128x784x256: 0.60x the one-thread time here, as
+OpenBLAS's two threads on a quiet machine).
+
 Each library is found once, on first use, among the loaded libraries
 (/proc/self/maps, Linux) by the names it exports: "numba" an OpenBLAS with the
 plain LP64 names (scipy_openblas_set_num_threads in SciPy's wheel,

@@ -7,7 +7,10 @@ strides allowed) become an int64 array of per-matrix offsets, looped over
 inside the kernel.  Serial: BLAS brings its own threads; an integer prange
 variant would split the batch or the rows.  A single 2-D product of C/F
 matrices (n, m > 1) calls NumPy's np.dot from Python instead (_numpy_gemm: a
-faster copy of OpenBLAS than the one Numba reaches), and products below
+faster copy of OpenBLAS than the one Numba reaches); there a product of
+_team.MIN_MULTIPLY_ADDS or more is split across the BLAS team's spinning
+workers (_team.py: one-thread gemms on blocks of the output, claimed, so a late
+worker costs no wait), and the other products below
 _blas_threads.SERIAL_BELOW multiply-adds run on one BLAS thread.
 """
 import numpy as np
@@ -15,7 +18,9 @@ from numba import config, njit
 
 from ... import _debug
 from ._allocator import new_buffer
+from . import _team
 from ._blas_threads import controls as blas_controls, serial_begin, serial_end
+from ._threads import num_threads
 from .._shared import linalg as shared_linalg
 from .._shared.geometry import batch_offsets, contiguous_strides, is_c_matrix, is_f_matrix, numel
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
@@ -153,6 +158,14 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
     if a.shape == b.shape[::-1] and a.strides == b.strides[::-1] and \
             a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
         return False
+    if n * k * m >= _team.MIN_MULTIPLY_ADDS:
+        threads = num_threads()
+        if threads > 1 and _team.gemm(a, b, out.reshape(n, m), threads):
+            if _debug.ENABLED:
+                _debug.log("matmul", path="blas", library="numpy, split across the team", n=n, k=k, m=m,
+                           batch=1, dtype=a.dtype, a="C" if a.flags.c_contiguous else "F",
+                           b="C" if b.flags.c_contiguous else "F", copied=[], pieces=threads)
+            return True
     if _debug.ENABLED:
         # the same fields as the kernel's BLAS route (no operand copied), and which BLAS
         _debug.log("matmul", path="blas", library="numpy", n=n, k=k, m=m, batch=1, dtype=a.dtype,

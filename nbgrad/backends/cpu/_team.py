@@ -1,0 +1,427 @@
+"""Matrix products split across spinning native workers (the BLAS team).
+
+A product of a few million multiply-adds (the W4 MLP step's 128x784x256 takes
+~0.3 ms on one core here) is too short for OpenBLAS's own threads and for
+nbgrad's thread pool: OpenBLAS's threads wait for each other at every panel,
+so a worker that another process holds up stalls the product for a time
+slice (nbgrad/backends/cpu/_blas_threads.py), and the pool's hand-off through
+Python's locks costs ~20-50 us (nbgrad/backends/cpu/_threads.py).  Here the
+product is cut into as many pieces as threads, each a whole one-thread GEMM
+on a block of output columns (or rows), and the pieces are *claimed*: the
+caller publishes the product in a small shared control block, every worker
+spinning in compiled code (nogil) sees it within a microsecond, and the
+caller and the workers take pieces with a compare-and-swap until none is
+left.  The caller then waits only for pieces a worker has already begun: a
+worker that is not running (parked, or its core taken by another process)
+claims nothing, and the caller computes the whole product itself, at the
+one-thread speed, never waiting for a time slice.
+
+A worker spins for SPIN_US microseconds after its last piece (NBGRAD_TEAM_SPIN_US,
+default 2000: the gaps between the products of a training step are far
+shorter), then parks on an Event until the next product wakes it; a parked
+worker's first piece may then be late and the caller does it instead.  The
+team has `nbgrad.get_num_threads() - 1` workers, made on first use (and again
+in a forked child, which inherits none of its parent's threads).
+
+Each piece calls the cblas_?gemm of NumPy's OpenBLAS (the library matmul's
+NumPy route uses, nbgrad/backends/cpu/linalg.py) through its address, with the
+library set to one thread around the product.  A piece's elements are the
+same sums in the same order as in the whole product: BLAS blocks the inner
+dimension the same way for any block of outputs, so the bits equal one
+np.dot over the whole product (tests/backends/test_blas_team.py checks them
+for each layout).  Where NumPy's OpenBLAS or its cblas symbols are not found,
+`available()` is False and matmul keeps its other routes.
+
+The control block `_CTL` (int64, each field on its own cache line):
+  CLAIM   (generation << 32) | next piece: the caller stores it to publish a
+          product; a piece is claimed by a compare-and-swap of next -> next + 1
+          within the same generation, so a worker that comes late to an old
+          generation claims nothing of a new one;
+  DONE    pieces finished in this generation;
+  STOP    1 when the workers are to leave (tests);
+  PARKED  1 while some worker waits on the Event;
+and `_TASK` the product: the gemm's address, dtype, layout flags, sizes,
+pointers and leading dimensions, the split axis and piece bounds.
+"""
+import ctypes
+import os
+import threading
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+SPIN_US = float(os.environ.get("NBGRAD_TEAM_SPIN_US", 2000))
+# products below this many multiply-adds run whole on the caller (a split costs a few us)
+MIN_MULTIPLY_ADDS = int(os.environ.get("NBGRAD_TEAM_MIN", 1 << 21))
+
+_CLAIM, _DONE, _STOP, _PARKED = 0, 8, 16, 24
+_CTL_SIZE = 32
+# _TASK fields
+(_T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
+ _T_AXIS, _T_PIECES, _T_BOUNDS) = range(16)
+_MAX_PIECES = 64
+_TASK_SIZE = _T_BOUNDS + _MAX_PIECES + 1
+
+
+# --------------------------------------------------------------------------- #
+# atomics and the indirect gemm call (LLVM through llvmlite)
+
+def _element_pointer(context, builder, arrty, arr, idx):
+    ary = context.make_array(arrty)(context, builder, arr)
+    return cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
+
+
+@intrinsic
+def _load_acquire(typingctx, arr, idx):
+    """arr[idx] of an int64 array, read with acquire order (never hoisted out of a loop)."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
+        return builder.load_atomic(ptr, "acquire", 8)
+    return types.int64(arr, idx), codegen
+
+
+@intrinsic
+def _store_release(typingctx, arr, idx, value):
+    """arr[idx] = value with release order: the writes before it are seen before it."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
+        val = context.cast(builder, args[2], sig.args[2], types.int64)
+        builder.store_atomic(val, ptr, "release", 8)
+        return context.get_dummy_value()
+    return types.void(arr, idx, value), codegen
+
+
+@intrinsic
+def _compare_swap(typingctx, arr, idx, expected, new):
+    """Atomically arr[idx] = new if it equals expected; True when it did."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
+        exp = context.cast(builder, args[2], sig.args[2], types.int64)
+        new_ = context.cast(builder, args[3], sig.args[3], types.int64)
+        pair = builder.cmpxchg(ptr, exp, new_, "acq_rel", "acquire")
+        return builder.extract_value(pair, 1)
+    return types.boolean(arr, idx, expected, new), codegen
+
+
+@intrinsic
+def _fetch_add(typingctx, arr, idx, value):
+    """Atomically arr[idx] += value; the old value."""
+    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
+        val = context.cast(builder, args[2], sig.args[2], types.int64)
+        return builder.atomic_rmw("add", ptr, val, "acq_rel")
+    return types.int64(arr, idx, value), codegen
+
+
+@intrinsic
+def _cpu_relax(typingctx):
+    """A spin-wait hint (x86's pause); nothing elsewhere."""
+    def codegen(context, builder, sig, args):
+        import platform
+        if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86"):
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.sse2.pause")
+            builder.call(fn, [])
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+def _make_gemm_call(float_type):
+    @intrinsic
+    def gemm_call(typingctx, fn, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+        """cblas_?gemm(RowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) through its
+        address fn (ILP64: 64-bit sizes; a, b, c addresses as int64)."""
+        sig = types.void(types.int64, types.int64, types.int64, types.int64, types.int64, types.int64,
+                         float_type, types.int64, types.int64, types.int64, types.int64, float_type,
+                         types.int64, types.int64)
+
+        def codegen(context, builder, signature, args):
+            i32, i64 = ir.IntType(32), ir.IntType(64)
+            ft = context.get_value_type(float_type)
+            vp = ir.IntType(8).as_pointer()
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i32, i32, i64, i64, i64, ft, vp, i64, vp, i64, ft, vp, i64])
+            f = builder.inttoptr(args[0], fnty.as_pointer())
+            (_, ta_, tb_, m_, n_, k_, al, a_, lda_, b_, ldb_, be, c_, ldc_) = args
+            builder.call(f, [ir.Constant(i32, 101), builder.trunc(ta_, i32), builder.trunc(tb_, i32), m_, n_, k_,
+                             al, builder.inttoptr(a_, vp), lda_, builder.inttoptr(b_, vp), ldb_, be,
+                             builder.inttoptr(c_, vp), ldc_])
+            return context.get_dummy_value()
+        return sig, codegen
+    return gemm_call
+
+
+_sgemm_call = _make_gemm_call(types.float32)
+_dgemm_call = _make_gemm_call(types.float64)
+
+_kernel = njit(nogil=True, cache=True)
+
+
+@_kernel
+def _piece(task, p):
+    """Piece p of the published product: a block of output columns (axis 1) or rows (axis 0)."""
+    lo = task[_T_BOUNDS + p]
+    hi = task[_T_BOUNDS + p + 1]
+    if hi <= lo:
+        return
+    ta, tb = task[_T_TA], task[_T_TB]
+    m, n, k = task[_T_M], task[_T_N], task[_T_K]
+    a, lda, b, ldb, c, ldc = task[_T_A], task[_T_LDA], task[_T_B], task[_T_LDB], task[_T_C], task[_T_LDC]
+    size = 8 if task[_T_F64] else 4
+    if task[_T_AXIS] == 1:
+        # columns lo:hi of op(B) and of C: op(B) = B (k x n, row-major) starts lo elements in,
+        # op(B) = B^T (B is n x k) starts lo rows in
+        b = b + (lo * ldb if tb == 112 else lo) * size
+        c = c + lo * size
+        n = hi - lo
+    else:
+        # rows lo:hi of op(A) and of C
+        a = a + (lo if ta == 112 else lo * lda) * size
+        c = c + lo * ldc * size
+        m = hi - lo
+    if task[_T_F64]:
+        _dgemm_call(task[_T_FN], ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
+    else:
+        _sgemm_call(task[_T_FN], ta, tb, m, n, k, np.float32(1.0), a, lda, b, ldb, np.float32(0.0), c, ldc)
+
+
+@_kernel
+def _claim_and_run(ctl, task, gen):
+    """Take pieces of generation gen until none is left; the number taken."""
+    pieces = task[_T_PIECES]
+    taken = 0
+    while True:
+        word = _load_acquire(ctl, _CLAIM)
+        if (word >> 32) != gen:
+            return taken
+        nxt = word & 0xFFFFFFFF
+        if nxt >= pieces:
+            return taken
+        if _compare_swap(ctl, _CLAIM, word, word + 1):
+            _piece(task, nxt)
+            _fetch_add(ctl, _DONE, 1)
+            taken += 1
+
+
+@_kernel
+def _run_product(ctl, task, gen):
+    """The caller's side: publish generation gen (its task already written), take pieces, then
+    wait for the pieces workers took."""
+    _store_release(ctl, _DONE, 0)
+    _store_release(ctl, _CLAIM, gen << 32)
+    _claim_and_run(ctl, task, gen)
+    pieces = task[_T_PIECES]
+    while _load_acquire(ctl, _DONE) < pieces:
+        _cpu_relax()
+
+
+@_kernel
+def _spin(ctl, task, seen, spins):
+    """A worker's loop: run each new generation's pieces; return the last generation seen after
+    `spins` idle rounds, or -1 when told to stop."""
+    idle = 0
+    while idle < spins:
+        if _load_acquire(ctl, _STOP) != 0:
+            return -1
+        gen = _load_acquire(ctl, _CLAIM) >> 32
+        if gen != seen:
+            seen = gen
+            _claim_and_run(ctl, task, gen)
+            idle = 0
+        else:
+            _cpu_relax()
+            idle += 1
+    return seen
+
+
+@_kernel
+def _relax_rounds(n):
+    for _ in range(n):
+        _cpu_relax()
+
+
+# --------------------------------------------------------------------------- #
+# the team
+
+class _Team:
+    def __init__(self, workers):
+        self.ctl = np.zeros(_CTL_SIZE, np.int64)
+        self.task = np.zeros(_TASK_SIZE, np.int64)
+        self.gen = 0
+        self.wake = threading.Event()
+        self.lock = threading.Lock()           # one product at a time through the block
+        self.spins = _calibrate_spins(SPIN_US)
+        self.workers = [threading.Thread(target=self._work, name=f"nbgrad-blas-team-{i}", daemon=True)
+                        for i in range(workers)]
+        for t in self.workers:
+            t.start()
+
+    def _work(self):
+        ctl, task, seen = self.ctl, self.task, 0
+        while True:
+            seen = _spin(ctl, task, seen, self.spins)
+            if seen < 0:
+                return
+            self.wake.clear()
+            ctl[_PARKED] = 1
+            if (ctl[_CLAIM] >> 32) != seen or ctl[_STOP]:
+                continue        # a product came (or a stop) while parking: back to spinning
+            self.wake.wait()
+
+    def stop(self):
+        self.ctl[_STOP] = 1
+        self.wake.set()
+        for t in self.workers:
+            t.join(timeout=5)
+
+
+def _calibrate_spins(us):
+    import time
+    _relax_rounds(10)
+    n = 20000
+    t0 = time.perf_counter()
+    _relax_rounds(n)
+    per = max((time.perf_counter() - t0) / n, 1e-9)
+    return max(int(us * 1e-6 / per), 1)
+
+
+_team = None
+_team_lock = threading.Lock()
+_GEMM = {}          # dtype -> the cblas_?gemm address, once looked up ({} until then; None: not found)
+
+
+def _forget_after_fork():
+    global _team, _team_lock
+    _team = None
+    _team_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def _gemm_addresses():
+    """{float32: address, float64: address} of NumPy's OpenBLAS's cblas gemms, or None."""
+    from ._blas_threads import _loaded_openblas
+    import numpy
+    libs = os.path.dirname(os.path.abspath(numpy.__file__)) + ".libs"
+    for path in _loaded_openblas():
+        if os.path.dirname(path) != libs:
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        s = getattr(lib, "scipy_cblas_sgemm64_", None)
+        d = getattr(lib, "scipy_cblas_dgemm64_", None)
+        if s is not None and d is not None:
+            addr = lambda f: ctypes.cast(f, ctypes.c_void_p).value
+            return {np.dtype(np.float32): addr(s), np.dtype(np.float64): addr(d)}
+    return None
+
+
+def available():
+    if "addresses" not in _GEMM:
+        try:
+            _GEMM["addresses"] = _gemm_addresses()
+        except Exception:
+            _GEMM["addresses"] = None
+    return _GEMM["addresses"] is not None
+
+
+def team(threads):
+    """The team with threads - 1 workers (made, or remade for another count, on demand)."""
+    global _team
+    t = _team
+    if t is None or len(t.workers) != threads - 1:
+        with _team_lock:
+            t = _team
+            if t is None or len(t.workers) != threads - 1:
+                if t is not None:
+                    t.stop()
+                t = _team = _Team(threads - 1)
+    return t
+
+
+# OpenBLAS computes a product of at most 10**6 multiply-adds with its small-matrix kernels
+# (SkylakeX and others), which sum in another order than its blocked gemm: every piece stays
+# above that, so that the pieces give the whole product's bits
+_SMALL_KERNEL_MAX = 10 ** 6
+
+
+def _bounds(length, pieces, multiply_adds):
+    """Piece bounds along a dimension of `length` (on multiples of 16 elements: whole cache
+    lines of a row), each piece above _SMALL_KERNEL_MAX multiply-adds; None when fewer than two
+    such pieces fit."""
+    per_element = multiply_adds / length
+    while pieces > 1:
+        bounds = [0] + [min(length, -(-(length * p // pieces) // 16) * 16) for p in range(1, pieces)] + [length]
+        if min(hi - lo for lo, hi in zip(bounds, bounds[1:])) * per_element > _SMALL_KERNEL_MAX:
+            return bounds
+        pieces -= 1
+    return None
+
+
+def gemm(a, b, out, threads):
+    """out = a @ b for float32/float64 matrices a (m, k), b (k, n), each C- or F-contiguous, out
+    C-contiguous (m, n), all of one dtype, split into `threads` pieces.  False (nothing written)
+    when the team cannot take it."""
+    if not available():
+        return False
+    addresses = _GEMM["addresses"]
+    m, k = a.shape
+    n = b.shape[1]
+    t = team(threads)
+    # row-major cblas: a C matrix is itself (NoTrans, ld = its row length), an F matrix is the
+    # transpose of a C one (Trans, ld = its column length)
+    ta, lda = (111, k) if a.flags.c_contiguous else (112, m)
+    tb, ldb = (111, n) if b.flags.c_contiguous else (112, k)
+    axis, length = (1, n) if n >= m else (0, m)
+    bounds = _bounds(length, min(threads, _MAX_PIECES), m * n * k)
+    if bounds is None:
+        return False
+    pieces = len(bounds) - 1
+    from ._blas_threads import controls
+    ctl = controls("numpy")
+    if not t.lock.acquire(blocking=False):
+        return False        # another thread's product holds the block: the caller's own gemm
+    try:
+        task = t.task
+        task[_T_FN] = addresses[out.dtype]
+        task[_T_F64] = out.dtype == np.float64
+        task[_T_TA], task[_T_TB] = ta, tb
+        task[_T_M], task[_T_N], task[_T_K] = m, n, k
+        task[_T_A], task[_T_LDA] = a.ctypes.data, lda
+        task[_T_B], task[_T_LDB] = b.ctypes.data, ldb
+        task[_T_C], task[_T_LDC] = out.ctypes.data, n
+        task[_T_AXIS], task[_T_PIECES] = axis, pieces
+        task[_T_BOUNDS:_T_BOUNDS + pieces + 1] = bounds
+        before = ctl[0]() if ctl else 0
+        if before > 1:
+            ctl[1](1)
+        try:
+            t.gen = (t.gen + 1) & 0x7FFFFFFF
+            if t.ctl[_PARKED]:
+                t.ctl[_PARKED] = 0
+                t.wake.set()
+            _run_product(t.ctl, task, t.gen)
+        finally:
+            if before > 1:
+                ctl[1](before)
+    finally:
+        t.lock.release()
+    return True

@@ -1,0 +1,205 @@
+"""The BLAS team (nbgrad/backends/cpu/_team.py): matrix products split into pieces that
+spinning workers and the caller claim.  Its products against one whole gemm, which products
+it takes, a parked worker, several threads at once, a forked child, and stopping it."""
+import multiprocessing
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.backends.cpu import _blas_threads, _team, linalg
+
+pytestmark = pytest.mark.skipif(not _team.available(), reason="NumPy's OpenBLAS cblas symbols were not found")
+
+
+def _one_thread_dot(a, b):
+    """np.dot on NumPy's OpenBLAS at one thread: the reference gemm."""
+    ctl = _blas_threads.controls("numpy")
+    before = ctl[0]() if ctl else 0
+    if ctl:
+        ctl[1](1)
+    try:
+        return np.dot(a, b)
+    finally:
+        if ctl:
+            ctl[1](before)
+
+
+def _operands(rng, m, k, n, dtype, fa, fb):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    return (np.asfortranarray(a) if fa else a), (np.asfortranarray(b) if fb else b)
+
+
+LAYOUTS = [(False, False), (False, True), (True, False), (True, True)]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("m, k, n", [(128, 784, 256), (256, 128, 784), (300, 90, 100), (129, 257, 131)])
+@pytest.mark.parametrize("fa, fb", LAYOUTS)
+def test_a_split_float32_product_has_one_gemms_bits(m, k, n, fa, fb, threads):
+    # columns split when n >= m, rows otherwise; both layouts of both operands
+    rng = np.random.default_rng(m * k + n)
+    a, b = _operands(rng, m, k, n, np.float32, fa, fb)
+    out = np.full((m, n), np.nan, np.float32)
+    assert _team.gemm(a, b, out, threads)
+    np.testing.assert_array_equal(out, _one_thread_dot(a, b))
+
+
+@pytest.mark.parametrize("m, k, n", [(128, 784, 256), (300, 90, 100)])
+@pytest.mark.parametrize("fa, fb", LAYOUTS)
+def test_a_split_float64_product_matches_one_gemm(m, k, n, fa, fb):
+    # float64: the pieces may differ from the whole in the last bits, as OpenBLAS's own threads do
+    rng = np.random.default_rng(m + k + n)
+    a, b = _operands(rng, m, k, n, np.float64, fa, fb)
+    out = np.full((m, n), np.nan)
+    assert _team.gemm(a, b, out, 2)
+    np.testing.assert_allclose(out, _one_thread_dot(a, b), rtol=1e-12, atol=1e-12)
+
+
+def test_the_team_leaves_the_blas_thread_count_as_it_was():
+    ctl = _blas_threads.controls("numpy")
+    if not ctl:
+        pytest.skip("NumPy's OpenBLAS thread count is not controllable")
+    before = ctl[0]()
+    ctl[1](2)
+    try:
+        a, b = _operands(np.random.default_rng(0), 128, 256, 256, np.float32, False, False)
+        assert _team.gemm(a, b, np.empty((128, 256), np.float32), 2)
+        assert ctl[0]() == 2
+    finally:
+        ctl[1](before)
+
+
+def _team_calls(monkeypatch, fn):
+    calls = []
+    real = _team.gemm
+
+    def watch(a, b, out, threads):
+        calls.append((a.shape, b.shape, threads))
+        return real(a, b, out, threads)
+    monkeypatch.setattr(_team, "gemm", watch)
+    fn()
+    return calls
+
+
+def test_matmul_hands_large_2d_products_to_the_team(monkeypatch):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((128, 784)).astype(np.float32)
+    w = rng.standard_normal((256, 784)).astype(np.float32)
+    x, wt = nbgrad.from_numpy(a), nbgrad.from_numpy(w).t()          # an F operand, as in nn.Linear
+    got = []
+    threads = nbgrad.get_num_threads()
+    calls = _team_calls(monkeypatch, lambda: got.append((x @ wt).numpy()))
+    if threads > 1:
+        assert calls == [((128, 784), (784, 256), threads)]
+    else:
+        assert calls == []
+    np.testing.assert_array_equal(got[0], _one_thread_dot(a, w.T))
+    # below the line: the caller's own gemm
+    small = nbgrad.from_numpy(a[:8, :64]) @ nbgrad.from_numpy(w[:8, :64]).t()
+    assert _team_calls(monkeypatch, lambda: nbgrad.from_numpy(a[:8, :64]) @ nbgrad.from_numpy(w[:8, :64]).t()) == []
+    np.testing.assert_array_equal(small.numpy(), _one_thread_dot(a[:8, :64], w[:8, :64].T))
+
+
+def test_one_nbgrad_thread_means_no_team(monkeypatch):
+    before = nbgrad.get_num_threads()
+    nbgrad.set_num_threads(1)
+    try:
+        x = nbgrad.randn(128, 512)
+        y = nbgrad.randn(512, 256)
+        assert _team_calls(monkeypatch, lambda: x @ y) == []
+    finally:
+        nbgrad.set_num_threads(before)
+
+
+def test_gradients_through_split_products_match_float64():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((96, 300))
+    b = rng.standard_normal((300, 160))
+    x = nbgrad.tensor(a, dtype=nbgrad.float64, requires_grad=True)
+    y = nbgrad.tensor(b, dtype=nbgrad.float64, requires_grad=True)
+    z = (x @ y).tanh().sum()
+    z.backward()
+    g = 1 - np.tanh(a @ b) ** 2
+    np.testing.assert_allclose(x.grad.numpy(), g @ b.T, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(y.grad.numpy(), a.T @ g, rtol=1e-10, atol=1e-10)
+
+
+@pytest.fixture
+def fresh_team(monkeypatch):
+    """A team of its own for the test, with a short spin, stopped after it."""
+    monkeypatch.setattr(_team, "_team", None)
+    yield
+    t = _team._team
+    if t is not None:
+        t.stop()
+        assert not any(w.is_alive() for w in t.workers)
+
+
+def test_a_parked_worker_wakes_for_the_next_product(monkeypatch, fresh_team):
+    monkeypatch.setattr(_team, "SPIN_US", 50.0)
+    t = _team.team(2)
+    deadline = time.monotonic() + 10
+    while not t.ctl[_team._PARKED] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert t.ctl[_team._PARKED] == 1          # spun 50 us with nothing to do, then parked
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        a, b = _operands(rng, 128, 300, 256, np.float32, False, True)
+        out = np.empty((128, 256), np.float32)
+        assert _team.gemm(a, b, out, 2)
+        np.testing.assert_array_equal(out, _one_thread_dot(a, b))
+        time.sleep(0.002)                     # longer than the spin: parked again each time
+
+
+def test_products_from_several_threads_at_once(fresh_team):
+    # one product at a time holds the control block; the others run their own gemm (False)
+    rng = np.random.default_rng(4)
+    pairs = [_operands(rng, 128, 400, 192, np.float32, i % 2 == 1, False) for i in range(4)]
+    want = [_one_thread_dot(a, b) for a, b in pairs]
+    errors = []
+
+    def work(i):
+        a, b = pairs[i]
+        for _ in range(15):
+            got = (nbgrad.from_numpy(a) @ nbgrad.from_numpy(b)).numpy()
+            if not np.allclose(got, want[i], rtol=1e-5, atol=1e-4):
+                errors.append(i)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert not any(th.is_alive() for th in threads)
+    assert errors == []
+
+
+def _child_product(queue):
+    rng = np.random.default_rng(5)
+    a, b = _operands(rng, 128, 400, 256, np.float32, False, False)
+    out = (nbgrad.from_numpy(a) @ nbgrad.from_numpy(b)).numpy()
+    queue.put((out, a, b))
+
+
+def test_a_forked_child_makes_its_own_team():
+    a, b = _operands(np.random.default_rng(6), 128, 400, 256, np.float32, False, False)
+    nbgrad.from_numpy(a) @ nbgrad.from_numpy(b)       # the parent's team exists and spins
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    p = ctx.Process(target=_child_product, args=(queue,))
+    p.start()
+    out, ca, cb = queue.get(timeout=120)
+    p.join(timeout=30)
+    assert p.exitcode == 0
+    np.testing.assert_array_equal(out, _one_thread_dot(ca, cb))
+
+
+def test_another_thread_count_makes_another_team(fresh_team):
+    t2 = _team.team(2)
+    t3 = _team.team(3)
+    assert t3 is not t2 and len(t3.workers) == 2
+    assert not any(w.is_alive() for w in t2.workers)      # the old team was stopped
+    assert _team.team(3) is t3

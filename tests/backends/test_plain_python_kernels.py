@@ -53,6 +53,7 @@ def bind_bit_casts_as_plain_python(monkeypatch):
     monkeypatch.setattr(E, "_float_bits", E._py_float_bits)
     monkeypatch.setattr(E, "_f32_from_bits", E._py_f32_from_bits)
     monkeypatch.setattr(E, "_f64_from_bits", E._py_f64_from_bits)
+    monkeypatch.setattr(E, "_fma", E._py_fma)
 
 
 def assert_same_floats(got, want):
@@ -346,3 +347,30 @@ def test_matmul_kernel_in_python_calls_blas_as_the_compiled_np_dot(monkeypatch, 
         python = np.empty(2 * n * m, dtype)
         LA._dot_batches.py_func(a, offs_a, a_layout, b, offs_b, b_layout, python, n, k, m)
         assert_same_floats(python, jitted)
+
+
+@njit
+def _jitted_fma(a, b, c, out):
+    for i in range(a.size):
+        out[i] = E._fma(a[i], b[i], c[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fma_in_python_rounds_once_as_the_compiled_fma(dtype):
+    # random products and addends, addends that nearly cancel the product (the sum's error is
+    # then where a second rounding would show), and specials
+    rng = np.random.default_rng(5)
+    n = 3000
+    a = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
+    b = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
+    c = (rng.standard_normal(n) * 2.0 ** rng.integers(-40, 40, n)).astype(dtype)
+    half = n // 2
+    c[:half] = -(a[:half].astype(np.float64) * b[:half].astype(np.float64)).astype(dtype)
+    c[:half // 2] = np.nextafter(c[:half // 2], dtype(np.inf))
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, float(np.finfo(dtype).max)], dtype)
+    grid = np.array(np.meshgrid(specials, specials, specials)).reshape(3, -1)
+    a, b, c = (np.concatenate([v, g]) for v, g in zip((a, b, c), grid))
+    jitted = np.empty_like(a)
+    _jitted_fma(a, b, c, jitted)
+    python = np.array([E._py_fma(x, y, z) for x, y, z in zip(a, b, c)], dtype)
+    assert_same_floats(python, jitted)

@@ -42,6 +42,7 @@ from types import SimpleNamespace
 import numpy as np
 from llvmlite import ir
 from numba import config, types
+from numba.core import cgutils
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
@@ -130,8 +131,58 @@ def _py_f64_from_bits(i):
     return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
 
 
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c rounded once (LLVM's fma: one vfmadd where the CPU has FMA).  The polynomials
+    below take it explicitly, not through fastmath contraction, so that a formula has the
+    same bits wherever it is inlined (an op's kernel, a fused region, nbgrad.compile's code):
+    W4's-size exp over 1M float32 0.52 -> 0.37 ms, tanh 0.81 -> 0.58 ms, on one core here."""
+    if not (a == b == c and a in (types.float32, types.float64)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ty = context.get_value_type(signature.return_type)
+        name = "llvm.fma.f32" if a == types.float32 else "llvm.fma.f64"
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ty, [ty, ty, ty]), name)
+        return builder.call(fn, args)
+    return a(a, b, c), codegen
+
+
+def _py_fma(a, b, c):
+    """_fma in plain Python, rounded once as the hardware does.  float32: the product is exact
+    in float64 and the float64 sum is rounded to odd (its last bit set when inexact), which
+    then rounds to float32 as one rounding would; float64: exact rationals."""
+    if isinstance(a, np.float32):
+        p = np.float64(a) * np.float64(b)
+        c64 = np.float64(c)
+        with np.errstate(all="ignore"):
+            s = p + c64
+            if not np.isfinite(s):
+                return np.float32(s)
+            t = s - p
+            err = (p - (s - t)) + (c64 - t)         # TwoSum: the sum's exact rounding error
+        if err != 0 and not (np.array(s).view(np.int64) & 1):
+            s = np.nextafter(s, np.inf if err > 0 else -np.inf)
+        with np.errstate(all="ignore"):
+            return np.float32(s)
+    from fractions import Fraction
+    a, b, c = float(a), float(b), float(c)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c
+    if not math.isfinite(c):
+        return c                  # a finite product (however large) plus an infinity or NaN
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c         # a*b == -c exactly: IEEE's sign of the zero
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+
+
 if config.DISABLE_JIT:
     _float_bits, _f32_from_bits, _f64_from_bits = _py_float_bits, _py_f32_from_bits, _py_f64_from_bits
+    _fma = _py_fma
 
 _F = np.float32
 # Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
@@ -161,19 +212,19 @@ _NAN_F = _F(np.nan)
 @register_jitable(error_model="numpy")
 def _exp_f32(x):
     xc = min(max(x, _F(-104.0)), _F(89.0))      # beyond: 0 / inf after scaling
-    t = xc * _LOG2E_F + _MAGIC_F
+    t = _fma(xc, _LOG2E_F, _MAGIC_F)
     n = t - _MAGIC_F
     ni = _float_bits(t) - _MAGIC_F_BITS
-    r = xc - n * _LN2_HI_F
-    r = r - n * _LN2_LO_F
+    r = _fma(n, -_LN2_HI_F, xc)
+    r = _fma(n, -_LN2_LO_F, r)
     # Cephes expf polynomial for exp(r) on |r| <= ln2/2.
     p = _F(1.9875691500e-4)
-    p = p * r + _F(1.3981999507e-3)
-    p = p * r + _F(8.3334519073e-3)
-    p = p * r + _F(4.1665795894e-2)
-    p = p * r + _F(1.6666665459e-1)
-    p = p * r + _F(5.0000001201e-1)
-    p = p * (r * r) + r + _F(1.0)
+    p = _fma(p, r, _F(1.3981999507e-3))
+    p = _fma(p, r, _F(8.3334519073e-3))
+    p = _fma(p, r, _F(4.1665795894e-2))
+    p = _fma(p, r, _F(1.6666665459e-1))
+    p = _fma(p, r, _F(5.0000001201e-1))
+    p = _fma(p, r * r, r) + _F(1.0)
     # 2**n in two halves so that n in [-150, 128] never leaves the normal range
     # (one rounding only, into the denormals when the result is that small).
     h = ni >> 1
@@ -184,25 +235,25 @@ def _exp_f32(x):
 @register_jitable(error_model="numpy")
 def _exp_f64(x):
     xc = min(max(x, -746.0), 710.0)
-    t = xc * _LOG2E_D + _MAGIC_D
+    t = _fma(xc, _LOG2E_D, _MAGIC_D)
     n = t - _MAGIC_D
     ni = _float_bits(t) - _MAGIC_D_BITS
-    r = xc - n * _LN2_HI_D
-    r = r - n * _LN2_LO_D
+    r = _fma(n, -_LN2_HI_D, xc)
+    r = _fma(n, -_LN2_LO_D, r)
     # Taylor series to r**13 (|r| <= 0.347: truncation < 2e-16 relative).
     p = 1.0 / 6227020800.0
-    p = p * r + 1.0 / 479001600.0
-    p = p * r + 1.0 / 39916800.0
-    p = p * r + 1.0 / 3628800.0
-    p = p * r + 1.0 / 362880.0
-    p = p * r + 1.0 / 40320.0
-    p = p * r + 1.0 / 5040.0
-    p = p * r + 1.0 / 720.0
-    p = p * r + 1.0 / 120.0
-    p = p * r + 1.0 / 24.0
-    p = p * r + 1.0 / 6.0
-    p = p * r + 0.5
-    p = p * (r * r) + r + 1.0
+    p = _fma(p, r, 1.0 / 479001600.0)
+    p = _fma(p, r, 1.0 / 39916800.0)
+    p = _fma(p, r, 1.0 / 3628800.0)
+    p = _fma(p, r, 1.0 / 362880.0)
+    p = _fma(p, r, 1.0 / 40320.0)
+    p = _fma(p, r, 1.0 / 5040.0)
+    p = _fma(p, r, 1.0 / 720.0)
+    p = _fma(p, r, 1.0 / 120.0)
+    p = _fma(p, r, 1.0 / 24.0)
+    p = _fma(p, r, 1.0 / 6.0)
+    p = _fma(p, r, 0.5)
+    p = _fma(p, r * r, r) + 1.0
     h = ni >> 1
     y = p * _f64_from_bits((h + 1023) << 52) * _f64_from_bits((ni - h + 1023) << 52)
     return y if x == x else x
@@ -277,11 +328,11 @@ def _tanh_f32(x):
     z = x * x
     # |x| < 0.625: Cephes tanhf odd polynomial.
     p = _F(-5.70498872745e-3)
-    p = p * z + _F(2.06390887954e-2)
-    p = p * z - _F(5.37397155531e-2)
-    p = p * z + _F(1.33314422036e-1)
-    p = p * z - _F(3.33332819422e-1)
-    small = p * z * x + x if z != 0 else x      # keeps -0.0 (and tiny x) exact
+    p = _fma(p, z, _F(2.06390887954e-2))
+    p = _fma(p, z, _F(-5.37397155531e-2))
+    p = _fma(p, z, _F(1.33314422036e-1))
+    p = _fma(p, z, _F(-3.33332819422e-1))
+    small = _fma(p * z, x, x) if z != 0 else x     # keeps -0.0 (and tiny x) exact
     # otherwise 1 - 2/(exp(2|x|) + 1): saturates to 1 when exp overflows.
     big = _F(1.0) - _F(2.0) / (_exp_f32(ax + ax) + _F(1.0))
     big = -big if x < 0 else big

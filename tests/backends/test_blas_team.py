@@ -203,3 +203,22 @@ def test_another_thread_count_makes_another_team(fresh_team):
     assert t3 is not t2 and len(t3.workers) == 2
     assert not any(w.is_alive() for w in t2.workers)      # the old team was stopped
     assert _team.team(3) is t3
+
+
+def test_the_pool_sends_spinning_workers_to_park(monkeypatch, fresh_team):
+    # nbgrad's thread pool is about to use the cores: the team's workers stop spinning
+    from nbgrad.backends.cpu import _threads
+    monkeypatch.setattr(_team, "SPIN_US", 5e6)           # they would spin for 5 s
+    a, b = _operands(np.random.default_rng(7), 128, 400, 256, np.float32, False, False)
+    out = np.empty((128, 256), np.float32)
+    assert _team.gemm(a, b, out, 2)
+    t = _team._team
+    assert t.ctl[_team._PARKED] == 0
+    _threads.run_split(lambda s, e: None, 1 << 20, 64) if _threads.num_threads() > 1 else _team.release()
+    deadline = time.monotonic() + 10
+    while not t.ctl[_team._PARKED] and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert t.ctl[_team._PARKED] == 1
+    assert _team.gemm(a, b, out, 2)                        # the next product wakes them
+    assert t.ctl[_team._YIELD] == 0
+    np.testing.assert_array_equal(out, _one_thread_dot(a, b))

@@ -40,6 +40,8 @@ The control block `_CTL` (int64, each field on its own cache line):
   DONE    pieces finished in this generation;
   STOP    1 when the workers are to leave (tests);
   PARKED  1 while some worker waits on the Event;
+  YIELD   1 when the spinning workers are to park now (nbgrad's thread pool is about to
+          run work on their cores: _threads.run_split calls release());
 and `_TASK` the product: the gemm's address, dtype, layout flags, sizes,
 pointers and leading dimensions, the split axis and piece bounds.
 """
@@ -57,8 +59,8 @@ SPIN_US = float(os.environ.get("NBGRAD_TEAM_SPIN_US", 2000))
 # products below this many multiply-adds run whole on the caller (a split costs a few us)
 MIN_MULTIPLY_ADDS = int(os.environ.get("NBGRAD_TEAM_MIN", 1 << 21))
 
-_CLAIM, _DONE, _STOP, _PARKED = 0, 8, 16, 24
-_CTL_SIZE = 32
+_CLAIM, _DONE, _STOP, _PARKED, _YIELD = 0, 8, 16, 24, 32
+_CTL_SIZE = 40
 # _TASK fields
 (_T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
  _T_AXIS, _T_PIECES, _T_BOUNDS) = range(16)
@@ -237,6 +239,8 @@ def _spin(ctl, task, seen, spins):
     while idle < spins:
         if _load_acquire(ctl, _STOP) != 0:
             return -1
+        if _load_acquire(ctl, _YIELD) != 0:
+            return seen
         gen = _load_acquire(ctl, _CLAIM) >> 32
         if gen != seen:
             seen = gen
@@ -334,6 +338,13 @@ def _gemm_addresses():
     return None
 
 
+def release():
+    """Ask the team's spinning workers to park now (they wake with the next product)."""
+    t = _team
+    if t is not None and not t.ctl[_YIELD]:
+        t.ctl[_YIELD] = 1
+
+
 def available():
     if "addresses" not in _GEMM:
         try:
@@ -415,6 +426,7 @@ def gemm(a, b, out, threads):
             ctl[1](1)
         try:
             t.gen = (t.gen + 1) & 0x7FFFFFFF
+            t.ctl[_YIELD] = 0
             if t.ctl[_PARKED]:
                 t.ctl[_PARKED] = 0
                 t.wake.set()

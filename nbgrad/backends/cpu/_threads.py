@@ -115,6 +115,16 @@ def split(n, parts, align=64):
     return [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
 
 
+def _release_team():
+    """The BLAS team's workers spin for a while after a product (_team.py); the pool's threads
+    need those cores now, so a spinning worker parks at once (measured here: tanh over 1M
+    float32 split on the pool right after a team product, 760 us with the worker spinning,
+    560 us without it)."""
+    from . import _team
+    if _team._team is not None:
+        _team.release()
+
+
 def run_split(fn, n, align=64):
     """Call fn(start, stop) over pieces of [0, n): the first piece here, the rest on the pool."""
     pieces = split(n, _count, align)
@@ -123,6 +133,7 @@ def run_split(fn, n, align=64):
     if len(pieces) == 1:
         fn(0, n)
         return
+    _release_team()
     pool = _executor()
     futures = [pool.submit(fn, s, e) for s, e in pieces[1:]]
     error = None
@@ -157,6 +168,7 @@ def run_dynamic(fn, n_items):
     if workers <= 1:
         work(0)
         return
+    _release_team()
     pool = _executor()
     futures = [pool.submit(work, i) for i in range(1, workers)]
     error = None

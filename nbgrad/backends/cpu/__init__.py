@@ -6,8 +6,8 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
 ../_shared.  One file per kernel template, in the order data flows:
   _threads.py      splitting a large kernel call across threads; owns the thread count
                    (nbgrad.set_num_threads) (plain Python)
-  _team.py        spinning native workers that claim pieces: of matrix products (one-thread BLAS
-                   each) and of _threads' splits; the caller never waits for a worker that has not begun
+  _team.py        matrix products split across spinning native workers that claim pieces
+                   (one-thread BLAS each; the caller never waits for a worker that has not begun)
   _allocator.py    output buffers of 128 KiB and more recycled from a pool (plain Python)
   _cache_guard.py  the cache rule: helpers only of the own file or of ../_shared (digest-keyed)
   memory.py        empty/full/arange, zero-copy to_numpy/from_numpy

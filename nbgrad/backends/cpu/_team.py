@@ -1,5 +1,4 @@
-"""Spinning native workers (the team): matrix products split into claimed pieces, and
-the thread pool's pieces (_threads.run_split, run_pieces below).
+"""Matrix products split across spinning native workers (the BLAS team).
 
 A product of a few million multiply-adds (the W4 MLP step's 128x784x256 takes
 ~0.3 ms on one core here) is too short for OpenBLAS's own threads and for
@@ -42,14 +41,11 @@ The control block `_CTL` (int64, each field on its own cache line):
   STOP    1 when the workers are to leave (tests);
   PARKED  1 while some worker waits on the Event;
   YIELD   1 when the spinning workers are to park now (nbgrad's thread pool is about to
-          run work on their cores: _threads.run_dynamic calls release());
-  JOBS    the generation of Python jobs (run_pieces): a worker that sees it change leaves
-          its compiled loop, takes the job's pieces in Python and comes back;
+          run work on their cores: _threads.run_split calls release());
 and `_TASK` the product: the gemm's address, dtype, layout flags, sizes,
 pointers and leading dimensions, the split axis and piece bounds.
 """
 import ctypes
-import itertools
 import os
 import threading
 
@@ -63,8 +59,8 @@ SPIN_US = float(os.environ.get("NBGRAD_TEAM_SPIN_US", 2000))
 # products below this many multiply-adds run whole on the caller (a split costs a few us)
 MIN_MULTIPLY_ADDS = int(os.environ.get("NBGRAD_TEAM_MIN", 1 << 21))
 
-_CLAIM, _DONE, _STOP, _PARKED, _YIELD, _JOBS = 0, 8, 16, 24, 32, 40
-_CTL_SIZE = 48
+_CLAIM, _DONE, _STOP, _PARKED, _YIELD = 0, 8, 16, 24, 32
+_CTL_SIZE = 40
 # _TASK fields
 (_T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
  _T_AXIS, _T_PIECES, _T_BOUNDS) = range(16)
@@ -237,28 +233,23 @@ def _run_product(ctl, task, gen):
 
 @_kernel
 def _spin(ctl, task, seen, spins):
-    """A worker's loop: run each new generation's pieces.  seen[0], seen[1]: the last product
-    and job generations seen, updated.  Returns 0 after `spins` idle rounds or when asked
-    to yield, 1 when a new Python job is published, -1 when told to stop."""
+    """A worker's loop: run each new generation's pieces; return the last generation seen after
+    `spins` idle rounds, or -1 when told to stop."""
     idle = 0
     while idle < spins:
         if _load_acquire(ctl, _STOP) != 0:
             return -1
         if _load_acquire(ctl, _YIELD) != 0:
-            return 0
-        jobs = _load_acquire(ctl, _JOBS)
-        if jobs != seen[1]:
-            seen[1] = jobs
-            return 1
+            return seen
         gen = _load_acquire(ctl, _CLAIM) >> 32
-        if gen != seen[0]:
-            seen[0] = gen
+        if gen != seen:
+            seen = gen
             _claim_and_run(ctl, task, gen)
             idle = 0
         else:
             _cpu_relax()
             idle += 1
-    return 0
+    return seen
 
 
 @_kernel
@@ -270,86 +261,30 @@ def _relax_rounds(n):
 # --------------------------------------------------------------------------- #
 # the team
 
-class _Job:
-    """Python pieces of one run_pieces call: each claimed once (itertools.count's next is
-    atomic under the GIL), the caller woken when the last is done."""
-
-    def __init__(self, fn, pieces, number):
-        self.fn, self.pieces, self.number = fn, pieces, number
-        self.claims, self.done = itertools.count(), itertools.count(1)
-        self.finished = threading.Event()
-        self.errors = []
-
-    def take(self):
-        n = len(self.pieces)
-        while True:
-            i = next(self.claims)
-            if i >= n:
-                return
-            try:
-                self.fn(*self.pieces[i])
-            except BaseException as exc:      # the caller raises it once all pieces are done
-                self.errors.append(exc)
-            if next(self.done) == n:
-                self.finished.set()
-
-
 class _Team:
     def __init__(self, workers):
-        self.job = None
         self.ctl = np.zeros(_CTL_SIZE, np.int64)
         self.task = np.zeros(_TASK_SIZE, np.int64)
         self.gen = 0
         self.wake = threading.Event()
         self.lock = threading.Lock()           # one product at a time through the block
         self.spins = _calibrate_spins(SPIN_US)
-        self.workers = [threading.Thread(target=self._work, name=f"nbgrad-team-{i}", daemon=True)
+        self.workers = [threading.Thread(target=self._work, name=f"nbgrad-blas-team-{i}", daemon=True)
                         for i in range(workers)]
         for t in self.workers:
             t.start()
 
     def _work(self):
-        ctl, task = self.ctl, self.task
-        seen = np.zeros(2, np.int64)
+        ctl, task, seen = self.ctl, self.task, 0
         while True:
-            why = _spin(ctl, task, seen, self.spins)
-            if why < 0:
+            seen = _spin(ctl, task, seen, self.spins)
+            if seen < 0:
                 return
-            if why == 1:
-                job = self.job
-                if job is not None and job.number == seen[1]:
-                    job.take()
-                continue
             self.wake.clear()
             ctl[_PARKED] = 1
-            if (ctl[_CLAIM] >> 32) != seen[0] or ctl[_JOBS] != seen[1] or ctl[_STOP]:
-                continue        # work came (or a stop) while parking: back to spinning
+            if (ctl[_CLAIM] >> 32) != seen or ctl[_STOP]:
+                continue        # a product came (or a stop) while parking: back to spinning
             self.wake.wait()
-
-    def run_pieces(self, fn, pieces):
-        """fn(start, stop) for every piece, the caller and the spinning workers each taking the
-        next piece as it finishes one (a worker that is late takes none: the caller does them);
-        returns when all are done, raising the first error.  False (nothing run) when another
-        thread's work holds the team."""
-        if not self.lock.acquire(blocking=False):
-            return False
-        try:
-            job = _Job(fn, pieces, self.ctl[_JOBS] + 1)
-            self.job = job
-            self.ctl[_YIELD] = 0
-            self.ctl[_JOBS] = job.number          # (x86 keeps the stores above in order)
-            if self.ctl[_PARKED]:
-                self.ctl[_PARKED] = 0
-                self.wake.set()
-            job.take()
-            if not job.finished.is_set():
-                job.finished.wait()
-            self.job = None
-        finally:
-            self.lock.release()
-        if job.errors:
-            raise job.errors[0]
-        return True
 
     def stop(self):
         self.ctl[_STOP] = 1

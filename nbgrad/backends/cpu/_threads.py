@@ -1,28 +1,16 @@
 """Splitting one large kernel call across threads (plain Python, nothing jitted).
 
-Large work runs as the *serial* kernels called on disjoint slices by the caller
-and the workers of the team (_team.py: threads that spin in compiled code for
-2 ms after their last piece, then park); the kernels are compiled with
-`nogil=True`, so the slices run at the same time.  run_split publishes the
-pieces and each thread takes the next one as it finishes one, so a worker that
-is late (parked, its core held by another process) takes none and the caller
-does them.  A spinning worker sees the pieces at once, but runs its piece's
-Python only once it gets the GIL, which it waits for asleep: the hand-off costs
-~40 us here against ~100 us through concurrent.futures (serial / split, float32
-tanh over 32K elements 25 / 59 us, ThreadPoolExecutor 124 us).  Its spinning
-keeps the worker's CPU awake through a training step: on this VM a CPU idle
-for a few ms ran the next step's split work at half speed (W1's ops after a
-50 ms pause 34.5 ms with the executor's sleeping threads, 20.2 ms with the
-team; back to back 17.4 and 18.1 ms).  run_dynamic (and run_split when
-another thread's work holds the team) still use a ThreadPoolExecutor.  Compared with a `parallel=True` twin of every kernel this
+Large work runs as the *serial* kernels called on disjoint slices from a small
+thread pool; the kernels are compiled with `nogil=True`, so the slices run
+at the same time.  Compared with a `parallel=True` twin of every kernel this
 compiles nothing more (a prange kernel costs ~4 s to compile here, per op and
 dtype), reuses the cached serial kernels, and serves every template (unary,
 binary, copy, reductions) with one mechanism.  Below PARALLEL_MIN_ELEMENTS the
-caller runs the kernel directly.
+caller runs the kernel directly: a thread hand-off costs ~20-50 us.
 
 The thread count has one owner, this module: `nbgrad.set_num_threads(n)` sets
 it (1: nothing is split, the calling thread runs everything; k: at most k
-pieces, run by the caller and k - 1 team workers) and `nbgrad.get_num_threads()`
+pieces, the caller's plus k - 1 pool threads) and `nbgrad.get_num_threads()`
 reads it.  Its default is NUMBA_NUM_THREADS (the core count unless that
 variable is set), read once at import.  Separate, and not changed by it:
 Numba's own `numba.set_num_threads` (it governs only `parallel=True` kernels,
@@ -145,10 +133,8 @@ def run_split(fn, n, align=64):
     if len(pieces) == 1:
         fn(0, n)
         return
-    from . import _team
-    if _team.team(_count).run_pieces(fn, pieces):
-        return
-    pool = _executor()          # another thread's work holds the team: the pool's threads
+    _release_team()
+    pool = _executor()
     futures = [pool.submit(fn, s, e) for s, e in pieces[1:]]
     error = None
     try:

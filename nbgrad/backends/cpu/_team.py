@@ -345,12 +345,17 @@ def release():
         t.ctl[_YIELD] = 1
 
 
+_F64 = np.dtype(np.float64)
+
+
 def available():
     if "addresses" not in _GEMM:
         try:
             _GEMM["addresses"] = _gemm_addresses()
         except Exception:
             _GEMM["addresses"] = None
+        from ._blas_threads import controls
+        _GEMM["threads"] = controls("numpy")
     return _GEMM["addresses"] is not None
 
 
@@ -374,17 +379,41 @@ def team(threads):
 _SMALL_KERNEL_MAX = 10 ** 6
 
 
-def _bounds(length, pieces, multiply_adds):
-    """Piece bounds along a dimension of `length` (on multiples of 16 elements: whole cache
-    lines of a row), each piece above _SMALL_KERNEL_MAX multiply-adds; None when fewer than two
-    such pieces fit."""
-    per_element = multiply_adds / length
+@_kernel
+def _plan(task, fn, f64, a, b, out, threads):
+    """Write the product out = a @ b into task (cblas row-major: a C matrix is itself, NoTrans
+    with ld its row length; an F matrix the transpose of a C one, Trans with ld its column
+    length) with its pieces' bounds along the longer of the output's dims, on multiples of 16
+    elements (whole cache lines of a row), each piece above _SMALL_KERNEL_MAX multiply-adds.
+    The number of pieces; below 2 nothing is to be split."""
+    m, k = a.shape
+    n = b.shape[1]
+    axis, length = (1, n) if n >= m else (0, m)
+    per_element = (m * n * k) / length
+    pieces = min(threads, _MAX_PIECES)
     while pieces > 1:
-        bounds = [0] + [min(length, -(-(length * p // pieces) // 16) * 16) for p in range(1, pieces)] + [length]
-        if min(hi - lo for lo, hi in zip(bounds, bounds[1:])) * per_element > _SMALL_KERNEL_MAX:
-            return bounds
+        smallest = length
+        prev = 0
+        for p in range(1, pieces + 1):
+            cut = length if p == pieces else min(length, -(-(length * p // pieces) // 16) * 16)
+            task[_T_BOUNDS + p] = cut
+            smallest = min(smallest, cut - prev)
+            prev = cut
+        if smallest * per_element > _SMALL_KERNEL_MAX:
+            break
         pieces -= 1
-    return None
+    if pieces < 2:
+        return pieces
+    task[_T_BOUNDS] = 0
+    task[_T_FN], task[_T_F64] = fn, f64
+    a_c = a.strides[1] == a.itemsize
+    b_c = b.strides[1] == b.itemsize
+    task[_T_TA], task[_T_LDA] = (111, k) if a_c else (112, m)
+    task[_T_TB], task[_T_LDB] = (111, n) if b_c else (112, k)
+    task[_T_M], task[_T_N], task[_T_K] = m, n, k
+    task[_T_A], task[_T_B], task[_T_C], task[_T_LDC] = a.ctypes.data, b.ctypes.data, out.ctypes.data, n
+    task[_T_AXIS], task[_T_PIECES] = axis, pieces
+    return pieces
 
 
 def gemm(a, b, out, threads):
@@ -393,34 +422,17 @@ def gemm(a, b, out, threads):
     when the team cannot take it."""
     if not available():
         return False
-    addresses = _GEMM["addresses"]
-    m, k = a.shape
-    n = b.shape[1]
-    t = team(threads)
-    # row-major cblas: a C matrix is itself (NoTrans, ld = its row length), an F matrix is the
-    # transpose of a C one (Trans, ld = its column length)
-    ta, lda = (111, k) if a.flags.c_contiguous else (112, m)
-    tb, ldb = (111, n) if b.flags.c_contiguous else (112, k)
-    axis, length = (1, n) if n >= m else (0, m)
-    bounds = _bounds(length, min(threads, _MAX_PIECES), m * n * k)
-    if bounds is None:
-        return False
-    pieces = len(bounds) - 1
-    from ._blas_threads import controls
-    ctl = controls("numpy")
+    t = _team
+    if t is None or len(t.workers) != threads - 1:
+        t = team(threads)
     if not t.lock.acquire(blocking=False):
         return False        # another thread's product holds the block: the caller's own gemm
     try:
         task = t.task
-        task[_T_FN] = addresses[out.dtype]
-        task[_T_F64] = out.dtype == np.float64
-        task[_T_TA], task[_T_TB] = ta, tb
-        task[_T_M], task[_T_N], task[_T_K] = m, n, k
-        task[_T_A], task[_T_LDA] = a.ctypes.data, lda
-        task[_T_B], task[_T_LDB] = b.ctypes.data, ldb
-        task[_T_C], task[_T_LDC] = out.ctypes.data, n
-        task[_T_AXIS], task[_T_PIECES] = axis, pieces
-        task[_T_BOUNDS:_T_BOUNDS + pieces + 1] = bounds
+        dtype = out.dtype
+        if _plan(task, _GEMM["addresses"][dtype], dtype == _F64, a, b, out, threads) < 2:
+            return False
+        ctl = _GEMM["threads"]
         before = ctl[0]() if ctl else 0
         if before > 1:
             ctl[1](1)

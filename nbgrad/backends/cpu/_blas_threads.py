@@ -65,14 +65,19 @@ def _loaded_openblas():
     return sorted(p for p in paths if "openblas" in os.path.basename(p).lower() and ".so" in p)
 
 
+def numpy_openblas_paths():
+    """The loaded OpenBLAS libraries of NumPy's wheel (numpy.libs/): what NumPy's np.dot calls."""
+    import numpy
+    libs = os.path.dirname(os.path.abspath(numpy.__file__)) + ".libs"   # the wheel's own libraries
+    return [p for p in _loaded_openblas() if os.path.dirname(p) == libs]
+
+
 def _find(role):
     if role == "numba":
         import scipy.linalg.cython_blas  # noqa: F401  (loads the BLAS Numba's np.dot calls)
         paths = _loaded_openblas()
     else:
-        import numpy
-        libs = os.path.dirname(os.path.abspath(numpy.__file__)) + ".libs"   # the wheel's own libraries
-        paths = [p for p in _loaded_openblas() if os.path.dirname(p) == libs]
+        paths = numpy_openblas_paths()
     for path in paths:
         try:
             lib = ctypes.CDLL(path)

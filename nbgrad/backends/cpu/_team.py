@@ -71,63 +71,45 @@ _TASK_SIZE = _T_BOUNDS + _MAX_PIECES + 1
 # --------------------------------------------------------------------------- #
 # atomics and the indirect gemm call (LLVM through llvmlite)
 
-def _element_pointer(context, builder, arrty, arr, idx):
-    ary = context.make_array(arrty)(context, builder, arr)
-    return cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
-
-
-@intrinsic
-def _load_acquire(typingctx, arr, idx):
-    """arr[idx] of an int64 array, read with acquire order (never hoisted out of a loop)."""
+def _slot_op(returns, operation, arr, idx, *values):
+    """(signature, codegen) of an intrinsic on the int64 array element arr[idx], or None for
+    another array: `operation(builder, pointer, *values cast to int64)` emits the atomic
+    instruction and gives the result of Numba type `returns`."""
     if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
         return None
 
     def codegen(context, builder, sig, args):
-        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
-        return builder.load_atomic(ptr, "acquire", 8)
-    return types.int64(arr, idx), codegen
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, [args[1]], wraparound=False)
+        vals = [context.cast(builder, v, t, types.int64) for v, t in zip(args[2:], sig.args[2:])]
+        result = operation(builder, ptr, *vals)
+        return context.get_dummy_value() if returns == types.void else result
+    return returns(arr, idx, *values), codegen
+
+
+@intrinsic
+def _load_acquire(typingctx, arr, idx):
+    """arr[idx] read with acquire order (never hoisted out of a loop)."""
+    return _slot_op(types.int64, lambda b, ptr: b.load_atomic(ptr, "acquire", 8), arr, idx)
 
 
 @intrinsic
 def _store_release(typingctx, arr, idx, value):
     """arr[idx] = value with release order: the writes before it are seen before it."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
-        val = context.cast(builder, args[2], sig.args[2], types.int64)
-        builder.store_atomic(val, ptr, "release", 8)
-        return context.get_dummy_value()
-    return types.void(arr, idx, value), codegen
+    return _slot_op(types.void, lambda b, ptr, v: b.store_atomic(v, ptr, "release", 8), arr, idx, value)
 
 
 @intrinsic
 def _compare_swap(typingctx, arr, idx, expected, new):
     """Atomically arr[idx] = new if it equals expected; True when it did."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
-        exp = context.cast(builder, args[2], sig.args[2], types.int64)
-        new_ = context.cast(builder, args[3], sig.args[3], types.int64)
-        pair = builder.cmpxchg(ptr, exp, new_, "acq_rel", "acquire")
-        return builder.extract_value(pair, 1)
-    return types.boolean(arr, idx, expected, new), codegen
+    return _slot_op(types.boolean, lambda b, ptr, e, n: b.extract_value(b.cmpxchg(ptr, e, n, "acq_rel", "acquire"), 1),
+                    arr, idx, expected, new)
 
 
 @intrinsic
 def _fetch_add(typingctx, arr, idx, value):
     """Atomically arr[idx] += value; the old value."""
-    if not (isinstance(arr, types.Array) and arr.dtype == types.int64):
-        return None
-
-    def codegen(context, builder, sig, args):
-        ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1])
-        val = context.cast(builder, args[2], sig.args[2], types.int64)
-        return builder.atomic_rmw("add", ptr, val, "acq_rel")
-    return types.int64(arr, idx, value), codegen
+    return _slot_op(types.int64, lambda b, ptr, v: b.atomic_rmw("add", ptr, v, "acq_rel"), arr, idx, value)
 
 
 @intrinsic
@@ -203,20 +185,15 @@ def _piece(task, p):
 
 @_kernel
 def _claim_and_run(ctl, task, gen):
-    """Take pieces of generation gen until none is left; the number taken."""
+    """Take pieces of generation gen until none is left."""
     pieces = task[_T_PIECES]
-    taken = 0
     while True:
         word = _load_acquire(ctl, _CLAIM)
-        if (word >> 32) != gen:
-            return taken
-        nxt = word & 0xFFFFFFFF
-        if nxt >= pieces:
-            return taken
+        if (word >> 32) != gen or (word & 0xFFFFFFFF) >= pieces:
+            return
         if _compare_swap(ctl, _CLAIM, word, word + 1):
-            _piece(task, nxt)
+            _piece(task, word & 0xFFFFFFFF)
             _fetch_add(ctl, _DONE, 1)
-            taken += 1
 
 
 @_kernel
@@ -305,7 +282,9 @@ def _calibrate_spins(us):
 
 _team = None
 _team_lock = threading.Lock()
-_GEMM = {}          # dtype -> the cblas_?gemm address, once looked up ({} until then; None: not found)
+# looked up once, by available(): "addresses" {dtype: cblas_?gemm address} or None when not
+# found, "threads" NumPy's OpenBLAS thread-count controls (_blas_threads.controls("numpy"))
+_GEMM = {}
 
 
 def _forget_after_fork():
@@ -320,12 +299,8 @@ if hasattr(os, "register_at_fork"):
 
 def _gemm_addresses():
     """{float32: address, float64: address} of NumPy's OpenBLAS's cblas gemms, or None."""
-    from ._blas_threads import _loaded_openblas
-    import numpy
-    libs = os.path.dirname(os.path.abspath(numpy.__file__)) + ".libs"
-    for path in _loaded_openblas():
-        if os.path.dirname(path) != libs:
-            continue
+    from ._blas_threads import numpy_openblas_paths
+    for path in numpy_openblas_paths():
         try:
             lib = ctypes.CDLL(path)
         except OSError:
@@ -422,9 +397,7 @@ def gemm(a, b, out, threads):
     when the team cannot take it."""
     if not available():
         return False
-    t = _team
-    if t is None or len(t.workers) != threads - 1:
-        t = team(threads)
+    t = team(threads)
     if not t.lock.acquire(blocking=False):
         return False        # another thread's product holds the block: the caller's own gemm
     try:

@@ -158,18 +158,15 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
     if a.shape == b.shape[::-1] and a.strides == b.strides[::-1] and \
             a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
         return False
-    if n * k * m >= _team.MIN_MULTIPLY_ADDS:
-        threads = num_threads()
-        if threads > 1 and _team.gemm(a, b, out.reshape(n, m), threads):
-            if _debug.ENABLED:
-                _debug.log("matmul", path="blas", library="numpy, split across the team", n=n, k=k, m=m,
-                           batch=1, dtype=a.dtype, a="C" if a.flags.c_contiguous else "F",
-                           b="C" if b.flags.c_contiguous else "F", copied=[], pieces=threads)
-            return True
+    threads = num_threads() if n * k * m >= _team.MIN_MULTIPLY_ADDS else 1
+    split = threads > 1 and _team.gemm(a, b, out.reshape(n, m), threads)
     if _debug.ENABLED:
         # the same fields as the kernel's BLAS route (no operand copied), and which BLAS
-        _debug.log("matmul", path="blas", library="numpy", n=n, k=k, m=m, batch=1, dtype=a.dtype,
-                   a="C" if a.flags.c_contiguous else "F", b="C" if b.flags.c_contiguous else "F", copied=[])
+        _debug.log("matmul", path="blas", library="numpy, split across the team" if split else "numpy",
+                   n=n, k=k, m=m, batch=1, dtype=a.dtype, a="C" if a.flags.c_contiguous else "F",
+                   b="C" if b.flags.c_contiguous else "F", copied=[], **({"pieces": threads} if split else {}))
+    if split:
+        return True
     threads = serial_begin(n * k * m, "numpy")
     try:
         with np.errstate(all="ignore"):        # (NaN/inf products warn in NumPy, not in PyTorch)

@@ -93,7 +93,22 @@ def test_large_op_with_threads_logs_the_split(events, monkeypatch):
     finally:
         nbgrad.set_num_threads(before)
     records = events()
-    assert [f["split"] for f in fields_of(records, "unary")] == [True, False]
+    # a float tanh that large splits through its native entry point (the team's workers)
+    assert [f["split"] for f in fields_of(records, "unary")] == ["native", False]
+    assert fields_of(records, "split") == [{"parts": 2, "n": 1 << 19, "threads": 2, "native": True}]
+
+
+def test_a_split_on_the_thread_pool_is_logged(events, monkeypatch):
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1 << 18)
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", 0)            # no native split
+    before = nbgrad.get_num_threads()
+    try:
+        nbgrad.set_num_threads(2)
+        rand(1 << 19).tanh()
+    finally:
+        nbgrad.set_num_threads(before)
+    records = events()
+    assert [f["split"] for f in fields_of(records, "unary")] == [True]
     assert fields_of(records, "split") == [{"parts": 2, "n": 1 << 19, "threads": 2}]
 
 

@@ -5,7 +5,9 @@ each piece handed to it) and `split` by one that records how many pieces each sp
 call made.  With one thread nothing reaches the pool and nothing is cut; with k
 threads a large op is cut into at most k pieces, k - 1 of them run on pool threads.
 The thresholds are pinned to their documented defaults so that the environment's
-NBGRAD_PARALLEL_MIN_ELEMENTS* cannot change what is observed.
+NBGRAD_PARALLEL_MIN_ELEMENTS* cannot change what is observed, and the native
+splits through the team (tests/backends/test_native_split.py) are turned off,
+so that the elementwise ops reach the pool.
 """
 import threading
 
@@ -51,6 +53,8 @@ class Recorder:
 def recorder(monkeypatch):
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", 1 << 18)
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", 1 << 20)
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", 0)
     before = nbgrad.get_num_threads()
     yield Recorder(monkeypatch)
     nbgrad.set_num_threads(before)

@@ -76,6 +76,20 @@ def cpu_kernel(digest=None, **options):
     return decorate
 
 
+def cpu_cfunc(fn, digest=None, **options):
+    """fn compiled as a C function of native.SIGNATURE (void(int64 args, int64 lo, int64 hi): what
+    the CPU team's workers call, native.py), cached on disk with the helpers' digest in its key
+    as cpu_kernel's kernels are.  Its `.address` is the function's address."""
+    from numba.core.caching import FunctionCache
+    from numba.core.ccallback import CFunc
+    from .native import SIGNATURE
+    from numba.core import sigutils
+    compiled = CFunc(fn, sigutils.normalize_signature(SIGNATURE), locals={}, options={"error_model": "numpy", **options})
+    compiled._cache = _digest_cache_class(FunctionCache, digest or DIGEST)(fn)
+    compiled.compile()
+    return compiled
+
+
 def is_digest_keyed(dispatcher):
     """True when a dispatcher's disk cache is keyed by the helpers' digest (for the guard)."""
     return hasattr(type(getattr(dispatcher, "_cache", None)), "helper_digest")

@@ -92,9 +92,10 @@ def _direct_jit_calls(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             f = node.func
-            # njit(...), numba.jit(...), cuda.jit(...); a bare jit(...) in the CUDA files is _device.jit
-            direct = (isinstance(f, ast.Name) and f.id == "njit") or (
-                isinstance(f, ast.Attribute) and f.attr in ("njit", "jit"))
+            # njit(...), numba.jit(...), cuda.jit(...), cfunc(...); a bare jit(...) in the CUDA files
+            # is _device.jit
+            direct = (isinstance(f, ast.Name) and f.id in ("njit", "cfunc")) or (
+                isinstance(f, ast.Attribute) and f.attr in ("njit", "jit", "cfunc"))
             if direct and not any(k.arg == "device" for k in node.keywords):
                 lines.append(node.lineno)
     return lines
@@ -119,7 +120,7 @@ def cache_rule_breaches(package="nbgrad.backends.cpu", shared=SHARED, root="nbgr
             continue
         for line in _direct_jit_calls(tree):
             breaches.append(f"{name}:{line}: makes a kernel with numba's jit itself, not keyed by the helpers' "
-                            f"digest (use {shared}.cpu_kernel)")
+                            f"digest (use {shared}.cpu_kernel or cpu_cfunc)")
         for attr, obj in vars(module).items():
             if isinstance(obj, Dispatcher) and obj._cache.__class__.__name__ != "NullCache" \
                     and not is_digest_keyed(obj):

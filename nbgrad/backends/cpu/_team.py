@@ -1,4 +1,4 @@
-"""Matrix products split across spinning native workers (the BLAS team).
+"""Matrix products, and native calls, split across spinning native workers (the BLAS team).
 
 A product of a few million multiply-adds (the W4 MLP step's 128x784x256 takes
 ~0.3 ms on one core here) is too short for OpenBLAS's own threads and for
@@ -32,6 +32,12 @@ np.dot over the whole product (tests/backends/test_blas_team.py checks them
 for each layout).  Where NumPy's OpenBLAS or its cblas symbols are not found,
 `available()` is False and matmul keeps its other routes.
 
+The same workers run *native calls* (`call`): a C function void f(args, lo, hi)
+over pieces [lo, hi) of a range, claimed the same way.  nbgrad's kernels with
+a native entry point (the contiguous elementwise ones, elementwise.py) split
+through it from far smaller sizes than the pool pays for
+(_threads.run_native).
+
 The control block `_CTL` (int64, each field on its own cache line):
   CLAIM   (generation << 32) | next piece: the caller stores it to publish a
           product; a piece is claimed by a compare-and-swap of next -> next + 1
@@ -42,8 +48,9 @@ The control block `_CTL` (int64, each field on its own cache line):
   PARKED  1 while some worker waits on the Event;
   YIELD   1 when the spinning workers are to park now (nbgrad's thread pool is about to
           run work on their cores: _threads.run_split calls release());
-and `_TASK` the product: the gemm's address, dtype, layout flags, sizes,
-pointers and leading dimensions, the split axis and piece bounds.
+and `_TASK` the task: its kind; for a product the gemm's address, dtype, layout
+flags, sizes, pointers and leading dimensions, the split axis; for a call the
+function's address and its argument block's; the piece bounds.
 """
 import ctypes
 import os
@@ -51,9 +58,11 @@ import threading
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import literal_unroll, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from . import _threads
 
 SPIN_US = float(os.environ.get("NBGRAD_TEAM_SPIN_US", 2000))
 # products below this many multiply-adds run whole on the caller (a split costs a few us)
@@ -61,11 +70,15 @@ MIN_MULTIPLY_ADDS = int(os.environ.get("NBGRAD_TEAM_MIN", 1 << 21))
 
 _CLAIM, _DONE, _STOP, _PARKED, _YIELD = 0, 8, 16, 24, 32
 _CTL_SIZE = 40
-# _TASK fields
-(_T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
- _T_AXIS, _T_PIECES, _T_BOUNDS) = range(16)
-_MAX_PIECES = 64
-_TASK_SIZE = _T_BOUNDS + _MAX_PIECES + 1
+# _TASK fields: a product (_T_KIND _GEMM_TASK) or a native call (_CALL_TASK: fn(args, lo, hi) for each piece
+# [lo, hi) of the bounds, fn the address of a compiled C function, args the address of its
+# int64 argument block _ARGS)
+(_T_KIND, _T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
+ _T_AXIS, _T_ARGS, _T_PIECES, _T_BOUNDS) = range(18)
+_GEMM_TASK, _CALL_TASK = 0, 1
+MAX_PIECES = 64
+_TASK_SIZE = _T_BOUNDS + MAX_PIECES + 1
+_ARGS_SIZE = 16
 
 
 # --------------------------------------------------------------------------- #
@@ -152,15 +165,31 @@ def _make_gemm_call(float_type):
 _sgemm_call = _make_gemm_call(types.float32)
 _dgemm_call = _make_gemm_call(types.float64)
 
+
+@intrinsic
+def _native_call(typingctx, fn, args, lo, hi):
+    """The C function void fn(int64 args, int64 lo, int64 hi) called through its address."""
+    def codegen(context, builder, signature, a):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.VoidType(), [i64, i64, i64])
+        builder.call(builder.inttoptr(a[0], fnty.as_pointer()), [a[1], a[2], a[3]])
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64, types.int64), codegen
+
+
 _kernel = njit(nogil=True, cache=True)
 
 
 @_kernel
 def _piece(task, p):
-    """Piece p of the published product: a block of output columns (axis 1) or rows (axis 0)."""
+    """Piece p of the published task: a native call's range, or a block of a product's output
+    columns (axis 1) or rows (axis 0)."""
     lo = task[_T_BOUNDS + p]
     hi = task[_T_BOUNDS + p + 1]
     if hi <= lo:
+        return
+    if task[_T_KIND] == _CALL_TASK:
+        _native_call(task[_T_FN], task[_T_ARGS], lo, hi)
         return
     ta, tb = task[_T_TA], task[_T_TB]
     m, n, k = task[_T_M], task[_T_N], task[_T_K]
@@ -242,6 +271,7 @@ class _Team:
     def __init__(self, workers):
         self.ctl = np.zeros(_CTL_SIZE, np.int64)
         self.task = np.zeros(_TASK_SIZE, np.int64)
+        self.args = np.zeros(_ARGS_SIZE, np.int64)
         self.gen = 0
         self.wake = threading.Event()
         self.lock = threading.Lock()           # one product at a time through the block
@@ -365,7 +395,7 @@ def _plan(task, fn, f64, a, b, out, threads):
     n = b.shape[1]
     axis, length = (1, n) if n >= m else (0, m)
     per_element = (m * n * k) / length
-    pieces = min(threads, _MAX_PIECES)
+    pieces = min(threads, MAX_PIECES)
     while pieces > 1:
         smallest = length
         prev = 0
@@ -380,7 +410,7 @@ def _plan(task, fn, f64, a, b, out, threads):
     if pieces < 2:
         return pieces
     task[_T_BOUNDS] = 0
-    task[_T_FN], task[_T_F64] = fn, f64
+    task[_T_KIND], task[_T_FN], task[_T_F64] = _GEMM_TASK, fn, f64
     a_c = a.strides[1] == a.itemsize
     b_c = b.strides[1] == b.itemsize
     task[_T_TA], task[_T_LDA] = (111, k) if a_c else (112, m)
@@ -419,6 +449,49 @@ def gemm(a, b, out, threads):
         finally:
             if before > 1:
                 ctl[1](before)
+    finally:
+        t.lock.release()
+    return True
+
+
+@_kernel
+def _run_call(ctl, task, block, gen, fn, n, pieces, align, arrays, offsets):
+    """The caller's side of a native call: fn(block's address, lo, hi) over `pieces` ranges of
+    [0, n) cut on multiples of align, the block holding the address of element offsets[i] of
+    arrays[i] for each i."""
+    i = 0
+    for x in literal_unroll(arrays):
+        block[i] = x.ctypes.data + offsets[i] * x.itemsize
+        i += 1
+    task[_T_KIND], task[_T_FN], task[_T_ARGS] = _CALL_TASK, fn, block.ctypes.data
+    task[_T_BOUNDS] = 0
+    for p in range(1, pieces):
+        task[_T_BOUNDS + p] = min(n, (n * p // pieces) // align * align)
+    task[_T_BOUNDS + pieces] = n
+    task[_T_PIECES] = pieces
+    _run_product(ctl, task, gen)
+
+
+def call(fn, n, pieces, align, arrays, offsets):
+    """fn(args, lo, hi) over `pieces` (2..MAX_PIECES) ranges [lo, hi) of [0, n), claimed by this
+    thread and the team's spinning workers.  fn is the address of a compiled C function
+    void(int64, int64, int64) that needs no GIL; its first argument is the address of an int64
+    block holding, for each of `arrays` (a tuple of at most _ARGS_SIZE arrays, each held alive
+    by the caller), the address of its element at the same place of `offsets`.  False (nothing
+    called) when the team cannot take it now (its block busy with another thread's call): the
+    caller then runs the work itself."""
+    if len(arrays) > _ARGS_SIZE or len(offsets) != len(arrays):
+        raise ValueError(f"a native call takes at most {_ARGS_SIZE} arrays, each with its offset")
+    t = team(_threads.num_threads())
+    if not t.lock.acquire(blocking=False):
+        return False
+    try:
+        t.gen = (t.gen + 1) & 0x7FFFFFFF
+        t.ctl[_YIELD] = 0
+        if t.ctl[_PARKED]:
+            t.ctl[_PARKED] = 0
+            t.wake.set()
+        _run_call(t.ctl, t.task, t.args, t.gen, fn, n, min(pieces, MAX_PIECES), align, arrays, offsets)
     finally:
         t.lock.release()
     return True

@@ -31,6 +31,24 @@ of 41 calls, /tmp/thr.py-style loop over sizes, `benchmarks/compare.py W1`):
     W1's forward + backward went 38 -> 20 ms.)
 NBGRAD_PARALLEL_MIN_ELEMENTS and NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY override
 them (0: never split).
+
+Kernels that have a native entry point (a C function of the range [lo, hi),
+backends/_shared/native.py: the contiguous elementwise kernels) split far
+lower, through `run_native`: their pieces go to the BLAS team's spinning
+workers (_team.py), which take a piece within ~1 us and need no GIL, instead
+of the pool.  Each kernel alone, serial against two threads (float32, medians
+of 301, /work/prof/native.py), us: tanh over 8K 5.5 -> 4.3, 64K 42 -> 23;
+mul over 64K 7.4 -> 5.6, 256K 98 -> 19 (each core's L2 holds its half), 1M
+427 -> 218.  But a chain of ops gains less than its kernels: the output of a
+split op lies half in the other core's cache, so the next op run serially
+(or by a Python-level reduction) reads it from there, and a spinning worker
+slows the caller's Python by ~9% (the cores' shared clock).  Measured on
+`(a*b + c).tanh().sum().backward()` (/work/prof/thresh.py, all thresholds
+interleaved in one run), us per step, serial -> split:
+  16K 143 -> 173 (split from 8K) / 144 (from 64K);  64K 248 -> 250-255;
+  128K 466 -> 309;  256K 1058 -> 660;  1M 2745 -> 2000.
+So compute-bound kernels split from 64K elements, memory-bound ones from
+128K (NBGRAD_TEAM_MIN_ELEMENTS, NBGRAD_TEAM_MIN_ELEMENTS_MEMORY; 0: never).
 """
 import os
 import threading
@@ -89,6 +107,32 @@ def worth_splitting(n, compute_bound=False):
     return 0 < limit <= n and _count > 1
 
 
+TEAM_MIN_ELEMENTS = int(os.environ.get("NBGRAD_TEAM_MIN_ELEMENTS", 1 << 16))
+TEAM_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_TEAM_MIN_ELEMENTS_MEMORY", 1 << 17))
+# a native entry point is compiled code: plain Python mode (NUMBA_DISABLE_JIT) has none
+_NATIVE = not config.DISABLE_JIT
+
+
+def worth_native(n, compute_bound=False):
+    """True when work over n elements with a native entry point should be split (run_native)."""
+    limit = TEAM_MIN_ELEMENTS if compute_bound else TEAM_MIN_ELEMENTS_MEMORY
+    return 0 < limit <= n and _count > 1 and _NATIVE
+
+
+def run_native(fn, n, arrays, offsets, align=64):
+    """The native function fn (an address: void fn(int64 args, int64 lo, int64 hi)) over pieces
+    [lo, hi) of [0, n), cut on multiples of align, taken by this thread and the team's spinning
+    workers (_team.call); args is the address of a block holding the address of element
+    offsets[i] of arrays[i], for each i.  False when the team is busy with another thread's
+    call (nothing ran: the caller runs the work itself)."""
+    # one piece per thread; from 1M elements four, so that a worker that comes late still
+    # finds some (a claim costs ~0.1 us, nothing beside a piece that size)
+    pieces = min(_count * (4 if n >= 1 << 20 else 1), -(-n // align))
+    if _debug.ENABLED:
+        _debug.log("split", parts=pieces, n=n, threads=_count, native=True)
+    return pieces > 1 and _team_call(fn, n, pieces, align, arrays, offsets)
+
+
 def _executor():
     pool = _pool
     if pool is None:
@@ -113,6 +157,13 @@ def split(n, parts, align=64):
         bounds.append(max(cut, bounds[-1]))
     bounds.append(n)
     return [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
+
+
+def _team_call(*args):
+    global _team_call
+    from ._team import call
+    _team_call = call           # bound on first use: _team imports this module
+    return call(*args)
 
 
 def _release_team():

@@ -41,19 +41,20 @@ from types import SimpleNamespace
 
 import numpy as np
 from llvmlite import ir
-from numba import config, types
+from numba import carray, config, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload, register_jitable
 
 from ._allocator import new_buffer
-from .._shared import cpu_kernel
-from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_B, STRIDED, LazyKernels, entry_points
+from .._shared import cpu_cfunc, cpu_kernel
+from .._shared.native import address_as
+from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_A, SCALAR_B, STRIDED, LazyKernels, entry_points
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
 from ... import _debug
 from . import _threads
-from ._threads import run_split, worth_splitting
+from ._threads import run_native, run_split, worth_native, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 
 # register_jitable keeps the plain Python function, which pickles by reference:
@@ -685,6 +686,7 @@ def make_unary(fn):
     """Kernels computing out[i] = fn(x[...]) for a contiguous output."""
 
     @_kernel
+    @_scalar            # its body is also a helper: the native entry point runs it (_native_unary)
     def contiguous(x, xoff, out):
         # Slice first: x[xoff + i] would keep Numba's negative-index fix-up in
         # the loop (xoff could be negative as far as LLVM knows), ~1.5x slower.
@@ -719,6 +721,7 @@ def make_binary(fn):
     """Kernels computing out[i] = fn(a[...], b[...]) for a contiguous output."""
 
     @_kernel
+    @_scalar
     def contiguous(a, aoff, b, boff, out):
         n = out.size
         as_ = a[aoff:aoff + n]
@@ -727,6 +730,7 @@ def make_binary(fn):
             out[i] = fn(as_[i], bs[i])
 
     @_kernel
+    @_scalar
     def scalar_b(a, aoff, b, boff, out):
         bv = b[boff]
         as_ = a[aoff:aoff + out.size]
@@ -734,6 +738,7 @@ def make_binary(fn):
             out[i] = fn(as_[i], bv)
 
     @_kernel
+    @_scalar
     def scalar_a(a, aoff, b, boff, out):
         av = a[aoff]
         bs = b[boff:boff + out.size]
@@ -790,6 +795,7 @@ def _where_contiguous(c, coff, a, aoff, b, boff, out):
 
 
 @_kernel
+@_scalar
 def _mul_backward_contiguous(g, goff, a, aoff, b, boff, ga, gb):
     # Both gradients of a*b in one pass over g: ga = g*b, gb = g*a.
     n = ga.size
@@ -860,8 +866,85 @@ _MEMORY_BOUND_UNARY = frozenset({"neg", "abs", "relu", "sign", "floor", "ceil", 
 _COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv", "hypot"})
 
 
+# --------------------------------------------------------------------------- #
+# Native entry points (backends/_shared/native.py): a contiguous kernel's own body run on
+# elements [lo, hi) by a C function that the team's workers call with no GIL, so that a split
+# costs ~1 us, not the pool's 20-50 (_threads.run_native).  One per kernel and dtypes, made
+# (or loaded from the disk cache) on the first split call that needs it; floating operands
+# only (an integer kernel may raise, division by zero, and a worker has no Python to raise in).
+
+_native_functions = {}      # (op, path, dtypes...) -> the C function's address
+
+
+def _native_unary(body, xdt, odt):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 2)
+        x = carray(address_as(block[0], xdt), hi)
+        out = carray(address_as(block[1], odt), hi)
+        body(x, lo, out[lo:hi])
+    return cpu_cfunc(native).address
+
+
+def _native_binary(body, a_step, b_step, adt, bdt, odt):
+    """body(a, aoff, b, boff, out) of a contiguous path; a_step, b_step: 1 for an operand read
+    element by element, 0 for one read as a single value (the scalar paths)."""
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 3)
+        a = carray(address_as(block[0], adt), hi if a_step else 1)
+        b = carray(address_as(block[1], bdt), hi if b_step else 1)
+        out = carray(address_as(block[2], odt), hi)
+        body(a, lo * a_step, b, lo * b_step, out[lo:hi])
+    return cpu_cfunc(native).address
+
+
+def _native_mul_backward(dt):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 5)
+        g = carray(address_as(block[0], dt), hi)
+        a = carray(address_as(block[1], dt), hi)
+        b = carray(address_as(block[2], dt), hi)
+        ga = carray(address_as(block[3], dt), hi)
+        gb = carray(address_as(block[4], dt), hi)
+        _mul_backward_contiguous(g, lo, a, lo, b, lo, ga[lo:hi], gb[lo:hi])
+    return cpu_cfunc(native).address
+
+
+def _native(key, make, *args):
+    fn = _native_functions.get(key)
+    if fn is None:
+        fn = _native_functions[key] = make(*args)
+    return fn
+
+
+# A native function reads and writes through raw addresses, where a kernel's slices would
+# clip: each operand is checked to hold the elements it reads (the entry points' plans make
+# it so; this keeps a wrong plan from touching memory outside a buffer).
+
+def _native_split_unary(op, kernel, buf, off, out, n):
+    if not worth_native(n, op not in _MEMORY_BOUND_UNARY) or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
+            or out.dtype not in _NATIVE or not (0 <= off and off + n <= buf.size and n <= out.size):
+        return False
+    fn = _native((op, buf.dtype, out.dtype), _native_unary, kernel.py_func, buf.dtype.type, out.dtype.type)
+    return run_native(fn, n, (buf, out), (off, 0))
+
+
+def _native_split_binary(op, path, kernel, abuf, aoff, bbuf, boff, out, n):
+    a_n = 1 if path == SCALAR_A else n
+    b_n = 1 if path == SCALAR_B else n
+    if not worth_native(n, op in _COMPUTE_BOUND_BINARY) or abuf.dtype.kind != "f" or bbuf.dtype.kind != "f" \
+            or abuf.dtype not in _NATIVE or bbuf.dtype not in _NATIVE or out.dtype not in _NATIVE \
+            or not (0 <= aoff and aoff + a_n <= abuf.size and 0 <= boff and boff + b_n <= bbuf.size and n <= out.size):
+        return False
+    fn = _native((op, path, abuf.dtype, bbuf.dtype, out.dtype), _native_binary, kernel.py_func,
+                 int(path != SCALAR_A), int(path != SCALAR_B), abuf.dtype.type, bbuf.dtype.type, out.dtype.type)
+    return run_native(fn, n, (abuf, bbuf, out), (aoff, boff, 0))
+
+
 def _run_unary(op, kernels, plan, buf, off, out, n):
     contiguous, strided = kernels
+    if plan[0] == CONTIGUOUS and n >= _threads.SPLIT_FLOOR and _native_split_unary(op, contiguous, buf, off, out, n):
+        if _debug.ENABLED: _debug.log("unary", op=op, path="contiguous", n=n, dtype=buf.dtype, split="native")
+        return
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op not in _MEMORY_BOUND_UNARY)
     if _debug.ENABLED: _debug.log("unary", op=op, path=PATH_NAMES[plan[0]], n=n, dtype=buf.dtype, split=split)
     if plan[0] == CONTIGUOUS:
@@ -896,6 +979,10 @@ def _split_outer(strided, cshape, operands, out):
 
 def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
     path = plan[0]
+    if path != STRIDED and n >= _threads.SPLIT_FLOOR \
+            and _native_split_binary(op, path, kernels[path], abuf, aoff, bbuf, boff, out, n):
+        if _debug.ENABLED: _debug.log("binary", op=op, path=PATH_NAMES[path], n=n, dtype=abuf.dtype, split="native")
+        return
     split = n >= _threads.SPLIT_FLOOR and worth_splitting(n, op in _COMPUTE_BOUND_BINARY)
     if _debug.ENABLED: _debug.log("binary", op=op, path=PATH_NAMES[path], n=n, dtype=abuf.dtype, split=split)
     if path != STRIDED:
@@ -967,6 +1054,12 @@ def _run_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, n, dtype):
     ga = new_buffer(n, dtype)
     gb = new_buffer(n, dtype)
     if _debug.ENABLED: _debug.log("mul_backward", path="contiguous", n=n, dtype=dtype)
+    if worth_native(n) and dtype.kind == "f" and dtype in _NATIVE and abuf.dtype == bbuf.dtype == gbuf.dtype == dtype \
+            and 0 <= min(goff, aoff, boff) and max(goff + n - gbuf.size, aoff + n - abuf.size, boff + n - bbuf.size) <= 0 \
+            and run_native(
+            _native(("mul_backward", dtype), _native_mul_backward, dtype.type), n,
+            (gbuf, abuf, bbuf, ga, gb), (goff, aoff, boff, 0, 0)):
+        return ga, gb
     if worth_splitting(n):
         run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,
                                                         ga[s:e], gb[s:e]), n)

@@ -1,0 +1,198 @@
+"""Elementwise kernels split through their native entry points (the team's workers, no GIL).
+
+The native split thresholds are forced down so that small inputs take that
+route, and every result is compared bit for bit with the same call run by
+one thread: an elementwise piece computes each element as the whole call
+does.  Offsets into a buffer, both scalar paths, a bool output, uneven piece
+counts, a busy team and a parked worker are covered; so is the check that
+keeps a native call inside its buffers.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.backends import cpu as B
+from nbgrad.backends.cpu import _team, _threads
+from nbgrad.backends.cpu import elementwise as E
+
+N = 5003        # not a multiple of the pieces' 64-element alignment: the last piece is ragged
+
+
+def view(a, base=None, off=0):
+    buf, o, st = B.from_numpy(a)
+    return buf, o, a.shape, st
+
+
+def rand(n, dtype=np.float32, seed=0, positive=False):
+    x = np.random.default_rng(seed).standard_normal(n).astype(dtype)
+    return np.abs(x) + 0.5 if positive else x
+
+
+@pytest.fixture
+def native(monkeypatch):
+    """Split every elementwise call of 2 or more elements natively, with `threads` threads."""
+    def use(threads):
+        monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", 1)
+        monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", 1)
+        monkeypatch.setattr(_threads, "SPLIT_FLOOR", 1)
+        monkeypatch.setattr(_threads, "_count", threads)
+    return use
+
+
+def serial(fn):
+    """fn() with one thread (nothing split)."""
+    saved = _threads._count
+    _threads._count = 1
+    try:
+        return fn()
+    finally:
+        _threads._count = saved
+
+
+def logged_splits(fn):
+    """fn()'s result and the pieces of each native call that ran while it did ([] for none;
+    a call the team refused is not counted)."""
+    calls = []
+    real = _team.call
+
+    def counting(fn_, n, pieces, align, arrays, offsets):
+        ran = real(fn_, n, pieces, align, arrays, offsets)
+        if ran:
+            calls.append({"parts": pieces, "n": n})
+        return ran
+    saved = _threads._team_call
+    _threads._team_call = counting
+    try:
+        out = fn()
+    finally:
+        _threads._team_call = saved
+    return out, calls
+
+
+UNARY = ["tanh", "exp", "sigmoid", "neg", "sqrt", "relu", "log"]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_split_natively_has_the_serial_bits(native, op, dtype, threads):
+    native(threads)
+    x = rand(N + 7, dtype, positive=op in ("sqrt", "log"))
+    v = (x, 7, (N,), (1,))                   # 7 elements into the buffer
+    got, splits = logged_splits(lambda: B.unary(op, v, np.dtype(dtype)))
+    assert splits and splits[0]["parts"] == threads
+    want = serial(lambda: B.unary(op, v, np.dtype(dtype)))
+    np.testing.assert_array_equal(got, want)
+
+
+BINARY = ["add", "mul", "div", "pow", "maximum", "tanh_backward", "atan2"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_split_natively_has_the_serial_bits(native, op, dtype):
+    native(2)
+    a, b = rand(N + 3, dtype, positive=op == "pow"), rand(N + 5, dtype, seed=1)
+    av, bv = (a, 3, (N,), (1,)), (b, 5, (N,), (1,))
+    got, splits = logged_splits(lambda: B.binary(op, av, bv, (N,), np.dtype(dtype)))
+    assert splits
+    np.testing.assert_array_equal(got, serial(lambda: B.binary(op, av, bv, (N,), np.dtype(dtype))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_both_scalar_paths_and_a_bool_output(native, dtype):
+    native(2)
+    a = rand(N, dtype)
+    s = np.array([0.0, 0.25, 7.0], dtype)
+    one = (s, 1, (N,), (0,))                 # element 1 of a buffer, read for all N
+    dt = np.dtype(dtype)
+    for args in [(view(a), one), (one, view(a))]:
+        got, splits = logged_splits(lambda: B.binary("sub", *args, (N,), dt))
+        assert splits
+        np.testing.assert_array_equal(got, serial(lambda: B.binary("sub", *args, (N,), dt)))
+    np.testing.assert_array_equal(B.binary("sub", view(a), one, (N,), dt), a - dtype(0.25))
+    lt = B.binary("lt", view(a), one, (N,), np.dtype(bool))
+    np.testing.assert_array_equal(lt, a < 0.25)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mul_backward_split_natively(native, dtype):
+    native(2)
+    g, a, b = rand(N, dtype), rand(N + 1, dtype, seed=1), rand(N, dtype, seed=2)
+    (ga, gb), splits = logged_splits(lambda: B.mul_backward(view(g), (a, 1, (N,), (1,)), view(b)))
+    assert splits
+    np.testing.assert_array_equal(ga, g * b)
+    np.testing.assert_array_equal(gb, g * a[1:])
+
+
+def test_integers_and_one_thread_stay_off_the_team(native):
+    native(2)
+    i = np.arange(N, dtype=np.int64)
+    out, splits = logged_splits(lambda: B.binary("add", view(i), view(i), (N,), np.dtype(np.int64)))
+    assert not splits
+    np.testing.assert_array_equal(out, 2 * i)
+    _threads._count = 1
+    x = rand(N)
+    out, splits = logged_splits(lambda: B.unary("exp", view(x), np.dtype(np.float32)))
+    assert not splits
+    np.testing.assert_array_equal(out, serial(lambda: B.unary("exp", view(x), np.dtype(np.float32))))
+
+
+def test_an_operand_short_of_its_elements_is_never_read_natively(native):
+    native(2)
+    a = rand(N)
+    short = np.zeros(N - 1, np.float32)
+    assert not E._native_split_unary("exp", E._unary_kernels["exp"][0], a, 2, short, N)
+    assert not E._native_split_unary("exp", E._unary_kernels["exp"][0], a, 2, np.empty(N, np.float32), N)
+    assert not E._native_split_binary("add", 0, E._binary_kernels["add"][0], a, 0, short, 0,
+                                      np.empty(N, np.float32), N)
+    ok = np.empty(N, np.float32)
+    assert E._native_split_binary("add", 0, E._binary_kernels["add"][0], a, 0, a, 0, ok, N)
+    np.testing.assert_array_equal(ok, a + a)
+
+
+def test_a_busy_team_leaves_the_call_to_its_caller(native):
+    native(2)
+    x = rand(N)
+    t = _team.team(2)
+    with t.lock:                              # another thread's product holds the block
+        out, splits = logged_splits(lambda: B.unary("tanh", view(x), np.dtype(np.float32)))
+    assert not splits                         # refused, and run here instead
+    np.testing.assert_array_equal(out, serial(lambda: B.unary("tanh", view(x), np.dtype(np.float32))))
+
+
+def test_a_parked_worker_and_calls_from_several_threads(native):
+    native(2)
+    x = rand(200_000)
+    want = serial(lambda: B.unary("tanh", view(x), np.dtype(np.float32)))
+    _team.team(2)
+    _team.release()                           # the worker parks; the next call wakes it
+    np.testing.assert_array_equal(B.unary("tanh", view(x), np.dtype(np.float32)), want)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                np.testing.assert_array_equal(B.unary("tanh", view(x), np.dtype(np.float32)), want)
+        except BaseException as exc:          # pragma: no cover - reported below
+            errors.append(exc)
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+
+
+def test_a_tensor_program_through_native_splits_matches_float64(native):
+    native(2)
+    rng = np.random.default_rng(3)
+    an, bn, cn = (rng.standard_normal(3000).astype(np.float32) for _ in range(3))
+    a, b, c = (nbgrad.tensor(v, requires_grad=True) for v in (an, bn, cn))
+    (a * b + c).tanh().sum().backward()
+    t = np.tanh(an.astype(np.float64) * bn + cn)
+    np.testing.assert_allclose(a.grad.numpy(), (1 - t * t) * bn, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), (1 - t * t) * an, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.grad.numpy(), 1 - t * t, rtol=1e-5, atol=1e-6)

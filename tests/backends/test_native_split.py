@@ -7,6 +7,7 @@ does.  Offsets into a buffer, both scalar paths, a bool output, uneven piece
 counts, a busy team and a parked worker are covered; so is the check that
 keeps a native call inside its buffers.
 """
+import math
 import threading
 
 import numpy as np
@@ -196,3 +197,71 @@ def test_a_tensor_program_through_native_splits_matches_float64(native):
     np.testing.assert_allclose(a.grad.numpy(), (1 - t * t) * bn, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.grad.numpy(), (1 - t * t) * an, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(c.grad.numpy(), 1 - t * t, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_and_means_to_one_value_split_natively(native, dtype, threads):
+    native(threads)
+    n = 40_003          # a mean takes PyTorch's cascade below its GRAIN_SIZE, 32768
+    x = rand(n + 11, dtype)
+    v = (x, 11, (n,), (1,))
+    exact = math.fsum(x[11:].astype(np.float64))
+    for op, want in (("sum", exact), ("mean", exact / n)):
+        got, splits = logged_splits(lambda: B.reduce(op, v, (0,), np.dtype(dtype)))
+        assert splits and got.dtype == dtype
+        if dtype == np.float32:                     # float64 partials, rounded once
+            assert got[0] == np.float32(want)
+        else:
+            assert abs(got[0] - want) <= 1e-13 * abs(x).sum()
+        with _team.team(threads).lock:              # a busy team: the serial kernel, same value
+            again, splits = logged_splits(lambda: B.reduce(op, v, (0,), np.dtype(dtype)))
+        assert not splits
+        np.testing.assert_allclose(again, got, rtol=0 if dtype == np.float32 else 1e-14)
+
+
+def test_a_tensor_sum_through_the_native_route(native):
+    native(2)
+    a = rand(4 * N)
+    t = nbgrad.tensor(a, requires_grad=True)
+    s = t[5:].sum()
+    assert s.item() == np.float32(math.fsum(a[5:].astype(np.float64)))
+    s.backward()
+    np.testing.assert_array_equal(t.grad.numpy(), np.r_[np.zeros(5), np.ones(4 * N - 5)].astype(np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_fused_kernel_split_natively_has_the_serial_bits(native, dtype):
+    from nbgrad.backends.cpu import fused
+    native(2)
+    # out0 = tanh(x * w + s), out1 = out0 * x: a vector at an offset, a vector, a scalar input
+    program = (("input", 0), ("input", 1), ("input", 2), ("mul", 0, 1), ("add", 3, 2), ("tanh", 4),
+               ("mul", 5, 0))
+    x, w = rand(N + 2, dtype), rand(N, dtype, seed=1)
+    s = np.array([9.0, 0.5], dtype)
+    inputs = [(x, 2, "v"), (w, 0, "v"), (s, 1, "s")]
+    got, splits = logged_splits(lambda: fused.fused_elementwise(program, (5, 6), inputs, N, dtype))
+    assert splits and splits[0]["n"] == N
+    want = serial(lambda: fused.fused_elementwise(program, (5, 6), inputs, N, dtype))
+    for g, w_ in zip(got, want):
+        np.testing.assert_array_equal(g, w_)
+    np.testing.assert_allclose(got[0], np.tanh(x[2:] * w + dtype(0.5)), rtol=1e-6)
+    # an input short of the elements it would be read for is never handed to the team
+    short = [(x, 4, "v"), (w, 0, "v"), (s, 1, "s")]
+    kernel = fused._kernels.get((program, (5, 6), ("v", "v", "s"), np.dtype(dtype).name), fused._build)
+    assert not fused._native_split(kernel, short, [np.empty(N, dtype)] * 2, N, True)
+
+
+def test_nbgrad_fuse_gradients_through_native_splits(native):
+    native(2)
+
+    @nbgrad.fuse
+    def f(x, w):
+        return (x * w + 1).tanh() * x
+    rng = np.random.default_rng(4)
+    xn, wn = rng.standard_normal(N), rng.standard_normal(N)
+    x, w = nbgrad.tensor(xn, requires_grad=True), nbgrad.tensor(wn, requires_grad=True)
+    f(x, w).sum().backward()
+    t = np.tanh(xn * wn + 1)
+    np.testing.assert_allclose(x.grad.numpy(), t + xn * wn * (1 - t * t), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(w.grad.numpy(), xn * xn * (1 - t * t), rtol=1e-13, atol=1e-14)

@@ -47,8 +47,10 @@ slows the caller's Python by ~9% (the cores' shared clock).  Measured on
 interleaved in one run), us per step, serial -> split:
   16K 143 -> 173 (split from 8K) / 144 (from 64K);  64K 248 -> 250-255;
   128K 466 -> 309;  256K 1058 -> 660;  1M 2745 -> 2000.
-So compute-bound kernels split from 64K elements, memory-bound ones from
-128K (NBGRAD_TEAM_MIN_ELEMENTS, NBGRAD_TEAM_MIN_ELEMENTS_MEMORY; 0: never).
+In compare.py's regime (0.25 s pause, then 0.1 s of steps: /work/prof/s64reg.py)
+tanh split from 64K cost the 64K step 20 us more than from 128K.  So both
+kinds split from 128K elements (NBGRAD_TEAM_MIN_ELEMENTS for compute-bound
+kernels, NBGRAD_TEAM_MIN_ELEMENTS_MEMORY for memory-bound ones; 0: never).
 """
 import os
 import threading
@@ -107,7 +109,7 @@ def worth_splitting(n, compute_bound=False):
     return 0 < limit <= n and _count > 1
 
 
-TEAM_MIN_ELEMENTS = int(os.environ.get("NBGRAD_TEAM_MIN_ELEMENTS", 1 << 16))
+TEAM_MIN_ELEMENTS = int(os.environ.get("NBGRAD_TEAM_MIN_ELEMENTS", 1 << 17))
 TEAM_MIN_ELEMENTS_MEMORY = int(os.environ.get("NBGRAD_TEAM_MIN_ELEMENTS_MEMORY", 1 << 17))
 # a native entry point is compiled code: plain Python mode (NUMBA_DISABLE_JIT) has none
 _NATIVE = not config.DISABLE_JIT

@@ -8,7 +8,8 @@ instructions named by `outputs` for every element in one pass: no
 intermediate buffers, one read of each input, one write of each output.
 
 Code generation: the program becomes the source of a small module (one
-`@njit(cache=True, nogil=True)` kernel) written to a directory of generated
+`@njit(cache=True, nogil=True)` kernel, and its native entry point for the
+team's workers, backends/_shared/native.py, compiled on its first split) written to a directory of generated
 sources (NBGRAD_FUSED_DIR; else nbgrad's one cache directory, nbgrad/_cachedir.py:
 NBGRAD_CACHE_DIR/fused, <NUMBA_CACHE_DIR>/nbgrad/fused or ~/.cache/nbgrad/fused) and imported from there, so Numba's on-disk cache
 serves it to later processes.  The kernel calls the fast transcendentals of
@@ -30,7 +31,7 @@ import numpy as np
 
 from ... import _debug
 from ._allocator import new_buffer
-from ._threads import run_split, worth_splitting
+from ._threads import run_native, run_split, worth_native, worth_splitting
 
 # Each op as a Python/Numba expression over its operands' names ({0}, {1});
 # _Z, _O are zero and one of the kernel's dtype.  Shared with the CUDA backend,
@@ -134,14 +135,16 @@ def _source(program, outputs, kinds, dtype):
         f"# program: {program!r}",
         f"# outputs: {outputs!r}; input kinds: {kinds!r}; dtype: {dtype}",
         "import numpy as np",
-        "from numba import njit",
+        "from numba import carray, cfunc, njit",
+        "from numba.extending import register_jitable",
+        "from nbgrad.backends._shared.native import SIGNATURE, address_as",
         "from nbgrad.backends.cpu.elementwise import " + (", ".join(functions.values()) or "_exp"),
         "",
         f"_T = np.{dtype}",
         "",
         "",
-        '@njit(cache=True, error_model="numpy", nogil=True)',
-        f"def kernel({', '.join(params)}):",
+        '@register_jitable(error_model="numpy")       # also the body of the native entry point below',
+        f"def _body({', '.join(params)}):",
         "    n = out0.size",
         "    _Z = _T(0.0)",
         "    _O = _T(1.0)",
@@ -153,6 +156,20 @@ def _source(program, outputs, kinds, dtype):
     lines.append("    for i in range(n):")
     lines += [f"        {s}" for s in loop]
     lines += [f"        out{j}[i] = {name}" for j, name in enumerate(outs)]
+    lines += ["", "", 'kernel = njit(cache=True, error_model="numpy", nogil=True)(_body)']
+    # the native entry point (backends/_shared/native.py): the kernel's body on elements
+    # [lo, hi), for the team's workers (_threads.run_native); compiled on its first use
+    count = len(kinds) + len(outputs)
+    call = [a for k, kind in enumerate(kinds) for a in (f"b{k}", "lo" if kind == "v" else "0")]
+    call += [f"out{j}[lo:hi]" for j in range(len(outputs))]
+    lines += ["", "", "def _native(args, lo, hi):",
+              f"    block = carray(address_as(args, np.int64), {count})"]
+    lines += [f"    b{k} = carray(address_as(block[{k}], _T), {'hi' if kind == 'v' else 1})"
+              for k, kind in enumerate(kinds)]
+    lines += [f"    out{j} = carray(address_as(block[{len(kinds) + j}], _T), hi)" for j in range(len(outputs))]
+    lines += [f"    _body({', '.join(call)})", "", "",
+              "def native_address():",
+              '    return cfunc(SIGNATURE, cache=True, error_model="numpy")(_native).address']
     return "\n".join(lines) + "\n"
 
 
@@ -197,7 +214,27 @@ def _build(program, outputs, kinds, dtype):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    _modules[module.kernel] = module
     return module.kernel
+
+
+_modules = {}                   # kernel -> its generated module
+_native_addresses = {}          # kernel -> its native entry point's address
+
+
+def _native_split(kernel, inputs, outs, n, compute_bound):
+    """Run the kernel over n elements split through its native entry point; False when not
+    (too small, too many operands for the argument block, the team busy)."""
+    if not worth_native(n, compute_bound) or len(inputs) + len(outs) > 16:
+        return False
+    for buf, off, kind in inputs:
+        if not (0 <= off and off + (n if kind == "v" else 1) <= buf.size):
+            return False
+    fn = _native_addresses.get(kernel)
+    if fn is None:
+        fn = _native_addresses[kernel] = _modules[kernel].native_address()
+    return run_native(fn, n, tuple(buf for buf, _, _ in inputs) + tuple(outs),
+                      tuple(off for _, off, _ in inputs) + (0,) * len(outs))
 
 
 _kernels = KernelCache()
@@ -219,7 +256,9 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
         return outs
     compute_bound = any(ins[0] not in CHEAP for ins in program)
     if _debug.ENABLED: before = _debug.kernel_state(kernel)
-    if worth_splitting(n, compute_bound):
+    if _native_split(kernel, inputs, outs, n, compute_bound):
+        pass
+    elif worth_splitting(n, compute_bound):
         def part(start, stop):
             args = []
             for buf, off, kind in inputs:

@@ -20,19 +20,23 @@ arg-reductions (max/min with indices, argmax) over a strided run use an
 "arg columns" kernel the same way, instead of transposing the input first.
 Large calls are split across threads (_threads.py): over the kept dims
 (rows or column blocks), or, for a reduction to a single value, over the
-reduced run with the partial results combined here.
+reduced run with the partial results combined here (float sums and means of
+a contiguous run through the team's native pieces, _native_total).
 """
 import numpy as np
+from numba import carray
+from numba.extending import register_jitable
 
 from ... import _debug
 
-from .._shared import cpu_kernel
+from .._shared import cpu_cfunc, cpu_kernel
+from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
                               plan)
 from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
-from ._threads import run_split, split, num_threads, worth_splitting
+from ._threads import run_native, run_split, split, num_threads, worth_native, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
 
@@ -46,6 +50,7 @@ def make_reduce(step, finalize, fastmath):
     kernel = cpu_kernel(fastmath=fastmath, nogil=True)
 
     @kernel
+    @register_jitable(error_model="numpy", fastmath=fastmath)   # also a helper: the native totals run it
     def rows(x, xoff, kshape, kst, rn, rs, init, out):
         nd = kshape.size
         idx, jump = odometer(kshape, kst, nd - 1)
@@ -343,7 +348,10 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
         return out
     g = _maybe_contiguous(x_view, dims, g)
     if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
-    if out_n == 1 and op in _SPLITTABLE_TOTALS and _worth_splitting_total(g.rn):
+    total = _native_total(op, g) if out_n == 1 else None
+    if total is not None:
+        out[0] = total
+    elif out_n == 1 and op in _SPLITTABLE_TOTALS and _worth_splitting_total(g.rn):
         out[0] = _split_total(op, rows, g, init, out.dtype)
     else:
         _run_kept(rows, g, init, (out,), column_blocks=False)
@@ -376,7 +384,7 @@ def total_dense(op, buf, off, n, out_dtype):
     to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
     out_dtype = np.dtype(out_dtype)
     if (op not in _TOTAL_DENSE_OPS or n == 0 or _debug.ENABLED or _worth_splitting_total(n)
-            or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
+            or _worth_native_total(n) or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
         return None
     out = np.empty(1, dtype=out_dtype)
     if op == "mean" and n < GRAIN_SIZE:         # PyTorch's sum order, as reduce() takes it
@@ -399,9 +407,59 @@ def _worth_splitting_total(n):
     return worth_splitting(n >> 2)
 
 
+# Float sums and means to one value of a contiguous run split through a native entry point
+# (_threads.run_native: the team's workers take pieces in ~1 us): each piece is the sum rows
+# kernel's own body over its range, its float64 partial written to its slot (lo // chunk)
+# without rounding to the input's dtype, and the partials are added here in float64.  The
+# pieces' sums are associated otherwise than one call's (which itself adds in vector lanes),
+# so a float64 total may differ from the serial one in its last bits; a float32 one, rounded
+# once from float64, practically never.  A read-only pass pays for the split from 4x the
+# memory-bound line: float32 x.sum(), serial (from 4M the pool's split) against native, us
+# (/work/prof/sumn.py, medians of 250): 128K 12 / 28, 256K 20 / 34, 512K 54 / 50,
+# 1M 149 / 85-99, 4M 527-588 (pool) / 365-402.
+_native_totals = {}     # input dtype -> the C function's address
+
+
+def _worth_native_total(n):
+    return worth_native(n >> 2)
+
+
+def _native_sum_pieces(rows, xdt):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 3)
+        x = carray(address_as(block[0], xdt), hi)
+        chunk = carray(address_as(block[2], np.int64), 1)[0]
+        k = lo // chunk
+        partial = carray(address_as(block[1], np.float64), k + 1)
+        rows(x, lo, _ONE, _ZERO, hi - lo, 1, 0.0, partial[k:k + 1])
+    return cpu_cfunc(native).address
+
+
+def _native_total(op, g):
+    """op (sum or mean) of g's one contiguous run of float32/float64, split natively; None when
+    the call is not one for that route (or the team is busy)."""
+    n = g.rn
+    if op not in _TOTAL_DENSE_OPS or g.rs != 1 or g.buf.dtype not in _TOTAL_DENSE_DTYPES \
+            or not _worth_native_total(n) or not (0 <= g.off and g.off + n <= g.buf.size):
+        return None
+    dtype = g.buf.dtype
+    fn = _native_totals.get(dtype)
+    if fn is None:
+        fn = _native_totals[dtype] = _native_sum_pieces(_kernels_for("sum")[0].py_func, dtype.type)
+    chunk = -(-n // (4 * num_threads() * 64)) * 64
+    partial = np.zeros(-(-n // chunk) + 1, np.float64)
+    if not run_native(fn, n, (g.buf, partial, np.array([chunk], np.int64)), (g.off, 0, 0), align=chunk):
+        return None
+    total = partial.sum()
+    return total / n if op == "mean" else total
+
+
 def _split_total(op, rows, g, init, out_dtype):
     pieces = split(g.rn, num_threads())
-    partial = np.empty(len(pieces), dtype=out_dtype)
+    # float sums keep their partials in float64 (the accumulator's dtype), rounded once at the
+    # end as one call's sum is: the native route's total (_native_total) then rounds the same
+    partial = np.empty(len(pieces), dtype=np.float64 if op in ("sum", "mean") and out_dtype.kind == "f"
+                       else out_dtype)
     step = "sum" if op == "mean" else op
     srows = rows if op != "mean" else _kernels_for("sum")[0]
 

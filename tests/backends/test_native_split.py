@@ -265,3 +265,24 @@ def test_nbgrad_fuse_gradients_through_native_splits(native):
     t = np.tanh(xn * wn + 1)
     np.testing.assert_allclose(x.grad.numpy(), t + xn * wn * (1 - t * t), rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(w.grad.numpy(), xn * xn * (1 - t * t), rtol=1e-13, atol=1e-14)
+
+
+def _child_tanh(queue):
+    x = rand(300_000)
+    out = B.unary("tanh", view(x), np.dtype(np.float32))
+    queue.put((out, _team._team is not None))
+
+
+def test_a_forked_child_splits_natively_with_its_own_team():
+    import multiprocessing
+    x = rand(300_000)
+    B.unary("tanh", view(x), np.dtype(np.float32))       # the parent's team exists and spins
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    p = ctx.Process(target=_child_tanh, args=(queue,))
+    p.start()
+    out, made_team = queue.get(timeout=120)
+    p.join(timeout=30)
+    assert p.exitcode == 0
+    np.testing.assert_array_equal(out, serial(lambda: B.unary("tanh", view(x), np.dtype(np.float32))))
+    assert made_team or _threads.num_threads() == 1

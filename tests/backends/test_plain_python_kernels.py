@@ -54,6 +54,7 @@ def bind_bit_casts_as_plain_python(monkeypatch):
     monkeypatch.setattr(E, "_f32_from_bits", E._py_f32_from_bits)
     monkeypatch.setattr(E, "_f64_from_bits", E._py_f64_from_bits)
     monkeypatch.setattr(E, "_fma", E._py_fma)
+    monkeypatch.setattr(E, "_wide_vectors", E._py_wide_vectors)
 
 
 def assert_same_floats(got, want):

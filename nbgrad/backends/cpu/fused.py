@@ -123,6 +123,10 @@ def _helpers_hash():
     return hashlib.sha1(source).hexdigest()[:12]
 
 
+# ops whose scalar functions are elementwise.py's polynomials (elementwise._WIDE_VECTOR_FNS)
+_WIDE_OPS = frozenset({"exp", "log", "tanh", "sigmoid"})
+
+
 def _source(program, outputs, kinds, dtype):
     used = sorted({ins[0] for ins in program if ins[0] not in EXPRESSIONS or ins[0] in _CPU_FUNCTIONS}
                   - {"input", "const"})
@@ -138,7 +142,7 @@ def _source(program, outputs, kinds, dtype):
         "from numba import carray, cfunc, njit",
         "from numba.extending import register_jitable",
         "from nbgrad.backends._shared.native import SIGNATURE, address_as",
-        "from nbgrad.backends.cpu.elementwise import " + (", ".join(functions.values()) or "_exp"),
+        "from nbgrad.backends.cpu.elementwise import _wide_vectors, " + (", ".join(functions.values()) or "_exp"),
         "",
         f"_T = np.{dtype}",
         "",
@@ -146,6 +150,8 @@ def _source(program, outputs, kinds, dtype):
         '@register_jitable(error_model="numpy")       # also the body of the native entry point below',
         f"def _body({', '.join(params)}):",
         "    n = out0.size",
+    ] + (["    _wide_vectors()     # the polynomial transcendentals in the CPU's widest vectors"]
+         if _WIDE_OPS.intersection(used) else []) + [
         "    _Z = _T(0.0)",
         "    _O = _T(1.0)",
     ]

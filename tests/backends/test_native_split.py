@@ -286,3 +286,29 @@ def test_a_forked_child_splits_natively_with_its_own_team():
     assert p.exitcode == 0
     np.testing.assert_array_equal(out, serial(lambda: B.unary("tanh", view(x), np.dtype(np.float32))))
     assert made_team or _threads.num_threads() == 1
+
+
+@pytest.mark.parametrize("momentum, nesterov, dtype", [(0.0, False, np.float32), (0.9, False, np.float32),
+                                                       (0.9, True, np.float64)])
+def test_a_multi_tensor_sgd_step_split_natively_has_the_serial_bits(native, momentum, nesterov, dtype):
+    native(2)
+    shapes = [(37, 11), (5,), (64, 3), (1,), (9, 9), (17,), (3, 3, 3), (40,), (6, 7), (2,), (300,)]   # > SGD_GROUP
+
+    def train(split):
+        rng = np.random.default_rng(7)
+        ps = [nbgrad.tensor(rng.standard_normal(s).astype(dtype), requires_grad=True) for s in shapes]
+        opt = nbgrad.optim.SGD(ps, lr=0.1, momentum=momentum, nesterov=nesterov, weight_decay=0.01)
+        calls = []
+        for _ in range(3):
+            for p in ps:
+                p.grad = nbgrad.tensor(rng.standard_normal(p.shape).astype(dtype))
+            if split:
+                calls += logged_splits(opt.step)[1]
+            else:
+                serial(opt.step)
+        return [p.detach().numpy() for p in ps], calls
+    got, calls = train(True)
+    want, _ = train(False)
+    assert len(calls) == 3 and calls[0]["n"] == sum(int(np.prod(s)) for s in shapes)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

@@ -1,15 +1,20 @@
 """Fused optimizer updates: one kernel per parameter for SGD and for Adam/AdamW, and SGD's
-multi-tensor form (several parameters of one dtype per kernel call, as PyTorch's foreach).
+multi-tensor form (several parameters of one dtype per kernel call, as PyTorch's foreach;
+from 128K elements in all, one native call split across the team's workers).
 
 Each kernel reads the gradient once and writes the parameter and its state
 buffers in place; an element's update and the scalar preparation are shared
 with the CUDA backend (nbgrad/backends/_shared/optim.py).
 """
+import numpy as np
+from numba import carray
 from numba.extending import register_jitable
 
-from .._shared import cpu_kernel
+from .._shared import cpu_cfunc, cpu_kernel
+from .._shared.native import address_as
 from .._shared.optim import (ADAM_AMSGRAD, SGD_MOMENTUM, SGD_READS_BUF, adam_scalars, adam_update, flat,
                              sgd_scalars, sgd_update)
+from ._threads import run_native, worth_native
 
 
 @register_jitable(error_model="numpy")
@@ -35,6 +40,76 @@ SGD_GROUP = 8
 def _sgd_many(ps, gs, bufs, h):
     for j in range(len(ps)):
         _sgd_loop(ps[j], gs[j], bufs[j], h)
+
+
+# The multi-tensor step split across the team's workers (_threads.run_native): one native call
+# over the concatenated elements of all the parameters, each piece [lo, hi) updating the parts
+# of the parameters it covers with the same loop (each element updated as sgd_step updates
+# it, so the bits are the serial ones).  Its argument block: a table of (p, g, buf addresses,
+# first element) per parameter and a closing row with the total, h as float64 (its floats are
+# the parameter dtype's values, exact in float64; its flags 0/1), and the parameter count.
+_TABLE_ROW = 4
+
+
+@cpu_kernel()
+def _sgd_table(ps, gs, bufs, table, start, row):
+    """Rows row.. of the table for the parameters of one group; the first element after them."""
+    for j in range(len(ps)):
+        r = (row + j) * _TABLE_ROW
+        table[r] = ps[j].ctypes.data
+        table[r + 1] = gs[j].ctypes.data
+        table[r + 2] = bufs[j].ctypes.data if bufs[j].size else ps[j].ctypes.data
+        table[r + 3] = start
+        start += ps[j].size
+    return start
+
+
+def _native_sgd(t):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 3)
+        count = carray(address_as(block[2], np.int64), 1)[0]
+        table = carray(address_as(block[0], np.int64), (count + 1) * _TABLE_ROW)
+        v = carray(address_as(block[1], np.float64), 10)
+        h = (v[0] != 0, t(v[1]), t(v[2]), t(v[3]), t(v[4]), v[5] != 0, v[6] != 0, v[7] != 0, v[8] != 0, v[9] != 0)
+        for j in range(count):
+            first = table[j * _TABLE_ROW + 3]
+            end = table[(j + 1) * _TABLE_ROW + 3]
+            a = max(first, lo)
+            b = min(end, hi)
+            if a < b:
+                n = end - first
+                p = carray(address_as(table[j * _TABLE_ROW], t), n)
+                g = carray(address_as(table[j * _TABLE_ROW + 1], t), n)
+                buf = carray(address_as(table[j * _TABLE_ROW + 2], t), n)
+                _sgd_loop(p[a - first:b - first], g[a - first:b - first], buf[a - first:b - first], h)
+    return cpu_cfunc(native).address
+
+
+_native_sgds = {}   # dtype -> the C function's address
+
+
+def _sgd_natively(ps, gs, bufs, h):
+    """sgd_step_many's groups as one native call; False when not taken."""
+    total = sum(p.size for p in ps)
+    dtype = ps[0].dtype
+    if not worth_native(total) or dtype.kind != "f" or dtype.itemsize not in (4, 8):
+        return False
+    table = np.empty((len(ps) + 1) * _TABLE_ROW, np.int64)
+    start, empty = 0, ps[0][:0]
+    for first in range(0, len(ps), SGD_GROUP):
+        stop = first + SGD_GROUP
+        pad = [empty] * max(0, stop - len(ps))
+        rows = np.empty(SGD_GROUP * _TABLE_ROW, np.int64)
+        start = _sgd_table(tuple(ps[first:stop] + pad), tuple(gs[first:stop] + pad), tuple(bufs[first:stop] + pad),
+                           rows, start, 0)
+        take = min(SGD_GROUP, len(ps) - first) * _TABLE_ROW
+        table[first * _TABLE_ROW:first * _TABLE_ROW + take] = rows[:take]
+    table[len(ps) * _TABLE_ROW + 3] = start
+    fn = _native_sgds.get(dtype)
+    if fn is None:
+        fn = _native_sgds[dtype] = _native_sgd(dtype.type)
+    values = np.array([float(x) for x in h], np.float64)
+    return run_native(fn, total, (table, values, np.array([len(ps)], np.int64)), (0, 0, 0))
 
 
 @cpu_kernel()
@@ -72,6 +147,8 @@ def sgd_step_many(p_views, g_views, buf_views, init_buf, lr, weight_decay, momen
         # the tuples must hold one array type (an unaligned or read-only array is another)
         for p, g, buf in zip(ps, gs, bufs):
             _sgd(p, g, buf, h)
+        return
+    if _sgd_natively(ps, gs, bufs, h):
         return
     empty = ps[0][:0]
     for start in range(0, len(ps), SGD_GROUP):

@@ -312,3 +312,26 @@ def test_a_multi_tensor_sgd_step_split_natively_has_the_serial_bits(native, mome
     assert len(calls) == 3 and calls[0]["n"] == sum(int(np.prod(s)) for s in shapes)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("src, dst", [(np.float32, np.float32), (np.float32, np.float64), (np.float64, np.int32),
+                                      (np.int64, np.float32), (np.bool_, np.float64)])
+def test_contiguous_copies_split_natively(native, src, dst):
+    native(2)
+    x = (rand(N + 4, np.float64) * 100).astype(src)
+    out = np.zeros(N + 9, dst)
+    want = out.copy()
+    got, splits = logged_splits(lambda: B.copy((x, 4, (N,), (1,)), (out, 9, (N,), (1,))))
+    assert splits
+    serial(lambda: B.copy((x, 4, (N,), (1,)), (want, 9, (N,), (1,))))
+    np.testing.assert_array_equal(out, want)
+    assert not out[:9].any()                      # nothing written before the view
+
+
+@pytest.mark.parametrize("dtype, value", [(np.float32, 2.5), (np.int64, -7), (np.bool_, True)])
+def test_contiguous_fills_split_natively(native, dtype, value):
+    native(2)
+    out = np.zeros(N + 3, dtype)
+    _, splits = logged_splits(lambda: B.fill((out, 1, (N + 1,), (1,)), value))
+    assert splits
+    assert out[0] == 0 and out[-1] == 0 and (out[1:N + 2] == value).all()

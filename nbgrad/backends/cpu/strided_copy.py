@@ -26,13 +26,15 @@ Large copies are split across threads (_threads.py): the contiguous range,
 the blocked rows (cut at multiples of 64), or the outermost dim of the odometer.
 """
 import numpy as np
-from numba.extending import overload
+from numba import carray
+from numba.extending import overload, register_jitable
 
-from .._shared import cpu_kernel
+from .._shared import cpu_cfunc, cpu_kernel
+from .._shared.native import address_as
 from .._shared.copy import as_is, copy_plan, fill_plan, scalar_of, to_bool
 from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jumps
-from ._threads import run_split, worth_splitting
+from ._threads import run_native, run_split, worth_native, worth_splitting
 from ... import _debug
 
 _kernel = cpu_kernel(nogil=True)
@@ -57,6 +59,7 @@ def _store_cast_typed(x, dst):
 
 def make_copy(convert):
     @_kernel
+    @register_jitable(error_model="numpy")      # also the body of the native entry point (_native_copy)
     def contiguous(src, soff, dst, doff, n):
         # Sliced first so that no negative-index fix-up stays in the loop.
         s = src[soff:soff + n]
@@ -147,10 +150,59 @@ _COPY, _COPY_TO_BOOL = _COPIES[as_is], _COPIES[to_bool]     # (named for tests)
 
 
 @_kernel
+@register_jitable(error_model="numpy")
 def _fill_contiguous(dst, doff, n, value):
     d = dst[doff:doff + n]
     for i in range(n):
         d[i] = value
+
+
+# Native entry points (backends/_shared/native.py): a contiguous copy or fill split across the
+# team's workers (_threads.run_native) from 128K elements, each piece the kernel's own body on
+# its range.  Dtypes a kernel reads as they are (float16 converts elsewhere); a piece copies
+# element by element, so the result is the serial one (copy_ refuses partial overlap before).
+_NATIVE_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
+                                                 np.uint8, np.bool_))
+_native_functions = {}      # (what, dtypes) -> the C function's address
+
+
+def _native_copy(body, sdt, ddt):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 2)
+        src = carray(address_as(block[0], sdt), hi)
+        dst = carray(address_as(block[1], ddt), hi)
+        body(src, lo, dst, lo, hi - lo)
+    return cpu_cfunc(native).address
+
+
+def _native_fill(ddt):
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 2)
+        dst = carray(address_as(block[0], ddt), hi)
+        value = carray(address_as(block[1], ddt), 1)[0]
+        _fill_contiguous(dst, lo, hi - lo, value)
+    return cpu_cfunc(native).address
+
+
+def _native_split_copy(convert, kernel, sbuf, soff, dbuf, doff, n):
+    if not worth_native(n) or sbuf.dtype not in _NATIVE_DTYPES or dbuf.dtype not in _NATIVE_DTYPES \
+            or not (0 <= soff and soff + n <= sbuf.size and 0 <= doff and doff + n <= dbuf.size):
+        return False
+    key = ("copy", convert, sbuf.dtype, dbuf.dtype)
+    fn = _native_functions.get(key)
+    if fn is None:
+        fn = _native_functions[key] = _native_copy(kernel.py_func, sbuf.dtype.type, dbuf.dtype.type)
+    return run_native(fn, n, (sbuf, dbuf), (soff, doff))
+
+
+def _native_split_fill(dbuf, doff, n, value):
+    if not worth_native(n) or dbuf.dtype not in _NATIVE_DTYPES or not (0 <= doff and doff + n <= dbuf.size):
+        return False
+    key = ("fill", dbuf.dtype)
+    fn = _native_functions.get(key)
+    if fn is None:
+        fn = _native_functions[key] = _native_fill(dbuf.dtype.type)
+    return run_native(fn, n, (dbuf, np.full(1, value, dbuf.dtype)), (doff, 0))
 
 
 def copy(src_view, dst_view):
@@ -162,7 +214,9 @@ def copy(src_view, dst_view):
     contiguous, blocked, strided = _COPIES[convert]
     if len(cshape) == 1 and cs[0] == 1 and cd[0] == 1:
         if _debug.ENABLED: _debug.log("copy", path="contiguous", n=n, src=sbuf.dtype, dst=dbuf.dtype)
-        if worth_splitting(n):
+        if _native_split_copy(convert, contiguous, sbuf, soff, dbuf, doff, n):
+            pass
+        elif worth_splitting(n):
             run_split(lambda s, e: contiguous(sbuf, soff + s, dbuf, doff + s, e - s), n)
         else:
             contiguous(sbuf, soff, dbuf, doff, n)
@@ -189,7 +243,8 @@ def copy(src_view, dst_view):
 
 def fill(dst_view, value):
     dbuf, doff, shape, strides = dst_view
-    if len(shape) == 1 and (strides[0] == 1 or shape[0] == 1) and 0 < shape[0] and not worth_splitting(shape[0]):
+    if len(shape) == 1 and (strides[0] == 1 or shape[0] == 1) and 0 < shape[0] and not worth_splitting(shape[0]) \
+            and not worth_native(shape[0]):
         # a 1-D run (a new buffer's full()): what the plan below comes to, without planning it
         _fill_contiguous(dbuf, doff, shape[0], scalar_of(dbuf.dtype, value))
         return
@@ -199,7 +254,9 @@ def fill(dst_view, value):
     dbuf, doff, shape, _ = dst_view
     value, cshape, cd, n = plan
     if len(cshape) == 1 and cd[0] == 1:
-        if worth_splitting(n):
+        if _native_split_fill(dbuf, doff, n, value):
+            pass
+        elif worth_splitting(n):
             run_split(lambda s, e: _fill_contiguous(dbuf, doff + s, e - s, value), n)
         else:
             _fill_contiguous(dbuf, doff, n, value)

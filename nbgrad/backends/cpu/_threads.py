@@ -33,8 +33,9 @@ NBGRAD_PARALLEL_MIN_ELEMENTS and NBGRAD_PARALLEL_MIN_ELEMENTS_MEMORY override
 them (0: never split).
 
 Kernels that have a native entry point (a C function of the range [lo, hi),
-backends/_shared/native.py: the contiguous elementwise kernels) split far
-lower, through `run_native`: their pieces go to the BLAS team's spinning
+backends/_shared/native.py: the contiguous elementwise kernels, the fused
+ones, contiguous copies and fills, float totals, the multi-tensor SGD step;
+docs/ARCHITECTURE.md lists them) split far lower, through `run_native`: their pieces go to the BLAS team's spinning
 workers (_team.py), which take a piece within ~1 us and need no GIL, instead
 of the pool.  Each kernel alone, serial against two threads (float32, medians
 of 301, /work/prof/native.py), us: tanh over 8K 5.5 -> 4.3, 64K 42 -> 23;

@@ -335,3 +335,28 @@ def test_contiguous_fills_split_natively(native, dtype, value):
     _, splits = logged_splits(lambda: B.fill((out, 1, (N + 1,), (1,)), value))
     assert splits
     assert out[0] == 0 and out[-1] == 0 and (out[1:N + 2] == value).all()
+
+
+@pytest.mark.parametrize("returns_loss", [False, True])
+def test_compiled_regions_split_natively_as_eager_computes(native, returns_loss):
+    native(2)
+    rng = np.random.default_rng(8)
+    xn, wn = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    x, w = nbgrad.tensor(xn, requires_grad=True), nbgrad.tensor(wn, requires_grad=True)
+
+    def step():
+        x.grad = w.grad = None
+        loss = ((x * w + 1).tanh() * x).sum()
+        loss.backward()
+        return loss if returns_loss else None
+    compiled = nbgrad.compile(step)
+    compiled()
+    compiled()
+    _, calls = logged_splits(compiled)
+    assert calls and all(c["n"] == N for c in calls)         # the regions' pieces on the team
+    gx, gw = x.grad.numpy().copy(), w.grad.numpy().copy()
+    loss = serial(step)                                       # eager, one thread
+    np.testing.assert_allclose(gx, x.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gw, w.grad.numpy(), rtol=1e-5, atol=1e-6)
+    if returns_loss:
+        np.testing.assert_allclose(compiled().item(), loss.item(), rtol=1e-5)

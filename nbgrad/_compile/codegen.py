@@ -650,8 +650,8 @@ class _Source:
             "from numba import njit",
             "from nbgrad.backends.cpu.elementwise import _UNARY_FNS as _U, _BINARY_FNS as _B, _wide_vectors",
             "from nbgrad.backends.cpu._threads import run_split as _run_split, worth_splitting as _worth_splitting",
-            "from nbgrad.backends.cpu._threads import num_threads as _num_threads, run_native as _run_native",
-            "from nbgrad.backends.cpu._threads import worth_native as _worth_native",
+            "from nbgrad.backends.cpu._threads import run_native as _run_native, worth_native as _worth_native",
+            "from nbgrad.backends.cpu._threads import run_native_partials as _run_native_partials",
             "from numba import carray, cfunc",
             "from numba.extending import register_jitable",
             "from nbgrad.backends._shared.native import SIGNATURE as _SIGNATURE, address_as",
@@ -665,7 +665,7 @@ class _Source:
             "    # the region's pieces taken by the team's workers (nbgrad/backends/cpu/_threads.py):",
             "    # (True, its sum or None), or (False, None) when its arrays are not the ones its entry",
             "    # point reads, or the team is busy.  A sum's pieces each write their float64 partial",
-            "    # to slot lo // chunk; the partials are added here in order.",
+            "    # (_run_native_partials); they are added here in order.",
             "    entry, kinds, count, dtypes, address, sums = native",
             "    arrays = args[0:2 * count:2] + args[2 * count:]",
             "    offsets = args[1:2 * count:2] + (0,) * (len(args) - 2 * count)",
@@ -678,16 +678,11 @@ class _Source:
             "        return False, None",
             "    if address is None:",
             "        address = native[4] = cfunc(_SIGNATURE, cache=True, error_model='numpy')(entry).address",
-            "    align = 64",
-            "    if sums:",
-            "        align = -(-n // (4 * _num_threads() * 64)) * 64",
-            "        partial = np.zeros(-(-n // align) + 1, np.float64)",
-            "        arrays += (partial, np.array([align], np.int64))",
-            "        offsets += (0, 0)",
-            "    if not _run_native(address, n, arrays, offsets, align):",
-            "        return False, None",
             "    if not sums:",
-            "        return True, None",
+            "        return _run_native(address, n, arrays, offsets), None",
+            "    partial = _run_native_partials(address, n, arrays, offsets)",
+            "    if partial is None:",
+            "        return False, None",
             "    total = 0.0",
             "    for value in partial:",
             "        total += value",
@@ -941,7 +936,8 @@ class _Source:
                   for k in range(count)]
         lines += [f"    r{vid} = carray(address_as(block[{count + j}], {_np_name(dtypes[count + j])}), hi)"
                   for j, vid in enumerate(outputs)]
-        call = f"{kname}_body(lo, hi, " + ", ".join([f"b{k}, 0" for k in range(count)] + [f"r{vid}" for vid in outputs]) + ")"
+        args = [f"b{k}, 0" for k in range(count)] + [f"r{vid}" for vid in outputs]
+        call = f"{kname}_body(lo, hi, {', '.join(args)})"
         if sums:
             at = count + len(outputs)
             lines += [f"    chunk = carray(address_as(block[{at + 1}], np.int64), 1)[0]",

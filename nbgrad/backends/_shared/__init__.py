@@ -84,7 +84,8 @@ def cpu_cfunc(fn, digest=None, **options):
     from numba.core.ccallback import CFunc
     from .native import SIGNATURE
     from numba.core import sigutils
-    compiled = CFunc(fn, sigutils.normalize_signature(SIGNATURE), locals={}, options={"error_model": "numpy", **options})
+    compiled = CFunc(fn, sigutils.normalize_signature(SIGNATURE), locals={},
+                     options={"error_model": "numpy", **options})
     compiled._cache = _digest_cache_class(FunctionCache, digest or DIGEST)(fn)
     compiled.compile()
     return compiled

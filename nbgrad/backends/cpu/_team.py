@@ -293,6 +293,16 @@ class _Team:
                 continue        # a product came (or a stop) while parking: back to spinning
             self.wake.wait()
 
+    def next_generation(self):
+        """The generation of the next task (its fields are to be written, then published by
+        _run_product): spinning workers are let stay, a parked one is woken."""
+        self.gen = (self.gen + 1) & 0x7FFFFFFF
+        self.ctl[_YIELD] = 0
+        if self.ctl[_PARKED]:
+            self.ctl[_PARKED] = 0
+            self.wake.set()
+        return self.gen
+
     def stop(self):
         self.ctl[_STOP] = 1
         self.wake.set()
@@ -440,12 +450,7 @@ def gemm(a, b, out, threads):
         if before > 1:
             ctl[1](1)
         try:
-            t.gen = (t.gen + 1) & 0x7FFFFFFF
-            t.ctl[_YIELD] = 0
-            if t.ctl[_PARKED]:
-                t.ctl[_PARKED] = 0
-                t.wake.set()
-            _run_product(t.ctl, task, t.gen)
+            _run_product(t.ctl, task, t.next_generation())
         finally:
             if before > 1:
                 ctl[1](before)
@@ -486,12 +491,7 @@ def call(fn, n, pieces, align, arrays, offsets):
     if not t.lock.acquire(blocking=False):
         return False
     try:
-        t.gen = (t.gen + 1) & 0x7FFFFFFF
-        t.ctl[_YIELD] = 0
-        if t.ctl[_PARKED]:
-            t.ctl[_PARKED] = 0
-            t.wake.set()
-        _run_call(t.ctl, t.task, t.args, t.gen, fn, n, min(pieces, MAX_PIECES), align, arrays, offsets)
+        _run_call(t.ctl, t.task, t.args, t.next_generation(), fn, n, min(pieces, MAX_PIECES), align, arrays, offsets)
     finally:
         t.lock.release()
     return True

@@ -57,6 +57,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 from numba import config
 
 from ... import _debug
@@ -160,6 +161,30 @@ def split(n, parts, align=64):
         bounds.append(max(cut, bounds[-1]))
     bounds.append(n)
     return [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
+
+
+_native_functions = {}      # key -> the address of a native entry point
+
+
+def native_function(key, make, *args):
+    """The address make(*args) gives (a native entry point, compiled or loaded from the disk
+    cache on first use), kept under `key` (its kernel and dtypes; unique across modules)."""
+    fn = _native_functions.get(key)
+    if fn is None:
+        fn = _native_functions[key] = make(*args)
+    return fn
+
+
+def run_native_partials(fn, n, arrays, offsets):
+    """run_native for a reduction: fn also reads, after `arrays`, a float64 array of partials
+    and a one-element int64 array holding `chunk`; the piece [lo, hi) writes its partial to slot
+    lo // chunk (pieces are cut on multiples of chunk).  The partials in piece order (slots no
+    piece wrote hold 0), or None when the team is busy."""
+    chunk = -(-n // (4 * _count * 64)) * 64
+    partial = np.zeros(-(-n // chunk) + 1, np.float64)
+    if not run_native(fn, n, arrays + (partial, np.array([chunk], np.int64)), offsets + (0, 0), chunk):
+        return None
+    return partial
 
 
 def _team_call(*args):

@@ -54,8 +54,9 @@ from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
 from ... import _debug
 from . import _threads
-from ._threads import run_native, run_split, worth_native, worth_splitting
+from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
+from .strided_copy import KERNEL_DTYPES as _NATIVE
 
 # register_jitable keeps the plain Python function, which pickles by reference:
 # factory closures over it get a cache key that is stable across processes
@@ -909,9 +910,6 @@ _COMPUTE_BOUND_BINARY = frozenset({"pow", "atan2", "remainder", "floordiv", "hyp
 # (or loaded from the disk cache) on the first split call that needs it; floating operands
 # only (an integer kernel may raise, division by zero, and a worker has no Python to raise in).
 
-_native_functions = {}      # (op, path, dtypes...) -> the C function's address
-
-
 def _native_unary(body, xdt, odt):
     def native(args, lo, hi):
         block = carray(address_as(args, np.int64), 2)
@@ -945,13 +943,6 @@ def _native_mul_backward(dt):
     return cpu_cfunc(native).address
 
 
-def _native(key, make, *args):
-    fn = _native_functions.get(key)
-    if fn is None:
-        fn = _native_functions[key] = make(*args)
-    return fn
-
-
 # A native function reads and writes through raw addresses, where a kernel's slices would
 # clip: each operand is checked to hold the elements it reads (the entry points' plans make
 # it so; this keeps a wrong plan from touching memory outside a buffer).
@@ -960,7 +951,8 @@ def _native_split_unary(op, kernel, buf, off, out, n):
     if not worth_native(n, op not in _MEMORY_BOUND_UNARY) or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or out.dtype not in _NATIVE or not (0 <= off and off + n <= buf.size and n <= out.size):
         return False
-    fn = _native((op, buf.dtype, out.dtype), _native_unary, kernel.py_func, buf.dtype.type, out.dtype.type)
+    fn = native_function(("unary", op, buf.dtype, out.dtype), _native_unary, kernel.py_func, buf.dtype.type,
+                         out.dtype.type)
     return run_native(fn, n, (buf, out), (off, 0))
 
 
@@ -971,9 +963,20 @@ def _native_split_binary(op, path, kernel, abuf, aoff, bbuf, boff, out, n):
             or abuf.dtype not in _NATIVE or bbuf.dtype not in _NATIVE or out.dtype not in _NATIVE \
             or not (0 <= aoff and aoff + a_n <= abuf.size and 0 <= boff and boff + b_n <= bbuf.size and n <= out.size):
         return False
-    fn = _native((op, path, abuf.dtype, bbuf.dtype, out.dtype), _native_binary, kernel.py_func,
-                 int(path != SCALAR_A), int(path != SCALAR_B), abuf.dtype.type, bbuf.dtype.type, out.dtype.type)
+    fn = native_function(("binary", op, path, abuf.dtype, bbuf.dtype, out.dtype), _native_binary, kernel.py_func,
+                         int(path != SCALAR_A), int(path != SCALAR_B), abuf.dtype.type, bbuf.dtype.type,
+                         out.dtype.type)
     return run_native(fn, n, (abuf, bbuf, out), (aoff, boff, 0))
+
+
+def _native_split_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb, n):
+    dtype = ga.dtype
+    if not worth_native(n) or dtype.kind != "f" or dtype not in _NATIVE \
+            or not gbuf.dtype == abuf.dtype == bbuf.dtype == gb.dtype == dtype \
+            or not all(0 <= off and off + n <= buf.size for buf, off in ((gbuf, goff), (abuf, aoff), (bbuf, boff))):
+        return False
+    fn = native_function(("mul_backward", dtype), _native_mul_backward, dtype.type)
+    return run_native(fn, n, (gbuf, abuf, bbuf, ga, gb), (goff, aoff, boff, 0, 0))
 
 
 def _run_unary(op, kernels, plan, buf, off, out, n):
@@ -1034,9 +1037,6 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
         kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
 
 
-# Dtypes whose buffers the kernels read as they are (float16 goes through nbgrad/backends/_half.py).
-_NATIVE = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
-                                          np.uint8, np.bool_))
 
 
 # The small-op shortcuts: binary(), unary() and mul_backward() of dense row-major operands
@@ -1090,11 +1090,7 @@ def _run_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, n, dtype):
     ga = new_buffer(n, dtype)
     gb = new_buffer(n, dtype)
     if _debug.ENABLED: _debug.log("mul_backward", path="contiguous", n=n, dtype=dtype)
-    if worth_native(n) and dtype.kind == "f" and dtype in _NATIVE and abuf.dtype == bbuf.dtype == gbuf.dtype == dtype \
-            and 0 <= min(goff, aoff, boff) and max(goff + n - gbuf.size, aoff + n - abuf.size, boff + n - bbuf.size) <= 0 \
-            and run_native(
-            _native(("mul_backward", dtype), _native_mul_backward, dtype.type), n,
-            (gbuf, abuf, bbuf, ga, gb), (goff, aoff, boff, 0, 0)):
+    if _native_split_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb, n):
         return ga, gb
     if worth_splitting(n):
         run_split(lambda s, e: _mul_backward_contiguous(gbuf, goff + s, abuf, aoff + s, bbuf, boff + s,

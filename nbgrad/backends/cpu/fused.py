@@ -31,7 +31,7 @@ import numpy as np
 
 from ... import _debug
 from ._allocator import new_buffer
-from ._threads import run_native, run_split, worth_native, worth_splitting
+from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
 
 # Each op as a Python/Numba expression over its operands' names ({0}, {1});
 # _Z, _O are zero and one of the kernel's dtype.  Shared with the CUDA backend,
@@ -225,7 +225,6 @@ def _build(program, outputs, kinds, dtype):
 
 
 _modules = {}                   # kernel -> its generated module
-_native_addresses = {}          # kernel -> its native entry point's address
 
 
 def _native_split(kernel, inputs, outs, n, compute_bound):
@@ -236,9 +235,7 @@ def _native_split(kernel, inputs, outs, n, compute_bound):
     for buf, off, kind in inputs:
         if not (0 <= off and off + (n if kind == "v" else 1) <= buf.size):
             return False
-    fn = _native_addresses.get(kernel)
-    if fn is None:
-        fn = _native_addresses[kernel] = _modules[kernel].native_address()
+    fn = native_function(("fused", kernel), _modules[kernel].native_address)
     return run_native(fn, n, tuple(buf for buf, _, _ in inputs) + tuple(outs),
                       tuple(off for _, off, _ in inputs) + (0,) * len(outs))
 

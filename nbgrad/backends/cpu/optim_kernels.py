@@ -14,7 +14,7 @@ from .._shared import cpu_cfunc, cpu_kernel
 from .._shared.native import address_as
 from .._shared.optim import (ADAM_AMSGRAD, SGD_MOMENTUM, SGD_READS_BUF, adam_scalars, adam_update, flat,
                              sgd_scalars, sgd_update)
-from ._threads import run_native, worth_native
+from ._threads import native_function, run_native, worth_native
 
 
 @register_jitable(error_model="numpy")
@@ -85,9 +85,6 @@ def _native_sgd(t):
     return cpu_cfunc(native).address
 
 
-_native_sgds = {}   # dtype -> the C function's address
-
-
 def _sgd_natively(ps, gs, bufs, h):
     """sgd_step_many's groups as one native call; False when not taken."""
     total = sum(p.size for p in ps)
@@ -105,9 +102,7 @@ def _sgd_natively(ps, gs, bufs, h):
         take = min(SGD_GROUP, len(ps) - first) * _TABLE_ROW
         table[first * _TABLE_ROW:first * _TABLE_ROW + take] = rows[:take]
     table[len(ps) * _TABLE_ROW + 3] = start
-    fn = _native_sgds.get(dtype)
-    if fn is None:
-        fn = _native_sgds[dtype] = _native_sgd(dtype.type)
+    fn = native_function(("sgd", dtype), _native_sgd, dtype.type)
     values = np.array([float(x) for x in h], np.float64)
     return run_native(fn, total, (table, values, np.array([len(ps)], np.int64)), (0, 0, 0))
 

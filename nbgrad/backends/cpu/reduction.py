@@ -36,7 +36,8 @@ from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, di
                               plan)
 from .._shared.walk import advance, carry, jumps, odometer
 from ._allocator import new_buffer
-from ._threads import run_native, run_split, split, num_threads, worth_native, worth_splitting
+from ._threads import (native_function, num_threads, run_native_partials, run_split, split, worth_native,
+                       worth_splitting)
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
 
@@ -417,9 +418,6 @@ def _worth_splitting_total(n):
 # memory-bound line: float32 x.sum(), serial (from 4M the pool's split) against native, us
 # (/work/prof/sumn.py, medians of 250): 128K 12 / 28, 256K 20 / 34, 512K 54 / 50,
 # 1M 149 / 85-99, 4M 527-588 (pool) / 365-402.
-_native_totals = {}     # input dtype -> the C function's address
-
-
 def _worth_native_total(n):
     return worth_native(n >> 2)
 
@@ -443,12 +441,9 @@ def _native_total(op, g):
             or not _worth_native_total(n) or not (0 <= g.off and g.off + n <= g.buf.size):
         return None
     dtype = g.buf.dtype
-    fn = _native_totals.get(dtype)
-    if fn is None:
-        fn = _native_totals[dtype] = _native_sum_pieces(_kernels_for("sum")[0].py_func, dtype.type)
-    chunk = -(-n // (4 * num_threads() * 64)) * 64
-    partial = np.zeros(-(-n // chunk) + 1, np.float64)
-    if not run_native(fn, n, (g.buf, partial, np.array([chunk], np.int64)), (g.off, 0, 0), align=chunk):
+    fn = native_function(("total", dtype), _native_sum_pieces, _kernels_for("sum")[0].py_func, dtype.type)
+    partial = run_native_partials(fn, n, (g.buf,), (g.off,))
+    if partial is None:
         return None
     total = partial.sum()
     return total / n if op == "mean" else total

@@ -34,7 +34,7 @@ from .._shared.native import address_as
 from .._shared.copy import as_is, copy_plan, fill_plan, scalar_of, to_bool
 from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jumps
-from ._threads import run_native, run_split, worth_native, worth_splitting
+from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
 from ... import _debug
 
 _kernel = cpu_kernel(nogil=True)
@@ -159,11 +159,12 @@ def _fill_contiguous(dst, doff, n, value):
 
 # Native entry points (backends/_shared/native.py): a contiguous copy or fill split across the
 # team's workers (_threads.run_native) from 128K elements, each piece the kernel's own body on
-# its range.  Dtypes a kernel reads as they are (float16 converts elsewhere); a piece copies
-# element by element, so the result is the serial one (copy_ refuses partial overlap before).
-_NATIVE_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
-                                                 np.uint8, np.bool_))
-_native_functions = {}      # (what, dtypes) -> the C function's address
+# its range, for the dtypes kernels read as they are; a piece copies element by element, so
+# the result is the serial one (copy_ refuses partial overlap before).
+
+# Dtypes whose buffers the kernels read as they are (float16 goes through nbgrad/backends/_half.py).
+KERNEL_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8,
+                                                np.uint8, np.bool_))
 
 
 def _native_copy(body, sdt, ddt):
@@ -185,23 +186,18 @@ def _native_fill(ddt):
 
 
 def _native_split_copy(convert, kernel, sbuf, soff, dbuf, doff, n):
-    if not worth_native(n) or sbuf.dtype not in _NATIVE_DTYPES or dbuf.dtype not in _NATIVE_DTYPES \
+    if not worth_native(n) or sbuf.dtype not in KERNEL_DTYPES or dbuf.dtype not in KERNEL_DTYPES \
             or not (0 <= soff and soff + n <= sbuf.size and 0 <= doff and doff + n <= dbuf.size):
         return False
-    key = ("copy", convert, sbuf.dtype, dbuf.dtype)
-    fn = _native_functions.get(key)
-    if fn is None:
-        fn = _native_functions[key] = _native_copy(kernel.py_func, sbuf.dtype.type, dbuf.dtype.type)
+    fn = native_function(("copy", convert, sbuf.dtype, dbuf.dtype), _native_copy, kernel.py_func, sbuf.dtype.type,
+                         dbuf.dtype.type)
     return run_native(fn, n, (sbuf, dbuf), (soff, doff))
 
 
 def _native_split_fill(dbuf, doff, n, value):
-    if not worth_native(n) or dbuf.dtype not in _NATIVE_DTYPES or not (0 <= doff and doff + n <= dbuf.size):
+    if not worth_native(n) or dbuf.dtype not in KERNEL_DTYPES or not (0 <= doff and doff + n <= dbuf.size):
         return False
-    key = ("fill", dbuf.dtype)
-    fn = _native_functions.get(key)
-    if fn is None:
-        fn = _native_functions[key] = _native_fill(dbuf.dtype.type)
+    fn = native_function(("fill", dbuf.dtype), _native_fill, dbuf.dtype.type)
     return run_native(fn, n, (dbuf, np.full(1, value, dbuf.dtype)), (doff, 0))
 
 

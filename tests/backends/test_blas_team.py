@@ -40,7 +40,7 @@ LAYOUTS = [(False, False), (False, True), (True, False), (True, True)]
 @pytest.mark.parametrize("m, k, n", [(128, 784, 256), (256, 128, 784), (300, 90, 100), (129, 257, 131)])
 @pytest.mark.parametrize("fa, fb", LAYOUTS)
 def test_a_split_float32_product_has_one_gemms_bits(m, k, n, fa, fb, threads):
-    # columns split when n >= m, rows otherwise; both layouts of both operands
+    # rows or columns as _team._split_rows chooses (both occur here); both layouts of both operands
     rng = np.random.default_rng(m * k + n)
     a, b = _operands(rng, m, k, n, np.float32, fa, fb)
     out = np.full((m, n), np.nan, np.float32)

@@ -66,7 +66,8 @@ PURE = frozenset({
     "arange", "empty", "full", "from_host", "unary", "binary_scaled", "where", "reduce", "max_with_index",
     "softmax", "sort", "cumulative", "matmul", "take", "max_pool2d", "max_pool2d_backward", "avg_pool2d",
     "avg_pool2d_backward", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr", "linalg_eigh",
-    "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_backward", "nll_backward",
+    "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",
+    "nll_backward",
     "mse_backward", "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
     "interp_pass_backward", "user_reduce"})
 CLASSIFIED = HOST_READS | frozenset(WRITES) | RANDOM | PURE

@@ -85,6 +85,8 @@ def _view_kind(view, shape):
     _, _, vshape, vstrides = view
     if tuple(vshape) != tuple(shape):
         return None
+    if all(n == 1 for n in vshape):
+        return "c"      # one element (a 0-dim value): contiguous, so a region's own result reads on in it
     if all(s == 0 or n == 1 for n, s in zip(vshape, vstrides)):
         return "s"
     rm = _row_major(vshape)
@@ -620,7 +622,7 @@ class _Source:
                 cond, make_error, extra = ins.args
                 be = f"be_{ins.device}"
                 arrays = "".join(f"_view({be}, {self.expr(e)}), " for e in extra)
-                L.append(f"    if _view({be}, {self.expr(cond)}).reshape(-1)[0]:  # {ins.name}")
+                L.append(f"    if _flag({be}, {self.expr(cond)}):  # {ins.name}")
                 L.append(f"        raise {self.const(make_error)}({arrays})")
             elif kind == "call":
                 ins = items[0]
@@ -692,6 +694,14 @@ class _Source:
             "def _view(be, view):",
             "    return be.to_numpy(view) if hasattr(be, 'to_numpy') and isinstance(view[0], np.ndarray) "
             "else be.to_host(view)",
+            "",
+            "",
+            "def _flag(be, view):",
+            "    # a check's condition (one element): read in place from a host buffer",
+            "    buf, off, shape = view[0], view[1], view[2]",
+            "    if isinstance(buf, np.ndarray) and all(d == 1 for d in shape):",
+            "        return bool(buf[off])",
+            "    return bool(_view(be, view).reshape(-1)[0])",
             "",
             "",
             "def _run(kernel, n, heavy, *args):",

@@ -154,6 +154,15 @@ general entry point's, bit for bit (tests/backends/test_shortcuts.py).
   mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
   total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum" or "mean" of the run)
 
+Optional capture forms (names in CAPTURE_FORMS; looked up by name).  An acceleration
+whose results reach Python (sums as floats, an IndexError) cannot be replayed by a
+compiled call (nbgrad/_compile); its capture form does the same work with every result
+a buffer, so that the op layer can finish with Tensor ops that a compiled call repeats.
+Without it, the op layer composes the op while capturing.
+  cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing)
+      -> (row_loss (m,), lse (m,), sums float64 (3,), bad bool (1,)): cross_entropy_forward's
+      results, its sums in a buffer; bad (and nothing else computed) where it would raise
+
 Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
 --------------------------------------------------------------------------------
   Fused backward kernels (one call where the op layer would make several); fallbacks:
@@ -214,7 +223,9 @@ coefficients are float64 buffers.
   cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing,
                          coef_nll, coef_smooth) -> d loss / d x (m*c,) of x's dtype, where
                                             row i's loss is coef_nll[i]*w[t]*nll_i +
-                                            coef_smooth[i]*sum_j w_j*(lse_i - x_ij)
+                                            coef_smooth[i]*sum_j w_j*(lse_i - x_ij);
+                                            coef_* of length m, or 1 (every row alike) in a
+                                            backend with cross_entropy_stats
   nll_forward(x, m, c, target, weight, ignore_index) -> (row_loss (m,), (sum, sum of w[t]))
   nll_backward(m, c, target, weight, ignore_index, coef, dtype)
                                             -> (m*c,) buffer: -w[t]*coef[i] at [i, t], else 0
@@ -285,6 +296,9 @@ ACCELERATIONS = frozenset({
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).
 SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense"})
+
+# Optional forms of an acceleration for nbgrad.compile's capture (looked up by name).
+CAPTURE_FORMS = frozenset({"cross_entropy_stats"})
 
 _BACKENDS = {}
 

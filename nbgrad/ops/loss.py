@@ -18,8 +18,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (acceleration, backend_of, broadcast_shapes, capturing, cast, check_same_device, copy_raw,
-                     needs_grad, new_tensor, new_scalar, output_layout, record)
+from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, capturing, cast, check_same_device,
+                     copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -146,25 +146,38 @@ class LogSoftmaxBackward0(Node):
 
 
 class NllLossBackward0(Node):
+    # captured by nbgrad.compile (_captured_fused_cross_entropy): the forward's sums as a
+    # float64 (3,) tensor, from which the gradient's scales are Tensor ops
+    captured_sums = None
+
     def backward(self, g):
         saved = self.saved_tensors
         x = saved[0]
         if self.fused and not is_grad_enabled():
             # d loss / d logits in one kernel (see the module docstring)
-            g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
-            coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)
-            coef_smooth = _coef(g, self.scale_smooth, self.m, x, g_value)
+            if self.captured_sums is not None:
+                scale_nll, scale_smooth = self._captured_scales()
+                coef_nll = _flat(cast(g.detach(), D.float64).reshape(-1) * scale_nll)
+                coef_smooth = _flat(cast(g.detach(), D.float64).reshape(-1) * scale_smooth)
+            else:
+                g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
+                coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)
+                coef_smooth = _coef(g, self.scale_smooth, self.m, x, g_value)
             buf = acceleration(x, "cross_entropy_backward")(
                 self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
                 coef_nll, coef_smooth)
             return _class_first(buf, x)
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
-        scale = self.scale_nll
+        scale, scale_smooth = self.scale_nll, self.scale_smooth
         if x._dtype is D.float16 and not self.fused and self.reduction == "mean":
             # PyTorch's Half nll_loss_backward: w[t] * -(g / total_weight), each a Half op
             g, scale = g / self.total_weight, 1.0
-        unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
+        if self.captured_sums is not None:
+            scale, scale_smooth = self._captured_scales()
+            unit = _flat(ones((self.m,), dtype=D.float64) * scale)
+        else:
+            unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
         pattern = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
                                                              self.ignore_index, unit, x._dtype.np),
                              (self.m, self.c), x._dtype, x.device)
@@ -173,12 +186,22 @@ class NllLossBackward0(Node):
             keep = (target != self.ignore_index).to(x._dtype).unsqueeze(1)
             w = ones((self.c,), dtype=x._dtype) if self.weight is None else \
                 new_tensor(self.weight, (self.c,), x._dtype, x.device)
-            pattern = pattern - keep * w * self.scale_smooth
+            pattern = pattern - keep * w * scale_smooth
         grad = pattern * (g.reshape(-1, 1) if g.numel() == self.m and self.reduction == "none" else g)
         if x.dim() <= 2:
             return grad.reshape(x.shape)
         moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
         return grad.reshape(moved).movedim(-1, 1)
+
+
+    def _captured_scales(self):
+        """_nll_scales' (scale_nll, scale_smooth) with the sum of weights read on the device:
+        0-dim float64 tensors for 'mean' (1 / sum is _div's: inf for a sum of 0), floats else."""
+        eps, c = self.smoothing, self.c
+        if self.reduction == "mean":
+            inv = 1.0 / self.captured_sums[2]
+            return (1.0 - eps) * inv, eps / c * inv
+        return 1.0 - eps, eps / c
 
 
 def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight):
@@ -215,6 +238,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     tgt = _check_target(x, target)
     if capturing() is not None:
         _check_weight(weight, x.shape[0 if x.dim() == 1 else 1])
+        if accelerated(x, "cross_entropy_forward") and hasattr(backend_of(x), "cross_entropy_stats"):
+            return _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reduction,
+                                                 float(label_smoothing))
         return _captured_cross_entropy(x, target, weight, ignore_index, reduction, float(label_smoothing))
     x2d_t, m, c = _class_last(x)
     _check_weight(weight, c)
@@ -265,6 +291,42 @@ def _target_error(target_array, ignore_index, c):
     t = np.asarray(target_array).reshape(-1)
     bad = t[(t != ignore_index) & ((t < 0) | (t >= c))]
     return IndexError(f"Target {int(bad[0]) if bad.size else '?'} is out of bounds.")
+
+
+def _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reduction, eps):
+    """The fused kernels while capturing: the backend's capture form (cross_entropy_stats)
+    leaves the sums on the device, and the loss and the gradient's scales are Tensor ops
+    on them, the eager path's float64 arithmetic op for op, so a compiled call computes
+    them again (two kernels and a check where the composed form below takes a dozen)."""
+    x2d_t, m, c = _class_last(x)
+    x2d = _flat(x2d_t)
+    w = _float_buffer(weight, x._dtype)
+    row_loss, lse, sums, bad = backend_of(x).cross_entropy_stats(x2d, m, c, tgt, w, ignore_index, eps)
+    capturing().check(new_tensor(bad, (), D.bool_, x.device),
+                      lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c),
+                      new_tensor(tgt, (m,), D.int64, x.device))
+    s = new_tensor(sums, (3,), D.float64, x.device)
+    with no_grad():
+        if reduction == "none":
+            out = cast(new_tensor(row_loss, tuple(target.shape), D.float64, x.device), x._dtype)
+        elif reduction == "sum":
+            out = cast((1.0 - eps) * s[0] + eps / c * s[1], x._dtype)
+        else:
+            value = (1.0 - eps) * (s[0] / s[2])
+            if eps:
+                value = value + eps / c * (s[1] / s[2])
+            out = cast(value, x._dtype)
+    if needs_grad(x):
+        dim = 0 if x.dim() == 1 else 1
+        ls = record(LogSoftmaxBackward0, (x,), (), dim=dim)
+        ls.save(x)
+        node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
+        node.__dict__.update(fused=True, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w,
+                             ignore_index=int(ignore_index), smoothing=eps, reduction=reduction,
+                             scale_nll=None, scale_smooth=None, captured_sums=s)
+        node.save(x)
+        out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
+    return out
 
 
 def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):

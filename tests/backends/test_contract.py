@@ -31,9 +31,9 @@ def test_a_backend_exports_the_primitives_and_what_it_declares(be):
         assert hasattr(be, name), name
         if not name.endswith("_OPS"):
             assert callable(getattr(be, name)), name
-    allowed = backends.REQUIRED | backends.ACCELERATIONS | backends.SHORTCUTS | DEVICE_EXTRAS
+    allowed = backends.REQUIRED | backends.ACCELERATIONS | backends.SHORTCUTS | backends.CAPTURE_FORMS | DEVICE_EXTRAS
     assert exported <= allowed, exported - allowed
-    for name in exported & backends.SHORTCUTS:
+    for name in exported & (backends.SHORTCUTS | backends.CAPTURE_FORMS):
         assert callable(getattr(be, name)), name
 
 

@@ -25,7 +25,8 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
-from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED, SHORTCUTS as _SHORTCUTS
+from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FORMS, REQUIRED as _REQUIRED, \
+    SHORTCUTS as _SHORTCUTS
 from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, mul_backward, mul_backward_dense,
                           unary, unary_dense, where)
 from .indexing import put, take
@@ -40,7 +41,8 @@ from .transfer import from_host, nonzero
 from .sorting import sort
 from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
-                           cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
+                           cross_entropy_forward, cross_entropy_stats, mse_backward, mse_forward, nll_backward,
+                           nll_forward)
 from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise
 from .user_kernels import run_user_kernel, user_reduce
@@ -50,7 +52,7 @@ from .user_kernels import run_user_kernel, user_reduce
 # composes all of them).
 ACCELERATIONS = _ALL_ACCELERATIONS
 
-__all__ = sorted(_REQUIRED | ACCELERATIONS | _SHORTCUTS)
+__all__ = sorted(_REQUIRED | ACCELERATIONS | _SHORTCUTS | _CAPTURE_FORMS)
 
 
 def _install_float16():

@@ -89,10 +89,34 @@ def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
     return row_loss, lse, tuple(float(v) for v in sums)
 
 
-def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
-    """-> gradient buffer (m*c,) of x's dtype; coef_* are float64 (m,) per-row scales."""
+def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
+    """cross_entropy_forward with every result a buffer, for nbgrad.compile's capture (nothing
+    read into Python, nothing raised: a compiled call runs it again).
+    -> (row_loss float64 (m,), lse float64 (m,), its three sums float64 (3,), bad bool (1,)):
+    bad when a kept row's target is outside [0, c), and then nothing else is computed (the
+    capture's check raises the IndexError)."""
     has_weight = weight is not None
     w = weight if has_weight else np.ones(1, dtype=x.dtype)
+    row_loss = np.zeros(m, dtype=np.float64)
+    lse = np.zeros(m, dtype=np.float64)
+    sums = np.zeros(3, dtype=np.float64)
+    bad = np.zeros(1, dtype=np.bool_)
+    if _first_bad_target(target, m, c, int(ignore_index)) >= 0:
+        bad[0] = True
+    else:
+        _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
+    return row_loss, lse, sums, bad
+
+
+def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
+    """-> gradient buffer (m*c,) of x's dtype; coef_* are float64 per-row scales, (m,) or (1,)
+    for every row alike."""
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=x.dtype)
+    if coef_nll.size != m:
+        coef_nll = np.full(m, coef_nll[0])
+    if coef_smooth.size != m:
+        coef_smooth = np.full(m, coef_smooth[0])
     grad = np.empty(m * c, dtype=x.dtype)
     _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
                  coef_smooth, grad)

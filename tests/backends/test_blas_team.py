@@ -59,6 +59,83 @@ def test_a_split_float64_product_matches_one_gemm(m, k, n, fa, fb):
     np.testing.assert_allclose(out, _one_thread_dot(a, b), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fa, fb", LAYOUTS)
+@pytest.mark.parametrize("shapes", [((128, 256, 256), (256, 128, 256)), ((128, 10, 256), (10, 128, 256)),
+                                    ((37, 5, 300), (64, 64, 3))])
+def test_a_pair_of_products_has_each_ones_one_gemm_bits(shapes, fa, fb, dtype):
+    # each product whole on one thread (the caller or a worker): one np.dot's bits each
+    rng = np.random.default_rng(sum(shapes[0]) + 7 * fa + 3 * fb)
+    (m1, k1, n1), (m2, k2, n2) = shapes
+    a1, b1 = _operands(rng, m1, k1, n1, dtype, fa, fb)
+    a2, b2 = _operands(rng, m2, k2, n2, dtype, fb, fa)
+    out1, out2 = np.full((m1, n1), np.nan, dtype), np.full((m2, n2), np.nan, dtype)
+    assert _team.gemm_pair(a1, b1, out1, a2, b2, out2, 2)
+    np.testing.assert_array_equal(out1, _one_thread_dot(a1, b1))
+    np.testing.assert_array_equal(out2, _one_thread_dot(a2, b2))
+
+
+def test_a_linear_layers_two_gradients_pair_up(monkeypatch):
+    rng = np.random.default_rng(5)
+    pairs = []
+    real = _team.gemm_pair
+
+    def watch(*args):
+        pairs.append((args[0].shape, args[1].shape, args[3].shape, args[4].shape))
+        return real(*args)
+    monkeypatch.setattr(_team, "gemm_pair", watch)
+    x = nbgrad.from_numpy(rng.standard_normal((128, 64)).astype(np.float32)).requires_grad_()
+    lin = nbgrad.nn.Linear(64, 32)
+    lin(x).tanh().sum().backward()
+    g = (1 - np.tanh(x.detach().numpy() @ lin.weight.detach().numpy().T + lin.bias.detach().numpy()) ** 2)
+    g = g.astype(np.float32)
+    if nbgrad.get_num_threads() > 1:
+        assert pairs == [((128, 32), (32, 64), (32, 128), (128, 64))]
+    else:
+        assert pairs == []
+    np.testing.assert_allclose(x.grad.numpy(), g @ lin.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(lin.weight.grad.numpy(), g.T @ x.detach().numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(lin.bias.grad.numpy(), g.sum(0), rtol=1e-4, atol=1e-5)
+    # the same bits as the two products one after the other (each a whole or split gemm)
+    from nbgrad.backends._shared import linalg as shared
+    from nbgrad.backends.cpu.reduction import reduce
+    views = [(t.reshape(-1), 0, t.shape, (t.shape[1], 1))
+             for t in (g, x.detach().numpy(), lin.weight.detach().numpy())]
+    paired = linalg.linear_backward(*views)
+    one_by_one = shared.linear_backward(linalg.matmul, reduce, *views)
+    for p, o in zip(paired, one_by_one):
+        np.testing.assert_array_equal(p, o)
+
+
+def test_a_pair_the_team_cannot_take_runs_one_after_the_other():
+    rng = np.random.default_rng(6)
+    g, x, w = (rng.standard_normal(s).astype(np.float32) for s in ((128, 32), (128, 64), (32, 64)))
+    views = [(t.reshape(-1), 0, t.shape, (t.shape[1], 1)) for t in (g, x, w)]
+    t = _team.team(max(nbgrad.get_num_threads(), 2))
+    with t.lock:                       # another thread's product holds the block
+        busy = linalg.linear_backward(*views)
+    free = linalg.linear_backward(*views)
+    for a, b in zip(busy, free):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(busy[0].reshape(128, 64), _one_thread_dot(g, w))
+
+
+def test_a_small_pair_and_one_thread_stay_one_after_the_other(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_team, "gemm_pair", lambda *a: calls.append(a) or False)
+    x = nbgrad.randn(8, 6, requires_grad=True)
+    nbgrad.nn.Linear(6, 4)(x).sum().backward()          # 8*4*6 multiply-adds: below the line
+    assert calls == []
+    before = nbgrad.get_num_threads()
+    nbgrad.set_num_threads(1)
+    try:
+        x = nbgrad.randn(128, 64, requires_grad=True)
+        nbgrad.nn.Linear(64, 32)(x).sum().backward()
+    finally:
+        nbgrad.set_num_threads(before)
+    assert calls == []
+
+
 def test_the_team_leaves_the_blas_thread_count_as_it_was():
     ctl = _blas_threads.controls("numpy")
     if not ctl:

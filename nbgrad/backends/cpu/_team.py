@@ -75,9 +75,12 @@ _CTL_SIZE = 40
 # int64 argument block _ARGS)
 (_T_KIND, _T_FN, _T_F64, _T_TA, _T_TB, _T_M, _T_N, _T_K, _T_A, _T_LDA, _T_B, _T_LDB, _T_C, _T_LDC,
  _T_AXIS, _T_ARGS, _T_PIECES, _T_BOUNDS) = range(18)
-_GEMM_TASK, _CALL_TASK = 0, 1
+_GEMM_TASK, _CALL_TASK, _PAIR_TASK = 0, 1, 2
 MAX_PIECES = 64
-_TASK_SIZE = _T_BOUNDS + MAX_PIECES + 1
+# a pair of products (_PAIR_TASK, gemm_pair): piece 0 the product described at _T_TA.._T_LDC,
+# piece 1 the one described in the same order from _T_SECOND
+_T_SECOND = _T_BOUNDS + MAX_PIECES + 1
+_TASK_SIZE = _T_SECOND + (_T_LDC - _T_TA + 1)
 _ARGS_SIZE = 16
 
 
@@ -191,6 +194,9 @@ def _piece(task, p):
     if task[_T_KIND] == _CALL_TASK:
         _native_call(task[_T_FN], task[_T_ARGS], lo, hi)
         return
+    if task[_T_KIND] == _PAIR_TASK:
+        _whole_gemm(task, _T_TA if p == 0 else _T_SECOND)
+        return
     ta, tb = task[_T_TA], task[_T_TB]
     m, n, k = task[_T_M], task[_T_N], task[_T_K]
     a, lda, b, ldb, c, ldc = task[_T_A], task[_T_LDA], task[_T_B], task[_T_LDB], task[_T_C], task[_T_LDC]
@@ -210,6 +216,30 @@ def _piece(task, p):
         _dgemm_call(task[_T_FN], ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
     else:
         _sgemm_call(task[_T_FN], ta, tb, m, n, k, np.float32(1.0), a, lda, b, ldb, np.float32(0.0), c, ldc)
+
+
+@_kernel
+def _whole_gemm(task, at):
+    """The whole product described from task[at] (ta, tb, m, n, k, a, lda, b, ldb, c, ldc)."""
+    ta, tb, m, n, k = task[at], task[at + 1], task[at + 2], task[at + 3], task[at + 4]
+    a, lda, b, ldb, c, ldc = task[at + 5], task[at + 6], task[at + 7], task[at + 8], task[at + 9], task[at + 10]
+    if task[_T_F64]:
+        _dgemm_call(task[_T_FN], ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
+    else:
+        _sgemm_call(task[_T_FN], ta, tb, m, n, k, np.float32(1.0), a, lda, b, ldb, np.float32(0.0), c, ldc)
+
+
+@_kernel
+def _describe(task, at, a, b, out):
+    """Write out = a @ b into task from task[at] in _whole_gemm's order (cblas row-major: a C
+    matrix is itself, NoTrans with ld its row length; an F matrix the transpose of a C one,
+    Trans with ld its column length)."""
+    m, k = a.shape
+    n = b.shape[1]
+    task[at], task[at + 6] = (111, k) if a.strides[1] == a.itemsize else (112, m)
+    task[at + 1], task[at + 8] = (111, n) if b.strides[1] == b.itemsize else (112, k)
+    task[at + 2], task[at + 3], task[at + 4] = m, n, k
+    task[at + 5], task[at + 7], task[at + 9], task[at + 10] = a.ctypes.data, b.ctypes.data, out.ctypes.data, n
 
 
 @_kernel
@@ -417,7 +447,6 @@ def _plan(task, fn, f64, a, b, out, threads):
     multiply-adds.  The number of pieces; below 2 nothing is to be split."""
     m, k = a.shape
     n = b.shape[1]
-    a_c = a.strides[1] == a.itemsize
     b_c = b.strides[1] == b.itemsize
     axis, length = (0, m) if _split_rows(m, n, b_c, min(threads, MAX_PIECES)) else (1, n)
     per_element = (m * n * k) / length
@@ -437,12 +466,19 @@ def _plan(task, fn, f64, a, b, out, threads):
         return pieces
     task[_T_BOUNDS] = 0
     task[_T_KIND], task[_T_FN], task[_T_F64] = _GEMM_TASK, fn, f64
-    task[_T_TA], task[_T_LDA] = (111, k) if a_c else (112, m)
-    task[_T_TB], task[_T_LDB] = (111, n) if b_c else (112, k)
-    task[_T_M], task[_T_N], task[_T_K] = m, n, k
-    task[_T_A], task[_T_B], task[_T_C], task[_T_LDC] = a.ctypes.data, b.ctypes.data, out.ctypes.data, n
+    _describe(task, _T_TA, a, b, out)
     task[_T_AXIS], task[_T_PIECES] = axis, pieces
     return pieces
+
+
+@_kernel
+def _plan_pair(task, fn, f64, a1, b1, out1, a2, b2, out2):
+    """Write the pair of products out1 = a1 @ b1, out2 = a2 @ b2 into task: two pieces."""
+    task[_T_KIND], task[_T_FN], task[_T_F64] = _PAIR_TASK, fn, f64
+    _describe(task, _T_TA, a1, b1, out1)
+    _describe(task, _T_SECOND, a2, b2, out2)
+    task[_T_BOUNDS], task[_T_BOUNDS + 1], task[_T_BOUNDS + 2] = 0, 1, 2
+    task[_T_PIECES] = 2
 
 
 def gemm(a, b, out, threads):
@@ -465,6 +501,36 @@ def gemm(a, b, out, threads):
             ctl[1](1)
         try:
             _run_product(t.ctl, task, t.next_generation())
+        finally:
+            if before > 1:
+                ctl[1](before)
+    finally:
+        t.lock.release()
+    return True
+
+
+def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
+    """out1 = a1 @ b1 and out2 = a2 @ b2 (gemm's operands, all of one dtype) at once, each
+    whole on one thread: the caller takes the first, a spinning worker the second (or the
+    caller both, in order, when no worker comes).  A linear layer's two gradients are such a
+    pair, of equal size: two one-thread gemms side by side, none of a split's duplicated
+    packing (the W4 step's 128x256x256 pair 175 vs 211 us split one after the other), the
+    bits of one gemm each.  threads: nbgrad's thread count (2 or more; the workers beyond the
+    first find nothing to claim).  False (nothing written) when the team cannot take it."""
+    if not available():
+        return False
+    t = team(threads)
+    if not t.lock.acquire(blocking=False):
+        return False
+    try:
+        dtype = out1.dtype
+        _plan_pair(t.task, _GEMM["addresses"][dtype], dtype == _F64, a1, b1, out1, a2, b2, out2)
+        ctl = _GEMM["threads"]
+        before = ctl[0]() if ctl else 0
+        if before > 1:
+            ctl[1](1)
+        try:
+            _run_product(t.ctl, t.task, t.next_generation())
         finally:
             if before > 1:
                 ctl[1](before)

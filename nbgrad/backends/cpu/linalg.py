@@ -225,6 +225,45 @@ def matmul(a_view, b_view, out_dtype):
 
 
 def linear_backward(g_view, x_view, w_view, need_x=True, need_w=True, need_b=True):
-    """(gx, gw, gb) of out = x @ w.T + b: nbgrad/backends/_shared/linalg.py with this backend's kernels."""
+    """(gx, gw, gb) of out = x @ w.T + b: nbgrad/backends/_shared/linalg.py with this backend's
+    kernels, gx and gw side by side on two threads where they pair (_paired_gradients)."""
     from .reduction import reduce  # a Python wrapper, not a jitted helper
-    return shared_linalg.linear_backward(matmul, reduce, g_view, x_view, w_view, need_x, need_w, need_b)
+    pair = _paired_gradients(g_view, x_view, w_view) if need_x and need_w else None
+    if pair is None:
+        return shared_linalg.linear_backward(matmul, reduce, g_view, x_view, w_view, need_x, need_w, need_b)
+    gb = reduce("sum", g_view, (0,), g_view[0].dtype) if need_b else None
+    return pair[0], pair[1], gb
+
+
+# A pair below this many multiply-adds each is left to matmul (two serial products: a few us)
+_PAIR_MIN = 1 << 16
+
+
+def _paired_gradients(g_view, x_view, w_view):
+    """(gx = g @ w, gw = g.T @ x) of a float linear layer as one pair of one-thread gemms run
+    side by side by the BLAS team (_team.gemm_pair), or None where matmul takes them one after
+    the other: fewer than 2 threads, operands that are not C/F matrices of g's dtype, a dim
+    below 2, a small pair.  The two products have the same number of multiply-adds."""
+    gbuf, _, (n, o), _ = g_view
+    dtype = gbuf.dtype
+    i = x_view[2][1]
+    if dtype.kind != "f" or min(n, o, i) < 2 or n * o * i < _PAIR_MIN or num_threads() < 2:
+        return None
+    if _NUMPY_ROUTE[0] is None:
+        _NUMPY_ROUTE[0] = bool(blas_controls("numpy"))
+    if not _NUMPY_ROUTE[0] or not _team.available():
+        return None
+    g = _numpy_matrix(g_view, n, o)
+    w = _numpy_matrix(w_view, o, i)
+    x = _numpy_matrix(x_view, n, i)
+    if g is None or w is None or x is None or w.dtype != dtype or x.dtype != dtype:
+        return None
+    gx = new_buffer(n * i, dtype)
+    gw = new_buffer(o * i, dtype)
+    if not _team.gemm_pair(g, w, gx.reshape(n, i), g.T, x, gw.reshape(o, i), num_threads()):
+        return None
+    if _debug.ENABLED:
+        _debug.log("matmul", path="blas", library="numpy, a pair side by side on the team", n=n, k=o, m=i,
+                   batch=1, dtype=dtype, a="C" if g.flags.c_contiguous else "F",
+                   b="C" if w.flags.c_contiguous else "F", copied=[])
+    return gx, gw

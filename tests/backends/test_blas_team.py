@@ -134,6 +134,18 @@ def test_a_small_pair_and_one_thread_stay_one_after_the_other(monkeypatch):
     finally:
         nbgrad.set_num_threads(before)
     assert calls == []
+    # more than 2 threads: products the team splits stay split (in as many pieces as threads);
+    # smaller ones, which each would run on one thread, still pair
+    nbgrad.set_num_threads(3)
+    try:
+        x = nbgrad.randn(128, 256, requires_grad=True)
+        nbgrad.nn.Linear(256, 256)(x).tanh().sum().backward()      # 128*256*256 multiply-adds each
+        assert calls == []
+        x = nbgrad.randn(128, 64, requires_grad=True)
+        nbgrad.nn.Linear(64, 32)(x).tanh().sum().backward()        # (a dense gradient: a C matrix)
+        assert len(calls) == 1
+    finally:
+        nbgrad.set_num_threads(before)
 
 
 def test_the_team_leaves_the_blas_thread_count_as_it_was():

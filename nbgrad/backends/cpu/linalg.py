@@ -243,11 +243,15 @@ def _paired_gradients(g_view, x_view, w_view):
     """(gx = g @ w, gw = g.T @ x) of a float linear layer as one pair of one-thread gemms run
     side by side by the BLAS team (_team.gemm_pair), or None where matmul takes them one after
     the other: fewer than 2 threads, operands that are not C/F matrices of g's dtype, a dim
-    below 2, a small pair.  The two products have the same number of multiply-adds."""
+    below 2, a small pair, or products that more than 2 threads split (each of those is cut
+    into as many pieces as threads, which a pair on two would not use).  The two products
+    have the same number of multiply-adds."""
     gbuf, _, (n, o), _ = g_view
     dtype = gbuf.dtype
     i = x_view[2][1]
-    if dtype.kind != "f" or min(n, o, i) < 2 or n * o * i < _PAIR_MIN or num_threads() < 2:
+    threads = num_threads()
+    if dtype.kind != "f" or min(n, o, i) < 2 or n * o * i < _PAIR_MIN or threads < 2 or \
+            (threads > 2 and n * o * i >= _team.MIN_MULTIPLY_ADDS):
         return None
     if _NUMPY_ROUTE[0] is None:
         _NUMPY_ROUTE[0] = bool(blas_controls("numpy"))
@@ -260,7 +264,7 @@ def _paired_gradients(g_view, x_view, w_view):
         return None
     gx = new_buffer(n * i, dtype)
     gw = new_buffer(o * i, dtype)
-    if not _team.gemm_pair(g, w, gx.reshape(n, i), g.T, x, gw.reshape(o, i), num_threads()):
+    if not _team.gemm_pair(g, w, gx.reshape(n, i), g.T, x, gw.reshape(o, i), threads):
         return None
     if _debug.ENABLED:
         _debug.log("matmul", path="blas", library="numpy, a pair side by side on the team", n=n, k=o, m=i,

@@ -49,8 +49,9 @@ The control block `_CTL` (int64, each field on its own cache line):
   YIELD   1 when the spinning workers are to park now (nbgrad's thread pool is about to
           run work on their cores: _threads.run_split calls release());
 and `_TASK` the task: its kind; for a product the gemm's address, dtype, layout
-flags, sizes, pointers and leading dimensions, the split axis; for a call the
-function's address and its argument block's; the piece bounds.
+flags, sizes, pointers and leading dimensions, the split axis; for a pair of products
+(gemm_pair: a linear layer's two gradients, each whole on one thread) both products'
+fields; for a call the function's address and its argument block's; the piece bounds.
 """
 import ctypes
 import os
@@ -491,22 +492,27 @@ def gemm(a, b, out, threads):
     if not t.lock.acquire(blocking=False):
         return False        # another thread's product holds the block: the caller's own gemm
     try:
-        task = t.task
         dtype = out.dtype
-        if _plan(task, _GEMM["addresses"][dtype], dtype == _F64, a, b, out, threads) < 2:
+        if _plan(t.task, _GEMM["addresses"][dtype], dtype == _F64, a, b, out, threads) < 2:
             return False
-        ctl = _GEMM["threads"]
-        before = ctl[0]() if ctl else 0
-        if before > 1:
-            ctl[1](1)
-        try:
-            _run_product(t.ctl, task, t.next_generation())
-        finally:
-            if before > 1:
-                ctl[1](before)
+        _run_planned(t)
     finally:
         t.lock.release()
     return True
+
+
+def _run_planned(t):
+    """Run the product(s) planned in t's task (its lock held), NumPy's OpenBLAS at one thread
+    meanwhile: each piece is a one-thread gemm."""
+    ctl = _GEMM["threads"]
+    before = ctl[0]() if ctl else 0
+    if before > 1:
+        ctl[1](1)
+    try:
+        _run_product(t.ctl, t.task, t.next_generation())
+    finally:
+        if before > 1:
+            ctl[1](before)
 
 
 def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
@@ -514,8 +520,8 @@ def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
     whole on one thread: the caller takes the first, a spinning worker the second (or the
     caller both, in order, when no worker comes).  A linear layer's two gradients are such a
     pair, of equal size: two one-thread gemms side by side, none of a split's duplicated
-    packing (the W4 step's 128x256x256 pair 175 vs 211 us split one after the other), the
-    bits of one gemm each.  threads: nbgrad's thread count (2 or more; the workers beyond the
+    packing (the W4 step's 128x256x256 layer: linear_backward 209 vs 232 us with each
+    product split in turn), the bits of one gemm each.  threads: nbgrad's thread count (2 or more; the workers beyond the
     first find nothing to claim).  False (nothing written) when the team cannot take it."""
     if not available():
         return False
@@ -525,15 +531,7 @@ def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
     try:
         dtype = out1.dtype
         _plan_pair(t.task, _GEMM["addresses"][dtype], dtype == _F64, a1, b1, out1, a2, b2, out2)
-        ctl = _GEMM["threads"]
-        before = ctl[0]() if ctl else 0
-        if before > 1:
-            ctl[1](1)
-        try:
-            _run_product(t.ctl, t.task, t.next_generation())
-        finally:
-            if before > 1:
-                ctl[1](before)
+        _run_planned(t)
     finally:
         t.lock.release()
     return True

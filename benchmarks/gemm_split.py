@@ -56,9 +56,10 @@ def main(rounds=15):
                         times[axis].append(_time(team, tasks[axis], reps))
                 rows, cols = (float(np.median(t)) * 1e6 for t in times)
                 chosen = "rows" if T._split_rows(m, n, not fb, 2) else "cols"
+                faster = "rows" if rows < cols else "cols"
                 print(f"{m}x{k}x{n}  {'F' if fa else 'C'} {'F' if fb else 'C'}".ljust(22)
-                      + f" {rows:9.0f} {cols:9.0f}  {'rows' if rows < cols else 'cols'} {max(rows, cols) / min(rows, cols):.2f}x"
-                      f"  {chosen}", flush=True)
+                      + f" {rows:9.0f} {cols:9.0f}  {faster} {max(rows, cols) / min(rows, cols):.2f}x  {chosen}",
+                      flush=True)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The BLAS team (nbgrad/backends/cpu/_team.py): matrix products split into pieces that
-spinning workers and the caller claim.  Its products (split, and in pairs) against one whole gemm, which products
-it takes, a parked worker, several threads at once, a forked child, and stopping it."""
+spinning workers and the caller claim.  Its products (split, and in pairs) against one whole
+gemm, which products it takes, a parked worker, several threads at once, a forked child, and
+stopping it."""
 import multiprocessing
 import threading
 import time

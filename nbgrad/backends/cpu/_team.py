@@ -521,8 +521,9 @@ def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
     caller both, in order, when no worker comes).  A linear layer's two gradients are such a
     pair, of equal size: two one-thread gemms side by side, none of a split's duplicated
     packing (the W4 step's 128x256x256 layer: linear_backward 209 vs 232 us with each
-    product split in turn), the bits of one gemm each.  threads: nbgrad's thread count (2 or more; the workers beyond the
-    first find nothing to claim).  False (nothing written) when the team cannot take it."""
+    product split in turn), the bits of one gemm each.  threads: nbgrad's thread count (2 or
+    more; the workers beyond the first find nothing to claim).  False (nothing written) when
+    the team cannot take it."""
     if not available():
         return False
     t = team(threads)

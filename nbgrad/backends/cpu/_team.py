@@ -186,29 +186,34 @@ _kernel = njit(nogil=True, cache=True)
 
 @_kernel
 def _piece(task, p):
-    """Piece p of the published task: a native call's range, or a block of a product's output
-    columns (axis 1) or rows (axis 0)."""
+    """Piece p of the published task: a native call's range, a block of a product's output
+    columns (axis 1) or rows (axis 0), or one product of a pair, whole."""
     lo = task[_T_BOUNDS + p]
     hi = task[_T_BOUNDS + p + 1]
     if hi <= lo:
         return
     if task[_T_KIND] == _CALL_TASK:
         _native_call(task[_T_FN], task[_T_ARGS], lo, hi)
-        return
-    if task[_T_KIND] == _PAIR_TASK:
-        _whole_gemm(task, _T_TA if p == 0 else _T_SECOND)
-        return
-    ta, tb = task[_T_TA], task[_T_TB]
-    m, n, k = task[_T_M], task[_T_N], task[_T_K]
-    a, lda, b, ldb, c, ldc = task[_T_A], task[_T_LDA], task[_T_B], task[_T_LDB], task[_T_C], task[_T_LDC]
+    elif task[_T_KIND] == _PAIR_TASK:
+        _gemm_block(task, _T_TA if p == 0 else _T_SECOND, -1, 0, 0)
+    else:
+        _gemm_block(task, _T_TA, task[_T_AXIS], lo, hi)
+
+
+@_kernel
+def _gemm_block(task, at, axis, lo, hi):
+    """The product described from task[at] (ta, tb, m, n, k, a, lda, b, ldb, c, ldc: _describe),
+    whole (axis -1) or its output columns lo:hi (axis 1) or rows lo:hi (axis 0), as one gemm."""
+    ta, tb, m, n, k = task[at], task[at + 1], task[at + 2], task[at + 3], task[at + 4]
+    a, lda, b, ldb, c, ldc = task[at + 5], task[at + 6], task[at + 7], task[at + 8], task[at + 9], task[at + 10]
     size = 8 if task[_T_F64] else 4
-    if task[_T_AXIS] == 1:
+    if axis == 1:
         # columns lo:hi of op(B) and of C: op(B) = B (k x n, row-major) starts lo elements in,
         # op(B) = B^T (B is n x k) starts lo rows in
         b = b + (lo * ldb if tb == 112 else lo) * size
         c = c + lo * size
         n = hi - lo
-    else:
+    elif axis == 0:
         # rows lo:hi of op(A) and of C
         a = a + (lo if ta == 112 else lo * lda) * size
         c = c + lo * ldc * size
@@ -220,19 +225,8 @@ def _piece(task, p):
 
 
 @_kernel
-def _whole_gemm(task, at):
-    """The whole product described from task[at] (ta, tb, m, n, k, a, lda, b, ldb, c, ldc)."""
-    ta, tb, m, n, k = task[at], task[at + 1], task[at + 2], task[at + 3], task[at + 4]
-    a, lda, b, ldb, c, ldc = task[at + 5], task[at + 6], task[at + 7], task[at + 8], task[at + 9], task[at + 10]
-    if task[_T_F64]:
-        _dgemm_call(task[_T_FN], ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc)
-    else:
-        _sgemm_call(task[_T_FN], ta, tb, m, n, k, np.float32(1.0), a, lda, b, ldb, np.float32(0.0), c, ldc)
-
-
-@_kernel
 def _describe(task, at, a, b, out):
-    """Write out = a @ b into task from task[at] in _whole_gemm's order (cblas row-major: a C
+    """Write out = a @ b into task from task[at] in _gemm_block's order (cblas row-major: a C
     matrix is itself, NoTrans with ld its row length; an F matrix the transpose of a C one,
     Trans with ld its column length)."""
     m, k = a.shape

@@ -139,6 +139,12 @@ _numpy_dot = np.dot     # (a name of its own: tests watch the calls)
 _NUMPY_ROUTE = [None]
 
 
+def _numpy_route():
+    if _NUMPY_ROUTE[0] is None:
+        _NUMPY_ROUTE[0] = bool(blas_controls("numpy"))
+    return _NUMPY_ROUTE[0]
+
+
 def _numpy_gemm(a_view, b_view, out, n, k, m):
     """out = a @ b through NumPy's np.dot (its BLAS's gemm) for C/F matrices with n, k, m > 1;
     False when the operands are not such a pair.  NumPy's wheel carries a newer OpenBLAS
@@ -147,10 +153,8 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
     603 vs 660 us, 10x128x256 41 vs 66 us, 256x128x784 817 vs 1019 us; the W4 step 3.28 vs
     3.40, 4.00 vs 4.10, 4.25 vs 4.38 ms, medians of 9 interleaved samples).  A matrix times its
     own transpose (same memory) is left to the Numba kernel: np.dot would take BLAS's syrk."""
-    if _NUMPY_ROUTE[0] is None:
-        _NUMPY_ROUTE[0] = bool(blas_controls("numpy"))
-        if not _NUMPY_ROUTE[0]:
-            return False
+    if not _numpy_route():
+        return False
     a = _numpy_matrix(a_view, n, k)
     b = _numpy_matrix(b_view, k, m)
     if a is None or b is None or a.dtype != out.dtype or b.dtype != out.dtype:
@@ -253,9 +257,7 @@ def _paired_gradients(g_view, x_view, w_view):
     if dtype.kind != "f" or min(n, o, i) < 2 or n * o * i < _PAIR_MIN or threads < 2 or \
             (threads > 2 and n * o * i >= _team.MIN_MULTIPLY_ADDS):
         return None
-    if _NUMPY_ROUTE[0] is None:
-        _NUMPY_ROUTE[0] = bool(blas_controls("numpy"))
-    if not _NUMPY_ROUTE[0] or not _team.available():
+    if not _numpy_route() or not _team.available():
         return None
     g = _numpy_matrix(g_view, n, o)
     w = _numpy_matrix(w_view, o, i)

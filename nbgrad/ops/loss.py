@@ -12,6 +12,7 @@ gradient with respect to the logits directly (one kernel) and
 LogSoftmaxBackward0 passes it through.
 """
 import math
+import operator
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -157,8 +158,8 @@ class NllLossBackward0(Node):
             # d loss / d logits in one kernel (see the module docstring)
             if self.captured_sums is not None:
                 scale_nll, scale_smooth = self._captured_scales()
-                coef_nll = _flat(cast(g.detach(), D.float64).reshape(-1) * scale_nll)
-                coef_smooth = _flat(cast(g.detach(), D.float64).reshape(-1) * scale_smooth)
+                g64 = cast(g.detach(), D.float64).reshape(-1)
+                coef_nll, coef_smooth = _flat(g64 * scale_nll), _flat(g64 * scale_smooth)
             else:
                 g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
                 coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)
@@ -195,20 +196,18 @@ class NllLossBackward0(Node):
 
 
     def _captured_scales(self):
-        """_nll_scales' (scale_nll, scale_smooth) with the sum of weights read on the device:
-        0-dim float64 tensors for 'mean' (1 / sum is _div's: inf for a sum of 0), floats else."""
-        eps, c = self.smoothing, self.c
-        if self.reduction == "mean":
-            inv = 1.0 / self.captured_sums[2]
-            return (1.0 - eps) * inv, eps / c * inv
-        return 1.0 - eps, eps / c
+        """_nll_scales' (scale_nll, scale_smooth) over the sum of weights on the device: 0-dim
+        float64 tensors for 'mean' (1 / a sum of 0 is inf, as _div gives), floats else."""
+        return _nll_scales(self.reduction, self.captured_sums[2], self.m, self.smoothing, self.c,
+                           self.weight is not None, operator.truediv)
 
 
-def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight):
-    """Per-row gradient scales of the NLL part and the smoothing part (before g)."""
+def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight, div=_div):
+    """Per-row gradient scales of the NLL part and the smoothing part (before g); div as in
+    _loss_of_sums."""
     if reduction == "mean":
-        s_nll = (1.0 - smoothing) * _div(1.0, sums_w)
-        s_smooth = smoothing / c * _div(1.0, sums_w)   # PyTorch: over the rows not ignored
+        s_nll = (1.0 - smoothing) * div(1.0, sums_w)
+        s_smooth = smoothing / c * div(1.0, sums_w)   # PyTorch: over the rows not ignored
     else:
         s_nll, s_smooth = 1.0 - smoothing, smoothing / c
     return s_nll, s_smooth
@@ -251,25 +250,36 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     eps = float(label_smoothing)
     if reduction == "none":
         out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, target)
-    elif reduction == "sum":
-        out = new_scalar((1.0 - eps) * s_nll + eps / c * s_smooth, x._dtype, x.device)
     else:
-        value = (1.0 - eps) * _div(s_nll, s_w)
-        if eps:
-            value += eps / c * _div(s_smooth, s_w)
-        out = new_scalar(value, x._dtype, x.device)
+        out = new_scalar(_loss_of_sums(reduction, eps, c, s_nll, s_smooth, s_w), x._dtype, x.device)
     if needs_grad(x):
-        dim = 0 if x.dim() == 1 else 1
-        ls = record(LogSoftmaxBackward0, (x,), (), dim=dim)
-        ls.save(x)
-        node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
         scale_nll, scale_smooth = _nll_scales(reduction, s_w, m, eps, c, weight is not None)
-        node.__dict__.update(fused=True, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w,
-                             ignore_index=int(ignore_index), smoothing=eps, reduction=reduction,
-                             scale_nll=scale_nll, scale_smooth=scale_smooth)
-        node.save(x)
-        out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
+        _fused_nodes(out, x, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
+                     smoothing=eps, reduction=reduction, scale_nll=scale_nll, scale_smooth=scale_smooth)
     return out
+
+
+def _loss_of_sums(reduction, eps, c, s_nll, s_smooth, s_w, div=_div):
+    """The fused kernel's 'sum' or 'mean' loss from its sums: Python floats (div _div) or, while
+    nbgrad.compile captures, 0-dim float64 tensors (div plain division), the same float64
+    operations either way."""
+    if reduction == "sum":
+        return (1.0 - eps) * s_nll + eps / c * s_smooth
+    value = (1.0 - eps) * div(s_nll, s_w)
+    if eps:
+        value = value + eps / c * div(s_smooth, s_w)
+    return value
+
+
+def _fused_nodes(out, x, **attrs):
+    """PyTorch's NllLossBackward0 -> LogSoftmaxBackward0 over x as out's history, the fused
+    backward's inputs (attrs) on the first."""
+    ls = record(LogSoftmaxBackward0, (x,), (), dim=0 if x.dim() == 1 else 1)
+    ls.save(x)
+    node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
+    node.__dict__.update(fused=True, **attrs)
+    node.save(x)
+    out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
 
 
 # -- while nbgrad.compile captures ---------------------------------------------------
@@ -309,23 +319,11 @@ def _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reductio
     with no_grad():
         if reduction == "none":
             out = cast(new_tensor(row_loss, tuple(target.shape), D.float64, x.device), x._dtype)
-        elif reduction == "sum":
-            out = cast((1.0 - eps) * s[0] + eps / c * s[1], x._dtype)
         else:
-            value = (1.0 - eps) * (s[0] / s[2])
-            if eps:
-                value = value + eps / c * (s[1] / s[2])
-            out = cast(value, x._dtype)
+            out = cast(_loss_of_sums(reduction, eps, c, s[0], s[1], s[2], operator.truediv), x._dtype)
     if needs_grad(x):
-        dim = 0 if x.dim() == 1 else 1
-        ls = record(LogSoftmaxBackward0, (x,), (), dim=dim)
-        ls.save(x)
-        node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
-        node.__dict__.update(fused=True, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w,
-                             ignore_index=int(ignore_index), smoothing=eps, reduction=reduction,
-                             scale_nll=None, scale_smooth=None, captured_sums=s)
-        node.save(x)
-        out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
+        _fused_nodes(out, x, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
+                     smoothing=eps, reduction=reduction, scale_nll=None, scale_smooth=None, captured_sums=s)
     return out
 
 

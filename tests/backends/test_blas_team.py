@@ -11,8 +11,14 @@ import pytest
 
 import nbgrad
 from nbgrad.backends.cpu import _blas_threads, _team, linalg
+from nbgrad.ops import _graph
 
 pytestmark = pytest.mark.skipif(not _team.available(), reason="NumPy's OpenBLAS cblas symbols were not found")
+
+
+# linear layers reach linalg.linear_backward only through the linear_backward acceleration
+uses_linear_backward = pytest.mark.skipif(not _graph.ACCELERATIONS_ON,
+                                          reason="NBGRAD_FUSED=0: the layer's gradients are two mm ops")
 
 
 def _one_thread_dot(a, b):
@@ -76,6 +82,7 @@ def test_a_pair_of_products_has_each_ones_one_gemm_bits(shapes, fa, fb, dtype):
     np.testing.assert_array_equal(out2, _one_thread_dot(a2, b2))
 
 
+@uses_linear_backward
 def test_a_linear_layers_two_gradients_pair_up(monkeypatch):
     rng = np.random.default_rng(5)
     pairs = []
@@ -121,6 +128,7 @@ def test_a_pair_the_team_cannot_take_runs_one_after_the_other():
     np.testing.assert_array_equal(busy[0].reshape(128, 64), _one_thread_dot(g, w))
 
 
+@uses_linear_backward
 def test_a_small_pair_and_one_thread_stay_one_after_the_other(monkeypatch):
     calls = []
     monkeypatch.setattr(_team, "gemm_pair", lambda *a: calls.append(a) or False)

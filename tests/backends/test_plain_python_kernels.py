@@ -22,6 +22,7 @@ import pytest
 from numba import njit
 
 from nbgrad.backends.cpu import elementwise as E
+from nbgrad.backends._shared import fast_math as F
 from nbgrad.backends.cpu import loss_kernels as L
 from nbgrad.backends.cpu import reduction as R
 from nbgrad.backends.cpu import strided_copy as S
@@ -48,12 +49,14 @@ def special_inputs(dtype):
 
 
 def bind_bit_casts_as_plain_python(monkeypatch):
-    """What elementwise.py does at import under NUMBA_DISABLE_JIT=1.  Call it only after the
-    compiled kernels of a test have run (a kernel compiled now would see Python functions)."""
-    monkeypatch.setattr(E, "_float_bits", E._py_float_bits)
-    monkeypatch.setattr(E, "_f32_from_bits", E._py_f32_from_bits)
-    monkeypatch.setattr(E, "_f64_from_bits", E._py_f64_from_bits)
-    monkeypatch.setattr(E, "_fma", E._py_fma)
+    """What elementwise.py and _shared/fast_math.py (exp and the bit casts) do at import under
+    NUMBA_DISABLE_JIT=1.  Call it only after the compiled kernels of a test have run (a kernel
+    compiled now would see Python functions)."""
+    for module in (E, F):
+        monkeypatch.setattr(module, "_float_bits", F._py_float_bits)
+        monkeypatch.setattr(module, "_f32_from_bits", F._py_f32_from_bits)
+        monkeypatch.setattr(module, "_f64_from_bits", F._py_f64_from_bits)
+        monkeypatch.setattr(module, "_fma", F._py_fma)
     monkeypatch.setattr(E, "_wide_vectors", E._py_wide_vectors)
 
 
@@ -98,11 +101,11 @@ def _jitted_f64_from_bits(bits):
 @pytest.mark.parametrize("dtype, int_type", [(np.float32, np.int32), (np.float64, np.int64)])
 def test_bit_casts_are_numpy_views_and_the_compiled_bitcasts(dtype, int_type):
     x = special_inputs(dtype)
-    from_bits, jitted_from_bits = ((E._py_f32_from_bits, _jitted_f32_from_bits) if dtype == np.float32
-                                   else (E._py_f64_from_bits, _jitted_f64_from_bits))
+    from_bits, jitted_from_bits = ((F._py_f32_from_bits, _jitted_f32_from_bits) if dtype == np.float32
+                                   else (F._py_f64_from_bits, _jitted_f64_from_bits))
     python = []
     for v in x:
-        bits = E._py_float_bits(v)
+        bits = F._py_float_bits(v)
         assert type(bits) is int_type and bits == np.array(v).view(int_type)
         back = from_bits(bits)
         assert type(back) is dtype and np.array(back).view(int_type) == bits
@@ -112,20 +115,20 @@ def test_bit_casts_are_numpy_views_and_the_compiled_bitcasts(dtype, int_type):
 
 
 def test_bits_of_a_python_float_are_float64_bits():
-    assert E._py_float_bits(-2.5) == np.array(-2.5).view(np.int64) == _jitted_float_bits(np.array([-2.5]))[0]
-    assert type(E._py_float_bits(-2.5)) is np.int64
+    assert F._py_float_bits(-2.5) == np.array(-2.5).view(np.int64) == _jitted_float_bits(np.array([-2.5]))[0]
+    assert type(F._py_float_bits(-2.5)) is np.int64
 
 
 @pytest.mark.parametrize("i", [np.int64((5 << 40) | 0x3F800000), -1 << 31, np.int64(-1 << 31),
                                np.int32(-1), np.int8(-3), np.int16(0x7F80),
                                np.int64(0x3FF0000000000000), np.int64(-1)])
 def test_from_bits_truncates_wider_and_sign_extends_narrower_integers_as_compiled(i):
-    for python, jitted, int_type in [(E._py_f32_from_bits, _jitted_f32_from_bits, np.int32),
-                                     (E._py_f64_from_bits, _jitted_f64_from_bits, np.int64)]:
+    for python, jitted, int_type in [(F._py_f32_from_bits, _jitted_f32_from_bits, np.int32),
+                                     (F._py_f64_from_bits, _jitted_f64_from_bits, np.int64)]:
         assert np.array(python(i)).view(int_type) == jitted(np.array([i]))[0]
-    assert E._py_f32_from_bits(np.int64((5 << 40) | 0x3F800000)) == np.float32(1.0)
-    assert np.signbit(E._py_f32_from_bits(-1 << 31)) and E._py_f32_from_bits(-1 << 31) == 0
-    assert np.isnan(E._py_f64_from_bits(np.int32(-1)))        # sign-extended: all 64 bits set
+    assert F._py_f32_from_bits(np.int64((5 << 40) | 0x3F800000)) == np.float32(1.0)
+    assert np.signbit(F._py_f32_from_bits(-1 << 31)) and F._py_f32_from_bits(-1 << 31) == 0
+    assert np.isnan(F._py_f64_from_bits(np.int32(-1)))        # sign-extended: all 64 bits set
 
 
 # --------------------------------------------------------------------------- #
@@ -241,45 +244,52 @@ def ulp_close(got, want, ulps):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_softmax_and_logsumexp_in_python_sum_in_float64(dtype):
-    # 2000 terms: a float32 running sum would be ~1e-5 off; NumPy's and libm's exp agree to 1 ulp
+def test_softmax_and_logsumexp_in_python_sum_in_float64(dtype, monkeypatch):
+    # 2000 terms: a float32 running sum would be ~1e-5 off; the exps are fast_math's formulas
+    # both ways (in Python through the bit casts' NumPy meaning)
     rng = np.random.default_rng(5)
     x = rng.standard_normal(4000).astype(dtype)
     x[2000 + 17] = np.inf
     kshape, kst = np.array([2], np.int64), np.array([2000], np.int64)
-    for log in (False, True):
-        jitted, python = np.empty(4000, dtype), np.empty(4000, dtype)
-        with np.errstate(all="ignore"):
-            R._softmax_rows(x, 0, kshape, kst, kst, 2000, 1, 1, log, jitted)
+    jitted = {}
+    with np.errstate(all="ignore"):
+        for log in (False, True):
+            jitted[log] = np.empty(4000, dtype)
+            R._softmax_rows(x, 0, kshape, kst, kst, 2000, 1, 1, log, jitted[log])
+        jitted["lse"] = np.empty(2, dtype)
+        R._logsumexp_rows(x, 0, kshape, kst, 2000, 1, jitted["lse"])
+        bind_bit_casts_as_plain_python(monkeypatch)
+        for log in (False, True):
+            python = np.empty(4000, dtype)
             R._softmax_rows.py_func(x, 0, kshape, kst, kst, 2000, 1, 1, log, python)
-        ulp_close(python, jitted, 4)
-    jitted, python = np.empty(2, dtype), np.empty(2, dtype)
-    R._logsumexp_rows(x, 0, kshape, kst, 2000, 1, jitted)
-    R._logsumexp_rows.py_func(x, 0, kshape, kst, 2000, 1, python)
-    ulp_close(python, jitted, 4)
+            ulp_close(python, jitted[log], 4)
+        python = np.empty(2, dtype)
+        R._logsumexp_rows.py_func(x, 0, kshape, kst, 2000, 1, python)
+    ulp_close(python, jitted["lse"], 4)
     assert python[1] == np.inf and np.isfinite(python[0])
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("weighted", [False, True])
-def test_cross_entropy_and_nll_in_python_work_in_float64(dtype, weighted):
+def test_cross_entropy_and_nll_in_python_work_in_float64(dtype, weighted, monkeypatch):
     x = np.array([1e4, 0.0, -1e4, 0.0, 1e4, 1e4, 0.5, -0.25, 3.0], dtype)
     target = np.array([1, 2, 0], np.int64)
     weight = np.array([0.3, 1.7, 0.9], dtype) if weighted else np.ones(1, dtype)
     outs = []
-    for kernel in (L._ce_forward, L._ce_forward.py_func):
+    grads = []
+    for kernel, backward in ((L._ce_forward, L._ce_backward), (L._ce_forward.py_func, L._ce_backward.py_func)):
+        if kernel is L._ce_forward.py_func:
+            bind_bit_casts_as_plain_python(monkeypatch)     # (the compiled kernels have run)
         row_loss, lse, sums = np.empty(3), np.empty(3), np.zeros(3)
         kernel(x, 3, 3, target, weight, weighted, -100, 0.1, row_loss, lse, sums)
         outs.append((row_loss, lse, sums))
+        g = np.empty(9, dtype)
+        backward(x, 3, 3, outs[0][1], target, weight, weighted, -100, 0.1, np.ones(3), np.ones(3), g)
+        grads.append(g)
     for got, want in zip(outs[1], outs[0]):
         np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
     # row 1's log-sum-exp is 1e4 + log(2) in float64, not float32's 1e4 + 0.69336
     assert abs(outs[1][1][1] - 1e4 - np.log(2)) < 1e-9
-    grads = []
-    for kernel in (L._ce_backward, L._ce_backward.py_func):
-        g = np.empty(9, dtype)
-        kernel(x, 3, 3, outs[0][1], target, weight, weighted, -100, 0.1, np.ones(3), np.ones(3), g)
-        grads.append(g)
     np.testing.assert_allclose(grads[1], grads[0], rtol=4 * np.finfo(dtype).eps, atol=0)
     nll = []
     for kernel in (L._nll_forward, L._nll_forward.py_func):
@@ -298,7 +308,8 @@ PLAIN_PYTHON_SCRIPT = textwrap.dedent("""
     import numpy as np
     from nbgrad.backends import cpu as B
     from nbgrad.backends.cpu import elementwise as E
-    assert E._float_bits is E._py_float_bits
+    from nbgrad.backends._shared import fast_math as F
+    assert E._float_bits is F._py_float_bits
     x = np.array(json.loads(input()), dtype=np.float32)
     out = {op: B.unary(op, (x, 0, (x.size,), (1,)), np.dtype(np.float32)).view(np.int32).tolist()
            for op in ("exp", "log", "tanh", "sigmoid")}
@@ -373,5 +384,5 @@ def test_fma_in_python_rounds_once_as_the_compiled_fma(dtype):
     a, b, c = (np.concatenate([v, g]) for v, g in zip((a, b, c), grid))
     jitted = np.empty_like(a)
     _jitted_fma(a, b, c, jitted)
-    python = np.array([E._py_fma(x, y, z) for x, y, z in zip(a, b, c)], dtype)
+    python = np.array([F._py_fma(x, y, z) for x, y, z in zip(a, b, c)], dtype)
     assert_same_floats(python, jitted)

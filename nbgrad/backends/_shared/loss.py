@@ -60,7 +60,13 @@ def row_loss(nll, smooth, smoothing, c):
 @_scalar
 def cross_entropy_grad(xj, lse, a, b, wsum, wj, is_target):
     """d/dx_j of a*(lse - x_t) + b*sum_k w_k*(lse - x_k): a*(p_j - [j == t]) + b*(p_j*W - w_j)."""
-    p = math.exp(float(xj) - lse)
+    return cross_entropy_grad_of_p(math.exp(float(xj) - lse), a, b, wsum, wj, is_target)
+
+
+@_scalar
+def cross_entropy_grad_of_p(p, a, b, wsum, wj, is_target):
+    """cross_entropy_grad with p_j = exp(x_j - lse) given (the CPU computes it with its
+    vectorisable exp, nbgrad/backends/_shared/fast_math.py)."""
     g = a * p + b * (p * wsum - wj)
     if is_target:
         g -= a

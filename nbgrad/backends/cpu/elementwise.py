@@ -72,114 +72,17 @@ _kernel = cpu_kernel(nogil=True)
 # scalar function) happens at compile time through @overload.
 #
 # The same formulas run as plain Python under NUMBA_DISABLE_JIT=1 (kernels on
-# NumPy scalars): the bit casts are then the NumPy views below, bound in place
-# of the intrinsics at import, and each `_fast_*` stub's Python body does the
+# NumPy scalars): the bit casts are then NumPy views (nbgrad/backends/_shared/fast_math.py,
+# where exp and the intrinsics live), bound in place of the intrinsics at import, and each `_fast_*` stub's Python body does the
 # type switch (Numba compiles the @overload instead, never the body).  Jitted
 # code is unchanged.  tests/backends/test_plain_python_kernels.py checks that
 # the Python meaning gives the compiled bits.
 
-@intrinsic
-def _float_bits(typingctx, x):
-    """The IEEE bits of a float32 (as int32) or float64 (as int64)."""
-    if x == types.float32:
-        sig = types.int32(x)
-    elif x == types.float64:
-        sig = types.int64(x)
-    else:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(signature.return_type))
-    return sig, codegen
-
-
-def _make_from_bits(float_type, width):
-    @intrinsic
-    def from_bits(typingctx, i):
-        """The float whose IEEE bits are the low `width` bits of integer i."""
-        if not isinstance(i, types.Integer):
-            return None
-        sig = float_type(i)
-
-        def codegen(context, builder, signature, args):
-            v = args[0]
-            if i.bitwidth > width:
-                v = builder.trunc(v, ir.IntType(width))
-            elif i.bitwidth < width:
-                v = builder.sext(v, ir.IntType(width))
-            return builder.bitcast(v, context.get_value_type(float_type))
-        return sig, codegen
-    return from_bits
-
-
-_f32_from_bits = _make_from_bits(types.float32, 32)
-_f64_from_bits = _make_from_bits(types.float64, 64)
-
-
-def _py_float_bits(x):
-    """_float_bits in plain Python: a NumPy scalar view."""
-    if isinstance(x, np.float32):
-        return x.view(np.int32)
-    return np.float64(x).view(np.int64)
-
-
-def _py_f32_from_bits(i):
-    """_f32_from_bits in plain Python (int() & mask: the truncation or sign extension)."""
-    return np.uint32(int(i) & 0xFFFFFFFF).view(np.float32)
-
-
-def _py_f64_from_bits(i):
-    """_f64_from_bits in plain Python."""
-    return np.uint64(int(i) & 0xFFFFFFFFFFFFFFFF).view(np.float64)
-
-
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """a * b + c rounded once (LLVM's fma: one vfmadd where the CPU has FMA).  The polynomials
-    below take it explicitly, not through fastmath contraction, so that a formula has the
-    same bits wherever it is inlined (an op's kernel, a fused region, nbgrad.compile's code):
-    W4's-size exp over 1M float32 0.52 -> 0.37 ms, tanh 0.81 -> 0.58 ms, on one core here."""
-    if not (a == b == c and a in (types.float32, types.float64)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        ty = context.get_value_type(signature.return_type)
-        name = "llvm.fma.f32" if a == types.float32 else "llvm.fma.f64"
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ty, [ty, ty, ty]), name)
-        return builder.call(fn, args)
-    return a(a, b, c), codegen
-
-
-def _py_fma(a, b, c):
-    """_fma in plain Python, rounded once as the hardware does.  float32: the product is exact
-    in float64 and the float64 sum is rounded to odd (its last bit set when inexact), which
-    then rounds to float32 as one rounding would; float64: exact rationals."""
-    if isinstance(a, np.float32):
-        p = np.float64(a) * np.float64(b)
-        c64 = np.float64(c)
-        with np.errstate(all="ignore"):
-            s = p + c64
-            if not np.isfinite(s):
-                return np.float32(s)
-            t = s - p
-            err = (p - (s - t)) + (c64 - t)         # TwoSum: the sum's exact rounding error
-        if err != 0 and not (np.array(s).view(np.int64) & 1):
-            s = np.nextafter(s, np.inf if err > 0 else -np.inf)
-        with np.errstate(all="ignore"):
-            return np.float32(s)
-    from fractions import Fraction
-    a, b, c = float(a), float(b), float(c)
-    if not (math.isfinite(a) and math.isfinite(b)):
-        return a * b + c
-    if not math.isfinite(c):
-        return c                  # a finite product (however large) plus an infinity or NaN
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
-    if exact == 0:
-        return a * b + c         # a*b == -c exactly: IEEE's sign of the zero
-    try:
-        return float(exact)
-    except OverflowError:
-        return math.inf if exact > 0 else -math.inf
+from .._shared.fast_math import (  # noqa: F401  (re-exported: tests and fused code name them here)
+    _float_bits, _f32_from_bits, _f64_from_bits, _fma, _F, _MAGIC_F, _MAGIC_F_BITS, _MAGIC_D, _MAGIC_D_BITS,
+    _LOG2E_F, _LN2_HI_F, _LN2_LO_F, _LOG2E_D, _LN2_HI_D, _LN2_LO_D, _SQRT2_F, _SQRT2_D, _TINY_F, _TINY_D,
+    _TWO23_F, _TWO54_D, _TWO52_D, _INF_F, _NAN_F, _exp_f32, _exp_f64, _by_float_type, _fast_exp,
+    _overload_by_float_type)
 
 
 @intrinsic
@@ -206,83 +109,7 @@ def _py_wide_vectors():
 
 
 if config.DISABLE_JIT:
-    _float_bits, _f32_from_bits, _f64_from_bits = _py_float_bits, _py_f32_from_bits, _py_f64_from_bits
-    _fma = _py_fma
     _wide_vectors = _py_wide_vectors
-
-_F = np.float32
-# Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
-# in the low mantissa bits, so n = bits(t) - bits(MAGIC) with no float->int
-# conversion (which AVX2 lacks for float64).
-_MAGIC_F = _F(12582912.0)
-_MAGIC_F_BITS = int(np.array(_MAGIC_F).view(np.int32))
-_MAGIC_D = 6755399441055744.0
-_MAGIC_D_BITS = int(np.array(_MAGIC_D).view(np.int64))
-_LOG2E_F = _F(1.4426950408889634)
-_LN2_HI_F = _F(0.693359375)        # few mantissa bits: n * hi is exact
-_LN2_LO_F = _F(-2.12194440e-4)
-_LOG2E_D = 1.4426950408889634
-_LN2_HI_D = 6.93145751953125e-1
-_LN2_LO_D = 1.42860682030941723212e-6
-_SQRT2_F = _F(1.41421356)
-_SQRT2_D = 1.4142135623730951
-_TINY_F = _F(1.17549435e-38)       # smallest normal float32
-_TINY_D = 2.2250738585072014e-308
-_TWO23_F = _F(8388608.0)
-_TWO54_D = 18014398509481984.0
-_TWO52_D = 4503599627370496.0
-_INF_F = _F(np.inf)
-_NAN_F = _F(np.nan)
-
-
-@register_jitable(error_model="numpy")
-def _exp_f32(x):
-    xc = min(max(x, _F(-104.0)), _F(89.0))      # beyond: 0 / inf after scaling
-    t = _fma(xc, _LOG2E_F, _MAGIC_F)
-    n = t - _MAGIC_F
-    ni = _float_bits(t) - _MAGIC_F_BITS
-    r = _fma(n, -_LN2_HI_F, xc)
-    r = _fma(n, -_LN2_LO_F, r)
-    # Cephes expf polynomial for exp(r) on |r| <= ln2/2.
-    p = _F(1.9875691500e-4)
-    p = _fma(p, r, _F(1.3981999507e-3))
-    p = _fma(p, r, _F(8.3334519073e-3))
-    p = _fma(p, r, _F(4.1665795894e-2))
-    p = _fma(p, r, _F(1.6666665459e-1))
-    p = _fma(p, r, _F(5.0000001201e-1))
-    p = _fma(p, r * r, r) + _F(1.0)
-    # 2**n in two halves so that n in [-150, 128] never leaves the normal range
-    # (one rounding only, into the denormals when the result is that small).
-    h = ni >> 1
-    y = p * _f32_from_bits((h + 127) << 23) * _f32_from_bits((ni - h + 127) << 23)
-    return y if x == x else x
-
-
-@register_jitable(error_model="numpy")
-def _exp_f64(x):
-    xc = min(max(x, -746.0), 710.0)
-    t = _fma(xc, _LOG2E_D, _MAGIC_D)
-    n = t - _MAGIC_D
-    ni = _float_bits(t) - _MAGIC_D_BITS
-    r = _fma(n, -_LN2_HI_D, xc)
-    r = _fma(n, -_LN2_LO_D, r)
-    # Taylor series to r**13 (|r| <= 0.347: truncation < 2e-16 relative).
-    p = 1.0 / 6227020800.0
-    p = _fma(p, r, 1.0 / 479001600.0)
-    p = _fma(p, r, 1.0 / 39916800.0)
-    p = _fma(p, r, 1.0 / 3628800.0)
-    p = _fma(p, r, 1.0 / 362880.0)
-    p = _fma(p, r, 1.0 / 40320.0)
-    p = _fma(p, r, 1.0 / 5040.0)
-    p = _fma(p, r, 1.0 / 720.0)
-    p = _fma(p, r, 1.0 / 120.0)
-    p = _fma(p, r, 1.0 / 24.0)
-    p = _fma(p, r, 1.0 / 6.0)
-    p = _fma(p, r, 0.5)
-    p = _fma(p, r * r, r) + 1.0
-    h = ni >> 1
-    y = p * _f64_from_bits((h + 1023) << 52) * _f64_from_bits((ni - h + 1023) << 52)
-    return y if x == x else x
 
 
 @register_jitable(error_model="numpy")
@@ -393,24 +220,6 @@ def _sigmoid_f64(x):
     return s if x >= 0 else z * s
 
 
-def _by_float_type(x, f32, f64, other):
-    # The Python meaning of the compile-time switch of _overload_by_float_type:
-    # float64 covers np.float64 and Python floats (Numba types both float64).
-    # Compiled kernels never warn; neither do these (an intermediate overflow,
-    # as exp(2|x|) in tanh, is part of the formula, not of the caller's values).
-    with np.errstate(all="ignore"):
-        if isinstance(x, np.float32):
-            return f32(x)
-        if isinstance(x, float):
-            return f64(x)
-        return other(x)
-
-
-def _fast_exp(x):
-    """Jitted code dispatches on the float type at compile time (see the @overload below)."""
-    return _by_float_type(x, _exp_f32, _exp_f64, np.exp)
-
-
 def _fast_log(x):
     """Dispatches on the float type at compile time."""
     return _by_float_type(x, _log_f32, _log_f64, np.log)
@@ -434,17 +243,6 @@ def _libm_sigmoid(x):
     return z / (1 + z)
 
 
-def _overload_by_float_type(stub, f32, f64, other):
-    @overload(stub, jit_options={"error_model": "numpy"})
-    def impl(x):
-        if x == types.float32:
-            return lambda x: f32(x)
-        if x == types.float64:
-            return lambda x: f64(x)
-        return other
-
-
-_overload_by_float_type(_fast_exp, _exp_f32, _exp_f64, lambda x: np.exp(x))
 _overload_by_float_type(_fast_log, _log_f32, _log_f64, lambda x: np.log(x))
 _overload_by_float_type(_fast_tanh, _tanh_f32, _tanh_f64, lambda x: np.tanh(x))
 _overload_by_float_type(_fast_sigmoid, _sigmoid_f32, _sigmoid_f64, _libm_sigmoid)

@@ -30,6 +30,7 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
+from .._shared.fast_math import _fast_exp
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -130,6 +131,7 @@ def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
     nd = kshape.size
     idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
+    e = np.empty(rn, np.float64)    # a row's exps (as in _softmax_rows)
     for o in range(out.size):
         m = -np.inf
         for j in range(rn):
@@ -141,9 +143,13 @@ def _logsumexp_rows(x, xoff, kshape, kst, rn, rs, out):
         if m != m or m == np.inf or m == -np.inf:
             out[o] = m  # nan, +inf, or an all -inf (or empty) row
         else:
+            for j in range(rn):
+                e[j] = x[p + j * rs] - m
+            for j in range(rn):
+                e[j] = _fast_exp(e[j])
             s = np.float64(0.0)
             for j in range(rn):
-                s += np.exp(x[p + j * rs] - m)
+                s += e[j]
             out[o] = m + np.log(s)
         p = advance(idx, kshape, nd - 1, p, jump)
 
@@ -222,6 +228,7 @@ def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
     jo = jumps(kshape, okst, nd - 1)
     px = xoff
     po = 0
+    e = np.empty(rn, x.dtype)
     total = 1
     for d in range(nd):
         total *= kshape[d]
@@ -233,18 +240,23 @@ def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
                 m = v
                 if v != v:
                     break
+        # the row's exps by fast_math's exp over a contiguous copy of x - m (a loop of unit
+        # stride vectorises; one of libm calls, or of a run-time stride, stays scalar), then
+        # their float64 sum in order
+        for j in range(rn):
+            e[j] = x[px + j * xrs] - m
+        for j in range(rn):
+            e[j] = _fast_exp(e[j])
         s = np.float64(0.0)     # a float64 sum (np.float64: also in plain Python)
+        for j in range(rn):
+            s += e[j]
         if log:
-            for j in range(rn):
-                s += np.exp(x[px + j * xrs] - m)
             ls = np.log(s)
             for j in range(rn):
                 out[po + j * ors] = x[px + j * xrs] - m - ls
         else:
             for j in range(rn):
-                e = np.exp(x[px + j * xrs] - m)
-                out[po + j * ors] = e
-                s += e
+                out[po + j * ors] = e[j]
             inv = 1.0 / s
             for j in range(rn):
                 out[po + j * ors] = out[po + j * ors] * inv

@@ -63,7 +63,7 @@ def _collect(roots, targets):
         stack = [r for r in dict.fromkeys(roots) if r is not None]
         seen = set(stack)
         while stack:
-            for nxt, _ in stack.pop().next_functions:
+            for nxt in stack.pop()._next_fns:
                 if nxt is not None:
                     deps[nxt] = deps.get(nxt, 0) + 1
                     if nxt not in seen:
@@ -82,7 +82,7 @@ def _collect(roots, targets):
             continue
         seen.add(node)
         stack.append((node, True))
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_fns:
             if nxt is not None:
                 deps[nxt] = deps.get(nxt, 0) + 1
                 if nxt not in seen:
@@ -94,7 +94,7 @@ def _collect(roots, targets):
         # saved tensors are neither needed nor freed
         needed = set()
         for node in order:
-            if any(n in needed or n in targets for n, _ in node.next_functions if n is not None):
+            if any(n in needed or n in targets for n in node._next_fns if n is not None):
                 needed.add(node)
     return deps, needed
 
@@ -260,12 +260,12 @@ class _Walk:
                 _release_children(node, deps, ready, needed)
                 continue
             if not grads:       # nothing arrived (a buffer holds no None): nothing to run
-                in_grads = (None,) * len(node.next_functions)
+                in_grads = (None,) * len(node._next_fns)
             else:
                 if wanted is None:
                     in_grads = node(*grad_list)
                 else:
-                    node._wanted = tuple(nxt is not None and nxt in wanted for nxt, _ in node.next_functions)
+                    node._wanted = tuple(nxt is not None and nxt in wanted for nxt in node._next_fns)
                     try:
                         in_grads = node(*grad_list)
                     finally:
@@ -336,9 +336,11 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
 
     def send(node, in_grads):
         metas = node.input_meta
-        for i, (nxt, nr) in enumerate(node.next_functions):
+        nrs = node._next_nrs
+        for i, nxt in enumerate(node._next_fns):
             if nxt is None:
                 continue
+            nr = nrs[i]
             g = in_grads[i] if i < len(in_grads) else None
             if g is not None and wanted is not None and nxt not in wanted:
                 g = None        # (PyTorch computes no gradient for a node that leads to no input)
@@ -372,7 +374,7 @@ def _sender(buffers, deps, ready, create_graph, shared, wanted=None):
 
 
 def _release_children(node, deps, ready, needed):
-    for nxt, _ in node.next_functions:
+    for nxt in node._next_fns:
         if nxt is not None:
             deps[nxt] -= 1
             if deps[nxt] == 0:

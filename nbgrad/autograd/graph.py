@@ -9,7 +9,7 @@ needs the Tensor class, whose module imports nbgrad.autograd).
 from .._tensor import Tensor
 from .grad_mode import _state as _grad_state
 from . import anomaly_mode
-from .node import Node, _next_seq
+from .node import Node, _NUMBERS, _next_seq, interned_numbers
 
 _new = object.__new__
 _node_init = Node.__init__
@@ -72,7 +72,8 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     floating-point outputs (None entries keep their output number but get nothing);
     return it.  `node`: an instance of node_cls made beforehand (a custom Function's
     ctx), initialised here instead of a new one."""
-    edges = []
+    fns = []        # the edges as the node keeps them (node.py): nodes, output numbers
+    nrs = []
     meta = []
     for t in inputs:
         if type(t) is Tensor and t._base is None and t._producer_meta is None:
@@ -80,19 +81,27 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
             # node made it), spelled out: the common case
             if t._requires_grad:
                 fn = t._grad_fn
-                edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+                if fn is not None:
+                    fns.append(fn)
+                    nrs.append(t._output_nr)
+                else:
+                    fns.append(t._grad_accumulator())
+                    nrs.append(0)
                 key = (t._shape, t._dtype)
                 meta.append(_METAS.get(key) or _interned(key))
             else:
-                edges.append(_NO_EDGE)
+                fns.append(None)
+                nrs.append(0)
                 meta.append(None)
             continue
         if not isinstance(t, Tensor):       # a number operand (x + 1): no edge
-            edges.append(_NO_EDGE)
+            fns.append(None)
+            nrs.append(0)
             meta.append(None)
             continue
         e = edge(t)
-        edges.append(e)
+        fns.append(e[0])
+        nrs.append(e[1])
         if e[0] is None:
             meta.append(None)
         elif t._producer_meta is None:
@@ -102,19 +111,22 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
             meta.append(_interned((shape, dtype) if fn is e[0] and nr == e[1] else (t._shape, t._dtype)))
     meta = tuple(meta)
     meta = _METAS.get(meta) or _interned(meta)
+    nrs = tuple(nrs)
+    nrs = _NUMBERS.get(nrs) or interned_numbers(nrs)
     if node is None:
         if node_cls.__init__ is _node_init:
             # Node.__init__ spelled out (no frame: this runs per op)
             node = _new(node_cls)
-            node.next_functions = tuple(edges)
+            node._next_fns = tuple(fns)
+            node._next_nrs = nrs
             node.input_meta = meta
             node._seq = _next_seq() + node_cls._priority
             if anomaly_mode.ENABLED:
                 node._trace = anomaly_mode.creation_trace()
         else:
-            node = node_cls(tuple(edges), meta)
+            node = node_cls(tuple(zip(fns, nrs)), meta)     # (a node's own __init__ takes the pairs)
     else:
-        Node.__init__(node, tuple(edges), meta)
+        Node.__init__(node, tuple(zip(fns, nrs)), meta)
     if attrs:
         for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
             setattr(node, name, value)        # no per-node __dict__ object for the GC to track

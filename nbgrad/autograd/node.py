@@ -93,6 +93,19 @@ def _saved_input(tensor):
     return s
 
 
+_NUMBERS = {}
+
+
+def interned_numbers(nrs):
+    """One shared tuple per distinct tuple of output numbers (a node's _next_nrs)."""
+    found = _NUMBERS.get(nrs)
+    if found is None:
+        if len(_NUMBERS) < 4096:
+            _NUMBERS[nrs] = nrs
+        return nrs
+    return found
+
+
 # PyTorch's sequence_nr: nodes are numbered as they are made; among the nodes ready to run,
 # the engine runs the newest first (a leaf's AccumulateGrad before any of them).
 _next_seq = itertools.count().__next__
@@ -115,6 +128,13 @@ class Node:
     _hooks = None          # post hooks: fn(grad_inputs, grad_outputs)
     _trace = None
     input_meta = ()        # per input: (shape, dtype) or None, for the engine's checks
+    # The edges, PyTorch's next_functions pairs (node, output number), kept as two tuples:
+    # per input the node its gradient goes to (or None), and that node's output number
+    # (interned: nearly always all zeros).  One tracked tuple per node instead of one per
+    # edge plus their tuple: in a deep graph of small ops (W8's 100,000 chained adds) the
+    # pairs were a third of the objects Python's cyclic GC walks in its full collections.
+    _next_fns = ()
+    _next_nrs = ()
     _seq = 0               # (set per node in __init__)
     _priority = 0          # RUNS_FIRST: ready, it runs before any ordinary node (PyTorch's
                            # UINT64_MAX sequence numbers: AccumulateGrad, error nodes)
@@ -127,6 +147,16 @@ class Node:
         if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 
+    @property
+    def next_functions(self):
+        """Per input, (the node its gradient goes to, or None; that node's output number)."""
+        return tuple(zip(self._next_fns, self._next_nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._next_fns = tuple([e[0] for e in edges])
+        self._next_nrs = interned_numbers(tuple([e[1] for e in edges]))
+
     def name(self):
         return type(self).__name__
 
@@ -137,7 +167,7 @@ class Node:
         # (autograd.grad(inputs=...): only inputs on a path to a wanted gradient, PyTorch's
         # task_should_compute_output; the engine sets _wanted while it runs this node)
         wanted = self._wanted
-        return self.next_functions[i][0] is not None if wanted is None else wanted[i]
+        return self._next_fns[i] is not None if wanted is None else wanted[i]
 
     # -- saved tensors ---------------------------------------------------
     def save(self, *tensors, outputs=()):

@@ -480,8 +480,8 @@ class MulBackward0(Node):
         a, b = self._saved_values()
         wanted = self._wanted
         if wanted is None:
-            edges = self.next_functions
-            need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+            fns = self._next_fns
+            need_a, need_b = fns[0] is not None, fns[1] is not None
         else:
             need_a, need_b = wanted
         if need_a and need_b and _graph.ACCELERATIONS_ON and not _grad_state.enabled and a is not None and b is not None:
@@ -539,8 +539,8 @@ def mul(a, b):
             record(MulBackward0, (a, b), (out,), b_scalar=b)
         # PyTorch saves an operand used by one input's derivative only when that input has
         # an edge (should_compute_output): a's for b's gradient, b's for a's
-        edges = node.next_functions
-        need_a, need_b = edges[0][0] is not None, edges[1][0] is not None
+        fns = node._next_fns
+        need_a, need_b = fns[0] is not None, fns[1] is not None
         node.save(a if b_is_tensor and need_b else None, b if b_is_tensor and need_a else None)
         if not b_is_tensor and need_a:
             node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
@@ -563,7 +563,7 @@ class DivBackward2(Node):
     """div with a rounding mode: piecewise constant, so zero gradients (PyTorch's)."""
 
     def backward(self, g):
-        return tuple(zeros_grad(g) if self.needs_input_grad(i) else None for i in range(len(self.next_functions)))
+        return tuple(zeros_grad(g) if self.needs_input_grad(i) else None for i in range(len(self._next_fns)))
 
 
 def div(a, b, rounding_mode=None):

@@ -424,7 +424,7 @@ class FillBackward3(Node):
 
     def backward(self, g):
         gself = zeros_grad(g) if self.needs_input_grad(0) else None
-        if len(self.next_functions) == 1:
+        if len(self._next_fns) == 1:
             return gself
         return gself, (g.sum() if self.needs_input_grad(1) else None)
 

@@ -277,7 +277,7 @@ class AddmmBackward0(Node):
     def backward(self, g):
         x, w = self.saved_tensors
         need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
-        need_b = len(self.next_functions) > 2 and self.needs_input_grad(2)
+        need_b = len(self._next_fns) > 2 and self.needs_input_grad(2)
         path = backward_path(lambda: accelerated(g, "linear_backward"), g, x, w)
         if (self.x_cm and need_x) or (self.w_t and need_w):
             gx = V.t(mm(V.t(w), V.t(g))) if need_x and self.x_cm else (mm(g, w) if need_x else None)

@@ -320,7 +320,7 @@ def _leaves_reached(out):
         seen.add(node)
         if isinstance(node, AccumulateGrad):
             leaves.add(id(node.variable))
-        for nxt, _ in node.next_functions:
+        for nxt in node._next_fns:
             if nxt is not None and nxt not in seen:
                 stack.append(nxt)
     return leaves

@@ -157,3 +157,89 @@ def test_the_capture_form_is_cross_entropy_forward_without_host_reads():
     one = cpu.cross_entropy_backward(x, 6, 4, lse, target, weight, -100, 0.1, np.array([0.25]), np.array([0.5]))
     full = cpu.cross_entropy_backward(x, 6, 4, lse, target, weight, -100, 0.1, np.full(6, 0.25), np.full(6, 0.5))
     np.testing.assert_array_equal(one, full)
+
+
+# -- CUDA (the simulator in CI): the same capture form, its sums left on the device ------------
+from tests.nn._cuda import requires_cuda  # noqa: E402
+
+
+def _on_cuda(a):
+    return nbgrad.from_numpy(np.array(a)).to("cuda")      # (np.array keeps a 0-dim value 0-dim)
+
+
+@requires_cuda
+@uses_the_capture_form
+@pytest.mark.parametrize("reduction, weighted, smoothing", [("mean", False, 0.0), ("mean", True, 0.1),
+                                                            ("sum", True, 0.0), ("none", False, 0.1)])
+def test_cuda_compiled_cross_entropy_matches_eager(reduction, weighted, smoothing):
+    rng = np.random.default_rng(7)
+    c = 4
+    weight = _on_cuda(rng.uniform(0.5, 2.0, c)) if weighted else None
+
+    def f(x, t, g):
+        loss = F.cross_entropy(x, t, weight=weight, reduction=reduction, label_smoothing=smoothing)
+        loss.backward(g)
+        return loss
+
+    step = nbgrad.compile(f)
+    for ignored in (0, 2, 1):          # the sums the scales depend on change from call to call
+        x, t = _inputs(rng, (5, c), np.float64, c, ignored)
+        g = rng.uniform(0.5, 1.5, (5,) if reduction == "none" else ())
+        got = []
+        for fn in (f, step):
+            xt = _on_cuda(x).requires_grad_()
+            loss = fn(xt, _on_cuda(t), _on_cuda(g))
+            assert loss.device.type == "cuda" and xt.grad.device.type == "cuda"
+            got.append((loss.detach().cpu().numpy(), xt.grad.cpu().numpy()))
+        (le, ge), (lc, gc) = got
+        np.testing.assert_allclose(lc, le, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(gc, ge, rtol=1e-12, atol=1e-15)
+    assert step.captures == 1
+    names = [n.name for n in step.graph]
+    assert any("cross_entropy_stats" in n for n in names), names
+    assert not any("softmax" in n for n in names), names
+
+
+@requires_cuda
+def test_cuda_capture_form_and_its_one_coefficient_backward():
+    cuda = get_backend("cuda")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(24).astype(np.float32)
+    target = np.array([0, 3, -100, 1, 2, 5], np.int64)
+    weight = rng.uniform(0.5, 2, 4).astype(np.float32)
+    def buf(a):         # a device buffer holding a copy of a host array
+        return nbgrad.tensor(a, device="cuda")._storage.buffer
+
+    dev = [buf(a) for a in (x, target, weight)]
+    row_loss, lse, sums, bad = cuda.cross_entropy_stats(dev[0], 6, 4, dev[1], dev[2], -100, 0.1)
+    assert bool(bad.copy_to_host()[0])      # 5 is out of [0, 4): flagged, nothing raised
+    target[5] = 3
+    dev[1] = buf(target)
+    row_loss, lse, sums, bad = cuda.cross_entropy_stats(dev[0], 6, 4, dev[1], dev[2], -100, 0.1)
+    ref_rows, ref_lse, ref_sums = cuda.cross_entropy_forward(dev[0], 6, 4, dev[1], dev[2], -100, 0.1)
+    assert not bool(bad.copy_to_host()[0])
+    np.testing.assert_array_equal(row_loss.copy_to_host(), ref_rows.copy_to_host())
+    np.testing.assert_array_equal(lse.copy_to_host(), ref_lse.copy_to_host())
+    assert tuple(sums.copy_to_host()) == ref_sums
+    _, _, empty_sums, empty_bad = cuda.cross_entropy_stats(dev[0], 0, 4, dev[1], dev[2], -100, 0.1)
+    assert tuple(empty_sums.copy_to_host()) == (0.0, 0.0, 0.0) and not bool(empty_bad.copy_to_host()[0])
+    one = cuda.cross_entropy_backward(dev[0], 6, 4, lse, dev[1], dev[2], -100, 0.1,
+                                      buf(np.array([0.25])), buf(np.array([0.5])))
+    full = cuda.cross_entropy_backward(dev[0], 6, 4, lse, dev[1], dev[2], -100, 0.1,
+                                       buf(np.full(6, 0.25)), buf(np.full(6, 0.5)))
+    np.testing.assert_array_equal(one.copy_to_host(), full.copy_to_host())
+
+
+@requires_cuda
+def test_cuda_target_out_of_range_raises_in_a_compiled_call():
+    step = nbgrad.compile(_mean_loss_step)
+    rng = np.random.default_rng(5)
+    x = _on_cuda(rng.standard_normal((6, 4))).requires_grad_()
+    t = rng.integers(0, 4, 6)
+    step(x, _on_cuda(t))
+    step(x, _on_cuda(t))
+    x.grad = None
+    t[2] = 4
+    with pytest.raises(IndexError, match="Target 4 is out of bounds."):
+        step(x, _on_cuda(t))
+    assert x.grad is None

@@ -164,6 +164,7 @@ def signatures():
 
     # losses and optimizers
     f64 = _arr(float64)
+    add("ce stats' bad flag", LK._flag_bad, _arr(int64), _arr(boolean))
     for dt in (float32, float64):
         x = _arr(dt)
         add(f"ce forward {dt}", LK._ce_forward, x, int64, int64, _arr(int64), x, boolean, int64, float64, f64, f64,

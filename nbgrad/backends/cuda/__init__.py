@@ -22,7 +22,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own cuda.jit kernel (nbgrad.custom_op) on contiguous views
 """
-from .. import ACCELERATIONS as _ALL_ACCELERATIONS, REQUIRED as _REQUIRED
+from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FORMS, REQUIRED as _REQUIRED
 from ._device import SIMULATOR, synchronize
 from .fused import fused_elementwise
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
@@ -31,7 +31,8 @@ from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
-                           cross_entropy_forward, mse_backward, mse_forward, nll_backward, nll_forward)
+                           cross_entropy_forward, cross_entropy_stats, mse_backward, mse_forward, nll_backward,
+                           nll_forward)
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
                      to_host, to_numpy)
 from .optim_kernels import adam_step, sgd_step
@@ -80,7 +81,7 @@ _install_float16()
 # composes all of them).
 ACCELERATIONS = _ALL_ACCELERATIONS
 
-__all__ = sorted(_REQUIRED | ACCELERATIONS
+__all__ = sorted(_REQUIRED | ACCELERATIONS | _CAPTURE_FORMS
                  | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})
 
 # convolution and pooling (nbgrad/ops/conv.py, pooling.py): imported after the float16

@@ -103,7 +103,55 @@ def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
     return row_loss, lse, _sum_rows(parts, 3, m)
 
 
+@jit
+def _flag_bad(first, bad):
+    # cross_entropy_stats' bad flag: some kept row's target was out of range
+    if cuda.grid(1) == 0:
+        bad[0] = first[0] != _NO_BAD_ROW
+
+
+_NO_BAD_ROW = np.iinfo(np.int64).max
+
+
+def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
+    """cross_entropy_forward with every result on the device (the capture form,
+    nbgrad/backends/__init__.py): (row_loss, lse, the three sums (3,) float64, bad bool (1,)).
+    Nothing is copied to the host and nothing raises: nbgrad.compile's check reads `bad` and
+    raises the IndexError.  A row with a target out of range is skipped by the kernel (it
+    writes zeros there), so its sums are partial only where the check raises anyway."""
+    x, target = as_device(x), as_device(target)
+    has_weight = weight is not None
+    w = as_device(weight) if has_weight else _ones(x.dtype)
+    row_loss = device_array(m, np.float64)
+    lse = device_array(m, np.float64)
+    first = to_device(np.array([_NO_BAD_ROW], dtype=np.int64))
+    bad = device_array(1, np.bool_)
+    if m:
+        parts = device_array(3 * m, np.float64)
+        blocks, threads = launch(m)
+        _ce_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), float(smoothing),
+                                     row_loss, lse, parts, first)
+        sums = reduce("sum", (parts, 0, (3, m), (m, 1)), (1,), np.float64)
+    else:
+        sums = device_array(3, np.float64)
+        fill((sums, 0, (3,), (1,)), 0.0)
+    _flag_bad[1, 1](first, bad)
+    return row_loss, lse, sums, bad
+
+
+def _per_row(coef, m):
+    """A coefficient buffer of m float64s: coef itself, or its one value for every row."""
+    coef = as_device(coef)
+    if coef.size == m:
+        return coef
+    from .strided_copy import copy
+    out = device_array(m, np.float64)
+    copy((coef, 0, (m,), (0,)), (out, 0, (m,), (1,)))
+    return out
+
+
 def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
+    """coef_* are float64 per-row scales, (m,) or (1,) for every row alike."""
     x, target = as_device(x), as_device(target)
     has_weight = weight is not None
     w = as_device(weight) if has_weight else _ones(x.dtype)
@@ -112,7 +160,7 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
     if m * c:
         blocks, threads = launch(m * c)
         _ce_backward[blocks, threads](x, m, c, as_device(lse), target, w, has_weight, int(ignore_index), wsum,
-                                      as_device(coef_nll), as_device(coef_smooth), grad)
+                                      _per_row(coef_nll, m), _per_row(coef_smooth, m), grad)
     return grad
 
 

@@ -787,6 +787,7 @@ class _Source:
         later = {r for r, last in last_use.items() if last > region}
         reduced = None
         loads, hoists = {}, {}
+        flat_region = all(x.flat for x in items) and len(shape) == 1
         for x in items:
             args = []
             for view, kind in zip(x.views, x.kinds):
@@ -808,9 +809,17 @@ class _Source:
                     hoists.setdefault(k, f"s{k} = b{k}[o{k}]")
                     args.append(f"s{k}")
                 else:
-                    idx = " + ".join(f"i{d} * {s}" for d, s in enumerate(vstrides) if s and vshape[d] != 1) or "0"
-                    # (from the buffer itself: a flip's negative strides index below the offset)
-                    args.append(f"b{k}[o{k} + {idx}]")
+                    terms = [(d, s) for d, s in enumerate(vstrides) if s and vshape[d] != 1]
+                    idx = " + ".join(f"i{d} * {s}" for d, s in terms) or "0"
+                    if not flat_region and all(s > 0 for _, s in terms):
+                        # from the slice at its offset: an index known non-negative lets LLVM
+                        # drop Numba's wraparound select and vectorise the loop (W4's bias +
+                        # relu region, (128, 256) float32 with the bias read by column:
+                        # 19.5 -> 3.7 us here)
+                        args.append(f"B{k}[{idx}]")
+                    else:
+                        # (from the buffer itself: a flip's negative strides index below the offset)
+                        args.append(f"b{k}[o{k} + {idx}]")
             names = []
             for j, vid in enumerate(x.outs):
                 name = f"t{vid}"
@@ -839,7 +848,6 @@ class _Source:
             # B{k}[i] is input k's element i past its offset
             body = [re.sub(r"\bB(\d+)\[", lambda m: f"b{m.group(1)}[o{m.group(1)} + ", line) for line in body]
             return self._cuda_region(items, shape, kname, inputs, outputs, fresh, list(hoists.values()) + body)
-        flat_region = all(x.flat for x in items) and len(shape) == 1
         # the inputs as slices from their offsets (and, split, from the piece's start): indices
         # known non-negative let LLVM drop Numba's wraparound checks (2x on W1's region)
         used = sorted({int(m) for line in body for m in re.findall(r"\bB(\d+)\[", line)})

@@ -12,6 +12,7 @@ import pytest
 import nbgrad
 from nbgrad import _debug
 from nbgrad.backends.cpu import _threads
+from nbgrad.ops import _graph
 
 
 @pytest.fixture
@@ -112,6 +113,7 @@ def test_a_split_on_the_thread_pool_is_logged(events, monkeypatch):
     assert fields_of(records, "split") == [{"parts": 2, "n": 1 << 19, "threads": 2}]
 
 
+@pytest.mark.skipif(not _graph.ACCELERATIONS_ON, reason="NBGRAD_FUSED=0: no fused backward to log")
 def test_backward_recorded_fused_composed(events, monkeypatch):
     a, b = rand(5, 7, requires_grad=True), rand(5, 7, requires_grad=True)
     g = nbgrad.ones(5, 7)
@@ -125,6 +127,7 @@ def test_backward_recorded_fused_composed(events, monkeypatch):
 
 
 @pytest.mark.requires_jit          # about compilation and the disk cache: nothing compiles without the JIT
+@pytest.mark.skipif(not _graph.ACCELERATIONS_ON, reason="NBGRAD_FUSED=0: no fused kernel is made")
 def test_fused_kernel_compiled_then_from_memory_then_from_disk(events, monkeypatch, tmp_path):
     from nbgrad.backends.cpu import fused
     monkeypatch.setenv("NBGRAD_FUSED_DIR", str(tmp_path))     # a fresh generated module

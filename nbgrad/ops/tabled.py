@@ -148,11 +148,13 @@ def _forward(row, inputs, params, dt, like):
         from .._creation import full
         out = full(shape, out, dtype=dt, device=device) if not isinstance(out, Tensor) else out.expand(shape).clone()
     out = out if out._dtype is dt else E.cast(out, dt)
-    if row.layout:      # a row that names its result's layout gets it composed too (log_sigmoid: row-major)
-        layout = output_layout(shape, like)
-        strides = contiguous_strides(tuple(shape)) if layout is None else tuple(layout[1])
-        if tuple(out._stride) != strides:
-            out = copy_raw(out, strides)
+    # the layout the fused kernel gives (PyTorch's kernel's: TensorIterator over the operands,
+    # or the row's named layout, log_sigmoid's row-major), which the composed ops need not
+    # (xlogy(x, y.mT) composed followed x)
+    layout = output_layout(shape, like)
+    strides = contiguous_strides(tuple(shape)) if layout is None else tuple(layout[1])
+    if tuple(out._stride) != strides:
+        out = copy_raw(out, strides)
     return out
 
 
@@ -228,12 +230,21 @@ class TableBackward(Node):
                     result[i] = v
                 return tuple(result)
         # under create_graph (grad mode on), PyTorch's infinitely differentiable form, if it has one
-        formulas = row.recorded_grads if row.recorded_grads and is_grad_enabled() else row.grads
+        recording = is_grad_enabled()
+        formulas = row.recorded_grads if row.recorded_grads and recording else row.grads
+        # PyTorch computes these gradients with one kernel each (softshrink_backward(grad, x),
+        # ...), whose TensorIterator lays the result out from its operands in order; the
+        # composed formula's ops may lay it out otherwise (x's layout winning over grad's):
+        # the layout the fused kernel takes is given to the composed result too (NBGRAD_FUSED=0,
+        # dtypes the kernels do not read).  Under create_graph the composition is PyTorch's too.
+        strides = None if recording else self._layout_operands(env, wanted)
         for i in wanted:
             v = _expr.evaluate(formulas[i], env, OPS)
             if not isinstance(v, Tensor):               # a gradient that is a number
                 from .._creation import full
                 v = full(grad._shape, v, dtype=grad._dtype, device=grad.device)
+            elif strides is not None and v._stride != strides and v._shape == grad._shape:
+                v = copy_raw(v, strides)
             result[i] = v
         return tuple(result)
 

@@ -628,7 +628,7 @@ def _half_nll_sums(rows, target, weight, ignore_index):
     """PyTorch's nll_loss_out_frame on Half: (sum of rows, total weight), both summed in
     Half through its cascade of 8 partial sums.  rows[b] = -half(x[b, t] * w[t])."""
     h = np.float16
-    m = rows.size
+    m = len(rows)
     levels = 8
     level_power = max(4, (int(m - 1).bit_length() if m > 1 else 0) // 2)
     level_mask = (1 << level_power) - 1

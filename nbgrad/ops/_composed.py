@@ -6,7 +6,9 @@ They run wherever a backend does not declare the acceleration, or everywhere wit
 NBGRAD_FUSED=0 (nbgrad.ops._graph.acceleration picks).  As the kernels do, they
 accumulate in float64 and return float64 per-row losses and Python-float sums, so the
 values agree with the kernels' to float64 rounding; the gradients come back in x's
-dtype.  Nothing here touches numpy or numba.
+dtype.  float16 follows the float16 kernels' PyTorch Half rules (nbgrad/backends/_half.py)
+where they round differently: NLL's Half sums, MSE's Half differences and squares.
+Nothing here touches numpy or numba.
 """
 import functools
 import math
@@ -121,14 +123,33 @@ def cross_entropy_backward(device, x, m, c, lse, target, weight, ignore_index, s
 
 def nll_forward(device, x, m, c, target, weight, ignore_index):
     with no_grad():
-        _, keep, safe = _targets(device, m, c, target, ignore_index)
+        t, keep, safe = _targets(device, m, c, target, ignore_index)
         if m == 0 or c == 0:
             from .._creation import zeros
             return _buffer(zeros((m,), dtype=D.float64, device=device)), (0.0, 0.0)
+        if _is_half(x):
+            return _half_nll_forward(device, x, m, c, t, keep, safe, weight, ignore_index)
         X = _double(x, (m, c), device)
         wt = _class_weights(device, weight, c).gather(0, safe)
         rows = _masked(-wt * _picked(X, safe), keep)
         return _buffer(rows), (float(rows.sum().item()), float(_masked(wt, keep).sum().item()))
+
+
+def _is_half(buf):
+    return D.from_numpy_dtype(buf.dtype) is D.float16
+
+
+def _half_nll_forward(device, x, m, c, t, keep, safe, weight, ignore_index):
+    """The float16 kernel's results (nbgrad/backends/_half.py): each row's -x[t] * w[t]
+    rounded to Half, and both totals summed in Half through PyTorch's cascade of partial
+    sums (a sequential rule, so it runs over the values as Python numbers)."""
+    from ..backends._half import _half_nll_sums
+    picked = _picked(_tensor(x, (m, c), device), safe)
+    rows = -picked if weight is None else -(picked * _tensor(weight, (c,), device).gather(0, safe))
+    rows = _masked(rows, keep)
+    sums = _half_nll_sums(rows.tolist(), t.tolist(), None if weight is None else _tensor(weight, (c,), device).tolist(),
+                          ignore_index)
+    return _buffer(rows.to(D.float64)), sums
 
 
 def nll_backward(device, m, c, target, weight, ignore_index, coef, dtype):
@@ -148,6 +169,12 @@ def nll_backward(device, m, c, target, weight, ignore_index, coef, dtype):
 def mse_forward(device, x, y):
     n = x.size
     with no_grad():
+        if _is_half(x):
+            # PyTorch's Half kernel: d = x - y, then d * d, each rounded to Half (float16
+            # Tensor ops round so); their sum in float32, as the float16 kernel's
+            d = _tensor(x, (n,), device) - _tensor(y, (n,), device)
+            rows = d * d
+            return _buffer(rows.to(D.float64)), float(rows.to(D.float32).sum().item())
         d = _double(x, (n,), device) - _double(y, (n,), device)
         rows = d * d
         return _buffer(rows), float(rows.sum().item())

@@ -200,7 +200,7 @@ def signatures():
         add(f"conv grad input {dt}", CV._grad_input, x, int64, x, int64, x, int64, geom, x)
         add(f"conv grad weight {dt}", CV._grad_weight, x, int64, x, int64, x, int64, geom, x)
         add(f"conv grad bias {dt}", CV._grad_bias, x, int64, x, int64, int64, int64, x)
-        add(f"max pool {dt}", P._max_pool, x, int64, int64, geom, x, _arr(int64))
+        add(f"max pool {dt}", P._max_pool, x, int64, int64, geom, x, x, _arr(int64))
         add(f"max pool backward {dt}", P._max_pool_backward, x, int64, _arr(int64), int64, int64, int64, int64, x)
         add(f"avg pool {dt}", P._avg_pool, x, int64, int64, geom, boolean, boolean, int64, x, x)
         add(f"avg pool backward {dt}", P._avg_pool_backward, x, int64, int64, geom, boolean, boolean, int64, x, x)

@@ -103,6 +103,28 @@ def test_max_pool2d_nan_and_ties_follow_pytorch():
     assert idx.tolist() == [[[[0]]]]
 
 
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+def test_max_pool2d_window_without_an_input_element(device):
+    # dilation 2 and padding 1 over one row: each window's rows are -1 and 1, both outside.
+    # torch 2.13 gives the dtype's lowest value and the index 6 (row 1, past the 5-element
+    # plane); its backward then adds outside the gradient's buffer.  nbgrad reads nothing
+    # there and skips the position in the backward.
+    for dtype, low in ((nbgrad.float64, -math.inf), (nbgrad.float32, -math.inf), (nbgrad.float16, -math.inf),
+                       (nbgrad.int64, -(1 << 63)), (nbgrad.int32, -(1 << 31))):
+        x = nbgrad.arange(5, device=device).to(dtype).reshape(1, 1, 1, 5)
+        out, idx = F.max_pool2d(x, (2, 3), 2, (1, 1), 2, return_indices=True)
+        assert out.tolist() == [[[[low, low]]]] and idx.tolist() == [[[[6, 6]]]]
+    x = nbgrad.arange(10.0, device=device).reshape(2, 1, 1, 5).requires_grad_()
+    out = F.max_pool2d(x, (2, 3), 2, (1, 1), 2)
+    out.backward(nbgrad.ones_like(out))
+    assert x.grad.tolist() == [[[[0.0] * 5]]] * 2
+    # a window with one row outside and one inside keeps PyTorch's first-in-bounds rule
+    x = nbgrad.tensor([[[[-math.inf, 1.0], [-math.inf, -math.inf], [2.0, 0.0]]]], device=device)
+    out, idx = F.max_pool2d(x, (2, 1), 1, (1, 0), 2, return_indices=True)
+    assert out.tolist() == [[[[-math.inf, -math.inf], [2.0, 1.0], [-math.inf, -math.inf]]]]   # torch 2.13
+    assert idx.tolist() == [[[[2, 3], [4, 1], [2, 3]]]]
+
+
 @pytest.mark.parametrize("k, s, p, ceil, cip, div", [
     ((2, 2), (2, 2), (0, 0), False, True, None), ((3, 3), (2, 2), (1, 1), False, True, None),
     ((3, 3), (2, 2), (1, 1), False, False, None), ((3, 2), (1, 2), (1, 1), True, True, None),

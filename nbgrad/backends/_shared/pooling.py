@@ -1,12 +1,21 @@
 """Pooling windows for both devices: an output's window along one dim, its divisor, and the
 max of a window with PyTorch's index rule.  The CPU kernels loop over outputs, the CUDA
 kernels stride over them; an output's window is computed here."""
+import numpy as np
 from numba.extending import register_jitable
 
 _helper = register_jitable(error_model="numpy")
 
 # pooling geometry array: kernel, stride, padding, dilation (each h, w), output h, w, input h, w
 KH_, KW_, SH_, SW_, PH_, PW_, DH_, DW_, OH_, OW_, H_, W_ = range(12)
+
+
+def lowest_of(dtype):
+    """A one-element host array of dtype holding its lowest value, window_max's start: -inf for
+    floats, the minimum for integers (PyTorch's numeric_limits lowest/-infinity)."""
+    dtype = np.dtype(dtype)
+    value = -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return np.array([value], dtype)
 
 
 @_helper
@@ -36,9 +45,13 @@ def divisor(hs, he, ws, we, H, W, adaptive, count_include_pad, override):
 
 
 @_helper
-def window_max(x, base, oh, ow, geo):
-    """(max, its position in the plane) of output (oh, ow)'s window in the plane at x[base]: the
-    first in-bounds element starts, a larger value or a NaN takes over (PyTorch's CPU kernel)."""
+def window_max(x, base, oh, ow, geo, lowest):
+    """(max, its position in the plane) of output (oh, ow)'s window in the plane at x[base], as
+    PyTorch's CPU kernel finds it: from `lowest` (the dtype's: -inf for floats) at the first
+    in-bounds position, a larger value or a NaN takes over (so the first in-bounds element
+    starts, and the last NaN's index wins).  A window with no in-bounds element (padding and
+    dilation can make one) reads nothing: `lowest` at PyTorch's position for it, which may lie
+    past the plane (the backwards skip such positions)."""
     kh, kw, sh, sw, ph, pw, dh, dw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_], geo[DH_], geo[DW_]
     H, W = geo[H_], geo[W_]
     ih0 = oh * sh - ph
@@ -50,7 +63,7 @@ def window_max(x, base, oh, ow, geo):
     while iw0 < 0:
         iw0 += dw
     mi = ih0 * W + iw0
-    mv = x[base + mi]
+    mv = lowest
     for ih in range(ih0, ih1, dh):
         for iw in range(iw0, iw1, dw):
             v = x[base + ih * W + iw]

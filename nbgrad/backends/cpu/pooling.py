@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from .._shared import cpu_kernel
-from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_, divisor, window, window_max
+from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_, divisor, lowest_of, window, window_max
 from ._allocator import new_buffer
 from ._threads import run_split, worth_splitting
 
@@ -26,14 +26,14 @@ _kernel = cpu_kernel(nogil=True)      # (the window helpers are shared with CUDA
 
 
 @_kernel
-def _max_pool(x, xo, p0, p1, geo, out, idx):
+def _max_pool(x, xo, p0, p1, geo, lowest, out, idx):
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for p in range(p0, p1):
         base = xo + p * H * W
         o = p * OH * OW
         for oh in range(OH):
             for ow in range(OW):
-                out[o + oh * OW + ow], idx[o + oh * OW + ow] = window_max(x, base, oh, ow, geo)
+                out[o + oh * OW + ow], idx[o + oh * OW + ow] = window_max(x, base, oh, ow, geo, lowest[0])
 
 
 @_kernel
@@ -61,7 +61,10 @@ def _round_half(v):
 def _max_pool_backward(g, go, idx, io, p0, p1, L, HW, gx, half):
     for p in range(p0, p1):
         for i in range(L):
-            k = p * HW + idx[io + p * L + i]
+            j = idx[io + p * L + i]
+            if j < 0 or j >= HW:
+                continue        # an empty window's position past the plane (window_max)
+            k = p * HW + j
             if half:
                 gx[k] = _round_half(gx[k] + g[go + p * L + i])
             else:
@@ -148,7 +151,8 @@ def max_pool2d(x_view, kernel, stride, padding, dilation, out_hw):
     n = planes * out_hw[0] * out_hw[1]
     out, idx = new_buffer(n, xb.dtype), new_buffer(n, np.int64)
     if n:
-        _over_planes(lambda p0, p1: _max_pool(xb, xo, p0, p1, geo, out, idx), planes, xs[-2] * xs[-1])
+        low = lowest_of(xb.dtype)
+        _over_planes(lambda p0, p1: _max_pool(xb, xo, p0, p1, geo, low, out, idx), planes, xs[-2] * xs[-1])
     return out, idx
 
 

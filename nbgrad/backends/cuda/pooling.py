@@ -8,7 +8,7 @@ from numba import cuda
 
 from .._shared import pooling as shared
 from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_
-from ._device import device_array, device_fn, geometry, jit, launch
+from ._device import device_array, device_fn, geometry, jit, launch, to_device
 from .conv import _zero
 from .memory import full
 
@@ -18,18 +18,20 @@ _window_max = device_fn(shared.window_max)
 
 
 @jit
-def _max_pool(x, xo, total, geo, out, idx):
+def _max_pool(x, xo, total, geo, lowest, out, idx):
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for i in range(cuda.grid(1), total, cuda.gridsize(1)):
         ow = i % OW
         oh = (i // OW) % OH
-        out[i], idx[i] = _window_max(x, xo + (i // (OW * OH)) * H * W, oh, ow, geo)
+        out[i], idx[i] = _window_max(x, xo + (i // (OW * OH)) * H * W, oh, ow, geo, lowest[0])
 
 
 @jit
 def _max_pool_backward(g, go, idx, io, total, L, HW, gx):
     for i in range(cuda.grid(1), total, cuda.gridsize(1)):
-        cuda.atomic.add(gx, (i // L) * HW + idx[io + i], g[go + i])
+        j = idx[io + i]
+        if 0 <= j < HW:     # (an empty window's position may lie past the plane: window_max)
+            cuda.atomic.add(gx, (i // L) * HW + j, g[go + i])
 
 
 @jit
@@ -84,8 +86,19 @@ def max_pool2d(x_view, kernel, stride, padding, dilation, out_hw):
     if total:
         blocks, threads = launch(total)
         _max_pool[blocks, threads](xb, xo, total, _geometry(kernel, stride, padding, dilation, out_hw, xs[-2:]),
-                                   out, idx)
+                                   _lowest(xb.dtype), out, idx)
     return out, idx
+
+
+_LOWEST = {}
+
+
+def _lowest(dtype):
+    """A cached one-element device array holding dtype's lowest value (window_max's start)."""
+    low = _LOWEST.get(dtype)
+    if low is None:
+        low = _LOWEST[dtype] = to_device(shared.lowest_of(dtype))
+    return low
 
 
 def max_pool2d_backward(g_view, idx_view, in_hw):

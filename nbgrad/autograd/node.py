@@ -74,6 +74,13 @@ class SavedTensor:
             out = t._shallow_alias(share_version=True)
             out._requires_grad = True
             out._grad_fn = node
+            if self.producer is not None:
+                # the output of an in-place op on a view: PyTorch's SavedVariable keeps the
+                # view's history (AsStridedBackward0) as the unpacked tensor's grad_fn while
+                # that node lives, so a double backward reaches the view itself
+                view_fn = self.producer()
+                if view_fn is not None:
+                    out._grad_fn = view_fn
             out._output_nr = self.output_nr
             return out
         return t

@@ -61,8 +61,12 @@ def _triangle(x, diagonal, lower):
         offset = cols - rows                      # j - i
         keep = offset <= diagonal if lower else offset >= diagonal
         out = where(keep, x, zeros((), dtype=x._dtype, device=x.device))
-        if not out.is_contiguous():        # PyTorch's tril/triu results are contiguous
-            out = out.contiguous()
+        # PyTorch's tril/triu results have contiguous strides, also when empty (where
+        # breaks a size-0 shape's ties otherwise, and contiguous() keeps an empty tensor)
+        from .._tensor import contiguous_strides
+        if out._stride != contiguous_strides(tuple(out._shape)):
+            out = out.contiguous() if out.numel() else \
+                zeros(out._shape, dtype=out._dtype, device=out.device)
     if needs_grad(x):
         record(TrilBackward0 if lower else TriuBackward0, (x,), (out,), diagonal=diagonal)
     return out

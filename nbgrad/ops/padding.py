@@ -63,7 +63,9 @@ def _edge_index(n, lo, hi, mode, device):
     if mode == "replicate":
         return i.clamp(0, n - 1)
     if mode == "circular":
-        return i % n
+        # PyTorch crops first (negative amounts), then wraps around what is left
+        c0 = max(-lo, 0)
+        return (i - c0) % (n - c0 - max(-hi, 0)) + c0
     period = 2 * (n - 1)
     j = (i % period) if period else i * 0
     return (period - j).minimum(j) if period else j
@@ -89,13 +91,28 @@ def pad(input, pad, mode="constant", value=None):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    sizes = list(input._shape)
+    for i in range(k):
+        sizes[input.dim() - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    if mode != "circular":
+        # PyTorch's checks of the output size (negative amounts crop)
+        if k == 1 and sizes[-1] <= 0:
+            raise RuntimeError(f"input (W: {input._shape[-1]}) is too small. Calculated output W: {sizes[-1]}")
+        if min(sizes) < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
     out = input
     for i in range(k):
         d = input.dim() - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
         n = input._shape[d]
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "circular":
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            # PyTorch checks the amounts against n; after a crop on the other side it wraps
+            # around what is left, and an amount beyond that copies memory it has not
+            # written yet (uninitialised values): refused here as wrapping more than once
+            if max(lo, hi) > min(n, n + min(lo, 0) + min(hi, 0)):
+                raise RuntimeError("Padding value causes wrapping around more than once.")
         if mode == "reflect" and (lo >= n or hi >= n):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")

@@ -46,6 +46,22 @@ def test_other_modes_match_numpy(rng, mode, np_mode, shape, pad):
     assert gradcheck(lambda t: F.pad(t, pad, mode=mode), (X,))
 
 
+@pytest.mark.parametrize("pad", [(-1, 1), (-1, 2), (1, -1), (2, -1), (-2, 1), (3, -2), (1, -1, -2, 2), (-1, 0, 2, -1)])
+def test_circular_with_a_crop_wraps_around_what_is_left(rng, pad):
+    # PyTorch's _pad_circular crops first, then wraps the positive amounts around the rest
+    # (torch 2.13: (-1, 1) over [0, 1, 2, 3, 4] gives [1, 2, 3, 4, 1], not [.., 4, 0])
+    k = len(pad) // 2
+    x = rng.standard_normal((2, 3, 4, 5)[2 - k:])
+    nd = x.ndim
+    crop = tuple(slice(None) for _ in range(nd - k)) + tuple(
+        slice(max(-pad[2 * i], 0), x.shape[nd - 1 - i] - max(-pad[2 * i + 1], 0)) for i in reversed(range(k)))
+    ref = np.pad(x[crop], _np_widths(nd, [max(p, 0) for p in pad]), mode="wrap")
+    np.testing.assert_array_equal(F.pad(nbgrad.tensor(x), pad, mode="circular").numpy(), ref)
+    X = nbgrad.tensor(x[:1, :2], requires_grad=True)
+    assert gradcheck(lambda t: F.pad(t, pad, mode="circular"), (X,))
+    assert F.pad(nbgrad.arange(5.0).reshape(1, 5), (-1, 1), mode="circular").tolist() == [[1.0, 2.0, 3.0, 4.0, 1.0]]
+
+
 def test_constant_gradients_and_node(rng):
     x = nbgrad.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
     out = F.pad(x, (1, -1, 2, 0))
@@ -71,6 +87,15 @@ def test_constant_gradients_and_node(rng):
      "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
      "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
      "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"),
+    # negative amounts: PyTorch 2.13's messages
+    (lambda: F.pad(nbgrad.randn(1, 3, 5), (0, -5), mode="reflect"), RuntimeError,
+     "input (W: 5) is too small. Calculated output W: 0"),
+    (lambda: F.pad(nbgrad.randn(1, 2, 3, 4, 5), (-3, -3, 0, 0, 0, 0), mode="replicate"), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [1, 2, 3, 4, -1]"),
+    (lambda: F.pad(nbgrad.randn(1, 3, 5), (-3, -3), mode="circular"), RuntimeError,
+     "Negative padding value is resulting in an empty dimension"),
+    (lambda: F.pad(nbgrad.randn(1, 3, 5), (6, 0), mode="circular"), RuntimeError,
+     "Padding value causes wrapping around more than once."),
     (lambda: F.pad(nbgrad.randn(2, 3), (1, 1), mode="reflect", value=1.0), RuntimeError,
      "Padding mode \"reflect\" doesn't take in value argument"),
 ])

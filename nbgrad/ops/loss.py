@@ -604,6 +604,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(y.shape) != tuple(x.shape):
         raise ValueError(f"Target size ({y.shape}) must be the same as input size ({x.shape})")
     check_same_device(x, y, weight, pos_weight)
+    from .loss_more import _not_differentiable
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None:
+            _not_differentiable("binary_cross_entropy_with_logits", t, name)     # as PyTorch's autograd
     if x.dtype is D.float16 and all(t is None or t.dtype is D.float16 for t in (y, weight, pos_weight)):
         return _bce_logits_half(x, y, weight, pos_weight, reduction)
     dt = x.dtype

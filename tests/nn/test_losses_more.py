@@ -86,6 +86,11 @@ def test_bce_errors():
         F.binary_cross_entropy(t([[0.5, 0.2]]), t([[1.0, 0.0]]), weight=t([[2.0], [3.0]]))
     with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
         F.binary_cross_entropy(x, y, weight=t([1.0, 1.0, 1.0, 1.0], True))
+    for name in ("weight", "pos_weight"):       # torch 2.13's messages
+        with pytest.raises(RuntimeError, match=f"^The function 'binary_cross_entropy_with_logits' is not "
+                                               f"differentiable with respect to argument '{name}'. This input "
+                                               f"cannot have requires_grad True.$"):
+            F.binary_cross_entropy_with_logits(x, y, **{name: t([1.0, 1.0, 1.0, 1.0], True)})
     with pytest.raises(ValueError, match="^bad is not a valid value for reduction$"):
         F.binary_cross_entropy(x, y, reduction="bad")
 

@@ -89,7 +89,12 @@ the op layer with every view's dims permuted into the result's memory order.)
   softmax(x_view, dim, log)                 -> buffer of x.shape (stable: max subtracted)
 
   sort(x_view, dim, descending)             -> (values buffer, int64 indices buffer) of
-                                            x.shape, sorted along dim (NaN largest)
+                                            x.shape, sorted along dim (NaN largest), stably.
+                                            A backend that sets TIE_ORDERS = True also takes
+                                            (..., order, k): the arrangement PyTorch's kernel
+                                            on its device leaves ties in ("std": sort with
+                                            stable=False; "topk"/"topk_sorted", "kth", "mode":
+                                            see nbgrad/backends/cpu/sorting.py)
   cumulative(op, x_view, dim, out_dtype)    -> buffer of x.shape (C order): the running 'sum' or
                                             'prod' along dim of x's values cast to out_dtype
                                             (float64 accumulators for floats, int64 for

@@ -610,14 +610,16 @@ def _median_all(input, ignore_nan):
     return value
 
 
-def _select(name, node, input, dim, keepdim, pos_of):
-    """(values, indices) of the element at sorted position pos_of(n, nan count) along dim."""
+def _select(name, node, input, dim, keepdim, pos_of, order="stable", k=0):
+    """(values, indices) of the element at sorted position pos_of(n, nan count) along dim,
+    of x sorted stably or arranged as `order` (ops/sorting.py tie_order) says."""
     from ..autograd.grad_mode import no_grad
     from .reduction import ReductionResult
+    from .sorting import _sorted
     d = wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
     with no_grad():
-        order = x.sort(dim=d, stable=True).indices
+        order = _sorted(x, d, False, name, order, k)[1]
         if x._dtype.is_floating_point:
             nans = E.isnan(x).sum(d, keepdim=True)
         else:
@@ -667,27 +669,35 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
     def pos(n, nans):
         return nans * 0 + (k - 1)
-    return _select("kthvalue", "KthvalueBackward0", input, dim, keepdim, pos)
+    from .sorting import tie_order
+    # PyTorch's CPU kthvalue: its quickselect leaves the k-th at position k - 1
+    return _select("kthvalue", "KthvalueBackward0", input, dim, keepdim, pos, tie_order(input, "kth"), k)
 
 
 def mode(input, dim=-1, keepdim=False):
-    """The most frequent value along dim (the smallest of equally frequent ones) and the
-    index of its last occurrence, as PyTorch's CPU kernel."""
+    """The most frequent value along dim (the smallest of equally frequent ones) and an index
+    of it: on the CPU the one PyTorch's kernel gives (tie_order), elsewhere the last."""
     from ..autograd.grad_mode import no_grad
     from .reduction import ReductionResult
     d = wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
     _check_nonempty("mode", x, d)
+    from .sorting import _sorted, tie_order
     with no_grad():
-        y = x.movedim(d, -1)
-        counts = (y.unsqueeze(-1) == y.unsqueeze(-2)).sum(-1)              # [.., i]: how many equal y[i]
-        top = counts.amax(-1, keepdim=True)
-        big = y.amax(-1, keepdim=True)
-        value = E.where(counts == top, y, big).amin(-1, keepdim=True)
-        n = y.shape[-1]
-        from .._creation import full
-        idx = E.where(y == value, _arange(n, x.device), full((), -1, dtype=D.int64, device=x.device))
-        idx = idx.amax(-1, keepdim=True).movedim(-1, d).contiguous()
+        if tie_order(x, "mode") == "mode":
+            # PyTorch's CPU kernel: std::sort of (value, index) pairs by value, the first
+            # longest run, the index at its end (the arrangement puts it at position 0)
+            idx = _sorted(x, d, False, "mode", "mode")[1].narrow(d, 0, 1).contiguous()
+        else:
+            y = x.movedim(d, -1)
+            counts = (y.unsqueeze(-1) == y.unsqueeze(-2)).sum(-1)              # [.., i]: how many equal y[i]
+            top = counts.amax(-1, keepdim=True)
+            big = y.amax(-1, keepdim=True)
+            value = E.where(counts == top, y, big).amin(-1, keepdim=True)
+            n = y.shape[-1]
+            from .._creation import full
+            idx = E.where(y == value, _arange(n, x.device), full((), -1, dtype=D.int64, device=x.device))
+            idx = idx.amax(-1, keepdim=True).movedim(-1, d).contiguous()
     values = renamed(x.gather(d, idx), "ModeBackward0")
     if not keepdim or input.dim() == 0:
         values, idx = renamed(values.squeeze(d), "ModeBackward0"), idx.squeeze(d)

@@ -25,31 +25,45 @@ class TopkBackward0(_PlaceAtIndicesBackward):
     pass
 
 
-def _sorted(x, dim, descending, op="sort"):
+def tie_order(x, order):
+    """order where x's backend arranges ties as PyTorch's kernel on that device does
+    (backends' TIE_ORDERS: the CPU's), else "stable" (a stable sort, which gives the same
+    values and, for topk/kthvalue, the same selection up to the order of ties)."""
+    return order if getattr(backend_of(x), "TIE_ORDERS", False) else "stable"
+
+
+def _sorted(x, dim, descending, op="sort", order="stable", k=0):
+    """(values, indices, dim): x sorted along dim, or arranged as `order` says (tie_order)."""
     d = _wrap(int_dim(op, dim), x.dim())
     if x.dim() == 0:
         from .._creation import zeros
         return copy_raw(x), zeros((), dtype=D.int64, device=x.device), 0
+    be = backend_of(x)
+
+    def run(view, dim):
+        if order == "stable":
+            return be.sort(view, dim, bool(descending))
+        return be.sort(view, dim, bool(descending), order, k)
     strides = preserve_strides(x._shape, x._stride)     # PyTorch's sort: x's dense layout
     if strides == _strides_of(x._shape):
-        vbuf, ibuf = backend_of(x).sort(x._view_tuple(), d, bool(descending))
+        vbuf, ibuf = run(x._view_tuple(), d)
         return (new_tensor(vbuf, x._shape, x._dtype, x.device),
                 new_tensor(ibuf, x._shape, D.int64, x.device), d)
-    order = order_of_strides(x._shape, strides)
-    vbuf, ibuf = backend_of(x).sort(permuted(x._view_tuple(), order), order.index(d), bool(descending))
+    order_ = order_of_strides(x._shape, strides)
+    vbuf, ibuf = run(permuted(x._view_tuple(), order_), order_.index(d))
     return (new_strided(vbuf, x._shape, strides, x._dtype, x.device),
             new_strided(ibuf, x._shape, strides, D.int64, x.device), d)
 
 
 def sort(x, dim=-1, descending=False, stable=False):
-    values, indices, d = _sorted(x, dim, descending)
+    values, indices, d = _sorted(x, dim, descending, order="stable" if stable else tie_order(x, "std"))
     if needs_grad(x):
         record(SortBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
     return ReductionResult(values, indices, "sort")
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
-    return _sorted(x, dim, descending, "argsort")[1]
+    return _sorted(x, dim, descending, "argsort", order="stable" if stable else tie_order(x, "std"))[1]
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
@@ -57,7 +71,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     n = x._shape[_wrap(int_dim("topk", dim), x.dim())] if x.dim() else _wrap(int_dim("topk", dim), 0) + 1
     if k < 0 or k > n:
         raise RuntimeError(f"selected index k out of range")
-    values, indices, d = _sorted(x, dim, largest)
+    values, indices, d = _sorted(x, dim, largest, "topk", tie_order(x, "topk_sorted" if sorted else "topk"), k)
     if x.dim():
         values = copy_raw(V.narrow(values, d, 0, k))
         indices = copy_raw(V.narrow(indices, d, 0, k))

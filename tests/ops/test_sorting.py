@@ -60,3 +60,50 @@ def test_sort_and_topk_gradients():
     values, _ = x.topk(2, dim=1)
     assert values.grad_fn.name() == "TopkBackward0"
     assert x.sort(dim=1)[0].grad_fn.name() == "SortBackward0"
+
+
+# PyTorch's CPU kernels leave ties where libstdc++'s std::sort / nth_element / partial_sort
+# and ATen's quickselect leave them (nbgrad/backends/cpu/_stdsort.py); recorded from torch 2.13
+TIES = [1.0, 0.0, 2.0] * 8 + [1.0]
+
+
+def test_sort_ties_follow_pytorchs_unstable_sort_and_stable_keeps_order():
+    x = nbgrad.tensor(TIES)
+    assert x.sort().indices.tolist() == [1, 22, 4, 19, 7, 16, 10, 13, 24, 0, 21, 18, 15, 12, 9, 6, 3, 14, 11, 17,
+                                         8, 20, 5, 23, 2]
+    assert x.sort(descending=True).indices.tolist() == [2, 23, 5, 20, 8, 17, 11, 14, 12, 24, 21, 18, 15, 0, 9, 6,
+                                                        3, 13, 10, 16, 7, 19, 4, 22, 1]
+    assert nbgrad.argsort(x).tolist() == x.sort().indices.tolist()
+    stable = [1, 4, 7, 10, 13, 16, 19, 22, 0, 3, 6, 9, 12, 15, 18, 21, 24, 2, 5, 8, 11, 14, 17, 20, 23]
+    assert x.sort(stable=True).indices.tolist() == stable
+    assert nbgrad.argsort(x, stable=True).tolist() == stable
+    # up to 16 elements std::sort is an insertion sort: stable
+    assert nbgrad.tensor(TIES[:16]).sort().indices.tolist() == \
+        np.argsort(np.array(TIES[:16]), kind="stable").tolist()
+
+
+def test_topk_kthvalue_and_mode_ties_follow_pytorch():
+    x = nbgrad.tensor(TIES)
+    assert x.topk(3).indices.tolist() == [11, 8, 17]                       # nth_element, then sort
+    assert x.topk(5, largest=False, sorted=False).indices.tolist() == [10, 7, 16, 19, 13]
+    y = nbgrad.tensor([float(i % 3) for i in range(200)])
+    assert y.topk(2).indices.tolist() == [5, 2]                            # k * 64 <= n: partial_sort
+    assert y.topk(3, largest=False).indices.tolist() == [6, 3, 0]
+    assert [x.kthvalue(k).indices.item() for k in (1, 5, 9, 13, 20, 25)] == [19, 1, 12, 0, 2, 11]
+    assert x.mode().indices.item() == 3
+    assert nbgrad.tensor([3.0, 1.0, 3.0, 1.0, 2.0] * 4).mode().indices.item() == 11
+    # the gradient goes to the index PyTorch picks
+    t = nbgrad.tensor(TIES, requires_grad=True)
+    t.kthvalue(9).values.backward()
+    assert t.grad.tolist().index(1.0) == 12
+
+
+def test_long_1d_integer_sort_is_pytorchs_stable_radix_sort():
+    # PyTorch sorts a 1-D integer tensor of at least 32768 elements ascending with a radix
+    # sort (stable); below, or descending, std::sort
+    for n, stable in ((32767, False), (32768, True)):
+        v = nbgrad.tensor(np.arange(n) % 2)
+        first = v.sort().indices[:8].tolist()
+        assert (first == [0, 2, 4, 6, 8, 10, 12, 14]) is stable
+    assert nbgrad.tensor(np.arange(32767) % 2).sort().indices[:8].tolist() == \
+        [13520, 13532, 13530, 26002, 13528, 13526, 26004, 13524]

@@ -38,7 +38,7 @@ from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, total_dense
 from .sampling import manual_seed, normal, randint, randperm, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
-from .sorting import sort
+from .sorting import TIE_ORDERS, sort
 from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_backward, mse_forward, nll_backward,

@@ -9,7 +9,11 @@ import numpy as np
 from numba import njit
 
 from .._shared.geometry import contiguous_strides, numel
+from . import _stdsort as S
 from .strided_copy import copy
+
+# sort's `order` argument: PyTorch's CPU tie orders (the op layer asks when a backend has it)
+TIE_ORDERS = True
 
 _kernel = njit(cache=True, error_model="numpy", nogil=True)
 
@@ -45,8 +49,20 @@ def _sort_rows(x, rows, n, descending, values, indices):
             e = s
 
 
-def sort(view, dim, descending):
-    """(values, int64 indices) buffers of view's shape, sorted along dim."""
+# PyTorch's CPU sort with stable=False sorts a 1-D integer tensor of at least this many
+# elements ascending with fbgemm's radix sort, which is stable (can_use_radix_sort: GRAIN_SIZE)
+_RADIX_MIN = 32768
+
+_ORDERS = {"std": S.STD, "topk": S.TOPK, "topk_sorted": S.TOPK_SORTED, "kth": S.KTH, "mode": S.MODE}
+
+
+def sort(view, dim, descending, order="stable", k=0):
+    """(values, int64 indices) buffers of view's shape, sorted along dim.
+
+    order (TIE_ORDERS): "stable", or the arrangement of PyTorch's CPU kernel that leaves ties
+    to its algorithm (nbgrad/backends/cpu/_stdsort.py): "std" (sort with stable=False),
+    "topk"/"topk_sorted" (the first k of each row), "kth" (position k - 1), "mode"
+    (position 0); descending picks the comparator of "std" and "topk" (largest)."""
     buf, offset, shape, strides = view
     shape, strides = tuple(shape), tuple(strides)
     total = numel(shape)
@@ -62,7 +78,13 @@ def sort(view, dim, descending):
     sorted_vals = np.empty(total, dtype=sort_src.dtype)
     sorted_idx = np.empty(total, dtype=np.int64)
     n = shape[dim]
-    _sort_rows(sort_src, total // n, n, bool(descending), sorted_vals, sorted_idx)
+    if order == "std" and len(shape) == 1 and not descending and buf.dtype.kind in "iu" and n >= _RADIX_MIN:
+        order = "stable"
+    if order == "stable":
+        _sort_rows(sort_src, total // n, n, bool(descending), sorted_vals, sorted_idx)
+    else:
+        S.arrange_rows(sort_src, total // n, n, _ORDERS[order], S.DESC if descending else S.ASC, int(k),
+                       sorted_vals, sorted_idx)
     if rows_buf.dtype == np.bool_:
         sorted_vals = sorted_vals.view(np.bool_)
     # back to the input's dim order: write the permuted-contiguous rows through permuted strides

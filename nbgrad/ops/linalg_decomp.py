@@ -31,6 +31,10 @@ class LinAlgError(RuntimeError):
     positive-definite)."""
 
 
+# named as PyTorch's class is (type(e).__name__ and tracebacks print _LinAlgError)
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+
+
 slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
 svd_result = return_type("linalg_svd", ["U", "S", "Vh"])
 qr_result = return_type("linalg_qr", ["Q", "R"])
@@ -111,8 +115,10 @@ def _eye(n, like):
 
 
 def _diag_embed(v):
-    """(..., n) -> (..., n, n) with v on the diagonal (differentiable)."""
-    return V.unsqueeze(v, -1) * _eye(v.shape[-1], v)
+    """(..., n) -> (..., n, n) with v on the diagonal and exact zeros off it (differentiable;
+    not v * eye, whose 0 * inf would put NaN off the diagonal, as PyTorch's diag_embed does not)."""
+    from .more import diag_embed
+    return diag_embed(v)
 
 
 def _tril(x, k=0):
@@ -239,7 +245,7 @@ def _det_gradient(g, det_value, A):
         # d det / dA of a 1x1 matrix is 1: the gradient is g itself, with no history of A
         # (PyTorch's shortcut: g.unsqueeze(-1).unsqueeze(-1).expand(A.shape))
         return V.expand(V.unsqueeze(V.unsqueeze(g, -1), -1), tuple(A.shape))
-    d = V.unsqueeze(V.unsqueeze(g * det_value, -1), -1) * _eye(A.shape[-1], A)
+    d = _diag_embed(V.expand(V.unsqueeze(g * det_value, -1), tuple(A.shape[:-1])))
     try:
         return solve(V.mT(A), d)
     except LinAlgError:
@@ -268,7 +274,7 @@ class LinalgSlogdetBackward0(Node):
             return None
         A, _sign = self.saved_tensors
         n = A.shape[-1]
-        d = V.unsqueeze(V.unsqueeze(g_logabsdet, -1), -1) * _eye(n, A)
+        d = _diag_embed(V.expand(V.unsqueeze(g_logabsdet, -1), tuple(A.shape[:-1])))
         try:
             return solve(V.mT(A), d)
         except LinAlgError:
@@ -298,8 +304,11 @@ class LinalgCholeskyExBackward0(Node):
             L, gL = V.mT(L), V.mT(gL)
         gA = _tril(matmul(V.mT(L), gL))
         gA = 0.5 * (gA + V.mT(_tril(gA, -1)))
-        gA = solve(V.mT(L), gA)                    # L^{-H} gA
-        gA = V.mT(solve(V.mT(L), V.mT(gA)))        # gA L^{-1}
+        # PyTorch's two solve_triangular calls read one triangle of L: tril(L) gives the
+        # same values and, under create_graph, no derivative for L's (zero) upper triangle
+        Lt = _tril(L)
+        gA = solve(V.mT(Lt), gA)                   # L^{-H} gA
+        gA = V.mT(solve(V.mT(Lt), V.mT(gA)))       # gA L^{-1}
         # laid out column-major, as PyTorch's last step (a right-sided triangular solve)
         # leaves it: the layout shows in autograd.grad's results and in accumulated grads
         if gA.numel() == 0:

@@ -498,3 +498,45 @@ def test_solve_result_layout(a_shape, b_shape, strides):
     vector = len(b_shape) == 1 or len(b_shape) == len(a_shape) - 1
     want = np.linalg.solve(A, B[..., None])[..., 0] if vector else np.linalg.solve(A, B)
     np.testing.assert_allclose(X.numpy(), np.broadcast_to(want, X.shape), rtol=1e-12)
+
+
+# -- found by the differential tester (seeds 4121, 5122): recorded from torch 2.13 ----------------
+def test_det_and_slogdet_gradients_of_an_infinite_upstream_gradient():
+    # xlogy(det, 0) is -inf: PyTorch's det backward puts g * det on a diagonal (zeros off it,
+    # not 0 * inf) and solves: infinities, no NaN
+    a = [[2.94, 0.74], [0.24, 2.12]]
+    for fn in (lambda A: A.det(), lambda A: nbgrad.linalg.slogdet(A)[1]):
+        A = nbgrad.tensor(a, requires_grad=True)
+        (g,) = nbgrad.autograd.grad(fn(A), [A], grad_outputs=nbgrad.tensor(-math.inf))
+        assert g.tolist() == [[-math.inf, math.inf], [math.inf, -math.inf]]
+    # a finite matrix and a right-hand side with inf / NaN: LAPACK's substitutions
+    x = nbgrad.linalg.solve(nbgrad.tensor(a), nbgrad.tensor([[math.inf, 1.0], [math.nan, 2.0]]))
+    assert np.isnan(x.numpy()[:, 0]).all()
+    np.testing.assert_allclose(x.numpy()[:, 1], [0.1056942567229271, 0.9314308762550354], rtol=1e-6)
+    x = nbgrad.linalg.solve(nbgrad.tensor(a, dtype=nbgrad.float64), nbgrad.tensor([[1.0, math.inf], [0.0, 0.0]],
+                                                                                  dtype=nbgrad.float64))
+    assert x.numpy()[0, 1] == math.inf and x.numpy()[1, 1] == -math.inf
+
+
+def test_cholesky_of_nan_fails_as_pytorchs_and_reads_the_lower_triangle_only():
+    with pytest.raises(nbgrad.linalg.LinAlgError, match="the leading minor of order 1 is not positive-definite"):
+        nbgrad.linalg.cholesky(nbgrad.tensor([[math.nan]]))
+    with pytest.raises(nbgrad.linalg.LinAlgError, match="order 2 is not"):
+        nbgrad.linalg.cholesky(nbgrad.tensor([[4.0, 1.0], [math.nan, 3.0]]))
+    L = nbgrad.linalg.cholesky(nbgrad.tensor([[4.0, math.nan], [2.0, 3.0]], dtype=nbgrad.float64))
+    np.testing.assert_allclose(L.numpy(), [[2.0, 0.0], [1.0, math.sqrt(2.0)]], rtol=1e-15)
+    assert type(nbgrad.linalg.LinAlgError("x")).__name__ == "_LinAlgError"      # torch._C._LinAlgError
+
+
+def test_cholesky_double_backward_reads_one_triangle_of_L():
+    # PyTorch's cholesky_backward solves with solve_triangular: no derivative for L's zero
+    # upper triangle through the solves
+    v0 = nbgrad.tensor([[[3.25, 0.3], [0.38, 3.25]], [[2.13, -0.1], [-0.75, 2.73]]], dtype=nbgrad.float64,
+                       requires_grad=True)
+    L = nbgrad.linalg.cholesky(v0 + v0.transpose(-2, -1))
+    (g,) = nbgrad.autograd.grad(L.sum(), [v0], create_graph=True)
+    (gL,) = nbgrad.autograd.grad(g.mean(), [L])
+    np.testing.assert_allclose(gL.numpy(), [[[-0.05004602991519093, 0.050216053740192695],
+                                             [-0.053858650697552884, -0.015588172273409029]],
+                                            [[-0.11234179998667994, 0.09716603238214755],
+                                             [-0.09251147457560703, -0.03399728081123532]]], rtol=1e-12)

@@ -9,7 +9,8 @@ potrf, syevd).  Results are new C-order buffers.  A failure is not raised here: 
 returned as an int64 `info` array, one entry per matrix, LAPACK's code (k > 0: the k-th
 pivot is exactly zero / the leading minor of order k is not positive-definite), and the
 op layer raises PyTorch's error.  Numba's linalg refuses non-finite input; a matrix
-holding NaN or inf gives NaN results instead (LAPACK's own results there are unspecified).
+holding NaN or inf gives NaN results instead (LAPACK's own results there are unspecified),
+and a solve with a finite matrix and a non-finite right-hand side runs LAPACK's steps here.
 """
 import numpy as np
 from numba import njit
@@ -67,8 +68,15 @@ def _first_zero_pivot(a):
 def _failed_minor(a):
     """LAPACK potrf's info (lower triangle read): the order of the first leading minor
     that is not positive-definite, 0 if none."""
+    return _cholesky_lower(a, np.zeros_like(a))
+
+
+@_kernel
+def _cholesky_lower(a, low):
+    """The unblocked Cholesky of a's lower triangle into `low` (zeroed beforehand); LAPACK
+    potrf's info: the order of the first leading minor that is not positive-definite
+    (a pivot <= 0 or NaN, as potrf's check), 0 if none."""
     n = a.shape[0]
-    low = np.zeros_like(a)
     for j in range(n):
         d = a[j, j]
         for k in range(j):
@@ -98,8 +106,67 @@ def _inv_kernel(a, out, info):
 
 
 @_kernel
+def _lu_solve_nonfinite(a, rhs, out):
+    """X of a X = rhs for a finite `a` and a rhs holding inf or NaN, which Numba's solve
+    refuses: LAPACK's gesv steps (getf2's partial pivoting, the first largest |pivot|;
+    getrs: the row swaps, then unit-lower and upper triangular solves column by column,
+    reference trsm's order, skipping zeros), so an infinite right-hand side gives the
+    infinities LAPACK gives, as PyTorch's does (a gradient of -inf through det).
+    The first exactly zero pivot's order, or 0."""
+    n = a.shape[0]
+    lu = a.copy()
+    piv = np.arange(n)
+    first_zero = 0
+    for j in range(n):
+        p = j
+        for i in range(j + 1, n):
+            if abs(lu[i, j]) > abs(lu[p, j]):
+                p = i
+        piv[j] = p
+        if lu[p, j] != 0:
+            if p != j:
+                for c in range(n):
+                    t = lu[j, c]
+                    lu[j, c] = lu[p, c]
+                    lu[p, c] = t
+            r = 1.0 / lu[j, j]
+            for i in range(j + 1, n):
+                lu[i, j] *= r
+        elif first_zero == 0:
+            first_zero = j + 1
+        for i in range(j + 1, n):
+            f = lu[i, j]
+            for c in range(j + 1, n):
+                lu[i, c] -= f * lu[j, c]
+    if first_zero:
+        return first_zero
+    x = rhs.copy()
+    for i in range(n):
+        if piv[i] != i:
+            for c in range(x.shape[1]):
+                t = x[i, c]
+                x[i, c] = x[piv[i], c]
+                x[piv[i], c] = t
+    for c in range(x.shape[1]):
+        for k in range(n):
+            if x[k, c] != 0:
+                for i in range(k + 1, n):
+                    x[i, c] -= x[k, c] * lu[i, k]
+        for k in range(n - 1, -1, -1):
+            if x[k, c] != 0:
+                x[k, c] /= lu[k, k]
+                for i in range(k):
+                    x[i, c] -= x[k, c] * lu[i, k]
+    out[:] = x
+    return 0
+
+
+@_kernel
 def _solve_kernel(a, rhs, out, info):
     for b in range(a.shape[0]):
+        if _finite(a[b]) and not _finite(rhs[b]):
+            info[b] = _lu_solve_nonfinite(a[b], rhs[b], out[b])
+            continue
         if not (_finite(a[b]) and _finite(rhs[b])):
             out[b] = np.nan
             continue
@@ -170,7 +237,10 @@ def _qr_kernel(a, q, r):
 def _cholesky_kernel(a, out, info):
     for b in range(a.shape[0]):
         if not _finite(a[b]):
-            out[b] = np.nan
+            # Numba's cholesky refuses it: potrf's steps here, which read the lower triangle
+            # only and fail at a NaN pivot (PyTorch raises there) rather than return NaN
+            out[b] = 0.0
+            info[b] = _cholesky_lower(a[b], out[b])
             continue
         try:
             out[b] = np.linalg.cholesky(a[b])

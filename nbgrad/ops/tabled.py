@@ -169,10 +169,9 @@ def apply(row, inputs, params, node_cls=None):
     if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
         node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
         saved, consts = [], {}
-        every = row.n_differentiable
         for name in row.saves:
             v = out if name == "out" else inputs[row.inputs.index(name)]
-            if len(row.read_by[name]) != every and not _read_by_a_needed_gradient(node, row, name):
+            if not _read_by_a_needed_gradient(node, row, name):
                 saved.append(None)
             elif isinstance(v, Tensor):
                 saved.append(v)
@@ -186,12 +185,16 @@ def apply(row, inputs, params, node_cls=None):
 
 
 def _read_by_a_needed_gradient(node, row, name):
-    """A value read by only some inputs' derivatives is saved only when one of those
-    inputs needs a gradient (PyTorch's codegen guards it with should_compute_output):
-    hypot(x, y) with only x requiring grad keeps x and the result, not y.  A value every
-    derivative reads is saved unguarded, as PyTorch's is."""
+    """Whether the node saves `name`: PyTorch's codegen (guard_for) saves a value read by
+    exactly one input's derivative only when that input needs a gradient (hypot(x, y) with
+    only x requiring grad keeps x and the result, not y), and everything else unguarded:
+    a value two derivatives read, any value of an op with one differentiable input, and
+    every value of a backward op (threshold_backward's self, even where only its own
+    derivative, a constant, is wanted; a second backward through it then fails as freed)."""
     readers = row.read_by[name]
-    return len(readers) == row.n_differentiable or any(node.needs_input_grad(i) for i in readers)
+    if len(readers) != 1 or row.n_differentiable <= 1 or "backward" in row.name:
+        return True
+    return node.needs_input_grad(readers[0])
 
 
 # -- backward ---------------------------------------------------------------------------------

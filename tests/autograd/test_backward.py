@@ -645,3 +645,18 @@ def test_leaf_grads_never_alias_each_other_or_the_callers_gradient():
     (x * 2).sum().backward()
     assert x.grad.tolist() == [4.0, 5.0, 6.0]
     assert w.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_backward_op_saves_its_inputs_unguarded_as_pytorchs_codegen():
+    # PyTorch saves every input of a backward op (threshold_backward's self) whichever
+    # gradient is wanted, so a second pass through its node after a backward freed it
+    # raises (torch 2.13; the differential tester's seed 5122014490)
+    v0 = nbgrad.tensor([[1.0], [-2.0]], dtype=nbgrad.float64, requires_grad=True)
+    v1 = v0.relu()
+    (v3,) = nbgrad.autograd.grad(v1.sum(), [v0], create_graph=True)
+    assert v3.grad_fn.name() == "ThresholdBackwardBackward0"
+    v4 = v3.expand(1, 2, 1)
+    v4.sum().backward()
+    assert nbgrad.autograd.grad(v4.sum(), [v3])[0].tolist() == [[1.0], [1.0]]     # not through the node
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        nbgrad.autograd.grad(v4.sum(), [v1])

@@ -301,7 +301,11 @@ def _nan_or_negative_zero(x):
 
 # logit(eps)'s backward at -0.0: grad / (x * (1 - x)) is -inf in the vector loop, +inf in
 # the scalar one (recorded from torch 2.13 on 16 and 1 elements); nbgrad gives -inf
-_LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan, "logit": _nan_or_negative_zero,
+# hardshrink/softshrink/relu6 (hardtanh) backwards at NaN: the vector loop's mask gives 0,
+# the scalar loop's comparisons the gradient (torch 2.13 on 8 and 1 elements)
+_LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan,
+                       "nn.functional.hardshrink": math.isnan, "nn.functional.softshrink": math.isnan,
+                       "nn.functional.relu6": math.isnan, "logit": _nan_or_negative_zero,
                        "logit_": _nan_or_negative_zero, "nn.functional.gelu": lambda x: x == math.inf or x < -3}
 
 

@@ -63,7 +63,7 @@ def test_sort_and_topk_gradients():
 
 
 # PyTorch's CPU kernels leave ties where libstdc++'s std::sort / nth_element / partial_sort
-# and ATen's quickselect leave them (nbgrad/backends/cpu/_stdsort.py); recorded from torch 2.13
+# and ATen's quickselect leave them (nbgrad/backends/_shared/stdsort.py); recorded from torch 2.13
 TIES = [1.0, 0.0, 2.0] * 8 + [1.0]
 
 

@@ -6,16 +6,16 @@ largest value, as in PyTorch) and gathers the values; the results are copied
 back into the input's dim order.
 """
 import numpy as np
-from numba import njit
 
 from .._shared.geometry import contiguous_strides, numel
-from . import _stdsort as S
+from .._shared import cpu_kernel
+from .._shared import stdsort as S
 from .strided_copy import copy
 
 # sort's `order` argument: PyTorch's CPU tie orders (the op layer asks when a backend has it)
 TIE_ORDERS = True
 
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
+_kernel = cpu_kernel(nogil=True)       # (digest-keyed: the module compiles _shared helpers in)
 
 
 @_kernel
@@ -56,11 +56,16 @@ _RADIX_MIN = 32768
 _ORDERS = {"std": S.STD, "topk": S.TOPK, "topk_sorted": S.TOPK_SORTED, "kth": S.KTH, "mode": S.MODE}
 
 
+@_kernel
+def _arrange_rows(x, rows, n, order, cmp, kk, values, indices):
+    S.arrange_rows(x, rows, n, order, cmp, kk, values, indices)
+
+
 def sort(view, dim, descending, order="stable", k=0):
     """(values, int64 indices) buffers of view's shape, sorted along dim.
 
     order (TIE_ORDERS): "stable", or the arrangement of PyTorch's CPU kernel that leaves ties
-    to its algorithm (nbgrad/backends/cpu/_stdsort.py): "std" (sort with stable=False),
+    to its algorithm (nbgrad/backends/_shared/stdsort.py): "std" (sort with stable=False),
     "topk"/"topk_sorted" (the first k of each row), "kth" (position k - 1), "mode"
     (position 0); descending picks the comparator of "std" and "topk" (largest)."""
     buf, offset, shape, strides = view
@@ -83,8 +88,8 @@ def sort(view, dim, descending, order="stable", k=0):
     if order == "stable":
         _sort_rows(sort_src, total // n, n, bool(descending), sorted_vals, sorted_idx)
     else:
-        S.arrange_rows(sort_src, total // n, n, _ORDERS[order], S.DESC if descending else S.ASC, int(k),
-                       sorted_vals, sorted_idx)
+        _arrange_rows(sort_src, total // n, n, _ORDERS[order], S.DESC if descending else S.ASC, int(k),
+                      sorted_vals, sorted_idx)
     if rows_buf.dtype == np.bool_:
         sorted_vals = sorted_vals.view(np.bool_)
     # back to the input's dim order: write the permuted-contiguous rows through permuted strides

@@ -11,9 +11,11 @@ ties) means running the same steps.  The comparators (`_before`):
   LESS  a < b                                mode's pair comparator
 """
 import numpy as np
-from numba import njit
+from numba.extending import register_jitable
 
-_kernel = njit(cache=True, error_model="numpy", nogil=True)
+# helpers (the cache rule, nbgrad/backends/_shared: the CPU's sorting kernel compiles them in,
+# keyed by their source); CPU only
+_kernel = register_jitable(error_model="numpy")
 
 ASC, DESC, LESS = 0, 1, 2
 _THRESHOLD = 16          # libstdc++'s _S_threshold

@@ -5,5 +5,7 @@ from .optimizer import Optimizer
 from .sgd import SGD
 from .adagrad import Adagrad
 from .rmsprop import RMSprop
+from .adaptive import Adadelta, Adamax, NAdam, RAdam
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "lr_scheduler"]

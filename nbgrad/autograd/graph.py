@@ -9,7 +9,7 @@ needs the Tensor class, whose module imports nbgrad.autograd).
 from .._tensor import Tensor
 from .grad_mode import _state as _grad_state
 from . import anomaly_mode
-from .node import Node, _NUMBERS, _next_seq, interned_numbers
+from .node import AccumulateGrad, Node, _NUMBERS, _next_seq, interned_numbers
 
 _new = object.__new__
 _node_init = Node.__init__
@@ -84,10 +84,12 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
                 if fn is not None:
                     fns.append(fn)
                     nrs.append(t._output_nr)
+                    key = (t._shape, t._dtype)
                 else:
-                    fns.append(t._grad_accumulator())
+                    acc = t._grad_accumulator()
+                    fns.append(acc)
                     nrs.append(0)
-                key = (t._shape, t._dtype)
+                    key = acc.input_shape_dtype
                 meta.append(_METAS.get(key) or _interned(key))
             else:
                 fns.append(None)
@@ -104,6 +106,8 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
         nrs.append(e[1])
         if e[0] is None:
             meta.append(None)
+        elif type(e[0]) is AccumulateGrad:
+            meta.append(_interned(e[0].input_shape_dtype))
         elif t._producer_meta is None:
             meta.append(_interned((t._shape, t._dtype)))
         else:

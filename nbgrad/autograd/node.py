@@ -250,6 +250,10 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__(())
         self.variable = variable
+        # the leaf's (shape, dtype) when this sink was made: PyTorch's AccumulateGrad keeps its
+        # input metadata from then, so a gradient of another shape (the leaf reshaped in place
+        # under no_grad meanwhile) fails the engine's check while the sink lives
+        self.input_shape_dtype = (variable._shape, variable._dtype)
 
     def accumulate(self, grad, create_graph, steal=False):
         """Add grad into variable.grad.  With steal=True (the engine vouches that nothing

@@ -660,3 +660,18 @@ def test_a_backward_op_saves_its_inputs_unguarded_as_pytorchs_codegen():
     assert nbgrad.autograd.grad(v4.sum(), [v3])[0].tolist() == [[1.0], [1.0]]     # not through the node
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         nbgrad.autograd.grad(v4.sum(), [v1])
+
+
+def test_a_leafs_sink_keeps_the_shape_it_was_made_with():
+    # PyTorch's AccumulateGrad keeps its input metadata from its creation: a leaf reshaped
+    # in place under no_grad while its sink lives gets a gradient of the new shape, which
+    # the engine refuses (torch 2.13; the differential tester's seed 7124012062)
+    v0 = nbgrad.tensor([[1.0, 1.0], [1.0, 1.0]], dtype=nbgrad.float64, requires_grad=True)
+    v1 = v0.reshape(2, 2, 1)        # makes the sink, with shape (2, 2)
+    with nbgrad.no_grad():
+        v0.unsqueeze_(2)
+    v3 = v0 @ nbgrad.tensor([[0.5]], dtype=nbgrad.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^Function ViewBackward0 returned an invalid gradient at index 0 - "
+                                           r"got \[2, 2, 1\] but expected shape compatible with \[2, 2\]$"):
+        v3.sum().backward()
+    assert v1.shape == (2, 2, 1)

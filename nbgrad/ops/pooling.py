@@ -142,8 +142,20 @@ class AvgPool2DBackward0(_AvgNode):
         return _avg_grad(g, x, *self._args())
 
 
+def check_adaptive_grad(name, g):
+    """PyTorch's adaptive pooling backwards refuse a gradient with an empty non-batch dim
+    (the forward of an output size 0 succeeds; its backward fails)."""
+    for i in range(1, g.dim()):
+        if g.shape[i] == 0:
+            raise RuntimeError(f"{name}_backward(): Expected grad_output to have non-zero size for non-batch "
+                               f"dimensions, but grad_output has sizes {list(g.shape)} with dimension {i} being "
+                               "empty")
+
+
 class AdaptiveAvgPool2DBackward0(AvgPool2DBackward0):
-    pass
+    def backward(self, g):
+        check_adaptive_grad("adaptive_avg_pool2d", g)
+        return super().backward(g)
 
 
 class AvgPool2DBackwardBackward0(_AvgNode):

@@ -7,6 +7,8 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from .more import renamed
 from . import pooling as P
+from ..autograd.graph import needs_grad, record
+from ..autograd.node import Node
 
 
 def _single(value, fn, what):
@@ -95,6 +97,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     P._check_float(x, "adaptive_max_pool2d")
     h, w = x.shape[-2:]
     oh, ow = size
+    if oh * ow == 0:
+        return _empty_adaptive_max(x, oh, ow, return_indices)
     index, kmax = _window_index(h, w, oh, ow)
     from .. import tensor
     flat_index = tensor(index.reshape(-1), dtype=D.int64, device=x.device)
@@ -105,6 +109,27 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         return out
     plane = tensor(index, dtype=D.int64, device=x.device).expand(*x.shape[:-2], oh, ow, kmax)
     return out, plane.gather(-1, k.unsqueeze(-1)).squeeze(-1)
+
+
+class _EmptyAdaptiveMaxBackward(Node):
+    def backward(self, g):
+        P.check_adaptive_grad("adaptive_max_pool2d", g)
+
+
+_EmptyAdaptiveMaxBackward.__name__ = "AdaptiveMaxPool2DBackward0"
+
+
+def _empty_adaptive_max(x, oh, ow, return_indices):
+    """An output size of 0: empty values and indices, with a node whose backward fails as
+    PyTorch's adaptive_max_pool2d_backward does."""
+    from .._creation import empty
+    shape = tuple(x.shape[:-2]) + (oh, ow)
+    out = empty(shape, dtype=x.dtype, device=x.device)
+    if needs_grad(x):
+        record(_EmptyAdaptiveMaxBackward, (x,), (out,))
+    if not return_indices:
+        return out
+    return out, empty(shape, dtype=D.int64, device=x.device)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):

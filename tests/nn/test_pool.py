@@ -261,3 +261,21 @@ def test_cuda_matches_the_cpu(rng):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     _, idx = F.max_pool2d(nbgrad.tensor(x, device="cuda"), 2, return_indices=True)
     np.testing.assert_array_equal(idx.cpu().numpy(), np_max_pool(x, (2, 2), (2, 2), (0, 0), (1, 1), False)[1])
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda x: F.adaptive_avg_pool2d(x, (0, 2)), "adaptive_avg_pool2d"),
+    (lambda x: F.interpolate(x, scale_factor=0.5, mode="area"), "adaptive_avg_pool2d"),
+    (lambda x: F.adaptive_max_pool2d(x, (0, 2)), "adaptive_max_pool2d"),
+    (lambda x: F.adaptive_max_pool2d(x, (0, 2), return_indices=True)[0], "adaptive_max_pool2d"),
+])
+def test_adaptive_pooling_to_an_empty_output(fn, name):
+    # torch 2.13: the forward gives an empty (1, 3, 0, 2) result; its backward refuses the
+    # empty gradient (nbgrad's adaptive max pooling raised a bare ValueError in the forward)
+    x = nbgrad.ones(1, 3, 1, 4, requires_grad=True)
+    y = fn(x)
+    assert y.shape == (1, 3, 0, 2)
+    with pytest.raises(RuntimeError, match=rf"^{name}_backward\(\): Expected grad_output to have non-zero size for "
+                                           r"non-batch dimensions, but grad_output has sizes \[1, 3, 0, 2\] with "
+                                           r"dimension 2 being empty$"):
+        y.sum().backward()

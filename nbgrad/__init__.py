@@ -138,6 +138,7 @@ from .ops.elementwise import asinh, acosh, atanh, erfc, erfinv
 from .ops.elementwise import asinh as arcsinh, acosh as arccosh, atanh as arctanh
 from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, bernoulli, multinomial
 from .ops.more import std_mean, var_mean
+from .ops.more import searchsorted, bucketize, msort, cartesian_prod
 from .ops.distance import cosine_similarity, pairwise_distance, pdist
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
 

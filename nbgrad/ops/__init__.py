@@ -451,7 +451,7 @@ _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embe
                  "inner take_along_dim nan_to_num nansum nanmean count_nonzero heaviside signbit copysign deg2rad "
                  "rad2deg frac fmod logaddexp logaddexp2 matrix_power hsplit vsplit dsplit cummax cummin "
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
-                 "multinomial").split()
+                 "multinomial msort").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
 # the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases
 TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc, "erfinv": E.erfinv,

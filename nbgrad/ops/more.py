@@ -864,3 +864,70 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     from .reduction import var
     return _stat_mean("var_mean", var, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)
+
+
+# -- searchsorted / bucketize, msort, cartesian_prod ----------------------------------------------
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """Indices where `input`'s values would go in `sorted_sequence` (its last dim), found by
+    PyTorch's binary search step for step (lower bound: the first position whose value is not
+    below; right/side='right': not at or below), over all values at once."""
+    from ..autograd.grad_mode import no_grad
+    from .._creation import tensor as _tensor, zeros
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of "
+                               "left while right was True")
+        right = side == "right"
+    seq = sorted_sequence
+    if seq.dim() == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+                           "dimension")
+    v = input if isinstance(input, Tensor) else _tensor(input, device=seq.device)
+    if seq.dim() > 1 and (v.dim() != seq.dim() or tuple(v.shape[:-1]) != tuple(seq.shape[:-1])):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}")
+    n = seq.shape[-1]
+    with no_grad():
+        dt = D.result_type_of((seq, v))
+        s = (seq if sorter is None else seq.gather(-1, sorter)).to(dt)
+        w = v.to(dt)
+        if seq.dim() > 1:
+            s, w = s.reshape(-1, n), w.reshape(-1, w.shape[-1] if w.dim() else 1)
+        start = zeros(tuple(w.shape), dtype=D.int64, device=seq.device)
+        end = start + n
+        while n and bool((start < end).any()):
+            active = start < end
+            mid = start + (end - start) // 2          # (nonnegative: the shift PyTorch uses)
+            at = mid.clamp(max=n - 1)
+            mid_val = s[at] if seq.dim() == 1 else s.gather(-1, at)
+            go_right = ~(mid_val > w) if right else ~(mid_val >= w)
+            start = E.where(active & go_right, mid + 1, start)
+            end = E.where(active & ~go_right, mid, end)
+        result = start.reshape(tuple(v.shape))
+    return result.to(D.int32) if out_int32 else result
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """searchsorted(boundaries, input) for 1-D boundaries."""
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def msort(input):
+    """input sorted along its first dim (the values of sort(input, 0))."""
+    from .sorting import sort
+    return sort(input, 0).values
+
+
+def cartesian_prod(*tensors):
+    """Every combination of the 1-D tensors' elements, one per row (a single tensor: itself)."""
+    from .indexing import stack
+    from .rearranging import meshgrid
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)

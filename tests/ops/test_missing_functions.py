@@ -354,3 +354,54 @@ def test_tril_indices_dtype_and_errors():
         nbgrad.tril_indices(3, 3, dtype=nbgrad.float32)
     with pytest.raises(RuntimeError, match="row must be non-negative, got-1"):
         nbgrad.tril_indices(-1, 3)
+
+
+# -- searchsorted / bucketize, msort, cartesian_prod (recorded from torch 2.13) -------------------
+def test_searchsorted_and_bucketize_follow_pytorchs_binary_search():
+    s = nbgrad.tensor([1.0, 3.0, 5.0, 7.0])
+    v = nbgrad.tensor([[0.0, 3.0, 6.0], [7.0, 8.0, float("nan")]])
+    assert nbgrad.searchsorted(s, v).tolist() == [[0, 1, 3], [3, 4, 4]]
+    assert nbgrad.searchsorted(s, v, right=True).tolist() == [[0, 2, 3], [4, 4, 4]]
+    assert nbgrad.searchsorted(s, v, side="right").tolist() == [[0, 2, 3], [4, 4, 4]]
+    assert nbgrad.searchsorted(s, 4.0).tolist() == 2 and nbgrad.searchsorted(s, 4.0).dim() == 0
+    assert nbgrad.searchsorted(s, v, out_int32=True).dtype is nbgrad.int32
+    assert nbgrad.bucketize(v, s).tolist() == [[0, 1, 3], [3, 4, 4]]
+    assert nbgrad.bucketize(3.0, s).tolist() == 1
+    rows = nbgrad.tensor([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]])
+    assert nbgrad.searchsorted(rows, nbgrad.tensor([[3.0, 4.0], [4.0, 7.0]])).tolist() == [[1, 2], [1, 3]]
+    assert nbgrad.searchsorted(nbgrad.tensor([3.0, 1.0, 2.0]), nbgrad.tensor([2.5]),
+                               sorter=nbgrad.tensor([1, 2, 0])).tolist() == [2]
+    # a NaN in the sequence: the binary search's steps, not a count (torch 2.13: [3, 3])
+    seq = nbgrad.tensor([1.0, 2.0, float("nan")])
+    assert nbgrad.searchsorted(seq, nbgrad.tensor([5.0, float("nan")])).tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: nbgrad.searchsorted(nbgrad.ones(3), nbgrad.ones(2), side="left", right=True),
+     "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True"),
+    (lambda: nbgrad.searchsorted(nbgrad.ones(3), nbgrad.ones(2), side="middle"),
+     "torch.searchsorted(): side can only be 'left' or 'right' but got middle"),
+    (lambda: nbgrad.searchsorted(nbgrad.ones(2, 3), nbgrad.ones(2)),
+     "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+     "tensor and input value tensor must match, but we got boundaries tensor [2, 3] and input value tensor [2]"),
+    (lambda: nbgrad.searchsorted(nbgrad.tensor(1.0), nbgrad.ones(2)),
+     "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"),
+    (lambda: nbgrad.bucketize(nbgrad.ones(2), nbgrad.ones(2, 3)), "boundaries tensor must be 1 dimension, but got dim(2)"),
+])
+def test_searchsorted_errors_are_pytorchs(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_msort_and_cartesian_prod():
+    assert nbgrad.tensor([[3.0, 1.0], [1.0, 2.0]]).msort().tolist() == [[1.0, 1.0], [3.0, 2.0]]
+    assert nbgrad.msort(nbgrad.tensor([2.0, 1.0])).tolist() == [1.0, 2.0]
+    assert nbgrad.cartesian_prod(nbgrad.tensor([1, 2]), nbgrad.tensor([3, 4, 5])).tolist() == [
+        [1, 3], [1, 4], [1, 5], [2, 3], [2, 4], [2, 5]]
+    x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    assert nbgrad.cartesian_prod(x) is x
+    out = nbgrad.cartesian_prod(x, nbgrad.tensor([3.0, 4.0]))
+    assert out.grad_fn.name() == "StackBackward0"
+    out.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

@@ -104,7 +104,8 @@ def _cumprod_backward_masked(grad, x, dim, out, w, is_zero):
     before_z1 = out.gather(dim, (first_index - 1).clamp(min=0)).masked_fill(first_index == 0, 1.)
     at_z1 = (x.masked_fill(~between, 1.).cumprod(dim) * grad.masked_fill(zeros_seen != 1, 0.)
              ).sum(dim, keepdim=True) * before_z1
-    return where(first_zero, at_z1, grad_input)
+    # PyTorch fills a fresh at::zeros (row-major) by masked_scatter_: its layout, whatever x's
+    return where(first_zero, at_z1, grad_input).contiguous()
 
 
 def _cumprod_backward_quadratic(grad, x, dim):

@@ -652,8 +652,9 @@ def _softmax_backward_data(g, y, dim, log):
         if log:
             out = g - exp(y) * g.sum(dim, keepdim=True)
         else:
-            gy = g * y
-            out = gy - y * gy.sum(dim, keepdim=True)
+            # PyTorch's kernel: (g - sum(g * y)) * y, not g * y - y * sum(g * y): where the two
+            # nearly cancel (a huge g constant along dim) they round differently
+            out = (g - (g * y).sum(dim, keepdim=True)) * y
         out = out.contiguous()          # PyTorch's result is row-major whatever g's layout (seed 101)
     if needs_grad(g, y):
         node_cls = LogSoftmaxBackwardDataBackward0 if log else SoftmaxBackwardDataBackward0

@@ -383,7 +383,10 @@ def _inplace_or_not(row, x, params, inplace):
         return apply(row, (x,), params)
     from .inplace import apply_inplace
     row = TABLE.get(row.name + "_", row)         # an in-place form of its own (elu_, leaky_relu_)
-    return apply_inplace(x, lambda old: apply(row, (old,), params), needs_old=row.needs_old)
+    # PyTorch's threshold builds its iterator without the memory-overlap check ("threshold is
+    # idempotent, so overlap is okay"): threshold_ may write an expanded tensor
+    overlap = None if row.name in ("threshold", "threshold_") else "partial"
+    return apply_inplace(x, lambda old: apply(row, (old,), params), needs_old=row.needs_old, overlap=overlap)
 
 
 def softplus(input, beta=1.0, threshold=20.0):

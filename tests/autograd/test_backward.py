@@ -675,3 +675,30 @@ def test_a_leafs_sink_keeps_the_shape_it_was_made_with():
                                            r"got \[2, 2, 1\] but expected shape compatible with \[2, 2\]$"):
         v3.sum().backward()
     assert v1.shape == (2, 2, 1)
+
+
+def test_softmax_backward_is_pytorchs_formula_where_it_cancels():
+    # PyTorch's kernel computes (g - sum(g * y)) * y; with a huge constant g (atanh of a sum
+    # that rounds to 1 - 2**-53) g * y - y * sum(g * y) rounds elsewhere (torch 2.13; seed 8125005125)
+    v0 = nbgrad.tensor([[0.84, 1.26, -1.04]], dtype=nbgrad.float64, requires_grad=True)
+    (g,) = nbgrad.autograd.grad(nbgrad.atanh(v0.softmax(-1).sum()), [v0])
+    assert g.tolist() == [[0.18694722080741216, 0.28452648299862926, 0.028526296193958547]]
+
+
+def test_cumprod_backward_through_zeros_is_row_major():
+    # PyTorch fills a fresh row-major zeros tensor there, whatever the input's layout (seed 8125010093)
+    v0 = nbgrad.zeros(3, 2, dtype=nbgrad.float64).t().requires_grad_()
+    (g,) = nbgrad.autograd.grad(nbgrad.cumprod(v0, -1).sum(), [v0])
+    assert g.stride() == (3, 1) and g.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+
+
+def test_threshold_in_place_may_write_an_expanded_tensor():
+    # PyTorch's threshold skips the memory-overlap check ("threshold is idempotent"); relu_ does not
+    v0 = nbgrad.ones(3, dtype=nbgrad.float64, requires_grad=True)
+    (g,) = nbgrad.autograd.grad(v0.sum(), [v0], create_graph=True)
+    assert g.stride() == (0,)
+    nbgrad.nn.functional.threshold(g, threshold=2.0, value=-0.5, inplace=True)
+    assert g.tolist() == [-0.5, -0.5, -0.5]
+    (g,) = nbgrad.autograd.grad(v0.sum(), [v0], create_graph=True)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        g.relu_()

@@ -61,7 +61,8 @@ IGNORED = {
     # which can become a .grad.  It shares memory with nothing, and a later backward that
     # accumulates into it in place raises "ZeroTensors are immutable".  nbgrad's zero
     # gradients are ordinary tensors: that exception and those tensors' memory identity
-    # ("alias") are excused.
+    # ("alias") are excused, and so is a nan nbgrad's zeros make where arithmetic on a zero
+    # tensor short-cuts to zeros (0 / 0 in a division's backward: torch gives 0).
     "zero_tensors",
     # Second-order gradients through prod where its input holds a nan (and zeros): PyTorch
     # differentiates prod's zero-safe backward through cumprod's backward, which spreads
@@ -279,9 +280,12 @@ def _same_strides(shape, a, b):
     return len(a) == len(b) and all(x == y or n == 1 for n, x, y in zip(shape, a, b))
 
 
-def _nan_where_finite(ref_obs, got_obs, diff):
+def _nan_where_finite(ref_obs, got_obs, diff, swapped=False):
     """A values/grad_values difference where every differing element is a nan in the
-    reference and a finite number in nbgrad (see IGNORED)."""
+    reference and a finite number in nbgrad (swapped: a finite number in the reference and
+    a nan in nbgrad) (see IGNORED)."""
+    if swapped:
+        ref_obs, got_obs = got_obs, ref_obs
     cls, _, v = diff
     if cls not in ("values", "grad_values") or v is None:
         return False
@@ -302,12 +306,19 @@ def _nan_or_negative_zero(x):
 # logit(eps)'s backward at -0.0: grad / (x * (1 - x)) is -inf in the vector loop, +inf in
 # the scalar one (recorded from torch 2.13 on 16 and 1 elements); nbgrad gives -inf
 # hardshrink/softshrink/relu6 (hardtanh) backwards at NaN: the vector loop's mask gives 0,
-# the scalar loop's comparisons the gradient (torch 2.13 on 8 and 1 elements)
+# the scalar loop's comparisons the gradient (torch 2.13 on 8 and 1 elements); elu/celu/selu's
+# at NaN: NaN or the positive branch's slope, depending on the other values in its vector
+# (torch 2.13: 1.0 for [nan] * 8, NaN beside finite values)
 _LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan,
                        "nn.functional.hardshrink": math.isnan, "nn.functional.softshrink": math.isnan,
-                       "nn.functional.relu6": math.isnan, "logit": _nan_or_negative_zero,
+                       "nn.functional.relu6": math.isnan, "nn.functional.elu": math.isnan,
+                       "nn.functional.celu": math.isnan, "nn.functional.selu": math.isnan,
+                       "logit": _nan_or_negative_zero,
                        "logit_": _nan_or_negative_zero, "nn.functional.gelu": lambda x: x == math.inf or x < -3}
 
+
+# ops whose backward under create_graph makes PyTorch's zero tensors (sgn's derivative)
+_ZERO_TENSOR_OPS = frozenset({"abs", "abs_", "sgn", "sign", "sign_"})
 
 _POW_EXACT_EXPONENTS = {2, 3, 0.5, -0.5, -1, -2, 1, 0}     # PyTorch's special-cased exponents
 
@@ -503,6 +514,9 @@ def compare(program, ref_obs, got_obs):
         if diffs and any_create_graph and any(st_.get("op") == "prod" for st_ in program[:n + 1]) \
                 and all(_nan_where_finite(r["obs"], g["obs"], d) for d in diffs):
             return Difference(n, "departure", f"prod's second order spreads a nan (see IGNORED): {diffs[0][1]}")
+        if diffs and any_create_graph and any(st_.get("op") in _ZERO_TENSOR_OPS for st_ in program[:n + 1]) \
+                and all(_nan_where_finite(r["obs"], g["obs"], d, swapped=True) for d in diffs):
+            return Difference(n, "departure", f"PyTorch's zero tensor skips a nan (see IGNORED): {diffs[0][1]}")
         if diffs:
             if order_dependent is not None and all(d[0] in _VALUE_DEPENDENT for d in diffs):
                 return Difference(n, "departure", f"in-place op at statement {order_dependent} read memory it "

@@ -260,7 +260,10 @@ class AccumulateGrad(Node):
         else holds grad's memory) a first gradient is taken over instead of copied, as
         PyTorch does when the incoming buffer's use count is one."""
         var = self.variable
-        if var._grad_fn is not None:   # an in-place op gave the leaf a history after this edge was made
+        # an in-place op gave the leaf a history after this edge was made; a leaf that is a
+        # view asks its grad_fn, as PyTorch's AccumulateGrad does: after its base changed in
+        # place that regenerates the view's history (or refuses, for a view made under no_grad)
+        if var._grad_fn is not None or (var._base is not None and var.grad_fn is not None):
             raise RuntimeError("leaf variable has been moved into the graph interior")
         if not var._requires_grad:     # requires_grad_(False) after the graph was built: PyTorch
             return                     # drops the gradient (AccumulateGrad::apply)

@@ -582,3 +582,19 @@ def test_leaf_reshaped_in_place_after_its_graph_keeps_pytorchs_gradient(shape, o
         return
     loss.backward()
     assert (tuple(v.grad.shape), v.grad.stride(), tuple(v.shape)) == expected
+
+
+def test_a_leaf_view_whose_base_changed_fails_in_its_accumulate_grad():
+    # PyTorch's AccumulateGrad asks the leaf's grad_fn: a view made under no_grad (then made a
+    # leaf by requires_grad_) whose base changed in place refuses there (torch 2.13; seed 9126013810)
+    v0 = nbgrad.tensor([0.0, 0.0], dtype=nbgrad.float64, requires_grad=True)
+    with nbgrad.no_grad():
+        v1 = v0.movedim(-1, -1)
+    v1.requires_grad_(True)
+    v2 = v1.mean()
+    with nbgrad.no_grad():
+        v0 *= v0
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and its base or another view of its "
+                                           "base has been modified inplace with grad mode enabled"):
+        v2.backward()
+    assert v1.grad is None

@@ -38,7 +38,8 @@ IGNORED = {
     # as a .grad (strides (2, 1, 1, 1) vs (1, 1, 1, 1) for shape (1, 1, 1, 1)) shows only there.
     "strides_of_size_1_dims",
     # Likewise the strides of a tensor without elements: no element's place depends on them
-    # (PyTorch gives gradients of empty inputs 0 strides, nbgrad contiguous ones).
+    # (PyTorch gives gradients of empty inputs 0 strides, nbgrad contiguous ones), nor the
+    # offset of an empty view of such a gradient.
     "strides_of_empty_tensors",
     # The .grad fields after a backward that raised: PyTorch leaves the gradients its engine
     # had accumulated before the failing node, in its scheduling order (undocumented); the
@@ -49,6 +50,10 @@ IGNORED = {
     # (CopySlices, requires_grad=True) that can never carry a gradient; nbgrad keeps
     # integer tensors out of the graph, as PyTorch itself does for every out-of-place op.
     "autograd_flags_of_integer_tensors",
+    # PyTorch's own failures: an "INTERNAL ASSERT FAILED ... please report a bug to PyTorch"
+    # (a retained-grad tensor unsqueezed in place, then written through a mask) is a bug of
+    # PyTorch's, not a behaviour to reproduce.
+    "pytorchs_internal_asserts",
     # The values an in-place op writes when one of its operands reads memory it writes
     # through a broadcast (0) stride (`v.atan2_(v.as_strided(.., (1, 0)))`, `v /= v[:, 1]`): PyTorch's
     # overlap check calls that too hard to decide and lets it run, and the result depends
@@ -244,7 +249,8 @@ def _compare_facts(ref, got, rtol, create_graph_var, grad_made=False):
             out.append(("grad_fn", f"{ref['gfn']} vs {got['gfn']}"))
     if not _same_strides(ref["shape"], ref["stride"], got["stride"]) or ref["contig"] != got["contig"]:
         out.append(("layout", f"strides {ref['stride']} vs {got['stride']}, contiguous {ref['contig']} vs {got['contig']}"))
-    if ref["off"] != got["off"]:
+    if ref["off"] != got["off"] and not (grad_made and 0 in ref["shape"]):
+        # (an empty view of a gradient: its offset follows the gradient's strides, see IGNORED)
         out.append(("offset", f"{ref['off']} vs {got['off']}"))
     if ref["ver"] != got["ver"] and not grad_made:
         out.append(("version", f"{ref['ver']} vs {got['ver']}"))
@@ -481,6 +487,8 @@ def compare(program, ref_obs, got_obs):
         re_, ge_ = r["exc"], g["exc"]
         if re_ is not None and ge_ is None and "ZeroTensors are immutable" in re_[1]:
             return Difference(n, "departure", "PyTorch's zero-tensor .grad is immutable (see IGNORED)")
+        if re_ is not None and "INTERNAL ASSERT FAILED" in re_[1]:
+            return Difference(n, "departure", "PyTorch failed an internal assert (see IGNORED)")
         if (re_ is None) != (ge_ is None) or (re_ and re_[0] != ge_[0]):
             diffs.append(("exception", f"{re_} vs {ge_}", None))
         elif r["res"] != g["res"]:

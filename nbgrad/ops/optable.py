@@ -77,6 +77,18 @@ class Row:
                 for name in self.saves}
 
     @functools.cached_property
+    def save_guards(self):
+        """Per saved name, the input whose need for a gradient decides whether the node saves
+        it, or None (always saved): PyTorch's codegen (guard_for) guards a value read by
+        exactly one input's derivative (hypot(x, y) with only x requiring grad keeps x and the
+        result, not y), and saves everything else unguarded: a value two derivatives read,
+        any value of an op with one differentiable input, and every value of a backward op
+        (threshold_backward's self, even where only its own derivative, a constant, is
+        wanted; a second backward through it then fails as freed)."""
+        unguarded = self.n_differentiable <= 1 or "backward" in self.name
+        return tuple(None if unguarded or len(self.read_by[n]) != 1 else self.read_by[n][0] for n in self.saves)
+
+    @functools.cached_property
     def kernel_calls(self):
         """Per derivative: is it one call of a row with a dedicated kernel, on plain names
         (relu's threshold_backward(grad, out))?  Then that kernel is the fastest way."""

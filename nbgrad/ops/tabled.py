@@ -169,9 +169,9 @@ def apply(row, inputs, params, node_cls=None):
     if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
         node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
         saved, consts = [], {}
-        for name in row.saves:
+        for name, guard in zip(row.saves, row.save_guards):
             v = out if name == "out" else inputs[row.inputs.index(name)]
-            if not _read_by_a_needed_gradient(node, row, name):
+            if guard is not None and not node.needs_input_grad(guard):
                 saved.append(None)
             elif isinstance(v, Tensor):
                 saved.append(v)
@@ -182,19 +182,6 @@ def apply(row, inputs, params, node_cls=None):
             node.consts = consts
         node.save(*saved, outputs=(out,))
     return out
-
-
-def _read_by_a_needed_gradient(node, row, name):
-    """Whether the node saves `name`: PyTorch's codegen (guard_for) saves a value read by
-    exactly one input's derivative only when that input needs a gradient (hypot(x, y) with
-    only x requiring grad keeps x and the result, not y), and everything else unguarded:
-    a value two derivatives read, any value of an op with one differentiable input, and
-    every value of a backward op (threshold_backward's self, even where only its own
-    derivative, a constant, is wanted; a second backward through it then fails as freed)."""
-    readers = row.read_by[name]
-    if len(readers) != 1 or row.n_differentiable <= 1 or "backward" in row.name:
-        return True
-    return node.needs_input_grad(readers[0])
 
 
 # -- backward ---------------------------------------------------------------------------------

@@ -273,8 +273,11 @@ def _infer_shape(shape, numel):
 
 def _view_strides(oldshape, oldstride, newshape):
     """PyTorch's computeStride: strides for viewing without a copy, or None."""
-    if math.prod(oldshape) == 0 or len(oldshape) == 0:
-        return contiguous_strides(newshape)
+    if len(oldshape) == 0:
+        return (1,) * len(newshape)
+    if math.prod(oldshape) == 0:
+        # no element: NumPy's rule, the old strides for the same shape, else a resize's
+        return tuple(oldstride) if tuple(oldshape) == tuple(newshape) else contiguous_strides(newshape)
     newstride = [0] * len(newshape)
     view_d = len(newshape) - 1
     chunk_base_stride = oldstride[-1]

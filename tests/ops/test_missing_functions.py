@@ -405,3 +405,12 @@ def test_msort_and_cartesian_prod():
     assert out.grad_fn.name() == "StackBackward0"
     out.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_view_of_an_empty_tensor_keeps_its_strides_for_the_same_shape():
+    # PyTorch's computeStride (NumPy's rule): no element, same shape: the old strides; another
+    # shape: a resize's. So a later index starts where PyTorch's does (seed 11128014022)
+    e = nbgrad.empty(2, 3, 2)[:, 1:1]
+    assert e.stride() == (6, 2, 1)
+    assert e.view(2, 0, 2).stride() == (6, 2, 1) and e.view(2, 0, 2)[-1].storage_offset() == 8
+    assert e.view(4, 0).stride() == (1, 1)

@@ -40,16 +40,18 @@ def _finite(a):
 
 
 @_kernel
-def _first_zero_pivot(a):
-    """LAPACK getrf's info for a square matrix: 1 + the first step of partial-pivoting LU
-    whose pivot is exactly zero, 0 if none (unblocked: the same pivots as getrf's)."""
-    lu = a.copy()
+def _lu_factor(lu, piv):
+    """LAPACK getf2's partial-pivoting LU of the square `lu`, in place (the first largest
+    |pivot|; rows swapped whole; multipliers scaled by the pivot's reciprocal), its row swaps
+    in `piv`; getrf's info: 1 + the first step whose pivot is exactly zero (stopping there),
+    0 if none (unblocked: the same pivots as getrf's)."""
     n = lu.shape[0]
     for k in range(n):
         p = k
         for i in range(k + 1, n):
             if abs(lu[i, k]) > abs(lu[p, k]):
                 p = i
+        piv[k] = p
         if lu[p, k] == 0:
             return k + 1
         if p != k:
@@ -57,11 +59,20 @@ def _first_zero_pivot(a):
                 t = lu[k, j]
                 lu[k, j] = lu[p, j]
                 lu[p, j] = t
+        r = 1.0 / lu[k, k]
         for i in range(k + 1, n):
-            f = lu[i, k] / lu[k, k]
+            lu[i, k] *= r
+        for i in range(k + 1, n):
+            f = lu[i, k]
             for j in range(k + 1, n):
                 lu[i, j] -= f * lu[k, j]
     return 0
+
+
+@_kernel
+def _first_zero_pivot(a):
+    """LAPACK getrf's info for a square matrix (_lu_factor's), 0 if no pivot is zero."""
+    return _lu_factor(a.copy(), np.empty(a.shape[0], np.int64))
 
 
 @_kernel
@@ -108,36 +119,15 @@ def _inv_kernel(a, out, info):
 @_kernel
 def _lu_solve_nonfinite(a, rhs, out):
     """X of a X = rhs for a finite `a` and a rhs holding inf or NaN, which Numba's solve
-    refuses: LAPACK's gesv steps (getf2's partial pivoting, the first largest |pivot|;
-    getrs: the row swaps, then unit-lower and upper triangular solves column by column,
-    reference trsm's order, skipping zeros), so an infinite right-hand side gives the
-    infinities LAPACK gives, as PyTorch's does (a gradient of -inf through det).
+    refuses: LAPACK's gesv steps (_lu_factor; getrs: the row swaps, then unit-lower and
+    upper triangular solves column by column, reference trsm's order, skipping zeros), so
+    an infinite right-hand side gives the infinities LAPACK gives, as PyTorch's does (a
+    gradient of -inf through det).
     The first exactly zero pivot's order, or 0."""
     n = a.shape[0]
     lu = a.copy()
-    piv = np.arange(n)
-    first_zero = 0
-    for j in range(n):
-        p = j
-        for i in range(j + 1, n):
-            if abs(lu[i, j]) > abs(lu[p, j]):
-                p = i
-        piv[j] = p
-        if lu[p, j] != 0:
-            if p != j:
-                for c in range(n):
-                    t = lu[j, c]
-                    lu[j, c] = lu[p, c]
-                    lu[p, c] = t
-            r = 1.0 / lu[j, j]
-            for i in range(j + 1, n):
-                lu[i, j] *= r
-        elif first_zero == 0:
-            first_zero = j + 1
-        for i in range(j + 1, n):
-            f = lu[i, j]
-            for c in range(j + 1, n):
-                lu[i, c] -= f * lu[j, c]
+    piv = np.empty(n, np.int64)
+    first_zero = _lu_factor(lu, piv)
     if first_zero:
         return first_zero
     x = rhs.copy()

@@ -115,15 +115,21 @@ def _grad_bias(gy, gyo, gb, N, CO, L, zero):
         gb[co] = acc
 
 
-_ZEROS = {}
+_ONE_ELEMENT = {}
+
+
+def one_element(dtype, value):
+    """A cached one-element device array holding value in dtype (a kernel's typed constant)."""
+    key = (np.dtype(dtype), value)
+    a = _ONE_ELEMENT.get(key)
+    if a is None:
+        a = _ONE_ELEMENT[key] = to_device(np.array([value], dtype))
+    return a
 
 
 def _zero(dtype):
-    """A cached one-element device array holding 0 of dtype (the kernels' typed accumulator start)."""
-    z = _ZEROS.get(dtype)
-    if z is None:
-        z = _ZEROS[dtype] = to_device(np.zeros(1, dtype))
-    return z
+    """0 of dtype on the device (the kernels' typed accumulator start)."""
+    return one_element(dtype, 0)
 
 
 def conv2d_forward(x_view, w_view, b_view, stride, padding, dilation, groups, out_hw):

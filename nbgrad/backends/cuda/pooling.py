@@ -8,8 +8,8 @@ from numba import cuda
 
 from .._shared import pooling as shared
 from .._shared.pooling import H_, KH_, KW_, OH_, OW_, PH_, PW_, SH_, SW_, W_
-from ._device import device_array, device_fn, geometry, jit, launch, to_device
-from .conv import _zero
+from ._device import device_array, device_fn, geometry, jit, launch
+from .conv import _zero, one_element
 from .memory import full
 
 _window = device_fn(shared.window)
@@ -86,19 +86,8 @@ def max_pool2d(x_view, kernel, stride, padding, dilation, out_hw):
     if total:
         blocks, threads = launch(total)
         _max_pool[blocks, threads](xb, xo, total, _geometry(kernel, stride, padding, dilation, out_hw, xs[-2:]),
-                                   _lowest(xb.dtype), out, idx)
+                                   one_element(xb.dtype, shared.lowest_of(xb.dtype)[0]), out, idx)
     return out, idx
-
-
-_LOWEST = {}
-
-
-def _lowest(dtype):
-    """A cached one-element device array holding dtype's lowest value (window_max's start)."""
-    low = _LOWEST.get(dtype)
-    if low is None:
-        low = _LOWEST[dtype] = to_device(shared.lowest_of(dtype))
-    return low
 
 
 def max_pool2d_backward(g_view, idx_view, in_hw):

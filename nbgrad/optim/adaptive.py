@@ -23,6 +23,28 @@ def _scalar_state(value):
     return tensor(float(value))          # a float32 scalar tensor, as PyTorch's
 
 
+def _weight_decay(group, p, d):
+    """(parameter, gradient) after NAdam's and RAdam's weight decay: the parameter scaled
+    (decoupled_weight_decay, PyTorch's param.mul_), else weight_decay * p added to the gradient."""
+    lr, wd = group["lr"], group["weight_decay"]
+    if wd == 0:
+        return p, d
+    if group["decoupled_weight_decay"]:
+        return p * (1 - lr * wd), d
+    return p, d.add(p, alpha=wd)
+
+
+def _moments(group, state, d):
+    """Adam's moment updates, written into the state: exp_avg.lerp_(d, 1 - beta1) and
+    exp_avg_sq.mul_(beta2).addcmul_(d, d, value=1 - beta2); their new values."""
+    beta1, beta2 = group["betas"]
+    m = state["exp_avg"].lerp(d, 1 - beta1)
+    _write(state["exp_avg"], m)
+    v = (state["exp_avg_sq"] * beta2).addcmul(d, d, value=1 - beta2)
+    _write(state["exp_avg_sq"], v)
+    return m, v
+
+
 class _Adaptive(Optimizer):
     """The shared step: state made on first use (its buffers zeros in the parameter's layout)."""
 
@@ -86,21 +108,13 @@ class NAdam(_Adaptive):
     @staticmethod
     def _apply(group, state, p, d, step):
         beta1, beta2 = group["betas"]
-        lr, wd, decay = group["lr"], group["weight_decay"], group["momentum_decay"]
+        lr, decay = group["lr"], group["momentum_decay"]
         bias_correction2 = 1 - beta2 ** step
-        q = p
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                q = q * (1 - lr * wd)
-            else:
-                d = d.add(p, alpha=wd)
+        q, d = _weight_decay(group, p, d)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
         state["mu_product"] *= mu                  # float32, as PyTorch's scalar state
-        m = state["exp_avg"].lerp(d, 1 - beta1)
-        _write(state["exp_avg"], m)
-        v = (state["exp_avg_sq"] * beta2).addcmul(d, d, value=1 - beta2)
-        _write(state["exp_avg_sq"], v)
+        m, v = _moments(group, state, d)
         denom = (v / bias_correction2).sqrt() + group["eps"]
         mu_product = state["mu_product"].item()
         mu_product_next = mu_product * mu_next
@@ -122,17 +136,9 @@ class RAdam(_Adaptive):
     @staticmethod
     def _apply(group, state, p, d, step):
         beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
-        q = p
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                q = q * (1 - lr * wd)
-            else:
-                d = d.add(p, alpha=wd)
-        m = state["exp_avg"].lerp(d, 1 - beta1)
-        _write(state["exp_avg"], m)
-        v = (state["exp_avg_sq"] * beta2).addcmul(d, d, value=1 - beta2)
-        _write(state["exp_avg_sq"], v)
+        lr = group["lr"]
+        q, d = _weight_decay(group, p, d)
+        m, v = _moments(group, state, d)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
         corrected = m / bias_correction1

@@ -88,8 +88,14 @@ def _check_lambdas(optimizer, lr_lambda):
 
 
 class _LambdaState:
-    """state_dict/load_state_dict of a scheduler holding lr_lambdas, as PyTorch's: plain
-    functions are not saved, a callable object's __dict__ is."""
+    """A scheduler of lr_lambdas (one function for all groups or one per group), with its
+    state_dict/load_state_dict as PyTorch's: plain functions are not saved, a callable
+    object's __dict__ is."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _check_lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
@@ -108,11 +114,6 @@ class _LambdaState:
 
 class MultiplicativeLR(_LambdaState, LRScheduler):
     """Multiplies each group's lr by lr_lambda(epoch) at every step after the first."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _check_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         if self._is_initial:
@@ -421,11 +422,6 @@ def _format_param(name, optimizer, param):
 
 class LambdaLR(_LambdaState, LRScheduler):
     """base_lr * lr_lambda(epoch), one function for all groups or one per group."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _check_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]

@@ -502,7 +502,13 @@ def _copy_to(dst, value):
     if value._shape != dst._shape:
         if value.dim() == 0 and value.device.type == "cpu":
             return fill_(dst, value)
-        value = _strip_leading_ones(value)           # PyTorch's slicePrefix1sSize, only here
+        # PyTorch's view(slicePrefix1sSize(...)), always a view: even with no leading 1 to drop,
+        # it recomputes the strides of size-1 dims, which the overlap check below compares
+        shape = value._shape
+        k = 0
+        while k < len(shape) and shape[k] == 1:
+            k += 1
+        value = V.view(value, shape[k:])
         value = V.expand(value, dst._shape)         # PyTorch's expand_inplace(dst, value, "setitem")
     return copy_(dst, value)
 

@@ -109,6 +109,24 @@ def test_setitem_with_itself():
     assert x.tolist() == [0.0, 1.0, 2.0, 3.0] and x._version == 2
 
 
+def test_setitem_value_strides_are_recomputed_before_the_overlap_check():
+    # PyTorch's setitem views the value (slicePrefix1sSize) before expanding it, which gives
+    # size-1 dims their contiguous strides: v1 (strides (3, 6, 1)) then has v0's geometry, a
+    # full overlap, allowed; copy_ of v1 itself is a partial one (differential seed 12129002663)
+    v0 = T.tensor([[[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0]]]], dtype=T.float64)
+    v1 = v0[0, 0:, -1:1:2]
+    assert v1.stride() == (3, 6, 1)
+    with T.no_grad():
+        v0[...] = v1
+    assert v0.tolist() == [[[[1.0, 2.0, 3.0]], [[4.0, 5.0, 6.0]]]] and v0._version == 1
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        v0.copy_(v1)
+    v = T.arange(6.0).reshape(1, 2, 3)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        v[...] = v.as_strided((2, 3), (1, 2))
+    assert v.tolist() == [[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]] and v._version == 0
+
+
 def test_disjoint_rows_and_diagonal_allowed():
     a = T.arange(6.0).reshape(2, 3)
     a[0].add_(a[1])

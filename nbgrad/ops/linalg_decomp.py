@@ -168,10 +168,12 @@ def _is_vector_rhs(A, B):
 
 class LinalgSolveExBackward0(Node):
     def backward(self, gX, g_info=None):
-        # linalg_solve_backward (left=True): gB = A^{-H} gX, gA = -gB X^H
-        A, X = self.saved_tensors
+        # linalg_solve_backward (left=True): gB = A^{-H} gX, gA = -gB X^H.  PyTorch solves
+        # with the LU it factored at forward (so a later change of A's data through .data
+        # is not seen), and with A itself only under create_graph, to differentiate it
+        A, X, factored = self.saved_tensors
         gX2 = V.unsqueeze(gX, -1) if self.vector else gX
-        gB = solve(V.mT(A), gX2)
+        gB = solve(V.mT(A if is_grad_enabled() else factored), gX2)
         gA = None
         if self.needs_input_grad(0):
             X2 = V.unsqueeze(X, -1) if self.vector else X
@@ -209,7 +211,9 @@ def solve(A, B, *, left=True, out=None):
     else:
         X = _matrices(buf, batch + (n, k), A)
     if needs_grad(A, B):
-        record(LinalgSolveExBackward0, (A, B), (X,), vector=vector).save(A, X, outputs=(X,))
+        # the factored matrix as it is now stands in for PyTorch's saved LU and pivots
+        factored = copy_raw(A)
+        record(LinalgSolveExBackward0, (A, B), (X,), vector=vector).save(A, X, factored, outputs=(X,))
     return X
 
 

@@ -540,3 +540,20 @@ def test_cholesky_double_backward_reads_one_triangle_of_L():
                                              [-0.053858650697552884, -0.015588172273409029]],
                                             [[-0.11234179998667994, 0.09716603238214755],
                                              [-0.09251147457560703, -0.03399728081123532]]], rtol=1e-12)
+
+
+def test_solve_backward_uses_the_matrix_factored_at_forward():
+    # PyTorch's backward solves with the LU saved at forward, so a change of A's data through
+    # .data (which autograd does not see) leaves the gradient as it was; under create_graph it
+    # solves with A itself (differential seed 12129016762; values from torch 2.13)
+    def run(create_graph):
+        A = nbgrad.tensor([[[3.34, 0.43], [-0.2, 3.23]], [[2.43, -0.16], [0.36, 3.32]]], dtype=nbgrad.float64,
+                          requires_grad=True)
+        X = nbgrad.linalg.solve(A, nbgrad.ones(2, 2, dtype=nbgrad.float64))
+        A.data.neg_()
+        (g,) = nbgrad.autograd.grad(X.mean(), A, create_graph=create_graph)
+        return g.flatten().tolist()
+    expected = [-0.02030474442220984, -0.025670998305222438, -0.0172264741307961, -0.021779185151077927,
+                -0.03900702637601321, -0.023202455344352686, -0.034131148079011554, -0.020302148426308602]
+    np.testing.assert_allclose(run(False), expected, rtol=1e-14)
+    np.testing.assert_allclose(run(True), [-e for e in expected], rtol=1e-14)

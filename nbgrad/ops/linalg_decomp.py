@@ -166,14 +166,21 @@ def _is_vector_rhs(A, B):
     return B.dim() == 1 or (A.dim() - 1 == B.dim() and tuple(B._shape) == tuple(A._shape[:-1]))
 
 
+def _solved_with(A, factored):
+    """The matrix a backward of solve, det or slogdet solves with.  PyTorch's solves with the
+    LU it saved at forward, so a later change of A's data through .data (which no version
+    check sees) does not reach the gradient; only under create_graph does it factor A again,
+    to differentiate through it.  `factored` is a copy of A made at forward, standing in for
+    PyTorch's saved LU and pivots."""
+    return A if is_grad_enabled() else factored
+
+
 class LinalgSolveExBackward0(Node):
     def backward(self, gX, g_info=None):
-        # linalg_solve_backward (left=True): gB = A^{-H} gX, gA = -gB X^H.  PyTorch solves
-        # with the LU it factored at forward (so a later change of A's data through .data
-        # is not seen), and with A itself only under create_graph, to differentiate it
+        # linalg_solve_backward (left=True): gB = A^{-H} gX, gA = -gB X^H
         A, X, factored = self.saved_tensors
         gX2 = V.unsqueeze(gX, -1) if self.vector else gX
-        gB = solve(V.mT(A if is_grad_enabled() else factored), gX2)
+        gB = solve(V.mT(_solved_with(A, factored)), gX2)
         gA = None
         if self.needs_input_grad(0):
             X2 = V.unsqueeze(X, -1) if self.vector else X
@@ -211,9 +218,7 @@ def solve(A, B, *, left=True, out=None):
     else:
         X = _matrices(buf, batch + (n, k), A)
     if needs_grad(A, B):
-        # the factored matrix as it is now stands in for PyTorch's saved LU and pivots
-        factored = copy_raw(A)
-        record(LinalgSolveExBackward0, (A, B), (X,), vector=vector).save(A, X, factored, outputs=(X,))
+        record(LinalgSolveExBackward0, (A, B), (X,), vector=vector).save(A, X, copy_raw(A), outputs=(X,))
     return X
 
 
@@ -258,8 +263,8 @@ def _det_gradient(g, det_value, A):
 
 class LinalgDetBackward0(Node):
     def backward(self, g, g_lu=None, g_pivots=None):
-        A, det_value = self.saved_tensors
-        return _det_gradient(g, det_value, A)
+        A, det_value, factored = self.saved_tensors
+        return _det_gradient(g, det_value, _solved_with(A, factored))
 
 
 def det(A, *, out=None):
@@ -267,7 +272,7 @@ def det(A, *, out=None):
     buf = backend_of(A).linalg_det(A._view_tuple())
     result = _vectors(buf, A._shape[:-2], A)
     if needs_grad(A):
-        record(LinalgDetBackward0, (A,), (result,)).save(A, result, outputs=(result,))
+        record(LinalgDetBackward0, (A,), (result,)).save(A, result, copy_raw(A), outputs=(result,))
     return result
 
 
@@ -276,8 +281,8 @@ class LinalgSlogdetBackward0(Node):
         # slogdet_backward, real: d log|det A| = tr(A^{-1} dA): grad A^{-H}
         if g_logabsdet is None:
             return None
-        A, _sign = self.saved_tensors
-        n = A.shape[-1]
+        A, _sign, factored = self.saved_tensors
+        A = _solved_with(A, factored)
         d = _diag_embed(V.expand(V.unsqueeze(g_logabsdet, -1), tuple(A.shape[:-1])))
         try:
             return solve(V.mT(A), d)
@@ -294,7 +299,7 @@ def slogdet(A):
     if needs_grad(A):
         # PyTorch's slogdet_backward saves A, the sign and the LU factors, not logabsdet:
         # changing logabsdet in place is allowed, changing the sign is refused
-        record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, sign, outputs=(sign,))
+        record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, sign, copy_raw(A), outputs=(sign,))
     return slogdet_result(sign, logabsdet)
 
 

@@ -542,6 +542,24 @@ def test_cholesky_double_backward_reads_one_triangle_of_L():
                                              [-0.09251147457560703, -0.03399728081123532]]], rtol=1e-12)
 
 
+@pytest.mark.parametrize("name, expected", [
+    ("det", [3.23, 0.2, -0.43, 3.34, 3.32, -0.36, 0.16, 2.43]),
+    ("slogdet", [0.297033344982, 0.018392157584, -0.039543138806, 0.307149031653, 0.408605326638,
+                 -0.044306601684, 0.019691822971, 0.299069561365])])
+def test_det_slogdet_backward_use_the_matrix_factored_at_forward(name, expected):
+    # as solve's below: PyTorch's linalg_det_backward and slogdet_backward solve with the
+    # saved LU unless create_graph (values from torch 2.13)
+    def run(create_graph):
+        A = nbgrad.tensor([[[3.34, 0.43], [-0.2, 3.23]], [[2.43, -0.16], [0.36, 3.32]]], dtype=nbgrad.float64,
+                          requires_grad=True)
+        r = getattr(nbgrad.linalg, name)(A)
+        A.data.neg_()
+        (g,) = nbgrad.autograd.grad((r[1] if name == "slogdet" else r).sum(), A, create_graph=create_graph)
+        return g.flatten().tolist()
+    np.testing.assert_allclose(run(False), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(run(True), [-e for e in expected], rtol=0, atol=1e-12)
+
+
 def test_solve_backward_uses_the_matrix_factored_at_forward():
     # PyTorch's backward solves with the LU saved at forward, so a change of A's data through
     # .data (which autograd does not see) leaves the gradient as it was; under create_graph it

@@ -63,7 +63,7 @@ WRITES = {
 RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
 # Functions that only read their arguments and return new buffers.
 PURE = frozenset({
-    "arange", "empty", "full", "from_host", "unary", "binary_scaled", "where", "reduce", "max_with_index",
+    "arange", "empty", "full", "from_host", "unary", "binary_scaled", "fma", "where", "reduce", "max_with_index",
     "softmax", "sort", "cumulative", "matmul", "take", "max_pool2d", "max_pool2d_backward", "avg_pool2d",
     "avg_pool2d_backward", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr", "linalg_eigh",
     "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",

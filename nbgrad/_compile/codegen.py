@@ -750,7 +750,8 @@ class _Source:
             if dev == "cpu":
                 header.append(f"from nbgrad.backends.cpu.elementwise import _{op} as _e_{op}")
             else:
-                header.append(f"_cu_e_{op} = _cu_device_fn(_cuew._UNARY_FNS.get({op!r}) or _cuew._BINARY_FNS[{op!r}])")
+                header.append(f"_cu_e_{op} = _cu_device_fn(_cuew._UNARY_FNS.get({op!r}) or "
+                              f"_cuew._BINARY_FNS.get({op!r}) or _cuew._TERNARY_FNS[{op!r}])")
         return "\n".join(header + [""] + self.kernels + [""] + L) + "\n", self.consts, self.scratch
 
     def _unpack(self, outs):
@@ -1031,12 +1032,11 @@ class _Source:
         if x.instr.fn == "where":
             return [f"({args[1]} if {args[0]} else {args[2]})"]
         if x.instr.fn == "binary_scaled":
-            alpha = x.instr.args[3]
-            sign = "+" if op == "add" else "-"
-            if x.dtype == np.float32:
-                return [f"{T}(np.float64({args[0]}) {sign} np.float64(np.float32({float(alpha)!r})) * "
-                        f"np.float64({args[1]}))"]
-            return [f"{T}({args[0]} {sign} {T}({float(alpha)!r} * {args[1]}))"]
+            # the backend's: one fused multiply-add in the dtype, alpha rounded to it
+            alpha = float(x.instr.args[3])
+            value = alpha if op == "add" else -alpha
+            self._used_elementwise.add((x.device, "fma"))
+            return [f"{_pre(x)}_e_fma({T}({args[1]}), {T}({value!r}), {T}({args[0]}))"]
         if x.instr.fn == "unary":
             form = _INLINE_UNARY.get(op)
             if form is not None:

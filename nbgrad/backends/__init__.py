@@ -69,9 +69,14 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             accumulate) but must not partly overlap them.
   binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype) -> buffer a + alpha*b
                                             (op 'add') or a - alpha*b ('sub'), PyTorch's
-                                            add/sub with alpha: float32 as one fused
-                                            multiply-add, float16 by PyTorch's Half loops
+                                            add/sub with alpha: float32 and float64 as one
+                                            fused multiply-add, float16 by PyTorch's Half loops
                                             (defined for every backend in _half.py)
+  fma(a_view, b_view, c_view, out_shape, out_dtype) -> buffer a * b + c rounded once (float32,
+                                            float64; float16 in float32, rounded once after):
+                                            PyTorch's fused multiply-adds (addcmul; add/sub
+                                            with alpha and lerp are one too).  Defined for every
+                                            backend in _half.py, on its fused_elementwise
   where(cond_view, a_view, b_view, out_shape, out_dtype) -> buffer (cond is bool,
                                             a and b of out_dtype, all broadcast)
 
@@ -278,7 +283,7 @@ import importlib
 REQUIRED = frozenset({
     "empty", "full", "arange", "to_numpy", "from_numpy", "from_host",
     "copy", "fill",
-    "unary", "binary", "binary_scaled", "where",
+    "unary", "binary", "binary_scaled", "fma", "where",
     "reduce", "max_with_index", "softmax", "sort", "cumulative", "matmul",
     "take", "put", "nonzero",
     "manual_seed", "uniform", "normal", "randint", "randperm",

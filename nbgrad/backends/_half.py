@@ -182,25 +182,42 @@ def install(ns, widen, narrow, reinterpret):
             return narrow_into(orig["binary"](op, aw, bw, out_shape, F), out)
         return orig["binary"](op, aw, bw, out_shape, out_dtype, out)
 
+    def dense_input(view, dtype):
+        """(buffer, offset, kind) of a view for a fused program: one value ('s') when every
+        stride is 0, the view's own elements ('v') when row-major, else a row-major copy."""
+        buf, off, shape, strides = view
+        if all(st == 0 or n == 1 for n, st in zip(shape, strides)) and buf.dtype == dtype:
+            return buf, off, "s"
+        if tuple(strides) == _contiguous(tuple(shape)) and buf.dtype == dtype:
+            return buf, off, "v"
+        tmp = o_empty(_numel(shape), dtype)
+        ns["copy"](view, (tmp, 0, tuple(shape), _contiguous(tuple(shape))))
+        return tmp, 0, "v"
+
+    def fma(a_view, b_view, c_view, out_shape, out_dtype):
+        """a * b + c rounded once (views broadcast to out_shape), PyTorch's fused multiply-add;
+        float16 in float32, rounded once to float16 after it."""
+        shape = tuple(out_shape)
+        n = _numel(shape)
+        dt = F if out_dtype is H else np.dtype(out_dtype)
+        inputs = [dense_input(v, dt) for v in (a_view, b_view, c_view)]
+        program = (("input", 0), ("input", 1), ("input", 2), ("fma", 0, 1, 2))
+        if n == 0:
+            return o_empty(0, out_dtype)
+        out = orig["fused_elementwise"](program, (3,), inputs, n, dt)[0]
+        return narrow(out) if out_dtype is H else out
+    ns["fma"] = fma
+
     def binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype):
         """a + alpha * b (op 'add') or a - alpha * b ('sub'): PyTorch's add/sub with alpha,
-        one kernel.  float64 and integers: alpha * b rounded, then the add."""
+        one kernel: a fused multiply-add for float32 and float64 (ufunc::add's vec::fmadd, and
+        its scalar loop contracted so), alpha in the dtype; integers: alpha * b, then the add."""
         shape = tuple(out_shape)
         dense = _contiguous(shape)
-        if out_dtype is F:
-            # PyTorch's float32 kernel is a fused multiply-add: alpha * b is exact in float64
-            # and the sum rounds (almost always) as the fma's one rounding does
-            d = np.dtype(np.float64)
-            n = _numel(shape)
-            a64, b64 = o_empty(n, d), o_empty(n, d)
-            o_copy(a_view, (a64, 0, shape, dense))
-            o_copy(b_view, (b64, 0, shape, dense))
-            scalar = (orig["full"](1, d, float(np.float32(alpha))), 0, shape, (0,) * len(shape))
-            t = orig["binary"]("mul", (b64, 0, shape, dense), scalar, shape, d)
-            r = orig["binary"](op, (a64, 0, shape, dense), (t, 0, shape, dense), shape, d)
-            out = o_empty(n, F)
-            o_copy((r, 0, shape, dense), (out, 0, shape, dense))
-            return out
+        if out_dtype in (F, np.dtype(np.float64)):
+            value = alpha if op == "add" else -alpha
+            scalar = (orig["full"](1, out_dtype, value), 0, shape, (0,) * len(shape))
+            return fma(b_view, scalar, a_view, shape, out_dtype)
         if out_dtype is not H:
             scalar = (orig["full"](1, out_dtype, alpha), 0, shape, (0,) * len(shape))
             t = orig["binary"]("mul", b_view, scalar, shape, out_dtype)

@@ -13,7 +13,7 @@ incoming gradient):  "grad * (1 - out * out)".  The same parsed formula is
     derivative rules of nbgrad.fuse.
 
 The language: numbers (and nan, inf), names, + - * / ** and unary minus, one comparison (< <= > >= ==
-!=, giving a mask), `where(mask, a, b)`, and calls of a unary backend function (exp,
+!=, giving a mask), `where(mask, a, b)`, `fma(a, b, c)` (a * b + c rounded once), and calls of a unary backend function (exp,
 log, tanh, ... : the backends' UNARY_OPS that are floating functions) or of another
 table op by name (its forward is inlined into programs, called as an op when evaluated).
 """
@@ -27,6 +27,10 @@ FUNCTIONS = frozenset({
     "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "sgn", "neg",
     "relu", "reciprocal", "floor", "ceil", "round", "trunc", "asinh", "acosh", "atanh", "erfc", "erfinv"})
+
+# a * b + c rounded once: where PyTorch's kernel fuses a multiply and an add (lerp), a
+# formula says so, so that every path (kernel, fused program, compiled step) rounds once
+TERNARY = frozenset({"fma"})
 
 CONSTANTS = {"nan": math.nan, "inf": math.inf}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
@@ -190,7 +194,7 @@ def _compile(p, node, env, table):
     args = [_compile(p, a, env, table) for a in node.args]
     if name == "where":
         return p.add("where", *args)
-    if name in FUNCTIONS:
+    if name in FUNCTIONS or name in TERNARY:
         return p.add(name, *args)
     row = table[name]               # another table op: its forward, inlined
     n = len(row.inputs)

@@ -315,6 +315,24 @@ def _scaled_binary(op, node_cls, a, b, alpha):
     return out
 
 
+def fma_raw(a, b, c, dt=None, like=None):
+    """a * b + c rounded once (tensors or numbers, broadcast, in dt: by default their result
+    type), not recorded: the one rounding of PyTorch's CPU kernels that fuse a multiply and
+    an add (lerp, addcmul), for the op table's forward formulas and the ops built on it.
+    `like`: the operands whose layout the result takes (TensorIterator's rule)."""
+    tensors = [t for t in (a, b, c) if isinstance(t, Tensor)]
+    if not tensors:
+        from ..backends._shared.fast_math import fma
+        return float(fma(float(a), float(b), float(c)))
+    dt = dt or D.result_type_of((a, b, c))
+    device = check_same_device(*tensors)
+    shape = broadcast_shapes(*(t._shape for t in tensors))
+    views = [broadcast_view(as_operand(v, dt, device), shape) for v in (a, b, c)]
+    out = new_tensor(get_backend(device.type).fma(*views, shape, dt.np), shape, dt, device)
+    layout = output_layout(shape, like if like is not None else tensors)
+    return out if layout is None else _graph.copy_raw(out, tuple(layout[1]))
+
+
 def add(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)

@@ -314,6 +314,10 @@ def _evaluate(program, outputs, values):
             results.append((x <= 0).logical_not().to(x.dtype))
         elif op == "relu":
             results.append(E.relu(results[ins[1]]))
+        elif op == "fma":
+            # recorded, so composed: the product rounds before the add (the fused kernel's
+            # one rounding is what runs wherever a kernel does)
+            results.append(results[ins[1]] * results[ins[2]] + results[ins[3]])
         else:
             results.append(getattr(results[ins[1]], op)())
     return [results[i] for i in outputs]

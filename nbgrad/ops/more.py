@@ -120,21 +120,84 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 
+class AddcmulBackward0(Node):
+    def backward(self, g):
+        # derivatives.yaml: self: grad; tensor1: grad * (tensor2 * value); tensor2: grad * (tensor1 * value)
+        t1, t2 = self.saved_tensors
+        v = self.value
+        return (g if self.needs_input_grad(0) else None,
+                g * (t2 * v) if self.needs_input_grad(1) else None,
+                g * (t1 * v) if self.needs_input_grad(2) else None)
+
+
+class AddcdivBackward0(Node):
+    def backward(self, g):
+        # derivatives.yaml: tensor1: grad * (value / tensor2) (a number over a tensor: filled,
+        # then divided, as ATen's operator/); tensor2: -grad * (value * tensor1 / (tensor2 * tensor2))
+        t1, t2 = self.saved_tensors
+        v = self.value
+        g1 = g2 = None
+        if self.needs_input_grad(1):
+            g1 = g * (E.as_operand(v, t2._dtype, t2.device) / t2)
+        if self.needs_input_grad(2):
+            g2 = -g * (t1 * v / (t2 * t2))
+        return (g if self.needs_input_grad(0) else None), g1, g2
+
+
+def _pointwise3(name, input, tensor1, tensor2, value, compute, node_cls, saves):
+    """addcmul/addcdiv: one op over three broadcast operands in their promoted dtype, with
+    PyTorch's node and saved tensors (saves(needs1, needs2) -> (tensor1 or None, tensor2 or None))."""
+    for i, t in enumerate((input, tensor1, tensor2)):
+        if not isinstance(t, Tensor):
+            arg = ("self", "tensor1", "tensor2")[i]
+            raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be Tensor, not {type(t).__name__}")
+    dt = D.result_type_of((input, tensor1, tensor2))
+    with E.no_grad():
+        if dt.is_floating_point:
+            # the kernel's arithmetic: float16 in float32 (opmath), rounded once at the end
+            wide = D.float32 if dt is D.float16 else dt
+            out = compute(*(E.cast(t, wide) for t in (input, tensor1, tensor2)), value, wide)
+            out = out if out._dtype is dt else E.cast(out, dt)
+        else:
+            out = compute(input, tensor1, tensor2, value, None)
+            out = out if out._dtype is dt else E.cast(out, dt)
+    if needs_grad(input, tensor1, tensor2):
+        n1, n2 = needs_grad(tensor1), needs_grad(tensor2)
+        record(node_cls, (input, tensor1, tensor2), (out,), value=value).save(*saves(n1, n2))
+    return out
+
+
+def _addcmul_values(x, t1, t2, value, dt):
+    # PyTorch's CPU kernel: self + value * t1 * t2, the last multiply and the add fused
+    # (one rounding): fma(value * t1, t2, self)
+    scaled = t1 * value if value != 1 else t1
+    if dt is None:
+        return x + scaled * t2
+    return E.fma_raw(scaled, t2, x, dt, like=(x, t1, t2))
+
+
+def _addcdiv_values(x, t1, t2, value, dt):
+    # PyTorch's kernel: self + value * t1 / t2, each op rounded
+    scaled = t1 * value if value != 1 else t1
+    return x + scaled / t2
+
+
 def addcmul(input, tensor1, tensor2, *, value=1):
-    prod = tensor1 * tensor2
-    return renamed(input + (prod * value if value != 1 else prod), "AddcmulBackward0")
+    return _pointwise3("addcmul", input, tensor1, tensor2, value, _addcmul_values, AddcmulBackward0,
+                       lambda n1, n2: (tensor1 if n2 else None, tensor2 if n1 else None))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    if not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and \
+            not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
             "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
             "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    q = tensor1 / tensor2
-    return renamed(input + (q * value if value != 1 else q), "AddcdivBackward0")
+    return _pointwise3("addcdiv", input, tensor1, tensor2, value, _addcdiv_values, AddcdivBackward0,
+                       lambda n1, n2: (tensor1 if n2 else None, tensor2 if (n1 or n2) else None))
 
 
 # ---------------------------------------------------------------- diagonals

@@ -376,10 +376,11 @@ ROWS = (
         ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y")),
     Row("hypot", "hypot(x, y)", ("grad * x / out", "grad * y / out"), inputs=("x", "y"), kernel="hypot",
         refuses=(_FLOATS_ONLY, "hypot_cpu")),
-    Row("lerp", "where(abs(weight) < 0.5, x + weight * (y - x), y - (y - x) * (1 - weight))",
+    # PyTorch's lerp_vec: fmadd(weight, end - self, self), or fmadd(weight - 1, end - self, end)
+    Row("lerp", "where(abs(weight) < 0.5, fma(weight, y - x, x), fma(weight - 1, y - x, y))",
         ("grad * (1 - weight)", "grad * weight"), inputs=("x", "y"), params=(("weight", 0.5),),
         refuses=(_FLOATS_ONLY, "lerp_kernel_scalar")),
-    Row("lerp_tensor", "where(abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))",
+    Row("lerp_tensor", "where(abs(w) < 0.5, fma(w, y - x, x), fma(w - 1, y - x, y))",
         ("grad * (1 - w)", "grad * w", "grad * (y - x)"), inputs=("x", "y", "w"), node="LerpBackward1",
         refuses=(_FLOATS_ONLY, "lerp_kernel_tensor"), where="internal", inplace=False),
 )

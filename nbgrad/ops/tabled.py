@@ -71,6 +71,7 @@ def _binary_operator(op):
 
 OPS = {op: _binary_operator(op) for op in ("add", "sub", "mul", "div", "pow", "lt", "le", "gt", "ge", "eq", "ne")}
 OPS["where"] = _where
+OPS["fma"] = lambda a, b, c: E.fma_raw(a, b, c)
 for _name in _expr.FUNCTIONS:
     OPS[_name] = _call(lambda *a, _n=_name: getattr(E, _n)(*a),
                        {"abs": abs, "exp": math.exp, "sqrt": math.sqrt}.get(_name))

@@ -9,10 +9,10 @@ def _adagrad(p, grad, state_sum, step, lr, lr_decay, weight_decay, eps, maximize
     if weight_decay != 0:
         d = d.add(p, alpha=weight_decay)
     clr = lr / (1 + (step - 1) * lr_decay)
-    s = state_sum + d * d                    # state_sum.addcmul_(grad, grad, value=1)
+    s = state_sum.addcmul(d, d, value=1)    # state_sum.addcmul_(grad, grad, value=1)
     _write(state_sum, s)
     std = s.sqrt() + eps
-    _write(p, p + (-clr) * (d / std))        # param.addcdiv_(grad, std, value=-clr)
+    _write(p, p.addcdiv(d, std, value=-clr))     # param.addcdiv_(grad, std, value=-clr)
 
 
 class Adagrad(Optimizer):

@@ -8,26 +8,22 @@ def _rmsprop(p, grad, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, m
     d = -grad if maximize else grad
     if weight_decay != 0:
         d = d.add(p, alpha=weight_decay)
-    # square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-    v = square_avg * alpha + (1 - alpha) * d * d
+    v = (square_avg * alpha).addcmul(d, d, value=1 - alpha)    # square_avg.mul_(alpha).addcmul_(grad, grad, ...)
     _write(square_avg, v)
     if centered:
         # grad_avg.lerp_(grad, 1 - alpha); avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-        w = 1 - alpha
-        m = grad_avg + w * (d - grad_avg) if w < 0.5 else d - (d - grad_avg) * (1 - w)
+        m = grad_avg.lerp(d, 1 - alpha)
         _write(grad_avg, m)
-        avg = (v + (-1) * m * m).sqrt()
+        avg = v.addcmul(m, m, value=-1).sqrt()
     else:
         avg = v.sqrt()
     avg = avg + eps
     if momentum > 0:
-        # buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
-        b = buf * momentum + d / avg
+        b = (buf * momentum).addcdiv(d, avg)       # buf.mul_(momentum).addcdiv_(grad, avg)
         _write(buf, b)
         _write(p, p.add(b, alpha=-lr))
     else:
-        # param.addcdiv_(grad, avg, value=-lr)
-        _write(p, p + (-lr) * (d / avg))
+        _write(p, p.addcdiv(d, avg, value=-lr))    # param.addcdiv_(grad, avg, value=-lr)
 
 
 class RMSprop(Optimizer):

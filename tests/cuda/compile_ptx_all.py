@@ -219,6 +219,7 @@ def signatures():
             prog.append((op, len(prog) - 1, 1))
         else:
             prog.append((op, len(prog) - 1))
+    prog.append(("fma", len(prog) - 1, 1, 2))            # the ternary twin (elementwise._TERNARY_FNS)
     for dt in (float32, float64):
         kernel = FU._build(tuple(prog), (len(prog) - 1, 3), ("v", "s"), str(dt))
         add(f"fused program {dt}", kernel, _arr(dt), int64, _arr(dt), int64, _arr(dt), _arr(dt), int64)

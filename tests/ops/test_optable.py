@@ -227,10 +227,11 @@ def test_every_function_a_formula_calls_exists_on_both_backends():
         for src in (row.forward,) + tuple(g for g in row.grads if g is not None):
             called |= {n.func.id for n in ast.walk(_expr.parse(src)) if isinstance(n, ast.Call)}
     backend = called - set(TABLE) - {"where", "sgn"}
-    assert backend <= _expr.FUNCTIONS | {"hypot"}
+    assert backend <= _expr.FUNCTIONS | _expr.TERNARY | {"hypot"}
+    assert "fma" in backend         # lerp's rows
     for name in backend:
-        assert name in cpu._UNARY_FNS or name in cpu._BINARY_FNS, name
-        assert name in cuda._UNARY_FNS or name in cuda._BINARY_FNS, name
+        assert name in cpu._UNARY_FNS or name in cpu._BINARY_FNS or name in cpu._TERNARY_FNS, name
+        assert name in cuda._UNARY_FNS or name in cuda._BINARY_FNS or name in cuda._TERNARY_FNS, name
     for row in ROWS:
         if row.kernel:
             assert row.kernel in cpu.UNARY_OPS | cpu.BINARY_OPS and row.kernel in cuda.UNARY_OPS | cuda.BINARY_OPS

@@ -128,6 +128,28 @@ if config.DISABLE_JIT:
     _float_bits, _f32_from_bits, _f64_from_bits = _py_float_bits, _py_f32_from_bits, _py_f64_from_bits
     _fma = _py_fma
 
+
+def fma(a, b, c):
+    """a * b + c rounded once, wherever it runs: compiled (CPU kernels, CUDA device functions)
+    it is _fma, LLVM's fma; as plain Python (the CUDA simulator runs device functions so) it
+    is _py_fma.  PyTorch's CPU kernels fuse a multiply and an add in add/sub with alpha,
+    lerp, addcmul and the optimizers' updates built on them; their shared scalar forms call
+    this.  Operands of another type (float16's float32 opmath is the caller's) add a
+    rounded product."""
+    kinds = {type(a), type(b), type(c)}
+    if kinds == {np.float32}:
+        return _py_fma(a, b, c)
+    if kinds <= {float, np.float64}:
+        return np.float64(_py_fma(a, b, c))
+    return a * b + c
+
+
+@overload(fma, jit_options={"error_model": "numpy"})
+def _fma_typed(a, b, c):
+    if a == b == c and a in (types.float32, types.float64):
+        return lambda a, b, c: _fma(a, b, c)
+    return lambda a, b, c: a * b + c
+
 _F = np.float32
 # Round-to-nearest integer by adding 1.5*2**(mantissa bits): the integer lands
 # in the low mantissa bits, so n = bits(t) - bits(MAGIC) with no float->int

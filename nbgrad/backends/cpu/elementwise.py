@@ -681,6 +681,8 @@ _BINARY_FNS = {
     **{op: _calling(f"_{op}", fn, 2) for op, fn in _BINARY_CALLS.items()},
 }
 _maximum, _minimum = step_max, step_min         # the scalar functions' names (fused.py imports `_<op>`)
+# a * b + c rounded once: the fused programs' "fma" (the op table's lerp, the backend's fma)
+_TERNARY_FNS = {"fma": _fma}
 
 # The polynomial transcendentals: their contiguous kernels ask for the widest vectors
 # (_wide_vectors; the memory-bound ops and libm calls gain nothing from them).

@@ -20,6 +20,7 @@ from numba import cuda
 
 from ... import _debug
 from ..cpu import elementwise as cpu
+from .._shared import fast_math
 from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
 from .._shared.walk import strided_offsets
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
@@ -217,6 +218,15 @@ _TWINS = {**(_SIM_MATH if SIMULATOR else _GPU_MATH), **_LOGIC}
 
 _UNARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._UNARY_FNS.items()}
 _BINARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._BINARY_FNS.items()}
+
+
+def _fma_gpu(a, b, c):
+    return cuda.fma(a, b, c)
+
+
+# a * b + c rounded once (the fused programs' "fma": add/sub with alpha, lerp, addcmul):
+# the device's fma instruction; under the simulator the exact Python form
+_TERNARY_FNS = {"fma": fast_math.fma if SIMULATOR else _fma_gpu}
 
 UNARY_OPS = cpu.UNARY_OPS
 BINARY_OPS = cpu.BINARY_OPS

@@ -11,7 +11,7 @@ from numba import cuda
 
 from ..cpu.fused import EXPRESSIONS, KernelCache, body  # plain Python: the code generator
 from ._device import as_device, device_array, device_fn, jit, launch
-from .elementwise import _BINARY_FNS, _UNARY_FNS
+from .elementwise import _BINARY_FNS, _TERNARY_FNS, _UNARY_FNS
 
 _CALLED = frozenset({"exp", "log", "tanh", "sigmoid", "sqrt", "sin", "cos"})   # EXPRESSIONS' {name}(...)
 
@@ -28,7 +28,8 @@ def _build(program, outputs, kinds, dtype):
     lines += [f"        {s}" for s in loop]
     lines += [f"        out{j}[i] = {name}" for j, name in enumerate(outs)]
     namespace = {"cuda": cuda, "_T": getattr(np, dtype)}
-    namespace.update({f"f_{op}": device_fn(_UNARY_FNS.get(op) or _BINARY_FNS[op]) for op in used})
+    namespace.update({f"f_{op}": device_fn(_UNARY_FNS.get(op) or _BINARY_FNS.get(op) or _TERNARY_FNS[op])
+                      for op in used})
     exec("\n".join(lines) + "\n", namespace)
     return jit(namespace["kernel"])
 

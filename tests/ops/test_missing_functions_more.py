@@ -1,0 +1,270 @@
+"""tensordot, scatter_reduce, index_copy, masked_scatter and more composed functions: values
+against NumPy or PyTorch 2.13's (recorded here as literals), gradients against finite
+differences (float64), PyTorch's node names, dtypes and errors."""
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.autograd import gradcheck, gradgradcheck
+
+RNG = np.random.default_rng(23)
+
+
+def leaf(a):
+    return nbgrad.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+
+
+# -- tensordot ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dims, axes", [(2, 2), (1, None), (0, 0), (([1, 2], [0, 1]), ([1, 2], [0, 1])),
+                                        ([[2, 1], [1, 0]], ([2, 1], [1, 0])), (([-2, -1], [0, 1]), ([1, 2], [0, 1]))])
+def test_tensordot_matches_numpy(dims, axes):
+    a = RNG.standard_normal((3, 4, 5))
+    b = RNG.standard_normal((4, 5, 6)) if axes != ([2, 1], [1, 0]) else RNG.standard_normal((4, 5, 2))
+    if axes is None:
+        b = RNG.standard_normal((5, 2))
+        axes = 1
+    out = nbgrad.tensordot(nbgrad.tensor(a), nbgrad.tensor(b), dims=dims)
+    np.testing.assert_allclose(out.numpy(), np.tensordot(a, b, axes), rtol=1e-12)
+
+
+def test_tensordot_dims_as_tensors_and_size_one_dims():
+    a, b = RNG.standard_normal((3, 4, 5)), RNG.standard_normal((4, 5, 6))
+    x, y = nbgrad.tensor(a), nbgrad.tensor(b)
+    np.testing.assert_allclose(nbgrad.tensordot(x, y, nbgrad.tensor(2)).numpy(), np.tensordot(a, b, 2))
+    np.testing.assert_allclose(nbgrad.tensordot(x, y, nbgrad.tensor([[1, 2], [0, 1]])).numpy(), np.tensordot(a, b, 2))
+    # a contracted dim of size 1 against a larger one is summed first (ATen's broadcast rule)
+    out = nbgrad.tensordot(x[:, :1], y, dims=([1], [0]))
+    np.testing.assert_allclose(out.numpy(), np.tensordot(a[:, :1], b.sum(0, keepdims=True), ([1], [0])))
+    assert out.shape == (3, 5, 5, 6)
+    assert nbgrad.tensordot(nbgrad.tensor(2.0), nbgrad.tensor(3.0), 0).item() == 6.0
+    i = nbgrad.tensordot(nbgrad.arange(6).view(2, 3), nbgrad.arange(6).view(3, 2), 1)
+    assert i.dtype == nbgrad.int64 and i.tolist() == [[10, 13], [28, 40]]
+
+
+def test_tensordot_gradients_and_nodes():
+    x, y = leaf(RNG.standard_normal((3, 4, 2))), leaf(RNG.standard_normal((4, 2, 3)))
+    out = nbgrad.tensordot(x, y)
+    assert out.grad_fn.name() == "ViewBackward0"
+    assert out.grad_fn.next_functions[0][0].name() == "MmBackward0"
+    assert gradcheck(lambda a, b: nbgrad.tensordot(a, b, ([0, 2], [2, 1])), (x, y))
+    assert gradgradcheck(lambda a, b: nbgrad.tensordot(a, b, 1), (x, leaf(RNG.standard_normal((2, 3)))))
+    assert gradcheck(lambda a, b: nbgrad.tensordot(a, b, ([1], [0])), (leaf(RNG.standard_normal((2, 1))), y))
+
+
+def test_tensordot_errors():
+    x, y = nbgrad.ones(3, 4, 5), nbgrad.ones(4, 5, 6)
+    with pytest.raises(RuntimeError, match="contracted dimensions need to match, but first has size 5 in dim -1 and "
+                                           "second has size 4 in dim 0"):
+        nbgrad.tensordot(x, y, 1)
+    with pytest.raises(RuntimeError, match=r"tensordot expects dims >= 0, but got dims=-1"):
+        nbgrad.tensordot(x, y, -1)
+    with pytest.raises(RuntimeError, match=r"tensordot expects dims < ndim_a or ndim_b, but got dims=4"):
+        nbgrad.tensordot(x, y, 4)
+    with pytest.raises(RuntimeError, match=r"tensordot expects dims to be int or tuple\[list\[int\], list\[int\]\] "
+                                           r"or list\[list\[int\]\] containing two lists, but got dims=2.0"):
+        nbgrad.tensordot(x, y, 2.0)
+    with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
+        nbgrad.tensordot(x, y, ([1], [0, 1]))
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        nbgrad.tensordot(x, y, ([1, 1], [0, 0]))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 5\)"):
+        nbgrad.tensordot(x, y, ([5], [0]))
+    with pytest.raises(RuntimeError, match="both inputs should have same dtype"):
+        nbgrad.tensordot(x, y.double(), 1)
+    with pytest.raises(TypeError, match=r"tensordot\(\): argument 'dims_self' \(position 3\) must be tuple of ints, "
+                                        "not int"):
+        nbgrad.tensordot(x, y, (1, 0))
+    with pytest.raises(ValueError):
+        nbgrad.tensordot(x, y, [[1], [0], [2]])
+
+
+def test_tensordot_out():
+    x, y = nbgrad.ones(3, 4, 5), nbgrad.ones(4, 5, 6)
+    out = nbgrad.empty(0)
+    assert nbgrad.tensordot(x, y, 2, out=out) is out and out.shape == (3, 6) and out[0, 0].item() == 20.0
+    with pytest.raises(RuntimeError, match="tensordot: Expected the output tensor to have dtype Float, but got an "
+                                           "output tensor with dtype Double"):
+        nbgrad.tensordot(x, y, 2, out=nbgrad.empty(0, dtype=nbgrad.float64))
+
+
+# -- scatter_reduce -------------------------------------------------------------------------
+SR_X = [[0., 1., 2., 3.], [4., 5., 6., 7.], [8., 9., 10., 11.]]
+SR_SRC = [[1.5, -2., 0.5, 3.], [2., 2., -1., 4.], [0., 1., 2., -3.]]
+SR_INDEX = [[0, 1, 2, 0], [1, 1, 0, 2], [0, 1, 2, 2]]
+# torch 2.13: torch.tensor(SR_X).scatter_reduce(0, torch.tensor(SR_INDEX), torch.tensor(SR_SRC), reduce,
+# include_self=include_self).tolist()
+SR_TORCH = {
+    ("sum", True): [[1.5, 1.0, 1.0, 6.0], [6.0, 6.0, 6.0, 7.0], [8.0, 9.0, 12.5, 12.0]],
+    ("sum", False): [[1.5, 1.0, -1.0, 3.0], [2.0, 1.0, 6.0, 7.0], [8.0, 9.0, 2.5, 1.0]],
+    ("prod", True): [[0.0, 1.0, -2.0, 9.0], [8.0, -20.0, 6.0, 7.0], [8.0, 9.0, 10.0, -132.0]],
+    ("prod", False): [[0.0, 1.0, -1.0, 3.0], [2.0, -4.0, 6.0, 7.0], [8.0, 9.0, 1.0, -12.0]],
+    ("mean", True): [[0.5, 1.0, 0.5, 3.0], [3.0, 1.5, 6.0, 7.0], [8.0, 9.0, 4.166666507720947, 4.0]],
+    ("mean", False): [[0.75, 1.0, -1.0, 3.0], [2.0, 0.3333333432674408, 6.0, 7.0], [8.0, 9.0, 1.25, 0.5]],
+    ("amax", True): [[1.5, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]],
+    ("amax", False): [[1.5, 1.0, -1.0, 3.0], [2.0, 2.0, 6.0, 7.0], [8.0, 9.0, 2.0, 4.0]],
+    ("amin", True): [[0.0, 1.0, -1.0, 3.0], [2.0, -2.0, 6.0, 7.0], [8.0, 9.0, 0.5, -3.0]],
+    ("amin", False): [[0.0, 1.0, -1.0, 3.0], [2.0, -2.0, 6.0, 7.0], [8.0, 9.0, 0.5, -3.0]],
+}
+
+
+@pytest.mark.parametrize("reduce, include_self", sorted(SR_TORCH))
+def test_scatter_reduce_matches_pytorch(reduce, include_self):
+    x, src, index = nbgrad.tensor(SR_X), nbgrad.tensor(SR_SRC), nbgrad.tensor(SR_INDEX)
+    out = x.scatter_reduce(0, index, src, reduce, include_self=include_self)
+    assert out.dtype == nbgrad.float32
+    np.testing.assert_allclose(out.numpy(), np.array(SR_TORCH[reduce, include_self], dtype=np.float32), rtol=1e-7)
+    same = nbgrad.scatter_reduce(x, 0, index, src, reduce=reduce, include_self=include_self)
+    np.testing.assert_array_equal(same.numpy(), out.numpy())
+    y = x.clone()
+    v = y._version
+    assert y.scatter_reduce_(0, index, src, reduce, include_self=include_self) is y
+    np.testing.assert_array_equal(y.numpy(), out.numpy())
+    assert y._version == v + 1
+
+
+def test_scatter_reduce_along_other_dims_matches_a_loop():
+    x, src = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 5, 3))
+    index = RNG.integers(0, 3, (2, 5, 3))
+    expected = x.copy()
+    for i, j, k in np.ndindex(*index.shape):
+        t = expected[i, index[i, j, k], k]
+        expected[i, index[i, j, k], k] = max(t, src[i, j, k])
+    out = nbgrad.tensor(x).scatter_reduce(-2, nbgrad.tensor(index), nbgrad.tensor(src), "amax")
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_scatter_reduce_integers_bool_nan_half():
+    i = nbgrad.tensor([0, 0, 1])
+    # integer mean divides with floor; the identities of include_self=False are the type's limits
+    assert nbgrad.tensor([1, 2, 3]).scatter_reduce(0, i, nbgrad.tensor([4, 5, 7]), "mean").tolist() == [3, 4, 3]
+    assert nbgrad.tensor([1, 2, 3]).scatter_reduce(0, i, nbgrad.tensor([4, 5, -8]), "mean",
+                                                   include_self=False).tolist() == [4, -8, 3]
+    u = nbgrad.tensor([1, 2, 3], dtype=nbgrad.uint8)
+    assert u.scatter_reduce(0, i, nbgrad.tensor([4, 5, 8], dtype=nbgrad.uint8), "amin",
+                            include_self=False).tolist() == [4, 8, 3]
+    b = nbgrad.tensor([True, False])
+    bi, bs = nbgrad.tensor([0, 0, 1]), nbgrad.tensor([True, False, True])
+    assert b.scatter_reduce(0, bi, bs, "sum").tolist() == [True, True]
+    assert b.scatter_reduce(0, bi, bs, "prod").tolist() == [False, False]
+    assert b.scatter_reduce(0, bi, bs, "amin", include_self=False).tolist() == [False, True]
+    with pytest.raises(NotImplementedError, match="\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for "
+                                                  "'Bool'"):
+        b.scatter_reduce(0, bi, bs, "mean")
+    # a NaN source wins and a NaN already there stays (amax and amin alike)
+    nan = float("nan")
+    out = nbgrad.tensor([1.0, 2.0, 3.0]).scatter_reduce(0, i, nbgrad.tensor([nan, 5.0, -8.0]), "amin")
+    assert np.isnan(out[0].item()) and out[1:].tolist() == [-8.0, 3.0]
+    out = nbgrad.tensor([1.0, nan, 3.0]).scatter_reduce(0, nbgrad.tensor([0, 1, 1]), nbgrad.tensor([2.0, 5.0, -8.0]),
+                                                        "amax")
+    assert np.isnan(out[1].item()) and out[0].item() == 2.0
+    # float16 folds in float32 and rounds once (torch 2.13's values)
+    h = nbgrad.tensor([5.0, 2.0], dtype=nbgrad.float16)
+    hs = nbgrad.tensor([1.1, 1.3, 1.7], dtype=nbgrad.float16)
+    assert h.scatter_reduce(0, nbgrad.tensor([0, 0, 0]), hs, "prod").tolist() == [12.1484375, 2.0]
+    hs = nbgrad.tensor([1.1, 1.3, 1.7, 0.013, 0.7], dtype=nbgrad.float16)
+    assert h.scatter_reduce(0, nbgrad.tensor([0, 0, 0, 0, 1]), hs, "mean").tolist() == [1.822265625, 1.349609375]
+    # 0-dim and empty index
+    assert nbgrad.tensor(5.0).scatter_reduce(0, nbgrad.tensor([0, 0]), nbgrad.tensor([2.0, 3.0]), "prod").item() == 30.0
+    e = nbgrad.tensor([5.0, 2.0]).scatter_reduce(0, nbgrad.zeros(0, dtype=nbgrad.int64), nbgrad.ones(0), "amax")
+    assert e.tolist() == [5.0, 2.0]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_gradients(reduce, include_self):
+    index = nbgrad.tensor(RNG.integers(0, 3, (4, 3)))
+    x, src = leaf(RNG.standard_normal((3, 4))), leaf(RNG.standard_normal((4, 3)))
+    out = x.scatter_reduce(0, index, src, reduce, include_self=include_self)
+    assert out.grad_fn.name() == "ScatterReduceBackward0"
+
+    def f(a, s):
+        return a.scatter_reduce(0, index, s, reduce, include_self=include_self)
+    assert gradcheck(f, (x, src))
+    assert gradgradcheck(f, (x, src))
+
+
+def test_scatter_reduce_gradients_of_ties_and_zeros_match_pytorch():
+    # amax: the gradient split evenly between self and the sources equal to the result
+    x, s = leaf([5.0, 1.0, 2.0]), leaf([5.0, 5.0, 3.0, 1.0])
+    x.scatter_reduce(0, nbgrad.tensor([0, 0, 0, 1]), s, "amax").backward(nbgrad.tensor([1.0, 2.0, 3.0],
+                                                                                     dtype=nbgrad.float64))
+    np.testing.assert_allclose(x.grad.numpy(), [1 / 3, 1.0, 3.0])
+    np.testing.assert_allclose(s.grad.numpy(), [1 / 3, 1 / 3, 0.0, 1.0])
+    # prod with zeros: a single zero gets the product of the others (torch 2.13's values)
+    for include_self, gs in ((True, [0.0, 0.0, 0.0, 6.0, 12.0, 0.0]), (False, [0.0, 5.0, 0.0, 6.0, 6.0, 0.0])):
+        x, s = leaf([0.0, 1.0, 2.0]), leaf([5.0, 0.0, 3.0, 0.0, 0.0, 2.0])
+        y = x.scatter_reduce(0, nbgrad.tensor([0, 0, 1, 1, 2, 2]), s, "prod", include_self=include_self)
+        y.backward(nbgrad.tensor([1.0, 2.0, 3.0], dtype=nbgrad.float64))
+        assert x.grad.tolist() == [0.0, 0.0, 0.0] and s.grad.tolist() == gs
+
+
+def test_scatter_reduce_errors():
+    x, src, index = nbgrad.zeros(3, 4), nbgrad.ones(2, 4), nbgrad.tensor([[0, 1, 2, 0], [1, 1, 0, 2]])
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin, got foo"):
+        x.scatter_reduce(0, index, src, "foo")
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected dtype int32/int64 for index"):
+        x.scatter_reduce(0, index.float(), src, "sum")
+    with pytest.raises(RuntimeError, match=r"scatter\(\): Expected self.dtype to be equal to src.dtype"):
+        x.scatter_reduce(0, index, src.double(), "foo")
+    with pytest.raises(RuntimeError, match="Index tensor must have the same number of dimensions as self tensor"):
+        x.scatter_reduce(0, index[0], src, "foo")
+    with pytest.raises(RuntimeError, match=r"Expected index \[4, 4\] to be no larger than self \[3, 4\] apart from "
+                                           r"dimension 0 and to be no larger size than src \[2, 4\]"):
+        x.scatter_reduce(0, nbgrad.zeros(4, 4, dtype=nbgrad.int64), src, "sum")
+    with pytest.raises(RuntimeError, match="index 10 is out of bounds for dimension 0 with size 3"):
+        x.scatter_reduce(0, index + 10, src, "amax")
+    with pytest.raises(RuntimeError, match="index -2 is out of bounds for dimension 1 with size 4"):
+        x.scatter_reduce(1, index - 2, src, "amax")
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.scatter_reduce(2, index, src, "sum")
+    with pytest.raises(TypeError, match="argument 'include_self' must be bool, not int"):
+        x.scatter_reduce(0, index, src, "sum", include_self=1)
+    with pytest.raises(TypeError, match=r"argument 'src' \(position 3\) must be Tensor, not float"):
+        x.scatter_reduce(0, index, 5.0, "sum")
+    # PyTorch's forward takes max/min for amax/amin; its backward refuses them
+    assert x.scatter_reduce(0, index, src, "max").tolist() == x.scatter_reduce(0, index, src, "amax").tolist()
+    y = x.clone().requires_grad_()
+    with pytest.raises(RuntimeError, match="Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but "
+                                           "got max."):
+        y.scatter_reduce(0, index, src, "max").sum().backward()
+
+
+def test_scatter_reduce_inplace_checks_write_nothing_on_error():
+    index = nbgrad.tensor([[0, 1, 2, 0], [1, 1, 0, 2]])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        nbgrad.zeros(3, 4, requires_grad=True).scatter_reduce_(0, index, nbgrad.ones(2, 4), "sum")
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        nbgrad.zeros(3, 4).expand(2, 3, 4).scatter_reduce_(1, index.expand(2, 2, 4), nbgrad.ones(2, 2, 4), "sum")
+    a = nbgrad.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer to a "
+                                           "single memory location"):
+        a.scatter_reduce_(0, index, a[1:], "sum")
+    y = nbgrad.arange(12.0).view(3, 4)
+    v = y._version
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds"):
+        y.scatter_reduce_(0, index + 5, nbgrad.ones(2, 4), "prod")
+    assert y._version == v and y.tolist() == nbgrad.arange(12.0).view(3, 4).tolist()
+    # on a view of a tensor with history: CopySlices, and the gradient flows to the base
+    base = leaf(np.arange(12.0).reshape(3, 4))
+    b = base * 1
+    b[1:].scatter_reduce_(0, nbgrad.tensor([[0, 1, 0, 1]]), nbgrad.ones(1, 4, dtype=nbgrad.float64) * 3, "amax",
+                          include_self=False)
+    assert b.grad_fn.name() == "CopySlices"
+    b.sum().backward()
+    assert base.grad.tolist() == [[1.0] * 4, [0.0, 1.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0]]
+
+
+def test_scatter_reduce_keywords_and_backend_put_reduce():
+    x = nbgrad.zeros(3)
+    out = nbgrad.scatter_reduce(input=x, dim=0, index=nbgrad.tensor([0, 0]), src=nbgrad.ones(2), reduce="sum",
+                                include_self=False)
+    assert out.tolist() == [2.0, 0.0, 0.0]
+    assert x.scatter_reduce_(dim=0, index=nbgrad.tensor([2]), src=nbgrad.ones(1), reduce="amax").tolist() == [0, 0, 1]
+    # the backend primitive: in order, float16 folded in float32 and rounded once
+    be = nbgrad.backends.get_backend("cpu")
+    buf = np.array([1.0, 2.0], dtype=np.float16)
+    be.put_reduce(buf, np.array([0, 0, 1]), np.array([1.1, 1.3, 3.0], dtype=np.float16), "prod")
+    assert buf.tolist() == [np.float16(np.float32(np.float16(1.1)) * np.float32(np.float16(1.3))), 6.0]
+    buf = np.array([1, 5], dtype=np.int64)
+    be.put_reduce(buf, np.array([0, 1, 0]), np.array([3, 4, 2]), "amin")
+    assert buf.tolist() == [1, 4]

@@ -475,7 +475,9 @@ TENSOR_METHODS.update({_name + "_": _more_inplace(getattr(_MORE, _name), _name +
 
 # -- scatter_reduce, index_copy, masked_scatter (indexing.py) and more composed functions
 # (more_functions.py)
-TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.scatter_reduce_})
+TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.scatter_reduce_,
+                       "index_copy": I.index_copy, "index_copy_": I.index_copy_,
+                       "masked_scatter": I.masked_scatter, "masked_scatter_": I.masked_scatter_})
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

@@ -23,6 +23,7 @@ TORCH_PARAMS.update({
     "concatenate": ("tensors",), "stack": ("tensors",), "hstack": ("tensors",), "vstack": ("tensors",),
     "index_select": ("input", "dim", "index"), "gather": ("input", "dim", "index"),
     "scatter_reduce": ("input", "dim", "index", "src", "reduce"),
+    "index_copy": ("input", "dim", "index", "source"), "masked_scatter": ("input", "mask", "source"),
 })
 
 # ... where a method's differ (self is `input`)

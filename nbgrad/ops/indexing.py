@@ -1051,3 +1051,157 @@ def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
     op = _check_reduce(reduce)
     return apply_inplace(x, lambda old, i, s: _scatter_reduce_checked(old, d, i, s, op, include_self, reduce),
                          index, src, needs_old=True, overlap=None)
+
+
+# -- index_copy ----------------------------------------------------------------------------------
+class IndexCopyBackward0(IndexPutBackward0):
+    """self: grad.index_fill(dim, index, 0); source: grad.index_select(dim, index)."""
+
+    def backward(self, g):
+        if self.scalar_self and self.n_index != 1 and self.needs_input_grad(1):
+            # PyTorch's source gradient is grad.index_select(dim, index) of a 0-dim grad
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {self.n_index} value(s)")
+        return super().backward(g)
+
+
+def _sizes_text(shape):
+    return " ".join(str(n) for n in shape)
+
+
+def _check_index_copy(x, dim, index, source):
+    """PyTorch's index_copy meta checks, in its order; the wrapped dim."""
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_copy(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    d = _wrap(dim, x.dim())
+    if index.dim() >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.dim() != x.dim() and source.dim() != 0 and x.dim() != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.dim()}), destination dimensionality ({x.dim()})")
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {scalar_type_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{scalar_type_name(x._dtype)} and (source) {scalar_type_name(source._dtype)}")
+    self_slice = [s for k, s in enumerate(x._shape) if k != d]
+    source_slice = [s for k, s in enumerate(source._shape) if k != d]
+    if self_slice != source_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {_sizes_text(self_slice)} at dimension {d} and source slice shape: "
+                           f"{_sizes_text(source_slice)} at dimension 0.")
+    if source.dim() and n != source._shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source._shape[d]})")
+    return d
+
+
+def _index_copy_checked(x, d, index, source):
+    size = x._shape[d] if x.dim() else 1
+    with no_grad():
+        idx = index.reshape(-1)
+        bad = (idx < 0) | (idx >= size)
+        if idx.numel() and bool(bad.any()):
+            first = int(nonzero(bad, as_tuple=True)[0][0])
+            raise IndexError(f"index_copy_(): index {int(idx[first])} is out of bounds for dimension {d} with "
+                             f"size {size}")
+        shape = tuple(x._shape) or (1,)
+        cstrides = contiguous_strides(shape)
+        src_shape = list(shape)
+        src_shape[d] = idx.numel()
+        shape1 = [1] * len(shape)
+        shape1[d] = idx.numel()
+        pos = (idx * cstrides[d]).reshape(shape1)
+        grid = _grid_positions(tuple(src_shape), cstrides, d, x.device)
+        if grid is not None:
+            pos = pos + grid
+        pos = pos.expand(src_shape).contiguous()
+    values = source if tuple(source._shape) == tuple(src_shape) else V.reshape(source, tuple(src_shape))
+    out = index_put_positions(x, pos, values, False, IndexCopyBackward0, (index,))
+    if out._grad_fn is not None and type(out._grad_fn) is IndexCopyBackward0:
+        out._grad_fn.scalar_self, out._grad_fn.n_index = x.dim() == 0, index.numel()
+    return out
+
+
+def index_copy(x, dim, index, source):
+    """x with source's slices copied in at index along dim (a repeated index: the last one's)."""
+    d = _check_index_copy(x, dim, index, source)
+    return _index_copy_checked(x, d, index, source)
+
+
+def index_copy_(x, dim, index, source):
+    from .inplace import apply_inplace, check_inplace, check_overlap
+    check_inplace(x, source)
+    check_overlap(x, [index, source], full_ok=False)
+    d = _check_index_copy(x, dim, index, source)
+    return apply_inplace(x, lambda old, i, s: _index_copy_checked(old, d, i, s), index, source, needs_old=False,
+                         overlap=None)
+
+
+# -- masked_scatter --------------------------------------------------------------------------------
+class MaskedScatterBackward0(Node):
+    """self: grad.masked_fill(mask, 0) (summed to self's shape); source: masked_scatter_backward
+    (the selected gradient, zeros after it, in source's shape)."""
+
+    def backward(self, g):
+        mask, = self.saved_tensors
+        gx = gs = None
+        if self.needs_input_grad(0):
+            gx = g.masked_fill(mask, 0)
+            if tuple(gx.shape) != tuple(self.self_shape):
+                gx = gx.sum_to_size(self.self_shape)
+        if self.needs_input_grad(1):
+            selected = g.masked_select(mask)
+            diff = math.prod(self.source_shape) - selected.numel()
+            if diff > 0:
+                from .._creation import zeros
+                selected = cat([selected, zeros(diff, dtype=g.dtype, device=g.device)], 0)
+            gs = selected.view(self.source_shape)
+        return gx, gs
+
+
+def _masked_scatter_checked(x, mask, source, shape):
+    """x (broadcast to shape) with source's first elements written where mask (of shape) is set."""
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{scalar_type_name(x._dtype)} and {scalar_type_name(source._dtype)}")
+    if mask._dtype is not D.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask._dtype)}")
+    with no_grad():
+        m = V.expand(mask, shape) if tuple(mask._shape) != tuple(shape) else mask
+        xe = V.expand(x, shape) if tuple(x._shape) != tuple(shape) else x
+        pos = nonzero(m.reshape(-1), as_tuple=True)[0]
+        if source.numel() < pos.numel():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        values = source.reshape(-1)[:pos.numel()]
+        out = _put_flat(xe, pos, values)
+    if needs_grad(x, source):
+        record(MaskedScatterBackward0, (x, source), (out,), self_shape=x._shape,
+               source_shape=source._shape).save(m)
+    return out
+
+
+def _check_source(name, source):
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' (position 2) must be Tensor, not {type(source).__name__}")
+
+
+def masked_scatter(x, mask, source):
+    """x broadcast with mask, with source's elements (in order) written where mask is True."""
+    _check_source("masked_scatter", source)
+    shape = broadcast_shapes(mask._shape, x._shape)
+    return _masked_scatter_checked(x, mask, source, shape)
+
+
+def masked_scatter_(x, mask, source):
+    from .inplace import apply_inplace, assert_no_internal_overlap, check_inplace
+    _check_source("masked_scatter_", source)
+    check_inplace(x, source)
+    assert_no_internal_overlap(x)
+    if source._dtype is x._dtype and mask._dtype is D.bool_:
+        V.expand(mask, x._shape)                # PyTorch's expand_inplace(self, mask) and its error
+    return apply_inplace(x, lambda old, m, s: _masked_scatter_checked(old, m, s, x._shape), mask, source,
+                         needs_old=False, overlap=None)

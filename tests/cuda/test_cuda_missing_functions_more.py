@@ -30,3 +30,19 @@ def test_scatter_reduce_on_device(device, reduce):
     hs = nbgrad.tensor([1.1, 1.3, 1.7], dtype=nbgrad.float16, device=device)
     out = h.scatter_reduce(0, nbgrad.tensor([0, 0, 1], device=device), hs, reduce)
     assert out.tolist() == h.cpu().scatter_reduce(0, nbgrad.tensor([0, 0, 1]), hs.cpu(), reduce).tolist()
+
+
+def test_index_copy_and_masked_scatter_on_device(device):
+    a, s, t = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 2)), RNG.standard_normal(8)
+    mask = RNG.random((3, 4)) < 0.5
+    results = []
+    for dev in ("cpu", device):
+        x = nbgrad.tensor(a, device=dev, requires_grad=True)
+        src = nbgrad.tensor(s, device=dev, requires_grad=True)
+        flat = nbgrad.tensor(t, device=dev, requires_grad=True)
+        out = x.index_copy(1, nbgrad.tensor([3, 0], device=dev), src)
+        out = out.masked_scatter(nbgrad.tensor(mask, device=dev), flat * 2)
+        (out * out).sum().backward()
+        results.append((host(out), host(x.grad), host(src.grad), host(flat.grad)))
+    for c, d in zip(*results):
+        np.testing.assert_allclose(d, c, rtol=1e-12)

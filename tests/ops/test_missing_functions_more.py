@@ -268,3 +268,144 @@ def test_scatter_reduce_keywords_and_backend_put_reduce():
     buf = np.array([1, 5], dtype=np.int64)
     be.put_reduce(buf, np.array([0, 1, 0]), np.array([3, 4, 2]), "amin")
     assert buf.tolist() == [1, 4]
+
+
+# -- index_copy -------------------------------------------------------------------------------
+def test_index_copy_values_repeats_and_scalars():
+    x, s = nbgrad.zeros(3, 4), nbgrad.arange(8.0).view(2, 4)
+    assert x.index_copy(0, nbgrad.tensor([2, 0]), s).tolist() == [[4, 5, 6, 7], [0, 0, 0, 0], [0, 1, 2, 3]]
+    assert x.index_copy(0, nbgrad.tensor([2, 2]), s).tolist() == [[0] * 4, [0] * 4, [4, 5, 6, 7]]   # the last wins
+    assert nbgrad.index_copy(x, 1, nbgrad.tensor([3, 0]), nbgrad.ones(3, 2)).tolist() == [[1, 0, 0, 1]] * 3
+    assert nbgrad.index_copy(input=x, dim=-1, index=nbgrad.tensor([1]), source=nbgrad.ones(3, 1)).sum().item() == 3
+    assert nbgrad.zeros(3).index_copy(0, nbgrad.tensor([1]), nbgrad.tensor(5.0)).tolist() == [0.0, 5.0, 0.0]
+    assert nbgrad.tensor(3.0).index_copy(0, nbgrad.tensor([0, 0]), nbgrad.tensor([5.0, 6.0])).item() == 6.0
+    a = RNG.standard_normal((2, 5, 3))
+    idx = [4, 1]
+    src = RNG.standard_normal((2, 2, 3))
+    expected = a.copy()
+    expected[:, idx] = src
+    out = nbgrad.tensor(a).index_copy(1, nbgrad.tensor(idx), nbgrad.tensor(src))
+    np.testing.assert_array_equal(out.numpy(), expected)
+    y = nbgrad.tensor(a)
+    v = y._version
+    assert y.index_copy_(1, nbgrad.tensor(idx), nbgrad.tensor(src)) is y and y._version == v + 1
+    np.testing.assert_array_equal(y.numpy(), expected)
+
+
+def test_index_copy_gradients_and_node():
+    x, s = leaf(RNG.standard_normal((3, 4))), leaf(RNG.standard_normal((3, 2)))
+    y = x.index_copy(1, nbgrad.tensor([3, 3]), s)
+    assert y.grad_fn.name() == "IndexCopyBackward0"
+    y.backward(nbgrad.arange(12.0, dtype=nbgrad.float64).view(3, 4))
+    # torch 2.13: a repeated index's sources both get the gradient; self's is zero there
+    assert x.grad.tolist() == [[0, 1, 2, 0], [4, 5, 6, 0], [8, 9, 10, 0]]
+    assert s.grad.tolist() == [[3, 3], [7, 7], [11, 11]]
+    index = nbgrad.tensor([2, 0])
+    assert gradcheck(lambda a, b: a.index_copy(0, index, b), (leaf(RNG.standard_normal((3, 2))),
+                                                             leaf(RNG.standard_normal((2, 2)))))
+    assert gradgradcheck(lambda a, b: a.index_copy(0, index, b) ** 2, (leaf(RNG.standard_normal((3, 2))),
+                                                                      leaf(RNG.standard_normal((2, 2)))))
+    # PyTorch's source gradient of a 0-dim self with several indices fails (index_select of a scalar)
+    y = leaf(3.0).index_copy(0, nbgrad.tensor([0, 0]), leaf([5.0, 6.0]))
+    with pytest.raises(RuntimeError, match=r"index_select\(\): Index to scalar can have only 1 value, got 2 value"):
+        y.backward()
+
+
+def test_index_copy_errors():
+    x, s = nbgrad.zeros(3, 4, 5), nbgrad.ones(3, 2, 5)
+    i = nbgrad.tensor([2, 0])
+    with pytest.raises(RuntimeError, match=r"index_copy_\(\): Source/destination tensor must have same slice shapes. "
+                                           r"Destination slice shape: 3 5 at dimension 1 and source slice shape: 3 4 "
+                                           "at dimension 0."):
+        x.index_copy(1, i, nbgrad.ones(3, 2, 4))
+    with pytest.raises(IndexError, match=r"index_copy_\(\): When source and destination are not scalars, their "
+                                         r"dimensionality must match. Source dimensionality \(4\), destination "
+                                         r"dimensionality \(3\)"):
+        x.index_copy(1, i, nbgrad.ones(3, 2, 5, 1))
+    with pytest.raises(RuntimeError, match=r"index_copy_\(\): self and source expected to have the same dtype, but "
+                                           r"got \(self\) Float and \(source\) Double"):
+        x.index_copy(1, i, s.double())
+    with pytest.raises(RuntimeError, match=r"index_copy_\(\): Expected a long tensor for index, but got Int"):
+        x.index_copy(1, i.int(), s.double())
+    with pytest.raises(IndexError, match=r"index_copy_\(\): Index should have dimension 1 or 0 \(got 2\)"):
+        x.index_copy(1, i.view(1, 2), s)
+    with pytest.raises(IndexError, match=r"index_copy_\(\): When source is scalar, index should have one element "
+                                         r"\(got 2\)"):
+        x.index_copy(1, i, nbgrad.tensor(1.0))
+    with pytest.raises(IndexError, match=r"index_copy_\(\): Number of indices \(1\) should be equal to "
+                                         r"source.size\(dim\) \(2\)"):
+        nbgrad.zeros(3).index_copy(0, nbgrad.tensor([1]), nbgrad.tensor([5.0, 6.0]))
+    with pytest.raises(IndexError, match=r"index_copy_\(\): index -1 is out of bounds for dimension 1 with size 4"):
+        x.index_copy(1, nbgrad.tensor([0, -1]), s)
+    y = nbgrad.zeros(3, 4, 5)
+    with pytest.raises(IndexError, match=r"index 9 is out of bounds"):
+        y.index_copy_(1, nbgrad.tensor([9, 0]), s)
+    assert y._version == 0 and not y.any()
+    z = nbgrad.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer to"):
+        z.index_copy_(0, i, z[:2])
+
+
+# -- masked_scatter ---------------------------------------------------------------------------
+MASK = [[True, False, True, False], [False, False, True, True], [True, True, False, False]]
+
+
+def test_masked_scatter_values_and_broadcasting():
+    m = nbgrad.tensor(MASK)
+    x = nbgrad.zeros(3, 4)
+    out = x.masked_scatter(m, nbgrad.arange(10.0))
+    assert out.tolist() == [[0, 0, 1, 0], [0, 0, 2, 3], [4, 5, 0, 0]]
+    assert nbgrad.masked_scatter(input=x, mask=m, source=nbgrad.arange(10.0)).tolist() == out.tolist()
+    # self broadcast with the mask (torch 2.13's values)
+    b = nbgrad.zeros(4).masked_scatter(m, nbgrad.arange(10.0))
+    assert b.tolist() == [[0, 0, 1, 0], [0, 0, 2, 3], [4, 5, 0, 0]]
+    row = x.masked_scatter(m[0], nbgrad.arange(10.0).view(2, 5))
+    assert row.tolist() == [[0, 0, 1, 0], [2, 0, 3, 0], [4, 0, 5, 0]]
+    y = nbgrad.zeros(3, 4)
+    v = y._version
+    assert y.masked_scatter_(m, nbgrad.arange(10.0)) is y and y._version == v + 1 and y.tolist() == out.tolist()
+    assert nbgrad.zeros(2, 2).masked_scatter(nbgrad.zeros(2, 2, dtype=nbgrad.bool), nbgrad.zeros(0)).sum().item() == 0
+    i = nbgrad.zeros(2, 2, dtype=nbgrad.int64).masked_scatter(nbgrad.ones(2, 2, dtype=nbgrad.bool), nbgrad.arange(4))
+    assert i.dtype == nbgrad.int64 and i.tolist() == [[0, 1], [2, 3]]
+
+
+def test_masked_scatter_gradients_and_node():
+    m = nbgrad.tensor(MASK)
+    x, s = leaf(RNG.standard_normal(4)), leaf(RNG.standard_normal((2, 5)))
+    y = x.masked_scatter(m, s)
+    assert y.grad_fn.name() == "MaskedScatterBackward0"
+    assert [f.name() for f, _ in y.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
+    y.backward(nbgrad.arange(12.0, dtype=nbgrad.float64).view(3, 4))
+    # torch 2.13's gradients: self's summed over the broadcast, source's zero past the selected
+    assert x.grad.tolist() == [4.0, 6.0, 10.0, 14.0]
+    assert s.grad.tolist() == [[0.0, 2.0, 6.0, 7.0, 8.0], [9.0, 0.0, 0.0, 0.0, 0.0]]
+    assert gradcheck(lambda a, b: a.masked_scatter(m, b), (leaf(RNG.standard_normal((3, 4))),
+                                                         leaf(RNG.standard_normal(7))))
+    assert gradgradcheck(lambda a, b: a.masked_scatter(m, b) ** 2, (leaf(RNG.standard_normal((3, 4))),
+                                                                   leaf(RNG.standard_normal(6))))
+
+
+def test_masked_scatter_errors():
+    m, x = nbgrad.tensor(MASK), nbgrad.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        x.masked_scatter(m, nbgrad.arange(5.0))
+    with pytest.raises(RuntimeError, match="masked_scatter_ only supports boolean masks, but got mask with dtype Int"):
+        x.masked_scatter(m.int(), nbgrad.arange(10.0))
+    with pytest.raises(RuntimeError, match="masked_scatter: expected self and source to have same dtypes but "
+                                           "gotFloat and Double"):
+        x.masked_scatter(m, nbgrad.arange(10.0).double())
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           "non-singleton dimension 0"):
+        x.masked_scatter(m[:2], nbgrad.arange(10.0))
+    with pytest.raises(RuntimeError, match=r"the number of sizes provided \(1\) must be greater or equal to the "
+                                           r"number of dimensions in the tensor \(2\)"):
+        nbgrad.zeros(4).masked_scatter_(m, nbgrad.arange(10.0))
+    with pytest.raises(TypeError, match=r"masked_scatter\(\): argument 'source' \(position 2\) must be Tensor, not "
+                                        "float"):
+        x.masked_scatter(m, 1.0)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        nbgrad.zeros(2, 2).expand(2, 2, 2).masked_scatter_(nbgrad.tensor(True), nbgrad.arange(12.0))
+    y = nbgrad.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="Number of elements of source"):
+        y.masked_scatter_(m, nbgrad.arange(3.0))
+    assert y._version == 0 and not y.any()

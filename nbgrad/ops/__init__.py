@@ -478,6 +478,8 @@ TENSOR_METHODS.update({_name + "_": _more_inplace(getattr(_MORE, _name), _name +
 TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.scatter_reduce_,
                        "index_copy": I.index_copy, "index_copy_": I.index_copy_,
                        "masked_scatter": I.masked_scatter, "masked_scatter_": I.masked_scatter_})
+from . import more_functions as _MF   # noqa: E402
+TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

@@ -409,3 +409,207 @@ def test_masked_scatter_errors():
     with pytest.raises(RuntimeError, match="Number of elements of source"):
         y.masked_scatter_(m, nbgrad.arange(3.0))
     assert y._version == 0 and not y.any()
+
+
+# -- isin -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n_test", [0, 3, 50, 3000])
+def test_isin_matches_numpy(n_test):
+    e = RNG.integers(0, 40, (4, 5))
+    t = RNG.integers(0, 40, n_test)
+    for invert in (False, True):
+        out = nbgrad.isin(nbgrad.tensor(e), nbgrad.tensor(t), invert=invert)
+        assert out.dtype == nbgrad.bool and out.shape == (4, 5)
+        np.testing.assert_array_equal(out.numpy(), np.isin(e, t, invert=invert))
+    # mixed dtypes compare promoted; a NaN is in nothing
+    out = nbgrad.isin(nbgrad.tensor(e).double() + 0.5, nbgrad.tensor(t))
+    assert not out.any()
+    assert nbgrad.isin(nbgrad.tensor([1.0, float("nan")]), nbgrad.tensor([float("nan"), 1.0])).tolist() == [True, False]
+
+
+def test_isin_numbers_and_errors():
+    assert nbgrad.isin(nbgrad.tensor([1, 2, 3, 4]), 2).tolist() == [False, True, False, False]
+    r = nbgrad.isin(2, nbgrad.tensor([1, 2]))
+    assert r.dim() == 0 and r.item() is True
+    assert nbgrad.isin(elements=nbgrad.tensor([1, 2]), test_elements=nbgrad.tensor([2.0])).tolist() == [False, True]
+    with pytest.raises(RuntimeError, match="Unsupported input type encountered for isin\\(\\): Bool"):
+        nbgrad.isin(nbgrad.tensor([True]), nbgrad.tensor([True]))
+    with pytest.raises(TypeError, match=r"isin\(\) received an invalid combination of arguments - got \(int, int\)"):
+        nbgrad.isin(2, 3)
+
+
+# -- aminmax ----------------------------------------------------------------------------------
+def test_aminmax_values_named_tuple_and_gradients():
+    a = RNG.standard_normal((3, 4))
+    r = nbgrad.aminmax(nbgrad.tensor(a))
+    assert type(r).__name__ == "aminmax" and r._fields == ("min", "max")
+    assert r.min.item() == a.min() and r.max.item() == a.max()
+    r = nbgrad.tensor(a).aminmax(dim=1, keepdim=True)
+    np.testing.assert_array_equal(r.min.numpy(), a.min(1, keepdims=True))
+    np.testing.assert_array_equal(r.max.numpy(), a.max(1, keepdims=True))
+    assert repr(r).startswith("nbgrad.return_types.aminmax(\nmin=")
+    # ties split evenly (torch 2.13's gradients)
+    x = leaf([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    r = nbgrad.aminmax(x, dim=1)
+    assert r.min.grad_fn.name() == "AminmaxBackward0" and r.max.grad_fn.name() == "AminmaxBackward0"
+    (r.min * 2 + r.max * 3).sum().backward()
+    assert x.grad.tolist() == [[2.0, 1.5, 1.5], [1.5, 1.5, 2.0]]
+    x = leaf([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    r = nbgrad.aminmax(x)
+    (r.min * 2 + r.max * 3).backward()
+    assert x.grad.tolist() == [[0.0, 1.5, 1.5], [0.0, 0.0, 2.0]]
+    assert gradcheck(lambda t: nbgrad.aminmax(t, dim=0).max * 2 + nbgrad.aminmax(t, dim=0).min,
+                     (leaf(RNG.standard_normal((3, 2))),))
+    b = nbgrad.aminmax(nbgrad.tensor([True, False]))
+    assert b.min.item() is False and b.max.item() is True
+
+
+def test_aminmax_errors():
+    with pytest.raises(RuntimeError, match=r"aminmax\(\): cannot compute aminmax over an empty dimension as the "
+                                           "operation has no identity."):
+        nbgrad.aminmax(nbgrad.zeros(0, 3))
+    with pytest.raises(IndexError, match="aminmax: Expected reduction dim 0 to have non-zero size."):
+        nbgrad.aminmax(nbgrad.zeros(0, 3), dim=0)
+    assert nbgrad.aminmax(nbgrad.zeros(0, 3), dim=1).min.shape == (0,)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nbgrad.aminmax(nbgrad.zeros(2, 3), dim=2)
+
+
+# -- block_diag -------------------------------------------------------------------------------
+def test_block_diag_values_dtypes_and_gradients():
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal(2)
+    out = nbgrad.block_diag(nbgrad.tensor(a), nbgrad.tensor(b), nbgrad.tensor(5.0, dtype=nbgrad.float64))
+    expected = np.zeros((4, 6))
+    expected[:2, :3] = a
+    expected[2, 3:5] = b
+    expected[3, 5] = 5.0
+    np.testing.assert_array_equal(out.numpy(), expected)
+    mixed = nbgrad.block_diag(nbgrad.ones(2, dtype=nbgrad.int64), nbgrad.ones(1, dtype=nbgrad.float32))
+    assert mixed.dtype == nbgrad.float32 and mixed.tolist() == [[1, 1, 0], [0, 0, 1]]
+    e = nbgrad.block_diag()
+    assert e.shape == (1, 0) and e.dtype == nbgrad.float32
+    assert nbgrad.block_diag(nbgrad.zeros(0, 2), nbgrad.ones(1, 1)).tolist() == [[0.0, 0.0, 1.0]]
+    x, y = leaf(a), nbgrad.ones(2, requires_grad=True)
+    out = nbgrad.block_diag(x, y)
+    assert out.grad_fn.name() == "BlockDiagBackward0"
+    (out * nbgrad.arange(15.0, dtype=nbgrad.float64).view(3, 5)).sum().backward()
+    assert x.grad.tolist() == [[0, 1, 2], [5, 6, 7]] and y.grad.dtype == nbgrad.float32
+    assert y.grad.tolist() == [13.0, 14.0]
+    assert gradcheck(lambda p, q: nbgrad.block_diag(p, q), (leaf(a), leaf(b)))
+    # PyTorch's backward does not move past an empty 1-d input, so the blocks after it read
+    # the gradient's rows above theirs (torch 2.13's gradient)
+    s = leaf(5.0)
+    nbgrad.block_diag(nbgrad.zeros(0), s).backward(nbgrad.tensor([[2.0], [3.0]], dtype=nbgrad.float64))
+    assert s.grad.item() == 2.0
+    with pytest.raises(RuntimeError, match="torch.block_diag: Input tensors must have 2 or fewer dimensions. Input 0 "
+                                           "has 3 dimensions"):
+        nbgrad.block_diag(nbgrad.ones(2, 2, 2))
+
+
+# -- cov / corrcoef -------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 6), (6,), (2, 1)])
+def test_cov_corrcoef_match_numpy(shape):
+    import warnings
+    a = RNG.standard_normal(shape)
+    n = a.shape[-1]
+    fw, aw = RNG.integers(1, 4, n), RNG.random(n) + 0.1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for correction in (0, 1):
+            np.testing.assert_allclose(nbgrad.cov(nbgrad.tensor(a), correction=correction).numpy(),
+                                       np.cov(a, ddof=correction), rtol=1e-12)
+        np.testing.assert_allclose(nbgrad.tensor(a).cov(fweights=nbgrad.tensor(fw), aweights=nbgrad.tensor(aw)).numpy(),
+                                   np.cov(a, fweights=fw, aweights=aw), rtol=1e-12)
+        if n > 1:
+            np.testing.assert_allclose(nbgrad.corrcoef(nbgrad.tensor(a)).numpy(), np.corrcoef(a), rtol=1e-12)
+        x = leaf(a)
+        assert nbgrad.cov(x).grad_fn.name() == "SqueezeBackward0"
+    if n > 2:
+        assert gradcheck(lambda t: nbgrad.cov(t, aweights=nbgrad.tensor(aw)), (x,))
+        assert gradgradcheck(lambda t: nbgrad.corrcoef(t), (x,))
+
+
+def test_cov_corrcoef_dtypes_nodes_and_errors():
+    assert nbgrad.cov(nbgrad.tensor([1, 2, 4])).dtype == nbgrad.float32
+    assert abs(nbgrad.cov(nbgrad.tensor([1, 2, 4])).item() - 2.3333334922790527) < 1e-7
+    assert nbgrad.corrcoef(leaf(RNG.standard_normal((2, 4)))).grad_fn.name() == "ClampBackward1"
+    assert nbgrad.corrcoef(leaf(RNG.standard_normal(4))).grad_fn.name() == "DivBackward0"
+    x = nbgrad.ones(3, 4)
+    with pytest.raises(RuntimeError, match="cov\\(\\): expected input to have two or fewer dimensions but got an input "
+                                           "with 3 dimensions"):
+        nbgrad.cov(nbgrad.ones(2, 2, 2))
+    with pytest.raises(RuntimeError, match="corrcoef\\(\\): expected input to have two or fewer dimensions"):
+        nbgrad.corrcoef(nbgrad.ones(2, 2, 2))
+    with pytest.raises(RuntimeError, match="cov\\(\\): bool dtype is not supported for input"):
+        nbgrad.cov(x.bool())
+    with pytest.raises(RuntimeError, match="expected fweights to have integral dtype but got fweights with Float"):
+        nbgrad.cov(x, fweights=nbgrad.ones(4))
+    with pytest.raises(RuntimeError, match="expected fweights to have the same numel as there are observations in "
+                                           "the input but got 3 != 4"):
+        nbgrad.cov(x, fweights=nbgrad.tensor([1, 2, 0]))
+    with pytest.raises(RuntimeError, match="cov\\(\\): fweights cannot be negative"):
+        nbgrad.cov(x, fweights=nbgrad.tensor([1, 2, -1, 1]))
+    with pytest.raises(RuntimeError, match="expected aweights to have floating point dtype but got aweights with Long"):
+        nbgrad.cov(x, aweights=nbgrad.tensor([1, 2, 0, 1]))
+    with pytest.raises(RuntimeError, match="cov\\(\\): weights sum to zero, can't be normalized"):
+        nbgrad.cov(x, aweights=nbgrad.zeros(4))
+    with pytest.warns(UserWarning, match="cov\\(\\): degrees of freedom is <= 0. Correction should be strictly less "
+                                         "than the number of observations."):
+        c = nbgrad.cov(nbgrad.arange(12.0).view(3, 4), correction=4)
+    assert c[0, 0].item() == float("inf")
+
+
+# -- trapezoid / cumulative_trapezoid ---------------------------------------------------------
+def _cumtrapz(y, x=None, dx=1.0, axis=-1):
+    y = np.moveaxis(y, axis, -1)
+    d = np.diff(x) if x is not None else dx
+    return np.moveaxis(np.cumsum(d * (y[..., 1:] + y[..., :-1]) / 2.0, -1), -1, axis)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_trapezoid_matches_numpy(dim):
+    trapz = getattr(np, "trapezoid", None) or np.trapz
+    y = RNG.standard_normal((3, 4))
+    x = np.sort(RNG.standard_normal(y.shape[dim]))
+    t = nbgrad.tensor(y)
+    np.testing.assert_allclose(nbgrad.trapezoid(t, dim=dim).numpy(), trapz(y, axis=dim), rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.trapezoid(t, dx=0.5, dim=dim).numpy(), trapz(y, dx=0.5, axis=dim), rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.trapezoid(t, nbgrad.tensor(x), dim=dim).numpy(), trapz(y, x, axis=dim),
+                               rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.trapz(t, nbgrad.tensor(x), dim=dim).numpy(), trapz(y, x, axis=dim), rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.cumulative_trapezoid(t, dim=dim).numpy(), _cumtrapz(y, axis=dim), rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.cumulative_trapezoid(t, dx=2, dim=dim).numpy(), _cumtrapz(y, dx=2, axis=dim),
+                               rtol=1e-12)
+    np.testing.assert_allclose(nbgrad.cumulative_trapezoid(t, nbgrad.tensor(x), dim=dim).numpy(),
+                               _cumtrapz(y, x, axis=dim), rtol=1e-12)
+    full_x = RNG.standard_normal((3, 4))
+    np.testing.assert_allclose(nbgrad.trapezoid(t, nbgrad.tensor(full_x), dim=dim).numpy(), trapz(y, full_x, axis=dim),
+                               rtol=1e-12)
+
+
+def test_trapezoid_nodes_gradients_dtypes_and_errors():
+    y = leaf(RNG.standard_normal((3, 4)))
+    x = leaf(np.sort(RNG.standard_normal(4)))
+    assert nbgrad.trapezoid(y, dx=0.5).grad_fn.name() == "MulBackward1"
+    assert nbgrad.trapezoid(y, x).grad_fn.name() == "DivBackward1"
+    assert nbgrad.cumulative_trapezoid(y).grad_fn.name() == "CumsumBackward0"
+    assert nbgrad.cumulative_trapezoid(y, x).grad_fn.name() == "DivBackward1"
+    assert gradcheck(lambda a, b: nbgrad.trapezoid(a, b), (y, x))
+    assert gradcheck(lambda a, b: nbgrad.cumulative_trapezoid(a, b, dim=-1), (y, x))
+    assert gradgradcheck(lambda a: nbgrad.trapezoid(a * a, dx=0.25, dim=0), (y,))
+    # integers: float32 results (torch 2.13)
+    r = nbgrad.trapezoid(nbgrad.tensor([1, 2, 4]))
+    assert r.dtype == nbgrad.float32 and r.item() == 4.5
+    assert nbgrad.cumulative_trapezoid(nbgrad.tensor([1, 2, 4])).tolist() == [1.5, 4.5]
+    e = nbgrad.trapezoid(nbgrad.zeros(3, 0, dtype=nbgrad.int64))
+    assert e.dtype == nbgrad.int64 and e.tolist() == [0, 0, 0]
+    assert nbgrad.cumulative_trapezoid(nbgrad.zeros(3, 0)).shape == (3, 0)
+    with pytest.raises(RuntimeError, match="trapezoid: received a bool input for `y`, but bool is not supported"):
+        nbgrad.trapezoid(nbgrad.tensor([True, False]))
+    with pytest.raises(RuntimeError, match="cumulative_trapezoid: There must be one `x` value for each sample point"):
+        nbgrad.cumulative_trapezoid(nbgrad.ones(3, 4), nbgrad.ones(3))
+    with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+        nbgrad.trapezoid(nbgrad.tensor(1.0))
+    with pytest.raises(RuntimeError, match="trapezoid: Currently, we only support dx as a real number."):
+        nbgrad.trapezoid(nbgrad.ones(3), dx=True)
+    with pytest.raises(TypeError, match=r"trapezoid\(\) received an invalid combination of arguments"):
+        nbgrad.trapezoid(nbgrad.ones(3), dx=None)

@@ -140,6 +140,9 @@ from .ops.more import median, nanmedian, mode, kthvalue, quantile, nanquantile, 
 from .ops.more import std_mean, var_mean
 from .ops.more import searchsorted, bucketize, msort, cartesian_prod
 from .ops.distance import cosine_similarity, pairwise_distance, pdist
+from .ops.more_functions import (tensordot, isin, aminmax, block_diag, cov, corrcoef, trapezoid, trapz,
+                                 cumulative_trapezoid)
+from .ops.indexing import scatter_reduce, index_copy, masked_scatter
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
 
 

@@ -19,6 +19,8 @@ MESSAGES = {
                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor."),
     "no_dof": ("{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
                "(input numel divided by output numel)."),
+    "cov_no_dof": ("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                   "observations."),
     "uint8_index": "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
     "deprecated_alias": "`{old}` is now deprecated in favor of `{new}`.",
 }

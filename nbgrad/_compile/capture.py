@@ -55,7 +55,7 @@ HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_
                         "cross_entropy_forward", "nll_forward", "mse_forward", "bce_logits_forward"})
 # Arguments written in place, by function: positions (and keyword names).
 WRITES = {
-    "copy": (1,), "fill": (0,), "put": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
+    "copy": (1,), "fill": (0,), "put": (0,), "put_reduce": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
     "binary": (5, "out"), "run_user_kernel": (),          # (its last n_outputs views: see _written)
     "sgd_step_many": (0, 2),                              # (lists of views)
 }

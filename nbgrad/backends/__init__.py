@@ -113,6 +113,10 @@ the op layer with every view's dims permuted into the result's memory order.)
   put(buf, offsets, values, accumulate)     buf[offsets[i]] = values[i] (or +=, in order,
                                             repeated offsets accumulate); values
                                             contiguous, same dtype as buf, same length
+  put_reduce(buf, offsets, values, op)      buf[offsets[i]] = op(buf[offsets[i]], values[i]),
+                                            in order (scatter_reduce): op 'prod' (bool: and),
+                                            'amax' or 'amin' (a NaN value wins, a NaN in buf
+                                            stays); values as for put
 
   max_pool2d(x_view, kernel, stride, padding, dilation, out_hw)
                                             x contiguous (..., H, W) -> (values, int64 indices
@@ -285,7 +289,7 @@ REQUIRED = frozenset({
     "copy", "fill",
     "unary", "binary", "binary_scaled", "fma", "where",
     "reduce", "max_with_index", "softmax", "sort", "cumulative", "matmul",
-    "take", "put", "nonzero",
+    "take", "put", "put_reduce", "nonzero",
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",

@@ -403,6 +403,25 @@ def install(ns, widen, narrow, reinterpret):
             o_put(ibuf, offs, reinterpret(narrow(total), I16), False)
         return None
 
+    @wrap("put_reduce")
+    def put_reduce(buf, offsets, values, op):
+        if buf.dtype is not H:
+            return orig["put_reduce"](buf, offsets, values, op)
+        ibuf = reinterpret(buf, I16)
+        ivalues = reinterpret(values, I16) if values.dtype is H else values
+        host = _host_int64(offsets)
+        n = host.size
+        if n == 0:
+            return None
+        # PyTorch's Half scatter kernels fold in float32 and round once: the touched
+        # elements widened, reduced by the float32 kernel, narrowed back
+        touched = np.unique(host)
+        cur = widen(reinterpret(o_take(ibuf, touched), H))
+        remap = np.searchsorted(touched, host)
+        orig["put_reduce"](cur, remap, widen(reinterpret(ivalues, H)), op)
+        o_put(ibuf, touched, reinterpret(narrow(cur), I16), False)
+        return None
+
     @wrap("nonzero")
     def nonzero(view):
         if view[0].dtype is not H:

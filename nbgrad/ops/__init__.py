@@ -473,6 +473,15 @@ TENSOR_METHODS.update({_name + "_": _more_inplace(getattr(_MORE, _name), _name +
     "addmm addmv addr baddbmm addbmm addcmul addcdiv nan_to_num copysign deg2rad rad2deg frac fmod".split())})
 
 
+# -- scatter_reduce, index_copy, masked_scatter (indexing.py) and more composed functions
+# (more_functions.py)
+TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.scatter_reduce_,
+                       "index_copy": I.index_copy, "index_copy_": I.index_copy_,
+                       "masked_scatter": I.masked_scatter, "masked_scatter_": I.masked_scatter_})
+from . import more_functions as _MF   # noqa: E402
+TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
+
+
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402
 TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}

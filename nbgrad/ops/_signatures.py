@@ -22,6 +22,8 @@ TORCH_PARAMS.update({
     "where": ("condition", "input", "other"), "cat": ("tensors",), "concat": ("tensors",),
     "concatenate": ("tensors",), "stack": ("tensors",), "hstack": ("tensors",), "vstack": ("tensors",),
     "index_select": ("input", "dim", "index"), "gather": ("input", "dim", "index"),
+    "scatter_reduce": ("input", "dim", "index", "src", "reduce"),
+    "index_copy": ("input", "dim", "index", "source"), "masked_scatter": ("input", "mask", "source"),
 })
 
 # ... where a method's differ (self is `input`)

@@ -872,3 +872,342 @@ def _scatter_into_zeros(shape, dim, indices, g):
     if needs_grad(g):
         record(ScatterBackward0, (out, g), (out,), src_shape=g._shape, src_region=indices._shape).save(pos)
     return out
+
+
+# -- scatter_reduce ----------------------------------------------------------------------------
+# PyTorch's names of its reductions (get_operator_enum with the new options: max/min are taken
+# as amax/amin by the forward; only the backward refuses them)
+_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax", "max": "amax", "amin": "amin",
+               "min": "amin"}
+
+
+def _int_limits(dtype):
+    if dtype is D.bool_:
+        return False, True
+    bits = 8 * dtype.itemsize
+    if dtype is D.uint8:
+        return 0, 2 ** bits - 1
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
+def _reduce_identity(op, dtype):
+    """What scatter_reduce with include_self=False writes first where an index points
+    (scatter_reduce_exclude_self_helper)."""
+    if op in ("sum", "mean"):
+        return 0
+    if op == "prod":
+        return 1
+    if dtype.is_floating_point:
+        return float("-inf") if op == "amax" else float("inf")
+    lo, hi = _int_limits(dtype)
+    return lo if op == "amax" else hi
+
+
+def _check_scatter_args(name, x, d, index, src):
+    """PyTorch's scatter_gather_dtype_check and scatter_shape_check, in its order."""
+    if index.numel() and index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src._dtype is not x._dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if not index.numel():
+        return
+    if max(x.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    ndim = max(x.dim(), 1)
+
+    def size(t, k):
+        return t._shape[_wrap(k, t.dim())] if t.dim() else 1
+    wrong = any(k != d and size(index, k) > size(x, k) for k in range(ndim))
+    if not wrong and src is not None:
+        wrong = any(size(index, k) > size(src, k) for k in range(ndim))
+    if wrong:
+        raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self {list(x._shape)} apart "
+                           f"from dimension {d} and to be no larger size than src {list(src._shape)}")
+
+
+def _check_reduce(reduce):
+    op = _REDUCTIONS.get(reduce) if isinstance(reduce, str) else None
+    if op is None:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return op
+
+
+def _check_scatter_bounds(x, d, index):
+    """The scatter kernel's bound check: the first index (its loop order, `dim` innermost)
+    outside [0, size)."""
+    n = x._shape[d] if x.dim() else 1
+    with no_grad():
+        idx = index.long()
+        bad = (idx < 0) | (idx >= n)
+        if index.numel() and bool(bad.any()):
+            order = idx.movedim(d, -1) if idx.dim() else idx
+            flat_bad = (bad.movedim(d, -1) if idx.dim() else bad).reshape(-1)
+            first = int(nonzero(flat_bad, as_tuple=True)[0][0])
+            raise RuntimeError(f"index {int(order.reshape(-1)[first])} is out of bounds for dimension {d} with "
+                               f"size {n}")
+
+
+class ScatterReduceBackward0(Node):
+    """PyTorch's scatter_reduce_backward (FunctionsManual.cpp), with Tensor ops."""
+
+    def backward(self, grad):
+        from .._creation import ones_like, zeros_like
+        from .elementwise import where
+        x, index, src, result = self.saved_tensors
+        d, reduce, include_self = self.dim, self.reduce, self.include_self
+        if reduce == "sum":
+            grad_self = grad
+            grad_src = grad.gather(d, index)
+        elif reduce == "prod":
+            # the exclusive products of elements of self and src that are 0, explicitly
+            masked_self = x.masked_fill(x == 0, 1)
+            masked_self_result = masked_self.scatter_reduce(d, index, src, reduce, include_self=include_self)
+            grad_self = grad * masked_self_result / masked_self
+            src_zero = src == 0
+            src_num_zeros = zeros_like(x).scatter_add(d, index, src_zero.to(x.dtype)).gather(d, index)
+            src_single_zero = src_zero & (src_num_zeros == 1)
+            masked_src = src.masked_fill(src_single_zero, 1)
+            masked_src_result = x.scatter_reduce(d, index, masked_src, reduce, include_self=include_self)
+            grad_src = where(src_single_zero, (grad * masked_src_result).gather(d, index),
+                               (grad * result).gather(d, index) / src.masked_fill(src_zero, 1))
+        elif reduce == "mean":
+            n = ones_like(grad) if include_self else zeros_like(grad)
+            n = n.scatter_add(d, index, ones_like(src))
+            n = n.masked_fill(n == 0, 1)
+            grad_self = grad / n
+            grad_src = grad.gather(d, index) / n.gather(d, index)
+        elif reduce in ("amax", "amin"):
+            # the gradient split evenly between the elements equal to the result
+            value = result.gather(d, index)
+            self_is_result = (x == result).to(x.dtype)
+            src_is_result = (src == value).to(x.dtype)
+            n = self_is_result.scatter_add(d, index, src_is_result)
+            grad_distributed = grad / n
+            grad_self = (x == result) * grad_distributed
+            grad_src = (src == value) * grad_distributed.gather(d, index)
+        else:
+            raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got "
+                               f"{reduce}.")
+        if not include_self:
+            grad_self = grad_self.scatter(d, index, 0)
+        return (grad_self if self.needs_input_grad(0) else None), (grad_src if self.needs_input_grad(1) else None)
+
+
+def _scatter_reduce_checked(x, d, index, src, op, include_self, given):
+    """scatter_reduce once its arguments are checked: x with src's values (the part index
+    covers) folded in at index along d, in index order."""
+    _check_scatter_bounds(x, d, index)
+    with no_grad():
+        if index.numel():
+            pos = _gather_positions(x, d, index)
+            region = _src_region(src, index, x, d)
+        else:
+            pos = _arange(0, x.device).reshape(tuple(index._shape))
+            region = pos.to(x._dtype)
+    if x._dtype is D.bool_ and op == "mean":
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    be = backend_of(x)
+    acc = _sum_dtype(x._dtype, True)            # (Half: folded in float32, rounded once, as PyTorch's)
+    out = copy_raw(cast(x, acc))
+    buf = out._storage.buffer
+    if not include_self:
+        be.put(buf, _flat_buffer(pos), _flat_buffer(_put_values(out, pos, _reduce_identity(op, x._dtype))), False)
+    values = _flat_buffer(cast(contiguous_data(region), acc))
+    if op in ("sum", "mean"):
+        be.put(buf, _flat_buffer(pos), values, True)
+    else:
+        be.put_reduce(buf, _flat_buffer(pos), values, op)
+    if op == "mean":
+        with no_grad():
+            from .._creation import full
+            count = scatter_add_flat(x.numel(), pos, full(tuple(pos._shape), 1, dtype=D.int64, device=x.device),
+                                     base=full(tuple(x._shape), int(include_self), dtype=D.int64, device=x.device),
+                                     shape=x._shape)
+            count = count.masked_fill(count == 0, 1)
+            out = out / count.to(acc) if acc.is_floating_point else out.div(count, rounding_mode="floor").to(acc)
+    out = cast(out, x._dtype)
+    if needs_grad(x, src):
+        record(ScatterReduceBackward0, (x, src), (out,), dim=d, reduce=given, include_self=include_self).save(x, index, src, out, outputs=(out,))
+    return out
+
+
+def _scatter_reduce_args(name, x, dim, index, src, reduce, include_self):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{name}(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    if not isinstance(include_self, bool):
+        raise TypeError(f"{name}(): argument 'include_self' must be bool, not {type(include_self).__name__}")
+    d = _wrap(dim, x.dim())
+    _check_scatter_args("scatter", x, d, index, src)
+    return d
+
+
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    """PyTorch's scatter_reduce: self with src's values reduced in at index along dim (sum,
+    prod, mean, amax, amin; include_self=False leaves self's values at the indexed places out)."""
+    d = _scatter_reduce_args("scatter_reduce", x, dim, index, src, reduce, include_self)
+    op = _check_reduce(reduce)
+    return _scatter_reduce_checked(x, d, index, src, op, include_self, reduce)
+
+
+def scatter_reduce_(x, dim, index, src, reduce, *, include_self=True):
+    from .inplace import apply_inplace, check_inplace, check_overlap
+    check_inplace(x, src)
+    d = _scatter_reduce_args("scatter_reduce_", x, dim, index, src, reduce, include_self)
+    check_overlap(x, [index, src], full_ok=False)
+    op = _check_reduce(reduce)
+    return apply_inplace(x, lambda old, i, s: _scatter_reduce_checked(old, d, i, s, op, include_self, reduce),
+                         index, src, needs_old=True, overlap=None)
+
+
+# -- index_copy ----------------------------------------------------------------------------------
+class IndexCopyBackward0(IndexPutBackward0):
+    """self: grad.index_fill(dim, index, 0); source: grad.index_select(dim, index)."""
+
+    def backward(self, g):
+        if self.scalar_self and self.n_index != 1 and self.needs_input_grad(1):
+            # PyTorch's source gradient is grad.index_select(dim, index) of a 0-dim grad
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {self.n_index} value(s)")
+        return super().backward(g)
+
+
+def _sizes_text(shape):
+    return " ".join(str(n) for n in shape)
+
+
+def _check_index_copy(x, dim, index, source):
+    """PyTorch's index_copy meta checks, in its order; the wrapped dim."""
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_copy(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}")
+    d = _wrap(dim, x.dim())
+    if index.dim() >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.dim() != x.dim() and source.dim() != 0 and x.dim() != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.dim()}), destination dimensionality ({x.dim()})")
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {scalar_type_name(index._dtype)}")
+    if source._dtype is not x._dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{scalar_type_name(x._dtype)} and (source) {scalar_type_name(source._dtype)}")
+    self_slice = [s for k, s in enumerate(x._shape) if k != d]
+    source_slice = [s for k, s in enumerate(source._shape) if k != d]
+    if self_slice != source_slice:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {_sizes_text(self_slice)} at dimension {d} and source slice shape: "
+                           f"{_sizes_text(source_slice)} at dimension 0.")
+    if source.dim() and n != source._shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source._shape[d]})")
+    return d
+
+
+def _index_copy_checked(x, d, index, source):
+    size = x._shape[d] if x.dim() else 1
+    with no_grad():
+        idx = index.reshape(-1)
+        bad = (idx < 0) | (idx >= size)
+        if idx.numel() and bool(bad.any()):
+            first = int(nonzero(bad, as_tuple=True)[0][0])
+            raise IndexError(f"index_copy_(): index {int(idx[first])} is out of bounds for dimension {d} with "
+                             f"size {size}")
+        shape = tuple(x._shape) or (1,)
+        cstrides = contiguous_strides(shape)
+        src_shape = list(shape)
+        src_shape[d] = idx.numel()
+        shape1 = [1] * len(shape)
+        shape1[d] = idx.numel()
+        pos = (idx * cstrides[d]).reshape(shape1)
+        grid = _grid_positions(tuple(src_shape), cstrides, d, x.device)
+        if grid is not None:
+            pos = pos + grid
+        pos = pos.expand(src_shape).contiguous()
+    values = source if tuple(source._shape) == tuple(src_shape) else V.reshape(source, tuple(src_shape))
+    out = index_put_positions(x, pos, values, False, IndexCopyBackward0, (index,))
+    if out._grad_fn is not None and type(out._grad_fn) is IndexCopyBackward0:
+        out._grad_fn.scalar_self, out._grad_fn.n_index = x.dim() == 0, index.numel()
+    return out
+
+
+def index_copy(x, dim, index, source):
+    """x with source's slices copied in at index along dim (a repeated index: the last one's)."""
+    d = _check_index_copy(x, dim, index, source)
+    return _index_copy_checked(x, d, index, source)
+
+
+def index_copy_(x, dim, index, source):
+    from .inplace import apply_inplace, check_inplace, check_overlap
+    check_inplace(x, source)
+    check_overlap(x, [index, source], full_ok=False)
+    d = _check_index_copy(x, dim, index, source)
+    return apply_inplace(x, lambda old, i, s: _index_copy_checked(old, d, i, s), index, source, needs_old=False,
+                         overlap=None)
+
+
+# -- masked_scatter --------------------------------------------------------------------------------
+class MaskedScatterBackward0(Node):
+    """self: grad.masked_fill(mask, 0) (summed to self's shape); source: masked_scatter_backward
+    (the selected gradient, zeros after it, in source's shape)."""
+
+    def backward(self, g):
+        mask, = self.saved_tensors
+        gx = gs = None
+        if self.needs_input_grad(0):
+            gx = g.masked_fill(mask, 0)
+            if tuple(gx.shape) != tuple(self.self_shape):
+                gx = gx.sum_to_size(self.self_shape)
+        if self.needs_input_grad(1):
+            selected = g.masked_select(mask)
+            diff = math.prod(self.source_shape) - selected.numel()
+            if diff > 0:
+                from .._creation import zeros
+                selected = cat([selected, zeros(diff, dtype=g.dtype, device=g.device)], 0)
+            gs = selected.view(self.source_shape)
+        return gx, gs
+
+
+def _masked_scatter_checked(x, mask, source, shape):
+    """x (broadcast to shape) with source's first elements written where mask (of shape) is set."""
+    if source._dtype is not x._dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{scalar_type_name(x._dtype)} and {scalar_type_name(source._dtype)}")
+    if mask._dtype is not D.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{scalar_type_name(mask._dtype)}")
+    with no_grad():
+        m = V.expand(mask, shape) if tuple(mask._shape) != tuple(shape) else mask
+        xe = V.expand(x, shape) if tuple(x._shape) != tuple(shape) else x
+        pos = nonzero(m.reshape(-1), as_tuple=True)[0]
+        if source.numel() < pos.numel():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+        values = source.reshape(-1)[:pos.numel()]
+        out = _put_flat(xe, pos, values)
+    if needs_grad(x, source):
+        record(MaskedScatterBackward0, (x, source), (out,), self_shape=x._shape,
+               source_shape=source._shape).save(m)
+    return out
+
+
+def _check_source(name, source):
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' (position 2) must be Tensor, not {type(source).__name__}")
+
+
+def masked_scatter(x, mask, source):
+    """x broadcast with mask, with source's elements (in order) written where mask is True."""
+    _check_source("masked_scatter", source)
+    shape = broadcast_shapes(mask._shape, x._shape)
+    return _masked_scatter_checked(x, mask, source, shape)
+
+
+def masked_scatter_(x, mask, source):
+    from .inplace import apply_inplace, assert_no_internal_overlap, check_inplace
+    _check_source("masked_scatter_", source)
+    check_inplace(x, source)
+    assert_no_internal_overlap(x)
+    if source._dtype is x._dtype and mask._dtype is D.bool_:
+        V.expand(mask, x._shape)                # PyTorch's expand_inplace(self, mask) and its error
+    return apply_inplace(x, lambda old, m, s: _masked_scatter_checked(old, m, s, x._shape), mask, source,
+                         needs_old=False, overlap=None)

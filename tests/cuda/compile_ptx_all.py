@@ -143,6 +143,8 @@ def signatures():
     for dt in (int16, uint8):
         add(f"put accumulate serial {dt}", I._put_accumulate_serial, _arr(dt), _arr(int64), _arr(dt), int64)
     add("put or bool", I._put_or, _arr(boolean), _arr(int64), _arr(boolean), int64)
+    for dt in (float32, float64, int64, int32, boolean, uint8):
+        add(f"put reduce serial {dt}", I._put_reduce_serial, _arr(dt), _arr(int64), _arr(dt), int64, int64)
     for dt in (float32, int64, boolean):
         add(f"nonzero count {dt}", I._count_chunks, _arr(dt), int64, int64, _arr(int64), int64)
         add(f"nonzero write {dt}", I._write_chunks, _arr(dt), int64, int64, _arr(int64), int64, _arr(int64), int64,

@@ -18,7 +18,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   scan.py          cumulative (cumsum, cumprod)
   linalg.py        matmul, linear_backward
   linalg_lapack.py inv, solve, det, slogdet, svd, qr, cholesky, eigh (LAPACK through Numba)
-  indexing.py      take, put
+  indexing.py      take, put, put_reduce
   sampling.py      manual_seed, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
@@ -29,7 +29,7 @@ from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FO
     SHORTCUTS as _SHORTCUTS
 from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, mul_backward, mul_backward_dense,
                           unary, unary_dense, where)
-from .indexing import put, take
+from .indexing import put, put_reduce, take
 from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)

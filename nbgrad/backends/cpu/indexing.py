@@ -1,4 +1,4 @@
-"""Gather and scatter by flat element offsets: take and put.
+"""Gather and scatter by flat element offsets: take, put and put_reduce.
 
 Both refuse any offset outside the buffer before touching memory (the op layer
 validates indices with PyTorch's messages first; this is the last line of defence
@@ -73,3 +73,51 @@ def put(buf, offsets, values, accumulate):
 def _put_accumulate_bool(buf, offsets, values):
     for i in range(offsets.size):
         buf[offsets[i]] = buf[offsets[i]] | values[i]
+
+
+# put_reduce: buf[o] = op(buf[o], v) for each (o, v) in order, PyTorch's scatter_reduce steps
+# (ScatterGatherKernel.cpp's ReduceMultiply, ReduceMaximum, ReduceMinimum: a NaN source wins,
+# and a NaN already there stays)
+@_kernel
+def _put_prod(buf, offsets, values):
+    for i in range(offsets.size):
+        buf[offsets[i]] *= values[i]
+
+
+@_kernel
+def _put_prod_bool(buf, offsets, values):
+    for i in range(offsets.size):
+        buf[offsets[i]] = buf[offsets[i]] & values[i]
+
+
+@_kernel
+def _put_amax(buf, offsets, values):
+    for i in range(offsets.size):
+        o, v = offsets[i], values[i]
+        if v != v or buf[o] < v:
+            buf[o] = v
+
+
+@_kernel
+def _put_amin(buf, offsets, values):
+    for i in range(offsets.size):
+        o, v = offsets[i], values[i]
+        if v != v or v < buf[o]:
+            buf[o] = v
+
+
+def put_reduce(buf, offsets, values, op):
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    values = np.ascontiguousarray(values, dtype=buf.dtype)
+    assert offsets.size == values.size, "put_reduce: offsets and values differ in length"
+    if offsets.size == 0:
+        return
+    _check_offsets(buf, offsets)
+    if op == "prod":
+        (_put_prod_bool if buf.dtype == np.bool_ else _put_prod)(buf, offsets, values)
+    elif op == "amax":
+        _put_amax(buf, offsets, values)
+    elif op == "amin":
+        _put_amin(buf, offsets, values)
+    else:
+        raise ValueError(f"put_reduce: unknown op {op!r}")

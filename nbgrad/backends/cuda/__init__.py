@@ -13,7 +13,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   linalg.py        matmul (shared-memory tiles, register blocking)
   matmul_tiles.py  the matmul's tile configurations, the choice of one, tune() by measurement
   linalg_lapack.py inv, solve, svd, qr, ... staged through the host (the CPU's LAPACK kernels)
-  indexing.py      take, put (atomics for accumulate), nonzero
+  indexing.py      take, put (atomics for accumulate), put_reduce, nonzero
   sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
@@ -26,7 +26,7 @@ from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FO
 from ._device import SIMULATOR, synchronize
 from .fused import fused_elementwise
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
-from .indexing import nonzero, put, take
+from .indexing import nonzero, put, put_reduce, take
 from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)

@@ -1,9 +1,10 @@
-"""Gather and scatter by flat element offsets (take, put), and nonzero.
+"""Gather and scatter by flat element offsets (take, put, put_reduce), and nonzero.
 
 put with accumulate uses atomic adds (float32/float64/int32/int64): repeated
 offsets accumulate, and only the float rounding order may vary run to run.
 Other dtypes (and bool's logical-or accumulate) take a serial one-thread loop
-in order, as the CPU does.  nonzero is two passes over fixed chunks (count,
+in order, as the CPU does; so does put_reduce (scatter_reduce's prod/amax/amin), whose
+float products then round as the CPU's do.  nonzero is two passes over fixed chunks (count,
 then write at each chunk's prefix offset), so its output is in C order.
 
 take/put skip any offset outside the buffer (take reads 0 there): the op layer has
@@ -99,6 +100,36 @@ def put(buf, offsets, values, accumulate):
         _put_accumulate_atomic[blocks, threads](buf, offsets, values, n)
     else:
         _put_accumulate_serial[1, 1](buf, offsets, values, n)
+
+
+@jit
+def _put_reduce_serial(buf, offsets, values, n, op):
+    # op 0: prod, 1: amax, 2: amin (a NaN source wins, a NaN already there stays)
+    if cuda.grid(1) == 0:
+        for i in range(n):
+            o = offsets[i]
+            if 0 <= o < buf.size:
+                v = values[i]
+                if op == 0:
+                    buf[o] = buf[o] * v
+                elif op == 1:
+                    if v != v or buf[o] < v:
+                        buf[o] = v
+                elif v != v or v < buf[o]:
+                    buf[o] = v
+
+
+_REDUCE_CODES = {"prod": 0, "amax": 1, "amin": 2}
+
+
+def put_reduce(buf, offsets, values, op):
+    offsets = _offsets(offsets)
+    values = as_device(values)
+    assert offsets.size == values.size, "put_reduce: offsets and values differ in length"
+    n = offsets.size
+    if n == 0:
+        return
+    _put_reduce_serial[1, 1](buf, offsets, values, n, _REDUCE_CODES[op])
 
 
 # --------------------------------------------------------------------------- #

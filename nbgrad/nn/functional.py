@@ -80,6 +80,24 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _R.log_softmax(input, dim, dtype)
 
 
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples of the Gumbel-softmax distribution, composed as PyTorch's: Gumbel(0, 1) noise
+    -log(Exp(1)), softmax((logits + noise) / tau); hard: the one-hot of the argmax, with the
+    soft sample's gradient (y_hard - y_soft.detach() + y_soft)."""
+    if eps != 1e-10:
+        from .._warnings import warn
+        warn("gumbel_eps", stacklevel=3)
+    from .._creation import zeros
+    gumbels = -logits.new_empty(logits.shape).exponential_().log()     # ~Gumbel(0, 1)
+    gumbels = (logits + gumbels) / tau                                  # ~Gumbel(logits, tau)
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft                                                   # the reparametrization trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros(logits.shape, dtype=logits.dtype, device=logits.device).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft                            # straight through
+
+
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (one op with a fused backward: nbgrad.ops.linalg.linear)."""
     return _L.linear(input, weight, bias)

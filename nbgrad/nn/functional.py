@@ -33,6 +33,7 @@ from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 from ..ops.fold import fold, unfold  # noqa: E402,F401
 from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401

@@ -552,6 +552,22 @@ def bernoulli_(t, p=0.5, generator=None):
     return write_random(t, buf, BernoulliBackward2)
 
 
+def exponential_(t, lambd=1.0, generator=None):
+    """Draws from Exp(lambd): -log1p(-u) / lambd of uniform draws u in [0, 1) (float64, then
+    t's dtype); PyTorch's checks (a floating dtype, lambd > 0)."""
+    from .ops.inplace import write_random, ExponentialBackward0
+    from .autograd.grad_mode import no_grad
+    if not t.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {D.scalar_type_name(t.dtype)}")
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={float(lambd):g}")
+    with no_grad():
+        draws = rand(t.shape, dtype=D.float64, device=t.device)
+        buf = (draws.neg().log1p().neg() / float(lambd)).to(t.dtype)._storage.buffer
+    return write_random(t, buf, ExponentialBackward0)
+
+
 def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):
     """Draws from N(mean, std); mean/std may be tensors (then the result has their shape)."""
     from .autograd.grad_mode import no_grad

@@ -23,6 +23,7 @@ MESSAGES = {
                    "observations."),
     "uint8_index": "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
     "deprecated_alias": "`{old}` is now deprecated in favor of `{new}`.",
+    "gumbel_eps": "`eps` parameter is deprecated and has no effect.",
 }
 ONCE = frozenset({"T_not_2d"})
 _given = set()

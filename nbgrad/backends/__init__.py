@@ -128,6 +128,20 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             adaptive windows; kernel/stride/padding unused)
   avg_pool2d_backward(g_view, in_hw, kernel, stride, padding, count_include_pad,
                       divisor_override, adaptive) -> (..., H, W) buffer
+  grid_sampler_2d(x_view, grid_view, interpolation, padding, align_corners, chain)
+                                            x (N, C, IH, IW) and grid (N, OH, OW, 2) of one float
+                                            dtype, any strides; interpolation 0 bilinear, 1
+                                            nearest, 2 bicubic; padding 0 zeros, 1 border, 2
+                                            reflection -> (N, C, OH, OW) buffer; PyTorch CPU's
+                                            arithmetic (chain: bicubic's rows as its case-2 grid
+                                            walk sums them)
+  grid_sampler_2d_backward(g_view, x_view, grid_view, interpolation, padding, align_corners,
+                           want_input, lanes, flat)
+                                            -> (grad_input (N, C, IH, IW) buffer or None,
+                                            grad_grid (N, OH, OW, 2) buffer); the input's
+                                            gradient summed in PyTorch's order (vectors of
+                                            `lanes` positions over the flattened grid when
+                                            flat, else row by row)
   Dense linear algebra (nbgrad/ops/linalg_decomp.py).  x is a (*B, m, n) float32/float64
   view (any strides); results are new C-order buffers of x's dtype; `info` is an int64 host
   numpy array with one LAPACK code per matrix (0: done; k > 0: the k-th pivot is exactly
@@ -293,6 +307,7 @@ REQUIRED = frozenset({
     "manual_seed", "uniform", "normal", "randint", "randperm",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
+    "grid_sampler_2d", "grid_sampler_2d_backward",
     "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
     "linalg_cholesky", "linalg_eigh",
     "run_user_kernel", "user_reduce",

@@ -33,6 +33,7 @@ from ..ops.conv import conv1d, conv2d  # noqa: E402,F401
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
 from ..ops.fold import fold, unfold  # noqa: E402,F401
 from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm  # noqa: E402,F401
@@ -78,6 +79,24 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     _implicit_dim("log_softmax", dim, _stacklevel)
     return _R.log_softmax(input, dim, dtype)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples of the Gumbel-softmax distribution, composed as PyTorch's: Gumbel(0, 1) noise
+    -log(Exp(1)), softmax((logits + noise) / tau); hard: the one-hot of the argmax, with the
+    soft sample's gradient (y_hard - y_soft.detach() + y_soft)."""
+    if eps != 1e-10:
+        from .._warnings import warn
+        warn("gumbel_eps", stacklevel=3)
+    from .._creation import zeros
+    gumbels = -logits.new_empty(logits.shape).exponential_().log()     # ~Gumbel(0, 1)
+    gumbels = (logits + gumbels) / tau                                  # ~Gumbel(logits, tau)
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft                                                   # the reparametrization trick
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros(logits.shape, dtype=logits.dtype, device=logits.device).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft                            # straight through
 
 
 def linear(input, weight, bias=None):

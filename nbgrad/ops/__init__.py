@@ -211,6 +211,11 @@ def _bernoulli_(self, p=0.5, generator=None):
     return bernoulli_(self, p)
 
 
+def _exponential_(self, lambd=1.0, *, generator=None):
+    from .._creation import exponential_
+    return exponential_(self, lambd)
+
+
 def _iop(name):
     fn, needs_old = _INPLACE[name]
     method = _inplace_method(fn, needs_old)
@@ -364,6 +369,7 @@ TENSOR_METHODS = {
     # in-place
     "copy_": IP.copy_, "fill_": IP.fill_, "masked_fill_": IP.masked_fill_, "zero_": IP.zero_, "uniform_": _uniform_, "normal_": _normal_,
     "random_": _random_, "bernoulli_": _bernoulli_,
+    "exponential_": _exponential_,
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
     "new_full": _new_full,
 }

@@ -483,6 +483,7 @@ class RandomBackward0(_DrawnBackward): pass      # random_(from, to)
 class RandomBackward1(_DrawnBackward): pass      # random_(to)
 class RandomBackward2(_DrawnBackward): pass      # random_()
 class BernoulliBackward2(_DrawnBackward): pass   # bernoulli_(float p)
+class ExponentialBackward0(_DrawnBackward): pass
 
 
 def _drawn(old, buf, node_cls):

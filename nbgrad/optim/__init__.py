@@ -6,6 +6,8 @@ from .sgd import SGD
 from .adagrad import Adagrad
 from .rmsprop import RMSprop
 from .adaptive import Adadelta, Adamax, NAdam, RAdam
+from .rprop import Rprop
+from .asgd import ASGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "lr_scheduler"]
+           "Rprop", "ASGD", "lr_scheduler"]

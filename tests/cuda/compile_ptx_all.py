@@ -194,6 +194,17 @@ def signatures():
         add(f"interp pass backward {dt}", U._backward, x, int64, int64, int64, idx, x, int64, int64, boolean, x,
             int64, x)
 
+    # grid_sample (strides in int64 device arrays; P, K: the dtype's geometry rows and constants)
+    from nbgrad.backends.cuda import grid_sample as GS
+    for dt in (float32, float64):
+        x = _arr(dt)
+        add(f"grid sample {dt}", GS._forward, x, int64, geom, int64, int64, int64, x, int64, geom, int64, int64,
+            int64, int64, int64, boolean, x, x, boolean, x)
+        add(f"grid sample grid grad {dt}", GS._grid_grad, x, int64, geom, x, int64, geom, int64, int64, int64, x,
+            int64, geom, int64, int64, int64, int64, int64, boolean, x, x, x)
+        add(f"grid sample input grad {dt}", GS._input_grad, x, int64, geom, int64, int64, int64, x, int64, geom,
+            int64, int64, int64, int64, int64, boolean, x, x, int64, boolean, x)
+
     # convolution and pooling (geometry rows in int64 device arrays; `zero`: a one-element array of the dtype)
     from nbgrad.backends.cuda import conv as CV, pooling as P
     for dt in (float32, float64):

@@ -11,25 +11,13 @@ Every floating constant comes from K, an array of the input's dtype built by `co
 outside the int32 range becomes INT_MIN, which every bounds test refuses).
 """
 import numpy as np
-from numba.extending import overload, register_jitable
+from numba.extending import register_jitable
 
-from .fast_math import _fma, _py_fma
+# fma: a * b + c rounded once, where PyTorch's compiler fused a product into the add that
+# follows it (its vector kernels are built with FMA contraction)
+from .fast_math import fma
 
 _helper = register_jitable(error_model="numpy")
-
-
-def fma(a, b, c):
-    """a * b + c rounded once: where PyTorch's compiler fused a product into the add that
-    follows it (its vector kernels are built with FMA contraction). Plain Python (exact) under
-    the CUDA simulator and NUMBA_DISABLE_JIT; compiled, one fma instruction on either device."""
-    return _py_fma(a, b, c)
-
-
-@overload(fma, target="generic")
-def _fma_compiled(a, b, c):
-    def impl(a, b, c):
-        return _fma(a, b, c)
-    return impl
 
 # K: the dtype's constants (KBIG: the least float whose neighbours are all integers, 2**23 or 2**52)
 K0, K1, KHALF, KA, K2, K3, K4, K5, K8, K10, KBIG = range(11)
@@ -263,3 +251,63 @@ def tap(x, y, P, padding, align_corners, W, H, K):
     ix = to_index(pad(x, P, 0, padding, align_corners, K))
     iy = to_index(pad(y, P, ROW, padding, align_corners, K))
     return iy, ix, (-1 < ix < W and -1 < iy < H)
+
+
+@_helper
+def tap_value(x, base, xs, xx, yy, P, padding, align_corners, W, H, K):
+    """The input's value at bicubic's tap (yy, xx) of the plane starting at `base` (0 outside)."""
+    ty, tx, ok = tap(xx, yy, P, padding, align_corners, W, H, K)
+    return x[base + ty * xs[2] + tx * xs[3]] if ok else K[K0]
+
+
+@_helper
+def corner_values(x, b, xs, m_nw, m_ne, m_sw, m_se, K):
+    """Bilinear's four corner values (nw, ne, sw, se) from the north-west corner's offset b
+    (0 for a corner outside the input)."""
+    return (x[b] if m_nw else K[K0], x[b + xs[3]] if m_ne else K[K0],
+            x[b + xs[2]] if m_sw else K[K0], x[b + xs[2] + xs[3]] if m_se else K[K0])
+
+
+@_helper
+def sample_position(x, xb, xs, C, IH, IW, g, gp, gs, interp, padding, align_corners, P, K, chain, out, o, L):
+    """The forward at one output position (its grid pair at g[gp], g[gp + gs[3]]) for every
+    channel: out[o + c * L].  The CPU kernel loops over the positions, the CUDA kernel strides."""
+    ac = align_corners
+    if interp == BICUBIC:
+        fx = unnormalize(g[gp], P, 0, ac, K)
+        fy = unnormalize(g[gp + gs[3]], P, ROW, ac, K)
+        ix = floor(fx, K)
+        iy = floor(fy, K)
+        cx0, cx1, cx2, cx3 = cubic(fx - ix, K)
+        cy0, cy1, cy2, cy3 = cubic(fy - iy, K)
+        for c in range(C):
+            base = xb + c * xs[1]
+            acc = K[K0]
+            for j in range(4):
+                yy = iy + tap_offset(j, K)
+                v0 = tap_value(x, base, xs, ix + tap_offset(0, K), yy, P, padding, ac, IW, IH, K)
+                v1 = tap_value(x, base, xs, ix, yy, P, padding, ac, IW, IH, K)
+                v2 = tap_value(x, base, xs, ix + tap_offset(2, K), yy, P, padding, ac, IW, IH, K)
+                v3 = tap_value(x, base, xs, ix + tap_offset(3, K), yy, P, padding, ac, IW, IH, K)
+                # PyTorch's compiled orders: the first product fused into the first sum, then
+                # plain adds; a grid read by rows of x and y (its case 2) fuses every product
+                if chain:
+                    row = fma(cx3, v3, fma(cx2, v2, fma(cx1, v1, cx0 * v0)))
+                else:
+                    row = fma(cx0, v0, cx1 * v1) + cx2 * v2 + cx3 * v3
+                cyj = cy0 if j == 0 else cy1 if j == 1 else cy2 if j == 2 else cy3
+                acc = cyj * row if j == 0 else fma(cyj, row, acc)
+            out[o + c * L] = acc
+        return
+    fx = source(g[gp], P, 0, padding, ac, K)
+    fy = source(g[gp + gs[3]], P, ROW, padding, ac, K)
+    if interp == BILINEAR:
+        dn, ds, dw, de, nw, ne, sw, se, iy, ix, m_nw, m_ne, m_sw, m_se = corners(fx, fy, IW, IH, K)
+        for c in range(C):
+            v_nw, v_ne, v_sw, v_se = corner_values(x, xb + c * xs[1] + iy * xs[2] + ix * xs[3], xs,
+                                                   m_nw, m_ne, m_sw, m_se, K)
+            out[o + c * L] = fma(v_se, se, fma(v_sw, sw, fma(v_ne, ne, v_nw * nw)))
+    else:
+        iy, ix, ok = nearest(fx, fy, IW, IH, K)
+        for c in range(C):
+            out[o + c * L] = x[xb + c * xs[1] + iy * xs[2] + ix * xs[3]] if ok else K[K0]

@@ -14,18 +14,13 @@ bits. Large batches split their samples across the thread pool.
 import numpy as np
 
 from .._shared import cpu_kernel
-from .._shared.grid_sample import (BICUBIC, BILINEAR, NEAREST, ROW, constants, corners, cubic, cubic_grad,
-                                   dim_params, floor, fma, nearest, source, source_grad, tap, tap_offset, unnormalize)
+from .._shared.grid_sample import (BICUBIC, BILINEAR, NEAREST, ROW, constants, corner_values, corners, cubic,
+                                   cubic_grad, dim_params, floor, fma, nearest, sample_position, source, source_grad,
+                                   tap, tap_offset, unnormalize)
 from ._allocator import new_buffer
 from ._threads import run_split, worth_splitting
 
 _kernel = cpu_kernel(nogil=True)      # (the scalar steps are shared with CUDA: the cache rule)
-
-
-@_kernel
-def _tap_value(x, base, xs, xx, yy, P, padding, ac, IW, IH, K):
-    ty, tx, ok = tap(xx, yy, P, padding, ac, IW, IH, K)
-    return x[base + ty * xs[2] + tx * xs[3]] if ok else K[0]
 
 
 @_kernel
@@ -34,51 +29,9 @@ def _forward(x, xo, xs, C, IH, IW, g, go, gs, n0, n1, OH, OW, interp, padding, a
     for n in range(n0, n1):
         for p in range(L):
             h = p // OW
-            w = p - h * OW
-            gp = go + n * gs[0] + h * gs[1] + w * gs[2]
-            o = n * C * L + p
-            xb = xo + n * xs[0]
-            if interp == BICUBIC:
-                fx = unnormalize(g[gp], P, 0, ac, K)
-                fy = unnormalize(g[gp + gs[3]], P, ROW, ac, K)
-                ix = floor(fx, K)
-                iy = floor(fy, K)
-                cx0, cx1, cx2, cx3 = cubic(fx - ix, K)
-                cy0, cy1, cy2, cy3 = cubic(fy - iy, K)
-                for c in range(C):
-                    acc = K[0]
-                    for j in range(4):
-                        yy = iy + tap_offset(j, K)
-                        v0 = _tap_value(x, xb + c * xs[1], xs, ix + tap_offset(0, K), yy, P, padding, ac, IW, IH, K)
-                        v1 = _tap_value(x, xb + c * xs[1], xs, ix, yy, P, padding, ac, IW, IH, K)
-                        v2 = _tap_value(x, xb + c * xs[1], xs, ix + tap_offset(2, K), yy, P, padding, ac, IW, IH, K)
-                        v3 = _tap_value(x, xb + c * xs[1], xs, ix + tap_offset(3, K), yy, P, padding, ac, IW, IH, K)
-                        # PyTorch's compiled orders: the first product fused into the first sum, then
-                        # plain adds; a grid read by rows of x and y (its case 2) fuses every product
-                        if chain:
-                            row = fma(cx3, v3, fma(cx2, v2, fma(cx1, v1, cx0 * v0)))
-                        else:
-                            row = fma(cx0, v0, cx1 * v1) + cx2 * v2 + cx3 * v3
-                        cyj = cy0 if j == 0 else cy1 if j == 1 else cy2 if j == 2 else cy3
-                        acc = cyj * row if j == 0 else fma(cyj, row, acc)
-                    out[o + c * L] = acc
-                continue
-            fx = source(g[gp], P, 0, padding, ac, K)
-            fy = source(g[gp + gs[3]], P, ROW, padding, ac, K)
-            if interp == BILINEAR:
-                (dn, ds, dw, de, nw, ne, sw, se, iy, ix,
-                 m_nw, m_ne, m_sw, m_se) = corners(fx, fy, IW, IH, K)
-                for c in range(C):
-                    b = xb + c * xs[1] + iy * xs[2] + ix * xs[3]
-                    v_nw = x[b] if m_nw else K[0]
-                    v_ne = x[b + xs[3]] if m_ne else K[0]
-                    v_sw = x[b + xs[2]] if m_sw else K[0]
-                    v_se = x[b + xs[2] + xs[3]] if m_se else K[0]
-                    out[o + c * L] = fma(v_se, se, fma(v_sw, sw, fma(v_ne, ne, v_nw * nw)))
-            else:
-                iy, ix, ok = nearest(fx, fy, IW, IH, K)
-                for c in range(C):
-                    out[o + c * L] = x[xb + c * xs[1] + iy * xs[2] + ix * xs[3]] if ok else K[0]
+            gp = go + n * gs[0] + h * gs[1] + (p - h * OW) * gs[2]
+            sample_position(x, xo + n * xs[0], xs, C, IH, IW, g, gp, gs, interp, padding, ac, P, K, chain, out,
+                            n * C * L + p, L)
 
 
 @_kernel
@@ -164,11 +117,8 @@ def _backward(gout, goo, gos, x, xo, xs, C, IH, IW, g, go, gs, n0, n1, OH, OW, i
                             p = pidx[q]
                             h = p // OW
                             go_ = gout[ob + h * gos[2] + (p - h * OW) * gos[3]]
-                            b = xc + pos[0, q] * xs[2] + pos[1, q] * xs[3]
-                            v_nw = x[b] if okm[0, q] else K[0]
-                            v_ne = x[b + xs[3]] if okm[1, q] else K[0]
-                            v_sw = x[b + xs[2]] if okm[2, q] else K[0]
-                            v_se = x[b + xs[2] + xs[3]] if okm[3, q] else K[0]
+                            v_nw, v_ne, v_sw, v_se = corner_values(x, xc + pos[0, q] * xs[2] + pos[1, q] * xs[3], xs,
+                                                                   okm[0, q], okm[1, q], okm[2, q], okm[3, q], K)
                             dn, ds, dw, de = dist[0, q], dist[1, q], dist[2, q], dist[3, q]
                             accx[q] = fma(fma(v_se - v_sw, dn, (v_ne - v_nw) * ds), go_, accx[q])
                             accy[q] = fma(fma(v_se - v_ne, dw, (v_sw - v_nw) * de), go_, accy[q])

@@ -22,6 +22,8 @@ _cubic_grad = S.cubic_grad
 _tap = S.tap
 _tap_offset = S.tap_offset
 _unnormalize = S.unnormalize
+_corner_values = S.corner_values
+_sample_position = S.sample_position
 _floor = S.floor
 _fma = S.fma
 
@@ -33,53 +35,9 @@ def _forward(x, xo, xs, C, IH, IW, g, go, gs, N, OH, OW, interp, padding, ac, P,
         n = t // L
         p = t - n * L
         h = p // OW
-        w = p - h * OW
-        gp = go + n * gs[0] + h * gs[1] + w * gs[2]
-        o = n * C * L + p
-        xb = xo + n * xs[0]
-        if interp == BICUBIC:
-            fx = _unnormalize(g[gp], P, 0, ac, K)
-            fy = _unnormalize(g[gp + gs[3]], P, ROW, ac, K)
-            ix = _floor(fx, K)
-            iy = _floor(fy, K)
-            cx0, cx1, cx2, cx3 = _cubic(fx - ix, K)
-            cy0, cy1, cy2, cy3 = _cubic(fy - iy, K)
-            for c in range(C):
-                base = xb + c * xs[1]
-                acc = K[0]
-                for j in range(4):
-                    yy = iy + _tap_offset(j, K)
-                    ty, tx, ok = _tap(ix + _tap_offset(0, K), yy, P, padding, ac, IW, IH, K)
-                    v0 = x[base + ty * xs[2] + tx * xs[3]] if ok else K[0]
-                    ty, tx, ok = _tap(ix, yy, P, padding, ac, IW, IH, K)
-                    v1 = x[base + ty * xs[2] + tx * xs[3]] if ok else K[0]
-                    ty, tx, ok = _tap(ix + _tap_offset(2, K), yy, P, padding, ac, IW, IH, K)
-                    v2 = x[base + ty * xs[2] + tx * xs[3]] if ok else K[0]
-                    ty, tx, ok = _tap(ix + _tap_offset(3, K), yy, P, padding, ac, IW, IH, K)
-                    v3 = x[base + ty * xs[2] + tx * xs[3]] if ok else K[0]
-                    if chain:
-                        row = _fma(cx3, v3, _fma(cx2, v2, _fma(cx1, v1, cx0 * v0)))
-                    else:
-                        row = _fma(cx0, v0, cx1 * v1) + cx2 * v2 + cx3 * v3
-                    cyj = cy0 if j == 0 else cy1 if j == 1 else cy2 if j == 2 else cy3
-                    acc = cyj * row if j == 0 else _fma(cyj, row, acc)
-                out[o + c * L] = acc
-            continue
-        fx = _source(g[gp], P, 0, padding, ac, K)
-        fy = _source(g[gp + gs[3]], P, ROW, padding, ac, K)
-        if interp == BILINEAR:
-            dn, ds, dw, de, nw, ne, sw, se, iy, ix, m_nw, m_ne, m_sw, m_se = _corners(fx, fy, IW, IH, K)
-            for c in range(C):
-                b = xb + c * xs[1] + iy * xs[2] + ix * xs[3]
-                v_nw = x[b] if m_nw else K[0]
-                v_ne = x[b + xs[3]] if m_ne else K[0]
-                v_sw = x[b + xs[2]] if m_sw else K[0]
-                v_se = x[b + xs[2] + xs[3]] if m_se else K[0]
-                out[o + c * L] = _fma(v_se, se, _fma(v_sw, sw, _fma(v_ne, ne, v_nw * nw)))
-        else:
-            iy, ix, ok = _nearest(fx, fy, IW, IH, K)
-            for c in range(C):
-                out[o + c * L] = x[xb + c * xs[1] + iy * xs[2] + ix * xs[3]] if ok else K[0]
+        gp = go + n * gs[0] + h * gs[1] + (p - h * OW) * gs[2]
+        _sample_position(x, xo + n * xs[0], xs, C, IH, IW, g, gp, gs, interp, padding, ac, P, K, chain, out,
+                         n * C * L + p, L)
 
 
 @jit
@@ -123,11 +81,8 @@ def _grid_grad(gout, goo, gos, x, xo, xs, C, IH, IW, g, go, gs, N, OH, OW, inter
             dn, ds, dw, de, nw, ne, sw, se, iy, ix, m_nw, m_ne, m_sw, m_se = _corners(fx, fy, IW, IH, K)
             for c in range(C):
                 go_ = gout[goo + n * gos[0] + c * gos[1] + h * gos[2] + w * gos[3]]
-                b = xb + c * xs[1] + iy * xs[2] + ix * xs[3]
-                v_nw = x[b] if m_nw else K[0]
-                v_ne = x[b + xs[3]] if m_ne else K[0]
-                v_sw = x[b + xs[2]] if m_sw else K[0]
-                v_se = x[b + xs[2] + xs[3]] if m_se else K[0]
+                v_nw, v_ne, v_sw, v_se = _corner_values(x, xb + c * xs[1] + iy * xs[2] + ix * xs[3], xs,
+                                                        m_nw, m_ne, m_sw, m_se, K)
                 accx = _fma(_fma(v_se - v_sw, dn, (v_ne - v_nw) * ds), go_, accx)
                 accy = _fma(_fma(v_se - v_ne, dw, (v_sw - v_nw) * de), go_, accy)
         gg[t * 2] = accx * mx

@@ -1,8 +1,9 @@
 """More of PyTorch's functions, composed from the existing differentiable ops as PyTorch
 composes them (its CompositeImplicitAutograd functions), so that their gradients, both
 devices and the grad_fn names a user sees come with them: tensordot, isin, aminmax,
-block_diag, cov/corrcoef, trapezoid, renorm, cdist, ldexp/frexp, vander, combinations,
-chain_matmul, unique_consecutive."""
+block_diag, cov/corrcoef, trapezoid/trapz and cumulative_trapezoid."""
+import math
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.node import Node
@@ -76,7 +77,7 @@ def tensordot(a, b, dims=2, out=None):
     p2 = dims2 + [i for i in range(b.dim()) if i not in c2]
     kept1 = [t1.shape[i] for i in range(a.dim()) if i not in c1]
     kept2 = [t2.shape[i] for i in range(b.dim()) if i not in c2]
-    size1, size2 = _prod(kept1), _prod(kept2)
+    size1, size2 = math.prod(kept1), math.prod(kept2)
     t1 = t1.permute(p1).reshape(size1, csize)
     t2 = t2.permute(p2).reshape(csize, size2)
     result = mm(t1, t2).reshape(kept1 + kept2)
@@ -100,13 +101,6 @@ def _dim_set(dims, ndim):
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         seen.add(w)
     return seen
-
-
-def _prod(values):
-    p = 1
-    for v in values:
-        p *= v
-    return p
 
 
 # ---------------------------------------------------------------- isin, aminmax

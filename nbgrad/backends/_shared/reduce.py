@@ -16,6 +16,21 @@ from .geometry import coalesce, contiguous_strides, numel
 _scalar = register_jitable(error_model="numpy")
 
 
+# put_reduce's ops (scatter_reduce's prod, amax, amin), as codes the kernels take
+PUT_REDUCE_OPS = {"prod": 0, "amax": 1, "amin": 2}
+
+
+@_scalar
+def put_reduce_step(old, v, op):
+    """scatter_reduce's step at one position, PyTorch's ReduceMultiply/ReduceMaximum/ReduceMinimum:
+    a NaN source wins, a NaN already there stays (std::max/min keep the first of a tie)."""
+    if op == 0:
+        return old * v
+    if op == 1:
+        return v if (v != v or old < v) else old
+    return v if (v != v or v < old) else old
+
+
 @_scalar
 def step_sum(acc, x):
     return acc + x

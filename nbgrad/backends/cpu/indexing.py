@@ -4,9 +4,11 @@ Both refuse any offset outside the buffer before touching memory (the op layer
 validates indices with PyTorch's messages first; this is the last line of defence
 that keeps a wrong offset from reading or writing outside the buffer)."""
 import numpy as np
-from numba import njit
 
-_kernel = njit(cache=True, error_model="numpy")
+from .._shared import cpu_kernel
+from .._shared.reduce import PUT_REDUCE_OPS, put_reduce_step
+
+_kernel = cpu_kernel()      # (put_reduce's step is a shared helper: the cache rule)
 
 
 @_kernel
@@ -52,13 +54,21 @@ def take(buf, offsets):
     return out
 
 
-def put(buf, offsets, values, accumulate):
+def _positions(buf, offsets, values, name):
+    """put's and put_reduce's operands: int64 offsets (checked against the buffer) and values
+    of the buffer's dtype, contiguous, of one length."""
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     values = np.ascontiguousarray(values, dtype=buf.dtype)
-    assert offsets.size == values.size, "put: offsets and values differ in length"
+    assert offsets.size == values.size, f"{name}: offsets and values differ in length"
+    if offsets.size:
+        _check_offsets(buf, offsets)
+    return offsets, values
+
+
+def put(buf, offsets, values, accumulate):
+    offsets, values = _positions(buf, offsets, values, "put")
     if offsets.size == 0:
         return
-    _check_offsets(buf, offsets)
     if accumulate:
         if buf.dtype == np.bool_:
             # bool += is logical or
@@ -76,48 +86,17 @@ def _put_accumulate_bool(buf, offsets, values):
 
 
 # put_reduce: buf[o] = op(buf[o], v) for each (o, v) in order, PyTorch's scatter_reduce steps
-# (ScatterGatherKernel.cpp's ReduceMultiply, ReduceMaximum, ReduceMinimum: a NaN source wins,
-# and a NaN already there stays)
+# (shared with CUDA: _shared/reduce.py's put_reduce_step)
 @_kernel
-def _put_prod(buf, offsets, values):
+def _put_reduce(buf, offsets, values, op):
     for i in range(offsets.size):
-        buf[offsets[i]] *= values[i]
-
-
-@_kernel
-def _put_prod_bool(buf, offsets, values):
-    for i in range(offsets.size):
-        buf[offsets[i]] = buf[offsets[i]] & values[i]
-
-
-@_kernel
-def _put_amax(buf, offsets, values):
-    for i in range(offsets.size):
-        o, v = offsets[i], values[i]
-        if v != v or buf[o] < v:
-            buf[o] = v
-
-
-@_kernel
-def _put_amin(buf, offsets, values):
-    for i in range(offsets.size):
-        o, v = offsets[i], values[i]
-        if v != v or v < buf[o]:
-            buf[o] = v
+        o = offsets[i]
+        buf[o] = put_reduce_step(buf[o], values[i], op)
 
 
 def put_reduce(buf, offsets, values, op):
-    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    values = np.ascontiguousarray(values, dtype=buf.dtype)
-    assert offsets.size == values.size, "put_reduce: offsets and values differ in length"
-    if offsets.size == 0:
-        return
-    _check_offsets(buf, offsets)
-    if op == "prod":
-        (_put_prod_bool if buf.dtype == np.bool_ else _put_prod)(buf, offsets, values)
-    elif op == "amax":
-        _put_amax(buf, offsets, values)
-    elif op == "amin":
-        _put_amin(buf, offsets, values)
-    else:
+    if op not in PUT_REDUCE_OPS:
         raise ValueError(f"put_reduce: unknown op {op!r}")
+    offsets, values = _positions(buf, offsets, values, "put_reduce")
+    if offsets.size:
+        _put_reduce(buf, offsets, values, PUT_REDUCE_OPS[op])

@@ -17,7 +17,8 @@ import numpy as np
 from numba import cuda
 
 from .._shared.geometry import contiguous_strides, numel
-from ._device import as_device, device_array, jit, launch, sizes, to_device
+from .._shared.reduce import PUT_REDUCE_OPS, put_reduce_step
+from ._device import as_device, device_array, device_fn, jit, launch, sizes, to_device
 from .strided_copy import copy
 
 
@@ -84,10 +85,15 @@ def take(buf, offsets):
     return out
 
 
+def _positions(offsets, values, name):
+    """put's and put_reduce's operands on the device, of one length."""
+    offsets, values = _offsets(offsets), as_device(values)
+    assert offsets.size == values.size, f"{name}: offsets and values differ in length"
+    return offsets, values
+
+
 def put(buf, offsets, values, accumulate):
-    offsets = _offsets(offsets)
-    values = as_device(values)
-    assert offsets.size == values.size, "put: offsets and values differ in length"
+    offsets, values = _positions(offsets, values, "put")
     n = offsets.size
     if n == 0:
         return
@@ -102,34 +108,24 @@ def put(buf, offsets, values, accumulate):
         _put_accumulate_serial[1, 1](buf, offsets, values, n)
 
 
+_put_reduce_step = device_fn(put_reduce_step)
+
+
 @jit
 def _put_reduce_serial(buf, offsets, values, n, op):
-    # op 0: prod, 1: amax, 2: amin (a NaN source wins, a NaN already there stays)
+    # one thread, in order, as the CPU (_shared/reduce.py's put_reduce_step)
     if cuda.grid(1) == 0:
         for i in range(n):
             o = offsets[i]
             if 0 <= o < buf.size:
-                v = values[i]
-                if op == 0:
-                    buf[o] = buf[o] * v
-                elif op == 1:
-                    if v != v or buf[o] < v:
-                        buf[o] = v
-                elif v != v or v < buf[o]:
-                    buf[o] = v
-
-
-_REDUCE_CODES = {"prod": 0, "amax": 1, "amin": 2}
+                buf[o] = _put_reduce_step(buf[o], values[i], op)
 
 
 def put_reduce(buf, offsets, values, op):
-    offsets = _offsets(offsets)
-    values = as_device(values)
-    assert offsets.size == values.size, "put_reduce: offsets and values differ in length"
+    offsets, values = _positions(offsets, values, "put_reduce")
     n = offsets.size
-    if n == 0:
-        return
-    _put_reduce_serial[1, 1](buf, offsets, values, n, _REDUCE_CODES[op])
+    if n:
+        _put_reduce_serial[1, 1](buf, offsets, values, n, PUT_REDUCE_OPS[op])
 
 
 # --------------------------------------------------------------------------- #

@@ -152,15 +152,13 @@ def _pointwise3(name, input, tensor1, tensor2, value, compute, node_cls, saves):
             arg = ("self", "tensor1", "tensor2")[i]
             raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be Tensor, not {type(t).__name__}")
     dt = D.result_type_of((input, tensor1, tensor2))
+    # the kernel's arithmetic: float16 in float32 (opmath), rounded once at the end; integers
+    # in the operands' own types (wide None)
+    wide = (D.float32 if dt is D.float16 else dt) if dt.is_floating_point else None
     with E.no_grad():
-        if dt.is_floating_point:
-            # the kernel's arithmetic: float16 in float32 (opmath), rounded once at the end
-            wide = D.float32 if dt is D.float16 else dt
-            out = compute(*(E.cast(t, wide) for t in (input, tensor1, tensor2)), value, wide)
-            out = out if out._dtype is dt else E.cast(out, dt)
-        else:
-            out = compute(input, tensor1, tensor2, value, None)
-            out = out if out._dtype is dt else E.cast(out, dt)
+        operands = (input, tensor1, tensor2) if wide is None else (E.cast(t, wide) for t in (input, tensor1, tensor2))
+        out = compute(*operands, value, wide)
+        out = out if out._dtype is dt else E.cast(out, dt)
     if needs_grad(input, tensor1, tensor2):
         n1, n2 = needs_grad(tensor1), needs_grad(tensor2)
         record(node_cls, (input, tensor1, tensor2), (out,), value=value).save(*saves(n1, n2))

@@ -155,6 +155,8 @@ def _pointwise3(name, input, tensor1, tensor2, value, compute, node_cls, saves):
     # the kernel's arithmetic: float16 in float32 (opmath), rounded once at the end; integers
     # in the operands' own types (wide None)
     wide = (D.float32 if dt is D.float16 else dt) if dt.is_floating_point else None
+    if wide is None:
+        value = int(value)      # the kernel's value.to<scalar_t>(): a fraction truncated (0.5 adds nothing)
     with E.no_grad():
         operands = (input, tensor1, tensor2) if wide is None else (E.cast(t, wide) for t in (input, tensor1, tensor2))
         out = compute(*operands, value, wide)

@@ -76,3 +76,16 @@ def test_sgd_steps_match_pytorch_bit_for_bit():
         opt.step()
     assert p.detach().numpy().view(np.uint32).tolist() == [3194522350, 3216066023, 3201846697, 1046575398,
                                                              1065923906, 1064657022]
+
+
+def test_integer_addcmul_truncates_a_fractional_value_as_pytorch():
+    # PyTorch's kernel converts value to the tensors' integer type first (torch 2.13)
+    a, b = nbgrad.tensor([1, 2, 3]), nbgrad.tensor([4, 5, 6])
+    assert nbgrad.addcmul(a, b, b, value=0.5).tolist() == [1, 2, 3]
+    r = nbgrad.addcmul(a, b, b, value=-1.7)
+    assert r.tolist() == [-15, -23, -33] and r.dtype is nbgrad.int64
+    i8 = [t.to(nbgrad.int8) for t in (a, b)]
+    assert nbgrad.addcmul(i8[0], i8[1], i8[1], value=2.9).tolist() == [33, 52, 75]
+    x = a.clone()
+    x.addcmul_(b, b, value=0.5)
+    assert x.tolist() == [1, 2, 3]

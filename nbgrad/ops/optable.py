@@ -374,6 +374,11 @@ ROWS = (
         params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False),
     Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y")),
+    # xlogy.Scalar_Other's derivative masks x == 0 unless other > 0: a NaN other gives 0 there
+    # (the Tensor overload's mask, other <= 0, lets the NaN through)
+    Row("xlogy_number_other", "where(y != y, y, where(x == 0, 0, x * log(y)))",
+        ("where(x == 0, where(y > 0, xlogy(grad, y), 0), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
+        node="XlogyBackward2", where="internal", inplace=False),
     Row("hypot", "hypot(x, y)", ("grad * x / out", "grad * y / out"), inputs=("x", "y"), kernel="hypot",
         refuses=(_FLOATS_ONLY, "hypot_cpu")),
     # PyTorch's lerp_vec: fmadd(weight, end - self, self), or fmadd(weight - 1, end - self, end)

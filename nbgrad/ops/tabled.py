@@ -541,16 +541,16 @@ def logit(input, eps=None):
 
 
 _XLOGY_NUMBER_SELF = type("XlogyBackward1", (NODES["xlogy"],), {})
-_XLOGY_NUMBER_OTHER = type("XlogyBackward2", (NODES["xlogy"],), {})
 
 
 def xlogy(input, other):
-    """x * log(y), 0 where x == 0 (unless y is nan); either operand may be a number."""
+    """x * log(y), 0 where x == 0 (unless y is nan); either operand may be a number (a number
+    y: PyTorch's Scalar_Other overload, its own derivative)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("xlogy(): expected a Tensor")
-    node = _XLOGY_NUMBER_SELF if not isinstance(input, Tensor) else \
-        _XLOGY_NUMBER_OTHER if not isinstance(other, Tensor) else None
-    return apply(TABLE["xlogy"], (input, other), {}, node)
+    if not isinstance(other, Tensor):
+        return apply(TABLE["xlogy_number_other"], (input, other), {})
+    return apply(TABLE["xlogy"], (input, other), {}, None if isinstance(input, Tensor) else _XLOGY_NUMBER_SELF)
 
 
 def atan2(input, other):

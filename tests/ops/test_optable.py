@@ -191,6 +191,23 @@ def test_xlogy_with_a_number_operand_has_pytorchs_node_names():
     np.testing.assert_allclose(g.numpy(), [math.log(3.0)] * 2, rtol=1e-6)
 
 
+def test_xlogy_with_a_number_other_masks_zero_x_unless_other_is_positive():
+    # xlogy.Scalar_Other's derivative: other > 0 ? xlogy(grad, other) : xlogy(grad, other)
+    # masked where self == 0, so a NaN other gives 0 there; the Tensor overload masks only
+    # where other <= 0 and lets the NaN through (torch 2.13; differential seed 15132006418)
+    x = T.tensor([0.0, 0.0, 1.5], dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(T.xlogy(x, float("nan")).sum(), [x])
+    assert g.tolist()[:2] == [0.0, 0.0] and math.isnan(g.tolist()[2])
+    y = x * 1
+    y.xlogy_(float("nan"))
+    g, = T.autograd.grad(y.sum(), [x])
+    assert g.tolist()[:2] == [0.0, 0.0]
+    g, = T.autograd.grad(T.xlogy(x, T.tensor(float("nan"), dtype=T.float64)).sum(), [x])
+    assert all(math.isnan(v) for v in g.tolist())
+    g, = T.autograd.grad(T.xlogy(x, -1.0).sum(), [x])
+    assert g.tolist()[:2] == [0.0, 0.0]
+
+
 def test_dtype_rules_and_errors_are_pytorchs():
     i = T.tensor([1, 2])
     for fn, kernel in [(F.softplus, "softplus_cpu"), (F.silu, "silu_cpu"), (F.gelu, "GeluKernelImpl"),

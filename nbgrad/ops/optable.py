@@ -44,6 +44,9 @@ class Row:
     differentiable: bool = True
     recorded_grads: tuple = None    # the derivatives recorded under create_graph, where PyTorch's
                                     # differ from its backward kernel's (infinitely_differentiable_*)
+    recorded_shared: tuple = ()     # ((name, formula), ...) the recorded derivatives read: values
+                                    # computed once, in order, before them (FunctionsManual's
+                                    # temporaries, which PyTorch records first and shares)
 
     @functools.cached_property
     def node_name(self):
@@ -66,14 +69,22 @@ class Row:
         used = set()
         for g in self.grads + (self.recorded_grads or ()):
             if g is not None:
-                used |= _expr.names(g)
+                used |= self._reads(g)
         return tuple(n for n in self.inputs + ("out",) if n in used)
+
+    def _reads(self, formula):
+        """The names a derivative reads, through the shared values it reads too."""
+        used = set(_expr.names(formula))
+        for name, shared in reversed(self.recorded_shared):
+            if name in used:
+                used |= _expr.names(shared)
+        return used
 
     @functools.cached_property
     def read_by(self):
         """For each saved name, the inputs whose derivative reads it."""
         both = tuple(zip(self.grads, self.recorded_grads or self.grads))
-        return {name: tuple(i for i, gs in enumerate(both) if any(g is not None and name in _expr.names(g) for g in gs))
+        return {name: tuple(i for i, gs in enumerate(both) if any(g is not None and name in self._reads(g) for g in gs))
                 for name in self.saves}
 
     @functools.cached_property
@@ -167,11 +178,15 @@ ROWS = (
         refuses=(_BOOL, "abs_cpu")),
     Row("relu", "relu(x)", ("threshold_backward(grad, out)",), kernel="relu", promotes=False,
         refuses=(_BOOL, RuntimeError, "Boolean inputs not supported for relu")),
-    # PyTorch's atan2_backward: 1 / (x^2 + y^2), taken as 0 where that is 0 (at 0, 0)
+    # PyTorch's atan2_backward: 1 / (x^2 + y^2), taken as 0 where that is 0 (at 0, 0); it
+    # computes that reciprocal first and once for both derivatives (a masked_fill_ of it),
+    # which under create_graph decides its nodes and the engine's order
     Row("atan2", "atan2(x, y)",
         ("grad * y * where(x * x + y * y == 0, 0, reciprocal(x * x + y * y))",
          "grad * -x * where(x * x + y * y == 0, 0, reciprocal(x * x + y * y))"),
-        inputs=("x", "y"), kernel="atan2"),
+        inputs=("x", "y"), kernel="atan2",
+        recorded_grads=("grad * y * recip", "grad * -x * recip"),
+        recorded_shared=(("denom", "x * x + y * y"), ("recip", "masked_fill(reciprocal(denom), denom == 0, 0)"))),
     # tanh, sigmoid and relu differentiate through backward ops of their own (PyTorch's
     # tanh_backward, sigmoid_backward, threshold_backward), which are rows themselves
     _unary("tanh", "tanh(x)", "tanh_backward(grad, out)"),

@@ -72,6 +72,7 @@ def _binary_operator(op):
 OPS = {op: _binary_operator(op) for op in ("add", "sub", "mul", "div", "pow", "lt", "le", "gt", "ge", "eq", "ne")}
 OPS["where"] = _where
 OPS["fma"] = lambda a, b, c: E.fma_raw(a, b, c)
+OPS["masked_fill"] = lambda a, mask, value: a.masked_fill(mask, value)     # (recorded formulas only)
 for _name in _expr.FUNCTIONS:
     OPS[_name] = _call(lambda *a, _n=_name: getattr(E, _n)(*a),
                        {"abs": abs, "exp": math.exp, "sqrt": math.sqrt}.get(_name))
@@ -223,6 +224,9 @@ class TableBackward(Node):
         # under create_graph (grad mode on), PyTorch's infinitely differentiable form, if it has one
         recording = is_grad_enabled()
         formulas = row.recorded_grads if row.recorded_grads and recording else row.grads
+        if recording:
+            for name, shared in row.recorded_shared:
+                env[name] = _expr.evaluate(shared, env, OPS)
         # PyTorch computes these gradients with one kernel each (softshrink_backward(grad, x),
         # ...), whose TensorIterator lays the result out from its operands in order; the
         # composed formula's ops may lay it out otherwise (x's layout winning over grad's):

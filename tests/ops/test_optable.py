@@ -491,3 +491,19 @@ def test_scalar_overload_nodes_differentiate_as_the_tensor_ops():
         np.testing.assert_allclose(g.detach().numpy(), [grad] * 3, rtol=1e-15)
         if name in ("MulBackward1", "DivBackward1"):       # d(v * s)/dv is again the Scalar overload
             assert g.grad_fn.name() == name
+
+
+def test_atan2_double_backward_shares_pytorchs_masked_reciprocal_computed_first():
+    # PyTorch's atan2_backward computes recip = 1 / (x^2 + y^2), masked_fill_ where that
+    # sum is 0, once and before grad * y * recip: its nodes, and the order in which y's
+    # three second-order contributions are added (torch 2.13's float32 bits below)
+    x = T.tensor([2.0, 0.0], requires_grad=True)
+    y = T.tensor([1.0, 0.0], requires_grad=True)
+    gx, gy = T.autograd.grad(T.atan2(x, y).sum(), (x, y), create_graph=True)
+    assert gx.grad_fn.name() == "MulBackward0"
+    assert [n.name() for n, _ in gx.grad_fn.next_functions] == ["MulBackward0", "MaskedFillBackward0"]
+    assert gx.tolist() == [0.20000000298023224, 0.0] and gy.tolist() == [-0.4000000059604645, -0.0]
+    g2x, g2y = T.autograd.grad(gx.sum(), (x, y))
+    assert g2x[0].item() == -0.1600000113248825
+    assert g2y[0].item() == 0.11999998986721039          # (0.11999999731779099 when added otherwise)
+    assert np.isnan(g2x[1].item()) and np.isnan(g2y[1].item())

@@ -91,15 +91,18 @@ def is_dense(shape, strides):
     return True
 
 
-def _sorted_dims(shape, op_strides):
-    """TensorIterator's reorder_dimensions: the dims, fastest first."""
+def _sorted_dims(shape, op_strides, reduction=False):
+    """TensorIterator's reorder_dimensions: the dims, fastest first.  reduction: the first
+    operand is a reduction's output (stride 0 on its reduced dims), which go first."""
     nd = len(shape)
     perm = list(range(nd - 1, -1, -1))
 
     def should_swap(d0, d1):
-        for st in op_strides:
+        for k, st in enumerate(op_strides):
             s0 = st[d0]
             s1 = st[d1]
+            if reduction and k == 0 and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
             if s0 == 0 or s1 == 0:
                 continue
             if s0 < s1:

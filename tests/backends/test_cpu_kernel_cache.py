@@ -78,7 +78,8 @@ SHARED_SCRIPT = textwrap.dedent("""
     x = np.array([1.0, 2.0, 0.5, -1.0]); t = np.array([1, 0], dtype=np.int64)
     row, lse, sums = B.cross_entropy_forward(x, 2, 2, t, None, -100, 0.0)
     a = np.arange(12.0)
-    colsum = B.reduce("sum", (a, 0, (3, 4), (4, 1)), (0,), np.float64)
+    # (an integer sum: float sums take cascade.py's PyTorch order, not this columns kernel)
+    colsum = B.reduce("sum", (np.arange(12), 0, (3, 4), (4, 1)), (0,), np.int64)
     out = np.empty(12)
     B.copy((a, 0, (3, 4), (1, 3)), (out, 0, (3, 4), (4, 1)))
     kernels = {"sgd": O._sgd, "ce": L._ce_forward, "sum columns": R._kernels_for("sum")[1],

@@ -223,12 +223,13 @@ def test_sums_and_means_to_one_value_split_natively(native, dtype, threads):
 
 def test_a_tensor_sum_through_the_native_route(native):
     native(2)
-    a = rand(4 * N)
+    n = 8 * N       # (from GRAIN_SIZE elements: below, a total takes PyTorch's cascade order)
+    a = rand(n)
     t = nbgrad.tensor(a, requires_grad=True)
     s = t[5:].sum()
     assert s.item() == np.float32(math.fsum(a[5:].astype(np.float64)))
     s.backward()
-    np.testing.assert_array_equal(t.grad.numpy(), np.r_[np.zeros(5), np.ones(4 * N - 5)].astype(np.float32))
+    np.testing.assert_array_equal(t.grad.numpy(), np.r_[np.zeros(5), np.ones(n - 5)].astype(np.float32))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -402,3 +402,68 @@ def test_std_of_an_expanded_constant_follows_pytorchs_walk_of_its_dims():
     y = x.expand(4, 3).std()
     y.backward()
     assert y.item() == 0.0 and x.grad.flatten().tolist() == [0.0] * 4
+
+
+def test_float_sum_to_one_value_in_pytorchs_order():
+    # torch 2.13's sums of NumPy's legacy RandomState(0) normals (stable across NumPy
+    # versions); each differs in the last bit from the correctly rounded sum (in brackets)
+    a = np.random.RandomState(0).randn(45).astype(np.float32)
+    assert nbgrad.tensor(a).sum().item() == 9.76798152923584             # (9.767980575561523)
+    b = np.random.RandomState(0).randn(6, 7).astype(np.float32)
+    assert nbgrad.tensor(b).t().sum().item() == 10.03312873840332        # (10.033127784729004)
+    c = np.random.RandomState(0).randn(23)
+    assert nbgrad.tensor(c).sum().item() == 10.351756837378481           # (10.351756837378483)
+
+
+# torch 2.13's float32 results (NumPy's legacy RandomState normals); in each, some elements
+# differ in the last bit from the correctly rounded sums (26, 1, 3 and 9 of them)
+_SUM0_37x40 = [1.1369118690490723, 4.123622894287109, 7.2450175285339355, 10.36887264251709, -4.609994888305664,
+               -10.779759407043457, 10.67151165008545, 1.0950987339019775, 3.4889378547668457, 7.119551658630371,
+               -11.123292922973633, -4.01434326171875, 9.986207962036133, -0.7413747310638428, 7.057113170623779,
+               1.6360304355621338, -10.716347694396973, -5.902737140655518, -7.067899703979492, -2.0696592330932617,
+               -7.982226848602295, -11.587117195129395, -0.832543134689331, -1.9635659456253052, -3.433885097503662,
+               0.48919397592544556, -7.382974624633789, 1.2955104112625122, 0.4787173569202423, 7.560169219970703,
+               -4.270369052886963, -3.9684274196624756, -0.6586930751800537, -10.51070785522461, 1.662583589553833,
+               9.126014709472656, 2.426581859588623, -10.113285064697266, 3.615588426589966, -1.6119468212127686]
+
+
+def test_float_sum_over_dims_in_pytorchs_order():
+    # columns (vectorized_outer_sum: blocks of 32 columns, then 8, then one by one), rows
+    # (vectorized_inner_sum) and a permuted mean (its TensorIterator walk; sum / n)
+    a = np.random.RandomState(0).randn(37, 40).astype(np.float32)
+    assert nbgrad.tensor(a).sum(0).tolist() == _SUM0_37x40
+    b = np.random.RandomState(1).randn(3, 45).astype(np.float32)
+    assert nbgrad.tensor(b).sum(-1).tolist() == [-3.6672797203063965, 9.076896667480469, 1.6710853576660156]
+    c = np.random.RandomState(2).randn(6, 5, 7).astype(np.float32)
+    assert nbgrad.tensor(c).permute(2, 0, 1).mean((0, 2)).tolist() == [
+        -0.2833520472049713, -0.002127575920894742, 0.004604191519320011, 0.0072993142530322075,
+        0.22905848920345306, 0.1084461510181427]
+
+
+def test_broadcast_gradient_is_summed_in_pytorchs_order():
+    x = np.random.RandomState(3).randn(33, 12).astype(np.float32)
+    g = np.random.RandomState(4).randn(33, 12).astype(np.float32)
+    w = nbgrad.ones(1, 12, requires_grad=True)
+    (nbgrad.tensor(x) * w).backward(nbgrad.tensor(g))
+    assert w.grad.reshape(-1).tolist() == [
+        -3.011935234069824, 7.347932815551758, 4.430441856384277, 0.733568549156189, -0.13800060749053955,
+        -1.0936064720153809, -0.8748266100883484, 4.186091423034668, 2.890354633331299, 7.864276885986328,
+        -8.309283256530762, -14.908493041992188]
+
+
+@pytest.mark.parametrize("shape, dims", [((1100, 1000), 0), ((1000, 1100), 1), ((8, 400, 400), (0, 2)),
+                                         ((300, 70, 64), 1)])
+def test_sum_over_dims_split_across_threads_keeps_each_outputs_order(shape, dims):
+    # PyTorch's parallel_dim_reduction splits kept dims only: each output is summed as in one
+    # call, so the bits do not depend on the number of threads
+    x = nbgrad.tensor(np.random.RandomState(5).randn(*shape).astype(np.float32))
+    before = nbgrad.get_num_threads()
+    try:
+        nbgrad.set_num_threads(1)
+        one = x.sum(dims).numpy().copy()
+        nbgrad.set_num_threads(2)
+        two = x.sum(dims).numpy()
+    finally:
+        nbgrad.set_num_threads(before)
+    assert one.tobytes() == two.tobytes()
+    np.testing.assert_allclose(two, x.numpy().astype(np.float64).sum(dims), rtol=1e-4, atol=1e-3)

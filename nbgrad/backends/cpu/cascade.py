@@ -1,15 +1,14 @@
-"""PyTorch's CPU float sum order (SumKernel.cpp's cascade_sum), for a mean to one value.
+"""PyTorch's CPU float sum order (SumKernel.cpp's cascade_sum), for a sum or mean to one value.
 
 PyTorch sums float32 in float32 (float64 in float64) in a fixed order: a run of at least one
 vector's length at stride 1 is summed lane by lane (vectorized_inner_sum: each lane by
 row_sum, the tail elements after, the lanes last), any other run element by element
 (row_sum: four interleaved partial sums, each a cascade of levels of 16 chunks). Its mean is
 that sum divided by n in the same dtype, and std/var of all elements (std_var_all_cpu) take
-the squared deviations from that mean in float64.  The last bit of that mean decides whether
-the variance of equal values is exactly 0 (then std's gradient is masked to 0) or a tiny
-positive number (then the gradient is finite), so nbgrad computes mean (x.mean(), and the
-mean inside var/std to one value) in the same order.  sum keeps nbgrad's float64
-accumulation (no decision hangs on its last bit, and it is several times faster).
+the squared deviations from that mean in float64.  nbgrad sums in that order so that a loss
+(x.sum(), x.mean()) prints PyTorch's digits, and so that the variance of equal values is
+exactly 0 where PyTorch's is (then std's gradient is masked to 0) or the same tiny positive
+number (then the gradient is finite): the last bit of the mean decides it.
 
 Only where PyTorch's order is fixed: a reduction to one value over fewer than GRAIN_SIZE
 elements (PyTorch splits larger ones across its threads).  The elements are walked as
@@ -22,9 +21,11 @@ an AVX-512 AMD EPYC: 64-byte lanes gave a different float32 mean for 155 of 200 
 lanes none of 1,200 sums and means).
 """
 import numpy as np
+from numba import uint64
 
 from ..._layout import _sorted_dims as reorder_dimensions
 from .._shared import cpu_kernel
+from ._threads import run_split, worth_splitting
 
 GRAIN_SIZE = 32768          # at::internal::GRAIN_SIZE: below it a reduction runs on one thread
 
@@ -37,21 +38,30 @@ def iterator_dims(shape, strides):
     """The dims TensorIterator walks a reduction of all of x's dims in, innermost first, as
     (sizes, strides): its reorder_dimensions (by increasing stride, a broadcast dim left where it
     is, ties to the smaller size) then coalesce_dimensions."""
-    nd = len(shape)
-    if nd == 0:
+    if len(shape) == 0:
         return [1], [0]
-    perm = reorder_dimensions(shape, (strides,))
-    sizes, steps = [shape[p] for p in perm], [strides[p] for p in perm]
+    sizes, (steps,) = _coalesced(shape, (strides,), reorder_dimensions(shape, (strides,)))
+    return sizes, steps
+
+
+def _coalesced(shape, op_strides, perm):
+    """TensorIterator's coalesce_dimensions of the dims in perm's order (innermost first):
+    (sizes, [strides of each operand])."""
+    sizes = [shape[p] for p in perm]
+    walk = [[st[p] for p in perm] for st in op_strides]
     prev = 0
-    for d in range(1, nd):
-        if sizes[prev] == 1 or sizes[d] == 1 or sizes[prev] * steps[prev] == steps[d]:
+    for d in range(1, len(perm)):
+        if sizes[prev] == 1 or sizes[d] == 1 or all(sizes[prev] * st[prev] == st[d] for st in walk):
             if sizes[prev] == 1:
-                steps[prev] = steps[d]
+                for st in walk:
+                    st[prev] = st[d]
             sizes[prev] *= sizes[d]
         else:
             prev += 1
-            sizes[prev], steps[prev] = sizes[d], steps[d]
-    return sizes[:prev + 1], steps[:prev + 1]
+            sizes[prev] = sizes[d]
+            for st in walk:
+                st[prev] = st[d]
+    return sizes[:prev + 1], [st[:prev + 1] for st in walk]
 
 
 def in_pytorch_order(x_view, dtype):
@@ -155,91 +165,163 @@ def _row_sum(x, off, stride, size, scratch):
 def _lane_sums(x, off, width, nvec, acc, scratch):
     """_row_sum of each lane of the nvec vectors of width lanes at x[off:] (lane l of vector v:
     x[off + v * width + l]) into scratch[_LANES + l], the lanes side by side as PyTorch's
-    Vectorized adds them (acc: (4 levels, 4 interleaved, width) of x's dtype)."""
+    Vectorized adds them.  acc: (4 levels, 4 interleaved vectors * width lanes) of x's dtype;
+    a row of the four interleaved vectors is 4 * width consecutive elements, added to level 0
+    in one loop the compiler vectorizes (unsigned indices: no negative-index wraparound).
+    Levels above 0 are zeroed when first reached: a short row never reaches them, and their
+    zeros, added at the end, only turn a -0.0 into +0.0 (one + 0.0 does that)."""
+    block = 4 * width
+    ublock = uint64(block)
     size_ilp = nvec // 4
     level_power = max(4, _ceil_log2(size_ilp) // 4)
     level_step = 1 << level_power
     level_mask = level_step - 1
-    acc[:, :, :] = 0
+    level0 = acc[0]
+    for t in range(block):
+        level0[t] = 0
+    top = 0                             # the highest level reached
     i = 0
     while i < size_ilp:
         end = i + level_step if i + level_step <= size_ilp else size_ilp
         full = end - i == level_step
         for r in range(i, end):
-            base = off + 4 * r * width
-            for k in range(4):
-                row = base + k * width
-                for lane in range(width):
-                    acc[0, k, lane] += x[row + lane]
+            row = uint64(off + r * block)
+            for t in range(ublock):
+                level0[t] += x[row + t]
         i = end
         if not full:
             break
         for j in range(1, 4):
-            for k in range(4):
-                for lane in range(width):
-                    acc[j, k, lane] += acc[j - 1, k, lane]
-                    acc[j - 1, k, lane] = 0
+            if j > top:
+                for t in range(block):
+                    acc[j, t] = 0
+                top = j
+            for t in range(block):
+                acc[j, t] += acc[j - 1, t]
+                acc[j - 1, t] = 0
             if (i & (level_mask << (j * level_power))) != 0:
                 break
-    for j in range(1, 4):
-        for k in range(4):
-            for lane in range(width):
-                acc[0, k, lane] += acc[j, k, lane]
+    for j in range(1, top + 1):
+        for t in range(block):
+            level0[t] += acc[j, t]
+    if top < 3:
+        for t in range(block):
+            level0[t] += 0.0
     for v in range(size_ilp * 4, nvec):
         for lane in range(width):
-            acc[0, 0, lane] += x[off + v * width + lane]
+            level0[lane] += x[off + v * width + lane]
     for k in range(1, 4):
         for lane in range(width):
-            acc[0, 0, lane] += acc[0, k, lane]
+            level0[lane] += level0[k * width + lane]
     for lane in range(width):
-        scratch[_LANES + lane] = acc[0, 0, lane]
+        scratch[_LANES + lane] = level0[lane]
 
 
 @_kernel
-def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc):
-    """One call of cascade_sum's loop over a (size0 inner, size1 outer) tile, adding each of its
-    results into scratch[_TOTAL] as its store does."""
+def _cascade_columns(x, base, stride, size, ncols, acc, res):
+    """_cascade of the ncols adjacent columns x[base + c + i * stride] (i < size) side by side,
+    into res[:ncols]: multi_row_sum over vectors (vectorized_outer_sum's blocks of four),
+    each row's ncols elements added to level 0 in one loop the compiler vectorizes."""
+    level_power = max(4, _ceil_log2(size) // 4)
+    level_step = 1 << level_power
+    level_mask = level_step - 1
+    ucols = uint64(ncols)
+    acc[:, :] = 0
+    level0 = acc[0]
+    i = 0
+    while i + level_step <= size:
+        for r in range(i, i + level_step):
+            row = uint64(base + r * stride)
+            for t in range(ucols):
+                level0[t] += x[row + t]
+        i += level_step
+        for j in range(1, 4):
+            for t in range(ncols):
+                acc[j, t] += acc[j - 1, t]
+                acc[j - 1, t] = 0
+            if (i & (level_mask << (j * level_power))) != 0:
+                break
+    for r in range(i, size):
+        row = uint64(base + r * stride)
+        for t in range(ucols):
+            level0[t] += x[row + t]
+    for j in range(1, 4):
+        for t in range(ncols):
+            acc[0, t] += acc[j, t]
+    for t in range(ncols):
+        res[t] = acc[0, t]
+
+
+@_kernel
+def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc, out, ob, os, j_lo, j_hi):
+    """One call of cascade_sum's loop over a (size0 reduced, size1 outer) tile, rows j_lo to
+    j_hi of it (j_lo a multiple of 4 * width: the rows take the paths they take in the whole
+    tile): the sum of row j added into out[ob + j * os] as its store does (os 0: all into one
+    value)."""
     if in0 == 1 and size0 >= width:                   # vectorized_inner_sum
         nvec = size0 // width
-        for j in range(size1):
+        block = 4 * width
+        short = nvec // 4 < 16          # no level of the cascade is ever reached: inlined
+        level0 = acc[0]
+        ublock = uint64(block)
+        for j in range(j_lo, j_hi):
             row = base + j * in1
-            _lane_sums(x, row, width, nvec, acc, scratch)
+            if short:
+                for t in range(block):
+                    level0[t] = 0
+                for r in range(nvec // 4):
+                    at = uint64(row + r * block)
+                    for t in range(ublock):
+                        level0[t] += x[at + t]
+                for t in range(block):
+                    level0[t] += 0.0    # (the three empty levels: -0.0 becomes +0.0)
+                for v in range((nvec // 4) * 4, nvec):
+                    for lane in range(width):
+                        level0[lane] += x[row + v * width + lane]
+                for k in range(1, 4):
+                    for lane in range(width):
+                        level0[lane] += level0[k * width + lane]
+                for lane in range(width):
+                    scratch[_LANES + lane] = level0[lane]
+            else:
+                _lane_sums(x, row, width, nvec, acc, scratch)
             scratch[_FINAL] = 0
             for k in range(nvec * width, size0):
                 scratch[_FINAL] += x[row + k]
             for lane in range(width):
                 scratch[_FINAL] += scratch[_LANES + lane]
-            scratch[_TOTAL] += scratch[_FINAL]
+            out[ob + j * os] += scratch[_FINAL]
     elif in1 == 1 and size1 >= width:                 # vectorized_outer_sum
-        j = 0
-        while j + 4 * width <= size1:
-            for c in range(4 * width):
-                scratch[_ONE] = _cascade(x, base + j + c, in0, size0, scratch)
-                scratch[_TOTAL] += scratch[_ONE]
-            j += 4 * width
-        while j + width <= size1:
+        block = 4 * width
+        j = j_lo
+        while j + block <= j_hi:
+            _cascade_columns(x, base + j, in0, size0, block, acc, scratch[_LANES:])
+            for c in range(block):
+                out[ob + (j + c) * os] += scratch[_LANES + c]
+            j += block
+        while j + width <= j_hi:
             for c in range(width):
                 scratch[_ONE] = _row_sum(x, base + j + c, in0, size0, scratch)
-                scratch[_TOTAL] += scratch[_ONE]
+                out[ob + (j + c) * os] += scratch[_ONE]
             j += width
-        while j < size1:
+        while j < j_hi:
             scratch[_ONE] = _row_sum(x, base + j, in0, size0, scratch)
-            scratch[_TOTAL] += scratch[_ONE]
+            out[ob + j * os] += scratch[_ONE]
             j += 1
     elif in0 < in1:                                   # scalar_inner_sum
-        for j in range(size1):
+        for j in range(j_lo, j_hi):
             scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
-            scratch[_TOTAL] += scratch[_ONE]
+            out[ob + j * os] += scratch[_ONE]
     else:                                             # scalar_outer_sum
-        j = 0
-        while j + 3 < size1:
+        j = j_lo
+        while j + 3 < j_hi:
             for k in range(4):
                 scratch[_ONE] = _cascade(x, base + (j + k) * in1, in0, size0, scratch)
-                scratch[_TOTAL] += scratch[_ONE]
+                out[ob + (j + k) * os] += scratch[_ONE]
             j += 4
-        while j < size1:
+        while j < j_hi:
             scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
-            scratch[_TOTAL] += scratch[_ONE]
+            out[ob + j * os] += scratch[_ONE]
             j += 1
 
 
@@ -267,20 +349,37 @@ def _next_tile(idx, sizes, nd):
 
 
 @_kernel
-def _cascade_sum(x, off, sizes, strides, width, out):
-    """out[0] = PyTorch's sum of the elements TensorIterator walks (sizes/strides innermost
-    first): its 2-D loop over the two inner dims, once per index of the outer ones."""
+def _cascade_reduce(x, off, sizes, strides, out_strides, width, out, t_lo, t_hi, j_lo, j_hi):
+    """out (zeroed, x's dtype) += PyTorch's sums of the elements TensorIterator walks (sizes,
+    input and output strides innermost first; output strides 0 on reduced dims): its 2-D loop
+    over the two inner dims, once per index of the outer ones, with cascade_sum's cases (the
+    reduced dim moved first; a tile with no reduced dim added elementwise).  Only the tiles
+    t_lo to t_hi (outer indices, dim 2 fastest) and their rows j_lo to j_hi (after the move):
+    pieces of the walk that write different outputs can run side by side."""
     nd = sizes.size
-    size1 = sizes[1] if nd > 1 else 1
-    in1 = strides[1] if nd > 1 else 0
-    scratch = np.zeros(_LANES + width, dtype=x.dtype)
-    acc = np.zeros((4, 4, width), dtype=x.dtype)
+    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
+    acc = np.zeros((4, 4 * width), dtype=x.dtype)
     idx = np.zeros(max(nd, 2), dtype=np.int64)
-    while True:
-        _tile_sum(x, _tile_base(idx, off, strides, nd), strides[0], in1, sizes[0], size1, width, scratch, acc)
-        if not _next_tile(idx, sizes, nd):
-            break
-    out[0] = scratch[_TOTAL]
+    rest = t_lo
+    for d in range(2, nd):
+        idx[d] = rest % sizes[d]
+        rest //= sizes[d]
+    for _ in range(t_lo, t_hi):
+        base = _tile_base(idx, off, strides, nd)
+        ob = _tile_base(idx, 0, out_strides, nd)
+        size0, size1 = sizes[0], (sizes[1] if nd > 1 else 1)
+        in0, in1 = strides[0], (strides[1] if nd > 1 else 0)
+        o0, o1 = out_strides[0], (out_strides[1] if nd > 1 else 0)
+        if o0 != 0 and o1 == 0:
+            size0, size1, in0, in1, o0, o1 = size1, size0, in1, in0, o1, o0
+        hi = min(j_hi, size1)
+        if o0 != 0 and o1 != 0:
+            for j in range(j_lo, hi):
+                for i in range(size0):
+                    out[ob + i * o0 + j * o1] += x[base + i * in0 + j * in1]
+        else:
+            _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc, out, ob, o1, j_lo, hi)
+        _next_tile(idx, sizes, nd)
 
 
 @_kernel
@@ -309,8 +408,80 @@ def _squared_deviations(x, off, sizes, strides, mean):
 
 def cascade_sum(buf, off, sizes, strides):
     out = np.zeros(1, dtype=buf.dtype)
-    _cascade_sum(buf, off, sizes, strides, SUM_VECTOR_BYTES // buf.dtype.itemsize, out)
+    _cascade_reduce(buf, off, sizes, strides, _zeros_like(strides), SUM_VECTOR_BYTES // buf.dtype.itemsize, out,
+                    0, _tiles(sizes), 0, _ALL_ROWS)
     return out[0]
+
+
+def _zeros_like(strides):
+    return _NO_OUTPUT_STRIDES if strides is _UNIT_STRIDE else np.zeros(len(strides), dtype=np.int64)
+
+
+_NO_OUTPUT_STRIDES = np.zeros(1, dtype=np.int64)
+_ALL_ROWS = 1 << 62
+
+
+def _tiles(sizes):
+    n = 1
+    for k in sizes[2:]:
+        n *= int(k)
+    return n
+
+
+def cascade_reduce(x_view, dims):
+    """PyTorch's float sum of x_view over dims (sorted, at least one kept dim left) in its
+    order, into a row-major buffer of the kept dims (TensorIterator's walk: reduced_walk).
+    Large ones are split across threads where the pieces write different outputs (as
+    PyTorch's parallel_dim_reduction splits them, which leaves each output's order as is):
+    by outer tiles when every outer dim is kept, else by rows of the one tile when those are
+    kept (cut on multiples of 4 vectors, so that every row takes its path as in one call)."""
+    buf, off, shape, strides = x_view
+    key = (tuple(shape), tuple(strides), tuple(dims))
+    walk = _WALKS.get(key)
+    if walk is None:
+        if len(_WALKS) > 512:
+            _WALKS.clear()
+        walk = _WALKS[key] = reduced_walk((None, 0) + key[:2], dims)
+    _, sizes, strides, out_strides, out_n = walk
+    out = np.zeros(out_n, dtype=buf.dtype)
+    width = SUM_VECTOR_BYTES // buf.dtype.itemsize
+    tiles = _tiles(sizes)
+    n = tiles * int(sizes[0]) * (int(sizes[1]) if len(sizes) > 1 else 1)
+    if worth_splitting(n):
+        if tiles > 1 and all(out_strides[2:]):
+            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, a, b, 0, _ALL_ROWS),
+                      tiles, align=1)
+            return out
+        swap = len(sizes) > 1 and out_strides[0] != 0 and out_strides[1] == 0
+        rows = 0 if len(sizes) < 2 else int(sizes[0] if swap else sizes[1])
+        if tiles == 1 and rows >= 2 * 4 * width and (out_strides[0] if swap else out_strides[1]) != 0:
+            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, 1, a, b),
+                      rows, align=4 * width)
+            return out
+    _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, tiles, 0, _ALL_ROWS)
+    return out
+
+
+_WALKS = {}        # (shape, strides, dims) -> reduced_walk at offset 0 (its arrays are only read)
+
+
+def reduced_walk(x_view, dims):
+    """(off, sizes, input strides, output strides, output numel) of TensorIterator's walk of a
+    reduction of x_view over dims into a row-major result: its reorder_dimensions (the
+    output's strides compared first, its reduced dims, of stride 0, moved innermost; ties to
+    the smaller size) and coalesce_dimensions over both operands, innermost first."""
+    _, off, shape, strides = x_view
+    nd = len(shape)
+    reduced = set(dims)
+    ostrides, step = [0] * nd, 1
+    for d in range(nd - 1, -1, -1):
+        if d not in reduced:
+            ostrides[d] = step
+            step *= shape[d]
+    sizes, (out_walk, in_walk) = _coalesced(shape, (ostrides, strides),
+                                            reorder_dimensions(shape, (ostrides, strides), reduction=True))
+    return (off, np.asarray(sizes, dtype=np.int64), np.asarray(in_walk, dtype=np.int64),
+            np.asarray(out_walk, dtype=np.int64), step)
 
 
 def cascade_mean(buf, off, sizes, strides):

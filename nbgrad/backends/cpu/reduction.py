@@ -40,7 +40,7 @@ from ._allocator import new_buffer
 from ._threads import (native_function, num_threads, run_native_partials, run_split, split, worth_native,
                        worth_splitting)
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import GRAIN_SIZE, cascade_mean, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
+from .cascade import GRAIN_SIZE, cascade_mean, cascade_reduce, cascade_sum, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -320,13 +320,25 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     if op == "var" and out_n == 1 and one_value_path and buf.dtype in (np.float32, np.float64):
         out[0] = _var_all(x_view, dims, float(correction))
         return out
-    if op == "mean" and out_n == 1 and one_value_path and out_dtype == buf.dtype:
-        # (sum keeps its float64 accumulation: faster, and no decision hangs on its last bit)
+    if op in ("sum", "mean") and out_n == 1 and one_value_path and out_dtype == buf.dtype:
+        # PyTorch's float sum to one value, in its order where that is fixed (a loss prints
+        # the same digits); sum otherwise keeps its float64 accumulation
         run = in_pytorch_order(x_view, buf.dtype)
         if run is not None:
-            out[0] = cascade_mean(buf, *run)
+            out[0] = (cascade_mean if op == "mean" else cascade_sum)(buf, *run)
             if _debug.ENABLED: _debug.log("reduce", op=op, path="pytorch order", n=numel(shape), out=1)
             return out
+    if op in ("sum", "mean") and out_n > 1 and one_value_path and out_dtype == buf.dtype and buf.dtype in _TOTAL_DENSE_DTYPES:
+        # PyTorch's float sum over some dims, in its order (its mean: that sum / n in the dtype)
+        sums = cascade_reduce(x_view, dims)
+        if op == "mean":
+            n = buf.dtype.type(numel(shape) // out_n)
+            with np.errstate(divide="ignore", invalid="ignore"):     # (an empty dim: nan, as PyTorch)
+                np.divide(sums, n, out=out)
+        else:
+            out = sums
+        if _debug.ENABLED: _debug.log("reduce", op=op, path="pytorch order", n=numel(shape), out=out_n)
+        return out
     if op in ("argmax", "argmin"):
         g = _geometry(x_view, dims, force_contiguous=False)
         check_nonempty(g.rn, op)
@@ -400,8 +412,8 @@ def total_dense(op, buf, off, n, out_dtype):
             or _worth_native_total(n) or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
         return None
     out = np.empty(1, dtype=out_dtype)
-    if op == "mean" and n < GRAIN_SIZE:         # PyTorch's sum order, as reduce() takes it
-        out[0] = cascade_mean(buf, off, *contiguous_run(n))
+    if n < GRAIN_SIZE:                          # PyTorch's sum order, as reduce() takes it
+        out[0] = (cascade_mean if op == "mean" else cascade_sum)(buf, off, *contiguous_run(n))
         return out
     _kernels_for(op)[0](buf, off, _ONE, _ZERO, n, 1, init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype)),
                         out)

@@ -144,6 +144,11 @@ from .ops.more_functions import (tensordot, isin, aminmax, block_diag, cov, corr
                                  cumulative_trapezoid)
 from .ops.indexing import scatter_reduce, index_copy, masked_scatter
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
+# misc-fns: more small functions (ops/misc_functions.py)
+from .ops.misc_functions import (combinations, unique_consecutive, unravel_index, column_stack, row_stack, dstack,
+                                 atleast_1d, atleast_2d, atleast_3d, diagonal_scatter, select_scatter,
+                                 slice_scatter, index_fill, index_reduce, put, split_with_sizes, unsafe_chunk,
+                                 unsafe_split, unsafe_split_with_sizes, fill_diagonal_)
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

@@ -487,6 +487,13 @@ TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.
 from . import more_functions as _MF   # noqa: E402
 TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
 
+# -- misc-fns: more small functions (misc_functions.py)
+from . import misc_functions as _MISC   # noqa: E402
+TENSOR_METHODS.update({_name: getattr(_MISC, _name) for _name in (
+    "unique_consecutive diagonal_scatter select_scatter slice_scatter index_fill index_fill_ index_reduce "
+    "index_reduce_ put put_ fill_diagonal_ new_empty_strided split_with_sizes unsafe_chunk unsafe_split "
+    "unsafe_split_with_sizes").split()})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

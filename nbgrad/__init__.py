@@ -149,6 +149,8 @@ from .ops.misc_functions import (combinations, unique_consecutive, unravel_index
                                  atleast_1d, atleast_2d, atleast_3d, diagonal_scatter, select_scatter,
                                  slice_scatter, index_fill, index_reduce, put, split_with_sizes, unsafe_chunk,
                                  unsafe_split, unsafe_split_with_sizes, fill_diagonal_)
+from .ops.misc_elementwise import (float_power, fmax, fmin, gcd, gcd_, lcm, lcm_, ldexp, ldexp_, frexp, nextafter,
+                                   bitwise_left_shift, bitwise_right_shift, isneginf, isposinf, isreal)
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

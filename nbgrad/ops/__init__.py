@@ -493,6 +493,15 @@ TENSOR_METHODS.update({_name: getattr(_MISC, _name) for _name in (
     "unique_consecutive diagonal_scatter select_scatter slice_scatter index_fill index_fill_ index_reduce "
     "index_reduce_ put put_ fill_diagonal_ new_empty_strided split_with_sizes unsafe_chunk unsafe_split "
     "unsafe_split_with_sizes").split()})
+from . import misc_elementwise as _MISCE   # noqa: E402
+TENSOR_METHODS.update({_name: getattr(_MISCE, _name) for _name in (
+    "float_power float_power_ fmax fmin gcd gcd_ lcm lcm_ ldexp ldexp_ frexp nextafter nextafter_ bitwise_left_shift "
+    "bitwise_left_shift_ bitwise_right_shift bitwise_right_shift_ isneginf isposinf isreal heaviside_").split()})
+TENSOR_METHODS.update({"__lshift__": _MISCE._shift_operator(_MISCE.bitwise_left_shift),
+                       "__rshift__": _MISCE._shift_operator(_MISCE.bitwise_right_shift),
+                       "__rlshift__": _MISCE._shift_operator(_MISCE._rlshift),
+                       "__rrshift__": _MISCE._shift_operator(_MISCE._rrshift),
+                       "__ilshift__": _MISCE.bitwise_left_shift_, "__irshift__": _MISCE.bitwise_right_shift_})
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

@@ -288,3 +288,186 @@ def test_splits_and_new_empty_strided():
     assert name(p[0]) == "MulBackward0" and y[0, 0].item() == p[0][0, 0].item()
     with pytest.raises(RuntimeError, match="multiple views"):
         y.split(4)[0].mul_(2)
+
+
+# -- elementwise: float_power, fmax/fmin, gcd/lcm, ldexp, frexp, nextafter, shifts, isneginf... --
+def test_float_power():
+    x = leaf(RNG.uniform(0.5, 2, 4))
+    y = leaf(RNG.standard_normal(4))
+    out = nbgrad.float_power(x, y)
+    assert out.dtype == nbgrad.float64 and name(out) == "PowBackward1"
+    np.testing.assert_allclose(out.detach().numpy(), x.detach().numpy() ** y.detach().numpy(), rtol=1e-15)
+    f32 = nbgrad.tensor([1.5, 2.0], requires_grad=True)
+    r = nbgrad.float_power(f32, 2)
+    assert r.dtype == nbgrad.float64 and r.tolist() == [2.25, 4.0] and name(r) == "PowBackward0"
+    assert r.grad_fn.next_functions[0][0].name() == "ToCopyBackward0"
+    assert name(nbgrad.float_power(2, x)) == "PowBackward2"
+    assert nbgrad.float_power(nbgrad.tensor([2]), nbgrad.tensor([3])).dtype == nbgrad.float64
+    assert gradcheck(lambda a, b: a.float_power(b), (x, y))
+    w = nbgrad.tensor([1.5, 2.0], dtype=nbgrad.float64)
+    w.float_power_(nbgrad.tensor([2]))
+    assert w.tolist() == [2.25, 4.0]
+    with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype Float but the operation's "
+                                           "result requires dtype Double"):
+        nbgrad.ones(2).float_power_(2)
+
+
+def test_fmax_fmin():
+    nan = float("nan")
+    a = nbgrad.tensor([1.0, nan, nan, 3.0, -0.0, 0.0])
+    b = nbgrad.tensor([2.0, 1.0, nan, nan, 0.0, -0.0])
+    assert str(nbgrad.fmax(a, b).tolist()) == "[2.0, 1.0, nan, 3.0, -0.0, 0.0]"
+    assert str(nbgrad.fmin(a, b).tolist()) == "[1.0, 1.0, nan, 3.0, -0.0, 0.0]"
+    assert nbgrad.fmax(nbgrad.tensor([1, 5]), nbgrad.tensor([2.0, nan])).tolist() == [2.0, 5.0]
+    x = leaf([1.0, 2.0, nan, 4.0, 5.0])
+    y = leaf([1.0, 3.0, 2.0, nan, 0.0])
+    out = x.fmax(y)
+    assert name(out) == "FmaxBackward0" and name(nbgrad.fmin(x, y)) == "FminBackward0"
+    out.sum().backward()
+    assert x.grad.tolist() == [1, 0, 0, 1, 1] and y.grad.tolist() == [0, 1, 1, 0, 0]   # ties go to input
+    assert gradcheck(nbgrad.fmin, (leaf(RNG.standard_normal(5)), leaf(RNG.standard_normal(5))))
+    with pytest.raises(TypeError, match="fmax\\(\\): argument 'other' \\(position 2\\) must be Tensor, not int"):
+        nbgrad.fmax(x, 2)
+
+
+def test_gcd_lcm():
+    imin = -9223372036854775808
+    assert nbgrad.gcd(nbgrad.tensor([12, -18, 0, 0, imin, 2 ** 62]),
+                      nbgrad.tensor([8, 12, 5, 0, 6, 3 * 2 ** 40])).tolist() == [4, 6, 5, 0, -2, 2 ** 40]
+    assert nbgrad.lcm(nbgrad.tensor([4, -6, 0, 7, 2 ** 40]),
+                      nbgrad.tensor([6, 4, 3, -3, 3 * 2 ** 40 + 1])).tolist() == [12, 12, 0, 21, 2 ** 40]
+    assert nbgrad.lcm(nbgrad.tensor([100, -90], dtype=nbgrad.int8),
+                      nbgrad.tensor([3, 7], dtype=nbgrad.int8)).tolist() == [44, 118]
+    assert nbgrad.lcm(nbgrad.tensor([100000], dtype=nbgrad.int32),
+                      nbgrad.tensor([99999], dtype=nbgrad.int32)).tolist() == [1409965408]
+    a, b = RNG.integers(-1000, 1000, 50), RNG.integers(-1000, 1000, 50)
+    np.testing.assert_array_equal(nbgrad.tensor(a).gcd(nbgrad.tensor(b)).numpy(), np.gcd(a, b))
+    np.testing.assert_array_equal(nbgrad.tensor(a).lcm(nbgrad.tensor(b)).numpy(), np.lcm(a, b))
+    assert nbgrad.gcd(nbgrad.tensor([6], dtype=nbgrad.uint8), nbgrad.tensor([4], dtype=nbgrad.int8)).dtype == \
+        nbgrad.int16
+    t = nbgrad.tensor([12, 18])
+    t.gcd_(nbgrad.tensor([8, 12]))
+    assert t.tolist() == [4, 6]
+    t.lcm_(nbgrad.tensor([6, 4]))
+    assert t.tolist() == [12, 12]
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        nbgrad.gcd(nbgrad.tensor([1.0]), nbgrad.tensor([2.0]))
+    with pytest.raises(RuntimeError, match="result type Double can't be cast to the desired output type Long"):
+        t.gcd_(nbgrad.tensor([1.0], dtype=nbgrad.float64))
+
+
+def test_ldexp():
+    x = leaf([1.5, -2.0, 3.0])
+    y = leaf([0.5, 2.0, -1.0])
+    out = nbgrad.ldexp(x, y)
+    assert name(out) == "LdexpBackward0"
+    np.testing.assert_allclose(out.detach().numpy(), [1.5 * 2 ** 0.5, -8.0, 1.5], rtol=1e-15)
+    gx, gy = nbgrad.autograd.grad(out.sum(), [x, y])
+    np.testing.assert_allclose(gx.numpy(), [2 ** 0.5, 4.0, 0.5], rtol=1e-15)
+    np.testing.assert_allclose(gy.numpy(), [1.4704, -5.5452, 1.0397], atol=1e-4)      # PyTorch's, printed
+    assert gradgradcheck(nbgrad.ldexp, (x, y))
+    assert gradcheck(lambda a: a.ldexp(nbgrad.tensor([1, -2, 3])), (x,))
+    i = nbgrad.ldexp(nbgrad.tensor([2]), nbgrad.tensor([3]))
+    assert i.dtype == nbgrad.float32 and i.tolist() == [16.0]
+    assert nbgrad.ldexp(nbgrad.tensor([1.0], dtype=nbgrad.float16), nbgrad.tensor([3])).dtype == nbgrad.float16
+    # an integer exponent: correctly rounded (subnormal results too)
+    assert nbgrad.ldexp(nbgrad.tensor([3.0]), nbgrad.tensor([-150])).item() == 2 * 2.0 ** -149
+    assert nbgrad.ldexp(nbgrad.tensor([3.0], dtype=nbgrad.float64), nbgrad.tensor([-1075])).item() == 2 * 2.0 ** -1074
+    assert nbgrad.ldexp(nbgrad.tensor([2.0 ** 1000], dtype=nbgrad.float64), nbgrad.tensor([-2000])).item() == \
+        2.0 ** -1000
+    w = nbgrad.tensor([1.0, 2.0])
+    w.ldexp_(nbgrad.tensor([1, 2]))
+    assert w.tolist() == [2.0, 8.0]
+    with pytest.raises(RuntimeError, match="ldexp can't be cast to the desired output type Long"):
+        nbgrad.tensor([1]).ldexp_(nbgrad.tensor([1]))
+
+
+def test_frexp():
+    v = [0.0, -0.0, 1.0, 8.0, 0.3, float("inf"), float("nan"), -float("inf"), 1e-310, -5e-324, 1.7e308]
+    m, e = nbgrad.frexp(nbgrad.tensor(v, dtype=nbgrad.float64))
+    finite = np.isfinite(v)
+    want_m, want_e = np.frexp(np.array(v))
+    np.testing.assert_array_equal(m.numpy()[finite], want_m[finite])
+    np.testing.assert_array_equal(e.numpy()[finite], want_e[finite])
+    assert e.dtype == nbgrad.int32 and e.numpy()[~finite].tolist() == [0, 0, 0]
+    assert str(m.numpy()[~finite].tolist()) == "[inf, nan, -inf]"
+    r = nbgrad.tensor([3.0, -0.1, 65504.0, 6e-8], dtype=nbgrad.float16).frexp()
+    assert r.mantissa.dtype == nbgrad.float16 and r.exponent.tolist() == [2, -3, 16, -23]
+    a = RNG.standard_normal(100).astype(np.float32) * np.float32(10.0) ** RNG.integers(-44, 38, 100)
+    m, e = nbgrad.frexp(nbgrad.tensor(a))
+    want_m, want_e = np.frexp(a)
+    np.testing.assert_array_equal(m.numpy(), want_m)
+    np.testing.assert_array_equal(e.numpy(), want_e)
+    x = leaf([3.0, -0.1, 100.0])
+    assert name(nbgrad.frexp(x)[0]) == "FrexpBackward0"
+    nbgrad.frexp(x).mantissa.sum().backward()
+    assert x.grad.tolist() == [0.25, 8.0, 2 ** -7]
+    with pytest.raises(RuntimeError, match="torch.frexp\\(\\) only supports floating-point dtypes"):
+        nbgrad.frexp(nbgrad.tensor([1]))
+
+
+def test_nextafter():
+    x = nbgrad.tensor([1.0, 0.0, -0.0, float("inf"), 1.0, float("nan"), -1.0], dtype=nbgrad.float64)
+    y = nbgrad.tensor([2.0, -1.0, 1.0, 0.0, 1.0, 0.0, -2.0], dtype=nbgrad.float64)
+    np.testing.assert_array_equal(nbgrad.nextafter(x, y).numpy(), np.nextafter(x.numpy(), y.numpy()))
+    a = RNG.standard_normal(50).astype(np.float32)
+    b = np.where(RNG.random(50) < 0.2, a, RNG.standard_normal(50).astype(np.float32))
+    np.testing.assert_array_equal(nbgrad.nextafter(nbgrad.tensor(a), nbgrad.tensor(b)).numpy(), np.nextafter(a, b))
+    h = nbgrad.nextafter(nbgrad.tensor([1.0, -1.0], dtype=nbgrad.float16), nbgrad.tensor([2.0, -2.0],
+                                                                                          dtype=nbgrad.float16))
+    assert h.tolist() == [1.0009765625, -1.0009765625]
+    p, q = leaf([1.0, 2.0, float("nan")]), leaf([1.0, 0.0, 1.0])
+    out = nbgrad.nextafter(p, q)
+    assert name(out) == "NextafterBackward0"
+    out.sum().backward()
+    assert p.grad.tolist() == [0, 1, 1] and q.grad.tolist() == [0, 0, 0]
+    with pytest.raises(NotImplementedError, match="\"nextafter_cpu\" not implemented for 'Long'"):
+        nbgrad.nextafter(nbgrad.tensor([1]), nbgrad.tensor([2]))
+    t = nbgrad.tensor([1.0], dtype=nbgrad.float64)
+    t.nextafter_(nbgrad.tensor([2.0], dtype=nbgrad.float64))
+    assert t.item() == np.nextafter(1.0, 2.0)
+
+
+def test_shifts():
+    assert nbgrad.bitwise_left_shift(nbgrad.tensor([1, -1, 3, 5, 7]), nbgrad.tensor([2, 63, 64, -1, 1])).tolist() == \
+        [4, -9223372036854775808, 0, 0, 14]
+    assert nbgrad.bitwise_right_shift(nbgrad.tensor([-8, 8, -1, 7, -9]), nbgrad.tensor([1, 70, 64, -1, 63])).tolist() \
+        == [-4, 0, -1, 0, -1]
+    u = nbgrad.tensor([1, 2, 255], dtype=nbgrad.uint8)
+    assert (u << nbgrad.tensor([7, 200, 1], dtype=nbgrad.uint8)).tolist() == [128, 0, 254]
+    assert (nbgrad.tensor([-128, 100, -3], dtype=nbgrad.int8) >> nbgrad.tensor([7, 8, 1], dtype=nbgrad.int8)).tolist() \
+        == [-1, 0, -2]
+    assert (1 << nbgrad.tensor([2])).tolist() == [4] and (nbgrad.tensor([3]) << 2).tolist() == [12]
+    assert (nbgrad.tensor([1], dtype=nbgrad.int8) << nbgrad.tensor([1])).dtype == nbgrad.int64
+    a = RNG.integers(-2 ** 40, 2 ** 40, 40)
+    s = RNG.integers(0, 20, 40)
+    np.testing.assert_array_equal((nbgrad.tensor(a) << nbgrad.tensor(s)).numpy(), a << s)
+    np.testing.assert_array_equal((nbgrad.tensor(a) >> nbgrad.tensor(s)).numpy(), a >> s)
+    t = nbgrad.tensor([1, 2])
+    t <<= 1
+    assert t.tolist() == [2, 4]
+    t.bitwise_right_shift_(nbgrad.tensor([1, 0]))
+    assert t.tolist() == [1, 4]
+    with pytest.raises(NotImplementedError, match="\"lshift_cpu\" not implemented for 'Float'"):
+        nbgrad.tensor([1.0]) << 1
+
+
+def test_isneginf_isposinf_isreal_heaviside_():
+    x = nbgrad.tensor([-float("inf"), 1.0, float("inf"), float("nan")])
+    assert nbgrad.isneginf(x).tolist() == [True, False, False, False]
+    assert x.isposinf().tolist() == [False, False, True, False]
+    assert nbgrad.isreal(x).tolist() == [True] * 4 and nbgrad.isposinf(nbgrad.tensor([1])).tolist() == [False]
+    h = nbgrad.tensor([-1.0, 0.0, 2.0])
+    assert h.heaviside_(nbgrad.tensor([0.5])) is h and h.tolist() == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match="heaviside is not yet implemented for tensors with different dtypes."):
+        nbgrad.tensor([1]).heaviside_(nbgrad.tensor([0.5]))
+    p = leaf([1.0, -1.0])
+    out = nbgrad.heaviside(p, p)
+    assert name(out) == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+        out.sum().backward()
+    z = p * 1
+    z.heaviside_(p)
+    assert name(z) == "NotImplemented" and z.tolist() == [1.0, 0.0]
+    with pytest.raises(RuntimeError, match="derivative for aten::heaviside_ is not implemented"):
+        z.sum().backward()

@@ -151,6 +151,10 @@ from .ops.misc_functions import (combinations, unique_consecutive, unravel_index
                                  unsafe_split, unsafe_split_with_sizes, fill_diagonal_)
 from .ops.misc_elementwise import (float_power, fmax, fmin, gcd, gcd_, lcm, lcm_, ldexp, ldexp_, frexp, nextafter,
                                    bitwise_left_shift, bitwise_right_shift, isneginf, isposinf, isreal)
+from .ops import toplevel as _TOPLEVEL
+globals().update({_n: _f for _n, _f in _TOPLEVEL.inplace_functions().items() if _n not in globals()})
+globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NN_NAMES + ["greater_equal", "less_equal",
+                                                                           "not_equal", "fix"]})
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

@@ -502,6 +502,7 @@ TENSOR_METHODS.update({"__lshift__": _MISCE._shift_operator(_MISCE.bitwise_left_
                        "__rlshift__": _MISCE._shift_operator(_MISCE._rlshift),
                        "__rrshift__": _MISCE._shift_operator(_MISCE._rrshift),
                        "__ilshift__": _MISCE.bitwise_left_shift_, "__irshift__": _MISCE.bitwise_right_shift_})
+TENSOR_METHODS["fix_"] = TENSOR_METHODS["trunc_"]
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

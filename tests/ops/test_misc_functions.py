@@ -471,3 +471,63 @@ def test_isneginf_isposinf_isreal_heaviside_():
     assert name(z) == "NotImplemented" and z.tolist() == [1.0, 0.0]
     with pytest.raises(RuntimeError, match="derivative for aten::heaviside_ is not implemented"):
         z.sum().backward()
+
+
+# -- module-level in-place functions, aliases, nn functions at the top level -----------------
+def test_module_inplace_functions_and_aliases():
+    from nbgrad.ops.toplevel import INPLACE_NAMES
+    for n in INPLACE_NAMES:
+        assert callable(getattr(nbgrad, n)), n
+    x = nbgrad.tensor([-1.5, 0.25, 2.0], dtype=nbgrad.float64)
+    assert nbgrad.abs_(x) is x and x.tolist() == [1.5, 0.25, 2.0]
+    nbgrad.exp_(x)
+    np.testing.assert_array_equal(x.numpy(), np.exp([1.5, 0.25, 2.0]))
+    nbgrad.clamp_(x, 2.0, 5.0)
+    assert x.tolist() == [np.exp(1.5), 2.0, 5.0]
+    nbgrad.fix_(x)
+    assert x.tolist() == [4.0, 2.0, 5.0]
+    with pytest.raises(TypeError, match="abs_\\(\\): argument 'input' \\(position 1\\) must be Tensor, not float"):
+        nbgrad.abs_(3.0)
+    a, b = nbgrad.tensor([1.0, 2.0, 3.0]), nbgrad.tensor([2.0, 2.0, 2.0])
+    assert nbgrad.greater_equal(a, b).tolist() == [False, True, True]
+    assert nbgrad.less_equal(a, 2).tolist() == [True, True, False]
+    assert nbgrad.not_equal(a, b).tolist() == [True, False, True]
+    assert nbgrad.fix(nbgrad.tensor([-1.5, 1.5])).tolist() == [-1.0, 1.0]
+
+
+def test_nn_functions_at_the_top_level():
+    F = nbgrad.nn.functional
+    x = nbgrad.tensor(RNG.standard_normal((2, 4, 6)))
+    w = nbgrad.tensor(RNG.standard_normal((3, 4, 3)))
+    np.testing.assert_array_equal(nbgrad.conv1d(x, w, None, 2, 1).numpy(), F.conv1d(x, w, None, 2, 1).numpy())
+    np.testing.assert_array_equal(nbgrad.max_pool1d(x, 2, []).numpy(), F.max_pool1d(x, 2).numpy())
+    vals, idx = nbgrad.adaptive_max_pool1d(x, 3)             # ATen's: always both
+    assert vals.shape == (2, 4, 3) and idx.dtype == nbgrad.int64
+    rm, rv = nbgrad.zeros(4, dtype=nbgrad.float64), nbgrad.ones(4, dtype=nbgrad.float64)
+    out = nbgrad.batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5, True)
+    np.testing.assert_allclose(out.numpy(), F.batch_norm(x, None, None, training=True).numpy(), rtol=1e-12)
+    assert rm.abs().sum().item() > 0                        # running stats updated
+    np.testing.assert_array_equal(nbgrad.layer_norm(x, [6]).numpy(), F.layer_norm(x, [6]).numpy())
+    with pytest.raises(TypeError):
+        nbgrad.dropout(x, 0.5)                              # torch.dropout(input, p, train): no defaults
+    assert nbgrad.dropout(x, 0.5, False) is x
+    with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        nbgrad.dropout(x, 1.5, True)
+    d = nbgrad.feature_dropout(nbgrad.ones(100, 8, 5), 0.25, True).numpy()
+    assert np.all(d.std(axis=2) == 0) and set(np.unique(d)) <= {0.0, np.float32(1 / 0.75)}
+    assert 0.15 < np.mean(d == 0) < 0.35
+    emb = nbgrad.tensor(RNG.standard_normal((5, 3)), requires_grad=True)
+    i = nbgrad.tensor([[0, 2], [2, 4]])
+    out = nbgrad.embedding(emb, i, 2)                       # weight first, padding_idx 2
+    np.testing.assert_array_equal(out.detach().numpy(), emb.detach().numpy()[i.numpy()])
+    out.sum().backward()
+    assert emb.grad[2].tolist() == [0, 0, 0] and emb.grad[0].tolist() == [1, 1, 1]
+    p, t = nbgrad.tensor(RNG.standard_normal((3, 4))), nbgrad.tensor(RNG.random((3, 4)))
+    assert nbgrad.kl_div(p, t, 2).item() == F.kl_div(p, t, reduction="sum").item()
+    assert nbgrad.binary_cross_entropy_with_logits(p, t, None, None, 0).shape == (3, 4)
+    assert nbgrad.poisson_nll_loss(p, t, True, False, 1e-8, 1).item() == F.poisson_nll_loss(p, t).item()
+    with pytest.raises(TypeError, match="argument 'reduction' must be int, not str"):
+        nbgrad.kl_div(p, t, "mean")
+    assert nbgrad.constant_pad_nd(p, [1, 2], 1.5).shape == (3, 7)
+    assert nbgrad.pixel_shuffle(nbgrad.ones(1, 8, 2, 2), 2).shape == (1, 2, 4, 4)
+    assert nbgrad.rms_norm(p, [4]).shape == (3, 4)

@@ -155,6 +155,7 @@ from .ops import toplevel as _TOPLEVEL
 globals().update({_n: _f for _n, _f in _TOPLEVEL.inplace_functions().items() if _n not in globals()})
 globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NN_NAMES + ["greater_equal", "less_equal",
                                                                            "not_equal", "fix"]})
+from .ops.windows import hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

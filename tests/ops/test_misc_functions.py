@@ -531,3 +531,62 @@ def test_nn_functions_at_the_top_level():
     assert nbgrad.constant_pad_nd(p, [1, 2], 1.5).shape == (3, 7)
     assert nbgrad.pixel_shuffle(nbgrad.ones(1, 8, 2, 2), 2).shape == (1, 2, 4, 4)
     assert nbgrad.rms_norm(p, [4]).shape == (3, 4)
+
+
+# -- window functions ---------------------------------------------------------------------------
+# PyTorch 2.13's float64 windows (hamming with alpha=0.6, beta=0.3; kaiser with beta=5)
+WINDOWS = {
+    ('hann_window', 7, True): [0.0, 0.1882550990706332, 0.6112604669781572, 0.9504844339512095, 0.9504844339512095, 0.6112604669781573, 0.1882550990706333],
+    ('blackman_window', 7, True): [0.0, 0.09045342435412806, 0.4591829575459636, 0.9203636180999082, 0.9203636180999082, 0.4591829575459638, 0.09045342435412812],
+    ('bartlett_window', 7, True): [0.0, 0.2857142857142857, 0.5714285714285714, 0.8571428571428571, 0.8571428571428572, 0.5714285714285716, 0.2857142857142858],
+    ('hamming_window', 7, True): [0.3, 0.4129530594423799, 0.6667562801868943, 0.8702906603707257, 0.8702906603707257, 0.6667562801868944, 0.41295305944238],
+    ('kaiser_window', 7, True): [0.036710892271286676, 0.2706944178894165, 0.6517382352453626, 0.9552473164564366, 0.9552473164564366, 0.6517382352453626, 0.2706944178894165],
+    ('hann_window', 7, False): [0.0, 0.24999999999999994, 0.7499999999999999, 1.0, 0.7500000000000002, 0.25000000000000033, 0.0],
+    ('blackman_window', 7, False): [0.0, 0.12999999999999995, 0.6299999999999999, 1.0, 0.6300000000000003, 0.13000000000000023, 0.0],
+    ('bartlett_window', 7, False): [0.0, 0.3333333333333333, 0.6666666666666666, 1.0, 0.6666666666666667, 0.3333333333333335, 0.0],
+    ('hamming_window', 7, False): [0.3, 0.44999999999999996, 0.7499999999999999, 0.8999999999999999, 0.7500000000000001, 0.4500000000000002, 0.3],
+    ('kaiser_window', 7, False): [0.036710892271286676, 0.3282019573723212, 0.7753221044454067, 1.0, 0.7753221044454067, 0.3282019573723212, 0.036710892271286676],
+    ('hann_window', 8, True): [0.0, 0.1464466094067262, 0.49999999999999994, 0.8535533905932737, 1.0, 0.8535533905932738, 0.5000000000000001, 0.14644660940672632],
+    ('blackman_window', 8, True): [0.0, 0.0664466094067262, 0.33999999999999997, 0.7735533905932737, 1.0, 0.7735533905932739, 0.3400000000000001, 0.06644660940672625],
+    ('bartlett_window', 8, True): [0.0, 0.25, 0.5, 0.75, 1.0, 0.75, 0.5, 0.25],
+    ('hamming_window', 8, True): [0.3, 0.3878679656440357, 0.6, 0.8121320343559641, 0.8999999999999999, 0.8121320343559643, 0.6, 0.3878679656440358],
+    ('kaiser_window', 8, True): [0.036710892271286676, 0.23054433409868888, 0.5528517696991324, 0.868017159478478, 1.0, 0.868017159478478, 0.5528517696991324, 0.23054433409868888],
+    ('hann_window', 8, False): [0.0, 0.1882550990706332, 0.6112604669781572, 0.9504844339512095, 0.9504844339512095, 0.6112604669781573, 0.1882550990706333, 0.0],
+    ('blackman_window', 8, False): [0.0, 0.09045342435412806, 0.4591829575459636, 0.9203636180999082, 0.9203636180999082, 0.4591829575459638, 0.09045342435412812, 0.0],
+    ('bartlett_window', 8, False): [0.0, 0.2857142857142857, 0.5714285714285714, 0.8571428571428571, 0.8571428571428572, 0.5714285714285716, 0.2857142857142858, 0.0],
+    ('hamming_window', 8, False): [0.3, 0.4129530594423799, 0.6667562801868943, 0.8702906603707257, 0.8702906603707257, 0.6667562801868944, 0.41295305944238, 0.3],
+    ('kaiser_window', 8, False): [0.036710892271286676, 0.2706944178894165, 0.6517382352453626, 0.9552473164564366, 0.9552473164564366, 0.6517382352453626, 0.2706944178894165, 0.036710892271286676],
+}
+
+
+@pytest.mark.parametrize("key", sorted(WINDOWS))
+def test_windows_match_pytorch(key):
+    fn, length, periodic = key
+    extra = {"hamming_window": (0.6, 0.3), "kaiser_window": (5.0,)}.get(fn, ())
+    out = getattr(nbgrad, fn)(length, periodic, *extra, dtype=nbgrad.float64)
+    assert out.dtype == nbgrad.float64 and out.shape == (length,)
+    # within 1 ulp of the window's scale (cos and exp kernels are not PyTorch's bit for bit;
+    # the Kaiser window sums their differences through Cephes' i0: a few ulps)
+    tol = 8e-16 if fn == "kaiser_window" else 2.3e-16
+    np.testing.assert_allclose(out.numpy(), WINDOWS[key], rtol=0, atol=tol)
+
+
+def test_windows_defaults_dtypes_errors():
+    assert nbgrad.hann_window(0).shape == (0,) and nbgrad.hann_window(1).tolist() == [1.0]
+    w = nbgrad.hann_window(4, requires_grad=True)
+    assert w.dtype == nbgrad.float32 and w.requires_grad and w.is_leaf
+    np.testing.assert_allclose(w.detach().numpy(), [0.0, 0.5, 1.0, 0.5], atol=1e-7)
+    assert nbgrad.kaiser_window(5, dtype=nbgrad.float16).dtype == nbgrad.float16
+    np.testing.assert_array_equal(nbgrad.bartlett_window(9, False).numpy(), np.bartlett(9).astype(np.float32))
+    np.testing.assert_allclose(nbgrad.hamming_window(12, False, dtype=nbgrad.float64).numpy(), np.hamming(12),
+                               atol=3e-16)
+    np.testing.assert_allclose(nbgrad.blackman_window(12, False, dtype=nbgrad.float64).numpy(), np.blackman(12),
+                               atol=1e-15)
+    np.testing.assert_allclose(nbgrad.kaiser_window(12, False, 8.0, dtype=nbgrad.float64).numpy(),
+                               np.kaiser(12, 8.0), atol=1e-14)
+    with pytest.raises(RuntimeError, match="hann_window requires non-negative window_length, got window_length=-1"):
+        nbgrad.hann_window(-1)
+    with pytest.raises(RuntimeError, match="kaiser_window expects floating point dtypes, got: TensorOptions\\(dtype=int,"):
+        nbgrad.kaiser_window(3, dtype=nbgrad.int32)
+    with pytest.raises(TypeError, match="argument 'window_length' \\(position 1\\) must be int, not float"):
+        nbgrad.hann_window(3.5)

@@ -156,6 +156,9 @@ globals().update({_n: _f for _n, _f in _TOPLEVEL.inplace_functions().items() if 
 globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NN_NAMES + ["greater_equal", "less_equal",
                                                                            "not_equal", "fix"]})
 from .ops.windows import hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
+from ._random_more import get_rng_state, set_rng_state, poisson, binomial
+from . import _random_more as _RANDOM_MORE
+Generator.get_state, Generator.set_state = _RANDOM_MORE._generator_get_state, _RANDOM_MORE._generator_set_state
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

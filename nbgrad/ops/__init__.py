@@ -503,6 +503,9 @@ TENSOR_METHODS.update({"__lshift__": _MISCE._shift_operator(_MISCE.bitwise_left_
                        "__rrshift__": _MISCE._shift_operator(_MISCE._rrshift),
                        "__ilshift__": _MISCE.bitwise_left_shift_, "__irshift__": _MISCE.bitwise_right_shift_})
 TENSOR_METHODS["fix_"] = TENSOR_METHODS["trunc_"]
+from .. import _random_more as _RANDOM_MORE   # noqa: E402
+TENSOR_METHODS.update({"geometric_": _RANDOM_MORE.geometric_, "log_normal_": _RANDOM_MORE.log_normal_,
+                       "cauchy_": _RANDOM_MORE.cauchy_})
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

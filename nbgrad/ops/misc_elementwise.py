@@ -221,23 +221,31 @@ def frexp(input):
     with no_grad():
         special = (x == 0) | ~x.isfinite()
         scale_k = mbits + 1                   # subnormals scaled into the normal range first
-        bits = x.contiguous().view(int_dtype).to(D.int64)
+        bits = _view_bits(x, int_dtype).to(D.int64)
         biased = bits.floor_divide(2 ** mbits).bitwise_and(emask)
         sub = (biased == 0) & ~special
         if bool(sub.any()):
             xs = where(sub, x * float(2 ** scale_k), x)
-            bits = xs.contiguous().view(int_dtype).to(D.int64)
+            bits = _view_bits(xs, int_dtype).to(D.int64)
             biased = bits.floor_divide(2 ** mbits).bitwise_and(emask)
         exponent = biased - (bias - 1) - where(sub, scale_k, 0)
         # the mantissa: the exponent field set to bias - 1 (sign and fraction kept)
         field = emask * 2 ** mbits
         mant_bits = bits - bits.bitwise_and(field) + (bias - 1) * 2 ** mbits
-        mantissa = _to_int_dtype(mant_bits, int_dtype).view(x.dtype)
+        mantissa = _view_bits(_to_int_dtype(mant_bits, int_dtype), x.dtype)
         mantissa = where(special, x, mantissa)
         exponent = where(special, 0, exponent).to(D.int32)
     if needs_grad(x):
         record(FrexpBackward0, (x,), (mantissa, None)).save(exponent)
     return return_type("frexp", ("mantissa", "exponent"))(mantissa, exponent)
+
+
+def _view_bits(t, dtype):
+    """t's bits read as dtype (same size); a device without view(dtype) goes through the host."""
+    t = t.contiguous()
+    if t.device.type == "cpu":
+        return t.view(dtype)
+    return t.cpu().view(dtype).to(t.device)
 
 
 def _to_int_dtype(v, int_dtype):
@@ -273,10 +281,10 @@ def nextafter(input, other):
     int_dtype = _FLOAT_BITS[dtype][0]
     with no_grad():
         x, y = input.to(dtype).expand(shape).contiguous(), other.to(dtype).expand(shape).contiguous()
-        bits = x.view(int_dtype).to(D.int64)
+        bits = _view_bits(x, int_dtype).to(D.int64)
         up = (y > x) == (x > 0)                        # away from zero: the bits grow
-        stepped = _to_int_dtype(where(up, bits + 1, bits - 1), int_dtype).view(dtype)
-        tiny = _to_int_dtype(x.new_ones(shape, dtype=D.int64), int_dtype).view(dtype)   # the least subnormal
+        stepped = _view_bits(_to_int_dtype(where(up, bits + 1, bits - 1), int_dtype), dtype)
+        tiny = _view_bits(_to_int_dtype(x.new_ones(shape, dtype=D.int64), int_dtype), dtype)   # the least subnormal
         from_zero = where(y > 0, tiny, -tiny)
         out = where(x == 0, from_zero, stepped)
         out = where(x == y, y, out)

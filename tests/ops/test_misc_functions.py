@@ -590,3 +590,84 @@ def test_windows_defaults_dtypes_errors():
         nbgrad.kaiser_window(3, dtype=nbgrad.int32)
     with pytest.raises(TypeError, match="argument 'window_length' \\(position 1\\) must be int, not float"):
         nbgrad.hann_window(3.5)
+
+
+# -- random: generator state, geometric_/log_normal_/cauchy_, poisson, binomial ------------------
+def test_rng_state_round_trip():
+    nbgrad.manual_seed(5)
+    nbgrad.randn(3)                          # an odd count: Numba's cached Gaussian is part of the state
+    state = nbgrad.get_rng_state()
+    assert state.dtype == nbgrad.uint8 and state.dim() == 1
+    first = [nbgrad.randn(5), nbgrad.rand(4), nbgrad.randint(0, 100, (6,)), nbgrad.empty(7).geometric_(0.3),
+             nbgrad.poisson(nbgrad.full((5,), 3.0))]
+    nbgrad.set_rng_state(state)
+    again = [nbgrad.randn(5), nbgrad.rand(4), nbgrad.randint(0, 100, (6,)), nbgrad.empty(7).geometric_(0.3),
+             nbgrad.poisson(nbgrad.full((5,), 3.0))]
+    for a, b in zip(first, again):
+        assert a.tolist() == b.tolist()
+    assert nbgrad.default_generator.get_state().tolist() != state.tolist()
+    nbgrad.default_generator.set_state(state)
+    assert nbgrad.randn(5).tolist() == first[0].tolist()
+    with pytest.raises(RuntimeError, match="Expected an RNG state of size"):
+        nbgrad.set_rng_state(state[:10])
+    with pytest.raises(TypeError, match="expected a torch.ByteTensor"):
+        nbgrad.set_rng_state(state.long())
+
+
+def _ks_statistic(a, cdf):
+    """The one-sample Kolmogorov-Smirnov distance of the draws a from a CDF (callable)."""
+    a = np.sort(a)
+    f = cdf(a)
+    n = len(a)
+    return max(np.max(np.arange(1, n + 1) / n - f), np.max(f - np.arange(n) / n))
+
+
+def test_random_samplers_distributions():
+    nbgrad.manual_seed(11)
+    n = 40000
+    limit = 1.63 / np.sqrt(n)                   # KS at the 1% level (continuous laws)
+    g = nbgrad.empty(n, dtype=nbgrad.float64).geometric_(0.3).numpy()
+    assert g.min() == 1 and abs(g.mean() - 1 / 0.3) < 0.06 and abs(g.var() - 0.7 / 0.09) < 0.4
+    ln = np.log(nbgrad.empty(n, dtype=nbgrad.float64).log_normal_(1.0, 2.0).numpy())
+    from math import erf
+    normal_cdf = np.vectorize(lambda v: 0.5 * (1 + erf((v - 1.0) / (2.0 * np.sqrt(2)))))
+    assert _ks_statistic(ln, normal_cdf) < limit
+    c = nbgrad.empty(n, dtype=nbgrad.float64).cauchy_(1.0, 3.0).numpy()
+    assert _ks_statistic(c, lambda v: 0.5 + np.arctan((v - 1.0) / 3.0) / np.pi) < limit
+    for lam in (0.5, 4.0, 37.5):
+        p = nbgrad.poisson(nbgrad.full((n,), lam, dtype=nbgrad.float64)).numpy()
+        assert abs(p.mean() - lam) < 4 * np.sqrt(lam / n) and abs(p.var() / lam - 1) < 0.05
+        assert np.all(p == np.round(p)) and p.min() >= 0
+    for cnt, pr in ((10, 0.3), (50, 0.85), (7, 0.5)):
+        b = nbgrad.binomial(nbgrad.full((n,), float(cnt)), nbgrad.full((n,), pr)).numpy()
+        sd = np.sqrt(cnt * pr * (1 - pr))
+        assert abs(b.mean() - cnt * pr) < 4 * sd / np.sqrt(n) and abs(b.var() / sd ** 2 - 1) < 0.05
+        assert b.min() >= 0 and b.max() <= cnt
+    assert nbgrad.binomial(nbgrad.tensor([0.0, 5.0, 5.0]), nbgrad.tensor([0.5, 0.0, 1.0])).tolist() == [0, 0, 5]
+    assert nbgrad.poisson(nbgrad.tensor([0.0])).tolist() == [0.0]
+
+
+def test_random_samplers_nodes_and_errors():
+    x = nbgrad.ones(3, requires_grad=True) * 1
+    x.geometric_(0.5)
+    assert name(x) == "GeometricBackward0"
+    y = nbgrad.ones(3, requires_grad=True) * 1
+    assert name(y.log_normal_()) == "LogNormalBackward0" and name((y * 1).cauchy_()) == "CauchyBackward0"
+    assert nbgrad.empty(3, dtype=nbgrad.int64).geometric_(0.5).dtype == nbgrad.int64
+    r = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    assert name(nbgrad.poisson(r)) == "PoissonBackward0"
+    c, p = nbgrad.tensor([5.0], requires_grad=True), nbgrad.tensor([0.5], requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for aten::binomial is not implemented"):
+        nbgrad.binomial(c, p).sum().backward()
+    with pytest.raises(RuntimeError, match="geometric_ expects p to be in \\(0, 1\\), but got p=1.5"):
+        nbgrad.empty(3).geometric_(1.5)
+    with pytest.raises(RuntimeError, match="log_normal_ expects std > 0.0, but found std=-1"):
+        nbgrad.empty(3).log_normal_(1, -1)
+    with pytest.raises(NotImplementedError, match="\"log_normal_cpu\" not implemented for 'Long'"):
+        nbgrad.empty(3, dtype=nbgrad.int64).log_normal_()
+    with pytest.raises(RuntimeError, match="cauchy_ expects sigma > 0.0, but found sigma=-1"):
+        nbgrad.empty(3).cauchy_(0, -1)
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"):
+        nbgrad.poisson(nbgrad.tensor([-1.0]))
+    with pytest.raises(NotImplementedError, match="\"poisson_cpu\" not implemented for 'Long'"):
+        nbgrad.poisson(nbgrad.tensor([1]))

@@ -671,3 +671,81 @@ def test_random_samplers_nodes_and_errors():
         nbgrad.poisson(nbgrad.tensor([-1.0]))
     with pytest.raises(NotImplementedError, match="\"poisson_cpu\" not implemented for 'Long'"):
         nbgrad.poisson(nbgrad.tensor([1]))
+
+
+# -- LBFGS ---------------------------------------------------------------------------------------
+# PyTorch 2.13's float64 trajectories on the 3-D Rosenbrock function from (-1.2, 1.0, 0.3):
+# (line_search_fn, history_size, max_iter) -> (x after each of 4 steps, func_evals, n_iter)
+LBFGS_RUNS = {
+    (None, 10, 5): ([[-0.9380992781836803, 0.7951278827271338, 0.5076025228179282],
+                     [-0.8782147426980705, 0.7652186828437982, 0.5658396335502127],
+                     [-0.8646805953780168, 0.7554162702646384, 0.5708540499540392],
+                     [-0.8486484125442496, 0.7343999069614396, 0.5495748170116515]], 20, 20),
+    ("strong_wolfe", 4, 6): ([[-0.8238786442340776, 0.6932443281582261, 0.48658733484813765],
+                              [-0.6270842135008539, 0.39098343084695303, 0.1459429065003483],
+                              [-0.29865455175658595, 0.07931771177537644, -0.017012951247547148],
+                              [0.308485677038134, 0.06661213714870977, 0.03155892808884011]], 29, 17),
+    ("strong_wolfe", 100, 20): ([[0.05282337152951151, -0.021343001899368833, -0.003344485671079864],
+                                 [0.9825128773845437, 0.964577755768844, 0.9328547793511549],
+                                 [1.0000028206999987, 1.0000056980275231, 1.0000112949826268],
+                                 [1.0000028206999987, 1.0000056980275231, 1.0000112949826268]], 58, 43),
+}
+
+
+def _rosenbrock(x):
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+def _lbfgs_run(steps, opt_kwargs, x=None, state=None):
+    x = nbgrad.tensor([-1.2, 1.0, 0.3], dtype=nbgrad.float64, requires_grad=True) if x is None else x
+    opt = nbgrad.optim.LBFGS([x], **opt_kwargs)
+    if state is not None:
+        opt.load_state_dict(state)
+
+    def closure():
+        opt.zero_grad()
+        loss = _rosenbrock(x)
+        loss.backward()
+        return loss
+    trajectory = []
+    for _ in range(steps):
+        opt.step(closure)
+        trajectory.append(x.detach().numpy().copy())
+    return np.array(trajectory), opt, x
+
+
+@pytest.mark.parametrize("key", list(LBFGS_RUNS), ids=str)
+def test_lbfgs_matches_pytorch_trajectory(key):
+    ls, history, max_iter = key
+    want, evals, iters = LBFGS_RUNS[key]
+    got, opt, x = _lbfgs_run(4, dict(lr=1 if ls else 0.3, history_size=history, line_search_fn=ls,
+                                     max_iter=max_iter))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert opt.state[x]["func_evals"] == evals and opt.state[x]["n_iter"] == iters
+
+
+def test_lbfgs_state_dict_round_trip_and_errors():
+    kwargs = dict(history_size=5, line_search_fn="strong_wolfe", max_iter=4)
+    full, _, _ = _lbfgs_run(6, kwargs)
+    first, opt, x = _lbfgs_run(3, kwargs)
+    sd = opt.state_dict()
+    assert sorted(sd["state"][0]) == ['H_diag', 'al', 'd', 'func_evals', 'n_iter', 'old_dirs', 'old_stps',
+                                      'prev_flat_grad', 'prev_loss', 'ro', 't']
+    assert sd["param_groups"][0]["max_eval"] == 5 and sd["param_groups"][0]["params"] == [0]
+    x2 = nbgrad.tensor(x.detach().numpy(), requires_grad=True)
+    rest, _, _ = _lbfgs_run(3, kwargs, x=x2, state=sd)
+    np.testing.assert_array_equal(np.concatenate([first, rest]), full)
+    p = nbgrad.zeros(2, requires_grad=True)
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        nbgrad.optim.LBFGS([p], lr=-1)
+    with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
+        nbgrad.optim.LBFGS([{"params": [p]}, {"params": [nbgrad.zeros(1, requires_grad=True)]}])
+    opt = nbgrad.optim.LBFGS([p], line_search_fn="backtracking")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 1) ** 2).sum()
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+        opt.step(closure)

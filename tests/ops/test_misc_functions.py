@@ -749,3 +749,15 @@ def test_lbfgs_state_dict_round_trip_and_errors():
         return loss
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(closure)
+
+
+def test_out_for_elementwise_functions():
+    out = nbgrad.empty(0, dtype=nbgrad.int64)
+    assert nbgrad.gcd(nbgrad.tensor([12, 18]), nbgrad.tensor([8, 12]), out=out) is out and out.tolist() == [4, 6]
+    f = nbgrad.empty(2, dtype=nbgrad.float64)
+    nbgrad.fmax(nbgrad.tensor([1.0, float("nan")]), nbgrad.tensor([2.0, 3.0]), out=f)
+    assert f.tolist() == [2.0, 3.0]
+    b = nbgrad.empty(2, dtype=nbgrad.bool)
+    assert nbgrad.greater_equal(nbgrad.tensor([1, 3]), 2, out=b).tolist() == [False, True]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        nbgrad.ldexp(nbgrad.tensor([1]), nbgrad.tensor([2]), out=nbgrad.empty(1, dtype=nbgrad.int64))

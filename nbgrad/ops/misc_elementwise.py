@@ -426,16 +426,20 @@ def not_implemented_node(op):
     return cls
 
 
+def _heaviside_recorded(x, values):
+    """heaviside's values under PyTorch's heaviside_ node, which refuses backward."""
+    from .more import heaviside
+    with no_grad():
+        out = heaviside(x, values)
+    if needs_grad(x, values):
+        record(not_implemented_node("heaviside_"), (x, values), (out,))
+    return out
+
+
 def heaviside_(input, values):
     from .inplace import apply_inplace, check_inplace
-    from .more import heaviside
     _need_tensor("heaviside_", "values", 1, values)
     check_inplace(input, values)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    requires = needs_grad(input, values)
-    apply_inplace(input, lambda old, v: heaviside(old, v), values, needs_old=False, differentiable=False)
-    if requires:
-        input._requires_grad = True
-        record(not_implemented_node("heaviside_"), (values,), (input,))
-    return input
+    return apply_inplace(input, _heaviside_recorded, values, needs_old=False)

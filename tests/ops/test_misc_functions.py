@@ -471,6 +471,11 @@ def test_isneginf_isposinf_isreal_heaviside_():
     assert name(z) == "NotImplemented" and z.tolist() == [1.0, 0.0]
     with pytest.raises(RuntimeError, match="derivative for aten::heaviside_ is not implemented"):
         z.sum().backward()
+    b = p * 1
+    b[0:1].heaviside_(nbgrad.tensor([0.5], dtype=nbgrad.float64))     # on a view: the base's CopySlices
+    assert name(b) == "CopySlices"
+    with pytest.raises(RuntimeError, match="derivative for aten::heaviside_ is not implemented"):
+        b.sum().backward()
 
 
 # -- module-level in-place functions, aliases, nn functions at the top level -----------------

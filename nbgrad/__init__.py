@@ -144,6 +144,21 @@ from .ops.more_functions import (tensordot, isin, aminmax, block_diag, cov, corr
                                  cumulative_trapezoid)
 from .ops.indexing import scatter_reduce, index_copy, masked_scatter
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
+# misc-fns: more small functions (ops/misc_functions.py)
+from .ops.misc_functions import (combinations, unique_consecutive, unravel_index, column_stack, row_stack, dstack,
+                                 atleast_1d, atleast_2d, atleast_3d, diagonal_scatter, select_scatter,
+                                 slice_scatter, index_fill, index_reduce, put, split_with_sizes, unsafe_chunk,
+                                 unsafe_split, unsafe_split_with_sizes, fill_diagonal_)
+from .ops.misc_elementwise import (float_power, fmax, fmin, gcd, gcd_, lcm, lcm_, ldexp, ldexp_, frexp, nextafter,
+                                   bitwise_left_shift, bitwise_right_shift, isneginf, isposinf, isreal)
+from .ops import toplevel as _TOPLEVEL
+globals().update({_n: _f for _n, _f in _TOPLEVEL.inplace_functions().items() if _n not in globals()})
+globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NN_NAMES + ["greater_equal", "less_equal",
+                                                                           "not_equal", "fix"]})
+from .ops.windows import hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
+from ._random_more import get_rng_state, set_rng_state, poisson, binomial
+from . import _random_more as _RANDOM_MORE
+Generator.get_state, Generator.set_state = _RANDOM_MORE._generator_get_state, _RANDOM_MORE._generator_set_state
 
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=

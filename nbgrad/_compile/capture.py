@@ -52,7 +52,8 @@ def user_frame():
 # index counts, the fused losses' sums) or that hand memory to Python: data-dependent Python follows.
 HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_solve", "linalg_cholesky",
                         "cuda_array_interface", "tensor_from_cuda_array", "from_numpy", "synchronize",
-                        "cross_entropy_forward", "nll_forward", "mse_forward", "bce_logits_forward"})
+                        "cross_entropy_forward", "nll_forward", "mse_forward", "bce_logits_forward",
+                        "get_rng_state"})
 # Arguments written in place, by function: positions (and keyword names).
 WRITES = {
     "copy": (1,), "fill": (0,), "put": (0,), "put_reduce": (0,), "sgd_step": (0, 2), "adam_step": (0, 2, 3, 4),
@@ -60,7 +61,7 @@ WRITES = {
     "sgd_step_many": (0, 2),                              # (lists of views)
 }
 # Random draws: replayed by calling the backend, which advances its generator as eager did.
-RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed"})
+RANDOM = frozenset({"uniform", "normal", "randint", "randperm", "manual_seed", "set_rng_state"})
 # Functions that only read their arguments and return new buffers.
 PURE = frozenset({
     "arange", "empty", "full", "from_host", "unary", "binary_scaled", "fma", "where", "reduce", "max_with_index",

@@ -158,6 +158,8 @@ the op layer with every view's dims permuted into the result's memory order.)
   linalg_eigh(x_view, upper)                one triangle read -> (eigenvalues (*B, n)
                                             ascending, eigenvectors (*B, n, n) as columns)
   manual_seed(seed)                         seeds the backend's generator
+  get_rng_state()                           -> uint8 host buffer: the generator's whole state
+  set_rng_state(state)                      restores a state get_rng_state returned
   uniform(numel, dtype, low, high)          -> buffer
   normal(numel, dtype, mean, std)           -> buffer
   randint(numel, dtype, low, high)          -> buffer (low <= x < high)
@@ -304,7 +306,7 @@ REQUIRED = frozenset({
     "unary", "binary", "binary_scaled", "fma", "where",
     "reduce", "max_with_index", "softmax", "sort", "cumulative", "matmul",
     "take", "put", "put_reduce", "nonzero",
-    "manual_seed", "uniform", "normal", "randint", "randperm",
+    "manual_seed", "uniform", "normal", "randint", "randperm", "get_rng_state", "set_rng_state",
     "UNARY_OPS", "BINARY_OPS", "REDUCE_OPS",
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
     "grid_sampler_2d", "grid_sampler_2d_backward",

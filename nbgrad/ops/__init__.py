@@ -487,6 +487,26 @@ TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.
 from . import more_functions as _MF   # noqa: E402
 TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
 
+# -- misc-fns: more small functions (misc_functions.py)
+from . import misc_functions as _MISC   # noqa: E402
+TENSOR_METHODS.update({_name: getattr(_MISC, _name) for _name in (
+    "unique_consecutive diagonal_scatter select_scatter slice_scatter index_fill index_fill_ index_reduce "
+    "index_reduce_ put put_ fill_diagonal_ new_empty_strided split_with_sizes unsafe_chunk unsafe_split "
+    "unsafe_split_with_sizes").split()})
+from . import misc_elementwise as _MISCE   # noqa: E402
+TENSOR_METHODS.update({_name: getattr(_MISCE, _name) for _name in (
+    "float_power float_power_ fmax fmin gcd gcd_ lcm lcm_ ldexp ldexp_ frexp nextafter nextafter_ bitwise_left_shift "
+    "bitwise_left_shift_ bitwise_right_shift bitwise_right_shift_ isneginf isposinf isreal heaviside_").split()})
+TENSOR_METHODS.update({"__lshift__": _MISCE._shift_operator(_MISCE.bitwise_left_shift),
+                       "__rshift__": _MISCE._shift_operator(_MISCE.bitwise_right_shift),
+                       "__rlshift__": _MISCE._shift_operator(_MISCE._rlshift),
+                       "__rrshift__": _MISCE._shift_operator(_MISCE._rrshift),
+                       "__ilshift__": _MISCE.bitwise_left_shift_, "__irshift__": _MISCE.bitwise_right_shift_})
+TENSOR_METHODS["fix_"] = TENSOR_METHODS["trunc_"]
+from .. import _random_more as _RANDOM_MORE   # noqa: E402
+TENSOR_METHODS.update({"geometric_": _RANDOM_MORE.geometric_, "log_normal_": _RANDOM_MORE.log_normal_,
+                       "cauchy_": _RANDOM_MORE.cauchy_})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

@@ -43,7 +43,9 @@ for _names, _rule in (
         ("max min sort topk", "tuple"), ("where", "where"),
         ("cat concat concatenate stack hstack vstack", "cat"), ("index_select masked_select", "self"),
         ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
-        ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation")):
+        ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation"),
+        ("fmax fmin gcd lcm ldexp nextafter bitwise_left_shift bitwise_right_shift greater_equal less_equal "
+         "not_equal", "cast"), ("fix", "found")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 OUT_RULES = _OUT_RULES
 

@@ -854,11 +854,18 @@ def stack(tensors, dim=0):
 
 
 def hstack(tensors):
-    return cat(tensors, 0 if tensors[0].dim() == 1 else 1)
+    """cat of the tensors made at least 1-D (ATen's atleast_1d), along dim 0 for vectors, else 1."""
+    if not len(tensors):
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    rep = [t.reshape(1) if t.dim() == 0 else t for t in tensors]
+    return cat(rep, 0 if rep[0].dim() == 1 else 1)
 
 
 def vstack(tensors):
-    return cat([t.reshape(1, -1) if t.dim() == 1 else t for t in tensors], 0)
+    """cat along dim 0 of the tensors made at least 2-D (ATen's atleast_2d)."""
+    if not len(tensors):
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return cat([t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in tensors], 0)
 
 
 # -- used by max(dim) backward -----------------------------------------------------------------

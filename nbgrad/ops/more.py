@@ -378,7 +378,11 @@ def heaviside(input, values):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     from ..autograd.grad_mode import no_grad
     with no_grad():
-        return E.where(input == 0, values, (input > 0).to(input._dtype))
+        out = E.where(input == 0, values, (input > 0).to(input._dtype))
+    if needs_grad(input, values):       # PyTorch records a node that refuses backward
+        from .misc_elementwise import not_implemented_node
+        record(not_implemented_node("heaviside"), (input, values), (out,))
+    return out
 
 
 class CopysignBackward0(Node):

@@ -8,6 +8,7 @@ from .rmsprop import RMSprop
 from .adaptive import Adadelta, Adamax, NAdam, RAdam
 from .rprop import Rprop
 from .asgd import ASGD
+from .lbfgs import LBFGS
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "lr_scheduler"]

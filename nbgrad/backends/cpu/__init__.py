@@ -19,7 +19,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   linalg.py        matmul, linear_backward
   linalg_lapack.py inv, solve, det, slogdet, svd, qr, cholesky, eigh (LAPACK through Numba)
   indexing.py      take, put, put_reduce
-  sampling.py      manual_seed, uniform, normal, randint, randperm
+  sampling.py      manual_seed, get_rng_state, set_rng_state, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
@@ -35,7 +35,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, total_dense
-from .sampling import manual_seed, normal, randint, randperm, uniform
+from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero
 from .sorting import TIE_ORDERS, sort

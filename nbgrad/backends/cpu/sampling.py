@@ -70,3 +70,29 @@ def randint(numel, dtype, low, high):
 
 def randperm(n):
     return _randperm(int(n)).astype(np.int64, copy=False)
+
+
+# The generator's whole state, as bytes: Numba's rnd_state_t of this thread (the Mersenne
+# Twister's index and 624 words, the cached Gaussian draw and its flag, the init flag).
+import ctypes as _ctypes  # noqa: E402
+
+_STATE_SIZE = 2520      # sizeof(rnd_state_t): int + 624 uint32 + int, double (8-aligned) + int, padded
+
+
+def _state_ptr():
+    from numba import _helperlib
+    return _helperlib.rnd_get_np_state_ptr()
+
+
+def get_rng_state():
+    """A copy of the generator's state (uint8 buffer)."""
+    return np.frombuffer(_ctypes.string_at(_state_ptr(), _STATE_SIZE), dtype=np.uint8).copy()
+
+
+def set_rng_state(state):
+    """Restore a state get_rng_state returned (uint8 buffer of its size)."""
+    state = np.ascontiguousarray(state, dtype=np.uint8)
+    if state.size != _STATE_SIZE:
+        raise RuntimeError(f"Expected an RNG state of size {_STATE_SIZE} but found the input RNG state size to be "
+                           f"{state.size}")
+    _ctypes.memmove(_state_ptr(), state.ctypes.data, _STATE_SIZE)

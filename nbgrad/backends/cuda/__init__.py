@@ -14,7 +14,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   matmul_tiles.py  the matmul's tile configurations, the choice of one, tune() by measurement
   linalg_lapack.py inv, solve, svd, qr, ... staged through the host (the CPU's LAPACK kernels)
   indexing.py      take, put (atomics for accumulate), put_reduce, nonzero
-  sampling.py      manual_seed, uniform, normal, randint, randperm (counter-based)
+  sampling.py      manual_seed, get_rng_state, set_rng_state, uniform, normal, randint, randperm (counter-based)
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   sorting.py       sort along a dim (a thread per row)
@@ -37,7 +37,7 @@ from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy,
                      to_host, to_numpy)
 from .optim_kernels import adam_step, sgd_step
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax
-from .sampling import manual_seed, normal, randint, randperm, uniform
+from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform
 from .sorting import sort
 from .scan import cumulative
 from .strided_copy import copy, fill

@@ -138,3 +138,16 @@ def randperm(n):
     _keys_kernel[blocks, threads](keys, n, key, start)
     perm = np.argsort(keys.copy_to_host(), kind="stable").astype(np.int64)
     return to_device(perm)
+
+
+def get_rng_state():
+    """The generator's state (key, counter) as 16 bytes (uint8, on the host)."""
+    return np.array([_State.key, np.uint64(_State.counter & 0xFFFFFFFFFFFFFFFF)], dtype=np.uint64).view(np.uint8)
+
+
+def set_rng_state(state):
+    state = np.ascontiguousarray(state, dtype=np.uint8)
+    if state.size != 16:
+        raise RuntimeError(f"Expected an RNG state of size 16 but found the input RNG state size to be {state.size}")
+    key, counter = state.view(np.uint64)
+    _State.key, _State.counter = np.uint64(key), int(counter)

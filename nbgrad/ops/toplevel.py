@@ -1,0 +1,250 @@
+"""PyTorch's module-level spellings of existing ops: the in-place functions (torch.abs_(t) is
+t.abs_()), the comparison aliases, fix, and the nn functions torch also exposes at the top
+level with ATen's own signatures (reduction as an int, torch.dropout(input, p, train) without
+defaults, torch.embedding(weight, indices, ...) with the weight first, batch_norm and
+instance_norm with every argument given, ...), each calling nbgrad.nn.functional."""
+from .._tensor import Tensor
+
+# every torch.X_ that is a Tensor method in nbgrad (enumerated against torch 2.13's dir(torch))
+INPLACE_NAMES = (
+    "abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_ atan_ atanh_ ceil_ "
+    "clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ floor_ frac_ "
+    "index_put_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ round_ rsqrt_ "
+    "sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ fix_").split()
+
+
+def _inplace_function(name):
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}(input, ...): input.{name}(...)."
+    return fn
+
+
+def inplace_functions():
+    return {name: _inplace_function(name) for name in INPLACE_NAMES}
+
+
+def _method_alias(name, method):
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, method)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+greater_equal = _method_alias("greater_equal", "ge")
+less_equal = _method_alias("less_equal", "le")
+not_equal = _method_alias("not_equal", "ne")
+fix = _method_alias("fix", "trunc")
+
+
+def _F():
+    from ..nn import functional
+    return functional
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(name, reduction):
+    """ATen's Reduction enum (an int) as F's string."""
+    if isinstance(reduction, bool) or not isinstance(reduction, int):
+        raise TypeError(f"{name}(): argument 'reduction' must be int, not {type(reduction).__name__}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _F().conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _F().conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _F().conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _F().conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _stride(stride):
+    return None if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else stride
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _F().max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _F().max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    return _F().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _F().adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size):
+    """(values, indices), as ATen's adaptive_max_pool1d always returns both."""
+    return tuple(_F().adaptive_max_pool1d(input, output_size, return_indices=True))
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return _F().batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return _F().layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    return _F().group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _F().rms_norm(input, normalized_shape, weight, eps)
+
+
+def _check_p(p):
+    """ATen's check (a RuntimeError; F's own is a ValueError)."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p, train):
+    _check_p(p)
+    return _F().dropout(input, p, train)
+
+
+def dropout_(input, p, train):
+    _check_p(p)
+    return _F().dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout(input, p, train):
+    _check_p(p)
+    return _F().alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p, train):
+    _check_p(p)
+    return _F().alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p, train):
+    _check_p(p)
+    return _F().feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    _check_p(p)
+    return _F().feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def _feature_dropout(input, p, train, inplace):
+    """ATen's _dropout_impl with feature noise: whole (sample, channel) slices zeroed with
+    probability p, the rest scaled by 1 / (1 - p); input itself when not training."""
+    from .._creation import empty, zeros
+    _check_p(p)
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        z = zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(z) if inplace else input * z
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def feature_dropout(input, p, train):
+    return _feature_dropout(input, p, train, False)
+
+
+def feature_dropout_(input, p, train):
+    return _feature_dropout(input, p, train, True)
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """ATen's embedding (weight first; padding_idx -1 means none)."""
+    return _F().embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                          scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def pixel_shuffle(input, upscale_factor):
+    return _F().pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    return _F().pixel_unshuffle(input, downscale_factor)
+
+
+def channel_shuffle(input, groups):
+    return _F().channel_shuffle(input, groups)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    return _F().bilinear(input1, input2, weight, bias)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    return _F().binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction),
+        pos_weight=pos_weight)
+
+
+def kl_div(input, target, reduction=1, *, log_target=False):
+    return _F().kl_div(input, target, reduction=_reduction("kl_div", reduction), log_target=log_target)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _F().cosine_embedding_loss(input1, input2, target, margin,
+                                      reduction=_reduction("cosine_embedding_loss", reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction("hinge_embedding_loss", reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    return _F().margin_ranking_loss(input1, input2, target, margin,
+                                    reduction=_reduction("margin_ranking_loss", reduction))
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return _F().poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                 reduction=_reduction("poisson_nll_loss", reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                    reduction=_reduction("triplet_margin_loss", reduction))
+
+
+def constant_pad_nd(input, pad, value=0):
+    return _F().pad(input, pad, "constant", value)
+
+
+NN_NAMES = ("conv1d conv2d conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d adaptive_avg_pool1d "
+            "adaptive_max_pool1d batch_norm instance_norm layer_norm group_norm rms_norm dropout dropout_ "
+            "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout "
+            "feature_dropout_ embedding pixel_shuffle pixel_unshuffle channel_shuffle bilinear "
+            "binary_cross_entropy_with_logits kl_div cosine_embedding_loss hinge_embedding_loss margin_ranking_loss "
+            "poisson_nll_loss triplet_margin_loss constant_pad_nd").split()

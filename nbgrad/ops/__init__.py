@@ -487,6 +487,14 @@ TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.
 from . import more_functions as _MF   # noqa: E402
 TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
 
+# more linear algebra (linalg_more.py)
+from . import linalg_more as _LM   # noqa: E402
+TENSOR_METHODS.update({"dist": _LM.dist, "renorm": _LM.renorm, "renorm_": _LM.renorm_, "logdet": _LM.logdet,
+                       "pinverse": _LM.pinverse, "cholesky_inverse": _LM.cholesky_inverse,
+                       "cholesky_solve": _LM.cholesky_solve, "vdot": _LM.vdot,
+                       "triangular_solve": _LM.triangular_solve, "matrix_exp": _LM.matrix_exp,
+                       "adjoint": _LM.adjoint, "lu": _LM.torch_lu, "lu_solve": _LM.torch_lu_solve})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

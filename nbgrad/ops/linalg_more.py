@@ -52,11 +52,14 @@ def _check_tensor(fn, name, pos, x):
         raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(x)}")
 
 
-def _check_float(op, A):
-    """checkFloatingOrComplex: float32/float64 (float16 refused as low precision)."""
+def _check_float(op, A, kernel=None):
+    """checkFloatingOrComplex: float32/float64 (float16 refused as low precision); kernel:
+    the CPU kernel whose dispatch refuses other dtypes first (NotImplementedError)."""
     dt = A._dtype
     if dt is D.float32 or dt is D.float64:
         return
+    if kernel is not None:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dt)}'")
     if not dt.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(dt)}")
@@ -124,10 +127,9 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     op = "linalg.solve_triangular"
     _solver_checks(op, A, B, left)
     check_same_device(A, B)
-    if A._dtype is not B._dtype:
-        raise RuntimeError(f"{op}: Expected A and B to have the same dtype, but found A of type "
-                           f"{D.scalar_type_name(A._dtype)} and B of type {D.scalar_type_name(B._dtype)} instead")
-    _check_float(op, A)
+    _check_float(op, A, "triangular_solve_cpu")
+    if A._dtype is not B._dtype:      # (PyTorch solves in A's dtype)
+        B = B.to(A.dtype)
     X = _triangular(A, B, upper, left, unitriangular)
     if needs_grad(A, B):
         record(LinalgSolveTriangularBackward0, (A, B), (X,), upper=bool(upper), left=bool(left),
@@ -181,7 +183,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     if A._shape[-1] != b._shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A._shape[-1]} by "
                            f"{A._shape[-1]} but each b matrix is {b._shape[-2]} by {b._shape[-1]}")
-    _check_float("triangular_solve", A)
+    _check_float("triangular_solve", A, "triangular_solve_cpu")
     batch = tuple(broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     with no_grad():
         Ab = V.expand(A, batch + tuple(A._shape[-2:]))
@@ -241,16 +243,16 @@ def _permutation(pivots, m, batch, like):
     """The permutation matrices P (*B, m, m) of LAPACK's 1-based row swaps: A = P L U."""
     import numpy as np
     from .._creation import tensor
-    piv = np.asarray(pivots.cpu().numpy() if hasattr(pivots, "cpu") else pivots).reshape(-1, pivots.shape[-1])
     nb = int(np.prod(batch)) if batch else 1
+    piv = np.asarray(pivots.cpu().numpy()).reshape(nb, pivots.shape[-1])
     P = np.zeros((nb, m, m), dtype=like.dtype.np)
     for b in range(nb):
         perm = np.arange(m)
         for i in range(piv.shape[1] if piv.size else 0):
             j = int(piv[b, i]) - 1
             if not 0 <= j < m:
-                raise RuntimeError(f"lu_unpack: pivots must be in range [1, {m}]" if False else
-                                   "torch.lu_unpack: Expected pivots to be integers in the range [1, m]")
+                raise RuntimeError(f"pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                   f"Did you use the LU factorization from torch.linalg.lu_factor?")
             perm[i], perm[j] = perm[j], perm[i]
         P[b, perm, np.arange(m)] = 1
     with no_grad():
@@ -313,7 +315,7 @@ def _lu_checks(op, A, pivot):
     if A.dim() < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A._shape)} instead")
-    _check_float(op, A)
+    _check_float(op, A, "lu_cpu")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
@@ -330,9 +332,12 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 
 
 def _lu_factor_error(info, op, batched):
-    _raise_on_failure(info, op, batched, lambda k: f"U[{k},{k}] is zero and using it on lu_solve would result "
-                      "in a division by zero. If you still want to perform the factorization, consider calling "
-                      "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    try:
+        _raise_on_failure(info, op, batched, lambda k: f"U[{k},{k}] is zero and using it on lu_solve would result "
+                          "in a division by zero. If you still want to perform the factorization, consider "
+                          "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    except LinAlgError as e:      # (a plain RuntimeError in PyTorch)
+        raise RuntimeError(str(e)) from None
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -456,26 +461,27 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     _check_tensor("linalg_lu_solve", "B", 3, B)
     op = "linalg.lu_solve"
     if LU.dim() < 2:
-        raise RuntimeError(f"torch.linalg.lu_solve: Expected LU to have at least 2 dimensions, but it has "
-                           f"{LU.dim()} dimensions instead")
-    if B.dim() < 2:
-        raise RuntimeError(f"torch.linalg.lu_solve: Expected B to have at least 2 dimensions, but it has "
-                           f"{B.dim()} dimensions instead")
+        raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
     if LU._shape[-1] != LU._shape[-2]:
-        raise RuntimeError(f"{op}: Expected LU to be square. Got {LU._shape[-2]}x{LU._shape[-1]}")
+        raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
+                           f"{LU._shape[-2]} by {LU._shape[-1]} matrices")
+    _check_float("torch.linalg.lu_solve", LU)
+    if B.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor B must have at least 2 dimensions.")
     n = LU._shape[-1]
     if (B._shape[-2] if left else B._shape[-1]) != n:
         raise RuntimeError(f"{op}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B._shape[-2]}x{B._shape[-1]})")
-    if tuple(LU._shape[:-1]) != tuple(pivots._shape):
-        raise RuntimeError(f"{op}: Incompatible shapes of LU and pivots. LU.shape[:-1] == {list(LU._shape[:-1])} "
-                           f"pivots.shape: {list(pivots._shape)}")
-    if pivots._dtype is not D.int32:
-        raise RuntimeError(f"{op}: Expected pivots to have dtype Int. Got {D.scalar_type_name(pivots._dtype)}")
     if LU._dtype is not B._dtype:
         raise RuntimeError(f"{op}: Expected LU and B to have the same dtype, but found LU of type "
                            f"{D.scalar_type_name(LU._dtype)} and B of type {D.scalar_type_name(B._dtype)} instead")
-    _check_float(op, LU)
+    if pivots.dim() == 0 or pivots._shape[-1] != n:
+        raise RuntimeError(f"{op}: Number of pivots per batch should be same as the dimension of the matrix")
+    if tuple(LU._shape[:-1]) != tuple(pivots._shape):
+        raise RuntimeError(f"{op}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with "
+                           f"shape {list(pivots._shape)} instead")
+    if pivots._dtype is not D.int32:
+        raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type torch.int32")
     batch = tuple(broadcast_shapes(LU._shape[:-2], B._shape[:-2]))
     with no_grad():
         LUb = V.expand(LU, batch + (n, n))
@@ -517,7 +523,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     if L._shape[-1] != B._shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L._shape[-1]} by "
                            f"{L._shape[-1]} but each b matrix is {B._shape[-2]} by {B._shape[-1]}")
-    _check_float("cholesky_solve", L)
+    _check_float("cholesky_solve", L, "cholesky_solve_cpu")
     batch = tuple(broadcast_shapes(L._shape[:-2], B._shape[:-2]))
     with no_grad():
         Lb = V.expand(L, batch + tuple(L._shape[-2:]))
@@ -549,7 +555,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
     if L._shape[-1] != L._shape[-2]:
         raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are "
                            f"{L._shape[-2]} by {L._shape[-1]} matrices")
-    _check_float("cholesky_inverse", L)
+    _check_float("cholesky_inverse", L, "cholesky_inverse_out_cpu")
     n = L._shape[-1]
     with no_grad():
         I = V.expand(_eye(n, L), tuple(L._shape))
@@ -659,6 +665,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     _check_tensor("linalg_matrix_rank", "input", 1, A)
     if A.dim() < 2:
         raise RuntimeError(f"torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (A._dtype is D.float32 or A._dtype is D.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
     from .elementwise import maximum
@@ -695,10 +703,14 @@ def cond(A, p=None, *, out=None):
             label = "inf" if ord > 0 else "-inf"
         else:
             label = f"{ord:f}" if isinstance(ord, float) else str(int(ord))
-    if isinstance(ord, str) or abs(ord) != 2:
+    svd_path = ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2)
+    if svd_path:
+        _check_matrix("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
+    if not svd_path:
         if A._shape[-1] != A._shape[-2]:
             raise RuntimeError(f"linalg.cond(ord={label}): A must be batches of square matrices, but they are "
                                f"{A._shape[-2]} by {A._shape[-1]} matrices")
+        _check_matrix("linalg.inv", A)
     if A.numel() == 0:
         return _zeros(A._shape[:-2], A, A.dtype)
     if not isinstance(ord, str) and abs(ord) == 2:
@@ -723,7 +735,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     _check_matrix("linalg.inv", A)
     buf, info = backend_of(A).linalg_inv(A._view_tuple())
     if check_errors:
-        _raise_on_failure(info, "linalg.inv", A.dim() > 2, lambda k: f"The diagonal element {k} is zero, the "
+        _raise_on_failure(info, "linalg.inv_ex", A.dim() > 2, lambda k: f"The diagonal element {k} is zero, the "
                           "inversion could not be completed because the input matrix is singular.")
     from .linalg_decomp import _matrices
     result = _matrices(buf, A._shape, A)
@@ -736,7 +748,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
     buf, info = backend_of(A).linalg_cholesky(A._view_tuple())
     if check_errors:
-        _raise_on_failure(info, "linalg.cholesky", A.dim() > 2, lambda k: "The factorization could not be "
+        _raise_on_failure(info, "linalg.cholesky_ex", A.dim() > 2, lambda k: "The factorization could not be "
                           f"completed because the input is not positive-definite (the leading minor of order {k} "
                           "is not positive-definite).")
     L = new_tensor(buf, A._shape, A._dtype, A.device)
@@ -755,9 +767,9 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     _check_matrix("linalg.solve", A)
     try:
         X = solve(A, B, left=left)
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise LinAlgError(str(e).replace("torch.linalg.solve:", "torch.linalg.solve_ex:", 1)) from None
         with no_grad():
             LU, pivots, info = _lu_factor_raw(A if left else V.mT(A))
         batch = tuple(broadcast_shapes(A._shape[:-2], B._shape[:-2] if not _is_vector_rhs(A, B) else
@@ -828,7 +840,8 @@ def matrix_exp(A):
         raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
     if not A._dtype.is_floating_point:
-        raise NotImplementedError(f"\"matrix_exp\" not implemented for '{D.scalar_type_name(A._dtype)}'")
+        raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
+                           f"{D.scalar_type_name(A._dtype)}")
     with no_grad():
         if A.numel() == 0:
             result = A.clone()
@@ -867,20 +880,29 @@ def lstsq(A, B, rcond=None, *, driver=None):
     _check_tensor("linalg_lstsq", "b", 2, B)
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError("torch.linalg.lstsq: other must have at least 1 dimension.")
     if A._dtype is not B._dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
                            f"input's dtype {D.scalar_type_name(A._dtype)} and other's dtype "
                            f"{D.scalar_type_name(B._dtype)}")
-    drivers = ("gels", "gelsy", "gelsd", "gelss")
-    if driver is not None and driver not in drivers:
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
-    driver = driver or "gelsy"
-    vector = _is_vector_rhs(A, B) if B.dim() >= 1 else False
+    dim_diff = A.dim() - B.dim()
+    if not 0 <= dim_diff <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    vector = dim_diff == 1
     B2 = V.unsqueeze(B, -1) if vector else B
     m, n = A._shape[-2], A._shape[-1]
+    broadcast_shapes(A._shape[:-2], B2._shape[:-2])
     if B2._shape[-2] != m:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    _check_float("torch.linalg.lstsq", A)
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)" if vector else
+                           "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if not (A._dtype is D.float32 or A._dtype is D.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    drivers = ("gels", "gelsy", "gelsd", "gelss")
+    if driver is not None and driver not in drivers:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
     with no_grad():
         rtol = rcond if rcond is not None and rcond > 0 else None
         if driver == "gels":
@@ -926,6 +948,11 @@ def _chain_order(shapes):
     return s
 
 
+# caffe2's TypeMeta names, which PyTorch prints for a dtype in some messages
+_META_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
+               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 def multi_dot(tensors, *, out=None):
     from .linalg import mm
     n = len(tensors)
@@ -952,7 +979,7 @@ def multi_dot(tensors, *, out=None):
     for i in range(1, n):
         if ts[i].dtype is not dt:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{D.scalar_type_name(dt)} and tensor {i} {D.scalar_type_name(ts[i].dtype)}")
+                               f"{_META_NAMES[dt.name]} and tensor {i} {_META_NAMES[ts[i].dtype.name]}")
         if ts[i].device != ts[0].device:
             raise RuntimeError(f"multi_dot(): all tensors must be on the same device but tensor 0 is on "
                                f"{ts[0].device} and tensor {i} on {ts[i].device}")
@@ -994,6 +1021,9 @@ def chain_matmul(*matrices, out=None):
 def vecdot(x, y, *, dim=-1, out=None):
     _check_tensor("linalg_vecdot", "x", 1, x)
     _check_tensor("linalg_vecdot", "y", 2, y)
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{D.scalar_type_name(x._dtype)}")
     if x._dtype is not y._dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{D.scalar_type_name(x._dtype)} and y of type {D.scalar_type_name(y._dtype)} instead")
@@ -1015,7 +1045,7 @@ def vdot(input, other, *, out=None):
     if a.dim() != 1 or b.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found "
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{D.scalar_type_name(a._dtype)} and {D.scalar_type_name(b._dtype)}")
     if a.numel() != b.numel():
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.numel()}] and src [{b.numel()}] to have "
@@ -1058,8 +1088,10 @@ def tensorinv(A, ind=2, *, out=None):
     if p_end != p_start:
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {p_end} != {p_start}")
-    from .linalg_decomp import inv
-    return inv(A.reshape(p_end, p_end)).reshape(end + start)
+    result, info = inv_ex(A.reshape(p_end, p_end))
+    _raise_on_failure(info.reshape(-1).tolist(), "inv", False, lambda k: f"The diagonal element {k} is zero, the inversion could not "
+                      "be completed because the input matrix is singular.")
+    return result.reshape(end + start)
 
 
 def tensorsolve(A, B, dims=None, *, out=None):
@@ -1102,10 +1134,11 @@ def dist(input, other, p=2):
     _check_tensor("dist", "other", 2, other)
     if isinstance(p, bool) or not isinstance(p, numbers.Number):
         raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not {_type_name(p)}")
-    if input._dtype is not other._dtype:
-        raise RuntimeError(f"expected both inputs to have same dtype, but found {D.scalar_type_name(input._dtype)}"
-                           f" and {D.scalar_type_name(other._dtype)}")
-    return renamed((input - other).norm(p), "DistBackward0")
+    diff = input - other
+    if not diff._dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{D.scalar_type_name(diff._dtype)} instead.")
+    return renamed(diff.norm(p), "DistBackward0")
 
 
 class CdistBackward0(Node):
@@ -1204,14 +1237,16 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     use_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
     if use_mm and x1.numel() and x2.numel() and r1 and r2 and nb and c:
         if x1._dtype is not x2._dtype:
-            raise RuntimeError(f"expected scalar type {D.scalar_type_name(x1._dtype)} but found "
-                               f"{D.scalar_type_name(x2._dtype)}")
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_META_NAMES[x1._dtype.name]} "
+                               f"!= {_META_NAMES[x2._dtype.name]}")
         a = x1 if nb == 1 else x1.expand(batch + (r1, c))
         b = x2 if nb == 1 else x2.expand(batch + (r2, c))
         return _euclidean_dist(a, b).view(out_shape)
     if x1._dtype is not x2._dtype:
-        raise RuntimeError(f"X1 and X2 must have the same dtype, X1 got: {D.scalar_type_name(x1._dtype)} and X2 "
-                           f"got: {D.scalar_type_name(x2._dtype)}")
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x1._dtype)} but found "
+                           f"{D.scalar_type_name(x2._dtype)}")
+    if x1._dtype is D.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
     with no_grad():
         if r1 == 0 or r2 == 0 or nb == 0:
             result = _zeros(out_shape, x1)
@@ -1243,7 +1278,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if not float(p) > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if float(maxnorm) < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm)}")
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if not input._dtype.is_floating_point:

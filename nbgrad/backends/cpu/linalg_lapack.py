@@ -351,7 +351,11 @@ def linalg_eigh(view, upper):
 
 
 # -- LU with its pivots, triangular solves (torch.linalg.lu_factor / solve_triangular) --
-@_kernel
+# (NumPy's error model: a division by zero gives inf/NaN, as LAPACK's, not ZeroDivisionError)
+_kernel_ieee = njit(cache=True, error_model="numpy")
+
+
+@_kernel_ieee
 def _lu_factor_rect(lu, piv):
     """LAPACK getf2's partial-pivoting LU of the (m, n) `lu`, in place, for min(m, n) steps:
     the first largest |pivot| of the column, rows swapped whole, the multipliers divided by
@@ -386,13 +390,13 @@ def _lu_factor_rect(lu, piv):
     return info
 
 
-@_kernel
+@_kernel_ieee
 def _lu_factor_kernel(a, piv, info):
     for b in range(a.shape[0]):
         info[b] = _lu_factor_rect(a[b], piv[b])
 
 
-@_kernel
+@_kernel_ieee
 def _solve_triangular_kernel(a, x, upper, unit):
     """X of A X = B in place of B (x), A triangular (only its `upper` or lower triangle read,
     its diagonal taken as ones when `unit`): reference trsm's column-by-column substitution,

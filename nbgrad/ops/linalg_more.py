@@ -798,9 +798,17 @@ def _expm(A):
     I = _eye(n, A)
     norm1 = matrix_norm(A, 1)
     import numpy as np
+    norms = np.asarray(norm1.reshape(-1).tolist(), dtype=np.float64)
+    # PyTorch's first two degrees (Taylor 1 and 2) below its thresholds, so that small
+    # matrices (a zero matrix: exactly the identity) get its values
+    theta1, theta2 = (2.220446049250313e-16, 2.580956802971767e-08) if A.dtype is D.float64 else \
+        (1.192092800768788e-07, 5.978858893805233e-04)
+    if norms.size and norms.max() <= theta1:
+        return I + A
+    if norms.size and norms.max() <= theta2:
+        return I + A + 0.5 * matmul(A, A)
     theta13 = 5.371920351148152
-    s_host = np.maximum(0, np.ceil(np.log2(np.maximum(np.asarray(norm1.reshape(-1).tolist(), dtype=np.float64),
-                                                      1e-300) / theta13))).astype(np.int64)
+    s_host = np.maximum(0, np.ceil(np.log2(np.maximum(norms, 1e-300) / theta13))).astype(np.int64)
     s = int(s_host.max()) if s_host.size else 0
     if s:
         A = A / float(2 ** s)

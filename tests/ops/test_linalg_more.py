@@ -553,3 +553,18 @@ def test_float32_results_keep_their_dtype():
                 L.cond(t), nbgrad.cdist(t, t), nbgrad.logdet(t @ t.T)]:
         assert out.dtype == nbgrad.float32
     np.testing.assert_allclose(L.pinv(t).numpy(), np.linalg.pinv(a.astype(np.float64)), rtol=2e-4, atol=1e-5)
+
+
+def test_out_arguments():
+    a = t64(tri(3, True))
+    o = nbgrad.empty(0, dtype=nbgrad.float64)
+    assert L.solve_triangular(a, t64(np.ones((3, 2))), upper=True, out=o) is o and o.shape == (3, 2)
+    LU, P = nbgrad.empty(3, 3, dtype=nbgrad.float64), nbgrad.empty(3, dtype=nbgrad.int32)
+    r = L.lu_factor(a, out=(LU, P))
+    assert r[0] is LU and P.tolist() == L.lu_factor(a).pivots.tolist()
+    o = nbgrad.empty(0, dtype=nbgrad.int64)
+    L.matrix_rank(a, out=o)
+    assert o.item() == 3
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic "
+                                           "differentiation, but one of the arguments requires grad"):
+        L.pinv(leaf(A3), out=nbgrad.empty(0, dtype=nbgrad.float64))

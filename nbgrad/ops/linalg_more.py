@@ -130,7 +130,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     _check_float(op, A, "triangular_solve_cpu")
     if A._dtype is not B._dtype:      # (PyTorch solves in A's dtype)
         B = B.to(A.dtype)
-    X = _triangular(A, B, upper, left, unitriangular)
+    X = _layout(_triangular(A, B, upper, left, unitriangular), True)
     if needs_grad(A, B):
         record(LinalgSolveTriangularBackward0, (A, B), (X,), upper=bool(upper), left=bool(left),
                unit=bool(unitriangular)).save(A, X, outputs=(X,))
@@ -187,8 +187,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     batch = tuple(broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     with no_grad():
         Ab = V.expand(A, batch + tuple(A._shape[-2:]))
-        X = _triangular(V.mT(Ab) if transpose else Ab, b, upper != bool(transpose), True, unitriangular)
-        M = Ab.clone()
+        X = _layout(_triangular(V.mT(Ab) if transpose else Ab, b, upper != bool(transpose), True, unitriangular), True)
+        M = _layout(Ab, True)
     if needs_grad(b, A):
         record(TriangularSolveBackward0, (b, A), (X, M), upper=bool(upper), transpose=bool(transpose),
                unit=bool(unitriangular)).save(b, A, X, outputs=(X, M))
@@ -196,6 +196,15 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
 
 
 _WARNED = set()
+
+
+def _layout(X, column_major):
+    """X as PyTorch lays out a LAPACK result: batched column-major (or row-major)."""
+    if not X.numel():
+        return X
+    from .._layout import row_major_strides
+    strides = _column_major_strides(tuple(X._shape)) if column_major else row_major_strides(tuple(X._shape))
+    return X if tuple(X._stride) == tuple(strides) else copy_raw(X, tuple(strides))
 
 
 def _warn_once(key, message):
@@ -367,7 +376,7 @@ def lu(A, *, pivot=True, out=None):
     with no_grad():
         LU, pivots, _info = _lu_factor_raw(A)
         P, L, U = _unpack(LU, pivots)
-        L, U = L.contiguous(), U.contiguous()
+        P, L, U = _layout(P, False), _layout(L, False), _layout(U, False)
     if needs_grad(A):
         record(LinalgLuBackward0, (A,), (None, L, U), pivot=bool(pivot)).save(P, L, U, outputs=(L, U))
     return lu_result(P, L, U)
@@ -409,8 +418,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
                                f"but got {list(pivots._shape)}")
     with no_grad():
         P, L, U = _unpack(LU, pivots, unpack_data, unpack_pivots)
+        P = _layout(P, False)
         if unpack_data:
-            L, U = L.contiguous(), U.contiguous()
+            L, U = _layout(L, False), _layout(U, False)
     if needs_grad(LU) and unpack_data:
         record(LuUnpackBackward0, (LU, pivots), (None, L, U), m=m, n=n)
     return lu_unpack_result(P, L, U)
@@ -486,7 +496,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     with no_grad():
         LUb = V.expand(LU, batch + (n, n))
         pb = V.expand(pivots, batch + (n,))
-        X = _lu_solve_raw(LUb, pb, B, left, adjoint).contiguous()
+        X = _layout(_lu_solve_raw(LUb, pb, B, left, adjoint), left)
     if needs_grad(LU, B):
         record(LinalgLuSolveBackward0, (LU, pivots, B), (X,), left=bool(left), adjoint=bool(adjoint)).save(
             LU, pivots, X, outputs=(X,))
@@ -882,6 +892,23 @@ class LinalgLstsqBackward0(Node):
         return gA, gB
 
 
+def _lstsq_layout(X, rows, vector):
+    """The solution as PyTorch returns it: the first n rows of a column-major (rows, k)
+    buffer per matrix, rows = max(m, n) (LAPACK's right-hand side, overwritten in place)."""
+    from .._layout import row_major_strides
+    from ._graph import new_strided
+    if not X.numel():
+        return X.contiguous()
+    batch = tuple(X._shape[:-1] if vector else X._shape[:-2])
+    full = batch + ((rows,) if vector else (X._shape[-1], rows))
+    fstrides = row_major_strides(full)
+    strides = fstrides if vector else fstrides[:-2] + (fstrides[-1], fstrides[-2])
+    be = backend_of(X)
+    buf = be.full(math.prod(full), X._dtype.np, 0)
+    be.copy(X._view_tuple(), (buf, 0, tuple(X._shape), tuple(strides)))
+    return new_strided(buf, tuple(X._shape), tuple(strides), X._dtype, X.device)
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
     from .linalg_decomp import _is_vector_rhs
     _check_tensor("linalg_lstsq", "input", 1, A)
@@ -932,7 +959,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
             if full:
                 res = ((matmul(A, X) - B2) ** 2).sum(-2)
         Xs = V.squeeze(X, -1) if vector else X
-        Xs = Xs.contiguous()
+        Xs = _lstsq_layout(Xs, max(m, n), vector)
     if needs_grad(A, B):
         record(LinalgLstsqBackward0, (A, B), (Xs, res), vector=vector).save(A, B)
     return lstsq_result(Xs, res, rank, sv)

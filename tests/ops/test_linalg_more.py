@@ -568,3 +568,19 @@ def test_out_arguments():
     with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic "
                                            "differentiation, but one of the arguments requires grad"):
         L.pinv(leaf(A3), out=nbgrad.empty(0, dtype=nbgrad.float64))
+
+
+def test_result_layouts_are_pytorchs():
+    # recorded from torch 2.13: LAPACK's column-major results, row-major where PyTorch transposes
+    a, b = t64(tri(3, True)), t64(RNG.standard_normal((2, 3, 4)))
+    assert L.solve_triangular(a, b, upper=True).stride() == (12, 1, 3)
+    assert L.solve_triangular(a, b.mT, upper=True, left=False).stride() == (12, 1, 4)
+    LU, piv = L.lu_factor(a)
+    assert L.lu_solve(LU, piv, b).stride() == (12, 1, 3)
+    assert L.lu_solve(LU, piv, b.mT, left=False).stride() == (12, 3, 1)
+    assert [t.stride() for t in L.lu(t64(RNG.standard_normal((4, 2))))] == [(4, 1), (2, 1), (2, 1)]
+    assert L.lstsq(t64(RNG.standard_normal((2, 5, 3))), t64(RNG.standard_normal((2, 5, 4)))).solution.stride() == \
+        (20, 1, 5)
+    assert L.lstsq(t64(RNG.standard_normal((2, 5, 3))), t64(RNG.standard_normal((2, 5)))).solution.stride() == (5, 1)
+    assert nbgrad.cholesky_inverse(a).stride() == (1, 3) and L.pinv(t64(RNG.standard_normal((2, 4, 3)))).stride() == \
+        (12, 4, 1)

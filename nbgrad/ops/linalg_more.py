@@ -716,7 +716,7 @@ def cond(A, p=None, *, out=None):
     svd_path = ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2)
     if svd_path:
         _check_matrix("linalg.svd", A, square=False, kernel="linalg_svd_cpu")
-    if not svd_path:
+    if not svd_path and (isinstance(ord, str) or A.numel()):     # (an empty input returns first for numbers)
         if A._shape[-1] != A._shape[-2]:
             raise RuntimeError(f"linalg.cond(ord={label}): A must be batches of square matrices, but they are "
                                f"{A._shape[-2]} by {A._shape[-1]} matrices")

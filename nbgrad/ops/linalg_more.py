@@ -260,8 +260,8 @@ def _permutation(pivots, m, batch, like):
         for i in range(piv.shape[1] if piv.size else 0):
             j = int(piv[b, i]) - 1
             if not 0 <= j < m:
-                raise RuntimeError(f"pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
-                                   f"Did you use the LU factorization from torch.linalg.lu_factor?")
+                raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                   "Did you properly pass the result of lu_factor?")
             perm[i], perm[j] = perm[j], perm[i]
         P[b, perm, np.arange(m)] = 1
     with no_grad():
@@ -492,6 +492,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
                            f"shape {list(pivots._shape)} instead")
     if pivots._dtype is not D.int32:
         raise RuntimeError(f"{op}: pivots should be a Tensor of scalar type torch.int32")
+    if pivots.numel():
+        with no_grad():
+            lo, hi = int(pivots.min().item()), int(pivots.max().item())
+        if lo < 1:
+            raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you properly pass "
+                               "the result of lu_factor?")
+        if hi > n:
+            raise RuntimeError("Pivots given to lu_solve must all be smaller or equal to LU.size(-2). Did you "
+                               "properly pass the result of lu_factor?")
     batch = tuple(broadcast_shapes(LU._shape[:-2], B._shape[:-2]))
     with no_grad():
         LUb = V.expand(LU, batch + (n, n))
@@ -818,6 +827,7 @@ def _expm(A):
     if norms.size and norms.max() <= theta2:
         return I + A + 0.5 * matmul(A, A)
     theta13 = 5.371920351148152
+    norms = np.where(np.isfinite(norms), norms, 0.0)       # NaN/inf: no scaling (the result is NaN)
     s_host = np.maximum(0, np.ceil(np.log2(np.maximum(norms, 1e-300) / theta13))).astype(np.int64)
     s = int(s_host.max()) if s_host.size else 0
     if s:

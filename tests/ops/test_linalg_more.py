@@ -584,3 +584,17 @@ def test_result_layouts_are_pytorchs():
     assert L.lstsq(t64(RNG.standard_normal((2, 5, 3))), t64(RNG.standard_normal((2, 5)))).solution.stride() == (5, 1)
     assert nbgrad.cholesky_inverse(a).stride() == (1, 3) and L.pinv(t64(RNG.standard_normal((2, 4, 3)))).stride() == \
         (12, 4, 1)
+
+
+def test_invalid_pivots_and_non_finite_inputs():
+    LU = nbgrad.eye(3, dtype=nbgrad.float64)
+    with pytest.raises(RuntimeError, match="pivots passed to lu_unpack must be between 1 and LU.size"):
+        nbgrad.lu_unpack(LU, nbgrad.tensor([4, 2, 3], dtype=nbgrad.int32))
+    with pytest.raises(RuntimeError, match="Pivots given to lu_solve must all be greater or equal to 1"):
+        L.lu_solve(LU, nbgrad.tensor([0, 2, 3], dtype=nbgrad.int32), t64(np.ones((3, 1))))
+    with pytest.raises(RuntimeError, match=r"Pivots given to lu_solve must all be smaller or equal to LU.size\(-2\)"):
+        L.lu_solve(LU, nbgrad.tensor([4, 2, 3], dtype=nbgrad.int32), t64(np.ones((3, 1))))
+    for v in (math.nan, math.inf, 1e200):                   # no endless scaling: NaN, as PyTorch's
+        assert np.isnan(L.matrix_exp(t64([[v, 1.], [0, 1]])).numpy()).all()
+    LU, piv = L.lu_factor(t64([[math.nan, 1.], [2, 3]]))
+    assert piv.dtype == nbgrad.int32 and LU.shape == (2, 2)

@@ -758,6 +758,13 @@ def inv_ex(A, *, check_errors=False, out=None):
                           "inversion could not be completed because the input matrix is singular.")
     from .linalg_decomp import _matrices
     result = _matrices(buf, A._shape, A)
+    if any(info.tolist()):
+        # a singular matrix: PyTorch's getrf + getrs with the identity (its infinities), not
+        # the unspecified values the backend leaves there
+        with no_grad():
+            LU, pivots, _info = _lu_factor_raw(A)
+            eye = V.expand(_eye(A._shape[-1], A), tuple(A._shape))
+            result = _layout(_lu_solve_raw(LU, pivots, eye, True, False), True)
     if needs_grad(A):
         record(LinalgInvExBackward0, (A,), (result, None)).save(result, outputs=(result,))
     return inv_ex_result(result, _int_tensor(info, A._shape[:-2], D.int32, A))
@@ -790,18 +797,14 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         if check_errors:
             raise LinAlgError(str(e).replace("torch.linalg.solve:", "torch.linalg.solve_ex:", 1)) from None
         with no_grad():
-            LU, pivots, info = _lu_factor_raw(A if left else V.mT(A))
-        batch = tuple(broadcast_shapes(A._shape[:-2], B._shape[:-2] if not _is_vector_rhs(A, B) else
-                                       B._shape[:-1]))
-        info_t = _int_tensor(info, A._shape[:-2], D.int32, A).expand(batch) if batch else \
-            _int_tensor(info, (), D.int32, A)
+            LU, pivots, info = _lu_factor_raw(A)
+        info_t = _int_tensor(info, A._shape[:-2], D.int32, A)      # (the factored A's batch, as PyTorch's)
         with no_grad():
             X = _lu_solve_raw(LU, pivots, V.unsqueeze(B, -1) if _is_vector_rhs(A, B) else B, left, False)
             if _is_vector_rhs(A, B):
                 X = V.squeeze(X, -1)
-        return solve_ex_result(X, info_t.contiguous())
-    batch = tuple(X._shape[:-1] if _is_vector_rhs(A, B) else X._shape[:-2])
-    return solve_ex_result(X, _zeros(batch, A, D.int32))
+        return solve_ex_result(X, info_t)
+    return solve_ex_result(X, _zeros(A._shape[:-2], A, D.int32))
 
 
 # -- matrix_exp ----------------------------------------------------------------------

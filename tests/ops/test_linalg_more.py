@@ -598,3 +598,18 @@ def test_invalid_pivots_and_non_finite_inputs():
         assert np.isnan(L.matrix_exp(t64([[v, 1.], [0, 1]])).numpy()).all()
     LU, piv = L.lu_factor(t64([[math.nan, 1.], [2, 3]]))
     assert piv.dtype == nbgrad.int32 and LU.shape == (2, 2)
+
+
+def test_singular_inputs_give_pytorchs_infinities():
+    # recorded from torch 2.13 (getrf + getrs / trsm on a zero pivot: inf and NaN, info > 0)
+    s = t64([[[1., 2], [2, 4]], [[0., 0], [0, 1]], [[1., 1], [1, 1]]])
+    inv, info = L.inv_ex(s)
+    assert info.tolist() == [2, 1, 2]
+    np.testing.assert_array_equal(inv.numpy(), [[[-np.inf, np.inf], [np.inf, -np.inf]], [[np.inf, np.nan], [0, 1]],
+                                                [[np.inf, -np.inf], [-np.inf, np.inf]]])
+    b = t64(np.arange(12.).reshape(3, 2, 2) + 1)
+    x, info = L.solve_ex(s, b)
+    np.testing.assert_array_equal(x.numpy(), [[[np.inf, np.nan], [-np.inf, np.nan]], [[np.inf, np.inf], [7, 8]],
+                                              [[-np.inf, -np.inf], [np.inf, np.inf]]])
+    t = L.solve_triangular(s.tril(), b, upper=False, left=False)
+    np.testing.assert_array_equal(t.numpy()[1], [[np.inf, 6], [np.inf, 8]])

@@ -1336,8 +1336,13 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     dims = tuple(i for i in range(input.dim()) if i != d)
     from .elementwise import where
     from .linalg_decomp import vector_norm
-    norm = vector_norm(input, p, dims, True)
+    half = input._dtype is D.float16
+    # float16: the norm and the factor in float32 (PyTorch's CUDA accumulate type), the factor
+    # rounded to float16 before the product
+    norm = vector_norm(input, p, dims, True, dtype=D.float32 if half else None)
     factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    if half:
+        factor = factor.to(D.float16)
     return renamed(input * factor, "RenormBackward0")
 
 

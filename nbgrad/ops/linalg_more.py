@@ -1256,6 +1256,43 @@ class EuclideanDistBackward0(Node):
         return g1, g2
 
 
+_CDIST_SERIAL_COLUMNS = 128
+
+
+def _cdist_serial(diff, p):
+    """PyTorch's CPU cdist kernel: each distance accumulated column by column in the input's
+    dtype (agg = agg + map(|a|)), then finished (sqrt, or the 1/p power), so that the values
+    are its bits; one elementwise op per column."""
+    from .elementwise import fma_raw
+    agg = None
+    m = diff.shape[-1]
+    for k in range(m):
+        a = V.select(diff, -1, k)
+        if p == 2:
+            # agg + a * a; its compiled loop takes the columns in groups of 2 (float64) or 4
+            # (float32) without contraction, and the remainder's steps as one fma each (found
+            # against torch 2.13's bits)
+            if agg is None:
+                agg = a * a
+            elif k >= m - m % (2 if a._dtype is D.float64 else 4):
+                agg = fma_raw(a, a, agg)
+            else:
+                agg = agg + a * a
+            continue
+        if p == 0:
+            term = (a != 0).to(a.dtype)
+        elif p == 1:
+            term = a
+        else:
+            term = a ** p
+        agg = term.clone() if agg is None else agg + term
+    if p == 2:
+        return agg.sqrt()
+    if p in (0, 1):
+        return agg
+    return agg ** (1.0 / p)
+
+
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     _check_tensor("cdist", "x1", 1, x1)
     _check_tensor("cdist", "x2", 2, x2)
@@ -1302,14 +1339,16 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             result = _zeros(out_shape, x1)
         else:
             diff = (V.unsqueeze(x1, -2) - V.unsqueeze(x2, -3)).abs()
-            if p == 0:
+            if math.isinf(p):
+                result = diff.amax(-1)
+            elif c <= _CDIST_SERIAL_COLUMNS:
+                result = _cdist_serial(diff, p)
+            elif p == 0:
                 result = (diff != 0).to(x1.dtype).sum(-1)
             elif p == 1:
                 result = diff.sum(-1)
             elif p == 2:
                 result = (diff * diff).sum(-1).sqrt()
-            elif math.isinf(p):
-                result = diff.amax(-1)
             else:
                 result = (diff ** p).sum(-1) ** (1.0 / p)
             result = result.expand(out_shape).contiguous()

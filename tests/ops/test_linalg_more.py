@@ -613,3 +613,16 @@ def test_singular_inputs_give_pytorchs_infinities():
                                               [[-np.inf, -np.inf], [np.inf, np.inf]]])
     t = L.solve_triangular(s.tril(), b, upper=False, left=False)
     np.testing.assert_array_equal(t.numpy()[1], [[np.inf, 6], [np.inf, 8]])
+
+
+def test_cdist_two_norm_matches_pytorchs_bits():
+    # recorded from torch 2.13 (its CPU kernel accumulates column by column; the columns past
+    # the last full group of 2 (float64) / 4 (float32) with one fma each)
+    a64, b64 = [[-0.8, -1.32, -0.25], [0.42, 1.14, 0.11]], [[-0.55, -0.78, 0.75], [1.63, 0.27, -1.23]]
+    a32, b32 = [[-0.65, -0.17, 1.66], [0.66, -1.64, -0.01]], [[-0.62, 0.15, -1.61], [0.24, 0.24, 1.58]]
+    assert nbgrad.cdist(t64(a64), t64(b64)).tolist() == CDIST_BITS64
+    assert nbgrad.cdist(nbgrad.tensor(a32), nbgrad.tensor(b32)).tolist() == CDIST_BITS32
+
+
+CDIST_BITS64 = [[1.1636580253665594, 3.0648654130320305], [2.244303900990238, 2.0041457032860657]]
+CDIST_BITS32 = [[3.285757064819336, 0.9831581711769104], [2.7207534313201904, 2.497779130935669]]

@@ -1137,7 +1137,8 @@ def tensorinv(A, ind=2, *, out=None):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {p_end} != {p_start}")
     result, info = inv_ex(A.reshape(p_end, p_end))
-    _raise_on_failure(info.reshape(-1).tolist(), "inv", False, lambda k: f"The diagonal element {k} is zero, the inversion could not "
+    _raise_on_failure(info.reshape(-1).tolist(), "inv", False,
+                      lambda k: f"The diagonal element {k} is zero, the inversion could not "
                       "be completed because the input matrix is singular.")
     return result.reshape(end + start)
 

@@ -401,7 +401,8 @@ def test_vdot_vecdot_vander():
     assert gradcheck(nbgrad.vdot, (x, y)) and x.vdot(y).item() == out.item()
     with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 1D tensors"):
         nbgrad.vdot(t64(np.ones((2, 2))), t64(np.ones(2)))
-    with pytest.raises(RuntimeError, match="dot : expected both vectors to have same dtype, but found Double and Float"):
+    with pytest.raises(RuntimeError, match="dot : expected both vectors to have same dtype, but found Double and "
+                                           "Float"):
         nbgrad.vdot(t64(np.ones(2)), nbgrad.ones(2))
     m1, m2 = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((3, 4))
     v = L.vecdot(leaf(m1), leaf(m2))
@@ -479,7 +480,8 @@ def test_lstsq():
 CDIST = {0: [[1.0, 2.0], [2.0, 2.0], [2.0, 2.0]], 1: [[1.0, 2.0], [3.0, 6.0], [1.0, 4.0]],
          1.5: [[1.0, 1.5874010519681994], [2.4472608147714756, 4.762203155904598],
                [0.7937005259840998, 3.2244124899218174]],
-         2: [[1.0, 1.4142135623730951], [2.23606797749979, 4.242640687119285], [0.7071067811865476, 2.9154759474226504]],
+         2: [[1.0, 1.4142135623730951], [2.23606797749979, 4.242640687119285],
+             [0.7071067811865476, 2.9154759474226504]],
          math.inf: [[1.0, 1.0], [2.0, 3.0], [0.5, 2.5]]}
 
 

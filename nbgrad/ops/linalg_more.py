@@ -1192,40 +1192,58 @@ def dist(input, other, p=2):
 
 class CdistBackward0(Node):
     def backward(self, g):
-        x1, x2, result = self.saved_tensors
-        p = self.p
-        g1 = _cdist_backward(g, x1, x2, p, result)
-        g2 = None
-        if self.needs_input_grad(1):
-            g2 = _cdist_backward(V.mT(g), x2, x1, p, V.mT(result))
-        return (g1 if self.needs_input_grad(0) else None), g2
+        x1, x2, dist = self.saved_tensors
+        need1, need2 = self.needs_input_grad(0), self.needs_input_grad(1)
+        if self.p == 0:
+            return (_zeros(tuple(x1.shape), x1) if need1 else None), (_zeros(tuple(x2.shape), x2) if need2 else None)
+        r1, r2, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+        if math.prod(dist.shape) * m <= _CDIST_DENSE_BACKWARD:
+            # all columns at once: the (*, r1, r2, m) differences
+            diff = V.unsqueeze(x1, -2) - V.unsqueeze(x2, -3)
+            term = _cdist_term(V.unsqueeze(g, -1), diff, V.unsqueeze(dist, -1), self.p)
+            g1 = term.sum(-2) if need1 else None
+            g2 = -term.sum(-3) if need2 else None
+        else:
+            # a column at a time, never more than (*, r1, r2) values (as PyTorch's kernel)
+            from .indexing import stack
+            c1, c2 = [], []
+            for k in range(m):
+                diff = V.unsqueeze(V.select(x1, -1, k), -1) - V.unsqueeze(V.select(x2, -1, k), -2)
+                term = _cdist_term(g, diff, dist, self.p)
+                if need1:
+                    c1.append(term.sum(-1))
+                if need2:
+                    c2.append(-term.sum(-2))
+            g1 = stack(c1, -1) if need1 else None
+            g2 = stack(c2, -1) if need2 else None
+        return (_sum_to(g1, x1.shape) if need1 else None), (_sum_to(g2, x2.shape) if need2 else None)
 
 
-def _cdist_backward(g, x1, x2, p, dist):
-    """_cdist_backward's formula for x1: sum over x2's rows of g * d dist / d x1."""
+_CDIST_DENSE_BACKWARD = 1 << 22
+
+
+def _cdist_term(g, diff, d, p):
+    """_cdist_backward's summand for x1: g * d dist / d x1 at each difference (x2's is its
+    negative), 0 where the distance is 0 (and, for p < 1, where the difference is)."""
     from .elementwise import where
-    diff = V.unsqueeze(x1, -2) - V.unsqueeze(x2, -3)           # (*, r1, r2, m)
-    gd = V.unsqueeze(g, -1)
-    d = V.unsqueeze(dist, -1)
-    if p == 0:
-        return _zeros(tuple(x1.shape), x1).expand(tuple(broadcast_shapes(x1.shape, tuple(x1.shape))))
     if p == 1:
-        term = gd * diff.sign()
-    elif p == 2:
-        term = where(d == 0, 0.0, gd * diff / d)
-    elif math.isinf(p):
-        term = where(diff.abs() == d, gd * diff.sign(), 0.0)
-    elif p < 2:
+        return g * diff.sign()
+    if p == 2:
+        return where(d == 0, 0.0, g * diff / d)
+    if math.isinf(p):
+        return where(diff.abs() == d, g * diff.sign(), 0.0)
+    if p < 2:
         bad = (d == 0) | ((diff == 0) & (p < 1))
-        term = where(bad, 0.0, diff.sign() * diff.abs() ** (p - 1) * gd / d ** (p - 1))
-    else:
-        term = where(d == 0, 0.0, diff * diff.abs() ** (p - 2) * gd / d ** (p - 1))
-    out = term.sum(-2)
-    # summed over broadcast batch dims to x1's own shape
-    extra = out.dim() - x1.dim()
+        return where(bad, 0.0, diff.sign() * diff.abs() ** (p - 1) * g / d ** (p - 1))
+    return where(d == 0, 0.0, diff * diff.abs() ** (p - 2) * g / d ** (p - 1))
+
+
+def _sum_to(out, shape):
+    """out summed over the broadcast batch dims down to an input's own shape."""
+    extra = out.dim() - len(shape)
     if extra > 0:
         out = out.sum(tuple(range(extra)))
-    for i, (a, b) in enumerate(zip(out.shape, x1.shape)):
+    for i, (a, b) in enumerate(zip(out.shape, shape)):
         if a != b:
             out = out.sum(i, keepdim=True)
     return out
@@ -1257,18 +1275,18 @@ class EuclideanDistBackward0(Node):
         return g1, g2
 
 
-_CDIST_SERIAL_COLUMNS = 128
-
-
-def _cdist_serial(diff, p):
+def _cdist_serial(x1, x2, p):
     """PyTorch's CPU cdist kernel: each distance accumulated column by column in the input's
-    dtype (agg = agg + map(|a|)), then finished (sqrt, or the 1/p power), so that the values
-    are its bits; one elementwise op per column."""
-    from .elementwise import fma_raw
+    dtype (agg = red(agg, map(|a|))), then finished (sqrt, or the 1/p power), so that the
+    values are its bits; a column's (*, r1, r2) differences at a time (no (*, r1, r2, m)
+    intermediate)."""
+    from .elementwise import fma_raw, where
     agg = None
-    m = diff.shape[-1]
+    m = x1.shape[-1]
+    # the columns as contiguous rows (each step's operands dense)
+    c1, c2 = V.movedim(x1, -1, 0).contiguous(), V.movedim(x2, -1, 0).contiguous()
     for k in range(m):
-        a = V.select(diff, -1, k)
+        a = (V.unsqueeze(c1[k], -1) - V.unsqueeze(c2[k], -2)).abs()
         if p == 2:
             # agg + a * a; its compiled loop takes the columns in groups of 2 (float64) or 4
             # (float32) without contraction, and the remainder's steps as one fma each (found
@@ -1280,8 +1298,12 @@ def _cdist_serial(diff, p):
             else:
                 agg = agg + a * a
             continue
+        if math.isinf(p):
+            # std::max(agg, a) from agg = 0: a NaN difference is passed over
+            agg = where(a > 0, a, 0.0) if agg is None else where(agg < a, a, agg)
+            continue
         if p == 0:
-            term = (a != 0).to(a.dtype)
+            term = where(a != a, a, (a != 0).to(a.dtype))          # min(ceil(a), 1): NaN stays
         elif p == 1:
             term = a
         else:
@@ -1289,7 +1311,7 @@ def _cdist_serial(diff, p):
         agg = term.clone() if agg is None else agg + term
     if p == 2:
         return agg.sqrt()
-    if p in (0, 1):
+    if p in (0, 1) or math.isinf(p):
         return agg
     return agg ** (1.0 / p)
 
@@ -1339,20 +1361,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         elif c == 0:
             result = _zeros(out_shape, x1)
         else:
-            diff = (V.unsqueeze(x1, -2) - V.unsqueeze(x2, -3)).abs()
-            if math.isinf(p):
-                result = diff.amax(-1)
-            elif c <= _CDIST_SERIAL_COLUMNS:
-                result = _cdist_serial(diff, p)
-            elif p == 0:
-                result = (diff != 0).to(x1.dtype).sum(-1)
-            elif p == 1:
-                result = diff.sum(-1)
-            elif p == 2:
-                result = (diff * diff).sum(-1).sqrt()
-            else:
-                result = (diff ** p).sum(-1) ** (1.0 / p)
-            result = result.expand(out_shape).contiguous()
+            result = _cdist_serial(x1, x2, p).expand(out_shape).contiguous()
     if needs_grad(x1, x2):
         record(CdistBackward0, (x1, x2), (result,), p=float(p)).save(x1, x2, result, outputs=(result,))
     return result

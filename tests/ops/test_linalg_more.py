@@ -628,3 +628,20 @@ def test_cdist_two_norm_matches_pytorchs_bits():
 
 CDIST_BITS64 = [[1.1636580253665594, 3.0648654130320305], [2.244303900990238, 2.0041457032860657]]
 CDIST_BITS32 = [[3.285757064819336, 0.9831581711769104], [2.7207534313201904, 2.497779130935669]]
+
+
+def test_cdist_nan_and_column_by_column_backward(monkeypatch):
+    a = t64([[math.nan, 1.], [2., 3.]])
+    b = t64([[0., 0.], [2., 3.]])
+    # PyTorch: p=0 keeps a NaN difference, p=inf passes over it (std::max from 0), p=1 and 2 spread it
+    assert nbgrad.cdist(a, b, 0).tolist()[1] == [2.0, 0.0] and math.isnan(nbgrad.cdist(a, b, 0)[0, 0].item())
+    assert nbgrad.cdist(a, b, math.inf).tolist() == [[1.0, 2.0], [3.0, 0.0]]
+    import nbgrad.ops.linalg_more as LM
+    x, y = leaf(RNG.standard_normal((2, 3, 4))), leaf(RNG.standard_normal((5, 4)))
+    ref = [nbgrad.autograd.grad(nbgrad.cdist(x, y, p).sum(), (x, y)) for p in (1.5, 2)]
+    monkeypatch.setattr(LM, "_CDIST_DENSE_BACKWARD", 0)          # the column loop
+    for p, (gx, gy) in zip((1.5, 2), ref):
+        hx, hy = nbgrad.autograd.grad(nbgrad.cdist(x, y, p).sum(), (x, y))
+        np.testing.assert_allclose(hx.numpy(), gx.numpy(), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(hy.numpy(), gy.numpy(), rtol=1e-13, atol=1e-15)
+    assert gradcheck(lambda u, w: nbgrad.cdist(u, w, 3.0), (x, y))

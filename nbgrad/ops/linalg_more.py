@@ -253,17 +253,20 @@ def _permutation(pivots, m, batch, like):
     import numpy as np
     from .._creation import tensor
     nb = int(np.prod(batch)) if batch else 1
-    piv = np.asarray(pivots.cpu().numpy()).reshape(nb, pivots.shape[-1])
+    piv = np.asarray(pivots.cpu().numpy()).reshape(nb, pivots.shape[-1]).astype(np.int64) - 1
+    if piv.size and (piv.min() < 0 or piv.max() >= m):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                           "Did you properly pass the result of lu_factor?")
+    # the row swaps applied in order, the whole batch at once
+    perm = np.tile(np.arange(m), (nb, 1))
+    rows = np.arange(nb)
+    for i in range(piv.shape[1]):
+        j = piv[:, i]
+        keep = perm[:, i].copy()
+        perm[:, i] = perm[rows, j]
+        perm[rows, j] = keep
     P = np.zeros((nb, m, m), dtype=like.dtype.np)
-    for b in range(nb):
-        perm = np.arange(m)
-        for i in range(piv.shape[1] if piv.size else 0):
-            j = int(piv[b, i]) - 1
-            if not 0 <= j < m:
-                raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
-                                   "Did you properly pass the result of lu_factor?")
-            perm[i], perm[j] = perm[j], perm[i]
-        P[b, perm, np.arange(m)] = 1
+    P[rows[:, None], perm, np.arange(m)[None, :]] = 1
     with no_grad():
         return tensor(P.reshape(batch + (m, m)), device=like.device)
 

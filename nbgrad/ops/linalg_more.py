@@ -789,6 +789,25 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     return cholesky_ex_result(result, _int_tensor(info, A._shape[:-2], D.int32, A))
 
 
+class _SingularSolveExBackward(Node):
+    """linalg_solve_backward with the saved LU of a singular matrix (its infinities, no error)."""
+    def backward(self, gX, g_info=None):
+        LU, pivots, X = self.saved_tensors
+        A_shape, B_shape = self.input_shapes
+        g = V.unsqueeze(gX, -1) if self.vector else gX
+        X2 = V.unsqueeze(X, -1) if self.vector else X
+        gB = lu_solve(LU, pivots, g, left=self.left, adjoint=True)
+        gA = None
+        if self.needs_input_grad(0):
+            gA = _sum_to(-matmul(gB, V.mT(X2)) if self.left else -matmul(V.mT(X2), gB), A_shape)
+        if not self.needs_input_grad(1):
+            return gA, None
+        return gA, _sum_to(V.squeeze(gB, -1) if self.vector else gB, B_shape)
+
+
+_SingularSolveExBackward.__name__ = _SingularSolveExBackward.__qualname__ = "LinalgSolveExBackward0"
+
+
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """linalg.solve_ex: solve's result and info; a singular matrix gives info > 0 and a result
     with NaN/inf instead of an error (unless check_errors)."""
@@ -802,10 +821,15 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
         with no_grad():
             LU, pivots, info = _lu_factor_raw(A)
         info_t = _int_tensor(info, A._shape[:-2], D.int32, A)      # (the factored A's batch, as PyTorch's)
+        vector = _is_vector_rhs(A, B)
         with no_grad():
-            X = _lu_solve_raw(LU, pivots, V.unsqueeze(B, -1) if _is_vector_rhs(A, B) else B, left, False)
-            if _is_vector_rhs(A, B):
+            X = _lu_solve_raw(LU, pivots, V.unsqueeze(B, -1) if vector else B, left, False)
+            if vector:
                 X = V.squeeze(X, -1)
+        if needs_grad(A, B):
+            record(_SingularSolveExBackward, (A, B), (X, None), vector=vector, left=bool(left),
+                   input_shapes=(tuple(A.shape), tuple(B.shape))).save(
+                LU, pivots, X, outputs=(X,))
         return solve_ex_result(X, info_t)
     return solve_ex_result(X, _zeros(A._shape[:-2], A, D.int32))
 

@@ -645,3 +645,16 @@ def test_cdist_nan_and_column_by_column_backward(monkeypatch):
         np.testing.assert_allclose(hx.numpy(), gx.numpy(), rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(hy.numpy(), gy.numpy(), rtol=1e-13, atol=1e-15)
     assert gradcheck(lambda u, w: nbgrad.cdist(u, w, 3.0), (x, y))
+
+
+def test_solve_ex_singular_batch_has_pytorchs_node_and_gradient():
+    # recorded from torch 2.13: the solved matrices' gradients, NaN for the singular one, no error
+    for left, ref_a in [(True, [[-0.75, -1.75], [-0.75, -1.75]]), (False, [[-1.0, -1.0], [-1.5, -1.5]])]:
+        a = leaf(np.stack([np.eye(2) * 2, [[1., 2], [2, 4]]]))
+        b = leaf(np.arange(8.).reshape(2, 2, 2) + 1)
+        x, info = L.solve_ex(a, b, left=left)
+        assert node(x) == "LinalgSolveExBackward0" and info.grad_fn is None
+        ga, gb = nbgrad.autograd.grad(x[0].sum(), [a, b])
+        np.testing.assert_array_equal(ga.numpy()[0], ref_a)
+        assert np.isnan(ga.numpy()[1]).all() and np.isnan(gb.numpy()[1]).all()
+        np.testing.assert_array_equal(gb.numpy()[0], [[0.5, 0.5], [0.5, 0.5]])

@@ -7,6 +7,15 @@ from .ops.linalg_decomp import (LinAlgError, cholesky, cross, det, eigh, eigvals
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "norm",
            "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
 
+# more of torch.linalg (ops/linalg_more.py)
+from .ops.linalg_more import (cholesky_ex, cond, diagonal, inv_ex, lstsq, lu, lu_factor, lu_factor_ex,  # noqa: E402
+                              lu_solve, matrix_exp, matrix_rank, multi_dot, pinv, solve_ex, solve_triangular,
+                              tensorinv, tensorsolve, vander, vecdot)
+from .ops.linalg_more import linalg_matrix_power as matrix_power  # noqa: E402
+__all__ += ["cholesky_ex", "cond", "diagonal", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+            "matrix_exp", "matrix_power", "matrix_rank", "multi_dot", "pinv", "solve_ex", "solve_triangular",
+            "tensorinv", "tensorsolve", "vander", "vecdot"]
+
 # out= and PyTorch's names in errors (ops/_signatures.py)
 from .ops._signatures import linalg_functions as _linalg_functions  # noqa: E402
 globals().update(_linalg_functions(globals()))

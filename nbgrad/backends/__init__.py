@@ -157,6 +157,11 @@ the op layer with every view's dims permuted into the result's memory order.)
   linalg_cholesky(x_view)                   lower triangle read -> (L (*B, n, n), info)
   linalg_eigh(x_view, upper)                one triangle read -> (eigenvalues (*B, n)
                                             ascending, eigenvectors (*B, n, n) as columns)
+  linalg_lu_factor(x_view)                  -> (LU (*B, m, n), int32 1-based pivots
+                                            (*B, min(m, n)), info); getrf's partial pivoting
+  linalg_solve_triangular(a_view, b_view, upper, unitriangular)
+                                            a (*B, n, n) (one triangle read), b (*B, n, k)
+                                            -> X (*B, n, k); no error for a zero diagonal
   manual_seed(seed)                         seeds the backend's generator
   get_rng_state()                           -> uint8 host buffer: the generator's whole state
   set_rng_state(state)                      restores a state get_rng_state returned
@@ -311,7 +316,7 @@ REQUIRED = frozenset({
     "max_pool2d", "max_pool2d_backward", "avg_pool2d", "avg_pool2d_backward",
     "grid_sampler_2d", "grid_sampler_2d_backward",
     "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
-    "linalg_cholesky", "linalg_eigh",
+    "linalg_cholesky", "linalg_eigh", "linalg_lu_factor", "linalg_solve_triangular",
     "run_user_kernel", "user_reduce",
 })
 

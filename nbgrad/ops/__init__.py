@@ -507,6 +507,14 @@ from .. import _random_more as _RANDOM_MORE   # noqa: E402
 TENSOR_METHODS.update({"geometric_": _RANDOM_MORE.geometric_, "log_normal_": _RANDOM_MORE.log_normal_,
                        "cauchy_": _RANDOM_MORE.cauchy_})
 
+# more linear algebra (linalg_more.py)
+from . import linalg_more as _LM   # noqa: E402
+TENSOR_METHODS.update({"dist": _LM.dist, "renorm": _LM.renorm, "renorm_": _LM.renorm_, "logdet": _LM.logdet,
+                       "pinverse": _LM.pinverse, "cholesky_inverse": _LM.cholesky_inverse,
+                       "cholesky_solve": _LM.cholesky_solve, "vdot": _LM.vdot,
+                       "triangular_solve": _LM.triangular_solve, "matrix_exp": _LM.matrix_exp,
+                       "adjoint": _LM.adjoint, "lu": _LM.torch_lu, "lu_solve": _LM.torch_lu_solve})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

@@ -57,6 +57,15 @@ LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg
               "matrix_norm": ("linalg_norm", None), "norm": ("linalg_norm", None),
               "qr": ("tuple", "linalg_qr"), "eigh": ("tuple", "_linalg_eigh"), "svd": ("tuple", "_linalg_svd"),
               "slogdet": ("tuple", "_linalg_slogdet")}
+# ... and those of ops/linalg_more.py
+LINALG_OUT.update({"solve_triangular": ("found", "linalg_solve_triangular"), "pinv": ("cast", "linalg_pinv"),
+                   "matrix_power": ("expected", "linalg_matrix_power"), "lu_solve": ("expected", "linalg_lu_solve"),
+                   "multi_dot": ("expected", "linalg_multi_dot"), "vecdot": ("expected", "linalg_vecdot"),
+                   "cond": ("expected", "linalg_cond"), "matrix_rank": ("expected", "linalg_matrix_rank"),
+                   "tensorinv": ("expected", "linalg_tensorinv"), "tensorsolve": ("expected", "linalg_tensorsolve"),
+                   "lu_factor": ("tuple", "linalg_lu_factor_ex"), "lu_factor_ex": ("tuple", "linalg_lu_factor_ex"),
+                   "lu": ("tuple", "linalg_lu"), "inv_ex": ("tuple", "linalg_inv_ex"),
+                   "cholesky_ex": ("tuple", "linalg_cholesky_ex"), "solve_ex": ("tuple", "_linalg_solve_ex")})
 
 # the public functions given PyTorch's keywords (those not listed keep their own signature)
 KEYWORD_FUNCTIONS = set(TORCH_PARAMS) | set(_OUT_RULES) | set(

@@ -522,6 +522,8 @@ def matrix_power(input, n):
         input, n = inverse(input), -n
     if n == 1:
         return input.clone()
+    if n == 3:          # PyTorch's fast path: (A A) A
+        return input.matmul(input).matmul(input)
     result, base = None, input
     while n:
         if n & 1:

@@ -33,6 +33,7 @@ from .indexing import put, put_reduce, take
 from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
+from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, total_dense
 from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform

@@ -348,3 +348,95 @@ def linalg_eigh(view, upper):
     if a.size:
         _eigh_kernel(a, bool(upper), w, v)
     return _flat(w, v)
+
+
+# -- LU with its pivots, triangular solves (torch.linalg.lu_factor / solve_triangular) --
+# (NumPy's error model: a division by zero gives inf/NaN, as LAPACK's, not ZeroDivisionError)
+_kernel_ieee = njit(cache=True, error_model="numpy")
+
+
+@_kernel_ieee
+def _lu_factor_rect(lu, piv):
+    """LAPACK getf2's partial-pivoting LU of the (m, n) `lu`, in place, for min(m, n) steps:
+    the first largest |pivot| of the column, rows swapped whole, the multipliers divided by
+    the pivot.  A zero pivot does not stop it (getrf goes on, leaving that column's
+    multipliers unscaled); pivots are 1-based, LAPACK's; info: 1 + the first step whose
+    pivot is exactly zero, 0 if none."""
+    m, n = lu.shape
+    info = 0
+    for k in range(min(m, n)):
+        p = k
+        for i in range(k + 1, m):
+            if abs(lu[i, k]) > abs(lu[p, k]):
+                p = i
+        piv[k] = p + 1
+        if lu[p, k] == 0:
+            if info == 0:
+                info = k + 1
+            continue
+        if p != k:
+            for j in range(n):
+                t = lu[k, j]
+                lu[k, j] = lu[p, j]
+                lu[p, j] = t
+        d = lu[k, k]
+        for i in range(k + 1, m):
+            lu[i, k] /= d
+        for i in range(k + 1, m):
+            f = lu[i, k]
+            if f != 0:
+                for j in range(k + 1, n):
+                    lu[i, j] -= f * lu[k, j]
+    return info
+
+
+@_kernel_ieee
+def _lu_factor_kernel(a, piv, info):
+    for b in range(a.shape[0]):
+        info[b] = _lu_factor_rect(a[b], piv[b])
+
+
+@_kernel_ieee
+def _solve_triangular_kernel(a, x, upper, unit):
+    """X of A X = B in place of B (x), A triangular (only its `upper` or lower triangle read,
+    its diagonal taken as ones when `unit`): column-by-column substitution without reference
+    trsm's skipping of zeros (as optimized BLAS, whose inf/NaN PyTorch shows for a zero
+    diagonal element: 0 * inf is NaN), and no error."""
+    n = a.shape[1]
+    for b in range(a.shape[0]):
+        for c in range(x.shape[2]):
+            if upper:
+                for k in range(n - 1, -1, -1):
+                    if not unit:
+                        x[b, k, c] /= a[b, k, k]
+                    t = x[b, k, c]
+                    for i in range(k):
+                        x[b, i, c] -= t * a[b, i, k]
+            else:
+                for k in range(n):
+                    if not unit:
+                        x[b, k, c] /= a[b, k, k]
+                    t = x[b, k, c]
+                    for i in range(k + 1, n):
+                        x[b, i, c] -= t * a[b, i, k]
+
+
+def linalg_lu_factor(view):
+    """(*B, m, n) -> (LU buffer (*B, m, n), 1-based int32 pivots buffer (*B, min(m, n)),
+    info (one getrf code per matrix: k > 0, U[k-1, k-1] is exactly zero))."""
+    a = _dense(view).copy()
+    k = min(a.shape[1], a.shape[2])
+    piv = np.zeros((a.shape[0], k), np.int32)
+    info = np.zeros(a.shape[0], np.int64)
+    if a.size:
+        _lu_factor_kernel(a, piv, info)
+    return a.reshape(-1), piv.reshape(-1), info
+
+
+def linalg_solve_triangular(a_view, b_view, upper, unitriangular):
+    """A (*B, n, n) triangular (one triangle read), rhs (*B, n, k) (same batch) -> X buffer
+    (*B, n, k) of A X = rhs; a zero on A's diagonal gives inf/NaN, not an error."""
+    a, x = _dense(a_view), _dense(b_view).copy()
+    if a.size and x.size:
+        _solve_triangular_kernel(a, x, bool(upper), bool(unitriangular))
+    return x.reshape(-1)

@@ -55,3 +55,12 @@ def linalg_cholesky(view):
 
 def linalg_eigh(view, upper):
     return _to_device(*_cpu.linalg_eigh(_host_view(view), upper))
+
+
+def linalg_lu_factor(view):
+    lu, piv, info = _cpu.linalg_lu_factor(_host_view(view))
+    return from_host(lu), from_host(piv), info
+
+
+def linalg_solve_triangular(a_view, b_view, upper, unitriangular):
+    return from_host(_cpu.linalg_solve_triangular(_host_view(a_view), _host_view(b_view), upper, unitriangular))

@@ -157,6 +157,19 @@ class TriangularSolveBackward0(Node):
         return gb, ga
 
 
+def _linear_solve_checks(b, A, name):
+    """ATen's linearSolveCheckInputs: b and A of one dtype, A square, sizes that match."""
+    if A._dtype is not b._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{D.scalar_type_name(b._dtype)} and A of type {D.scalar_type_name(A._dtype)} instead.")
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A._shape[-2]} by "
+                           f"{A._shape[-1]} matrices")
+    if A._shape[-1] != b._shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {A._shape[-1]} by "
+                           f"{A._shape[-1]} but each b matrix is {b._shape[-2]} by {b._shape[-1]}")
+
+
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """torch.triangular_solve(b, A): (the solution X of op(A) X = b, a copy of A broadcast to
     the batch), deprecated in PyTorch for linalg.solve_triangular (its warning once)."""
@@ -174,15 +187,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     if A.dim() < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
                            f"{A.dim()} dimensions instead")
-    if A._dtype is not b._dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{D.scalar_type_name(b._dtype)} and A of type {D.scalar_type_name(A._dtype)} instead.")
-    if A._shape[-1] != A._shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {A._shape[-2]} by "
-                           f"{A._shape[-1]} matrices")
-    if A._shape[-1] != b._shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {A._shape[-1]} by "
-                           f"{A._shape[-1]} but each b matrix is {b._shape[-2]} by {b._shape[-1]}")
+    _linear_solve_checks(b, A, "triangular_solve")
     _check_float("triangular_solve", A, "triangular_solve_cpu")
     batch = tuple(broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     with no_grad():
@@ -536,15 +541,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead")
     if L.dim() < 2:
         raise RuntimeError(f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
-    if B._dtype is not L._dtype:
-        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{D.scalar_type_name(B._dtype)} and A of type {D.scalar_type_name(L._dtype)} instead.")
-    if L._shape[-1] != L._shape[-2]:
-        raise RuntimeError(f"A must be batches of square matrices, but they are {L._shape[-2]} by "
-                           f"{L._shape[-1]} matrices")
-    if L._shape[-1] != B._shape[-2]:
-        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L._shape[-1]} by "
-                           f"{L._shape[-1]} but each b matrix is {B._shape[-2]} by {B._shape[-1]}")
+    _linear_solve_checks(B, L, "cholesky_solve")
     _check_float("cholesky_solve", L, "cholesky_solve_cpu")
     batch = tuple(broadcast_shapes(L._shape[:-2], B._shape[:-2]))
     with no_grad():

@@ -145,6 +145,11 @@ from .ops.more_functions import (tensordot, isin, aminmax, block_diag, cov, corr
 from .ops.indexing import scatter_reduce, index_copy, masked_scatter
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
 
+# PyTorch's special functions (the op table's rows, ops/special_functions.py) and torch.special
+from .ops.elementwise import lgamma, digamma, i0, sinc
+from .ops.special_functions import polygamma, mvlgamma
+from . import special
+
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

@@ -487,6 +487,14 @@ TENSOR_METHODS.update({"scatter_reduce": I.scatter_reduce, "scatter_reduce_": I.
 from . import more_functions as _MF   # noqa: E402
 TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.corrcoef})
 
+# the special functions (ops/special_functions.py; lgamma_, digamma_, i0_, sinc_ come with the rows)
+from . import special_functions as _SF   # noqa: E402
+TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "sinc": E.sinc,
+                       "polygamma": _SF.polygamma_method,
+                       "polygamma_": _SF.polygamma_inplace(_inplace_method(E.polygamma, _TABLE["polygamma"].needs_old,
+                                                                           name="polygamma_")),
+                       "mvlgamma": _SF.mvlgamma, "mvlgamma_": _SF.mvlgamma_})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

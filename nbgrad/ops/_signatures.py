@@ -45,6 +45,9 @@ for _names, _rule in (
         ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
         ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
+# the special functions (ops/special_functions.py): polygamma takes its order first
+_OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc".split(), "cast"))
+TORCH_PARAMS["polygamma"] = ("n", "input")
 OUT_RULES = _OUT_RULES
 
 # torch.linalg: (the rule, the name PyTorch's autograd refusal gives: its ATen op)

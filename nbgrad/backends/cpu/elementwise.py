@@ -52,6 +52,7 @@ from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_A, SCALAR_B, ST
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
+from .._shared import special as _special
 from ... import _debug
 from . import _threads
 from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
@@ -316,8 +317,13 @@ _UNARY_CALLS = {
     "trunc": np.trunc, "erf": math.erf,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": math.erfc,
     "erfinv": _erfinv_of,
+    # the special functions (backends/_shared/special.py, Cephes' algorithms as PyTorch's)
+    "lgamma": _special.lgamma_of, "digamma": _special.digamma_of, "trigamma": _special.trigamma_of,
+    "i0": _special.i0_of, "i0e": _special.i0e_of, "i1": _special.i1_of, "i1e": _special.i1e_of,
+    "ndtri": _special.ndtri_of,
 }
-_BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot}
+_BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot,
+                 "polygamma": _special.polygamma_of, "zeta": _special.zeta_of}
 
 
 @_scalar

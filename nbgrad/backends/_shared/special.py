@@ -1,0 +1,462 @@
+"""Scalar special functions for both devices: lgamma, digamma, trigamma, polygamma, the
+Hurwitz zeta function, the modified Bessel functions i0, i0e, i1, i1e, ndtri and sinc.
+
+They follow the algorithms PyTorch's kernels use (aten/src/ATen/native/Math.h: Cephes'
+digamma, trigamma, zeta, chbevl and ndtri, and the same special cases: digamma(+-0) is
+-+inf, digamma of a negative integer NaN, lgamma of a pole +inf, zeta(1, q) inf, zeta(x < 1, q)
+NaN), written afresh as plain Python that Numba compiles for the CPU (register_jitable, called
+by the CPU's scalar functions in backends/cpu/elementwise.py) and as CUDA device functions
+(through the same scalar functions), and that the CUDA simulator runs as it is.  So no
+branch may raise in plain Python: every pole and non-finite value is answered before a
+`math` call that would raise on it.
+
+PyTorch's compiler fuses the Chebyshev recurrence's product into its subtraction
+(b0 = fma(x, b1, -b2) + c): so does chbevl here, which gives its bits in float64.
+
+Every function computes in float64 and its caller rounds the result to the element type:
+float64 follows PyTorch's double arithmetic operation for operation; float32 (PyTorch's
+float versions compute in float) differs by rounding, a few ulp at most away from the zeros
+of the functions.
+"""
+import math
+
+from numba.extending import register_jitable
+
+from .fast_math import fma
+
+_helper = register_jitable(error_model="numpy")
+
+_PI = 3.141592653589793
+_TWO52 = 4503599627370496.0
+_INF = math.inf
+_NAN = math.nan
+
+
+@_helper
+def trunc_of(x):
+    """x rounded toward zero, as a float (inf and NaN as they are), raising nowhere."""
+    if not abs(x) < _TWO52:         # inf, NaN, or already an integer
+        return x
+    return math.copysign(float(int(x)), x)
+
+
+@_helper
+def floor_of(x):
+    t = trunc_of(x)
+    return t - 1.0 if t > x else t
+
+
+@_helper
+def lgamma_of(x):
+    """log|gamma(x)|: +inf at the poles (0, -0, the negative integers) and at +-inf."""
+    if x != x:
+        return x
+    if x <= 0 and trunc_of(x) == x:     # a pole, or -inf
+        return _INF
+    if x > 2.5599833278516383e+305:     # (beyond: C's lgamma overflows to inf; Python's raises)
+        return _INF
+    return math.lgamma(x)
+
+
+@_helper
+def _digamma_positive(x):
+    """digamma(x) for x > 0 (or +inf, NaN): pushed to x >= 10, then the asymptotic series."""
+    result = 0.0
+    while x < 10.0:
+        result -= 1.0 / x
+        x += 1.0
+    if x == 10.0:
+        return result + 2.25175258906672110764
+    y = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        p = 8.33333333333333333333e-2
+        p = p * z - 2.10927960927960927961e-2
+        p = p * z + 7.57575757575757575758e-3
+        p = p * z - 4.16666666666666666667e-3
+        p = p * z + 3.96825396825396825397e-3
+        p = p * z - 8.33333333333333333333e-3
+        p = p * z + 8.33333333333333333333e-2
+        y = z * p
+    if x == _INF:
+        return x
+    return result + math.log(x) - (0.5 / x) - y
+
+
+@_helper
+def digamma_of(x):
+    x = float(x)
+    if x == 0:
+        return math.copysign(_INF, -x)
+    if x < 0:
+        if trunc_of(x) == x:            # a negative integer, or -inf
+            return _NAN
+        r = x - trunc_of(x)             # tan(pi r) is the closer of the equal tan(pi x)
+        return _digamma_positive(1.0 - x) - _PI / math.tan(_PI * r)
+    return _digamma_positive(x)
+
+
+@_helper
+def trigamma_of(x):
+    x = float(x)
+    sign = 1.0
+    result = 0.0
+    if x < 0.5:
+        sign = -1.0
+        s = math.sin(_PI * x) if abs(x) < _INF else _NAN
+        result -= (_PI * _PI) / (s * s) if s != 0 else _INF
+        x = 1.0 - x
+    for _ in range(6):
+        result += 1.0 / (x * x)
+        x += 1.0
+    ixx = 1.0 / (x * x)
+    result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x
+    return sign * result
+
+
+@_helper
+def _zeta_coefficient(i):
+    if i == 0:
+        return 12.0
+    if i == 1:
+        return -720.0
+    if i == 2:
+        return 30240.0
+    if i == 3:
+        return -1209600.0
+    if i == 4:
+        return 47900160.0
+    if i == 5:
+        return -1.8924375803183791606e9
+    if i == 6:
+        return 7.47242496e10
+    if i == 7:
+        return -2.950130727918164224e12
+    if i == 8:
+        return 1.1646782814350067249e14
+    if i == 9:
+        return -4.5979787224074726105e15
+    if i == 10:
+        return 1.8152105401943546773e17
+    return -7.1661652561756670113e18
+
+
+@_helper
+def _pow_of(a, b):
+    """a ** b as C's pow, raising nowhere (0 ** negative is inf, a negative base with a
+    non-integer exponent NaN)."""
+    if a != a or b != b:
+        return a + b if b != 0 else 1.0
+    if a == 0:
+        if b < 0:
+            return _INF
+        return 0.0 if b > 0 else 1.0
+    if a < 0 and trunc_of(b) != b:
+        return _NAN
+    if abs(a) == _INF or abs(b) == _INF:
+        return math.pow(a, b) if abs(a) != 1 else 1.0
+    lg = math.log(abs(a)) * b
+    if lg > 709.8:
+        return _INF if a > 0 or trunc_of(b * 0.5) == b * 0.5 else -_INF
+    return math.pow(a, b)
+
+
+@_helper
+def zeta_of(x, q):
+    """The Hurwitz zeta function sum over k >= 0 of (k + q) ** -x (Cephes' zeta)."""
+    x = float(x)
+    q = float(q)
+    machep = 1.11022302462515654042e-16
+    if x == 1.0:
+        return _INF
+    if x < 1.0:
+        return _NAN
+    if q <= 0.0:
+        if q == floor_of(q):
+            return _INF
+        if x != floor_of(x):
+            return _NAN
+    if x != x or q != q:
+        return x + q
+    s = _pow_of(q, -x)
+    a = q
+    i = 0
+    b = 0.0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = _pow_of(a, -x)
+        s += b
+        if -machep * s < b and b < machep * s:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a = 1.0
+    k = 0.0
+    for j in range(12):
+        a *= x + k
+        b /= w
+        t = a * b / _zeta_coefficient(j)
+        s = s + t
+        t = abs(t / s)
+        if t < machep:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+@_helper
+def polygamma_of(n, x):
+    """The n-th derivative of digamma: digamma (n = 0), trigamma (n = 1), else
+    (-1) ** (n + 1) * n! * zeta(n + 1, x) as PyTorch's calc_polygamma."""
+    if n != n or n < 0:
+        return _NAN
+    k = int(n)
+    if k == 0:
+        return digamma_of(x)
+    if k == 1:
+        return trigamma_of(x)
+    sign = 1.0 if k % 2 == 1 else -1.0
+    return sign * math.exp(math.lgamma(k + 1.0)) * zeta_of(k + 1.0, x)
+
+
+@_helper
+def _chbevl_i0e_a(y):
+    b0 = -4.41534164647933937950e-18
+    b1 = 0.0
+    b2 = 0.0
+    for c in (3.33079451882223809783e-17, -2.43127984654795469359e-16, 1.71539128555513303061e-15,
+              -1.16853328779934516808e-14, 7.67618549860493561688e-14, -4.85644678311192946090e-13,
+              2.95505266312963983461e-12, -1.72682629144155570723e-11, 9.67580903537323691224e-11,
+              -5.18979560163526290666e-10, 2.65982372468238665035e-9, -1.30002500998624804212e-8,
+              6.04699502254191894932e-8, -2.67079385394061173391e-7, 1.11738753912010371815e-6,
+              -4.41673835845875056359e-6, 1.64484480707288970893e-5, -5.75419501008210370398e-5,
+              1.88502885095841655729e-4, -5.76375574538582365885e-4, 1.63947561694133579842e-3,
+              -4.32430999505057594430e-3, 1.05464603945949983183e-2, -2.37374148058994688156e-2,
+              4.93052842396707084878e-2, -9.49010970480476444210e-2, 1.71620901522208775349e-1,
+              -3.04682672343198398683e-1, 6.76795274409476084995e-1):
+        b2 = b1
+        b1 = b0
+        b0 = fma(y, b1, -b2) + c
+    return 0.5 * (b0 - b2)
+
+
+@_helper
+def _chbevl_i0e_b(y):
+    b0 = -7.23318048787475395456e-18
+    b1 = 0.0
+    b2 = 0.0
+    for c in (-4.83050448594418207126e-18, 4.46562142029675999901e-17, 3.46122286769746109310e-17,
+              -2.82762398051658348494e-16, -3.42548561967721913462e-16, 1.77256013305652638360e-15,
+              3.81168066935262242075e-15, -9.55484669882830764870e-15, -4.15056934728722208663e-14,
+              1.54008621752140982691e-14, 3.85277838274214270114e-13, 7.18012445138366623367e-13,
+              -1.79417853150680611778e-12, -1.32158118404477131188e-11, -3.14991652796324136454e-11,
+              1.18891471078464383424e-11, 4.94060238822496958910e-10, 3.39623202570838634515e-9,
+              2.26666899049817806459e-8, 2.04891858946906374183e-7, 2.89137052083475648297e-6,
+              6.88975834691682398426e-5, 3.36911647825569408990e-3, 8.04490411014108831608e-1):
+        b2 = b1
+        b1 = b0
+        b0 = fma(y, b1, -b2) + c
+    return 0.5 * (b0 - b2)
+
+
+@_helper
+def _chbevl_i1e_a(y):
+    b0 = 2.77791411276104639959e-18
+    b1 = 0.0
+    b2 = 0.0
+    for c in (-2.11142121435816608115e-17, 1.55363195773620046921e-16, -1.10559694773538630805e-15,
+              7.60068429473540693410e-15, -5.04218550472791168711e-14, 3.22379336594557470981e-13,
+              -1.98397439776494371520e-12, 1.17361862988909016308e-11, -6.66348972350202774223e-11,
+              3.62559028155211703701e-10, -1.88724975172282928790e-9, 9.38153738649577178388e-9,
+              -4.44505912879632808065e-8, 2.00329475355213526229e-7, -8.56872026469545474066e-7,
+              3.47025130813767847674e-6, -1.32731636560394358279e-5, 4.78156510755005422638e-5,
+              -1.61760815825896745588e-4, 5.12285956168575772895e-4, -1.51357245063125314899e-3,
+              4.15642294431288815669e-3, -1.05640848946261981558e-2, 2.47264490306265168283e-2,
+              -5.29459812080949914269e-2, 1.02643658689847095384e-1, -1.76416518357834055153e-1,
+              2.52587186443633654823e-1):
+        b2 = b1
+        b1 = b0
+        b0 = fma(y, b1, -b2) + c
+    return 0.5 * (b0 - b2)
+
+
+@_helper
+def _chbevl_i1e_b(y):
+    b0 = 7.51729631084210481353e-18
+    b1 = 0.0
+    b2 = 0.0
+    for c in (4.41434832307170791151e-18, -4.65030536848935832153e-17, -3.20952592199342395980e-17,
+              2.96262899764595013876e-16, 3.30820231092092828324e-16, -1.88035477551078244854e-15,
+              -3.81440307243700780478e-15, 1.04202769841288027642e-14, 4.27244001671195135429e-14,
+              -2.10154184277266431302e-14, -4.08355111109219731823e-13, -7.19855177624590851209e-13,
+              2.03562854414708950722e-12, 1.41258074366137813316e-11, 3.25260358301548823856e-11,
+              -1.89749581235054123450e-11, -5.58974346219658380687e-10, -3.83538038596423702205e-9,
+              -2.63146884688951950684e-8, -2.51223623787020892529e-7, -3.88256480887769039346e-6,
+              -1.10588938762623716291e-4, -9.76109749136146840777e-3, 7.78576235018280120474e-1):
+        b2 = b1
+        b1 = b0
+        b0 = fma(y, b1, -b2) + c
+    return 0.5 * (b0 - b2)
+
+
+@_helper
+def _exp_of(x):
+    return math.exp(x) if x < 709.8 else _INF
+
+
+@_helper
+def i0_of(x):
+    """The modified Bessel function of the first kind, order 0 (Cephes' i0)."""
+    x = abs(float(x))
+    if x != x:
+        return x
+    if x <= 8.0:
+        return _exp_of(x) * _chbevl_i0e_a(x / 2.0 - 2.0)
+    return _exp_of(x) * _chbevl_i0e_b(32.0 / x - 2.0) / math.sqrt(x)
+
+
+@_helper
+def i0e_of(x):
+    """exp(-|x|) i0(x) (Cephes' i0e)."""
+    x = abs(float(x))
+    if x != x:
+        return x
+    if x <= 8.0:
+        return _chbevl_i0e_a(x / 2.0 - 2.0)
+    return _chbevl_i0e_b(32.0 / x - 2.0) / math.sqrt(x)
+
+
+@_helper
+def i1_of(x):
+    """The modified Bessel function of the first kind, order 1 (Cephes' i1): odd."""
+    v = float(x)
+    a = abs(v)
+    if a != a:
+        return a
+    if a <= 8.0:
+        out = _exp_of(a) * a * _chbevl_i1e_a(a / 2.0 - 2.0)
+    else:
+        out = _exp_of(a) * _chbevl_i1e_b(32.0 / a - 2.0) / math.sqrt(a)
+    return -out if v < 0 else out
+
+
+@_helper
+def i1e_of(x):
+    """exp(-|x|) i1(x) (Cephes' i1e): odd."""
+    v = float(x)
+    a = abs(v)
+    if a != a:
+        return a
+    if a <= 8.0:
+        out = _chbevl_i1e_a(a / 2.0 - 2.0) * a
+    else:
+        out = _chbevl_i1e_b(32.0 / a - 2.0) / math.sqrt(a)
+    return -out if v < 0 else out
+
+
+@_helper
+def sinc_of(x):
+    """sin(pi x) / (pi x), 1 at 0."""
+    x = float(x)
+    if x == 0:
+        return 1.0
+    if abs(x) == _INF:
+        return _NAN
+    p = _PI * x
+    return math.sin(p) / p
+
+
+@_helper
+def _ndtri_p0(y2):
+    num = -5.99633501014107895267e1
+    num = num * y2 + 9.80010754185999661536e1
+    num = num * y2 - 5.66762857469070293439e1
+    num = num * y2 + 1.39312609387279679503e1
+    num = num * y2 - 1.23916583867381258016e0
+    den = 1.0
+    den = den * y2 + 1.95448858338141759834e0
+    den = den * y2 + 4.67627912898881538453e0
+    den = den * y2 + 8.63602421390890590575e1
+    den = den * y2 - 2.25462687854119370527e2
+    den = den * y2 + 2.00260212380060660359e2
+    den = den * y2 - 8.20372256168333339912e1
+    den = den * y2 + 1.59056225126211695515e1
+    den = den * y2 - 1.18331621121330003142e0
+    return num / den
+
+
+@_helper
+def _ndtri_tail(z, far):
+    """z * P(z) / Q(z) of Cephes' ndtri for z = 1 / sqrt(-2 log y): between 2 and 8 (far
+    False), or 8 and 64."""
+    if not far:
+        num = 4.05544892305962419923e0
+        num = num * z + 3.15251094599893866154e1
+        num = num * z + 5.71628192246421288162e1
+        num = num * z + 4.40805073893200834700e1
+        num = num * z + 1.46849561928858024014e1
+        num = num * z + 2.18663306850790267539e0
+        num = num * z - 1.40256079171354495875e-1
+        num = num * z - 3.50424626827848203418e-2
+        num = num * z - 8.57456785154685413611e-4
+        den = 1.0
+        den = den * z + 1.57799883256466749731e1
+        den = den * z + 4.53907635128879210584e1
+        den = den * z + 4.13172038254672030440e1
+        den = den * z + 1.50425385692907503408e1
+        den = den * z + 2.50464946208309415979e0
+        den = den * z - 1.42182922854787788574e-1
+        den = den * z - 3.80806407691578277194e-2
+        den = den * z - 9.33259480895457427372e-4
+    else:
+        num = 3.23774891776946035970e0
+        num = num * z + 6.91522889068984211695e0
+        num = num * z + 3.93881025292474443415e0
+        num = num * z + 1.33303460815807542389e0
+        num = num * z + 2.01485389549179081538e-1
+        num = num * z + 1.23716634817820021358e-2
+        num = num * z + 3.01581553508235416007e-4
+        num = num * z + 2.65806974686737550832e-6
+        num = num * z + 6.23974539184983293730e-9
+        den = 1.0
+        den = den * z + 6.02427039364742014255e0
+        den = den * z + 3.67983563856160859403e0
+        den = den * z + 1.37702099489081330271e0
+        den = den * z + 2.16236993594496635890e-1
+        den = den * z + 1.34204006088543189037e-2
+        den = den * z + 3.28014464682127739104e-4
+        den = den * z + 2.89247864745380683936e-6
+        den = den * z + 6.79019408009981274425e-9
+    return z * num / den
+
+
+@_helper
+def ndtri_of(y0):
+    """The inverse of the standard normal distribution function (Cephes' ndtri): -inf at 0,
+    inf at 1, NaN outside [0, 1]."""
+    y = float(y0)
+    if y == 0.0:
+        return -_INF
+    if y == 1.0:
+        return _INF
+    if not (y >= 0.0 and y <= 1.0):
+        return _NAN
+    code = True
+    if y > 1.0 - 0.13533528323661269189:
+        y = 1.0 - y
+        code = False
+    if y > 0.13533528323661269189:
+        y = y - 0.5
+        y2 = y * y
+        x = y + y * (y2 * _ndtri_p0(y2))
+        return x * 2.50662827463100050242e0
+    x = math.sqrt(-2.0 * math.log(y))
+    x0 = x - math.log(x) / x
+    x1 = _ndtri_tail(1.0 / x, not x < 8.0)
+    x = x0 - x1
+    return -x if code else x

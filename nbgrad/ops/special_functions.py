@@ -153,6 +153,12 @@ class _ZetaBackward(_ZETA):
     def backward(self, grad):
         if self.needs_input_grad(0):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        if self.consts and "x" in self.consts and self.needs_input_grad(1):
+            # a number x: PyTorch's self_scalar formula calls zeta(self + 1., other) with a
+            # number again (the node kept it unwrapped: SpecialZetaBackward1 under create_graph)
+            x = self.consts["x"]
+            q = self.saved_tensors[1]
+            return None, E.mul(E.mul_scalar(grad, -x), zeta(x + 1.0, q))
         return _ZETA.backward(self, grad)
 
 
@@ -182,3 +188,8 @@ def _binary_special(name, row, number_self, number_other):
 
 zeta = _binary_special("special_zeta", "zeta", _ZETA_NUMBER_SELF, _ZETA_NUMBER_OTHER)
 xlog1py = _binary_special("special_xlog1py", "xlog1py", _XLOG1PY_NUMBER_SELF, _XLOG1PY_NUMBER_OTHER)
+
+# formulas call them with a number operand as PyTorch's C++ does (zeta(self + 1., other) with a
+# number self: SpecialZetaBackward1)
+_tabled.OPS["zeta"] = zeta
+_tabled.OPS["xlog1py"] = xlog1py

@@ -171,17 +171,25 @@ def _pow_of(a, b):
 def zeta_of(x, q):
     """The Hurwitz zeta function sum over k >= 0 of (k + q) ** -x (Cephes' zeta), summed in
     float64 (PyTorch's accumulate type on the CPU, for float too)."""
-    return _zeta(_d(x), _d(q), False)
+    return _zeta(_d(x), _d(q), False, 0.0)
 
 
 @_helper
 def zeta_f32(x, q):
-    """zeta of float32 operands: PyTorch's first term is pow in float (then summed in double)."""
-    return _f(_zeta(_d(x), _d(q), True))
+    """zeta of float32 operands: PyTorch's first term is powf (then summed in double)."""
+    return _f(_zeta(_d(x), _d(q), True, _powf(q, -x)))
 
 
 @_helper
-def _zeta(x, q, first_in_float):
+def _powf(a, b):
+    """C's powf of float32 operands (compiled: the library's powf), raising nowhere."""
+    if a != a or b != b or a == _F0 or abs(a) == _FINF or abs(b) == _FINF or (a < _F0 and trunc_of(b) != b):
+        return _f(_pow_of(_d(a), _d(b)))
+    return math.pow(a, b)
+
+
+@_helper
+def _zeta(x, q, first_in_float, first):
     machep = 1.11022302462515654042e-16
     if x == 1.0:
         return _INF
@@ -194,9 +202,7 @@ def _zeta(x, q, first_in_float):
             return _NAN
     if x != x or q != q:
         return x + q
-    s = _pow_of(q, -x)
-    if first_in_float:
-        s = _d(_f(s))
+    s = _d(first) if first_in_float else _pow_of(q, -x)
     a = q
     i = 0
     b = 0.0

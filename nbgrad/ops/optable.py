@@ -410,9 +410,10 @@ ROWS = (
         ("grad * where(abs(x) > eps, i0e(where(abs(x) > eps, x, eps)) - out * (sgn(where(abs(x) > eps, x, eps))"
          " + reciprocal(where(abs(x) > eps, x, eps))), 0.5)",), params=(("eps", 2.220446049250313e-16),),
         kernel="i1e", node="SpecialI1EBackward0", where="internal", inplace=False),
+    # (sinc's kernel computes float16 in float32, rounded once, as PyTorch's opmath)
     Row("sinc", "where(x == 0, 1, sin(3.141592653589793 * x) / (3.141592653589793 * x))",
         ("where(x * x * 3.141592653589793 == 0, 0, grad * ((x * 3.141592653589793 * cos(x * 3.141592653589793)"
-         " - sin(x * 3.141592653589793)) / (x * x * 3.141592653589793)))",)),
+         " - sin(x * 3.141592653589793)) / (x * x * 3.141592653589793)))",), kernel="sinc"),
     # torch.special's own: zeta's first argument has no derivative (PyTorch raises when it is
     # wanted: see special_functions.py); xlog1py masks as xlogy (x == 0 and y <= -1: 0)
     Row("zeta", "zeta(x, q)", ("0", "grad * -x * zeta(x + 1, q)"), inputs=("x", "q"), kernel="zeta",

@@ -228,6 +228,12 @@ def test_integers_promote_to_the_default_float_dtype():
     assert nbgrad.float64 is nbgrad.digamma(f64([1.0])).dtype
 
 
+def test_float16_sinc_computes_in_float32_as_pytorchs_opmath():
+    # (pi * x in float16 would overflow: PyTorch's is float, rounded once)
+    h = nbgrad.tensor([35200.0, 0.3, 0.0], dtype=nbgrad.float16)
+    same(nbgrad.sinc(h), [0.0, 0.8583984375, 1.0])                 # (PyTorch 2.13)
+
+
 def test_float16():
     h = nbgrad.tensor([0.5, 1.5, 3.0], dtype=nbgrad.float16)
     for fn in (nbgrad.lgamma, nbgrad.digamma, nbgrad.i0, special.i0e, special.i1):

@@ -374,9 +374,9 @@ def sinc_of(x):
     x = _d(x)
     if x == 0:
         return 1.0
-    if abs(x) == _INF:
-        return _NAN
     p = _PI * x
+    if abs(p) == _INF:
+        return _NAN
     return math.sin(p) / p
 
 
@@ -619,3 +619,14 @@ def ndtri_f32(y0):
         x1 = z * _polevl_fma_f32(z, _F_NDTRI[4]) / _polevl_fma_f32(z, _F_NDTRI[5])
     x = x0 - x1
     return -x if code else x
+
+
+@_helper
+def sinc_f32(x):
+    """sinc in float (PyTorch's opmath for float and half: pi * x and sin in float)."""
+    if x == _F0:
+        return _F1
+    p = _FPI * x
+    if abs(p) == _FINF:
+        return _FNAN
+    return math.sin(p) / p

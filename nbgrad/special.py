@@ -3,13 +3,13 @@
 Most are the same ops as nbgrad's own functions under torch.special's names (gammaln is
 lgamma, psi and digamma are digamma, multigammaln is mvlgamma, expit is sigmoid, ...), as in
 PyTorch, where they are aliases with the same nodes; i0e, i1, i1e, zeta, xlog1py, entr,
-ndtri and ndtr are torch.special's own (nbgrad/ops/special_functions.py).
+ndtri, ndtr, erfcx and log_ndtr are torch.special's own (nbgrad/ops/special_functions.py).
 """
 import nbgrad as _nb
 
 from .ops import special_functions as _sf
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1",
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "log_ndtr", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1",
            "i1e", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
            "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
 
@@ -101,3 +101,5 @@ ndtr = _sf.ndtr
 entr = _sf.entr
 zeta = _sf.zeta
 xlog1py = _sf.xlog1py
+erfcx = _sf.erfcx
+log_ndtr = _sf.log_ndtr

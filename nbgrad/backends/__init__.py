@@ -283,7 +283,7 @@ contiguous, all of the parameter's dtype.
 UNARY_OPS (out_dtype = x's dtype unless said):
   neg abs exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan
   sinh cosh tanh sigmoid relu sign floor ceil round (half to even) trunc reciprocal
-  erf erfc erfinv asinh acosh atanh lgamma digamma trigamma i0 i0e i1 i1e ndtri sinc square logical_not(->bool) isnan(->bool) isinf(->bool) isfinite(->bool)
+  erf erfc erfinv asinh acosh atanh lgamma digamma trigamma i0 i0e i1 i1e ndtri sinc erfcx log_ndtr square logical_not(->bool) isnan(->bool) isinf(->bool) isfinite(->bool)
   bitwise_not (int/bool)
 BINARY_OPS (out_dtype = input dtype unless said):
   add sub mul div floordiv remainder (sign of divisor, as Python) pow maximum minimum

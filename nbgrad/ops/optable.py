@@ -423,6 +423,10 @@ ROWS = (
         inputs=("x", "y"), node="SpecialXlog1PyBackward0", where="internal", inplace=False),
     Row("entr", "where(x != x, x, where(x > 0, -x * log(x), where(x == 0, 0, -inf)))", ("grad * -(1 + log(x))",),
         node="SpecialEntrBackward0", where="internal", inplace=False),
+    Row("erfcx", "erfcx(x)", ("grad * (2.0 * x * out - 1.1283791670955126)",), kernel="erfcx",
+        refuses=(_HALF, "erfcx_cpu"), node="SpecialErfcxBackward0", where="internal", inplace=False),
+    Row("log_ndtr", "log_ndtr(x)", ("grad / 2.5066282746310002 * exp(-(out + x ** 2 / 2))",), kernel="log_ndtr",
+        refuses=(_HALF, "log_ndtr_cpu"), node="SpecialLogNdtrBackward0", where="internal", inplace=False),
     Row("ndtri", "ndtri(x)", ("grad * 2.5066282746310002 * exp(out ** 2 / 2)",), kernel="ndtri",
         refuses=(_HALF, "ndtri_cpu"), node="SpecialNdtriBackward0", where="internal", inplace=False),
 )

@@ -134,6 +134,14 @@ def ndtri(input):
     return _tabled.apply(TABLE["ndtri"], (_tensor_arg("special_ndtri", input),), {})
 
 
+def erfcx(input):
+    return _tabled.apply(TABLE["erfcx"], (_tensor_arg("special_erfcx", input),), {})
+
+
+def log_ndtr(input):
+    return _tabled.apply(TABLE["log_ndtr"], (_tensor_arg("special_log_ndtr", input),), {})
+
+
 def entr(input):
     return _tabled.apply(TABLE["entr"], (_tensor_arg("special_entr", input),), {})
 

@@ -299,7 +299,7 @@ UNARY_REFERENCE = {
     # the special functions (backends/_shared/special.py)
     "lgamma": _scipy("gammaln"), "digamma": _scipy("psi"), "trigamma": _scipy("polygamma", 1),
     "i0": _scipy("i0"), "i0e": _scipy("i0e"), "i1": _scipy("i1"), "i1e": _scipy("i1e"),
-    "ndtri": _scipy("ndtri"), "sinc": np.sinc,
+    "ndtri": _scipy("ndtri"), "sinc": np.sinc, "erfcx": _scipy("erfcx"), "log_ndtr": _scipy("log_ndtr"),
 }
 # PyTorch's algorithm's own accuracy, (float32, float64): its trigamma is six shifts, then
 # four terms of the series (5e-10 relative at x = 1.5, as torch.polygamma(1, x) gives); its

@@ -9,7 +9,7 @@ import pytest
 import nbgrad
 from nbgrad import special
 
-X = [-3.7, -2.0, -0.3, 0.0, 0.4, 1.0, 2.5, 10.0, 31.5, math.inf, -math.inf, math.nan]
+X = [-26.65, -3.7, -2.0, -0.3, 0.0, 0.4, 1.0, 2.5, 10.0, 31.5, 60.0, math.inf, -math.inf, math.nan]
 U = [0.0, 1e-300, 0.01, 0.3, 0.5, 0.99, 1.0, -0.5, math.nan]
 
 FUNCTIONS = {
@@ -17,6 +17,7 @@ FUNCTIONS = {
     "polygamma3": lambda x: nbgrad.polygamma(3, x), "i0": nbgrad.i0, "sinc": nbgrad.sinc, "i0e": special.i0e,
     "i1": special.i1, "i1e": special.i1e, "entr": special.entr, "zeta": lambda x: special.zeta(3.5, x),
     "xlog1py": lambda x: special.xlog1py(x, x * 0.25), "mvlgamma": lambda x: nbgrad.mvlgamma(x, 2),
+    "erfcx": special.erfcx, "log_ndtr": special.log_ndtr,
 }
 
 

@@ -117,6 +117,23 @@ def test_special_values_at_poles_zero_and_infinities():
     same(special.entr(f64([0.0, -1.0, nan])), [0.0, -inf, nan])
 
 
+ERFCX_X = [-30.0, -7.0, -3.7, -1.2, -0.3, 0.0, 0.4, 2.5, 27.0, 60.0, 100000000.0, inf, -inf]
+ERFCX = [inf, 3.8146931449901996e+21, 1764092.7560908962, 8.062854217063865, 1.4537492328427655, 1.0,
+         0.6707877852947615, 0.2108063640611436, 0.02088160799042094, 0.009401854275176388, 5.641895835477563e-09,
+         0.0, inf]
+LOG_NDTR = [-454.32124395634327, -27.384307498811076, -9.135235371872877, -2.1622175060437394, -0.9621028181688508,
+            -0.6931471805599453, -0.42247637022777607, -0.006229025485860001, -7.389481006884617e-161, -0.0, -0.0,
+            -0.0, -inf]
+
+
+def test_erfcx_and_log_ndtr_values():
+    # (PyTorch's erfcx on [0, 50] is a table of Chebyshev pieces; here exp(x^2) erfc(x) and the
+    # continued fraction: within a few ulp)
+    np.testing.assert_allclose(special.erfcx(f64(ERFCX_X)).numpy(), ERFCX, rtol=1e-14)
+    np.testing.assert_allclose(special.log_ndtr(f64(ERFCX_X)).numpy(), LOG_NDTR, rtol=1e-14)
+    assert np.isnan(special.erfcx(f64([nan])).item()) and np.isnan(special.log_ndtr(f64([nan])).item())
+
+
 def test_ndtr_is_pytorchs_composition():
     x = f64([-3.0, -0.5, 0.0, 0.7, 4.0], requires_grad=True)
     y = special.ndtr(x)
@@ -155,6 +172,7 @@ CHECKED = [
     ("sinc", nbgrad.sinc, [-1.3, 0.4, 2.2]), ("i0e", special.i0e, [-2.0, 0.5, 9.0]),
     ("i1", special.i1, [-2.0, 0.5, 9.0]), ("i1e", special.i1e, [-2.0, 0.5, 9.0]),
     ("ndtri", special.ndtri, [0.1, 0.5, 0.95]), ("entr", special.entr, [0.2, 1.0, 3.0]),
+    ("erfcx", special.erfcx, [-1.5, 0.3, 4.0]), ("log_ndtr", special.log_ndtr, [-4.0, -0.5, 2.0]),
     ("zeta", lambda q: special.zeta(2.5, q), [0.5, 1.5, 4.0]),
     ("xlog1py", lambda x: special.xlog1py(x, x * 0.5 + 1), [0.3, 1.2, 2.0]),
 ]
@@ -174,7 +192,8 @@ NODES = [
     (lambda x: nbgrad.i0(x), "I0Backward0"), (lambda x: nbgrad.sinc(x), "SincBackward0"),
     (lambda x: special.i0e(x), "SpecialI0EBackward0"), (lambda x: special.i1(x), "SpecialI1Backward0"),
     (lambda x: special.i1e(x), "SpecialI1EBackward0"), (lambda x: special.ndtri(x / 4), "SpecialNdtriBackward0"),
-    (lambda x: special.entr(x), "SpecialEntrBackward0"), (lambda x: special.zeta(x, x), "SpecialZetaBackward0"),
+    (lambda x: special.entr(x), "SpecialEntrBackward0"), (lambda x: special.erfcx(x), "SpecialErfcxBackward0"),
+    (lambda x: special.log_ndtr(x), "SpecialLogNdtrBackward0"), (lambda x: special.zeta(x, x), "SpecialZetaBackward0"),
     (lambda x: special.zeta(3.0, x), "SpecialZetaBackward1"), (lambda x: special.zeta(x, 2.0), "SpecialZetaBackward2"),
     (lambda x: special.xlog1py(x, x), "SpecialXlog1PyBackward0"),
     (lambda x: special.xlog1py(2.0, x), "SpecialXlog1PyBackward1"),
@@ -220,7 +239,8 @@ def test_zeta_has_no_gradient_for_its_first_argument():
 def test_integers_promote_to_the_default_float_dtype():
     i = nbgrad.tensor([1, 2])
     for fn in (nbgrad.lgamma, nbgrad.digamma, nbgrad.i0, nbgrad.sinc, special.i0e, special.i1, special.i1e,
-               special.ndtri, special.entr, special.ndtr, lambda t: nbgrad.polygamma(1, t),
+               special.ndtri, special.entr, special.ndtr, special.erfcx, special.log_ndtr,
+               lambda t: nbgrad.polygamma(1, t),
                lambda t: nbgrad.mvlgamma(t, 2), lambda t: special.zeta(t, t), lambda t: special.xlog1py(t, t)):
         assert fn(i).dtype is nbgrad.float32
     b = nbgrad.tensor([True, False])
@@ -245,6 +265,9 @@ def test_float16():
         special.ndtri(h)
     with pytest.raises(NotImplementedError, match="\"zeta_cpu\" not implemented for 'Half'"):
         special.zeta(h, h)
+    for fn, kernel in ((special.erfcx, "erfcx_cpu"), (special.log_ndtr, "log_ndtr_cpu")):
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Half'"):
+            fn(h)
 
 
 def test_methods_and_in_place_forms():

@@ -345,7 +345,7 @@ def _zeta_any_impl(x, q):
 
 
 _SPECIAL_UNARY = {op: _float32_or_double(f"_{op}_any", getattr(_special, op + "_f32"), getattr(_special, op + "_of"))
-                  for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc")}
+                  for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")}
 
 
 # op -> the function its scalar function `_<op>` calls

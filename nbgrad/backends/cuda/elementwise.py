@@ -219,7 +219,7 @@ _TWINS = {**(_SIM_MATH if SIMULATOR else _GPU_MATH), **_LOGIC}
 # the special functions: the CPU's pick float32 arithmetic for float32 operands at compile
 # time; here (and under the simulator) every dtype computes through the float64 functions
 _TWINS.update({op: cpu._calling(f"_{op}_double", getattr(_special, op + "_of"), 1)
-               for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc")})
+               for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")})
 _TWINS["polygamma"] = cpu._calling("_polygamma_double", _special.polygamma_of, 2)
 
 _UNARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._UNARY_FNS.items()}

@@ -163,6 +163,11 @@ from ._random_more import get_rng_state, set_rng_state, poisson, binomial
 from . import _random_more as _RANDOM_MORE
 Generator.get_state, Generator.set_state = _RANDOM_MORE._generator_get_state, _RANDOM_MORE._generator_set_state
 
+# PyTorch's special functions (the op table's rows, ops/special_functions.py) and torch.special
+from .ops.elementwise import lgamma, digamma, i0, sinc
+from .ops.special_functions import polygamma, mvlgamma
+from . import special
+
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

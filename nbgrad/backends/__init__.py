@@ -290,12 +290,13 @@ contiguous, all of the parameter's dtype.
 UNARY_OPS (out_dtype = x's dtype unless said):
   neg abs exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan
   sinh cosh tanh sigmoid relu sign floor ceil round (half to even) trunc reciprocal
-  erf erfc erfinv asinh acosh atanh square logical_not(->bool) isnan(->bool) isinf(->bool) isfinite(->bool)
+  erf erfc erfinv asinh acosh atanh lgamma digamma trigamma i0 i0e i1 i1e ndtri sinc erfcx log_ndtr square logical_not(->bool) isnan(->bool) isinf(->bool) isfinite(->bool)
   bitwise_not (int/bool)
 BINARY_OPS (out_dtype = input dtype unless said):
   add sub mul div floordiv remainder (sign of divisor, as Python) pow maximum minimum
   (NaN propagates) atan2 hypot eq ne lt le gt ge (->bool) logical_and logical_or
   logical_xor (->bool) bitwise_and bitwise_or bitwise_xor
+  polygamma (n, x) (n-th derivative of digamma, n truncated) zeta (x, q) (Hurwitz zeta)
   fused backward helpers: tanh_backward (g, y) -> g*(1-y*y);
   sigmoid_backward (g, y) -> g*y*(1-y); relu_backward (g, x) -> g if x > 0 else 0
 REDUCE_OPS: sum prod max min amax amin logsumexp var all(->bool) any(->bool) mean

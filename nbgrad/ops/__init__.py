@@ -515,6 +515,14 @@ TENSOR_METHODS.update({"dist": _LM.dist, "renorm": _LM.renorm, "renorm_": _LM.re
                        "triangular_solve": _LM.triangular_solve, "matrix_exp": _LM.matrix_exp,
                        "adjoint": _LM.adjoint, "lu": _LM.torch_lu, "lu_solve": _LM.torch_lu_solve})
 
+# the special functions (ops/special_functions.py; lgamma_, digamma_, i0_, sinc_ come with the rows)
+from . import special_functions as _SF   # noqa: E402
+TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "sinc": E.sinc,
+                       "polygamma": _SF.polygamma_method,
+                       "polygamma_": _SF.polygamma_inplace(_inplace_method(E.polygamma, _TABLE["polygamma"].needs_old,
+                                                                           name="polygamma_")),
+                       "mvlgamma": _SF.mvlgamma, "mvlgamma_": _SF.mvlgamma_})
+
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402

@@ -26,7 +26,9 @@ import math
 FUNCTIONS = frozenset({
     "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "sgn", "neg",
-    "relu", "reciprocal", "floor", "ceil", "round", "trunc", "asinh", "acosh", "atanh", "erfc", "erfinv"})
+    "relu", "reciprocal", "floor", "ceil", "round", "trunc", "asinh", "acosh", "atanh", "erfc", "erfinv",
+    # the special functions (polygamma(n, x) takes the order first, as PyTorch's)
+    "lgamma", "digamma", "polygamma", "i0", "i0e", "i1", "i1e", "ndtri", "zeta", "erfcx", "log_ndtr"})
 
 # a * b + c rounded once: where PyTorch's kernel fuses a multiply and an add (lerp), a
 # formula says so, so that every path (kernel, fused program, compiled step) rounds once

@@ -47,6 +47,9 @@ for _names, _rule in (
         ("fmax fmin gcd lcm ldexp nextafter bitwise_left_shift bitwise_right_shift greater_equal less_equal "
          "not_equal", "cast"), ("fix", "found")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
+# the special functions (ops/special_functions.py): polygamma takes its order first
+_OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc".split(), "cast"))
+TORCH_PARAMS["polygamma"] = ("n", "input")
 OUT_RULES = _OUT_RULES
 
 # torch.linalg: (the rule, the name PyTorch's autograd refusal gives: its ATen op)

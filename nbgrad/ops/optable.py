@@ -123,6 +123,7 @@ _GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 
 _GELU_PDF = "0.3989422804014327"          # 2/sqrt(pi) * sqrt(1/2) * 0.5 = 1 / sqrt(2 pi)
 _FLOATS_ONLY = INTEGRAL
 _BOOL = frozenset({D.bool_})
+_HALF = frozenset({D.float16})
 _ELU_PARAMS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0))
 
 
@@ -403,6 +404,46 @@ ROWS = (
     Row("lerp_tensor", "where(abs(w) < 0.5, fma(w, y - x, x), fma(w - 1, y - x, y))",
         ("grad * (1 - w)", "grad * w", "grad * (y - x)"), inputs=("x", "y", "w"), node="LerpBackward1",
         refuses=(_FLOATS_ONLY, "lerp_kernel_tensor"), where="internal", inplace=False),
+    # -- the special functions (scalar functions in backends/_shared/special.py), with
+    # PyTorch's derivatives.yaml formulas.  polygamma's order n is a parameter (n = 0 is
+    # digamma, 1 trigamma); i1/i1e's derivatives (FunctionsManual's i1_backward,
+    # i1e_backward) take 0.5 where |x| <= eps, the dtype's epsilon (a parameter the public
+    # functions set); polygamma's public forms take the order first (special_functions.py);
+    # sinc's (sinc_backward) is 0 where x * x * pi == 0
+    _unary("lgamma", "lgamma(x)", "grad * digamma(x)"),
+    _unary("digamma", "digamma(x)", "grad * polygamma(1, x)"),
+    Row("polygamma", "polygamma(n, x)", ("grad * polygamma(n + 1, x)",), params=(("n", 0),), where="internal",
+        inplace=False),
+    _unary("i0", "i0(x)", "grad * i1(x)"),
+    Row("i0e", "i0e(x)", ("grad * (i1e(x) - sgn(x) * out)",), kernel="i0e", node="SpecialI0EBackward0",
+        where="internal", inplace=False),
+    Row("i1", "i1(x)",
+        ("grad * where(abs(x) > eps, i0(where(abs(x) > eps, x, eps)) - out * reciprocal(where(abs(x) > eps, x, eps)),"
+         " 0.5)",), params=(("eps", 2.220446049250313e-16),), kernel="i1", node="SpecialI1Backward0",
+        where="internal", inplace=False),
+    Row("i1e", "i1e(x)",
+        ("grad * where(abs(x) > eps, i0e(where(abs(x) > eps, x, eps)) - out * (sgn(where(abs(x) > eps, x, eps))"
+         " + reciprocal(where(abs(x) > eps, x, eps))), 0.5)",), params=(("eps", 2.220446049250313e-16),),
+        kernel="i1e", node="SpecialI1EBackward0", where="internal", inplace=False),
+    # (sinc's kernel computes float16 in float32, rounded once, as PyTorch's opmath)
+    Row("sinc", "where(x == 0, 1, sin(3.141592653589793 * x) / (3.141592653589793 * x))",
+        ("where(x * x * 3.141592653589793 == 0, 0, grad * ((x * 3.141592653589793 * cos(x * 3.141592653589793)"
+         " - sin(x * 3.141592653589793)) / (x * x * 3.141592653589793)))",), kernel="sinc"),
+    # torch.special's own: zeta's first argument has no derivative (PyTorch raises when it is
+    # wanted: see special_functions.py); xlog1py masks as xlogy (x == 0 and y <= -1: 0)
+    Row("zeta", "zeta(x, q)", ("0", "grad * -x * zeta(x + 1, q)"), inputs=("x", "q"), kernel="zeta",
+        refuses=(_HALF, "zeta_cpu"), node="SpecialZetaBackward0", where="internal", inplace=False),
+    Row("xlog1py", "where(y != y, y, where(x == 0, 0, x * log1p(y)))",
+        ("where(x == 0, where(y <= -1, 0, xlog1py(grad, y)), xlog1py(grad, y))", "grad * x / (y + 1)"),
+        inputs=("x", "y"), node="SpecialXlog1PyBackward0", where="internal", inplace=False),
+    Row("entr", "where(x != x, x, where(x > 0, -x * log(x), where(x == 0, 0, -inf)))", ("grad * -(1 + log(x))",),
+        node="SpecialEntrBackward0", where="internal", inplace=False),
+    Row("erfcx", "erfcx(x)", ("grad * (2.0 * x * out - 1.1283791670955126)",), kernel="erfcx",
+        refuses=(_HALF, "erfcx_cpu"), node="SpecialErfcxBackward0", where="internal", inplace=False),
+    Row("log_ndtr", "log_ndtr(x)", ("grad / 2.5066282746310002 * exp(-(out + x ** 2 / 2))",), kernel="log_ndtr",
+        refuses=(_HALF, "log_ndtr_cpu"), node="SpecialLogNdtrBackward0", where="internal", inplace=False),
+    Row("ndtri", "ndtri(x)", ("grad * 2.5066282746310002 * exp(out ** 2 / 2)",), kernel="ndtri",
+        refuses=(_HALF, "ndtri_cpu"), node="SpecialNdtriBackward0", where="internal", inplace=False),
 )
 
 TABLE = {row.name: row for row in ROWS}

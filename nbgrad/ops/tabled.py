@@ -369,6 +369,24 @@ FUNCTIONS = {row.name: _op_function(row) for row in ROWS}
 OPS.update({name: fn for name, fn in FUNCTIONS.items() if name not in OPS})
 
 
+# the special functions' calls in formulas: polygamma takes its order first (PyTorch's
+# polygamma(n, x)), i1/i1e their dtype's epsilon; unrecorded (no grad mode: a composed
+# forward or backward), polygamma is the backend's kernel straight
+def _eps(x):
+    return {D.float16: 0.0009765625, D.float32: 1.1920928955078125e-07}.get(x._dtype, 2.220446049250313e-16)
+
+
+def _polygamma_call(n, x):
+    if not is_grad_enabled() and isinstance(x, Tensor) and x._dtype.is_floating_point:
+        return E._binary_raw("polygamma", float(n), x, x._dtype)
+    return apply(TABLE["polygamma"], (x,), {"n": n})
+
+
+OPS["polygamma"] = _polygamma_call
+OPS["i1"] = lambda x: apply(TABLE["i1"], (x,), {"eps": _eps(x)})
+OPS["i1e"] = lambda x: apply(TABLE["i1e"], (x,), {"eps": _eps(x)})
+
+
 # -- PyTorch's signatures for the table-only ops -------------------------------------------
 def _inplace_or_not(row, x, params, inplace):
     if not inplace:

@@ -271,6 +271,13 @@ def _erfinv(x):
     return erfinv(np.asarray(x, dtype=np.float64))
 
 
+def _scipy(name, *lead):
+    def reference(*args):
+        import scipy.special
+        return getattr(scipy.special, name)(*lead, *[np.asarray(a, dtype=np.float64) for a in args])
+    return reference
+
+
 def _sigmoid(x):
     with np.errstate(over="ignore"):
         return 1 / (1 + np.exp(-x.astype(np.float64)))
@@ -289,12 +296,21 @@ UNARY_REFERENCE = {
     "logical_not": np.logical_not, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite, "bitwise_not": np.invert,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": _erfc, "erfinv": _erfinv,
+    # the special functions (backends/_shared/special.py)
+    "lgamma": _scipy("gammaln"), "digamma": _scipy("psi"), "trigamma": _scipy("polygamma", 1),
+    "i0": _scipy("i0"), "i0e": _scipy("i0e"), "i1": _scipy("i1"), "i1e": _scipy("i1e"),
+    "ndtri": _scipy("ndtri"), "sinc": np.sinc, "erfcx": _scipy("erfcx"), "log_ndtr": _scipy("log_ndtr"),
 }
+# PyTorch's algorithm's own accuracy, (float32, float64): its trigamma is six shifts, then
+# four terms of the series (5e-10 relative at x = 1.5, as torch.polygamma(1, x) gives); its
+# float versions compute in float (pi * x in float near the negative poles)
+_ALGORITHM_RTOL = {"trigamma": (1e-4, 1e-8), "polygamma": (1e-4, 1e-8), "digamma": (1e-4, 0)}
 BOOL_RESULT = {"logical_not", "isnan", "isinf", "isfinite"}
 DOMAIN = {
     "log": (0.1, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0.1, 5),
     "rsqrt": (0.1, 5), "log1p": (-0.9, 5), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99),
     "reciprocal": (0.25, 4), "acosh": (1.1, 5), "atanh": (-0.95, 0.95), "erfinv": (-0.95, 0.95),
+    "ndtri": (0.05, 0.95),
 }
 FLOAT_UNARY = sorted(set(UNARY_REFERENCE) - {"bitwise_not"})
 INT_UNARY = ["neg", "abs", "sign", "square", "relu", "floor", "ceil", "round", "trunc",
@@ -310,6 +326,7 @@ def check_unary(op, view, out_dtype):
     got = as_array(got, x.shape)
     if np.dtype(out_dtype).kind == "f":
         rtol = 2e-6 if out_dtype == np.float32 else 1e-13
+        rtol = max(rtol, _ALGORITHM_RTOL.get(op, (0, 0))[out_dtype == np.float64])
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
     else:
         np.testing.assert_array_equal(got, want)
@@ -394,10 +411,12 @@ BINARY_REFERENCE = {
     "tanh_backward": lambda g, y: g * (1 - y * y),
     "sigmoid_backward": lambda g, y: g * y * (1 - y),
     "relu_backward": lambda g, x: np.where(x > 0, g, 0),
+    "polygamma": lambda n, x: _scipy("polygamma")(np.trunc(n), x),
+    "zeta": _scipy("zeta"),
 }
 BOOL_BINARY = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 FLOAT_BINARY = sorted(set(BINARY_REFERENCE) - {"bitwise_and", "bitwise_or", "bitwise_xor"})
-INT_BINARY = sorted(set(BINARY_REFERENCE) - {"div", "atan2", "tanh_backward",
+INT_BINARY = sorted(set(BINARY_REFERENCE) - {"div", "atan2", "tanh_backward", "polygamma", "zeta",
                                               "sigmoid_backward", "pow"})
 BOOL_OK_BINARY = ["eq", "ne", "logical_and", "logical_or", "logical_xor", "bitwise_and",
                   "bitwise_or", "bitwise_xor", "maximum", "minimum", "add", "mul"]
@@ -405,7 +424,10 @@ BOOL_OK_BINARY = ["eq", "ne", "logical_and", "logical_or", "logical_xor", "bitwi
 
 def binary_inputs(rng, op, dtype, shape, kind_a, kind_b):
     low, high = (0.5, 2.0) if op == "pow" else (-3, 3)
-    a = make_view(rng, shape, dtype, kind_a, low, high)
+    a_low, a_high = {"polygamma": (0, 4), "zeta": (1.5, 4)}.get(op, (low, high))
+    if op in ("polygamma", "zeta"):
+        low, high = 0.5, 3
+    a = make_view(rng, shape, dtype, kind_a, a_low, a_high)
     b = make_view(rng, shape, dtype, kind_b, low, high)
     if op in ("floordiv", "remainder") and np.dtype(dtype).kind in "iu":
         b[0][b[0] == 0] = 3  # integer division by zero is undefined here
@@ -422,6 +444,7 @@ def check_binary(op, a, b, out_dtype):
     got = as_array(got, shape)
     if np.dtype(out_dtype).kind == "f":
         rtol = 2e-6 if out_dtype == np.float32 else 1e-13
+        rtol = max(rtol, _ALGORITHM_RTOL.get(op, (0, 0))[out_dtype == np.float64])
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
     else:
         np.testing.assert_array_equal(got, want)

@@ -52,6 +52,7 @@ from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_A, SCALAR_B, ST
 from .._shared.geometry import as_index_array
 from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
+from .._shared import special as _special
 from ... import _debug
 from . import _threads
 from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
@@ -306,6 +307,47 @@ def _erfinv_of(y):
     return t if y > 0 else -t
 
 
+# The special functions in float32 arithmetic for float32 operands, as PyTorch's float versions
+# (backends/_shared/special.py): a compile-time switch on the operand's type
+def _float32_or_double(name, f32, f64):
+    def stub(x):
+        return _by_float_type(x, f32, f64, f64)
+    stub.__name__ = stub.__qualname__ = name
+    globals()[name] = stub
+    _overload_by_float_type(stub, f32, f64, lambda x: f64(x))
+    return stub
+
+
+def _polygamma_any(n, x):
+    if isinstance(x, np.float32):
+        return _special.polygamma_f32(n, x)
+    return _special.polygamma_of(n, x)
+
+
+@overload(_polygamma_any, jit_options={"error_model": "numpy"})
+def _polygamma_any_impl(n, x):
+    if x == types.float32:
+        return lambda n, x: _special.polygamma_f32(n, x)
+    return lambda n, x: _special.polygamma_of(n, x)
+
+
+def _zeta_any(x, q):
+    if isinstance(x, np.float32):
+        return _special.zeta_f32(x, q)
+    return _special.zeta_of(x, q)
+
+
+@overload(_zeta_any, jit_options={"error_model": "numpy"})
+def _zeta_any_impl(x, q):
+    if x == types.float32:
+        return lambda x, q: _special.zeta_f32(x, q)
+    return lambda x, q: _special.zeta_of(x, q)
+
+
+_SPECIAL_UNARY = {op: _float32_or_double(f"_{op}_any", getattr(_special, op + "_f32"), getattr(_special, op + "_of"))
+                  for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")}
+
+
 # op -> the function its scalar function `_<op>` calls
 _UNARY_CALLS = {
     "abs": abs, "exp": _fast_exp, "exp2": np.exp2, "log": _fast_log, "log2": np.log2,
@@ -316,8 +358,11 @@ _UNARY_CALLS = {
     "trunc": np.trunc, "erf": math.erf,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "erfc": math.erfc,
     "erfinv": _erfinv_of,
+    # the special functions (backends/_shared/special.py, Cephes' algorithms as PyTorch's)
+    "lgamma": _special.lgamma_of, **_SPECIAL_UNARY,
 }
-_BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot}
+_BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot,
+                 "polygamma": _polygamma_any, "zeta": _zeta_any}
 
 
 @_scalar

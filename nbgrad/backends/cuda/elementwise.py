@@ -21,6 +21,7 @@ from numba import cuda
 from ... import _debug
 from ..cpu import elementwise as cpu
 from .._shared import fast_math
+from .._shared import special as _special
 from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
 from .._shared.walk import strided_offsets
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
@@ -215,6 +216,11 @@ _SIM_MATH = {op: _numpy_scalar(u) for op, u in _SIM_MATH.items()}
 _SIM_MATH["rsqrt"] = lambda x: 1 / np.sqrt(x)
 _SIM_MATH["sigmoid"] = _sim_sigmoid
 _TWINS = {**(_SIM_MATH if SIMULATOR else _GPU_MATH), **_LOGIC}
+# the special functions: the CPU's pick float32 arithmetic for float32 operands at compile
+# time; here (and under the simulator) every dtype computes through the float64 functions
+_TWINS.update({op: cpu._calling(f"_{op}_double", getattr(_special, op + "_of"), 1)
+               for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")})
+_TWINS["polygamma"] = cpu._calling("_polygamma_double", _special.polygamma_of, 2)
 
 _UNARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._UNARY_FNS.items()}
 _BINARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._BINARY_FNS.items()}

@@ -1,0 +1,105 @@
+"""nbgrad.special: PyTorch's torch.special namespace, for the functions nbgrad has.
+
+Most are the same ops as nbgrad's own functions under torch.special's names (gammaln is
+lgamma, psi and digamma are digamma, multigammaln is mvlgamma, expit is sigmoid, ...), as in
+PyTorch, where they are aliases with the same nodes; i0e, i1, i1e, zeta, xlog1py, entr,
+ndtri, ndtr, erfcx and log_ndtr are torch.special's own (nbgrad/ops/special_functions.py).
+"""
+import nbgrad as _nb
+
+from .ops import special_functions as _sf
+
+__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "log_ndtr", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1",
+           "i1e", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+
+
+def erf(input):
+    return _nb.erf(input)
+
+
+def erfc(input):
+    return _nb.erfc(input)
+
+
+def erfinv(input):
+    return _nb.erfinv(input)
+
+
+def expit(input):
+    return _nb.sigmoid(input)
+
+
+def logit(input, eps=None):
+    return _nb.logit(input, eps)
+
+
+def exp2(input):
+    return _nb.exp2(input)
+
+
+def expm1(input):
+    return _nb.expm1(input)
+
+
+def log1p(input):
+    return _nb.log1p(input)
+
+
+def round(input, *, decimals=0):  # noqa: A001  (torch.special's name)
+    return _nb.round(input, decimals=decimals)
+
+
+def sinc(input):
+    return _nb.sinc(input)
+
+
+def xlogy(input, other):
+    return _nb.xlogy(input, other)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _nb.logsumexp(input, dim, keepdim)
+
+
+def softmax(input, dim, *, dtype=None):
+    return _nb.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    return _nb.log_softmax(input, dim, dtype=dtype)
+
+
+def gammaln(input):
+    return _nb.lgamma(input)
+
+
+def digamma(input):
+    return _nb.digamma(input)
+
+
+psi = digamma
+
+
+def polygamma(n, input):
+    return _nb.polygamma(n, input)
+
+
+def multigammaln(input, p):
+    return _nb.mvlgamma(input, p)
+
+
+def i0(input):
+    return _nb.i0(input)
+
+
+i0e = _sf.i0e
+i1 = _sf.i1
+i1e = _sf.i1e
+ndtri = _sf.ndtri
+ndtr = _sf.ndtr
+entr = _sf.entr
+zeta = _sf.zeta
+xlog1py = _sf.xlog1py
+erfcx = _sf.erfcx
+log_ndtr = _sf.log_ndtr

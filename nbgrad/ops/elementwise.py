@@ -716,7 +716,8 @@ def _int_pow_negative(a, b, dt):
     minus_one = _where_raw(odd, -1, 1, dt)
     at_neg = _where_raw(_binary_raw("eq", at, 1, dt, D.bool_), 1,
                         _where_raw(_binary_raw("eq", at, -1, dt, D.bool_), minus_one, 0, dt), dt)
-    return _where_raw(neg, at_neg, pos, dt, like=(at, b))        # pow(a, b)'s layout
+    # pow(a, b)'s layout: pow(Scalar, Tensor) allocates its result row-major
+    return _where_raw(neg, at_neg, pos, dt, like=(at, b) if isinstance(a, Tensor) else ())
 
 
 def _pow_special(a, b, dt):

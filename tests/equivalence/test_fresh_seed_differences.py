@@ -672,3 +672,13 @@ def test_erfinv_saves_its_input_not_its_result():
         y.zero_()
     z.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [0.918216969304805, 1.1643524500780384], rtol=1e-14)
+
+
+def test_number_to_an_integer_tensor_power_with_negative_exponents_is_row_major():
+    # seed 31005547: pow(Scalar, Tensor) allocates a row-major result, also on the path that
+    # gives integers to negative powers (1, -1 or 0)
+    e = T.tensor([[0, 2, -2], [-2, -2, -2]]).transpose(1, 0)
+    y = 2 ** e
+    assert y.stride() == (2, 1) and y.tolist() == [[1, 0], [4, 0], [0, 0]]
+    y = (-1) ** e
+    assert y.stride() == (2, 1) and y.tolist() == [[1, 1], [1, 1], [1, 1]]

@@ -990,15 +990,19 @@ def clamp_max(x, max):
 
 
 class MaskedFillBackward0(Node):
+    """masked_fill with a number (PyTorch's masked_fill.Scalar): one input, self."""
     def backward(self, g):
         (mask,) = self.saved_tensors
-        gx = masked_fill(g, mask, 0.0) if self.needs_input_grad(0) else None     # PyTorch's formula
+        return masked_fill(g, mask, 0.0)         # PyTorch's formula
+
+
+class MaskedFillBackward1(Node):
+    """masked_fill with a 0-dim tensor value (PyTorch's masked_fill.Tensor): self and value."""
+    def backward(self, g):
+        (mask,) = self.saved_tensors
+        gx = masked_fill(g, mask, 0.0) if self.needs_input_grad(0) else None
         gv = where(mask, g, 0.0).sum() if self.needs_input_grad(1) else None
         return gx, gv
-
-
-class MaskedFillBackward1(MaskedFillBackward0):
-    """masked_fill with a 0-dim tensor value (PyTorch's masked_fill.Tensor)."""
 
 
 def masked_fill(x, mask, value):
@@ -1014,9 +1018,11 @@ def masked_fill(x, mask, value):
     else:
         checked_scalar(value, x._dtype)
     out = _where_raw(mask, fill, x, x._dtype, like=())    # x.clone(contiguous_format).masked_fill_
-    if needs_grad(x, value):
-        node_cls = MaskedFillBackward1 if isinstance(value, Tensor) else MaskedFillBackward0
-        record(node_cls, (x, value), (out,)).save(mask)
+    if isinstance(value, Tensor):
+        if needs_grad(x, value):
+            record(MaskedFillBackward1, (x, value), (out,)).save(mask)
+    elif needs_grad(x):
+        record(MaskedFillBackward0, (x,), (out,)).save(mask)
     return out
 
 

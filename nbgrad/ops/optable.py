@@ -388,8 +388,10 @@ ROWS = (
                      " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
         ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),
         params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False),
+    # (recorded as PyTorch's: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0))
     Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
-        ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y")),
+        ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
+        recorded_grads=("masked_fill(xlogy(grad, y), logical_and(x == 0, y <= 0), 0)", "grad * x / y")),
     # xlogy.Scalar_Other's derivative masks x == 0 unless other > 0: a NaN other gives 0 there
     # (the Tensor overload's mask, other <= 0, lets the NaN through)
     Row("xlogy_number_other", "where(y != y, y, where(x == 0, 0, x * log(y)))",
@@ -435,7 +437,8 @@ ROWS = (
         refuses=(_HALF, "zeta_cpu"), node="SpecialZetaBackward0", where="internal", inplace=False),
     Row("xlog1py", "where(y != y, y, where(x == 0, 0, x * log1p(y)))",
         ("where(x == 0, where(y <= -1, 0, xlog1py(grad, y)), xlog1py(grad, y))", "grad * x / (y + 1)"),
-        inputs=("x", "y"), node="SpecialXlog1PyBackward0", where="internal", inplace=False),
+        inputs=("x", "y"), node="SpecialXlog1PyBackward0", where="internal", inplace=False,
+        recorded_grads=("masked_fill(xlog1py(grad, y), logical_and(x == 0, y <= -1), 0)", "grad * x / (y + 1)")),
     Row("entr", "where(x != x, x, where(x > 0, -x * log(x), where(x == 0, 0, -inf)))", ("grad * -(1 + log(x))",),
         node="SpecialEntrBackward0", where="internal", inplace=False),
     Row("erfcx", "erfcx(x)", ("grad * (2.0 * x * out - 1.1283791670955126)",), kernel="erfcx",

@@ -73,6 +73,7 @@ OPS = {op: _binary_operator(op) for op in ("add", "sub", "mul", "div", "pow", "l
 OPS["where"] = _where
 OPS["fma"] = lambda a, b, c: E.fma_raw(a, b, c)
 OPS["masked_fill"] = lambda a, mask, value: a.masked_fill(mask, value)     # (recorded formulas only)
+OPS["logical_and"] = lambda a, b: a & b
 for _name in _expr.FUNCTIONS:
     OPS[_name] = _call(lambda *a, _n=_name: getattr(E, _n)(*a),
                        {"abs": abs, "exp": math.exp, "sqrt": math.sqrt}.get(_name))

@@ -507,3 +507,21 @@ def test_atan2_double_backward_shares_pytorchs_masked_reciprocal_computed_first(
     assert g2x[0].item() == -0.1600000113248825
     assert g2y[0].item() == 0.11999998986721039          # (0.11999999731779099 when added otherwise)
     assert np.isnan(g2x[1].item()) and np.isnan(g2y[1].item())
+
+
+def test_masked_fill_with_a_number_has_one_input_and_xlogy_records_it_under_create_graph():
+    # masked_fill.Scalar's node has self alone; masked_fill.Tensor's has self and value
+    x = T.tensor([1.0, 2.0], requires_grad=True) * 1
+    m = T.tensor([True, False])
+    assert len(x.masked_fill(m, 0).grad_fn.next_functions) == 1
+    assert len(x.clone().masked_fill_(m, 0).grad_fn.next_functions) == 1
+    assert len(x.masked_fill(m, T.tensor(0.0)).grad_fn.next_functions) == 2
+    # xlogy's and xlog1py's derivative for self: xlogy(grad, other).masked_fill(mask, 0), one
+    # xlogy node (PyTorch 2.13's graph)
+    for f in (T.xlogy, T.special.xlog1py):
+        a = T.tensor([0.0, 1.5], dtype=T.float64, requires_grad=True)
+        b = T.tensor([-2.0, 3.0], dtype=T.float64, requires_grad=True)
+        ga, _ = T.autograd.grad(f(a, b).sum(), (a, b), create_graph=True)
+        assert ga.grad_fn.name() == "MaskedFillBackward0"
+        assert [n.name() for n, _ in ga.grad_fn.next_functions] == [f(a, b).grad_fn.name()]
+        assert ga[0].item() == 0.0

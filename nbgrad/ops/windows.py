@@ -1,62 +1,16 @@
 """Window functions (torch.hann_window, hamming_window, blackman_window, bartlett_window,
 kaiser_window): ATen's TensorFactories formulas step by step in the window's dtype (its
-arange, then the in-place arithmetic ATen applies, each rounded in that dtype), and Cephes'
-i0 as ATen's calc_i0 (the same Chebyshev coefficients and recurrence) for the Kaiser window."""
+arange, then the in-place arithmetic ATen applies, each rounded in that dtype); the Kaiser
+window through the i0 op (ATen's calc_i0, backends/_shared/special.py)."""
 import math
 
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 
-# ATen's chebyshev_coefficients_i0e_A / _B (Cephes)
-_I0_A = (-4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16,
-         1.71539128555513303061E-15, -1.16853328779934516808E-14, 7.67618549860493561688E-14,
-         -4.85644678311192946090E-13, 2.95505266312963983461E-12, -1.72682629144155570723E-11,
-         9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
-         -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7,
-         1.11738753912010371815E-6, -4.41673835845875056359E-6, 1.64484480707288970893E-5,
-         -5.75419501008210370398E-5, 1.88502885095841655729E-4, -5.76375574538582365885E-4,
-         1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
-         -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2,
-         1.71620901522208775349E-1, -3.04682672343198398683E-1, 6.76795274409476084995E-1)
-_I0_B = (-7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17,
-         3.46122286769746109310E-17, -2.82762398051658348494E-16, -3.42548561967721913462E-16,
-         1.77256013305652638360E-15, 3.81168066935262242075E-15, -9.55484669882830764870E-15,
-         -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
-         7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11,
-         -3.14991652796324136454E-11, 1.18891471078464383424E-11, 4.94060238822496958910E-10,
-         3.39623202570838634515E-9, 2.26666899049817806459E-8, 2.04891858946906374183E-7,
-         2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
-         8.04490411014108831608E-1)
-
-
 def _const(value, like):
     """A number as a 0-dim tensor of like's dtype (ATen's coefficients are T: rounded to it)."""
     from .._creation import tensor
     return tensor(value, dtype=like.dtype, device=like.device)
-
-
-def _chbevl(x, coeffs):
-    from .elementwise import fma_raw
-    b0 = _const(coeffs[0], x).expand(x.shape)
-    b1 = x.new_zeros(x.shape)
-    b2 = b1
-    for c in coeffs[1:]:
-        b2 = b1
-        b1 = b0
-        b0 = fma_raw(x, b1, -b2) + _const(c, x)      # (ATen's compiled loop contracts x * b1 - b2)
-    return (b0 - b2) * _const(0.5, x)
-
-
-def _calc_i0(x):
-    """ATen's calc_i0 elementwise, in x's dtype."""
-    from .elementwise import where
-    x = x.abs()
-    small = x <= 8.0
-    ys = x / _const(2.0, x) - _const(2.0, x)
-    a = x.exp() * _chbevl(ys, _I0_A)
-    safe = where(small, _const(8.0, x), x)
-    b = safe.exp() * _chbevl(_const(32.0, x) / safe - _const(2.0, x), _I0_B) / safe.sqrt()
-    return where(small, a, b)
 
 
 def _check(name, window_length, dtype):
@@ -152,6 +106,6 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
         alpha = _const((n - 1) / 2.0, a)
         b = _const(beta, a)
         r = (a - alpha) / alpha
-        w = _calc_i0(b * (_const(1.0, a) - r * r).abs().sqrt()) / _calc_i0(b.reshape(1))
+        w = (b * (_const(1.0, a) - r * r).abs().sqrt()).i0() / b.reshape(1).i0()
         w = w.to(dtype)
     return _finish(w, periodic, requires_grad)

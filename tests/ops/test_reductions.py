@@ -467,3 +467,31 @@ def test_sum_over_dims_split_across_threads_keeps_each_outputs_order(shape, dims
         nbgrad.set_num_threads(before)
     assert one.tobytes() == two.tobytes()
     np.testing.assert_allclose(two, x.numpy().astype(np.float64).sum(dims), rtol=1e-4, atol=1e-3)
+
+
+# torch 2.13's float32 softmax of RandomState(10).randn(24) * 3 with its AVX512 kernels (16
+# lanes) and with ATEN_CPU_CAPABILITY=avx2 (8 lanes): the lanes decide how the exps are added
+_SOFTMAX_16_LANES = [
+    0.03587298467755318, 0.0056466455571353436, 6.403077804861823e-06, 0.0006440835422836244, 0.004259845241904259,
+    7.61513874749653e-05, 0.0014648596988990903, 0.0009147269884124398, 0.0006690470036119223,
+    0.00039118470158427954, 0.002421296900138259, 0.024393998086452484, 3.651721272035502e-05, 0.014440649189054966,
+    0.0013114259345456958, 0.00251089152880013, 2.182756179536227e-05, 0.0009906793711706996, 0.05676022171974182,
+    2.5882458430714905e-05, 1.7503136859886581e-06, 3.5355287764105015e-06, 0.0014673169935122132,
+    0.8456680178642273]
+_SOFTMAX_8_LANES = [
+    0.035872988402843475, 0.005646646022796631, 6.403078259609174e-06, 0.0006440836004912853, 0.004259845241904259,
+    7.61513874749653e-05, 0.0014648598153144121, 0.0009147270466201007, 0.0006690470036119223,
+    0.00039118470158427954, 0.0024212971329689026, 0.024393999949097633, 3.6517216358333826e-05,
+    0.014440651051700115, 0.0013114260509610176, 0.0025108917616307735, 2.1827563614351675e-05,
+    0.0009906794875860214, 0.05676022917032242, 2.588246024970431e-05, 1.7503139133623336e-06,
+    3.535529003784177e-06, 0.001467317109927535, 0.8456680774688721]
+
+
+@pytest.mark.parametrize("lanes, expected", [(16, _SOFTMAX_16_LANES), (8, _SOFTMAX_8_LANES)])
+def test_float32_softmax_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
+    # PyTorch's _vec_softmax_lastdim: SLEEF's expf, vec::reduce_all's lane order, e * (1 / sum)
+    from nbgrad.backends.cpu import reduction as R
+    monkeypatch.setattr(R, "_lanes", [lanes])
+    x = nbgrad.tensor(np.random.RandomState(10).randn(24).astype(np.float32) * 3)
+    assert x.softmax(-1).tolist() == expected
+    assert x.reshape(1, 24).expand(3, 24).softmax(1)[2].tolist() == expected     # (a row at stride 0)

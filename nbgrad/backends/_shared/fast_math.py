@@ -225,6 +225,41 @@ def _exp_f64(x):
     return y if x == x else x
 
 
+# SLEEF's expf_u10 constants (sleefsimdsp.c: R_LN2f, L2Uf, L2Lf and its polynomial)
+_SLEEF_R_LN2_F = _F(1.442695040888963407359924681001892137426645954152985934135449406931)
+_SLEEF_L2U_F = _F(0.693145751953125)
+_SLEEF_L2L_F = _F(1.428606765330187045e-06)
+
+
+@register_jitable(error_model="numpy")
+def sleef_expf(d):
+    """SLEEF's xexpf (1-ulp) with its fused multiply-adds: PyTorch's Vectorized<float>::exp
+    (Sleef_expf16_u10 / Sleef_expf8_u10), the exp of its vectorized kernels such as softmax's,
+    to the bit.  Below -104: +0.0; above 100: inf; NaN: NaN."""
+    dc = d if d == d else _F(0.0)
+    dc = min(max(dc, _F(-104.0)), _F(100.0))      # (q only: the result is replaced beyond)
+    q = int(np.rint(dc * _SLEEF_R_LN2_F))
+    fq = _F(q)
+    r = _fma(fq, -_SLEEF_L2U_F, dc)
+    r = _fma(fq, -_SLEEF_L2L_F, r)
+    u = _F(0.000198527617612853646278381)
+    u = _fma(u, r, _F(0.00139304355252534151077271))
+    u = _fma(u, r, _F(0.00833336077630519866943359))
+    u = _fma(u, r, _F(0.0416664853692054748535156))
+    u = _fma(u, r, _F(0.166666671633720397949219))
+    u = _fma(u, r, _F(0.5))
+    u = _F(1.0) + _fma(r * r, u, r)
+    h = q >> 1                                    # vldexp2: two halves of 2**q
+    u = u * _f32_from_bits((h + 127) << 23) * _f32_from_bits((q - h + 127) << 23)
+    if d != d:
+        return d
+    if d < _F(-104.0):
+        return _F(0.0)
+    if d > _F(100.0):
+        return _INF_F
+    return u
+
+
 def _by_float_type(x, f32, f64, other):
     # The Python meaning of the compile-time switch of _overload_by_float_type:
     # float64 covers np.float64 and Python floats (Numba types both float64).

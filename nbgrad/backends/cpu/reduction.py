@@ -30,7 +30,7 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import _fast_exp
+from .._shared.fast_math import _fast_exp, sleef_expf
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -559,6 +559,92 @@ def softmax(x_view, dim, log):
     dim %= len(shape)
     ost = contiguous_strides(shape)
     ck, cx, co = dim_plan(shape, strides, ost, dim)
+    if not log and buf.dtype == np.float32 and dim == len(shape) - 1:
+        _softmax_lastdim_f32(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), shape[dim],
+                             strides[dim], pytorch_float_lanes(), out)
+        return out
     _softmax_rows(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co),
                   shape[dim], strides[dim], ost[dim], bool(log), out)
     return out
+
+
+@_kernel
+def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, out):
+    """PyTorch's _vec_softmax_lastdim in float32, to the bit: per row the max, e = exp(x - max)
+    by SLEEF's expf (its Vectorized exp), their sum as vec::reduce_all adds it (the first
+    vector, then each full one lane by lane, the partial last one into the first lanes, then
+    lane i + lane i ^ h for h = lanes/2 ... 1; a row shorter than a vector in order), and
+    e * (1 / sum).  out is row-major (the row at stride 1)."""
+    nd = kshape.size
+    idx = np.zeros(nd, np.int64)
+    jx = jumps(kshape, xkst, nd - 1)
+    jo = jumps(kshape, okst, nd - 1)
+    px = xoff
+    po = 0
+    acc = np.empty(lanes, np.float32)
+    tmp = np.empty(lanes, np.float32)
+    total = 1
+    for d in range(nd):
+        total *= kshape[d]
+    for _ in range(total):
+        m = x[px]
+        for j in range(1, rn):
+            v = x[px + j * xrs]
+            if v != v or v > m:
+                m = v
+                if v != v:
+                    break
+        for j in range(rn):
+            out[po + j] = sleef_expf(x[px + j * xrs] - m)
+        if rn < lanes:
+            s = out[po]
+            for j in range(1, rn):
+                s += out[po + j]
+        else:
+            for lane in range(lanes):
+                acc[lane] = out[po + lane]
+            d = lanes
+            while d + lanes <= rn:
+                for lane in range(lanes):
+                    acc[lane] += out[po + d + lane]
+                d += lanes
+            for lane in range(rn - d):
+                acc[lane] += out[po + d + lane]
+            h = lanes // 2
+            while h >= 1:
+                for lane in range(lanes):
+                    tmp[lane] = acc[lane] + acc[lane ^ h]
+                for lane in range(lanes):
+                    acc[lane] = tmp[lane]
+                h //= 2
+            s = acc[0]
+        inv = np.float32(1.0) / s
+        for j in range(rn):
+            out[po + j] = out[po + j] * inv
+        d = carry(idx, kshape, nd - 1)
+        if d >= 0:
+            px += jx[d]
+            po += jo[d]
+
+
+_lanes = []
+
+
+def pytorch_float_lanes():
+    """float32 lanes of PyTorch's Vectorized<float> in its kernels built for this CPU (its CPU
+    capability: 16 with AVX512 (avx512f/bw/vl/dq), else 8; ATEN_CPU_CAPABILITY overrides it as
+    it overrides PyTorch's choice).  Not its sum kernel's, which has no AVX512 build (cascade.py)."""
+    if not _lanes:
+        import os
+        cap = os.environ.get("ATEN_CPU_CAPABILITY", "").lower()
+        if cap:
+            avx512 = cap == "avx512"
+        else:
+            try:
+                from llvmlite import binding
+                features = binding.get_host_cpu_features()
+                avx512 = all(features.get(f, False) for f in ("avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"))
+            except Exception:
+                avx512 = False
+        _lanes.append(16 if avx512 else 8)
+    return _lanes[0]

@@ -219,6 +219,11 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
   fused_elementwise(program, outputs, inputs, n, dtype)
                                             -> buffers of a traced elementwise program
                                             (nbgrad.fuse; format in backends/cpu/fused.py)
+  softmax_backward(g_view, y_view, dim)     softmax's gradient over the last dim (float32,
+                                            float64; g and y of one shape): -> row-major
+                                            buffer (g - sum(g * y)) * y, the sum in the
+                                            order of the device's PyTorch kernel (CPU only;
+                                            the fallback is those Tensor ops)
 
 
   Convolution (nbgrad/ops/conv.py; the fallback is im2col as Tensor ops there).  Views are
@@ -328,7 +333,7 @@ ACCELERATIONS = frozenset({
     "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
-    "interp_pass", "interp_pass_backward",
+    "interp_pass", "interp_pass_backward", "softmax_backward",
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).

@@ -7,7 +7,8 @@ from .._tensor import Tensor, row_major, row_major_of
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcuts, wrap_dims, int_dim, _wrap)
+from ._graph import (accelerated, backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcuts, wrap_dims,
+                     int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -634,7 +635,9 @@ def _in_opmath(fn, g, y):
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, False), g, y)
+        if g._dtype is D.float16 and y._dtype is D.float16:
+            return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, False, exact=False), g, y)
+        return _softmax_backward_data(g, y, self.dim, False)
 
 
 class LogSoftmaxBackward0(Node):
@@ -643,13 +646,20 @@ class LogSoftmaxBackward0(Node):
         return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, True), g, y)
 
 
-def _softmax_backward_data(g, y, dim, log):
+def _softmax_backward_data(g, y, dim, log, exact=True):
     """PyTorch's _softmax_backward_data / _log_softmax_backward_data as one op: computed
-    unrecorded, recorded as one node (create_graph) with PyTorch's double-backward formulas."""
+    unrecorded, recorded as one node (create_graph) with PyTorch's double-backward formulas.
+    exact: softmax's over the last dim in float32/float64 takes the backend's kernel where it
+    has one (PyTorch's order for its sum); not for float16 widened to float32."""
     from ..autograd.grad_mode import no_grad
     from .elementwise import exp
     with no_grad():
-        if log:
+        if (exact and not log and dim == g.dim() - 1 and g._dtype is y._dtype and g._shape == y._shape
+                and g._dtype in (D.float32, D.float64) and g.device == y.device
+                and accelerated(g, "softmax_backward")):
+            buf = backend_of(g).softmax_backward(g._view_tuple(), y._view_tuple(), dim)
+            out = new_tensor(buf, g._shape, g._dtype, g.device)
+        elif log:
             out = g - exp(y) * g.sum(dim, keepdim=True)
         else:
             # PyTorch's kernel: (g - sum(g * y)) * y, not g * y - y * sum(g * y): where the two

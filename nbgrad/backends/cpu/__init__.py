@@ -14,7 +14,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   strided_copy.py  copy with cast (staged tile transposition), fill
   elementwise.py   unary, binary, where, mul_backward (+ scalar functions and
                    the vectorisable exp/log/tanh/sigmoid)
-  reduction.py     reduce, max_with_index, softmax
+  reduction.py     reduce, max_with_index, softmax, softmax_backward
   scan.py          cumulative (cumsum, cumprod)
   linalg.py        matmul, linear_backward
   linalg_lapack.py inv, solve, det, slogdet, svd, qr, cholesky, eigh (LAPACK through Numba)
@@ -35,7 +35,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .memory import arange, empty, from_numpy, full, to_numpy
-from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, total_dense
+from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, softmax_backward, total_dense
 from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero

@@ -596,34 +596,93 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, out):
                     break
         for j in range(rn):
             out[po + j] = sleef_expf(x[px + j * xrs] - m)
-        if rn < lanes:
-            s = out[po]
-            for j in range(1, rn):
-                s += out[po + j]
-        else:
-            for lane in range(lanes):
-                acc[lane] = out[po + lane]
-            d = lanes
-            while d + lanes <= rn:
-                for lane in range(lanes):
-                    acc[lane] += out[po + d + lane]
-                d += lanes
-            for lane in range(rn - d):
-                acc[lane] += out[po + d + lane]
-            h = lanes // 2
-            while h >= 1:
-                for lane in range(lanes):
-                    tmp[lane] = acc[lane] + acc[lane ^ h]
-                for lane in range(lanes):
-                    acc[lane] = tmp[lane]
-                h //= 2
-            s = acc[0]
+        s = _reduce_all_sum(out, po, rn, lanes, acc, tmp)
         inv = np.float32(1.0) / s
         for j in range(rn):
             out[po + j] = out[po + j] * inv
         d = carry(idx, kshape, nd - 1)
         if d >= 0:
             px += jx[d]
+            po += jo[d]
+
+
+@register_jitable(error_model="numpy")
+def _reduce_all_sum(v, p, n, lanes, acc, tmp):
+    """PyTorch's vec::reduce_all(+) of v[p:p + n] with vectors of `lanes`: shorter than one
+    vector, in order; else the first vector, each further full one added lane by lane, the
+    partial last one into the first lanes, then lane i + lane i ^ h for h = lanes/2 ... 1
+    (its vec_reduce_all's shuffles), lane 0 the sum.  acc, tmp: scratch of `lanes`."""
+    if n < lanes:
+        s = v[p]
+        for j in range(1, n):
+            s += v[p + j]
+        return s
+    for lane in range(lanes):
+        acc[lane] = v[p + lane]
+    d = lanes
+    while d + lanes <= n:
+        for lane in range(lanes):
+            acc[lane] += v[p + d + lane]
+        d += lanes
+    for lane in range(n - d):
+        acc[lane] += v[p + d + lane]
+    h = lanes // 2
+    while h >= 1:
+        for lane in range(lanes):
+            tmp[lane] = acc[lane] + acc[lane ^ h]
+        for lane in range(lanes):
+            acc[lane] = tmp[lane]
+        h //= 2
+    return acc[0]
+
+
+def softmax_backward(g_view, y_view, dim):
+    """PyTorch's _vec_softmax_backward (the softmax's gradient over the last dim, float32 or
+    float64): per row s = vec::reduce_all of the products g * y, then (g - s) * y; a row-major
+    buffer.  g and y of one shape and dtype."""
+    gbuf, goff, shape, gst = g_view
+    ybuf, yoff, _, yst = y_view
+    n = numel(shape)
+    out = new_buffer(n, gbuf.dtype)
+    if n == 0:
+        return out
+    rn = shape[-1]
+    lanes = pytorch_float_lanes() * 4 // gbuf.dtype.itemsize
+    ost = contiguous_strides(shape)
+    # the rows walked over the kept dims as they are (three operands' strides: no coalescing)
+    kept = len(shape) - 1
+    ck, cg, cy, co = ((tuple(shape[:kept]), tuple(gst[:kept]), tuple(yst[:kept]), tuple(ost[:kept])) if kept
+                      else ((1,), (0,), (0,), (0,)))
+    _softmax_backward_rows(gbuf, goff, ybuf, yoff, as_index_array(ck), as_index_array(cg), as_index_array(cy),
+                           as_index_array(co), rn, gst[-1], yst[-1], lanes, out)
+    return out
+
+
+@_kernel
+def _softmax_backward_rows(g, goff, y, yoff, kshape, gkst, ykst, okst, rn, grs, yrs, lanes, out):
+    nd = kshape.size
+    idx = np.zeros(nd, np.int64)
+    jg = jumps(kshape, gkst, nd - 1)
+    jy = jumps(kshape, ykst, nd - 1)
+    jo = jumps(kshape, okst, nd - 1)
+    pg = goff
+    py = yoff
+    po = 0
+    acc = np.empty(lanes, out.dtype)
+    tmp = np.empty(lanes, out.dtype)
+    total = 1
+    for d in range(nd):
+        total *= kshape[d]
+    for _ in range(total):
+        for j in range(rn):
+            out[po + j] = g[pg + j * grs] * y[py + j * yrs]
+        s = _reduce_all_sum(out, po, rn, lanes, acc, tmp)
+        for j in range(rn):
+            out[po + j] = (g[pg + j * grs] - s) * y[py + j * yrs]
+        d = carry(idx, kshape, nd - 1)
+        if d >= 0:
+            pg += jg[d]
+            py += jy[d]
             po += jo[d]
 
 

@@ -521,6 +521,7 @@ _SOFTMAX_GRAD_8_LANES = [
     -0.061057936400175095, 0.025999536737799644]
 
 
+@pytest.mark.acceleration           # (softmax_backward; its composed fallback sums in another order)
 @pytest.mark.parametrize("lanes, expected", [(16, _SOFTMAX_GRAD_16_LANES), (8, _SOFTMAX_GRAD_8_LANES)])
 def test_float32_softmax_gradient_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
     from nbgrad.backends.cpu import reduction as R

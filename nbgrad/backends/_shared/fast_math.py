@@ -235,11 +235,12 @@ _SLEEF_L2L_F = _F(1.428606765330187045e-06)
 def sleef_expf(d):
     """SLEEF's xexpf (1-ulp) with its fused multiply-adds: PyTorch's Vectorized<float>::exp
     (Sleef_expf16_u10 / Sleef_expf8_u10), the exp of its vectorized kernels such as softmax's,
-    to the bit.  Below -104: +0.0; above 100: inf; NaN: NaN."""
-    dc = d if d == d else _F(0.0)
-    dc = min(max(dc, _F(-104.0)), _F(100.0))      # (q only: the result is replaced beyond)
-    q = int(np.rint(dc * _SLEEF_R_LN2_F))
-    fq = _F(q)
+    to the bit.  Below -104: +0.0; above 100: inf; NaN: NaN.  Branch-free, so that a loop of
+    it vectorizes."""
+    dc = min(max(d, _F(-104.0)), _F(100.0))      # (q only: the result is replaced beyond)
+    t = dc * _SLEEF_R_LN2_F + _MAGIC_F            # rint(d * R_LN2f): the product rounded, then
+    q = _float_bits(t) - _MAGIC_F_BITS            # to an integer, ties to even
+    fq = t - _MAGIC_F
     r = _fma(fq, -_SLEEF_L2U_F, dc)
     r = _fma(fq, -_SLEEF_L2L_F, r)
     u = _F(0.000198527617612853646278381)
@@ -251,13 +252,9 @@ def sleef_expf(d):
     u = _F(1.0) + _fma(r * r, u, r)
     h = q >> 1                                    # vldexp2: two halves of 2**q
     u = u * _f32_from_bits((h + 127) << 23) * _f32_from_bits((q - h + 127) << 23)
-    if d != d:
-        return d
-    if d < _F(-104.0):
-        return _F(0.0)
-    if d > _F(100.0):
-        return _INF_F
-    return u
+    u = u if d >= _F(-104.0) else _F(0.0)
+    u = _INF_F if d > _F(100.0) else u
+    return u if d == d else d
 
 
 def _by_float_type(x, f32, f64, other):

@@ -24,7 +24,7 @@ reduced run with the partial results combined here (float sums and means of
 a contiguous run through the team's native pieces, _native_total).
 """
 import numpy as np
-from numba import carray
+from numba import carray, uint64
 from numba.extending import register_jitable
 
 from ... import _debug
@@ -586,20 +586,30 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, out):
     total = 1
     for d in range(nd):
         total *= kshape[d]
+    urn = uint64(rn)
     for _ in range(total):
-        m = x[px]
-        for j in range(1, rn):
-            v = x[px + j * xrs]
-            if v != v or v > m:
-                m = v
-                if v != v:
-                    break
-        for j in range(rn):
-            out[po + j] = sleef_expf(x[px + j * xrs] - m)
-        s = _reduce_all_sum(out, po, rn, lanes, acc, tmp)
+        row = out[po:po + rn]               # (slices at unit stride: the loops vectorize)
+        if xrs == 1:
+            xr = x[px:px + rn]
+            for j in range(urn):
+                row[j] = xr[j]
+        else:
+            for j in range(rn):
+                row[j] = x[px + j * xrs]
+        m = row[0]                          # the max; a NaN wins (vec::maximum)
+        nan = False
+        for j in range(urn):
+            v = row[j]
+            m = v if v > m else m
+            nan |= v != v
+        if nan:
+            m = np.float32(np.nan)
+        for j in range(urn):
+            row[j] = sleef_expf(row[j] - m)
+        s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
         inv = np.float32(1.0) / s
-        for j in range(rn):
-            out[po + j] = out[po + j] * inv
+        for j in range(urn):
+            row[j] = row[j] * inv
         d = carry(idx, kshape, nd - 1)
         if d >= 0:
             px += jx[d]
@@ -617,12 +627,14 @@ def _reduce_all_sum(v, p, n, lanes, acc, tmp):
         for j in range(1, n):
             s += v[p + j]
         return s
+    ulanes = uint64(lanes)
     for lane in range(lanes):
         acc[lane] = v[p + lane]
     d = lanes
     while d + lanes <= n:
-        for lane in range(lanes):
-            acc[lane] += v[p + d + lane]
+        at = uint64(p + d)
+        for lane in range(ulanes):
+            acc[lane] += v[at + lane]
         d += lanes
     for lane in range(n - d):
         acc[lane] += v[p + d + lane]
@@ -673,12 +685,23 @@ def _softmax_backward_rows(g, goff, y, yoff, kshape, gkst, ykst, okst, rn, grs, 
     total = 1
     for d in range(nd):
         total *= kshape[d]
+    urn = uint64(rn)
     for _ in range(total):
-        for j in range(rn):
-            out[po + j] = g[pg + j * grs] * y[py + j * yrs]
-        s = _reduce_all_sum(out, po, rn, lanes, acc, tmp)
-        for j in range(rn):
-            out[po + j] = (g[pg + j * grs] - s) * y[py + j * yrs]
+        row = out[po:po + rn]
+        if grs == 1 and yrs == 1:           # (slices at unit stride: the loops vectorize)
+            gr = g[pg:pg + rn]
+            yr = y[py:py + rn]
+            for j in range(urn):
+                row[j] = gr[j] * yr[j]
+            s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
+            for j in range(urn):
+                row[j] = (gr[j] - s) * yr[j]
+        else:
+            for j in range(rn):
+                row[j] = g[pg + j * grs] * y[py + j * yrs]
+            s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
+            for j in range(rn):
+                row[j] = (g[pg + j * grs] - s) * y[py + j * yrs]
         d = carry(idx, kshape, nd - 1)
         if d >= 0:
             pg += jg[d]

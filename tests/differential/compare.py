@@ -310,7 +310,8 @@ def _nan_or_negative_zero(x):
 
 
 # logit(eps)'s backward at -0.0: grad / (x * (1 - x)) is -inf in the vector loop, +inf in
-# the scalar one (recorded from torch 2.13 on 16 and 1 elements); nbgrad gives -inf
+# the scalar one (recorded from torch 2.13 on 16 and 1 elements); nbgrad gives -inf; logit
+# with eps > 0.5 (its clamp's bounds crossed): hi in the vector loop, lo in the scalar one
 # hardshrink/softshrink/relu6 (hardtanh) backwards at NaN: the vector loop's mask gives 0,
 # the scalar loop's comparisons the gradient (torch 2.13 on 8 and 1 elements); elu/celu/selu's
 # at NaN: NaN or the positive branch's slope, depending on the other values in its vector
@@ -342,8 +343,12 @@ def _loop_dependent_nan(st, ref_vals, dts):
     if test is None or st["k"] not in ("call", "meth"):
         return False
     args = st.get("a") or []
-    if st["op"].startswith("logit") and len(args) <= (st["k"] == "call"):
-        return False                                    # logit without eps: one loop rule
+    if st["op"].startswith("logit"):
+        eps = (st.get("kw") or {}).get("eps", args[st["k"] == "call"] if len(args) > (st["k"] == "call") else None)
+        if eps is None:
+            return False                                # logit without eps: one loop rule
+        if isinstance(eps, float) and eps > 0.5:        # lo > hi: the vector loop's clamp (min of
+            return True                                 # max) gives hi, the scalar loop lo (seed 32006861)
     v = st["t"] if st["k"] == "meth" else (st["a"][0] or {}).get("v")
     if v not in ref_vals or (st["op"].endswith("gelu") and dts.get(v) != "float32"):
         return False

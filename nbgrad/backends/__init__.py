@@ -222,8 +222,8 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
   softmax_backward(g_view, y_view, dim)     softmax's gradient over the last dim (float32,
                                             float64; g and y of one shape): -> row-major
                                             buffer (g - sum(g * y)) * y, the sum in the
-                                            order of the device's PyTorch kernel (CPU only;
-                                            the fallback is those Tensor ops)
+                                            order of PyTorch's kernel on the CPU (CUDA: its
+                                            own sum); the fallback is those Tensor ops
 
 
   Convolution (nbgrad/ops/conv.py; the fallback is im2col as Tensor ops there).  Views are

@@ -127,6 +127,13 @@ def _conv(bias, stride):
     return make
 
 
+def _softmax(dtype, shape=(3, 20)):
+    def make():
+        x = leaf(RNG.standard_normal(shape), dtype)
+        return F.softmax(x * 2, -1), [x]
+    return make
+
+
 def _interp(mode, dtype=nbgrad.float64, **kw):
     def make():
         x = leaf(RNG.standard_normal((2, 3, 4, 5)), dtype)
@@ -170,6 +177,9 @@ CASES = [
     ("interp_pass", _interp("bilinear", nbgrad.float32, align_corners=True), "loss"),
     ("interp_pass_backward", _interp("bicubic"), "loss"),
     ("interp_pass_backward", _interp("bilinear"), "double"),
+    ("softmax_backward", _softmax(nbgrad.float64), "loss"),
+    ("softmax_backward", _softmax(nbgrad.float32, (2, 3, 37)), "loss"),
+    ("softmax_backward", _softmax(nbgrad.float64, (5,)), "double"),
 ]
 
 

@@ -475,3 +475,19 @@ def softmax(x_view, dim, log):
     _softmax_rows[_blocks(nrows), TPB](buf, off, out, geometry(ck, cx, co), len(ck), shape[dim], strides[dim],
                                        ost[dim], bool(log), nrows)
     return out
+
+
+def softmax_backward(g_view, y_view, dim):
+    """(g - sum(g * y)) * y over the last dim (the contract's softmax_backward) from this
+    backend's own primitives: its sum adds in its order (PyTorch's CUDA kernel has another,
+    not followed here)."""
+    from .elementwise import binary
+    from .._shared.geometry import contiguous_strides
+    shape = tuple(g_view[2])
+    dt = g_view[0].dtype
+    cst = tuple(contiguous_strides(shape))
+    prod = binary("mul", g_view, y_view, shape, dt)
+    s = reduce("sum", (prod, 0, shape, cst), (len(shape) - 1,), dt)
+    s_view = (s, 0, shape, tuple(contiguous_strides(shape[:-1])) + (0,))     # broadcast along the row
+    diff = binary("sub", g_view, s_view, shape, dt)
+    return binary("mul", (diff, 0, shape, cst), y_view, shape, dt)

@@ -406,6 +406,21 @@ def _squared_deviations(x, off, sizes, strides, mean):
     return total
 
 
+@_kernel
+def _dense_sum(x, off, n, width):
+    """PyTorch's sum of one dense run x[off:off + n] (TensorIterator's single dim at stride 1,
+    _cascade_reduce's one tile), in one call: a small op's total."""
+    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
+    acc = np.zeros((4, 4 * width), dtype=x.dtype)
+    out = np.zeros(1, dtype=x.dtype)
+    _tile_sum(x, off, 1, 0, n, 1, width, scratch, acc, out, 0, 0, 0, 1)
+    return out[0]
+
+
+def dense_sum(buf, off, n):
+    return _dense_sum(buf, off, n, SUM_VECTOR_BYTES // buf.dtype.itemsize)
+
+
 def cascade_sum(buf, off, sizes, strides):
     out = np.zeros(1, dtype=buf.dtype)
     _cascade_reduce(buf, off, sizes, strides, _zeros_like(strides), SUM_VECTOR_BYTES // buf.dtype.itemsize, out,

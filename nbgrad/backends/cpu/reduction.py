@@ -40,7 +40,7 @@ from ._allocator import new_buffer
 from ._threads import (native_function, num_threads, run_native_partials, run_split, split, worth_native,
                        worth_splitting)
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import GRAIN_SIZE, cascade_mean, cascade_reduce, cascade_sum, contiguous_run, in_pytorch_order, iterator_walk, squared_deviations
+from .cascade import GRAIN_SIZE, cascade_mean, cascade_reduce, cascade_sum, contiguous_run, dense_sum, in_pytorch_order, iterator_walk, squared_deviations
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 
@@ -413,7 +413,8 @@ def total_dense(op, buf, off, n, out_dtype):
         return None
     out = np.empty(1, dtype=out_dtype)
     if n < GRAIN_SIZE:                          # PyTorch's sum order, as reduce() takes it
-        out[0] = (cascade_mean if op == "mean" else cascade_sum)(buf, off, *contiguous_run(n))
+        total = dense_sum(buf, off, n)
+        out[0] = total if op == "sum" else buf.dtype.type(total / buf.dtype.type(n))
         return out
     _kernels_for(op)[0](buf, off, _ONE, _ZERO, n, 1, init_value(op, buf.dtype, acc_dtype(op, buf.dtype, out_dtype)),
                         out)

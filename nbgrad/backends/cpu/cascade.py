@@ -162,62 +162,6 @@ def _row_sum(x, off, stride, size, scratch):
 
 
 @_kernel
-def _lane_sums(x, off, width, nvec, acc, scratch):
-    """_row_sum of each lane of the nvec vectors of width lanes at x[off:] (lane l of vector v:
-    x[off + v * width + l]) into scratch[_LANES + l], the lanes side by side as PyTorch's
-    Vectorized adds them.  acc: (4 levels, 4 interleaved vectors * width lanes) of x's dtype;
-    a row of the four interleaved vectors is 4 * width consecutive elements, added to level 0
-    in one loop the compiler vectorizes (unsigned indices: no negative-index wraparound).
-    Levels above 0 are zeroed when first reached: a short row never reaches them, and their
-    zeros, added at the end, only turn a -0.0 into +0.0 (one + 0.0 does that)."""
-    block = 4 * width
-    ublock = uint64(block)
-    size_ilp = nvec // 4
-    level_power = max(4, _ceil_log2(size_ilp) // 4)
-    level_step = 1 << level_power
-    level_mask = level_step - 1
-    level0 = acc[0]
-    for t in range(block):
-        level0[t] = 0
-    top = 0                             # the highest level reached
-    i = 0
-    while i < size_ilp:
-        end = i + level_step if i + level_step <= size_ilp else size_ilp
-        full = end - i == level_step
-        for r in range(i, end):
-            row = uint64(off + r * block)
-            for t in range(ublock):
-                level0[t] += x[row + t]
-        i = end
-        if not full:
-            break
-        for j in range(1, 4):
-            if j > top:
-                for t in range(block):
-                    acc[j, t] = 0
-                top = j
-            for t in range(block):
-                acc[j, t] += acc[j - 1, t]
-                acc[j - 1, t] = 0
-            if (i & (level_mask << (j * level_power))) != 0:
-                break
-    for j in range(1, top + 1):
-        for t in range(block):
-            level0[t] += acc[j, t]
-    if top < 3:
-        for t in range(block):
-            level0[t] += 0.0
-    for v in range(size_ilp * 4, nvec):
-        for lane in range(width):
-            level0[lane] += x[off + v * width + lane]
-    for k in range(1, 4):
-        for lane in range(width):
-            level0[lane] += level0[k * width + lane]
-    for lane in range(width):
-        scratch[_LANES + lane] = level0[lane]
-
-
-@_kernel
 def _cascade_columns(x, base, stride, size, ncols, acc, res):
     """_cascade of the ncols adjacent columns x[base + c + i * stride] (i < size) side by side,
     into res[:ncols]: multi_row_sum over vectors (vectorized_outer_sum's blocks of four),
@@ -250,6 +194,25 @@ def _cascade_columns(x, base, stride, size, ncols, acc, res):
             acc[0, t] += acc[j, t]
     for t in range(ncols):
         res[t] = acc[0, t]
+
+
+@_kernel
+def _lane_sums(x, off, width, nvec, acc, scratch):
+    """_row_sum of each lane of the nvec vectors of width lanes at x[off:] (lane l of vector v:
+    x[off + v * width + l]) into scratch[_LANES + l], the lanes side by side as PyTorch's
+    Vectorized adds them: row_sum's four interleaved vectors are 4 * width adjacent columns
+    whose rows are 4 * width apart (_cascade_columns), then the vectors left over, then the
+    four added into the first."""
+    block = 4 * width
+    size_ilp = nvec // 4
+    lanes = scratch[_LANES:]
+    _cascade_columns(x, off, block, size_ilp, block, acc, lanes)
+    for v in range(size_ilp * 4, nvec):
+        for lane in range(width):
+            lanes[lane] += x[off + v * width + lane]
+    for k in range(1, 4):
+        for lane in range(width):
+            lanes[lane] += lanes[k * width + lane]
 
 
 @_kernel

@@ -40,7 +40,8 @@ from ._allocator import new_buffer
 from ._threads import (native_function, num_threads, run_native_partials, run_split, split, worth_native,
                        worth_splitting)
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
-from .cascade import GRAIN_SIZE, cascade_mean, cascade_reduce, cascade_sum, contiguous_run, dense_sum, in_pytorch_order, iterator_walk, squared_deviations
+from .cascade import (GRAIN_SIZE, cascade_mean, cascade_reduce, cascade_sum, dense_sum, in_pytorch_order, iterator_walk,
+                      squared_deviations)
 
 _REASSOC = {"reassoc", "contract", "nsz"}
 

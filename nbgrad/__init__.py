@@ -174,3 +174,7 @@ from .ops._signatures import public_functions as _public_functions
 globals().update(_public_functions(globals()))
 
 __version__ = "0.1.0"
+
+# the objects that live as long as the process, out of the cyclic collector's full walks (_gc.py)
+from . import _gc
+_gc.freeze_static_heap()

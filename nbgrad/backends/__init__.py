@@ -219,11 +219,13 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
   fused_elementwise(program, outputs, inputs, n, dtype)
                                             -> buffers of a traced elementwise program
                                             (nbgrad.fuse; format in backends/cpu/fused.py)
-  softmax_backward(g_view, y_view, dim)     softmax's gradient over the last dim (float32,
+  softmax_backward(g_view, y_view, dim, log=False)
+                                            softmax's gradient over the last dim (float32,
                                             float64; g and y of one shape): -> row-major
-                                            buffer (g - sum(g * y)) * y, the sum in the
-                                            order of PyTorch's kernel on the CPU (CUDA: its
-                                            own sum); the fallback is those Tensor ops
+                                            buffer (g - sum(g * y)) * y; log (float32):
+                                            log_softmax's, g - exp(y) * sum(g); the sum in
+                                            the order of PyTorch's kernel on the CPU (CUDA:
+                                            its own sum); the fallback is those Tensor ops
 
 
   Convolution (nbgrad/ops/conv.py; the fallback is im2col as Tensor ops there).  Views are

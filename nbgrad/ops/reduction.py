@@ -654,10 +654,10 @@ def _softmax_backward_data(g, y, dim, log, exact=True):
     from ..autograd.grad_mode import no_grad
     from .elementwise import exp
     with no_grad():
-        if (exact and not log and dim == g.dim() - 1 and g._dtype is y._dtype and g._shape == y._shape
-                and g._dtype in (D.float32, D.float64) and g.device == y.device
+        if (exact and dim == g.dim() - 1 and g._dtype is y._dtype and g._shape == y._shape
+                and g._dtype in ((D.float32,) if log else (D.float32, D.float64)) and g.device == y.device
                 and accelerated(g, "softmax_backward")):
-            buf = backend_of(g).softmax_backward(g._view_tuple(), y._view_tuple(), dim)
+            buf = backend_of(g).softmax_backward(g._view_tuple(), y._view_tuple(), dim, log)
             out = new_tensor(buf, g._shape, g._dtype, g.device)
         elif log:
             out = g - exp(y) * g.sum(dim, keepdim=True)

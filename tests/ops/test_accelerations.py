@@ -127,10 +127,10 @@ def _conv(bias, stride):
     return make
 
 
-def _softmax(dtype, shape=(3, 20)):
+def _softmax(dtype, shape=(3, 20), log=False):
     def make():
         x = leaf(RNG.standard_normal(shape), dtype)
-        return F.softmax(x * 2, -1), [x]
+        return (F.log_softmax if log else F.softmax)(x * 2, -1), [x]
     return make
 
 
@@ -180,6 +180,8 @@ CASES = [
     ("softmax_backward", _softmax(nbgrad.float64), "loss"),
     ("softmax_backward", _softmax(nbgrad.float32, (2, 3, 37)), "loss"),
     ("softmax_backward", _softmax(nbgrad.float64, (5,)), "double"),
+    ("softmax_backward", _softmax(nbgrad.float32, (2, 3, 37), log=True), "loss"),
+    ("softmax_backward", _softmax(nbgrad.float32, (4, 19), log=True), "double"),
 ]
 
 

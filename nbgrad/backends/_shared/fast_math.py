@@ -257,6 +257,62 @@ def sleef_expf(d):
     return u if d == d else d
 
 
+_SLEEF_LN2_HI_F = _F(0.69314718246459960938)
+_SLEEF_LN2_LO_F = _F(-1.904654323148236017e-09)
+_FLT_MIN_F = _F(1.17549435e-38)
+
+
+@register_jitable(error_model="numpy")
+def sleef_logf(d):
+    """SLEEF's xlogf_u1 (1-ulp) with its fused multiply-adds: PyTorch's Vectorized<float>::log
+    (Sleef_logf8_u10 / Sleef_logf16_u10), the log of its vectorized kernels such as
+    log_softmax's, to the bit.  The mantissa in [0.75, 1.5) and the exponent, then
+    log(m) = 2 atanh((m - 1) / (m + 1)) in double-float arithmetic (SLEEF's df* helpers, their
+    FMA forms): the quotient, its odd polynomial, and e * ln 2 as a two-float constant.
+    0: -inf; below 0 or NaN: NaN; inf: inf."""
+    o = d < _FLT_MIN_F                              # subnormals scaled by 2**64 first
+    dd = d * _F(18446744073709551616.0) if o else d
+    e = ((_float_bits(dd * _F(1.0 / 0.75)) >> 23) & 0xFF) - 0x7F     # vilogb2k
+    m = _f32_from_bits(_float_bits(dd) - (e << 23))                   # vldexp3(d, -e)
+    if o:
+        e -= 64
+    fe = _F(e)
+    # s = dfmul((ln2 hi, lo), e)
+    sx = _SLEEF_LN2_HI_F * fe
+    sy = _fma(_SLEEF_LN2_LO_F, fe, _fma(_SLEEF_LN2_HI_F, fe, -sx))
+    # x = dfdiv(dfadd2(-1, m), dfadd2(1, m))
+    nx = _F(-1.0) + m
+    v = nx - _F(-1.0)
+    ny = (_F(-1.0) - (nx - v)) + (m - v)
+    dx = _F(1.0) + m
+    v = dx - _F(1.0)
+    dy = (_F(1.0) - (dx - v)) + (m - v)
+    t = _F(1.0) / dx
+    qx = nx * t
+    u = _fma(t, nx, -qx)
+    w = _fma(-dy, t, _fma(-dx, t, _F(1.0)))
+    qy = _fma(qx, w, _fma(ny, t, u))
+    x2 = qx * qx
+    p = _fma(_F(0.3027294874), x2, _F(0.3996108174))
+    p = _fma(p, x2, _F(0.6666694880))
+    # s = dfadd(s, dfscale(x, 2)), then dfadd(s, x2 * x * p)
+    ax, ay = qx * _F(2.0), qy * _F(2.0)
+    r = sx + ax
+    sy = (((sx - r) + ax) + sy) + ay
+    sx = r
+    b = (x2 * qx) * p
+    r = sx + b
+    sy = ((sx - r) + b) + sy
+    res = r + sy
+    if d == _INF_F:
+        res = _INF_F
+    if d < _F(0.0) or d != d:
+        res = _F(np.nan)
+    if d == _F(0.0):
+        res = -_INF_F
+    return res
+
+
 def _by_float_type(x, f32, f64, other):
     # The Python meaning of the compile-time switch of _overload_by_float_type:
     # float64 covers np.float64 and Python floats (Numba types both float64).

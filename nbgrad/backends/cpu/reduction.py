@@ -30,7 +30,7 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import _fast_exp, sleef_expf
+from .._shared.fast_math import _fast_exp, fma, sleef_expf, sleef_logf
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -561,9 +561,9 @@ def softmax(x_view, dim, log):
     dim %= len(shape)
     ost = contiguous_strides(shape)
     ck, cx, co = dim_plan(shape, strides, ost, dim)
-    if not log and buf.dtype == np.float32 and dim == len(shape) - 1:
+    if buf.dtype == np.float32 and dim == len(shape) - 1:
         _softmax_lastdim_f32(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), shape[dim],
-                             strides[dim], pytorch_float_lanes(), out)
+                             strides[dim], pytorch_float_lanes(), bool(log), out)
         return out
     _softmax_rows(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co),
                   shape[dim], strides[dim], ost[dim], bool(log), out)
@@ -571,12 +571,13 @@ def softmax(x_view, dim, log):
 
 
 @_kernel
-def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, out):
-    """PyTorch's _vec_softmax_lastdim in float32, to the bit: per row the max, e = exp(x - max)
-    by SLEEF's expf (its Vectorized exp), their sum as vec::reduce_all adds it (the first
-    vector, then each full one lane by lane, the partial last one into the first lanes, then
-    lane i + lane i ^ h for h = lanes/2 ... 1; a row shorter than a vector in order), and
-    e * (1 / sum).  out is row-major (the row at stride 1)."""
+def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
+    """PyTorch's _vec_softmax_lastdim and _vec_log_softmax_lastdim in float32, to the bit: per
+    row the max, e = exp(x - max) by SLEEF's expf (its Vectorized exp), their sum as
+    vec::reduce_all (map_reduce_all) adds it (the first vector, then each full one lane by
+    lane, the partial last one into the first lanes, then lane i + lane i ^ h for
+    h = lanes/2 ... 1; a row shorter than a vector in order), and e * (1 / sum); log:
+    (x - max) - log(sum) with SLEEF's logf.  out is row-major (the row at stride 1)."""
     nd = kshape.size
     idx = np.zeros(nd, np.int64)
     jx = jumps(kshape, xkst, nd - 1)
@@ -609,9 +610,19 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, out):
         for j in range(urn):
             row[j] = sleef_expf(row[j] - m)
         s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
-        inv = np.float32(1.0) / s
-        for j in range(urn):
-            row[j] = row[j] * inv
+        if log:
+            ls = sleef_logf(s)
+            if xrs == 1:
+                xr = x[px:px + rn]
+                for j in range(urn):
+                    row[j] = (xr[j] - m) - ls
+            else:
+                for j in range(rn):
+                    row[j] = (x[px + j * xrs] - m) - ls
+        else:
+            inv = np.float32(1.0) / s
+            for j in range(urn):
+                row[j] = row[j] * inv
         d = carry(idx, kshape, nd - 1)
         if d >= 0:
             px += jx[d]
@@ -650,10 +661,11 @@ def _reduce_all_sum(v, p, n, lanes, acc, tmp):
     return acc[0]
 
 
-def softmax_backward(g_view, y_view, dim):
-    """PyTorch's _vec_softmax_backward (the softmax's gradient over the last dim, float32 or
-    float64): per row s = vec::reduce_all of the products g * y, then (g - s) * y; a row-major
-    buffer.  g and y of one shape and dtype."""
+def softmax_backward(g_view, y_view, dim, log=False):
+    """PyTorch's _vec_host_softmax_backward_lastdim (the softmax's gradient over the last dim,
+    float32 or float64): per row s = vec::reduce_all of the products g * y, then (g - s) * y;
+    log (log_softmax's, float32): s = vec::reduce_all of g, then g - exp(y) * s with SLEEF's
+    expf.  A row-major buffer; g and y of one shape and dtype."""
     gbuf, goff, shape, gst = g_view
     ybuf, yoff, _, yst = y_view
     n = numel(shape)
@@ -668,12 +680,12 @@ def softmax_backward(g_view, y_view, dim):
     ck, cg, cy, co = ((tuple(shape[:kept]), tuple(gst[:kept]), tuple(yst[:kept]), tuple(ost[:kept])) if kept
                       else ((1,), (0,), (0,), (0,)))
     _softmax_backward_rows(gbuf, goff, ybuf, yoff, as_index_array(ck), as_index_array(cg), as_index_array(cy),
-                           as_index_array(co), rn, gst[-1], yst[-1], lanes, out)
+                           as_index_array(co), rn, gst[-1], yst[-1], lanes, bool(log), out)
     return out
 
 
 @_kernel
-def _softmax_backward_rows(g, goff, y, yoff, kshape, gkst, ykst, okst, rn, grs, yrs, lanes, out):
+def _softmax_backward_rows(g, goff, y, yoff, kshape, gkst, ykst, okst, rn, grs, yrs, lanes, log, out):
     nd = kshape.size
     idx = np.zeros(nd, np.int64)
     jg = jumps(kshape, gkst, nd - 1)
@@ -690,7 +702,14 @@ def _softmax_backward_rows(g, goff, y, yoff, kshape, gkst, ykst, okst, rn, grs, 
     urn = uint64(rn)
     for _ in range(total):
         row = out[po:po + rn]
-        if grs == 1 and yrs == 1:           # (slices at unit stride: the loops vectorize)
+        if log:
+            for j in range(rn):
+                row[j] = g[pg + j * grs]
+            s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
+            for j in range(rn):
+                # (float32 only; the float64 instance of this kernel never takes this branch)
+                row[j] = fma(-sleef_expf(np.float32(y[py + j * yrs])), s, row[j])
+        elif grs == 1 and yrs == 1:         # (slices at unit stride: the loops vectorize)
             gr = g[pg:pg + rn]
             yr = y[py:py + rn]
             for j in range(urn):

@@ -477,15 +477,21 @@ def softmax(x_view, dim, log):
     return out
 
 
-def softmax_backward(g_view, y_view, dim):
-    """(g - sum(g * y)) * y over the last dim (the contract's softmax_backward) from this
-    backend's own primitives: its sum adds in its order (PyTorch's CUDA kernel has another,
-    not followed here)."""
-    from .elementwise import binary
+def softmax_backward(g_view, y_view, dim, log=False):
+    """(g - sum(g * y)) * y over the last dim, log: g - exp(y) * sum(g) (the contract's
+    softmax_backward) from this backend's own primitives: its sum adds in its order
+    (PyTorch's CUDA kernel has another, not followed here)."""
+    from .elementwise import binary, unary
     from .._shared.geometry import contiguous_strides
     shape = tuple(g_view[2])
     dt = g_view[0].dtype
     cst = tuple(contiguous_strides(shape))
+    if log:
+        s = reduce("sum", g_view, (len(shape) - 1,), dt)
+        s_view = (s, 0, shape, tuple(contiguous_strides(shape[:-1])) + (0,))
+        e = unary("exp", y_view, dt)
+        es = binary("mul", (e, 0, shape, cst), s_view, shape, dt)
+        return binary("sub", g_view, (es, 0, shape, cst), shape, dt)
     prod = binary("mul", g_view, y_view, shape, dt)
     s = reduce("sum", (prod, 0, shape, cst), (len(shape) - 1,), dt)
     s_view = (s, 0, shape, tuple(contiguous_strides(shape[:-1])) + (0,))     # broadcast along the row

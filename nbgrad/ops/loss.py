@@ -14,6 +14,8 @@ LogSoftmaxBackward0 passes it through.
 import math
 import operator
 
+import numpy as np
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
@@ -146,6 +148,16 @@ class LogSoftmaxBackward0(Node):
         return g - y.exp() * g.sum(self.dim, keepdim=True)
 
 
+def _rows_to_input(grad, x):
+    """An (M, C) gradient (_class_last's rows) in x's shape: the class dim back in place."""
+    if x.dim() == 2:
+        return grad
+    if x.dim() < 2:
+        return grad.reshape(x.shape)
+    moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
+    return grad.reshape(moved).movedim(-1, 1)
+
+
 class NllLossBackward0(Node):
     # captured by nbgrad.compile (_captured_fused_cross_entropy): the forward's sums as a
     # float64 (3,) tensor, from which the gradient's scales are Tensor ops
@@ -168,11 +180,27 @@ class NllLossBackward0(Node):
                 self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
                 coef_nll, coef_smooth)
             return _class_first(buf, x)
+        if (not self.fused and not is_grad_enabled() and self.captured_sums is None and g.numel() == 1
+                and self.reduction in ("mean", "sum")):
+            # PyTorch's nll_loss_backward: w[t] * -(g / total_weight) (mean; sum: -g), each an
+            # op in x's dtype, written at each row's target and nothing else (an all-ignored
+            # batch's inf scale leaves the zeros zero); the forward's total_weight is one in
+            # that dtype (_nll_forward)
+            scalar = x._dtype.np.type
+            gv = scalar(g.item())
+            if self.reduction == "mean":
+                tw = self.total_weight                  # (NumPy's scalar division: IEEE's in the dtype)
+                gv = gv / scalar(tw) if tw else scalar(_div(float(gv), 0.0))
+            unit = backend_of(x).full(self.m, D.float64.np, float(gv))
+            grad = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
+                                                              self.ignore_index, unit, x._dtype.np),
+                              (self.m, self.c), x._dtype, x.device)
+            return _rows_to_input(grad, x)
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
         scale, scale_smooth = self.scale_nll, self.scale_smooth
-        if x._dtype is D.float16 and not self.fused and self.reduction == "mean":
-            # PyTorch's Half nll_loss_backward: w[t] * -(g / total_weight), each a Half op
+        if not self.fused and self.reduction == "mean" and self.captured_sums is None:
+            # (recorded, create_graph: the same w[t] * -(g / total_weight), as ops of g)
             g, scale = g / self.total_weight, 1.0
         if self.captured_sums is not None:
             scale, scale_smooth = self._captured_scales()
@@ -189,10 +217,7 @@ class NllLossBackward0(Node):
                 new_tensor(self.weight, (self.c,), x._dtype, x.device)
             pattern = pattern - keep * w * scale_smooth
         grad = pattern * (g.reshape(-1, 1) if g.numel() == self.m and self.reduction == "none" else g)
-        if x.dim() <= 2:
-            return grad.reshape(x.shape)
-        moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
-        return grad.reshape(moved).movedim(-1, 1)
+        return _rows_to_input(grad, x)
 
 
     def _captured_scales(self):
@@ -234,6 +259,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing == 0.0:
             return nll
         return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
+    if x._dtype is D.float32 and label_smoothing == 0.0 and x.dim() <= 2 and capturing() is None:
+        # PyTorch's own composition, nll_loss(log_softmax(x)): both carry its bits in float32
+        # (SLEEF's exp and log, its sum orders), which the fused kernel's float64 does not
+        from .reduction import log_softmax
+        return nll_loss(log_softmax(x, 0 if x.dim() == 1 else 1), target, weight, ignore_index=ignore_index,
+                        reduction=reduction)
     tgt = _check_target(x, target)
     if capturing() is not None:
         _check_weight(weight, x.shape[0 if x.dim() == 1 else 1])

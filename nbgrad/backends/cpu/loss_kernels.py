@@ -155,20 +155,46 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
 # NLL on log-probabilities: loss_i = -w[t] * x[i, t]
 
 @_kernel
-def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, sums):
-    s = 0.0
-    s_w = 0.0
+def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, sums, parts, wparts, acc):
+    """Row losses -w[t] * x[i, t] (float64: exact for float32 and float16 operands), and their
+    sum and the sum of w[t] as PyTorch's nll_loss_out_frame adds them, in the dtype of
+    parts, wparts and acc (x's, for float32 and float64; a store rounds each float64 sum of
+    two such values as that dtype's own addition would): a cascade of 8 levels of partial
+    sums, level j + 1 taking level j's whenever the row number's 4 bits at level j are all 0
+    (the rows ignore_index skips take no part), then the levels added from 0 in order; no
+    weight: the count of rows kept.  (Its level_power is max(4, ceil(log2(m)) / 8): 4 below
+    2**40 rows.)"""
+    kept = 0
     for i in range(m):
         t = target[i]
         if t == ignore_index:
             row_losses[i] = 0.0
             continue
+        kept += 1
         wt = class_weight(weight, has_weight, t)
         row_losses[i] = -wt * float(x[i * c + t])
-        s += row_losses[i]
-        s_w += wt
-    sums[0] = s
-    sums[1] = s_w
+        acc[0] = row_losses[i]                      # (-= data * w: the product rounded once)
+        parts[0] += acc[0]
+        if has_weight:
+            wparts[0] += weight[t]
+        for j in range(7):
+            if (i >> (4 * j)) & 15 != 0:
+                break
+            parts[j + 1] += parts[j]
+            wparts[j + 1] += wparts[j]
+            parts[j] = 0.0
+            wparts[j] = 0.0
+    acc[0] = 0.0
+    for j in range(8):
+        acc[0] += parts[j]
+    sums[0] = acc[0]
+    if has_weight:
+        acc[0] = 0.0
+        for j in range(8):
+            acc[0] += wparts[j]
+        sums[1] = acc[0]
+    else:
+        sums[1] = kept
 
 
 @_kernel
@@ -182,13 +208,16 @@ def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
 
 
 def nll_forward(x, m, c, target, weight, ignore_index):
-    """-> (row_loss float64 (m,), (sum of losses, sum of w[t]))."""
+    """-> (row_loss float64 (m,), (sum of losses, sum of w[t])): the sums in PyTorch's order
+    and, for float32 and float64, in x's dtype (_nll_forward)."""
     has_weight = weight is not None
     w = weight if has_weight else np.ones(1, dtype=x.dtype)
     row_loss = np.empty(m, dtype=np.float64)
     sums = np.zeros(2, dtype=np.float64)
     _check_targets(target, m, c, int(ignore_index))
-    _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums)
+    acc_dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.float64
+    _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums, np.zeros(8, acc_dtype),
+                 np.zeros(8, acc_dtype), np.zeros(1, acc_dtype))
     return row_loss, tuple(float(v) for v in sums)
 
 

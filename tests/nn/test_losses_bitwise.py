@@ -1,0 +1,105 @@
+"""cross_entropy and nll_loss in float32 carry PyTorch's bits: the loss and the gradient, as torch
+2.13 gives them (recorded here; tests import no torch).  cross_entropy is PyTorch's composition,
+nll_loss(log_softmax(x)): SLEEF's exp and log and vec::reduce_all's lane order in log_softmax and
+its gradient (lane-dependent: recorded with 16 lanes, AVX512, and 8, ATEN_CPU_CAPABILITY=avx2),
+nll_loss's cascade of partial sums in float32 and w[t] * -(g / total_weight) at each target."""
+import math
+
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.backends.cpu import reduction as R
+
+F = nbgrad.nn.functional
+
+# RandomState(7): x = randn(6, 10) * 2, targets [3, 0, -100, 9, 3, 5], mean over the 5 kept rows
+_CE_LOSS = 4.494198322296143
+_CE_GRAD_16_LANES = [
+    0.12689712643623352, 0.001699697459116578, 0.004608791787177324, -0.19024911522865295,
+    0.0008909018943086267, 0.004333851393312216, 0.004308306146413088, 0.00012910574150737375,
+    0.03303743526339531, 0.014343869872391224, -0.19484107196331024, 0.012787798419594765,
+    0.049510594457387924, 0.010685364715754986, 0.011090509593486786, 0.0009852153016254306,
+    0.05463903769850731, 0.0230888519436121, 0.03120279870927334, 0.0008508997852914035, 0.0, 0.0, 0.0, 0.0,
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0006922738975845277, 0.026108846068382263, 0.00011249833187321201,
+    0.008919077925384045, 4.921803702018224e-05, 0.0008130317437462509, 0.0002749665582086891,
+    0.056899409741163254, 0.10454896837472916, -0.1984182894229889, 0.010406695306301117,
+    0.0013512229779735208, 0.006032167933881283, -0.19957031309604645, 6.356476660585031e-05,
+    5.259081444819458e-05, 0.0041671255603432655, 0.173499196767807, 0.0033194737043231726,
+    0.0006782589480280876, 0.138612762093544, 0.004865892231464386, 0.0037080806214362383,
+    0.005016847513616085, 0.002323074731975794, -0.1983698159456253, 0.00017165287863463163,
+    0.008255623281002045, 0.0025045149959623814, 0.03291137143969536]
+_CE_GRAD_8_LANES = [
+    0.12689714133739471, 0.0016996983904391527, 0.004608791787177324, -0.19024911522865295,
+    0.0008909022435545921, 0.004333851393312216, 0.004308306146413088, 0.00012910579971503466,
+    0.033037442713975906, 0.014343869872391224, -0.19484107196331024, 0.012787798419594765,
+    0.049510594457387924, 0.010685364715754986, 0.011090509593486786, 0.0009852153016254306,
+    0.05463903769850731, 0.0230888519436121, 0.03120279870927334, 0.0008508997852914035, 0.0, 0.0, 0.0, 0.0,
+    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0006922742468304932, 0.026108846068382263, 0.00011249833187321201,
+    0.008919077925384045, 4.921803702018224e-05, 0.0008130322094075382, 0.0002749665582086891,
+    0.056899409741163254, 0.10454896837472916, -0.1984182894229889, 0.01040669810026884,
+    0.0013512229779735208, 0.006032169330865145, -0.19957031309604645, 6.356476660585031e-05,
+    5.259081444819458e-05, 0.00416712649166584, 0.1734992116689682, 0.0033194737043231726,
+    0.0006782589480280876, 0.1386127471923828, 0.004865892231464386, 0.0037080806214362383,
+    0.005016846116632223, 0.002323074731975794, -0.1983698159456253, 0.00017165287863463163,
+    0.008255623281002045, 0.0025045149959623814, 0.03291136771440506]
+
+
+@pytest.mark.acceleration           # (softmax_backward with log: the composed fallback sums in another order)
+@pytest.mark.parametrize("lanes, grad", [(16, _CE_GRAD_16_LANES), (8, _CE_GRAD_8_LANES)])
+def test_float32_cross_entropy_is_pytorchs_to_the_bit(monkeypatch, lanes, grad):
+    monkeypatch.setattr(R, "_lanes", [lanes])
+    rs = np.random.RandomState(7)
+    x = nbgrad.tensor((rs.randn(6, 10) * 2).astype(np.float32), requires_grad=True)
+    loss = F.cross_entropy(x, nbgrad.tensor([3, 0, -100, 9, 3, 5]))
+    loss.backward()
+    assert loss.item() == _CE_LOSS
+    assert x.grad.reshape(-1).tolist() == grad
+    assert loss.grad_fn.name() == "NllLossBackward0"
+    assert loss.grad_fn.next_functions[0][0].name() == "LogSoftmaxBackward0"
+
+
+# RandomState(8): x = randn(40, 3), targets randint(0, 3, 40), weight uniform(0.5, 2, 3); the
+# loss's backward with 1.7: 40 rows, so the cascade's second level takes part
+_NLL_LOSS = -0.23519352078437805
+_NLL_GRAD_AT_TARGETS = [
+    -0.05191221088171005, -0.05486558750271797, -0.05486558750271797, -0.05191221088171005,
+    -0.05191221088171005, -0.05191221088171005, -0.05486558750271797, -0.019771026447415352,
+    -0.05191221088171005, -0.019771026447415352, -0.05191221088171005, -0.05486558750271797,
+    -0.05486558750271797, -0.05486558750271797, -0.05191221088171005, -0.05486558750271797,
+    -0.019771026447415352, -0.019771026447415352, -0.019771026447415352, -0.019771026447415352,
+    -0.05191221088171005, -0.05191221088171005, -0.05486558750271797, -0.05486558750271797,
+    -0.019771026447415352, -0.019771026447415352, -0.019771026447415352, -0.05486558750271797,
+    -0.019771026447415352, -0.05191221088171005, -0.05486558750271797, -0.019771026447415352,
+    -0.05486558750271797, -0.05191221088171005, -0.05486558750271797, -0.019771026447415352,
+    -0.05191221088171005, -0.05486558750271797, -0.05191221088171005, -0.019771026447415352]
+
+
+@pytest.mark.acceleration           # (nll_forward: the composed fallback sums in another order)
+def test_float32_weighted_nll_loss_is_pytorchs_to_the_bit():
+    rs = np.random.RandomState(8)
+    xv = rs.randn(40, 3).astype(np.float32)
+    t = rs.randint(0, 3, 40)
+    w = rs.uniform(0.5, 2, 3).astype(np.float32)
+    x = nbgrad.tensor(xv, requires_grad=True)
+    loss = F.nll_loss(x, nbgrad.tensor(t), nbgrad.tensor(w))
+    loss.backward(nbgrad.tensor(1.7))
+    assert loss.item() == _NLL_LOSS
+    g = x.grad.numpy()
+    assert g[np.arange(40), t].tolist() == _NLL_GRAD_AT_TARGETS
+    g[np.arange(40), t] = 0
+    assert not g.any()
+    # (a sequential float64 sum, the kernel's order before, rounds to another float32 here)
+    assert np.float32(-(w[t].astype(np.float64) * xv[np.arange(40), t]).sum() / w[t].astype(np.float64).sum()) \
+        != np.float32(_NLL_LOSS)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_an_all_ignored_batch_has_pytorchs_loss_and_a_zero_gradient(reduction):
+    # PyTorch writes w[t] * -(g / total_weight) at the targets only: with no target the
+    # gradient stays zero (a pattern times the inf scale would make NaNs)
+    x = nbgrad.tensor(np.random.RandomState(1).randn(6, 4).astype(np.float32), requires_grad=True)
+    loss = F.cross_entropy(x, nbgrad.full((6,), -100), reduction=reduction)
+    loss.backward()
+    assert math.isnan(loss.item()) if reduction == "mean" else loss.item() == 0.0
+    assert not x.grad.numpy().any() and not np.isnan(x.grad.numpy()).any()

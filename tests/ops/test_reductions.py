@@ -487,16 +487,6 @@ _SOFTMAX_8_LANES = [
     3.535529003784177e-06, 0.001467317109927535, 0.8456680774688721]
 
 
-@pytest.mark.parametrize("lanes, expected", [(16, _SOFTMAX_16_LANES), (8, _SOFTMAX_8_LANES)])
-def test_float32_softmax_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
-    # PyTorch's _vec_softmax_lastdim: SLEEF's expf, vec::reduce_all's lane order, e * (1 / sum)
-    from nbgrad.backends.cpu import reduction as R
-    monkeypatch.setattr(R, "_lanes", [lanes])
-    x = nbgrad.tensor(np.random.RandomState(10).randn(24).astype(np.float32) * 3)
-    assert x.softmax(-1).tolist() == expected
-    assert x.reshape(1, 24).expand(3, 24).softmax(1)[2].tolist() == expected     # (a row at stride 0)
-
-
 # torch 2.13's float32 softmax gradient (RandomState(1): x = randn(2, 20) * 2, then g = randn(2, 20)),
 # with 16 and 8 lanes as above: the sum of g * y added as vec::map2_reduce_all adds it
 _SOFTMAX_GRAD_16_LANES = [
@@ -521,19 +511,6 @@ _SOFTMAX_GRAD_8_LANES = [
     -0.061057936400175095, 0.025999536737799644]
 
 
-@pytest.mark.acceleration           # (softmax_backward; its composed fallback sums in another order)
-@pytest.mark.parametrize("lanes, expected", [(16, _SOFTMAX_GRAD_16_LANES), (8, _SOFTMAX_GRAD_8_LANES)])
-def test_float32_softmax_gradient_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
-    from nbgrad.backends.cpu import reduction as R
-    monkeypatch.setattr(R, "_lanes", [lanes])
-    rs = np.random.RandomState(1)
-    a = (rs.randn(2, 20) * 2).astype(np.float32)
-    g = rs.randn(2, 20).astype(np.float32)
-    x = nbgrad.tensor(a, requires_grad=True)
-    (gx,) = nbgrad.autograd.grad(x.softmax(-1), x, nbgrad.tensor(g))
-    assert gx.reshape(-1).tolist() == expected
-
-
 # torch 2.13's float32 log_softmax of the same randn(24) * 3 (16 and 8 lanes): SLEEF's expf, the
 # exps added as vec::map_reduce_all adds them, SLEEF's logf of the sum, (x - max) - log(sum)
 _LOG_SOFTMAX_16_LANES = [
@@ -548,16 +525,6 @@ _LOG_SOFTMAX_8_LANES = [
     -6.023451805114746, -3.7134180068969727, -10.217726707458496, -4.23770809173584, -6.6366400718688965,
     -5.987117290496826, -10.73233699798584, -6.91711950302124, -2.8689193725585938, -10.561944961547852,
     -13.255715370178223, -12.552647590637207, -6.524319648742676, -0.16762833297252655]
-
-
-@pytest.mark.parametrize("lanes, expected", [(16, _LOG_SOFTMAX_16_LANES), (8, _LOG_SOFTMAX_8_LANES)])
-def test_float32_log_softmax_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
-    # PyTorch's _vec_log_softmax_lastdim (serial_vec_log_softmax_lastdim_range)
-    from nbgrad.backends.cpu import reduction as R
-    monkeypatch.setattr(R, "_lanes", [lanes])
-    x = nbgrad.tensor(np.random.RandomState(10).randn(24).astype(np.float32) * 3)
-    assert x.log_softmax(-1).tolist() == expected
-    assert x.reshape(1, 24).expand(3, 24).log_softmax(1)[2].tolist() == expected
 
 
 # torch 2.13's float32 log_softmax gradient of the softmax gradient's inputs (16 and 8 lanes):
@@ -582,14 +549,32 @@ _LOG_SOFTMAX_GRAD_8_LANES = [
     -2.0736143589019775, -0.31184807419776917, 0.7437024712562561, -1.2279108762741089, 0.5294138789176941]
 
 
-@pytest.mark.acceleration           # (softmax_backward with log; its composed fallback sums in another order)
-@pytest.mark.parametrize("lanes, expected", [(16, _LOG_SOFTMAX_GRAD_16_LANES), (8, _LOG_SOFTMAX_GRAD_8_LANES)])
-def test_float32_log_softmax_gradient_over_the_last_dim_is_pytorchs_to_the_bit(monkeypatch, lanes, expected):
+_BY_NAME = [("softmax", 16, _SOFTMAX_16_LANES), ("softmax", 8, _SOFTMAX_8_LANES),
+            ("log_softmax", 16, _LOG_SOFTMAX_16_LANES), ("log_softmax", 8, _LOG_SOFTMAX_8_LANES)]
+_GRADS_BY_NAME = [("softmax", 16, _SOFTMAX_GRAD_16_LANES), ("softmax", 8, _SOFTMAX_GRAD_8_LANES),
+                  ("log_softmax", 16, _LOG_SOFTMAX_GRAD_16_LANES), ("log_softmax", 8, _LOG_SOFTMAX_GRAD_8_LANES)]
+
+
+@pytest.mark.parametrize("name, lanes, expected", _BY_NAME)
+def test_float32_softmax_and_log_softmax_over_the_last_dim_are_pytorchs_to_the_bit(monkeypatch, name, lanes, expected):
+    # PyTorch's _vec_softmax_lastdim: SLEEF's expf, vec::reduce_all's lane order, e * (1 / sum);
+    # _vec_log_softmax_lastdim (serial_vec_log_softmax_lastdim_range): (x - max) - SLEEF's logf(sum)
+    from nbgrad.backends.cpu import reduction as R
+    monkeypatch.setattr(R, "_lanes", [lanes])
+    x = nbgrad.tensor(np.random.RandomState(10).randn(24).astype(np.float32) * 3)
+    assert getattr(x, name)(-1).tolist() == expected
+    assert getattr(x.reshape(1, 24).expand(3, 24), name)(1)[2].tolist() == expected     # (a row at stride 0)
+
+
+@pytest.mark.acceleration           # (softmax_backward; its composed fallback sums in another order)
+@pytest.mark.parametrize("name, lanes, expected", _GRADS_BY_NAME)
+def test_float32_softmax_and_log_softmax_gradients_over_the_last_dim_are_pytorchs_to_the_bit(monkeypatch, name, lanes,
+                                                                                           expected):
     from nbgrad.backends.cpu import reduction as R
     monkeypatch.setattr(R, "_lanes", [lanes])
     rs = np.random.RandomState(1)
     a = (rs.randn(2, 20) * 2).astype(np.float32)
     g = rs.randn(2, 20).astype(np.float32)
     x = nbgrad.tensor(a, requires_grad=True)
-    (gx,) = nbgrad.autograd.grad(x.log_softmax(-1), x, nbgrad.tensor(g))
+    (gx,) = nbgrad.autograd.grad(getattr(x, name)(-1), x, nbgrad.tensor(g))
     assert gx.reshape(-1).tolist() == expected

@@ -261,7 +261,11 @@ coefficients are float64 buffers.
                                             row, (sum of w[t]*nll, sum of label-smoothing
                                             terms, sum of w[t])) over rows whose target is
                                             not ignore_index; raises IndexError("Target k is
-                                            out of bounds.")
+                                            out of bounds.").  lse is the backend's own, for
+                                            its cross_entropy_backward: the CPU's float32
+                                            without smoothing (PyTorch's bits for (m, c)
+                                            rows) keeps log(sum(exp(x - max))) and its sums
+                                            are PyTorch's float32 cascade
   cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing,
                          coef_nll, coef_smooth) -> d loss / d x (m*c,) of x's dtype, where
                                             row i's loss is coef_nll[i]*w[t]*nll_i +

@@ -168,10 +168,21 @@ class NllLossBackward0(Node):
         x = saved[0]
         if self.fused and not is_grad_enabled():
             # d loss / d logits in one kernel (see the module docstring)
-            if self.captured_sums is not None:
+            if self.captured_sums is not None and self._float32_mean():
+                # (as below: g / total_weight divided in float32, here as device ops)
+                gv = cast(cast(g.detach(), D.float32) / cast(self.captured_sums[2], D.float32), D.float64)
+                coef_nll = coef_smooth = _flat(gv.reshape(-1))
+            elif self.captured_sums is not None:
                 scale_nll, scale_smooth = self._captured_scales()
                 g64 = cast(g.detach(), D.float64).reshape(-1)
                 coef_nll, coef_smooth = _flat(g64 * scale_nll), _flat(g64 * scale_smooth)
+            elif self._float32_mean() and g.numel() == 1:
+                # the float32 kernel's PyTorch bits (loss_kernels.py): g / total_weight divided
+                # in float32, as nll_loss_backward divides
+                gv = np.float32(g.item())
+                tw = self.total_weight
+                gv = gv / np.float32(tw) if tw else np.float32(_div(float(gv), 0.0))
+                coef_nll = coef_smooth = backend_of(x).full(self.m, D.float64.np, float(gv))
             else:
                 g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
                 coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)
@@ -220,6 +231,11 @@ class NllLossBackward0(Node):
         return _rows_to_input(grad, x)
 
 
+    def _float32_mean(self):
+        """The fused float32 kernel in PyTorch's bits (no smoothing) with a 'mean' loss: its
+        gradient's g / total_weight is a float32 division, as nll_loss_backward's."""
+        return self.fused and self.reduction == "mean" and self.smoothing == 0.0 and self.x2d.dtype == np.float32
+
     def _captured_scales(self):
         """_nll_scales' (scale_nll, scale_smooth) over the sum of weights on the device: 0-dim
         float64 tensors for 'mean' (1 / a sum of 0 is inf, as _div gives), floats else."""
@@ -259,12 +275,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing == 0.0:
             return nll
         return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
-    if x._dtype is D.float32 and label_smoothing == 0.0 and x.dim() <= 2 and capturing() is None:
-        # PyTorch's own composition, nll_loss(log_softmax(x)): both carry its bits in float32
-        # (SLEEF's exp and log, its sum orders), which the fused kernel's float64 does not
-        from .reduction import log_softmax
-        return nll_loss(log_softmax(x, 0 if x.dim() == 1 else 1), target, weight, ignore_index=ignore_index,
-                        reduction=reduction)
     tgt = _check_target(x, target)
     if capturing() is not None:
         _check_weight(weight, x.shape[0 if x.dim() == 1 else 1])
@@ -286,7 +296,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if needs_grad(x):
         scale_nll, scale_smooth = _nll_scales(reduction, s_w, m, eps, c, weight is not None)
         _fused_nodes(out, x, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
-                     smoothing=eps, reduction=reduction, scale_nll=scale_nll, scale_smooth=scale_smooth)
+                     smoothing=eps, reduction=reduction, scale_nll=scale_nll, scale_smooth=scale_smooth,
+                     total_weight=s_w)
     return out
 
 

@@ -67,15 +67,8 @@ def test_compiled_cross_entropy_has_the_eager_bits(dtype, reduction, weighted, s
         g = rng.uniform(0.5, 1.5, g_shape).astype(dtype)
         le, ge, eager = _loss_and_grad(f, x, t, g)
         lc, gc, compiled = _loss_and_grad(step, x, t, g)
-        if dtype is np.float32 and smoothing == 0.0 and len(shape) <= 2:
-            # eager is PyTorch's own composition there, nll_loss(log_softmax(x)), to PyTorch's
-            # bits (tests/nn/test_losses_bitwise.py); the compiled step keeps the fused capture
-            # form, within float32 rounding of it (issue 13: float32 within 1e-5)
-            np.testing.assert_allclose(lc, le, rtol=2e-6, atol=1e-7)
-            np.testing.assert_allclose(gc, ge, rtol=2e-6, atol=1e-7)
-        else:
-            np.testing.assert_array_equal(lc, le)
-            np.testing.assert_array_equal(gc, ge)
+        np.testing.assert_array_equal(lc, le)
+        np.testing.assert_array_equal(gc, ge)
         assert compiled.dtype == eager.dtype and tuple(compiled.shape) == tuple(eager.shape)
         assert compiled.grad_fn.name() == eager.grad_fn.name() == "NllLossBackward0"
     assert step.captures == 1
@@ -95,10 +88,9 @@ def test_every_row_ignored_gives_eager_nan_and_zero_gradient():
     for t in (rng.integers(0, 4, 6), np.full(6, -100)):
         le, ge, _ = _loss_and_grad(f, x, t, g)
         lc, gc, _ = _loss_and_grad(step, x, t, g)
-        # (float32 2-D: eager is PyTorch's composition, the compiled step the fused form)
-        np.testing.assert_allclose(lc, le, rtol=2e-6, equal_nan=True)
-        np.testing.assert_allclose(gc, ge, rtol=2e-6, atol=1e-7)
-    assert np.isnan(lc) and np.isnan(le) and not gc.any() and not ge.any()
+        np.testing.assert_array_equal(lc, le)
+        np.testing.assert_array_equal(gc, ge)
+    assert np.isnan(lc) and not gc.any()
 
 
 @uses_the_capture_form

@@ -1,8 +1,9 @@
 """cross_entropy and nll_loss in float32 carry PyTorch's bits: the loss and the gradient, as torch
-2.13 gives them (recorded here; tests import no torch).  cross_entropy is PyTorch's composition,
-nll_loss(log_softmax(x)): SLEEF's exp and log and vec::reduce_all's lane order in log_softmax and
-its gradient (lane-dependent: recorded with 16 lanes, AVX512, and 8, ATEN_CPU_CAPABILITY=avx2),
-nll_loss's cascade of partial sums in float32 and w[t] * -(g / total_weight) at each target."""
+2.13 gives them (recorded here; tests import no torch).  PyTorch's cross_entropy is
+nll_loss(log_softmax(x)); the fused kernel (backends/cpu/loss_kernels.py, _ce_forward_f32) follows
+both: SLEEF's exp and log and vec::reduce_all's lane order of log_softmax and its gradient
+(lane-dependent: recorded with 16 lanes, AVX512, and 8, ATEN_CPU_CAPABILITY=avx2), nll_loss's
+cascade of partial sums in float32 and w[t] * -(g / total_weight) at each target."""
 import math
 
 import numpy as np
@@ -45,7 +46,7 @@ _CE_GRAD_8_LANES = [
     0.008255623281002045, 0.0025045149959623814, 0.03291136771440506]
 
 
-@pytest.mark.acceleration           # (softmax_backward with log: the composed fallback sums in another order)
+@pytest.mark.acceleration           # (cross_entropy_forward/backward: the composed fallback's orders differ)
 @pytest.mark.parametrize("lanes, grad", [(16, _CE_GRAD_16_LANES), (8, _CE_GRAD_8_LANES)])
 def test_float32_cross_entropy_is_pytorchs_to_the_bit(monkeypatch, lanes, grad):
     monkeypatch.setattr(R, "_lanes", [lanes])

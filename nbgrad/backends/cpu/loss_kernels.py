@@ -3,7 +3,9 @@ BCE-with-logits.
 
 Every array argument is a contiguous 1-D buffer (the op layer in
 nbgrad/ops/loss.py makes them so); a (M, C) matrix is a flat buffer read
-row by row.  Row sums accumulate in float64, as PyTorch's CPU kernels do.
+row by row.  Row sums accumulate in float64, except where a kernel follows PyTorch's own
+order to its bits: cross-entropy in float32 without label smoothing (_ce_forward_f32) and
+NLL's sums (_nll_forward).
 Targets are int64; a target outside [0, C) that is not ignore_index is found
 by _first_bad_target before any forward kernel runs, and the wrapper raises.
 """
@@ -14,9 +16,11 @@ import math
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import _exp_f64
+from .._shared.fast_math import _exp_f64, fma, sleef_expf, sleef_logf
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error, squared_error_grad)
+
+from .reduction import _reduce_all_sum, pytorch_float_lanes
 
 _kernel = cpu_kernel()
 _scalar = register_jitable(error_model="numpy")
@@ -104,6 +108,92 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
                                                      class_weight(weight, has_weight, j), j == t)
 
 
+# Float32 without label smoothing: PyTorch's own composition, nll_loss(log_softmax(x)), to its
+# bits.  log_softmax as _vec_log_softmax_lastdim computes it (reduction.py's
+# _softmax_lastdim_f32: SLEEF's expf, vec::reduce_all's lane order, SLEEF's logf), nll_loss's
+# 8-level cascade of float32 partial sums (_nll_forward), and the gradient as
+# nll_loss_backward then _vec_log_softmax_backward make it: s = w[t] * -(g / total_weight) at
+# the target, then g - exp(log p) * sum(row) as one fused multiply-add.  lse holds log(sum of
+# exp(x - max)) per row, the max being found again by the backward.
+
+@register_jitable(error_model="numpy")
+def _row_max_f32(x, base, c):
+    """vec::maximum's reduce_all over a row: the max, NaN when the row has one."""
+    mx = x[base]
+    nan = False
+    for j in range(c):
+        v = x[base + j]
+        mx = v if v > mx else mx
+        nan |= v != v
+    return np.float32(np.nan) if nan else mx
+
+
+@_kernel
+def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse, sums):
+    e = np.empty(c, np.float32)
+    acc = np.empty(lanes, np.float32)
+    tmp = np.empty(lanes, np.float32)
+    parts = np.zeros(8, np.float32)
+    wparts = np.zeros(8, np.float32)
+    kept = 0
+    for i in range(m):
+        base = i * c
+        mx = _row_max_f32(x, base, c)
+        for j in range(c):
+            e[j] = sleef_expf(x[base + j] - mx)
+        ls = sleef_logf(_reduce_all_sum(e, 0, c, lanes, acc, tmp))
+        lse[i] = ls
+        t = target[i]
+        if t == ignore_index:
+            row_losses[i] = 0.0
+            continue
+        kept += 1
+        logp = (x[base + t] - mx) - ls
+        wt = weight[t] if has_weight else np.float32(1.0)
+        row_losses[i] = -float(wt) * float(logp)         # (exact: the 'none' loss rounds it once)
+        parts[0] += np.float32(row_losses[i])            # (-= logp * w: the product rounded once)
+        if has_weight:
+            wparts[0] += wt
+        for j in range(7):
+            if (i >> (4 * j)) & 15 != 0:
+                break
+            parts[j + 1] += parts[j]
+            wparts[j + 1] += wparts[j]
+            parts[j] = 0.0
+            wparts[j] = 0.0
+    total = np.float32(0.0)
+    total_w = np.float32(0.0)
+    for j in range(8):
+        total += parts[j]
+        total_w += wparts[j]
+    sums[0] = total
+    sums[1] = 0.0
+    sums[2] = total_w if has_weight else kept
+
+
+@_kernel
+def _ce_backward_f32(x, m, c, lse, target, weight, has_weight, ignore_index, coef_nll, grad):
+    """coef_nll[i]: g / total_weight ('mean', the division in float32), g ('sum') or g[i]."""
+    for i in range(m):
+        base = i * c
+        t = target[i]
+        s = np.float32(0.0)
+        if t != ignore_index:
+            wt = weight[t] if has_weight else np.float32(1.0)
+            s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
+        row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
+        mx = _row_max_f32(x, base, c)
+        ls = np.float32(lse[i])
+        for j in range(c):
+            gj = s if j == t else np.float32(0.0)
+            grad[base + j] = fma(-sleef_expf((x[base + j] - mx) - ls), row_sum, gj)
+
+
+def bitwise_cross_entropy(x, smoothing):
+    """Whether cross_entropy_forward/backward take PyTorch's float32 bits (above)."""
+    return x.dtype == np.float32 and smoothing == 0.0
+
+
 def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
     """x: (m, c) logits; weight: (c,) buffer or None.
     -> (row_loss float64 (m,), lse float64 (m,), (sum of w[t]*nll, sum of smooth terms, sum of w[t]))."""
@@ -113,8 +203,16 @@ def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
     lse = np.empty(m, dtype=np.float64)
     sums = np.zeros(3, dtype=np.float64)
     _check_targets(target, m, c, int(ignore_index))
-    _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
+    _run_ce_forward(x, m, c, target, w, has_weight, ignore_index, smoothing, row_loss, lse, sums)
     return row_loss, lse, tuple(float(v) for v in sums)
+
+
+def _run_ce_forward(x, m, c, target, w, has_weight, ignore_index, smoothing, row_loss, lse, sums):
+    if bitwise_cross_entropy(x, smoothing):
+        _ce_forward_f32(x, m, c, target, w, has_weight, int(ignore_index), pytorch_float_lanes(), row_loss, lse,
+                        sums)
+    else:
+        _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
 
 
 def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
@@ -132,7 +230,7 @@ def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
     if _first_bad_target(target, m, c, int(ignore_index)) >= 0:
         bad[0] = True
     else:
-        _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
+        _run_ce_forward(x, m, c, target, w, has_weight, ignore_index, smoothing, row_loss, lse, sums)
     return row_loss, lse, sums, bad
 
 
@@ -146,8 +244,11 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
     if coef_smooth.size != m:
         coef_smooth = np.full(m, coef_smooth[0])
     grad = np.empty(m * c, dtype=x.dtype)
-    _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
-                 coef_smooth, grad)
+    if bitwise_cross_entropy(x, smoothing):
+        _ce_backward_f32(x, m, c, lse, target, w, has_weight, int(ignore_index), coef_nll, grad)
+    else:
+        _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
+                     coef_smooth, grad)
     return grad
 
 

@@ -70,7 +70,7 @@ PURE = frozenset({
     "avg_pool2d_backward", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr", "linalg_eigh",
     "linalg_solve_triangular", "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",
     "nll_backward",
-    "mse_backward", "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
+    "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
     "interp_pass_backward", "user_reduce", "grid_sampler_2d", "grid_sampler_2d_backward", "softmax_backward"})
 CLASSIFIED = HOST_READS | frozenset(WRITES) | RANDOM | PURE
 

@@ -261,11 +261,9 @@ coefficients are float64 buffers.
                                             row, (sum of w[t]*nll, sum of label-smoothing
                                             terms, sum of w[t])) over rows whose target is
                                             not ignore_index; raises IndexError("Target k is
-                                            out of bounds.").  lse is the backend's own, for
-                                            its cross_entropy_backward: the CPU's float32
-                                            without smoothing (PyTorch's bits for (m, c)
-                                            rows) keeps log(sum(exp(x - max))) and its sums
-                                            are PyTorch's float32 cascade
+                                            out of bounds.").  The CPU's float32 without
+                                            smoothing: PyTorch's bits for (m, c) rows (its
+                                            sums a float32 cascade), forward and backward
   cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing,
                          coef_nll, coef_smooth) -> d loss / d x (m*c,) of x's dtype, where
                                             row i's loss is coef_nll[i]*w[t]*nll_i +
@@ -276,7 +274,6 @@ coefficients are float64 buffers.
   nll_backward(m, c, target, weight, ignore_index, coef, dtype)
                                             -> (m*c,) buffer: -w[t]*coef[i] at [i, t], else 0
   mse_forward(x, y)                         -> (squared errors float64, their sum)
-  mse_backward(x, y, coef)                  -> 2*(x-y)*coef (coef of length 1 or len(x))
   bce_logits_forward(x, y, w, pw)           -> (elementwise w*((1-y)x + (1+(pw-1)y)*
                                             softplus(-x)) float64, their sum)
   bce_logits_backward(x, y, w, pw, coef)    -> (grad wrt x, grad wrt y), scaled by coef
@@ -336,7 +333,7 @@ REQUIRED = frozenset({
 ACCELERATIONS = frozenset({
     "mul_backward", "linear_backward", "fused_elementwise",
     "cross_entropy_forward", "cross_entropy_backward", "nll_forward", "nll_backward",
-    "mse_forward", "mse_backward", "bce_logits_forward", "bce_logits_backward",
+    "mse_forward", "bce_logits_forward", "bce_logits_backward",
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
     "interp_pass", "interp_pass_backward", "softmax_backward",

@@ -504,11 +504,6 @@ def install(ns, widen, narrow, reinterpret):
         d = rounded(f32("sub", (widen(x), 0, (n,), (1,)), (widen(y), 0, (n,), (1,)), shape=(n,)))
         return _loss_rows(rounded(f32("mul", d, d, shape=(n,)))[0])
 
-    @wrap("mse_backward")
-    def mse_backward(x, y, coef):
-        r = orig["mse_backward"](_w(x), _w(y), coef)
-        return narrow(r) if x.dtype is H else r
-
     @wrap("bce_logits_forward")
     def bce_logits_forward(x, y, w, pw):
         return orig["bce_logits_forward"](_w(x), _w(y), _w(w), _w(pw))

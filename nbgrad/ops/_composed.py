@@ -180,14 +180,6 @@ def mse_forward(device, x, y):
         return _buffer(rows), float(rows.sum().item())
 
 
-def mse_backward(device, x, y, coef):
-    n = x.size
-    with no_grad():
-        k = _tensor(coef, (coef.size,), device)
-        g = 2.0 * (_double(x, (n,), device) - _double(y, (n,), device)) * k
-        return _buffer(g.to(D.from_numpy_dtype(x.dtype)))
-
-
 def _softplus_neg(x):
     """log(1 + exp(-x)), stable for large |x| (the kernel's max(-x, 0) + log1p(exp(-|x|)))."""
     return (-x).clamp(min=0.0) + (-x.abs()).exp().log1p()
@@ -222,6 +214,6 @@ def bce_logits_backward(device, x, y, w, pw, coef):
 _FALLBACKS = {
     "cross_entropy_forward": cross_entropy_forward, "cross_entropy_backward": cross_entropy_backward,
     "nll_forward": nll_forward, "nll_backward": nll_backward,
-    "mse_forward": mse_forward, "mse_backward": mse_backward,
+    "mse_forward": mse_forward,
     "bce_logits_forward": bce_logits_forward, "bce_logits_backward": bce_logits_backward,
 }

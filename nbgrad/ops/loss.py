@@ -480,15 +480,11 @@ class MseLossBackward0(Node):
             gx = _mse_backward(g, x, y, scale) if self.needs_input_grad(0) else None
             gy = _mse_backward(g, y, x, scale) if self.needs_input_grad(1) else None
             return gx, gy
-        if self.dtype is D.float16:
-            # float16: PyTorch's Half kernel, half(2 * scale) * (x - y) * g, each a Half op
-            alpha = D.round_scalar(2.0 * scale, D.float16)
-            d = (x - y) * alpha
-            gx = d * g
-            return gx, -gx
+        # PyTorch's mse_backward_cpu_kernel: norm * (x - y) * g in the dtype, norm = 2 / n
+        # ('mean') or 2 rounded to it; the target's gradient is its negation, to the bit
         xs, ys = self._operands(x, y)
-        buf = acceleration(xs, "mse_backward")(_flat(xs), _flat(ys), _coef(g, scale, xs.numel(), xs))
-        gx = new_tensor(buf, xs._shape, xs._dtype, xs.device)
+        norm = D.round_scalar(2.0 * scale, D.float16) if self.dtype is D.float16 else 2.0 * scale
+        gx = ((xs - ys) * norm) * g
         return gx, (-gx if self.needs_input_grad(1) else None)
 
     def _operands(self, x, y):
@@ -534,8 +530,19 @@ def _pointwise_loss(x, y, reduction, kind):
         return _captured_mse(x, y, reduction, dtype)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)
-    elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))
     n = math.prod(shape)
+    if dtype in (D.float32, D.float64):
+        # PyTorch's mse_loss: d = x - y, d * d (its mse_kernel), then its sum or mean kernel,
+        # each in the dtype (whose orders nbgrad's sum and mean follow)
+        with no_grad():
+            d = xs - ys
+            sq = d * d
+            out = sq if reduction == "none" else sq.sum() if reduction == "sum" else sq.mean()
+        if needs_grad(x, y):
+            node = record(MseLossBackward0, (x, y), (out,), reduction=reduction, n=n, shape=shape, dtype=dtype)
+            node.save(x, y)
+        return out
+    elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))
     if reduction == "none":
         out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dtype), (x, y))
     else:

@@ -294,7 +294,9 @@ def test_cross_entropy_and_nll_in_python_work_in_float64(dtype, weighted, monkey
     nll = []
     for kernel in (L._nll_forward, L._nll_forward.py_func):
         row_loss, sums = np.empty(3), np.zeros(2)
-        kernel(x, 3, 3, target, weight, weighted, -100, row_loss, sums)
+        acc = dtype if dtype in (np.float32, np.float64) else np.float64    # (nll_forward's: x's dtype)
+        kernel(x, 3, 3, target, weight, weighted, -100, row_loss, sums, np.zeros(8, acc), np.zeros(8, acc),
+               np.zeros(1, acc))
         nll.append((row_loss, sums))
     np.testing.assert_array_equal(nll[1][0], nll[0][0])
     np.testing.assert_array_equal(nll[1][1], nll[0][1])

@@ -177,7 +177,6 @@ def signatures():
             _arr(int64))
         add(f"nll backward {dt}", LK._nll_backward, int64, int64, _arr(int64), x, boolean, int64, f64, x)
         add(f"mse forward {dt}", LK._mse_forward, x, x, f64, int64)
-        add(f"mse backward {dt}", LK._mse_backward, x, x, f64, boolean, x, int64)
         add(f"bce forward {dt}", LK._bce_forward, x, x, x, x, boolean, f64, int64)
         add(f"bce backward {dt}", LK._bce_backward, x, x, x, x, boolean, f64, boolean, x, x, int64)
         add(f"sgd {dt}", O._sgd, x, x, x, int64,

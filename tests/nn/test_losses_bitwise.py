@@ -104,3 +104,41 @@ def test_an_all_ignored_batch_has_pytorchs_loss_and_a_zero_gradient(reduction):
     loss.backward()
     assert math.isnan(loss.item()) if reduction == "mean" else loss.item() == 0.0
     assert not x.grad.numpy().any() and not np.isnan(x.grad.numpy()).any()
+
+
+# RandomState(12): x, y = randn(7, 9) each; mse_loss (mean), backward with 1.3
+_MSE_LOSS = 1.6900038719177246
+_MSE_GRAD = [
+    -0.00845289882272482, -0.051070861518383026, 0.0008138426346704364, -0.007088102865964174,
+    -0.011393295601010323, -0.015206391923129559, 0.04187604412436485, -0.0006173838628455997,
+    -0.054435089230537415, 0.060422834008932114, 0.04497890546917915, -0.04121936857700348,
+    -0.02230663225054741, -0.031108131632208824, 0.06370902061462402, 0.018557684496045113,
+    0.06668441742658615, 0.01756114512681961, 0.02724316343665123, 0.05815431475639343,
+    0.010073956102132797, -0.06974498182535172, 0.06775528937578201, 0.10808669775724411,
+    -0.053688760846853256, -0.07209768891334534, -0.08410710096359253, -0.057373933494091034,
+    -0.039590634405612946, 0.0017105498118326068, -0.05493158847093582, -0.012859692797064781,
+    0.0488697774708271, -0.05184841528534889, 0.049212440848350525, 0.025163600221276283,
+    -0.049322593957185745, 0.026899004355072975, 0.05075616389513016, -0.02863631397485733,
+    -0.020298060029745102, 0.005981667898595333, 0.07845290005207062, 0.05865836143493652,
+    0.018352169543504715, -0.1496838480234146, 0.02109554409980774, 0.030371172353625298,
+    -0.10565412044525146, -0.03428356349468231, -0.04125145450234413, 0.01719808205962181,
+    -0.020915674045681953, 0.14411182701587677, 0.0014525484293699265, 0.05086873471736908,
+    0.05919580161571503, -0.09240753203630447, -0.058246590197086334, -0.007469567935913801,
+    0.049101728945970535, 0.042175378650426865, -0.017943497747182846]
+
+
+def test_float32_mse_loss_is_pytorchs_to_the_bit():
+    # PyTorch's mse_kernel (d = x - y; d * d) and its mean kernel; backward its
+    # mse_backward_cpu_kernel, float32(2 / n) * (x - y) * g, the target's gradient the negation
+    rs = np.random.RandomState(12)
+    x = nbgrad.tensor(rs.randn(7, 9).astype(np.float32), requires_grad=True)
+    y = nbgrad.tensor(rs.randn(7, 9).astype(np.float32), requires_grad=True)
+    loss = F.mse_loss(x, y)
+    loss.backward(nbgrad.tensor(1.3))
+    assert loss.item() == _MSE_LOSS
+    assert x.grad.reshape(-1).tolist() == _MSE_GRAD
+    assert (y.grad == -x.grad).all().item()
+    # (2 * (x - y) * (1.3 / 63) in float64, the fused kernel's gradient before, rounds some
+    # elements to other float32s)
+    d = x.detach().numpy().astype(np.float64) - y.detach().numpy().astype(np.float64)
+    assert (np.float32(2 * d * (1.3 / 63)).reshape(-1) != np.array(_MSE_GRAD, np.float32)).any()

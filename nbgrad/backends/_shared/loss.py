@@ -85,11 +85,6 @@ def squared_error(x, y):
 
 
 @_scalar
-def squared_error_grad(x, y, k):
-    return 2.0 * (float(x) - float(y)) * k
-
-
-@_scalar
 def softplus_neg(x):
     """log(1 + exp(-x)), stable for large |x|"""
     return max(-x, 0.0) + math.log1p(math.exp(-abs(x)))

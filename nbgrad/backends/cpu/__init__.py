@@ -42,7 +42,7 @@ from .transfer import from_host, nonzero
 from .sorting import TIE_ORDERS, sort
 from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
-                           cross_entropy_forward, cross_entropy_stats, mse_backward, mse_forward, nll_backward,
+                           cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
                            nll_forward)
 from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise

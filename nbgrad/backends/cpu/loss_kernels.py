@@ -18,7 +18,7 @@ from numba.extending import register_jitable
 from .._shared import cpu_kernel
 from .._shared.fast_math import _exp_f64, fma, sleef_expf, sleef_logf
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
-                            row_cross_entropy, row_loss, scale_at, squared_error, squared_error_grad)
+                            row_cross_entropy, row_loss, scale_at, squared_error)
 
 from .reduction import _reduce_all_sum, pytorch_float_lanes
 
@@ -113,8 +113,9 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
 # _softmax_lastdim_f32: SLEEF's expf, vec::reduce_all's lane order, SLEEF's logf), nll_loss's
 # 8-level cascade of float32 partial sums (_nll_forward), and the gradient as
 # nll_loss_backward then _vec_log_softmax_backward make it: s = w[t] * -(g / total_weight) at
-# the target, then g - exp(log p) * sum(row) as one fused multiply-add.  lse holds log(sum of
-# exp(x - max)) per row, the max being found again by the backward.
+# the target, then g - exp(log p) * sum(row) as one fused multiply-add.  lse is the contract's
+# log-sum-exp (max + log(sum of exp(x - max)) in float64), for any backward; this one computes
+# the float32 max and log(sum) of each row again, as the forward did (its exps twice).
 
 @register_jitable(error_model="numpy")
 def _row_max_f32(x, base, c):
@@ -139,10 +140,8 @@ def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, ro
     for i in range(m):
         base = i * c
         mx = _row_max_f32(x, base, c)
-        for j in range(c):
-            e[j] = sleef_expf(x[base + j] - mx)
-        ls = sleef_logf(_reduce_all_sum(e, 0, c, lanes, acc, tmp))
-        lse[i] = ls
+        ls = _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp)
+        lse[i] = float(mx) + float(ls)
         t = target[i]
         if t == ignore_index:
             row_losses[i] = 0.0
@@ -171,9 +170,20 @@ def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, ro
     sums[2] = total_w if has_weight else kept
 
 
+@register_jitable(error_model="numpy")
+def _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp):
+    """log_softmax's log(sum of exp(x - max)) of a row, as _ce_forward_f32 computes it."""
+    for j in range(c):
+        e[j] = sleef_expf(x[base + j] - mx)
+    return sleef_logf(_reduce_all_sum(e, 0, c, lanes, acc, tmp))
+
+
 @_kernel
-def _ce_backward_f32(x, m, c, lse, target, weight, has_weight, ignore_index, coef_nll, grad):
+def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad):
     """coef_nll[i]: g / total_weight ('mean', the division in float32), g ('sum') or g[i]."""
+    e = np.empty(c, np.float32)
+    acc = np.empty(lanes, np.float32)
+    tmp = np.empty(lanes, np.float32)
     for i in range(m):
         base = i * c
         t = target[i]
@@ -183,7 +193,7 @@ def _ce_backward_f32(x, m, c, lse, target, weight, has_weight, ignore_index, coe
             s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
         row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
         mx = _row_max_f32(x, base, c)
-        ls = np.float32(lse[i])
+        ls = _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp)
         for j in range(c):
             gj = s if j == t else np.float32(0.0)
             grad[base + j] = fma(-sleef_expf((x[base + j] - mx) - ls), row_sum, gj)
@@ -245,7 +255,7 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
         coef_smooth = np.full(m, coef_smooth[0])
     grad = np.empty(m * c, dtype=x.dtype)
     if bitwise_cross_entropy(x, smoothing):
-        _ce_backward_f32(x, m, c, lse, target, w, has_weight, int(ignore_index), coef_nll, grad)
+        _ce_backward_f32(x, m, c, target, w, has_weight, int(ignore_index), coef_nll, pytorch_float_lanes(), grad)
     else:
         _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
                      coef_smooth, grad)
@@ -344,23 +354,10 @@ def _mse_forward(x, y, row):
     return s
 
 
-@_kernel
-def _mse_backward(x, y, coef, coef_is_scalar, grad):
-    for i in range(x.size):
-        grad[i] = squared_error_grad(x[i], y[i], scale_at(coef, coef_is_scalar, i))
-
-
 def mse_forward(x, y):
     """-> (elementwise squared errors float64, their sum)."""
     row = np.empty(x.size, dtype=np.float64)
     return row, float(_mse_forward(x, y, row))
-
-
-def mse_backward(x, y, coef):
-    """coef: float64 buffer of length 1 (a scale) or x.size -> grad wrt x (grad wrt y is its negation)."""
-    grad = np.empty(x.size, dtype=x.dtype)
-    _mse_backward(x, y, coef, coef.size == 1 and x.size != 1, grad)
-    return grad
 
 
 # --------------------------------------------------------------------------- #

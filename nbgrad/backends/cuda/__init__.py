@@ -32,7 +32,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
-                           cross_entropy_forward, cross_entropy_stats, mse_backward, mse_forward, nll_backward,
+                           cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
                            nll_forward)
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
                      to_host, to_numpy)

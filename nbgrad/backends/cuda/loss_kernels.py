@@ -37,7 +37,6 @@ _row_loss = device_fn(shared.row_loss)
 _cross_entropy_grad = device_fn(shared.cross_entropy_grad)
 _scale_at = device_fn(shared.scale_at)
 _squared_error = device_fn(shared.squared_error)
-_squared_error_grad = device_fn(shared.squared_error_grad)
 _bce_logits = device_fn(shared.bce_logits)
 _bce_logits_grads = device_fn(shared.bce_logits_grads)
 
@@ -238,12 +237,6 @@ def _mse_forward(x, y, row, n):
         row[i] = _squared_error(x[i], y[i])
 
 
-@jit
-def _mse_backward(x, y, coef, coef_is_scalar, grad, n):
-    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        grad[i] = _squared_error_grad(x[i], y[i], _scale_at(coef, coef_is_scalar, i))
-
-
 def mse_forward(x, y):
     x, y = as_device(x), as_device(y)
     n = x.size
@@ -252,16 +245,6 @@ def mse_forward(x, y):
         blocks, threads = launch(n)
         _mse_forward[blocks, threads](x, y, row, n)
     return row, _sum_rows(row, 1, n)[0]
-
-
-def mse_backward(x, y, coef):
-    x, y, coef = as_device(x), as_device(y), as_device(coef)
-    n = x.size
-    grad = device_array(n, x.dtype)
-    if n:
-        blocks, threads = launch(n)
-        _mse_backward[blocks, threads](x, y, coef, coef.size == 1 and n != 1, grad, n)
-    return grad
 
 
 # --------------------------------------------------------------------------- #

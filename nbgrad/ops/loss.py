@@ -171,7 +171,8 @@ class NllLossBackward0(Node):
             if self.captured_sums is not None and self._float32_mean():
                 # (as below: g / total_weight divided in float32, here as device ops)
                 gv = cast(cast(g.detach(), D.float32) / cast(self.captured_sums[2], D.float32), D.float64)
-                coef_nll = coef_smooth = _flat(gv.reshape(-1))
+                coef_nll = _flat(gv.reshape(-1))
+                coef_smooth = _flat(cast(g.detach(), D.float64).reshape(-1) * self._captured_scales()[1])
             elif self.captured_sums is not None:
                 scale_nll, scale_smooth = self._captured_scales()
                 g64 = cast(g.detach(), D.float64).reshape(-1)
@@ -182,7 +183,8 @@ class NllLossBackward0(Node):
                 gv = np.float32(g.item())
                 tw = self.total_weight
                 gv = gv / np.float32(tw) if tw else np.float32(_div(float(gv), 0.0))
-                coef_nll = coef_smooth = backend_of(x).full(self.m, D.float64.np, float(gv))
+                coef_nll = backend_of(x).full(self.m, D.float64.np, float(gv))
+                coef_smooth = _coef(g, self.scale_smooth, self.m, x)     # (0: no smoothing; a CUDA kernel reads it)
             else:
                 g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
                 coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 from llvmlite import ir
-from numba import config, types
+from numba import config, types, uint64
 from numba.core import cgutils
 from numba.extending import intrinsic, overload, register_jitable
 
@@ -311,6 +311,38 @@ def sleef_logf(d):
     if d == _F(0.0):
         res = -_INF_F
     return res
+
+
+@register_jitable(error_model="numpy")
+def reduce_all_sum(v, p, n, lanes, acc, tmp):
+    """PyTorch's vec::reduce_all(+) of v[p:p + n] with vectors of `lanes`: shorter than one
+    vector, in order; else the first vector, each further full one added lane by lane, the
+    partial last one into the first lanes, then lane i + lane i ^ h for h = lanes/2 ... 1
+    (its vec_reduce_all's shuffles), lane 0 the sum.  acc, tmp: scratch of `lanes`."""
+    if n < lanes:
+        s = v[p]
+        for j in range(1, n):
+            s += v[p + j]
+        return s
+    ulanes = uint64(lanes)
+    for lane in range(lanes):
+        acc[lane] = v[p + lane]
+    d = lanes
+    while d + lanes <= n:
+        at = uint64(p + d)
+        for lane in range(ulanes):
+            acc[lane] += v[at + lane]
+        d += lanes
+    for lane in range(n - d):
+        acc[lane] += v[p + d + lane]
+    h = lanes // 2
+    while h >= 1:
+        for lane in range(lanes):
+            tmp[lane] = acc[lane] + acc[lane ^ h]
+        for lane in range(lanes):
+            acc[lane] = tmp[lane]
+        h //= 2
+    return acc[0]
 
 
 def _by_float_type(x, f32, f64, other):

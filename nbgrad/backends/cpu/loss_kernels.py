@@ -16,11 +16,11 @@ import math
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import _exp_f64, fma, sleef_expf, sleef_logf
+from .._shared.fast_math import _exp_f64, fma, reduce_all_sum, sleef_expf, sleef_logf
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
-from .reduction import _reduce_all_sum, pytorch_float_lanes
+from .reduction import pytorch_float_lanes
 
 _kernel = cpu_kernel()
 _scalar = register_jitable(error_model="numpy")
@@ -175,7 +175,7 @@ def _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp):
     """log_softmax's log(sum of exp(x - max)) of a row, as _ce_forward_f32 computes it."""
     for j in range(c):
         e[j] = sleef_expf(x[base + j] - mx)
-    return sleef_logf(_reduce_all_sum(e, 0, c, lanes, acc, tmp))
+    return sleef_logf(reduce_all_sum(e, 0, c, lanes, acc, tmp))
 
 
 @_kernel

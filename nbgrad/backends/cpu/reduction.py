@@ -30,7 +30,7 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import _fast_exp, fma, sleef_expf, sleef_logf
+from .._shared.fast_math import _fast_exp, fma, reduce_all_sum as _reduce_all_sum, sleef_expf, sleef_logf
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -627,38 +627,6 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
         if d >= 0:
             px += jx[d]
             po += jo[d]
-
-
-@register_jitable(error_model="numpy")
-def _reduce_all_sum(v, p, n, lanes, acc, tmp):
-    """PyTorch's vec::reduce_all(+) of v[p:p + n] with vectors of `lanes`: shorter than one
-    vector, in order; else the first vector, each further full one added lane by lane, the
-    partial last one into the first lanes, then lane i + lane i ^ h for h = lanes/2 ... 1
-    (its vec_reduce_all's shuffles), lane 0 the sum.  acc, tmp: scratch of `lanes`."""
-    if n < lanes:
-        s = v[p]
-        for j in range(1, n):
-            s += v[p + j]
-        return s
-    ulanes = uint64(lanes)
-    for lane in range(lanes):
-        acc[lane] = v[p + lane]
-    d = lanes
-    while d + lanes <= n:
-        at = uint64(p + d)
-        for lane in range(ulanes):
-            acc[lane] += v[at + lane]
-        d += lanes
-    for lane in range(n - d):
-        acc[lane] += v[p + d + lane]
-    h = lanes // 2
-    while h >= 1:
-        for lane in range(lanes):
-            tmp[lane] = acc[lane] + acc[lane ^ h]
-        for lane in range(lanes):
-            acc[lane] = tmp[lane]
-        h //= 2
-    return acc[0]
 
 
 def softmax_backward(g_view, y_view, dim, log=False):

@@ -16,7 +16,7 @@ import math
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import _exp_f64, fma, reduce_all_sum, sleef_expf, sleef_logf
+from .._shared.fast_math import _exp_f64, fma, reduce_all_max_f32, sleef_expf, sleef_logf, sum_exp_shifted_f32
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
@@ -108,6 +108,37 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
                                                      class_weight(weight, has_weight, j), j == t)
 
 
+# PyTorch's nll_loss_out_frame adds its losses and weights in a cascade of 8 levels of partial
+# sums in the input's dtype: level j + 1 takes level j's whenever the row number's 4 bits at
+# level j are all 0 (its level_power is max(4, ceil(log2(m)) / 8): 4 below 2**40 rows), the
+# rows ignore_index skips taking no part; the total is the levels added from 0 in order.
+# parts, wparts and acc (one element) are arrays of that dtype: a store rounds a float64 sum
+# of two of its values as the dtype's own addition would.
+
+@_scalar
+def _cascade_add(parts, wparts, acc, i, row_loss, wt, has_weight):
+    """Row i's loss -w[t] * x[i, t] (float64, exact) and its weight into the cascade."""
+    acc[0] = row_loss                       # (-= data * w: the product rounded once, to the dtype)
+    parts[0] += acc[0]
+    if has_weight:
+        wparts[0] += wt
+    for j in range(7):
+        if (i >> (4 * j)) & 15 != 0:
+            break
+        parts[j + 1] += parts[j]
+        wparts[j + 1] += wparts[j]
+        parts[j] = 0.0
+        wparts[j] = 0.0
+
+
+@_scalar
+def _cascade_total(parts, acc):
+    acc[0] = 0.0
+    for j in range(8):
+        acc[0] += parts[j]
+    return acc[0]
+
+
 # Float32 without label smoothing: PyTorch's own composition, nll_loss(log_softmax(x)), to its
 # bits.  log_softmax as _vec_log_softmax_lastdim computes it (reduction.py's
 # _softmax_lastdim_f32: SLEEF's expf, vec::reduce_all's lane order, SLEEF's logf), nll_loss's
@@ -117,18 +148,6 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, smoothi
 # log-sum-exp (max + log(sum of exp(x - max)) in float64), for any backward; this one computes
 # the float32 max and log(sum) of each row again, as the forward did (its exps twice).
 
-@register_jitable(error_model="numpy")
-def _row_max_f32(x, base, c):
-    """vec::maximum's reduce_all over a row: the max, NaN when the row has one."""
-    mx = x[base]
-    nan = False
-    for j in range(c):
-        v = x[base + j]
-        mx = v if v > mx else mx
-        nan |= v != v
-    return np.float32(np.nan) if nan else mx
-
-
 @_kernel
 def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse, sums):
     e = np.empty(c, np.float32)
@@ -136,46 +155,24 @@ def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, ro
     tmp = np.empty(lanes, np.float32)
     parts = np.zeros(8, np.float32)
     wparts = np.zeros(8, np.float32)
+    one = np.zeros(1, np.float32)
     kept = 0
     for i in range(m):
         base = i * c
-        mx = _row_max_f32(x, base, c)
-        ls = _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp)
+        mx = reduce_all_max_f32(x, base, c)
+        ls = sleef_logf(sum_exp_shifted_f32(x, base, c, mx, e, lanes, acc, tmp))
         lse[i] = float(mx) + float(ls)
         t = target[i]
         if t == ignore_index:
             row_losses[i] = 0.0
             continue
         kept += 1
-        logp = (x[base + t] - mx) - ls
-        wt = weight[t] if has_weight else np.float32(1.0)
-        row_losses[i] = -float(wt) * float(logp)         # (exact: the 'none' loss rounds it once)
-        parts[0] += np.float32(row_losses[i])            # (-= logp * w: the product rounded once)
-        if has_weight:
-            wparts[0] += wt
-        for j in range(7):
-            if (i >> (4 * j)) & 15 != 0:
-                break
-            parts[j + 1] += parts[j]
-            wparts[j + 1] += wparts[j]
-            parts[j] = 0.0
-            wparts[j] = 0.0
-    total = np.float32(0.0)
-    total_w = np.float32(0.0)
-    for j in range(8):
-        total += parts[j]
-        total_w += wparts[j]
-    sums[0] = total
+        wt = class_weight(weight, has_weight, t)
+        row_losses[i] = -wt * float((x[base + t] - mx) - ls)     # (exact: the 'none' loss rounds it once)
+        _cascade_add(parts, wparts, one, i, row_losses[i], wt, has_weight)
+    sums[0] = _cascade_total(parts, one)
     sums[1] = 0.0
-    sums[2] = total_w if has_weight else kept
-
-
-@register_jitable(error_model="numpy")
-def _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp):
-    """log_softmax's log(sum of exp(x - max)) of a row, as _ce_forward_f32 computes it."""
-    for j in range(c):
-        e[j] = sleef_expf(x[base + j] - mx)
-    return sleef_logf(reduce_all_sum(e, 0, c, lanes, acc, tmp))
+    sums[2] = _cascade_total(wparts, one) if has_weight else kept
 
 
 @_kernel
@@ -192,8 +189,8 @@ def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll
             wt = weight[t] if has_weight else np.float32(1.0)
             s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
         row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
-        mx = _row_max_f32(x, base, c)
-        ls = _row_log_sum_f32(x, base, c, mx, lanes, e, acc, tmp)
+        mx = reduce_all_max_f32(x, base, c)
+        ls = sleef_logf(sum_exp_shifted_f32(x, base, c, mx, e, lanes, acc, tmp))
         for j in range(c):
             gj = s if j == t else np.float32(0.0)
             grad[base + j] = fma(-sleef_expf((x[base + j] - mx) - ls), row_sum, gj)
@@ -268,13 +265,8 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
 @_kernel
 def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, sums, parts, wparts, acc):
     """Row losses -w[t] * x[i, t] (float64: exact for float32 and float16 operands), and their
-    sum and the sum of w[t] as PyTorch's nll_loss_out_frame adds them, in the dtype of
-    parts, wparts and acc (x's, for float32 and float64; a store rounds each float64 sum of
-    two such values as that dtype's own addition would): a cascade of 8 levels of partial
-    sums, level j + 1 taking level j's whenever the row number's 4 bits at level j are all 0
-    (the rows ignore_index skips take no part), then the levels added from 0 in order; no
-    weight: the count of rows kept.  (Its level_power is max(4, ceil(log2(m)) / 8): 4 below
-    2**40 rows.)"""
+    sum and the sum of w[t] in PyTorch's cascade (_cascade_add) in the dtype of parts, wparts
+    and acc (x's, for float32 and float64); no weight: the count of rows kept."""
     kept = 0
     for i in range(m):
         t = target[i]
@@ -284,28 +276,9 @@ def _nll_forward(x, m, c, target, weight, has_weight, ignore_index, row_losses, 
         kept += 1
         wt = class_weight(weight, has_weight, t)
         row_losses[i] = -wt * float(x[i * c + t])
-        acc[0] = row_losses[i]                      # (-= data * w: the product rounded once)
-        parts[0] += acc[0]
-        if has_weight:
-            wparts[0] += weight[t]
-        for j in range(7):
-            if (i >> (4 * j)) & 15 != 0:
-                break
-            parts[j + 1] += parts[j]
-            wparts[j + 1] += wparts[j]
-            parts[j] = 0.0
-            wparts[j] = 0.0
-    acc[0] = 0.0
-    for j in range(8):
-        acc[0] += parts[j]
-    sums[0] = acc[0]
-    if has_weight:
-        acc[0] = 0.0
-        for j in range(8):
-            acc[0] += wparts[j]
-        sums[1] = acc[0]
-    else:
-        sums[1] = kept
+        _cascade_add(parts, wparts, acc, i, row_losses[i], wt, has_weight)
+    sums[0] = _cascade_total(parts, acc)
+    sums[1] = _cascade_total(wparts, acc) if has_weight else kept
 
 
 @_kernel

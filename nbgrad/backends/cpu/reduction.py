@@ -30,7 +30,8 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import _fast_exp, fma, reduce_all_sum as _reduce_all_sum, sleef_expf, sleef_logf
+from .._shared.fast_math import (_fast_exp, fma, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
+                                 sleef_expf, sleef_logf, sum_exp_shifted_f32)
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,
@@ -599,17 +600,8 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
         else:
             for j in range(rn):
                 row[j] = x[px + j * xrs]
-        m = row[0]                          # the max; a NaN wins (vec::maximum)
-        nan = False
-        for j in range(urn):
-            v = row[j]
-            m = v if v > m else m
-            nan |= v != v
-        if nan:
-            m = np.float32(np.nan)
-        for j in range(urn):
-            row[j] = sleef_expf(row[j] - m)
-        s = _reduce_all_sum(row, 0, rn, lanes, acc, tmp)
+        m = reduce_all_max_f32(row, 0, rn)                            # (a NaN wins)
+        s = sum_exp_shifted_f32(row, 0, rn, m, row, lanes, acc, tmp)     # (the exps in row)
         if log:
             ls = sleef_logf(s)
             if xrs == 1:

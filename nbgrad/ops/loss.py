@@ -148,6 +148,14 @@ class LogSoftmaxBackward0(Node):
         return g - y.exp() * g.sum(self.dim, keepdim=True)
 
 
+def _over_total_weight(g, total_weight, scalar):
+    """nll_loss_backward's g / total_weight as a scalar of the loss's dtype (NumPy's scalar
+    division: IEEE's in that dtype); a total weight of 0 (every row ignored) gives _div's inf
+    or NaN."""
+    gv = scalar(g.item())
+    return gv / scalar(total_weight) if total_weight else scalar(_div(float(gv), 0.0))
+
+
 def _rows_to_input(grad, x):
     """An (M, C) gradient (_class_last's rows) in x's shape: the class dim back in place."""
     if x.dim() == 2:
@@ -178,11 +186,8 @@ class NllLossBackward0(Node):
                 g64 = cast(g.detach(), D.float64).reshape(-1)
                 coef_nll, coef_smooth = _flat(g64 * scale_nll), _flat(g64 * scale_smooth)
             elif self._float32_mean() and g.numel() == 1:
-                # the float32 kernel's PyTorch bits (loss_kernels.py): g / total_weight divided
-                # in float32, as nll_loss_backward divides
-                gv = np.float32(g.item())
-                tw = self.total_weight
-                gv = gv / np.float32(tw) if tw else np.float32(_div(float(gv), 0.0))
+                # the float32 kernel's PyTorch bits (loss_kernels.py)
+                gv = _over_total_weight(g, self.total_weight, np.float32)
                 coef_nll = backend_of(x).full(self.m, D.float64.np, float(gv))
                 coef_smooth = _coef(g, self.scale_smooth, self.m, x)     # (0: no smoothing; a CUDA kernel reads it)
             else:
@@ -200,10 +205,7 @@ class NllLossBackward0(Node):
             # batch's inf scale leaves the zeros zero); the forward's total_weight is one in
             # that dtype (_nll_forward)
             scalar = x._dtype.np.type
-            gv = scalar(g.item())
-            if self.reduction == "mean":
-                tw = self.total_weight                  # (NumPy's scalar division: IEEE's in the dtype)
-                gv = gv / scalar(tw) if tw else scalar(_div(float(gv), 0.0))
+            gv = _over_total_weight(g, self.total_weight, scalar) if self.reduction == "mean" else scalar(g.item())
             unit = backend_of(x).full(self.m, D.float64.np, float(gv))
             grad = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
                                                               self.ignore_index, unit, x._dtype.np),
@@ -231,7 +233,6 @@ class NllLossBackward0(Node):
             pattern = pattern - keep * w * scale_smooth
         grad = pattern * (g.reshape(-1, 1) if g.numel() == self.m and self.reduction == "none" else g)
         return _rows_to_input(grad, x)
-
 
     def _float32_mean(self):
         """The fused float32 kernel in PyTorch's bits (no smoothing) with a 'mean' loss: its
@@ -332,14 +333,6 @@ def _fused_nodes(out, x, **attrs):
 # formulas as Tensor ops, whose values stay on the device (equal to the kernels' to
 # float rounding), and the output's node keeps PyTorch's name.  A target out of range is
 # a check the compiled call repeats (nbgrad/_compile/capture.py, Recording.check).
-def _captured_mse(x, y, reduction, dtype):
-    from .more import renamed
-    d = x.to(dtype) - y.to(dtype)
-    sq = d * d
-    out = sq if reduction == "none" else sq.sum() if reduction == "sum" else sq.mean()
-    return renamed(out, "MseLossBackward0")
-
-
 def _target_error(target_array, ignore_index, c):
     import numpy as np
     t = np.asarray(target_array).reshape(-1)
@@ -528,27 +521,23 @@ def _pointwise_loss(x, y, reduction, kind):
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
     shape = broadcast_shapes(x.shape, y.shape)
-    if kind == "mse" and capturing() is not None and dtype is not D.float16:
-        return _captured_mse(x, y, reduction, dtype)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)
     n = math.prod(shape)
     if dtype in (D.float32, D.float64):
         # PyTorch's mse_loss: d = x - y, d * d (its mse_kernel), then its sum or mean kernel,
-        # each in the dtype (whose orders nbgrad's sum and mean follow)
+        # each in the dtype (whose orders nbgrad's sum and mean follow); Tensor ops, so
+        # nbgrad.compile captures them as they are
         with no_grad():
             d = xs - ys
             sq = d * d
             out = sq if reduction == "none" else sq.sum() if reduction == "sum" else sq.mean()
-        if needs_grad(x, y):
-            node = record(MseLossBackward0, (x, y), (out,), reduction=reduction, n=n, shape=shape, dtype=dtype)
-            node.save(x, y)
-        return out
-    elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))
-    if reduction == "none":
-        out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dtype), (x, y))
     else:
-        out = new_scalar(total if reduction == "sum" else _div(total, n), dtype, x.device)
+        elementwise, total = acceleration(x, "mse_forward")(_flat(xs), _flat(ys))
+        if reduction == "none":
+            out = _laid_out(cast(new_tensor(elementwise, shape, D.float64, x.device), dtype), (x, y))
+        else:
+            out = new_scalar(total if reduction == "sum" else _div(total, n), dtype, x.device)
     if needs_grad(x, y):
         node = record(MseLossBackward0, (x, y), (out,), reduction=reduction, n=n, shape=shape, dtype=dtype)
         node.save(x, y)

@@ -39,16 +39,22 @@ def test_the_switch_turns_it_off():
     assert frozen == "0"
 
 
-def test_garbage_from_before_the_import_is_collected_not_frozen():
-    alive, = _run("""
-        import gc, weakref
-        gc.disable()                  # so only the import's own collection can free it
+# a dropped reference cycle that only the cyclic collector can free; `ref` sees whether it did
+_A_DROPPED_CYCLE = """
         class Cycle:
             pass
         c = Cycle()
         c.me = c
         ref = weakref.ref(c)
         del c
+"""
+
+
+def test_garbage_from_before_the_import_is_collected_not_frozen():
+    alive, = _run("""
+        import gc, weakref
+        gc.disable()                  # so only the import's own collection can free it
+""" + _A_DROPPED_CYCLE + """
         import nbgrad
         print(ref() is not None)
     """)
@@ -59,12 +65,7 @@ def test_cycles_made_after_the_import_are_collected_and_graphs_die_by_refcount()
     cycle_alive, graph_alive = _run("""
         import gc, weakref
         import nbgrad
-        class Cycle:
-            pass
-        c = Cycle()
-        c.me = c
-        ref = weakref.ref(c)
-        del c
+""" + _A_DROPPED_CYCLE + """
         gc.collect()
         x = nbgrad.ones(4, requires_grad=True)
         y = (x * x).tanh().exp()          # tanh and exp save their outputs

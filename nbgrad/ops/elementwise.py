@@ -598,7 +598,15 @@ def div(a, b, rounding_mode=None):
         else:
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
         if needs_grad(a, b) and out._dtype.is_floating_point:
-            record(DivBackward2, (a, b), (out,))
+            node = record(DivBackward2, (a, b), (out,))
+            # PyTorch's formulas (grad * 0 for both) name self and other, so it saves other
+            # (a Python number as a wrapped-number tensor) and, for other's gradient, self:
+            # their version checks and the freed-after-backward error follow
+            b_is_tensor = isinstance(b, Tensor)
+            node.save(a if isinstance(a, Tensor) and node.needs_input_grad(1) else None,
+                      b if b_is_tensor else None)
+            if not b_is_tensor:
+                node._saved_scalar = True
         return out
     if not isinstance(a, Tensor):
         return mul(reciprocal(b), a)

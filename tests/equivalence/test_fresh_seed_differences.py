@@ -682,3 +682,31 @@ def test_number_to_an_integer_tensor_power_with_negative_exponents_is_row_major(
     assert y.stride() == (2, 1) and y.tolist() == [[1, 0], [4, 0], [0, 0]]
     y = (-1) ** e
     assert y.stride() == (2, 1) and y.tolist() == [[1, 1], [1, 1], [1, 1]]
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_a_rounding_mode_saves_self_and_other_as_pytorch_does(mode):
+    # seed 33000286: remainder's gradient for other is -grad * self.div(other, floor);
+    # PyTorch's DivBackward2 saves other, and self when other needs a gradient, although
+    # both gradients are zero: an in-place change of other then fails the double backward
+    a = T.tensor(0.25, dtype=T.float64)
+    b = T.tensor(-0.5, dtype=T.float64, requires_grad=True)
+    g, = T.autograd.grad(T.remainder(a, b), [b], create_graph=True)
+    with T.no_grad():
+        b[...] = 2
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        T.autograd.grad(g, [b], allow_unused=True)
+    # a Python-number divisor is saved as a wrapped-number tensor: freed after a backward
+    x = T.tensor([1.5, 2.0], dtype=T.float64, requires_grad=True)
+    y = T.div(x, 2.0, rounding_mode=mode)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.sum().backward()
+    # self is saved only for other's gradient: changing it in place is fine when only
+    # self needs one
+    x = T.tensor([1.5, 2.0], dtype=T.float64, requires_grad=True)
+    y = T.div(x, T.tensor([0.5, 3.0], dtype=T.float64), rounding_mode=mode)
+    with T.no_grad():
+        x.add_(1.0)
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]

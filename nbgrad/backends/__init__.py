@@ -182,9 +182,10 @@ across threads, a dtype its kernels do not read natively, NBGRAD_DEBUG on),
 and the op layer then calls the general entry point; so a backend may leave
 any of them out, and they need no composed fallback.  Their results are the
 general entry point's, bit for bit (tests/backends/test_shortcuts.py).
-  binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None) -> buf of n
-      binary() of two n-element runs; into `out` (n elements, may be abuf's own
-      run at aoff) when given
+  binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False,
+               a_scalar=False) -> buf of n
+      binary() of two n-element runs (b_scalar / a_scalar: that operand is one element,
+      read for all n); into `out` (n elements, may be abuf's own run at aoff) when given
   unary_dense(op, buf, off, n, out_dtype) -> buf of n   (floating input)
   mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
   total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum" or "mean" of the run)

@@ -83,6 +83,17 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
                             out_dtype.np, None, tb is not b)
                 if buf is not None:
                     return Tensor._from_buffer(buf, sa, out_dtype, dev)
+        elif dense is not None and rm is not None and not any(a._stride) and isinstance(b, Tensor) \
+                and b._dtype is compute_dtype and b._storage.device is dev and (b._shape is sa or b._shape == sa) \
+                and (b._stride is rm or b._stride == rm):
+            # one element expanded to b's shape (sum's gradient, g.expand(shape), meeting the
+            # next backward formula) with a row-major b: the kernel reads a's element for all
+            # n; the result is row-major, as TensorIterator lays it out (a 0 stride decides nothing)
+            out_dtype = out_dtype or compute_dtype
+            buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset, math.prod(sa),
+                        out_dtype.np, None, False, True)
+            if buf is not None:
+                return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:

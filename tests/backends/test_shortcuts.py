@@ -79,7 +79,15 @@ def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
     big = _threads.SPLIT_FLOOR
     a = np.ones(big, np.float32)
-    assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # threads may split it
+    monkeypatch.setattr(_threads, "_count", 2)
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", big)
+    assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # the team would split it
+    assert cpu.mul_backward_dense(a, 0, a, 0, a, 0, big) is None
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", 0)
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", big)
+    assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # the pool would split it
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", big)
+    assert cpu.unary_dense("tanh", a, 0, big, f32) is None                # compute-bound: its own line
     assert cpu.binary_dense("add", a, 0, a, 0, 0, f32) is None            # empty
     h = np.ones(4, np.float16)
     assert cpu.binary_dense("add", h, 0, h, 0, 4, f16) is None            # float16: _half.py's
@@ -90,6 +98,29 @@ def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     monkeypatch.setattr(_debug, "ENABLED", True)                          # NBGRAD_DEBUG logs the general path
     assert cpu.binary_dense("add", a, 0, a, 0, 4, f32) is None
     assert cpu.mul_backward_dense(a, 0, a, 0, a, 0, 4) is None
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_dense_calls_no_threshold_splits_take_the_shortcut(monkeypatch, threads):
+    # above SPLIT_FLOOR but below every split threshold (or with one thread) the shortcuts
+    # serve the call, with the general entry point's bits
+    n = _threads.SPLIT_FLOOR * 4 + 3
+    monkeypatch.setattr(_threads, "_count", threads)
+    for name in ("TEAM_MIN_ELEMENTS", "TEAM_MIN_ELEMENTS_MEMORY", "PARALLEL_MIN_ELEMENTS",
+                 "PARALLEL_MIN_ELEMENTS_MEMORY"):
+        monkeypatch.setattr(_threads, name, n + 1)
+    f32 = np.dtype(np.float32)
+    g, a, b = (_values(n + 2, np.float32) for _ in range(3))
+    out = cpu.binary_dense("mul", a, 1, b, 2, n, f32)
+    assert out is not None
+    _same(out, cpu.binary("mul", (a, 1, (n,), (1,)), (b, 2, (n,), (1,)), (n,), f32))
+    out = cpu.unary_dense("tanh", a, 2, n, f32)
+    assert out is not None
+    _same(out, cpu.unary("tanh", (a, 2, (n,), (1,)), f32))
+    fast = cpu.mul_backward_dense(g, 0, a, 1, b, 2, n)
+    general = cpu.mul_backward((g, 0, (n,), (1,)), (a, 1, (n,), (1,)), (b, 2, (n,), (1,)))
+    _same(fast[0], general[0])
+    _same(fast[1], general[1])
 
 
 def _grads(shape, dtype, offset_views):
@@ -153,3 +184,36 @@ def test_binary_dense_with_a_scalar_operand_is_binary(op, n):
     out_dtype = np.dtype(np.bool_) if op == "gt" else np.dtype(np.float64)
     general = cpu.binary(op, (a, 3, (n,), (1,)), (b, 0, (n,), (0,)), (n,), out_dtype)
     _same(cpu.binary_dense(op, a, 3, b, 0, n, out_dtype, None, True), general)
+
+
+@pytest.mark.parametrize("n", [1, 2, 19])
+@pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "pow", "gt", "tanh_backward"])
+def test_binary_dense_with_a_first_scalar_operand_is_binary(op, n):
+    a = np.array([0.0, 0.75])
+    b = _values(n + 3, np.float64)
+    out_dtype = np.dtype(np.bool_) if op == "gt" else np.dtype(np.float64)
+    general = cpu.binary(op, (a, 1, (n,), (0,)), (b, 3, (n,), (1,)), (n,), out_dtype)
+    _same(cpu.binary_dense(op, a, 1, b, 3, n, out_dtype, None, False, True), general)
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (1, 4)])
+def test_an_expanded_element_with_a_row_major_operand_takes_the_shortcut(shape, monkeypatch):
+    # sum's gradient (one element expanded) meeting the next backward formula: the values
+    # and the row-major result of the general path, through binary_dense
+    from nbgrad.ops import elementwise as E
+    seen = []
+    real = E._BINARY_DENSE["cpu"]
+    monkeypatch.setitem(E._BINARY_DENSE, "cpu", lambda *a: seen.append((a[0], a[-1])) or real(*a))
+    n = int(np.prod(shape))
+    y = nbgrad.tensor(RNG.standard_normal(n)).reshape(shape)
+    g = nbgrad.tensor(1.5, dtype=nbgrad.float64).expand(*shape)
+    out = g * y
+    assert seen == [("mul", True)]
+    assert out.stride() == y.stride() and out.is_contiguous()
+    np.testing.assert_array_equal(out.numpy(), 1.5 * y.numpy())
+    x = nbgrad.tensor(RNG.standard_normal(n)).reshape(shape).requires_grad_()
+    x.tanh().sum().backward()
+    assert ("tanh_backward", True) in seen
+    y = x.detach().tanh().numpy().ravel()
+    general = cpu.binary("tanh_backward", (np.ones(1), 0, (n,), (0,)), (y, 0, (n,), (1,)), (n,), np.dtype(np.float64))
+    _same(x.grad.numpy().ravel(), general)

@@ -123,6 +123,13 @@ def worth_native(n, compute_bound=False):
     return 0 < limit <= n and _count > 1 and _NATIVE
 
 
+def may_split(n, compute_bound=False):
+    """True when a call over n elements could be split now (natively or on the pool): the
+    small-op shortcuts (elementwise.binary_dense and its kin) serve every other dense call,
+    whatever its size, with none of the general entry point's planning."""
+    return n >= SPLIT_FLOOR and (worth_native(n, compute_bound) or worth_splitting(n, compute_bound))
+
+
 def run_native(fn, n, arrays, offsets, align=64):
     """The native function fn (an address: void fn(int64 args, int64 lo, int64 hi)) over pieces
     [lo, hi) of [0, n), cut on multiples of align, taken by this thread and the team's spinning

@@ -55,7 +55,7 @@ from .._shared.walk import carry, jump
 from .._shared import special as _special
 from ... import _debug
 from . import _threads
-from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
+from ._threads import may_split, native_function, run_native, run_split, worth_native, worth_splitting
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 from .strided_copy import KERNEL_DTYPES as _NATIVE
 
@@ -886,38 +886,46 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
 
 # The small-op shortcuts: binary(), unary() and mul_backward() of dense row-major operands
 # of one shape, with none of the plan lookup and view unpacking of the general entry
-# points (a small op's cost is its Python: W5, W8).  Each returns None for a call it does
-# not serve (large enough to split across threads, a dtype the kernels do not read
-# natively, NBGRAD_DEBUG on, which logs the general path's decisions); the caller then
-# takes the general entry point.
-def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False):
-    """binary(op) of two operands of n elements each (b_scalar: b is one element, read
-    for all n), into a new buffer (or into `out`, n elements that may be a's own)."""
-    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
-            or bbuf.dtype not in _NATIVE:
+# points (a small op's cost is its Python: W5, W8; and ~2-3 us of a 64K-element op's
+# ~18 us).  Each returns None for a call it does not serve (one the thresholds would split
+# across threads, a dtype the kernels do not read natively, NBGRAD_DEBUG on, which logs
+# the general path's decisions); the caller then takes the general entry point.
+def _dense_out(n, dtype):
+    # below SPLIT_FLOOR a plain np.empty (new_buffer's own fast path, without the call);
+    # larger outputs from the pool (_allocator.py: no fresh pages to fault in)
+    return np.empty(n, dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, dtype)
+
+
+def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False, a_scalar=False):
+    """binary(op) of two operands of n elements each (b_scalar, a_scalar: that operand is
+    one element, read for all n), into a new buffer (or into `out`, n elements that may be
+    a's own)."""
+    if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
+            or bbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n, op in _COMPUTE_BOUND_BINARY)):
         return None
     if out is None:
-        out = np.empty(n, out_dtype)
-    _binary_kernels[op][SCALAR_B if b_scalar and n > 1 else CONTIGUOUS](abuf, aoff, bbuf, boff, out)
+        out = _dense_out(n, out_dtype)
+    path = CONTIGUOUS if n == 1 else SCALAR_B if b_scalar else SCALAR_A if a_scalar else CONTIGUOUS
+    _binary_kernels[op][path](abuf, aoff, bbuf, boff, out)
     return out
 
 
 def unary_dense(op, buf, off, n, out_dtype):
     """unary(op) of a floating operand of n elements, into a new buffer."""
-    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" \
-            or buf.dtype not in _NATIVE:
+    if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
+            or (n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY)):
         return None
-    out = np.empty(n, out_dtype)
+    out = _dense_out(n, out_dtype)
     _unary_kernels[op][CONTIGUOUS](buf, off, out)
     return out
 
 
 def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):
     """mul_backward() of three operands of n elements each: (g * b, g * a) in one pass."""
-    if n >= _threads.SPLIT_FLOOR or n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE:
+    if n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n)):
         return None
-    ga = np.empty(n, gbuf.dtype)
-    gb = np.empty(n, gbuf.dtype)
+    ga = _dense_out(n, gbuf.dtype)
+    gb = _dense_out(n, gbuf.dtype)
     _mul_backward_contiguous(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb)
     return ga, gb
 

@@ -255,6 +255,13 @@ class AccumulateGrad(Node):
         # under no_grad meanwhile) fails the engine's check while the sink lives
         self.input_shape_dtype = (variable._shape, variable._dtype)
 
+    def name(self):
+        # PyTorch's C++ node names itself with its namespace; its repr keeps the class name
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
     def accumulate(self, grad, create_graph, steal=False):
         """Add grad into variable.grad.  With steal=True (the engine vouches that nothing
         else holds grad's memory) a first gradient is taken over instead of copied, as

@@ -250,6 +250,14 @@ def matmul(a, b):
         rows = t1._shape[:-1]
         out = V.unsafe_view(mm(V.reshape(t1, (math.prod(rows), t1._shape[-1])), t2), rows + (t2._shape[1],))
         return V.mT(out).contiguous() if flip else out
+    if da == 3 and db == 3 and a._shape[0] != b._shape[0]:
+        # PyTorch's _matmul_impl: a batch of one matrix that requires grad (the flag, also
+        # under no_grad) is squeezed, so that the other's batch folds into one mm and the
+        # one matrix's gradient is no expanded copy: (1, n, k) @ (b, k, p) is (n, k) @ (b, k, p)
+        if a._shape[0] == 1 and a.requires_grad:
+            return matmul(V.squeeze(a, 0), b)
+        if b._shape[0] == 1 and b.requires_grad:
+            return matmul(a, V.squeeze(b, 0))
     # batched, with broadcasting of the batch dims
     a2 = V.unsqueeze(a, 0) if da == 1 else a
     b2 = V.unsqueeze(b, -1) if db == 1 else b

@@ -297,6 +297,10 @@ def test_grad_fn_name_for_chained_sub():
     assert add.name() == "AddBackward0"
     mul = add.next_functions[0][0]
     assert mul.name() == "MulBackward0"
+    acc = mul.next_functions[0][0]
+    # torch 2.13: the C++ node's name() has its namespace, its repr the class name
+    assert acc.name() == "torch::autograd::AccumulateGrad" and type(acc).__name__ == "AccumulateGrad"
+    assert repr(acc).startswith("<AccumulateGrad object at 0x")
 
 
 # ---------------------------------------------------------------- next_functions / AccumulateGrad

@@ -710,3 +710,36 @@ def test_div_with_a_rounding_mode_saves_self_and_other_as_pytorch_does(mode):
         x.add_(1.0)
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+def _chain(fn):
+    """grad_fn names depth-first over next_functions."""
+    return [] if fn is None else [fn.name()] + [n for nxt, _ in fn.next_functions for n in _chain(nxt)]
+
+
+def test_matmul_squeezes_a_batch_of_one_that_requires_grad():
+    # seed 36008943: PyTorch's _matmul_impl squeezes a 3-D operand with a batch of one that
+    # requires grad when the other's batch differs (the flag, also under no_grad), so the
+    # product folds into mm (names and strides recorded from torch 2.13)
+    acc = "torch::autograd::AccumulateGrad"
+    a = T.tensor(np.arange(12.0).reshape(1, 2, 6), requires_grad=True)
+    b = T.tensor(np.arange(12.0).reshape(2, 6, 1) - 5, requires_grad=True)
+    out = T.matmul(a, b)
+    assert _chain(out.grad_fn) == ["TransposeBackward0", "UnsafeViewBackward0", "MmBackward0", "ViewBackward0",
+                                   "TransposeBackward0", acc, "TBackward0", "SqueezeBackward1", acc]
+    assert out.shape == (2, 2, 1) and out.stride() == (2, 1, 2)
+    np.testing.assert_array_equal(out.detach().numpy(), a.detach().numpy() @ b.detach().numpy())
+    b3 = T.tensor(np.arange(36.0).reshape(2, 6, 3) / 7)
+    out = T.matmul(a, b3)
+    assert out.grad_fn.name() == "CloneBackward0" and out.stride() == (6, 3, 1)
+    with T.no_grad():
+        assert T.matmul(a, b).stride() == (2, 1, 2)
+    # the other side: (2, 2, 6) @ (1, 6, 3) with the second requiring grad
+    c = T.tensor(np.arange(18.0).reshape(1, 6, 3), requires_grad=True)
+    out = T.matmul(T.tensor(np.ones((2, 2, 6))), c)
+    assert _chain(out.grad_fn) == ["UnsafeViewBackward0", "MmBackward0", "SqueezeBackward1", acc]
+    out.sum().backward()
+    np.testing.assert_array_equal(c.grad.numpy(), np.full((1, 6, 3), 4.0))
+    # neither requires grad, or equal batches: the batched product
+    assert T.matmul(a.detach(), b).grad_fn.name() == "UnsafeViewBackward0"
+    assert T.matmul(a.detach(), b).stride() == (2, 1, 1)

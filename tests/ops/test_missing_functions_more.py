@@ -374,7 +374,7 @@ def test_masked_scatter_gradients_and_node():
     x, s = leaf(RNG.standard_normal(4)), leaf(RNG.standard_normal((2, 5)))
     y = x.masked_scatter(m, s)
     assert y.grad_fn.name() == "MaskedScatterBackward0"
-    assert [f.name() for f, _ in y.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
+    assert [f.name() for f, _ in y.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"] * 2
     y.backward(nbgrad.arange(12.0, dtype=nbgrad.float64).view(3, 4))
     # torch 2.13's gradients: self's summed over the broadcast, source's zero past the selected
     assert x.grad.tolist() == [4.0, 6.0, 10.0, 14.0]

@@ -557,10 +557,14 @@ def cross(input, other, *, dim=-1, out=None):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a._shape[d]} "
                            f"and {b._shape[d]}")
     check_same_device(a, b)
+    # PyTorch's order: the meta function's shapes, then the kernel's dispatch on input's dtype
+    # (no bool kernel), then its read of other as that dtype
+    shape = tuple(broadcast_shapes(a._shape, b._shape))
+    if a._dtype is D.bool_:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
                            f"{D.scalar_type_name(b._dtype)}")
-    shape = tuple(broadcast_shapes(a._shape, b._shape))
     from .indexing import stack
     with no_grad():
         ae, be = V.expand(a, shape), V.expand(b, shape)

@@ -743,3 +743,16 @@ def test_matmul_squeezes_a_batch_of_one_that_requires_grad():
     # neither requires grad, or equal batches: the batched product
     assert T.matmul(a.detach(), b).grad_fn.name() == "UnsafeViewBackward0"
     assert T.matmul(a.detach(), b).stride() == (2, 1, 1)
+
+
+def test_cross_refuses_bool_before_comparing_dtypes():
+    # seed 38039248 (torch 2.13): the meta function's broadcast, then the kernel's dispatch on
+    # input's dtype (no bool kernel), then its read of other as that dtype
+    with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
+        T.cross(T.ones(3, 2, dtype=T.bool), T.ones(3, 2, dtype=T.float64), dim=0)
+    with pytest.raises(NotImplementedError, match="\"cross\" not implemented for 'Bool'"):
+        T.cross(T.ones(3, 2, dtype=T.bool), T.ones(3, 2, dtype=T.bool), dim=0)
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Bool"):
+        T.cross(T.ones(3, 2, dtype=T.float64), T.ones(3, 2, dtype=T.bool), dim=0)
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(4\)"):
+        T.cross(T.ones(3, 2, dtype=T.bool), T.ones(3, 4, dtype=T.float64), dim=0)

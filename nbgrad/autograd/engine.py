@@ -110,12 +110,14 @@ def _check_nan(node, grads):
 def _fit(grad, meta, node, index):
     """Validate a gradient against its input's metadata (PyTorch's validate_outputs): a
     gradient of a shape the input expands to is summed down to it (broadcasting), any
-    other shape is an error naming the node; then cast to the input's dtype."""
+    other shape is an error naming the node (node None: a root's gradient, whose error
+    names none); then cast to the input's dtype."""
     shape, dtype = meta
     if grad._shape != shape:
         gshape = grad._shape
         if len(shape) > len(gshape) or any(s != g and s != 1 for s, g in zip(reversed(shape), reversed(gshape))):
-            raise RuntimeError(f"Function {type(node).__name__} returned an invalid gradient at index {index} - got "
+            who = "" if node is None else f"Function {type(node).__name__} returned an "
+            raise RuntimeError(f"{who}invalid gradient at index {index} - got "
                                f"{list(gshape)} but expected shape compatible with {list(shape)}")
         grad = grad.sum_to_size(shape)
     if grad.dtype is not dtype:
@@ -166,10 +168,15 @@ def queue_callback(callback):
 def _roots(outputs, grad_outputs):
     """The (node, output number) each output's gradient starts at, and those gradients."""
     roots, root_grads = [], []
-    for out, g in zip(outputs, _make_grads(outputs, grad_outputs)):
+    for i, (out, g) in enumerate(zip(outputs, _make_grads(outputs, grad_outputs))):
         node, nr = _edge_of(out)
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        meta = out._producer_meta
+        if meta is not None and meta[0] is node and meta[1] == nr and g is not None:
+            # the output was reshaped in place under no_grad after its node made it: PyTorch
+            # validates the root's gradient against the node's record of that output
+            g = _fit(g, meta[2:], None, i)
         roots.append((node, nr))
         root_grads.append(g)
     return roots, root_grads

@@ -122,7 +122,11 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
                 (not b_is_tensor or b._stride is rb or b._stride == rb):
             buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)
             return Tensor._from_buffer(buf, shape, out_dtype, dev)
-        like = (a, b)
+        # TensorIterator casts an operand of another dtype first (.to(), which lays a
+        # broadcast one out densely in its memory order) and orders the result's dims by
+        # the copies: an expanded bool beside a float tensor decides by its copy's strides
+        # (seed 39013194)
+        like = (ta if a_is_tensor else a, tb if b_is_tensor else b)
     layout = output_layout(shape, like)
     if layout is None:
         buf = get_backend(dev.type).binary(op, av, bv, shape, out_dtype.np)

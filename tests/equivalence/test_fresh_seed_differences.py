@@ -756,3 +756,42 @@ def test_cross_refuses_bool_before_comparing_dtypes():
         T.cross(T.ones(3, 2, dtype=T.float64), T.ones(3, 2, dtype=T.bool), dim=0)
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(4\)"):
         T.cross(T.ones(3, 2, dtype=T.bool), T.ones(3, 4, dtype=T.float64), dim=0)
+
+
+def test_an_operand_cast_first_lays_out_the_result_by_its_copy():
+    # seed 39013194 (torch 2.13): TensorIterator casts the bool operand with .to() (a dense
+    # copy in the expanded view's memory order, strides (24, 2, 4, 12, 1)) and orders the
+    # result's dims by that copy, not by the view's 0 strides
+    v0 = T.tensor([[[[False, False], [True, True]]], [[[False, True], [False, False]]]])
+    v2 = v0.transpose(-4, 2).expand(2, -1, 3, -1, 2)
+    assert v2.stride() == (0, 2, 0, 4, 1)
+    v3 = T.zeros(2, 2, 3, 2, 2, requires_grad=True)
+    for out in (T.maximum(v2, v3), v2 + v3, T.mul(v2, v3), v2 == v3):
+        assert out.stride() == (24, 2, 4, 12, 1)
+    assert (v2.float() + v3).stride() == (24, 2, 4, 12, 1)
+
+
+def test_a_root_reshaped_in_place_is_checked_against_its_nodes_record():
+    # seed 39022179 (torch 2.13): the engine validates a root's gradient against the shape
+    # its node recorded; squeezed in place under no_grad, the output's implicit gradient
+    # has the new shape, which does not sum to the recorded one
+    v0 = T.tensor([1.0], requires_grad=True)
+    v1 = v0[T.tensor([0])]
+    with T.no_grad():
+        v1.squeeze_(-1)
+    with pytest.raises(RuntimeError, match=r"^invalid gradient at index 0 - got \[\] but expected shape "
+                                           r"compatible with \[1\]$"):
+        v1.backward(retain_graph=True)
+    x = T.tensor([[1.0, 2.0]], requires_grad=True)
+    y = x * 3
+    with T.no_grad():
+        y.squeeze_(0)
+    with pytest.raises(RuntimeError, match=r"got \[2\] but expected shape compatible with \[1, 2\]"):
+        y.backward(T.ones(2))
+    # one that sums down is fine: unsqueezed, the gradient [1] sums to the recorded []
+    x = T.tensor(2.0, requires_grad=True)
+    y = x * 3
+    with T.no_grad():
+        y.unsqueeze_(0)
+    y.backward()
+    assert x.grad.item() == 3.0

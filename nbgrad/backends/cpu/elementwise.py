@@ -890,12 +890,6 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
 # ~18 us).  Each returns None for a call it does not serve (one the thresholds would split
 # across threads, a dtype the kernels do not read natively, NBGRAD_DEBUG on, which logs
 # the general path's decisions); the caller then takes the general entry point.
-def _dense_out(n, dtype):
-    # below SPLIT_FLOOR a plain np.empty (new_buffer's own fast path, without the call);
-    # larger outputs from the pool (_allocator.py: no fresh pages to fault in)
-    return np.empty(n, dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, dtype)
-
-
 def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False, a_scalar=False):
     """binary(op) of two operands of n elements each (b_scalar, a_scalar: that operand is
     one element, read for all n), into a new buffer (or into `out`, n elements that may be
@@ -904,7 +898,9 @@ def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=Fa
             or bbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n, op in _COMPUTE_BOUND_BINARY)):
         return None
     if out is None:
-        out = _dense_out(n, out_dtype)
+        # (below SPLIT_FLOOR np.empty, new_buffer's own fast path without the call; larger
+        # outputs from the pool, _allocator.py: no fresh pages to fault in)
+        out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
     path = CONTIGUOUS if n == 1 else SCALAR_B if b_scalar else SCALAR_A if a_scalar else CONTIGUOUS
     _binary_kernels[op][path](abuf, aoff, bbuf, boff, out)
     return out
@@ -915,7 +911,7 @@ def unary_dense(op, buf, off, n, out_dtype):
     if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or (n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY)):
         return None
-    out = _dense_out(n, out_dtype)
+    out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
     _unary_kernels[op][CONTIGUOUS](buf, off, out)
     return out
 
@@ -924,8 +920,9 @@ def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):
     """mul_backward() of three operands of n elements each: (g * b, g * a) in one pass."""
     if n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n)):
         return None
-    ga = _dense_out(n, gbuf.dtype)
-    gb = _dense_out(n, gbuf.dtype)
+    small = n < _threads.SPLIT_FLOOR
+    ga = np.empty(n, gbuf.dtype) if small else new_buffer(n, gbuf.dtype)
+    gb = np.empty(n, gbuf.dtype) if small else new_buffer(n, gbuf.dtype)
     _mul_backward_contiguous(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb)
     return ga, gb
 

@@ -59,9 +59,9 @@ import threading
 
 import numpy as np
 from llvmlite import ir
-from numba import literal_unroll, njit, types
+from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from . import _threads
 
@@ -225,16 +225,24 @@ def _gemm_block(task, at, axis, lo, hi):
 
 
 @_kernel
-def _describe(task, at, a, b, out):
-    """Write out = a @ b into task from task[at] in _gemm_block's order (cblas row-major: a C
-    matrix is itself, NoTrans with ld its row length; an F matrix the transpose of a C one,
-    Trans with ld its column length)."""
-    m, k = a.shape
-    n = b.shape[1]
-    task[at], task[at + 6] = (111, k) if a.strides[1] == a.itemsize else (112, m)
-    task[at + 1], task[at + 8] = (111, n) if b.strides[1] == b.itemsize else (112, k)
+def _describe(task, at, a, ta, b, tb, out):
+    """Write out = op(a) @ op(b) into task from task[at] in _gemm_block's order (cblas row-major:
+    a and b are C-contiguous, t 111 NoTrans for the matrix itself, 112 Trans for its transpose;
+    either way the leading dimension is the stored row length)."""
+    m = a.shape[0] if ta == 111 else a.shape[1]
+    k = a.shape[1] if ta == 111 else a.shape[0]
+    n = b.shape[1] if tb == 111 else b.shape[0]
+    task[at], task[at + 6] = ta, a.shape[1]
+    task[at + 1], task[at + 8] = tb, b.shape[1]
     task[at + 2], task[at + 3], task[at + 4] = m, n, k
     task[at + 5], task[at + 7], task[at + 9], task[at + 10] = a.ctypes.data, b.ctypes.data, out.ctypes.data, n
+
+
+def _row_major(m):
+    """(m, 111) for a C-contiguous matrix, (m.T, 112) for an F-contiguous one: the kernels
+    below take C arrays and a cblas transpose flag, so that a product compiles them once per
+    dtype, not once per mix of layouts (~0.3 s each on a cold cache)."""
+    return (m, 111) if m.flags.c_contiguous else (m.T, 112)
 
 
 @_kernel
@@ -434,15 +442,15 @@ def _split_rows(m, n, b_c, pieces):
 
 
 @_kernel
-def _plan(task, fn, f64, a, b, out, threads):
-    """Write the product out = a @ b into task (cblas row-major: a C matrix is itself, NoTrans
-    with ld its row length; an F matrix the transpose of a C one, Trans with ld its column
-    length) with its pieces' bounds along one of the output's dims (_split_rows), on multiples
+def _plan(task, fn, f64, a, ta, b, tb, out, threads):
+    """Write the product out = op(a) @ op(b) into task (a, b C-contiguous with their cblas
+    transpose flags: _describe) with its pieces' bounds along one of the output's dims (_split_rows), on multiples
     of 16 elements (whole cache lines of a row), each piece above _SMALL_KERNEL_MAX
     multiply-adds.  The number of pieces; below 2 nothing is to be split."""
-    m, k = a.shape
-    n = b.shape[1]
-    b_c = b.strides[1] == b.itemsize
+    m = a.shape[0] if ta == 111 else a.shape[1]
+    k = a.shape[1] if ta == 111 else a.shape[0]
+    n = b.shape[1] if tb == 111 else b.shape[0]
+    b_c = tb == 111
     axis, length = (0, m) if _split_rows(m, n, b_c, min(threads, MAX_PIECES)) else (1, n)
     per_element = (m * n * k) / length
     pieces = min(threads, MAX_PIECES)
@@ -461,17 +469,18 @@ def _plan(task, fn, f64, a, b, out, threads):
         return pieces
     task[_T_BOUNDS] = 0
     task[_T_KIND], task[_T_FN], task[_T_F64] = _GEMM_TASK, fn, f64
-    _describe(task, _T_TA, a, b, out)
+    _describe(task, _T_TA, a, ta, b, tb, out)
     task[_T_AXIS], task[_T_PIECES] = axis, pieces
     return pieces
 
 
 @_kernel
-def _plan_pair(task, fn, f64, a1, b1, out1, a2, b2, out2):
-    """Write the pair of products out1 = a1 @ b1, out2 = a2 @ b2 into task: two pieces."""
+def _plan_pair(task, fn, f64, a1, ta1, b1, tb1, out1, a2, ta2, b2, tb2, out2):
+    """Write the pair of products out1 = op(a1) @ op(b1), out2 = op(a2) @ op(b2) into task
+    (_describe's arguments): two pieces."""
     task[_T_KIND], task[_T_FN], task[_T_F64] = _PAIR_TASK, fn, f64
-    _describe(task, _T_TA, a1, b1, out1)
-    _describe(task, _T_SECOND, a2, b2, out2)
+    _describe(task, _T_TA, a1, ta1, b1, tb1, out1)
+    _describe(task, _T_SECOND, a2, ta2, b2, tb2, out2)
     task[_T_BOUNDS], task[_T_BOUNDS + 1], task[_T_BOUNDS + 2] = 0, 1, 2
     task[_T_PIECES] = 2
 
@@ -487,7 +496,7 @@ def gemm(a, b, out, threads):
         return False        # another thread's product holds the block: the caller's own gemm
     try:
         dtype = out.dtype
-        if _plan(t.task, _GEMM["addresses"][dtype], dtype == _F64, a, b, out, threads) < 2:
+        if _plan(t.task, _GEMM["addresses"][dtype], dtype == _F64, *_row_major(a), *_row_major(b), out, threads) < 2:
             return False
         _run_planned(t)
     finally:
@@ -525,22 +534,54 @@ def gemm_pair(a1, b1, out1, a2, b2, out2, threads):
         return False
     try:
         dtype = out1.dtype
-        _plan_pair(t.task, _GEMM["addresses"][dtype], dtype == _F64, a1, b1, out1, a2, b2, out2)
+        _plan_pair(t.task, _GEMM["addresses"][dtype], dtype == _F64, *_row_major(a1), *_row_major(b1), out1,
+                   *_row_major(a2), *_row_major(b2), out2)
         _run_planned(t)
     finally:
         t.lock.release()
     return True
 
 
+@intrinsic
+def _address(typingctx, x):
+    """The address of array x's first element (what x.ctypes.data gives, without its object)."""
+    if not isinstance(x, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ptrtoint(context.make_array(sig.args[0])(context, builder, args[0]).data, ir.IntType(64))
+    return types.int64(x), codegen
+
+
+def _store_addresses(block, arrays, offsets):
+    """block[i] = the address of element offsets[i] of arrays[i], for each i (compiled code only)."""
+    raise NotImplementedError
+
+
+@overload(_store_addresses)
+def _store_addresses_impl(block, arrays, offsets):
+    # one statement per array at a constant index, generated for the tuple's length: a tuple of
+    # mixed array types compiles without literal_unroll's loop versioning (a third less per new
+    # tuple of types on a cold cache)
+    lines = "".join(f"    block[{i}] = _address(arrays[{i}]) + offsets[{i}] * arrays[{i}].itemsize\n"
+                    for i in range(len(arrays)))
+    scope = {"_address": _address, "__name__": __name__}
+    exec("def store(block, arrays, offsets):\n" + lines + "    return 0\n", scope)
+    return scope["store"]
+
+
 @_kernel
-def _run_call(ctl, task, block, gen, fn, n, pieces, align, arrays, offsets):
+def _fill_block(block, arrays, offsets):
+    """The argument block of a native call: the only part of one that depends on its arrays'
+    types, compiled apart from _run_call so that each new tuple of array types compiles these
+    few stores alone, not the claiming and gemm code _run_call inlines."""
+    _store_addresses(block, arrays, offsets)
+
+
+@_kernel
+def _run_call(ctl, task, block, gen, fn, n, pieces, align):
     """The caller's side of a native call: fn(block's address, lo, hi) over `pieces` ranges of
-    [0, n) cut on multiples of align, the block holding the address of element offsets[i] of
-    arrays[i] for each i."""
-    i = 0
-    for x in literal_unroll(arrays):
-        block[i] = x.ctypes.data + offsets[i] * x.itemsize
-        i += 1
+    [0, n) cut on multiples of align (the block filled by _fill_block)."""
     task[_T_KIND], task[_T_FN], task[_T_ARGS] = _CALL_TASK, fn, block.ctypes.data
     task[_T_BOUNDS] = 0
     for p in range(1, pieces):
@@ -564,7 +605,8 @@ def call(fn, n, pieces, align, arrays, offsets):
     if not t.lock.acquire(blocking=False):
         return False
     try:
-        _run_call(t.ctl, t.task, t.args, t.next_generation(), fn, n, min(pieces, MAX_PIECES), align, arrays, offsets)
+        _fill_block(t.args, arrays, offsets)
+        _run_call(t.ctl, t.task, t.args, t.next_generation(), fn, n, min(pieces, MAX_PIECES), align)
     finally:
         t.lock.release()
     return True

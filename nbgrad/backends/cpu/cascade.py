@@ -215,29 +215,40 @@ def _lane_sums(x, off, width, nvec, acc, scratch):
             lanes[lane] += lanes[k * width + lane]
 
 
+# cascade_sum's loop over a 2-D tile (size0 reduced, size1 outer: the two inner dims of the walk,
+# the reduced one first) takes one of four paths, and every tile of a walk takes the same one (the
+# tiles differ only in where they start).  So the path is chosen once per walk, in Python
+# (_tile_plan), and each path is a kernel of its own that walks all the tiles: a sum compiles only
+# its path (a bias gradient's column sums: the outer one), not all four: on a cold cache that is
+# seconds of LLVM for each dtype.  Each kernel: (x, off, starts, size0, size1, in0, in1, o0, os,
+# width, out, j_lo, j_hi): the tiles start at x[off + starts[t, 0]] and out[starts[t, 1]]; row j of
+# a tile (j_lo <= j < j_hi, j_lo a multiple of 4 * width: the rows take the paths they take in the
+# whole tile) is summed and added into out[ob + j * os] as the store does (os 0: all into one value).
+
+
 @_kernel
-def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc, out, ob, os, j_lo, j_hi):
-    """One call of cascade_sum's loop over a (size0 reduced, size1 outer) tile, rows j_lo to
-    j_hi of it (j_lo a multiple of 4 * width: the rows take the paths they take in the whole
-    tile): the sum of row j added into out[ob + j * os] as its store does (os 0: all into one
-    value)."""
-    if in0 == 1 and size0 >= width:                   # vectorized_inner_sum
-        nvec = size0 // width
-        block = 4 * width
-        short = nvec // 4 < 16          # no level of the cascade is ever reached: inlined
-        level0 = acc[0]
-        ublock = uint64(block)
-        for j in range(j_lo, j_hi):
+def _inner_sums(x, off, starts, size0, size1, in0, in1, o0, os, width, out, j_lo, j_hi):
+    """vectorized_inner_sum: each row a dense run of at least one vector (_lane_sums)."""
+    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
+    acc = np.zeros((4, 4 * width), dtype=x.dtype)
+    nvec = size0 // width
+    block = 4 * width
+    short = nvec // 4 < 16          # no level of the cascade is ever reached: inlined
+    level0 = acc[0]
+    ublock = uint64(block)
+    for t in range(starts.shape[0]):
+        base, ob = off + starts[t, 0], starts[t, 1]
+        for j in range(j_lo, min(j_hi, size1)):
             row = base + j * in1
             if short:
-                for t in range(block):
-                    level0[t] = 0
+                for c in range(block):
+                    level0[c] = 0
                 for r in range(nvec // 4):
                     at = uint64(row + r * block)
-                    for t in range(ublock):
-                        level0[t] += x[at + t]
-                for t in range(block):
-                    level0[t] += 0.0    # (the three empty levels: -0.0 becomes +0.0)
+                    for c in range(ublock):
+                        level0[c] += x[at + c]
+                for c in range(block):
+                    level0[c] += 0.0    # (the three empty levels: -0.0 becomes +0.0)
                 for v in range((nvec // 4) * 4, nvec):
                     for lane in range(width):
                         level0[lane] += x[row + v * width + lane]
@@ -254,38 +265,70 @@ def _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc, out, ob, os,
             for lane in range(width):
                 scratch[_FINAL] += scratch[_LANES + lane]
             out[ob + j * os] += scratch[_FINAL]
-    elif in1 == 1 and size1 >= width:                 # vectorized_outer_sum
-        block = 4 * width
+
+
+@_kernel
+def _outer_sums(x, off, starts, size0, size1, in0, in1, o0, os, width, out, j_lo, j_hi):
+    """vectorized_outer_sum: the rows adjacent (in1 == 1), summed 4 vectors of them side by side
+    (_cascade_columns), then one at a time (_row_sum)."""
+    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
+    acc = np.zeros((4, 4 * width), dtype=x.dtype)
+    block = 4 * width
+    hi = min(j_hi, size1)
+    for t in range(starts.shape[0]):
+        base, ob = off + starts[t, 0], starts[t, 1]
         j = j_lo
-        while j + block <= j_hi:
+        while j + block <= hi:
             _cascade_columns(x, base + j, in0, size0, block, acc, scratch[_LANES:])
             for c in range(block):
                 out[ob + (j + c) * os] += scratch[_LANES + c]
             j += block
-        while j + width <= j_hi:
-            for c in range(width):
-                scratch[_ONE] = _row_sum(x, base + j + c, in0, size0, scratch)
-                out[ob + (j + c) * os] += scratch[_ONE]
-            j += width
-        while j < j_hi:
+        # then PyTorch's vectors of width columns (row_sum of a Vectorized: each lane one
+        # column's row_sum) and the scalar columns after them (row_sum): the same sums, in one loop
+        while j < hi:
             scratch[_ONE] = _row_sum(x, base + j, in0, size0, scratch)
             out[ob + j * os] += scratch[_ONE]
             j += 1
-    elif in0 < in1:                                   # scalar_inner_sum
-        for j in range(j_lo, j_hi):
+
+
+@_kernel
+def _scalar_inner_sums(x, off, starts, size0, size1, in0, in1, o0, os, width, out, j_lo, j_hi):
+    """scalar_inner_sum: each row by _row_sum."""
+    scratch = np.zeros(_LANES, dtype=x.dtype)
+    for t in range(starts.shape[0]):
+        base, ob = off + starts[t, 0], starts[t, 1]
+        for j in range(j_lo, min(j_hi, size1)):
             scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
             out[ob + j * os] += scratch[_ONE]
-    else:                                             # scalar_outer_sum
+
+
+@_kernel
+def _scalar_outer_sums(x, off, starts, size0, size1, in0, in1, o0, os, width, out, j_lo, j_hi):
+    """scalar_outer_sum: rows four at a time, each by one _cascade, the rest by _row_sum."""
+    scratch = np.zeros(_LANES, dtype=x.dtype)
+    hi = min(j_hi, size1)
+    for t in range(starts.shape[0]):
+        base, ob = off + starts[t, 0], starts[t, 1]
         j = j_lo
-        while j + 3 < j_hi:
+        while j + 3 < hi:
             for k in range(4):
                 scratch[_ONE] = _cascade(x, base + (j + k) * in1, in0, size0, scratch)
                 out[ob + (j + k) * os] += scratch[_ONE]
             j += 4
-        while j < j_hi:
+        while j < hi:
             scratch[_ONE] = _row_sum(x, base + j * in1, in0, size0, scratch)
             out[ob + j * os] += scratch[_ONE]
             j += 1
+
+
+@_kernel
+def _kept_adds(x, off, starts, size0, size1, in0, in1, o0, os, width, out, j_lo, j_hi):
+    """A tile with no reduced dim: its elements added into their outputs one by one."""
+    for t in range(starts.shape[0]):
+        base, ob = off + starts[t, 0], starts[t, 1]
+        for j in range(j_lo, min(j_hi, size1)):
+            for i in range(size0):
+                out[ob + i * o0 + j * os] += x[base + i * in0 + j * in1]
 
 
 @_kernel
@@ -312,37 +355,58 @@ def _next_tile(idx, sizes, nd):
 
 
 @_kernel
-def _cascade_reduce(x, off, sizes, strides, out_strides, width, out, t_lo, t_hi, j_lo, j_hi):
-    """out (zeroed, x's dtype) += PyTorch's sums of the elements TensorIterator walks (sizes,
-    input and output strides innermost first; output strides 0 on reduced dims): its 2-D loop
-    over the two inner dims, once per index of the outer ones, with cascade_sum's cases (the
-    reduced dim moved first; a tile with no reduced dim added elementwise).  Only the tiles
-    t_lo to t_hi (outer indices, dim 2 fastest) and their rows j_lo to j_hi (after the move):
-    pieces of the walk that write different outputs can run side by side."""
+def _tile_starts(sizes, strides, out_strides, t_lo, t_hi):
+    """Where the tiles t_lo to t_hi (outer indices, dim 2 fastest) start in the input (from its
+    offset) and in the output: [t, 0] and [t, 1]."""
     nd = sizes.size
-    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
-    acc = np.zeros((4, 4 * width), dtype=x.dtype)
+    starts = np.empty((t_hi - t_lo, 2), dtype=np.int64)
     idx = np.zeros(max(nd, 2), dtype=np.int64)
     rest = t_lo
     for d in range(2, nd):
         idx[d] = rest % sizes[d]
         rest //= sizes[d]
-    for _ in range(t_lo, t_hi):
-        base = _tile_base(idx, off, strides, nd)
-        ob = _tile_base(idx, 0, out_strides, nd)
-        size0, size1 = sizes[0], (sizes[1] if nd > 1 else 1)
-        in0, in1 = strides[0], (strides[1] if nd > 1 else 0)
-        o0, o1 = out_strides[0], (out_strides[1] if nd > 1 else 0)
-        if o0 != 0 and o1 == 0:
-            size0, size1, in0, in1, o0, o1 = size1, size0, in1, in0, o1, o0
-        hi = min(j_hi, size1)
-        if o0 != 0 and o1 != 0:
-            for j in range(j_lo, hi):
-                for i in range(size0):
-                    out[ob + i * o0 + j * o1] += x[base + i * in0 + j * in1]
-        else:
-            _tile_sum(x, base, in0, in1, size0, size1, width, scratch, acc, out, ob, o1, j_lo, hi)
+    for t in range(t_hi - t_lo):
+        starts[t, 0] = _tile_base(idx, 0, strides, nd)
+        starts[t, 1] = _tile_base(idx, 0, out_strides, nd)
         _next_tile(idx, sizes, nd)
+    return starts
+
+
+_ONE_TILE = np.zeros((1, 2), dtype=np.int64)
+
+
+def _tile_plan(sizes, strides, out_strides, width):
+    """The path every tile of a walk (sizes, input and output strides innermost first; output
+    strides 0 on reduced dims) takes and its arguments: (kernel, size0, size1, in0, in1, o0, o1),
+    the reduced dim moved first."""
+    nd = len(sizes)
+    size0, size1 = int(sizes[0]), (int(sizes[1]) if nd > 1 else 1)
+    in0, in1 = int(strides[0]), (int(strides[1]) if nd > 1 else 0)
+    o0, o1 = int(out_strides[0]), (int(out_strides[1]) if nd > 1 else 0)
+    if o0 != 0 and o1 == 0:
+        size0, size1, in0, in1, o0, o1 = size1, size0, in1, in0, o1, o0
+    if o0 != 0 and o1 != 0:
+        kernel = _kept_adds
+    elif in0 == 1 and size0 >= width:
+        kernel = _inner_sums
+    elif in1 == 1 and size1 >= width:
+        kernel = _outer_sums
+    elif in0 < in1:
+        kernel = _scalar_inner_sums
+    else:
+        kernel = _scalar_outer_sums
+    return kernel, size0, size1, in0, in1, o0, o1
+
+
+def _cascade_reduce(x, off, sizes, strides, out_strides, width, out, t_lo, t_hi, j_lo, j_hi, plan=None):
+    """out (zeroed, x's dtype) += PyTorch's sums of the elements TensorIterator walks (sizes,
+    input and output strides innermost first; output strides 0 on reduced dims): its 2-D loop
+    over the two inner dims, once per index of the outer ones, with cascade_sum's cases.  Only
+    the tiles t_lo to t_hi (outer indices, dim 2 fastest) and their rows j_lo to j_hi (after
+    the move): pieces of the walk that write different outputs can run side by side."""
+    kernel, size0, size1, in0, in1, o0, o1 = plan or _tile_plan(sizes, strides, out_strides, width)
+    starts = _ONE_TILE if len(sizes) <= 2 else _tile_starts(sizes, strides, out_strides, t_lo, t_hi)
+    kernel(x, off, starts, size0, size1, in0, in1, o0, o1, width, out, j_lo, j_hi)
 
 
 @_kernel
@@ -370,18 +434,19 @@ def _squared_deviations(x, off, sizes, strides, mean):
 
 
 @_kernel
-def _dense_sum(x, off, n, width):
-    """PyTorch's sum of one dense run x[off:off + n] (TensorIterator's single dim at stride 1,
-    _cascade_reduce's one tile), in one call: a small op's total."""
-    scratch = np.zeros(_LANES + 4 * width, dtype=x.dtype)
-    acc = np.zeros((4, 4 * width), dtype=x.dtype)
+def _dense_sum(x, off, n, width, starts):
+    """PyTorch's sum of one dense run x[off:off + n] of at least one vector (TensorIterator's
+    single dim at stride 1: _inner_sums of one row), in one call: a small op's total."""
     out = np.zeros(1, dtype=x.dtype)
-    _tile_sum(x, off, 1, 0, n, 1, width, scratch, acc, out, 0, 0, 0, 1)
+    _inner_sums(x, off, starts, n, 1, 1, 0, 0, 0, width, out, 0, 1)
     return out[0]
 
 
 def dense_sum(buf, off, n):
-    return _dense_sum(buf, off, n, SUM_VECTOR_BYTES // buf.dtype.itemsize)
+    width = SUM_VECTOR_BYTES // buf.dtype.itemsize
+    if n >= width:
+        return _dense_sum(buf, off, n, width, _ONE_TILE)
+    return cascade_sum(buf, off, *contiguous_run(n))
 
 
 def cascade_sum(buf, off, sizes, strides):
@@ -414,33 +479,34 @@ def cascade_reduce(x_view, dims):
     by outer tiles when every outer dim is kept, else by rows of the one tile when those are
     kept (cut on multiples of 4 vectors, so that every row takes its path as in one call)."""
     buf, off, shape, strides = x_view
-    key = (tuple(shape), tuple(strides), tuple(dims))
+    key = (tuple(shape), tuple(strides), tuple(dims), buf.dtype.itemsize)
     walk = _WALKS.get(key)
     if walk is None:
         if len(_WALKS) > 512:
             _WALKS.clear()
-        walk = _WALKS[key] = reduced_walk((None, 0) + key[:2], dims)
-    _, sizes, strides, out_strides, out_n = walk
+        walk = reduced_walk((None, 0) + key[:2], dims)
+        walk = _WALKS[key] = walk + (_tile_plan(walk[1], walk[2], walk[3], SUM_VECTOR_BYTES // buf.dtype.itemsize),)
+    _, sizes, strides, out_strides, out_n, plan = walk
     out = np.zeros(out_n, dtype=buf.dtype)
     width = SUM_VECTOR_BYTES // buf.dtype.itemsize
     tiles = _tiles(sizes)
     n = tiles * int(sizes[0]) * (int(sizes[1]) if len(sizes) > 1 else 1)
     if worth_splitting(n):
         if tiles > 1 and all(out_strides[2:]):
-            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, a, b, 0, _ALL_ROWS),
+            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, a, b, 0, _ALL_ROWS, plan),
                       tiles, align=1)
             return out
         swap = len(sizes) > 1 and out_strides[0] != 0 and out_strides[1] == 0
         rows = 0 if len(sizes) < 2 else int(sizes[0] if swap else sizes[1])
         if tiles == 1 and rows >= 2 * 4 * width and (out_strides[0] if swap else out_strides[1]) != 0:
-            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, 1, a, b),
+            run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, 1, a, b, plan),
                       rows, align=4 * width)
             return out
-    _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, tiles, 0, _ALL_ROWS)
+    _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, tiles, 0, _ALL_ROWS, plan)
     return out
 
 
-_WALKS = {}        # (shape, strides, dims) -> reduced_walk at offset 0 (its arrays are only read)
+_WALKS = {}        # (shape, strides, dims, dtype) -> reduced_walk at offset 0 (its arrays are only read) + _tile_plan
 
 
 def reduced_walk(x_view, dims):

@@ -70,30 +70,30 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
         sa, dev = a._shape, a._storage.device
         rm = row_major_of(sa) or row_major(sa)
         dense = _BINARY_DENSE[dev.type]
-        if dense is not None and rm is not None and (a._stride is rm or a._stride == rm):
-            if isinstance(b, Tensor):
-                tb = b if (b._dtype is compute_dtype and b._storage.device is dev and (b._shape is sa or b._shape == sa)
-                           and (b._stride is rm or b._stride == rm)) else None
-            else:
-                tb = scalar_tensor(b, compute_dtype, dev) if ((type(b) is float or type(b) is int)
-                                                              and compute_dtype is not D.float16) else None
-            if tb is not None:
+        if dense is not None and rm is not None:
+            b_dense = isinstance(b, Tensor) and b._dtype is compute_dtype and b._storage.device is dev \
+                and (b._shape is sa or b._shape == sa) and (b._stride is rm or b._stride == rm)
+            if a._stride is rm or a._stride == rm:
+                if b_dense:
+                    tb = b
+                else:
+                    tb = scalar_tensor(b, compute_dtype, dev) if ((type(b) is float or type(b) is int)
+                                                                  and compute_dtype is not D.float16) else None
+                if tb is not None:
+                    out_dtype = out_dtype or compute_dtype
+                    buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
+                                out_dtype.np, None, tb is not b)
+                    if buf is not None:
+                        return Tensor._from_buffer(buf, sa, out_dtype, dev)
+            elif b_dense and not any(a._stride):
+                # one element expanded to b's shape (sum's gradient, g.expand(shape), meeting the
+                # next backward formula) with a row-major b: the kernel reads a's element for all
+                # n; the result is row-major, as TensorIterator lays it out (a 0 stride decides nothing)
                 out_dtype = out_dtype or compute_dtype
-                buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
-                            out_dtype.np, None, tb is not b)
+                buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset, math.prod(sa),
+                            out_dtype.np, None, False, True)
                 if buf is not None:
                     return Tensor._from_buffer(buf, sa, out_dtype, dev)
-        elif dense is not None and rm is not None and not any(a._stride) and isinstance(b, Tensor) \
-                and b._dtype is compute_dtype and b._storage.device is dev and (b._shape is sa or b._shape == sa) \
-                and (b._stride is rm or b._stride == rm):
-            # one element expanded to b's shape (sum's gradient, g.expand(shape), meeting the
-            # next backward formula) with a row-major b: the kernel reads a's element for all
-            # n; the result is row-major, as TensorIterator lays it out (a 0 stride decides nothing)
-            out_dtype = out_dtype or compute_dtype
-            buf = dense(op, a._storage.buffer, a._offset, b._storage.buffer, b._offset, math.prod(sa),
-                        out_dtype.np, None, False, True)
-            if buf is not None:
-                return Tensor._from_buffer(buf, sa, out_dtype, dev)
     a_is_tensor = isinstance(a, Tensor)
     b_is_tensor = isinstance(b, Tensor)
     if a_is_tensor and b_is_tensor:
@@ -573,11 +573,19 @@ def mul(a, b):
         # PyTorch saves an operand used by one input's derivative only when that input has
         # an edge (should_compute_output): a's for b's gradient, b's for a's
         fns = node._next_fns
-        need_a, need_b = fns[0] is not None, fns[1] is not None
-        node.save(a if b_is_tensor and need_b else None, b if b_is_tensor and need_a else None)
-        if not b_is_tensor and need_a:
-            node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
+        _save_operands(node, a, b, fns[1] is not None, fns[0] is not None)
     return out
+
+
+def _save_operands(node, a, b, save_a, save_b):
+    """node.save(a, b) of those asked for (a Python number as nothing to save), as PyTorch's
+    formulas save self and other; an other that is a Python number PyTorch saves as a wrapped-
+    number tensor, which is freed with the rest (node._saved_scalar: the error after a
+    backward that freed the graph)."""
+    b_is_tensor = isinstance(b, Tensor)
+    node.save(a if save_a and isinstance(a, Tensor) else None, b if save_b and b_is_tensor else None)
+    if save_b and not b_is_tensor:
+        node._saved_scalar = True
 
 
 class DivBackward0(Node):
@@ -617,11 +625,7 @@ def div(a, b, rounding_mode=None):
             # PyTorch's formulas (grad * 0 for both) name self and other, so it saves other
             # (a Python number as a wrapped-number tensor) and, for other's gradient, self:
             # their version checks and the freed-after-backward error follow
-            b_is_tensor = isinstance(b, Tensor)
-            node.save(a if isinstance(a, Tensor) and node.needs_input_grad(1) else None,
-                      b if b_is_tensor else None)
-            if not b_is_tensor:
-                node._saved_scalar = True
+            _save_operands(node, a, b, node.needs_input_grad(1), True)
         return out
     if not isinstance(a, Tensor):
         return mul(reciprocal(b), a)
@@ -633,9 +637,7 @@ def div(a, b, rounding_mode=None):
         b_is_tensor = isinstance(b, Tensor)
         node = record(DivBackward0, (a, b), (out,)) if b_is_tensor else \
             record(DivBackward0, (a, b), (out,), b_scalar=b)
-        node.save(a if b_is_tensor and node.needs_input_grad(1) else None, b if b_is_tensor else None)
-        if not b_is_tensor:
-            node._saved_scalar = True           # PyTorch saves the wrapped number, freed with the rest
+        _save_operands(node, a, b, node.needs_input_grad(1), True)
     return out
 
 

@@ -68,7 +68,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     with no_grad():
         if dim is None:
             flat = x.reshape(-1)
-            rows, order = flat.sort(stable=True)
+            # PyTorch sorts with sort() (not stable: its std::sort order), which decides the
+            # order of NaNs, each a value of its own (seed 42015487)
+            rows, order = flat.sort()
             new = _new_groups(rows)
             values = rows.masked_select(new) if flat.numel() else rows
             inverse_shape = x.shape

@@ -795,3 +795,17 @@ def test_a_root_reshaped_in_place_is_checked_against_its_nodes_record():
         y.unsqueeze_(0)
     y.backward()
     assert x.grad.item() == 3.0
+
+
+def test_unique_orders_nans_as_pytorchs_unstable_sort():
+    # seed 42015487 (torch 2.13): each NaN is a value of its own, and which one gets which
+    # index follows the order sort() (not stable: std::sort's) leaves them in
+    nan = math.nan
+    row = [-0.5, nan, -0.54] * 6 + [0.1, 0.37, -1.23] * 6
+    x = T.tensor(row, dtype=T.float32).reshape(1, 2, 3, 2, 3)
+    values, inverse, counts = x.unique(return_inverse=True, return_counts=True)
+    assert np.array_equal(values.numpy(), np.array([-1.23, -0.54, -0.5, 0.1, 0.37] + [nan] * 6, np.float32),
+                          equal_nan=True)
+    assert inverse.flatten().tolist() == [2, 10, 1, 2, 9, 1, 2, 8, 1, 2, 7, 1, 2, 6, 1, 2, 5, 1,
+                                          3, 4, 0, 3, 4, 0, 3, 4, 0, 3, 4, 0, 3, 4, 0, 3, 4, 0]
+    assert counts.tolist() == [6, 6, 6, 6, 6, 1, 1, 1, 1, 1, 1]

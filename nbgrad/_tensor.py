@@ -95,6 +95,12 @@ class Tensor:
     # non-leaf's shape after its grad_fn made it: the shape its gradient must have
     _producer_meta = None
     _retains_grad = False
+    # (node, output_nr, grad_fn) after an in-place view op (unsqueeze_, t_, ...) gave the
+    # tensor a new grad_fn while its hooks were registered on the old one: PyTorch sets that
+    # history without moving the tensor's hooks, so while grad_fn is still that one, later
+    # hooks join the earlier ones on the old node (ops/inplace_views.py)
+    _hooks_at = None
+    _retained_at = None     # (node, output_nr) holding retain_grad when an in-place view op left it there
 
     # -- construction ------------------------------------------------------
     def __init__(self, *args, **kwargs):
@@ -393,6 +399,9 @@ class Tensor:
                 self._leaf_hooks = []
             self._leaf_hooks.append(hook)
             return RemovableHandle(self._leaf_hooks, hook)
+        at = self._hooks_at
+        if at is not None and at[2] is fn:
+            return at[0]._add_tensor_pre_hook(at[1], hook)
         return fn._add_tensor_pre_hook(self._output_nr, hook)
 
     def register_post_accumulate_grad_hook(self, hook):

@@ -6,7 +6,7 @@ written with Tensor ops (so that create_graph=True records the backward pass).
 import importlib
 import math
 import sys
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from sys import getrefcount
 
 from .grad_mode import is_grad_enabled, set_grad_enabled
@@ -241,8 +241,9 @@ class _Walk:
         # PyTorch's ready queue: the newest node (highest sequence number) runs first, a
         # leaf's AccumulateGrad before any other; the order shows where a backward stops
         # when it fails, which buffers it freed, and in which order gradients add up
-        ready = [(-n._seq, n) for n in ready]
-        heapify(ready)
+        roots, ready = ready, []
+        for n in roots:                 # pushed in order, as PyTorch's graph root sends them
+            heappush(ready, (-n._seq, n))
         send = _sender(buffers, deps, ready, create_graph, shared, wanted)
         while ready:
             node = heappop(ready)[1]

@@ -124,7 +124,7 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
             node._next_fns = tuple(fns)
             node._next_nrs = nrs
             node.input_meta = meta
-            node._seq = _next_seq() + node_cls._priority
+            node._seq = node_cls._priority or _next_seq()
             if anomaly_mode.ENABLED:
                 node._trace = anomaly_mode.creation_trace()
         else:

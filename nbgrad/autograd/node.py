@@ -146,11 +146,19 @@ class Node:
     _priority = 0          # RUNS_FIRST: ready, it runs before any ordinary node (PyTorch's
                            # UINT64_MAX sequence numbers: AccumulateGrad, error nodes)
 
+    def __lt__(self, other):
+        # The engine's ready queue holds (-sequence number, node); nodes that run first all
+        # have PyTorch's one number, UINT64_MAX, and then no node is before another: the
+        # heap leaves them in the order its pushes and pops do, as std::priority_queue does
+        # in PyTorch's engine (an error node before or after a leaf's AccumulateGrad: where
+        # a failing backward stops, seed 42017968)
+        return False
+
     def __init__(self, edges, input_meta=()):
         # (graph.record spells this out for the nodes it makes: keep the two in step)
         self.next_functions = edges
         self.input_meta = input_meta
-        self._seq = _next_seq() + self._priority
+        self._seq = self._priority or _next_seq()
         if anomaly_mode.ENABLED:
             self._trace = anomaly_mode.creation_trace()
 

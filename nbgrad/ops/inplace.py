@@ -349,6 +349,8 @@ def _move_retained_grad(t, old_fn, old_nr):
     history: t.grad is then the gradient of its new value, not of the overwritten one."""
     if not t._retains_grad or old_fn is None or old_fn is t._grad_fn:
         return
+    if t._retained_at is not None:      # where an in-place view op left it (inplace_views.py)
+        (old_fn, old_nr), t._retained_at = t._retained_at, None
     retains = old_fn._retains
     if retains and old_nr in retains and retains[old_nr]() is t:
         del retains[old_nr]

@@ -11,7 +11,7 @@ import functools
 
 from .._size import Size
 from ..autograd.node import Node
-from .inplace import _move_retained_grad, check_inplace
+from .inplace import check_inplace
 from ._graph import needs_grad, record, wrap_dims, _wrap
 from .views import SqueezeBackward0, SqueezeBackward4
 
@@ -62,7 +62,17 @@ def _restride_(t, shape, strides, node_cls, **attrs):
         t._grad_fn = node
         t._output_nr = 0
         t._requires_grad = True
-        _move_retained_grad(t, old_fn, old_nr)
+        # PyTorch gives an in-place view op's node to the tensor with set_history, not
+        # rebase_history: retain_grad stays on the old node (t.grad is then the gradient of
+        # the value before the op, of its shape), and so do the tensor's hooks, which later
+        # register_hook calls join while this node is t's grad_fn
+        if t._retains_grad and t._retained_at is None and old_fn is not None:
+            t._retained_at = (old_fn, old_nr)
+        at = t._hooks_at
+        if at is not None and at[2] is old_fn:
+            t._hooks_at = (at[0], at[1], node)
+        elif old_fn is not None and old_fn._pre_hooks and old_fn._pre_hooks.get(old_nr):
+            t._hooks_at = (old_fn, old_nr, node)
     return t
 
 

@@ -657,7 +657,27 @@ def make_binary(fn):
                 pa += jump(shape, ast, d, nd - 2)
                 pb += jump(shape, bst, d, nd - 2)
 
-    return contiguous, scalar_a, scalar_b, strided
+    # A dense operand with a row repeated over all its rows (a bias, (n, m) + (m,)): the
+    # strided walk's per-row work was twice the additions' ((128, 256) float32: 8.4 -> 3.4 us)
+    @_kernel
+    def row_b(a, aoff, b, boff, out, inner):
+        brow = b[boff:boff + inner]
+        for o in range(0, out.size, inner):
+            arow = a[aoff + o:aoff + o + inner]
+            orow = out[o:o + inner]
+            for j in range(inner):
+                orow[j] = fn(arow[j], brow[j])
+
+    @_kernel
+    def row_a(a, aoff, b, boff, out, inner):
+        arow = a[aoff:aoff + inner]
+        for o in range(0, out.size, inner):
+            brow = b[boff + o:boff + o + inner]
+            orow = out[o:o + inner]
+            for j in range(inner):
+                orow[j] = fn(arow[j], brow[j])
+
+    return contiguous, scalar_a, scalar_b, strided, row_b, row_a
 
 
 @_kernel
@@ -879,6 +899,17 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
     elif split and plan[1][0] > 1:
         _split_outer(kernels[3], plan[1], [(abuf, aoff, plan[2][0]), (bbuf, boff, plan[2][1])], out)
     else:
+        cshape = plan[1]
+        if len(cshape) == 2:
+            inner = cshape[1]
+            (a0, a1), (b0, b1) = plan[2]
+            if a1 == 1 and b1 == 1:
+                if a0 == inner and b0 == 0:         # dense a, one row of b for every row
+                    kernels[4](abuf, aoff, bbuf, boff, out, inner)
+                    return
+                if b0 == inner and a0 == 0:
+                    kernels[5](abuf, aoff, bbuf, boff, out, inner)
+                    return
         kernels[3](abuf, aoff, plan[3][0], bbuf, boff, plan[3][1], out, plan[4])
 
 

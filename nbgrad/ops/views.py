@@ -816,11 +816,6 @@ class AliasBackward0(Node):
         return g
 
 
-class AliasBackward0(Node):
-    def backward(self, g):
-        return g
-
-
 def alias(x):
     """A new view with x's own geometry (PyTorch's at::alias: what x[...] and x[()] return)."""
     out = make_view(x, x._shape, x._stride, x._offset)

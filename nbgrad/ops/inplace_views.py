@@ -1,11 +1,11 @@
-"""In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_).
+"""In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_), as_strided_.
 
 They change the tensor object's own shape and strides; its data stays where it is.
 As in PyTorch, each counts as an in-place change (the version goes up, so a tensor
 saved for backward before it is refused, and other views of the same base regenerate
 their history), is refused on a leaf that requires grad (or a view of one) while grad
 mode is on, and gives the tensor a new node (UnsqueezeBackward1, SqueezeBackward3/4/5,
-TBackward1, TransposeBackward1) whose input is the tensor's old history.
+TBackward1, TransposeBackward1, AsStridedBackward1) whose input is the tensor's old history.
 """
 import functools
 
@@ -13,7 +13,7 @@ from .._size import Size
 from ..autograd.node import Node
 from .inplace import check_inplace
 from ._graph import needs_grad, record, wrap_dims, _wrap
-from .views import SqueezeBackward0, SqueezeBackward4
+from .views import AsStridedBackward0, SqueezeBackward0, SqueezeBackward4, _geometry, is_non_overlapping
 
 
 class UnsqueezeBackward1(Node):
@@ -23,6 +23,9 @@ class UnsqueezeBackward1(Node):
 
 class SqueezeBackward3(SqueezeBackward0): pass
 class SqueezeBackward5(SqueezeBackward0): pass
+
+
+AsStridedBackward1 = type("AsStridedBackward1", (AsStridedBackward0,), {"__module__": __name__})
 
 
 class TBackward1(Node):
@@ -45,7 +48,7 @@ def _autograd_checked(op):
     return method
 
 
-def _restride_(t, shape, strides, node_cls, **attrs):
+def _restride_(t, shape, strides, node_cls, offset=None, **attrs):
     node = record(node_cls, (t,), (), **attrs) if needs_grad(t) and t._dtype.is_floating_point else None
     if node is None and t._grad_fn is not None and t._producer_meta is None:
         # the history stays while the shape changes (no_grad): a node recorded on t from
@@ -54,6 +57,8 @@ def _restride_(t, shape, strides, node_cls, **attrs):
         t._producer_meta = (t._grad_fn, t._output_nr, t._shape, t._dtype)
     t._shape = Size(shape)
     t._stride = tuple(strides)
+    if offset is not None:
+        t._offset = offset
     t._vc.value += 1
     if node is not None:
         if t._base is not None:
@@ -118,3 +123,18 @@ def t_(self):
     if self.dim() > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
     return _restride_(self, *_swapped(self, 0, 1 if self.dim() == 2 else 0), TBackward1)
+
+
+@_autograd_checked
+def as_strided_(self, size, stride, storage_offset=None):
+    """The tensor itself given the storage geometry (size, stride, storage_offset); its
+    gradient is as_strided's, from the geometry it had."""
+    from .._checks import as_int, check_strided_geometry, int_tuple
+    size = int_tuple(size, "as_strided_", "size", 1)
+    stride = int_tuple(stride, "as_strided_", "stride", 2)
+    offset = self._offset if storage_offset is None else as_int(storage_offset, "as_strided_", "storage_offset", 3)
+    check_strided_geometry(size, stride, offset, self._dtype.itemsize, len(self._storage.buffer))
+    old = _geometry(self)
+    return _restride_(self, size, stride, AsStridedBackward1, offset=offset, input_geom=old,
+                      view_geoms=[(tuple(size), tuple(stride), offset)], dtype=self._dtype,
+                      divide=None if is_non_overlapping(self._shape, self._stride) else old)

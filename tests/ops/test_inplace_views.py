@@ -135,3 +135,44 @@ def test_leaf_reshaped_in_place_under_no_grad_gets_a_gradient_of_its_new_shape()
     with pytest.raises(RuntimeError, match="must match the size of tensor b"):
         w.backward()            # (2, 3) does not broadcast to (3, 2): refused, as in PyTorch
     assert z.grad is None
+
+
+# -- as_strided_ (values recorded from torch 2.13) ---------------------------------------------
+def test_as_strided_in_place_geometry_node_and_gradient():
+    x = nbgrad.arange(6.0, requires_grad=True).clone()
+    assert x.as_strided_((2, 2), (1, 2), 1) is x
+    assert x.shape == (2, 2) and x.stride() == (1, 2) and x.storage_offset() == 1 and x._version == 1
+    assert type(x.grad_fn).__name__ == "AsStridedBackward1"
+    assert type(x.grad_fn.next_functions[0][0]).__name__ == "CloneBackward0"
+    assert x.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+    z = nbgrad.arange(6.0, requires_grad=True)
+    w = z * 1
+    w.as_strided_((2, 2), (1, 1))           # overlapping: a storage element read twice
+    (w * nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    assert z.grad.tolist() == [1.0, 5.0, 4.0, 0.0, 0.0, 0.0]
+    b = nbgrad.arange(6.0, requires_grad=True)
+    bv = (b * 1)[1:]
+    bv.as_strided_((2,), (2,))              # a view keeps its offset and its base
+    assert bv.storage_offset() == 1 and type(bv.grad_fn).__name__ == "AsStridedBackward1"
+    bv.sum().backward()
+    assert b.grad.tolist() == [0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    # retain_grad stays on the node before it (set_history): the gradient of the old value
+    z = nbgrad.arange(6.0, requires_grad=True)
+    w = z.clone()
+    w.retain_grad()
+    w.as_strided_((3,), (2,))
+    (w * nbgrad.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert z.grad.tolist() == w.grad.tolist() == [1.0, 0.0, 2.0, 0.0, 3.0, 0.0]
+
+
+def test_as_strided_in_place_refusals():
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        nbgrad.arange(6.0, requires_grad=True).as_strided_((2,), (1,))
+    a = nbgrad.arange(6.0)
+    with pytest.raises(RuntimeError, match=r"setStorage: sizes \[10\], strides \[1\], storage offset 0, and "
+                                           r"itemsize 4 requiring a storage size of 40 are out of bounds for "
+                                           r"storage of size 24"):
+        a.as_strided_((10,), (1,))
+    assert a.shape == (6,) and a._version == 0           # nothing changed
+    x = nbgrad.arange(6.0, dtype=nbgrad.float64, requires_grad=True)
+    assert gradcheck(lambda t: (t * 1).as_strided_((2, 2), (1, 2), 1), (x,))

@@ -100,6 +100,18 @@ def _saved_input(tensor):
     return s
 
 
+def _saved_output(tensor):
+    """SavedTensor(tensor, is_output=True) without the __init__ frame (ops that save their
+    result, tanh, exp, sigmoid, relu: once per op): the data kept without its grad_fn."""
+    s = _new(SavedTensor)
+    s.version = tensor._vc.value
+    s.is_output = True
+    s.output_nr = tensor._output_nr
+    s.tensor = tensor._shallow_alias(share_version=True)
+    s.producer = None
+    return s
+
+
 _NUMBERS = {}
 
 
@@ -188,8 +200,9 @@ class Node:
     def save(self, *tensors, outputs=()):
         """Save inputs (and, by position in `outputs`, this node's own outputs) for backward."""
         if outputs:
-            self._saved = tuple([None if t is None else SavedTensor(t, is_output=any(t is o for o in outputs))
-                                 if t is not outputs[0] else SavedTensor(t, is_output=True) for t in tensors])
+            first = outputs[0]
+            self._saved = tuple([None if t is None else _saved_output(t) if t is first or any(t is o for o in outputs)
+                                 else _saved_input(t) for t in tensors])
         else:
             self._saved = tuple([None if t is None else _saved_input(t) for t in tensors])
 

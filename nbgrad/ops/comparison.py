@@ -45,9 +45,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close.bitwise_or_(input.isnan() & other.isnan())
     if rtol == 0 and atol == 0:
         return close
+    # PyTorch casts an integer or bool `other` to the default dtype first (a bool `input` too),
+    # so the difference is taken in floats: it neither wraps (int64's minimum minus 0 stayed
+    # negative, seed 46034098) nor underflows a uint8
     a, b = input, other
-    if a._dtype is D.bool_:
-        a, b = a.to(D.get_default_dtype()), b.to(D.get_default_dtype())
+    if not a._dtype.is_floating_point:
+        b = b.to(D.get_default_dtype())
+        if a._dtype is D.bool_:
+            a = a.to(D.get_default_dtype())
     allowed = atol + (rtol * b).abs()
     actual = (a - b).abs()
     return close.bitwise_or_(actual.isfinite() & (actual <= allowed))

@@ -877,3 +877,18 @@ def test_retain_grad_moves_once_from_where_an_in_place_view_op_left_it():
     v3.mul_(2)
     (v3 * T.arange(3, dtype=T.float64).reshape(3, 1)).sum().backward()
     assert v3.grad.tolist() == [[0.0], [1.0], [2.0]]
+
+
+def test_isclose_of_integers_takes_the_difference_in_the_default_float_dtype():
+    # seed 46034098 (torch 2.13): NaN.long() is int64's minimum; PyTorch casts an integer
+    # `other` to the default dtype before subtracting, so the difference does not wrap
+    a = T.tensor([-9223372036854775808, 5, -9223372036854775807, -2 ** 62, 3], dtype=T.int64)
+    b = T.tensor([0, 5, 0, 0, 4], dtype=T.int64)
+    assert a.isclose(b).tolist() == [False, True, False, False, False]
+    assert a.isclose(b, rtol=0.3).tolist() == [False, True, False, False, True]
+    u = T.tensor([0, 200, 5], dtype=T.uint8)
+    w = T.tensor([3, 199, 5], dtype=T.uint8)
+    assert u.isclose(w, atol=2).tolist() == [False, True, True]
+    i8, j8 = T.tensor([-128, 127], dtype=T.int8), T.tensor([127, -128], dtype=T.int8)
+    assert i8.isclose(j8, atol=10).tolist() == [False, False]
+    assert T.tensor([True, False, True]).isclose(T.tensor([False, False, True]), atol=1).tolist() == [True] * 3

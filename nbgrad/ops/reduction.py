@@ -512,8 +512,10 @@ class StdBackward0(Node):
     def backward(self, g):
         # PyTorch's std_backward: var_backward of g / (2 * std), masked to 0 where std == 0
         x, out = self.saved_tensors
-        from .elementwise import where
-        gv = where(out == 0, 0.0, g / (out * 2))
+        # the quotient filled in place, as PyTorch's masked_fill_: it keeps the quotient's
+        # layout (g's), which an out-of-place fill or a where() takes from the mask (seed 48023328)
+        gv = g / (out * 2)
+        gv.masked_fill_(out == 0, 0.0)
         return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 

@@ -892,3 +892,19 @@ def test_isclose_of_integers_takes_the_difference_in_the_default_float_dtype():
     i8, j8 = T.tensor([-128, 127], dtype=T.int8), T.tensor([127, -128], dtype=T.int8)
     assert i8.isclose(j8, atol=10).tolist() == [False, False]
     assert T.tensor([True, False, True]).isclose(T.tensor([False, False, True]), atol=1).tolist() == [True] * 3
+
+
+def test_std_backward_keeps_the_incoming_gradients_layout():
+    # seed 48023328 (torch 2.13): std_backward fills g / (2 * std) in place where std == 0,
+    # so the gradient keeps g's layout (a transposed one here), not the mask's
+    v2 = T.tensor([[[0.0, 0.0, 0.0]], [[-3.51, 3.24, 0.0]]], dtype=T.float64, requires_grad=True)
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        v3 = v2.std(-2, correction=1)
+    g, = T.autograd.grad(v3.T.mean(), [v2], create_graph=True)
+    assert g.stride() == (1, 6, 2)
+    x = T.tensor([[1.0, 1.0, 1.0], [0.5, -2.0, 3.0]], dtype=T.float64, requires_grad=True)
+    s = x.std(1)
+    g, = T.autograd.grad((s * T.tensor([2.0, 3.0], dtype=T.float64)).sum(), [x], create_graph=True)
+    assert g[0].tolist() == [0.0, 0.0, 0.0]            # std == 0: masked, not nan
+    gg, = T.autograd.grad((g * g).sum(), [x])
+    assert np.isfinite(gg.numpy()).all()

@@ -31,23 +31,10 @@ def node_label(node):
 
 
 class SavedTensor:
-    """A tensor saved for backward, with the version it had then.  (_saved_input below makes
-    an input's without __init__: keep the two in step.)"""
+    """A tensor saved for backward, with the version it had then.  Made by _saved_input and
+    _saved_output below (no __init__ frame: a save runs once per op)."""
 
     __slots__ = ("tensor", "version", "is_output", "producer", "output_nr")
-
-    def __init__(self, tensor, is_output=False):
-        self.version = tensor._vc.value
-        self.is_output = is_output
-        self.output_nr = tensor._output_nr
-        if is_output:
-            # Keep the data without the grad_fn (which is the saving node itself)
-            # to avoid a reference cycle; unpack() puts the grad_fn back.
-            self.tensor = tensor._shallow_alias(share_version=True)
-            self.producer = None
-        else:
-            self.tensor = tensor
-            self.producer = tensor._grad_fn
 
     def unpack(self, node):
         t = self.tensor
@@ -90,7 +77,7 @@ _new = object.__new__
 
 
 def _saved_input(tensor):
-    """SavedTensor(tensor) of an input, without the __init__ frame (a save runs per op)."""
+    """The SavedTensor of an input: the tensor itself, and the node that made it."""
     s = _new(SavedTensor)
     s.version = tensor._vc.value
     s.is_output = False
@@ -101,8 +88,9 @@ def _saved_input(tensor):
 
 
 def _saved_output(tensor):
-    """SavedTensor(tensor, is_output=True) without the __init__ frame (ops that save their
-    result, tanh, exp, sigmoid, relu: once per op): the data kept without its grad_fn."""
+    """The SavedTensor of the saving node's own output (tanh, exp, sigmoid, relu save theirs):
+    the data kept without its grad_fn, which is that node (no reference cycle); unpack()
+    puts the grad_fn back."""
     s = _new(SavedTensor)
     s.version = tensor._vc.value
     s.is_output = True

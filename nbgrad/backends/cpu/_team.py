@@ -554,8 +554,10 @@ def _address(typingctx, x):
 
 
 def _store_addresses(block, arrays, offsets):
-    """block[i] = the address of element offsets[i] of arrays[i], for each i (compiled code only)."""
-    raise NotImplementedError
+    """block[i] = the address of element offsets[i] of arrays[i], for each i.  (Its Python
+    meaning, for NUMBA_DISABLE_JIT; compiled code takes the overload below.)"""
+    for i, x in enumerate(arrays):
+        block[i] = x.ctypes.data + offsets[i] * x.itemsize
 
 
 @overload(_store_addresses)

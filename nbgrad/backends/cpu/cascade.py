@@ -496,9 +496,8 @@ def cascade_reduce(x_view, dims):
             run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, a, b, 0, _ALL_ROWS, plan),
                       tiles, align=1)
             return out
-        swap = len(sizes) > 1 and out_strides[0] != 0 and out_strides[1] == 0
-        rows = 0 if len(sizes) < 2 else int(sizes[0] if swap else sizes[1])
-        if tiles == 1 and rows >= 2 * 4 * width and (out_strides[0] if swap else out_strides[1]) != 0:
+        _, _, rows, _, _, _, row_stride = plan      # the tile's outer dim, after the plan's move
+        if tiles == 1 and rows >= 2 * 4 * width and row_stride != 0:
             run_split(lambda a, b: _cascade_reduce(buf, off, sizes, strides, out_strides, width, out, 0, 1, a, b, plan),
                       rows, align=4 * width)
             return out

@@ -22,7 +22,7 @@ FREED_MSG = (
 
 def node_label(node):
     """A node's name as PyTorch's error messages print it: `ExpBackward0` -> `Exp`,
-    `PowBackward1` -> `Pow1`, a custom Function's `FBackward` -> `F`, `CopySlices` unchanged."""
+    `PowBackward1` -> `Pow1`, a custom Function's `FBackward` -> `F`, `torch::autograd::CopySlices` unchanged."""
     name = node.name()
     head, sep, tail = name.rpartition("Backward")
     if sep and head and (tail == "" or tail.isdigit()):

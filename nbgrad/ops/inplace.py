@@ -21,9 +21,10 @@ import weakref
 
 from .._checks import checked_scalar
 from .. import _dtype as D
+from .._layout import contiguous_format
 from .._tensor import Tensor, dense_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..autograd.node import FREED_MSG, Node
+from ..autograd.node import FREED_MSG, Node, interned_numbers
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
                      zeros_grad)
 from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
@@ -190,27 +191,69 @@ def write_result(t, result):
 
 
 class CopySlices(Node):
-    """The base's history after an in-place op on one of its views."""
+    """The base's history after an in-place op on one of its views (PyTorch's CopySlices).
+
+    It wraps the op's own node `fn`, which is not in the graph: its first edge (to the
+    view's old value) is replaced by the base's old history, its other edges are this
+    node's.  Backward copies the base's gradient, hands fn the gradient of the written
+    window, and writes fn's gradient for the view's old value back into that window."""
+
+    fn = None               # the op's node; None when the written value has no history
+    fn_nr = 0               # the written value's output number in fn
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def release(self):
         self._freed = True      # PyTorch drops the op's node it wraps: a second backward fails
+        if self.fn is not None:
+            self.fn.release()
 
     def backward(self, g):
         if self._freed:
             raise RuntimeError(FREED_MSG)
-        grad_base = grad_result = None
-        if self.needs_input_grad(0):
-            # PyTorch writes the old history's gradient back through the view's window
-            # (grad_slice.copy_), which a window with a broadcast stride refuses.
-            _assert_geometry_writable(self.view_geom[0], self.view_geom[1])
-            from .._creation import ones
-            window = restride([(ones(self.view_geom[0], dtype=D.bool_, device=g.device), self.view_geom)],
-                              self.base_geom, D.bool_)
-            from .elementwise import where
-            grad_base = where(window, 0.0, g)
-        if self.needs_input_grad(1):
-            grad_result = restride([(g, self.base_geom)], self.view_geom, g.dtype)
-        return grad_base, grad_result
+        from .._creation import empty_strided
+        base_shape, base_strides, base_offset = self.base_geom
+        view_shape, view_strides, view_offset = self.view_geom
+        # the base's gradient, laid out as the base (new_empty_strided), and its window
+        result = empty_strided(base_shape, base_strides, dtype=g.dtype, device=g.device)
+        result.copy_(g)
+        grad_slice = result.as_strided(view_shape, view_strides, view_offset - base_offset)
+        fn = self.fn
+        if fn is None:              # the written value depends on nothing: a zero window
+            if self.needs_input_grad(0):
+                grad_slice.zero_()
+                return (result,)
+            return (None,)
+        wanted = self._wanted
+        if wanted is not None:      # autograd.grad(inputs=): fn computes what this node must
+            fn._wanted = wanted
+        try:
+            res = fn(*[None] * self.fn_nr, grad_slice.clone(memory_format=contiguous_format))
+        finally:
+            if wanted is not None:
+                del fn._wanted
+        grads = [None] * len(self._next_fns)
+        for i, r in enumerate(res):
+            if r is None or not self.needs_input_grad(i):
+                continue            # (PyTorch: an undefined gradient is skipped, the base's too)
+            if i == 0:
+                grad_slice.copy_(r)
+                grads[0] = result
+            else:
+                grads[i] = r
+        return tuple(grads)
+
+
+def _wrap_op_node(node, fn, nr):
+    """CopySlices' edges: the base's old history, then fn's edges after its first."""
+    if fn is None:
+        return
+    node._next_fns = node._next_fns[:1] + fn._next_fns[1:]
+    node._next_nrs = interned_numbers(node._next_nrs[:1] + fn._next_nrs[1:])
+    node.input_meta = node.input_meta[:1] + tuple(fn.input_meta[1:])
+    node.fn = fn
+    node.fn_nr = nr
 
 
 def regenerate_view_grad_fn(view):
@@ -336,7 +379,8 @@ def apply_inplace(t, fn, *args, needs_old=True, overlap="partial", writer=None, 
     result = _compute_and_write(t, old, fn, args, needs_old, write)
     if result._requires_grad or base._requires_grad:
         old_fn, old_nr = base._grad_fn, base._output_nr
-        record(CopySlices, (base, result), (base,), base_geom=base_geom, view_geom=view_geom)
+        node = record(CopySlices, (base,), (base,), base_geom=base_geom, view_geom=view_geom)
+        _wrap_op_node(node, result._grad_fn if result._requires_grad else None, result._output_nr)
         _move_retained_grad(base, old_fn, old_nr)
         regenerate_view_grad_fn(t)
         if result._requires_grad and t._grad_fn is not None:

@@ -225,8 +225,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:                     # torch.repeat_interleave(repeats): the indices
         return _repeated_indices(input, output_size)
     x = input
-    if dim is None:
-        x = x.reshape(-1)
+    if dim is None:                         # PyTorch's flatten(): a 1-D input is itself, no view
+        x = x.reshape(-1) if x.dim() != 1 else x
         d = 0
     else:
         d = _wrap(dim, x.dim())

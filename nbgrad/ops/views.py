@@ -179,6 +179,8 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
     if divide is not None:
         a, b = _span(divide)
         lo, hi = min(lo, a), max(hi, b)
+    if in_place and is_grad_enabled() and needs_grad(*tensors):
+        return _as_strided_backward_recorded(sources, dst_geom, dtype, divide, lo, hi - lo + 1)
     buf = be.full(hi - lo + 1, dtype.np, 0)
     for t, geom in sources:
         _scatter(be, buf, lo, t, geom, dtype)
@@ -207,6 +209,43 @@ def restride(sources, dst_geom, dtype=None, divide=None, node_cls=RestrideBackwa
         record(node_cls, tuple(tensors), (out,), srcs=[g for _, g in sources], dst=dst_geom,
                dtype=dtype, divide=divide)
     return out
+
+
+def _as_strided_backward_recorded(sources, dst_geom, dtype, divide, lo, n):
+    """as_strided's backward under create_graph, made of the ops PyTorch's
+    as_strided_backward runs, so its graph is theirs.  The gradient's size-1 dims are
+    squeezed and its 0-stride dims summed away; it is copied into its window of a zero
+    storage (CopySlices on the storage) or, when that window overlaps itself, index_add_-ed;
+    divided by the count of an overlapping input geometry; and the storage is read at the
+    input's geometry (AsStridedBackward0).  The result is then a view of a tensor with
+    history, as in PyTorch, not of a leaf (seed 50027485)."""
+    from .._creation import arange, ones, zeros
+    (grad, (sizes, strides, offset)), = sources         # (as_strided has one output)
+    out_sizes, out_strides = [], []
+    for i in reversed(range(len(sizes))):
+        if sizes[i] == 1:
+            grad = grad.squeeze(i)
+        elif strides[i] == 0:
+            grad = grad.sum(i)
+        else:
+            out_sizes.insert(0, sizes[i])
+            out_strides.insert(0, strides[i])
+    device = grad.device
+    storage = zeros(n, dtype=dtype, device=device)
+    indices = None
+    if is_non_overlapping(out_sizes, out_strides):
+        storage.as_strided(out_sizes, out_strides, offset - lo).copy_(grad)
+    else:
+        indices = arange(n, device=device)
+        storage.index_add_(0, indices.as_strided(out_sizes, out_strides, offset - lo).reshape(-1), grad.reshape(-1))
+    if divide is not None:
+        indices = arange(n, device=device) if indices is None else indices
+        read = indices.as_strided(divide[0], divide[1], divide[2] - lo).reshape(-1)
+        count = zeros(n, dtype=dtype, device=device)
+        count.index_add_(0, read, ones(1, dtype=dtype, device=device).expand(read._shape))
+        storage = storage.div(count)    # (nan where nothing reads: PyTorch's too, never visible)
+    shape, strides, offset = dst_geom
+    return storage.as_strided(shape, strides, offset - lo)
 
 
 def _window_backward(node, grads):
@@ -366,10 +405,8 @@ def view_dtype(x, dtype):
 def reshape(x, *shape):
     shape = _infer_shape(_shape_args(shape, "reshape", "shape"), x.numel())
     strides = _view_strides(tuple(x._shape), x._stride, shape)
-    if strides is not None:
-        if x.is_contiguous():
-            return view(x, shape)
-        return _reshaped(ReshapeAliasBackward0, x, shape, strides)
+    if strides is not None:         # a view: ViewBackward0, or _reshape_alias's node
+        return _reshaped(ViewBackward0 if x.is_contiguous() else ReshapeAliasBackward0, x, shape, strides)
     from .copying import contiguous
     return unsafe_view(contiguous(x), shape)       # (a fresh copy: x could not be viewed)
 
@@ -586,6 +623,8 @@ def expand(x, *sizes):
         raise RuntimeError(
             f"expand(nbgrad.{x._dtype._tensor_type}{{{list(x._shape)}}}, size={list(sizes)}): the number of "
             f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({x.dim()})")
+    if sizes == x._shape:               # (Size equals its tuple) every dim kept: x's geometry
+        return _reshaped(ExpandBackward0, x, x._shape, x._stride)
     # PyTorch's inferExpandGeometry, from the last dim: a new leading dim of size 1 gets
     # the stride size * stride of the dim after it, an expanded one 0
     lead = len(sizes) - x.dim()

@@ -908,3 +908,79 @@ def test_std_backward_keeps_the_incoming_gradients_layout():
     assert g[0].tolist() == [0.0, 0.0, 0.0]            # std == 0: masked, not nan
     gg, = T.autograd.grad((g * g).sum(), [x])
     assert np.isfinite(gg.numpy()).all()
+
+
+# -- as_strided's backward under create_graph is made of PyTorch's ops (seed 50027485) -------
+def _graph_lines(fn, depth=0, out=None):
+    out = [] if out is None else out
+    if fn is None or depth > 5:
+        return out
+    out.append("  " * depth + fn.name())
+    for nxt, _ in fn.next_functions:
+        _graph_lines(nxt, depth + 1, out)
+    return out
+
+
+def test_in_place_op_on_a_double_backward_gradient_through_a_regenerated_view():
+    # v3's history is regenerated (AsStridedBackward0) after a no_grad write; the gradient
+    # create_graph gives v2 is a view of as_strided_backward's storage, which has history
+    # (CopySlices), so squaring it in place is allowed: nbgrad had made it a view of a leaf
+    v1 = T.tensor([[-0.44, 1.76], [1.0, 1.18], [2.0, 0.26]], dtype=T.float64, requires_grad=True)
+    v2 = v1[1, ...]
+    v3 = T.repeat_interleave(v2, 1)
+    with T.no_grad():
+        v3.fill_(0.79)
+    v5 = T.nn.functional.elu(v3, alpha=-1.0)
+    v7, = T.autograd.grad(v5.sum(), [v2], allow_unused=True, create_graph=True, retain_graph=True)
+    assert v7.grad_fn.name() == "SqueezeBackward1"
+    assert v7._base.grad_fn.name() == "torch::autograd::CopySlices"
+    v7.square_()
+    assert v7.grad_fn.name() == "AsStridedBackward0" and v7.tolist() == [1.0, 1.0]
+    v7[-1:2].sum().backward(retain_graph=True)
+    assert v1.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+
+
+def test_repeat_interleave_of_a_vector_does_not_flatten_it():
+    # PyTorch's flatten() returns a 1-D input itself: no ViewBackward0 in the graph
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    fn = T.repeat_interleave(x, 2).grad_fn
+    names = []
+    while fn is not None:
+        names.append(fn.name())
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    assert names == ["ViewBackward0", "CloneBackward0", "ExpandBackward0", "UnsqueezeBackward0",
+                     "torch::autograd::AccumulateGrad"]
+
+
+@pytest.mark.parametrize("size, stride, offset, chain, second", [
+    # a plain window: copied into the storage (CopySlices)
+    ([2, 2], [1, 2], 0, ["AsStridedBackward0", "torch::autograd::CopySlices", "MulBackward0", "CosBackward0"],
+     [29.48165627, 280.15684542, 508.34635249, 1639.23341221, 0.0, 0.0, 0.0]),
+    # a 0-stride dim is summed away first
+    ([3], [0], 1, ["AsStridedBackward0", "torch::autograd::CopySlices", "SumBackward1", "MulBackward0"],
+     [0.0, 2521.41160881, -0.0, 0.0, 0.0, 0.0, 0.0]),
+    # a window that overlaps itself: index_add_
+    ([2, 3], [1, 1], 0, ["AsStridedBackward0", "IndexAddBackward0", "ViewBackward0", "MulBackward0"],
+     [29.48165627, 1120.62738169, 2033.38540996, 1639.23341221, 0.0, 0.0, 0.0]),
+    # a size-1 dim is squeezed
+    ([1, 2], [3, 2], 0, ["AsStridedBackward0", "torch::autograd::CopySlices", "SqueezeBackward1", "MulBackward0"],
+     [29.48165627, 0.0, 508.34635249, 0.0, 0.0, 0.0, 0.0]),
+])
+def test_as_strided_double_backward_graph_and_values(size, stride, offset, chain, second):
+    x = T.tensor([0.5, 1.5, -2.0, 3.0, 0.25, 1.0, 2.0], dtype=T.float64, requires_grad=True)
+    y = (x * x).as_strided(size, stride, offset)
+    g, = T.autograd.grad((y.sin() * 3).sum(), [x], create_graph=True)
+    assert [line.strip() for line in _graph_lines(g.grad_fn)[2:6]] == chain     # below AddBackward0, MulBackward0
+    h, = T.autograd.grad((g * g).sum(), [x])
+    assert h.tolist() == pytest.approx(second, rel=1e-9, abs=1e-12)
+
+
+def test_as_strided_double_backward_of_an_overlapping_input_divides_by_the_count():
+    x = T.tensor([0.5, 1.5, -2.0], dtype=T.float64, requires_grad=True)
+    y = x.expand(2, 3).as_strided([3], [1], 0)
+    g, = T.autograd.grad((y ** 3).sum(), [x], create_graph=True)
+    assert g.tolist() == [0.75, 6.75, 12.0]
+    assert [line.strip() for line in _graph_lines(g.grad_fn)] == [
+        "ViewBackward0", "SumBackward1", "AsStridedBackward0", "DivBackward0", "torch::autograd::CopySlices",
+        "MulBackward0"][:len(_graph_lines(g.grad_fn))]
+    assert T.autograd.grad(g.sum(), [x])[0].tolist() == [3.0, 9.0, -12.0]

@@ -95,13 +95,6 @@ def bmm(a, b):
     return _batched(a, b, (a._shape[0],), BmmBackward0)
 
 
-class MatmulBackward(BmmBackward0):
-    pass
-
-
-MatmulBackward.__name__ = "UnsafeViewBackward0"   # what PyTorch shows for broadcast batched matmul
-
-
 def _check_bmm_dtypes(a, b):
     """PyTorch's batched kernels: the first operand's dtype is dispatched on (bool has no
     kernel), then the second must match it."""
@@ -136,14 +129,7 @@ def _batched(a, b, batch, node_cls):
     _check_bmm_dtypes(a, b)
     out = _batched_raw(a, b, batch)
     if needs_grad(a, b):
-        if node_cls is MatmulBackward:
-            # PyTorch's broadcast matmul is expand + reshape + bmm: an operand that requires
-            # grad gets expand/view nodes (even when its own edge leads nowhere, a no-grad
-            # view), and bmm then saves the other one for it
-            node = record(node_cls, (a, b), (out,))
-            node.save(a if b.requires_grad else None, b if a.requires_grad else None)
-        else:
-            _record_product(node_cls, a, b, out)
+        _record_product(node_cls, a, b, out)
     return out
 
 
@@ -192,9 +178,12 @@ ger = outer
 
 
 def _should_fold(a, b):
-    """PyTorch's should_fold, for a >= 3-D operand with a matrix: fold into one mm when the
-    matrix requires grad, or when the larger operand's batch dims flatten without a copy
-    (2-D @ batch only in the first case: its mm result would need a transposed copy)."""
+    """PyTorch's should_fold, for a >= 3-D operand with a matrix or a vector: fold into one mm
+    or mv when the smaller operand requires grad, or when the larger operand's batch dims
+    flatten without a copy (2-D @ batch only in the first case: its mm result would need a
+    transposed copy)."""
+    if not (max(a.dim(), b.dim()) >= 3 and min(a.dim(), b.dim()) <= 2):
+        return False
     t1, other = (a, b) if a.dim() >= b.dim() else (V.mT(b), a)
     if other.requires_grad:             # (also under no_grad, as PyTorch)
         return True
@@ -228,28 +217,21 @@ def matmul(a, b):
         return out
     if da == 2 and db == 2:
         return mm(a, b)
-    if db == 1:
-        # PyTorch folds the batch into one matrix-vector product: (..., k) rows @ (k,)
-        k = a._shape[-1]
-        if b._shape[0] != k:
-            raise RuntimeError(f"size mismatch, got input ({a.numel() // k if k else 0}), mat "
-                               f"({a.numel() // k if k else 0}x{k}), vec ({b._shape[0]})")
-        return V.unsafe_view(mv(V.reshape(a, (math.prod(a._shape[:-1]), k)), b), a._shape[:-1])
-    if da == 1:
-        bt = V.mT(b)                     # (..., n, k) @ (k,), folded the same way
-        k = bt._shape[-1]
-        if a._shape[0] != k:
-            raise RuntimeError(f"size mismatch, got input ({bt.numel() // k if k else 0}), mat "
-                               f"({bt.numel() // k if k else 0}x{k}), vec ({a._shape[0]})")
-        return V.unsafe_view(mv(V.reshape(bt, (math.prod(bt._shape[:-1]), k)), a), bt._shape[:-1])
-    if (db == 2 or da == 2) and _should_fold(a, b):
-        # PyTorch folds the batch of the larger operand into mm's rows ((b, m, k) @ (k, n) is
-        # one (b*m, k) @ (k, n)); 2-D @ batch is the transposed problem, transposed back
+    if _should_fold(a, b):
+        # PyTorch folds the batch of the larger operand into one matrix: (b, m, k) @ (k, n) is
+        # one (b*m, k) @ (k, n), (b, m, k) @ (k,) one (b*m, k) @ (k,); a smaller operand
+        # first is the transposed problem, and a matrix product is transposed back
         flip = db > da
-        t1, t2 = (V.mT(b), V.t(a)) if flip else (a, b)
+        t1 = V.mT(b) if flip else a
+        t2 = (V.t(a) if da == 2 else a) if flip else b
         rows = t1._shape[:-1]
-        out = V.unsafe_view(mm(V.reshape(t1, (math.prod(rows), t1._shape[-1])), t2), rows + (t2._shape[1],))
+        folded = V.reshape(t1, (math.prod(rows), t1._shape[-1]))
+        if t2.dim() == 1:
+            return V.unsafe_view(mv(folded, t2), rows)
+        out = V.unsafe_view(mm(folded, t2), rows + (t2._shape[1],))
         return V.mT(out).contiguous() if flip else out
+    n, m1 = (a._shape[-2] if da > 1 else 1), a._shape[-1]
+    m2, p = (b._shape[-2], b._shape[-1]) if db > 1 else (b._shape[0], 1)
     if da == 3 and db == 3 and a._shape[0] != b._shape[0]:
         # PyTorch's _matmul_impl: a batch of one matrix that requires grad (the flag, also
         # under no_grad) is squeezed, so that the other's batch folds into one mm and the
@@ -258,20 +240,45 @@ def matmul(a, b):
             return matmul(V.squeeze(a, 0), b)
         if b._shape[0] == 1 and b.requires_grad:
             return matmul(a, V.squeeze(b, 0))
-    # batched, with broadcasting of the batch dims
-    a2 = V.unsqueeze(a, 0) if da == 1 else a
-    b2 = V.unsqueeze(b, -1) if db == 1 else b
-    if a2._shape[-1] != b2._shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{a2._shape[-3] if a2.dim() > 2 else 1}, "
-            f"{a2._shape[-1]}] but got: [{b2._shape[-3] if b2.dim() > 2 else 1}, {b2._shape[-2]}].")
-    batch = broadcast_shapes(a2._shape[:-2], b2._shape[:-2])
-    out = _batched(a2, b2, batch, MatmulBackward)
-    if da == 1:
-        out = V.squeeze(out, -2)
+    # batched, with broadcasting of the batch dims: as PyTorch's _matmul_impl, both operands
+    # are expanded to the broadcast batch and reshaped to 3-D (a view, or a copy of an
+    # expanded batch), bmm runs and its result is _unsafe_view-ed; the graph is those ops'
+    # nodes (UnsafeViewBackward0, BmmBackward0, ViewBackward0, ExpandBackward0)
+    batch = tuple(broadcast_shapes(a._shape[:max(da - 2, 0)], b._shape[:max(db - 2, 0)]))
+    count = math.prod(batch)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    if not needs_grad(a, b):
+        # nothing is recorded: the same products, on the operands broadcast in place (no
+        # expanded copies, no view objects)
+        if m1 != m2:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {m1}] "
+                               f"but got: [{count}, {m2}].")
+        check_same_device(a, b)
+        _check_bmm_dtypes(a, b)
+        out = _batched_raw(a if da > 1 else V.unsqueeze(a, 0), b if db > 1 else V.unsqueeze(b, 1), batch)
+        return out if da > 1 and db > 1 else new_tensor(out._storage.buffer, out_shape, a._dtype, a.device)
+    a3 = _batch_of_matrices(a, batch + (n, m1), (count, n, m1))
     if db == 1:
-        out = V.squeeze(out, -1)
-    return out
+        b3 = V.unsqueeze(V.reshape(V.expand(b, batch + (m2,)), (count, m2)), 2)
+        out = V.squeeze(bmm(a3, b3), -1)
+    else:
+        out = bmm(a3, _batch_of_matrices(b, batch + (m2, p), (count, m2, p)))
+    return V.unsafe_view(out, out_shape)
+
+
+def _batch_of_matrices(t, expanded, shape3):
+    """t.expand(expanded).reshape(shape3), as PyTorch's batched matmul makes its operands.
+    A 3-D operand already of that shape that records nothing is used as it is (its views
+    would be the same memory with no node)."""
+    if t._shape == shape3:
+        if not t.requires_grad:
+            return t
+        # (the two views spelled out: the same nodes and strides as expand and reshape give
+        # a tensor of the target shape, without their argument parsing)
+        e = V._reshaped(V.ExpandBackward0, t, t._shape, t._stride)
+        strides = V._view_strides(shape3, e._stride, shape3)
+        return V._reshaped(V.ViewBackward0 if e.is_contiguous() else V.ReshapeAliasBackward0, e, shape3, strides)
+    return V.reshape(V.expand(t, expanded), shape3)
 
 
 class AddmmBackward0(Node):

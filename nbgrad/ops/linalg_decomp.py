@@ -267,9 +267,16 @@ class LinalgDetBackward0(Node):
         return _det_gradient(g, det_value, _solved_with(A, factored))
 
 
+def _lu_input(A):
+    """The matrix PyTorch's det and slogdet factor: A^T when A is contiguous (det A^T = det A,
+    and LAPACK then reads A's memory as it is, column-major), else A.  With NaN or inf in A
+    the two factorizations differ (which inf meets which), and so do the results."""
+    return V.mT(A) if A.is_contiguous() else A
+
+
 def det(A, *, out=None):
     _check_matrix("linalg.det", A, kernel="lu_cpu")
-    buf = backend_of(A).linalg_det(A._view_tuple())
+    buf = backend_of(A).linalg_det(_lu_input(A)._view_tuple())
     result = _vectors(buf, A._shape[:-2], A)
     if needs_grad(A):
         record(LinalgDetBackward0, (A,), (result,)).save(A, result, copy_raw(A), outputs=(result,))
@@ -293,7 +300,7 @@ class LinalgSlogdetBackward0(Node):
 
 def slogdet(A):
     _check_matrix("linalg.slogdet", A)
-    sbuf, lbuf = backend_of(A).linalg_slogdet(A._view_tuple())
+    sbuf, lbuf = backend_of(A).linalg_slogdet(_lu_input(A)._view_tuple())
     batch = A._shape[:-2]
     sign, logabsdet = _vectors(sbuf, batch, A), _vectors(lbuf, batch, A)
     if needs_grad(A):

@@ -984,3 +984,26 @@ def test_as_strided_double_backward_of_an_overlapping_input_divides_by_the_count
         "ViewBackward0", "SumBackward1", "AsStridedBackward0", "DivBackward0", "torch::autograd::CopySlices",
         "MulBackward0"][:len(_graph_lines(g.grad_fn))]
     assert T.autograd.grad(g.sum(), [x])[0].tolist() == [3.0, 9.0, -12.0]
+
+
+# -- det and slogdet of matrices with NaN or inf (seed 50007058) --------------------------------
+_INF, _NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("m, row_major, column_major", [
+    # (det, sign, logabsdet) of the row-major matrix (factored as A^T) and of a column-major
+    # copy of it (factored as it is); sgn(NaN) is 0
+    ([[0.19, _NAN], [0.47, 0.19]], (_NAN, 0.0, _NAN), (_NAN, -0.0, _NAN)),
+    ([[1.0, _INF], [1.0, 1.0]], (-_INF, -1.0, _INF), (-_INF, -1.0, _INF)),
+    ([[0.7887, 1.1023], [_INF, -_INF]], (-_INF, -1.0, _INF), (_NAN, -0.0, _NAN)),
+    ([[-0.8389, -_INF], [0.5179, -_INF]], (_NAN, 0.0, _NAN), (_INF, 1.0, _INF)),
+    ([[2.0, -_INF], [1.0, 1.0]], (_INF, 1.0, _INF), (_INF, 1.0, _INF)),
+    ([[_INF, 1.0], [1.0, 1.0]], (_INF, 1.0, _INF), (_INF, 1.0, _INF)),
+])
+def test_det_and_slogdet_of_non_finite_matrices_follow_pytorchs_lu(m, row_major, column_major):
+    # PyTorch factors A^T for a contiguous A (LAPACK reads its memory as it is), A itself
+    # otherwise; NaN and inf then meet as they do in that LU.  Numba's linalg refuses them.
+    a = T.tensor(m, dtype=T.float64)
+    for x, want in ((a, row_major), (a.t().contiguous().t(), column_major)):
+        got = [T.linalg.det(x).item()] + [v.item() for v in T.linalg.slogdet(x)]
+        np.testing.assert_array_equal(got, want)

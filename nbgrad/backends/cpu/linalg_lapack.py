@@ -9,7 +9,8 @@ potrf, syevd).  Results are new C-order buffers.  A failure is not raised here: 
 returned as an int64 `info` array, one entry per matrix, LAPACK's code (k > 0: the k-th
 pivot is exactly zero / the leading minor of order k is not positive-definite), and the
 op layer raises PyTorch's error.  Numba's linalg refuses non-finite input; a matrix
-holding NaN or inf gives NaN results instead (LAPACK's own results there are unspecified),
+holding NaN or inf gives NaN results instead (LAPACK's own results there are unspecified)
+except det and slogdet, which factor it with getf2's steps here as PyTorch's LU would,
 and a solve with a finite matrix and a non-finite right-hand side runs LAPACK's steps here.
 """
 import numpy as np
@@ -168,9 +169,50 @@ def _solve_kernel(a, rhs, out, info):
 
 
 @_kernel
+def _lu_diagonal(a):
+    """getf2's LU of a copy of the square `a`, whatever its values (NaN and inf included,
+    which Numba's linalg refuses): (the row permutation's sign, U's diagonal).  The pivot
+    is the first largest |value| (a NaN is never larger), a zero pivot's column is left
+    unscaled and the factorization goes on, as LAPACK's."""
+    lu = a.copy()
+    n = lu.shape[0]
+    sign = 1.0
+    diag = np.empty(n, lu.dtype)
+    for k in range(n):
+        p = k
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > abs(lu[p, k]):
+                p = i
+        if p != k:
+            sign = -sign
+            for j in range(n):
+                t = lu[k, j]
+                lu[k, j] = lu[p, j]
+                lu[p, j] = t
+        pivot = lu[k, k]
+        if pivot != 0:
+            r = 1.0 / pivot
+            for i in range(k + 1, n):
+                lu[i, k] *= r
+        for i in range(k + 1, n):
+            m = lu[i, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= m * lu[k, j]
+        diag[k] = lu[k, k]
+    return sign, diag
+
+
+@_kernel
 def _det_kernel(a, out):
     for b in range(a.shape[0]):
-        out[b] = np.linalg.det(a[b]) if _finite(a[b]) else np.nan
+        if _finite(a[b]):
+            out[b] = np.linalg.det(a[b])
+        else:       # PyTorch's det: the permutation's sign times the product of U's diagonal
+            s, diag = _lu_diagonal(a[b])
+            d = 1.0
+            for x in diag:
+                d *= x
+            out[b] = s * d
 
 
 @_kernel
@@ -181,8 +223,15 @@ def _slogdet_kernel(a, sign, logabs):
             sign[b] = s
             logabs[b] = l
         else:
-            sign[b] = np.nan
-            logabs[b] = np.nan
+            # PyTorch's slogdet from the LU: sign = the permutation's sign times the product
+            # of sgn(U's diagonal), where sgn(NaN) is 0; log|det| = the sum of log|u_kk|
+            s, diag = _lu_diagonal(a[b])
+            l = 0.0
+            for x in diag:
+                s *= 1.0 if x > 0 else -1.0 if x < 0 else 0.0
+                l += np.log(abs(x))
+            sign[b] = s
+            logabs[b] = l
 
 
 @_kernel

@@ -164,7 +164,7 @@ from . import _random_more as _RANDOM_MORE
 Generator.get_state, Generator.set_state = _RANDOM_MORE._generator_get_state, _RANDOM_MORE._generator_set_state
 
 # PyTorch's special functions (the op table's rows, ops/special_functions.py) and torch.special
-from .ops.elementwise import lgamma, digamma, i0, sinc
+from .ops.elementwise import lgamma, digamma, i0, sinc, angle
 from .ops.special_functions import polygamma, mvlgamma
 from . import special
 

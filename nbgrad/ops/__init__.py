@@ -517,7 +517,7 @@ TENSOR_METHODS.update({"dist": _LM.dist, "renorm": _LM.renorm, "renorm_": _LM.re
 
 # the special functions (ops/special_functions.py; lgamma_, digamma_, i0_, sinc_ come with the rows)
 from . import special_functions as _SF   # noqa: E402
-TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "sinc": E.sinc,
+TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "sinc": E.sinc, "angle": E.angle,
                        "polygamma": _SF.polygamma_method,
                        "polygamma_": _SF.polygamma_inplace(_inplace_method(E.polygamma, _TABLE["polygamma"].needs_old,
                                                                            name="polygamma_")),

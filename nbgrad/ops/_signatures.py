@@ -48,7 +48,7 @@ for _names, _rule in (
          "not_equal", "cast"), ("fix", "found")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 # the special functions (ops/special_functions.py): polygamma takes its order first
-_OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc".split(), "cast"))
+_OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc angle".split(), "cast"))
 TORCH_PARAMS["polygamma"] = ("n", "input")
 OUT_RULES = _OUT_RULES
 

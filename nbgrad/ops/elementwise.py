@@ -197,7 +197,9 @@ def sign(x):
 class SgnBackward0(Node):
     def backward(self, g):
         self.saved_tensors          # PyTorch's sgn_backward reads self and result (version-checked)
-        return zeros_grad(g)
+        # ... and for a real input returns zeros of its sizes, row-major whatever the layouts
+        from .._creation import zeros
+        return zeros(g._shape, dtype=g._dtype, device=g.device)
 
 
 def sgn(x):

@@ -12,7 +12,7 @@ import warnings
 from .. import _dtype as D
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import broadcast_shapes, check_same_device, needs_grad, record
+from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, record
 from .elementwise import where
 from .loss import _reduction
 from .more import renamed
@@ -73,9 +73,16 @@ class BinaryCrossEntropyBackward0(_NativeLossNode):
     double_name = "BinaryCrossEntropyBackwardBackward0"
 
     def d_input(self, g, x, y):
-        # binary_cross_entropy_backward: g * (x - y) / max((1 - x) * x, EPSILON) * weight
+        # binary_cross_entropy_backward: g * (x - y) / max((1 - x) * x, EPSILON) * weight,
+        # written into empty_like(input): the gradient takes the input's layout
         gx = g * (x - y) / ((1 - x) * x).clamp(min=_EPSILON)
-        return gx if self.weight is None else gx * self.weight
+        gx = gx if self.weight is None else gx * self.weight
+        if not is_grad_enabled() and gx._shape == x._shape:
+            from .._layout import preserve_strides
+            strides = preserve_strides(x._shape, x._stride)
+            if gx._stride != strides and all(st >= 0 for st in strides):
+                gx = copy_raw(gx, strides)
+        return gx
 
     def d_target(self, g, x, y):
         # binary_cross_entropy_target_backward: -logit(x) * g * weight, logit(x) = log(x / (1 - x))
@@ -221,11 +228,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
     base = "sum" if reduction == "batchmean" else _reduction(reduction)
+    # PyTorch's composite, with its operands made right to left as its build evaluates
+    # `a * b` and `a - b` of two ops (the later node runs first in backward: which gradient
+    # reaches target's buffer first, and so the layout of target.grad)
     if log_target:
-        loss = target.exp() * (target - input)
+        diff = target - input
+        loss = target.exp() * diff
     else:
         from .tabled import xlogy
-        loss = xlogy(target, target) - target * input
+        product = target * input
+        loss = xlogy(target, target) - product
     out = _reduce(loss, base)
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.shape[0]

@@ -337,8 +337,20 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
     x = input
-    out = E.where(E.isnan(x), nan, E.where(x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x)))
-    return renamed(out, "NanToNumBackward0")
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        out = E.where(E.isnan(x), nan, E.where(x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x)))
+    if needs_grad(x):
+        record(NanToNumBackward0, (x,), (out,)).save(x)
+    return out
+
+
+class NanToNumBackward0(Node):
+    """PyTorch's derivative: grad * isfinite(self)."""
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return g * E.isfinite(x)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -385,11 +397,17 @@ def heaviside(input, values):
     return out
 
 
+def _zeros(shape, g):
+    from .._creation import zeros
+    return zeros(shape, dtype=g._dtype, device=g.device)
+
+
 class CopysignBackward0(Node):
     def backward(self, g):
         x, out = self.saved_tensors
         ga = (g * (E.sign(x) * E.sign(out))).sum_to_size(self.shapes[0]) if self.needs_input_grad(0) else None
-        gb = zeros_grad(g).sum_to_size(self.shapes[1]) if self.needs_input_grad(1) else None
+        # PyTorch's zeros_like(other) reads other's saved sizes: row-major zeros of its shape
+        gb = _zeros(self.shapes[1], g) if self.needs_input_grad(1) else None
         return ga, gb
 
 
@@ -486,19 +504,45 @@ def _check_floating(name, input, other):
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
 
 
+class LogaddexpBackward0(Node):
+    """PyTorch's derivatives: grad / (1 + exp(other - self)), grad / (1 + exp(self - other))."""
+
+    def _exp(self, t):
+        return E.exp(t)
+
+    def backward(self, g):
+        x, y = self.saved_tensors
+        gx = g / (1 + self._exp(y - x)) if self.needs_input_grad(0) else None
+        gy = g / (1 + self._exp(x - y)) if self.needs_input_grad(1) else None
+        return gx, gy
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    """... with pow(2, other - self) for exp."""
+
+    def _exp(self, t):
+        return E.pow(2, t)
+
+
+def _logaddexp(name, node_cls, input, other, exp, scale):
+    _check_floating(name, input, other)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():         # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
+        m = E.maximum(input, other)
+        out = m + E.log1p(exp(-E.abs(input - other))) / scale
+        out = E.where(E.isinf(input) & (input == other), input, out)
+    if needs_grad(input, other):
+        record(node_cls, (input, other), (out,)).save(input, other)
+    return out
+
+
 def logaddexp(input, other):
-    _check_floating("logaddexp", input, other)
-    m = E.maximum(input, other)
-    out = m + E.log1p(E.exp(-E.abs(input - other)))
-    return renamed(E.where(E.isinf(input) & (input == other), input, out), "LogaddexpBackward0")
+    return _logaddexp("logaddexp", LogaddexpBackward0, input, other, E.exp, 1.0)
 
 
 def logaddexp2(input, other):
     import math
-    _check_floating("logaddexp2", input, other)
-    m = E.maximum(input, other)
-    out = m + E.log1p(E.exp2(-E.abs(input - other))) / math.log(2.0)
-    return renamed(E.where(E.isinf(input) & (input == other), input, out), "Logaddexp2Backward0")
+    return _logaddexp("logaddexp2", Logaddexp2Backward0, input, other, E.exp2, math.log(2.0))
 
 
 def matrix_power(input, n):

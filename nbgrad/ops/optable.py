@@ -44,6 +44,10 @@ class Row:
     differentiable: bool = True
     recorded_grads: tuple = None    # the derivatives recorded under create_graph, where PyTorch's
                                     # differ from its backward kernel's (infinitely_differentiable_*)
+    grad_layout: tuple = None       # the operands (grad, inputs, out by name) whose layout the
+                                    # gradients take, in the order PyTorch's one backward kernel
+                                    # iterates them (logit_backward(grad, self, eps): grad's);
+                                    # default: the layout the composed formula gives
     recorded_shared: tuple = ()     # ((name, formula), ...) the recorded derivatives read: values
                                     # computed once, in order, before them (FunctionsManual's
                                     # temporaries, which PyTorch records first and shares)
@@ -383,11 +387,11 @@ ROWS = (
         layout=("x", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
     Row("logit", "log(x / (1 - x))",
         ("where(x < 0, nan, where(x > 1, nan, where(x == 0, grad * inf, grad / (x * (1 - x)))))",),
-        recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",)),
+        recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",), grad_layout=("grad", "x")),
     Row("logit_eps", "log(where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))"
                      " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
         ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),
-        params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False),
+        params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False, grad_layout=("grad", "x")),
     # (recorded as PyTorch's: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0))
     Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
@@ -396,7 +400,7 @@ ROWS = (
     # (the Tensor overload's mask, other <= 0, lets the NaN through)
     Row("xlogy_number_other", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y > 0, xlogy(grad, y), 0), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
-        node="XlogyBackward2", where="internal", inplace=False),
+        node="XlogyBackward2", where="internal", inplace=False, grad_layout=("grad",)),   # xlogy(grad, other)
     Row("hypot", "hypot(x, y)", ("grad * x / out", "grad * y / out"), inputs=("x", "y"), kernel="hypot",
         refuses=(_FLOATS_ONLY, "hypot_cpu")),
     # PyTorch's lerp_vec: fmadd(weight, end - self, self), or fmadd(weight - 1, end - self, end)
@@ -428,6 +432,11 @@ ROWS = (
          " + reciprocal(where(abs(x) > eps, x, eps))), 0.5)",), params=(("eps", 2.220446049250313e-16),),
         kernel="i1e", node="SpecialI1EBackward0", where="internal", inplace=False),
     # (sinc's kernel computes float16 in float32, rounded once, as PyTorch's opmath)
+    # angle of a real number: pi for a negative one, 0 otherwise (-0.0 too), NaN kept; its
+    # gradient is zeros_like(self) (PyTorch's angle_backward for a real input).  (sign(x) * 0
+    # gives pi x's dtype in the composed evaluation: a where of two numbers is the default dtype)
+    Row("angle", "where(x != x, x, where(x < 0, sign(x) * 0 + 3.141592653589793, 0))", ("0",), inplace=False,
+        grad_layout=("x",)),
     Row("sinc", "where(x == 0, 1, sin(3.141592653589793 * x) / (3.141592653589793 * x))",
         ("where(x * x * 3.141592653589793 == 0, 0, grad * ((x * 3.141592653589793 * cos(x * 3.141592653589793)"
          " - sin(x * 3.141592653589793)) / (x * x * 3.141592653589793)))",), kernel="sinc"),
@@ -441,7 +450,7 @@ ROWS = (
         recorded_grads=("masked_fill(xlog1py(grad, y), logical_and(x == 0, y <= -1), 0)", "grad * x / (y + 1)")),
     Row("entr", "where(x != x, x, where(x > 0, -x * log(x), where(x == 0, 0, -inf)))", ("grad * -(1 + log(x))",),
         node="SpecialEntrBackward0", where="internal", inplace=False),
-    Row("erfcx", "erfcx(x)", ("grad * (2.0 * x * out - 1.1283791670955126)",), kernel="erfcx",
+    Row("erfcx", "erfcx(x)", ("(2.0 * x * out - 1.1283791670955126) * grad",), kernel="erfcx",
         refuses=(_HALF, "erfcx_cpu"), node="SpecialErfcxBackward0", where="internal", inplace=False),
     Row("log_ndtr", "log_ndtr(x)", ("grad / 2.5066282746310002 * exp(-(out + x ** 2 / 2))",), kernel="log_ndtr",
         refuses=(_HALF, "log_ndtr_cpu"), node="SpecialLogNdtrBackward0", where="internal", inplace=False),

@@ -255,6 +255,9 @@ class TableBackward(Node):
         geoms = {n: (v._shape, v._stride) for n, v in env.items() if isinstance(v, Tensor)}
         key = (self.row.name, tuple(wanted), tuple(sorted(geoms.items())))
         found = _LAYOUTS.get(key)
+        if found is None and self.row.grad_layout:
+            found = _LAYOUTS[key] = _strides_of_layout(env["grad"]._shape,
+                                                        [geoms.get(n) for n in self.row.grad_layout])
         if found is None:
             operands = {n: geoms.get(n) for n in env}
             shape = env["grad"]._shape

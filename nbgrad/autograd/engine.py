@@ -177,6 +177,10 @@ def _roots(outputs, grad_outputs):
             # the output was reshaped in place under no_grad after its node made it: PyTorch
             # validates the root's gradient against the node's record of that output
             g = _fit(g, meta[2:], None, i)
+        elif type(node) is AccumulateGrad and g is not None and node.input_shape_dtype[0] != g._shape:
+            # ... and a leaf's against its AccumulateGrad's record, made when a graph first
+            # used the leaf (before a squeeze_ under no_grad; seed 53010471)
+            g = _fit(g, node.input_shape_dtype, None, i)
         roots.append((node, nr))
         root_grads.append(g)
     return roots, root_grads

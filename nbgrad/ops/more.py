@@ -1,6 +1,8 @@
 """More of PyTorch's functions and Tensor methods (issue 14), composed from the existing
 differentiable ops: their gradients and both devices come with them.  Where a user sees a
 backward node (grad_fn), its name is PyTorch's."""
+import math
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.graph import needs_grad, record
@@ -245,7 +247,18 @@ def diagflat(input, offset=0):
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    return renamed(input.diagonal().sum(), "TraceBackward0")
+    return _recorded(TraceBackward0, input, lambda: input.diagonal().sum(), shape=tuple(input._shape))
+
+
+class TraceBackward0(Node):
+    """trace_backward: zeros of n * m elements, grad at every (m + 1)-th, viewed (n, m)."""
+
+    def backward(self, g):
+        from .._creation import arange, zeros
+        n, m = self.shape
+        out = zeros(n * m, dtype=g._dtype, device=g.device)
+        out.index_fill_(0, arange(0, n * m, m + 1, device=g.device), g)
+        return out.view(n, m)
 
 
 # ---------------------------------------------------------------- rearranging and products
@@ -357,7 +370,23 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .reduction import sum as _sum
     if not input._dtype.is_floating_point:
         return _sum(input, dim, keepdim, dtype)
-    return renamed(_sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype), "NansumBackward0")
+    from ._graph import wrap_dims as _wrap_dims
+    dims = tuple(range(input.dim())) if dim is None else tuple(_wrap_dims(dim, input.dim()))
+    out = _recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype),
+                    shape=tuple(input._shape), dims=dims, keepdim=keepdim, dtype=input._dtype)
+    if out._grad_fn is not None and type(out._grad_fn) is NansumBackward0:
+        out._grad_fn.save(input)
+    return out
+
+
+class NansumBackward0(Node):
+    """nansum_backward: sum's gradient (grad, in self's dtype, expanded back) * ~isnan(self)."""
+
+    def backward(self, g):
+        from .reduction import _expand_back
+        x, = self.saved_tensors
+        g = g.to(self.dtype) if g._dtype is not self.dtype else g
+        return _expand_back(g, self.shape, self.dims, self.keepdim) * E.logical_not(E.isnan(x))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -443,22 +472,48 @@ def copysign(input, other):
     return res
 
 
+def _recorded(node_cls, input, compute, **attrs):
+    """compute() run unrecorded, its result given node_cls over input (an op PyTorch
+    computes with one kernel and differentiates with its own formula)."""
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        out = compute()
+    if needs_grad(input):
+        record(node_cls, (input,), (out,), **attrs)
+    return out
+
+
+class Deg2RadBackward0(Node):
+    """deg2rad_backward: grad * (pi / 180)."""
+    factor = math.pi / 180.0
+
+    def backward(self, g):
+        return g * self.factor
+
+
+class Rad2DegBackward0(Deg2RadBackward0):
+    factor = 180.0 / math.pi
+
+
+class FracBackward0(Node):
+    def backward(self, g):
+        return g
+
+
 def deg2rad(input):
-    import math
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
-    return renamed(x * (math.pi / 180.0), "Deg2RadBackward0")
+    return _recorded(Deg2RadBackward0, x, lambda: x * (math.pi / 180.0))
 
 
 def rad2deg(input):
-    import math
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
-    return renamed(x * (180.0 / math.pi), "Rad2DegBackward0")
+    return _recorded(Rad2DegBackward0, x, lambda: x * (180.0 / math.pi))
 
 
 def frac(input):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
-    return renamed(input - E.trunc(input), "FracBackward0")
+    return _recorded(FracBackward0, input, lambda: input - E.trunc(input))
 
 
 class FmodBackward0(Node):

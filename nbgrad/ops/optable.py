@@ -69,8 +69,11 @@ class Row:
 
     @functools.cached_property          # (read on every recorded call: computed once)
     def saves(self):
-        """The names the backward reads: some of the inputs and 'out', in that order."""
-        used = set()
+        """The names the backward reads: some of the inputs and 'out', in that order.  The
+        operands of grad_layout count: PyTorch's kernel reads (and so saves) them, and a
+        second backward or an in-place change of one then fails as it does there (angle's
+        zeros_like(self))."""
+        used = set(self.grad_layout or ())
         for g in self.grads + (self.recorded_grads or ()):
             if g is not None:
                 used |= self._reads(g)

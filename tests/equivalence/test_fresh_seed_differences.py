@@ -1007,3 +1007,34 @@ def test_det_and_slogdet_of_non_finite_matrices_follow_pytorchs_lu(m, row_major,
     for x, want in ((a, row_major), (a.t().contiguous().t(), column_major)):
         got = [T.linalg.det(x).item()] + [v.item() for v in T.linalg.slogdet(x)]
         np.testing.assert_array_equal(got, want)
+
+
+# -- a leaf root is validated against its AccumulateGrad's record (seed 53010471) -----------
+@pytest.mark.parametrize("how", ["backward", "grad_of_itself", "grad_of_another"])
+def test_a_leaf_squeezed_under_no_grad_after_a_graph_used_it_refuses_a_root_gradient(how):
+    v0 = T.tensor([-1.0], requires_grad=True)
+    v1 = v0.logsumexp(-1)           # its node holds v0's AccumulateGrad, which recorded [1]
+    with T.no_grad():
+        v0.squeeze_()
+    with pytest.raises(RuntimeError, match=re.escape("invalid gradient at index 0 - got [] but expected shape "
+                                                     "compatible with [1]")):
+        if how == "backward":
+            v0.backward()
+        elif how == "grad_of_itself":
+            T.autograd.grad(v0, [v0])
+        else:
+            T.autograd.grad(v0, [v1], allow_unused=True)
+
+
+def test_a_leaf_unsqueezed_under_no_grad_sums_its_root_gradient_then_accumulates_in_its_shape():
+    v0 = T.tensor([-1.0, 2.0], requires_grad=True)
+    v1 = v0.logsumexp(-1)
+    with T.no_grad():
+        v0.unsqueeze_(0)
+    v0.backward(T.ones(1, 2))
+    assert v0.grad.shape == (1, 2) and v0.grad.tolist() == [[1.0, 1.0]]
+    w = T.tensor([-1.0], requires_grad=True)      # no graph used it: a fresh accumulator
+    with T.no_grad():
+        w.squeeze_()
+    w.backward()
+    assert w.grad.tolist() == 1.0

@@ -100,3 +100,69 @@ def test_angle_of_real_numbers():
     y.sum().backward()
     assert x.grad.tolist() == [0.0, 0.0]
     assert not hasattr(T.Tensor, "angle_")
+
+
+# -- ops PyTorch differentiates with their own node (were composites under its name) --------
+def _tree(fn):
+    return None if fn is None else (fn.name(), [_tree(n) for n, _ in fn.next_functions])
+
+
+_LEAF = ("torch::autograd::AccumulateGrad", [])
+
+
+@pytest.mark.parametrize("name, fn, grad", [
+    ("FracBackward0", T.frac, [[1.0, 0.25, 2.0], [0.5, -1.0, 0.75]]),
+    ("Deg2RadBackward0", T.deg2rad, [[0.017453292519943295, 0.004363323129985824, 0.03490658503988659],
+                                     [0.008726646259971648, -0.017453292519943295, 0.013089969389957472]]),
+    ("Rad2DegBackward0", T.rad2deg, [[57.29577951308232, 14.32394487827058, 114.59155902616465],
+                                     [28.64788975654116, -57.29577951308232, 42.97183463481174]]),
+])
+def test_unary_ops_with_their_own_node(name, fn, grad):
+    x = T.tensor([[0.5, -1.25, 2.0], [float("nan"), 3.5, -0.75]], dtype=T.float64, requires_grad=True)
+    g = T.tensor([[1.0, 0.5], [0.25, -1.0], [2.0, 0.75]], dtype=T.float64).t()
+    y = fn(x)
+    assert _tree(y.grad_fn) == (name, [_LEAF])
+    r, = T.autograd.grad(y, [x], g)
+    assert r.stride() == TRANSPOSED and r.tolist() == grad
+
+
+@pytest.mark.parametrize("args, value", [((), 4.0), ((0,), [0.5, 2.25, 1.25]), ((1, True), [[1.25], [2.75]]),
+                                         (((0, 1),), 4.0)])
+def test_nansum_node_and_gradient(args, value):
+    x = T.tensor([[0.5, -1.25, 2.0], [float("nan"), 3.5, -0.75]], dtype=T.float64, requires_grad=True)
+    y = T.nansum(x, *args)
+    assert _tree(y.grad_fn) == ("NansumBackward0", [_LEAF]) and y.tolist() == value
+    r, = T.autograd.grad(y.sum(), [x])
+    assert r.stride() == (3, 1) and r.tolist() == [[1.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
+    xt = x.detach().t().requires_grad_()
+    assert T.autograd.grad(T.nansum(xt, *args).sum(), [xt])[0].stride() == (1, 3)     # the mask's layout
+    x32 = T.tensor([1.0, float("nan")], requires_grad=True)
+    y = T.nansum(x32, dtype=T.float64)
+    y.backward()
+    assert y.dtype == T.float64 and x32.grad.dtype == T.float32 and x32.grad.tolist() == [1.0, 0.0]
+
+
+def test_trace_node_and_gradient():
+    m = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=T.float64, requires_grad=True)
+    y = T.trace(m)
+    assert _tree(y.grad_fn) == ("TraceBackward0", [_LEAF]) and y.item() == 6.0
+    r, = T.autograd.grad(y, [m])
+    assert r.stride() == (3, 1) and r.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    r, = T.autograd.grad(T.trace(m.t()), [m])
+    assert r.stride() == (1, 2) and r.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+
+
+def test_angle_saves_its_input_as_pytorch_does():
+    # seed 53026257: angle_backward(grad, self) reads self, so its node saves it: a second
+    # backward fails, and so does one after an in-place change of the input
+    x = T.tensor([[[[2.0]]]], requires_grad=True)
+    y = x.angle().sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    x2 = T.tensor([1.0, -2.0], requires_grad=True)
+    b = x2 * 1
+    z = b.angle()
+    b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()

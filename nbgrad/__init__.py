@@ -165,6 +165,9 @@ Generator.get_state, Generator.set_state = _RANDOM_MORE._generator_get_state, _R
 
 # PyTorch's special functions (the op table's rows, ops/special_functions.py) and torch.special
 from .ops.elementwise import lgamma, digamma, i0, sinc, angle
+from .ops.torch_level import (svd, qr, cholesky, is_complex, is_conj, is_neg, is_signed, is_same_size, is_nonzero,
+                              conj, resolve_conj, resolve_neg, conj_physical, real, imag, narrow_copy, get_device,
+                              strided)
 from .ops.special_functions import polygamma, mvlgamma
 from . import special
 

@@ -527,3 +527,10 @@ TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "si
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from ._signatures import public_method as _public_method  # noqa: E402
 TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}
+
+# PyTorch's top-level linear algebra (torch.svd, qr, cholesky) and a real strided tensor's
+# predicates and identities (ops/torch_level.py)
+from . import torch_level as _TL   # noqa: E402
+TENSOR_METHODS.update(_TL.TENSOR_METHODS)
+TENSOR_PROPERTIES.update({flag: (lambda self: False) for flag in _TL.TENSOR_FLAGS})
+TENSOR_PROPERTIES.update({"layout": lambda self: _TL.strided, "real": _TL.real, "imag": _TL.imag})

@@ -7,7 +7,7 @@ import math
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._graph import _wrap as wrap_dim
+from ._graph import _wrap as wrap_dim, needs_grad, record
 
 
 # ---------------------------------------------------------------- tensordot
@@ -151,10 +151,8 @@ def _zeros_bool(t):
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """(min, max) of input, over dim or all of it; each node PyTorch's AminmaxBackward0's
-    share (ties split evenly: amin's and amax's scale_grad_by_count)."""
+    """(min, max) of input, over dim or all of it: one AminmaxBackward0 node for both."""
     from ..return_types import return_type
-    from .more import renamed
     from .reduction import amax, amin
     if dim is None:
         if input.numel() == 0:
@@ -166,9 +164,33 @@ def aminmax(input, *, dim=None, keepdim=False):
         if input.dim() and input.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
         dims = d
-    lo, hi = amin(input, dims, keepdim), amax(input, dims, keepdim)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        lo, hi = amin(input, dims, keepdim), amax(input, dims, keepdim)
+    if needs_grad(input):
+        record(AminmaxBackward0, (input,), (lo, hi), dims=dims, keepdim=keepdim).save(input, lo, hi, outputs=(lo, hi))
     cls = return_type("aminmax", ("min", "max"))
-    return cls(renamed(lo, "AminmaxBackward0"), renamed(hi, "AminmaxBackward0"))
+    return cls(lo, hi)
+
+
+class AminmaxBackward0(Node):
+    """aminmax_backward: each defined gradient restored to self's dims and shared evenly
+    among the elements equal to its value (scale_grad_by_count: grad / count * mask; no
+    dim counts every element, as PyTorch's empty dim list does)."""
+
+    def backward(self, g_min=None, g_max=None):
+        x, lo, hi = self.saved_tensors
+        out = None
+        for g, v in ((g_min, lo), (g_max, hi)):
+            if g is None:
+                continue
+            if self.dims != () and not self.keepdim:
+                g, v = g.unsqueeze(self.dims), v.unsqueeze(self.dims)
+            mask = v == x
+            count = mask.sum(self.dims, keepdim=True) if self.dims != () else mask.sum()
+            term = g / count * mask
+            out = term if out is None else out + term
+        return out
 
 
 # ---------------------------------------------------------------- block_diag

@@ -613,3 +613,17 @@ def test_trapezoid_nodes_gradients_dtypes_and_errors():
         nbgrad.trapezoid(nbgrad.ones(3), dx=True)
     with pytest.raises(TypeError, match=r"trapezoid\(\) received an invalid combination of arguments"):
         nbgrad.trapezoid(nbgrad.ones(3), dx=None)
+
+
+def test_aminmax_is_one_node_with_two_outputs():
+    # PyTorch's AminmaxBackward0 is one node for min and max, whose edges are self's
+    x = nbgrad.tensor([[1.0, 5.0, 5.0], [2.0, -1.0, -1.0]], requires_grad=True)
+    lo, hi = nbgrad.aminmax(x, dim=1)
+    assert lo.grad_fn is hi.grad_fn and lo.grad_fn.name() == "AminmaxBackward0"
+    assert [f.name() for f, _ in lo.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]
+    (lo.sum() * 2 + hi.sum()).backward()
+    assert x.grad.tolist() == [[2.0, 0.5, 0.5], [1.0, 1.0, 1.0]]
+    x.grad = None
+    lo, hi = nbgrad.aminmax(x)          # over everything: ties share across all dims
+    (lo + hi * 3).backward()
+    assert x.grad.tolist() == [[0.0, 1.5, 1.5], [0.0, 0.5, 0.5]]

@@ -246,9 +246,9 @@ def test_gradcheck_inv_det_slogdet_batched():
 
 
 def test_det_gradient_of_a_singular_matrix_is_its_cofactor_matrix():
-    # exactly singular (its LU meets an exact zero pivot): the gradient is the cofactor
-    # matrix, the value PyTorch gives with create_graph=True
-    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    # exactly singular (its LU, of A^T as PyTorch factors a contiguous A, meets an exact zero
+    # pivot): the gradient is the cofactor matrix, the value PyTorch gives with create_graph=True
+    a = np.array([[1.0, 2.0, 1.0], [2.0, 4.0, 0.0], [3.0, 6.0, 1.0]])
     A = t(a, requires_grad=True)
     d = LA.det(A)
     assert d.item() == 0.0

@@ -16,6 +16,8 @@ and a solve with a finite matrix and a non-finite right-hand side runs LAPACK's 
 import numpy as np
 from numba import njit
 
+from .._shared.fast_math import fma as _fma
+
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 from .._shared.geometry import contiguous_strides
 
@@ -168,12 +170,20 @@ def _solve_kernel(a, rhs, out, info):
             info[b] = k if k > 0 else a.shape[1]
 
 
+# det and slogdet factor a matrix of up to this order with _lu_diagonal, larger finite ones
+# with LAPACK's blocked getrf: at these orders getf2's steps with fused multiply-adds give
+# PyTorch's (MKL's) bits far more often than NumPy's LAPACK does (2x2: 95% of random
+# matrices against 37%, 5x5: 40% against 8%, 16x16: 21% against 0.3%), and cost nothing
+_OWN_LU_MAX = 16
+
+
 @_kernel
 def _lu_diagonal(a):
     """getf2's LU of a copy of the square `a`, whatever its values (NaN and inf included,
     which Numba's linalg refuses): (the row permutation's sign, U's diagonal).  The pivot
     is the first largest |value| (a NaN is never larger), a zero pivot's column is left
-    unscaled and the factorization goes on, as LAPACK's."""
+    unscaled and the factorization goes on, as LAPACK's; the trailing update is a fused
+    multiply-add, as MKL's is."""
     lu = a.copy()
     n = lu.shape[0]
     sign = 1.0
@@ -197,7 +207,7 @@ def _lu_diagonal(a):
         for i in range(k + 1, n):
             m = lu[i, k]
             for j in range(k + 1, n):
-                lu[i, j] -= m * lu[k, j]
+                lu[i, j] = _fma(-m, lu[k, j], lu[i, j])
         diag[k] = lu[k, k]
     return sign, diag
 
@@ -205,7 +215,7 @@ def _lu_diagonal(a):
 @_kernel
 def _det_kernel(a, out):
     for b in range(a.shape[0]):
-        if _finite(a[b]):
+        if a.shape[1] > _OWN_LU_MAX and _finite(a[b]):
             out[b] = np.linalg.det(a[b])
         else:       # PyTorch's det: the permutation's sign times the product of U's diagonal
             s, diag = _lu_diagonal(a[b])
@@ -218,7 +228,7 @@ def _det_kernel(a, out):
 @_kernel
 def _slogdet_kernel(a, sign, logabs):
     for b in range(a.shape[0]):
-        if _finite(a[b]):
+        if a.shape[1] > _OWN_LU_MAX and _finite(a[b]):
             s, l = np.linalg.slogdet(a[b])
             sign[b] = s
             logabs[b] = l

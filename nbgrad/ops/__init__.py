@@ -6,7 +6,7 @@ from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as
 from . import sorting as S
 from . import linalg_decomp as LD
 from .inplace import apply_inplace, check_inplace
-from ._graph import broadcast_shapes
+from ._graph import broadcast_shapes, needs_grad, record
 from .tabled import check_lerp_dtypes, computed_dtype
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
@@ -150,6 +150,23 @@ def _not_implemented_for_non_tensors(fn):
         return fn(self, other)
     method.__name__ = fn.__name__
     return method
+
+
+def _add_operator(self, other):
+    """Tensor + other.  A float tensor plus a Python float or int (W8's y = y + 1, a
+    training loop's x * 2 + 1) goes straight to the kernel and its node: the same calls
+    E.add makes for it (_scaled_binary with alpha 1, _result_type's float case), without
+    the two Python frames between."""
+    t = type(other)
+    if (t is float or t is int) and self._dtype.is_floating_point:
+        out = E._binary_raw("add", self, other, self._dtype)
+        if needs_grad(self):
+            record(E.AddBackward0, (self, other), (out,))
+        return out
+    if t not in _NUMBER_TYPES and not isinstance(other, Tensor) \
+            and not hasattr(other, "__index__") and not isinstance(other, (float, _np.generic)):
+        return NotImplemented
+    return E.add(self, other)
 
 
 def _rsub(self, other):
@@ -320,7 +337,7 @@ TENSOR_METHODS = {
     "isfinite": E.isfinite, "rsub": E.rsub,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
     "hardshrink": E.hardshrink, "prelu": E.prelu,
-    "__add__": _not_implemented_for_non_tensors(E.add), "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
+    "__add__": _add_operator, "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
     "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _not_implemented_for_non_tensors(_rsub),
     "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(_reversed(E.mul)),
     "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _not_implemented_for_non_tensors(_rdiv),

@@ -153,14 +153,15 @@ def _not_implemented_for_non_tensors(fn):
 
 
 def _add_operator(self, other):
-    """Tensor + other.  A float tensor plus a Python float or int (W8's y = y + 1, a
-    training loop's x * 2 + 1) goes straight to the kernel and its node: the same calls
-    E.add makes for it (_scaled_binary with alpha 1, _result_type's float case), without
-    the two Python frames between."""
+    """Tensor + other.  A float tensor plus a Python float or int (W8's y = y + 1) or a
+    tensor of its dtype (W5's y + x) goes straight to the kernel and its node: the same
+    calls E.add makes for it (_scaled_binary with alpha 1, _result_type's fast cases),
+    without the two Python frames between."""
     t = type(other)
-    if (t is float or t is int) and self._dtype.is_floating_point:
-        out = E._binary_raw("add", self, other, self._dtype)
-        if needs_grad(self):
+    dt = self._dtype
+    if dt.is_floating_point and (t is float or t is int or (t is Tensor and other._dtype is dt)):
+        out = E._binary_raw("add", self, other, dt)
+        if needs_grad(self, other):
             record(E.AddBackward0, (self, other), (out,))
         return out
     if t not in _NUMBER_TYPES and not isinstance(other, Tensor) \

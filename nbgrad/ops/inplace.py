@@ -25,9 +25,9 @@ from .._layout import contiguous_format
 from .._tensor import Tensor, dense_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import FREED_MSG, Node, interned_numbers
-from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, copy_raw, needs_grad, new_tensor, record,
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, copy_raw, needs_grad, new_tensor, record,
                      zeros_grad)
-from .views import DEFAULT, AsStridedBackward0, _geometry, restride, view_rebase_error
+from .views import DEFAULT, AsStridedBackward0, _geometry, view_rebase_error
 
 def type_name(dtype):
     return D.scalar_type_name(dtype)

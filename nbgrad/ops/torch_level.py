@@ -10,7 +10,6 @@ is CholeskyBackward0.  qr and cholesky warn once that they are deprecated, as Py
 import warnings
 
 from .. import _dtype as D
-from .._tensor import Tensor
 from ..return_types import return_type
 from . import linalg_decomp as LD
 from . import views as V
@@ -29,7 +28,8 @@ def _warn_once(key, message):
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     if input.dim() < 2:
-        raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions "
+                           "instead")
     if compute_uv:
         U, S, Vh = LD.svd(input, full_matrices=not some)
     else:
@@ -62,6 +62,8 @@ def cholesky(input, upper=False, *, out=None):
                            "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
                            "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
                            "equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.dim() < 2:
+        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
     L = LD.cholesky(input, upper=upper)
     fn = L._grad_fn
     if fn is not None and type(fn) is LD.LinalgCholeskyExBackward0:

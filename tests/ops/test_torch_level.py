@@ -92,3 +92,13 @@ def test_narrow_copy_is_a_copy():
     assert b.narrow_copy(0, 1, 1).tolist() == [[3.0, 4.0, 5.0]]
     nc[0, 0] = 9.0
     assert b[0, 1].item() == 1.0
+
+
+def test_errors_of_a_vector():
+    with pytest.raises(RuntimeError, match="linalg.svd: input should have at least 2 dimensions, but has 1 "
+                                           "dimensions instead"):
+        T.svd(T.ones(3))
+    with pytest.raises(RuntimeError, match="^cholesky: The input tensor A must have at least 2 dimensions."):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            T.cholesky(T.ones(3))

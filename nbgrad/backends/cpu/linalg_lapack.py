@@ -14,14 +14,16 @@ except det and slogdet, which factor it with getf2's steps here as PyTorch's LU 
 and a solve with a finite matrix and a non-finite right-hand side runs LAPACK's steps here.
 """
 import numpy as np
-from numba import njit
 
+from .._shared import cpu_kernel
 from .._shared.fast_math import fma as _fma
 
 from .strided_copy import copy  # a Python wrapper, not a jitted helper
 from .._shared.geometry import contiguous_strides
 
-_kernel = njit(cache=True)
+# (keyed by the shared helpers' digest: _lu_diagonal calls fast_math's fma; numpy's error model,
+# as every kernel of the package: no division here may raise)
+_kernel = cpu_kernel()
 
 
 def _dense(view):
@@ -411,7 +413,7 @@ def linalg_eigh(view, upper):
 
 # -- LU with its pivots, triangular solves (torch.linalg.lu_factor / solve_triangular) --
 # (NumPy's error model: a division by zero gives inf/NaN, as LAPACK's, not ZeroDivisionError)
-_kernel_ieee = njit(cache=True, error_model="numpy")
+_kernel_ieee = _kernel        # (cpu_kernel's error model is numpy's)
 
 
 @_kernel_ieee

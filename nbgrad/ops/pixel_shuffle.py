@@ -1,6 +1,27 @@
 """pixel_shuffle and pixel_unshuffle: a reshape, a permute and a copy (as PyTorch's math kernel
-does it), the output shown under PyTorch's node name."""
-from .more import renamed
+does it), computed unrecorded; each records PyTorch's node, whose backward is the other op
+(PixelShuffleBackward0: pixel_unshuffle(grad, r), and the reverse)."""
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import Node
+from ._graph import needs_grad, record
+
+
+class PixelShuffleBackward0(Node):
+    def backward(self, g):
+        return pixel_unshuffle(g, self.factor)
+
+
+class PixelUnshuffleBackward0(Node):
+    def backward(self, g):
+        return pixel_shuffle(g, self.factor)
+
+
+def _recorded(node_cls, input, factor, compute):
+    with no_grad():
+        out = compute()
+    if needs_grad(input):
+        record(node_cls, (input,), (out,), factor=factor)
+    return out
 
 
 def _check(fn, x, factor, what):
@@ -20,10 +41,12 @@ def pixel_shuffle(input, upscale_factor):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
                            f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     nb = len(batch)
-    x = input.reshape(*batch, c // (r * r), r, r, h, w)
-    order = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
-    out = x.permute(*order).contiguous().reshape(*batch, c // (r * r), h * r, w * r)
-    return renamed(out, "PixelShuffleBackward0")
+
+    def compute():
+        x = input.reshape(*batch, c // (r * r), r, r, h, w)
+        order = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
+        return x.permute(*order).contiguous().reshape(*batch, c // (r * r), h * r, w * r)
+    return _recorded(PixelShuffleBackward0, input, r, compute)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -38,7 +61,9 @@ def pixel_unshuffle(input, downscale_factor):
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
                            f"input.size(-1)={w} is not divisible by {r}")
     nb = len(batch)
-    x = input.reshape(*batch, c, h // r, r, w // r, r)
-    order = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
-    out = x.permute(*order).contiguous().reshape(*batch, c * r * r, h // r, w // r)
-    return renamed(out, "PixelUnshuffleBackward0")
+
+    def compute():
+        x = input.reshape(*batch, c, h // r, r, w // r, r)
+        order = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
+        return x.permute(*order).contiguous().reshape(*batch, c * r * r, h // r, w // r)
+    return _recorded(PixelUnshuffleBackward0, input, r, compute)

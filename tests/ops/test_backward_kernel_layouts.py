@@ -166,3 +166,21 @@ def test_angle_saves_its_input_as_pytorch_does():
     b.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.sum().backward()
+
+
+def test_pixel_shuffle_and_unshuffle_record_their_own_nodes():
+    # PyTorch's PixelShuffleBackward0 (its backward is pixel_unshuffle) has self as its one
+    # edge; nbgrad's was the renamed last view of its reshape-permute-copy composition
+    F = T.nn.functional
+    x = T.arange(2 * 8 * 2 * 3, dtype=T.float64).reshape(2, 8, 2, 3).requires_grad_()
+    y = F.pixel_shuffle(x, 2)
+    assert _tree(y.grad_fn) == ("PixelShuffleBackward0", [_LEAF]) and y.stride() == (48, 24, 6, 1)
+    w = T.arange(y.numel(), dtype=T.float64).reshape(y.shape)
+    g, = T.autograd.grad(y, x, w, create_graph=True)
+    assert g.stride() == (48, 6, 3, 1) and g.flatten()[:6].tolist() == [0.0, 2.0, 4.0, 12.0, 14.0, 16.0]
+    y2 = F.pixel_shuffle(x, 2)
+    g2, = T.autograd.grad((y2 * y2).sum(), x, create_graph=True)
+    assert g2.grad_fn.name() == "PixelUnshuffleBackward0"
+    assert T.autograd.grad(g2.sum(), x)[0].flatten()[:4].tolist() == [2.0] * 4
+    z = F.pixel_unshuffle(y.detach().requires_grad_(), 2)
+    assert _tree(z.grad_fn) == ("PixelUnshuffleBackward0", [_LEAF]) and z.stride() == (48, 6, 3, 1)

@@ -3,7 +3,11 @@
 Constant padding is one buffer filled with the value and the input copied into its
 interior (PyTorch's constant_pad_nd); its backward is the same op with the amounts
 negated, so that it is differentiable again (ConstantPadNdBackward0 all the way).
-The other modes index the input with one gathered index per padded dim.
+Reflect and replicate index the input with one gathered index per padded dim, computed
+unrecorded and recorded as PyTorch's one node ({Reflection,Replication}Pad{1,2,3}DBackward0,
+saving self; its backward adds each padded position back with index_add_, and under
+create_graph is the ...BackwardBackward0 node whose own backward is the pad).  Circular is
+PyTorch's _pad_circular op for op: copies into slices of a new tensor (CopySlices).
 """
 from .._tensor import Tensor
 from ..autograd.node import Node
@@ -101,6 +105,7 @@ def pad(input, pad, mode="constant", value=None):
         if min(sizes) < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
     out = input
+    steps = []          # (dim, index, size before) of each padded dim, in order
     for i in range(k):
         d = input.dim() - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
@@ -117,8 +122,90 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({lo}, {hi}) at dimension {d} of input {list(input._shape)}")
         if lo or hi:
-            out = out.index_select(d, _edge_index(n, lo, hi, mode, input.device))
-    if out is not input and mode != "circular":     # PyTorch's node (circular is composed there too)
-        from .more import renamed
-        out = renamed(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{k}DBackward0")
+            steps.append((d, _edge_index(n, lo, hi, mode, input.device), n))
+    if mode == "circular":
+        return _pad_circular(input, pad, sizes)
+    # reflect and replicate: PyTorch's one kernel and one node, whose backward is the
+    # *_backward kernel (a node of its own under create_graph)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        for d, index, _ in steps:
+            out = out.index_select(d, index)
+        if not steps:
+            out = input.clone()     # (no amount: still a new tensor, as PyTorch's kernel's)
+    if needs_grad(input):
+        name = f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{k}D"
+        record(_EDGE_PAD_NODES[name], (input,), (out,), steps=tuple(steps), pad=pad, mode=mode).save(input)
     return out
+
+
+def _pad_circular(x, pad, out_shape):
+    """PyTorch's _pad_circular, op for op (so its graph is theirs: CopySlices of the copies
+    into slices of a new tensor): x's kept part copied into the middle, then per padded dim
+    the left pad from the right end of what is written and the right pad from its left."""
+    k = len(pad) // 2
+    out = x.new_empty(tuple(out_shape))
+    out_slice, in_slice = out, x
+    for i in range(k):
+        d = x.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        out_slice = _slice(out_slice, d, max(lo, 0), out_shape[d] - max(hi, 0))
+        in_slice = _slice(in_slice, d, max(-lo, 0), x._shape[d] - max(-hi, 0))
+    out_slice.copy_(in_slice)
+    for i in range(k):
+        d = x.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = out_shape[d]
+        if lo > 0:
+            _slice(out, d, 0, lo).copy_(_slice(out, d, n - lo - max(hi, 0), n - max(hi, 0)))
+        if hi > 0:
+            _slice(out, d, n - hi, n).copy_(_slice(out, d, max(lo, 0), max(lo, 0) + hi))
+    return out
+
+
+def _slice(t, d, start, stop):
+    index = [slice(None)] * t.dim()
+    index[d] = slice(start, stop)
+    return t[tuple(index)]
+
+
+class _EdgePadBackward(Node):
+    """ReflectionPad{1,2,3}DBackward0 / ReplicationPad...: each padded position's gradient
+    added back to the element it copied (index_add_ per dim, last padded dim first)."""
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            grad = _edge_pad_backward_raw(g, self.steps)
+        if needs_grad(g, x):        # create_graph: PyTorch's ..._backward node over (grad, self)
+            record(self.double_cls, (g, x), (grad,), pad=self.pad, mode=self.mode, x_shape=tuple(x._shape))
+        return grad
+
+
+def _edge_pad_backward_raw(g, steps):
+    from .._creation import zeros
+    for d, index, n in reversed(steps):
+        shape = list(g._shape)
+        shape[d] = n
+        g = zeros(shape, dtype=g._dtype, device=g.device).index_add_(d, index, g)
+    return g
+
+
+class _EdgePadBackwardBackward(Node):
+    """d(the pad backward)/d(grad) is the pad itself; d/d(self) is zero (zeros_like(self))."""
+
+    def backward(self, gg):
+        from .._creation import zeros
+        g_grad = pad(gg, self.pad, self.mode) if self.needs_input_grad(0) else None
+        g_self = zeros(self.x_shape, dtype=gg._dtype, device=gg.device) if self.needs_input_grad(1) else None
+        return g_grad, g_self
+
+
+_EDGE_PAD_NODES = {}
+for _mode in ("Reflection", "Replication"):
+    for _k in (1, 2, 3):
+        _name = f"{_mode}Pad{_k}D"
+        _double = type(_name + "BackwardBackward0", (_EdgePadBackwardBackward,), {"__module__": __name__})
+        _EDGE_PAD_NODES[_name] = type(_name + "Backward0", (_EdgePadBackward,),
+                                      {"__module__": __name__, "double_cls": _double})

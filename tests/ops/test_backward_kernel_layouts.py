@@ -184,3 +184,42 @@ def test_pixel_shuffle_and_unshuffle_record_their_own_nodes():
     assert T.autograd.grad(g2.sum(), x)[0].flatten()[:4].tolist() == [2.0] * 4
     z = F.pixel_unshuffle(y.detach().requires_grad_(), 2)
     assert _tree(z.grad_fn) == ("PixelUnshuffleBackward0", [_LEAF]) and z.stride() == (48, 6, 3, 1)
+
+
+def _names(fn):
+    return [n.name() if n is not None else None for n, _ in fn.next_functions]
+
+
+@pytest.mark.parametrize("mode, node", [("reflect", "ReflectionPad2D"), ("replicate", "ReplicationPad2D")])
+def test_reflect_and_replicate_pads_are_one_node_with_its_own_double_backward(mode, node):
+    x4 = T.arange(2 * 3 * 4 * 5.0, dtype=T.float64).reshape(2, 3, 4, 5).requires_grad_()
+    y = T.nn.functional.pad(x4, (1, 2, 2, 1), mode=mode)
+    assert y.grad_fn.name() == node + "Backward0" and _names(y.grad_fn) == ["torch::autograd::AccumulateGrad"]
+    g, = T.autograd.grad((y * y).sum(), x4, create_graph=True)
+    assert g.grad_fn.name() == node + "BackwardBackward0"
+    assert _names(g.grad_fn) == ["AddBackward0", "torch::autograd::AccumulateGrad"]
+    b = x4 * 1
+    y = T.nn.functional.pad(b, (1, 1, 1, 1), mode=mode)
+    b.add_(1)                       # the node saves self, as PyTorch's
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_a_pad_of_nothing_is_a_new_tensor(mode):
+    # it returned the input itself: an in-place change of the result wrote into x
+    x = T.arange(12.0, dtype=T.float64).reshape(1, 2, 6).requires_grad_()
+    y = T.nn.functional.pad(x, (0, 0), mode=mode)
+    assert y is not x and y.data_ptr() != x.data_ptr() and y.grad_fn is not None
+    assert y.tolist() == x.tolist()
+
+
+def test_circular_pad_is_pytorchs_copies_into_slices():
+    x = T.arange(12.0, dtype=T.float64).reshape(1, 2, 6).requires_grad_()
+    y = T.nn.functional.pad(x, (2, 1), mode="circular")
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"
+    assert _names(y.grad_fn) == ["torch::autograd::CopySlices", "SliceBackward0"]
+    assert y.flatten().tolist()[:9] == [4.0, 5.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 0.0]
+    w = T.arange(y.numel(), dtype=T.float64).reshape(y.shape)
+    g, = T.autograd.grad(y, x, w)
+    assert g.flatten().tolist() == [10.0, 3.0, 4.0, 5.0, 6.0, 8.0, 28.0, 12.0, 13.0, 14.0, 24.0, 26.0]

@@ -247,7 +247,7 @@ def diagflat(input, offset=0):
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    return _recorded(TraceBackward0, input, lambda: input.diagonal().sum(), shape=tuple(input._shape))
+    return recorded(TraceBackward0, input, lambda: input.diagonal().sum(), shape=tuple(input._shape))
 
 
 class TraceBackward0(Node):
@@ -350,12 +350,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
     x = input
-    from ..autograd.grad_mode import no_grad
-    with no_grad():
-        out = E.where(E.isnan(x), nan, E.where(x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x)))
-    if needs_grad(x):
-        record(NanToNumBackward0, (x,), (out,)).save(x)
-    return out
+    return recorded(NanToNumBackward0, x, lambda: E.where(E.isnan(x), nan, E.where(
+        x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x))), saves=(x,))
 
 
 class NanToNumBackward0(Node):
@@ -372,11 +368,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype)
     from ._graph import wrap_dims as _wrap_dims
     dims = tuple(range(input.dim())) if dim is None else tuple(_wrap_dims(dim, input.dim()))
-    out = _recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype),
-                    shape=tuple(input._shape), dims=dims, keepdim=keepdim, dtype=input._dtype)
-    if out._grad_fn is not None and type(out._grad_fn) is NansumBackward0:
-        out._grad_fn.save(input)
-    return out
+    return recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype),
+                    saves=(input,), shape=tuple(input._shape), dims=dims, keepdim=keepdim, dtype=input._dtype)
 
 
 class NansumBackward0(Node):
@@ -472,14 +465,18 @@ def copysign(input, other):
     return res
 
 
-def _recorded(node_cls, input, compute, **attrs):
-    """compute() run unrecorded, its result given node_cls over input (an op PyTorch
-    computes with one kernel and differentiates with its own formula)."""
+def recorded(node_cls, inputs, compute, saves=(), **attrs):
+    """compute() run unrecorded, its result given node_cls over the tensor `inputs` (one, or a
+    tuple), which saves `saves`: an op PyTorch computes with one kernel and differentiates
+    with its own formula, composed here from Tensor ops."""
     from ..autograd.grad_mode import no_grad
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     with no_grad():
         out = compute()
-    if needs_grad(input):
-        record(node_cls, (input,), (out,), **attrs)
+    if needs_grad(*inputs):
+        node = record(node_cls, inputs, (out,), **attrs)
+        if saves:
+            node.save(*saves)
     return out
 
 
@@ -502,18 +499,18 @@ class FracBackward0(Node):
 
 def deg2rad(input):
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
-    return _recorded(Deg2RadBackward0, x, lambda: x * (math.pi / 180.0))
+    return recorded(Deg2RadBackward0, x, lambda: x * (math.pi / 180.0))
 
 
 def rad2deg(input):
     x = input if input._dtype.is_floating_point else input.to(D.get_default_dtype())
-    return _recorded(Rad2DegBackward0, x, lambda: x * (180.0 / math.pi))
+    return recorded(Rad2DegBackward0, x, lambda: x * (180.0 / math.pi))
 
 
 def frac(input):
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
-    return _recorded(FracBackward0, input, lambda: input - E.trunc(input))
+    return recorded(FracBackward0, input, lambda: input - E.trunc(input))
 
 
 class FmodBackward0(Node):
@@ -581,14 +578,11 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 
 def _logaddexp(name, node_cls, input, other, exp, scale):
     _check_floating(name, input, other)
-    from ..autograd.grad_mode import no_grad
-    with no_grad():         # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
-        m = E.maximum(input, other)
-        out = m + E.log1p(exp(-E.abs(input - other))) / scale
-        out = E.where(E.isinf(input) & (input == other), input, out)
-    if needs_grad(input, other):
-        record(node_cls, (input, other), (out,)).save(input, other)
-    return out
+
+    def compute():          # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
+        out = E.maximum(input, other) + E.log1p(exp(-E.abs(input - other))) / scale
+        return E.where(E.isinf(input) & (input == other), input, out)
+    return recorded(node_cls, (input, other), compute, saves=(input, other))
 
 
 def logaddexp(input, other):

@@ -149,24 +149,18 @@ def _pad_circular(x, pad, out_shape):
     for i in range(k):
         d = x.dim() - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
-        out_slice = _slice(out_slice, d, max(lo, 0), out_shape[d] - max(hi, 0))
-        in_slice = _slice(in_slice, d, max(-lo, 0), x._shape[d] - max(-hi, 0))
+        out_slice = V.narrow(out_slice, d, max(lo, 0), out_shape[d] - max(lo, 0) - max(hi, 0))
+        in_slice = V.narrow(in_slice, d, max(-lo, 0), x._shape[d] - max(-lo, 0) - max(-hi, 0))
     out_slice.copy_(in_slice)
     for i in range(k):
         d = x.dim() - 1 - i
         lo, hi = pad[2 * i], pad[2 * i + 1]
         n = out_shape[d]
         if lo > 0:
-            _slice(out, d, 0, lo).copy_(_slice(out, d, n - lo - max(hi, 0), n - max(hi, 0)))
+            V.narrow(out, d, 0, lo).copy_(V.narrow(out, d, n - lo - max(hi, 0), lo))
         if hi > 0:
-            _slice(out, d, n - hi, n).copy_(_slice(out, d, max(lo, 0), max(lo, 0) + hi))
+            V.narrow(out, d, n - hi, hi).copy_(V.narrow(out, d, max(lo, 0), hi))
     return out
-
-
-def _slice(t, d, start, stop):
-    index = [slice(None)] * t.dim()
-    index[d] = slice(start, stop)
-    return t[tuple(index)]
 
 
 class _EdgePadBackward(Node):

@@ -1,9 +1,8 @@
 """pixel_shuffle and pixel_unshuffle: a reshape, a permute and a copy (as PyTorch's math kernel
 does it), computed unrecorded; each records PyTorch's node, whose backward is the other op
 (PixelShuffleBackward0: pixel_unshuffle(grad, r), and the reverse)."""
-from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import needs_grad, record
+from .more import recorded
 
 
 class PixelShuffleBackward0(Node):
@@ -15,13 +14,6 @@ class PixelUnshuffleBackward0(Node):
     def backward(self, g):
         return pixel_shuffle(g, self.factor)
 
-
-def _recorded(node_cls, input, factor, compute):
-    with no_grad():
-        out = compute()
-    if needs_grad(input):
-        record(node_cls, (input,), (out,), factor=factor)
-    return out
 
 
 def _check(fn, x, factor, what):
@@ -46,7 +38,7 @@ def pixel_shuffle(input, upscale_factor):
         x = input.reshape(*batch, c // (r * r), r, r, h, w)
         order = list(range(nb)) + [nb, nb + 3, nb + 1, nb + 4, nb + 2]
         return x.permute(*order).contiguous().reshape(*batch, c // (r * r), h * r, w * r)
-    return _recorded(PixelShuffleBackward0, input, r, compute)
+    return recorded(PixelShuffleBackward0, input, compute, factor=r)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -66,4 +58,4 @@ def pixel_unshuffle(input, downscale_factor):
         x = input.reshape(*batch, c, h // r, r, w // r, r)
         order = list(range(nb)) + [nb, nb + 2, nb + 4, nb + 1, nb + 3]
         return x.permute(*order).contiguous().reshape(*batch, c * r * r, h // r, w // r)
-    return _recorded(PixelUnshuffleBackward0, input, r, compute)
+    return recorded(PixelUnshuffleBackward0, input, compute, factor=r)

@@ -870,6 +870,11 @@ class _Source:
         indent = "    "
         if any(_WIDE_CALL.search(line) for line in body):
             src.append("    _wide_vectors()     # the polynomial transcendentals in the CPU's widest vectors")
+        elif len(body) >= _WIDE_OPS_PER_ELEMENT * (len(loads) + len(outputs) + 1):
+            # compute-bound arithmetic: half the vector instructions, and on Intel half the
+            # microcode assists where values pass through denormals (W5's 1000-op chain and
+            # its backward on 16 float32 elements: 57 -> 36 us in the region)
+            src.append("    _wide_vectors()     # many operations per element moved: the CPU's widest vectors")
         if reduced is not None:
             src.append("    acc = 0.0")
         src += ["    " + h for h in hoists.values()]
@@ -1058,6 +1063,7 @@ def _pre(x):
 
 # a region calling elementwise.py's polynomial transcendentals (elementwise._WIDE_VECTOR_FNS)
 _WIDE_CALL = re.compile(r"\b_[ue]_(?:exp|log|tanh|sigmoid)\(")
+_WIDE_OPS_PER_ELEMENT = 16     # operations per element read or written that make a region compute-bound
 _LANES = 16         # the partial sums of a flat region's sum (a 512-bit vector of float32)
 
 

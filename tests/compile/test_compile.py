@@ -66,6 +66,38 @@ def test_elementwise_chain_matches_eager_on_every_call(dtype):
     with pytest.raises(RuntimeError):
         lc.backward()
 
+def _long_chain(x, w):
+    x.grad = w.grad = None
+    y = x
+    for _ in range(150):
+        y = y * w
+        y = y + x
+    y.sum().backward()
+    return y
+
+
+def test_a_compute_bound_chain_through_denormals_is_eager_bit_for_bit():
+    """W5's shape: a long mul/add chain whose backward multiplies gradients by w down through
+    float32's denormals to zero.  The region is compute-bound, so it runs in the CPU's widest
+    vectors; the lanes compute the same IEEE operations, so every bit is eager's."""
+    rng = np.random.default_rng(5)
+    xv = rng.uniform(-1, 1, 16).astype(np.float32)
+    wv = rng.uniform(0.2, 0.8, 16).astype(np.float32)
+    step = nbgrad.compile(_long_chain)
+    for _ in range(2):
+        xc, wc = _leaf(xv, np.float32), _leaf(wv, np.float32)
+        yc = step(xc, wc)
+    xe, we = _leaf(xv, np.float32), _leaf(wv, np.float32)
+    ye = _long_chain(xe, we)
+    assert np.array_equal(yc.detach().numpy(), ye.detach().numpy())
+    assert np.array_equal(xc.grad.numpy(), xe.grad.numpy())
+    assert np.array_equal(wc.grad.numpy(), we.grad.numpy())
+    # the backward did pass through denormals (the point of the test)
+    g = np.float32(1.0) * np.cumprod(np.repeat(wv[None], 150, 0), axis=0, dtype=np.float32)
+    assert ((g != 0) & (np.abs(g) < np.finfo(np.float32).tiny)).any()
+    assert "_wide_vectors()" in step.variants[0].source
+
+
 
 def test_graph_names_print_and_dot():
     x, w = _leaf(np.linspace(-1, 1, 8)), _leaf(np.linspace(0.2, 0.8, 8))

@@ -58,7 +58,9 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             (the op layer guarantees it).
   fill(dst_view, value)                     writes a scalar into every element
 
-  unary(op, x_view, out_dtype)              -> buffer;  op in UNARY_OPS
+  unary(op, x_view, out_dtype, out=None)    -> buffer;  op in UNARY_OPS.  out: as binary's
+                                            (float32/float64 results; it may be exactly
+                                            x's elements: an unrecorded in-place op)
   binary(op, a_view, b_view, out_shape, out_dtype, out=None) -> buffer; op in BINARY_OPS.
                                             a and b have the same dtype and are already
                                             broadcast to out_shape (0 strides).  With
@@ -67,12 +69,13 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             there and out is returned; out may be
                                             exactly a's or b's elements (an in-place
                                             accumulate) but must not partly overlap them.
-  binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype) -> buffer a + alpha*b
+  binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype, out=None) -> buffer a + alpha*b
                                             (op 'add') or a - alpha*b ('sub'), PyTorch's
                                             add/sub with alpha: float32 and float64 as one
-                                            fused multiply-add, float16 by PyTorch's Half loops
-                                            (defined for every backend in _half.py)
-  fma(a_view, b_view, c_view, out_shape, out_dtype) -> buffer a * b + c rounded once (float32,
+                                            fused multiply-add (out: as binary's, these
+                                            two dtypes only), float16 by PyTorch's Half
+                                            loops (defined for every backend in _half.py)
+  fma(a_view, b_view, c_view, out_shape, out_dtype, out=None) -> buffer a * b + c rounded once (float32,
                                             float64; float16 in float32, rounded once after):
                                             PyTorch's fused multiply-adds (addcmul; add/sub
                                             with alpha and lerp are one too).  Defined for every
@@ -217,9 +220,10 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             gb (out,)) buffers or None.  g.T goes to BLAS as
                                             a transposed view (no copy); gb is a column sum.
 
-  fused_elementwise(program, outputs, inputs, n, dtype)
+  fused_elementwise(program, outputs, inputs, n, dtype, out=None)
                                             -> buffers of a traced elementwise program
-                                            (nbgrad.fuse; format in backends/cpu/fused.py)
+                                            (nbgrad.fuse; format in backends/cpu/fused.py);
+                                            out: the one output's buffer (float32/float64)
   softmax_backward(g_view, y_view, dim, log=False)
                                             softmax's gradient over the last dim (float32,
                                             float64; g and y of one shape): -> row-major

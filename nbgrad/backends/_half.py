@@ -139,9 +139,10 @@ def install(ns, widen, narrow, reinterpret):
         write_half(narrow(tmp), dst_view)
 
     @wrap("unary")
-    def unary(op, x_view, out_dtype):
+    def unary(op, x_view, out_dtype, out=None):
         if x_view[0].dtype is not H and out_dtype is not H:
-            return orig["unary"](op, x_view, out_dtype)
+            return orig["unary"](op, x_view, out_dtype, out)
+        assert out is None, "unary writes into out only for float32 and float64"
         xw = wide(x_view) if x_view[0].dtype is H else x_view
         if out_dtype is H:
             out = narrow(orig["unary"](op, xw, F))
@@ -194,30 +195,35 @@ def install(ns, widen, narrow, reinterpret):
         ns["copy"](view, (tmp, 0, tuple(shape), _contiguous(tuple(shape))))
         return tmp, 0, "v"
 
-    def fma(a_view, b_view, c_view, out_shape, out_dtype):
+    def fma(a_view, b_view, c_view, out_shape, out_dtype, out=None):
         """a * b + c rounded once (views broadcast to out_shape), PyTorch's fused multiply-add;
-        float16 in float32, rounded once to float16 after it."""
+        float16 in float32, rounded once to float16 after it.  out: a float32/float64 result's
+        buffer to write (from its start) instead of a new one."""
         shape = tuple(out_shape)
         n = _numel(shape)
         dt = F if out_dtype is H else np.dtype(out_dtype)
         inputs = [dense_input(v, dt) for v in (a_view, b_view, c_view)]
         program = (("input", 0), ("input", 1), ("input", 2), ("fma", 0, 1, 2))
         if n == 0:
-            return o_empty(0, out_dtype)
+            return o_empty(0, out_dtype) if out is None else out
+        if out is not None and out_dtype is not H:
+            return orig["fused_elementwise"](program, (3,), inputs, n, dt, out=out)[0]
         out = orig["fused_elementwise"](program, (3,), inputs, n, dt)[0]
         return narrow(out) if out_dtype is H else out
     ns["fma"] = fma
 
-    def binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype):
+    def binary_scaled(op, a_view, b_view, alpha, out_shape, out_dtype, out=None):
         """a + alpha * b (op 'add') or a - alpha * b ('sub'): PyTorch's add/sub with alpha,
         one kernel: a fused multiply-add for float32 and float64 (ufunc::add's vec::fmadd, and
-        its scalar loop contracted so), alpha in the dtype; integers: alpha * b, then the add."""
+        its scalar loop contracted so), alpha in the dtype; integers: alpha * b, then the add.
+        out (float32 and float64 only): the result's buffer, written from its start."""
         shape = tuple(out_shape)
         dense = _contiguous(shape)
         if out_dtype in (F, np.dtype(np.float64)):
             value = alpha if op == "add" else -alpha
             scalar = (orig["full"](1, out_dtype, value), 0, shape, (0,) * len(shape))
-            return fma(b_view, scalar, a_view, shape, out_dtype)
+            return fma(b_view, scalar, a_view, shape, out_dtype, out)
+        assert out is None, "binary_scaled writes into out only for float32 and float64"
         if out_dtype is not H:
             scalar = (orig["full"](1, out_dtype, alpha), 0, shape, (0,) * len(shape))
             t = orig["binary"]("mul", b_view, scalar, shape, out_dtype)
@@ -450,9 +456,10 @@ def install(ns, widen, narrow, reinterpret):
     made_in_float32("randint", 1)       # randint(numel, dtype, low, high)
 
     @wrap("fused_elementwise")
-    def fused_elementwise(program, outputs, inputs, n, dtype):
+    def fused_elementwise(program, outputs, inputs, n, dtype, out=None):
         if np.dtype(dtype) is not H:
-            return orig["fused_elementwise"](program, outputs, inputs, n, dtype)
+            return orig["fused_elementwise"](program, outputs, inputs, n, dtype, out=out)
+        assert out is None, "fused_elementwise writes into out only for float32 and float64"
         winputs = [(widen(buf), off, kind) for buf, off, kind in inputs]
         return [narrow(r) for r in orig["fused_elementwise"](program, outputs, winputs, n, F)]
 

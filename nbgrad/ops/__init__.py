@@ -99,8 +99,21 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
     tensor_only = fn.__name__ in ("atan2", "hypot")
 
     accepted = _keyword_names(fn)
+    # written straight into self's memory when nothing is recorded (no copy, no planning):
+    # add_/sub_/mul_/div_ by E.binary_into_, a row that is one unary kernel by E.unary_into_
+    direct = fn.__name__ if fn.__name__ in E._DIRECT_OPS else None
+    scaled = fn.__name__ in ("add", "sub")
+    unary = _TABLE.get(fn.__name__)
+    unary = unary.kernel if (unary is not None and unary.kernel and len(unary.inputs) == 1 and not unary.params
+                             and not (unary.refuses and (D.float32 in unary.refuses[0] or D.float64 in unary.refuses[0]))) \
+        else None
 
     def method(self, *args, **kwargs):
+        if direct is not None and len(args) == 1 and (not kwargs or (scaled and len(kwargs) == 1 and "alpha" in kwargs)) \
+                and E.binary_into_(direct, self, args[0], kwargs["alpha"] if kwargs else 1):
+            return self
+        if unary is not None and not args and not kwargs and E.unary_into_(unary, self):
+            return self
         if kwargs and accepted is not None:
             for k in kwargs:
                 if k not in accepted:

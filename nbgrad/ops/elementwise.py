@@ -356,6 +356,84 @@ def add(a, b, alpha=1):
     return _scaled_binary("add", AddBackward0, a, b, alpha)
 
 
+_DIRECT_DTYPES = frozenset({D.float32, D.float64})
+_DIRECT_OPS = frozenset({"add", "sub", "mul", "div"})
+
+
+def binary_into_(op, t, other, alpha=1):
+    """t.add_/sub_/mul_/div_(other[, alpha=]) written straight into t's memory when nothing
+    is recorded: a teaching loop's `w -= lr * w.grad` under no_grad, an optimizer's
+    `p.add_(g, alpha=-lr)`.  The general in-place path (inplace.apply_inplace) computes a new
+    tensor and copies it in: a second pass over the memory and ~10 us of checks and planning
+    per call.  This one runs the kernel the out-of-place op runs, on the same operands, with
+    t's memory as its output, so the bits are the same.  It serves a row-major float32/
+    float64 CPU t with a Python float or int, or with a row-major tensor of t's dtype and
+    shape that is t's own memory or shares no storage with it (no partial overlap to refuse);
+    alpha only beside such a tensor (PyTorch's one fused multiply-add).  Returns False,
+    having written nothing, for any other call: the caller takes the general path, which
+    also raises every error."""
+    dt = t._dtype
+    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t, other)) or _graph.CAPTURE[0] is not None:
+        return False        # (nbgrad.compile records the general path's backend calls)
+    dev = t._storage.device
+    shape = t._shape
+    rm = row_major_of(shape) or row_major(shape)
+    if dev.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
+        return False
+    kind = type(other)
+    if kind is float or (kind is int and -2 ** 63 <= other < 2 ** 63):
+        if alpha != 1:
+            return False
+        operand, scalar = scalar_tensor(other, dt, dev), True
+    elif isinstance(other, Tensor):
+        st, so = t._storage, other._storage
+        if other._dtype is not dt or so.device is not dev or not (other._shape is shape or other._shape == shape) \
+                or not (other._stride is rm or other._stride == rm):
+            return False
+        if (st.root or st) is (so.root or so) and (other._offset != t._offset or so is not st):
+            return False        # a partial overlap (an error) or another storage of one root
+        if alpha != 1 and not (type(alpha) in (int, float) and op in ("add", "sub")):
+            return False
+        operand, scalar = other, False
+    else:
+        return False
+    n = math.prod(shape)
+    buf, off = t._storage.buffer, t._offset
+    out = buf if off == 0 and n == buf.size else buf[off:off + n]
+    obuf, ooff = operand._storage.buffer, operand._offset
+    if alpha != 1:
+        get_backend("cpu").binary_scaled(op, (buf, off, shape, rm), (obuf, ooff, shape, rm), alpha, shape, dt.np,
+                                         out=out)
+    else:
+        dense = _BINARY_DENSE["cpu"]
+        if dense is None or dense(op, buf, off, obuf, ooff, n, dt.np, out, scalar) is None:
+            ostrides = (0,) * len(shape) if scalar else rm
+            get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, ostrides), shape, dt.np, out)
+    t._vc.value += 1
+    return True
+
+
+def unary_into_(kernel, t):
+    """t.relu_(), t.neg_(), t.exp_(), ... (an op-table row that is one unary kernel) written
+    straight into t's memory when nothing is recorded: binary_into_'s rule, for a row-major
+    float32/float64 CPU t.  False, having written nothing, for any other call."""
+    dt = t._dtype
+    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t)) or _graph.CAPTURE[0] is not None:
+        return False
+    shape = t._shape
+    rm = row_major_of(shape) or row_major(shape)
+    if t._storage.device.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
+        return False
+    n = math.prod(shape)
+    buf, off = t._storage.buffer, t._offset
+    out = buf if off == 0 and n == buf.size else buf[off:off + n]
+    dense = _UNARY_DENSE["cpu"]
+    if dense is None or dense(kernel, buf, off, n, dt.np, out) is None:
+        get_backend("cpu").unary(kernel, (buf, off, shape, rm), dt.np, out)
+    t._vc.value += 1
+    return True
+
+
 def accumulate_(dst, src):
     """dst += src, not recorded: gradient accumulation (the engine's buffers, a leaf's
     .grad when grad mode is off).  One kernel pass written straight into dst's memory

@@ -102,11 +102,12 @@ def entry_points(device):
     run_unary, run_binary, run_where = device.run_unary, device.run_binary, device.run_where
     run_mul_backward, log = device.run_mul_backward, device.log
 
-    def unary(op, x_view, out_dtype):
+    def unary(op, x_view, out_dtype, out=None):
         buf, off, shape, strides = x_view
         shape = tuple(shape)
         n = numel(shape)
-        out = empty(n, np.dtype(out_dtype))
+        if out is None:
+            out = empty(n, np.dtype(out_dtype))
         if n == 0:
             return out
         if on_device is not None:

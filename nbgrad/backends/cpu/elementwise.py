@@ -937,12 +937,14 @@ def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=Fa
     return out
 
 
-def unary_dense(op, buf, off, n, out_dtype):
-    """unary(op) of a floating operand of n elements, into a new buffer."""
+def unary_dense(op, buf, off, n, out_dtype, out=None):
+    """unary(op) of a floating operand of n elements, into a new buffer (or into `out`, n
+    elements that may be the operand's own)."""
     if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or (n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY)):
         return None
-    out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
+    if out is None:
+        out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
     _unary_kernels[op][CONTIGUOUS](buf, off, out)
     return out
 

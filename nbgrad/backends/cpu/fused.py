@@ -243,8 +243,12 @@ def _native_split(kernel, inputs, outs, n, compute_bound):
 _kernels = KernelCache()
 
 
-def fused_elementwise(program, outputs, inputs, n, dtype):
-    """Evaluate program over n elements; return one new buffer per entry of outputs.
+_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64"}   # (dtype.name is a slow property)
+
+
+def fused_elementwise(program, outputs, inputs, n, dtype, out=None):
+    """Evaluate program over n elements; return one new buffer per entry of outputs (or,
+    for a program of one output, `out`: n elements written from its start).
 
     program/outputs: as the module docstring says (tuples, hashable).  inputs:
     [(buffer, offset, kind)] with kind 'v' (n contiguous elements from offset)
@@ -253,8 +257,8 @@ def fused_elementwise(program, outputs, inputs, n, dtype):
     """
     dtype = np.dtype(dtype)
     kinds = tuple(kind for _, _, kind in inputs)
-    kernel = _kernels.get((tuple(program), tuple(outputs), kinds, dtype.name), _build)
-    outs = [new_buffer(n, dtype) for _ in outputs]
+    kernel = _kernels.get((tuple(program), tuple(outputs), kinds, _NAMES.get(dtype) or dtype.name), _build)
+    outs = [out] if out is not None else [new_buffer(n, dtype) for _ in outputs]
     if n == 0:
         return outs
     compute_bound = any(ins[0] not in CHEAP for ins in program)

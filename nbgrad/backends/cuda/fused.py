@@ -37,11 +37,11 @@ def _build(program, outputs, kinds, dtype):
 _kernels = KernelCache()
 
 
-def fused_elementwise(program, outputs, inputs, n, dtype):
-    """As the CPU's: evaluate program over n elements, one new buffer per output."""
+def fused_elementwise(program, outputs, inputs, n, dtype, out=None):
+    """As the CPU's: evaluate program over n elements, one new buffer per output (or `out`)."""
     dtype = np.dtype(dtype)
     kinds = tuple(kind for _, _, kind in inputs)
-    outs = [device_array(n, dtype) for _ in outputs]
+    outs = [out] if out is not None else [device_array(n, dtype) for _ in outputs]
     if n == 0:
         return outs
     kernel = _kernels.get((tuple(program), tuple(outputs), kinds, dtype.name), _build)

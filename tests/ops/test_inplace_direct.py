@@ -1,0 +1,184 @@
+"""add_/sub_/mul_/div_ with nothing to record write straight into the tensor's memory
+(elementwise.binary_into_).  They must give the out-of-place op's bits, bump the version
+once, write only the tensor's own elements, and leave every other call -- and every
+error -- to the general in-place path."""
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.ops import elementwise as E
+
+
+def _t(values, dtype):
+    return nbgrad.from_numpy(np.array(values, dtype=dtype))     # (a copy: the test keeps its values)
+
+
+OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b), "mul": (lambda a, b: a * b),
+       "div": (lambda a, b: a / b)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("n", [1, 16, 1000, 300_000])       # (300,000: past the threads' floor)
+@pytest.mark.parametrize("other", ["number", "tensor", "itself"])
+def test_direct_write_gives_the_out_of_place_bits(dtype, op, n, other):
+    rng = np.random.default_rng(n)
+    xv = rng.uniform(-2, 2, n).astype(dtype)
+    yv = rng.uniform(0.5, 2, n).astype(dtype)
+    x = _t(xv, dtype)
+    y = {"number": 0.3, "tensor": _t(yv, dtype), "itself": x}[other]
+    expected = getattr(nbgrad, op)(x, y).numpy().copy()     # before x changes
+    buffer, version = x.numpy(), x._version
+    out = getattr(x, op + "_")(y)
+    assert out is x and x._version == version + 1
+    assert x.numpy() is not None and np.shares_memory(x.numpy(), buffer)
+    assert np.array_equal(x.numpy(), expected)
+    operand = {"number": dtype(0.3), "tensor": yv, "itself": xv}[other]
+    np.testing.assert_allclose(x.numpy(), OPS[op](xv, operand), rtol=1e-6 if dtype == np.float32 else 1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["add", "sub"])
+@pytest.mark.parametrize("n", [16, 300_000])
+def test_alpha_is_the_one_fused_multiply_add(dtype, op, n):
+    rng = np.random.default_rng(1)
+    x, y = _t(rng.standard_normal(n), dtype), _t(rng.standard_normal(n), dtype)
+    expected = getattr(nbgrad, op)(x, y, alpha=-0.1).numpy().copy()
+    getattr(x, op + "_")(y, alpha=-0.1)
+    assert np.array_equal(x.numpy(), expected)
+
+
+def test_the_teaching_loop_updates_parameters_in_place():
+    w = nbgrad.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    (w * w).sum().backward()
+    buffer = w.detach().numpy()
+    with nbgrad.no_grad():
+        w -= 0.1 * w.grad
+        w.grad.zero_()
+    assert np.shares_memory(w.detach().numpy(), buffer)
+    np.testing.assert_array_equal(w.detach().numpy(), np.array([1.0, -2.0, 3.0], np.float32) * np.float32(0.8))
+    assert w.is_leaf and w.requires_grad and w.grad_fn is None and w._version == 1
+
+
+def test_a_window_writes_only_its_elements_and_its_base_sees_them():
+    base = _t(np.arange(12.0).reshape(3, 4), np.float32)
+    row = base[1]                       # row-major, offset 4
+    before = base.numpy().copy()
+    row.mul_(10.0)
+    expected = before.copy()
+    expected[1] *= 10
+    assert np.array_equal(base.numpy(), expected)
+    assert base._version == row._version == 1
+
+
+def test_errors_are_the_general_paths():
+    x = _t(np.arange(6.0), np.float32)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor"):
+        x[1:].add_(x[:-1])
+    assert np.array_equal(x.numpy(), np.arange(6.0, dtype=np.float32))
+    leaf = nbgrad.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        leaf.add_(1.0)
+    i = nbgrad.tensor([1, 2, 3])
+    with pytest.raises(RuntimeError, match="result type Float can't be cast"):
+        i.add_(0.5)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        _t(np.ones(3), np.float32).add_(_t(np.ones((2, 3)), np.float32))
+    assert leaf._version == 0 and i.tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("case", ["records", "int", "strided", "other_dtype", "broadcast", "bool_number",
+                                  "alpha_number", "float16"])
+def test_calls_it_does_not_serve_take_the_general_path(case):
+    """binary_into_ says False and writes nothing; the method then gives the general path's result."""
+    x = _t(np.arange(1.0, 7.0), np.float32)
+    args, alpha = (2.0,), 1
+    if case == "records":
+        x.requires_grad_()
+        x = x * 1
+        args = (nbgrad.ones(6, requires_grad=True),)
+    elif case == "int":
+        x = nbgrad.arange(6)
+        args = (2,)
+    elif case == "strided":
+        x = _t(np.arange(12.0).reshape(3, 4), np.float32).t()
+    elif case == "other_dtype":
+        args = (nbgrad.ones(6, dtype=nbgrad.float64),)
+    elif case == "broadcast":
+        args = (nbgrad.ones(1),)
+    elif case == "bool_number":
+        args = (True,)
+    elif case == "alpha_number":
+        alpha = 3
+    elif case == "float16":
+        x = x.half()
+    before = x.detach().numpy().copy()
+    assert E.binary_into_("add", x, *args, alpha) is False
+    assert np.array_equal(x.detach().numpy(), before)
+    if case != "alpha_number":
+        expected = (x + args[0]).detach().numpy()
+        x.add_(*args)
+        assert np.array_equal(x.detach().numpy(), expected)
+
+
+def test_compiled_manual_sgd_matches_eager():
+    """nbgrad.compile records the general path (the direct one is off while it captures)."""
+    def step(w, x):
+        w.grad = None
+        (w * x).square().sum().backward()
+        with nbgrad.no_grad():
+            w -= 0.05 * w.grad
+            w.mul_(0.99)
+        return w
+
+    rng = np.random.default_rng(3)
+    xv, wv = rng.standard_normal(8).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    we, wc = _t(wv, np.float32).requires_grad_(), _t(wv, np.float32).requires_grad_()
+    compiled = nbgrad.compile(step)
+    x = _t(xv, np.float32)
+    for _ in range(4):
+        step(we, x)
+        compiled(wc, x)
+        np.testing.assert_allclose(wc.detach().numpy(), we.detach().numpy(), rtol=1e-6)
+        assert wc._version == we._version
+
+
+UNARY = ["relu", "neg", "abs", "exp", "tanh", "sigmoid", "sqrt", "log", "sin", "reciprocal", "erf", "expm1"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("n", [16, 300_000])
+def test_a_unary_row_in_place_gives_the_out_of_place_bits(dtype, op, n):
+    rng = np.random.default_rng(7)
+    xv = rng.uniform(-3, 3, n).astype(dtype)
+    if op in ("sqrt", "log"):
+        xv = np.abs(xv) + dtype(0.1)
+    x = _t(xv, dtype)
+    expected = getattr(x, op)().numpy().copy()
+    buffer = x.numpy()
+    assert getattr(x, op + "_")() is x and x._version == 1
+    assert np.shares_memory(x.numpy(), buffer) and np.array_equal(x.numpy(), expected)
+
+
+def test_a_unary_row_in_place_writes_only_a_windows_elements():
+    base = _t(np.linspace(-1, 1, 12).reshape(3, 4), np.float32)
+    before = base.numpy().copy()
+    base[2].relu_()
+    expected = before.copy()
+    expected[2] = np.maximum(expected[2], 0)
+    assert np.array_equal(base.numpy(), expected) and base._version == 1
+
+
+def test_a_recorded_unary_in_place_keeps_its_history():
+    """tanh_ of a non-leaf that requires grad takes the general path: TanhBackward0 saves
+    the written tensor, whose gradient is PyTorch's."""
+    a = nbgrad.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b.tanh_()
+    assert b.grad_fn.name() == "TanhBackward0"
+    b.sum().backward()
+    y = np.tanh(np.array([1.0, -2.0, 4.0], np.float32))
+    np.testing.assert_allclose(a.grad.numpy(), 2 * (1 - y * y), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        a.exp_()

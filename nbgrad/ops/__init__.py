@@ -108,11 +108,17 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
                              and not (unary.refuses and (D.float32 in unary.refuses[0] or D.float64 in unary.refuses[0]))) \
         else None
 
+    clamping = fn.__name__ if fn.__name__ in ("clamp", "clamp_min", "clamp_max") else None   # (E.clamp_into_)
+
     def method(self, *args, **kwargs):
         if direct is not None and len(args) == 1 and (not kwargs or (scaled and len(kwargs) == 1 and "alpha" in kwargs)) \
                 and E.binary_into_(direct, self, args[0], kwargs["alpha"] if kwargs else 1):
             return self
         if unary is not None and not args and not kwargs and E.unary_into_(unary, self):
+            return self
+        if clamping is not None and 0 < len(args) <= (2 if clamping == "clamp" else 1) and not kwargs \
+                and E.clamp_into_(self, *((args + (None,))[:2] if clamping == "clamp" else
+                                          (args[0], None) if clamping == "clamp_min" else (None, args[0]))):
             return self
         if kwargs and accepted is not None:
             for k in kwargs:

@@ -9,7 +9,7 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 import math
 
 from .. import _dtype as D
-from .._checks import checked_scalar
+from .._checks import checked_scalar, scalar_overflows
 from .._layout import is_dense, order_of_strides
 from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major, row_major_of
@@ -409,6 +409,40 @@ def binary_into_(op, t, other, alpha=1):
         if dense is None or dense(op, buf, off, obuf, ooff, n, dt.np, out, scalar) is None:
             ostrides = (0,) * len(shape) if scalar else rm
             get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, ostrides), shape, dt.np, out)
+    t._vc.value += 1
+    return True
+
+
+def clamp_into_(t, min, max):
+    """t.clamp_(min, max) with Python-number bounds written straight into t's memory when
+    nothing is recorded: clamp's two kernels (maximum, then minimum) with t's memory as
+    their output, one version bump.  binary_into_'s rule for t; False, having written
+    nothing, for any other call (a bound that is a tensor, a bool or out of t's range)."""
+    dt = t._dtype
+    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t)) or _graph.CAPTURE[0] is not None \
+            or (min is None and max is None):
+        return False
+    for bound in (min, max):
+        kind = type(bound)
+        if bound is not None and not ((kind is float or (kind is int and -2 ** 63 <= bound < 2 ** 63))
+                                      and not scalar_overflows(bound, dt)):
+            return False
+    shape = t._shape
+    rm = row_major_of(shape) or row_major(shape)
+    if t._storage.device.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
+        return False
+    n = math.prod(shape)
+    buf, off = t._storage.buffer, t._offset
+    out = buf if off == 0 and n == buf.size else buf[off:off + n]
+    dense = _BINARY_DENSE["cpu"]
+    for op, bound in (("maximum", min), ("minimum", max)):
+        if bound is None:
+            continue
+        operand = scalar_tensor(bound, dt, t._storage.device)
+        obuf, ooff = operand._storage.buffer, operand._offset
+        if dense is None or dense(op, buf, off, obuf, ooff, n, dt.np, out, True) is None:
+            get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, (0,) * len(shape)), shape,
+                                      dt.np, out)
     t._vc.value += 1
     return True
 
@@ -1069,7 +1103,11 @@ def clamp(x, min=None, max=None):
             checked_scalar(bound, dt)
     out = cast(x, dt)
     with_grad = needs_grad(x, min, max)
-    like = tuple(v for v in (x, min, max) if v is not None) if tensor_bounds else (x,)
+    # the result takes x's layout (TensorIterator over x and the bounds), not a cast copy's;
+    # a row-major x itself with number bounds: _binary_raw's own default (and its small-op
+    # shortcut).  (A (1, 3) x of strides (1, 1) is not: its result is (3, 1), as x's layout.)
+    like = tuple(v for v in (x, min, max) if v is not None) if tensor_bounds else \
+        (None if out is x and x._stride == (row_major_of(x._shape) or row_major(x._shape)) else (x,))
     if min is not None:
         out = _binary_raw("maximum", out, min, dt, like=like)
     if max is not None:

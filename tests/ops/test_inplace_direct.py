@@ -182,3 +182,33 @@ def test_a_recorded_unary_in_place_keeps_its_history():
     np.testing.assert_allclose(a.grad.numpy(), 2 * (1 - y * y), rtol=1e-6)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         a.exp_()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bounds", [("clamp", (-0.5, 0.5)), ("clamp", (0.25,)), ("clamp", (1, -1)),
+                                    ("clamp_min", (0.0,)), ("clamp_max", (-0.1,)), ("clamp", (float("nan"), 1.0))])
+@pytest.mark.parametrize("n", [16, 300_000])
+def test_clamp_in_place_gives_the_out_of_place_bits(dtype, bounds, n):
+    name, args = bounds
+    rng = np.random.default_rng(11)
+    xv = rng.uniform(-2, 2, n).astype(dtype)
+    xv[::7] = np.nan
+    x = _t(xv, dtype)
+    expected = getattr(x, name)(*args).numpy().copy()
+    assert getattr(x, name + "_")(*args) is x and x._version == 1
+    assert np.array_equal(x.numpy(), expected, equal_nan=True)
+    ref = xv
+    if name in ("clamp", "clamp_min"):
+        ref = np.where(np.isnan(ref), ref, np.maximum(ref, dtype(args[0])))
+    if name == "clamp" and len(args) == 2 or name == "clamp_max":
+        ref = np.where(np.isnan(ref), ref, np.minimum(ref, dtype(args[-1])))
+    np.testing.assert_array_equal(x.numpy(), ref)
+
+
+def test_clamp_in_place_errors_are_the_general_paths():
+    x = _t(np.arange(4.0), np.float32)
+    with pytest.raises(RuntimeError, match="At least one of 'min' or 'max' must not be None"):
+        x.clamp_(None, None)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        x.clamp_(-1e300, 1.0)
+    assert x._version == 0 and np.array_equal(x.numpy(), np.arange(4.0, dtype=np.float32))

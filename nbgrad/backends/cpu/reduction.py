@@ -563,8 +563,20 @@ def softmax(x_view, dim, log):
     ost = contiguous_strides(shape)
     ck, cx, co = dim_plan(shape, strides, ost, dim)
     if buf.dtype == np.float32 and dim == len(shape) - 1:
-        _softmax_lastdim_f32(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), shape[dim],
-                             strides[dim], pytorch_float_lanes(), bool(log), out)
+        rn, rs, lanes, log = shape[dim], strides[dim], pytorch_float_lanes(), bool(log)
+        if ck[0] < 2 or ck[0] * co[0] != n or not worth_splitting(n, True):
+            _softmax_lastdim_f32(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), rn, rs,
+                                 lanes, log, out)
+            return out
+        # rows are independent: blocks of the outermost kept dim on the thread pool, as
+        # PyTorch's parallel_for over rows (the same bits)
+        xst, ost0 = as_index_array(cx), int(co[0])
+        cost, rest = as_index_array(co), list(ck[1:])
+
+        def part(start, stop):
+            _softmax_lastdim_f32(buf, off + start * cx[0], as_index_array([stop - start] + rest), xst, cost, rn, rs,
+                                 lanes, log, out[start * ost0:stop * ost0])
+        run_split(part, ck[0])
         return out
     _softmax_rows(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co),
                   shape[dim], strides[dim], ost[dim], bool(log), out)
@@ -594,14 +606,15 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
     for _ in range(total):
         row = out[po:po + rn]               # (slices at unit stride: the loops vectorize)
         if xrs == 1:
+            # the exps from x's row into out's: no aliasing for the loop to check (2.5x)
             xr = x[px:px + rn]
-            for j in range(urn):
-                row[j] = xr[j]
+            m = reduce_all_max_f32(xr, 0, rn)                             # (a NaN wins)
+            s = sum_exp_shifted_f32(xr, 0, rn, m, row, lanes, acc, tmp)
         else:
             for j in range(rn):
                 row[j] = x[px + j * xrs]
-        m = reduce_all_max_f32(row, 0, rn)                            # (a NaN wins)
-        s = sum_exp_shifted_f32(row, 0, rn, m, row, lanes, acc, tmp)     # (the exps in row)
+            m = reduce_all_max_f32(row, 0, rn)
+            s = sum_exp_shifted_f32(row, 0, rn, m, row, lanes, acc, tmp)     # (the exps in row)
         if log:
             ls = sleef_logf(s)
             if xrs == 1:

@@ -1,6 +1,4 @@
 """nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
-import math
-
 from .. import _dtype as D
 from ..ops import elementwise as _E, linalg as _L, reduction as _R
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
@@ -36,7 +34,7 @@ from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_ne
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
-from ..ops.normalization import batch_norm  # noqa: E402,F401
+from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ._channel_dropout import alpha_dropout, dropout1d, feature_alpha_dropout  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
@@ -129,27 +127,6 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if reduction == "none":
         return loss
     return loss.sum() if reduction == "sum" else loss.mean()
-
-
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    normalized_shape = tuple(normalized_shape)
-    n = len(normalized_shape)
-    if tuple(input.shape[input.dim() - n:]) != normalized_shape:
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
-    dims = tuple(range(input.dim() - n, input.dim()))
-    input = input.contiguous()      # PyTorch's kernel reads X contiguous: a row-major result
-    mean = input.mean(dims, keepdim=True)
-    centered = input - mean
-    var = (centered * centered).mean(dims, keepdim=True)
-    out = centered * _E.rsqrt(var + eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

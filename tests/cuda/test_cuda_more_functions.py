@@ -30,3 +30,17 @@ def test_composites_on_device(device):
     np.testing.assert_allclose(host(c.quantile(0.4, 1)), np.quantile(host(c), 0.4, 1))
     np.testing.assert_allclose(host(c.unfold(1, 2, 1)).shape, (2, 3, 2))
     assert c.median(1).values.device.type == device
+
+
+def test_layer_norm_on_device_is_the_cpus(device):
+    """The device's layer_norm_forward/backward (its own primitives) against the CPU's one pass."""
+    x, w, b, g = (RNG.standard_normal(s) for s in ((3, 2, 4), (2, 4), (2, 4), (3, 2, 4)))
+    results = []
+    for dev in ("cpu", device):
+        X, W, B = (nbgrad.tensor(v, device=dev, requires_grad=True) for v in (x, w, b))
+        y = nbgrad.nn.functional.layer_norm(X, (2, 4), W, B)
+        assert y.grad_fn.name() == "NativeLayerNormBackward0" and y.device.type == dev
+        y.backward(nbgrad.tensor(g, device=dev))
+        results.append([host(t) for t in (y, X.grad, W.grad, B.grad)])
+    for a, c in zip(*results):
+        np.testing.assert_allclose(c, a, rtol=1e-12, atol=1e-12)

@@ -360,28 +360,58 @@ _DIRECT_DTYPES = frozenset({D.float32, D.float64})
 _DIRECT_OPS = frozenset({"add", "sub", "mul", "div"})
 
 
+def _direct_target(t, *others):
+    """(row-major strides, the n elements of t's buffer to write) when an in-place op on t
+    may be written straight into t's memory: a row-major float32/float64 CPU t, nothing to
+    record (with `others`), nbgrad.compile not recording (it records the general path's
+    backend calls); else None."""
+    if t._dtype not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t, *others)) \
+            or _graph.CAPTURE[0] is not None or t._storage.device.type != "cpu":
+        return None
+    shape = t._shape
+    rm = row_major_of(shape) or row_major(shape)
+    if rm is None or not (t._stride is rm or t._stride == rm):
+        return None
+    n = math.prod(shape)
+    buf, off = t._storage.buffer, t._offset
+    return rm, (buf if off == 0 and n == buf.size else buf[off:off + n])
+
+
+def _plain_number(x):
+    """A Python float, or an int a scalar operand holds (bools and other types are not)."""
+    kind = type(x)
+    return kind is float or (kind is int and -2 ** 63 <= x < 2 ** 63)
+
+
+def _write_binary(op, t, rm, out, operand, scalar):
+    """out = t op operand, by the kernel the out-of-place op runs (operand: a 0-dim number
+    operand when scalar, else a row-major tensor of t's shape and dtype)."""
+    buf, off, shape, dt = t._storage.buffer, t._offset, t._shape, t._dtype
+    obuf, ooff = operand._storage.buffer, operand._offset
+    dense = _BINARY_DENSE["cpu"]
+    if dense is None or dense(op, buf, off, obuf, ooff, out.size, dt.np, out, scalar) is None:
+        get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, (0,) * len(shape) if scalar else rm),
+                                  shape, dt.np, out)
+
+
 def binary_into_(op, t, other, alpha=1):
     """t.add_/sub_/mul_/div_(other[, alpha=]) written straight into t's memory when nothing
     is recorded: a teaching loop's `w -= lr * w.grad` under no_grad, an optimizer's
     `p.add_(g, alpha=-lr)`.  The general in-place path (inplace.apply_inplace) computes a new
     tensor and copies it in: a second pass over the memory and ~10 us of checks and planning
     per call.  This one runs the kernel the out-of-place op runs, on the same operands, with
-    t's memory as its output, so the bits are the same.  It serves a row-major float32/
-    float64 CPU t with a Python float or int, or with a row-major tensor of t's dtype and
-    shape that is t's own memory or shares no storage with it (no partial overlap to refuse);
-    alpha only beside such a tensor (PyTorch's one fused multiply-add).  Returns False,
-    having written nothing, for any other call: the caller takes the general path, which
-    also raises every error."""
-    dt = t._dtype
-    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t, other)) or _graph.CAPTURE[0] is not None:
-        return False        # (nbgrad.compile records the general path's backend calls)
-    dev = t._storage.device
-    shape = t._shape
-    rm = row_major_of(shape) or row_major(shape)
-    if dev.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
+    t's memory as its output, so the bits are the same.  It serves _direct_target's t with a
+    Python float or int, or with a row-major tensor of t's dtype and shape that is t's own
+    memory or shares no storage with it (no partial overlap to refuse); alpha only beside
+    such a tensor (PyTorch's one fused multiply-add).  Returns False, having written
+    nothing, for any other call: the caller takes the general path, which also raises
+    every error."""
+    target = _direct_target(t, other)
+    if target is None:
         return False
-    kind = type(other)
-    if kind is float or (kind is int and -2 ** 63 <= other < 2 ** 63):
+    rm, out = target
+    dt, dev, shape = t._dtype, t._storage.device, t._shape
+    if _plain_number(other):
         if alpha != 1:
             return False
         operand, scalar = scalar_tensor(other, dt, dev), True
@@ -397,18 +427,12 @@ def binary_into_(op, t, other, alpha=1):
         operand, scalar = other, False
     else:
         return False
-    n = math.prod(shape)
-    buf, off = t._storage.buffer, t._offset
-    out = buf if off == 0 and n == buf.size else buf[off:off + n]
-    obuf, ooff = operand._storage.buffer, operand._offset
     if alpha != 1:
-        get_backend("cpu").binary_scaled(op, (buf, off, shape, rm), (obuf, ooff, shape, rm), alpha, shape, dt.np,
+        get_backend("cpu").binary_scaled(op, (t._storage.buffer, t._offset, shape, rm),
+                                         (operand._storage.buffer, operand._offset, shape, rm), alpha, shape, dt.np,
                                          out=out)
     else:
-        dense = _BINARY_DENSE["cpu"]
-        if dense is None or dense(op, buf, off, obuf, ooff, n, dt.np, out, scalar) is None:
-            ostrides = (0,) * len(shape) if scalar else rm
-            get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, ostrides), shape, dt.np, out)
+        _write_binary(op, t, rm, out, operand, scalar)
     t._vc.value += 1
     return True
 
@@ -416,54 +440,34 @@ def binary_into_(op, t, other, alpha=1):
 def clamp_into_(t, min, max):
     """t.clamp_(min, max) with Python-number bounds written straight into t's memory when
     nothing is recorded: clamp's two kernels (maximum, then minimum) with t's memory as
-    their output, one version bump.  binary_into_'s rule for t; False, having written
-    nothing, for any other call (a bound that is a tensor, a bool or out of t's range)."""
-    dt = t._dtype
-    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t)) or _graph.CAPTURE[0] is not None \
-            or (min is None and max is None):
+    their output, one version bump.  _direct_target's t; False, having written nothing,
+    for any other call (a bound that is a tensor, a bool or out of t's range)."""
+    if min is None and max is None:
         return False
-    for bound in (min, max):
-        kind = type(bound)
-        if bound is not None and not ((kind is float or (kind is int and -2 ** 63 <= bound < 2 ** 63))
-                                      and not scalar_overflows(bound, dt)):
-            return False
-    shape = t._shape
-    rm = row_major_of(shape) or row_major(shape)
-    if t._storage.device.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
+    target = _direct_target(t)
+    if target is None or not all(b is None or (_plain_number(b) and not scalar_overflows(b, t._dtype))
+                                 for b in (min, max)):
         return False
-    n = math.prod(shape)
-    buf, off = t._storage.buffer, t._offset
-    out = buf if off == 0 and n == buf.size else buf[off:off + n]
-    dense = _BINARY_DENSE["cpu"]
+    rm, out = target
     for op, bound in (("maximum", min), ("minimum", max)):
-        if bound is None:
-            continue
-        operand = scalar_tensor(bound, dt, t._storage.device)
-        obuf, ooff = operand._storage.buffer, operand._offset
-        if dense is None or dense(op, buf, off, obuf, ooff, n, dt.np, out, True) is None:
-            get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, (0,) * len(shape)), shape,
-                                      dt.np, out)
+        if bound is not None:
+            _write_binary(op, t, rm, out, scalar_tensor(bound, t._dtype, t._storage.device), True)
     t._vc.value += 1
     return True
 
 
 def unary_into_(kernel, t):
     """t.relu_(), t.neg_(), t.exp_(), ... (an op-table row that is one unary kernel) written
-    straight into t's memory when nothing is recorded: binary_into_'s rule, for a row-major
-    float32/float64 CPU t.  False, having written nothing, for any other call."""
-    dt = t._dtype
-    if dt not in _DIRECT_DTYPES or (_grad_state.enabled and needs_grad(t)) or _graph.CAPTURE[0] is not None:
+    straight into _direct_target's t when nothing is recorded.  False, having written
+    nothing, for any other call."""
+    target = _direct_target(t)
+    if target is None:
         return False
-    shape = t._shape
-    rm = row_major_of(shape) or row_major(shape)
-    if t._storage.device.type != "cpu" or rm is None or not (t._stride is rm or t._stride == rm):
-        return False
-    n = math.prod(shape)
-    buf, off = t._storage.buffer, t._offset
-    out = buf if off == 0 and n == buf.size else buf[off:off + n]
+    rm, out = target
+    buf, off, dt = t._storage.buffer, t._offset, t._dtype
     dense = _UNARY_DENSE["cpu"]
-    if dense is None or dense(kernel, buf, off, n, dt.np, out) is None:
-        get_backend("cpu").unary(kernel, (buf, off, shape, rm), dt.np, out)
+    if dense is None or dense(kernel, buf, off, out.size, dt.np, out) is None:
+        get_backend("cpu").unary(kernel, (buf, off, t._shape, rm), dt.np, out)
     t._vc.value += 1
     return True
 

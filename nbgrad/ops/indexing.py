@@ -284,14 +284,20 @@ def getitem(x, index):
     return _advanced_gather(v, advanced)
 
 
-def _advanced_shape(v, advanced):
-    """The shape an advanced index gives (no index value is looked at)."""
-    dims = [d for d, _ in advanced]
-    bshape = _index_shape([t._shape for _, t in advanced])
+def _kept_dims(v, dims):
+    """The dims of v an advanced index over `dims` keeps, as (before, after): the broadcast
+    index dims go where the indexed dims were when those are adjacent, first otherwise."""
     rest = [d for d in range(v.dim()) if d not in dims]
     if dims == list(range(dims[0], dims[0] + len(dims))):
-        return ([v._shape[d] for d in rest if d < dims[0]] + list(bshape) + [v._shape[d] for d in rest if d > dims[0]])
-    return list(bshape) + [v._shape[d] for d in rest]
+        return [d for d in rest if d < dims[0]], [d for d in rest if d > dims[0]]
+    return [], rest
+
+
+def _advanced_shape(v, advanced):
+    """The shape an advanced index gives (no index value is looked at)."""
+    bshape = _index_shape([t._shape for _, t in advanced])
+    before, after = _kept_dims(v, [d for d, _ in advanced])
+    return [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
 
 
 def _check_value_fits(v, advanced, value):
@@ -348,11 +354,7 @@ def _host_positions(v, advanced):
         arrays.append(a.astype(np.int64, copy=False))
     dims = [d for d, _ in advanced]
     cstrides = contiguous_strides(v._shape)
-    rest = [d for d in range(v.dim()) if d not in dims]
-    if dims == list(range(dims[0], dims[0] + len(dims))):
-        before, after = [d for d in rest if d < dims[0]], [d for d in rest if d > dims[0]]
-    else:
-        before, after = [], rest
+    before, after = _kept_dims(v, dims)
     nb = len(bshape)
     out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
     ndim = len(out_shape)
@@ -382,13 +384,7 @@ def _advanced_layout(v, advanced):
         # index tensors may live on the CPU for a device tensor, as PyTorch allows
         idxs = [_normalize_index(t.long().to(v.device), v._shape[d], d) for d, t in advanced]
         cstrides = contiguous_strides(v._shape)
-        adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
-        rest = [d for d in range(v.dim()) if d not in dims]
-        if adjacent:
-            before = [d for d in rest if d < dims[0]]
-            after = [d for d in rest if d > dims[0]]
-        else:
-            before, after = [], rest
+        before, after = _kept_dims(v, dims)
         nb = len(bshape)
         out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
         ndim = len(out_shape)
@@ -417,13 +413,7 @@ def _index_result_layout(v, advanced, out_shape):
     broadcast together and placed at the indexed dims."""
     if len(out_shape) < 2:
         return None
-    dims = [d for d, _ in advanced]
-    rest = [d for d in range(v.dim()) if d not in dims]
-    if dims == list(range(dims[0], dims[0] + len(dims))):
-        before = [d for d in rest if d < dims[0]]
-        after = [d for d in rest if d > dims[0]]
-    else:
-        before, after = [], rest
+    before, after = _kept_dims(v, [d for d, _ in advanced])
     bshape = broadcast_shapes(*[t._shape for _, t in advanced])
     nb = len(bshape)
     src = tuple([v._stride[d] for d in before] + [0] * nb + [v._stride[d] for d in after])

@@ -609,6 +609,11 @@ class Tensor:
         Tensor._init_from(new, storage, self._shape, self._stride, self._offset, self._dtype)
         new._requires_grad = self._requires_grad
         memo[id(self)] = new
+        # The memo is keyed by id(): keep self alive as long as the memo (copy._keep_alive's rule).
+        # A caller may pass a temporary (Parameter passes self.detach()); freed, its id would
+        # be reused by the next object and answer for it: a module's deep copy got one
+        # parameter's copy in another's place.
+        memo.setdefault("nbgrad.keep", []).append(self)
         if self._grad is not None:
             import copy as _copy
             new._grad = _copy.deepcopy(self._grad, memo)

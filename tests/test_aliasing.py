@@ -500,6 +500,34 @@ def test_deepcopy_of_a_list_with_a_view_first():
     assert v.tolist() == [2.0, 3.0]
 
 
+def test_deepcopy_memo_keeps_every_object_it_answers_for():
+    # The memo is keyed by id(): an object it names must live as long as the memo, or a
+    # later object reusing the id gets the wrong copy.  Parameter deep-copies its data
+    # through a temporary (self.detach()); with the temporary freed, an ordering of the
+    # suite gave a Transformer's out_proj.bias the (24, 8) copy of in_proj_weight.
+    memo = {}
+    p = nbgrad.nn.Parameter(arange(24, 8))
+    q = nbgrad.nn.Parameter(arange(8))
+    cp = copy.deepcopy(p, memo)
+    cq = copy.deepcopy(q, memo)
+    nbgrad.Tensor.__deepcopy__(arange(3).detach(), memo)       # a temporary, freed at once
+    alive = {id(o) for o in memo.get("nbgrad.keep", []) + memo.get(id(memo), [])}
+    for key in memo:
+        if isinstance(key, int) and key != id(memo):
+            assert key in alive
+    assert cp.shape == (24, 8) and cq.shape == (8,)
+    assert cq.tolist() == q.tolist()
+
+
+def test_deepcopy_of_modules_keeps_each_parameter_in_its_place():
+    layer = nbgrad.nn.TransformerEncoderLayer(8, 2, 16)
+    shapes = [(n, p.shape) for n, p in layer.named_parameters()]
+    for _ in range(20):
+        clones = [copy.deepcopy(layer) for _ in range(3)]
+        for c in clones:
+            assert [(n, p.shape) for n, p in c.named_parameters()] == shapes
+
+
 # --- numpy interop ----------------------------------------------------------------
 
 def test_numpy_shares_memory_both_ways():

@@ -71,7 +71,8 @@ PURE = frozenset({
     "linalg_solve_triangular", "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",
     "nll_backward",
     "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
-    "interp_pass_backward", "user_reduce", "grid_sampler_2d", "grid_sampler_2d_backward", "softmax_backward"})
+    "interp_pass_backward", "user_reduce", "grid_sampler_2d", "grid_sampler_2d_backward", "softmax_backward",
+    "layer_norm_forward", "layer_norm_backward"})
 CLASSIFIED = HOST_READS | frozenset(WRITES) | RANDOM | PURE
 
 

@@ -220,6 +220,14 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             gb (out,)) buffers or None.  g.T goes to BLAS as
                                             a transposed view (no copy); gb is a column sum.
 
+  layer_norm_forward(x, x_off, m, n, w, b, eps)
+                                            -> (y, mean, rstd) of m contiguous rows of n
+                                            elements from x_off (float32/float64): mean and
+                                            rstd = 1/sqrt(biased var + eps) per row, y =
+                                            (x - mean) * rstd * w + b; w, b: n-element
+                                            buffers or None (nbgrad/ops/normalization.py)
+  layer_norm_backward(g, g_off, x, x_off, m, n, w, mean, rstd, need_x, need_w, need_b)
+                                            -> (dx, dw, db), each None when not needed
   fused_elementwise(program, outputs, inputs, n, dtype, out=None)
                                             -> buffers of a traced elementwise program
                                             (nbgrad.fuse; format in backends/cpu/fused.py);
@@ -342,6 +350,7 @@ ACCELERATIONS = frozenset({
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
     "interp_pass", "interp_pass_backward", "softmax_backward",
+    "layer_norm_forward", "layer_norm_backward",
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).

@@ -10,10 +10,10 @@ gradient is differentiable in it.
 """
 import math
 
-from ..autograd.backward_path import RECORDED, backward_path
+from ..autograd.backward_path import FUSED, RECORDED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import backend_of, needs_grad, record
+from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
 from . import views as V
 from .elementwise import rsqrt
 
@@ -106,16 +106,28 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 # -- layer normalization ------------------------------------------------------------------------
 class NativeLayerNormBackward0(Node):
     """PyTorch's layer_norm node (inputs: input, weight, bias; saved: input, weight, bias and
-    the rows' mean and rstd).  Its gradients are PyTorch's formula as Tensor ops of the saved
-    values; recorded (create_graph=True), of statistics computed again from the input, so
-    that the gradient is differentiable in it."""
+    the rows' mean and rstd).  Not recorded, its gradients come from one pass per row
+    (the backend's layer_norm_backward); recorded (create_graph=True), from Tensor ops of
+    the saved values, PyTorch's formula."""
 
     def backward(self, g):
         x, w, b, mean, rstd = self.saved_tensors
         need_x, need_w, need_b = self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2)
+        n = self.n
+        path = backward_path(lambda: _layer_norm_kernel(x, w, b) and g._dtype is x._dtype, g, x, w)
+        if path is FUSED:
+            gc, xc = g.contiguous(), x.contiguous()
+            wc = None if w is None else w.contiguous()
+            dx, dw, db = backend_of(x).layer_norm_backward(
+                gc._storage.buffer, gc._offset, xc._storage.buffer, xc._offset, x.numel() // n if n else 0, n,
+                None if wc is None else _flat(wc), _flat(mean.contiguous()), _flat(rstd.contiguous()),
+                need_x, need_w and w is not None, need_b and b is not None)
+            return (None if dx is None else new_tensor(dx, x._shape, x._dtype, x.device),
+                    None if dw is None else new_tensor(dw, w._shape, w._dtype, w.device),
+                    None if db is None else new_tensor(db, b._shape, b._dtype, b.device))
         dims = self.dims
         lead = tuple(range(x.dim() - len(dims)))
-        if backward_path(False, g, x, w) is RECORDED:
+        if path is RECORDED:    # the statistics again from x, so that the gradient is differentiable in it
             mean, rstd = _moments(x, dims, self.eps)
         xhat = (x - mean) * rstd
         gx = gw = gb = None
@@ -136,6 +148,19 @@ def _moments(x, dims, eps):
     return mean, rsqrt((centered * centered).mean(dims, keepdim=True) + eps)
 
 
+def _flat(t):
+    """A contiguous tensor's elements as a 1-D buffer slice."""
+    return t._storage.buffer[t._offset:t._offset + t.numel()]
+
+
+def _layer_norm_kernel(x, w, b):
+    """Whether the backend's one-pass layer norm serves these operands (float32/float64 on a
+    device that offers it, weight and bias of x's dtype)."""
+    from .. import _dtype as D
+    return (x._dtype in (D.float32, D.float64) and accelerated(x, "layer_norm_forward")
+            and all(t is None or (t._dtype is x._dtype and t.device == x.device) for t in (w, b)))
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """PyTorch's F.layer_norm: the last len(normalized_shape) dims normalised by their mean and
     biased variance, then scaled by weight and shifted by bias; one node,
@@ -151,17 +176,29 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
-    dims = tuple(range(input.dim() - k, input.dim()))
+    axis = input.dim() - k
+    dims = tuple(range(axis, input.dim()))
+    n = math.prod(normalized_shape)
+    stat_shape = tuple(input.shape[:axis]) + (1,) * k
     with no_grad():
         x = input.contiguous()
-        mean, rstd = _moments(x, dims, eps)
-        out = (x - mean) * rstd
-        if weight is not None:
-            out = out * weight
-        if bias is not None:
-            out = out + bias
-        out = out.contiguous()
+        if _layer_norm_kernel(x, weight, bias):
+            w = None if weight is None else _flat(weight.contiguous())
+            bb = None if bias is None else _flat(bias.contiguous())
+            y, mean, rstd = backend_of(x).layer_norm_forward(x._storage.buffer, x._offset, x.numel() // n if n else 0,
+                                                             n, w, bb, eps)
+            out = new_tensor(y, x._shape, x._dtype, x.device)
+            mean = new_tensor(mean, stat_shape, x._dtype, x.device)
+            rstd = new_tensor(rstd, stat_shape, x._dtype, x.device)
+        else:
+            mean, rstd = _moments(x, dims, eps)
+            out = (x - mean) * rstd
+            if weight is not None:
+                out = out * weight
+            if bias is not None:
+                out = out + bias
+            out = out.contiguous()
     if needs_grad(input, weight, bias):
-        node = record(NativeLayerNormBackward0, (input, weight, bias), (out,), dims=dims, eps=eps)
+        node = record(NativeLayerNormBackward0, (input, weight, bias), (out,), n=n, dims=dims, eps=eps)
         node.save(input, weight, bias, mean, rstd)
     return out

@@ -59,7 +59,9 @@ def test_every_buffer_level_acceleration_has_a_composed_fallback():
     from nbgrad.ops import _composed
     # the others (mul/linear backward, fused_elementwise, optimizer steps) are composed
     # where they are called, tested in tests/ops/test_accelerations.py (conv2d's in tests/nn/test_conv.py,
-    # interp_pass's in tests/nn/test_upsample.py, softmax_backward's under NBGRAD_FUSED=0)
+    # interp_pass's in tests/nn/test_upsample.py, softmax_backward's under NBGRAD_FUSED=0,
+    # layer norm's in tests/nn/test_layer_norm.py)
     inline = {"mul_backward", "linear_backward", "fused_elementwise", "sgd_step", "adam_step",
-              "conv2d_forward", "conv2d_backward", "interp_pass", "interp_pass_backward", "softmax_backward"}
+              "conv2d_forward", "conv2d_backward", "interp_pass", "interp_pass_backward", "softmax_backward",
+              "layer_norm_forward", "layer_norm_backward"}
     assert set(_composed._FALLBACKS) == backends.ACCELERATIONS - inline

@@ -1,10 +1,12 @@
 """F.layer_norm as PyTorch's one op: NativeLayerNormBackward0 over (input, weight, bias), values
-and gradients against a float64 NumPy reference and finite differences, and PyTorch's errors (recorded from torch 2.13)."""
+and gradients against a float64 NumPy reference and finite differences, the backend's one-pass
+kernels against the composed Tensor ops, and PyTorch's errors (recorded from torch 2.13)."""
 import numpy as np
 import pytest
 
 import nbgrad
 import nbgrad.nn.functional as F
+from nbgrad.ops import normalization as N
 
 
 def _reference(x, shape, w, b, eps=1e-5):
@@ -59,12 +61,30 @@ def test_second_derivatives_by_finite_differences():
     assert nbgrad.autograd.gradgradcheck(lambda x, w, b: F.layer_norm(x, (4,), w, b), (x, w, b))
 
 
-def test_module_on_a_large_input():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_pass_kernels_match_the_composed_ops(dtype, monkeypatch):
+    rng = np.random.default_rng(3)
+    xv, wv, bv = rng.standard_normal((64, 48)), rng.standard_normal(48), rng.standard_normal(48)
+    gv = rng.standard_normal((64, 48))
+    results = []
+    for kernel in (True, False):
+        if not kernel:
+            monkeypatch.setattr(N, "_layer_norm_kernel", lambda *a: False)
+        x, w, b = (nbgrad.tensor(v.astype(dtype), requires_grad=True) for v in (xv, wv, bv))
+        y = F.layer_norm(x.t().contiguous().t(), (48,), w, b)      # (a column-major input)
+        y.backward(nbgrad.tensor(gv.astype(dtype)))
+        results.append([t.detach().numpy() for t in (y, x.grad, w.grad, b.grad)])
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    for a, c in zip(*results):
+        np.testing.assert_allclose(a, c, rtol=tol, atol=tol)
+
+
+def test_module_and_a_large_input_split_across_threads():
     rng = np.random.default_rng(4)
     ln = nbgrad.nn.LayerNorm(512)
     with nbgrad.no_grad():
         ln.weight.copy_(nbgrad.tensor(rng.standard_normal(512).astype(np.float32)))
-    x = nbgrad.tensor(rng.standard_normal((600, 512)).astype(np.float32), requires_grad=True)
+    x = nbgrad.tensor(rng.standard_normal((600, 512)).astype(np.float32), requires_grad=True)   # 2^18+ elements
     y = ln(x)
     assert y.grad_fn.name() == "NativeLayerNormBackward0"
     ref = _reference(x.detach().numpy().astype(np.float64), (512,), ln.weight.detach().numpy().astype(np.float64),

@@ -22,6 +22,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   sampling.py      manual_seed, get_rng_state, set_rng_state, uniform, normal, randint, randperm
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
+  norm_kernels.py  layer norm's forward and backward, one pass per row
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
@@ -46,6 +47,7 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
                            nll_forward)
 from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise
+from .norm_kernels import layer_norm_backward, layer_norm_forward
 from .user_kernels import run_user_kernel, user_reduce
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);

@@ -25,6 +25,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
 from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FORMS, REQUIRED as _REQUIRED
 from ._device import SIMULATOR, synchronize
 from .fused import fused_elementwise
+from .norm_kernels import layer_norm_backward, layer_norm_forward
 from .elementwise import BINARY_OPS, UNARY_OPS, binary, mul_backward, unary, where
 from .indexing import nonzero, put, put_reduce, take
 from .linalg import linear_backward, matmul

@@ -191,7 +191,8 @@ general entry point's, bit for bit (tests/backends/test_shortcuts.py).
       read for all n); into `out` (n elements, may be abuf's own run at aoff) when given
   unary_dense(op, buf, off, n, out_dtype) -> buf of n   (floating input)
   mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
-  total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum" or "mean" of the run)
+  total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum", "mean", "max", "min", "amax"
+      or "amin" of the run)
 
 Optional capture forms (names in CAPTURE_FORMS; looked up by name).  An acceleration
 whose results reach Python (sums as floats, an IndexError) cannot be replayed by a

@@ -88,7 +88,7 @@ _TOTAL_DENSE = shortcuts("total_dense")
 
 
 def _total_dense(op, x):
-    """x.sum() / x.mean() of a row-major floating tensor by the backend's shortcut (the
+    """x.sum() / x.mean() / x.max() ... of a row-major floating tensor by the backend's shortcut (the
     small op's cost is its Python): the 0-dim result, or None to take _reduce_raw."""
     rm = row_major_of(x._shape) or row_major(x._shape)
     if rm is None or not (x._stride is rm or x._stride == rm) or not x._dtype.is_floating_point:
@@ -344,7 +344,10 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         if x.numel() == 0:
             _history_checked_first(x)
             raise RuntimeError(f"{'max' if is_max else 'min'}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
-        out = _reduce_raw("max" if is_max else "min", x, tuple(range(x.dim())), x._dtype, False)
+        op = "max" if is_max else "min"
+        out = _total_dense(op, x)
+        if out is None:
+            out = _reduce_raw(op, x, tuple(range(x.dim())), x._dtype, False)
         if needs_grad(x):
             record(full_node, (x,), (out,)).save(x, out, outputs=(out,))
         return out
@@ -390,7 +393,9 @@ def _amax_like(op, node_cls):
             raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         dims = wrap_dims(dim, x.dim())
-        out = _reduce_raw(op, x, dims, x._dtype, keepdim)
+        out = _total_dense(op, x) if not keepdim and len(dims) == x.dim() else None
+        if out is None:
+            out = _reduce_raw(op, x, dims, x._dtype, keepdim)
         if needs_grad(x):
             record(node_cls, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim).save(x, out, outputs=(out,))
         return out

@@ -7,6 +7,7 @@ import pytest
 import nbgrad
 from nbgrad import _debug
 from nbgrad.backends import get_backend
+from nbgrad.backends._shared.geometry import as_index_array
 from nbgrad.backends.cpu import _threads
 
 cpu = get_backend("cpu")
@@ -67,10 +68,16 @@ def test_mul_backward_dense_is_mul_backward(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("op", ["sum", "mean"])
-@pytest.mark.parametrize("n", [1, 7, 1000])
-def test_total_dense_is_reduce(op, dtype, n):
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "amax", "amin"])
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 1000])
+@pytest.mark.parametrize("values", ["normal", "zeros", "nan"])
+def test_total_dense_is_reduce(op, dtype, n, values):
     x = RNG.standard_normal(n + 2).astype(dtype)
+    if values == "zeros":           # the extremum is a zero of either sign: the first one's
+        x = np.where(RNG.random(n + 2) < 0.5, -0.0, 0.0).astype(dtype)
+        x[-1] = -1.0
+    elif values == "nan":
+        x[2 + n // 2] = np.nan
     general = cpu.reduce(op, (x, 2, (n,), (1,)), (0,), np.dtype(dtype))
     _same(cpu.total_dense(op, x, 2, n, np.dtype(dtype)), general)
 
@@ -93,7 +100,7 @@ def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     assert cpu.binary_dense("add", h, 0, h, 0, 4, f16) is None            # float16: _half.py's
     assert cpu.unary_dense("exp", h, 0, 4, f16) is None
     assert cpu.unary_dense("neg", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
-    assert cpu.total_dense("prod", a, 0, 4, f32) is None                  # sum and mean only
+    assert cpu.total_dense("prod", a, 0, 4, f32) is None                  # sums, means and extrema only
     assert cpu.total_dense("sum", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
     monkeypatch.setattr(_debug, "ENABLED", True)                          # NBGRAD_DEBUG logs the general path
     assert cpu.binary_dense("add", a, 0, a, 0, 4, f32) is None
@@ -217,3 +224,31 @@ def test_an_expanded_element_with_a_row_major_operand_takes_the_shortcut(shape, 
     y = x.detach().tanh().numpy().ravel()
     general = cpu.binary("tanh_backward", (np.ones(1), 0, (n,), (0,)), (y, 0, (n,), (1,)), (n,), np.dtype(np.float64))
     _same(x.grad.numpy().ravel(), general)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_extremum_lanes_give_the_serial_loops_answer(op, dtype):
+    # max/min of unit-stride float rows compare 16 lanes at a time; the answer must stay the
+    # serial step loop's: its first NaN, else the first element equal to the extremum (so
+    # the sign of a zero).  The serial rows kernel is the reference, bit for bit.
+    from nbgrad.backends.cpu import reduction
+    serial = reduction._kernels_for(op)[0]
+    rng = np.random.default_rng(5)
+    init = reduction.init_value(op, np.dtype(dtype), np.dtype(dtype))
+    for trial in range(300):
+        rows, n = int(rng.integers(1, 4)), int(rng.integers(1, 200))
+        x = rng.standard_normal(rows * n + 3).astype(dtype)
+        kind = trial % 4
+        if kind == 1:
+            x = np.where(rng.random(x.size) < 0.5, -0.0, 0.0).astype(dtype)
+            x[rng.random(x.size) < 0.1] = -1.0 if op == "max" else 1.0
+        elif kind == 2:
+            x[rng.random(x.size) < 0.02] = np.nan
+        elif kind == 3:
+            x[rng.random(x.size) < 0.1] = np.inf if trial % 8 < 4 else -np.inf
+        kshape, kst = as_index_array([rows]), as_index_array([n])
+        want = np.empty(rows, dtype)
+        serial(x, 3, kshape, kst, n, 1, init, want)
+        got = cpu.reduce(op, (x, 3, (rows, n), (n, 1)), (1,), np.dtype(dtype))
+        _same(got, want)

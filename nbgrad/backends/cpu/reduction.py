@@ -375,6 +375,9 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
         return out
     g = _maybe_contiguous(x_view, dims, g)
     if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
+    if op in _EXTREMA and g.rs == 1 and g.buf.dtype in _TOTAL_DENSE_DTYPES:
+        # rows at unit stride: the vectorized comparisons (the same answer as the step loop's)
+        rows = _max_rows if op in ("max", "amax") else _min_rows
     total = _native_total(op, g) if out_n == 1 else None
     if total is not None:
         out[0] = total
@@ -400,20 +403,25 @@ def _var_all(x_view, dims, correction):
 _ONE = as_index_array([1])
 _ZERO = as_index_array([0])
 _TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
+_TOTAL_DENSE_EXTREMA = {"max": True, "amax": True, "min": False, "amin": False}     # op: is_max
 _TOTAL_DENSE_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
 def total_dense(op, buf, off, n, out_dtype):
-    """reduce(op) of a dense run of n elements over all its dims (x.sum(), x.mean() of a
-    row-major tensor), the small op's shortcut: the one-element buffer reduce() would
+    """reduce(op) of a dense run of n elements over all its dims (x.sum(), x.mean(), x.max(),
+    x.amin() ... of a row-major tensor), the small op's shortcut: the one-element buffer reduce() would
     return, from the same row kernel and arguments, with none of its planning.  None for
-    a call it does not serve (an op or dtype other than float sum/mean, n large enough
+    a call it does not serve (an op or dtype other than float sum/mean/max/min/amax/amin, n large enough
     to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
     out_dtype = np.dtype(out_dtype)
-    if (op not in _TOTAL_DENSE_OPS or n == 0 or _debug.ENABLED or _worth_splitting_total(n)
+    is_max = _TOTAL_DENSE_EXTREMA.get(op)
+    if ((is_max is None and op not in _TOTAL_DENSE_OPS) or n == 0 or _debug.ENABLED or _worth_splitting_total(n)
             or _worth_native_total(n) or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
         return None
     out = np.empty(1, dtype=out_dtype)
+    if is_max is not None:                      # the rows kernel's own run (_max_rows, _min_rows)
+        out[0] = _extremum_total(buf, off, n, is_max)
+        return out
     if n < GRAIN_SIZE:                          # PyTorch's sum order, as reduce() takes it
         total = dense_sum(buf, off, n)
         out[0] = total if op == "sum" else buf.dtype.type(total / buf.dtype.type(n))
@@ -423,9 +431,89 @@ def total_dense(op, buf, off, n, out_dtype):
     return out
 
 
+_EXTREMUM_LANES = 16
+_EXTREMUM_MIN_RUN = 64
+
+
+@register_jitable(error_model="numpy")
+def _extremum_run(x, p, n, is_max):
+    """max (is_max) or min of the float run x[p:p + n], n >= 1, as the serial step_max /
+    step_min loop gives it: the first NaN when there is one, else the first element equal to
+    the extremum (the sign of a zero).  Runs of _EXTREMUM_MIN_RUN and more go through
+    _EXTREMUM_LANES independent comparisons per step, a loop LLVM vectorizes (a serial
+    comparison chain does not: max of 64K float32 was 19x PyTorch's time); the first-of-ties
+    and NaN rules are then restored by a scan of the rare cases (a zero extremum, a NaN)."""
+    r = x[p:p + n]
+    nan = False
+    if n < _EXTREMUM_MIN_RUN:
+        m = r[0]
+        for j in range(n):
+            v = r[j]
+            if v != v:
+                return v
+            if (v > m) if is_max else (v < m):
+                m = v
+        return m
+    acc = np.empty(_EXTREMUM_LANES, x.dtype)
+    for k in range(_EXTREMUM_LANES):
+        acc[k] = r[k]
+    full = n - n % _EXTREMUM_LANES
+    for j in range(_EXTREMUM_LANES, full, _EXTREMUM_LANES):
+        for k in range(_EXTREMUM_LANES):
+            v = r[j + k]
+            a = acc[k]
+            acc[k] = v if ((v > a) if is_max else (v < a)) else a
+            nan |= v != v
+    for k in range(_EXTREMUM_LANES):
+        nan |= acc[k] != acc[k]
+    m = acc[0]
+    for k in range(1, _EXTREMUM_LANES):
+        v = acc[k]
+        if (v > m) if is_max else (v < m):
+            m = v
+    for j in range(full, n):
+        v = r[j]
+        nan |= v != v
+        if (v > m) if is_max else (v < m):
+            m = v
+    if nan or m == 0:
+        # the serial loop's answer: its first NaN, or its first zero (the extremum's sign)
+        for j in range(n):
+            v = r[j]
+            if v != v or (not nan and v == 0):
+                return v
+    return m
+
+
+@register_jitable(error_model="numpy")
+def _extremum_rows(x, xoff, kshape, kst, rn, init, is_max, out):
+    nd = kshape.size
+    idx, jump = odometer(kshape, kst, nd - 1)
+    p = xoff
+    for o in range(out.size):
+        out[o] = _extremum_run(x, p, rn, is_max) if rn else init
+        p = advance(idx, kshape, nd - 1, p, jump)
+
+
+@_kernel
+def _extremum_total(x, p, n, is_max):
+    return _extremum_run(x, p, n, is_max)
+
+
+@_kernel
+def _max_rows(x, xoff, kshape, kst, rn, rs, init, out):
+    _extremum_rows(x, xoff, kshape, kst, rn, init, True, out)
+
+
+@_kernel
+def _min_rows(x, xoff, kshape, kst, rn, rs, init, out):
+    _extremum_rows(x, xoff, kshape, kst, rn, init, False, out)
+
+
 # Reductions to one value that may be split along the reduced run: partial
 # results of the same op, combined in Python (float sums in float64).
 _SPLITTABLE_TOTALS = frozenset({"sum", "mean", "max", "min", "amax", "amin"})
+_EXTREMA = frozenset({"max", "min", "amax", "amin"})
 
 
 def _worth_splitting_total(n):

@@ -9,14 +9,14 @@ NLL's sums (_nll_forward).
 Targets are int64; a target outside [0, C) that is not ignore_index is found
 by _first_bad_target before any forward kernel runs, and the wrapper raises.
 """
-import numpy as np
-
 import math
 
+import numpy as np
+from numba import uint64
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import _exp_f64, fma, reduce_all_max_f32, sleef_expf, sleef_logf, sum_exp_shifted_f32
+from .._shared.fast_math import _exp_f64, fma, long_max_f32, reduce_all_max_f32, reduce_all_sum, sleef_expf, sleef_logf
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
@@ -148,28 +148,54 @@ def _cascade_total(parts, acc):
 # log-sum-exp (max + log(sum of exp(x - max)) in float64), for any backward; this one computes
 # the float32 max and log(sum) of each row again, as the forward did (its exps twice).
 
+_CE_BLOCK_ELEMENTS = 4096      # logits per block of rows (_log_softmax_stats_f32's passes meet them in L1)
+
+
+@_scalar
+def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, e, mx, ls):
+    """For rows r0 .. r0 + b of the (m, c) float32 logits: mx[i] their max and ls[i] the log
+    of their sum of exps (e: scratch of b * c), as _softmax_lastdim_f32 computes them, in its
+    passes (one loop per row doing all of it compiled poorly: ~100 ns a row of 16)."""
+    for i in range(b):
+        base = (r0 + i) * c
+        mx[i] = reduce_all_max_f32(x, base, c) if c < 256 else long_max_f32(x, base, c, acc)
+    for i in range(b):
+        base = (r0 + i) * c
+        xr = x[base:base + c]
+        er = e[i * c:(i + 1) * c]
+        m = mx[i]
+        for j in range(uint64(c)):
+            er[j] = sleef_expf(xr[j] - m)
+    for i in range(b):
+        ls[i] = sleef_logf(reduce_all_sum(e, i * c, c, lanes, acc, tmp))
+
+
 @_kernel
 def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse, sums):
-    e = np.empty(c, np.float32)
+    block = max(1, _CE_BLOCK_ELEMENTS // c)
+    e = np.empty(block * c, np.float32)
+    mx = np.empty(block, np.float32)
+    ls = np.empty(block, np.float32)
     acc = np.empty(lanes, np.float32)
     tmp = np.empty(lanes, np.float32)
     parts = np.zeros(8, np.float32)
     wparts = np.zeros(8, np.float32)
     one = np.zeros(1, np.float32)
     kept = 0
-    for i in range(m):
-        base = i * c
-        mx = reduce_all_max_f32(x, base, c)
-        ls = sleef_logf(sum_exp_shifted_f32(x, base, c, mx, e, lanes, acc, tmp))
-        lse[i] = float(mx) + float(ls)
-        t = target[i]
-        if t == ignore_index:
-            row_losses[i] = 0.0
-            continue
-        kept += 1
-        wt = class_weight(weight, has_weight, t)
-        row_losses[i] = -wt * float((x[base + t] - mx) - ls)     # (exact: the 'none' loss rounds it once)
-        _cascade_add(parts, wparts, one, i, row_losses[i], wt, has_weight)
+    for r0 in range(0, m, block):
+        b = min(block, m - r0)
+        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, e, mx, ls)
+        for k in range(b):
+            i = r0 + k
+            lse[i] = float(mx[k]) + float(ls[k])
+            t = target[i]
+            if t == ignore_index:
+                row_losses[i] = 0.0
+                continue
+            kept += 1
+            wt = class_weight(weight, has_weight, t)
+            row_losses[i] = -wt * float((x[i * c + t] - mx[k]) - ls[k])     # (exact: the 'none' loss rounds it once)
+            _cascade_add(parts, wparts, one, i, row_losses[i], wt, has_weight)
     sums[0] = _cascade_total(parts, one)
     sums[1] = 0.0
     sums[2] = _cascade_total(wparts, one) if has_weight else kept
@@ -178,22 +204,31 @@ def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, ro
 @_kernel
 def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad):
     """coef_nll[i]: g / total_weight ('mean', the division in float32), g ('sum') or g[i]."""
-    e = np.empty(c, np.float32)
+    block = max(1, _CE_BLOCK_ELEMENTS // c)
+    mx = np.empty(block, np.float32)
+    ls = np.empty(block, np.float32)
     acc = np.empty(lanes, np.float32)
     tmp = np.empty(lanes, np.float32)
-    for i in range(m):
-        base = i * c
-        t = target[i]
-        s = np.float32(0.0)
-        if t != ignore_index:
-            wt = weight[t] if has_weight else np.float32(1.0)
-            s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
-        row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
-        mx = reduce_all_max_f32(x, base, c)
-        ls = sleef_logf(sum_exp_shifted_f32(x, base, c, mx, e, lanes, acc, tmp))
-        for j in range(c):
-            gj = s if j == t else np.float32(0.0)
-            grad[base + j] = fma(-sleef_expf((x[base + j] - mx) - ls), row_sum, gj)
+    for r0 in range(0, m, block):
+        b = min(block, m - r0)
+        # (the exps of the statistics into the gradient's own rows, written over below)
+        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, grad[r0 * c:(r0 + b) * c], mx, ls)
+        for k in range(b):
+            i = r0 + k
+            base = i * c
+            t = target[i]
+            s = np.float32(0.0)
+            if t != ignore_index:
+                wt = weight[t] if has_weight else np.float32(1.0)
+                s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
+            row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
+            m_, l_ = mx[k], ls[k]
+            xr = x[base:base + c]
+            gr = grad[base:base + c]
+            for j in range(uint64(c)):
+                gr[j] = fma(-sleef_expf((xr[j] - m_) - l_), row_sum, np.float32(0.0))
+            if t != ignore_index:
+                gr[t] = fma(-sleef_expf((xr[t] - m_) - l_), row_sum, s)
 
 
 def bitwise_cross_entropy(x, smoothing):

@@ -31,7 +31,7 @@ from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
 from .._shared.fast_math import (_fast_exp, extremum_run, fma, long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
-                                 sleef_expf, sleef_logf, sum_exp_shifted_f32)
+                                 sleef_expf, sleef_logf)
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
 from .._shared.reduce import (COMBINE, REDUCE_OPS, acc_dtype, check_nonempty, dim_plan, init_value, output_numel,

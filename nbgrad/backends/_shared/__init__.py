@@ -19,6 +19,17 @@ while an unchanged tree keeps loading from the cache (a warm process compiles
 nothing).  Kernels may call jitted helpers only of their own file or of this
 package; backends/cpu/_cache_guard.py checks both halves of the rule and
 tests/backends/test_stale_cache_guard.py proves an edited helper recompiles.
+
+ONE NAME, ONE BODY.  Numba names a compiled function by its qualname, a number counted up
+in the compiling process, and its argument types, and emits the functions a kernel calls
+as `linkonce_odr`: when two cached libraries loaded into one process define the same name,
+every call binds to the first.  Kernels made by a factory (make_binary's `contiguous` for
+each op, the native entry points of each kernel and dtype) share a qualname; compiled in
+two processes, two of them could get the same number, and a process that loaded both ran
+one op's code for the other (x * noise gave x - noise after a subtraction's entry point had
+loaded: tests/backends/test_kernel_names.py).  So cpu_kernel and cpu_cfunc give a function
+with a closure a qualname that carries a digest of what it closes over (`distinct_name`):
+distinct bodies, distinct names, the same in every process (so its cache still hits).
 """
 import hashlib
 import pathlib
@@ -63,6 +74,33 @@ def cached(dispatcher, digest=None):
     return dispatcher
 
 
+def _describe(value, depth=0):
+    """A text that tells closed-over values apart, the same in every process: functions by
+    module, qualname and (a few levels of) their own closures; sets sorted."""
+    if hasattr(value, "py_func"):                   # a dispatcher: its Python function
+        value = value.py_func
+    if hasattr(value, "__code__"):
+        cells = value.__closure__ or ()
+        inner = ",".join(_describe(c.cell_contents, depth + 1) for c in cells) if depth < 4 else "..."
+        return f"{value.__module__}.{value.__qualname__}({inner})"
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_describe(v, depth + 1) for v in value)) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_describe(v, depth + 1) for v in value) + ")"
+    return repr(value)
+
+
+def distinct_name(fn):
+    """fn with a qualname that also names what it closes over (ONE NAME, ONE BODY above); a
+    function without a closure, or one renamed already, as it is."""
+    if fn.__closure__ and "__v" not in fn.__qualname__.rsplit(".", 1)[-1]:
+        tag = hashlib.sha256(_describe(fn).encode()).hexdigest()[:12]
+        fn.__qualname__ = f"{fn.__qualname__}__v{tag}"
+    return fn
+
+
 def cpu_kernel(digest=None, **options):
     """The decorator of cached CPU kernels: njit(cache=True, error_model="numpy", **options), keyed by
     the helpers' digest as well (the rule above)."""
@@ -71,7 +109,7 @@ def cpu_kernel(digest=None, **options):
     options = {"error_model": "numpy", **options, "cache": True}
 
     def decorate(fn):
-        kernel = njit(**options)(fn)
+        kernel = njit(**options)(distinct_name(fn))
         return cached(kernel, digest) if isinstance(kernel, Dispatcher) else kernel
     return decorate
 
@@ -84,7 +122,7 @@ def cpu_cfunc(fn, digest=None, **options):
     from numba.core.ccallback import CFunc
     from .native import SIGNATURE
     from numba.core import sigutils
-    compiled = CFunc(fn, sigutils.normalize_signature(SIGNATURE), locals={},
+    compiled = CFunc(distinct_name(fn), sigutils.normalize_signature(SIGNATURE), locals={},
                      options={"error_model": "numpy", **options})
     compiled._cache = _digest_cache_class(FunctionCache, digest or DIGEST)(fn)
     compiled.compile()

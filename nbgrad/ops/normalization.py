@@ -114,7 +114,8 @@ class NativeLayerNormBackward0(Node):
         x, w, b, mean, rstd = self.saved_tensors
         need_x, need_w, need_b = self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2)
         n = self.n
-        path = backward_path(lambda: _layer_norm_kernel(x, w, b) and g._dtype is x._dtype, g, x, w)
+        path = backward_path(lambda: _layer_norm_kernel(x, w, b, "layer_norm_backward") and g._dtype is x._dtype,
+                             g, x, w)
         if path is FUSED:
             gc, xc = g.contiguous(), x.contiguous()
             wc = None if w is None else w.contiguous()
@@ -153,11 +154,11 @@ def _flat(t):
     return t._storage.buffer[t._offset:t._offset + t.numel()]
 
 
-def _layer_norm_kernel(x, w, b):
-    """Whether the backend's one-pass layer norm serves these operands (float32/float64 on a
-    device that offers it, weight and bias of x's dtype)."""
+def _layer_norm_kernel(x, w, b, which="layer_norm_forward"):
+    """Whether the backend's one-pass layer norm `which` (its forward or its backward) serves
+    these operands (float32/float64 on a device that offers it, weight and bias of x's dtype)."""
     from .. import _dtype as D
-    return (x._dtype in (D.float32, D.float64) and accelerated(x, "layer_norm_forward")
+    return (x._dtype in (D.float32, D.float64) and accelerated(x, which)
             and all(t is None or (t._dtype is x._dtype and t.device == x.device) for t in (w, b)))
 
 

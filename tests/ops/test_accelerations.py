@@ -134,6 +134,15 @@ def _softmax(dtype, shape=(3, 20), log=False):
     return make
 
 
+def _layer_norm(dtype, shape=(4, 3, 6), k=1, affine=True):
+    def make():
+        x = leaf(RNG.standard_normal(shape) * 3 + 1, dtype)
+        w = leaf(RNG.uniform(0.5, 2, shape[-k:]), dtype) if affine else None
+        b = leaf(RNG.standard_normal(shape[-k:]), dtype) if affine else None
+        return F.layer_norm(x * 2, shape[-k:], w, b, eps=1e-3), [x] + ([w, b] if affine else [])
+    return make
+
+
 def _interp(mode, dtype=nbgrad.float64, **kw):
     def make():
         x = leaf(RNG.standard_normal((2, 3, 4, 5)), dtype)
@@ -180,6 +189,11 @@ CASES = [
     ("softmax_backward", _softmax(nbgrad.float64, (5,)), "double"),
     ("softmax_backward", _softmax(nbgrad.float32, (2, 3, 37), log=True), "loss"),
     ("softmax_backward", _softmax(nbgrad.float32, (4, 19), log=True), "double"),
+    ("layer_norm_forward", _layer_norm(nbgrad.float64), "loss"),
+    ("layer_norm_forward", _layer_norm(nbgrad.float32, k=2, affine=False), "loss"),
+    ("layer_norm_backward", _layer_norm(nbgrad.float64, k=2), "loss"),
+    ("layer_norm_backward", _layer_norm(nbgrad.float32), "loss"),
+    ("layer_norm_backward", _layer_norm(nbgrad.float64), "double"),
 ]
 
 

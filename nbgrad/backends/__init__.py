@@ -186,11 +186,15 @@ and the op layer then calls the general entry point; so a backend may leave
 any of them out, and they need no composed fallback.  Their results are the
 general entry point's, bit for bit (tests/backends/test_shortcuts.py).
   binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False,
-               a_scalar=False) -> buf of n
+               a_scalar=False, out_is_a=False) -> buf of n
       binary() of two n-element runs (b_scalar / a_scalar: that operand is one element,
-      read for all n); into `out` (n elements, may be abuf's own run at aoff) when given
-  unary_dense(op, buf, off, n, out_dtype) -> buf of n   (floating input)
+      read for all n); into `out` (n elements, may be abuf's own run at aoff: out_is_a
+      says it is) when given
+  unary_dense(op, buf, off, n, out_dtype, out=None, out_is_x=False) -> buf of n   (floating
+      input; into `out` when given, out_is_x: the operand's own run)
   mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
+  clamp_dense(buf, off, n, bounds, out=None, out_is_a=False) -> buf of n   (minimum(maximum(x, bounds[0]),
+      bounds[1]) of a run, in one pass; bounds: two elements of buf's dtype)
   total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum", "mean", "max", "min", "amax"
       or "amin" of the run)
 
@@ -355,7 +359,7 @@ ACCELERATIONS = frozenset({
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).
-SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense"})
+SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense", "clamp_dense"})
 
 # Optional forms of an acceleration for nbgrad.compile's capture (looked up by name).
 CAPTURE_FORMS = frozenset({"cross_entropy_stats"})

@@ -90,6 +90,17 @@ def _keyword_names(fn):
 _NOT_DIFFERENTIABLE = frozenset({"logical_and", "logical_or", "logical_xor", "logical_not"})
 
 
+
+def _clamp_bounds(name, args, kwargs):
+    """(min, max) of a clamp_/clamp_min_/clamp_max_ call by position or keyword, or None for
+    a call the general path is to take (and judge)."""
+    names = ("min", "max") if name == "clamp" else ("min",) if name == "clamp_min" else ("max",)
+    if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
+        return None
+    given = dict(zip(names, args))
+    given.update(kwargs)
+    return given.get("min"), given.get("max")
+
 def _inplace_method(fn, needs_old, overlap="partial", name=None):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     differentiable = fn.__name__ not in _NOT_DIFFERENTIABLE
@@ -116,10 +127,10 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
             return self
         if unary is not None and not args and not kwargs and E.unary_into_(unary, self):
             return self
-        if clamping is not None and 0 < len(args) <= (2 if clamping == "clamp" else 1) and not kwargs \
-                and E.clamp_into_(self, *((args + (None,))[:2] if clamping == "clamp" else
-                                          (args[0], None) if clamping == "clamp_min" else (None, args[0]))):
-            return self
+        if clamping is not None:
+            bounds = _clamp_bounds(clamping, args, kwargs)
+            if bounds is not None and E.clamp_into_(self, *bounds):
+                return self
         if kwargs and accepted is not None:
             for k in kwargs:
                 if k not in accepted:

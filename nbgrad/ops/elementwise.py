@@ -8,6 +8,8 @@ The engine reduces broadcast gradients to each input's shape and dtype.
 """
 import math
 
+import numpy as np
+
 from .. import _dtype as D
 from .._checks import checked_scalar, scalar_overflows
 from .._layout import is_dense, order_of_strides
@@ -25,8 +27,8 @@ from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broa
 
 
 # the backends' small-op shortcuts, by device type
-_BINARY_DENSE, _UNARY_DENSE, _MUL_BACKWARD_DENSE = (shortcuts(name) for name in
-                                                    ("binary_dense", "unary_dense", "mul_backward_dense"))
+_BINARY_DENSE, _UNARY_DENSE, _MUL_BACKWARD_DENSE, _CLAMP_DENSE = (
+    shortcuts(name) for name in ("binary_dense", "unary_dense", "mul_backward_dense", "clamp_dense"))
 
 
 # ---------------------------------------------------------------- engines
@@ -389,7 +391,7 @@ def _write_binary(op, t, rm, out, operand, scalar):
     buf, off, shape, dt = t._storage.buffer, t._offset, t._shape, t._dtype
     obuf, ooff = operand._storage.buffer, operand._offset
     dense = _BINARY_DENSE["cpu"]
-    if dense is None or dense(op, buf, off, obuf, ooff, out.size, dt.np, out, scalar) is None:
+    if dense is None or dense(op, buf, off, obuf, ooff, out.size, dt.np, out, scalar, out_is_a=True) is None:
         get_backend("cpu").binary(op, (buf, off, shape, rm), (obuf, ooff, shape, (0,) * len(shape) if scalar else rm),
                                   shape, dt.np, out)
 
@@ -449,11 +451,22 @@ def clamp_into_(t, min, max):
                                  for b in (min, max)):
         return False
     rm, out = target
-    for op, bound in (("maximum", min), ("minimum", max)):
-        if bound is not None:
-            _write_binary(op, t, rm, out, scalar_tensor(bound, t._dtype, t._storage.device), True)
+    if not (min is not None and max is not None and _clamp_dense(t, min, max, out, True) is not None):
+        for op, bound in (("maximum", min), ("minimum", max)):
+            if bound is not None:
+                _write_binary(op, t, rm, out, scalar_tensor(bound, t._dtype, t._storage.device), True)
     t._vc.value += 1
     return True
+
+
+def _clamp_dense(x, min, max, out=None, out_is_x=False):
+    """The backend's one-pass clamp of a row-major x by two numbers (of x's range), into out
+    (out_is_x: x's own run) or a new buffer; None when it does not serve the call."""
+    dense = _CLAMP_DENSE[x._storage.device.type]
+    if dense is None:
+        return None
+    bounds = np.array([min, max], x._dtype.np)
+    return dense(x._storage.buffer, x._offset, math.prod(x._shape), bounds, out, out_is_x)
 
 
 def unary_into_(kernel, t):
@@ -466,7 +479,7 @@ def unary_into_(kernel, t):
     rm, out = target
     buf, off, dt = t._storage.buffer, t._offset, t._dtype
     dense = _UNARY_DENSE["cpu"]
-    if dense is None or dense(kernel, buf, off, out.size, dt.np, out) is None:
+    if dense is None or dense(kernel, buf, off, out.size, dt.np, out, out_is_x=True) is None:
         get_backend("cpu").unary(kernel, (buf, off, t._shape, rm), dt.np, out)
     t._vc.value += 1
     return True
@@ -1112,10 +1125,16 @@ def clamp(x, min=None, max=None):
     # shortcut).  (A (1, 3) x of strides (1, 1) is not: its result is (3, 1), as x's layout.)
     like = tuple(v for v in (x, min, max) if v is not None) if tensor_bounds else \
         (None if out is x and x._stride == (row_major_of(x._shape) or row_major(x._shape)) else (x,))
-    if min is not None:
-        out = _binary_raw("maximum", out, min, dt, like=like)
-    if max is not None:
-        out = _binary_raw("minimum", out, max, dt, like=like)
+    buf = None
+    if like is None and min is not None and max is not None and x._dtype in _DIRECT_DTYPES:
+        buf = _clamp_dense(x, min, max)     # (one pass: the two kernels' bits)
+    if buf is not None:
+        out = Tensor._from_buffer(buf, x._shape, x._dtype, x._storage.device)
+    else:
+        if min is not None:
+            out = _binary_raw("maximum", out, min, dt, like=like)
+        if max is not None:
+            out = _binary_raw("minimum", out, max, dt, like=like)
     if with_grad:
         if tensor_bounds:
             node = record(ClampBackward0, (x, min, max), (out,),

@@ -137,19 +137,23 @@ def test_from_bits_truncates_wider_and_sign_extends_narrower_integers_as_compile
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["exp", "log", "tanh", "sigmoid", "sign"])
 def test_unary_kernel_in_python_gives_the_compiled_bits(monkeypatch, op, dtype):
-    contiguous, strided = E._unary_kernels[op]
+    contiguous, strided, in_place = E._unary_kernels[op]
     x = special_inputs(dtype)
     shape = np.array([4, 50], np.int64)            # and a strided 2-D view (a step of 3)
     st = np.array([150, 3], np.int64)
-    jitted, jitted2 = np.empty_like(x), np.empty(200, dtype)
+    jitted, jitted2, jitted3 = np.empty_like(x), np.empty(200, dtype), x.copy()
     contiguous(x, 0, jitted)
     strided(x, 7, st, jitted2, shape)
+    in_place(jitted3)
     bind_bit_casts_as_plain_python(monkeypatch)
-    python, python2 = np.empty_like(x), np.empty(200, dtype)
+    python, python2, python3 = np.empty_like(x), np.empty(200, dtype), x.copy()
     contiguous.py_func(x, 0, python)
     strided.py_func(x, 7, st, python2, shape)
+    in_place.py_func(python3)
     assert_same_floats(python, jitted)
     assert_same_floats(python2, jitted2)
+    assert_same_floats(python3, jitted3)
+    assert_same_floats(jitted3, jitted)            # in place: the out-of-place kernel's bits
 
 
 @pytest.mark.parametrize("fast, numpy_fn", [(E._fast_exp, np.exp), (E._fast_log, np.log),
@@ -163,7 +167,7 @@ def test_fast_entry_points_take_numpy_for_other_types(fast, numpy_fn):
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
 def test_sign_of_integers_in_python(dtype):
-    contiguous, _ = E._unary_kernels["sign"]
+    contiguous = E._unary_kernels["sign"][0]
     x = np.array([-5, 0, 7, np.iinfo(dtype).min, np.iinfo(dtype).max], dtype)
     jitted, python = np.empty_like(x), np.empty_like(x)
     contiguous(x, 0, jitted)

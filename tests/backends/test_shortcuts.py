@@ -252,3 +252,25 @@ def test_extremum_lanes_give_the_serial_loops_answer(op, dtype):
         serial(x, 3, kshape, kst, n, 1, init, want)
         got = cpu.reduce(op, (x, 3, (rows, n), (n, 1)), (1,), np.dtype(dtype))
         _same(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 17, 5000])
+@pytest.mark.parametrize("bounds", [(-0.5, 0.5), (1.0, -1.0), (np.nan, 0.5), (-0.0, 0.0)])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_clamp_dense_is_maximum_then_minimum(dtype, n, bounds, in_place):
+    x = RNG.standard_normal(n + 3).astype(dtype)
+    x[::5] = np.nan
+    x[1::7] = -0.0
+    dt = np.dtype(dtype)
+    lo, hi = (np.array([b], dtype) for b in bounds)
+    general = cpu.binary("minimum", (cpu.binary("maximum", (x, 3, (n,), (1,)), (lo, 0, (n,), (0,)), (n,), dt), 0,
+                                     (n,), (1,)), (hi, 0, (n,), (0,)), (n,), dt)
+    if in_place:
+        y = x.copy()
+        out = cpu.clamp_dense(y, 3, n, np.array(bounds, dtype), y[3:], out_is_a=True)
+        assert out is not None and np.shares_memory(out, y)
+        np.testing.assert_array_equal(y[:3].view(np.uint8), x[:3].view(np.uint8))   # only the run is written
+    else:
+        out = cpu.clamp_dense(x, 3, n, np.array(bounds, dtype))
+    _same(out, general)

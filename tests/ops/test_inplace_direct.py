@@ -212,3 +212,21 @@ def test_clamp_in_place_errors_are_the_general_paths():
     with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
         x.clamp_(-1e300, 1.0)
     assert x._version == 0 and np.array_equal(x.numpy(), np.arange(4.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("call", [("clamp_", (), {"min": -0.5}), ("clamp_", (), {"max": 0.5}),
+                                  ("clamp_", (-0.5,), {"max": 0.5}), ("clamp_", (), {"min": -0.5, "max": 0.5}),
+                                  ("clamp_min_", (), {"min": 0.0}), ("clamp_max_", (), {"max": 0.0})])
+def test_clamp_in_place_by_keyword_is_written_directly(call, monkeypatch):
+    name, args, kwargs = call
+    xv = np.array([-2.0, -0.25, 0.0, 0.25, 2.0, np.nan], np.float32)
+    x = _t(xv, np.float32)
+    expected = getattr(x, name[:-1])(*args, **kwargs).numpy().copy()
+    calls = []
+    original = E.clamp_into_
+    monkeypatch.setattr(E, "clamp_into_", lambda *a: calls.append(a) or original(*a))
+    assert getattr(x, name)(*args, **kwargs) is x and x._version == 1
+    assert calls and np.array_equal(x.numpy(), expected, equal_nan=True)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'low'"):
+        x.clamp_(low=0.0)
+    assert x._version == 1

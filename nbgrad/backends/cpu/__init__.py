@@ -28,7 +28,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
 """
 from .. import ACCELERATIONS as _ALL_ACCELERATIONS, CAPTURE_FORMS as _CAPTURE_FORMS, REQUIRED as _REQUIRED, \
     SHORTCUTS as _SHORTCUTS
-from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, mul_backward, mul_backward_dense,
+from .elementwise import (BINARY_OPS, UNARY_OPS, binary, binary_dense, clamp_dense, mul_backward, mul_backward_dense,
                           unary, unary_dense, where)
 from .indexing import put, put_reduce, take
 from .linalg import linear_backward, matmul

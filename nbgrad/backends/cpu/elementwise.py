@@ -50,7 +50,6 @@ from .._shared import cpu_cfunc, cpu_kernel
 from .._shared.native import address_as
 from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_A, SCALAR_B, STRIDED, LazyKernels, entry_points
 from .._shared.geometry import as_index_array
-from .._shared.reduce import step_max, step_min
 from .._shared.walk import carry, jump
 from .._shared import special as _special
 from ... import _debug
@@ -376,6 +375,21 @@ def _rsqrt(x):
 
 
 @_scalar
+def _maximum(a, b):
+    # NaN wins (a's when both are), as in the max reduction's step_max, whose answers these
+    # are: written as selects, so that the loops vectorize (step_max's early returns kept
+    # clamp's two passes scalar: 18 us for 64K float32, 4 with the selects).
+    r = b if (b > a) | (b != b) else a
+    return a if a != a else r
+
+
+@_scalar
+def _minimum(a, b):
+    r = b if (b < a) | (b != b) else a
+    return a if a != a else r
+
+
+@_scalar
 def _relu(x):
     # NaN propagates and -0.0 stays -0.0 (PyTorch's relu: x < 0 ? 0 : x).  Written as a
     # test for keeping x: the form `if x < 0: return 0` compiled for float32 lost -0.0
@@ -590,7 +604,22 @@ def make_unary(fn):
             if d >= 0:
                 px += jump(shape, xst, d, nd - 2)
 
-    return contiguous, strided
+    # In place (x.relu_(), x.sigmoid_()): as make_binary's self_b (64K float32 sigmoid_: 250 us
+    # through contiguous with out a second view of x, whose overlap check fails; 28 this way)
+    # (helpers too: the native entry points of a split run them, _native_self)
+    if fn in _WIDE_VECTOR_FNS:
+        @_scalar
+        def in_place(x):
+            _wide_vectors()
+            for i in range(x.size):
+                x[i] = fn(x[i])
+    else:
+        @_scalar
+        def in_place(x):
+            for i in range(x.size):
+                x[i] = fn(x[i])
+
+    return contiguous, strided, _kernel(in_place)
 
 
 def make_binary(fn):
@@ -677,7 +706,24 @@ def make_binary(fn):
             for j in range(inner):
                 orow[j] = fn(arow[j], brow[j])
 
-    return contiguous, scalar_a, scalar_b, strided, row_b, row_a
+    # In place (a's own run as the output: x.mul_(2), x.clamp_(...)): with out a second view
+    # of a's memory, the vectorized loop's overlap check fails and the scalar loop runs
+    # (64K float32 mul_: 13 us, 4 this way).
+    @_kernel
+    @_scalar
+    def self_b(a, b, boff):
+        bv = b[boff]
+        for i in range(a.size):
+            a[i] = fn(a[i], bv)
+
+    @_kernel
+    @_scalar
+    def self_ab(a, b, boff):
+        bs = b[boff:boff + a.size]
+        for i in range(a.size):
+            a[i] = fn(a[i], bs[i])
+
+    return contiguous, scalar_a, scalar_b, strided, row_b, row_a, self_b, self_ab
 
 
 @_kernel
@@ -735,8 +781,7 @@ _UNARY_FNS = {
 _BINARY_FNS = {
     "add": _add, "sub": _sub, "mul": _mul, "div": _div,
     "floordiv": _floordiv, "remainder": _remainder, "pow": _pow,
-    # NaN wins, as in the max/min reductions: the reductions' own steps
-    "maximum": step_max, "minimum": step_min,
+    "maximum": _maximum, "minimum": _minimum,
     "eq": _eq, "ne": _ne, "lt": _lt, "le": _le, "gt": _gt, "ge": _ge,
     "logical_and": _logical_and, "logical_or": _logical_or,
     "logical_xor": _logical_xor, "bitwise_and": _bitwise_and,
@@ -745,7 +790,6 @@ _BINARY_FNS = {
     "relu_backward": _relu_backward,
     **{op: _calling(f"_{op}", fn, 2) for op, fn in _BINARY_CALLS.items()},
 }
-_maximum, _minimum = step_max, step_min         # the scalar functions' names (fused.py imports `_<op>`)
 # a * b + c rounded once: the fused programs' "fma" (the op table's lerp, the backend's fma)
 _TERNARY_FNS = {"fma": _fma}
 
@@ -796,6 +840,30 @@ def _native_binary(body, a_step, b_step, adt, bdt, odt):
     return cpu_cfunc(native).address
 
 
+def _native_unary_self(body, dt):
+    """make_unary's in_place body on x's elements [lo, hi)."""
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 1)
+        x = carray(address_as(block[0], dt), hi)
+        body(x[lo:hi])
+    return cpu_cfunc(native).address
+
+
+def _native_binary_self(body, b_step, dt, bdt):
+    """make_binary's self_b (b_step 0) or self_ab (b_step 1) body on a's elements [lo, hi)."""
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 2)
+        a = carray(address_as(block[0], dt), hi)
+        b = carray(address_as(block[1], bdt), hi if b_step else 1)
+        body(a[lo:hi], b, lo * b_step)
+    return cpu_cfunc(native).address
+
+
+def _same_run(out, buf, off):
+    """Whether out is buf's run from off (an in-place op's output: the same memory)."""
+    return out.dtype == buf.dtype and out.ctypes.data == buf.ctypes.data + off * buf.itemsize
+
+
 def _native_mul_backward(dt):
     def native(args, lo, hi):
         block = carray(address_as(args, np.int64), 5)
@@ -816,6 +884,10 @@ def _native_split_unary(op, kernel, buf, off, out, n):
     if not worth_native(n, op not in _MEMORY_BOUND_UNARY) or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or out.dtype not in _NATIVE or not (0 <= off and off + n <= buf.size and n <= out.size):
         return False
+    if _same_run(out, buf, off):      # in place: the kernel without a second view of x (8x for sigmoid_)
+        fn = native_function(("unary_self", op, out.dtype), _native_unary_self, _unary_kernels[op][_IN_PLACE].py_func,
+                             out.dtype.type)
+        return run_native(fn, n, (out,), (0,))
     fn = native_function(("unary", op, buf.dtype, out.dtype), _native_unary, kernel.py_func, buf.dtype.type,
                          out.dtype.type)
     return run_native(fn, n, (buf, out), (off, 0))
@@ -828,6 +900,12 @@ def _native_split_binary(op, path, kernel, abuf, aoff, bbuf, boff, out, n):
             or abuf.dtype not in _NATIVE or bbuf.dtype not in _NATIVE or out.dtype not in _NATIVE \
             or not (0 <= aoff and aoff + a_n <= abuf.size and 0 <= boff and boff + b_n <= bbuf.size and n <= out.size):
         return False
+    if path != SCALAR_A and _same_run(out, abuf, aoff):     # in place (as _native_split_unary)
+        self_path = _SELF_B if path == SCALAR_B else _SELF_AB
+        fn = native_function(("binary_self", op, self_path, out.dtype, bbuf.dtype), _native_binary_self,
+                             _binary_kernels[op][self_path].py_func, int(path != SCALAR_B), out.dtype.type,
+                             bbuf.dtype.type)
+        return run_native(fn, n, (out, bbuf), (0, boff))
     fn = native_function(("binary", op, path, abuf.dtype, bbuf.dtype, out.dtype), _native_binary, kernel.py_func,
                          int(path != SCALAR_A), int(path != SCALAR_B), abuf.dtype.type, bbuf.dtype.type,
                          out.dtype.type)
@@ -845,7 +923,7 @@ def _native_split_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb, n):
 
 
 def _run_unary(op, kernels, plan, buf, off, out, n):
-    contiguous, strided = kernels
+    contiguous, strided = kernels[:2]
     if plan[0] == CONTIGUOUS and n >= _threads.SPLIT_FLOOR and _native_split_unary(op, contiguous, buf, off, out, n):
         if _debug.ENABLED: _debug.log("unary", op=op, path="contiguous", n=n, dtype=buf.dtype, split="native")
         return
@@ -921,10 +999,11 @@ def _run_binary(op, kernels, plan, abuf, aoff, bbuf, boff, out, n):
 # ~18 us).  Each returns None for a call it does not serve (one the thresholds would split
 # across threads, a dtype the kernels do not read natively, NBGRAD_DEBUG on, which logs
 # the general path's decisions); the caller then takes the general entry point.
-def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False, a_scalar=False):
+def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=False, a_scalar=False,
+                 out_is_a=False):
     """binary(op) of two operands of n elements each (b_scalar, a_scalar: that operand is
     one element, read for all n), into a new buffer (or into `out`, n elements that may be
-    a's own)."""
+    a's own: out_is_a says they are, an in-place op's call)."""
     if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
             or bbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n, op in _COMPUTE_BOUND_BINARY)):
         return None
@@ -932,21 +1011,65 @@ def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=Fa
         # (below SPLIT_FLOOR np.empty, new_buffer's own fast path without the call; larger
         # outputs from the pool, _allocator.py: no fresh pages to fault in)
         out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
+    elif out_is_a and not a_scalar and out.dtype == abuf.dtype:
+        _binary_kernels[op][_SELF_B if b_scalar else _SELF_AB](out, bbuf, boff)
+        return out
     path = CONTIGUOUS if n == 1 else SCALAR_B if b_scalar else SCALAR_A if a_scalar else CONTIGUOUS
     _binary_kernels[op][path](abuf, aoff, bbuf, boff, out)
     return out
 
 
-def unary_dense(op, buf, off, n, out_dtype, out=None):
+_SELF_B, _SELF_AB = 6, 7        # make_binary's in-place kernels
+
+
+@_kernel
+def _clamp_run(a, aoff, bounds, out):
+    lo, hi = bounds[0], bounds[1]
+    as_ = a[aoff:aoff + out.size]
+    for i in range(out.size):
+        out[i] = _minimum(_maximum(as_[i], lo), hi)
+
+
+@_kernel
+def _clamp_self(a, bounds):
+    lo, hi = bounds[0], bounds[1]
+    for i in range(a.size):
+        a[i] = _minimum(_maximum(a[i], lo), hi)
+
+
+def clamp_dense(buf, off, n, bounds, out=None, out_is_a=False):
+    """clamp of n elements by two number bounds (bounds: a buffer [min, max] of buf's dtype)
+    in one pass: binary(minimum) of binary(maximum)'s result, element by element, so the
+    same bits.  Into a new buffer, or into `out` (n elements; out_is_a: buf's own run)."""
+    dt = buf.dtype
+    if n == 0 or _debug.ENABLED or dt not in _NATIVE or bounds.dtype != dt \
+            or (n >= _threads.SPLIT_FLOOR and may_split(n)):
+        return None
+    if out is None:
+        out = np.empty(n, dt) if n < _threads.SPLIT_FLOOR else new_buffer(n, dt)
+    elif out_is_a:
+        _clamp_self(out, bounds)
+        return out
+    _clamp_run(buf, off, bounds, out)
+    return out
+
+
+def unary_dense(op, buf, off, n, out_dtype, out=None, out_is_x=False):
     """unary(op) of a floating operand of n elements, into a new buffer (or into `out`, n
-    elements that may be the operand's own)."""
+    elements that may be the operand's own: out_is_x says they are, an in-place op's call)."""
     if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or (n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY)):
         return None
     if out is None:
         out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
+    elif out_is_x and out.dtype == buf.dtype:
+        _unary_kernels[op][_IN_PLACE](out)
+        return out
     _unary_kernels[op][CONTIGUOUS](buf, off, out)
     return out
+
+
+_IN_PLACE = 2       # make_unary's in-place kernel
 
 
 def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):

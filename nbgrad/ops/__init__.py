@@ -101,6 +101,7 @@ def _clamp_bounds(name, args, kwargs):
     given.update(kwargs)
     return given.get("min"), given.get("max")
 
+
 def _inplace_method(fn, needs_old, overlap="partial", name=None):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     differentiable = fn.__name__ not in _NOT_DIFFERENTIABLE
@@ -515,8 +516,13 @@ TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "er
 
 
 def _more_inplace(fn, name):
-    """<name>_: the out-of-place op written into self (its result's shape must be self's)."""
+    """<name>_: the out-of-place op written into self (its result's shape must be self's);
+    addcmul_/addcdiv_ straight into self's memory when nothing is recorded (E.addc_into_)."""
+    direct = name[:-1] if name in ("addcmul_", "addcdiv_") else None
+
     def method(self, *args, **kwargs):
+        if direct is not None and E.addc_into_(direct, self, args, kwargs):
+            return self
         tensors = tuple(a for a in args if isinstance(a, Tensor))
         return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
     method.__name__ = name

@@ -459,6 +459,41 @@ def clamp_into_(t, min, max):
     return True
 
 
+def addc_into_(op, t, args, kwargs):
+    """t.addcmul_(t1, t2, value=v) / t.addcdiv_(...) written straight into _direct_target's t
+    when nothing is recorded: a hand-written optimizer's `v.mul_(b2).addcmul_(g, g, value=1 -
+    b2)` under no_grad.  The out-of-place op's kernels on the same operands (more.py's
+    _addcmul_values, _addcdiv_values), so its bits; t1 and t2 row-major tensors of t's dtype
+    and shape, t's own memory or sharing none of it.  False, having written nothing, for
+    any other call (the general path also raises every error)."""
+    if len(args) != 2 or (kwargs and list(kwargs) != ["value"]):
+        return False
+    value = kwargs.get("value", 1)
+    t1, t2 = args
+    if not _plain_number(value) or not isinstance(t1, Tensor) or not isinstance(t2, Tensor):
+        return False
+    target = _direct_target(t, t1, t2)
+    if target is None:
+        return False
+    rm, out = target
+    dt, dev, shape, st = t._dtype, t._storage.device, t._shape, t._storage
+    for o in (t1, t2):
+        so = o._storage
+        if o._dtype is not dt or so.device is not dev or not (o._shape is shape or o._shape == shape) \
+                or not (o._stride is rm or o._stride == rm) \
+                or ((st.root or st) is (so.root or so) and (o._offset != t._offset or so is not st)):
+            return False
+    scaled = t1 if value == 1 else _binary_raw("mul", t1, value, dt)
+    if op == "addcmul":         # fma(value * t1, t2, t): one rounding, PyTorch's CPU kernel
+        get_backend("cpu").fma((scaled._storage.buffer, scaled._offset, shape, rm),
+                               (t2._storage.buffer, t2._offset, shape, rm),
+                               (st.buffer, t._offset, shape, rm), shape, dt.np, out=out)
+    else:                       # t + value * t1 / t2, each op rounded
+        _write_binary("add", t, rm, out, _binary_raw("div", scaled, t2, dt), False)
+    t._vc.value += 1
+    return True
+
+
 def _clamp_dense(x, min, max, out=None, out_is_x=False):
     """The backend's one-pass clamp of a row-major x by two numbers (of x's range), into out
     (out_is_x: x's own run) or a new buffer; None when it does not serve the call."""

@@ -230,3 +230,41 @@ def test_clamp_in_place_by_keyword_is_written_directly(call, monkeypatch):
     with pytest.raises(TypeError, match="unexpected keyword argument 'low'"):
         x.clamp_(low=0.0)
     assert x._version == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("value", [1, 0.3, -2])
+@pytest.mark.parametrize("n", [16, 300_000])
+def test_addcmul_addcdiv_in_place_give_the_out_of_place_bits(dtype, op, value, n, monkeypatch):
+    rng = np.random.default_rng(n)
+    xv, av, bv = (rng.uniform(-2, 2, n).astype(dtype) for _ in range(3))
+    bv = np.abs(bv) + dtype(0.25)
+    x, a, b = _t(xv, dtype), _t(av, dtype), _t(bv, dtype)
+    expected = getattr(x, op)(a, b, value=value).numpy().copy()
+    calls = []
+    original = E.addc_into_
+    monkeypatch.setattr(E, "addc_into_", lambda *args: calls.append(original(*args)) or calls[-1])
+    buffer = x.numpy()
+    assert getattr(x, op + "_")(a, b, value=value) is x and x._version == 1
+    assert calls == [True] and np.shares_memory(x.numpy(), buffer)
+    assert np.array_equal(x.numpy(), expected)
+    scaled = dtype(value) * av
+    ref = xv + scaled * bv if op == "addcmul" else xv + scaled / bv
+    tol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(x.numpy(), ref, rtol=tol, atol=tol)
+
+
+def test_addcmul_in_place_of_itself_and_the_general_paths():
+    x = _t([1.0, 2.0, 3.0], np.float32)
+    x.addcmul_(x, x, value=0.5)                     # x + 0.5 * x * x, read before written
+    assert x.tolist() == [1.5, 4.0, 7.5]
+    w = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.addcmul_(w, w)
+    y = _t([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    y.addcmul_(_t([1.0, 2.0], np.float32), _t([[2.0], [3.0]], np.float32))     # broadcast: general path
+    assert y.tolist() == [[3.0, 6.0], [6.0, 10.0]] and y._version == 1
+    with pytest.raises(RuntimeError):
+        y.addcmul_(_t([1.0, 2.0, 3.0], np.float32), _t([1.0, 2.0, 3.0], np.float32))
+    assert y.tolist() == [[3.0, 6.0], [6.0, 10.0]] and y._version == 1

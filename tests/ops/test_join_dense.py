@@ -1,0 +1,48 @@
+"""cat and stack of small row-major CPU tensors copy by NumPy slice assignment
+(indexing._join_dense); the result must be the backend copies' one, and any other call must
+take them."""
+import numpy as np
+import pytest
+
+import nbgrad
+from nbgrad.ops import indexing as I
+
+RNG = np.random.default_rng(3)
+
+
+def _both(fn, monkeypatch):
+    taken = []
+    original = I._join_dense
+    monkeypatch.setattr(I, "_join_dense", lambda *a, **k: taken.append(original(*a, **k)) or taken[-1])
+    fast = fn()
+    monkeypatch.setattr(I, "_join_dense", lambda *a, **k: False)
+    general = fn()
+    return fast, general, taken
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+@pytest.mark.parametrize("op", ["cat", "stack"])
+def test_the_numpy_copy_gives_the_backend_copys_tensor(op, dim, monkeypatch):
+    shapes = []
+    for n in ((1, 3, 2) if op == "cat" else (2, 2, 2)):
+        shape = [2, 2, 3]
+        if op == "cat":
+            shape[dim] = n          # the parts differ along the joined dim
+        shapes.append(tuple(shape))
+    parts = [nbgrad.from_numpy(RNG.standard_normal(shape).astype(np.float32)) for shape in shapes]
+    fast, general, taken = _both(lambda: getattr(nbgrad, op)(parts, dim), monkeypatch)
+    assert taken == [True]
+    assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype is general.dtype
+    assert np.array_equal(fast.numpy(), general.numpy())
+    expected = (np.concatenate if op == "cat" else np.stack)([p.numpy() for p in parts], dim)
+    assert np.array_equal(fast.numpy(), expected)
+
+
+@pytest.mark.parametrize("case", ["transposed", "mixed dtypes", "large"])
+def test_other_calls_take_the_backend_copies(case, monkeypatch):
+    a = nbgrad.from_numpy(RNG.standard_normal((3, 4)).astype(np.float32))
+    parts = {"transposed": [a, a.t().contiguous().t()], "mixed dtypes": [a, a.double()],
+             "large": [nbgrad.zeros(300, 300), nbgrad.ones(1, 300)]}[case]
+    fast, general, taken = _both(lambda: nbgrad.cat(parts), monkeypatch)
+    assert taken == [False]
+    assert np.array_equal(fast.numpy(), general.numpy()) and fast.dtype is general.dtype

@@ -195,6 +195,8 @@ general entry point's, bit for bit (tests/backends/test_shortcuts.py).
   mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n) -> (g*b, g*a)
   clamp_dense(buf, off, n, bounds, out=None, out_is_a=False) -> buf of n   (minimum(maximum(x, bounds[0]),
       bounds[1]) of a run, in one pass; bounds: two elements of buf's dtype)
+  arg_dense(op, buf, off, rows, n) -> int64 buf of rows   ("argmax" or "argmin" of each
+      of `rows` consecutive runs of n elements)
   total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum", "mean", "max", "min", "amax"
       or "amin" of the run)
 
@@ -359,7 +361,8 @@ ACCELERATIONS = frozenset({
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).
-SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense", "clamp_dense"})
+SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense", "clamp_dense",
+                       "arg_dense"})
 
 # Optional forms of an acceleration for nbgrad.compile's capture (looked up by name).
 CAPTURE_FORMS = frozenset({"cross_entropy_stats"})

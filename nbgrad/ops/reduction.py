@@ -407,6 +407,32 @@ amax = _amax_like("amax", AmaxBackward0)
 amin = _amax_like("amin", AminBackward0)
 
 
+_ARG_DENSE = shortcuts("arg_dense")
+
+
+def _arg_dense(op, x, dim, keepdim):
+    """argmax/argmin of a row-major floating tensor over all of it (dim None) or its last dim
+    by the backend's shortcut (the small op's cost is its Python: logits.argmax(1) each
+    step); None to take _reduce_raw."""
+    shape = x._shape
+    if not shape or not x._dtype.is_floating_point or not (dim is None or type(dim) is int):
+        return None                 # (a dim of another type: the general path's checks)
+    last = dim is not None and (dim == -1 or dim == len(shape) - 1)
+    if dim is not None and not last:
+        return None
+    rm = row_major_of(shape) or row_major(shape)
+    dense = _ARG_DENSE[x._storage.device.type]
+    if rm is None or dense is None or not (x._stride is rm or x._stride == rm):
+        return None
+    n = shape[-1] if last else math.prod(shape)
+    buf = dense(op, x._storage.buffer, x._offset, math.prod(shape) // n if n else 0, n)
+    if buf is None:
+        return None
+    out_shape = ((1,) * len(shape) if keepdim else ()) if not last else \
+        tuple(shape[:-1]) + ((1,) if keepdim else ())
+    return Tensor._from_buffer(buf, out_shape, D.int64, x._storage.device)
+
+
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
         _check_flag(op, "keepdim", keepdim)
@@ -414,6 +440,9 @@ def _arg(op):
             raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
         int_dim(op, dim)
         check_dtype(op, x._dtype)
+        out = _arg_dense(op, x, dim, keepdim) if isinstance(x, Tensor) else None
+        if out is not None:
+            return out
         if dim is None:
             if x.numel() == 0:
                 raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")

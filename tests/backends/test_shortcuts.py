@@ -274,3 +274,18 @@ def test_clamp_dense_is_maximum_then_minimum(dtype, n, bounds, in_place):
     else:
         out = cpu.clamp_dense(x, 3, n, np.array(bounds, dtype))
     _same(out, general)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("rows, n", [(1, 1), (1, 37), (128, 10), (5, 64)])
+@pytest.mark.parametrize("values", ["normal", "ties", "nan"])
+def test_arg_dense_is_reduce(op, dtype, rows, n, values):
+    x = RNG.standard_normal(rows * n + 2).astype(dtype)
+    if values == "ties":                    # the first index of the extremum
+        x = RNG.integers(-2, 2, rows * n + 2).astype(dtype)
+    elif values == "nan":                   # the first NaN wins
+        x[2::7] = np.nan
+    general = cpu.reduce(op, (x, 2, (rows, n), (n, 1)), (1,), np.dtype(np.int64))
+    _same(cpu.arg_dense(op, x, 2, rows, n), general)
+    assert cpu.arg_dense(op, x.astype(np.float16), 2, rows, n) is None

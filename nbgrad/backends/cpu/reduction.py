@@ -460,6 +460,20 @@ def _min_rows(x, xoff, kshape, kst, rn, rs, init, out):
     _extremum_rows(x, xoff, kshape, kst, rn, init, False, out)
 
 
+def arg_dense(op, buf, off, rows, n):
+    """argmax/argmin of each of `rows` consecutive runs of n elements from buf[off] (a
+    row-major tensor's last dim, or all of it as one run): the int64 indices reduce() gives,
+    from its own row kernel, with none of its planning (logits.argmax(1) each step).  None for
+    a call it does not serve (not float32/float64, empty runs, large, NBGRAD_DEBUG on)."""
+    if op not in ("argmax", "argmin") or n == 0 or rows == 0 or _debug.ENABLED \
+            or buf.dtype not in _TOTAL_DENSE_DTYPES or rows * n > 1 << 16:
+        return None
+    values = np.empty(rows, buf.dtype)
+    indices = np.empty(rows, np.int64)
+    _arg_rows(buf, off, as_index_array([rows]), as_index_array([n]), n, 1, op == "argmax", values, indices)
+    return indices
+
+
 # Reductions to one value that may be split along the reduced run: partial
 # results of the same op, combined in Python (float sums in float64).
 _SPLITTABLE_TOTALS = frozenset({"sum", "mean", "max", "min", "amax", "amin"})

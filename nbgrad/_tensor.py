@@ -77,6 +77,15 @@ def _autograd_node():
 
 _WARNED_FLOAT_OF_GRAD = [False]     # float(t) of a tensor that requires grad warns once a process
 
+def _capture():
+    """nbgrad.compile's capture state (ops._graph.CAPTURE: [recording or None]), imported on
+    first use (the op layer imports this module)."""
+    global _capture
+    from .ops._graph import CAPTURE
+    _capture = lambda: CAPTURE       # noqa: E731  (later calls: one closure call)
+    return CAPTURE
+
+
 class Tensor:
     """An n-dimensional strided view over a Storage, with PyTorch's autograd fields."""
 
@@ -510,8 +519,9 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        if self._storage.device.type == "cpu":
-            # one element: at the offset, whatever the strides (loss.item() each step: 3.5 -> 0.5 us)
+        if self._storage.device.type == "cpu" and _capture()[0] is None:
+            # one element: at the offset, whatever the strides (loss.item() each step: 3.5 -> 0.5 us);
+            # while nbgrad.compile captures, the backend's to_numpy, which it sees as a host read
             return self._storage.buffer[self._offset].item()
         return self._host_array().reshape(-1)[0].item()
 

@@ -870,7 +870,10 @@ def _join_dense(parts, d, shape, out_strides, buf, dt, stacking=False):
     """cat's copies (and stack's: d the new dim, each part one index of it) by NumPy slice assignment when every part is
     a row-major CPU tensor of the result's dtype and the result is row-major and small: the
     backend's copy plans each part (~5 us apiece), which is most of a small cat.  The same
-    values (a copy); False, having written nothing, for any other call."""
+    values (a copy); False, having written nothing, for any other call and while
+    nbgrad.compile captures (a compiled call replays the backend calls it recorded)."""
+    if _graph.CAPTURE[0] is not None:
+        return False                    # nbgrad.compile records the backend's copies, not NumPy's
     total = math.prod(shape)
     if not parts:
         return True                     # (every input an empty vector: nothing to copy)

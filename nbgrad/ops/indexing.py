@@ -275,6 +275,10 @@ def getitem(x, index):
     # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
     # slices that cover their dim are skipped, and an index that changes nothing
     # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
+    if type(index) is Tensor and index._dtype is D.bool_:
+        out = _masked_dense(x, index)
+        if out is not None:
+            return out
     single_slice = isinstance(index, slice)
     v, advanced, applied = _apply_basic(x, _expand_index(x, index), skip_full_slices=not single_slice)
     if not advanced:
@@ -282,6 +286,23 @@ def getitem(x, index):
             v = V.slice_dim(v, 0, None, None, 1) if single_slice and v.dim() else V.alias(v)
         return v
     return _advanced_gather(v, advanced)
+
+
+def _masked_dense(x, mask):
+    """x[mask] for a mask of x's shape, both row-major on the CPU, nothing to record and no
+    capture running: NumPy's boolean indexing of the two runs (the elements where the mask
+    is set, in order: the general path's nonzero and gather, ~50 us for 16 elements).  None
+    for any other call."""
+    shape = x._shape
+    if not shape or mask._shape != shape or x._storage.device.type != "cpu" \
+            or mask._storage.device.type != "cpu" or _graph.CAPTURE[0] is not None or needs_grad(x):
+        return None
+    rm = contiguous_strides(tuple(shape))
+    if x._stride != rm or mask._stride != rm:
+        return None
+    n = math.prod(shape)
+    values = x._storage.buffer[x._offset:x._offset + n][mask._storage.buffer[mask._offset:mask._offset + n]]
+    return Tensor._from_buffer(values, (values.size,), x._dtype, x._storage.device)
 
 
 def _kept_dims(v, dims):

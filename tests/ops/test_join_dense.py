@@ -46,3 +46,32 @@ def test_other_calls_take_the_backend_copies(case, monkeypatch):
     fast, general, taken = _both(lambda: nbgrad.cat(parts), monkeypatch)
     assert taken == [False]
     assert np.array_equal(fast.numpy(), general.numpy()) and fast.dtype is general.dtype
+
+
+@pytest.mark.parametrize("shape", [(16,), (3, 5), (2, 0, 4), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_a_boolean_mask_of_the_same_shape_takes_numpys_indexing(shape, dtype, monkeypatch):
+    # x[mask] with nothing to record: indexing._masked_dense, the general path's elements
+    x = nbgrad.from_numpy(RNG.standard_normal(shape).astype(dtype))
+    mask = nbgrad.from_numpy(RNG.random(shape) < 0.5)
+    taken = []
+    original = I._masked_dense
+    monkeypatch.setattr(I, "_masked_dense", lambda *a: taken.append(original(*a)) or taken[-1])
+    fast = x[mask]
+    monkeypatch.setattr(I, "_masked_dense", lambda *a: None)
+    general = x[mask]
+    assert taken and taken[0] is not None
+    assert fast.shape == general.shape and fast.stride() == general.stride() and fast.dtype is general.dtype
+    assert np.array_equal(fast.numpy(), general.numpy())
+    assert np.array_equal(fast.numpy(), x.numpy()[mask.numpy()])
+    if fast.numel():
+        fast.fill_(7)                       # a copy, as the general path's
+        assert not np.array_equal(x.numpy()[mask.numpy()], fast.numpy())
+
+
+def test_a_mask_with_grad_or_another_shape_takes_the_general_path(monkeypatch):
+    x = nbgrad.tensor([[1.0, -2.0], [3.0, -4.0]], requires_grad=True)
+    y = x[x.detach() > 0]
+    assert y.grad_fn.name() == "IndexBackward0" and y.tolist() == [1.0, 3.0]
+    with pytest.raises(IndexError):
+        x.detach()[nbgrad.tensor([True, False, True])]

@@ -455,16 +455,6 @@ def long_max_f32(v, p, n, acc):
     return _F(np.nan) if m != m else m
 
 
-@register_jitable(error_model="numpy")
-def sum_exp_shifted_f32(v, p, n, m, e, lanes, acc, tmp):
-    """PyTorch's vec::map_reduce_all of exp(x - m) over float32 v[p:p + n]: e[j] = SLEEF's
-    expf(v[p + j] - m) (e may be that run itself), added in reduce_all_sum's order."""
-    r = v[p:p + n]
-    for j in range(uint64(n)):
-        e[j] = sleef_expf(r[j] - m)
-    return reduce_all_sum(e, 0, n, lanes, acc, tmp)
-
-
 def _by_float_type(x, f32, f64, other):
     # The Python meaning of the compile-time switch of _overload_by_float_type:
     # float64 covers np.float64 and Python floats (Numba types both float64).

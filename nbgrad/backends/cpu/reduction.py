@@ -377,7 +377,7 @@ def reduce(op, x_view, dims, out_dtype, correction=1, one_value_path=True):
     if _debug.ENABLED: _debug.log("reduce", op=op, path="rows", n=numel(shape), out=out_n, copied=g.buf is not buf)
     if op in _EXTREMA and g.rs == 1 and g.buf.dtype in _TOTAL_DENSE_DTYPES:
         # rows at unit stride: the vectorized comparisons (the same answer as the step loop's)
-        rows = _max_rows if op in ("max", "amax") else _min_rows
+        rows = _max_rows if _EXTREMA[op] else _min_rows
     total = _native_total(op, g) if out_n == 1 else None
     if total is not None:
         out[0] = total
@@ -403,7 +403,7 @@ def _var_all(x_view, dims, correction):
 _ONE = as_index_array([1])
 _ZERO = as_index_array([0])
 _TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
-_TOTAL_DENSE_EXTREMA = {"max": True, "amax": True, "min": False, "amin": False}     # op: is_max
+_EXTREMA = {"max": True, "amax": True, "min": False, "amin": False}     # op: is_max (_max_rows or _min_rows)
 _TOTAL_DENSE_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
@@ -414,7 +414,7 @@ def total_dense(op, buf, off, n, out_dtype):
     a call it does not serve (an op or dtype other than float sum/mean/max/min/amax/amin, n large enough
     to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
     out_dtype = np.dtype(out_dtype)
-    is_max = _TOTAL_DENSE_EXTREMA.get(op)
+    is_max = _EXTREMA.get(op)
     if ((is_max is None and op not in _TOTAL_DENSE_OPS) or n == 0 or _debug.ENABLED or _worth_splitting_total(n)
             or _worth_native_total(n) or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
         return None
@@ -477,7 +477,6 @@ def arg_dense(op, buf, off, rows, n):
 # Reductions to one value that may be split along the reduced run: partial
 # results of the same op, combined in Python (float sums in float64).
 _SPLITTABLE_TOTALS = frozenset({"sum", "mean", "max", "min", "amax", "amin"})
-_EXTREMA = frozenset({"max", "min", "amax", "amin"})
 
 
 def _worth_splitting_total(n):

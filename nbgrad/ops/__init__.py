@@ -445,7 +445,8 @@ def _triangle_inplace(fn):
 
 def _scan_inplace(fn, needs_old):
     def method(self, dim, *, dtype=None):
-        check_inplace(self)     # PyTorch's autograd check comes before the op's own
+        check_inplace(self)     # PyTorch's autograd check comes before the op's own,
+        _C.scan_dim(fn.__name__, self, dim)     # then the dim, then the dtype
         if dtype is not None and D.to_dtype(dtype) is not self._dtype:
             from .._legacy import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self._dtype)} and output tensor "

@@ -26,10 +26,15 @@ def check_scan_dtype(op, x, out_dtype):
         raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
 
 
-def _scan(op, x, dim, dtype):
+def scan_dim(op, x, dim):
+    """dim wrapped for x, or PyTorch's error."""
     if dim is None:
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-    d = _wrap(int_dim(op, dim), x.dim())
+    return _wrap(int_dim(op, dim), x.dim())
+
+
+def _scan(op, x, dim, dtype):
+    d = scan_dim(op, x, dim)
     out_dtype = _result_dtype(x, dtype)
     check_scan_dtype(op, x, out_dtype)
     if needs_grad(x) and not out_dtype.is_floating_point:

@@ -2162,6 +2162,9 @@ _INPLACE_ORDER_CASES = [
      (RuntimeError, "Bad in-place call: input tensor dtype float and output tensor dtype long int should match")),
     ("cumprod_ dtype", (3,), lambda x: x.cumprod_(0, dtype=nbgrad.int64),
      (RuntimeError, "Bad in-place call: input tensor dtype float and output tensor dtype long int should match")),
+    # PyTorch wraps the dim before it compares the dtypes, and before the overlap check
+    ("cumprod_ dim before dtype", (3,), lambda x: x.cumprod_(2, dtype=nbgrad.int64),
+     (IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 2)")),
     ("tril_ 1-d", (3,), lambda x: x.tril_(),
      (RuntimeError, "tril: input tensor must have at least 2 dimensions")),
     ("index_add_ dim", (3,), lambda x: x.index_add_(5, nbgrad.zeros(1, dtype=nbgrad.int64), nbgrad.ones(1)),
@@ -2195,6 +2198,16 @@ def test_inplace_autograd_check_comes_before_the_ops_own(name, shape, call, own)
         if kind == "plain":
             with pytest.raises(own[0]):
                 call(_written(kind, shape))
+
+
+def test_scan_inplace_wraps_the_dim_before_the_dtype_and_overlap_checks():
+    # PyTorch 2.13: cumsum_/cumprod_ raise the dim's IndexError before their dtype and overlap errors
+    x = nbgrad.tensor([[0, 1, 2]])
+    for call in (lambda: x.as_strided([1, 2], [1, 1]).cumprod_(2, dtype=nbgrad.float64),
+                 lambda: x.expand(2, 3).cumsum_(4), lambda: nbgrad.tensor([[True]]).cumprod_(4)):
+        with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\]"):
+            call()
+    assert x.tolist() == [[0, 1, 2]] and x._version == 0
 
 
 @pytest.mark.filterwarnings("ignore:Use of masked_fill_ on expanded tensors")

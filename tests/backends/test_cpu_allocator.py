@@ -93,3 +93,17 @@ def test_many_live_buffers_of_one_size_are_never_handed_out_twice():
         assert (b == (i + (i >= 3)) % 256).all()
     ptrs = {ptr(b) for b in live}
     assert ptr(again) not in ptrs
+
+
+def test_the_idle_block_handed_out_last_is_reused_first():
+    # most recently used first: the block a short-lived temporary just left is still in cache
+    # (a 64K-element step of (a*b+c).tanh().sum().backward(): 254 -> 237 us)
+    blocks = [A.new_buffer(1000, np.float32) for _ in range(4)]
+    addresses = [ptr(b) for b in blocks]
+    del blocks[2], blocks[0]        # idle: the first and the third made
+    again = A.new_buffer(1000, np.float32)
+    assert ptr(again) == addresses[2]
+    newest = A.new_buffer(1000, np.float32)
+    assert ptr(newest) == addresses[0]
+    del again
+    assert ptr(A.new_buffer(1000, np.float32)) == addresses[2]

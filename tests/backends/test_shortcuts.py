@@ -87,13 +87,11 @@ def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     big = _threads.SPLIT_FLOOR
     a = np.ones(big, np.float32)
     monkeypatch.setattr(_threads, "_count", 2)
-    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", big)
-    assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # the team would split it
-    assert cpu.mul_backward_dense(a, 0, a, 0, a, 0, big) is None
     monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", 0)
     monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", big)
     assert cpu.binary_dense("add", a, 0, a, 0, big, f32) is None          # the pool would split it
-    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", big)
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS", big)
     assert cpu.unary_dense("tanh", a, 0, big, f32) is None                # compute-bound: its own line
     assert cpu.binary_dense("add", a, 0, a, 0, 0, f32) is None            # empty
     h = np.ones(4, np.float16)
@@ -289,3 +287,40 @@ def test_arg_dense_is_reduce(op, dtype, rows, n, values):
     general = cpu.reduce(op, (x, 2, (rows, n), (n, 1)), (1,), np.dtype(np.int64))
     _same(cpu.arg_dense(op, x, 2, rows, n), general)
     assert cpu.arg_dense(op, x.astype(np.float16), 2, rows, n) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_calls_the_team_splits_go_from_the_shortcuts_to_its_native_entry_points(monkeypatch, dtype):
+    # above the team's lines the shortcuts hand the call to the team (_binary_dense_split and
+    # kin): the general entry point's bits, new buffers or in place; an integer dtype (no
+    # native entry point) or a call the pool would split goes the general way (None)
+    n = _threads.SPLIT_FLOOR * 2 + 5
+    monkeypatch.setattr(_threads, "_count", 2)
+    for name in ("TEAM_MIN_ELEMENTS", "TEAM_MIN_ELEMENTS_MEMORY"):
+        monkeypatch.setattr(_threads, name, _threads.SPLIT_FLOOR)
+    dt = np.dtype(dtype)
+    g, a, b = (_values(n + 3, dtype) for _ in range(3))
+    for op in ("mul", "add", "pow"):
+        _same(cpu.binary_dense(op, a, 1, b, 3, n, dt), cpu.binary(op, (a, 1, (n,), (1,)), (b, 3, (n,), (1,)), (n,), dt))
+        _same(cpu.binary_dense(op, a, 2, b, 1, n, dt, None, True),
+              cpu.binary(op, (a, 2, (n,), (1,)), (b, 1, (n,), (0,)), (n,), dt))
+    for op in ("tanh", "exp", "neg"):
+        _same(cpu.unary_dense(op, a, 2, n, dt), cpu.unary(op, (a, 2, (n,), (1,)), dt))
+    want = cpu.mul_backward((g, 0, (n,), (1,)), (a, 1, (n,), (1,)), (b, 2, (n,), (1,)))
+    got = cpu.mul_backward_dense(g, 0, a, 1, b, 2, n)
+    _same(got[0], want[0])
+    _same(got[1], want[1])
+    # in place: out is a's own run
+    x = a.copy()
+    want = cpu.binary("mul", (a, 0, (n,), (1,)), (b, 0, (n,), (1,)), (n,), dt)
+    assert cpu.binary_dense("mul", x, 0, b, 0, n, dt, x[:n], False, False, True) is not None
+    _same(x[:n], want)
+    assert np.array_equal(x[n:], a[n:])
+    x = a.copy()
+    assert cpu.unary_dense("tanh", x, 0, n, dt, x[:n], True) is not None
+    _same(x[:n], cpu.unary("tanh", (a, 0, (n,), (1,)), dt))
+    i64 = np.arange(n, dtype=np.int64)
+    assert cpu.binary_dense("add", i64, 0, i64, 0, n, np.dtype(np.int64)) is None
+    monkeypatch.setattr(_threads, "TEAM_MIN_ELEMENTS_MEMORY", 0)
+    monkeypatch.setattr(_threads, "PARALLEL_MIN_ELEMENTS_MEMORY", _threads.SPLIT_FLOOR)
+    assert cpu.binary_dense("add", a, 0, b, 0, n, dt) is None

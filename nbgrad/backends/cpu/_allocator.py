@@ -7,7 +7,11 @@ the first write to each page faults.  Measured here: a W4 training step
 128 KiB - 800 KiB outputs (NumPy's hand-written step: none); a fresh 64 MiB
 buffer made a 4096^2 float32 copy 36 ms instead of 13-18.  So buffers of
 POOL_MIN_BYTES and more are carved from pooled blocks (1-D uint8 arrays),
-kept in buckets by exact size.  A block is handed out again only when
+kept in buckets by exact size, in the order they were last handed out: the
+idle block handed out most recently goes first, its memory the likeliest
+still in cache (a short-lived temporary's; first-made-first: a 64K-element
+`(a*b+c).tanh().sum().backward()` took 254 us a step, this way 237).
+A block is handed out again only when
 nothing but the pool references it: every array derived from a buffer
 (views, slices, as_strided, memoryviews, tensors' storages) keeps a
 reference to the block, because numpy points a view's `.base` at the array
@@ -45,10 +49,14 @@ def new_buffer(n, dtype):
         return np.empty(n, dtype=dtype)
     with _lock:
         bucket = _buckets.get(nbytes, ())
-        for i in range(min(len(bucket), _SCAN_LIMIT)):
+        last = len(bucket) - 1
+        for i in range(last, max(-1, last - _SCAN_LIMIT), -1):
             block = bucket[i]
             # references: the bucket, the name `block`, getrefcount's argument
             if getrefcount(block) == 3:
+                if i != last:
+                    del bucket[i]
+                    bucket.append(block)
                 return block.view(dtype)
         if _pooled[0] + nbytes > IDLE_LIMIT_BYTES:
             _release_idle(IDLE_LIMIT_BYTES)

@@ -880,11 +880,13 @@ def _native_mul_backward(dt):
 # clip: each operand is checked to hold the elements it reads (the entry points' plans make
 # it so; this keeps a wrong plan from touching memory outside a buffer).
 
-def _native_split_unary(op, kernel, buf, off, out, n):
+def _native_split_unary(op, kernel, buf, off, out, n, same=None):
+    """same: whether out is buf's run from off (None: look; the small-op shortcuts know)."""
     if not worth_native(n, op not in _MEMORY_BOUND_UNARY) or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
             or out.dtype not in _NATIVE or not (0 <= off and off + n <= buf.size and n <= out.size):
         return False
-    if _same_run(out, buf, off):      # in place: the kernel without a second view of x (8x for sigmoid_)
+    if same if same is not None else _same_run(out, buf, off):
+        # in place: the kernel without a second view of x (8x for sigmoid_)
         fn = native_function(("unary_self", op, out.dtype), _native_unary_self, _unary_kernels[op][_IN_PLACE].py_func,
                              out.dtype.type)
         return run_native(fn, n, (out,), (0,))
@@ -893,14 +895,16 @@ def _native_split_unary(op, kernel, buf, off, out, n):
     return run_native(fn, n, (buf, out), (off, 0))
 
 
-def _native_split_binary(op, path, kernel, abuf, aoff, bbuf, boff, out, n):
+def _native_split_binary(op, path, kernel, abuf, aoff, bbuf, boff, out, n, same=None):
+    """same: whether out is a's run from aoff (None: look; the small-op shortcuts know)."""
     a_n = 1 if path == SCALAR_A else n
     b_n = 1 if path == SCALAR_B else n
     if not worth_native(n, op in _COMPUTE_BOUND_BINARY) or abuf.dtype.kind != "f" or bbuf.dtype.kind != "f" \
             or abuf.dtype not in _NATIVE or bbuf.dtype not in _NATIVE or out.dtype not in _NATIVE \
             or not (0 <= aoff and aoff + a_n <= abuf.size and 0 <= boff and boff + b_n <= bbuf.size and n <= out.size):
         return False
-    if path != SCALAR_A and _same_run(out, abuf, aoff):     # in place (as _native_split_unary)
+    if path != SCALAR_A and (same if same is not None else _same_run(out, abuf, aoff)):
+        # in place (as _native_split_unary)
         self_path = _SELF_B if path == SCALAR_B else _SELF_AB
         fn = native_function(("binary_self", op, self_path, out.dtype, bbuf.dtype), _native_binary_self,
                              _binary_kernels[op][self_path].py_func, int(path != SCALAR_B), out.dtype.type,
@@ -1005,8 +1009,10 @@ def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=Fa
     one element, read for all n), into a new buffer (or into `out`, n elements that may be
     a's own: out_is_a says they are, an in-place op's call)."""
     if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or abuf.dtype not in _NATIVE \
-            or bbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n, op in _COMPUTE_BOUND_BINARY)):
+            or bbuf.dtype not in _NATIVE:
         return None
+    if n >= _threads.SPLIT_FLOOR and may_split(n, op in _COMPUTE_BOUND_BINARY):
+        return _binary_dense_split(op, abuf, aoff, bbuf, boff, n, out_dtype, out, b_scalar, a_scalar, out_is_a)
     if out is None:
         # (below SPLIT_FLOOR np.empty, new_buffer's own fast path without the call; larger
         # outputs from the pool, _allocator.py: no fresh pages to fault in)
@@ -1020,6 +1026,33 @@ def binary_dense(op, abuf, aoff, bbuf, boff, n, out_dtype, out=None, b_scalar=Fa
 
 
 _SELF_B, _SELF_AB = 6, 7        # make_binary's in-place kernels
+
+
+# A dense call large enough to split goes from the shortcut straight to the team's native
+# entry points (_native_split_*), without the general entry point's plan and view unpacking:
+# that Python (~5-7 us) decided where splitting pays (a 64K-element mul: 10 us whole on one
+# thread, 13 us split through the general path, 7 us split from here).  A call the team
+# cannot take (busy with another thread's call, an integer dtype) or the pool would split
+# (worth_splitting without a native entry point) goes the general way.
+def _binary_dense_split(op, abuf, aoff, bbuf, boff, n, out_dtype, out, b_scalar, a_scalar, out_is_a):
+    if not worth_native(n, op in _COMPUTE_BOUND_BINARY):
+        return None
+    path = SCALAR_B if b_scalar else SCALAR_A if a_scalar else CONTIGUOUS
+    same = out is not None and out_is_a and not a_scalar and out.dtype == abuf.dtype
+    target = new_buffer(n, out_dtype) if out is None else out
+    if _native_split_binary(op, path, _binary_kernels[op][path], abuf, aoff, bbuf, boff, target, n, same):
+        return target
+    return None
+
+
+def _unary_dense_split(op, buf, off, n, out_dtype, out, out_is_x):
+    if not worth_native(n, op not in _MEMORY_BOUND_UNARY):
+        return None
+    same = out is not None and out_is_x and out.dtype == buf.dtype
+    target = new_buffer(n, out_dtype) if out is None else out
+    if _native_split_unary(op, _unary_kernels[op][CONTIGUOUS], buf, off, target, n, same):
+        return target
+    return None
 
 
 @_kernel
@@ -1057,9 +1090,10 @@ def clamp_dense(buf, off, n, bounds, out=None, out_is_a=False):
 def unary_dense(op, buf, off, n, out_dtype, out=None, out_is_x=False):
     """unary(op) of a floating operand of n elements, into a new buffer (or into `out`, n
     elements that may be the operand's own: out_is_x says they are, an in-place op's call)."""
-    if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE \
-            or (n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY)):
+    if n == 0 or _debug.ENABLED or out_dtype not in _NATIVE or buf.dtype.kind != "f" or buf.dtype not in _NATIVE:
         return None
+    if n >= _threads.SPLIT_FLOOR and may_split(n, op not in _MEMORY_BOUND_UNARY):
+        return _unary_dense_split(op, buf, off, n, out_dtype, out, out_is_x)
     if out is None:
         out = np.empty(n, out_dtype) if n < _threads.SPLIT_FLOOR else new_buffer(n, out_dtype)
     elif out_is_x and out.dtype == buf.dtype:
@@ -1074,8 +1108,13 @@ _IN_PLACE = 2       # make_unary's in-place kernel
 
 def mul_backward_dense(gbuf, goff, abuf, aoff, bbuf, boff, n):
     """mul_backward() of three operands of n elements each: (g * b, g * a) in one pass."""
-    if n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE or (n >= _threads.SPLIT_FLOOR and may_split(n)):
+    if n == 0 or _debug.ENABLED or gbuf.dtype not in _NATIVE:
         return None
+    if n >= _threads.SPLIT_FLOOR and may_split(n):
+        if not worth_native(n):
+            return None
+        ga, gb = new_buffer(n, gbuf.dtype), new_buffer(n, gbuf.dtype)        # (as _binary_dense_split)
+        return (ga, gb) if _native_split_mul_backward(gbuf, goff, abuf, aoff, bbuf, boff, ga, gb, n) else None
     small = n < _threads.SPLIT_FLOOR
     ga = np.empty(n, gbuf.dtype) if small else new_buffer(n, gbuf.dtype)
     gb = np.empty(n, gbuf.dtype) if small else new_buffer(n, gbuf.dtype)

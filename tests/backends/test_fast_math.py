@@ -91,3 +91,50 @@ def test_strided_and_broadcast_inputs_use_the_same_formulas():
     got = B.unary("tanh", view, np.dtype(np.float32))
     want = np.tanh(np.lib.stride_tricks.as_strided(x[1:], (3, 10), (80, 8))).ravel()
     np.testing.assert_allclose(got, want, rtol=4e-7, atol=1e-7)
+
+
+# -- the block passes of softmax and cross-entropy: each row's value as the per-row helpers give it
+
+from numba import njit  # noqa: E402
+
+from nbgrad.backends._shared import fast_math as FM  # noqa: E402
+
+
+@njit(cache=False)
+def _blocks(v, b, n, lanes):
+    acc = np.empty(lanes, np.float32)
+    tmp = np.empty(lanes, np.float32)
+    mx = np.empty(b, np.float32)
+    sh = np.empty(b * n, np.float32)
+    e = np.empty(b * n + 3, np.float32)
+    sums = np.empty(b, np.float32)
+    FM.block_max_f32(v, 2, b, n, acc, mx)
+    FM.block_exp_shifted_f32(v, 2, b, n, mx, sh, e, 3)
+    FM.block_sum_f32(e, 3, b, n, lanes, acc, sums)
+    # the same statistics a row at a time
+    mx1 = np.empty(b, np.float32)
+    e1 = np.empty(b * n + 3, np.float32)
+    sums1 = np.empty(b, np.float32)
+    for i in range(b):
+        p = 2 + i * n
+        mx1[i] = FM.reduce_all_max_f32(v, p, n) if n < 256 else FM.long_max_f32(v, p, n, acc)
+        for j in range(n):
+            e1[3 + i * n + j] = FM.sleef_expf(v[p + j] - mx1[i])
+        sums1[i] = FM.reduce_all_sum(e1, 3 + i * n, n, lanes, acc, tmp)
+    return mx, e[3:], sums, mx1, e1[3:], sums1
+
+
+@pytest.mark.parametrize("lanes", [4, 8, 16])
+def test_block_passes_give_each_row_the_per_row_bits(lanes):
+    rng = np.random.default_rng(lanes)
+    for n in list(range(1, 40)) + [63, 64, 65, 100, 255, 256, 300]:
+        b = 37
+        v = (rng.standard_normal(b * n + 2) * 30).astype(np.float32)
+        v[2 + 3 * n + n // 2] = np.nan             # a NaN in row 3
+        v[2 + 5 * n:2 + 6 * n] = -np.inf           # row 5 all -inf
+        v[2 + 7 * n] = -0.0
+        v[2 + 9 * n + n - 1] = np.inf
+        got = _blocks(v, b, n, lanes)
+        for a, w in zip(got[:3], got[3:]):
+            np.testing.assert_array_equal(a.view(np.int32), w.view(np.int32), err_msg=f"n={n}")
+        assert np.isnan(got[0][3]) and got[0][5] == -np.inf and got[0][9] == np.inf

@@ -16,7 +16,8 @@ from numba import uint64
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import _exp_f64, fma, long_max_f32, reduce_all_max_f32, reduce_all_sum, sleef_expf, sleef_logf
+from .._shared.fast_math import (_exp_f64, block_exp_shifted_f32, block_max_f32, block_sum_f32, fma, sleef_expf,
+                                 sleef_logf)
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
@@ -152,22 +153,15 @@ _CE_BLOCK_ELEMENTS = 4096      # logits per block of rows (_log_softmax_stats_f3
 
 
 @_scalar
-def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, e, mx, ls):
+def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls):
     """For rows r0 .. r0 + b of the (m, c) float32 logits: mx[i] their max and ls[i] the log
-    of their sum of exps (e: scratch of b * c), as _softmax_lastdim_f32 computes them, in its
-    passes (one loop per row doing all of it compiled poorly: ~100 ns a row of 16)."""
+    of their sum of exps (e: scratch of b * c; sh: another), as _softmax_lastdim_f32 computes
+    them, by the same passes over the block (fast_math's block_*)."""
+    block_max_f32(x, r0 * c, b, c, acc, mx)
+    block_exp_shifted_f32(x, r0 * c, b, c, mx, sh, e, 0)
+    block_sum_f32(e, 0, b, c, lanes, acc, ls)
     for i in range(b):
-        base = (r0 + i) * c
-        mx[i] = reduce_all_max_f32(x, base, c) if c < 256 else long_max_f32(x, base, c, acc)
-    for i in range(b):
-        base = (r0 + i) * c
-        xr = x[base:base + c]
-        er = e[i * c:(i + 1) * c]
-        m = mx[i]
-        for j in range(uint64(c)):
-            er[j] = sleef_expf(xr[j] - m)
-    for i in range(b):
-        ls[i] = sleef_logf(reduce_all_sum(e, i * c, c, lanes, acc, tmp))
+        ls[i] = sleef_logf(ls[i])
 
 
 @_kernel
@@ -177,14 +171,14 @@ def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, ro
     mx = np.empty(block, np.float32)
     ls = np.empty(block, np.float32)
     acc = np.empty(lanes, np.float32)
-    tmp = np.empty(lanes, np.float32)
+    sh = np.empty(block * c, np.float32)
     parts = np.zeros(8, np.float32)
     wparts = np.zeros(8, np.float32)
     one = np.zeros(1, np.float32)
     kept = 0
     for r0 in range(0, m, block):
         b = min(block, m - r0)
-        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, e, mx, ls)
+        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls)
         for k in range(b):
             i = r0 + k
             lse[i] = float(mx[k]) + float(ls[k])
@@ -208,27 +202,37 @@ def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll
     mx = np.empty(block, np.float32)
     ls = np.empty(block, np.float32)
     acc = np.empty(lanes, np.float32)
-    tmp = np.empty(lanes, np.float32)
+    sh = np.empty(block * c, np.float32)
+    sl = np.empty(block * c, np.float32)
+    sr = np.empty(block * c, np.float32)
+    sv = np.empty(block, np.float32)
     for r0 in range(0, m, block):
         b = min(block, m - r0)
         # (the exps of the statistics into the gradient's own rows, written over below)
-        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, tmp, grad[r0 * c:(r0 + b) * c], mx, ls)
-        for k in range(b):
-            i = r0 + k
-            base = i * c
-            t = target[i]
+        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, grad[r0 * c:(r0 + b) * c], mx, ls)
+        for k in range(b):                  # each row's constants, repeated along it
+            t = target[r0 + k]
             s = np.float32(0.0)
             if t != ignore_index:
                 wt = weight[t] if has_weight else np.float32(1.0)
-                s = -np.float32(float(wt) * coef_nll[i])     # w[t] * -(g / total_weight), rounded once
+                s = -np.float32(float(wt) * coef_nll[r0 + k])     # w[t] * -(g / total_weight), rounded once
+            sv[k] = s
             row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
-            m_, l_ = mx[k], ls[k]
-            xr = x[base:base + c]
-            gr = grad[base:base + c]
-            for j in range(uint64(c)):
-                gr[j] = fma(-sleef_expf((xr[j] - m_) - l_), row_sum, np.float32(0.0))
+            for j in range(c):
+                sh[k * c + j] = mx[k]
+                sl[k * c + j] = ls[k]
+                sr[k * c + j] = row_sum
+        n = b * c                           # the block in one loop (rows of 10: no loop per row)
+        xr = x[r0 * c:r0 * c + n]
+        gr = grad[r0 * c:r0 * c + n]
+        mr, lr, rr = sh[:n], sl[:n], sr[:n]
+        for j in range(uint64(n)):
+            gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], np.float32(0.0))
+        for k in range(b):
+            t = target[r0 + k]
             if t != ignore_index:
-                gr[t] = fma(-sleef_expf((xr[t] - m_) - l_), row_sum, s)
+                j = k * c + t
+                gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], sv[k])
 
 
 def bitwise_cross_entropy(x, smoothing):

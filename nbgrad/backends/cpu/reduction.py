@@ -30,7 +30,8 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import (_fast_exp, extremum_run, fma, long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
+from .._shared.fast_math import (_fast_exp, block_exp_shifted_f32, block_max_f32, block_sum_f32, extremum_run, fma,
+                                 long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
                                  sleef_expf, sleef_logf)
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
@@ -638,6 +639,31 @@ def softmax(x_view, dim, log):
 _SOFTMAX_BLOCK_ELEMENTS = 4096
 
 
+@register_jitable(error_model="numpy")
+def _softmax_block_f32(x, px, b, rn, lanes, log, acc, mx, sc, sh, sh2, out, po):
+    """_softmax_lastdim_f32 of b rows of rn that are one run in x (from px) and in out (from
+    po): each pass one loop over the block (fast_math's block_*; rows of 16: 190 -> 120 us for
+    4096 of them, rows of 10: 330 -> 150)."""
+    block_max_f32(x, px, b, rn, acc, mx)
+    block_exp_shifted_f32(x, px, b, rn, mx, sh, out, po)      # (sh: each row's max repeated)
+    block_sum_f32(out, po, b, rn, lanes, acc, sc)
+    for i in range(b):
+        f = sleef_logf(sc[i]) if log else np.float32(1.0) / sc[i]
+        for j in range(rn):
+            sh2[i * rn + j] = f
+    k = b * rn
+    o = out[po:po + k]
+    f = sh2[:k]
+    if log:
+        xr = x[px:px + k]
+        m = sh[:k]
+        for t in range(uint64(k)):
+            o[t] = (xr[t] - m[t]) - f[t]
+    else:
+        for t in range(uint64(k)):
+            o[t] = o[t] * f[t]
+
+
 @_kernel
 def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
     """PyTorch's _vec_softmax_lastdim and _vec_log_softmax_lastdim in float32, to the bit: per
@@ -665,6 +691,8 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
     pos = np.empty(block, np.int64)
     mx = np.empty(block, np.float32)
     sc = np.empty(block, np.float32)
+    sh = np.empty(block * rn, np.float32)
+    sh2 = np.empty(block * rn, np.float32)
     urn = uint64(rn)
     px = xoff
     po = 0
@@ -678,6 +706,13 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
             if d >= 0:
                 px += jx[d]
                 po += jo[d]
+        dense = xrs == 1
+        for i in range(1, b):
+            dense &= pxs[i] == pxs[i - 1] + rn and pos[i] == pos[i - 1] + rn
+        if dense:                           # the block's rows one run in x and in out
+            _softmax_block_f32(x, pxs[0], b, rn, lanes, log, acc, mx, sc, sh, sh2, out, pos[0])
+            done += b
+            continue
         if xrs != 1:                        # strided rows: into out's rows first
             for i in range(b):
                 row = out[pos[i]:pos[i] + rn]

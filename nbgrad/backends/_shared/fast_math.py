@@ -457,10 +457,10 @@ def long_max_f32(v, p, n, acc):
 
 # Statistics of a block of b contiguous float32 rows of n (row i at v[p + i * n:]), the
 # passes softmax's and cross-entropy's kernels make over their rows, with their bits.  Each
-# pass one loop nest over the whole block: a call or a short loop per row costs more than
-# the row's work (a row of 10: ~30 ns of call and loop around ~10 additions), and a row
-# shorter than a vector runs in the vectorized loop's scalar tail.  Short rows are walked
-# transposed, each row's elements in their own order, the rows side by side.
+# pass one loop nest over the whole block, its row loops written out: a call per row
+# (reduce_all_sum's) cost more than the row's work (~27 ns around a row of 16's additions),
+# and exps over a row shorter than a vector ran in the vectorized loop's scalar tail.
+# (Walking short rows transposed, the rows side by side, measured no faster.)
 
 @register_jitable(error_model="numpy")
 def block_max_f32(v, p, b, n, acc, mx):
@@ -468,27 +468,9 @@ def block_max_f32(v, p, b, n, acc, mx):
     if n >= 256:
         for i in range(b):
             mx[i] = long_max_f32(v, p + i * n, n, acc)
-        return
-    if n >= 64:
+    else:
         for i in range(b):
             mx[i] = reduce_all_max_f32(v, p + i * n, n)
-        return
-    r = v[p:p + b * n]
-    for i in range(b):
-        mx[i] = r[i * n]
-    nan = False
-    for j in range(1, n):
-        for i in range(b):
-            x = r[i * n + j]
-            m = mx[i]
-            mx[i] = x if x > m else m
-            nan |= x != x
-    if nan:                             # (the rows that hold one: NaN)
-        for i in range(b):
-            for j in range(n):
-                if r[i * n + j] != r[i * n + j]:
-                    mx[i] = _F(np.nan)
-                    break
 
 
 @register_jitable(error_model="numpy")
@@ -509,9 +491,8 @@ def block_exp_shifted_f32(v, p, b, n, mx, sh, e, q):
 
 @register_jitable(error_model="numpy")
 def block_sum_f32(v, p, b, n, lanes, acc, sums):
-    """sums[i] = reduce_all_sum of row i: rows shorter than a vector transposed (their
-    order: in order), longer ones each in reduce_all_sum's order, written out here (a call
-    of it per row: 110 us of 4096 rows of 16, this loop 40)."""
+    """sums[i] = reduce_all_sum of row i, in its order, written out here (a call of it per
+    row: 110 us for 4096 rows of 16, this loop 40)."""
     if n >= lanes:
         for i in range(b):
             q = p + i * n
@@ -539,10 +520,11 @@ def block_sum_f32(v, p, b, n, lanes, acc, sums):
         return
     r = v[p:p + b * n]
     for i in range(b):
-        sums[i] = r[i * n]
-    for j in range(1, n):
-        for i in range(b):
-            sums[i] += r[i * n + j]
+        q = i * n
+        t = r[q]
+        for j in range(1, n):
+            t += r[q + j]
+        sums[i] = t
 
 
 def _by_float_type(x, f32, f64, other):

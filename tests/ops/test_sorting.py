@@ -107,3 +107,36 @@ def test_long_1d_integer_sort_is_pytorchs_stable_radix_sort():
         assert (first == [0, 2, 4, 6, 8, 10, 12, 14]) is stable
     assert nbgrad.tensor(np.arange(32767) % 2).sort().indices[:8].tolist() == \
         [13520, 13532, 13530, 26002, 13528, 13526, 26004, 13524]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
+def test_row_major_last_dim_sort_and_topk_equal_the_copying_path(dtype):
+    # a row-major tensor sorted along its last dim is read in place and its topk's first k
+    # columns sliced by NumPy; the same values through a transposed layout (rows copied out
+    # and back, narrow and copy) give the same values, indices and ties
+    a = RNG.integers(-3, 4, (6, 40)).astype(dtype)      # (many ties)
+    x = nbgrad.tensor(a)
+    xt = nbgrad.tensor(np.ascontiguousarray(a.T)).t()
+    assert x.is_contiguous() and not xt.is_contiguous()
+    for stable in (False, True):
+        for descending in (False, True):
+            got, want = x.sort(-1, descending, stable=stable), xt.sort(-1, descending, stable=stable)
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+            np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+    if dtype is np.bool_:
+        return
+    for k in (0, 1, 5, 40):
+        for largest in (True, False):
+            got, want = x.topk(k, largest=largest), xt.topk(k, largest=largest)
+            assert got.values.shape == (6, k) and got.values.is_contiguous()
+            np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
+            np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+    w = nbgrad.tensor(a.astype(np.float64), requires_grad=True)
+    v = w.topk(3).values
+    v.backward(nbgrad.ones_like(v))
+    expect = np.zeros(a.shape)
+    np.put_along_axis(expect, w.detach().topk(3).indices.numpy(), 1.0, axis=1)
+    np.testing.assert_array_equal(w.grad.numpy(), expect)
+    # the values do not share memory with the full arrangement, nor with x
+    v0 = x.topk(2).values
+    assert v0._storage.buffer.base is None or v0._storage.buffer.base.size == v0.numel()

@@ -105,14 +105,17 @@ def _axis_positions(n, stride, ndim, axis, device):
     return (_arange(n, device) * stride).reshape(shape)
 
 
-def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError, message=None):
+def _normalize_index(idx, size, dim, allow_negative=True, error=IndexError, message=None, empty_message=False):
     """Wrap negative indices and check bounds (IndexError as PyTorch; gather/scatter raise
     RuntimeError and take no negative indices; index_select/index_add/embedding say
-    'index out of range in self' and take no negative indices either)."""
+    'index out of range in self' and take no negative indices either).  empty_message:
+    x[t]'s message for an empty dim (_out_of_bounds)."""
     if idx.numel():
         lo, hi = int(idx.min()), int(idx.max())
         if lo < (-size if allow_negative else 0) or hi >= size:
             bad = hi if hi >= size else lo
+            if empty_message and not message:
+                raise _out_of_bounds(bad, dim, size)
             raise error(message.format(index=bad, size=size) if message else
                         f"index {bad} is out of bounds for dimension {dim} with size {size}")
         if lo < 0:
@@ -275,8 +278,8 @@ def getitem(x, index):
     # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
     # slices that cover their dim are skipped, and an index that changes nothing
     # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
-    if type(index) is Tensor and index._dtype is D.bool_:
-        out = _masked_dense(x, index)
+    if type(index) is Tensor:
+        out = _masked_dense(x, index) if index._dtype is D.bool_ else _taken_dense(x, index)
         if out is not None:
             return out
     single_slice = isinstance(index, slice)
@@ -303,6 +306,42 @@ def _masked_dense(x, mask):
     n = math.prod(shape)
     values = x._storage.buffer[x._offset:x._offset + n][mask._storage.buffer[mask._offset:mask._offset + n]]
     return Tensor._from_buffer(values, (values.size,), x._dtype, x._storage.device)
+
+
+def _out_of_bounds(i, k, size):
+    """PyTorch's IndexError for index i of the k-th index tensor (its index kernel's message
+    numbers the index tensors, not the dims they index: x[:, t] says 'dimension 0'; for an
+    empty dim it names neither)."""
+    if size == 0:
+        return IndexError("index is out of bounds for dimension with size 0")
+    return IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
+
+
+def _taken_dense(x, index):
+    """x[index] for an integer index tensor, both row-major on the CPU, nothing to record and
+    no capture running: NumPy's indexing along dim 0 (the general path's positions and gather
+    took ~20 us for 16 elements; PyTorch's result is row-major too).  The bounds are checked
+    as _host_positions checks them.  None for any other call."""
+    shape = x._shape
+    if not shape or index._dtype not in (D.int64, D.int32) or x._storage.device.type != "cpu" \
+            or index._storage.device.type != "cpu" or _graph.CAPTURE[0] is not None or needs_grad(x):
+        return None
+    ishape = index._shape
+    if not ishape:
+        return None         # (a 0-dim index is an integer's view, as PyTorch's)
+    if x._stride != contiguous_strides(tuple(shape)) or index._stride != contiguous_strides(tuple(ishape)):
+        return None
+    n = math.prod(shape)
+    a = index._storage.buffer[index._offset:index._offset + math.prod(ishape)]
+    size = shape[0]
+    if a.size:
+        lo, hi = int(a.min()), int(a.max())
+        if lo < -size or hi >= size:
+            raise _out_of_bounds(hi if hi >= size else lo, 0, size)
+    rows = x._storage.buffer[x._offset:x._offset + n].reshape(tuple(shape))
+    values = rows[a]            # (a negative index counts from the end, as PyTorch's)
+    out_shape = tuple(ishape) + tuple(shape[1:])
+    return Tensor._from_buffer(values.reshape(-1), out_shape, x._dtype, x._storage.device)
 
 
 def _kept_dims(v, dims):
@@ -357,8 +396,12 @@ def _host_positions(v, advanced):
     if any(t._storage.device.type != "cpu" or t._dtype not in (D.int64, D.int32) for _, t in advanced):
         return None
     bshape = _index_shape([t._shape for _, t in advanced])
+    dims = [d for d, _ in advanced]
+    before, after = _kept_dims(v, dims)
+    out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
+    check = math.prod(out_shape) > 0        # (PyTorch's kernel checks the indices it reads: none for an empty result)
     arrays = []
-    for d, t in advanced:
+    for k, (d, t) in enumerate(advanced):
         buf, shape = t._storage.buffer, tuple(t._shape)
         if t.is_contiguous():
             a = buf[t._offset:t._offset + math.prod(shape)].reshape(shape)
@@ -366,18 +409,15 @@ def _host_positions(v, advanced):
             a = np.lib.stride_tricks.as_strided(buf[t._offset:], shape=shape,
                                                 strides=tuple(st * buf.itemsize for st in t._stride))
         size = v._shape[d]
-        if a.size:
+        if a.size and check:
             lo, hi = int(a.min()), int(a.max())
             if lo < -size or hi >= size:
-                raise IndexError(f"index {hi if hi >= size else lo} is out of bounds for dimension {d} with size {size}")
+                raise _out_of_bounds(hi if hi >= size else lo, k, size)
             if lo < 0:
                 a = np.where(a < 0, a + size, a)
         arrays.append(a.astype(np.int64, copy=False))
-    dims = [d for d, _ in advanced]
     cstrides = contiguous_strides(v._shape)
-    before, after = _kept_dims(v, dims)
     nb = len(bshape)
-    out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
     ndim = len(out_shape)
     pos = None
     for a, d in zip(arrays, dims):
@@ -403,11 +443,14 @@ def _advanced_layout(v, advanced):
     bshape = _index_shape([t._shape for _, t in advanced])
     with no_grad():
         # index tensors may live on the CPU for a device tensor, as PyTorch allows
-        idxs = [_normalize_index(t.long().to(v.device), v._shape[d], d) for d, t in advanced]
-        cstrides = contiguous_strides(v._shape)
         before, after = _kept_dims(v, dims)
-        nb = len(bshape)
         out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
+        # (numbered as _out_of_bounds says; an empty result reads no index, PyTorch checks none)
+        idxs = [t.long().to(v.device) if not math.prod(out_shape) else
+                _normalize_index(t.long().to(v.device), v._shape[d], k, empty_message=True)
+                for k, (d, t) in enumerate(advanced)]
+        cstrides = contiguous_strides(v._shape)
+        nb = len(bshape)
         ndim = len(out_shape)
         pos = None
         for t, d in zip(idxs, dims):

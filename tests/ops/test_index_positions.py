@@ -37,7 +37,9 @@ def test_host_positions_are_the_general_paths(case, monkeypatch):
 
 @pytest.mark.parametrize("index, message", [
     (([0, 2],), "index 2 is out of bounds for dimension 0 with size 2"),
-    ((slice(None), [-4]), "index -4 is out of bounds for dimension 1 with size 3"),
+    # PyTorch 2.13 numbers the index tensors in this message, not the dims they index
+    ((slice(None), [-4]), "index -4 is out of bounds for dimension 0 with size 3"),
+    (([1], slice(None), [9]), "index 9 is out of bounds for dimension 1 with size 4"),
     (([0, 1], [0, 1, 2]), r"shape mismatch: indexing tensors could not be broadcast together with shapes \[2\], \[3\]"),
     (([0, 7], [0, 1, 2]), "shape mismatch"),        # (PyTorch: the broadcast before the bounds)
 ])
@@ -59,3 +61,44 @@ def test_values_and_gradient_of_a_repeated_index():
     np.add.at(expected, [2, 0, 2, -1], 1.0)
     assert np.array_equal(x.grad.numpy(), expected)
     assert idx.tolist() == [2, 0, 2, -1]            # the user's index is not written
+
+
+@pytest.mark.parametrize("host", [True, False])
+def test_bounds_as_pytorchs_index_kernel_checks_them(monkeypatch, host):
+    # PyTorch 2.13: an empty dim's message names no index; an empty result reads (and checks) no
+    # index; both paths (NumPy's on the host, the general one of tensor ops) say the same
+    if not host:
+        monkeypatch.setattr(I, "_host_positions", lambda v, advanced: None)
+    with pytest.raises(IndexError, match="^index is out of bounds for dimension with size 0$"):
+        nbgrad.zeros(3, 0)[:, _idx([0])]
+    with pytest.raises(IndexError, match="^index is out of bounds for dimension with size 0$"):
+        nbgrad.zeros(0, 3)[_idx([0]), _idx([1])]
+    assert nbgrad.zeros(0, 3)[:, _idx([7])].shape == (0, 1)
+    assert nbgrad.zeros(3, 2)[:, _idx([])].shape == (3, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_a_lone_index_tensor_on_a_row_major_cpu_tensor_takes_numpys_rows(monkeypatch, dtype):
+    # x[t] with nothing to record: NumPy's indexing along dim 0 (_taken_dense), the general
+    # path's values, shape and errors, a new row-major tensor sharing nothing with x
+    x = nbgrad.from_numpy(X.copy())
+    for values in ([1, 0, -1], [[0, -2], [1, 1]], []):
+        t = _idx(values, dtype)
+        got = x[t]
+        with monkeypatch.context() as m:
+            m.setattr(I, "_taken_dense", lambda x, index: None)
+            want = x[t]
+        assert got.shape == want.shape and got.is_contiguous() and got.dtype == x.dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        if got.numel():
+            got.view(-1)[0] = -1.0
+            assert (x.numpy() >= 0).all()       # (X holds no negative value: nothing shared)
+    with pytest.raises(IndexError, match="^index 2 is out of bounds for dimension 0 with size 2$"):
+        x[_idx([0, 2], dtype)]
+    with pytest.raises(IndexError, match="^index -3 is out of bounds for dimension 0 with size 2$"):
+        x[_idx([-3], dtype)]
+    w = nbgrad.from_numpy(X.copy()).requires_grad_()
+    y = w[_idx([1, 1], dtype)]
+    assert y.grad_fn.name() == "IndexBackward0"          # (the general path records)
+    y.sum().backward()
+    assert np.array_equal(w.grad.numpy()[1], np.full(X.shape[1:], 2.0, np.float32))

@@ -459,6 +459,10 @@ def clamp_into_(t, min, max):
     return True
 
 
+# t1 * value, then fma(that, t2, t): addcmul's two roundings (inputs t1, value, t2, t)
+_ADDCMUL_SCALED = (("input", 0), ("input", 1), ("mul", 0, 1), ("input", 2), ("input", 3), ("fma", 2, 3, 4))
+
+
 def addc_into_(op, t, args, kwargs):
     """t.addcmul_(t1, t2, value=v) / t.addcdiv_(...) written straight into _direct_target's t
     when nothing is recorded: a hand-written optimizer's `v.mul_(b2).addcmul_(g, g, value=1 -
@@ -483,6 +487,14 @@ def addc_into_(op, t, args, kwargs):
                 or not (o._stride is rm or o._stride == rm) \
                 or ((st.root or st) is (so.root or so) and (o._offset != t._offset or so is not st)):
             return False
+    if op == "addcmul" and value != 1:
+        # fma(t1 * value, t2, t) as one fused pass (the value an operand: one kernel for any value)
+        get_backend("cpu").fused_elementwise(
+            _ADDCMUL_SCALED, (5,), [(t1._storage.buffer, t1._offset, "v"), (np.array([value], dt.np), 0, "s"),
+                                    (t2._storage.buffer, t2._offset, "v"), (st.buffer, t._offset, "v")],
+            math.prod(shape), dt.np, out=out)
+        t._vc.value += 1
+        return True
     scaled = t1 if value == 1 else _binary_raw("mul", t1, value, dt)
     if op == "addcmul":         # fma(value * t1, t2, t): one rounding, PyTorch's CPU kernel
         get_backend("cpu").fma((scaled._storage.buffer, scaled._offset, shape, rm),

@@ -364,3 +364,34 @@ def test_compiled_regions_split_natively_as_eager_computes(native, returns_loss)
     np.testing.assert_allclose(gw, w.grad.numpy(), rtol=1e-5, atol=1e-6)
     if returns_loss:
         np.testing.assert_allclose(compiled().item(), loss.item(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_fused_kernel_writing_over_one_of_its_inputs_has_the_bits_of_a_separate_output(native, threads, dtype):
+    # an output that is an input's own run is read through the output ('o' kinds: no overlap
+    # check sends the loop to its scalar version), alone, twice, or with a shifted input
+    from nbgrad.backends.cpu import fused
+    native(threads)
+    program = (("input", 0), ("input", 1), ("mul", 0, 1), ("input", 2), ("input", 3), ("fma", 2, 3, 4))
+    n = fused._IN_PLACE_MIN * 4 + 3
+    a, b, c = rand(n + 5, dtype, 1), rand(n + 5, dtype, 2), rand(n + 5, dtype, 3)
+    value = np.array([0.3], dtype)
+    for picks in ((0, 1, 4), (0, 0, 0), (2, 0, 4), (2, 2, 2)):      # offsets of a, b, c into one buffer
+        for in_place in ("c", "a", "all"):
+            buf = c.copy()
+            ops = {"a": (a, 1), "c": (buf, picks[2])}
+            if in_place == "a":
+                ops["a"] = (buf, picks[2])
+            if in_place == "all":
+                ops["a"] = ops["c"]
+            inputs = [(*ops["a"], "v"), (value, 0, "s"), (b, picks[1], "v"), (*ops["c"], "v")]
+            want = fused.fused_elementwise(program, (5,), [(x.copy(), o, k) for x, o, k in inputs], n, dtype)[0]
+            out = buf[picks[2]:picks[2] + n]
+            assert fused._in_place_kinds(inputs, ("v", "s", "v", "v"), out).count("o") == (2 if in_place != "c" else 1)
+            fused.fused_elementwise(program, (5,), inputs, n, dtype, out=out)
+            np.testing.assert_array_equal(out.view(np.uint8), want.view(np.uint8))
+    # an input shifted against the output is no 'o' (and the overlap check keeps it right)
+    buf = c.copy()
+    shifted = [(buf, 1, "v"), (value, 0, "s"), (b, 0, "v"), (buf, 0, "v")]
+    assert fused._in_place_kinds(shifted, ("v", "s", "v", "v"), buf[:n]) == ("v", "s", "v", "o")

@@ -110,7 +110,7 @@ def _blocks(v, b, n, lanes):
     sums = np.empty(b, np.float32)
     FM.block_max_f32(v, 2, b, n, acc, mx)
     FM.block_exp_shifted_f32(v, 2, b, n, mx, sh, e, 3)
-    FM.block_sum_f32(e, 3, b, n, lanes, acc, sums)
+    FM.block_sum(e, 3, b, n, lanes, acc, sums)
     # the same statistics a row at a time
     mx1 = np.empty(b, np.float32)
     e1 = np.empty(b * n + 3, np.float32)

@@ -490,9 +490,9 @@ def block_exp_shifted_f32(v, p, b, n, mx, sh, e, q):
 
 
 @register_jitable(error_model="numpy")
-def block_sum_f32(v, p, b, n, lanes, acc, sums):
+def block_sum(v, p, b, n, lanes, acc, sums):
     """sums[i] = reduce_all_sum of row i, in its order, written out here (a call of it per
-    row: 110 us for 4096 rows of 16, this loop 40)."""
+    row: 110 us for 4096 rows of 16, this loop 40).  Any float dtype (acc's)."""
     if n >= lanes:
         for i in range(b):
             q = p + i * n

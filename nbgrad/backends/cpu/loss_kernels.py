@@ -16,7 +16,7 @@ from numba import uint64
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import (_exp_f64, block_exp_shifted_f32, block_max_f32, block_sum_f32, fma, sleef_expf,
+from .._shared.fast_math import (_exp_f64, block_exp_shifted_f32, block_max_f32, block_sum, fma, sleef_expf,
                                  sleef_logf)
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
@@ -159,7 +159,7 @@ def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls):
     them, by the same passes over the block (fast_math's block_*)."""
     block_max_f32(x, r0 * c, b, c, acc, mx)
     block_exp_shifted_f32(x, r0 * c, b, c, mx, sh, e, 0)
-    block_sum_f32(e, 0, b, c, lanes, acc, ls)
+    block_sum(e, 0, b, c, lanes, acc, ls)
     for i in range(b):
         ls[i] = sleef_logf(ls[i])
 

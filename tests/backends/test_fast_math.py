@@ -134,7 +134,13 @@ def test_block_passes_give_each_row_the_per_row_bits(lanes):
         v[2 + 5 * n:2 + 6 * n] = -np.inf           # row 5 all -inf
         v[2 + 7 * n] = -0.0
         v[2 + 9 * n + n - 1] = np.inf
+        # row 11: its max a -0.0, then a 0.0 (chains of 16: the -0.0 in the last, the 0.0 in the first)
+        v[2 + 11 * n:2 + 12 * n] = -np.abs(v[2 + 11 * n:2 + 12 * n]) - 1
+        first, second = (15, 16) if n > 16 else (n // 3, n - 1)
+        v[2 + 11 * n + first] = -0.0
+        v[2 + 11 * n + second] = 0.0
         got = _blocks(v, b, n, lanes)
         for a, w in zip(got[:3], got[3:]):
             np.testing.assert_array_equal(a.view(np.int32), w.view(np.int32), err_msg=f"n={n}")
         assert np.isnan(got[0][3]) and got[0][5] == -np.inf and got[0][9] == np.inf
+        assert got[0][11] == 0 and np.signbit(got[0][11]) == (first != second)

@@ -1030,8 +1030,8 @@ _SELF_B, _SELF_AB = 6, 7        # make_binary's in-place kernels
 
 # A dense call large enough to split goes from the shortcut straight to the team's native
 # entry points (_native_split_*), without the general entry point's plan and view unpacking:
-# that Python (~5-7 us) decided where splitting pays (a 64K-element mul: 10 us whole on one
-# thread, 13 us split through the general path, 7 us split from here).  A call the team
+# that Python (~5-7 us) decided where splitting pays (a 64K-element mul: 10.8 us whole on one
+# thread, 13 us split through the general path, 9.5 us split from here).  A call the team
 # cannot take (busy with another thread's call, an integer dtype) or the pool would split
 # (worth_splitting without a native entry point) goes the general way.
 def _binary_dense_split(op, abuf, aoff, bbuf, boff, n, out_dtype, out, b_scalar, a_scalar, out_is_a):

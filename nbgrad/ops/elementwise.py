@@ -417,6 +417,14 @@ def binary_into_(op, t, other, alpha=1):
         if alpha != 1:
             return False
         operand, scalar = scalar_tensor(other, dt, dev), True
+    elif isinstance(other, Tensor) and not other._shape and shape and alpha == 1:
+        # a 0-dim tensor of t's dtype (clip_grad_norm_'s g.mul_(coef)): read as the number
+        # operand is, by the same kernel; not one in t's own storage (the general path's
+        # overlap check decides that)
+        st, so = t._storage, other._storage
+        if other._dtype is not dt or so.device is not dev or (st.root or st) is (so.root or so):
+            return False
+        operand, scalar = other, True
     elif isinstance(other, Tensor):
         st, so = t._storage, other._storage
         if other._dtype is not dt or so.device is not dev or not (other._shape is shape or other._shape == shape) \

@@ -619,6 +619,16 @@ class LinalgVectorNormBackward0(Node):
         return scaled * where(out == 0, 0.0, g / out.pow(p - 1))
 
 
+def _norm_sum(t, dims, dtype, keepdim):
+    """The sum inside a norm: over every dim of a row-major tensor by the small-op shortcut
+    (reduce's own result: clip_grad_norm_ takes one norm per parameter), else _reduce_raw."""
+    if not keepdim and dims and len(dims) == len(t._shape) and t._dtype is dtype:
+        out = _total_dense("sum", t)
+        if out is not None:
+            return out
+    return _reduce_raw("sum", t, dims, dtype, keepdim)
+
+
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
@@ -646,9 +656,9 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     elif p == 0:
         out = _reduce_raw("sum", cast(_binary_raw("ne", a, 0, x._dtype, D.bool_), x._dtype), dims, x._dtype, keepdim)
     elif p == 1:
-        out = _reduce_raw("sum", a, dims, x._dtype, keepdim)
+        out = _norm_sum(a, dims, x._dtype, keepdim)
     elif p == 2:
-        out = _unary_raw("sqrt", _reduce_raw("sum", _binary_raw("mul", a, a, x._dtype), dims, x._dtype, keepdim))
+        out = _unary_raw("sqrt", _norm_sum(_binary_raw("mul", a, a, x._dtype), dims, x._dtype, keepdim))
     else:
         s = _reduce_raw("sum", _binary_raw("pow", a, p, x._dtype), dims, x._dtype, keepdim)
         out = _binary_raw("pow", s, 1.0 / p, x._dtype)

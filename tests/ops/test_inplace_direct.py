@@ -20,20 +20,22 @@ OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b), "mul": (lambda 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("op", sorted(OPS))
 @pytest.mark.parametrize("n", [1, 16, 1000, 300_000])       # (300,000: past the threads' floor)
-@pytest.mark.parametrize("other", ["number", "tensor", "itself"])
+@pytest.mark.parametrize("other", ["number", "tensor", "itself", "0-dim"])
 def test_direct_write_gives_the_out_of_place_bits(dtype, op, n, other):
     rng = np.random.default_rng(n)
     xv = rng.uniform(-2, 2, n).astype(dtype)
     yv = rng.uniform(0.5, 2, n).astype(dtype)
     x = _t(xv, dtype)
-    y = {"number": 0.3, "tensor": _t(yv, dtype), "itself": x}[other]
+    y = {"number": 0.3, "tensor": _t(yv, dtype), "itself": x, "0-dim": _t(0.3, dtype)}[other]
+    if other == "0-dim":        # (clip_grad_norm_'s g.mul_(coef)): the direct path, the number's kernel
+        assert E.binary_into_(op, _t(xv, dtype), y) is True
     expected = getattr(nbgrad, op)(x, y).numpy().copy()     # before x changes
     buffer, version = x.numpy(), x._version
     out = getattr(x, op + "_")(y)
     assert out is x and x._version == version + 1
     assert x.numpy() is not None and np.shares_memory(x.numpy(), buffer)
     assert np.array_equal(x.numpy(), expected)
-    operand = {"number": dtype(0.3), "tensor": yv, "itself": xv}[other]
+    operand = {"number": dtype(0.3), "tensor": yv, "itself": xv, "0-dim": dtype(0.3)}[other]
     np.testing.assert_allclose(x.numpy(), OPS[op](xv, operand), rtol=1e-6 if dtype == np.float32 else 1e-15)
 
 
@@ -88,7 +90,7 @@ def test_errors_are_the_general_paths():
 
 
 @pytest.mark.parametrize("case", ["records", "int", "strided", "other_dtype", "broadcast", "bool_number",
-                                  "alpha_number", "float16"])
+                                  "alpha_number", "float16", "0-dim_other_dtype", "0-dim_alpha"])
 def test_calls_it_does_not_serve_take_the_general_path(case):
     """binary_into_ says False and writes nothing; the method then gives the general path's result."""
     x = _t(np.arange(1.0, 7.0), np.float32)
@@ -112,10 +114,14 @@ def test_calls_it_does_not_serve_take_the_general_path(case):
         alpha = 3
     elif case == "float16":
         x = x.half()
+    elif case == "0-dim_other_dtype":
+        args = (nbgrad.tensor(2.0, dtype=nbgrad.float64),)
+    elif case == "0-dim_alpha":
+        args, alpha = (nbgrad.tensor(2.0),), 3
     before = x.detach().numpy().copy()
     assert E.binary_into_("add", x, *args, alpha) is False
     assert np.array_equal(x.detach().numpy(), before)
-    if case != "alpha_number":
+    if case not in ("alpha_number", "0-dim_alpha"):
         expected = (x + args[0]).detach().numpy()
         x.add_(*args)
         assert np.array_equal(x.detach().numpy(), expected)
@@ -268,3 +274,12 @@ def test_addcmul_in_place_of_itself_and_the_general_paths():
     with pytest.raises(RuntimeError):
         y.addcmul_(_t([1.0, 2.0, 3.0], np.float32), _t([1.0, 2.0, 3.0], np.float32))
     assert y.tolist() == [[3.0, 6.0], [6.0, 10.0]] and y._version == 1
+
+
+def test_a_0_dim_operand_in_the_tensors_own_storage_is_refused_as_pytorch_refuses_it():
+    # t.mul_(t[2]): the general path's overlap error (PyTorch 2.13's), nothing written
+    t = nbgrad.arange(6.0)
+    assert E.binary_into_("mul", t, t[2]) is False
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor"):
+        t.mul_(t[2])
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and t._version == 0

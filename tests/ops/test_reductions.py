@@ -578,3 +578,19 @@ def test_float32_softmax_and_log_softmax_gradients_over_the_last_dim_are_pytorch
     x = nbgrad.tensor(a, requires_grad=True)
     (gx,) = nbgrad.autograd.grad(getattr(x, name)(-1), x, nbgrad.tensor(g))
     assert gx.reshape(-1).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5,), (17, 33), (3, 4, 5), (70_000,), (600, 700)])
+def test_norm_over_every_dim_by_the_sum_shortcut_has_reduces_bits(monkeypatch, dtype, shape):
+    # a norm's sum over every dim of a row-major tensor takes the small-op shortcut (one norm
+    # per parameter in clip_grad_norm_); reduce's own result, bit for bit
+    from nbgrad.ops import reduction as R
+    rng = np.random.default_rng(len(shape))
+    x = nbgrad.from_numpy((rng.standard_normal(shape) * 7).astype(dtype))
+    got = [nbgrad.linalg.vector_norm(x, p).numpy() for p in (1, 2)] + [x.norm().numpy()]
+    monkeypatch.setattr(R, "_total_dense", lambda op, t: None)
+    want = [nbgrad.linalg.vector_norm(x, p).numpy() for p in (1, 2)] + [x.norm().numpy()]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape == ()
+        assert np.atleast_1d(g).view(np.uint8).tolist() == np.atleast_1d(w).view(np.uint8).tolist()

@@ -1000,7 +1000,7 @@ def stack(tensors, dim=0):
     out = new_strided(buf, shape, strides, dt, ref.device)
     cstr = out._stride
     inner = cstr[:d] + cstr[d + 1:]
-    if not (ref.dim() and _join_dense(tensors, d, shape, cstr, buf, dt, stacking=True)):
+    if not _join_dense(tensors, d, shape, cstr, buf, dt, stacking=True):
         for i, t in enumerate(tensors):
             be.copy(t._view_tuple(), (buf, i * cstr[d], tuple(t._shape), inner))
     if needs_grad(*tensors):

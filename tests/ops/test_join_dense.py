@@ -75,3 +75,15 @@ def test_a_mask_with_grad_or_another_shape_takes_the_general_path(monkeypatch):
     assert y.grad_fn.name() == "IndexBackward0" and y.tolist() == [1.0, 3.0]
     with pytest.raises(IndexError):
         x.detach()[nbgrad.tensor([True, False, True])]
+
+
+def test_stacking_0_dim_tensors_takes_the_numpy_copy(monkeypatch):
+    # clip_grad_norm_ stacks one 0-dim norm per parameter; views with offsets among them
+    base = nbgrad.from_numpy(RNG.standard_normal(5).astype(np.float32))
+    parts = [nbgrad.tensor(1.5), base[3], nbgrad.tensor(-0.0), base[0]]
+    for dim in (0, -1):
+        with monkeypatch.context() as m:
+            fast, general, taken = _both(lambda: nbgrad.stack(parts, dim), m)
+        assert taken == [True]
+        assert fast.shape == general.shape == (4,) and fast.stride() == general.stride()
+        assert fast.numpy().view(np.uint32).tolist() == general.numpy().view(np.uint32).tolist()

@@ -317,6 +317,15 @@ def _out_of_bounds(i, k, size):
     return IndexError(f"index {i} is out of bounds for dimension {k} with size {size}")
 
 
+def _check_bounds(a, size, k):
+    """PyTorch's IndexError when an index in the array a (the k-th index tensor's) is outside
+    [-size, size); else a's smallest index."""
+    lo, hi = int(a.min()), int(a.max())
+    if lo < -size or hi >= size:
+        raise _out_of_bounds(hi if hi >= size else lo, k, size)
+    return lo
+
+
 def _taken_dense(x, index):
     """x[index] for an integer index tensor, both row-major on the CPU, nothing to record and
     no capture running: NumPy's indexing along dim 0 (the general path's positions and gather
@@ -332,15 +341,13 @@ def _taken_dense(x, index):
     if x._stride != contiguous_strides(tuple(shape)) or index._stride != contiguous_strides(tuple(ishape)):
         return None
     n = math.prod(shape)
+    out_shape = tuple(ishape) + tuple(shape[1:])
+    if not math.prod(out_shape):        # (an empty result reads, and checks, no index: _host_positions)
+        return Tensor._from_buffer(x._storage.buffer[:0].copy(), out_shape, x._dtype, x._storage.device)
     a = index._storage.buffer[index._offset:index._offset + math.prod(ishape)]
-    size = shape[0]
-    if a.size:
-        lo, hi = int(a.min()), int(a.max())
-        if lo < -size or hi >= size:
-            raise _out_of_bounds(hi if hi >= size else lo, 0, size)
+    _check_bounds(a, shape[0], 0)
     rows = x._storage.buffer[x._offset:x._offset + n].reshape(tuple(shape))
     values = rows[a]            # (a negative index counts from the end, as PyTorch's)
-    out_shape = tuple(ishape) + tuple(shape[1:])
     return Tensor._from_buffer(values.reshape(-1), out_shape, x._dtype, x._storage.device)
 
 
@@ -410,10 +417,7 @@ def _host_positions(v, advanced):
                                                 strides=tuple(st * buf.itemsize for st in t._stride))
         size = v._shape[d]
         if a.size and check:
-            lo, hi = int(a.min()), int(a.max())
-            if lo < -size or hi >= size:
-                raise _out_of_bounds(hi if hi >= size else lo, k, size)
-            if lo < 0:
+            if _check_bounds(a, size, k) < 0:
                 a = np.where(a < 0, a + size, a)
         arrays.append(a.astype(np.int64, copy=False))
     cstrides = contiguous_strides(v._shape)

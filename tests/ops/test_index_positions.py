@@ -74,6 +74,7 @@ def test_bounds_as_pytorchs_index_kernel_checks_them(monkeypatch, host):
     with pytest.raises(IndexError, match="^index is out of bounds for dimension with size 0$"):
         nbgrad.zeros(0, 3)[_idx([0]), _idx([1])]
     assert nbgrad.zeros(0, 3)[:, _idx([7])].shape == (0, 1)
+    assert nbgrad.zeros(3, 0)[_idx([7])].shape == (1, 0)          # (a lone index: _taken_dense too)
     assert nbgrad.zeros(3, 2)[:, _idx([])].shape == (3, 0)
 
 

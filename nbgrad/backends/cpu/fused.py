@@ -31,6 +31,7 @@ import numpy as np
 
 from ... import _debug
 from ._allocator import new_buffer
+from .elementwise import _same_run
 from ._threads import native_function, run_native, run_split, worth_native, worth_splitting
 
 # Each op as a Python/Numba expression over its operands' names ({0}, {1});
@@ -162,7 +163,7 @@ def _source(program, outputs, kinds, dtype):
         elif kind == "o":
             # output 0's own run (an in-place op): the same array, so LLVM sees the loop read
             # and write one place, and needs no overlap check (which such a pair fails, sending
-            # the loop to its scalar version: an in-place fma over 64K 26 -> 11 us)
+            # the loop to its scalar version: an in-place fma over 64K 26 -> 15 us)
             lines.append(f"    a{k} = out0")
     lines += [f"    {h}" for h in hoisted]
     lines.append("    for i in range(n):")
@@ -253,10 +254,9 @@ _IN_PLACE_MIN = 1024        # (below it the overlap check's cost is small beside
 
 def _in_place_kinds(inputs, kinds, out):
     """kinds with 'o' for each vector input that is out's own run (body's docstring)."""
-    at = out.__array_interface__["data"][0]
     found = None
     for k, (buf, off, kind) in enumerate(inputs):
-        if kind == "v" and buf.dtype == out.dtype and buf.__array_interface__["data"][0] + off * buf.itemsize == at:
+        if kind == "v" and _same_run(out, buf, off):
             found = list(kinds) if found is None else found
             found[k] = "o"
     return kinds if found is None else tuple(found)

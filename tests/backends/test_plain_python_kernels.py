@@ -57,7 +57,7 @@ def bind_bit_casts_as_plain_python(monkeypatch):
         monkeypatch.setattr(module, "_f32_from_bits", F._py_f32_from_bits)
         monkeypatch.setattr(module, "_f64_from_bits", F._py_f64_from_bits)
         monkeypatch.setattr(module, "_fma", F._py_fma)
-    monkeypatch.setattr(E, "_wide_vectors", E._py_wide_vectors)
+    monkeypatch.setattr(E, "_wide_vectors", F._py_wide_vectors)
 
 
 def assert_same_floats(got, want):

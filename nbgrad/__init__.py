@@ -59,7 +59,7 @@ from .ops.elementwise import _result_type as _rt2
 from ._dtype import can_cast
 from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
-from ._parallel import get_num_threads, set_num_threads
+from ._parallel import get_num_threads, set_num_threads, set_flush_denormal
 from ._format import set_printoptions
 
 

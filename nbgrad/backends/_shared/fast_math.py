@@ -151,6 +151,7 @@ def _fma_typed(a, b, c):
         return lambda a, b, c: _fma(a, b, c)
     return lambda a, b, c: a * b + c
 
+
 @intrinsic
 def _wide_vectors(typingctx):
     """Lets LLVM vectorise the calling function with the CPU's widest vectors: the function

@@ -22,8 +22,8 @@ from numba import _helperlib, carray, config
 from numba.extending import register_jitable
 
 from .._shared import cpu_kernel
-from .._shared.fast_math import (_F, _MAGIC_D, _MAGIC_D_BITS, _MAGIC_F, _MAGIC_F_BITS, _float_bits, _fma,
-                                 _log_f32, _log_f64, _wide_vectors)
+from .._shared.fast_math import (_F, _MAGIC_D, _MAGIC_D_BITS, _MAGIC_F, _MAGIC_F_BITS, _by_float_type, _float_bits,
+                                 _fma, _log_f32, _log_f64, _overload_by_float_type, _wide_vectors)
 from .._shared.native import address_as
 
 _kernel = cpu_kernel()
@@ -324,6 +324,35 @@ def _sincos_turns_f32(u):
     return _quadrant(s, c, q)
 
 
+def _radius_of(u):
+    """_radius or _radius_f32 by u's type (at compile time: the overload below)."""
+    return _by_float_type(u, _radius_f32, _radius, None)
+
+
+def _sincos_of(u):
+    """_sincos_turns or _sincos_turns_f32 by u's type."""
+    return _by_float_type(u, _sincos_turns_f32, _sincos_turns, None)
+
+
+_overload_by_float_type(_radius_of, _radius_f32, _radius, None)
+_overload_by_float_type(_sincos_of, _sincos_turns_f32, _sincos_turns, None)
+
+
+@register_jitable
+def _box_muller(uniforms, half, first, second, mean, std):
+    """first[j], second[j] = mean + std * the pair (uniforms[j], uniforms[half + j]) gives, in
+    the uniforms' float type; three loops (radii in place, then angles and stores) that
+    vectorise, where one loop of both did not (~8x slower)."""
+    radius = uniforms[:half]
+    for j in range(half):
+        radius[j] = _radius_of(radius[j])
+    turns = uniforms[half:]
+    for j in range(half):
+        sin_t, cos_t = _sincos_of(turns[j])
+        first[j] = mean + std * (radius[j] * cos_t)
+        second[j] = mean + std * (radius[j] * sin_t)
+
+
 @register_jitable
 def _gauss_pair(u1, u2):
     """Box-Muller: two independent standard normals from two uniforms in [0, 1) (float64)."""
@@ -385,29 +414,14 @@ def _normal(address, out, mean, std, single):
             i += 2
             continue
         block = mt[idx:]                # (slices indexed from 0: as in _uniform)
-        first, second = out[i:], out[i + half:]
         if single:
             for j in range(2 * half):
                 v[j] = _unit_f32(_temper(block[j]))
-            radius = v[:half]
-            for j in range(half):
-                radius[j] = _radius_f32(radius[j])
-            turns = v[half:]
-            for j in range(half):
-                sin_t, cos_t = _sincos_turns_f32(turns[j])
-                first[j] = mean_f + std_f * (radius[j] * cos_t)
-                second[j] = mean_f + std_f * (radius[j] * sin_t)
+            _box_muller(v, half, out[i:], out[i + half:], mean_f, std_f)
         else:
             for j in range(2 * half):
                 u[j] = _unit(_temper(block[2 * j]), _temper(block[2 * j + 1]))
-            radius64 = u[:half]
-            for j in range(half):
-                radius64[j] = _radius(radius64[j])
-            turns64 = u[half:]
-            for j in range(half):
-                sin_t, cos_t = _sincos_turns(turns64[j])
-                first[j] = mean + std * (radius64[j] * cos_t)
-                second[j] = mean + std * (radius64[j] * sin_t)
+            _box_muller(u, half, out[i:], out[i + half:], mean, std)
         idx += 2 * per * half
         i += 2 * half
     words[0] = idx

@@ -283,3 +283,54 @@ def test_a_0_dim_operand_in_the_tensors_own_storage_is_refused_as_pytorch_refuse
     with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor"):
         t.mul_(t[2])
     assert t.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and t._version == 0
+
+
+# zero_ of a small row-major CPU tensor with nothing to record: NumPy's fill of its run
+# (ops/inplace.zero_), not the backend's planned fill
+
+def _count_backend_fills(monkeypatch):
+    from nbgrad.backends import cpu
+    calls = []
+    original = cpu.fill
+    monkeypatch.setattr(cpu, "fill", lambda *a, **k: (calls.append(1), original(*a, **k))[1])
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64, nbgrad.float16, nbgrad.int64, nbgrad.int8,
+                                   nbgrad.uint8, nbgrad.bool])
+def test_zero_of_a_row_major_tensor_writes_its_run_directly(monkeypatch, dtype):
+    base = nbgrad.ones(5, 6, dtype=dtype)
+    calls = _count_backend_fills(monkeypatch)
+    for t, rows in ((base[1:3], slice(1, 3)), (base[4], 4), (base[2, 1:5], (2, slice(1, 5)))):
+        version = t._version
+        assert t.zero_() is t and t._version == version + 1
+        assert calls == []                              # the direct path
+        expected = np.ones((5, 6), dtype=bool)
+        expected[rows] = False
+        np.testing.assert_array_equal(base.numpy() != 0, expected)   # only the view's elements
+        base.fill_(1)
+        calls.clear()
+
+
+def test_zero_writes_positive_zeros_and_leaves_other_calls_to_the_backend(monkeypatch):
+    x = nbgrad.tensor([[-0.0, 2.0], [float("nan"), -3.0]])
+    x.zero_()
+    assert not np.signbit(x.numpy()).any() and (x.numpy() == 0).all()
+    calls = _count_backend_fills(monkeypatch)
+    m = nbgrad.ones(3, 4)
+    m.t().zero_()                                       # not row-major
+    nbgrad.ones(70_000).zero_()                         # past the direct path's size
+    nbgrad.ones(4).expand(3, 4).zero_()                 # an expanded tensor (fill_(0) may write one)
+    assert len(calls) == 3 and (m.numpy() == 0).all()
+
+
+def test_zero_of_a_leaf_that_requires_grad_still_raises():
+    w = nbgrad.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        w.zero_()
+    with nbgrad.no_grad():
+        w.zero_()
+    assert (w.detach().numpy() == 0).all()
+    y = w * 2                                           # recorded: ZeroBackward0, not the direct path
+    y.zero_()
+    assert y.grad_fn.name() == "ZeroBackward0"

@@ -334,3 +334,50 @@ def test_zero_of_a_leaf_that_requires_grad_still_raises():
     y = w * 2                                           # recorded: ZeroBackward0, not the direct path
     y.zero_()
     assert y.grad_fn.name() == "ZeroBackward0"
+
+
+# copy_ between small row-major CPU tensors of one shape and dtype: NumPy's slice assignment
+
+def _count_backend_copies(monkeypatch):
+    from nbgrad.backends import cpu
+    calls = []
+    original = cpu.copy
+    monkeypatch.setattr(cpu, "copy", lambda *a, **k: (calls.append(1), original(*a, **k))[1])
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64, np.uint8, np.bool_])
+def test_copy_between_row_major_tensors_is_direct_and_exact(monkeypatch, dtype):
+    rng = np.random.default_rng(3)
+    values = (rng.standard_normal((6, 5)) * 3).astype(dtype)
+    if dtype in (np.float32, np.float64, np.float16):
+        values[0, :3] = [np.nan, -0.0, np.inf]
+    src_base = nbgrad.from_numpy(values.copy())
+    dst_base = nbgrad.zeros(6, 5, dtype=nbgrad.from_numpy(values).dtype)
+    calls = _count_backend_copies(monkeypatch)
+    for dst, src, where in ((dst_base[1:4], src_base[2:5], slice(1, 4)), (dst_base[5], src_base[0], 5),
+                            (dst_base, src_base, slice(None))):
+        version = dst._version
+        assert dst.copy_(src) is dst and dst._version == version + 1
+        assert calls == []
+        got = dst_base.numpy()[where]
+        want = src.numpy()
+        assert got.tobytes() == want.tobytes()          # bits: NaN, -0.0 and all
+    assert not np.shares_memory(dst_base.numpy(), src_base.numpy())
+
+
+def test_copy_leaves_casts_broadcasts_layouts_and_overlaps_to_the_general_path(monkeypatch):
+    calls = _count_backend_copies(monkeypatch)
+    x = nbgrad.ones(3, 4)
+    x.copy_(nbgrad.arange(4.0))                         # a broadcast
+    x.copy_(nbgrad.ones(3, 4, dtype=nbgrad.float64))    # a cast
+    x.copy_(nbgrad.ones(4, 3).t())                      # a transposed source
+    nbgrad.ones(70_000).copy_(nbgrad.zeros(70_000))     # past the direct path's size
+    assert len(calls) == 4
+    base = nbgrad.arange(8.0)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer"):
+        base[1:5].copy_(base[0:4])                      # one storage, overlapping: PyTorch's error
+    y = nbgrad.zeros(3, requires_grad=True)
+    z = nbgrad.zeros(3) * 1.0
+    z.copy_(y)                                          # recorded: CopyBackwards
+    assert z.grad_fn.name() == "CopyBackwards"

@@ -48,6 +48,8 @@ class Row:
                                     # gradients take, in the order PyTorch's one backward kernel
                                     # iterates them (logit_backward(grad, self, eps): grad's);
                                     # default: the layout the composed formula gives
+    grad_layouts: tuple = None      # the same per gradient (operand names, or None for the
+                                    # composed formula's layout), where they differ (xlogy's)
     recorded_shared: tuple = ()     # ((name, formula), ...) the recorded derivatives read: values
                                     # computed once, in order, before them (FunctionsManual's
                                     # temporaries, which PyTorch records first and shares)
@@ -67,6 +69,10 @@ class Row:
             up = ch.isdigit()
         return "".join(out) + "Backward0"
 
+    def layout_of_grad(self, i):
+        """The operands whose layout input i's gradient takes, or None (the composed formula's)."""
+        return self.grad_layouts[i] if self.grad_layouts else self.grad_layout
+
     @functools.cached_property          # (read on every recorded call: computed once)
     def saves(self):
         """The names the backward reads: some of the inputs and 'out', in that order.  The
@@ -74,6 +80,8 @@ class Row:
         second backward or an in-place change of one then fails as it does there (angle's
         zeros_like(self))."""
         used = set(self.grad_layout or ())
+        for names in self.grad_layouts or ():
+            used |= set(names or ())
         for g in self.grads + (self.recorded_grads or ()):
             if g is not None:
                 used |= self._reads(g)
@@ -398,7 +406,8 @@ ROWS = (
     # (recorded as PyTorch's: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0))
     Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
-        recorded_grads=("masked_fill(xlogy(grad, y), logical_and(x == 0, y <= 0), 0)", "grad * x / y")),
+        recorded_grads=("masked_fill(xlogy(grad, y), logical_and(x == 0, y <= 0), 0)", "grad * x / y"),
+        grad_layouts=((), None)),   # (x's row-major: masked_fill clones its operand Contiguous)
     # xlogy.Scalar_Other's derivative masks x == 0 unless other > 0: a NaN other gives 0 there
     # (the Tensor overload's mask, other <= 0, lets the NaN through)
     Row("xlogy_number_other", "where(y != y, y, where(x == 0, 0, x * log(y)))",

@@ -233,14 +233,14 @@ class TableBackward(Node):
         # composed formula's ops may lay it out otherwise (x's layout winning over grad's):
         # the layout the fused kernel takes is given to the composed result too (NBGRAD_FUSED=0,
         # dtypes the kernels do not read).  Under create_graph the composition is PyTorch's too.
-        strides = None if recording else self._layout_operands(env, wanted)
-        for i in wanted:
+        layouts = None if recording else self._gradient_strides(env, wanted)
+        for k, i in enumerate(wanted):
             v = _expr.evaluate(formulas[i], env, OPS)
             if not isinstance(v, Tensor):               # a gradient that is a number
                 from .._creation import full
                 v = full(grad._shape, v, dtype=grad._dtype, device=grad.device)
-            elif strides is not None and v._stride != strides and v._shape == grad._shape:
-                v = copy_raw(v, strides)
+            elif layouts is not None and v._stride != layouts[k] and v._shape == grad._shape:
+                v = copy_raw(v, layouts[k])
             result[i] = v
         return tuple(result)
 
@@ -249,24 +249,31 @@ class TableBackward(Node):
         return (grad._dtype in _KERNEL_DTYPES and grad.numel() != 0 and accelerated(grad, "fused_elementwise")
                 and all(t._dtype is grad._dtype and t.device == grad.device for t in tensors))
 
-    def _layout_operands(self, env, wanted):
-        """The strides the gradients take (as the composed formulas would give them), or
-        None when the wanted gradients would not share one layout (then composed)."""
+    def _gradient_strides(self, env, wanted):
+        """Per wanted gradient, the strides PyTorch's kernel gives it: its operands' layout where
+        the row names them (grad_layout, grad_layouts), else the composed formula's."""
         geoms = {n: (v._shape, v._stride) for n, v in env.items() if isinstance(v, Tensor)}
         key = (self.row.name, tuple(wanted), tuple(sorted(geoms.items())))
         found = _LAYOUTS.get(key)
-        if found is None and self.row.grad_layout:
-            found = _LAYOUTS[key] = _strides_of_layout(env["grad"]._shape,
-                                                        [geoms.get(n) for n in self.row.grad_layout])
         if found is None:
-            operands = {n: geoms.get(n) for n in env}
             shape = env["grad"]._shape
-            strides = set()
+            operands = {n: geoms.get(n) for n in env}
+            strides = []
             for i in wanted:
-                geom = _expr.geometry(self.row.grads[i], operands, _strides_of_layout, TABLE)
-                strides.add(_row_major(shape) if geom is None else tuple(geom[1]))   # (a constant: full())
-            found = _LAYOUTS[key] = strides.pop() if len(strides) == 1 else False
-        return found or None
+                names = self.row.layout_of_grad(i)
+                if names is not None:
+                    strides.append(_strides_of_layout(shape, [geoms.get(n) for n in names]))
+                else:
+                    geom = _expr.geometry(self.row.grads[i], operands, _strides_of_layout, TABLE)
+                    strides.append(_row_major(shape) if geom is None else tuple(geom[1]))   # (a constant: full())
+            found = _LAYOUTS[key] = tuple(strides)
+        return found
+
+    def _layout_operands(self, env, wanted):
+        """The strides the wanted gradients share (one fused kernel writes them all), or None
+        when they differ (then composed, each laid out as its own)."""
+        strides = self._gradient_strides(env, wanted)
+        return strides[0] if len(set(strides)) == 1 else None
 
     def _fused(self, grad, env, wanted, strides):
         """Every wanted gradient in one generated kernel over grad's shape, laid out with

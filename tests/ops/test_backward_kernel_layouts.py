@@ -223,3 +223,14 @@ def test_circular_pad_is_pytorchs_copies_into_slices():
     w = T.arange(y.numel(), dtype=T.float64).reshape(y.shape)
     g, = T.autograd.grad(y, x, w)
     assert g.flatten().tolist() == [10.0, 3.0, 4.0, 5.0, 6.0, 8.0, 28.0, 12.0, 13.0, 14.0, 24.0, 26.0]
+
+
+def test_xlogy_gradient_of_a_permuted_input_is_row_major_in_its_own_shape():
+    # PyTorch's self gradient is xlogy(grad, other).masked_fill(...), and masked_fill clones
+    # its operand Contiguous: row-major in the permuted view's shape, whatever the operands'
+    # layouts (the differential tester's program 70015963; strides recorded from torch 2.13)
+    v0 = T.tensor([[[1.0, 0.0, 3.0]], [[4.0, 5.0, 0.0]]], dtype=T.float64, requires_grad=True)
+    y = T.tensor([[[0.35, -0.95]]], dtype=T.float64, requires_grad=True)
+    for wanted in ([v0], [v0, y]):
+        got = T.autograd.grad(v0.permute(2, 1, 0).xlogy(y).sum(), wanted)
+        assert [t.stride() for t in got] == [(1, 2, 2), (2, 2, 1)][:len(wanted)]

@@ -67,9 +67,3 @@ def set_flush_denormal(on):
     _set_csr(csr)
     return True
 
-
-def flush_denormal():
-    """Whether this thread flushes denormals now."""
-    if not SUPPORTED:
-        return False
-    return bool(int(_get_csr()) & FLUSH_ZERO)

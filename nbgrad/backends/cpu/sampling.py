@@ -57,11 +57,19 @@ def _temper(word):
 
 
 @register_jitable
-def _word(mt, idx):
-    """(the next output word, the index after it), twisting first when the words are spent."""
+def _unspent(mt, idx):
+    """idx, or 0 after twisting the next 624 words in when idx has spent them (as Numba's
+    get_next_int32 does before each word)."""
     if idx >= _N:
         _twist(mt)
-        idx = 0
+        return 0
+    return idx
+
+
+@register_jitable
+def _word(mt, idx):
+    """(the next output word, the index after it)."""
+    idx = _unspent(mt, idx)
     return _temper(mt[idx]), idx + 1
 
 
@@ -115,9 +123,7 @@ def _uniform(address, out, low, high):
     n = out.size
     i = 0
     while i < n:
-        if idx >= _N:
-            _twist(mt)
-            idx = 0
+        idx = _unspent(mt, idx)
         k = min((_N - idx) // 2, n - i)
         if k == 0:                      # the last word of a block and the first of the next
             w0, idx = _word(mt, idx)
@@ -200,9 +206,7 @@ def _randint(address, out, low, high):
     buf = np.empty(_N, np.int64)
     i = 0
     while i < n:
-        if idx >= _N:
-            _twist(mt)
-            idx = 0
+        idx = _unspent(mt, idx)
         if wide and idx == _N - 1:      # a draw's two words across two blocks
             r, idx = _below(mt, idx, bound, nbits)
             out[i] = low + r
@@ -243,9 +247,7 @@ def _randperm(address, n):
             x[i], x[r] = x[r], x[i]
             i -= 1
             continue
-        if idx >= _N:
-            _twist(mt)
-            idx = 0
+        idx = _unspent(mt, idx)
         _tempered(mt, idx, buf)
         avail = _N - idx
         p = 0
@@ -386,15 +388,13 @@ def _normal(address, out, mean, std, single):
     _wide_vectors()
     words, mt, idx = _state(address)
     per = 1 if single else 2            # words a uniform
-    u = np.empty(_N // 2)
-    v = np.empty(_N, np.float32)
+    u = np.empty(0 if single else _N // 2)      # (the uniforms of a block: float64, or float32
+    v = np.empty(_N if single else 0, np.float32)   # for a float32 out)
     mean_f, std_f = _F(mean), _F(std)
     n = out.size
     i = 0
     while i < n:
-        if idx >= _N:
-            _twist(mt)
-            idx = 0
+        idx = _unspent(mt, idx)
         half = min((_N - idx) // (2 * per), (n - i) // 2)
         if half == 0:
             w0, idx = _word(mt, idx)

@@ -9,7 +9,7 @@ from .. import _dtype as D
 from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
-from .._tensor import Tensor, _strides_of, contiguous_strides, row_major_of
+from .._tensor import Tensor, _strides_of, contiguous_strides, row_major, row_major_of
 from ..autograd.graph import edge, needs_grad, record  # noqa: F401  (re-exported for the op modules)
 from ..autograd.node import RUNS_FIRST, Node
 from ..backends import get_backend
@@ -267,23 +267,36 @@ def contiguous_data(t):
     return copy_raw(t)
 
 
+def cpu_run(t):
+    """n when t's values are the run buffer[offset:offset + n] of a row-major, non-empty CPU
+    tensor and nbgrad.compile is not capturing, else 0: then NumPy on that run does what the
+    backend's planned call would (the small-op shortcuts of copy_raw, zero_ and copy_), while
+    a capture must see the backend's calls to replay them."""
+    if CAPTURE[0] is not None or t._storage.device.type != "cpu":
+        return 0
+    shape = t._shape
+    rm = row_major_of(shape) or row_major(shape)
+    if rm is None or not (t._stride is rm or t._stride == rm):
+        return 0
+    return math.prod(shape)
+
+
 _SMALL_COPY_BYTES = 64 << 10     # (larger copies keep the backend's: its pooled buffers, its threads)
 
 
 def copy_raw(t, strides=None):
     """A copy of t's values in new memory, contiguous or with the given dense strides;
     not recorded.  A small row-major CPU tensor copied row-major is NumPy's copy of its run
-    (the backend's planned copy cost ~5 us of a 16-element clone), except while
-    nbgrad.compile captures (it records the backend's calls)."""
-    if (strides is None or strides == _strides_of(t._shape)) and t._storage.device.type == "cpu" \
-            and CAPTURE[0] is None:
-        n = math.prod(t._shape)
+    (the backend's planned copy cost ~5 us of a 16-element clone)."""
+    row_major_copy = strides is None or strides == _strides_of(t._shape)
+    if row_major_copy:
+        n = cpu_run(t)
         buf = t._storage.buffer
-        if n and n * buf.itemsize <= _SMALL_COPY_BYTES and t._stride == _strides_of(t._shape):
+        if n and n * buf.itemsize <= _SMALL_COPY_BYTES:
             return Tensor._from_buffer(buf[t._offset:t._offset + n].copy(), t._shape, t._dtype, t._storage.device)
     be = backend_of(t)
     buf = be.empty(t.numel(), t._dtype.np)
-    if strides is None or strides == _strides_of(t._shape):
+    if row_major_copy:
         be.copy(t._view_tuple(), (buf, 0, t._shape, contiguous_strides(t._shape)))
         return Tensor._from_buffer(buf, t._shape, t._dtype, t._storage.device)
     be.copy(t._view_tuple(), (buf, 0, t._shape, strides))

@@ -108,7 +108,7 @@ def _blocks(v, b, n, lanes):
     sh = np.empty(b * n, np.float32)
     e = np.empty(b * n + 3, np.float32)
     sums = np.empty(b, np.float32)
-    FM.block_max_f32(v, 2, b, n, acc, mx)
+    FM.block_max_f32(v, 2, b, n, mx)
     FM.block_exp_shifted_f32(v, 2, b, n, mx, sh, e, 3)
     FM.block_sum(e, 3, b, n, lanes, acc, sums)
     # the same statistics a row at a time
@@ -117,7 +117,7 @@ def _blocks(v, b, n, lanes):
     sums1 = np.empty(b, np.float32)
     for i in range(b):
         p = 2 + i * n
-        mx1[i] = FM.reduce_all_max_f32(v, p, n) if n < 256 else FM.long_max_f32(v, p, n, acc)
+        mx1[i] = FM.reduce_all_max_f32(v, p, n) if n < 256 else FM.long_max_f32(v, p, n)
         for j in range(n):
             e1[3 + i * n + j] = FM.sleef_expf(v[p + j] - mx1[i])
         sums1[i] = FM.reduce_all_sum(e1, 3 + i * n, n, lanes, acc, tmp)

@@ -226,25 +226,41 @@ def test_an_expanded_element_with_a_row_major_operand_takes_the_shortcut(shape, 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("op", ["max", "min"])
-def test_extremum_lanes_give_the_serial_loops_answer(op, dtype):
-    # max/min of unit-stride float rows compare 16 lanes at a time; the answer must stay the
-    # serial step loop's: its first NaN, else the first element equal to the extremum (so
-    # the sign of a zero).  The serial rows kernel is the reference, bit for bit.
+def test_extremum_keys_give_the_serial_loops_answer(op, dtype):
+    # max/min of unit-stride float rows of 64 and more compare order keys (the float bits as
+    # integers); the answer must stay the serial step loop's: its first NaN (its bits: sign
+    # and payload), else the first element equal to the extremum (so the sign of a zero).
+    # The serial rows kernel is the reference, bit for bit.
     from nbgrad.backends.cpu import reduction
     serial = reduction._kernels_for(op)[0]
     rng = np.random.default_rng(5)
     init = reduction.init_value(op, np.dtype(dtype), np.dtype(dtype))
-    for trial in range(300):
-        rows, n = int(rng.integers(1, 4)), int(rng.integers(1, 200))
+    ints = np.int32 if dtype == np.float32 else np.int64
+    for trial in range(600):
+        rows, n = int(rng.integers(1, 4)), int(rng.integers(1, 300))
         x = rng.standard_normal(rows * n + 3).astype(dtype)
-        kind = trial % 4
+        kind = trial % 6
         if kind == 1:
             x = np.where(rng.random(x.size) < 0.5, -0.0, 0.0).astype(dtype)
             x[rng.random(x.size) < 0.1] = -1.0 if op == "max" else 1.0
         elif kind == 2:
             x[rng.random(x.size) < 0.02] = np.nan
         elif kind == 3:
-            x[rng.random(x.size) < 0.1] = np.inf if trial % 8 < 4 else -np.inf
+            x[rng.random(x.size) < 0.1] = np.inf if trial % 12 < 6 else -np.inf
+        elif kind == 4:
+            # NaNs of either sign and of several payloads (a negative NaN's key lies below
+            # -inf's, a positive one's above +inf's), beside infinities
+            bits = x.view(ints)
+            nan_at = np.flatnonzero(rng.random(x.size) < 0.01)
+            payload = rng.integers(1, 2 ** np.finfo(dtype).nmant, nan_at.size).astype(ints)
+            sign = np.where(rng.random(nan_at.size) < 0.5, np.iinfo(ints).min, 0).astype(ints)
+            bits[nan_at] = np.array(np.inf, dtype).view(ints) | payload | sign
+            x[rng.random(x.size) < 0.05] = -np.inf if op == "min" else np.inf
+        elif kind == 5:
+            # denormals and the smallest normals of both signs around the zeros
+            tiny = np.finfo(dtype).tiny
+            x = (rng.standard_normal(x.size) * tiny * 4).astype(dtype)
+            x[rng.random(x.size) < 0.05] = -0.0
         kshape, kst = as_index_array([rows]), as_index_array([n])
         want = np.empty(rows, dtype)
         serial(x, 3, kshape, kst, n, 1, init, want)

@@ -205,12 +205,13 @@ _NAN_F = _F(np.nan)
 
 
 @register_jitable(error_model="numpy")
-def _exp_f32(x):
-    xc = min(max(x, _F(-104.0)), _F(89.0))      # beyond: 0 / inf after scaling
-    t = _fma(xc, _LOG2E_F, _MAGIC_F)
+def _exp_reduced_f32(x):
+    """exp(x) = p * 2**ni for x in [-104, 89]: (p, ni).  A caller whose exp is a normal number
+    scales p once (tanh's exp(2|x|)); _exp_f32 in two halves, for the overflow and denormal ends."""
+    t = _fma(x, _LOG2E_F, _MAGIC_F)
     n = t - _MAGIC_F
     ni = _float_bits(t) - _MAGIC_F_BITS
-    r = _fma(n, -_LN2_HI_F, xc)
+    r = _fma(n, -_LN2_HI_F, x)
     r = _fma(n, -_LN2_LO_F, r)
     # Cephes expf polynomial for exp(r) on |r| <= ln2/2.
     p = _F(1.9875691500e-4)
@@ -219,7 +220,13 @@ def _exp_f32(x):
     p = _fma(p, r, _F(4.1665795894e-2))
     p = _fma(p, r, _F(1.6666665459e-1))
     p = _fma(p, r, _F(5.0000001201e-1))
-    p = _fma(p, r * r, r) + _F(1.0)
+    return _fma(p, r * r, r) + _F(1.0), ni
+
+
+@register_jitable(error_model="numpy")
+def _exp_f32(x):
+    xc = min(max(x, _F(-104.0)), _F(89.0))      # beyond: 0 / inf after scaling
+    p, ni = _exp_reduced_f32(xc)
     # 2**n in two halves so that n in [-150, 128] never leaves the normal range
     # (one rounding only, into the denormals when the result is that small).
     h = ni >> 1
@@ -228,12 +235,12 @@ def _exp_f32(x):
 
 
 @register_jitable(error_model="numpy")
-def _exp_f64(x):
-    xc = min(max(x, -746.0), 710.0)
-    t = _fma(xc, _LOG2E_D, _MAGIC_D)
+def _exp_reduced_f64(x):
+    """exp(x) = p * 2**ni for x in [-746, 710]: (p, ni), as _exp_reduced_f32."""
+    t = _fma(x, _LOG2E_D, _MAGIC_D)
     n = t - _MAGIC_D
     ni = _float_bits(t) - _MAGIC_D_BITS
-    r = _fma(n, -_LN2_HI_D, xc)
+    r = _fma(n, -_LN2_HI_D, x)
     r = _fma(n, -_LN2_LO_D, r)
     # Taylor series to r**13 (|r| <= 0.347: truncation < 2e-16 relative).
     p = 1.0 / 6227020800.0
@@ -248,7 +255,13 @@ def _exp_f64(x):
     p = _fma(p, r, 1.0 / 24.0)
     p = _fma(p, r, 1.0 / 6.0)
     p = _fma(p, r, 0.5)
-    p = _fma(p, r * r, r) + 1.0
+    return _fma(p, r * r, r) + 1.0, ni
+
+
+@register_jitable(error_model="numpy")
+def _exp_f64(x):
+    xc = min(max(x, -746.0), 710.0)
+    p, ni = _exp_reduced_f64(xc)
     h = ni >> 1
     y = p * _f64_from_bits((h + 1023) << 52) * _f64_from_bits((ni - h + 1023) << 52)
     return y if x == x else x
@@ -459,20 +472,93 @@ def reduce_all_sum(v, p, n, lanes, acc, tmp):
     return acc[0]
 
 
+# Float order as integer order: a float's bits b, read as a signed integer, order the
+# non-negative floats; key(b) = b ^ ((b >> (w - 1)) & MAX) flips the magnitude bits of the
+# negative ones, so that keys order all floats as < does, -0.0 below +0.0, positive NaNs
+# above +inf and negative NaNs below -inf.  The key is its own inverse.  Integer max/min
+# vectorise (one vpmaxsd/vpminsd a vector); float comparisons with the serial loop's NaN rule
+# do not (LLVM leaves a select-on-compare reduction scalar): max of 64K float32 23 -> 4 us.
+_I32 = np.int32
+_KEY_MASK_32 = _I32(0x7FFFFFFF)
+_KEY_POS_INF_32 = _I32(0x7F800000)
+_KEY_NEG_INF_32 = _I32(-0x7F800001)          # key of -inf's bits 0xFF800000
+_KEY_MASK_64 = np.int64(0x7FFFFFFFFFFFFFFF)
+_KEY_POS_INF_64 = np.int64(0x7FF0000000000000)
+_KEY_NEG_INF_64 = np.int64(-0x7FF0000000000001)
+
+
 @register_jitable(error_model="numpy")
-def extremum_run(x, p, n, is_max, acc):
-    """max (is_max) or min of the float run x[p:p + n], n >= 1, as the serial loop gives it
-    (m = x[p]; m = v if v > m): the first NaN when there is one, else the first element equal
-    to the extremum (the sign of a zero).  Runs of 4 vectors and more go through acc.size
-    independent comparisons per step (acc: scratch of x's dtype), a loop whose chains run side
-    by side -- a single comparison chain waits on each step (max of 64K float32: 73 -> 15 us);
+def _key_range_f32(r, n):
+    """(largest, smallest) key of float32 r[:n], n >= 1."""
+    _wide_vectors()
+    hi = _I32(-2147483648)
+    lo = _I32(2147483647)
+    for j in range(uint64(n)):
+        b = _float_bits(r[j])
+        k = _I32(b ^ _I32(_I32(b >> 31) & _KEY_MASK_32))
+        hi = k if k > hi else hi
+        lo = k if k < lo else lo
+    return hi, lo
+
+
+@register_jitable(error_model="numpy")
+def _key_range_f64(r, n):
+    """(largest, smallest) key of float64 r[:n], n >= 1."""
+    _wide_vectors()
+    hi = np.int64(-9223372036854775808)
+    lo = np.int64(9223372036854775807)
+    for j in range(uint64(n)):
+        b = _float_bits(r[j])
+        k = b ^ ((b >> 63) & _KEY_MASK_64)
+        hi = k if k > hi else hi
+        lo = k if k < lo else lo
+    return hi, lo
+
+
+@register_jitable(error_model="numpy")
+def _extremum_f32(r, n, is_max):
+    """(max or min of float32 r[:n] by the keys, whether r holds a NaN)."""
+    hi, lo = _key_range_f32(r, n)
+    k = hi if is_max else lo
+    return _f32_from_bits(k ^ _I32(_I32(k >> 31) & _KEY_MASK_32)), hi > _KEY_POS_INF_32 or lo < _KEY_NEG_INF_32
+
+
+@register_jitable(error_model="numpy")
+def _extremum_f64(r, n, is_max):
+    """(max or min of float64 r[:n] by the keys, whether r holds a NaN)."""
+    hi, lo = _key_range_f64(r, n)
+    k = hi if is_max else lo
+    return _f64_from_bits(k ^ ((k >> 63) & _KEY_MASK_64)), hi > _KEY_POS_INF_64 or lo < _KEY_NEG_INF_64
+
+
+def _extremum_keyed(r, n, is_max):
+    """Dispatches on r's float type at compile time (the @overload below); plain Python
+    (NUMBA_DISABLE_JIT) on r's dtype."""
+    if r.dtype == np.float32:
+        return _extremum_f32(r, n, is_max)
+    return _extremum_f64(r, n, is_max)
+
+
+@overload(_extremum_keyed, jit_options={"error_model": "numpy"})
+def _extremum_keyed_typed(r, n, is_max):
+    if r.dtype == types.float32:
+        return lambda r, n, is_max: _extremum_f32(r, n, is_max)
+    if r.dtype == types.float64:
+        return lambda r, n, is_max: _extremum_f64(r, n, is_max)
+    return None
+
+
+@register_jitable(error_model="numpy")
+def extremum_run(x, p, n, is_max):
+    """max (is_max) or min of the float32/float64 run x[p:p + n], n >= 1, as the serial loop
+    gives it (m = x[p]; m = v if v > m): the first NaN when there is one, else the first
+    element equal to the extremum (the sign of a zero).  Short runs by that loop (branch-free,
+    and the rows' chains overlap: 16 elements in ~5 ns); longer ones by the order keys above;
     the first-of-ties and NaN rules are then restored by a scan of the rare cases (a zero
     extremum, a NaN)."""
     r = x[p:p + n]
-    lanes = acc.size
     nan = False
-    if n < 4 * lanes:
-        # (branch-free, and the rows' chains overlap: 16 elements in ~5 ns)
+    if n < 64:
         m = r[0]
         if is_max:
             for j in range(uint64(n)):
@@ -485,7 +571,7 @@ def extremum_run(x, p, n, is_max, acc):
                 m = v if v < m else m
                 nan |= v != v
     else:
-        m, nan = _extremum_lanes(r, n, is_max, acc)
+        m, nan = _extremum_keyed(r, n, is_max)
     if nan or m == 0:
         # the serial loop's answer: its first NaN, or its first zero (the extremum's sign)
         for j in range(n):
@@ -493,35 +579,6 @@ def extremum_run(x, p, n, is_max, acc):
             if v != v or (not nan and v == 0):
                 return v
     return m
-
-
-@register_jitable(error_model="numpy")
-def _extremum_lanes(r, n, is_max, acc):
-    """extremum_run's long runs over acc.size chains: (the extremum, whether a NaN was met)."""
-    lanes = acc.size
-    nan = False
-    for k in range(lanes):
-        acc[k] = r[k]
-    full = n - n % lanes
-    for j in range(lanes, full, lanes):
-        for k in range(lanes):
-            v = r[j + k]
-            a = acc[k]
-            acc[k] = v if ((v > a) if is_max else (v < a)) else a
-            nan |= v != v
-    for k in range(lanes):
-        nan |= acc[k] != acc[k]
-    m = acc[0]
-    for k in range(1, lanes):
-        v = acc[k]
-        if (v > m) if is_max else (v < m):
-            m = v
-    for j in range(full, n):
-        v = r[j]
-        nan |= v != v
-        if (v > m) if is_max else (v < m):
-            m = v
-    return m, nan
 
 
 @register_jitable(error_model="numpy")
@@ -540,10 +597,10 @@ def reduce_all_max_f32(v, p, n):
 
 
 @register_jitable(error_model="numpy")
-def long_max_f32(v, p, n, acc):
-    """reduce_all_max_f32 of a long row (4 * acc.size elements and more): extremum_run's
-    lanes, 5x the serial chain's speed."""
-    m = extremum_run(v, p, n, True, acc)
+def long_max_f32(v, p, n):
+    """reduce_all_max_f32 of a long row (64 elements and more): extremum_run's order keys,
+    5x the serial chain's speed."""
+    m = extremum_run(v, p, n, True)
     return _F(np.nan) if m != m else m
 
 
@@ -555,42 +612,11 @@ def long_max_f32(v, p, n, acc):
 # (Walking short rows transposed, the rows side by side, measured no faster.)
 
 @register_jitable(error_model="numpy")
-def block_max_f32(v, p, b, n, acc, mx):
-    """mx[i] = reduce_all_max_f32 (long_max_f32 from 256 elements) of row i.  Long rows
-    through 16 chains written out here, over one accumulator for the block (long_max_f32's
-    calls per row, an array passed at each level, took 36 us for 256 rows of 256, this 24)."""
+def block_max_f32(v, p, b, n, mx):
+    """mx[i] = reduce_all_max_f32 (long_max_f32 from 256 elements) of row i."""
     if n >= 256:
-        a = np.empty(16, v.dtype)
-        full = n - n % 16
         for i in range(b):
-            r = v[p + i * n:p + (i + 1) * n]
-            for k in range(16):
-                a[k] = r[k]
-            nan = False
-            for j in range(16, full, 16):
-                for k in range(16):
-                    x = r[j + k]
-                    w = a[k]
-                    a[k] = x if x > w else w
-                    nan |= x != x
-            m = a[0]
-            for k in range(16):
-                nan |= a[k] != a[k]
-                if a[k] > m:
-                    m = a[k]
-            for j in range(full, n):
-                x = r[j]
-                nan |= x != x
-                if x > m:
-                    m = x
-            if nan:
-                m = _F(np.nan)
-            elif m == 0:
-                for j in range(n):          # the serial loop's zero: the first one (its sign)
-                    if r[j] == 0:
-                        m = r[j]
-                        break
-            mx[i] = m
+            mx[i] = long_max_f32(v, p + i * n, n)
     else:
         for i in range(b):
             mx[i] = reduce_all_max_f32(v, p + i * n, n)

@@ -157,7 +157,7 @@ def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls):
     """For rows r0 .. r0 + b of the (m, c) float32 logits: mx[i] their max and ls[i] the log
     of their sum of exps (e: scratch of b * c; sh: another), as _softmax_lastdim_f32 computes
     them, by the same passes over the block (fast_math's block_*)."""
-    block_max_f32(x, r0 * c, b, c, acc, mx)
+    block_max_f32(x, r0 * c, b, c, mx)
     block_exp_shifted_f32(x, r0 * c, b, c, mx, sh, e, 0)
     block_sum(e, 0, b, c, lanes, acc, ls)
     for i in range(b):

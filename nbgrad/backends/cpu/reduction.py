@@ -432,23 +432,19 @@ def total_dense(op, buf, off, n, out_dtype):
     return out
 
 
-_EXTREMUM_LANES = 16         # (max/min of unit-stride float rows: extremum_run's lanes)
-
-
 @register_jitable(error_model="numpy")
 def _extremum_rows(x, xoff, kshape, kst, rn, init, is_max, out):
     nd = kshape.size
     idx, jump = odometer(kshape, kst, nd - 1)
     p = xoff
-    acc = np.empty(_EXTREMUM_LANES, x.dtype)
     for o in range(out.size):
-        out[o] = extremum_run(x, p, rn, is_max, acc) if rn else init
+        out[o] = extremum_run(x, p, rn, is_max) if rn else init
         p = advance(idx, kshape, nd - 1, p, jump)
 
 
 @_kernel
 def _extremum_total(x, p, n, is_max):
-    return extremum_run(x, p, n, is_max, np.empty(_EXTREMUM_LANES, x.dtype))
+    return extremum_run(x, p, n, is_max)
 
 
 @_kernel
@@ -644,7 +640,7 @@ def _softmax_block_f32(x, px, b, rn, lanes, log, acc, mx, sc, sh, sh2, out, po):
     """_softmax_lastdim_f32 of b rows of rn that are one run in x (from px) and in out (from
     po): each pass one loop over the block (fast_math's block_*; rows of 16: 190 -> 120 us for
     4096 of them, rows of 10: 330 -> 150)."""
-    block_max_f32(x, px, b, rn, acc, mx)
+    block_max_f32(x, px, b, rn, mx)
     block_exp_shifted_f32(x, px, b, rn, mx, sh, out, po)      # (sh: each row's max repeated)
     block_sum(out, po, b, rn, lanes, acc, sc)
     for i in range(b):
@@ -720,9 +716,9 @@ def _softmax_lastdim_f32(x, xoff, kshape, xkst, okst, rn, xrs, lanes, log, out):
                     row[j] = x[pxs[i] + j * xrs]
         for i in range(b):                  # the maxima (a NaN wins)
             if xrs == 1:
-                mx[i] = reduce_all_max_f32(x, pxs[i], rn) if rn < 256 else long_max_f32(x, pxs[i], rn, acc)
+                mx[i] = reduce_all_max_f32(x, pxs[i], rn) if rn < 256 else long_max_f32(x, pxs[i], rn)
             else:
-                mx[i] = reduce_all_max_f32(out, pos[i], rn) if rn < 256 else long_max_f32(out, pos[i], rn, acc)
+                mx[i] = reduce_all_max_f32(out, pos[i], rn) if rn < 256 else long_max_f32(out, pos[i], rn)
         for i in range(b):                  # the exps (slices at unit stride: the loops vectorize)
             row = out[pos[i]:pos[i] + rn]
             m = mx[i]

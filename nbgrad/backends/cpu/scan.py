@@ -34,8 +34,29 @@ def _scan_rows(buf, outer, n, inner, is_prod, acc):
                 buf[row + k] = acc[k]
 
 
+@_kernel
+def _scan_runs(src, soff, out, outer, n, is_prod, acc_zero):
+    """_scan_rows with inner == 1 (a scan along the last dim), read from src's row-major run at
+    soff (out itself, or the input when it has out's dtype: no copy first): each run's
+    accumulator a local of acc_zero's type, not an array element that each step stores and
+    loads again (a store-to-load wait in the chain).  Cumsum of 64K float32, us: 155 -> 49
+    through the copy, 37 without it."""
+    for o in range(outer):
+        x = src[soff + o * n:soff + (o + 1) * n]
+        r = out[o * n:(o + 1) * n]
+        acc = acc_zero + (1 if is_prod else 0)
+        if is_prod:
+            for j in range(n):
+                acc *= x[j]
+                r[j] = acc
+        else:
+            for j in range(n):
+                acc += x[j]
+                r[j] = acc
+
+
 def _acc_dtype(dtype):
-    return np.float64 if np.dtype(dtype).kind == "f" else np.int64
+    return np.dtype(np.float64 if np.dtype(dtype).kind == "f" else np.int64)
 
 
 def cumulative(op, x_view, dim, out_dtype):
@@ -46,10 +67,17 @@ def cumulative(op, x_view, dim, out_dtype):
     out = new_buffer(total, np.dtype(out_dtype))
     if total == 0:
         return out
-    copy((buf, offset, shape, tuple(strides)), (out, 0, shape, contiguous_strides(shape)))
+    row_major = contiguous_strides(shape)
+    n = shape[dim] if shape else 1
+    inner = numel(shape[dim + 1:])
+    if inner == 1 and buf.dtype == out.dtype and all(s == r for s, r, k in zip(strides, row_major, shape) if k > 1):
+        _scan_runs(buf, offset, out, total // n, n, op == "prod", _acc_dtype(out_dtype).type(0))
+        return out
+    copy((buf, offset, shape, tuple(strides)), (out, 0, shape, row_major))
     if len(shape) == 0:
         return out
-    n = shape[dim]
-    inner = numel(shape[dim + 1:])
-    _scan_rows(out, total // (n * inner), n, inner, op == "prod", np.empty(inner, _acc_dtype(out_dtype)))
+    if inner == 1:
+        _scan_runs(out, 0, out, total // n, n, op == "prod", _acc_dtype(out_dtype).type(0))
+    else:
+        _scan_rows(out, total // (n * inner), n, inner, op == "prod", np.empty(inner, _acc_dtype(out_dtype)))
     return out

@@ -79,7 +79,8 @@ _kernel = cpu_kernel(nogil=True)
 from .._shared.fast_math import (  # noqa: F401  (re-exported: tests and fused code name them here)
     _float_bits, _f32_from_bits, _f64_from_bits, _fma, _F, _MAGIC_F, _MAGIC_F_BITS, _MAGIC_D, _MAGIC_D_BITS,
     _LOG2E_F, _LN2_HI_F, _LN2_LO_F, _LOG2E_D, _LN2_HI_D, _LN2_LO_D, _SQRT2_F, _SQRT2_D, _TINY_F, _TINY_D,
-    _TWO23_F, _TWO54_D, _TWO52_D, _INF_F, _NAN_F, _exp_f32, _exp_f64, _log_f32, _log_f64, _by_float_type,
+    _TWO23_F, _TWO54_D, _TWO52_D, _INF_F, _NAN_F, _exp_f32, _exp_f64, _exp_reduced_f32, _exp_reduced_f64,
+    _log_f32, _log_f64, _by_float_type,
     _fast_exp, _overload_by_float_type, _wide_vectors)
 
 
@@ -96,8 +97,12 @@ def _tanh_f32(x):
     p = _fma(p, z, _F(1.33314422036e-1))
     p = _fma(p, z, _F(-3.33332819422e-1))
     small = _fma(p * z, x, x) if z != 0 else x     # keeps -0.0 (and tiny x) exact
-    # otherwise 1 - 2/(exp(2|x|) + 1): saturates to 1 when exp overflows.
-    big = _F(1.0) - _F(2.0) / (_exp_f32(ax + ax) + _F(1.0))
+    # otherwise 1 - 2/(exp(2|x|) + 1), which is 1 from |x| = 9.01 on: with |x| held at 9.125
+    # (a NaN passes) exp(2|x|) is a normal number, scaled once (the bits of _exp_f32's two
+    # halves, in 11 fewer operations: 64K float32 29 -> 25 us)
+    a = _F(9.125) if ax > _F(9.125) else ax
+    e, n = _exp_reduced_f32(a + a)
+    big = _F(1.0) - _F(2.0) / (e * _f32_from_bits((n + 127) << 23) + _F(1.0))
     big = -big if x < 0 else big
     return small if ax < _F(0.625) else big
 
@@ -110,7 +115,9 @@ def _tanh_f64(x):
     num = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z - 1.61468768441708447952e3
     den = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z + 4.84406305325125486048e3
     small = x + x * z * (num / den) if z != 0 else x
-    big = 1.0 - 2.0 / (_exp_f64(ax + ax) + 1.0)
+    a = 19.5 if ax > 19.5 else ax                   # (1 from 19.06 on; as _tanh_f32)
+    e, n = _exp_reduced_f64(a + a)
+    big = 1.0 - 2.0 / (e * _f64_from_bits((n + 1023) << 52) + 1.0)
     big = -big if x < 0 else big
     return small if ax < 0.625 else big
 

@@ -12,15 +12,17 @@ by _first_bad_target before any forward kernel runs, and the wrapper raises.
 import math
 
 import numpy as np
-from numba import uint64
+from numba import carray, uint64
 from numba.extending import register_jitable
 
-from .._shared import cpu_kernel
+from .._shared import cpu_cfunc, cpu_kernel
 from .._shared.fast_math import (_exp_f64, block_exp_shifted_f32, block_max_f32, block_sum, fma, sleef_expf,
                                  sleef_logf)
 from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_entropy_grad_of_p,
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
+from .._shared.native import address_as
+from ._threads import native_function, run_native, worth_native
 from .reduction import pytorch_float_lanes
 
 _kernel = cpu_kernel()
@@ -164,40 +166,57 @@ def _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls):
         ls[i] = sleef_logf(ls[i])
 
 
-@_kernel
-def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse, sums):
+@_scalar
+def _ce_rows_f32(x, r0, r1, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse):
+    """Rows r0 .. r1 of _ce_forward_f32: each row's lse and loss (0 where ignored); rows are
+    independent (the team's pieces run these, _native_ce_rows)."""
     block = max(1, _CE_BLOCK_ELEMENTS // c)
     e = np.empty(block * c, np.float32)
     mx = np.empty(block, np.float32)
     ls = np.empty(block, np.float32)
     acc = np.empty(lanes, np.float32)
     sh = np.empty(block * c, np.float32)
-    parts = np.zeros(8, np.float32)
-    wparts = np.zeros(8, np.float32)
-    one = np.zeros(1, np.float32)
-    kept = 0
-    for r0 in range(0, m, block):
-        b = min(block, m - r0)
-        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, e, mx, ls)
+    for b0 in range(r0, r1, block):
+        b = min(block, r1 - b0)
+        _log_softmax_stats_f32(x, b0, b, c, lanes, acc, sh, e, mx, ls)
         for k in range(b):
-            i = r0 + k
+            i = b0 + k
             lse[i] = float(mx[k]) + float(ls[k])
             t = target[i]
             if t == ignore_index:
                 row_losses[i] = 0.0
                 continue
-            kept += 1
             wt = class_weight(weight, has_weight, t)
             row_losses[i] = -wt * float((x[i * c + t] - mx[k]) - ls[k])     # (exact: the 'none' loss rounds it once)
-            _cascade_add(parts, wparts, one, i, row_losses[i], wt, has_weight)
+
+
+@_kernel
+def _ce_total_f32(m, target, weight, has_weight, ignore_index, row_losses, sums):
+    """The row losses' and weights' sums, in nll_loss's cascade order (after _ce_rows_f32)."""
+    parts = np.zeros(8, np.float32)
+    wparts = np.zeros(8, np.float32)
+    one = np.zeros(1, np.float32)
+    kept = 0
+    for i in range(m):
+        t = target[i]
+        if t == ignore_index:
+            continue
+        kept += 1
+        _cascade_add(parts, wparts, one, i, row_losses[i], class_weight(weight, has_weight, t), has_weight)
     sums[0] = _cascade_total(parts, one)
     sums[1] = 0.0
     sums[2] = _cascade_total(wparts, one) if has_weight else kept
 
 
 @_kernel
-def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad):
-    """coef_nll[i]: g / total_weight ('mean', the division in float32), g ('sum') or g[i]."""
+def _ce_forward_f32(x, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse, sums):
+    _ce_rows_f32(x, 0, m, c, target, weight, has_weight, ignore_index, lanes, row_losses, lse)
+    _ce_total_f32(m, target, weight, has_weight, ignore_index, row_losses, sums)
+
+
+@_scalar
+def _ce_backward_rows_f32(x, r0, r1, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad):
+    """Rows r0 .. r1 of _ce_backward_f32 (independent rows: _native_ce_backward_rows)."""
     block = max(1, _CE_BLOCK_ELEMENTS // c)
     mx = np.empty(block, np.float32)
     ls = np.empty(block, np.float32)
@@ -206,16 +225,16 @@ def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll
     sl = np.empty(block * c, np.float32)
     sr = np.empty(block * c, np.float32)
     sv = np.empty(block, np.float32)
-    for r0 in range(0, m, block):
-        b = min(block, m - r0)
+    for r0_ in range(r0, r1, block):
+        b = min(block, r1 - r0_)
         # (the exps of the statistics into the gradient's own rows, written over below)
-        _log_softmax_stats_f32(x, r0, b, c, lanes, acc, sh, grad[r0 * c:(r0 + b) * c], mx, ls)
+        _log_softmax_stats_f32(x, r0_, b, c, lanes, acc, sh, grad[r0_ * c:(r0_ + b) * c], mx, ls)
         for k in range(b):                  # each row's constants, repeated along it
-            t = target[r0 + k]
+            t = target[r0_ + k]
             s = np.float32(0.0)
             if t != ignore_index:
                 wt = weight[t] if has_weight else np.float32(1.0)
-                s = -np.float32(float(wt) * coef_nll[r0 + k])     # w[t] * -(g / total_weight), rounded once
+                s = -np.float32(float(wt) * coef_nll[r0_ + k])     # w[t] * -(g / total_weight), rounded once
             sv[k] = s
             row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
             for j in range(c):
@@ -223,16 +242,57 @@ def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll
                 sl[k * c + j] = ls[k]
                 sr[k * c + j] = row_sum
         n = b * c                           # the block in one loop (rows of 10: no loop per row)
-        xr = x[r0 * c:r0 * c + n]
-        gr = grad[r0 * c:r0 * c + n]
+        xr = x[r0_ * c:r0_ * c + n]
+        gr = grad[r0_ * c:r0_ * c + n]
         mr, lr, rr = sh[:n], sl[:n], sr[:n]
         for j in range(uint64(n)):
             gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], np.float32(0.0))
         for k in range(b):
-            t = target[r0 + k]
+            t = target[r0_ + k]
             if t != ignore_index:
                 j = k * c + t
                 gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], sv[k])
+
+
+@_kernel
+def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad):
+    """coef_nll[i]: g / total_weight ('mean', the division in float32), g ('sum') or g[i]."""
+    _ce_backward_rows_f32(x, 0, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad)
+
+
+# The row kernels above split across the team's workers (_threads.run_native) for logits of
+# TEAM_MIN_ELEMENTS and more: a piece is a range of rows.  The argument block holds the
+# arrays' addresses and a params array (c, has_weight, ignore_index, lanes).
+
+@_scalar
+def _ce_args(args, hi):
+    """(x, target, weight, c, has_weight, ignore_index, lanes) of a row kernel's argument block."""
+    block = carray(address_as(args, np.int64), 6)
+    params = carray(address_as(block[5], np.int64), 4)
+    c, has_weight = params[0], params[1] != 0
+    return (block, carray(address_as(block[0], np.float32), hi * c), carray(address_as(block[1], np.int64), hi),
+            carray(address_as(block[2], np.float32), c if has_weight else 1), c, has_weight, params[2], params[3])
+
+
+def _native_ce_rows():
+    def native(args, lo, hi):
+        block, x, target, w, c, has_weight, ignore_index, lanes = _ce_args(args, hi)
+        _ce_rows_f32(x, lo, hi, c, target, w, has_weight, ignore_index, lanes,
+                     carray(address_as(block[3], np.float64), hi), carray(address_as(block[4], np.float64), hi))
+    return cpu_cfunc(native).address
+
+
+def _native_ce_backward_rows():
+    def native(args, lo, hi):
+        block, x, target, w, c, has_weight, ignore_index, lanes = _ce_args(args, hi)
+        _ce_backward_rows_f32(x, lo, hi, c, target, w, has_weight, ignore_index,
+                              carray(address_as(block[3], np.float64), hi), lanes,
+                              carray(address_as(block[4], np.float32), hi * c))
+    return cpu_cfunc(native).address
+
+
+def _split_rows(m, c):
+    return m > 1 and worth_native(m * c, True)
 
 
 def bitwise_cross_entropy(x, smoothing):
@@ -255,8 +315,14 @@ def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
 
 def _run_ce_forward(x, m, c, target, w, has_weight, ignore_index, smoothing, row_loss, lse, sums):
     if bitwise_cross_entropy(x, smoothing):
-        _ce_forward_f32(x, m, c, target, w, has_weight, int(ignore_index), pytorch_float_lanes(), row_loss, lse,
-                        sums)
+        lanes = pytorch_float_lanes()
+        if _split_rows(m, c) and w.dtype == np.float32:
+            fn = native_function(("ce_rows", "float32"), _native_ce_rows)
+            params = np.array([c, has_weight, ignore_index, lanes], np.int64)
+            if run_native(fn, m, (x, target, w, row_loss, lse, params), (0,) * 6, align=1):
+                _ce_total_f32(m, target, w, has_weight, int(ignore_index), row_loss, sums)
+                return
+        _ce_forward_f32(x, m, c, target, w, has_weight, int(ignore_index), lanes, row_loss, lse, sums)
     else:
         _ce_forward(x, m, c, target, w, has_weight, int(ignore_index), float(smoothing), row_loss, lse, sums)
 
@@ -291,7 +357,14 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
         coef_smooth = np.full(m, coef_smooth[0])
     grad = np.empty(m * c, dtype=x.dtype)
     if bitwise_cross_entropy(x, smoothing):
-        _ce_backward_f32(x, m, c, target, w, has_weight, int(ignore_index), coef_nll, pytorch_float_lanes(), grad)
+        lanes = pytorch_float_lanes()
+        done = False
+        if _split_rows(m, c) and w.dtype == np.float32 and coef_nll.dtype == np.float64:
+            fn = native_function(("ce_backward_rows", "float32"), _native_ce_backward_rows)
+            params = np.array([c, has_weight, ignore_index, lanes], np.int64)
+            done = run_native(fn, m, (x, target, w, coef_nll, grad, params), (0,) * 6, align=1)
+        if not done:
+            _ce_backward_f32(x, m, c, target, w, has_weight, int(ignore_index), coef_nll, lanes, grad)
     else:
         _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
                      coef_smooth, grad)

@@ -239,6 +239,10 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             -> buffers of a traced elementwise program
                                             (nbgrad.fuse; format in backends/cpu/fused.py);
                                             out: the one output's buffer (float32/float64)
+  vector_norm2(x_view, rows, n)             -> buffer (rows,): the 2-norm of each of `rows`
+                                            consecutive runs of n elements of a row-major x
+                                            (float32/float64), in x's dtype (the fallback:
+                                            abs, square, sum, sqrt as Tensor ops)
   softmax_backward(g_view, y_view, dim, log=False)
                                             softmax's gradient over the last dim (float32,
                                             float64; g and y of one shape): -> row-major
@@ -357,7 +361,7 @@ ACCELERATIONS = frozenset({
     "sgd_step", "adam_step",
     "conv2d_forward", "conv2d_backward",
     "interp_pass", "interp_pass_backward", "softmax_backward",
-    "layer_norm_forward", "layer_norm_backward",
+    "layer_norm_forward", "layer_norm_backward", "vector_norm2",
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).

@@ -629,6 +629,18 @@ def _norm_sum(t, dims, dtype, keepdim):
     return _reduce_raw("sum", t, dims, dtype, keepdim)
 
 
+def _trailing_runs(x, dims):
+    """(rows, n) when reducing `dims` of x reduces runs of n consecutive elements (x row-major,
+    dims its trailing ones: PyTorch's reduction over the last dim after coalescing), else None."""
+    nd = x.dim()
+    k = nd - len(dims)
+    if dims != tuple(range(k, nd)) or not x.is_contiguous():
+        return None
+    n = math.prod(x._shape[k:])
+    rows = math.prod(x._shape[:k])
+    return (rows, n) if n and rows else None
+
+
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
@@ -645,8 +657,17 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
                          f"the dimension {d}because this dimension is empty and the operation")
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not "
                                    "have an identity")
-    from .elementwise import _unary_raw, _binary_raw
     result = x
+    run = _trailing_runs(x, dims) if p == 2 and x._dtype in (D.float32, D.float64) else None
+    if run is not None and accelerated(x, "vector_norm2"):
+        # one pass in PyTorch's order (its kernel for a run at unit stride, to the bit)
+        out = new_tensor(backend_of(x).vector_norm2(x._view_tuple(), *run), _kept_shape(x._shape, dims, keepdim),
+                         x._dtype, x.device)
+        if needs_grad(x):
+            record(LinalgVectorNormBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
+                   p=p).save(x, out, outputs=(out,))
+        return out
+    from .elementwise import _unary_raw, _binary_raw
     x = cast(x, _opmath(x._dtype))   # float16: the whole norm in float32, rounded once
     a = _unary_raw("abs", x)
     if p == math.inf:

@@ -60,8 +60,8 @@ def test_every_buffer_level_acceleration_has_a_composed_fallback():
     # the others (mul/linear backward, fused_elementwise, optimizer steps) are composed
     # where they are called, tested in tests/ops/test_accelerations.py (conv2d's in tests/nn/test_conv.py,
     # interp_pass's in tests/nn/test_upsample.py, softmax_backward's under NBGRAD_FUSED=0,
-    # layer norm's in tests/nn/test_layer_norm.py)
+    # layer norm's in tests/nn/test_layer_norm.py, the 2-norm's composed in ops/reduction.norm)
     inline = {"mul_backward", "linear_backward", "fused_elementwise", "sgd_step", "adam_step",
               "conv2d_forward", "conv2d_backward", "interp_pass", "interp_pass_backward", "softmax_backward",
-              "layer_norm_forward", "layer_norm_backward"}
+              "layer_norm_forward", "layer_norm_backward", "vector_norm2"}
     assert set(_composed._FALLBACKS) == backends.ACCELERATIONS - inline

@@ -134,6 +134,13 @@ def _softmax(dtype, shape=(3, 20), log=False):
     return make
 
 
+def _vector_norm(dtype, shape=(3, 37), dim=-1, keepdim=False):
+    def make():
+        x = leaf(RNG.standard_normal(shape), dtype)
+        return (x * 2).norm(2, dim, keepdim=keepdim), [x]
+    return make
+
+
 def _layer_norm(dtype, shape=(4, 3, 6), k=1, affine=True):
     def make():
         x = leaf(RNG.standard_normal(shape) * 3 + 1, dtype)
@@ -189,6 +196,10 @@ CASES = [
     ("softmax_backward", _softmax(nbgrad.float64, (5,)), "double"),
     ("softmax_backward", _softmax(nbgrad.float32, (2, 3, 37), log=True), "loss"),
     ("softmax_backward", _softmax(nbgrad.float32, (4, 19), log=True), "double"),
+    ("vector_norm2", _vector_norm(nbgrad.float32), "loss"),
+    ("vector_norm2", _vector_norm(nbgrad.float64, (2, 3, 5), (1, 2), keepdim=True), "loss"),
+    ("vector_norm2", _vector_norm(nbgrad.float32, (70,), None), "loss"),
+    ("vector_norm2", _vector_norm(nbgrad.float64, (4, 9)), "double"),
     ("layer_norm_forward", _layer_norm(nbgrad.float64), "loss"),
     ("layer_norm_forward", _layer_norm(nbgrad.float32, k=2, affine=False), "loss"),
     ("layer_norm_backward", _layer_norm(nbgrad.float64, k=2), "loss"),

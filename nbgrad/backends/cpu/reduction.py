@@ -30,8 +30,8 @@ from numba.extending import register_jitable
 from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
-from .._shared.fast_math import (_fast_exp, block_exp_shifted_f32, block_max_f32, block_sum, extremum_run, fma,
-                                 lane_add, long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
+from .._shared.fast_math import (_fast_exp, _wide_vectors, block_exp_shifted_f32, block_max_f32, block_sum,
+                                 extremum_run, fma, lane_add, long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
                                  sleef_expf, sleef_logf)
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel
@@ -854,6 +854,15 @@ def softmax_backward(g_view, y_view, dim, log=False):
     ost = contiguous_strides(shape)
     # the rows walked over the kept dims as they are (three operands' strides: no coalescing)
     kept = len(shape) - 1
+    rows = n // rn
+    if rows > 1 and worth_native(n, True) and tuple(gst) == tuple(yst) == ost and 0 <= goff and 0 <= yoff \
+            and goff + n <= gbuf.size and yoff + n <= ybuf.size and ybuf.dtype == gbuf.dtype:
+        # dense rows split natively across the team, as the forward's
+        fn = native_function(("softmax_backward_rows", gbuf.dtype.name), _native_softmax_backward_rows,
+                             gbuf.dtype.type)
+        if run_native(fn, rows, (gbuf, ybuf, out, np.array([rn, lanes, log], np.int64)), (goff, yoff, 0, 0),
+                      align=1):
+            return out
     ck, cg, cy, co = ((tuple(shape[:kept]), tuple(gst[:kept]), tuple(yst[:kept]), tuple(ost[:kept])) if kept
                       else ((1,), (0,), (0,), (0,)))
     _softmax_backward_rows(gbuf, goff, ybuf, yoff, as_index_array(ck), as_index_array(cg), as_index_array(cy),
@@ -880,10 +889,33 @@ def _softmax_backward_row(g, pg, y, py, rn, grs, yrs, lanes, log, acc, tmp, out,
             row[j] = (g[pg + j * grs] - s) * y[py + j * yrs]
 
 
+def _native_softmax_backward_rows(dt):
+    """The native entry point (run_native) of _softmax_backward_block over rows [lo, hi) of dense
+    g, y and out; its block: their addresses at the first row and (rn, lanes, log)."""
+    def native(args, lo, hi):
+        block = carray(address_as(args, np.int64), 4)
+        params = carray(address_as(block[3], np.int64), 3)
+        rn, lanes, log = params[0], params[1], params[2] != 0
+        g = carray(address_as(block[0], dt), hi * rn)
+        y = carray(address_as(block[1], dt), hi * rn)
+        out = carray(address_as(block[2], dt), hi * rn)
+        per = max(1, _SOFTMAX_BLOCK_ELEMENTS // rn)
+        acc = np.empty(lanes, dt)
+        sc = np.empty(per, dt)
+        rep = np.empty(per * rn, dt)
+        r = lo
+        while r < hi:
+            b = min(per, hi - r)
+            _softmax_backward_block(g, r * rn, y, r * rn, b, rn, lanes, log, acc, sc, rep, out, r * rn)
+            r += b
+    return cpu_cfunc(native).address
+
+
 @register_jitable(error_model="numpy")
 def _softmax_backward_block(g, pg, y, py, b, rn, lanes, log, acc, sc, rep, out, po):
     """_softmax_backward_row of b rows that are one run in g, y and out, in passes over the
     block, each one loop (as _softmax_block_f32): the same operations and sums."""
+    _wide_vectors()         # (the exps' loop below in 512-bit vectors where the CPU has them)
     k = b * rn
     o = out[po:po + k]
     gr = g[pg:pg + k]

@@ -395,3 +395,44 @@ def test_a_fused_kernel_writing_over_one_of_its_inputs_has_the_bits_of_a_separat
     buf = c.copy()
     shifted = [(buf, 1, "v"), (value, 0, "s"), (b, 0, "v"), (buf, 0, "v")]
     assert fused._in_place_kinds(shifted, ("v", "s", "v", "v"), buf[:n]) == ("v", "s", "v", "o")
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_softmax_and_cross_entropy_rows_split_natively_have_the_serial_bits(native, threads):
+    # rows are the pieces: softmax and log_softmax forward and backward over dense float rows,
+    # cross-entropy's forward (its row losses, then their cascade in order) and backward
+    native(threads)
+    rng = np.random.default_rng(3)
+    for m, c in [(7, 16), (5, 300), (33, 10)]:
+        x = (rng.standard_normal(m * c) * 3).astype(np.float32)
+        x[c + 2] = np.nan
+        g = rng.standard_normal(m * c).astype(np.float32)
+        v = (x, 0, (m, c), (c, 1))
+        target = rng.integers(0, c, m)
+        target[1] = -100
+        weight = rng.uniform(0.5, 2, c).astype(np.float32)
+        coef = np.full(m, 0.25)
+        for log in (False, True):
+            (got, n), want = logged_splits(lambda: B.softmax(v, 1, log)), serial(lambda: B.softmax(v, 1, log))
+            assert [s['parts'] for s in n] == [min(threads, m)]
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+            y = want
+            for dt in (np.float32,) + (() if log else (np.float64,)):
+                gd, yd = g.astype(dt), y.astype(dt)
+                args = ((gd, 0, (m, c), (c, 1)), (yd, 0, (m, c), (c, 1)), 1, log)
+                (got, n), want = logged_splits(lambda: B.softmax_backward(*args)), serial(lambda: B.softmax_backward(*args))
+                assert [s['parts'] for s in n] == [min(threads, m)]
+                np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        for w in (None, weight):
+            args = (x, m, c, target, w, -100, 0.0)
+            (got, n), want = logged_splits(lambda: B.cross_entropy_forward(*args)), \
+                serial(lambda: B.cross_entropy_forward(*args))
+            assert [s['parts'] for s in n] == [min(threads, m)]
+            for a, b in zip(got[:2], want[:2]):
+                np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+            assert got[2] == want[2]
+            bargs = (x, m, c, want[1], target, w, -100, 0.0, coef, np.zeros(1))
+            (got, n), want = logged_splits(lambda: B.cross_entropy_backward(*bargs)), \
+                serial(lambda: B.cross_entropy_backward(*bargs))
+            assert [s['parts'] for s in n] == [min(threads, m)]
+            np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

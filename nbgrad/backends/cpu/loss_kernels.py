@@ -22,8 +22,8 @@ from .._shared.loss import (bce_logits, bce_logits_grads, class_weight, cross_en
                             row_cross_entropy, row_loss, scale_at, squared_error)
 
 from .._shared.native import address_as
-from ._threads import native_function, run_native, worth_native
-from .reduction import pytorch_float_lanes
+from ._threads import native_function, run_native
+from .reduction import pytorch_float_lanes, worth_splitting_rows
 
 _kernel = cpu_kernel()
 _scalar = register_jitable(error_model="numpy")
@@ -292,7 +292,7 @@ def _native_ce_backward_rows():
 
 
 def _split_rows(m, c):
-    return m > 1 and worth_native(m * c, True)
+    return m > 1 and worth_splitting_rows(m * c)
 
 
 def bitwise_cross_entropy(x, smoothing):

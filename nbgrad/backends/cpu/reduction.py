@@ -613,7 +613,7 @@ def softmax(x_view, dim, log):
     if buf.dtype == np.float32 and dim == len(shape) - 1:
         rn, rs, lanes, log = shape[dim], strides[dim], pytorch_float_lanes(), bool(log)
         rows = n // rn
-        if rs == 1 and rows > 1 and worth_native(n, True) and tuple(strides) == ost \
+        if rs == 1 and rows > 1 and worth_splitting_rows(n) and tuple(strides) == ost \
                 and 0 <= off and off + n <= buf.size:
             # dense rows split natively across the team (~1 us a split, not the pool's 20-50)
             fn = native_function(("softmax_rows", "float32"), _native_softmax_rows)
@@ -688,6 +688,13 @@ def vector_norm2(x_view, rows, n):
     out = np.empty(rows, buf.dtype)
     _norm2_rows(buf, off, rows, n, SUM_VECTOR_BYTES // buf.dtype.itemsize, 4 if buf.dtype == np.float32 else 0, out)
     return out
+
+
+def worth_splitting_rows(n):
+    """Whether softmax-like row kernels over n elements split across the team: an element costs
+    them ~4x a tanh's (a max, SLEEF's exp, a sum, a scale), so from a quarter of the elementwise
+    line (TEAM_MIN_ELEMENTS), the same work a piece: (4096, 16) float32 softmax 87 -> 47 us."""
+    return worth_native(4 * n, True)
 
 
 # Rows per block of the softmax kernels: a block's passes meet its rows in L1.
@@ -855,7 +862,7 @@ def softmax_backward(g_view, y_view, dim, log=False):
     # the rows walked over the kept dims as they are (three operands' strides: no coalescing)
     kept = len(shape) - 1
     rows = n // rn
-    if rows > 1 and worth_native(n, True) and tuple(gst) == tuple(yst) == ost and 0 <= goff and 0 <= yoff \
+    if rows > 1 and worth_splitting_rows(n) and tuple(gst) == tuple(yst) == ost and 0 <= goff and 0 <= yoff \
             and goff + n <= gbuf.size and yoff + n <= ybuf.size and ybuf.dtype == gbuf.dtype:
         # dense rows split natively across the team, as the forward's
         fn = native_function(("softmax_backward_rows", gbuf.dtype.name), _native_softmax_backward_rows,

@@ -12,14 +12,25 @@ def numel(shape):
     return math.prod(shape)
 
 
+_CONTIGUOUS = {}        # shape tuple -> its strides: the backends ask for the same few shapes per op
+
+
 def contiguous_strides(shape):
     """C-order strides (in elements) of a dense array of `shape`."""
+    hashable = isinstance(shape, tuple)
+    if hashable:
+        found = _CONTIGUOUS.get(shape)
+        if found is not None:
+            return found
     strides = [0] * len(shape)
     step = 1
     for d in range(len(shape) - 1, -1, -1):
         strides[d] = step
         step *= max(shape[d], 1)
-    return tuple(strides)
+    strides = tuple(strides)
+    if hashable and len(_CONTIGUOUS) < 4096:
+        _CONTIGUOUS[tuple(shape)] = strides
+    return strides
 
 
 def coalesce(shape, strides_list):

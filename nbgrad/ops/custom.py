@@ -229,9 +229,10 @@ class CustomOp:
                                             f"got {type(a).__name__}")
         if not tensors:
             raise self._fail(TypeError, "needs at least one tensor argument")
+        first_device = tensors[0]._storage.device
         device = tensors[0].device
         for i, t in zip(positions, tensors):
-            if t.device != device:
+            if t._storage.device is not first_device and t.device != device:
                 raise self._fail(RuntimeError, f"expected all tensors on one device, but argument {i} is on "
                                                f"{t.device} and argument {positions[0]} on {device}")
             if self.input_dtypes is not None and t.dtype not in self.input_dtypes:

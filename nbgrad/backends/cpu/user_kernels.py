@@ -13,6 +13,8 @@ def _array(view):
     """A NumPy array aliasing the view: a slice for a row-major view (cheap), else an
     ndarray over the buffer with the view's strides."""
     buf, off, shape, strides = view
+    if len(shape) == 1 and (strides[0] == 1 or shape[0] < 2):
+        return buf[off:off + shape[0]]          # (a vector: the slice itself, no reshape)
     if tuple(strides) == contiguous_strides(shape) or len(shape) == 0:
         n = 1
         for s in shape:

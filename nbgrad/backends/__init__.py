@@ -199,6 +199,8 @@ general entry point's, bit for bit (tests/backends/test_shortcuts.py).
       of `rows` consecutive runs of n elements)
   total_dense(op, buf, off, n, out_dtype) -> buf of 1   ("sum", "mean", "max", "min", "amax"
       or "amin" of the run)
+  var_dense(buf, off, n, correction, take_sqrt, out_dtype) -> buf of 1   (reduce("var")'s
+      value over the run, its sqrt when take_sqrt, rounded once to out_dtype)
 
 Optional capture forms (names in CAPTURE_FORMS; looked up by name).  An acceleration
 whose results reach Python (sums as floats, an IndexError) cannot be replayed by a
@@ -366,7 +368,7 @@ ACCELERATIONS = frozenset({
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).
 SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "total_dense", "clamp_dense",
-                       "arg_dense"})
+                       "arg_dense", "var_dense"})
 
 # Optional forms of an acceleration for nbgrad.compile's capture (looked up by name).
 CAPTURE_FORMS = frozenset({"cross_entropy_stats"})

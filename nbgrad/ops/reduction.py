@@ -85,6 +85,7 @@ def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
 
 _SCALAR = Size(())
 _TOTAL_DENSE = shortcuts("total_dense")
+_VAR_DENSE = shortcuts("var_dense")
 
 
 def _total_dense(op, x):
@@ -99,6 +100,22 @@ def _total_dense(op, x):
         return None
     buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), x._dtype.np)
     return None if buf is None else Tensor._from_buffer(buf, _SCALAR, x._dtype, dev)
+
+
+def _var_dense(x, dims, keepdim, correction, take_sqrt):
+    """x.var() / x.std() over every dim of a row-major floating tensor by the backend's shortcut
+    (reduce("var")'s value, its sqrt for std, rounded to x's dtype), or None to compose them."""
+    if len(dims) != x.dim():
+        return None
+    rm = row_major_of(x._shape) or row_major(x._shape)
+    if rm is None or not (x._stride is rm or x._stride == rm):
+        return None
+    dev = x._storage.device
+    dense = _VAR_DENSE[dev.type]
+    if dense is None:
+        return None
+    buf = dense(x._storage.buffer, x._offset, math.prod(x._shape), correction, take_sqrt, x._dtype.np)
+    return None if buf is None else Tensor._from_buffer(buf, _kept_shape(x._shape, dims, keepdim), x._dtype, dev)
 
 
 def _restore_dims(g, shape, dims, keepdim):
@@ -529,13 +546,18 @@ def _check_dof(op, x, dims, correction):
         warn("no_dof", stacklevel=4, op=op)
 
 
+_VAR_DTYPES = (D.float32, D.float64)       # (float16's variance is computed in float32, then rounded)
+
+
 def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_value_path=True):
     """_one_value_path=False: var_mean's variance (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
     _check_dof("var", x, dims, corr)
-    out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr, one_value_path=_one_value_path)
+    out = _var_dense(x, dims, keepdim, corr, False) if _one_value_path and x._dtype in _VAR_DTYPES else None
+    if out is None:
+        out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr, one_value_path=_one_value_path)
     if needs_grad(x):
         record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
                full=dim is None or x.dim() == 0).save(x)
@@ -562,9 +584,11 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_valu
     from .elementwise import _unary_raw
     # the sqrt of the variance in PyTorch's accumulator, rounded once: float64 on the CPU
     # (WelfordOps<.., double> and std_var_all_cpu), float32 for float16 and on CUDA
-    acc = D.float64 if x.device.type == "cpu" and x._dtype in (D.float32, D.float64) else _opmath(x._dtype)
-    v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr, one_value_path=_one_value_path)
-    out = cast(_unary_raw("sqrt", v), x._dtype)
+    out = _var_dense(x, dims, keepdim, corr, True) if _one_value_path and x._dtype in _VAR_DTYPES else None
+    if out is None:
+        acc = D.float64 if x.device.type == "cpu" and x._dtype in _VAR_DTYPES else _opmath(x._dtype)
+        v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr, one_value_path=_one_value_path)
+        out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
                correction=corr, full=dim is None or x.dim() == 0).save(x, out, outputs=(out,))

@@ -82,6 +82,43 @@ def test_total_dense_is_reduce(op, dtype, n, values):
     _same(cpu.total_dense(op, x, 2, n, np.dtype(dtype)), general)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 1000, 32767])
+@pytest.mark.parametrize("correction", [0, 1, 3])
+def test_var_dense_is_reduce_then_sqrt_and_cast(dtype, n, correction):
+    # x.var() / x.std() of a row-major tensor: reduce("var") to one float64 value (PyTorch's
+    # std_var_all_cpu), std's float64 sqrt, each rounded once to the dtype
+    x = (RNG.standard_normal(n + 2) * 3 + 1).astype(dtype)
+    if n == 7:
+        x[5] = np.nan
+    view = (x, 2, (n,), (1,))
+    with np.errstate(all="ignore"):
+        v = cpu.reduce("var", view, (0,), np.dtype(np.float64), correction=correction)
+        _same(cpu.var_dense(x, 2, n, correction, False, np.dtype(dtype)), v.astype(dtype))
+        _same(cpu.var_dense(x, 2, n, correction, True, np.dtype(dtype)), np.sqrt(v).astype(dtype))
+
+
+def test_var_dense_serves_the_ops_one_value_calls(monkeypatch):
+    calls = []
+    real = cpu.var_dense
+    monkeypatch.setattr(cpu, "var_dense", lambda *a: calls.append(a[2:5]) or real(*a))
+    a = RNG.standard_normal((3, 5)).astype(np.float32)
+    x = nbgrad.from_numpy(a).requires_grad_()
+    s = x.std(keepdim=True)
+    assert calls == [(15, 1, True)] and s.shape == (1, 1)
+    assert x.var(correction=0).shape == () and calls[-1] == (15, 0, False)
+    assert x.std(dim=(0, 1)).shape == () and len(calls) == 3
+    s.sum().backward()
+    assert s.grad_fn.name() == "StdBackward0"
+    np.testing.assert_allclose(x.grad.numpy(), (a - a.mean()) / (14 * a.std(ddof=1)), rtol=1e-5)
+    calls.clear()
+    x.detach().t().std()                           # a transposed tensor, one dim, std_mean: composed
+    x.detach().std(1)
+    nbgrad.std_mean(x.detach())
+    nbgrad.from_numpy(a).half().var()
+    assert calls == []
+
+
 def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
     big = _threads.SPLIT_FLOOR
@@ -100,6 +137,8 @@ def test_shortcuts_decline_what_they_do_not_serve(monkeypatch):
     assert cpu.unary_dense("neg", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
     assert cpu.total_dense("prod", a, 0, 4, f32) is None                  # sums, means and extrema only
     assert cpu.total_dense("sum", np.ones(4, np.int64), 0, 4, np.dtype(np.int64)) is None
+    assert cpu.var_dense(np.ones(1 << 15, np.float32), 0, 1 << 15, 1, True, f32) is None   # a split mean
+    assert cpu.var_dense(h, 0, 4, 1, True, f16) is None
     monkeypatch.setattr(_debug, "ENABLED", True)                          # NBGRAD_DEBUG logs the general path
     assert cpu.binary_dense("add", a, 0, a, 0, 4, f32) is None
     assert cpu.mul_backward_dense(a, 0, a, 0, a, 0, 4) is None

@@ -37,7 +37,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import (REDUCE_OPS, arg_dense, max_with_index, reduce, softmax, softmax_backward, total_dense,
-                        vector_norm2)
+                        var_dense, vector_norm2)
 from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform
 from .strided_copy import copy, fill
 from .transfer import from_host, nonzero

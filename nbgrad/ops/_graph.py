@@ -1,9 +1,11 @@
 """What every op needs: operands as tensors, broadcasting, results from backend buffers,
 the backend's accelerations, and recording a node in the graph (`record`, `edge` and
 `needs_grad` live in nbgrad/autograd/graph.py, re-exported here for the op modules).
-Nothing here touches numpy or numba."""
+Nothing here touches numba; NumPy only in the small CPU copies of copy_raw (cpu_run)."""
 import math
 import os
+
+import numpy as np
 
 from .. import _dtype as D
 from .._layout import layout_of, preserve_strides
@@ -284,16 +286,39 @@ def cpu_run(t):
 _SMALL_COPY_BYTES = 64 << 10     # (larger copies keep the backend's: its pooled buffers, its threads)
 
 
+def _small_strided_copy(t):
+    """A small strided (transposed, expanded, sliced) CPU tensor's values row-major in new
+    memory, by NumPy's copy of an ndarray over its buffer with its strides (bits moved, as a
+    same-dtype copy), or None: not while nbgrad.compile captures, not for other devices,
+    empty or larger tensors.  A leaf's gradient from x.sum() is an expanded scalar that its
+    AccumulateGrad copies: the backend's planned copy took 8 of a 16-element clone's us."""
+    if CAPTURE[0] is not None or t._storage.device.type != "cpu":
+        return None
+    buf = t._storage.buffer
+    item = buf.itemsize
+    n = math.prod(t._shape)
+    if n == 0 or n * item > _SMALL_COPY_BYTES:
+        return None
+    view = np.ndarray(t._shape, buf.dtype, buffer=buf, offset=t._offset * item,
+                      strides=tuple(s * item for s in t._stride))
+    return Tensor._from_buffer(view.copy().reshape(n), t._shape, t._dtype, t._storage.device)
+
+
 def copy_raw(t, strides=None):
     """A copy of t's values in new memory, contiguous or with the given dense strides;
     not recorded.  A small row-major CPU tensor copied row-major is NumPy's copy of its run
-    (the backend's planned copy cost ~5 us of a 16-element clone)."""
+    (the backend's planned copy cost ~5 us of a 16-element clone), a small strided one
+    NumPy's copy of its view (_small_strided_copy)."""
     row_major_copy = strides is None or strides == _strides_of(t._shape)
     if row_major_copy:
         n = cpu_run(t)
         buf = t._storage.buffer
         if n and n * buf.itemsize <= _SMALL_COPY_BYTES:
             return Tensor._from_buffer(buf[t._offset:t._offset + n].copy(), t._shape, t._dtype, t._storage.device)
+        if not n:
+            small = _small_strided_copy(t)
+            if small is not None:
+                return small
     be = backend_of(t)
     buf = be.empty(t.numel(), t._dtype.np)
     if row_major_copy:

@@ -243,8 +243,9 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             out: the one output's buffer (float32/float64)
   vector_norm2(x_view, rows, n)             -> buffer (rows,): the 2-norm of each of `rows`
                                             consecutive runs of n elements of a row-major x
-                                            (float32/float64), in x's dtype (the fallback:
-                                            abs, square, sum, sqrt as Tensor ops)
+                                            (float32/float64), in x's dtype (the CPU's in
+                                            PyTorch's CPU order; the fallback: abs, square,
+                                            sum, sqrt as Tensor ops)
   softmax_backward(g_view, y_view, dim, log=False)
                                             softmax's gradient over the last dim (float32,
                                             float64; g and y of one shape): -> row-major

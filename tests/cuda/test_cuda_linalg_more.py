@@ -65,3 +65,17 @@ def test_pinv_matrix_exp_cdist_on_device(device):
         assert_same(both(device, lambda x, y: nbgrad.cdist(x, y, p), RNG.standard_normal((3, 2)),
                          RNG.standard_normal((4, 2))))
     assert_same(both(device, lambda x: nbgrad.renorm(x, 2, 0, 0.5), RNG.standard_normal((3, 2))))
+
+
+def test_vector_norm2_on_device_matches_the_cpu(device, monkeypatch):
+    # the CUDA backend's vector_norm2 (its squares, sums and sqrt) serves x.norm() over
+    # trailing dims of a row-major tensor, as the CPU's kernel does there
+    cuda = nbgrad.backends.get_backend("cuda")
+    calls = []
+    real = cuda.vector_norm2
+    monkeypatch.setattr(cuda, "vector_norm2", lambda *a: calls.append(a[1:]) or real(*a))
+    a = RNG.standard_normal((3, 4, 5))
+    assert_same(both(device, lambda x: x.norm(2, (1, 2), keepdim=True), a))
+    assert_same(both(device, lambda x: nbgrad.linalg.vector_norm(x), a))
+    assert_same(both(device, lambda x: x.float().norm(dim=-1).double(), a), rtol=1e-6)
+    assert calls == ([(3, 20), (1, 60), (12, 5)] if device != "cpu" else [])

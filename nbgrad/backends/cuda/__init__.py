@@ -38,7 +38,7 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
                      to_host, to_numpy)
 from .optim_kernels import adam_step, sgd_step
-from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, softmax_backward
+from .reduction import REDUCE_OPS, max_with_index, reduce, softmax, softmax_backward, vector_norm2
 from .sampling import get_rng_state, manual_seed, normal, randint, randperm, set_rng_state, uniform
 from .sorting import sort
 from .scan import cumulative
@@ -81,7 +81,7 @@ _install_float16()
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
 # a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0
 # composes all of them).
-ACCELERATIONS = _ALL_ACCELERATIONS - {"vector_norm2"}      # (the composed 2-norm: its own sums)
+ACCELERATIONS = _ALL_ACCELERATIONS
 
 __all__ = sorted(_REQUIRED | ACCELERATIONS | _CAPTURE_FORMS
                  | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})

@@ -497,3 +497,15 @@ def softmax_backward(g_view, y_view, dim, log=False):
     s_view = (s, 0, shape, tuple(contiguous_strides(shape[:-1])) + (0,))     # broadcast along the row
     diff = binary("sub", g_view, s_view, shape, dt)
     return binary("mul", (diff, 0, shape, cst), y_view, shape, dt)
+
+
+def vector_norm2(x_view, rows, n):
+    """The contract's vector_norm2 on the GPU: this backend's squares, sums of each run and
+    sqrt, in the dtype (the op layer's composed norm, in three of its kernels; the CPU's is
+    PyTorch's CPU order, which a GPU's reduction does not follow)."""
+    from .elementwise import binary, unary
+    buf, off = x_view[0], x_view[1]
+    run = (buf, off, (rows, n), (n, 1))
+    squares = binary("mul", run, run, (rows, n), buf.dtype)
+    sums = reduce("sum", (squares, 0, (rows, n), (n, 1)), (1,), buf.dtype)
+    return unary("sqrt", (sums, 0, (rows,), (1,)), buf.dtype)

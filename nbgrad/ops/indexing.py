@@ -278,7 +278,20 @@ def getitem(x, index):
     # PyTorch: a lone slice is always a slice view (x[:] is SliceBackward0); in a tuple,
     # slices that cover their dim are skipped, and an index that changes nothing
     # (x[...], x[()], x[:, :]) is an alias (AliasBackward0)
-    if type(index) is Tensor:
+    kind = type(index)
+    if kind is int or kind is slice:
+        # x[i] in range and x[a:b:c] with int bounds of a tensor with dims: the select or
+        # slice view the general path below comes to, without expanding the index
+        shape = x._shape
+        if shape:
+            if kind is int:
+                if -shape[0] <= index < shape[0]:
+                    return V.select(x, 0, index)
+            elif (index.step is None or (type(index.step) is int and index.step > 0)) \
+                    and (index.start is None or type(index.start) is int) \
+                    and (index.stop is None or type(index.stop) is int):
+                return V.slice_dim(x, 0, index.start, index.stop, index.step or 1)
+    elif kind is Tensor:
         out = _masked_dense(x, index) if index._dtype is D.bool_ else _taken_dense(x, index)
         if out is not None:
             return out

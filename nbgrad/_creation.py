@@ -18,6 +18,8 @@ def _size_args(size, itemsize=1):
     in int64 (PyTorch's errors: a shape past that is RuntimeError, not MemoryError)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
+    if len(size) <= 4 and all(type(n) is int and 0 <= n < _SMALL_DIM for n in size):
+        return Size(size)       # (a few small dims: nothing can overflow or be refused)
     out = []
     for i, n in enumerate(size):
         if isinstance(n, Tensor):
@@ -33,6 +35,9 @@ def _size_args(size, itemsize=1):
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {out}")
     check_new_sizes(out, itemsize)
     return Size(out)
+
+
+_SMALL_DIM = 1 << 14    # four dims under it: at most 2**56 elements of 8 bytes, within int64
 
 
 def _finish(t, requires_grad):

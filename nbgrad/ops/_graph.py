@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from .. import _dtype as D
+from .. import _debug, _dtype as D
 from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
@@ -290,9 +290,10 @@ def _small_strided_copy(t):
     """A small strided (transposed, expanded, sliced) CPU tensor's values row-major in new
     memory, by NumPy's copy of an ndarray over its buffer with its strides (bits moved, as a
     same-dtype copy), or None: not while nbgrad.compile captures, not for other devices,
-    empty or larger tensors.  A leaf's gradient from x.sum() is an expanded scalar that its
-    AccumulateGrad copies: the backend's planned copy took 8 of a 16-element clone's us."""
-    if CAPTURE[0] is not None or t._storage.device.type != "cpu":
+    empty or larger tensors, nor under NBGRAD_DEBUG (which logs the backend's copy paths).  A
+    leaf's gradient from x.sum() is an expanded scalar that its AccumulateGrad copies: the
+    backend's planned copy took 8 of a 16-element clone's us."""
+    if CAPTURE[0] is not None or t._storage.device.type != "cpu" or _debug.ENABLED:
         return None
     buf = t._storage.buffer
     item = buf.itemsize

@@ -181,24 +181,25 @@ if config.DISABLE_JIT:
 
 def _make_lane_loop(float_type, lanes, square):
     @intrinsic
-    def lane_loop(typingctx, arr, start, count, acc):
+    def lane_loop(typingctx, arr, start, count, stride, acc):
         """acc[:lanes] += x (x * x when squaring) for each of the `count` vectors x of `lanes`
-        elements at arr[start:], one after the other: PyTorch's Vectorized accumulations
-        (vec::reduce_all's lane sums, the 2-norm's acc_vec += x * x), each lane the same
-        additions in the same order.  The accumulator stays in one vector register: written
-        as a loop over acc's elements, each step stored acc and loaded it again, a wait of
-        ~9 cycles a vector (the softmax sum of 256 rows of 1000: 118 -> ~20 us)."""
+        elements at arr[start + k * stride:], one after the other: PyTorch's Vectorized
+        accumulations (vec::reduce_all's lane sums, the 2-norm's acc_vec += x * x, the
+        cascade sums' level 0), each lane the same additions in the same order.  The
+        accumulator stays in one vector register: written as a loop over acc's elements, each
+        step stored acc and loaded it again, a wait of ~9 cycles a vector (the softmax sum of
+        256 rows of 1000: 118 -> ~20 us)."""
         if not (isinstance(arr, types.Array) and arr.dtype == float_type and isinstance(acc, types.Array)
-                and acc.dtype == float_type and isinstance(start, types.Integer) and isinstance(count, types.Integer)):
+                and acc.dtype == float_type and all(isinstance(a, types.Integer) for a in (start, count, stride))):
             return None
-        sig = types.void(arr, start, count, acc)
+        sig = types.void(arr, start, count, stride, acc)
 
         def codegen(context, builder, signature, args):
             a = context.make_array(signature.args[0])(context, builder, args[0])
-            c = context.make_array(signature.args[3])(context, builder, args[3])
+            c = context.make_array(signature.args[4])(context, builder, args[4])
             i64 = ir.IntType(64)
-            start_ = context.cast(builder, args[1], signature.args[1], types.int64)
-            count_ = context.cast(builder, args[2], signature.args[2], types.int64)
+            start_, count_, stride_ = (context.cast(builder, v, t, types.int64)
+                                       for v, t in zip(args[1:4], signature.args[1:4]))
             vty = ir.VectorType(context.get_value_type(float_type), lanes)
             align = float_type.bitwidth // 8
             base = builder.gep(a.data, [start_])
@@ -211,8 +212,8 @@ def _make_lane_loop(float_type, lanes, square):
             builder.position_at_end(loop)
             k = builder.phi(i64)
             v = builder.phi(vty)
-            x = builder.load(builder.bitcast(builder.gep(base, [builder.mul(k, ir.Constant(i64, lanes))]),
-                                             vty.as_pointer()), align=align)
+            x = builder.load(builder.bitcast(builder.gep(base, [builder.mul(k, stride_)]), vty.as_pointer()),
+                             align=align)
             if square:
                 x = builder.fmul(x, x)
             nv = builder.fadd(v, x)
@@ -232,45 +233,55 @@ def _make_lane_loop(float_type, lanes, square):
     return lane_loop
 
 
+# float32: 8 and 16 lanes (32- and 64-byte vectors), 32 (the cascade sums' four 8-lane vectors
+# side by side); float64: 4, 8 and 16
+_LANE_WIDTHS = {types.float32: (8, 16, 32), types.float64: (4, 8, 16)}
 _LANE_LOOPS = {(dt, lanes, square): _make_lane_loop(dt, lanes, square)
-               for dt, widths in ((types.float32, (8, 16)), (types.float64, (4, 8)))
-               for lanes in widths for square in (False, True)}
+               for dt, widths in _LANE_WIDTHS.items() for lanes in widths for square in (False, True)}
 
 
-def lane_add(arr, start, count, acc, square=False):
-    """acc += each of `count` vectors of acc.size elements at arr[start:] (their squares when
-    square), lane by lane in order: the lane-register loop above for float32 with 8 or 16
-    lanes and float64 with 4 or 8, an element loop otherwise (the same additions).  Plain
-    Python (NUMBA_DISABLE_JIT): NumPy's element-wise arithmetic in acc's dtype."""
+def lane_add(arr, start, count, acc, square=False, stride=0):
+    """acc += each of `count` vectors of acc.size elements at arr[start + k * stride:] (stride 0:
+    acc.size, the vectors one after the other; their squares when square), lane by lane in
+    order: the lane-register loop above for float32 with 8, 16 or 32 lanes and float64 with 4,
+    8 or 16, an element loop otherwise (the same additions).  acc is contiguous.  Plain Python
+    (NUMBA_DISABLE_JIT): NumPy's element-wise arithmetic in acc's dtype."""
     lanes = acc.size
+    step = stride or lanes
     for k in range(count):
-        x = arr[start + k * lanes:start + (k + 1) * lanes]
+        x = arr[start + k * step:start + k * step + lanes]
         acc[:] = acc + (x * x if square else x)
 
 
 @overload(lane_add, jit_options={"error_model": "numpy"})
-def _lane_add_typed(arr, start, count, acc, square=False):
-    if not isinstance(arr, types.Array) or arr.dtype not in (types.float32, types.float64):
+def _lane_add_typed(arr, start, count, acc, square=False, stride=0):
+    if not isinstance(arr, types.Array) or arr.dtype not in _LANE_WIDTHS:
         return None
-    wide, narrow = ((16, 8) if arr.dtype == types.float32 else (8, 4))
-    loops = [_LANE_LOOPS[arr.dtype, w, sq] for w in (wide, narrow) for sq in (False, True)]
-    wide_add, wide_sq, narrow_add, narrow_sq = loops
+    w0, w1, w2 = _LANE_WIDTHS[arr.dtype]
+    add0, add1, add2 = (_LANE_LOOPS[arr.dtype, w, False] for w in (w0, w1, w2))
+    sq0, sq1, sq2 = (_LANE_LOOPS[arr.dtype, w, True] for w in (w0, w1, w2))
 
-    def impl(arr, start, count, acc, square=False):
+    def impl(arr, start, count, acc, square=False, stride=0):
         lanes = acc.size
-        if lanes == wide:
+        step = stride if stride else lanes
+        if lanes == w0:
             if square:
-                wide_sq(arr, start, count, acc)
+                sq0(arr, start, count, step, acc)
             else:
-                wide_add(arr, start, count, acc)
-        elif lanes == narrow:
+                add0(arr, start, count, step, acc)
+        elif lanes == w1:
             if square:
-                narrow_sq(arr, start, count, acc)
+                sq1(arr, start, count, step, acc)
             else:
-                narrow_add(arr, start, count, acc)
+                add1(arr, start, count, step, acc)
+        elif lanes == w2:
+            if square:
+                sq2(arr, start, count, step, acc)
+            else:
+                add2(arr, start, count, step, acc)
         else:
             for k in range(count):
-                at = start + k * lanes
+                at = start + k * step
                 for lane in range(lanes):
                     x = arr[at + lane]
                     acc[lane] += x * x if square else x

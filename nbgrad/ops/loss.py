@@ -148,11 +148,11 @@ class LogSoftmaxBackward0(Node):
         return g - y.exp() * g.sum(self.dim, keepdim=True)
 
 
-def _over_total_weight(g, total_weight, scalar):
+def _over_total_weight(g, total_weight, scalar, g_value=None):
     """nll_loss_backward's g / total_weight as a scalar of the loss's dtype (NumPy's scalar
     division: IEEE's in that dtype); a total weight of 0 (every row ignored) gives _div's inf
-    or NaN."""
-    gv = scalar(g.item())
+    or NaN.  g_value: g.item() when the caller has it already."""
+    gv = scalar(g.item() if g_value is None else g_value)
     return gv / scalar(total_weight) if total_weight else scalar(_div(float(gv), 0.0))
 
 
@@ -186,10 +186,13 @@ class NllLossBackward0(Node):
                 g64 = cast(g.detach(), D.float64).reshape(-1)
                 coef_nll, coef_smooth = _flat(g64 * scale_nll), _flat(g64 * scale_smooth)
             elif self._float32_mean() and g.numel() == 1:
-                # the float32 kernel's PyTorch bits (loss_kernels.py)
-                gv = _over_total_weight(g, self.total_weight, np.float32)
-                coef_nll = backend_of(x).full(self.m, D.float64.np, float(gv))
-                coef_smooth = _coef(g, self.scale_smooth, self.m, x)     # (0: no smoothing; a CUDA kernel reads it)
+                # the float32 kernel's PyTorch bits (loss_kernels.py); one value for every row
+                # (the contract's (1,) scales: the CPU's float32 kernel reads no smoothing one)
+                g_value = g.item()
+                gv = _over_total_weight(g, self.total_weight, np.float32, g_value)
+                be = backend_of(x)
+                coef_nll = be.full(1, D.float64.np, float(gv))
+                coef_smooth = be.full(1, D.float64.np, float(g_value) * self.scale_smooth)
             else:
                 g_value = float(g.item()) if g.numel() == 1 and self.m != 1 else None
                 coef_nll = _coef(g, self.scale_nll, self.m, x, g_value)

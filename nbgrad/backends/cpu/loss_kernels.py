@@ -353,10 +353,8 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
     w = weight if has_weight else np.ones(1, dtype=x.dtype)
     if coef_nll.size != m:
         coef_nll = np.full(m, coef_nll[0])
-    if coef_smooth.size != m:
-        coef_smooth = np.full(m, coef_smooth[0])
     grad = np.empty(m * c, dtype=x.dtype)
-    if bitwise_cross_entropy(x, smoothing):
+    if bitwise_cross_entropy(x, smoothing):     # (no smoothing: coef_smooth is not read)
         lanes = pytorch_float_lanes()
         done = False
         if _split_rows(m, c) and w.dtype == np.float32 and coef_nll.dtype == np.float64:
@@ -366,6 +364,8 @@ def cross_entropy_backward(x, m, c, lse, target, weight, ignore_index, smoothing
         if not done:
             _ce_backward_f32(x, m, c, target, w, has_weight, int(ignore_index), coef_nll, lanes, grad)
     else:
+        if coef_smooth.size != m:
+            coef_smooth = np.full(m, coef_smooth[0])
         _ce_backward(x, m, c, lse, target, w, has_weight, int(ignore_index), float(smoothing), coef_nll,
                      coef_smooth, grad)
     return grad

@@ -7,6 +7,9 @@ measure, and keeps the whole loop scalar).  The elementwise kernels' exp,
 log, tanh and sigmoid (nbgrad/backends/cpu/elementwise.py) and the CPU's
 row-wise exps (cross-entropy, softmax, log_softmax, logsumexp) and the normal
 draws' Box-Muller transform (backends/cpu/sampling.py) are built on these.
+Beside them: lane_add, an accumulation of vectors held in a vector register (PyTorch's
+Vectorized sums: softmax's and the cascade sums' lanes, the 2-norm's squares), and the
+integer order keys that let a float max/min vectorise (extremum_run).
 They live in the shared package for the cache rule (this package's __init__):
 kernels of several CPU modules inline them.  CPU only: CUDA kernels
 use the device's own math.exp.  Their accuracy against NumPy (1-2 ulp,

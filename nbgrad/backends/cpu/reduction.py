@@ -31,7 +31,8 @@ from ... import _debug
 
 from .._shared import cpu_cfunc, cpu_kernel
 from .._shared.fast_math import (_fast_exp, _wide_vectors, block_exp_shifted_f32, block_max_f32, block_sum,
-                                 extremum_run, fma, lane_add, long_max_f32, reduce_all_max_f32, reduce_all_sum as _reduce_all_sum,
+                                 extremum_run, fma, lane_add, long_max_f32, reduce_all_max_f32,
+                                 reduce_all_sum as _reduce_all_sum,
                                  sleef_expf, sleef_logf)
 from .._shared.native import address_as
 from .._shared.geometry import as_index_array, contiguous_strides, numel

@@ -144,3 +144,29 @@ def test_block_passes_give_each_row_the_per_row_bits(lanes):
             np.testing.assert_array_equal(a.view(np.int32), w.view(np.int32), err_msg=f"n={n}")
         assert np.isnan(got[0][3]) and got[0][5] == -np.inf and got[0][9] == np.inf
         assert got[0][11] == 0 and np.signbit(got[0][11]) == (first != second)
+
+
+@pytest.mark.parametrize("dtype, lanes", [(np.float32, 8), (np.float32, 16), (np.float32, 32), (np.float64, 4),
+                                          (np.float64, 8), (np.float64, 16), (np.float32, 5)])
+@pytest.mark.parametrize("stride", [-1, 0, 3, 40])
+@pytest.mark.parametrize("square", [False, True])
+def test_lane_add_adds_each_lane_in_order(dtype, lanes, stride, square):
+    # acc[l] += x[start + k * step + l] (squared) for k in order; stride -1: step = lanes (the
+    # vectors one after the other), 0: one vector repeated (a broadcast view's rows)
+    @njit(cache=False)
+    def run(x, start, count, acc, square, stride):
+        FM.lane_add(x, start, count, acc, square, stride)
+
+    rng = np.random.default_rng(lanes + stride)
+    count, start = 37, 5
+    step = lanes if stride < 0 else stride
+    x = (rng.standard_normal(start + count * max(step, lanes) + lanes) * 100).astype(dtype)
+    acc = rng.standard_normal(lanes).astype(dtype)
+    want = acc.copy()
+    for k in range(count):
+        v = x[start + k * step:start + k * step + lanes]
+        want = (want + (v * v if square else v)).astype(dtype)
+    run(x, start, count, acc, square, stride)
+    np.testing.assert_array_equal(acc.view(np.uint8), want.view(np.uint8))
+    run(x, start, 0, acc, square, stride)              # no vectors: acc unchanged
+    np.testing.assert_array_equal(acc.view(np.uint8), want.view(np.uint8))

@@ -243,30 +243,31 @@ _LANE_LOOPS = {(dt, lanes, square): _make_lane_loop(dt, lanes, square)
                for dt, widths in _LANE_WIDTHS.items() for lanes in widths for square in (False, True)}
 
 
-def lane_add(arr, start, count, acc, square=False, stride=0):
-    """acc += each of `count` vectors of acc.size elements at arr[start + k * stride:] (stride 0:
-    acc.size, the vectors one after the other; their squares when square), lane by lane in
-    order: the lane-register loop above for float32 with 8, 16 or 32 lanes and float64 with 4,
-    8 or 16, an element loop otherwise (the same additions).  acc is contiguous.  Plain Python
-    (NUMBA_DISABLE_JIT): NumPy's element-wise arithmetic in acc's dtype."""
+def lane_add(arr, start, count, acc, square=False, stride=-1):
+    """acc += each of `count` vectors of acc.size elements at arr[start + k * stride:] (stride -1:
+    acc.size, the vectors one after the other; 0: one vector, a broadcast's, count times; their
+    squares when square), lane by lane in order: the lane-register loop above for float32 with
+    8, 16 or 32 lanes and float64 with 4, 8 or 16, an element loop otherwise (the same
+    additions).  acc is contiguous.  Plain Python (NUMBA_DISABLE_JIT): NumPy's element-wise
+    arithmetic in acc's dtype."""
     lanes = acc.size
-    step = stride or lanes
+    step = lanes if stride < 0 else stride
     for k in range(count):
         x = arr[start + k * step:start + k * step + lanes]
         acc[:] = acc + (x * x if square else x)
 
 
 @overload(lane_add, jit_options={"error_model": "numpy"})
-def _lane_add_typed(arr, start, count, acc, square=False, stride=0):
+def _lane_add_typed(arr, start, count, acc, square=False, stride=-1):
     if not isinstance(arr, types.Array) or arr.dtype not in _LANE_WIDTHS:
         return None
     w0, w1, w2 = _LANE_WIDTHS[arr.dtype]
     add0, add1, add2 = (_LANE_LOOPS[arr.dtype, w, False] for w in (w0, w1, w2))
     sq0, sq1, sq2 = (_LANE_LOOPS[arr.dtype, w, True] for w in (w0, w1, w2))
 
-    def impl(arr, start, count, acc, square=False, stride=0):
+    def impl(arr, start, count, acc, square=False, stride=-1):
         lanes = acc.size
-        step = stride if stride else lanes
+        step = lanes if stride < 0 else stride
         if lanes == w0:
             if square:
                 sq0(arr, start, count, step, acc)

@@ -760,8 +760,16 @@ def _softmax_block_f32(x, px, b, rn, lanes, log, acc, mx, sc, sh, sh2, out, po):
     block_max_f32(x, px, b, rn, mx)
     block_exp_shifted_f32(x, px, b, rn, mx, sh, out, po)      # (sh: each row's max repeated)
     block_sum(out, po, b, rn, lanes, acc, sc)
+    # each row's factor in a loop of its own over the rows (it vectorizes: SLEEF's logf a row
+    # at a time inside the fill loop below was scalar), then repeated along the row
+    if log:
+        for i in range(b):
+            sc[i] = sleef_logf(sc[i])
+    else:
+        for i in range(b):
+            sc[i] = np.float32(1.0) / sc[i]
     for i in range(b):
-        f = sleef_logf(sc[i]) if log else np.float32(1.0) / sc[i]
+        f = sc[i]
         for j in range(rn):
             sh2[i * rn + j] = f
     k = b * rn

@@ -269,18 +269,23 @@ def contiguous_data(t):
     return copy_raw(t)
 
 
-def cpu_run(t):
-    """n when t's values are the run buffer[offset:offset + n] of a row-major, non-empty CPU
-    tensor and nbgrad.compile is not capturing, else 0: then NumPy on that run does what the
-    backend's planned call would (the small-op shortcuts of copy_raw, zero_ and copy_), while
-    a capture must see the backend's calls to replay them."""
-    if CAPTURE[0] is not None or t._storage.device.type != "cpu":
-        return 0
+def row_major_numel(t):
+    """n when t's values are the run buffer[offset:offset + n] of a row-major, non-empty tensor
+    (the backends' small-op shortcuts serve such runs), else 0."""
     shape = t._shape
     rm = row_major_of(shape) or row_major(shape)
     if rm is None or not (t._stride is rm or t._stride == rm):
         return 0
     return math.prod(shape)
+
+
+def cpu_run(t):
+    """row_major_numel(t) of a CPU tensor while nbgrad.compile is not capturing, else 0: then
+    NumPy on that run does what the backend's planned call would (the small-op shortcuts of
+    copy_raw, zero_ and copy_), while a capture must see the backend's calls to replay them."""
+    if CAPTURE[0] is not None or t._storage.device.type != "cpu":
+        return 0
+    return row_major_numel(t)
 
 
 _SMALL_COPY_BYTES = 64 << 10     # (larger copies keep the backend's: its pooled buffers, its threads)

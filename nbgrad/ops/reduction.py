@@ -3,12 +3,12 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
-from .._tensor import Tensor, row_major, row_major_of
+from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (accelerated, backend_of, cast, copy_raw, needs_grad, new_tensor, record, shortcuts, wrap_dims,
-                     int_dim, _wrap)
+from ._graph import (accelerated, backend_of, cast, copy_raw, needs_grad, new_tensor, record, row_major_numel,
+                     shortcuts, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -91,30 +91,28 @@ _VAR_DENSE = shortcuts("var_dense")
 def _total_dense(op, x):
     """x.sum() / x.mean() / x.max() ... of a row-major floating tensor by the backend's shortcut (the
     small op's cost is its Python): the 0-dim result, or None to take _reduce_raw."""
-    rm = row_major_of(x._shape) or row_major(x._shape)
-    if rm is None or not (x._stride is rm or x._stride == rm) or not x._dtype.is_floating_point:
+    n = row_major_numel(x)
+    if not n or not x._dtype.is_floating_point:
         return None
     dev = x._storage.device
     dense = _TOTAL_DENSE[dev.type]
     if dense is None:
         return None
-    buf = dense(op, x._storage.buffer, x._offset, math.prod(x._shape), x._dtype.np)
+    buf = dense(op, x._storage.buffer, x._offset, n, x._dtype.np)
     return None if buf is None else Tensor._from_buffer(buf, _SCALAR, x._dtype, dev)
 
 
 def _var_dense(x, dims, keepdim, correction, take_sqrt):
     """x.var() / x.std() over every dim of a row-major floating tensor by the backend's shortcut
     (reduce("var")'s value, its sqrt for std, rounded to x's dtype), or None to compose them."""
-    if len(dims) != x.dim():
-        return None
-    rm = row_major_of(x._shape) or row_major(x._shape)
-    if rm is None or not (x._stride is rm or x._stride == rm):
+    n = row_major_numel(x) if len(dims) == x.dim() else 0
+    if not n:
         return None
     dev = x._storage.device
     dense = _VAR_DENSE[dev.type]
     if dense is None:
         return None
-    buf = dense(x._storage.buffer, x._offset, math.prod(x._shape), correction, take_sqrt, x._dtype.np)
+    buf = dense(x._storage.buffer, x._offset, n, correction, take_sqrt, x._dtype.np)
     return None if buf is None else Tensor._from_buffer(buf, _kept_shape(x._shape, dims, keepdim), x._dtype, dev)
 
 
@@ -437,12 +435,12 @@ def _arg_dense(op, x, dim, keepdim):
     last = dim is not None and (dim == -1 or dim == len(shape) - 1)
     if dim is not None and not last:
         return None
-    rm = row_major_of(shape) or row_major(shape)
+    total = row_major_numel(x)
     dense = _ARG_DENSE[x._storage.device.type]
-    if rm is None or dense is None or not (x._stride is rm or x._stride == rm):
+    if not total or dense is None:
         return None
-    n = shape[-1] if last else math.prod(shape)
-    buf = dense(op, x._storage.buffer, x._offset, math.prod(shape) // n if n else 0, n)
+    n = shape[-1] if last else total
+    buf = dense(op, x._storage.buffer, x._offset, total // n, n)
     if buf is None:
         return None
     out_shape = ((1,) * len(shape) if keepdim else ()) if not last else \

@@ -225,16 +225,16 @@ def _ce_backward_rows_f32(x, r0, r1, c, target, weight, has_weight, ignore_index
     sl = np.empty(block * c, np.float32)
     sr = np.empty(block * c, np.float32)
     sv = np.empty(block, np.float32)
-    for r0_ in range(r0, r1, block):
-        b = min(block, r1 - r0_)
+    for b0 in range(r0, r1, block):
+        b = min(block, r1 - b0)
         # (the exps of the statistics into the gradient's own rows, written over below)
-        _log_softmax_stats_f32(x, r0_, b, c, lanes, acc, sh, grad[r0_ * c:(r0_ + b) * c], mx, ls)
+        _log_softmax_stats_f32(x, b0, b, c, lanes, acc, sh, grad[b0 * c:(b0 + b) * c], mx, ls)
         for k in range(b):                  # each row's constants, repeated along it
-            t = target[r0_ + k]
+            t = target[b0 + k]
             s = np.float32(0.0)
             if t != ignore_index:
                 wt = weight[t] if has_weight else np.float32(1.0)
-                s = -np.float32(float(wt) * coef_nll[r0_ + k])     # w[t] * -(g / total_weight), rounded once
+                s = -np.float32(float(wt) * coef_nll[b0 + k])     # w[t] * -(g / total_weight), rounded once
             sv[k] = s
             row_sum = s if c == 1 else s + np.float32(0.0)  # (reduce_all of the row: a -0.0 meets +0.0s)
             for j in range(c):
@@ -242,13 +242,13 @@ def _ce_backward_rows_f32(x, r0, r1, c, target, weight, has_weight, ignore_index
                 sl[k * c + j] = ls[k]
                 sr[k * c + j] = row_sum
         n = b * c                           # the block in one loop (rows of 10: no loop per row)
-        xr = x[r0_ * c:r0_ * c + n]
-        gr = grad[r0_ * c:r0_ * c + n]
+        xr = x[b0 * c:b0 * c + n]
+        gr = grad[b0 * c:b0 * c + n]
         mr, lr, rr = sh[:n], sl[:n], sr[:n]
         for j in range(uint64(n)):
             gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], np.float32(0.0))
         for k in range(b):
-            t = target[r0_ + k]
+            t = target[b0 + k]
             if t != ignore_index:
                 j = k * c + t
                 gr[j] = fma(-sleef_expf((xr[j] - mr[j]) - lr[j]), rr[j], sv[k])
@@ -260,9 +260,10 @@ def _ce_backward_f32(x, m, c, target, weight, has_weight, ignore_index, coef_nll
     _ce_backward_rows_f32(x, 0, m, c, target, weight, has_weight, ignore_index, coef_nll, lanes, grad)
 
 
-# The row kernels above split across the team's workers (_threads.run_native) for logits of
-# TEAM_MIN_ELEMENTS and more: a piece is a range of rows.  The argument block holds the
-# arrays' addresses and a params array (c, has_weight, ignore_index, lanes).
+# The row kernels above split across the team's workers (_threads.run_native) where
+# reduction.worth_splitting_rows says (the softmax kernels' line): a piece is a range of rows.
+# The argument block holds the arrays' addresses and a params array (c, has_weight,
+# ignore_index, lanes).
 
 @_scalar
 def _ce_args(args, hi):

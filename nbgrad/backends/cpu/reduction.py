@@ -398,6 +398,12 @@ def _var_all(x_view, dims, correction):
     n = numel(x_view[2])
     walk = iterator_walk(x_view)        # (the mean's walk where its order is PyTorch's, and the deviations')
     mean = cascade_mean(buf, *walk) if 0 < n < GRAIN_SIZE else reduce("mean", x_view, dims, buf.dtype)[0]
+    return _variance(buf, walk, n, mean, correction)
+
+
+def _variance(buf, walk, n, mean, correction):
+    """The float64 squared deviations from mean over the walk, divided by n - correction (nan
+    and inf where that is not positive, as PyTorch's)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.float64(squared_deviations(buf, *walk, mean)) / np.float64(max(0.0, n - correction))
 
@@ -442,14 +448,10 @@ def var_dense(buf, off, n, correction, take_sqrt, out_dtype):
     NBGRAD_DEBUG on)."""
     if n == 0 or n >= GRAIN_SIZE or _debug.ENABLED or buf.dtype not in _TOTAL_DENSE_DTYPES:
         return None
-    sizes, strides = contiguous_run(n)
-    mean = cascade_mean(buf, off, sizes, strides)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        v = np.float64(squared_deviations(buf, off, sizes, strides, mean)) / np.float64(max(0.0, n - correction))
-        if take_sqrt:
-            v = np.sqrt(v)
+    walk = (off,) + contiguous_run(n)   # (iterator_walk's of a dense run, without working it out)
+    v = _variance(buf, walk, n, cascade_mean(buf, *walk), correction)
     out = np.empty(1, dtype=out_dtype)
-    out[0] = v
+    out[0] = np.sqrt(v) if take_sqrt else v
     return out
 
 
@@ -634,7 +636,7 @@ def softmax(x_view, dim, log):
     if buf.dtype == np.float32 and dim == len(shape) - 1:
         rn, rs, lanes, log = shape[dim], strides[dim], pytorch_float_lanes(), bool(log)
         rows = n // rn
-        if rs == 1 and rows > 1 and worth_splitting_rows(n) and tuple(strides) == ost \
+        if rows > 1 and worth_splitting_rows(n) and tuple(strides) == ost \
                 and 0 <= off and off + n <= buf.size:
             # dense rows split natively across the team (~1 us a split, not the pool's 20-50)
             fn = native_function(("softmax_rows", "float32"), _native_softmax_rows)
@@ -925,25 +927,32 @@ def _softmax_backward_row(g, pg, y, py, rn, grs, yrs, lanes, log, acc, tmp, out,
             row[j] = (g[pg + j * grs] - s) * y[py + j * yrs]
 
 
+@register_jitable(error_model="numpy")
+def _softmax_backward_dense_rows(g, y, r0, r1, rn, lanes, log, out):
+    """_softmax_backward_rows of rows r0 .. r1 of dense (rows, rn) g and y into out's, by blocks
+    (as _softmax_dense_rows_f32 does the forward's)."""
+    block = max(1, _SOFTMAX_BLOCK_ELEMENTS // rn)
+    acc = np.empty(lanes, out.dtype)
+    sc = np.empty(block, out.dtype)
+    rep = np.empty(block * rn, out.dtype)
+    r = r0
+    while r < r1:
+        b = min(block, r1 - r)
+        _softmax_backward_block(g, r * rn, y, r * rn, b, rn, lanes, log, acc, sc, rep, out, r * rn)
+        r += b
+
+
 def _native_softmax_backward_rows(dt):
-    """The native entry point (run_native) of _softmax_backward_block over rows [lo, hi) of dense
-    g, y and out; its block: their addresses at the first row and (rn, lanes, log)."""
+    """The native entry point (run_native) of _softmax_backward_dense_rows over rows [lo, hi); its
+    block: the addresses of g, y and out at the first row, and (rn, lanes, log)."""
     def native(args, lo, hi):
         block = carray(address_as(args, np.int64), 4)
         params = carray(address_as(block[3], np.int64), 3)
-        rn, lanes, log = params[0], params[1], params[2] != 0
+        rn = params[0]
         g = carray(address_as(block[0], dt), hi * rn)
         y = carray(address_as(block[1], dt), hi * rn)
         out = carray(address_as(block[2], dt), hi * rn)
-        per = max(1, _SOFTMAX_BLOCK_ELEMENTS // rn)
-        acc = np.empty(lanes, dt)
-        sc = np.empty(per, dt)
-        rep = np.empty(per * rn, dt)
-        r = lo
-        while r < hi:
-            b = min(per, hi - r)
-            _softmax_backward_block(g, r * rn, y, r * rn, b, rn, lanes, log, acc, sc, rep, out, r * rn)
-            r += b
+        _softmax_backward_dense_rows(g, y, lo, hi, rn, params[1], params[2] != 0, out)
     return cpu_cfunc(native).address
 
 

@@ -17,7 +17,8 @@ SHAPES = [(128, 784, 256), (128, 256, 256), (256, 128, 784), (256, 128, 256), (2
 def _task(team, a, b, out, axis):
     """A copy of the task _plan writes for out = a @ b, cut in two along axis."""
     task = np.zeros_like(team.task)
-    T._plan(task, T._GEMM["addresses"][out.dtype], False, *T._row_major(a), *T._row_major(b), out, 2)
+    T._plan(task, T._GEMM["addresses"][out.dtype], False, *T._row_major(a), *T._row_major(b), out, 2,
+            *T.cut_steps(out.dtype))
     length = out.shape[axis]
     task[T._T_AXIS], task[T._T_PIECES] = axis, 2
     task[T._T_BOUNDS], task[T._T_BOUNDS + 1], task[T._T_BOUNDS + 2] = 0, -(-(length // 2) // 16) * 16, length

@@ -55,6 +55,47 @@ def test_a_split_float32_product_has_one_gemms_bits(m, k, n, fa, fb, threads):
     np.testing.assert_array_equal(out, _one_thread_dot(a, b))
 
 
+def _planned(m, k, n, steps, threads=2):
+    """(axis, bounds) of the plan for an (m, k) @ (k, n) float32 product cut with these steps
+    (b F-ordered, as a linear layer's weight transposed)."""
+    rng = np.random.default_rng(0)
+    a, b = _operands(rng, m, k, n, np.float32, False, True)
+    task = np.zeros(_team._TASK_SIZE, np.int64)
+    pieces = _team._plan(task, 0, False, *_team._row_major(a), *_team._row_major(b), np.empty((m, n), np.float32),
+                         threads, *steps)
+    if pieces < 2:
+        return None
+    return int(task[_team._T_AXIS]), [int(x) for x in task[_team._T_BOUNDS:_team._T_BOUNDS + pieces + 1]]
+
+
+def test_products_are_cut_only_where_the_blas_keeps_its_bits():
+    # columns where _split_rows would take them, unless the kernel's bits forbid column cuts
+    # (NumPy's OpenBLAS Haswell sgemm: rows on multiples of 12, no columns)
+    assert _planned(128, 784, 256, (16, 16)) == (1, [0, 128, 256])
+    assert _planned(128, 784, 256, (12, 0)) == (0, [0, 72, 128])
+    assert _planned(256, 128, 784, (12, 0)) == (0, [0, 132, 256])
+    assert _planned(256, 128, 784, (16, 16)) == (0, [0, 128, 256])
+    assert _planned(128, 784, 256, (0, 0)) is None        # neither dim may be cut: one gemm
+    assert _planned(128, 784, 256, (0, 16)) == (1, [0, 128, 256])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_probed_steps_keep_the_bits_of_products_other_than_the_probes(dtype):
+    rows, cols = _team.cut_steps(np.dtype(dtype))
+    rng = np.random.default_rng(5)
+    for m, k, n in [(97, 50, 333), (130, 129, 65)]:
+        a, b = _operands(rng, m, k, n, dtype, False, True)
+        whole = _one_thread_dot(a, b)
+        for step, axis in ((rows, 0), (cols, 1)):
+            # (no piece of one row or column: np.dot takes gemv for it, the team never does)
+            for cut in range(step, whole.shape[axis] - 1, step) if step else ():
+                if axis == 0:
+                    pieces = np.vstack([_one_thread_dot(a[:cut], b), _one_thread_dot(a[cut:], b)])
+                else:
+                    pieces = np.hstack([_one_thread_dot(a, b[:, :cut]), _one_thread_dot(a, b[:, cut:])])
+                np.testing.assert_array_equal(pieces, whole)
+
+
 @pytest.mark.parametrize("m, k, n", [(128, 784, 256), (300, 90, 100)])
 @pytest.mark.parametrize("fa, fb", LAYOUTS)
 def test_a_split_float64_product_matches_one_gemm(m, k, n, fa, fb):

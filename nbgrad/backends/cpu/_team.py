@@ -407,6 +407,75 @@ def available():
     return _GEMM["addresses"] is not None
 
 
+# Where a product's output may be cut so that its pieces, each its own gemm, give the whole
+# gemm's bits: OpenBLAS's kernels compute an element by a loop that depends on where it falls
+# in the kernel's unrolled blocks, and those differ by kernel.  Measured with NumPy's OpenBLAS
+# 0.3.31: its Haswell sgemm (on a 2-core AMD EPYC with AVX2) keeps the bits only for rows cut on
+# multiples of 12 and for no column cut at all; its dgemm for rows on multiples of 2 and nearly
+# any column; the SkylakeX kernels (Intel Xeon, AVX-512) for both on multiples of 16.  So each
+# dtype's steps are found on this machine, once, by cutting probe products
+# (_probe_steps); columns are cut on whole cache lines of the output as well.
+_ROW_STEPS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64)
+_COL_STEPS = (16, 32, 64, 128)
+_PROBES = ((150, 64, 200), (40, 128, 700))
+
+
+def _keeps_bits(whole, part, a, b, axis, step):
+    """Whether cutting a @ b along axis (0 rows, 1 columns) at a multiple of step into two
+    pieces gives `whole`'s bits (the first and last such cuts and two between)."""
+    cuts = list(range(step, whole.shape[axis], step))
+    for cut in sorted({cuts[i] for i in (0, len(cuts) // 3, 2 * len(cuts) // 3, -1)} if cuts else ()):
+        if axis == 0:
+            pieces = np.vstack([part(a[:cut], b), part(a[cut:], b)])
+        else:
+            pieces = np.hstack([part(a, b[:, :cut]), part(a, b[:, cut:])])
+        if not np.array_equal(pieces, whole):
+            return False
+    return True
+
+
+def _probe_steps(dtype):
+    """(row step, column step) for products of dtype on this machine, 0 where no step of the
+    candidates keeps the bits, for every layout of the probes' operands."""
+    ctl = _GEMM["threads"]
+    before = ctl[0]() if ctl else 0
+    if before > 1:
+        ctl[1](1)       # (the pieces are one-thread gemms)
+    try:
+        rng = np.random.default_rng(0)
+        found = []
+        for axis, steps in ((0, _ROW_STEPS), (1, _COL_STEPS)):
+            chosen = 0
+            for step in steps:
+                ok = True
+                for m, k, n in _PROBES:
+                    a = rng.standard_normal((m, k)).astype(dtype)
+                    b = rng.standard_normal((k, n)).astype(dtype)
+                    for x, y in ((a, b), (np.asfortranarray(a), np.asfortranarray(b))):
+                        if not _keeps_bits(np.dot(x, y), np.dot, x, y, axis, step):
+                            ok = False
+                            break
+                    if not ok:
+                        break
+                if ok:
+                    chosen = step
+                    break
+            found.append(chosen)
+        return tuple(found)
+    finally:
+        if before > 1:
+            ctl[1](before)
+
+
+def cut_steps(dtype):
+    """(row step, column step) of dtype's products (see _ROW_STEPS), probed on first use."""
+    steps = _GEMM.get(dtype)
+    if steps is None:
+        with np.errstate(all="ignore"):
+            steps = _GEMM[dtype] = _probe_steps(dtype)
+    return steps
+
+
 def team(threads):
     """The team with threads - 1 workers (made, or remade for another count, on demand)."""
     global _team
@@ -442,23 +511,27 @@ def _split_rows(m, n, b_c, pieces):
 
 
 @_kernel
-def _plan(task, fn, f64, a, ta, b, tb, out, threads):
+def _plan(task, fn, f64, a, ta, b, tb, out, threads, row_step, col_step):
     """Write the product out = op(a) @ op(b) into task (a, b C-contiguous with their cblas
-    transpose flags: _describe) with its pieces' bounds along one of the output's dims (_split_rows), on multiples
-    of 16 elements (whole cache lines of a row), each piece above _SMALL_KERNEL_MAX
-    multiply-adds.  The number of pieces; below 2 nothing is to be split."""
+    transpose flags: _describe) with its pieces' bounds along one of the output's dims
+    (_split_rows; rows only where columns may not be cut), on multiples of that dim's step
+    (cut_steps: where a cut keeps the whole gemm's bits; 0, never), each piece above
+    _SMALL_KERNEL_MAX multiply-adds.  The number of pieces; below 2 nothing is to be split."""
     m = a.shape[0] if ta == 111 else a.shape[1]
     k = a.shape[1] if ta == 111 else a.shape[0]
     n = b.shape[1] if tb == 111 else b.shape[0]
     b_c = tb == 111
-    axis, length = (0, m) if _split_rows(m, n, b_c, min(threads, MAX_PIECES)) else (1, n)
-    per_element = (m * n * k) / length
     pieces = min(threads, MAX_PIECES)
+    rows = col_step == 0 or (row_step != 0 and _split_rows(m, n, b_c, pieces))
+    if rows and row_step == 0:
+        return 1
+    axis, length, step = (0, m, row_step) if rows else (1, n, col_step)
+    per_element = (m * n * k) / length
     while pieces > 1:
         smallest = length
         prev = 0
         for p in range(1, pieces + 1):
-            cut = length if p == pieces else min(length, -(-(length * p // pieces) // 16) * 16)
+            cut = length if p == pieces else min(length, -(-(length * p // pieces) // step) * step)
             task[_T_BOUNDS + p] = cut
             smallest = min(smallest, cut - prev)
             prev = cut
@@ -496,7 +569,8 @@ def gemm(a, b, out, threads):
         return False        # another thread's product holds the block: the caller's own gemm
     try:
         dtype = out.dtype
-        if _plan(t.task, _GEMM["addresses"][dtype], dtype == _F64, *_row_major(a), *_row_major(b), out, threads) < 2:
+        if _plan(t.task, _GEMM["addresses"][dtype], dtype == _F64, *_row_major(a), *_row_major(b), out, threads,
+                 *cut_steps(dtype)) < 2:
             return False
         _run_planned(t)
     finally:

@@ -125,3 +125,31 @@ def _product_calls(monkeypatch, fn):
     calls = []
     _watching(fn, calls.append)
     return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_numpy_route_has_one_thread_np_dots_bits(blas, dtype):
+    # the route calls NumPy's cblas gemm itself (_team.whole_gemm): the call np.dot makes
+    rng = np.random.default_rng(3)
+    get, set_ = _blas_threads.controls("numpy")
+    for n, k, m in [(2, 3, 2), (128, 256, 10), (10, 128, 256), (37, 91, 53)]:
+        for ta in (False, True):
+            for tb in (False, True):
+                a, b = _operand(rng, n, k, ta, dtype), _operand(rng, k, m, tb, dtype)
+                got = (a @ b).numpy()
+                set_(1)
+                try:
+                    want = np.dot(a.numpy(), b.numpy())
+                finally:
+                    set_(2)
+                np.testing.assert_array_equal(got, want)
+
+
+def test_nan_and_inf_products_warn_nothing(recwarn):
+    # PyTorch's CPU matmul warns of nothing; NumPy's np.dot would (invalid value, overflow)
+    a = nbgrad.tensor([[np.inf, 1.0, 2.0], [1e30, 1e30, 0.0]], dtype=nbgrad.float32)
+    b = nbgrad.tensor([[0.0, 1.0], [np.nan, 1e30], [1.0, 1.0]], dtype=nbgrad.float32)
+    with np.errstate(all="raise"):
+        out = (a @ b).numpy()
+    assert np.isnan(out[0, 0]) and np.isinf(out[1, 1])
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

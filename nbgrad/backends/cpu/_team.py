@@ -238,6 +238,28 @@ def _describe(task, at, a, ta, b, tb, out):
     task[at + 5], task[at + 7], task[at + 9], task[at + 10] = a.ctypes.data, b.ctypes.data, out.ctypes.data, n
 
 
+@_kernel
+def whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
+    """out[:m * n] = op(A) @ op(B) as one cblas gemm on the calling thread (row-major, the
+    operands' elements at aoff and boff of the 1-D buffers a and b; ta/tb 111 NoTrans, 112
+    Trans; lda/ldb their stored row lengths) through fn, the address of the gemm of their
+    dtype: the call np.dot makes for C/F matrices, without building NumPy matrices for it
+    or checking the FPU's flags after it (np.dot warns of NaN/inf products, PyTorch does not;
+    its np.errstate cost more than the gemm of a 128x256x10 product's overhead)."""
+    size = a.itemsize
+    pa = _address(a) + aoff * size
+    pb = _address(b) + boff * size
+    if size == 8:
+        _dgemm_call(fn, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, 0.0, _address(out), n)
+    else:
+        _sgemm_call(fn, ta, tb, m, n, k, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0), _address(out), n)
+
+
+def gemm_address(dtype):
+    """The address of NumPy's OpenBLAS cblas gemm for float32/float64 `dtype`, or None."""
+    return _GEMM["addresses"][dtype] if available() else None
+
+
 def _row_major(m):
     """(m, 111) for a C-contiguous matrix, (m.T, 112) for an F-contiguous one: the kernels
     below take C arrays and a cblas transpose flag, so that a product compiles them once per

@@ -132,8 +132,6 @@ def _numpy_matrix(view, rows, cols):
     return None
 
 
-_numpy_dot = np.dot     # (a name of its own: tests watch the calls)
-
 # Whether single 2-D products go to NumPy's BLAS: None until first asked, then whether
 # _blas_threads found NumPy's OpenBLAS (its thread count must be controllable).
 _NUMPY_ROUTE = [None]
@@ -145,9 +143,41 @@ def _numpy_route():
     return _NUMPY_ROUTE[0]
 
 
+def _blas_layout(view, rows, cols):
+    """(cblas transpose flag, leading dimension) of a C (111, NoTrans) or F (112, Trans) (rows,
+    cols) view, else None: how np.dot hands such a matrix to gemm."""
+    strides = view[3]
+    s_rows, s_cols = strides[-2], strides[-1]
+    if s_cols == 1 and s_rows == cols:
+        return 111, cols
+    if s_rows == 1 and s_cols == rows:
+        return 112, rows
+    return None
+
+
+def _numpy_dot(a_view, a_layout, b_view, b_layout, out, n, k, m):
+    """out = a @ b as the one gemm np.dot calls (NumPy's OpenBLAS's cblas gemm, same
+    operands, flags and sizes: the same bits), called straight from compiled code
+    (_team.whole_gemm); np.dot itself where those symbols were not found."""
+    fn = _team.gemm_address(out.dtype)
+    if fn is None:
+        with np.errstate(all="ignore"):        # (NaN/inf products warn in NumPy, not in PyTorch)
+            np.dot(_numpy_matrix(a_view, n, k), _numpy_matrix(b_view, k, m), out=out.reshape(n, m))
+        return
+    _team.whole_gemm(fn, a_view[0], a_view[1], a_layout[0], a_layout[1], b_view[0], b_view[1], b_layout[0],
+                     b_layout[1], out, n, m, k)
+
+
+def _same_start(a_view, b_view):
+    """Whether the two views' first elements are at one address."""
+    (abuf, aoff), (bbuf, boff) = a_view[:2], b_view[:2]
+    return abuf.__array_interface__["data"][0] + aoff * abuf.itemsize == \
+        bbuf.__array_interface__["data"][0] + boff * bbuf.itemsize
+
+
 def _numpy_gemm(a_view, b_view, out, n, k, m):
-    """out = a @ b through NumPy's np.dot (its BLAS's gemm) for C/F matrices with n, k, m > 1;
-    False when the operands are not such a pair.  NumPy's wheel carries a newer OpenBLAS
+    """out = a @ b through NumPy's BLAS's gemm for C/F matrices with n, k, m > 1; False when
+    the operands are not such a pair.  NumPy's wheel carries a newer OpenBLAS
     than SciPy's (0.3.31 vs 0.3.30 here), the same gemm, same bits on the products tried,
     faster on the W4 step's shapes (one thread, cblas_sgemm through ctypes, min of 9: 128x784x256
     603 vs 660 us, 10x128x256 41 vs 66 us, 256x128x784 817 vs 1019 us; the W4 step 3.28 vs
@@ -155,26 +185,26 @@ def _numpy_gemm(a_view, b_view, out, n, k, m):
     own transpose (same memory) is left to the Numba kernel: np.dot would take BLAS's syrk."""
     if not _numpy_route():
         return False
-    a = _numpy_matrix(a_view, n, k)
-    b = _numpy_matrix(b_view, k, m)
-    if a is None or b is None or a.dtype != out.dtype or b.dtype != out.dtype:
+    a_layout = _blas_layout(a_view, n, k)
+    b_layout = _blas_layout(b_view, k, m)
+    abuf, bbuf = a_view[0], b_view[0]
+    if a_layout is None or b_layout is None or abuf.dtype != out.dtype or bbuf.dtype != out.dtype:
         return False
-    if a.shape == b.shape[::-1] and a.strides == b.strides[::-1] and \
-            a.__array_interface__["data"][0] == b.__array_interface__["data"][0]:
-        return False
+    if n == m and a_layout[0] != b_layout[0] and a_layout[1] == b_layout[1] and _same_start(a_view, b_view):
+        return False        # (a C matrix beside its own transpose's F view, or the reverse)
     threads = num_threads() if n * k * m >= _team.MIN_MULTIPLY_ADDS else 1
-    split = threads > 1 and _team.gemm(a, b, out.reshape(n, m), threads)
+    split = threads > 1 and _team.gemm(_numpy_matrix(a_view, n, k), _numpy_matrix(b_view, k, m),
+                                       out.reshape(n, m), threads)
     if _debug.ENABLED:
         # the same fields as the kernel's BLAS route (no operand copied), and which BLAS
         _debug.log("matmul", path="blas", library="numpy, split across the team" if split else "numpy",
-                   n=n, k=k, m=m, batch=1, dtype=a.dtype, a="C" if a.flags.c_contiguous else "F",
-                   b="C" if b.flags.c_contiguous else "F", copied=[], **({"pieces": threads} if split else {}))
+                   n=n, k=k, m=m, batch=1, dtype=abuf.dtype, a="C" if a_layout[0] == 111 else "F",
+                   b="C" if b_layout[0] == 111 else "F", copied=[], **({"pieces": threads} if split else {}))
     if split:
         return True
     threads = serial_begin(n * k * m, "numpy")
     try:
-        with np.errstate(all="ignore"):        # (NaN/inf products warn in NumPy, not in PyTorch)
-            _numpy_dot(a, b, out=out.reshape(n, m))
+        _numpy_dot(a_view, a_layout, b_view, b_layout, out, n, k, m)
     finally:
         serial_end(threads, "numpy")
     return True

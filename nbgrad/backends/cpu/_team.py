@@ -239,7 +239,7 @@ def _describe(task, at, a, ta, b, tb, out):
 
 
 @_kernel
-def whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
+def _whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
     """out[:m * n] = op(A) @ op(B) as one cblas gemm on the calling thread (row-major, the
     operands' elements at aoff and boff of the 1-D buffers a and b; ta/tb 111 NoTrans, 112
     Trans; lda/ldb their stored row lengths) through fn, the address of the gemm of their
@@ -253,6 +253,12 @@ def whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
         _dgemm_call(fn, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, 0.0, _address(out), n)
     else:
         _sgemm_call(fn, ta, tb, m, n, k, np.float32(1.0), pa, lda, pb, ldb, np.float32(0.0), _address(out), n)
+
+
+def whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
+    """_whole_gemm, for other modules (a jitted function is called from its own file only:
+    nbgrad/backends/cpu/_cache_guard.py)."""
+    _whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k)
 
 
 def gemm_address(dtype):
@@ -553,7 +559,8 @@ def _plan(task, fn, f64, a, ta, b, tb, out, threads, row_step, col_step):
         smallest = length
         prev = 0
         for p in range(1, pieces + 1):
-            cut = length if p == pieces else min(length, -(-(length * p // pieces) // step) * step)
+            # (the multiple of step nearest to an even share)
+            cut = length if p == pieces else min(length, (2 * length * p + step * pieces) // (2 * step * pieces) * step)
             task[_T_BOUNDS + p] = cut
             smallest = min(smallest, cut - prev)
             prev = cut

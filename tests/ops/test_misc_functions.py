@@ -764,7 +764,10 @@ def test_lbfgs_matches_pytorch_trajectory(key):
     want, evals, iters = LBFGS_RUNS[key]
     got, opt, x = _lbfgs_run(4, dict(lr=1 if ls else 0.3, history_size=history, line_search_fn=ls,
                                      max_iter=max_iter))
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # (PyTorch's float64 dot is MKL's ddot, whose order of summation depends on the CPU: for 3
+    # elements (x0*y0 + x2*y2) + x1*y1 on a 2-core AMD EPYC with AVX2, where the strong-Wolfe
+    # run ends 3e-12 from this record (met within 1e-12 on an Intel Xeon); nbgrad sums in order)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     assert opt.state[x]["func_evals"] == evals and opt.state[x]["n_iter"] == iters
 
 

@@ -3,7 +3,6 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
 from ..autograd.backward_path import FUSED, backward_path
@@ -88,7 +87,7 @@ class BmmBackward0(Node):
 
 def bmm(a, b):
     if a.dim() != 3 or b.dim() != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
     if a._shape[0] != b._shape[0] or a._shape[2] != b._shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
@@ -299,7 +298,6 @@ class AddmmBackward0(Node):
             gw = V.t(mm(V.t(x), g)) if need_w and self.w_t else (mm(V.t(g), x) if need_w else None)
             return gx, gw, (g.sum(0) if need_b else None)
         if path is FUSED and (x is None or x._dtype is g._dtype) and (w is None or w._dtype is g._dtype):
-            shape_x = x._shape if x is not None else None
             gx, gw, gb = backend_of(g).linear_backward(
                 g._view_tuple(), x._view_tuple() if x is not None else None,
                 w._view_tuple() if w is not None else None, need_x, need_w, need_b)

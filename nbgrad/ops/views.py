@@ -35,7 +35,7 @@ def make_view(x, shape, strides, offset, multi_output=False):
     history is valid for, its creation meta (PyTorch's rules, propagated from a view
     of a view) and requires_grad, which a view has whenever its base does, also when
     made under no_grad (its grad_fn is then None)."""
-    v = Tensor._make(x._storage, Size(shape), tuple(strides), offset, x._dtype, x._vc)
+    v = Tensor._make(x._storage, shape if type(shape) is Size else Size(shape), tuple(strides), offset, x._dtype, x._vc)
     base = x._base
     if _grad_state.inference:
         meta = INFERENCE_MODE
@@ -380,16 +380,49 @@ class ReshapeAliasBackward0(ViewBackward0):
     """reshape of a non-contiguous tensor that can still be viewed (PyTorch's _reshape_alias)."""
 
 
+# view's and reshape's geometry by (shape, strides, the size arguments as given), for arguments
+# of plain ints (a bool or a float equals an int as a key, and must fail the argument check):
+# the new Size, its strides and the node class (None: reshape must copy).  A loop's
+# x.view(-1) then costs a dict lookup instead of parsing, inferring and computeStride.
+_VIEW_GEOMETRY = {}
+
+
+def _plain_ints(args):
+    for a in args:
+        if type(a) is not int:
+            return False
+    return True
+
+
+def _view_geometry(x, args, op, arg):
+    """(Size, strides or None, the reshaped view's node class) of x viewed as args."""
+    key = (op, x._shape, x._stride, args)
+    cacheable = _plain_ints(args)
+    if cacheable:
+        try:
+            found = _VIEW_GEOMETRY.get(key)
+        except TypeError:               # (strides held as a list: no key)
+            found, cacheable = None, False
+        if found is not None:
+            return found
+    shape = _infer_shape(_shape_args(args, op, arg), x.numel())
+    strides = _view_strides(tuple(x._shape), x._stride, shape)
+    node_cls = ViewBackward0 if op == "view" or x.is_contiguous() else ReshapeAliasBackward0
+    found = (Size(shape), strides, node_cls)
+    if cacheable and len(_VIEW_GEOMETRY) < 4096:
+        _VIEW_GEOMETRY[key] = found
+    return found
+
+
 def view(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
-    shape = _infer_shape(_shape_args(shape, "view", "size"), x.numel())
-    strides = _view_strides(tuple(x._shape), x._stride, shape)
+    shape, strides, node_cls = _view_geometry(x, shape, "view", "size")
     if strides is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _reshaped(ViewBackward0, x, shape, strides)
+    return _reshaped(node_cls, x, shape, strides)
 
 
 def view_dtype(x, dtype):
@@ -403,10 +436,9 @@ def view_dtype(x, dtype):
 
 
 def reshape(x, *shape):
-    shape = _infer_shape(_shape_args(shape, "reshape", "shape"), x.numel())
-    strides = _view_strides(tuple(x._shape), x._stride, shape)
+    shape, strides, node_cls = _view_geometry(x, shape, "reshape", "shape")
     if strides is not None:         # a view: ViewBackward0, or _reshape_alias's node
-        return _reshaped(ViewBackward0 if x.is_contiguous() else ReshapeAliasBackward0, x, shape, strides)
+        return _reshaped(node_cls, x, shape, strides)
     from .copying import contiguous
     return unsafe_view(contiguous(x), shape)       # (a fresh copy: x could not be viewed)
 

@@ -26,10 +26,10 @@ in a forked child, which inherits none of its parent's threads).
 Each piece calls the cblas_?gemm of NumPy's OpenBLAS (the library matmul's
 NumPy route uses, nbgrad/backends/cpu/linalg.py) through its address, with the
 library set to one thread around the product.  A piece's elements are the
-same sums in the same order as in the whole product: BLAS blocks the inner
-dimension the same way for any block of outputs, so the bits equal one
-np.dot over the whole product (tests/backends/test_blas_team.py checks them
-for each layout).  Where NumPy's OpenBLAS or its cblas symbols are not found,
+same sums in the same order as in the whole product where the cut falls on a
+step the kernel's unrolled blocks allow (cut_steps, probed on this machine), so
+the bits equal one np.dot over the whole product (tests/backends/test_blas_team.py
+checks them for each layout).  Where NumPy's OpenBLAS or its cblas symbols are not found,
 `available()` is False and matmul keeps its other routes.
 
 The same workers run *native calls* (`call`): a C function void f(args, lo, hi)

@@ -239,6 +239,11 @@ class TableBackward(Node):
             if not isinstance(v, Tensor):               # a gradient that is a number
                 from .._creation import full
                 v = full(grad._shape, v, dtype=grad._dtype, device=grad.device)
+                # PyTorch's zeros_like(self) (angle's): laid out as the row's operands under
+                # create_graph too, where the composed formulas keep their own layouts
+                strides = (layouts or self._gradient_strides(env, wanted))[k]
+                if v._stride != strides:
+                    v = copy_raw(v, strides)
             elif layouts is not None and v._stride != layouts[k] and v._shape == grad._shape:
                 v = copy_raw(v, layouts[k])
             result[i] = v

@@ -147,16 +147,6 @@ def scalar_dtype(value):
 def result_type_of(operands):
     """Promotion over tensors and Python scalars, following PyTorch's three tiers:
     dimensioned tensors > zero-dim tensors > Python scalars."""
-    # tensors all of one dtype (the common case, where the tiers change nothing): that dtype
-    first = None
-    for op in operands:
-        d = getattr(op, "_dtype", None)         # (a tensor's; numbers have none)
-        if d is None or (first is not None and d is not first):
-            break
-        first = d
-    else:
-        if first is not None:
-            return first
     dim_result = zero_result = wrapped_result = None
     for op in operands:
         d = getattr(op, "dtype", None)

@@ -81,14 +81,17 @@ def test_products_are_cut_only_where_the_blas_keeps_its_bits():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_probed_steps_keep_the_bits_of_products_other_than_the_probes(dtype):
+    # every cut _plan could make on a probed step (pieces above OpenBLAS's small-matrix size)
     rows, cols = _team.cut_steps(np.dtype(dtype))
     rng = np.random.default_rng(5)
-    for m, k, n in [(97, 50, 333), (130, 129, 65)]:
+    for m, k, n in [(97, 300, 333), (130, 257, 200)]:
         a, b = _operands(rng, m, k, n, dtype, False, True)
         whole = _one_thread_dot(a, b)
-        for step, axis in ((rows, 0), (cols, 1)):
-            # (no piece of one row or column: np.dot takes gemv for it, the team never does)
-            for cut in range(step, whole.shape[axis] - 1, step) if step else ():
+        for step, axis, per_line in ((rows, 0, k * n), (cols, 1, m * k)):
+            length = whole.shape[axis]
+            for cut in range(step, length, step) if step else ():
+                if min(cut, length - cut) * per_line <= _team._SMALL_KERNEL_MAX:
+                    continue
                 if axis == 0:
                     pieces = np.vstack([_one_thread_dot(a[:cut], b), _one_thread_dot(a[cut:], b)])
                 else:

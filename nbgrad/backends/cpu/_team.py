@@ -442,16 +442,21 @@ def available():
 # multiples of 12 and for no column cut at all; its dgemm for rows on multiples of 2 and nearly
 # any column; the SkylakeX kernels (Intel Xeon, AVX-512) for both on multiples of 16.  So each
 # dtype's steps are found on this machine, once, by cutting probe products
-# (_probe_steps); columns are cut on whole cache lines of the output as well.
+# (_probe_steps); columns are cut on whole cache lines of the output as well.  Only cuts whose
+# pieces both stay above _SMALL_KERNEL_MAX are tried, as _plan makes no others: a smaller
+# piece would take OpenBLAS's small-matrix kernels (SkylakeX), whose order differs anyway.
 _ROW_STEPS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64)
 _COL_STEPS = (16, 32, 64, 128)
-_PROBES = ((150, 64, 200), (40, 128, 700))
+_PROBES = ((200, 256, 512), (136, 384, 320))
 
 
 def _keeps_bits(whole, part, a, b, axis, step):
     """Whether cutting a @ b along axis (0 rows, 1 columns) at a multiple of step into two
-    pieces gives `whole`'s bits (the first and last such cuts and two between)."""
-    cuts = list(range(step, whole.shape[axis], step))
+    pieces, each above _SMALL_KERNEL_MAX multiply-adds, gives `whole`'s bits (the first and
+    last such cuts and two between)."""
+    length = whole.shape[axis]
+    per_line = a.shape[1] * (b.shape[1] if axis == 0 else a.shape[0])     # multiply-adds per row / column
+    cuts = [c for c in range(step, length, step) if min(c, length - c) * per_line > _SMALL_KERNEL_MAX]
     for cut in sorted({cuts[i] for i in (0, len(cuts) // 3, 2 * len(cuts) // 3, -1)} if cuts else ()):
         if axis == 0:
             pieces = np.vstack([part(a[:cut], b), part(a[cut:], b)])
@@ -471,24 +476,16 @@ def _probe_steps(dtype):
         ctl[1](1)       # (the pieces are one-thread gemms)
     try:
         rng = np.random.default_rng(0)
+        cases = []          # (a, b, a @ b) of each probe, C and F operands
+        for m, k, n in _PROBES:
+            a = rng.standard_normal((m, k)).astype(dtype)
+            b = rng.standard_normal((k, n)).astype(dtype)
+            for x, y in ((a, b), (np.asfortranarray(a), np.asfortranarray(b))):
+                cases.append((x, y, np.dot(x, y)))
         found = []
         for axis, steps in ((0, _ROW_STEPS), (1, _COL_STEPS)):
-            chosen = 0
-            for step in steps:
-                ok = True
-                for m, k, n in _PROBES:
-                    a = rng.standard_normal((m, k)).astype(dtype)
-                    b = rng.standard_normal((k, n)).astype(dtype)
-                    for x, y in ((a, b), (np.asfortranarray(a), np.asfortranarray(b))):
-                        if not _keeps_bits(np.dot(x, y), np.dot, x, y, axis, step):
-                            ok = False
-                            break
-                    if not ok:
-                        break
-                if ok:
-                    chosen = step
-                    break
-            found.append(chosen)
+            found.append(next((step for step in steps
+                               if all(_keeps_bits(whole, np.dot, x, y, axis, step) for x, y, whole in cases)), 0))
         return tuple(found)
     finally:
         if before > 1:

@@ -244,8 +244,9 @@ def _whole_gemm(fn, a, aoff, ta, lda, b, boff, tb, ldb, out, m, n, k):
     operands' elements at aoff and boff of the 1-D buffers a and b; ta/tb 111 NoTrans, 112
     Trans; lda/ldb their stored row lengths) through fn, the address of the gemm of their
     dtype: the call np.dot makes for C/F matrices, without building NumPy matrices for it
-    or checking the FPU's flags after it (np.dot warns of NaN/inf products, PyTorch does not;
-    its np.errstate cost more than the gemm of a 128x256x10 product's overhead)."""
+    or checking the FPU's flags after it (np.dot warns of NaN/inf products, PyTorch does not).
+    np.dot's own Python, the np.errstate that silenced it included, was 6 us of the 20 of a
+    128x256x10 float32 product."""
     size = a.itemsize
     pa = _address(a) + aoff * size
     pb = _address(b) + boff * size

@@ -333,30 +333,30 @@ def linear(x, w, b=None):
                            f"{w._shape[1]}x{w._shape[0]})")
     check_same_device(x, w)
     _check_dtypes(x, w)
-    backend = backend_of(x)
     (n, i), o = x._shape, w._shape[0]
+    shape = (n, o)
     xv = (x._storage.buffer, x._offset, (n, i), x._stride)
     # w.T as the backend view it is (w's memory read transposed): no view tensor for it
     wtv = (w._storage.buffer, w._offset, (i, o), (w._stride[1], w._stride[0]))
+    # PyTorch's Half addmm adds the bias inside its float32 GEMM: one rounding
+    half_bias = b is not None and x._dtype is D.float16
+    product_dtype = D.float32 if half_bias else x._dtype
+    backend = backend_of(x)
+    prod = backend.matmul(xv, wtv, product_dtype.np)
     if b is None:
-        out = new_tensor(backend.matmul(xv, wtv, x._dtype.np), (n, o), x._dtype, x.device)
-    elif x._dtype is D.float16:
-        from .elementwise import _binary_raw
-        # PyTorch's Half addmm adds the bias inside its float32 GEMM: one rounding
-        acc = new_tensor(backend.matmul(xv, wtv, D.float32.np), (n, o), D.float32, x.device)
-        out = cast(_binary_raw("add", acc, b, D.float32), D.float16)
-    elif b._dtype is x._dtype and b._storage.device is x._storage.device and len(b._shape) == 1 and b._shape[0] == o:
+        out = new_tensor(prod, shape, x._dtype, x.device)
+    elif not half_bias and b._dtype is x._dtype and b._storage.device is x._storage.device and len(b._shape) == 1 \
+            and b._shape[0] == o:
         # the bias row added by the backend directly (PyTorch's addmm rounds the product
         # before adding b as well).  Into a new buffer: in place into the product's the
         # kernel ran 21 us instead of 13 ((128, 256) float32: its loop's overlap check fails)
-        shape = (n, o)
-        prod = backend.matmul(xv, wtv, x._dtype.np)
-        out = new_tensor(backend.binary("add", (prod, 0, shape, (o, 1)), (b._storage.buffer, b._offset, shape, (0, b._stride[0])),
-                                        shape, x._dtype.np), shape, x._dtype, x.device)
+        out = new_tensor(backend.binary("add", (prod, 0, shape, (o, 1)), broadcast_view(b, shape), shape, x._dtype.np),
+                         shape, x._dtype, x.device)
     else:
         from .elementwise import _binary_raw
-        out = _binary_raw("add", new_tensor(backend.matmul(xv, wtv, x._dtype.np), (n, o), x._dtype, x.device),
-                          b, x._dtype)
+        out = _binary_raw("add", new_tensor(prod, shape, product_dtype, x.device), b, product_dtype)
+        if half_bias:
+            out = cast(out, D.float16)
     inputs = (x, w) if b is None else (x, w, b)
     if needs_grad(*inputs):
         node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))

@@ -380,9 +380,10 @@ def _advanced_shape(v, advanced):
     return [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
 
 
-def _check_value_fits(v, advanced, value):
-    """PyTorch's index_put_ checks the value against the indexing result's shape before it
-    reads any index (an out-of-bounds index is the kernel's later error)."""
+def _check_value_fits(v, advanced, value, cast_ok=False):
+    """PyTorch's index_put_ checks the value against the indexing result's shape, then its
+    dtype against v's (unless cast_ok: setitem's masked_fill_ path), before it reads any index
+    (an out-of-bounds index is the kernel's later error)."""
     if not isinstance(value, Tensor):
         return
     shape = _advanced_shape(v, advanced)
@@ -393,6 +394,8 @@ def _check_value_fits(v, advanced, value):
     if not fits:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._shape)} cannot be broadcast to "
                            f"indexing result of shape {shape}")
+    if value._dtype is not v._dtype and not cast_ok:
+        _raise_dtype_mismatch(v, value)
 
 
 def _index_shape(shapes):
@@ -547,6 +550,12 @@ class IndexAddBackward0(IndexPutBackward0):
     pass
 
 
+def _raise_dtype_mismatch(x, values):
+    raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                       f"{scalar_type_name(x._dtype)} for the destination and "
+                       f"{scalar_type_name(values._dtype)} for the source.")
+
+
 def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackward0, index=(), cast_ok=False):
     """Out-of-place index_put at flat positions (the value computed by setitem).  `index`:
     the user's index tensors, saved as PyTorch saves them (only their versions are read)."""
@@ -557,9 +566,7 @@ def index_put_positions(x, pos, values, accumulate=False, node_cls=IndexPutBackw
         # (cast_ok: setitem's masked_fill_ path, a bool mask and a one-element value, which
         # PyTorch fills with value.item(): any dtype converts, float into bool too)
         if values._dtype is not x._dtype and not cast_ok:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{scalar_type_name(x._dtype)} for the destination and "
-                               f"{scalar_type_name(values._dtype)} for the source.")
+            _raise_dtype_mismatch(x, values)
     out = _put_flat(x, pos, values, accumulate)
     if needs_grad(x, values):
         record(node_cls, (x, values), (out,), accumulate=accumulate).save(pos, *index)
@@ -614,7 +621,7 @@ def setitem(x, index, value):
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
     if deferred:
         raise deferred[0]
-    _check_value_fits(v, advanced, value)
+    _check_value_fits(v, advanced, value, cast_ok)
     with no_grad():
         _, pos = _advanced_layout(v, advanced)
     if isinstance(value, Tensor) and value.device != x.device:
@@ -657,6 +664,7 @@ def _index_put_view(old, pos, value, index):
 
 def index_put(x, indices, values, accumulate=False):
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    _check_value_fits(x, advanced, values)
     _, pos = _advanced_layout(x, advanced)
     return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
 
@@ -666,6 +674,7 @@ def index_put_(x, indices, values, accumulate=False):
     check_inplace(x, values)
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    _check_value_fits(x, advanced, values)
     _, pos = _advanced_layout(x, advanced)
     from .inplace import has_internal_overlap, positions_writer
     writer = positions_writer("index_put_", pos, values, accumulate) if has_internal_overlap(x) else None
@@ -907,10 +916,11 @@ def cat(tensors, dim=0):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
     check_same_device(*tensors)
+    for i, t in enumerate(tensors):          # every one, before the dim is wrapped (as PyTorch)
+        if not t._shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     parts = [t for t in tensors if not (t.dim() == 1 and t._shape[0] == 0)]
     ref = parts[0] if parts else tensors[0]
-    if ref.dim() == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap(dim, ref.dim())
     for i, t in enumerate(parts):
         if t.dim() != ref.dim():

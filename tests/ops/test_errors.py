@@ -251,3 +251,37 @@ def test_broadcast_shapes_bad_input_errors_are_pytorchs():
     with pytest.raises(RuntimeError, match="Input shapes should be of type ints, a tuple of ints, or a list of ints, "
                                            "got 2.0"):
         nbgrad.broadcast_shapes((2, 3), 2.0)
+
+
+# --- check order: PyTorch's meta checks come before the kernel's index checks -------------
+
+@pytest.mark.parametrize("write", [
+    lambda x, v: x.__setitem__(nbgrad.tensor([5]), v),
+    lambda x, v: x.index_put_((nbgrad.tensor([5]),), v),
+    lambda x, v: x.index_put((nbgrad.tensor([5]),), v),
+], ids=["setitem", "index_put_", "index_put"])
+def test_index_put_dtype_mismatch_is_raised_before_the_out_of_range_index(write):
+    # recorded from PyTorch 2.13: the dtype check is index_put's meta, the range the kernel's
+    x = nbgrad.zeros(3, dtype=nbgrad.bool)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Index put requires the source and destination dtypes match, got Bool for the destination "
+            "and Double for the source.")):
+        write(x, nbgrad.tensor(1.0, dtype=nbgrad.float64))
+    with pytest.raises(RuntimeError, match=re.escape(
+            "shape mismatch: value tensor of shape [2] cannot be broadcast to indexing result of shape [1]")):
+        write(x, nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        write(x, nbgrad.tensor(True))
+    assert x.tolist() == [False, False, False]
+
+
+@pytest.mark.parametrize("tensors, dim, position", [
+    (lambda: [nbgrad.ones(2, 3), nbgrad.tensor(1.0)], -3, 1),   # a dim the first cannot wrap
+    (lambda: [nbgrad.ones(2, 3), nbgrad.tensor(1.0)], 0, 1),
+    (lambda: [nbgrad.tensor(1.0), nbgrad.ones(2)], 5, 0),
+    (lambda: [nbgrad.ones(0), nbgrad.tensor(1.0)], 0, 1),       # after a skipped empty one
+])
+def test_cat_names_the_zero_dim_tensor_before_wrapping_the_dim(tensors, dim, position):
+    with pytest.raises(RuntimeError, match=re.escape(
+            f"zero-dimensional tensor (at position {position}) cannot be concatenated")):
+        nbgrad.cat(tensors(), dim)

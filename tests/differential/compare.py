@@ -326,11 +326,15 @@ def _nan_or_negative_zero(x):
 # at NaN: NaN or the positive branch's slope, depending on the other values in its vector
 # (torch 2.13: 1.0 for [nan] * 8, NaN beside finite values); softshrink of a negative x within
 # lambd (-0.0 included): the vector loop's blend gives +0.0, the scalar loop's x * 0 gives -0.0
-# (torch 2.13: +0.0 for the first 16 of 20 float32 -0.0s, -0.0 for the last 4); nbgrad -0.0
+# (torch 2.13: +0.0 for the first 16 of 20 float32 -0.0s, -0.0 for the last 4); nbgrad -0.0;
+# hardswish's backward at NaN: the vector loop's blends give NaN, the scalar loop's
+# comparisons (neither x < -3 nor x <= 3) the gradient itself (torch 2.13, float64: 1.0 for
+# [nan] * 3, NaN for [nan] * 8; seed 79005446, a last dim of 4 after a sum's expand); nbgrad NaN
 _LOOP_DEPENDENT_NAN = {"nn.functional.hardtanh": math.isnan, "hardtanh_": math.isnan,
                        "nn.functional.hardshrink": math.isnan, "nn.functional.softshrink": math.isnan,
                        "nn.functional.relu6": math.isnan, "nn.functional.elu": math.isnan,
                        "nn.functional.celu": math.isnan, "nn.functional.selu": math.isnan,
+                       "nn.functional.hardswish": math.isnan,
                        "logit": _nan_or_negative_zero,
                        "logit_": _nan_or_negative_zero, "nn.functional.gelu": lambda x: x == math.inf or x < -3}
 

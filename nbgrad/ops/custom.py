@@ -219,6 +219,8 @@ class CustomOp:
 
     # -- the call ----------------------------------------------------------------------
     def __call__(self, *args):
+        # (a call on a few small tensors is mostly this Python: U2 times it against a built-in
+        # op on 16 elements, so the checks below touch each argument once)
         tensors, positions = [], []
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
@@ -229,29 +231,23 @@ class CustomOp:
                                             f"got {type(a).__name__}")
         if not tensors:
             raise self._fail(TypeError, "needs at least one tensor argument")
-        first_device = tensors[0]._storage.device
-        device = tensors[0].device
-        for i, t in zip(positions, tensors):
-            if t._storage.device is not first_device and t.device != device:
-                raise self._fail(RuntimeError, f"expected all tensors on one device, but argument {i} is on "
-                                               f"{t.device} and argument {positions[0]} on {device}")
-            if self.input_dtypes is not None and t.dtype not in self.input_dtypes:
-                raise self._fail(TypeError, f"argument {i} has dtype {t.dtype}, expected one of "
-                                            f"{', '.join(str(d) for d in self.input_dtypes)}")
-        cuda = device.type == "cuda"
+        first = tensors[0]
+        first_device = first._storage.device
+        if len(tensors) > 1 or self.input_dtypes is not None:
+            self._check_tensors(tensors, positions, first_device)
+        cuda = first_device.type == "cuda"
         kernel = self.cuda_forward if cuda else self.forward
         if kernel is None:
-            raise self._fail(RuntimeError, f"has no kernel for {device.type} tensors"
+            raise self._fail(RuntimeError, f"has no kernel for {first_device.type} tensors"
                                            + (" (pass cuda_forward=)" if cuda else ""))
         specs = None
         if self.output is None:
-            first = tensors[0]
             shape, dtype = first._shape, first._dtype
         else:
             specs = [a._shape if isinstance(a, Tensor) else a for a in args]
             shape, dtype = self._output_spec(args, specs)
-        be = backend_of(tensors[0])
-        out = new_tensor(be.empty(math.prod(shape), dtype.np), shape, dtype, device)   # zero-filled by run
+        be = backend_of(first)
+        out = new_tensor(be.empty(math.prod(shape), dtype.np), shape, dtype, first.device)   # zero-filled by run
         launch = None
         if cuda:
             launch = self._launch(specs or [a._shape if isinstance(a, Tensor) else a for a in args],
@@ -269,6 +265,17 @@ class CustomOp:
                           tensor_positions=tuple(positions))
             node.save(*tensors, out, outputs=(out,))
         return out
+
+    def _check_tensors(self, tensors, positions, first_device):
+        """One device for all tensors, and dtypes the kernels take."""
+        device = tensors[0].device
+        for i, t in zip(positions, tensors):
+            if t._storage.device is not first_device and t.device != device:
+                raise self._fail(RuntimeError, f"expected all tensors on one device, but argument {i} is on "
+                                               f"{t.device} and argument {positions[0]} on {device}")
+            if self.input_dtypes is not None and t.dtype not in self.input_dtypes:
+                raise self._fail(TypeError, f"argument {i} has dtype {t.dtype}, expected one of "
+                                            f"{', '.join(str(d) for d in self.input_dtypes)}")
 
 
 def custom_op(name, forward, backward=None, **options):

@@ -13,8 +13,11 @@ def _array(view):
     """A NumPy array aliasing the view: a slice for a row-major view (cheap), else an
     ndarray over the buffer with the view's strides."""
     buf, off, shape, strides = view
-    if len(shape) == 1 and (strides[0] == 1 or shape[0] < 2):
-        return buf[off:off + shape[0]]          # (a vector: the slice itself, no reshape)
+    if len(shape) == 1:
+        (n,), (step,) = shape, strides          # (unpacked: a Size's [0] is a Python call)
+        if step == 1 or n < 2:
+            # a vector: the slice itself, no reshape; the whole buffer as it is
+            return buf if off == 0 and n == buf.size else buf[off:off + n]
     if tuple(strides) == contiguous_strides(shape) or len(shape) == 0:
         n = 1
         for s in shape:
@@ -30,8 +33,8 @@ def run_user_kernel(kernel, args, launch=None, n_outputs=0):
     NumPy array aliasing it, anything else passed as it is; the last n_outputs arrays are
     zero-filled first (outputs).  launch is CUDA's, unused."""
     arrays = [_array(a) if type(a) is tuple else a for a in args]
-    for out in arrays[len(arrays) - n_outputs:]:
-        out.fill(0)
+    for i in range(len(arrays) - n_outputs, len(arrays)):
+        arrays[i].fill(0)
     kernel(*arrays)
 
 

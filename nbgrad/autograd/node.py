@@ -257,7 +257,12 @@ class AccumulateGrad(Node):
     _priority = RUNS_FIRST
 
     def __init__(self, variable):
-        super().__init__(())
+        # Node.__init__ for a node without edges, spelled out: only the graphs reaching the
+        # leaf hold its sink (the leaf keeps a weak reference, as PyTorch's), so each new
+        # graph over a leaf makes one (S16: three per step, 1.4 -> 0.4 us each)
+        self._seq = RUNS_FIRST
+        if anomaly_mode.ENABLED:
+            self._trace = anomaly_mode.creation_trace()
         self.variable = variable
         # the leaf's (shape, dtype) when this sink was made: PyTorch's AccumulateGrad keeps its
         # input metadata from then, so a gradient of another shape (the leaf reshaped in place

@@ -117,20 +117,19 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
     meta = _METAS.get(meta) or _interned(meta)
     nrs = tuple(nrs)
     nrs = _NUMBERS.get(nrs) or interned_numbers(nrs)
-    if node is None:
-        if node_cls.__init__ is _node_init:
-            # Node.__init__ spelled out (no frame: this runs per op)
-            node = _new(node_cls)
-            node._next_fns = tuple(fns)
-            node._next_nrs = nrs
-            node.input_meta = meta
-            node._seq = node_cls._priority or _next_seq()
-            if anomaly_mode.ENABLED:
-                node._trace = anomaly_mode.creation_trace()
-        else:
-            node = node_cls(tuple(zip(fns, nrs)), meta)     # (a node's own __init__ takes the pairs)
+    if node is None and node_cls.__init__ is not _node_init:
+        node = node_cls(tuple(zip(fns, nrs)), meta)     # (a node's own __init__ takes the pairs)
     else:
-        Node.__init__(node, tuple(zip(fns, nrs)), meta)
+        # Node.__init__ spelled out (no frame: this runs per op), on a new node or on the
+        # one given (a custom Function's ctx)
+        if node is None:
+            node = _new(node_cls)
+        node._next_fns = tuple(fns)
+        node._next_nrs = nrs
+        node.input_meta = meta
+        node._seq = node._priority or _next_seq()
+        if anomaly_mode.ENABLED:
+            node._trace = anomaly_mode.creation_trace()
     if attrs:
         for name, value in attrs.items():     # setattr keeps 3.11's inline attribute values:
             setattr(node, name, value)        # no per-node __dict__ object for the GC to track

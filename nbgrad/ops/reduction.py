@@ -89,10 +89,11 @@ _VAR_DENSE = shortcuts("var_dense")
 
 
 def _total_dense(op, x):
-    """x.sum() / x.mean() / x.max() ... of a row-major floating tensor by the backend's shortcut (the
-    small op's cost is its Python): the 0-dim result, or None to take _reduce_raw."""
+    """x.sum() / x.mean() / x.max() ... of a row-major tensor by the backend's shortcut (the small
+    op's cost is its Python; the backend says which ops and dtypes it serves): the 0-dim result,
+    or None to take _reduce_raw."""
     n = row_major_numel(x)
-    if not n or not x._dtype.is_floating_point:
+    if not n:
         return None
     dev = x._storage.device
     dense = _TOTAL_DENSE[dev.type]

@@ -285,3 +285,22 @@ def test_cat_names_the_zero_dim_tensor_before_wrapping_the_dim(tensors, dim, pos
     with pytest.raises(RuntimeError, match=re.escape(
             f"zero-dimensional tensor (at position {position}) cannot be concatenated")):
         nbgrad.cat(tensors(), dim)
+
+
+@pytest.mark.parametrize("shape, dim, index, error, message", [
+    # recorded from PyTorch 2.13: dim 1 of a matrix or more is its index_select_out_cpu_dim1_
+    # kernel, which names the first index out of range; every other dim says IndexError
+    ((3, 4), 1, [2, -1, 7], RuntimeError, "INDICES element is out of DATA bounds, id=-1 axis_dim=4"),
+    ((2, 3, 4), 1, [9, 8], RuntimeError, "INDICES element is out of DATA bounds, id=9 axis_dim=3"),
+    ((3, 4), -1, [5], RuntimeError, "INDICES element is out of DATA bounds, id=5 axis_dim=4"),
+    ((0, 4), 1, [5], RuntimeError, "INDICES element is out of DATA bounds, id=5 axis_dim=4"),
+    ((3, 4), 0, [2, -1, 7], IndexError, "index out of range in self"),
+    ((2, 3, 4), 2, [9], IndexError, "index out of range in self"),
+    ((5,), 0, [7], IndexError, "index out of range in self"),
+])
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided index"])
+def test_index_select_out_of_range_as_pytorch(shape, dim, index, error, message, strided):
+    x = nbgrad.zeros(shape)
+    idx = nbgrad.tensor([v for k in index for v in (k, 0)])[::2] if strided else nbgrad.tensor(index)
+    with pytest.raises(error, match=re.escape(message)):
+        x.index_select(dim, idx)

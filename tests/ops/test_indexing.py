@@ -465,3 +465,28 @@ def test_setitem_parses_indices_as_getitem_does():
         x[nbgrad.tensor([0.0])] = 1.0
     x[:, nbgrad.tensor([True, False, True])] = 5.0
     assert x.tolist() == [[5.0, 0.0, 5.0], [5.0, 0.0, 5.0]]
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (2, 0, 3), (4, 1)])
+@pytest.mark.parametrize("index_dtype", [nbgrad.int64, nbgrad.int32])
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided index"])
+def test_index_select_values_and_gradient_against_numpy(shape, index_dtype, strided):
+    # a contiguous CPU index takes the host positions (_host_select_positions), a strided one
+    # the Tensor-op path: both against np.take and np.add.at
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape)
+    for d in range(len(shape)):
+        for picks in ([0, 0], [1, 0, 1], []):
+            picks = [p % shape[d] for p in picks] if shape[d] else []
+            x = nbgrad.tensor(a, requires_grad=True)
+            full = nbgrad.tensor([v for p in picks for v in (p, 0)], dtype=index_dtype)
+            idx = full[::2] if strided else nbgrad.tensor(picks, dtype=index_dtype)
+            y = x.index_select(d, idx)
+            ref = np.take(a, np.array(picks, dtype=np.int64), axis=d)
+            np.testing.assert_array_equal(y.detach().numpy(), ref)
+            assert y.grad_fn.name() == "IndexSelectBackward0"
+            g = rng.standard_normal(ref.shape)
+            y.backward(nbgrad.tensor(g))
+            want = np.zeros_like(a)
+            np.add.at(np.moveaxis(want, d, 0), np.array(picks, dtype=np.int64), np.moveaxis(g, d, 0))
+            np.testing.assert_array_equal(x.grad.numpy(), want)

@@ -413,24 +413,30 @@ _ZERO = as_index_array([0])
 _TOTAL_DENSE_OPS = frozenset({"sum", "mean"})
 _EXTREMA = {"max": True, "amax": True, "min": False, "amin": False}     # op: is_max (_max_rows or _min_rows)
 _TOTAL_DENSE_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+# max/min of integers take the shortcut too (reduce() runs the same _extremum_rows on them):
+# an index tensor's bounds check (index_select, gather, x[idx]) is two of them, 25 us each
+# through reduce()'s planning
+_EXTREMUM_DENSE_DTYPES = _TOTAL_DENSE_DTYPES | frozenset(np.dtype(t) for t in (np.int64, np.int32, np.int16,
+                                                                                 np.int8, np.uint8))
 
 
 def total_dense(op, buf, off, n, out_dtype):
     """reduce(op) of a dense run of n elements over all its dims (x.sum(), x.mean(), x.max(),
     x.amin() ... of a row-major tensor), the small op's shortcut: the one-element buffer reduce() would
     return, from the same row kernel and arguments, with none of its planning.  None for
-    a call it does not serve (an op or dtype other than float sum/mean/max/min/amax/amin, n large enough
-    to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
+    a call it does not serve (an op or dtype other than float sum/mean or float and integer
+    max/min/amax/amin, n large enough to split, NBGRAD_DEBUG on); the caller then takes reduce()."""
     out_dtype = np.dtype(out_dtype)
     is_max = _EXTREMA.get(op)
     if ((is_max is None and op not in _TOTAL_DENSE_OPS) or n == 0 or _debug.ENABLED or _worth_splitting_total(n)
-            or _worth_native_total(n) or buf.dtype not in _TOTAL_DENSE_DTYPES or out_dtype != buf.dtype):
+            or _worth_native_total(n) or out_dtype != buf.dtype
+            or buf.dtype not in (_TOTAL_DENSE_DTYPES if is_max is None else _EXTREMUM_DENSE_DTYPES)):
         return None
     out = np.empty(1, dtype=out_dtype)
-    if is_max is not None:                      # the rows kernel's own run (_max_rows, _min_rows)
-        out[0] = _extremum_total(buf, off, n, is_max)
+    if is_max is not None and buf.dtype in _TOTAL_DENSE_DTYPES:     # the rows kernel's own run
+        out[0] = _extremum_total(buf, off, n, is_max)                # (_max_rows, _min_rows)
         return out
-    if n < GRAIN_SIZE:                          # PyTorch's sum order, as reduce() takes it
+    if is_max is None and n < GRAIN_SIZE:       # PyTorch's sum order, as reduce() takes it
         total = dense_sum(buf, off, n)
         out[0] = total if op == "sum" else buf.dtype.type(total / buf.dtype.type(n))
         return out

@@ -15,7 +15,7 @@ from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from .._layout import channels_last, contiguous_format, format_strides, layout_of, suggest_memory_format
+from .._layout import contiguous_format, format_strides, layout_of, suggest_memory_format
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, contiguous_data,
                      copy_raw, needs_grad, new_strided, new_tensor, record, _wrap)
 from . import _graph, views as V

@@ -3,6 +3,8 @@
 float -> int truncates toward zero (Numba's fptosi), x -> bool is x != 0,
 bool -> number is 0/1.  A copy kernel is made once per conversion function.
 """
+import math
+
 import numpy as np
 from numba.extending import register_jitable
 
@@ -32,9 +34,9 @@ _SCALARS = {}       # (dtype, type, value) -> scalar, for nonzero non-nan Python
 def scalar_of(dtype, value):
     """`value` as a numpy scalar of `dtype`, by the copy casting rules."""
     kind = type(value)
-    if (kind is int or kind is float) and value and value == value:
-        # (a fill's value: the implicit gradient's 1, ones(), full(); -0.0 and nan are
-        # not cached: -0.0 == 0.0)
+    if (kind is int or kind is float) and value == value and (value or kind is int or math.copysign(1.0, value) > 0):
+        # (a fill's value: zeros()'s 0, the implicit gradient's 1, ones(), full(); -0.0 and
+        # nan are not cached: -0.0 == 0.0 as a key, nan != nan)
         key = (dtype, kind, value)
         found = _SCALARS.get(key)
         if found is None:

@@ -30,6 +30,8 @@ def full(numel, dtype, value):
         # a small buffer: NumPy's fill with the value as fill() converts it (the same element
         # repeated; fill's checks and kernel call were ~1.5 of zeros(16)'s 4.3 us)
         dtype = np.dtype(dtype)
+        if value == 0 and (type(value) is int or type(value) is bool):
+            return np.zeros(numel, dtype)       # (all bits zero: 0 of every dtype)
         out = np.empty(numel, dtype)
         out.fill(scalar_of(dtype, value))
         return out

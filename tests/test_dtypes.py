@@ -351,3 +351,29 @@ def test_copy_and_setitem_cast_even_float_to_int():
     b = nbgrad.zeros(2, dtype=nbgrad.bool)
     b[:] = nbgrad.tensor([0.0, 0.3])
     assert b.tolist() == [False, True]
+
+
+# --- float -> narrow integer: PyTorch's CPU cast, whatever the length ---------------------
+
+_OUT_OF_RANGE = [-2.7, -1.0, -200.5, 300.0, 70000.5, -40000.0, 255.9, 128.0, -129.0, 3e9, -3e9, 1e20]
+# recorded from PyTorch 2.13 (CPU; the same for float32 and float64 sources, 12 and 1200
+# elements): uint8 through int64 (its static_cast_with_inter_type), int8/int16 through int32,
+# then wrapped
+_RECORDED_CASTS = {
+    nbgrad.uint8: [254, 255, 56, 44, 112, 192, 255, 128, 127, 0, 0, 0],
+    nbgrad.int8: [-2, -1, 56, 44, 112, -64, -1, -128, 127, 0, 0, 0],
+    nbgrad.int16: [-2, -1, -200, 300, 4464, 25536, 255, 128, -129, 0, 0, 0],
+}
+
+
+@pytest.mark.parametrize("dst", list(_RECORDED_CASTS), ids=["uint8", "int8", "int16"])
+@pytest.mark.parametrize("src", [nbgrad.float32, nbgrad.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("repeats", [1, 100, 1 << 15], ids=["scalar loop", "vectorized", "split"])
+def test_float_to_narrow_integer_wraps_as_pytorch_at_every_length(src, dst, repeats):
+    # (a bare store let the vectorized loops saturate: float32 -2.7 -> uint8 was 254 in a
+    # tensor of 4 elements and 0 in one of 8)
+    x = nbgrad.tensor(_OUT_OF_RANGE, dtype=src).repeat(repeats)
+    got = x.to(dst).tolist()
+    assert got == _RECORDED_CASTS[dst] * repeats
+    # a strided source takes the strided kernel: the same values
+    assert x.reshape(repeats, -1).t().to(dst).t().reshape(-1).tolist() == _RECORDED_CASTS[dst] * repeats

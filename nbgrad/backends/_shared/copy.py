@@ -6,7 +6,7 @@ bool -> number is 0/1.  A copy kernel is made once per conversion function.
 import math
 
 import numpy as np
-from numba.extending import register_jitable
+from numba.extending import overload, register_jitable
 
 from .geometry import coalesce, numel
 
@@ -23,9 +23,57 @@ def to_bool(x):
     return x != 0
 
 
+# float -> a narrow integer goes through a wide one first, then wraps, as PyTorch's CPU cast
+# does (its compiler's int8/int16 cast truncates to int32 first; uint8 is its explicit
+# static_cast_with_inter_type through int64): a bare store let LLVM's vectorized loops
+# saturate instead (float32 -2.7 -> uint8 was 254 below 8 elements, 0 from 8 on).  In plain
+# Python (NUMBA_DISABLE_JIT=1) NumPy's unsafe cast, silent as a compiled one.
+def _wide_int(x, dtype):
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dtype)[()]
+
+
+def _to_int32(x):
+    return _wide_int(x, np.int32)
+
+
+def _to_int64(x):
+    return _wide_int(x, np.int64)
+
+
+@overload(_to_int32)
+def _to_int32_typed(x):
+    return lambda x: np.int32(x)
+
+
+@overload(_to_int64)
+def _to_int64_typed(x):
+    return lambda x: np.int64(x)
+
+
+@_scalar
+def via_int32(x):
+    return _to_int32(x)
+
+
+@_scalar
+def via_int64(x):
+    return _to_int64(x)
+
+
+_VIA_INT32 = frozenset(np.dtype(t) for t in (np.int8, np.int16))
+
+
 def conversion(src_dtype, dst_dtype):
     """The conversion function of a copy from src_dtype to dst_dtype."""
-    return to_bool if dst_dtype == np.bool_ and src_dtype != np.bool_ else as_is
+    if dst_dtype == np.bool_:
+        return as_is if src_dtype == np.bool_ else to_bool
+    if src_dtype.kind == "f" and dst_dtype.kind in "iu":
+        if dst_dtype == np.uint8:
+            return via_int64
+        if dst_dtype in _VIA_INT32:
+            return via_int32
+    return as_is
 
 
 _SCALARS = {}       # (dtype, type, value) -> scalar, for nonzero non-nan Python numbers

@@ -9,7 +9,7 @@ loop, anything else decomposes each flat destination index over the shape
 """
 from numba import cuda
 
-from .._shared.copy import as_is, copy_plan, fill_plan, to_bool
+from .._shared.copy import as_is, copy_plan, fill_plan, to_bool, via_int32, via_int64
 from .._shared.walk import strided_offsets
 from ._device import as_device, device_fn, geometry, jit, launch
 
@@ -39,6 +39,9 @@ def make_copy(convert):
 
 
 _COPIES = {as_is: make_copy(as_is), to_bool: make_copy(to_bool)}
+# (the device's own float -> int conversion for every integer: the CPU's wrap through a wide
+# integer is PyTorch's CPU rule; CUDA's is left as it was)
+_COPIES[via_int32] = _COPIES[via_int64] = _COPIES[as_is]
 
 
 @jit

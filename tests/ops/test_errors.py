@@ -209,6 +209,19 @@ def test_integer_division_by_zero_raises_but_float_division_gives_inf():
     assert (nbgrad.tensor([-5.0]) / 0).tolist() == [float("-inf")]
 
 
+@pytest.mark.parametrize("dtype, low", [(nbgrad.int8, -2 ** 7), (nbgrad.int16, -2 ** 15), (nbgrad.int32, -2 ** 31),
+                                        (nbgrad.int64, -2 ** 63)])
+@pytest.mark.parametrize("n", [1, 64, 5000])
+def test_the_overflowing_integer_quotient_wraps_in_every_dtype(dtype, low, n):
+    # MIN // -1 wraps to MIN as two's complement negation does (PyTorch's int64 CPU result
+    # for t // -1; int64 alone gave 0 here), neither trapping nor differing by dtype
+    a = nbgrad.full((n,), low, dtype=dtype)
+    minus_one = nbgrad.full((n,), -1, dtype=dtype)
+    for q in (a // -1, a // minus_one, a.div(minus_one, rounding_mode="trunc")):
+        assert q.tolist() == [low] * n
+    assert (a % minus_one).tolist() == [0] * n
+
+
 # Broadcasting errors name the last mismatching dim, as TensorIterator's infer_size (it walks
 # from the last dim); torch.broadcast_shapes has messages of its own.  Recorded in PyTorch 2.13.
 @pytest.mark.parametrize("a, b, message", [

@@ -382,6 +382,11 @@ def _div(a, b):
 
 @_scalar
 def _floordiv(a, b):
+    # the one integer quotient that overflows, MIN // -1, wraps to MIN as two's complement
+    # negation does (Numba's int64 // gives 0 there; narrower ints, computed in int64, wrap
+    # when stored).  (a < 0 and -a < 0 holds for that integer alone: never for a float.)
+    if b == -1 and a < 0 and -a < 0:
+        return a
     return a // b
 
 

@@ -16,8 +16,9 @@ def _array(view):
     if len(shape) == 1:
         (n,), (step,) = shape, strides          # (unpacked: a Size's [0] is a Python call)
         if step == 1 or n < 2:
-            # a vector: the slice itself, no reshape; the whole buffer as it is
-            return buf if off == 0 and n == buf.size else buf[off:off + n]
+            # a vector: the slice itself, no reshape (a new array object even for the whole
+            # buffer: a kernel that is plain Python could set its shape)
+            return buf[off:off + n]
     if tuple(strides) == contiguous_strides(shape) or len(shape) == 0:
         n = 1
         for s in shape:

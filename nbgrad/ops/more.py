@@ -530,12 +530,13 @@ class FmodBackward1(Node):
 
 def fmod(input, other):
     """C's fmod: the remainder of trunc division, with the sign of input (computed as
-    sign(input) * remainder(|input|, |other|), exact); PyTorch's derivatives."""
+    sign(input) * remainder(|input|, |other|), exact; the sign bit's, so -0.0 gives -0.0 as
+    C's fmod and PyTorch's); PyTorch's derivatives."""
     from ..autograd.grad_mode import no_grad
     with no_grad():
         b = E.abs(other) if isinstance(other, Tensor) else abs(other)
         res = E.remainder(E.abs(input), b)
-        res = E.where(input < 0, -res, res)
+        res = E.where(signbit(input), -res, res)
         dt = E._result_type(input, other)
         if res._dtype is not dt:
             res = res.to(dt)

@@ -493,3 +493,17 @@ def test_inplace_logical_keeps_history_as_pytorch():
     assert y.grad_fn.name() == "MulBackward0"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+@pytest.mark.parametrize("dtype", [nbgrad.float32, nbgrad.float64])
+def test_fmod_keeps_the_sign_of_a_signed_zero_input_as_c_does(dtype):
+    # C's fmod (NumPy's, PyTorch's): the result has the sign of the input, -0.0 included
+    vals = np.array([-0.0, 0.0, -5.0, 5.0, -3.75, 3.75, np.inf, 1e-40, -1e-40])
+    for divisor in (2.5, -2.5, np.inf, 1.5):
+        with np.errstate(invalid="ignore"):     # (fmod(inf, y) is nan)
+            want = np.fmod(vals.astype(dtype.np), dtype.np.type(divisor))
+        for got in (nbgrad.fmod(nbgrad.tensor(vals, dtype=dtype), divisor),
+                    nbgrad.fmod(nbgrad.tensor(vals, dtype=dtype), nbgrad.full((len(vals),), divisor, dtype=dtype))):
+            got = got.numpy()
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

@@ -7,8 +7,8 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
-from ._graph import (accelerated, backend_of, cast, copy_raw, needs_grad, new_tensor, record, row_major_numel,
-                     shortcuts, wrap_dims, int_dim, _wrap)
+from ._graph import (accelerated, backend_of, cast, contiguous_data, copy_raw, needs_grad, new_tensor, record,
+                     row_major_numel, shortcuts, wrap_dims, int_dim, _wrap)
 
 
 class ReductionResult(tuple):
@@ -680,6 +680,17 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
                          f"the dimension {d}because this dimension is empty and the operation")
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not "
                                    "have an identity")
+    if p != 0 and x.numel() and math.prod(x._shape[d] for d in dims) == 1:
+        # one element per result: PyTorch's reduction gives that element's abs (no square to
+        # overflow or underflow, no root to round: a float32 [1e30] has norm 1e30, not inf;
+        # its 0.5-norm is 1e30 exactly)
+        from .elementwise import _unary_raw
+        a = contiguous_data(_unary_raw("abs", x))
+        out = new_tensor(a._storage.buffer, _kept_shape(x._shape, dims, keepdim), x._dtype, x.device)
+        if needs_grad(x):
+            record(LinalgVectorNormBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,
+                   p=p).save(x, out, outputs=(out,))
+        return out
     result = x
     run = _trailing_runs(x, dims) if p == 2 and x._dtype in (D.float32, D.float64) else None
     if run is not None and accelerated(x, "vector_norm2"):

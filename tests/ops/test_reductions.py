@@ -594,3 +594,16 @@ def test_norm_over_every_dim_by_the_sum_shortcut_has_reduces_bits(monkeypatch, d
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape == ()
         assert np.atleast_1d(g).view(np.uint8).tolist() == np.atleast_1d(w).view(np.uint8).tolist()
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 0.5, float("inf"), -float("inf"), -1, -2])
+def test_a_norm_of_one_element_per_result_is_its_abs(p):
+    # recorded from PyTorch 2.13: with one element per result its reduction returns |x| (no
+    # square to overflow or underflow, no root to round), whatever p (0 counts nonzeros)
+    x = nbgrad.tensor([[1e30], [-1e-30], [5e-45], [-3.0], [-0.0]], dtype=nbgrad.float32, requires_grad=True)
+    out = nbgrad.linalg.vector_norm(x, p, dim=1)
+    want = np.abs(x.detach().numpy()[:, 0])
+    np.testing.assert_array_equal(out.detach().numpy(), want)
+    assert not np.signbit(out.detach().numpy()).any() and out.grad_fn.name() == "LinalgVectorNormBackward0"
+    assert nbgrad.linalg.vector_norm(x[:1, 0], p).item() == np.float32(1e30)
+    assert nbgrad.linalg.vector_norm(x, 0, dim=1).tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]

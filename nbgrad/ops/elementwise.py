@@ -802,8 +802,16 @@ def div(a, b, rounding_mode=None):
             dt = _result_type(a, b)
             _check_binary_dtype("div_trunc", dt, a, b)
             _check_integer_divisor(b, dt, a)
-            q = _binary_raw("div", a, b, dt if dt.is_floating_point else D.float64)
-            out = cast(_unary_raw("trunc", q), dt)
+            if dt.is_floating_point:
+                out = _unary_raw("trunc", _binary_raw("div", a, b, dt))
+            else:
+                # integers exactly: the floor quotient, one up where it rounded a negative
+                # non-integer quotient down (through float64, |a| > 2**53 lost its low bits:
+                # int64 -2**63 // 3 truncated was -3074457345618258432, not ...602)
+                with no_grad():
+                    q = floor_divide(a, b)
+                    inexact = remainder(a, b) != 0
+                    out = add(q, cast(inexact & ((a < 0) != (b < 0)), dt))
         else:
             raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
         if needs_grad(a, b) and out._dtype.is_floating_point:

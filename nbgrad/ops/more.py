@@ -533,6 +533,13 @@ def fmod(input, other):
     sign(input) * remainder(|input|, |other|), exact; the sign bit's, so -0.0 gives -0.0 as
     C's fmod and PyTorch's); PyTorch's derivatives."""
     from ..autograd.grad_mode import no_grad
+    if not E._result_type(input, other).is_floating_point and isinstance(input, Tensor) \
+            and input._dtype is not D.bool_:
+        # integers: a - b * trunc(a / b), wrapping as C's integer arithmetic (the magnitudes'
+        # remainder below does not serve them: |MIN| is MIN, so fmod(100, -128) in int8 was -28
+        # where C's and PyTorch's is 100)
+        with no_grad():
+            return E.sub(input, E.mul(E.div(input, other, rounding_mode="trunc"), other))
     with no_grad():
         b = E.abs(other) if isinstance(other, Tensor) else abs(other)
         res = E.remainder(E.abs(input), b)

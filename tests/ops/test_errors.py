@@ -317,3 +317,26 @@ def test_index_select_out_of_range_as_pytorch(shape, dim, index, error, message,
     idx = nbgrad.tensor([v for k in index for v in (k, 0)])[::2] if strided else nbgrad.tensor(index)
     with pytest.raises(error, match=re.escape(message)):
         x.index_select(dim, idx)
+
+
+def test_integer_truncating_division_is_exact_beyond_float64():
+    # (it went through float64: -2**63 // 3 truncated came out as -3074457345618258432)
+    v = [-2 ** 63, 2 ** 62 + 1, 2 ** 53 + 1, -(2 ** 53 + 1), 7, -7]
+    want = [-3074457345618258602, 1537228672809129301, 3002399751580331, -3002399751580331, 2, -2]
+    a = nbgrad.tensor(v)
+    assert a.div(3, rounding_mode="trunc").tolist() == want
+    assert a.div(nbgrad.tensor(3), rounding_mode="trunc").tolist() == want
+    assert a.div(-3, rounding_mode="trunc").tolist()[1:] == [-w for w in want[1:]]
+    assert nbgrad.tensor([-2 ** 63]).div(-1, rounding_mode="trunc").tolist() == [-2 ** 63]
+
+
+@pytest.mark.parametrize("dtype, low", [(nbgrad.int8, -2 ** 7), (nbgrad.int16, -2 ** 15), (nbgrad.int32, -2 ** 31),
+                                        (nbgrad.int64, -2 ** 63)])
+def test_integer_fmod_and_gcd_with_the_minimum_as_c(dtype, low):
+    # recorded from PyTorch 2.13 (C's truncating remainder; |MIN| is MIN): the magnitudes'
+    # remainder gave fmod(100, -128) = -28 in int8, and gcd took that sign
+    a = nbgrad.tensor([100, 64, 126, low, -7, low, 7], dtype=dtype)
+    b = nbgrad.tensor([low, low, low, -1, 3, low, -3], dtype=dtype)
+    assert nbgrad.fmod(a, b).tolist() == [100, 64, 126, 0, -1, 0, 1]
+    gcd_first = -4 if dtype is nbgrad.int16 else 4          # (C++'s int promotion of int16 operands)
+    assert nbgrad.gcd(a, b).tolist() == [gcd_first, 64, -2, 1, 1, low, 1]

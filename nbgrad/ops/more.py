@@ -763,7 +763,10 @@ def _median_all(input, ignore_nan):
         flat = input.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            return full((), float("nan"), dtype=input.dtype, device=input.device)
+            # PyTorch fills NaN, cast as its CPU cast does (int64: -2**63, int8: 0, bool: True)
+            return full((), float("nan"), dtype=D.float64, device=input.device).to(input.dtype)
+        if input._dtype is D.bool_:
+            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
         s = flat.sort().values
         nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
         if ignore_nan:
@@ -811,10 +814,16 @@ def _check_nonempty(name, input, dim):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+def _check_not_bool(kernel, input):
+    if input._dtype is D.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input, False)
     _check_nonempty("median", input, dim)
+    _check_not_bool("median_out", input)
 
     def pos(n, nans):
         return E.where(nans > 0, n - nans, (n - 1) // 2)
@@ -824,7 +833,8 @@ def median(input, dim=None, keepdim=False):
 def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input, True)
-    _check_nonempty("nanmedian", input, dim)
+    _check_nonempty("median", input, dim)          # (PyTorch's words for nanmedian too)
+    _check_not_bool("median_out", input)
 
     def pos(n, nans):
         k = n - nans
@@ -833,9 +843,12 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    n = input.shape[wrap_dim(dim, input.dim())] if input.dim() else 1
+    d = wrap_dim(dim, input.dim())
+    n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dim():
+        _check_not_bool("kthvalue_cpu", input)      # (a 0-dim tensor's is no kernel call)
 
     def pos(n, nans):
         return nans * 0 + (k - 1)

@@ -340,3 +340,37 @@ def test_integer_fmod_and_gcd_with_the_minimum_as_c(dtype, low):
     assert nbgrad.fmod(a, b).tolist() == [100, 64, 126, 0, -1, 0, 1]
     gcd_first = -4 if dtype is nbgrad.int16 else 4          # (C++'s int promotion of int16 operands)
     assert nbgrad.gcd(a, b).tolist() == [gcd_first, 64, -2, 1, 1, low, 1]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: nbgrad.empty(2 ** 47), lambda: nbgrad.zeros(2 ** 47), lambda: nbgrad.randn(2 ** 47),
+    lambda: nbgrad.randint(0, 5, (2 ** 46,)), lambda: nbgrad.arange(2 ** 46),
+], ids=["empty", "zeros", "randn", "randint", "arange"])
+def test_an_allocation_that_cannot_be_had_is_pytorchs_runtime_error(make):
+    # (512 TiB: beyond any x86-64 address space, so it fails whatever the overcommit policy)
+    with pytest.raises(RuntimeError, match=r"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                                           r"\d+ bytes"):
+        make()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda b: b.median(), "\"median_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.nanmedian(), "\"median_cpu\" not implemented for 'Bool'"),
+    (lambda b: b.median(0), "\"median_out\" not implemented for 'Bool'"),
+    (lambda b: b.nanmedian(0), "\"median_out\" not implemented for 'Bool'"),
+    (lambda b: b.kthvalue(1), "\"kthvalue_cpu\" not implemented for 'Bool'"),
+])
+def test_bool_order_statistics_are_not_implemented_as_in_pytorch(call, message):
+    with pytest.raises(NotImplementedError, match=re.escape(message)):
+        call(nbgrad.tensor([True, False]))
+
+
+def test_order_statistics_name_the_wrapped_dim_and_empty_medians_cast_nan():
+    with pytest.raises(RuntimeError, match=re.escape("kthvalue(): selected number k out of range for dimension 1")):
+        nbgrad.ones(2, 3).kthvalue(9)
+    with pytest.raises(IndexError, match=re.escape("median(): Expected reduction dim 0 to have non-zero size.")):
+        nbgrad.zeros(0, 2).nanmedian(0)
+    # recorded from PyTorch 2.13: NaN cast as its CPU cast does
+    assert nbgrad.zeros(0, dtype=nbgrad.int64).median().item() == -2 ** 63
+    assert nbgrad.zeros(0, dtype=nbgrad.int8).median().item() == 0
+    assert nbgrad.zeros(0, dtype=nbgrad.bool).median().item() is True

@@ -40,10 +40,23 @@ _SCAN_LIMIT = 32
 
 
 def new_buffer(n, dtype):
-    """An uninitialised 1-D array of n elements of dtype."""
+    """An uninitialised 1-D array of n elements of dtype (PyTorch's RuntimeError when the
+    memory cannot be had)."""
     if n < _SMALL_ELEMENTS:
         return np.empty(n, dtype=dtype)
-    dtype = np.dtype(dtype)
+    try:
+        return _large_buffer(n, np.dtype(dtype))
+    except MemoryError:
+        raise out_of_memory(n * np.dtype(dtype).itemsize) from None
+
+
+def out_of_memory(nbytes):
+    """PyTorch's error (a RuntimeError) for an allocation of nbytes that failed."""
+    return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+                        "Error code 12 (Cannot allocate memory)")
+
+
+def _large_buffer(n, dtype):
     nbytes = n * dtype.itemsize
     if nbytes < POOL_MIN_BYTES or IDLE_LIMIT_BYTES <= 0:
         return np.empty(n, dtype=dtype)

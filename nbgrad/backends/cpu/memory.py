@@ -2,7 +2,7 @@
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._allocator import new_buffer
+from ._allocator import new_buffer, out_of_memory
 from .._shared.geometry import contiguous_strides, numel
 from .._shared.copy import scalar_of
 from .strided_copy import fill
@@ -45,10 +45,13 @@ _SMALL_FULL = 1 << 12
 
 def arange(n, start, step, dtype):
     dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        return (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dtype)
-    # start + i*step in double, then rounded once (as PyTorch does)
-    return (float(start) + np.arange(n, dtype=np.float64) * float(step)).astype(dtype)
+    try:
+        if dtype.kind in "iu":
+            return (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dtype)
+        # start + i*step in double, then rounded once (as PyTorch does)
+        return (float(start) + np.arange(n, dtype=np.float64) * float(step)).astype(dtype)
+    except MemoryError:
+        raise out_of_memory(n * dtype.itemsize) from None
 
 
 def to_numpy(view):

@@ -25,6 +25,7 @@ from .._shared import cpu_kernel
 from .._shared.fast_math import (_F, _MAGIC_D, _MAGIC_D_BITS, _MAGIC_F, _MAGIC_F_BITS, _by_float_type, _float_bits,
                                  _fma, _log_f32, _log_f64, _overload_by_float_type, _wide_vectors)
 from .._shared.native import address_as
+from ._allocator import new_buffer
 
 _kernel = cpu_kernel()
 
@@ -438,21 +439,21 @@ def manual_seed(seed):
 
 
 def uniform(numel, dtype, low, high):
-    out = np.empty(numel, dtype=np.dtype(dtype))
+    out = new_buffer(numel, dtype)      # (PyTorch's RuntimeError when memory runs out)
     if numel:
         _uniform(_address(), out, float(low), float(high))
     return out
 
 
 def normal(numel, dtype, mean, std):
-    out = np.empty(numel, dtype=np.dtype(dtype))
+    out = new_buffer(numel, dtype)      # (PyTorch's RuntimeError when memory runs out)
     if numel:
         _normal(_address(), out, float(mean), float(std), out.dtype == np.float32)
     return out
 
 
 def randint(numel, dtype, low, high):
-    out = np.empty(numel, dtype=np.dtype(dtype))
+    out = new_buffer(numel, dtype)      # (PyTorch's RuntimeError when memory runs out)
     low, high = int(low), int(high)
     if numel and high - low >= 1 << 63:
         out[:] = _wide_randint(numel, low, high)

@@ -160,7 +160,9 @@ def histc(input, bins=100, min=0, max=0):
     from .._creation import tensor, zeros
     x = input
     if not x._dtype.is_floating_point:
-        raise NotImplementedError(f'"histogram_cpu" not implemented for \'{D.scalar_type_name(x._dtype)}\'')
+        # (a bool input fails first in the bin edges' linspace, PyTorch's words)
+        kernel = "linspace_cpu" if x._dtype is D.bool_ else "histogram_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(x._dtype)}\'')
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0, but got " + str(bins) + " for dimension 0")
     with no_grad():

@@ -247,6 +247,8 @@ def diagflat(input, offset=0):
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input._dtype is D.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return recorded(TraceBackward0, input, lambda: input.diagonal().sum(), shape=tuple(input._shape))
 
 
@@ -894,29 +896,29 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     from ..autograd.grad_mode import no_grad
     from .._creation import tensor as _tensor
     if not input._dtype.is_floating_point or input._dtype is D.float16:
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
     qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
     if qt.dim() > 1:
-        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
     if qt._dtype is not input._dtype:
-        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     with no_grad():
         qv = qt.reshape(-1)
         if qv.numel() and bool(((qv < 0) | (qv > 1)).any()):
             bad = qv[((qv < 0) | (qv > 1)).nonzero()[0, 0]].item() if scalar_q else None
-            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {bad}" if scalar_q
-                               else f"{name}() q values must be in the range [0, 1]")
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {bad}" if scalar_q
+                               else "quantile() q values must be in the range [0, 1]")
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
         d = wrap_dim(dim, input.dim())
         x = input if input.dim() else input.reshape(1)
     if x.shape[d] == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     y = x.movedim(d, -1)                                  # (..., n)
     n = y.shape[-1]
     s = y.sort(-1).values                                 # NaN last; differentiable (SortBackward0)
@@ -1031,6 +1033,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 # ---------------------------------------------------------------- std_mean / var_mean
 def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
     from . import reduction as R
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     # (PyTorch's std_mean/var_mean take Welford's path even to one value: no std_var_all_cpu)
     s = stat(input, dim, unbiased, keepdim, correction=correction, _one_value_path=False)
     d, _ = R._var_args(name, dim, unbiased, keepdim, correction)

@@ -447,6 +447,13 @@ def mish(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if isinstance(input, Tensor) and not input._dtype.is_floating_point:
+        # PyTorch's hardtanh_out: no bool; integer limits truncated, none negative for uint8
+        if input._dtype is D.bool_:
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        min_val, max_val = int(min_val), int(max_val)
+        if input._dtype is D.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _inplace_or_not(TABLE["hardtanh"], _tensor_arg("hardtanh", input),
                            {"min_val": min_val, "max_val": max_val}, inplace)
 

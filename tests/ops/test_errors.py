@@ -374,3 +374,27 @@ def test_order_statistics_name_the_wrapped_dim_and_empty_medians_cast_nan():
     assert nbgrad.zeros(0, dtype=nbgrad.int64).median().item() == -2 ** 63
     assert nbgrad.zeros(0, dtype=nbgrad.int8).median().item() == 0
     assert nbgrad.zeros(0, dtype=nbgrad.bool).median().item() is True
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # recorded from PyTorch 2.13
+    (lambda: nbgrad.nn.functional.hardtanh(nbgrad.tensor([1, 0], dtype=nbgrad.uint8)), RuntimeError,
+     "cannot do hardtanh on an unsigned type with negative limits"),
+    (lambda: nbgrad.nn.functional.hardtanh(nbgrad.tensor([True])), RuntimeError, "Bool inputs not supported for hardtanh"),
+    (lambda: nbgrad.tensor([[True]]).trace(), NotImplementedError, "\"trace\" not implemented for 'Bool'"),
+    (lambda: nbgrad.tensor([True]).histc(), NotImplementedError, "\"linspace_cpu\" not implemented for 'Bool'"),
+    (lambda: nbgrad.tensor([1]).histc(), NotImplementedError, "\"histogram_cpu\" not implemented for 'Long'"),
+    (lambda: nbgrad.var_mean(nbgrad.tensor([1, 2])), RuntimeError, "var_mean only support floating point and complex dtypes"),
+    (lambda: nbgrad.std_mean(nbgrad.tensor([True])), RuntimeError, "std_mean only support floating point and complex dtypes"),
+    (lambda: nbgrad.tensor([1.0, 2.0]).nanquantile(1.5), RuntimeError, "quantile() q must be in the range [0, 1] but got 1.5"),
+    (lambda: nbgrad.tensor([1, 2]).nanquantile(0.5), RuntimeError, "quantile() input tensor must be either float or double dtype"),
+])
+def test_dtype_refusals_as_pytorch(call, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        call()
+
+
+def test_integer_hardtanh_truncates_its_limits_as_pytorch():
+    F = nbgrad.nn.functional
+    assert F.hardtanh(nbgrad.tensor([-3, 0, 3], dtype=nbgrad.int8), -1.5, 1.5).tolist() == [-1, 0, 1]
+    assert F.hardtanh(nbgrad.tensor([1, 0, 3], dtype=nbgrad.uint8), -0.5, 1.5).tolist() == [1, 0, 1]

@@ -162,6 +162,11 @@ def dot(a, b):
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] "
                            f"to have the same number of elements, but got {n} and {m} elements respectively")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{D.scalar_type_name(a._dtype)} and {D.scalar_type_name(b._dtype)}")
+    if a._dtype is D.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     av = V.make_view(a, (1, a._shape[0]), (0, a._stride[0]), a._offset)
     bv = V.make_view(b, (b._shape[0], 1), (b._stride[0], 0), b._offset)
     return _vector_product(a, b, av, bv, (), "dot", DotBackward0)

@@ -1367,6 +1367,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     out_shape = batch + (r1, r2)
     nb = math.prod(batch)
     use_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+    if not use_mm and x1._dtype is D.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")     # (PyTorch's kernel; its mm path takes Half)
     if use_mm and x1.numel() and x2.numel() and r1 and r2 and nb and c:
         if x1._dtype is not x2._dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_META_NAMES[x1._dtype.name]} "

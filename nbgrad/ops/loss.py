@@ -523,6 +523,8 @@ def _pointwise_loss(x, y, reduction, kind):
                       "Please ensure they have the same size.", stacklevel=3)
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kind}_cpu\" not implemented for '{D.scalar_type_name(dtype)}'")
     shape = broadcast_shapes(x.shape, y.shape)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)

@@ -114,14 +114,21 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     check_same_device(x, y, weight)
     if y.dtype is not x.dtype:
         raise RuntimeError(f"Found dtype {D.scalar_type_name(y.dtype)} but expected {D.scalar_type_name(x.dtype)}")
+    if not x._dtype.is_floating_point:
+        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{D.scalar_type_name(x._dtype)}'")
     if weight is not None:
         _not_differentiable("binary_cross_entropy", weight, "weight")
         _check_expands(weight, x)
         weight = weight.detach().to(x.dtype)
     with no_grad():
         xd, yd = x.detach(), y.detach()
-        if not bool(((xd >= 0) & (xd <= 1)).all()):
-            raise RuntimeError("all elements of input should be between 0 and 1")
+        # (PyTorch's kernel checks each element's target, then its input)
+        in_range = lambda t: (t >= 0) & (t <= 1)        # noqa: E731
+        ok_y, ok_x = in_range(yd), in_range(xd)
+        if not bool((ok_y & ok_x).all()):
+            first = int((~(ok_y & ok_x)).reshape(-1).int().argmax().item())
+            which = "target" if not bool(ok_y.reshape(-1)[first]) else "input"
+            raise RuntimeError(f"all elements of {which} should be between 0 and 1")
         loss = (yd - 1) * log(1 - xd).clamp(min=-100) - yd * log(xd).clamp(min=-100)
         if weight is not None:
             loss = loss * weight
@@ -153,6 +160,21 @@ class HuberLossBackward0(_NativeLossNode):
         return -self.d_input(g, x, y)
 
 
+def _promoted_floats(kernel, x, y):
+    """x and y's promoted dtype, PyTorch's NotImplementedError for the kernel when it is no float."""
+    dtype = D.promote_types(x.dtype, y.dtype)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+    return dtype
+
+
+def _pair_in(dtype, x, y):
+    """x and y broadcast together, an integer or bool operand cast to `dtype` first (a float
+    input beside a bool target: their difference promotes; two floats promote by themselves)."""
+    return _broadcast_pair(x if x.dtype.is_floating_point else x.to(dtype),
+                           y if y.dtype.is_floating_point else y.to(dtype))
+
+
 def _broadcast_pair(x, y):
     """torch.broadcast_tensors(x, y) (expanded views; x, y themselves when shapes agree)."""
     if tuple(x.shape) == tuple(y.shape):
@@ -167,7 +189,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y = _broadcast_pair(input, target)
+    x, y = _pair_in(_promoted_floats("smooth_l1_cpu", input, target), input, target)
     if beta == 0.0:
         return _reduce((x - y).abs(), reduction)
     check_same_device(x, y)
@@ -189,11 +211,19 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y = _broadcast_pair(input, target)
+    # PyTorch's huber_loss writes into empty_like(input): the promoted dtype must cast to
+    # input's, and the loss is input's dtype (float16 input, float32 target: float16)
+    promoted = D.promote_types(input.dtype, target.dtype)
+    if not D.can_cast(promoted, input.dtype):
+        raise RuntimeError(f"result type {D.scalar_type_name(promoted)} can't be cast to the desired output "
+                           f"type {D.scalar_type_name(input.dtype)}")
+    x, y = _pair_in(_promoted_floats("huber_cpu", input, target), input, target)
     check_same_device(x, y)
     with no_grad():
         d = (x.detach() - y.detach()).abs()
         loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+        if loss._dtype is not input.dtype:
+            loss = loss.to(input.dtype)
     return _native(HuberLossBackward0, x, y, loss, reduction, delta=float(delta))
 
 
@@ -228,6 +258,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
     base = "sum" if reduction == "batchmean" else _reduction(reduction)
+    if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     # PyTorch's composite, with its operands made right to left as its build evaluates
     # `a * b` and `a - b` of two ops (the later node runs first in backward: which gradient
     # reaches target's buffer first, and so the layout of target.grad)

@@ -172,6 +172,9 @@ def _ldexp_value(x, other, dtype):
 def ldexp(input, other):
     """input * 2 ** other in the promoted floating dtype (PyTorch's LdexpBackward0)."""
     _need_tensor("ldexp", "other", 2, other)
+    if other._dtype is D.bool_ and isinstance(input, Tensor) and input._dtype.is_floating_point:
+        # (PyTorch's 2 ** other beside a float input: an integer input takes another path)
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     dtype = _promoted(input, other)
     if not dtype.is_floating_point:
         dtype = D.get_default_dtype()

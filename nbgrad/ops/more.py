@@ -185,6 +185,8 @@ def _addcdiv_values(x, t1, t2, value, dt):
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
+    if all(isinstance(t, Tensor) and t._dtype is D.bool_ for t in (input, tensor1, tensor2)):
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     return _pointwise3("addcmul", input, tensor1, tensor2, value, _addcmul_values, AddcmulBackward0,
                        lambda n1, n2: (tensor1 if n2 else None, tensor2 if n1 else None))
 
@@ -535,8 +537,14 @@ def fmod(input, other):
     sign(input) * remainder(|input|, |other|), exact; the sign bit's, so -0.0 gives -0.0 as
     C's fmod and PyTorch's); PyTorch's derivatives."""
     from ..autograd.grad_mode import no_grad
-    if not E._result_type(input, other).is_floating_point and isinstance(input, Tensor) \
-            and input._dtype is not D.bool_:
+    dt = E._result_type(input, other)
+    if dt is D.bool_:
+        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+    if input._dtype is D.bool_:
+        input = input.to(dt)            # (its 0/1 in the result's dtype: PyTorch computes there)
+    if isinstance(other, Tensor) and other._dtype is D.bool_:
+        other = other.to(dt)
+    if not dt.is_floating_point:
         # integers: a - b * trunc(a / b), wrapping as C's integer arithmetic (the magnitudes'
         # remainder below does not serve them: |MIN| is MIN, so fmod(100, -128) in int8 was -28
         # where C's and PyTorch's is 100)
@@ -589,9 +597,13 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 def _logaddexp(name, node_cls, input, other, exp, scale):
     _check_floating(name, input, other)
 
+    dt = E._result_type(input, other)
+
     def compute():          # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
-        out = E.maximum(input, other) + E.log1p(exp(-E.abs(input - other))) / scale
-        return E.where(E.isinf(input) & (input == other), input, out)
+        a = input if input.dtype is dt else input.to(dt)        # (a bool operand: its 0/1 as floats)
+        b = other if other.dtype is dt else other.to(dt)
+        out = E.maximum(a, b) + E.log1p(exp(-E.abs(a - b))) / scale
+        return E.where(E.isinf(a) & (a == b), a, out)
     return recorded(node_cls, (input, other), compute, saves=(input, other))
 
 
@@ -1072,6 +1084,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
     v = input if isinstance(input, Tensor) else _tensor(input, device=seq.device)
+    if seq._dtype is D.bool_ and v._dtype is D.bool_:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     if seq.dim() > 1 and (v.dim() != seq.dim() or tuple(v.shape[:-1]) != tuple(seq.shape[:-1])):
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "

@@ -321,10 +321,12 @@ def corrcoef(input):
 
 
 # ---------------------------------------------------------------- trapezoid
-def _trapezoid_args(name, y, dim):
+def _trapezoid_args(name, y, dim, x=None):
     if y.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, y.dim())
+    if isinstance(x, Tensor) and (x.dtype is D.bool_ or y.dtype is D.bool_):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if y.dtype is D.bool_:
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
     return d
@@ -333,7 +335,7 @@ def _trapezoid_args(name, y, dim):
 def _trapezoid_dx(name, y, x, d):
     """x's differences along d, shaped to broadcast against y's (ATen's x_viewed)."""
     if x.dtype is D.bool_:
-        raise RuntimeError(f"{name}: received a bool input for `x`, but bool is not supported")
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if x.dim() == 1:
         if x.shape[0] != y.shape[d]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
@@ -374,7 +376,7 @@ def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The trapezoidal rule along dim: with sample points x, or a constant spacing dx (1)."""
     from .._creation import zeros
     from .elementwise import div_scalar, mul_scalar
-    d = _trapezoid_args("trapezoid", y, dim)
+    d = _trapezoid_args("trapezoid", y, dim, x)
     if not isinstance(x, Tensor):
         dx = _dx_of("trapezoid", dx, dim)
     if y.shape[d] == 0:
@@ -391,7 +393,7 @@ def trapz(y, x=None, *, dx=_NO_DX, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The running trapezoidal rule along dim (one element fewer than y there)."""
     from .elementwise import div_scalar, mul_scalar
-    d = _trapezoid_args("cumulative_trapezoid", y, dim)
+    d = _trapezoid_args("cumulative_trapezoid", y, dim, x)
     if isinstance(x, Tensor):
         return div_scalar((_pairs(y, d) * _trapezoid_dx("cumulative_trapezoid", y, x, d)).cumsum(d), 2.0)
     dx = _dx_of("cumulative_trapezoid", dx, dim)

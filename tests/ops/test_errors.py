@@ -2,6 +2,7 @@
 import os
 import re
 
+import numpy as np
 import pytest
 
 import nbgrad
@@ -398,3 +399,51 @@ def test_integer_hardtanh_truncates_its_limits_as_pytorch():
     F = nbgrad.nn.functional
     assert F.hardtanh(nbgrad.tensor([-3, 0, 3], dtype=nbgrad.int8), -1.5, 1.5).tolist() == [-1, 0, 1]
     assert F.hardtanh(nbgrad.tensor([1, 0, 3], dtype=nbgrad.uint8), -0.5, 1.5).tolist() == [1, 0, 1]
+
+
+_F = nbgrad.nn.functional
+_B = lambda: nbgrad.tensor([True, False])               # noqa: E731
+_I8 = lambda: nbgrad.tensor([1, 0], dtype=nbgrad.int8)  # noqa: E731
+_F32 = lambda: nbgrad.tensor([1.0, 0.0])                # noqa: E731
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # recorded from PyTorch 2.13 (a sweep of binary ops over bool, int8, uint8, int64, float16, float32)
+    (lambda: _F.mse_loss(_I8(), _I8()), NotImplementedError, "\"mse_cpu\" not implemented for 'Char'"),
+    (lambda: _F.mse_loss(_B(), _B()), NotImplementedError, "\"mse_cpu\" not implemented for 'Bool'"),
+    (lambda: _F.smooth_l1_loss(_I8(), _B()), NotImplementedError, "\"smooth_l1_cpu\" not implemented for 'Char'"),
+    (lambda: _F.huber_loss(_I8(), _B()), NotImplementedError, "\"huber_cpu\" not implemented for 'Char'"),
+    (lambda: _F.huber_loss(_B(), _F32()), RuntimeError, "result type Float can't be cast to the desired output type Bool"),
+    (lambda: _F.kl_div(_F32(), _I8(), reduction="sum"), RuntimeError, "kl_div: Integral inputs not supported."),
+    (lambda: _F.binary_cross_entropy(_I8(), _I8()), NotImplementedError,
+     "\"binary_cross_entropy\" not implemented for 'Char'"),
+    (lambda: _F.binary_cross_entropy(nbgrad.tensor([0.5, 2.0]), nbgrad.tensor([2.0, 0.5])), RuntimeError,
+     "all elements of target should be between 0 and 1"),
+    (lambda: nbgrad.fmod(_B(), _B()), NotImplementedError, "\"fmod_cpu\" not implemented for 'Bool'"),
+    (lambda: nbgrad.addcmul(_B(), _B(), _B()), NotImplementedError, "\"addcmul_cpu_out\" not implemented for 'Bool'"),
+    (lambda: nbgrad.searchsorted(_B(), _B()), NotImplementedError, "\"searchsorted_out_cpu\" not implemented for 'Bool'"),
+    (lambda: nbgrad.dot(_B(), _F32()), RuntimeError, "dot : expected both vectors to have same dtype, but found Bool and Float"),
+    (lambda: nbgrad.dot(_B(), _B()), NotImplementedError, "\"dot\" not implemented for 'Bool'"),
+    (lambda: nbgrad.trapezoid(_F32(), _B()), RuntimeError,
+     "trapezoid: received a bool input for `x` or `y`, but bool is not supported"),
+    (lambda: nbgrad.cdist(nbgrad.ones(2, 2, dtype=nbgrad.float16), nbgrad.ones(2, 2)), NotImplementedError,
+     "\"cdist\" not implemented for 'Half'"),
+    (lambda: nbgrad.ldexp(_F32(), _B()), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+])
+def test_binary_dtype_refusals_as_pytorch(call, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        call()
+
+
+def test_bool_operands_that_pytorch_promotes():
+    # recorded from PyTorch 2.13: these compute in the promoted dtype
+    assert nbgrad.fmod(_B(), nbgrad.tensor([2, 2], dtype=nbgrad.int8)).tolist() == [1, 0]
+    assert nbgrad.fmod(_F32(), _B()).tolist()[0] == 0.0 and nbgrad.fmod(_B(), 2.5).dtype == nbgrad.float32
+    np.testing.assert_allclose(nbgrad.logaddexp(_B(), _F32()).numpy(), np.logaddexp([1.0, 0.0], [1.0, 0.0]), rtol=1e-6)
+    x = nbgrad.tensor([1.0, 0.0], requires_grad=True)
+    loss = _F.smooth_l1_loss(x, _B())
+    assert loss.dtype == nbgrad.float32 and loss.item() == 0.0
+    loss.backward()
+    assert x.grad.tolist() == [0.0, 0.0]
+    assert _F.huber_loss(nbgrad.ones(2, dtype=nbgrad.float16), nbgrad.zeros(2)).dtype == nbgrad.float16
+    assert nbgrad.ldexp(_I8(), _B()).tolist() == [2.0, 0.0]

@@ -210,6 +210,7 @@ def test_integer_division_by_zero_raises_but_float_division_gives_inf():
     assert (nbgrad.tensor([-5.0]) / 0).tolist() == [float("-inf")]
 
 
+@pytest.mark.skipif(AGAINST_TORCH, reason="PyTorch's int32 tensor // tensor traps on MIN // -1 (SIGFPE)")
 @pytest.mark.parametrize("dtype, low", [(nbgrad.int8, -2 ** 7), (nbgrad.int16, -2 ** 15), (nbgrad.int32, -2 ** 31),
                                         (nbgrad.int64, -2 ** 63)])
 @pytest.mark.parametrize("n", [1, 64, 5000])
@@ -328,7 +329,8 @@ def test_integer_truncating_division_is_exact_beyond_float64():
     assert a.div(3, rounding_mode="trunc").tolist() == want
     assert a.div(nbgrad.tensor(3), rounding_mode="trunc").tolist() == want
     assert a.div(-3, rounding_mode="trunc").tolist()[1:] == [-w for w in want[1:]]
-    assert nbgrad.tensor([-2 ** 63]).div(-1, rounding_mode="trunc").tolist() == [-2 ** 63]
+    if not AGAINST_TORCH:       # (PyTorch's kernel traps there: SIGFPE)
+        assert nbgrad.tensor([-2 ** 63]).div(-1, rounding_mode="trunc").tolist() == [-2 ** 63]
 
 
 @pytest.mark.parametrize("dtype, low", [(nbgrad.int8, -2 ** 7), (nbgrad.int16, -2 ** 15), (nbgrad.int32, -2 ** 31),

@@ -327,7 +327,7 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pi
     """An uninitialised tensor with the given strides, in new memory just large enough."""
     shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(shape) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     if any(n < 0 for n in shape) or any(s < 0 for s in stride):
         raise RuntimeError(f"empty_strided: sizes and strides must be non-negative, got sizes {list(shape)} "
                            f"and strides {list(stride)}")
@@ -497,9 +497,17 @@ def initial_seed():
     return default_generator.initial_seed()
 
 
+def _floating_draw(kernel, dtype):
+    """PyTorch's refusal of a uniform or normal draw of an integer or bool dtype (the draws
+    are of floats: a bool uniform's redraw of values that round to `high` never ended)."""
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+
+
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
+    _floating_draw("check_uniform_bounds", dtype)
     buf = get_backend(device.type).uniform(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
@@ -507,6 +515,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
+    _floating_draw("normal_kernel_cpu", dtype)
     buf = get_backend(device.type).normal(math.prod(shape), dtype.np, 0.0, 1.0)
     return _new(buf, shape, dtype, device, requires_grad)
 
@@ -537,12 +546,14 @@ def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
 
 def uniform_(t, a=0.0, b=1.0, generator=None):
     from .ops.inplace import write_random, UniformBackward0
+    _floating_draw("check_uniform_bounds", t.dtype)
     return write_random(t, get_backend(t.device.type).uniform(t.numel(), t.dtype.np, float(a), float(b)),
                         UniformBackward0)
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
     from .ops.inplace import write_random, NormalBackward0
+    _floating_draw("normal_kernel_cpu", t.dtype)
     return write_random(t, get_backend(t.device.type).normal(t.numel(), t.dtype.np, float(mean), float(std)),
                         NormalBackward0)
 

@@ -60,16 +60,12 @@ def _write(t, values, node_cls):
     return write_random(t, values.to(t.dtype).contiguous()._storage.buffer, node_cls)
 
 
-def _need_float(t, what):
-    if not t.is_floating_point():
-        raise RuntimeError(f"{what} is a continuous probability distribution. dtype must be a floating point but "
-                           f"you specified {D.scalar_type_name(t.dtype)}")
-
-
 def geometric_(self, p, *, generator=None):
     """Draws from Geometric(p) on {1, 2, ...}: ceil(log(u) / log1p(-p)), u uniform in (0, 1]."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self.dtype is D.bool_:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     with no_grad():
         u = _uniform_open_low(self.shape, self.device)
         values = (u.log() / math.log1p(-p)).ceil().clamp(min=1.0)
@@ -90,7 +86,9 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Draws median + sigma * tan(pi * (u - 1/2))."""
-    _need_float(self, "Cauchy")
+    if not self.is_floating_point():       # (PyTorch's words, with the dtype's C++ name here)
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
+                           f"point but you specified {D.cpp_type_name(self.dtype)}")
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={float(sigma):g}")
     from ._creation import rand

@@ -988,6 +988,8 @@ def bernoulli(input, p=None, *, generator=None):
     stream (reproducible under manual_seed; not PyTorch's bits)."""
     from ..autograd.grad_mode import no_grad
     from .._creation import rand_like
+    if p is None and not input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{D.scalar_type_name(input._dtype)}'")
     with no_grad():
         prob = input if p is None else p
         if isinstance(prob, Tensor) and prob.numel() and bool(((prob < 0) | (prob > 1)).any()):

@@ -449,3 +449,26 @@ def test_bool_operands_that_pytorch_promotes():
     assert x.grad.tolist() == [0.0, 0.0]
     assert _F.huber_loss(nbgrad.ones(2, dtype=nbgrad.float16), nbgrad.zeros(2)).dtype == nbgrad.float16
     assert nbgrad.ldexp(_I8(), _B()).tolist() == [2.0, 0.0]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # recorded from PyTorch 2.13: draws of floats refuse other dtypes (a uniform draw of bools
+    # looped forever: its redraw of values that round to `high`)
+    (lambda: nbgrad.rand_like(nbgrad.ones(3, dtype=nbgrad.bool)), NotImplementedError,
+     "\"check_uniform_bounds\" not implemented for 'Bool'"),
+    (lambda: nbgrad.rand(3, dtype=nbgrad.int64), NotImplementedError, "\"check_uniform_bounds\" not implemented for 'Long'"),
+    (lambda: nbgrad.ones(3, dtype=nbgrad.int8).uniform_(), NotImplementedError,
+     "\"check_uniform_bounds\" not implemented for 'Char'"),
+    (lambda: nbgrad.randn_like(nbgrad.ones(3, dtype=nbgrad.int8)), NotImplementedError,
+     "\"normal_kernel_cpu\" not implemented for 'Char'"),
+    (lambda: nbgrad.ones(3, dtype=nbgrad.bool).normal_(), NotImplementedError, "\"normal_kernel_cpu\" not implemented for 'Bool'"),
+    (lambda: nbgrad.bernoulli(nbgrad.ones(2, dtype=nbgrad.int8)), NotImplementedError,
+     "\"bernoulli_tensor_cpu_p_\" not implemented for 'Char'"),
+    (lambda: nbgrad.ones(2, dtype=nbgrad.bool).geometric_(0.5), NotImplementedError, "\"geometric_cpu\" not implemented for 'Bool'"),
+    (lambda: nbgrad.ones(2, dtype=nbgrad.int8).cauchy_(), RuntimeError,
+     "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified "
+     "signed char"),
+])
+def test_random_draws_refuse_dtypes_as_pytorch(call, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        call()

@@ -439,6 +439,8 @@ def manual_seed(seed):
 
 
 def uniform(numel, dtype, low, high):
+    if np.dtype(dtype).kind != "f":     # (the redraw of values that round to `high` would never end)
+        raise TypeError(f"uniform draws are of floats, not {np.dtype(dtype)}")
     out = new_buffer(numel, dtype)      # (PyTorch's RuntimeError when memory runs out)
     if numel:
         _uniform(_address(), out, float(low), float(high))

@@ -138,6 +138,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
     normalized_shape = tuple(int(n) for n in normalized_shape)
     n = len(normalized_shape)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{D.scalar_type_name(input.dtype)}'")
     if n == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {list(normalized_shape)}")

@@ -265,7 +265,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """Log-softmax over dim 1 (dim 0 for a 1-D input) and NLL, fused."""
     reduction = _reduction(reduction, size_average, reduce)
     x = input
-    if isinstance(target, Tensor) and target.dtype.is_floating_point:
+    if isinstance(target, Tensor) and isinstance(x, Tensor) and tuple(target.shape) == tuple(x.shape):
+        # PyTorch takes a target of input's shape for class probabilities (and a target of
+        # another shape for class indices, whatever its dtype: a float one then fails there)
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{D.scalar_type_name(target.dtype)}")
         return _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing)
     if not x.dtype.is_floating_point:
         check_dtype("log_softmax_lastdim", x.dtype)

@@ -10,6 +10,7 @@ gradient is differentiable in it.
 """
 import math
 
+from .. import _dtype as D
 from ..autograd.backward_path import FUSED, RECORDED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -60,9 +61,17 @@ def _write_raw(dst, value):
     backend_of(dst).copy(V.reshape(value, dst._shape)._view_tuple(), dst._view_tuple())
 
 
+def float_input(kernel, x):
+    """PyTorch's NotImplementedError for a normalisation (or pooling) kernel of an integer or
+    bool input (NumPy-style arithmetic would have given a number, or a dtype error of mean())."""
+    if not x._dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """PyTorch's F.batch_norm over dim 1 of an (N, C, ...) input."""
     x = input
+    float_input("batch_norm", x)
     if training:
         size = x.numel() // x._shape[1] if x.dim() > 1 and x._shape[1] else x.numel()
         if size == 1:
@@ -177,6 +186,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
+    if not input._dtype.is_floating_point:
+        if any(t is not None and t.dtype is not input.dtype for t in (weight, bias)):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        float_input("LayerNormKernelImpl", input)
     axis = input.dim() - k
     dims = tuple(range(axis, input.dim()))
     n = math.prod(normalized_shape)

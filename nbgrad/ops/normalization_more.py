@@ -5,7 +5,7 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from .more import renamed
-from .normalization import batch_norm
+from .normalization import batch_norm, float_input
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -17,6 +17,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(x.shape)} and num_groups={num_groups}")
+    float_input("GroupNormKernelImpl", x)
     size = [n * c // num_groups, num_groups] + list(x.shape[2:])
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
@@ -42,6 +43,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each (sample, channel) over its spatial elements; with running statistics,
     their update is the mean over the batch of each instance's update (PyTorch's)."""
     x = input
+    float_input("batch_norm", x)
     if use_input_stats and math.prod(x.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape}")
     b, c = x.shape[0], x.shape[1]

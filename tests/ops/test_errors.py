@@ -472,3 +472,29 @@ def test_bool_operands_that_pytorch_promotes():
 def test_random_draws_refuse_dtypes_as_pytorch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # recorded from PyTorch 2.13
+    (lambda: _F.layer_norm(nbgrad.ones(2, 4, dtype=nbgrad.int64), (4,)), NotImplementedError,
+     "\"LayerNormKernelImpl\" not implemented for 'Long'"),
+    (lambda: _F.layer_norm(nbgrad.ones(2, 4, dtype=nbgrad.int64), (4,), weight=nbgrad.ones(4)), RuntimeError,
+     "mixed dtype (CPU): all inputs must share same datatype."),
+    (lambda: _F.batch_norm(nbgrad.ones(2, 2, 4, dtype=nbgrad.bool), None, None, training=True), NotImplementedError,
+     "\"batch_norm\" not implemented for 'Bool'"),
+    (lambda: _F.group_norm(nbgrad.ones(2, 2, 4, dtype=nbgrad.int64), 1), NotImplementedError,
+     "\"GroupNormKernelImpl\" not implemented for 'Long'"),
+    (lambda: _F.instance_norm(nbgrad.ones(2, 2, 4, dtype=nbgrad.int64)), NotImplementedError,
+     "\"batch_norm\" not implemented for 'Long'"),
+    (lambda: _F.rms_norm(nbgrad.ones(2, 4, dtype=nbgrad.int64), (4,)), NotImplementedError,
+     "\"rms_norm\" not implemented for 'Long'"),
+    (lambda: _F.max_pool1d(nbgrad.ones(1, 1, 4, dtype=nbgrad.int64), 2), NotImplementedError,
+     "\"max_pool1d_impl\" not implemented for 'Long'"),
+    (lambda: _F.cross_entropy(nbgrad.ones(4, 5), nbgrad.ones(4)), RuntimeError,
+     "expected target dtype to be Long or Byte, but got Float"),
+    (lambda: _F.cross_entropy(nbgrad.ones(4, 5), nbgrad.ones(4, 5, dtype=nbgrad.int64)), RuntimeError,
+     "Expected floating point type for target with class probabilities, got Long"),
+])
+def test_layer_dtype_refusals_as_pytorch(call, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        call()

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from ..autograd.backward_path import FUSED, RECORDED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
+from ._graph import accelerated, backend_of, cast, needs_grad, new_tensor, record
 from . import views as V
 from .elementwise import rsqrt
 
@@ -104,6 +104,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = (x - mean) * scale
         if bias is not None:
             out = out + V.reshape(bias, bshape)
+        if out._dtype is not x._dtype:
+            out = cast(out, x._dtype)           # (mixed dtypes: the input's, as layer_norm's)
         out = out.contiguous()
     if needs_grad(x, weight, bias):
         node = record(NativeBatchNormBackward0, (x, weight, bias), (out,), dims=dims, training=bool(training),
@@ -137,6 +139,10 @@ class NativeLayerNormBackward0(Node):
                     None if db is None else new_tensor(db, b._shape, b._dtype, b.device))
         dims = self.dims
         lead = tuple(range(x.dim() - len(dims)))
+        half = x._dtype is D.float16
+        if half:                # (in float32, as the forward; each gradient in its input's dtype)
+            x, g, mean, rstd = (t.float() for t in (x, g, mean, rstd))
+            w = None if w is None else w.float()
         if path is RECORDED:    # the statistics again from x, so that the gradient is differentiable in it
             mean, rstd = _moments(x, dims, self.eps)
         xhat = (x - mean) * rstd
@@ -148,6 +154,11 @@ class NativeLayerNormBackward0(Node):
             gw = (g * xhat).sum(lead) if lead else g * xhat
         if need_b and b is not None:
             gb = g.sum(lead) if lead else g
+        if half:
+            x0, w0, b0 = self.saved_tensors[:3]
+            gx = None if gx is None else gx.to(x0.dtype)
+            gw = None if gw is None else gw.to(w0.dtype)
+            gb = None if gb is None else gb.to(b0.dtype)
         return gx, gw, gb
 
 
@@ -205,12 +216,21 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             mean = new_tensor(mean, stat_shape, x._dtype, x.device)
             rstd = new_tensor(rstd, stat_shape, x._dtype, x.device)
         else:
-            mean, rstd = _moments(x, dims, eps)
-            out = (x - mean) * rstd
+            # float16 in float32 (PyTorch's opmath), rounded once at the end: the statistics
+            # of a half row in half lost its gradient (sign and all, against float64's)
+            xo = cast(x, D.float32) if x._dtype is D.float16 else x
+            mean, rstd = _moments(xo, dims, eps)
+            out = (xo - mean) * rstd
             if weight is not None:
-                out = out * weight
+                out = out * (cast(weight, D.float32) if weight._dtype is D.float16 else weight)
             if bias is not None:
-                out = out + bias
+                out = out + (cast(bias, D.float32) if bias._dtype is D.float16 else bias)
+            if out._dtype is not x._dtype:
+                # (a float16 input with float32 weight or bias too: PyTorch's mixed-dtype kernel
+                # writes the input's dtype, and keeps float32 statistics)
+                out = cast(out, x._dtype)
+                if not any(t is not None and t._dtype is not x._dtype for t in (weight, bias)):
+                    mean, rstd = cast(mean, x._dtype), cast(rstd, x._dtype)
             out = out.contiguous()
     if needs_grad(input, weight, bias):
         node = record(NativeLayerNormBackward0, (input, weight, bias), (out,), n=n, dims=dims, eps=eps)

@@ -3,6 +3,7 @@ NativeGroupNormBackward0) and, for instance_norm, over batch_norm exactly as PyT
 at::instance_norm does it: the (N, C) instances folded into the channels of one batch."""
 import math
 
+from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from .more import renamed
 from .normalization import batch_norm, float_input
@@ -25,7 +26,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
-    groups = x.reshape(n, num_groups, -1)
+    half = x.dtype is D.float16     # (in float32, rounded once: PyTorch's opmath, as layer_norm)
+    groups = (x.float() if half else x).reshape(n, num_groups, -1)
     mean = groups.mean(-1, keepdim=True)
     centered = groups - mean
     var = (centered * centered).mean(-1, keepdim=True)
@@ -35,6 +37,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         out = out * weight.reshape(bshape)
     if bias is not None:
         out = out + bias.reshape(bshape)
+    if out.dtype is not x.dtype:
+        out = out.to(x.dtype)       # (float16 input, float32 weights too: the input's dtype)
     return renamed(out, "NativeGroupNormBackward0")
 
 

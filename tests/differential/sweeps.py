@@ -1,0 +1,226 @@
+"""Sweeps against live PyTorch: every op of a list over every dtype, and over lengths that
+fall on each side of PyTorch's vector widths.
+
+    python -m tests.differential.sweeps            # all sweeps
+    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers
+
+The random programs of `python -m tests.differential` draw float64/float32/int64/bool
+leaves of a few elements; these sweeps cover what they rarely reach:
+
+  dtypes    unary, binary (both operands' dtypes) and layer calls over bool, int8, uint8,
+            int32, int64, float16, float32: does the call succeed in the same dtype, or
+            fail with the same exception type and message (PyTorch's NotImplementedError
+            naming its kernel, its own RuntimeErrors)?
+  lengths   float32/float64 elementwise ops on 1 to 5000 elements drawn from special values
+            (nan, +-inf, +-0, denormals, halves, huge): a kernel whose vectorized loop and
+            scalar loop disagree shows at some lengths and not at others.
+  integers  integer ops and reductions with each dtype's minimum and maximum.
+
+Each prints one line per difference.  Not a test: PyTorch is the reference and is never a
+dependency.  Known differences it lists (PyTorch 2.13, this stop): lengths -- float32 fmod and
+remainder by a denormal from 16 elements (PyTorch's vectorized loop overflows a / b to NaN,
+its scalar loop and C's fmod give the remainder nbgrad gives), maximum/minimum of zeros of
+both signs from 65 elements (which zero a tie keeps follows PyTorch's vector width; nbgrad
+keeps the first); dtypes -- functions nbgrad lacks (histogram, complex and polar), float16
+mixed-dtype details, message wording of Python's own argument errors.
+"""
+import sys
+import warnings
+
+import numpy as np
+
+warnings.simplefilter("ignore")
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+        if isinstance(r, tuple):
+            r = r[0]
+        return ("ok", str(r.dtype).split(".")[-1])
+    except Exception as e:                                  # noqa: BLE001  (the outcome is compared)
+        return (type(e).__name__, str(e).split("\n")[0][:90])
+
+
+_DTYPES = ("bool", "int8", "uint8", "int32", "int64", "float16")
+
+_UNARY = ["abs", "neg", "sign", "sgn", "floor", "ceil", "round", "trunc", "frac", "sqrt", "rsqrt", "exp", "exp2",
+          "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+          "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv", "lgamma", "digamma", "reciprocal", "square",
+          "relu", "nan_to_num", "signbit", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "sum", "prod",
+          "mean", "std", "var", "amax", "amin", "argmax", "argmin", "max", "min", "all", "any", "nansum", "nanmean",
+          "count_nonzero", "msort", "unique", "clone", "median", "nanmedian", "deg2rad", "rad2deg", "positive", "i0",
+          "sinc", "logit", "histc", "bincount"]
+
+
+def _unary_calls(m):
+    F = m.nn.functional
+    calls = {name: (lambda name: lambda x: getattr(m, name)(x))(name) for name in _UNARY}
+    calls.update({
+        "cumsum": lambda x: x.cumsum(0), "cumprod": lambda x: x.cumprod(0), "logsumexp": lambda x: m.logsumexp(x, 0),
+        "softmax": lambda x: F.softmax(x, 0), "log_softmax": lambda x: F.log_softmax(x, 0), "norm": lambda x: x.norm(),
+        "sort": lambda x: x.sort().values, "topk": lambda x: m.topk(x, 1), "kthvalue": lambda x: m.kthvalue(x, 1),
+        "quantile": lambda x: m.quantile(x, 0.5), "nanquantile": lambda x: m.nanquantile(x, 0.5),
+        "var_mean": lambda x: m.var_mean(x), "trace": lambda x: m.trace(x.reshape(2, 2)),
+        "det": lambda x: m.linalg.det(x.reshape(2, 2)), "inverse": lambda x: m.linalg.inv(x.reshape(2, 2)),
+        "solve": lambda x: m.linalg.solve(x.reshape(2, 2), x.reshape(2, 2)), "hardtanh": lambda x: F.hardtanh(x),
+        "gelu": lambda x: F.gelu(x), "silu": lambda x: F.silu(x), "elu": lambda x: F.elu(x),
+        "softplus": lambda x: F.softplus(x), "layer_norm": lambda x: F.layer_norm(x, (4,)),
+        "batch_norm": lambda x: F.batch_norm(x.reshape(2, 2), None, None, training=True),
+        "group_norm": lambda x: F.group_norm(x.reshape(1, 2, 2), 1), "max_pool1d": lambda x: F.max_pool1d(x.reshape(1, 1, 4), 2),
+        "linear": lambda x: F.linear(x.reshape(1, 4), x.reshape(1, 4)), "one_hot": lambda x: F.one_hot(x),
+        "embedding": lambda x: F.embedding(x, m.ones(5, 2)), "cross_entropy_target": lambda x: F.cross_entropy(m.ones(4, 5), x),
+        "rand_like": lambda x: m.rand_like(x), "randn_like": lambda x: m.randn_like(x),
+        "uniform_": lambda x: x.clone().uniform_(), "normal_": lambda x: x.clone().normal_(),
+        "bernoulli": lambda x: m.bernoulli(x), "matmul": lambda x: x.reshape(2, 2) @ x.reshape(2, 2),
+    })
+    return calls
+
+
+_BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "atan2", "hypot",
+           "maximum", "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+           "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+           "copysign", "nextafter", "heaviside", "xlogy", "logaddexp", "logaddexp2", "ldexp", "gcd", "lcm", "isclose"]
+
+
+def _binary_calls(m):
+    F = m.nn.functional
+    calls = {name: (lambda name: lambda x, y: getattr(m, name)(x, y))(name) for name in _BINARY}
+    calls.update({
+        "where": lambda x, y: m.where(x > 0 if x.dtype != m.bool else x, x, y), "lerp": lambda x, y: m.lerp(x, y, 0.5),
+        "addcmul": lambda x, y: m.addcmul(x, x, y), "addcdiv": lambda x, y: m.addcdiv(x, x, y),
+        "mm": lambda x, y: m.mm(x.reshape(2, 2), y.reshape(2, 2)), "dot": lambda x, y: m.dot(x, y),
+        "mse": lambda x, y: F.mse_loss(x, y), "l1": lambda x, y: F.l1_loss(x, y), "bce": lambda x, y: F.binary_cross_entropy(x, y),
+        "huber": lambda x, y: F.huber_loss(x, y), "smooth_l1": lambda x, y: F.smooth_l1_loss(x, y),
+        "kl_div": lambda x, y: F.kl_div(x, y, reduction="sum"), "cdist": lambda x, y: m.cdist(x.reshape(2, 2), y.reshape(2, 2)),
+        "clamp": lambda x, y: m.clamp(x, y, y), "masked_fill": lambda x, y: x.masked_fill(y > 0 if y.dtype != m.bool else y, 1),
+        "index_add": lambda x, y: x.index_add(0, m.tensor([0, 1, 2, 3]), y), "searchsorted": lambda x, y: m.searchsorted(x, y),
+        "isin": lambda x, y: m.isin(x, y), "cat": lambda x, y: m.cat([x, y]), "stack": lambda x, y: m.stack([x, y]),
+        "sub_alpha": lambda x, y: m.sub(x, y, alpha=2), "trapezoid": lambda x, y: m.trapezoid(y, x),
+    })
+    return calls
+
+
+def sweep_dtypes():
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    found = 0
+    tu, nu = _unary_calls(torch), _unary_calls(nbgrad)
+    for dt in _DTYPES:
+        a = np.array([1, 0, 1, 1]) if dt == "bool" else np.array([1, 0, 3, 2])
+        for name in tu:
+            outs = [_outcome(lambda: calls[name](m.tensor(a.astype(bool) if dt == "bool" else a, dtype=getattr(m, dt))))
+                    for m, calls in ((torch, tu), (nbgrad, nu))]
+            if outs[0] != outs[1]:
+                found += 1
+                print(f"dtypes {dt:8} {name:22} torch {outs[0]} | nbgrad {outs[1]}")
+    tb, nb = _binary_calls(torch), _binary_calls(nbgrad)
+    for da in _DTYPES + ("float32",):
+        for db in _DTYPES + ("float32",):
+            for name in tb:
+                def call(m, calls):
+                    def mk(dt, v):
+                        return m.tensor(np.array(v).astype(bool) if dt == "bool" else np.array(v), dtype=getattr(m, dt))
+                    return calls[name](mk(da, [1, 0, 3, 2]), mk(db, [2, 1, 1, 3]))
+                outs = [_outcome(lambda: call(m, calls)) for m, calls in ((torch, tb), (nbgrad, nb))]
+                if outs[0] != outs[1]:
+                    found += 1
+                    print(f"dtypes {da}+{db:8} {name:14} torch {outs[0]} | nbgrad {outs[1]}")
+    return found
+
+
+_SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-40, 1.5, -1.5, 2.5, -2.5, 0.5, -0.5, 3.7, -3.7,
+                      1e30, -1e30, 7.0, -7.0, 1.0, -1.0])
+_LENGTHS = [1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 5000]
+_LENGTH_UNARY = ["relu", "abs", "neg", "sign", "floor", "ceil", "round", "trunc", "frac", "sqrt", "reciprocal",
+                 "nan_to_num", "signbit", "isnan", "isfinite", "logical_not", "positive"]
+_LENGTH_BINARY = ["add", "sub", "mul", "div", "fmax", "fmin", "fmod", "remainder", "copysign", "eq", "lt", "ge",
+                  "heaviside", "floor_divide", "maximum", "minimum"]
+
+
+def _same_bits(r, t):
+    if r.shape != t.shape or r.dtype != t.dtype:
+        return False
+    if r.dtype.kind != "f":
+        return np.array_equal(r, t)
+    rn, tn = np.isnan(r), np.isnan(t)
+    return np.array_equal(rn, tn) and np.array_equal(r[~rn], t[~tn]) and \
+        np.array_equal(np.signbit(r[~rn]), np.signbit(t[~tn]))
+
+
+def sweep_lengths():
+    """Exact results only (the transcendental functions differ in the last ulp by design)."""
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    found = 0
+    for dt in (np.float32, np.float64):
+        for name in _LENGTH_UNARY + _LENGTH_BINARY:
+            bad = []
+            for n in _LENGTHS:
+                a = np.random.default_rng(n).choice(_SPECIALS, n).astype(dt)
+                b = np.random.default_rng(n + 1000).choice(_SPECIALS, n).astype(dt)
+                args = (a,) if name in _LENGTH_UNARY else (a, b)
+                t = getattr(torch, name)(*(torch.from_numpy(v.copy()) for v in args)).numpy()
+                r = getattr(nbgrad, name)(*(nbgrad.from_numpy(v.copy()) for v in args)).numpy()
+                if not _same_bits(r, t):
+                    bad.append(n)
+            if bad:
+                found += 1
+                print(f"lengths {dt.__name__:8} {name:14} differs at lengths {bad}")
+    return found
+
+
+_INT_OPS = {"sum": lambda m, x, y: x.sum(), "prod": lambda m, x, y: x.prod(), "cumsum": lambda m, x, y: x.cumsum(0),
+            "max": lambda m, x, y: x.max(), "argmin": lambda m, x, y: x.argmin(),
+            "sort_indices": lambda m, x, y: x.sort(stable=True).indices, "abs": lambda m, x, y: x.abs(),
+            "neg": lambda m, x, y: -x, "floor_divide": lambda m, x, y: x // y,
+            "trunc_div": lambda m, x, y: x.div(y, rounding_mode="trunc"), "remainder": lambda m, x, y: x % y,
+            "fmod": lambda m, x, y: x.fmod(y), "gcd": lambda m, x, y: x.gcd(y), "mul": lambda m, x, y: x * y,
+            "to_float": lambda m, x, y: x.float(), "to_int8": lambda m, x, y: x.to(m.int8),
+            "float_to_int8": lambda m, x, y: (x.double() * 1.5).to(m.int8),
+            "float_to_uint8": lambda m, x, y: (x.double() * 1.5).to(m.uint8)}
+
+
+def sweep_integers():
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    found = 0
+    for dt in ("int8", "int16", "int32", "int64", "uint8"):
+        info = np.iinfo(dt)
+        pool = np.array([info.min, info.max, 0, 1, 3, 7, 100, info.min + 1, info.max - 1] +
+                        ([-1, -3, -7] if info.min < 0 else []), np.int64)
+        for name, f in _INT_OPS.items():
+            for n in (1, 9, 300):
+                rng = np.random.default_rng(n)
+                a, b = rng.choice(pool, n).astype(dt), rng.choice(pool[pool != 0], n).astype(dt)
+                if info.min < 0:
+                    b[(a == info.min) & (b == -1)] = -3          # (PyTorch's int32/int64 kernels trap on MIN // -1)
+                outs = []
+                for m in (torch, nbgrad):
+                    try:
+                        outs.append(np.asarray(f(m, m.from_numpy(a.copy()), m.from_numpy(b.copy())).numpy()))
+                    except Exception as e:                  # noqa: BLE001
+                        outs.append(type(e).__name__)
+                same = (isinstance(outs[0], str) and outs[0] == outs[1]) or (
+                    not isinstance(outs[0], str) and not isinstance(outs[1], str) and _same_bits(outs[1], outs[0]))
+                if not same:
+                    found += 1
+                    print(f"integers {dt:6} {name:14} n={n}")
+    return found
+
+
+SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers}
+
+
+def main(argv=None):
+    names = (argv if argv is not None else sys.argv[1:]) or list(SWEEPS)
+    for name in names:
+        print(f"-- {name}: {SWEEPS[name]()} difference(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -193,7 +193,7 @@ class LinalgSolveExBackward0(Node):
 def solve(A, B, *, left=True, out=None):
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
-    _check_matrix("linalg.solve", A)
+    _check_matrix("linalg.solve", A, kernel="lu_cpu")
     if not left:
         # XA = B is A^T X^T = B^T
         return V.mT(solve(V.mT(A), V.mT(B)))

@@ -391,6 +391,8 @@ def test_order_statistics_name_the_wrapped_dim_and_empty_medians_cast_nan():
     (lambda: nbgrad.std_mean(nbgrad.tensor([True])), RuntimeError, "std_mean only support floating point and complex dtypes"),
     (lambda: nbgrad.tensor([1.0, 2.0]).nanquantile(1.5), RuntimeError, "quantile() q must be in the range [0, 1] but got 1.5"),
     (lambda: nbgrad.tensor([1, 2]).nanquantile(0.5), RuntimeError, "quantile() input tensor must be either float or double dtype"),
+    (lambda: nbgrad.linalg.solve(nbgrad.eye(2, dtype=nbgrad.float16), nbgrad.ones(2, dtype=nbgrad.float16)),
+     NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
 ])
 def test_dtype_refusals_as_pytorch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):

@@ -148,7 +148,7 @@ def bincount(input, weights=None, minlength=0):
         if weights is None:
             out = zeros(n, dtype=D.int64, device=x.device)
             return out.index_add(0, index, index.new_ones(x.shape[0])) if x.numel() else out
-        dtype = weights._dtype if weights._dtype.is_floating_point else D.float64
+        dtype = D.float32 if weights._dtype is D.float32 else D.float64     # (PyTorch's: float16 too is double)
         out = zeros(n, dtype=dtype, device=x.device)
         return out.index_add(0, index, weights.to(dtype).detach()) if x.numel() else out
 

@@ -500,3 +500,12 @@ def test_random_draws_refuse_dtypes_as_pytorch(call, error, message):
 def test_layer_dtype_refusals_as_pytorch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+def test_bincount_weights_dtype_as_pytorch():
+    # recorded from PyTorch 2.13: float32 weights count in float32, every other dtype in float64
+    index = nbgrad.tensor([0, 1, 1])
+    for dtype, want in ((nbgrad.float16, nbgrad.float64), (nbgrad.float32, nbgrad.float32),
+                        (nbgrad.float64, nbgrad.float64), (nbgrad.int64, nbgrad.float64)):
+        out = nbgrad.bincount(index, weights=nbgrad.ones(3, dtype=dtype))
+        assert out.dtype == want and out.tolist() == [1.0, 2.0]

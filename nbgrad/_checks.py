@@ -197,11 +197,14 @@ _RANDOM_C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "sh
 
 
 def check_random_range(low, high, dtype):
-    """random_(from, to) / randint bounds for an integer dtype, as PyTorch checks them."""
-    if dtype.np.kind not in "iu":
+    """random_(from, to) / randint bounds for an integer (or bool: [0, 1]) dtype, as PyTorch checks them."""
+    if dtype.np.kind == "b":
+        lo, hi, name = 0, 1, "bool"
+    elif dtype.np.kind not in "iu":
         return
-    lo, hi = _limits(dtype)
-    name = _RANDOM_C_NAMES[dtype.name]
+    else:
+        lo, hi = _limits(dtype)
+        name = _RANDOM_C_NAMES[dtype.name]
     if not lo <= low <= hi:
         raise RuntimeError(f"from is out of bounds for {name}")
     if not lo <= high - 1 <= hi:

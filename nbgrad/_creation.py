@@ -422,6 +422,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dtype = D.to_dtype(dtype)
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is D.int64:
+        # PyTorch sizes an int64 range in int64: bounds and step truncated first (arange(0.5,
+        # 3.7, 1, dtype=int64) is [0, 1, 2]; a step truncated to 0, its ValueError).  Other
+        # integer dtypes it sizes in double, as below ([0, 1, 2, 3] in int32)
+        start, end, step = (int(v) for v in (start, end, step))
+        if step == 0:
+            raise ValueError("step must be nonzero")
     n = max(0, math.ceil((end - start) / step))
     _size_args((n,), dtype.itemsize)
     device = to_device(device)
@@ -431,6 +440,8 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dtype = _dt(dtype)
+    if dtype is D.bool_:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     device = to_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -444,6 +455,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    if dtype is not None and D.to_dtype(dtype) is D.bool_:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     return _finish((base ** linspace(start, end, steps, dtype=D.float64, device=device)).to(_dt(dtype)), requires_grad)
 
 
@@ -537,6 +550,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    if dtype is not None and D.to_dtype(dtype) is D.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     device = to_device(device)
     _size_args((n,), 8)
     buf = get_backend(device.type).randperm(int(n))

@@ -509,3 +509,24 @@ def test_bincount_weights_dtype_as_pytorch():
                         (nbgrad.float64, nbgrad.float64), (nbgrad.int64, nbgrad.float64)):
         out = nbgrad.bincount(index, weights=nbgrad.ones(3, dtype=dtype))
         assert out.dtype == want and out.tolist() == [1.0, 2.0]
+
+
+def test_creation_of_bool_and_int64_ranges_as_pytorch():
+    # recorded from PyTorch 2.13
+    for call, kernel in ((lambda: nbgrad.arange(5, dtype=nbgrad.bool), "arange_cpu"),
+                         (lambda: nbgrad.linspace(0, 3, 4, dtype=nbgrad.bool), "linspace_cpu"),
+                         (lambda: nbgrad.logspace(0, 2, 3, dtype=nbgrad.bool), "logspace_cpu"),
+                         (lambda: nbgrad.randperm(3, dtype=nbgrad.bool), "randperm")):
+        with pytest.raises(NotImplementedError, match=re.escape(f"\"{kernel}\" not implemented for 'Bool'")):
+            call()
+    with pytest.raises(RuntimeError, match="to - 1 is out of bounds for bool"):
+        nbgrad.randint(0, 3, (2,), dtype=nbgrad.bool)
+    assert nbgrad.randint(0, 2, (2,), dtype=nbgrad.bool).dtype == nbgrad.bool
+    # an int64 range is sized in int64 (bounds and step truncated first), int32's in double
+    assert nbgrad.arange(0.5, 3.7, 1, dtype=nbgrad.int64).tolist() == [0, 1, 2]
+    assert nbgrad.arange(0.5, 3.7, 1, dtype=nbgrad.int32).tolist() == [0, 1, 2, 3]
+    assert nbgrad.arange(0.7, 5.9, 2.5, dtype=nbgrad.int64).tolist() == [0, 2, 4]
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        nbgrad.arange(0, 2.5, 0.5, dtype=nbgrad.int64)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        nbgrad.arange(0, 5, 0)

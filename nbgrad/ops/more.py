@@ -554,7 +554,6 @@ def fmod(input, other):
         b = E.abs(other) if isinstance(other, Tensor) else abs(other)
         res = E.remainder(E.abs(input), b)
         res = E.where(signbit(input), -res, res)
-        dt = E._result_type(input, other)
         if res._dtype is not dt:
             res = res.to(dt)
     if not res._dtype.is_floating_point:

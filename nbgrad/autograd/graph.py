@@ -67,6 +67,56 @@ def _interned(key):
     return found
 
 
+def record_pair(node_cls, a, b, out):
+    """record(node_cls, (a, b), (out,)) for a binary op's common call, spelled out: a plain
+    tensor a (not a view, nothing reshaped under no_grad since its node made it) with a
+    plain tensor or a Python number b, one output, a node class without its own __init__.
+    Anything else goes to record.  (The two-input lists, their tuples and four interning
+    lookups of the general loop were ~0.4 of the ~1.2 us a recorded mul spent recording.)"""
+    tb = type(b)
+    if type(a) is not Tensor or a._base is not None or a._producer_meta is not None \
+            or (tb is Tensor and (b._base is not None or b._producer_meta is not None)) \
+            or (tb is not Tensor and isinstance(b, Tensor)) or node_cls.__init__ is not _node_init:
+        return record(node_cls, (a, b), (out,))
+    if a._requires_grad:
+        fa = a._grad_fn
+        if fa is not None:
+            na, ma = a._output_nr, (a._shape, a._dtype)
+        else:
+            fa = a._grad_accumulator()
+            na, ma = 0, fa.input_shape_dtype
+    else:
+        fa = ma = None
+        na = 0
+    if tb is Tensor and b._requires_grad:
+        fb = b._grad_fn
+        if fb is not None:
+            nb, mb = b._output_nr, (b._shape, b._dtype)
+        else:
+            fb = b._grad_accumulator()
+            nb, mb = 0, fb.input_shape_dtype
+    else:
+        fb = mb = None
+        nb = 0
+    meta = (ma, mb)
+    found = _METAS.get(meta)        # (one lookup when this pair of metas was seen before)
+    if found is None:
+        found = _interned((None if ma is None else _interned(ma), None if mb is None else _interned(mb)))
+    nrs = (na, nb)
+    node = _new(node_cls)
+    node._next_fns = (fa, fb)
+    node._next_nrs = _NUMBERS.get(nrs) or interned_numbers(nrs)
+    node.input_meta = found
+    node._seq = node._priority or _next_seq()
+    if anomaly_mode.ENABLED:
+        node._trace = anomaly_mode.creation_trace()
+    if out._dtype.is_floating_point:
+        out._grad_fn = node
+        out._requires_grad = True
+        out._output_nr = 0
+    return node
+
+
 def record(node_cls, inputs, outputs, node=None, **attrs):
     """Create a node of node_cls for `outputs` computed from `inputs` and attach it to the
     floating-point outputs (None entries keep their output number but get nothing);

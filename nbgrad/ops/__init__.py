@@ -6,7 +6,7 @@ from . import copying, elementwise as E, indexing as I, inplace as IP, linalg as
 from . import sorting as S
 from . import linalg_decomp as LD
 from .inplace import apply_inplace, check_inplace
-from ._graph import broadcast_shapes, needs_grad, record
+from ._graph import broadcast_shapes, needs_grad, record_pair
 from .tabled import check_lerp_dtypes, computed_dtype
 
 # -- in-place forms: out-of-place op + write (see inplace.py) ----------------------------------------
@@ -193,7 +193,7 @@ def _add_operator(self, other):
     if dt.is_floating_point and (t is float or t is int or (t is Tensor and other._dtype is dt)):
         out = E._binary_raw("add", self, other, dt)
         if needs_grad(self, other):
-            record(E.AddBackward0, (self, other), (out,))
+            record_pair(E.AddBackward0, self, other, out)
         return out
     if t not in _NUMBER_TYPES and not isinstance(other, Tensor) \
             and not hasattr(other, "__index__") and not isinstance(other, (float, _np.generic)):

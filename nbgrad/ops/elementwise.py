@@ -16,14 +16,14 @@ from .._layout import is_dense, order_of_strides
 from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major, row_major_of
 from ..autograd.grad_mode import _state as _grad_state, is_grad_enabled, no_grad
-from ..autograd.node import Node
+from ..autograd.node import Node, _saved_input
 from ..backends import get_backend
 from ._dtype_rules import check as check_dtype, check_sub, refuses
 from ..autograd.backward_path import FUSED, backward_path
 from . import _graph
 from ._graph import (accelerated, as_operand, backend_of, broadcast_shapes, broadcast_view, cast,
                      check_same_device, needs_grad, new_strided, new_tensor, output_layout,
-                     permuted, record, scalar_tensor, shortcuts, NotImplementedNode, zeros_grad)
+                     permuted, record, record_pair, scalar_tensor, shortcuts, NotImplementedNode, zeros_grad)
 
 
 # the backends' small-op shortcuts, by device type
@@ -317,7 +317,7 @@ def _scaled_binary(op, node_cls, a, b, alpha):
     if alpha == 1:                  # the common call first: one kernel, one node
         out = _binary_raw(op, a, b, dt)
         if needs_grad(a, b):
-            record(node_cls, (a, b), (out,))
+            record_pair(node_cls, a, b, out)
         return out
     if _one_scaled_kernel(b, alpha, dt):
         out = _scaled_raw(op, a, b, alpha, dt)
@@ -753,13 +753,15 @@ def mul(a, b):
     dt = _result_type(a, b)
     out = _binary_raw("mul", a, b, dt)
     if needs_grad(a, b):
-        b_is_tensor = isinstance(b, Tensor)
-        node = record(MulBackward0, (a, b), (out,)) if b_is_tensor else \
-            record(MulBackward0, (a, b), (out,), b_scalar=b)
-        # PyTorch saves an operand used by one input's derivative only when that input has
-        # an edge (should_compute_output): a's for b's gradient, b's for a's
-        fns = node._next_fns
-        _save_operands(node, a, b, fns[1] is not None, fns[0] is not None)
+        if isinstance(b, Tensor):
+            node = record_pair(MulBackward0, a, b, out)
+            # PyTorch saves an operand used by one input's derivative only when that input
+            # has an edge (should_compute_output): a's for b's gradient, b's for a's
+            fa, fb = node._next_fns
+            node._saved = (None if fb is None else _saved_input(a), None if fa is None else _saved_input(b))
+        else:
+            node = record(MulBackward0, (a, b), (out,), b_scalar=b)
+            _save_operands(node, a, b, False, node._next_fns[0] is not None)
     return out
 
 

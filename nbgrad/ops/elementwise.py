@@ -831,7 +831,7 @@ def div(a, b, rounding_mode=None):
     out = _binary_raw("div", a, b, dt)
     if needs_grad(a, b):
         b_is_tensor = isinstance(b, Tensor)
-        node = record(DivBackward0, (a, b), (out,)) if b_is_tensor else \
+        node = record_pair(DivBackward0, a, b, out) if b_is_tensor else \
             record(DivBackward0, (a, b), (out,), b_scalar=b)
         _save_operands(node, a, b, node.needs_input_grad(1), True)
     return out

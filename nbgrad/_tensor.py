@@ -170,9 +170,19 @@ class Tensor:
         return get_backend(self._storage.device.type)
 
     def _shallow_alias(self, share_version=True):
-        """A new detached Tensor object over the same memory."""
-        return Tensor._make(self._storage, self._shape, self._stride, self._offset, self._dtype,
-                            self._vc if share_version else None)
+        """A new detached Tensor object over the same memory.  (Spelled out, no _make and
+        _init_from frames: every op that saves its output for backward makes one.)"""
+        t = _new(Tensor)
+        t._storage = self._storage
+        t._shape = self._shape
+        t._stride = self._stride
+        t._offset = self._offset
+        t._dtype = self._dtype
+        t._vc = self._vc if share_version else VersionCounter()
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        return t
 
     # -- geometry ----------------------------------------------------------
     @property

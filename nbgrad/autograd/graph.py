@@ -67,6 +67,39 @@ def _interned(key):
     return found
 
 
+def record_unary(node_cls, x, out):
+    """record(node_cls, (x,), (out,)) for a one-input op's common call (a plain tensor x, a
+    node class without its own __init__), spelled out as record_pair is; else record."""
+    if type(x) is not Tensor or x._base is not None or x._producer_meta is not None \
+            or node_cls.__init__ is not _node_init:
+        return record(node_cls, (x,), (out,))
+    if x._requires_grad:
+        fn = x._grad_fn
+        if fn is not None:
+            nr, m = x._output_nr, (x._shape, x._dtype)
+        else:
+            fn = x._grad_accumulator()
+            nr, m = 0, fn.input_shape_dtype
+        meta = (m,)
+    else:
+        fn, nr, meta = None, 0, (None,)
+    found = _METAS.get(meta)
+    if found is None:
+        found = _interned((None if meta[0] is None else _interned(meta[0]),))
+    node = _new(node_cls)
+    node._next_fns = (fn,)
+    node._next_nrs = _NUMBERS.get((nr,)) or interned_numbers((nr,))
+    node.input_meta = found
+    node._seq = node._priority or _next_seq()
+    if anomaly_mode.ENABLED:
+        node._trace = anomaly_mode.creation_trace()
+    if out._dtype.is_floating_point:
+        out._grad_fn = node
+        out._requires_grad = True
+        out._output_nr = 0
+    return node
+
+
 def record_pair(node_cls, a, b, out):
     """record(node_cls, (a, b), (out,)) for a binary op's common call, spelled out: a plain
     tensor a (not a view, nothing reshaped under no_grad since its node made it) with a

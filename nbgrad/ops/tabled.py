@@ -20,12 +20,12 @@ from .._layout import layout_of
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.backward_path import FUSED, backward_path
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..autograd.node import Node
+from ..autograd.node import Node, _saved_input, _saved_output
 from . import _expr
 from . import elementwise as E
 from .fusion import _Program, _as_kernel_input, _result
 from ._graph import (accelerated, backend_of, broadcast_shapes, check_same_device, copy_raw, needs_grad, output_layout,
-                     record)
+                     record, record_pair, record_unary)
 from .optable import ROWS, TABLE
 
 _KERNEL_DTYPES = (D.float32, D.float64)
@@ -170,7 +170,11 @@ def apply(row, inputs, params, node_cls=None):
     like = _layout_operands(row, inputs)
     out = _forward(row, inputs, params, dt, like)
     if row.differentiable and out._dtype.is_floating_point and needs_grad(*inputs):
-        node = record(node_cls or NODES[row.name], tuple(inputs), (out,), params=params)
+        cls = node_cls or NODES[row.name]
+        n_in = len(inputs)
+        node = record_unary(cls, inputs[0], out) if n_in == 1 else \
+            record_pair(cls, inputs[0], inputs[1], out) if n_in == 2 else record(cls, tuple(inputs), (out,))
+        node.params = params
         saved, consts = [], {}
         for name, guard in zip(row.saves, row.save_guards):
             v = out if name == "out" else inputs[row.inputs.index(name)]
@@ -183,7 +187,11 @@ def apply(row, inputs, params, node_cls=None):
                 saved.append(None)
         if consts:
             node.consts = consts
-        node.save(*saved, outputs=(out,))
+        if len(saved) == 1:         # (node.save's meaning, without its frame and list: per op)
+            v = saved[0]
+            node._saved = (None if v is None else _saved_output(v) if v is out else _saved_input(v),)
+        else:
+            node.save(*saved, outputs=(out,))
     return out
 
 

@@ -8,7 +8,7 @@ from .modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # no
 from .modules.fold import Fold, Unfold  # noqa: E402,F401
 from .modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
-from .modules.batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402,F401
+from .modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, Dropout2d, Dropout3d  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
 from .modules.activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,  # noqa: E402,F401
                                  LeakyReLU, LogSigmoid, Mish, PReLU, ReLU6, RReLU, SELU, SiLU, Softmax2d, Softmin,
@@ -25,17 +25,18 @@ from .modules.distance import CosineSimilarity, PairwiseDistance  # noqa: E402,F
 from .modules.container import ModuleDict, ParameterDict, ParameterList  # noqa: E402,F401
 from .modules.layers import Unflatten  # noqa: E402,F401
 from .modules.padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,  # noqa: E402,F401
-                              ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+                              ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d, ConstantPad3d, ReflectionPad3d,
+                      ReplicationPad3d, ZeroPad3d)
 from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402,F401
 from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d,  # noqa: E402,F401
                               MaxPool1d)
-from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402,F401
+from .modules.batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402,F401
 from .modules.layers import RMSNorm  # noqa: E402,F401
 from .modules.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: E402,F401
                                   TransformerEncoder, TransformerEncoderLayer)
 from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
                            TripletMarginWithDistanceLoss)
 from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401
-from .modules.padding import CircularPad1d, CircularPad2d  # noqa: E402,F401
+from .modules.padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402,F401
 from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401
                             MaxUnpool1d, MaxUnpool2d)

@@ -1,4 +1,4 @@
-"""F.dropout2d, F.dropout1d: whole channels zeroed with probability p, the rest scaled by 1/(1-p)
+"""F.dropout1d, F.dropout2d, F.dropout3d: whole channels zeroed with probability p, the rest scaled by 1/(1-p)
 (PyTorch's feature dropout: one Bernoulli draw per (sample, channel), broadcast over the spatial
 dims); F.alpha_dropout, F.feature_alpha_dropout: SELU's dropout, dropped values set to the
 negative saturation value -alpha' and an affine map that keeps zero mean and unit variance
@@ -35,6 +35,24 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     with no_grad():
         mask = input.new_empty(shape).bernoulli_(1.0 - p).div_(1.0 - p)
     return input.mul_(mask) if inplace else input * mask
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    dim = input.dim()
+    if dim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    batched = dim == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, True, False, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
 
 
 def _check_p(p):

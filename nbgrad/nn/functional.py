@@ -36,7 +36,7 @@ from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
-from ._channel_dropout import alpha_dropout, dropout1d, feature_alpha_dropout  # noqa: E402,F401
+from ._channel_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: E402,F401
 from ..ops.embedding import embedding  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401

@@ -8,7 +8,7 @@ from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: E402
 from .fold import Fold, Unfold  # noqa: E402
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
-from .batchnorm import BatchNorm1d, BatchNorm2d, Dropout2d  # noqa: E402
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, Dropout2d, Dropout3d  # noqa: E402
 from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,  # noqa: E402
                          LogSigmoid, Mish, PReLU, ReLU6, RReLU, SELU, SiLU, Softmax2d, Softmin, Softplus, Softshrink,
                          Softsign, Tanhshrink, Threshold)
@@ -22,15 +22,16 @@ from .distance import CosineSimilarity, PairwiseDistance  # noqa: E402
 from .container import ModuleDict, ParameterDict, ParameterList  # noqa: E402
 from .layers import Unflatten  # noqa: E402
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,  # noqa: E402
-                      ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+                      ReplicationPad2d, ZeroPad1d, ZeroPad2d, ConstantPad3d, ReflectionPad3d,
+                      ReplicationPad3d, ZeroPad3d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d  # noqa: E402
-from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from .batchnorm import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
 from .layers import RMSNorm  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
                           TransformerEncoderLayer)
 from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
 from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
-from .padding import CircularPad1d, CircularPad2d  # noqa: E402
+from .padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402
 from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402
                     MaxUnpool2d)

@@ -1,6 +1,6 @@
-"""BatchNorm1d / BatchNorm2d (running statistics, momentum or a cumulative average, affine,
-track_running_stats, the num_batches_tracked buffer), GroupNorm, InstanceNorm1d / 2d and
-Dropout2d, as PyTorch's."""
+"""BatchNorm1d / 2d / 3d (running statistics, momentum or a cumulative average, affine,
+track_running_stats, the num_batches_tracked buffer), GroupNorm, InstanceNorm1d / 2d / 3d,
+Dropout2d and Dropout3d, as PyTorch's."""
 from ... import _creation as C
 from ... import _dtype as D
 from .. import functional as F, init
@@ -82,11 +82,24 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
 class Dropout2d(Dropout):
     """Dropout of whole channels (F.dropout2d); Dropout's arguments, checks and repr."""
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    """Dropout of whole 3-D channels (F.dropout3d)."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class GroupNorm(Module):
@@ -166,3 +179,11 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")

@@ -1,5 +1,5 @@
-"""Padding layers (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad in 1-D and 2-D): F.pad with
-the padding given as PyTorch's modules take it (an int, or a tuple of 2 or 4)."""
+"""Padding layers (ZeroPad, ConstantPad, ReflectionPad, ReplicationPad, CircularPad in 1-D, 2-D and 3-D): F.pad with
+the padding given as PyTorch's modules take it (an int, or a tuple of 2, 4 or 6)."""
 from .. import functional as F
 from .module import Module
 
@@ -47,7 +47,15 @@ class ZeroPad1d(_ZeroPad, ConstantPad1d):
     pass
 
 
+class ConstantPad3d(_ConstantPadNd):
+    _n = 3
+
+
 class ZeroPad2d(_ZeroPad, ConstantPad2d):
+    pass
+
+
+class ZeroPad3d(_ZeroPad, ConstantPad3d):
     pass
 
 
@@ -83,6 +91,15 @@ class ReplicationPad2d(_EdgePadNd):
     _mode = "replicate"
 
 
+class ReflectionPad3d(_EdgePadNd):
+    _n = 3
+
+
+class ReplicationPad3d(_EdgePadNd):
+    _n = 3
+    _mode = "replicate"
+
+
 class _CircularPadNd(_EdgePadNd):
     _mode = "circular"
     _dims = (2, 3)
@@ -100,3 +117,8 @@ class CircularPad1d(_CircularPadNd):
 class CircularPad2d(_CircularPadNd):
     _n = 2
     _dims = (3, 4)
+
+
+class CircularPad3d(_CircularPadNd):
+    _n = 3
+    _dims = (4, 5)

@@ -1,4 +1,5 @@
-"""Convolution: conv2d (conv1d is conv2d over a unit height) with PyTorch's arguments,
+"""Convolution: conv2d (conv1d is conv2d over a unit height, conv3d conv2d per kernel depth
+offset) with PyTorch's arguments,
 checks, errors and its one node, ConvolutionBackward0 (inputs: input, weight, bias).
 
 Forward and backward are the backend's conv2d_forward / conv2d_backward accelerations
@@ -71,7 +72,8 @@ def _check(x, w, b, stride, padding, dilation, groups, n=2):
         raise RuntimeError(f"Input type ({_type_name(x._dtype)}) and bias type ({_type_name(b._dtype)}) "
                            f"should be the same")
     if x._dtype is D.bool_:
-        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
+        kernel = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 # the dtypes the backends' kernels take; others (float16, integers) run the composed ops
@@ -158,30 +160,37 @@ def _as_2d(t, unit):
     return V.unsqueeze(t, 2) if unit else t
 
 
+def _grads(g, x, w, args, need_x, need_w, need_b, unit=False):
+    """(gx, gw, gb) of a conv2d (a conv1d's, unit) with arguments args = (stride, padding,
+    dilation, groups): the backend's kernel, or Tensor ops (recorded in grad mode)."""
+    path = backward_path(lambda: accelerated(g, "conv2d_backward"), g, x, w)
+    if path is FUSED and g._dtype is x._dtype and x._dtype in _KERNEL_DTYPES:
+        gx, gw, gb = backend_of(g).conv2d_backward(
+            _dense_4d(g, unit)._view_tuple(), _dense_4d(x, unit)._view_tuple(), _dense_4d(w, unit)._view_tuple(),
+            *args, need_x, need_w, need_b)
+        dev, dt = g.device, g._dtype
+        return (new_tensor(gx, x._shape, dt, dev) if gx is not None else None,
+                new_tensor(gw, w._shape, dt, dev) if gw is not None else None,
+                new_tensor(gb, (w._shape[0],), dt, dev) if gb is not None else None)
+    gx, gw = _composed_backward(_as_2d(g, unit), _as_2d(x, unit), _as_2d(w, unit), *args, need_x, need_w)
+    if unit:
+        gx = None if gx is None else V.reshape(gx, x._shape)
+        gw = None if gw is None else V.reshape(gw, w._shape)
+    gb = g.sum((0, 2, 3) if not unit else (0, 2)) if need_b else None
+    return gx, gw, gb
+
+
 class ConvolutionBackward0(Node):
     unit = False        # a conv1d: the saved tensors and the gradient have no height dim
+    depth = False       # a conv3d: conv2d's gradients per depth offset of the kernel (_conv3d)
 
     def backward(self, g):
         x, w = self.saved_tensors
-        need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
-        need_b = self.needs_input_grad(2)
+        need = (self.needs_input_grad(0), self.needs_input_grad(1), self.needs_input_grad(2))
         args = (self.stride, self.padding, self.dilation, self.groups)
-        unit = self.unit
-        path = backward_path(lambda: accelerated(g, "conv2d_backward"), g, x, w)
-        if path is FUSED and g._dtype is x._dtype and x._dtype in _KERNEL_DTYPES:
-            gx, gw, gb = backend_of(g).conv2d_backward(
-                _dense_4d(g, unit)._view_tuple(), _dense_4d(x, unit)._view_tuple(), _dense_4d(w, unit)._view_tuple(),
-                *args, need_x, need_w, need_b)
-            dev, dt = g.device, g._dtype
-            return (new_tensor(gx, x._shape, dt, dev) if gx is not None else None,
-                    new_tensor(gw, w._shape, dt, dev) if gw is not None else None,
-                    new_tensor(gb, (w._shape[0],), dt, dev) if gb is not None else None)
-        gx, gw = _composed_backward(_as_2d(g, unit), _as_2d(x, unit), _as_2d(w, unit), *args, need_x, need_w)
-        if unit:
-            gx = None if gx is None else V.reshape(gx, x._shape)
-            gw = None if gw is None else V.reshape(gw, w._shape)
-        gb = g.sum((0, 2, 3) if not unit else (0, 2)) if need_b else None
-        return gx, gw, gb
+        if self.depth:
+            return _conv3d_grads(g, x, w, args, *need)
+        return _grads(g, x, w, args, *need, unit=self.unit)
 
 
 def _dense_4d(t, unit):
@@ -223,6 +232,90 @@ def _conv(x, w, b, stride, padding, dilation, groups, unit):
     return out
 
 
+# conv3d as conv2d: the output's depth slice od reads the input's depth slices
+# od * sD + kd * dD (kd < KD) through the kernel's depth slices w[:, :, kd].  For each kd the
+# input's slices at kd * dD, kd * dD + sD, ... (one per output depth) are stacked into the batch,
+# (N * OD, C, H, W), and one conv2d with w[:, :, kd] gives every output slice's share of kd;
+# the shares add up.  The gradients are conv2d's per kd, the input's added back at the same
+# slices.  KD conv2d calls over N * OD images each: the 2-D kernels' speed, no 3-D kernels.
+def _depth_slab(xp, kd, dd, sd, od):
+    """(N * OD, C, H, W): the depth-padded input's slices kd * dd + i * sd, i < od, batched."""
+    n, c = xp._shape[:2]
+    slab = V.slice_dim(xp, 2, kd * dd, kd * dd + sd * (od - 1) + 1, sd)
+    return V.reshape(V.permute(slab, (0, 2, 1, 3, 4)).contiguous(), (n * od, c) + tuple(xp._shape[3:]))
+
+
+def _pad_depth(x, pd):
+    from .padding import constant_pad_nd
+    return constant_pad_nd(x, (0, 0, 0, 0, pd, pd)) if pd else x
+
+
+def _conv3d_out(x, w, stride, padding, dilation):
+    return tuple(_out_size(x._shape[2 + i], w._shape[2 + i], stride[i], padding[i], dilation[i]) for i in range(3))
+
+
+def _conv3d_forward(x, w, b, stride, padding, dilation, groups):
+    """conv3d's values (Tensor ops, recorded in grad mode: conv2d's nodes and the slicing)."""
+    n, co = x._shape[0], w._shape[0]
+    od, oh, ow = _conv3d_out(x, w, stride, padding, dilation)
+    xp = _pad_depth(x, padding[0])
+    acc = None
+    for kd in range(w._shape[2]):
+        part = conv2d(_depth_slab(xp, kd, dilation[0], stride[0], od), V.select(w, 2, kd), None,
+                      stride[1:], padding[1:], dilation[1:], groups)
+        acc = part if acc is None else acc + part
+    out = V.permute(V.reshape(acc, (n, od, co, oh, ow)), (0, 2, 1, 3, 4)).contiguous()
+    return out if b is None else out + V.reshape(b, (co, 1, 1, 1))
+
+
+def _conv3d_grads(g, x, w, args, need_x, need_w, need_b):
+    """(gx, gw, gb) of _conv3d_forward: conv2d's gradients per kernel depth offset (float16's
+    summed in float32, as its forward)."""
+    from .._creation import zeros
+    if g._dtype is D.float16:
+        grads = _conv3d_grads(g.float(), x.float(), w.float(), args, need_x, need_w, need_b)
+        return tuple(None if t is None else t.half() for t in grads)
+    stride, padding, dilation, groups = args
+    n, co, od, oh, ow = g._shape
+    c, d = x._shape[1], x._shape[2]
+    g2 = V.reshape(V.permute(g, (0, 2, 1, 3, 4)).contiguous(), (n * od, co, oh, ow))
+    xp = _pad_depth(x, padding[0])
+    args2 = (stride[1:], padding[1:], dilation[1:], groups)
+    gxp = zeros(xp._shape, dtype=g._dtype, device=g.device) if need_x else None
+    gws = []
+    for kd in range(w._shape[2]):
+        slab = _depth_slab(xp, kd, dilation[0], stride[0], od)
+        gx2, gw2, _ = _grads(g2, slab, V.select(w, 2, kd), args2, need_x, need_w, False)
+        if need_w:
+            gws.append(gw2)
+        if need_x:
+            win = V.slice_dim(gxp, 2, kd * dilation[0], kd * dilation[0] + stride[0] * (od - 1) + 1, stride[0])
+            win.add_(V.permute(V.reshape(gx2, (n, od, c) + tuple(x._shape[3:])), (0, 2, 1, 3, 4)))
+    from .indexing import stack
+    gw = stack(gws, 2) if need_w else None
+    gx = V.slice_dim(gxp, 2, padding[0], padding[0] + d).contiguous() if need_x else None
+    gb = g.sum((0, 2, 3, 4)) if need_b else None
+    return gx, gw, gb
+
+
+def _conv3d(x, w, b, stride, padding, dilation, groups):
+    """conv3d of a batched input (checked already), recorded as PyTorch's one node."""
+    with no_grad():
+        if x._dtype is D.float16:
+            # float16 summed in float32 and rounded once (the KD partial sums would round each)
+            f32 = [None if t is None else t.float() for t in (x, w, b)]
+            values = _conv3d_forward(*f32, stride, padding, dilation, groups).half()
+        else:
+            values = _conv3d_forward(x, w, b, stride, padding, dilation, groups)
+        out = _fresh(values, (x._shape[0], w._shape[0]) + _conv3d_out(x, w, stride, padding, dilation))
+    if needs_grad(x, w, b):
+        node = record(ConvolutionBackward0, (x, w, b), (out,), stride=stride, padding=padding,
+                      dilation=dilation, groups=groups)
+        node.depth = True
+        node.save(x, w)
+    return out
+
+
 def _same_padding(x, kernel, dilation, stride):
     """PyTorch's padding='same': the (left) padding per dim, and the input padded on the
     right/bottom by one more where the total is odd."""
@@ -252,6 +345,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """PyTorch's F.conv1d: conv2d over a unit height (input (N, C, L) or (C, L))."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """PyTorch's F.conv3d: input (N, C, D, H, W) or (C, D, H, W), weight (Co, C/groups, KD, KH, KW)."""
+    return _convnd(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def _convnd(x, w, b, stride, padding, dilation, groups, n):
@@ -285,6 +383,8 @@ def _convnd(x, w, b, stride, padding, dilation, groups, n):
     _check(x, w, b, stride, pad, dilation, groups, n)
     if n == 1:
         out = _conv(x, w, b, (1,) + stride, (0,) + pad, (1,) + dilation, groups, True)
+    elif n == 3:
+        out = _conv3d(x, w, b, stride, pad, dilation, groups)
     else:
         out = _conv(x, w, b, stride, pad, dilation, groups, False)
     return V.squeeze(out, 0) if unbatched else out

@@ -67,6 +67,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _F().conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _F().conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _F().conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
@@ -242,7 +246,7 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, pad, "constant", value)
 
 
-NN_NAMES = ("conv1d conv2d conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d adaptive_avg_pool1d "
+NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d adaptive_avg_pool1d "
             "adaptive_max_pool1d batch_norm instance_norm layer_norm group_norm rms_norm dropout dropout_ "
             "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout "
             "feature_dropout_ embedding pixel_shuffle pixel_unshuffle channel_shuffle bilinear "

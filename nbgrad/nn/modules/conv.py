@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d, with PyTorch's
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d, with PyTorch's
 arguments, initialisation and repr."""
 from ... import _creation as C
 from .. import functional as F
@@ -72,7 +72,7 @@ class _ConvNd(Module):
     reset_parameters = Linear.reset_parameters
 
     def _conv_forward(self, input, weight, bias):
-        conv = F.conv2d if self._n == 2 else F.conv1d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
         if self.padding_mode != "zeros":
             return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
                         self.stride, 0, self.dilation, self.groups)
@@ -107,6 +107,11 @@ class Conv2d(_ConvNd):
 class Conv1d(_ConvNd):
     """1-D convolution over (N, C, L) or (C, L) inputs."""
     _n = 1
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) inputs."""
+    _n = 3
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -8,6 +8,7 @@ from .modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose
 from .modules.fold import Fold, Unfold  # noqa: E402,F401
 from .modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401
+from .modules.pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d  # noqa: E402,F401
 from .modules.batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, Dropout2d, Dropout3d  # noqa: E402,F401
 from . import parallel  # noqa: E402,F401
 from .modules.activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,  # noqa: E402,F401

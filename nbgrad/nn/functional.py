@@ -34,6 +34,8 @@ from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_ne
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 from ..ops.padding import pad  # noqa: E402,F401
 from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
+from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
+                              avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ._channel_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: E402,F401

@@ -91,6 +91,10 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     return _F().max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _F().max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
     return _F().avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
 
@@ -246,7 +250,7 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, pad, "constant", value)
 
 
-NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d max_pool1d max_pool2d avg_pool1d adaptive_avg_pool1d "
+NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d max_pool1d max_pool2d max_pool3d avg_pool1d adaptive_avg_pool1d "
             "adaptive_max_pool1d batch_norm instance_norm layer_norm group_norm rms_norm dropout dropout_ "
             "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout "
             "feature_dropout_ embedding pixel_shuffle pixel_unshuffle channel_shuffle bilinear "

@@ -5,8 +5,9 @@ import pytest
 
 import nbgrad
 from nbgrad import nn
-from nbgrad.autograd import gradcheck, gradgradcheck
 from nbgrad.nn import functional as F
+
+gradcheck, gradgradcheck = nbgrad.autograd.gradcheck, nbgrad.autograd.gradgradcheck
 
 RNG = np.random.default_rng(11)
 

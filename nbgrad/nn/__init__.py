@@ -1,6 +1,6 @@
 """nbgrad.nn: modules, parameters, losses, initialisers, with PyTorch's names and behaviour."""
 from . import functional, init
-from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten, Identity, L1Loss,
+from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, EmbeddingBag, Flatten, Identity, L1Loss,
                       LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
                       Sigmoid, Softmax, Tanh)
 from .parameter import Parameter

@@ -39,7 +39,7 @@ from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_
 from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
 from ._channel_dropout import dropout2d  # noqa: E402,F401
 from ._channel_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: E402,F401
-from ..ops.embedding import embedding  # noqa: E402,F401
+from ..ops.embedding import embedding, embedding_bag  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
                                 avg_pool1d, max_pool1d)

@@ -88,3 +88,153 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         node.padding_idx = -1 if padding_idx is None else padding_idx
         node.scale_grad_by_freq = bool(scale_grad_by_freq)
     return out
+
+
+# ---------------------------------------------------------------- embedding_bag
+def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights):
+    """F.embedding_bag's Python checks, in PyTorch's order; returns (indices, offsets, psw) with a
+    2-D input's rows as bags of its length."""
+    from .._tensor import Tensor
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        if input.shape[1] == 0:
+            raise RuntimeError("step must be nonzero")      # (PyTorch's arange of the offsets)
+        from .._creation import arange
+        offsets = arange(0, input.numel(), input.shape[1], dtype=input.dtype, device=input.device)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if not isinstance(offsets, Tensor) or offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    return input, offsets, per_sample_weights
+
+
+def _type_name(t):
+    return t.type().split(".")[-1]
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """PyTorch's F.embedding_bag: the sums, means or maxima of bags of weight's rows, a bag being
+    input[offsets[b]:offsets[b + 1]] (or a row of a 2-D input), entries equal to padding_idx
+    left out, an empty bag zeros.  Composed: the bags' rows gathered (embedding, so
+    scale_grad_by_freq scales by each index's frequency as there: PyTorch 2.13's CPU
+    embedding_bag counts otherwise, [1, 1, 2] scaling index 2's gradient by 1/2, a departure
+    tests/nn/test_embedding_bag.py records), added into their bags with index_add in input's order
+    (as PyTorch's loop adds them), divided by the bag's size for mean; max gathers each bag's
+    first maximum per column.  The node is named EmbeddingBagBackward0."""
+    import numpy as np
+    from .._creation import zeros
+    from .more import renamed
+    input, offsets, psw = _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse,
+                                      per_sample_weights)
+    if max_norm is not None:
+        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    if psw is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    # ATen's checks
+    for name, t in (("indices", input), ("offsets", offsets)):
+        if t._dtype not in (D.int64, D.int32):
+            raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
+                               f"Long, Int; but got {t.type()} instead (while checking arguments for embedding_bag)")
+    if not weight._dtype.is_floating_point:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got {weight.type()} instead (while checking "
+                           "arguments for embedding_bag)")
+    if psw is not None and psw._dtype is not weight._dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                           f"#1 'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while "
+                           "checking arguments for embedding_bag)")
+    if sparse:
+        raise NotImplementedError("embedding_bag(sparse=True): nbgrad has no sparse tensors")
+    idx = input.numpy() if input.device.type == "cpu" else input.cpu().numpy()
+    idx = idx.astype(np.int64)
+    offs = (offsets.numpy() if offsets.device.type == "cpu" else offsets.cpu().numpy()).astype(np.int64)
+    n = idx.size
+    if offs.size and offs[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {offs[0]}")
+    if offs.size and offs[-1] > n:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                           f"{offs[-1]}")
+    rows_n = weight.shape[0]
+    bad = np.flatnonzero((idx < 0) | (idx >= rows_n))
+    if bad.size:
+        if weight._dtype is D.float64:
+            raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                               f"{idx[bad[0]]}")
+        # (PyTorch's float32/float16 kernel, FBGEMM's, words it so)
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
+                           f"[0, {rows_n})")
+    # include_last_offset: offsets has one entry more than there are bags, the last bag's end
+    # (as PyTorch documents it and computes it for float32, float16 and max; its float64
+    # sum and mean run the last bag to the end of input, a departure the tests record)
+    bags = max(offs.size - 1, 0) if include_last_offset else offs.size
+    starts = offs[:bags]
+    ends = offs[1:bags + 1] if include_last_offset else np.append(offs[1:], n)
+    if np.any(ends < starts):
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
+    bag_of = np.repeat(np.arange(bags), ends - starts)          # each entry's bag (entries past the last bag: none)
+    used = np.zeros(n, dtype=bool)
+    used[:bag_of.size] = True
+    if padding_idx is not None:
+        used &= idx != padding_idx
+    keep = np.flatnonzero(used)
+    bag_of = bag_of[used[:bag_of.size]]
+    from .. import tensor
+    dev = weight.device
+    kept = tensor(idx[keep], dtype=D.int64, device=dev)
+    into = tensor(bag_of, dtype=D.int64, device=dev)
+    rows = embedding(kept, weight, scale_grad_by_freq=scale_grad_by_freq)
+    dim = weight.shape[1]
+    if mode == "max":
+        # per bag and column, the first entry holding the bag's largest value (PyTorch's scan
+        # keeps an entry unless a later one is strictly greater); bag_of ascends, so each
+        # non-empty bag is one run of rows
+        sizes = np.bincount(bag_of, minlength=bags)
+        filled = sizes > 0
+        if rows.shape[0] == 0:
+            out = zeros((bags, dim), dtype=weight.dtype, device=dev)
+            return renamed(out + rows.sum() if needs_grad(weight) else out, "EmbeddingBagBackward0")
+        with no_grad():
+            vals = rows.detach().cpu().numpy() if dev.type != "cpu" else rows.detach().numpy()
+        run_starts = np.concatenate(([0], np.cumsum(sizes[filled])[:-1]))
+        best = np.maximum.reduceat(vals, run_starts, axis=0)
+        pos = np.arange(vals.shape[0])[:, None]
+        hit = np.where(vals == best[np.searchsorted(run_starts, pos[:, 0], side="right") - 1], pos, vals.shape[0])
+        first = np.minimum.reduceat(hit, run_starts, axis=0)
+        first = np.where(first == vals.shape[0], run_starts[:, None], first)       # (a NaN run: its first entry)
+        index = np.zeros((bags, dim), dtype=np.int64)
+        index[filled] = first
+        from . import elementwise as E
+        picked = rows.gather(0, tensor(index, dtype=D.int64, device=dev))
+        out = E.where(tensor(filled[:, None], dtype=D.bool_, device=dev), picked, 0.0)
+        return renamed(out, "EmbeddingBagBackward0")
+    if psw is not None:
+        rows = rows * psw.reshape(-1)[tensor(keep, dtype=D.int64, device=dev)].unsqueeze(1)
+    out = zeros((bags, dim), dtype=weight.dtype, device=dev).index_add(0, into, rows)
+    if mode == "mean":
+        counts = np.maximum(np.bincount(bag_of, minlength=bags), 1)
+        out = out / tensor(counts[:, None], dtype=weight.dtype, device=dev)
+    return renamed(out, "EmbeddingBagBackward0")

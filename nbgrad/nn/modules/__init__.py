@@ -1,6 +1,6 @@
 """The Module classes of nbgrad.nn, one file per family."""
 from .container import ModuleList, Sequential
-from .layers import (Dropout, Embedding, Flatten, Identity, LayerNorm, Linear, LogSoftmax, ReLU, Sigmoid,
+from .layers import (Dropout, Embedding, EmbeddingBag, Flatten, Identity, LayerNorm, Linear, LogSoftmax, ReLU, Sigmoid,
                      Softmax, Tanh)
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module

@@ -11,6 +11,7 @@ from ._storage import Storage
 from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
 from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
+from .ops._dtype_rules import check as check_dtype, refuse, INTEGRAL
 
 
 def _size_args(size, itemsize=1):
@@ -422,8 +423,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in vals) else D.int64
     dtype = D.to_dtype(dtype)
-    if dtype is D.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    check_dtype("arange", dtype)
     if dtype is D.int64:
         # PyTorch sizes an int64 range in int64: bounds and step truncated first (arange(0.5,
         # 3.7, 1, dtype=int64) is [0, 1, 2]; a step truncated to 0, its ValueError).  Other
@@ -440,8 +440,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dtype = _dt(dtype)
-    if dtype is D.bool_:
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    check_dtype("linspace", dtype)
     device = to_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -455,8 +454,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
-    if dtype is not None and D.to_dtype(dtype) is D.bool_:
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    if dtype is not None:
+        check_dtype("logspace", D.to_dtype(dtype))
     return _finish((base ** linspace(start, end, steps, dtype=D.float64, device=device)).to(_dt(dtype)), requires_grad)
 
 
@@ -513,8 +512,7 @@ def initial_seed():
 def _floating_draw(kernel, dtype):
     """PyTorch's refusal of a uniform or normal draw of an integer or bool dtype (the draws
     are of floats: a bool uniform's redraw of values that round to `high` never ended)."""
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+    refuse(kernel, dtype, INTEGRAL)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
@@ -550,8 +548,8 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
-    if dtype is not None and D.to_dtype(dtype) is D.bool_:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dtype is not None:
+        check_dtype("randperm", D.to_dtype(dtype))
     device = to_device(device)
     _size_args((n,), 8)
     buf = get_backend(device.type).randperm(int(n))

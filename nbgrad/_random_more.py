@@ -9,6 +9,7 @@ from . import _dtype as D
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .autograd.node import Node
+from .ops._dtype_rules import check as check_dtype
 
 
 # ---------------------------------------------------------------- generator state
@@ -64,8 +65,7 @@ def geometric_(self, p, *, generator=None):
     """Draws from Geometric(p) on {1, 2, ...}: ceil(log(u) / log1p(-p)), u uniform in (0, 1]."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    if self.dtype is D.bool_:
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    check_dtype("geometric_", self._dtype)
     with no_grad():
         u = _uniform_open_low(self.shape, self.device)
         values = (u.log() / math.log1p(-p)).ceil().clamp(min=1.0)
@@ -74,8 +74,7 @@ def geometric_(self, p, *, generator=None):
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Draws exp(N(mean, std))."""
-    if not self.is_floating_point():
-        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{D.scalar_type_name(self.dtype)}'")
+    check_dtype("log_normal_", self._dtype)
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={float(std):g}")
     from ._creation import randn
@@ -127,8 +126,7 @@ def poisson(input, generator=None):
     from .ops._graph import needs_grad, record
     if not isinstance(input, Tensor):
         raise TypeError(f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}'")
+    check_dtype("poisson", input._dtype)
     with no_grad():
         rate = input.to(D.float64)
         if input.numel() and bool((rate < 0).any() | rate.isnan().any()):
@@ -149,8 +147,7 @@ def binomial(count, prob, generator=None):
     for name, v in (("count", count), ("prob", prob)):
         if not isinstance(v, Tensor):
             raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(v).__name__}")
-    if not count.is_floating_point():
-        raise NotImplementedError(f"\"binomial_cpu\" not implemented for '{D.scalar_type_name(count.dtype)}'")
+    check_dtype("binomial", count._dtype)
     with no_grad():
         from .ops._graph import broadcast_shapes
         shape = broadcast_shapes(count.shape, prob.shape)

@@ -46,6 +46,7 @@ from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adapti
 from ..ops.normalization_more import group_norm, instance_norm  # noqa: E402,F401
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance, pdist  # noqa: E402,F401
+from ..ops._dtype_rules import check as check_dtype
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -140,8 +141,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
     normalized_shape = tuple(int(n) for n in normalized_shape)
     n = len(normalized_shape)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"rms_norm\" not implemented for '{D.scalar_type_name(input.dtype)}'")
+    check_dtype("rms_norm", input.dtype)
     if n == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
                            f"element, but got normalized_shape = {list(normalized_shape)}")
@@ -154,8 +154,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*{', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     dtype = input.dtype
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f'"rms_norm" not implemented for \'{D.scalar_type_name(dtype)}\'')
+    check_dtype("rms_norm", dtype)
     import numpy as np
     low = dtype is D.float16
     if eps is None:     # the eps of the type it computes in (float32 for half), as PyTorch's opmath

@@ -5,21 +5,26 @@ it the dispatcher raises NotImplementedError('"<kernel>" not implemented for '<T
 (a subclass of RuntimeError).  A few ops refuse a dtype earlier with their own
 RuntimeError (relu, argmax, mean, var, ...).  nbgrad's kernels would compute all of
 these, so the op layer asks `check(op, dtype)` before dispatch, with the dtype the
-kernel would run in (the promoted dtype of a binary op).  Ops not listed accept every
-dtype.  The table was probed from torch over bool, uint8, int8, int16, int32, int64,
-float32 and float64; tests/equivalence/test_exceptions.py records the results.
+kernel would run in (the promoted dtype of a binary op), at the point of PyTorch's
+order of checks where the dispatch comes.  Ops not listed accept every dtype.  An op
+whose kernel's name depends on the call (a loss's reduction, a norm's layout) asks
+`refuse(kernel, dtype, refused)` with one of the sets below.  The table was probed from
+torch over bool, uint8, int8, int16, int32, int64, float16, float32 and float64;
+tests/equivalence/test_exceptions.py, tests/ops/test_errors.py and the tests of each op
+record the results.
 """
 from .. import _dtype as D
 
 BOOL = frozenset({D.bool_})
 INTEGRAL = frozenset({D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64})
 FLOATING = frozenset({D.float16, D.float32, D.float64})
+HALF = frozenset({D.float16})
 
 
-_SETS = {"bool": BOOL, "integral": INTEGRAL, "floating": FLOATING}
+_SETS = {"bool": BOOL, "integral": INTEGRAL, "floating": FLOATING, "half": HALF}
 
-# op, the dtypes it refuses, the name of PyTorch's kernel in its NotImplementedError
-# (binary ops are checked on the promoted dtype)
+# op, the dtypes it refuses (sets joined by +), the name of PyTorch's kernel in its
+# NotImplementedError (binary ops are checked on the promoted dtype)
 _NOT_IMPLEMENTED = """
     floor               bool        floor_vml_cpu
     ceil                bool        ceil_vml_cpu
@@ -45,10 +50,38 @@ _NOT_IMPLEMENTED = """
     mm                  bool        addmm_impl_cpu_
     mv                  bool        addmv_impl_cpu
     dot                 bool        dot
+    bmm                 bool        bmm
+    cross               bool        cross
+    trace               bool        trace
+    addcmul             bool        addcmul_cpu_out
+    fmod                bool        fmod_cpu
+    frac                integral    frac_cpu
+    logcumsumexp        integral    logcumsumexp_out_cpu
+    median              bool        median_cpu
+    searchsorted        bool        searchsorted_out_cpu
+    index_add           bool        index_func_
+    bincount            bool+floating bincount_cpu
+    glu                 integral    glu_cpu
+    max_pool1d          integral    max_pool1d_impl
+    conv_transpose2d    bool        slow_conv_transpose2d_out_cpu
+    grid_sampler_2d     integral    grid_sampler_2d_cpu_kernel_impl
+    cdist               half        cdist
+    binary_cross_entropy integral   binary_cross_entropy
+    rms_norm            integral    rms_norm
+    bernoulli_p         integral    bernoulli_tensor_cpu_p_
+    geometric_          bool        geometric_cpu
+    log_normal_         integral    log_normal_cpu
+    poisson             integral    poisson_cpu
+    binomial            integral    binomial_cpu
+    arange              bool        arange_cpu
+    linspace            bool        linspace_cpu
+    logspace            bool        logspace_cpu
+    randperm            bool        randperm
 """
 
 _RULES = {
-    op: (_SETS[dtypes], NotImplementedError, f"\"{kernel}\" not implemented for '{{dtype}}'")
+    op: (frozenset().union(*(_SETS[name] for name in dtypes.split("+"))), NotImplementedError,
+         f"\"{kernel}\" not implemented for '{{dtype}}'")
     for op, dtypes, kernel in (line.split() for line in _NOT_IMPLEMENTED.strip().splitlines())
 }
 # the ops that refuse a dtype with their own RuntimeError, before any kernel
@@ -62,6 +95,18 @@ _RULES.update({
     "norm": (INTEGRAL, RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as "
                                      "input. Got {dtype}"),
 })
+
+
+def not_implemented(kernel, dtype):
+    """PyTorch's dispatcher error: kernel has no version for dtype."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+
+
+def refuse(kernel, dtype, refused):
+    """Raise not_implemented(kernel, dtype) when dtype is in `refused` (BOOL, INTEGRAL, ...):
+    the check of an op whose kernel's name the call decides."""
+    if dtype in refused:
+        raise not_implemented(kernel, dtype)
 
 
 def refuses(op, dtype):

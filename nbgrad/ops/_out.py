@@ -11,6 +11,7 @@ from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ._dtype_rules import not_implemented
 
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {old}, which does not match the required "
@@ -255,10 +256,9 @@ def _call_creation(name, fn, args, kwargs, out):
         raise RuntimeError(f"dtype {D.scalar_type_name(D.to_dtype(dtype))} does not match dtype of out parameter "
                            f"({D.scalar_type_name(out._dtype)})")
     if name in _RANDOM_KERNELS and not out._dtype.is_floating_point:
-        raise NotImplementedError(f'"{_RANDOM_KERNELS[name]}" not implemented for '
-                                  f"'{D.scalar_type_name(out._dtype)}'")
+        raise not_implemented(_RANDOM_KERNELS[name], out._dtype)
     if name in _NOT_FOR_BOOL and out._dtype is D.bool_:
-        raise NotImplementedError(f'"{_NOT_FOR_BOOL[name]}" not implemented for \'Bool\'')
+        raise not_implemented(_NOT_FOR_BOOL[name], D.bool_)
     if name == "randint" and out._dtype is D.bool_:
         raise RuntimeError("to - 1 is out of bounds for bool")
     requires_grad = kwargs.pop("requires_grad", False)

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import accelerated, backend_of, check_same_device, copy_raw, needs_grad, new_tensor, record
 from . import views as V
+from ._dtype_rules import not_implemented
 
 
 def _pair(value, name, n=2):
@@ -72,8 +73,7 @@ def _check(x, w, b, stride, padding, dilation, groups, n=2):
         raise RuntimeError(f"Input type ({_type_name(x._dtype)}) and bias type ({_type_name(b._dtype)}) "
                            f"should be the same")
     if x._dtype is D.bool_:
-        kernel = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise not_implemented("compute_columns3d" if n == 3 else "slow_conv2d_cpu", x._dtype)
 
 
 # the dtypes the backends' kernels take; others (float16, integers) run the composed ops

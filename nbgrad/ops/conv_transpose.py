@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from . import conv as C
 from . import views as V
 from ._graph import accelerated, backend_of, check_same_device, needs_grad, new_tensor, record
+from ._dtype_rules import check as check_dtype
 
 
 def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
@@ -72,8 +73,7 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
     if any(o < 1 for o in out):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x._shape[2:]))}). Calculated "
                            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
-    if x._dtype is D.bool_:
-        raise NotImplementedError("\"slow_conv_transpose2d_out_cpu\" not implemented for 'Bool'")
+    check_dtype("conv_transpose2d", x._dtype)
     if w._dtype is not x._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
                            f"{D.scalar_type_name(w._dtype)}")

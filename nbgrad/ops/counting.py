@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record, _wrap
+from ._dtype_rules import check as check_dtype, not_implemented
 
 _INTEGRAL = (D.uint8, D.int8, D.int16, D.int32, D.int64)
 
@@ -132,8 +133,7 @@ def bincount(input, weights=None, minlength=0):
     """Counts of each non-negative integer in a 1-D tensor (or the sums of their weights)."""
     from .._creation import zeros
     x = input
-    if x._dtype not in _INTEGRAL:
-        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{D.scalar_type_name(x._dtype)}\'')
+    check_dtype("bincount", x._dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if x.dim() != 1:
@@ -162,7 +162,7 @@ def histc(input, bins=100, min=0, max=0):
     if not x._dtype.is_floating_point:
         # (a bool input fails first in the bin edges' linspace, PyTorch's words)
         kernel = "linspace_cpu" if x._dtype is D.bool_ else "histogram_cpu"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{D.scalar_type_name(x._dtype)}\'')
+        raise not_implemented(kernel, x._dtype)
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0, but got " + str(bins) + " for dimension 0")
     with no_grad():

@@ -11,6 +11,7 @@ from .. import _dtype as D
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, int_dim, needs_grad, new_tensor, record, _wrap
+from ._dtype_rules import not_implemented
 
 
 def _result_dtype(x, dtype):
@@ -23,7 +24,7 @@ def _result_dtype(x, dtype):
 
 def check_scan_dtype(op, x, out_dtype):
     if out_dtype is D.bool_ and x.dim() and x.numel():     # (PyTorch returns before its dtype dispatch)
-        raise NotImplementedError(f'"{op}_out_cpu" not implemented for \'Bool\'')
+        raise not_implemented(f"{op}_out_cpu", D.bool_)
 
 
 def scan_dim(op, x, dim):

@@ -6,13 +6,13 @@ grad mode: a double backward meets PyTorch's nodes).  Their work is the convolut
 composed im2col / col2im (nbgrad/ops/conv.py): an as_strided window view of the padded
 input copied into columns, and the columns added back window offset by window offset.
 """
-from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from . import conv as C
 from . import views as V
 from ._graph import needs_grad, record
+from ._dtype_rules import refuse, INTEGRAL, BOOL
 
 
 def _two(value, name):
@@ -43,8 +43,7 @@ def _blocks(size, k, d, p, s):
 
 
 def _check_dtype(x, name):
-    if not (x._dtype.is_floating_point or x._dtype is D.bool_):
-        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+    refuse(f"{name}_out_cpu", x._dtype, INTEGRAL - BOOL)
 
 
 class Im2ColBackward0(Node):

@@ -1,11 +1,11 @@
 """glu: the first half of the input along dim times the sigmoid of its second half, with
 PyTorch's nodes: GluBackward0, and under create_graph GluBackwardBackward0, whose
 derivatives are FunctionsManual.cpp's glu_double_backward(_grad_output), composed."""
-from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .indexing import cat
+from ._dtype_rules import check as check_dtype
 
 
 def _halves(t, dim):
@@ -22,8 +22,7 @@ def glu(input, dim=-1):
     dim = dim % n
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {input.shape[dim]}")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"glu_cpu\" not implemented for '{D.scalar_type_name(input.dtype)}'")
+    check_dtype("glu", input._dtype)
     with no_grad():
         a, b = _halves(input, dim)
         out = a * b.sigmoid()

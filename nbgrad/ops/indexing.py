@@ -19,6 +19,7 @@ from .._layout import contiguous_format, format_strides, layout_of, suggest_memo
 from ._graph import (backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, contiguous_data,
                      copy_raw, needs_grad, new_strided, new_tensor, record, _wrap)
 from . import _graph, views as V
+from ._dtype_rules import not_implemented
 
 
 # -- the flat primitives --------------------------------------------------------------
@@ -1243,7 +1244,7 @@ def _scatter_reduce_checked(x, d, index, src, op, include_self, given):
             pos = _arange(0, x.device).reshape(tuple(index._shape))
             region = pos.to(x._dtype)
     if x._dtype is D.bool_ and op == "mean":
-        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+        raise not_implemented("scatter_gather_tensor_cpu_reduce_mean", D.bool_)
     be = backend_of(x)
     acc = _sum_dtype(x._dtype, True)            # (Half: folded in float32, rounded once, as PyTorch's)
     out = copy_raw(cast(x, acc))

@@ -97,8 +97,7 @@ def bmm(a, b):
 def _check_bmm_dtypes(a, b):
     """PyTorch's batched kernels: the first operand's dtype is dispatched on (bool has no
     kernel), then the second must match it."""
-    if a._dtype is D.bool_:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    check_dtype("bmm", a._dtype)
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
                            f"{D.scalar_type_name(b._dtype)}")
@@ -165,8 +164,7 @@ def dot(a, b):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{D.scalar_type_name(a._dtype)} and {D.scalar_type_name(b._dtype)}")
-    if a._dtype is D.bool_:
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    check_dtype("dot", a._dtype)
     av = V.make_view(a, (1, a._shape[0]), (0, a._stride[0]), a._offset)
     bv = V.make_view(b, (b._shape[0], 1), (b._stride[0], 0), b._offset)
     return _vector_product(a, b, av, bv, (), "dot", DotBackward0)

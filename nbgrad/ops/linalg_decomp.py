@@ -23,6 +23,7 @@ from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_de
                      new_tensor, record, _wrap)
 from . import views as V
 from .linalg import matmul
+from ._dtype_rules import check as check_dtype, refuse, not_implemented, INTEGRAL
 
 
 class LinAlgError(RuntimeError):
@@ -57,12 +58,12 @@ def _check_matrix(op, A, square=True, kernel=None, refuse_int_as=None):
     if dt is D.float32 or dt is D.float64:
         return
     name = D.scalar_type_name(dt)
-    if refuse_int_as is not None and not dt.is_floating_point:
-        raise NotImplementedError(f"\"{refuse_int_as}\" not implemented for '{name}'")
+    if refuse_int_as is not None:
+        refuse(refuse_int_as, dt, INTEGRAL)
     if not dt.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {name}")
     if kernel is not None:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+        raise not_implemented(kernel, dt)
     raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {name}")
 
 
@@ -567,8 +568,7 @@ def cross(input, other, *, dim=-1, out=None):
     # PyTorch's order: the meta function's shapes, then the kernel's dispatch on input's dtype
     # (no bool kernel), then its read of other as that dtype
     shape = tuple(broadcast_shapes(a._shape, b._shape))
-    if a._dtype is D.bool_:
-        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    check_dtype("cross", a._dtype)
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
                            f"{D.scalar_type_name(b._dtype)}")

@@ -31,6 +31,7 @@ from .linalg_decomp import (LinAlgError, LinalgInvExBackward0, LinalgCholeskyExB
                             _column_major_strides, _eye, _tril, _triu, _raise_on_failure, eigh, matrix_norm,
                             slogdet, solve, svd, svdvals, eigvalsh)
 from .more import renamed
+from ._dtype_rules import check as check_dtype, not_implemented
 
 lu_factor_result = return_type("linalg_lu_factor", ["LU", "pivots"])
 lu_factor_ex_result = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -59,7 +60,7 @@ def _check_float(op, A, kernel=None):
     if dt is D.float32 or dt is D.float64:
         return
     if kernel is not None:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dt)}'")
+        raise not_implemented(kernel, dt)
     if not dt.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(dt)}")
@@ -1367,8 +1368,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     out_shape = batch + (r1, r2)
     nb = math.prod(batch)
     use_mm = p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
-    if not use_mm and x1._dtype is D.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")     # (PyTorch's kernel; its mm path takes Half)
+    if not use_mm:
+        check_dtype("cdist", x1._dtype)     # (PyTorch's kernel; its mm path takes Half)
     if use_mm and x1.numel() and x2.numel() and r1 and r2 and nb and c:
         if x1._dtype is not x2._dtype:
             raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_META_NAMES[x1._dtype.name]} "
@@ -1379,8 +1380,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1._dtype is not x2._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(x1._dtype)} but found "
                            f"{D.scalar_type_name(x2._dtype)}")
-    if x1._dtype is D.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    check_dtype("cdist", x1._dtype)
     with no_grad():
         if r1 == 0 or r2 == 0 or nb == 0:
             result = _zeros(out_shape, x1)

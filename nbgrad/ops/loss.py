@@ -20,7 +20,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._dtype_rules import check as check_dtype
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
 from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, capturing, cast, check_same_device,
                      copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
 
@@ -528,8 +528,7 @@ def _pointwise_loss(x, y, reduction, kind):
                       "Please ensure they have the same size.", stacklevel=3)
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kind}_cpu\" not implemented for '{D.scalar_type_name(dtype)}'")
+    refuse(f"{kind}_cpu", dtype, INTEGRAL)
     shape = broadcast_shapes(x.shape, y.shape)
     xs = cast(x.detach(), dtype).expand(shape)
     ys = cast(y.detach(), dtype).expand(shape)

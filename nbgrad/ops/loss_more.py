@@ -16,6 +16,7 @@ from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, r
 from .elementwise import where
 from .loss import _reduction
 from .more import renamed
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
 
 # PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what
 # its values show (-0.2 / EPSILON = -200000000799.16...)
@@ -114,8 +115,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     check_same_device(x, y, weight)
     if y.dtype is not x.dtype:
         raise RuntimeError(f"Found dtype {D.scalar_type_name(y.dtype)} but expected {D.scalar_type_name(x.dtype)}")
-    if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+    check_dtype("binary_cross_entropy", x._dtype)
     if weight is not None:
         _not_differentiable("binary_cross_entropy", weight, "weight")
         _check_expands(weight, x)
@@ -163,8 +163,7 @@ class HuberLossBackward0(_NativeLossNode):
 def _promoted_floats(kernel, x, y):
     """x and y's promoted dtype, PyTorch's NotImplementedError for the kernel when it is no float."""
     dtype = D.promote_types(x.dtype, y.dtype)
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+    refuse(kernel, dtype, INTEGRAL)
     return dtype
 
 

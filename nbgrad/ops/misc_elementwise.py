@@ -10,6 +10,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
+from ._dtype_rules import not_implemented
 
 _INTS = (D.uint8, D.int8, D.int16, D.int32, D.int64)
 
@@ -77,7 +78,7 @@ def _int_binary(kernel, fn, input, other):
     _need_tensor(fn, "other", 2, other)
     dtype = _promoted(input, other)
     if dtype not in _INTS:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+        raise not_implemented(kernel, dtype)
     from ._graph import broadcast_shapes
     shape = broadcast_shapes(input.shape, other.shape)
     return input.to(dtype).expand(shape), other.to(dtype).expand(shape), dtype
@@ -174,7 +175,7 @@ def ldexp(input, other):
     _need_tensor("ldexp", "other", 2, other)
     if other._dtype is D.bool_ and isinstance(input, Tensor) and input._dtype.is_floating_point:
         # (PyTorch's 2 ** other beside a float input: an integer input takes another path)
-        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+        raise not_implemented("ldexp_cpu_exp", D.bool_)
     dtype = _promoted(input, other)
     if not dtype.is_floating_point:
         dtype = D.get_default_dtype()
@@ -278,7 +279,7 @@ def nextafter(input, other):
     _need_tensor("nextafter", "other", 2, other)
     dtype = _promoted(input, other)
     if dtype not in _FLOAT_BITS:
-        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{D.scalar_type_name(dtype)}'")
+        raise not_implemented("nextafter_cpu", dtype)
     from ._graph import broadcast_shapes
     shape = broadcast_shapes(input.shape, other.shape)
     int_dtype = _FLOAT_BITS[dtype][0]
@@ -316,7 +317,7 @@ def _shift_operands(kernel, input, other):
     ref = input if isinstance(input, Tensor) else other
     dtype = _promoted(input, other)
     if dtype not in _INTS:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
+        raise not_implemented(kernel, dtype)
     return _as_tensor(input, ref).to(dtype), _as_tensor(other, ref).to(dtype), dtype
 
 

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record, _wrap
 from .more import renamed
+from ._dtype_rules import check as check_dtype
 
 
 def _type_name(v):
@@ -401,8 +402,7 @@ def _check_index_reduce(x, dim, index, source, reduce):
     if source.dim() != x.dim() or xs != ss:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(x.shape)} source.shape = {list(source.shape)}")
-    if x.dtype is D.bool_:
-        raise NotImplementedError("\"index_func_\" not implemented for 'Bool'")
+    check_dtype("index_add", x._dtype)
     size = x.shape[d] if x.dim() else 1
     with no_grad():
         if n and bool(((index < 0) | (index >= size)).any()):

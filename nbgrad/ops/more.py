@@ -9,6 +9,7 @@ from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
 from ._graph import _wrap as wrap_dim, broadcast_shapes, zeros_grad
 from . import elementwise as E
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, BOOL
 
 
 # ---------------------------------------------------------------- in-place comparisons
@@ -186,7 +187,7 @@ def _addcdiv_values(x, t1, t2, value, dt):
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     if all(isinstance(t, Tensor) and t._dtype is D.bool_ for t in (input, tensor1, tensor2)):
-        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
+        check_dtype("addcmul", D.bool_)
     return _pointwise3("addcmul", input, tensor1, tensor2, value, _addcmul_values, AddcmulBackward0,
                        lambda n1, n2: (tensor1 if n2 else None, tensor2 if n1 else None))
 
@@ -249,8 +250,7 @@ def diagflat(input, offset=0):
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    if input._dtype is D.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    check_dtype("trace", input._dtype)
     return recorded(TraceBackward0, input, lambda: input.diagonal().sum(), shape=tuple(input._shape))
 
 
@@ -512,8 +512,7 @@ def rad2deg(input):
 
 
 def frac(input):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(f"\"frac_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    check_dtype("frac", input._dtype)
     return recorded(FracBackward0, input, lambda: input - E.trunc(input))
 
 
@@ -538,8 +537,7 @@ def fmod(input, other):
     C's fmod and PyTorch's); PyTorch's derivatives."""
     from ..autograd.grad_mode import no_grad
     dt = E._result_type(input, other)
-    if dt is D.bool_:
-        raise NotImplementedError("\"fmod_cpu\" not implemented for 'Bool'")
+    check_dtype("fmod", dt)
     if input._dtype is D.bool_:
         input = input.to(dt)            # (its 0/1 in the result's dtype: PyTorch computes there)
     if isinstance(other, Tensor) and other._dtype is D.bool_:
@@ -569,8 +567,7 @@ def fmod(input, other):
 
 def _check_floating(name, input, other):
     dt = E._result_type(input, other)
-    if not dt.is_floating_point:
-        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
+    refuse(f"{name}_cpu", dt, INTEGRAL)
 
 
 class LogaddexpBackward0(Node):
@@ -716,9 +713,7 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
-    if not input._dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    check_dtype("logcumsumexp", input._dtype)
     d = wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
     if x.shape[d] == 0:
@@ -778,8 +773,7 @@ def _median_all(input, ignore_nan):
         if n == 0:
             # PyTorch fills NaN, cast as its CPU cast does (int64: -2**63, int8: 0, bool: True)
             return full((), float("nan"), dtype=D.float64, device=input.device).to(input.dtype)
-        if input._dtype is D.bool_:
-            raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+        check_dtype("median", input._dtype)
         s = flat.sort().values
         nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
         if ignore_nan:
@@ -828,8 +822,7 @@ def _check_nonempty(name, input, dim):
 
 
 def _check_not_bool(kernel, input):
-    if input._dtype is D.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    refuse(kernel, input._dtype, BOOL)
 
 
 def median(input, dim=None, keepdim=False):
@@ -987,8 +980,8 @@ def bernoulli(input, p=None, *, generator=None):
     stream (reproducible under manual_seed; not PyTorch's bits)."""
     from ..autograd.grad_mode import no_grad
     from .._creation import rand_like
-    if p is None and not input._dtype.is_floating_point:
-        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    if p is None:
+        check_dtype("bernoulli_p", input._dtype)
     with no_grad():
         prob = input if p is None else p
         if isinstance(prob, Tensor) and prob.numel() and bool(((prob < 0) | (prob > 1)).any()):
@@ -1085,8 +1078,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
     v = input if isinstance(input, Tensor) else _tensor(input, device=seq.device)
-    if seq._dtype is D.bool_ and v._dtype is D.bool_:
-        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
+    if seq._dtype is D.bool_:
+        check_dtype("searchsorted", v._dtype)
     if seq.dim() > 1 and (v.dim() != seq.dim() or tuple(v.shape[:-1]) != tuple(seq.shape[:-1])):
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "

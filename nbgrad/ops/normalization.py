@@ -17,6 +17,7 @@ from ..autograd.node import Node
 from ._graph import accelerated, backend_of, cast, needs_grad, new_tensor, record
 from . import views as V
 from .elementwise import rsqrt
+from ._dtype_rules import refuse, INTEGRAL
 
 
 def _stats(x, dims):
@@ -64,8 +65,7 @@ def _write_raw(dst, value):
 def float_input(kernel, x):
     """PyTorch's NotImplementedError for a normalisation (or pooling) kernel of an integer or
     bool input (NumPy-style arithmetic would have given a number, or a dtype error of mean())."""
-    if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+    refuse(kernel, x._dtype, INTEGRAL)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

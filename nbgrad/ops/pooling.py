@@ -12,6 +12,7 @@ from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
 
 
 def _pair(value, fn, what, allow_none=False):
@@ -69,8 +70,7 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _check_float(x, fn):
-    if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"{fn}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+    refuse(fn, x._dtype, INTEGRAL)
 
 
 # --------------------------------------------------------------------------- max
@@ -110,8 +110,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     x = input
     kernel, stride, padding, dilation, out_hw = _geometry(x, "max_pool2d", kernel_size, stride, padding, dilation,
                                                           ceil_mode)
-    if x._dtype is D.bool_:
-        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
+    check_dtype("max_pool2d", x._dtype)
     xc = x.contiguous()
     vals, idx = backend_of(x).max_pool2d(xc._view_tuple(), kernel, stride, padding, dilation, out_hw)
     shape = x._shape[:-2] + out_hw

@@ -24,6 +24,7 @@ from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
 from .pooling import check_adaptive_grad
+from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 
 
 def _triple(value, message):
@@ -94,12 +95,8 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode, divisor_
     return kernel, stride, padding, dilation, out
 
 
-_INTEGRAL = (D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64)
-
-
 def _refuse(x, kernel, refused):
-    if x._dtype in refused:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+    refuse(kernel, x._dtype, refused)
 
 
 # ------------------------------------------------------------------------------ windows
@@ -191,7 +188,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         raise TypeError(f"max_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     kernel, stride, padding, dilation, out = _geometry(x, "max_pool3d", kernel_size, stride, padding, dilation,
                                                        ceil_mode)
-    _refuse(x, "max_pool3d", (D.bool_,))
+    _refuse(x, "max_pool3d", BOOL)
     sizes = x._shape[-3:]
     table = _window_table(sizes, [_taps_strided(sizes[i], out[i], kernel[i], stride[i], padding[i], dilation[i])
                                   for i in range(3)])
@@ -230,7 +227,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise TypeError(f"avg_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     kernel, stride, padding, _, out = _geometry(x, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode,
                                                 divisor_override)
-    _refuse(x, "avg_pool3d_out_frame", (D.bool_, D.uint8, D.int8, D.int16, D.int32, D.float16))
+    _refuse(x, "avg_pool3d_out_frame", (INTEGRAL - {D.int64}) | HALF)
     sizes = x._shape[-3:]
     taps = [_taps_strided(sizes[i], out[i], kernel[i], stride[i], padding[i], 1) for i in range(3)]
     table = _window_table(sizes, taps)
@@ -304,7 +301,7 @@ def adaptive_avg_pool3d(input, output_size):
     if size == (1, 1, 1):
         return x.mean((-3, -2, -1), keepdim=True)
     _check_adaptive(x, "adaptive_avg_pool3d")
-    _refuse(x, "adaptive_avg_pool3d_cpu", _INTEGRAL)
+    _refuse(x, "adaptive_avg_pool3d_cpu", INTEGRAL)
     sizes = x._shape[-3:]
     if 0 in size:
         return _empty_output(x, size, "adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0")
@@ -333,7 +330,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     x = input
     _check_adaptive(x, "adaptive_max_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
-    _refuse(x, "adaptive_max_pool3d_cpu", _INTEGRAL)
+    _refuse(x, "adaptive_max_pool3d_cpu", INTEGRAL)
     sizes = x._shape[-3:]
     if 0 in size:
         values = _empty_output(x, size, "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0")

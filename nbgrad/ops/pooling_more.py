@@ -9,6 +9,7 @@ from .more import renamed
 from . import pooling as P
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
+from ._dtype_rules import check as check_dtype
 
 
 def _single(value, fn, what):
@@ -31,8 +32,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """PyTorch's F.max_pool1d over (N, C, L) or (C, L); the indices are positions in L."""
     _check_1d(input, "max_pool1d")
     k = _single(kernel_size, "max_pool1d", "kernel_size")
-    if not input._dtype.is_floating_point:      # (PyTorch's 1-d kernel of its own: floats only)
-        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{D.scalar_type_name(input._dtype)}'")
+    check_dtype("max_pool1d", input._dtype)     # (PyTorch's 1-d kernel of its own: floats only)
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
         _single(stride, "max_pool1d", "stride")
     p, d = _single(padding, "max_pool1d", "padding"), _single(dilation, "max_pool1d", "dilation")

@@ -13,6 +13,7 @@ from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, record, _wrap
+from ._dtype_rules import not_implemented
 
 
 def _int_arg(value, op, arg):
@@ -367,7 +368,7 @@ def _triangle_indices(op, row, col, offset, dtype, device, lower):
     from .._dtype import to_dtype
     dtype = D.int64 if dtype is None else to_dtype(dtype)
     if dtype not in (D.int64, D.int32):
-        raise NotImplementedError(f'"{op}" not implemented for \'{D.scalar_type_name(dtype)}\'')
+        raise not_implemented(op, dtype)
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:

@@ -27,6 +27,7 @@ from .fusion import _Program, _as_kernel_input, _result
 from ._graph import (accelerated, backend_of, broadcast_shapes, check_same_device, copy_raw, needs_grad, output_layout,
                      record, record_pair, record_unary)
 from .optable import ROWS, TABLE
+from ._dtype_rules import not_implemented
 
 _KERNEL_DTYPES = (D.float32, D.float64)
 _LAYOUTS = {}       # (row, wanted, operand geometries) -> the gradients' strides, or False
@@ -97,7 +98,7 @@ def _dtype(row, inputs):
     if row.refuses and dt in row.refuses[0]:
         if len(row.refuses) == 3:
             raise row.refuses[1](row.refuses[2])
-        raise NotImplementedError(f"\"{row.refuses[1]}\" not implemented for '{D.scalar_type_name(dt)}'")
+        raise not_implemented(row.refuses[1], dt)
     return computed_dtype(row, dt)
 
 

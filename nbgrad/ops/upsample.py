@@ -27,6 +27,7 @@ from ..autograd.node import Node
 from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
 from .indexing import gather_flat, scatter_add_flat
 from . import views as V
+from ._dtype_rules import not_implemented
 
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -406,7 +407,7 @@ def _check(x, output_size, mode):
                   "bicubic": "compute_indices_weights_cubic"}.get(mode, "compute_indices_weights_linear")
         else:
             fn = "compute_indices_weights_nearest" if mode.startswith("nearest") else "compute_indices_weights_linear"
-        raise NotImplementedError(f"\"{fn}\" not implemented for '{D.scalar_type_name(x._dtype)}'")
+        raise not_implemented(fn, x._dtype)
 
 
 def _deprecated(name):

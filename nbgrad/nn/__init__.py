@@ -4,7 +4,7 @@ from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, E
                       LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
                       Sigmoid, Softmax, Tanh)
 from .parameter import Parameter
-from .modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d  # noqa: E402,F401
+from .modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402,F401
 from .modules.fold import Fold, Unfold  # noqa: E402,F401
 from .modules.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
 from .modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402,F401

@@ -28,7 +28,7 @@ from ..ops.tabled import (celu, celu_, elu, gelu, hardshrink, hardsigmoid, hards
                           threshold, threshold_)
 # convolution networks (nbgrad/ops/conv.py, padding.py)
 from ..ops.conv import conv1d, conv2d, conv3d  # noqa: E402,F401
-from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d  # noqa: E402,F401
+from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: E402,F401
 from ..ops.fold import fold, unfold  # noqa: E402,F401
 from ..ops.upsample import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401

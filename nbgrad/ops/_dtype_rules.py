@@ -64,6 +64,7 @@ _NOT_IMPLEMENTED = """
     glu                 integral    glu_cpu
     max_pool1d          integral    max_pool1d_impl
     conv_transpose2d    bool        slow_conv_transpose2d_out_cpu
+    conv_transpose3d    bool        slow_conv_transpose3d_out_cpu
     grid_sampler_2d     integral    grid_sampler_2d_cpu_kernel_impl
     cdist               half        cdist
     binary_cross_entropy integral   binary_cross_entropy

@@ -1,4 +1,5 @@
-"""Transposed convolution: conv_transpose2d (conv_transpose1d over a unit height) with
+"""Transposed convolution: conv_transpose2d (conv_transpose1d over a unit height,
+conv_transpose3d per kernel depth offset) with
 PyTorch's arguments, checks and node (ConvolutionBackward0, as PyTorch records it through
 `convolution` with transposed=True).
 
@@ -47,6 +48,8 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
     if x.numel() == 0 and x._shape[0] and x._shape[1]:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
                            f"{sizes(x._shape)}")
+    if n == 3:
+        return _check3d(x, w, b, stride, padding, output_padding, dilation)
     # then slow_conv_transpose2d's own checks (a 1-D one is checked as 2-D with a unit height),
     # with the dtype checks where torch 2.13 meets them
     unit = ((1,), (0,)) if n == 1 else ((), ())
@@ -77,6 +80,34 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
     if w._dtype is not x._dtype:
         raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
                            f"{D.scalar_type_name(w._dtype)}")
+    return out
+
+
+def _check3d(x, w, b, stride, padding, output_padding, dilation):
+    """slow_conv_transpose3d's shape checks, in its order; returns the output's sizes."""
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_depth: {dilation[0]}, "
+                           f"dilation_height: {dilation[1]}, dilation_width: {dilation[2]}")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding_depth: {output_padding[0]} output_padding_height: {output_padding[1]} "
+                           f"output_padding_width: {output_padding[2]} stride_depth: {stride[0]} stride_height: "
+                           f"{stride[1]} stride_width: {stride[2]} dilation_depth: {dilation[0]} dilation_height: "
+                           f"{dilation[1]} dilation_width: {dilation[2]}")
+    if w.numel() == 0:
+        raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                           f"kernel_width) tensor expected for weight, but got: {C._sizes(w._shape)}")
+    out = _out_sizes(x._shape[2:], w._shape[2:], stride, padding, output_padding, dilation)
+    if any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x._shape[2:]))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    check_dtype("conv_transpose3d", x._dtype)
+    if w._dtype is not x._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
+                           f"{D.scalar_type_name(w._dtype)}")
+    if b is not None and b._dtype is not x._dtype:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
+                           f"{D.scalar_type_name(b._dtype)}")
     return out
 
 
@@ -147,6 +178,51 @@ def _conv_transpose(x, w, b, stride, padding, output_padding, dilation, groups, 
     return out
 
 
+# conv_transpose3d, as conv3d (ops/conv.py) is built: conv_transpose2d once per kernel depth
+# offset kd over the input's depth slices stacked into the batch; input slice i lands at
+# output depth i * sD - pD + kd * dD, so each kd's result is added at stride sD into a buffer
+# deep enough for every offset, which the padding then crops.  Its node's gradients are the
+# adjoints: the input's is conv3d of the gradient with the same weight, the weight's is
+# conv3d's weight gradient with the gradient as its input and the input as its gradient.
+class ConvTranspose3dBackward(C.ConvolutionBackward0):
+    def backward(self, g):
+        x, w = self.saved_tensors
+        args = (self.stride, self.padding, self.dilation, self.groups)
+        gx = C.conv3d(g, w, None, *args) if self.needs_input_grad(0) else None
+        gw = C._conv3d_grads(x, g, w, args, False, True, False)[1] if self.needs_input_grad(1) else None
+        gb = g.sum((0, 2, 3, 4)) if self.needs_input_grad(2) else None
+        return gx, gw, gb
+
+
+ConvTranspose3dBackward.__name__ = "ConvolutionBackward0"
+
+
+def _conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups, out_sizes):
+    from .._creation import zeros
+    n, cin, d, h, wd = x._shape
+    cout, kd_n = w._shape[1] * groups, w._shape[2]
+    od, oh, ow = out_sizes
+    with no_grad():
+        # (float16 too in its own dtype: nearer PyTorch's col2vol sums than float32 is)
+        x2 = V.reshape(V.permute(x, (0, 2, 1, 3, 4)).contiguous(), (n * d, cin, h, wd))
+        depth = (d - 1) * stride[0] + (kd_n - 1) * dilation[0] + 1 + output_padding[0]
+        acc = zeros((n, cout, depth, oh, ow), dtype=x._dtype, device=x.device)
+        for kd in range(kd_n):
+            part = conv_transpose2d(x2, V.select(w, 2, kd), None, stride[1:], padding[1:], output_padding[1:], groups,
+                                    dilation[1:])
+            start = kd * dilation[0]
+            V.slice_dim(acc, 2, start, start + stride[0] * (d - 1) + 1, stride[0]).add_(
+                V.permute(V.reshape(part, (n, d, cout, oh, ow)), (0, 2, 1, 3, 4)))
+        out = V.slice_dim(acc, 2, padding[0], padding[0] + od)
+        if b is not None:
+            out = out + V.reshape(b, (cout, 1, 1, 1))
+        out = C._fresh(out, (n, cout) + tuple(out_sizes))
+    if needs_grad(x, w, b):
+        record(ConvTranspose3dBackward, (x, w, b), (out,), stride=stride, padding=padding, dilation=dilation,
+               groups=groups).save(x, w)
+    return out
+
+
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """PyTorch's F.conv_transpose2d: input (N, Cin, H, W) or (Cin, H, W), weight (Cin, Cout/groups, KH, KW)."""
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
@@ -155,6 +231,12 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """PyTorch's F.conv_transpose1d: conv_transpose2d over a unit height."""
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """PyTorch's F.conv_transpose3d: input (N, Cin, D, H, W) or (Cin, D, H, W), weight
+    (Cin, Cout/groups, KD, KH, KW)."""
+    return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 def _conv_transposend(x, w, b, stride, padding, output_padding, groups, dilation, n):
@@ -184,6 +266,8 @@ def _conv_transposend(x, w, b, stride, padding, output_padding, groups, dilation
     if n == 1:
         out = _conv_transpose(x, w, b, (1,) + stride, (0,) + padding, (0,) + output_padding, (1,) + dilation,
                               groups, (1,) + out_sizes, True)
+    elif n == 3:
+        out = _conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups, out_sizes)
     else:
         out = _conv_transpose(x, w, b, stride, padding, output_padding, dilation, groups, out_sizes, False)
     return V.squeeze(out, 0) if unbatched else out

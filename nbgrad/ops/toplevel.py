@@ -79,6 +79,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _F().conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _F().conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 def _stride(stride):
     return None if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else stride
 
@@ -250,7 +254,7 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, pad, "constant", value)
 
 
-NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d max_pool1d max_pool2d max_pool3d avg_pool1d adaptive_avg_pool1d "
+NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d max_pool1d max_pool2d max_pool3d avg_pool1d adaptive_avg_pool1d "
             "adaptive_max_pool1d batch_norm instance_norm layer_norm group_norm rms_norm dropout dropout_ "
             "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout "
             "feature_dropout_ embedding pixel_shuffle pixel_unshuffle channel_shuffle bilinear "

@@ -129,3 +129,92 @@ def test_conv3d_module():
                      (2,) * 3, (0,) * 3, (1,) * 3, 1)
     np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-5, atol=1e-5)
     assert nbgrad.conv3d is not None and nbgrad.conv3d(nbgrad.tensor(x), m.weight).shape == (2, 4, 3, 4, 5)
+
+
+# ---------------------------------------------------------------- conv_transpose3d
+
+def _np_conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups):
+    """The definition: each input element scatters its weighted kernel into the output."""
+    n, cin, *size = x.shape
+    _, cg_out, *k = w.shape
+    cout = cg_out * groups
+    full = [(size[i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1 + output_padding[i] for i in range(3)]
+    out = np.zeros((n, cout, *full))
+    per_in = cin // groups
+    for c in range(cin):
+        grp = c // per_in
+        for idx in np.ndindex(*size):
+            for t in np.ndindex(*k):
+                pos = tuple(idx[i] * stride[i] + t[i] * dilation[i] for i in range(3))
+                out[(slice(None), slice(grp * cg_out, (grp + 1) * cg_out)) + pos] += \
+                    x[(slice(None), c) + idx][:, None] * w[(c, slice(None)) + t][None, :]
+    od = [full[i] - 2 * padding[i] for i in range(3)]
+    out = out[:, :, padding[0]:padding[0] + od[0], padding[1]:padding[1] + od[1], padding[2]:padding[2] + od[2]]
+    return out if b is None else out + b.reshape(1, cout, 1, 1, 1)
+
+
+T_CASES = [
+    ((2, 3, 3, 4, 2), (3, 2, 2, 3, 2), (1, 1, 1), (0, 0, 0), (0, 0, 0), (1, 1, 1), 1),
+    ((2, 4, 3, 2, 3), (4, 3, 3, 2, 2), (2, 1, 2), (1, 0, 1), (1, 0, 1), (1, 2, 1), 2),
+]
+
+
+@pytest.mark.parametrize("xs, ws, stride, padding, output_padding, dilation, groups", T_CASES)
+def test_conv_transpose3d_values_gradients_and_node(xs, ws, stride, padding, output_padding, dilation, groups):
+    x, w, b = RNG.standard_normal(xs), RNG.standard_normal(ws), RNG.standard_normal(ws[1] * groups)
+    args = (stride, padding, output_padding, groups, dilation)
+    y = F.conv_transpose3d(nbgrad.tensor(x), nbgrad.tensor(w), nbgrad.tensor(b), *args)
+    np.testing.assert_allclose(y.numpy(), _np_conv_transpose3d(x, w, b, stride, padding, output_padding, dilation,
+                                                                groups), rtol=1e-12, atol=1e-12)
+    xt = nbgrad.tensor(x[:1], requires_grad=True)
+    wt = nbgrad.tensor(w, requires_grad=True)
+    bt = nbgrad.tensor(b, requires_grad=True)
+    f = lambda x, w, b: F.conv_transpose3d(x, w, b, *args)
+    assert type(f(xt, wt, bt).grad_fn).__name__ == "ConvolutionBackward0"
+    assert gradcheck(f, (xt, wt, bt))
+    assert gradgradcheck(f, (xt, wt, bt))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: F.conv_transpose3d(nbgrad.zeros(1, 2, 3, 3, 3), nbgrad.zeros(2, 3, 2, 2, 2), dilation=0),
+     "dilation should be greater than zero, but got dilation_depth: 0, dilation_height: 0, dilation_width: 0"),
+    (lambda: F.conv_transpose3d(nbgrad.zeros(1, 2, 3, 3, 3), nbgrad.zeros(2, 3, 2, 2, 2), output_padding=1),
+     "output padding must be smaller than either stride or dilation, but got output_padding_depth: 1 "
+     "output_padding_height: 1 output_padding_width: 1 stride_depth: 1 stride_height: 1 stride_width: 1 "
+     "dilation_depth: 1 dilation_height: 1 dilation_width: 1"),
+    (lambda: F.conv_transpose3d(nbgrad.zeros(1, 2, 3, 3, 3), nbgrad.zeros(2, 3, 0, 2, 2)),
+     "non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x kernel_width) tensor "
+     "expected for weight, but got: [2, 3, 0, 2, 2]"),
+    (lambda: F.conv_transpose3d(nbgrad.zeros(1, 2, 3, 3, 3), nbgrad.zeros(2, 3, 1, 1, 1), padding=2),
+     "Given input size per channel: (3 x 3 x 3). Calculated output size per channel: (-1 x -1 x -1). Output size "
+     "is too small"),
+    (lambda: F.conv_transpose3d(nbgrad.zeros(2, 3, 3), nbgrad.zeros(2, 3, 2, 2, 2)),
+     "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: [2, 3, 3]"),
+])
+def test_conv_transpose3d_checks(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+    with pytest.raises(NotImplementedError, match="\"slow_conv_transpose3d_out_cpu\" not implemented for 'Bool'"):
+        F.conv_transpose3d(nbgrad.zeros(1, 2, 2, 2, 2, dtype=nbgrad.bool), nbgrad.zeros(2, 3, 2, 2, 2, dtype=nbgrad.bool))
+
+
+def test_conv_transpose3d_module_unbatched_and_integers():
+    nbgrad.manual_seed(0)
+    m = nn.ConvTranspose3d(2, 4, 3, stride=2, padding=1, output_padding=1)
+    assert repr(m) == ("ConvTranspose3d(2, 4, kernel_size=(3, 3, 3), stride=(2, 2, 2), padding=(1, 1, 1), "
+                       "output_padding=(1, 1, 1))")
+    assert m.weight.shape == (2, 4, 3, 3, 3)
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    y = m(nbgrad.tensor(x))
+    assert y.shape == (4, 6, 8, 10)
+    ref = _np_conv_transpose3d(x[None].astype(np.float64), m.weight.detach().numpy().astype(np.float64),
+                               m.bias.detach().numpy().astype(np.float64), (2,) * 3, (1,) * 3, (1,) * 3, (1,) * 3, 1)[0]
+    np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-5, atol=1e-5)
+    assert m(nbgrad.tensor(x[None]), output_size=(5, 8, 9)).shape == (1, 4, 5, 8, 9)
+    xi = np.arange(2 * 27).reshape(1, 2, 3, 3, 3) % 5
+    wi = np.arange(2 * 3 * 8).reshape(2, 3, 2, 2, 2) % 3
+    yi = nbgrad.conv_transpose3d(nbgrad.tensor(xi), nbgrad.tensor(wi))
+    assert yi.dtype is nbgrad.int64
+    np.testing.assert_array_equal(yi.numpy(), _np_conv_transpose3d(xi, wi, None, (1,) * 3, (0,) * 3, (0,) * 3,
+                                                                    (1,) * 3, 1).astype(np.int64))

@@ -4,7 +4,7 @@ from .layers import (Dropout, Embedding, EmbeddingBag, Flatten, Identity, LayerN
                      Softmax, Tanh)
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402
 from .fold import Fold, Unfold  # noqa: E402
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402

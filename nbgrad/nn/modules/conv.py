@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d and ConvTranspose2d, with PyTorch's
+"""Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d and ConvTranspose3d, with PyTorch's
 arguments, initialisation and repr."""
 from ... import _creation as C
 from .. import functional as F
@@ -146,7 +146,7 @@ class _ConvTransposeNd(_ConvNd):
         return [size - lo for size, lo in zip(output_size, min_sizes)]
 
     def forward(self, input, output_size=None):
-        conv = F.conv_transpose2d if self._n == 2 else F.conv_transpose1d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._n - 1]
         output_padding = self._output_padding(input, output_size)
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
                     self.dilation)
@@ -160,3 +160,8 @@ class ConvTranspose2d(_ConvTransposeNd):
 class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution over (N, C, L) or (C, L) inputs."""
     _n = 1
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the gradient of Conv3d with respect to its input)."""
+    _n = 3

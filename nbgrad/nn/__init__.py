@@ -40,4 +40,4 @@ from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginL
 from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401
 from .modules.padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402,F401
 from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401
-                            MaxUnpool1d, MaxUnpool2d)
+                            LPPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)

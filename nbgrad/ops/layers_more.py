@@ -3,6 +3,7 @@ flattened batch, its _trilinear contraction shown as TrilinearBackward0), channe
 reshape, a transpose and a copy shown as ChannelShuffleBackward0), max_unpool1d/2d (a scatter by
 max_pool's indices, one node MaxUnpool2DBackward0 whose backward gathers), lp_pool1d/2d and
 local_response_norm (F's compositions of avg_pool)."""
+import math
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import check_same_device, needs_grad, record
@@ -81,39 +82,72 @@ class MaxUnpool2DBackward0(Node):
         return g.reshape(idx.shape[0], -1).gather(1, idx).reshape(shape), None
 
 
+class MaxUnpool3DBackward0(MaxUnpool2DBackward0):
+    pass
+
+
 def _max_unpool2d(input, indices, output_size):
+    return _max_unpool(input, indices, output_size, 2)
+
+
+def _max_unpool(input, indices, output_size, n, stride=None):
+    """Each plane's values scattered to their indices in zeros of output_size (2 or 3 dims),
+    with max_unpooling2d's / max_unpooling3d's checks in PyTorch's order."""
     from .. import _dtype as D
     from .._creation import zeros
     if indices.dtype is not D.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {D.scalar_type_name(indices.dtype)}")
-    if len(output_size) != 2:
-        raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
-                           f"{len(output_size)} elements.")
+        raise RuntimeError("elements in indices should be type int64" +
+                           (f" but got: {D.scalar_type_name(indices.dtype)}" if n == 2 else ""))
     nd = input.dim()
-    if nd not in (3, 4):
-        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {nd} "
-                           "dimensions.")
+    if n == 2:
+        if len(output_size) != 2:
+            raise RuntimeError(f"There should be exactly two elements (height, width) in output_size, but got "
+                               f"{len(output_size)} elements.")
+        if nd not in (3, 4):
+            raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {nd} "
+                               "dimensions.")
+    else:
+        if nd not in (4, 5):
+            raise RuntimeError(f"Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor with {nd} "
+                               "dimensions.")
+        if len(output_size) != 3:
+            raise RuntimeError(f"There should be exactly three elements (depth, height, width) in output_size, but "
+                               f"got {len(output_size)} elements.")
     if tuple(input.shape) != tuple(indices.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
     for i in range(1, nd):
         if input.shape[i] <= 0:
-            raise RuntimeError(f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
+            raise RuntimeError(f"max_unpooling{n}d_forward_out_cpu(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but got {list(input.shape)} with dimension {i} being empty.")
+    if stride is not None and min(stride) <= 0:
+        raise RuntimeError(f"strides should be greater than zero, but got stride: {list(stride)}")
     check_same_device(input, indices)
-    oh, ow = (int(s) for s in output_size)
-    planes = input.shape[:-2]
+    sizes = [int(s) for s in output_size]
+    planes = input.shape[:-n]
     with no_grad():
-        idx = indices.reshape(-1, input.shape[-2] * input.shape[-1])
-        bad = (idx < 0) | (idx >= oh * ow)
+        idx = indices.reshape(-1, math.prod(input.shape[-n:]))
+        bad = (idx < 0) | (idx >= math.prod(sizes))
         if bool(bad.any()):
             first = int(idx[bad][0])
-            raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size {oh}x{ow}")
-        out = zeros(idx.shape[0], oh * ow, dtype=input.dtype, device=input.device)
-        out = out.scatter(1, idx, input.detach().reshape(idx.shape)).reshape(*planes, oh, ow)
+            # (PyTorch's 2-D message leaves its parenthesis open; which invalid index its
+            # threads report first varies)
+            raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
+                               f"{'x'.join(map(str, sizes))}{')' if n == 3 else ''}")
+        out = zeros(idx.shape[0], math.prod(sizes), dtype=input.dtype, device=input.device)
+        out = out.scatter(1, idx, input.detach().reshape(idx.shape)).reshape(*planes, *sizes)
     if needs_grad(input):
-        record(MaxUnpool2DBackward0, (input, indices), (out,), in_shape=tuple(input.shape), index=idx)
+        record(MaxUnpool2DBackward0 if n == 2 else MaxUnpool3DBackward0, (input, indices), (out,),
+               in_shape=tuple(input.shape), index=idx)
     return out
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel_size = _ntuple(kernel_size, 3)
+    stride = _ntuple(stride, 3) if stride is not None else kernel_size
+    padding = _ntuple(padding, 3)
+    size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return _max_unpool(input, indices, size, 3, stride)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -166,6 +200,21 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     else:
         out = avg_pool2d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
     return _lp_tail(out, kw * kh, norm_type)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    from .pooling3d import avg_pool3d, max_pool3d
+    kd, kw, kh = _ntuple(kernel_size, 3)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if stride is not None:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    else:
+        out = avg_pool3d(input.pow(norm_type), kernel_size, padding=0, ceil_mode=ceil_mode)
+    return _lp_tail(out, kd * kw * kh, norm_type)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

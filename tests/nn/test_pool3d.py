@@ -222,3 +222,45 @@ def test_pool3d_modules():
     assert nn.AdaptiveMaxPool3d(1)(x).shape == (2, 3, 1, 1, 1)
     assert nn.AdaptiveAvgPool3d((None, 2, 3))(x).shape == (2, 3, 4, 2, 3)
     assert nbgrad.max_pool3d(x, 2).shape == (2, 3, 2, 3, 3)
+
+
+def test_max_unpool3d_inverts_max_pool3d_positions():
+    x = RNG.permutation(2 * 2 * 4 * 6 * 4).reshape(2, 2, 4, 6, 4).astype(np.float64)
+    xt = nbgrad.tensor(x, requires_grad=True)
+    v, i = F.max_pool3d(xt, 2, return_indices=True)
+    y = F.max_unpool3d(v, i, 2)
+    assert type(y.grad_fn).__name__ == "MaxUnpool3DBackward0" and y.shape == x.shape
+    ref = np.zeros(x.shape)
+    flat_ref, vals, idx = ref.reshape(4, -1), v.detach().numpy().reshape(4, -1), i.numpy().reshape(4, -1)
+    for p in range(4):
+        flat_ref[p, idx[p]] = vals[p]
+    np.testing.assert_array_equal(y.detach().numpy(), ref)
+    g = RNG.standard_normal(x.shape)
+    (y * nbgrad.tensor(g)).sum().backward()
+    # each kept maximum's gradient is g at its position, the rest none
+    expect = np.zeros(x.shape).reshape(4, -1)
+    for p in range(4):
+        expect[p, idx[p]] = g.reshape(4, -1)[p, idx[p]]
+    np.testing.assert_array_equal(xt.grad.numpy(), expect.reshape(x.shape))
+    assert nn.MaxUnpool3d(2)(v, i, output_size=(5, 7, 5)).shape == (2, 2, 5, 7, 5)
+    with pytest.raises(RuntimeError, match=r"^Found an invalid max index: 1000 \(output volumes are of size "
+                                           r"4x6x4\)$"):
+        F.max_unpool3d(v, i * 0 + 1000, 2)
+    with pytest.raises(RuntimeError, match="^elements in indices should be type int64$"):
+        F.max_unpool3d(v, i.int(), 2)
+    with pytest.raises(RuntimeError, match="^Input to max_unpooling3d should be a 4d or 5d Tensor, but got a tensor "
+                                           "with 3 dimensions.$"):
+        F.max_unpool3d(v[0, 0], i[0, 0], 2)
+
+
+def test_lp_pool3d_is_the_p_norm_of_each_window():
+    a = np.abs(RNG.standard_normal((1, 2, 4, 4, 6))) + 0.1
+    for p in (2.0, 3.0):
+        y = F.lp_pool3d(nbgrad.tensor(a), p, (2, 2, 3))
+        win = a.reshape(1, 2, 2, 2, 2, 2, 2, 3)
+        np.testing.assert_allclose(y.numpy(), (win ** p).sum(axis=(3, 5, 7)) ** (1 / p), rtol=1e-12)
+    np.testing.assert_array_equal(F.lp_pool3d(nbgrad.tensor(a), float("inf"), 2).numpy(),
+                                  F.max_pool3d(nbgrad.tensor(a), 2).numpy())
+    assert repr(nn.LPPool3d(2, 3)) == "LPPool3d(norm_type=2, kernel_size=3, stride=None, ceil_mode=False)"
+    x = nbgrad.tensor(a, requires_grad=True)
+    assert gradcheck(lambda t: F.lp_pool3d(t, 2.0, 2), (x,))

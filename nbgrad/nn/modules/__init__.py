@@ -34,5 +34,5 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
 from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
 from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
 from .padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402
-from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, MaxUnpool1d,  # noqa: E402
-                    MaxUnpool2d)
+from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d,  # noqa: E402
+                    MaxUnpool2d, MaxUnpool3d)

@@ -1,4 +1,4 @@
-"""The last layers of issue 14: Bilinear, MaxUnpool1d/2d, LPPool1d/2d, LocalResponseNorm and
+"""The last layers of issue 14: Bilinear, MaxUnpool1d/2d/3d, LPPool1d/2d/3d, LocalResponseNorm and
 ChannelShuffle (PyTorch's arguments, initialisation and reprs over nbgrad.nn.functional)."""
 import math
 
@@ -68,6 +68,13 @@ class MaxUnpool2d(_MaxUnpoolNd):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    _n = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class _LPPoolNd(Module):
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
@@ -89,6 +96,11 @@ class LPPool1d(_LPPoolNd):
 class LPPool2d(_LPPoolNd):
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
 class LocalResponseNorm(Module):

@@ -2,7 +2,7 @@
 fall on each side of PyTorch's vector widths.
 
     python -m tests.differential.sweeps            # all sweeps
-    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers
+    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers, layers3d
 
 The random programs of `python -m tests.differential` draw float64/float32/int64/bool
 leaves of a few elements; these sweeps cover what they rarely reach:
@@ -15,6 +15,8 @@ leaves of a few elements; these sweeps cover what they rarely reach:
             (nan, +-inf, +-0, denormals, halves, huge): a kernel whose vectorized loop and
             scalar loop disagree shows at some lengths and not at others.
   integers  integer ops and reductions with each dtype's minimum and maximum.
+  layers3d  the 3-D pools and convolutions and embedding_bag over geometries, ties, NaN and
+            infinities: values, indices, gradients, node names and errors.
 
 Each prints one line per difference.  Not a test: PyTorch is the reference and is never a
 dependency.  Known differences it lists (PyTorch 2.13, this stop): lengths -- float32 fmod and
@@ -212,7 +214,97 @@ def sweep_integers():
     return found
 
 
-SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers}
+def _layer_outcome(m, fn, x, grad):
+    """(values, indices or None, input gradient or None, node name) of fn(m, x), or the error."""
+    try:
+        xt = m.tensor(x, requires_grad=grad)
+        r = fn(m, xt)
+        y, idx = r if isinstance(r, tuple) else (r, None)
+        gx = None
+        if grad and y.numel():
+            w = np.sin(np.arange(y.numel())).reshape(tuple(y.shape)).astype(x.dtype)
+            (y * m.tensor(w)).sum().backward()
+            gx = xt.grad.numpy()
+        return (y.detach().numpy(), None if idx is None else idx.numpy(), gx, type(y.grad_fn).__name__)
+    except Exception as e:                                  # noqa: BLE001  (the outcome is compared)
+        return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+
+
+def sweep_layers3d():
+    """The 3-D layers (max/avg/adaptive pools, conv3d, conv_transpose3d) and embedding_bag over
+    geometries, dtypes, ties, NaN and infinities: pooling values and indices bit for bit,
+    convolutions within float rounding, gradients, node names and errors."""
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    found = 0
+    cases = []
+    for shape in ((2, 3, 5, 6, 7), (3, 4, 5, 6)):
+        for dt in (np.float64, np.float32):
+            x = rng.standard_normal(shape).astype(dt)
+            x.flat[::7] = x.flat[0]                                 # ties
+            special = x.copy()
+            special.flat[3], special.flat[11], special.flat[40] = np.nan, np.nan, -np.inf
+            for k, st, p, d, cm in ((2, None, 0, 1, False), (3, 1, 1, 1, False), ((2, 3, 2), (1, 2, 3), (1, 1, 0), 1, True),
+                                    (2, 2, 1, 2, True)):
+                cases.append((f"max_pool3d {shape} {dt.__name__} k={k} s={st} p={p} d={d} ceil={cm}",
+                              lambda m, v, a=(k, st, p, d, cm): m.nn.functional.max_pool3d(v, *a, return_indices=True),
+                              x, True))
+                cases.append((f"max_pool3d special k={k}", lambda m, v, a=(k, st, p, d, cm):
+                              m.nn.functional.max_pool3d(v, *a, return_indices=True), special, False))
+                if d == 1:
+                    for cip, dov in ((True, None), (False, None), (True, 5)):
+                        cases.append((f"avg_pool3d {shape} {dt.__name__} k={k} s={st} p={p} ceil={cm} cip={cip} div={dov}",
+                                      lambda m, v, a=(k, st, p, cm, cip, dov): m.nn.functional.avg_pool3d(v, *a), x, True))
+            for o in (2, 1, (3, 2, 4), (None, 2, None), (7, 7, 7), 0):
+                cases.append((f"adaptive_avg_pool3d {shape} {dt.__name__} {o}",
+                              lambda m, v, o=o: m.nn.functional.adaptive_avg_pool3d(v, o), x, True))
+                cases.append((f"adaptive_max_pool3d {shape} {dt.__name__} {o}",
+                              lambda m, v, o=o: m.nn.functional.adaptive_max_pool3d(v, o, True), x, True))
+    for xs, ws, kw in (((2, 4, 5, 6, 5), (6, 2, 3, 3, 2), dict(stride=(2, 1, 2), padding=(1, 2, 0), dilation=(2, 1, 1),
+                                                                  groups=2)),
+                       ((3, 5, 6, 7), (4, 3, 2, 3, 2), dict(padding="same"))):
+        w = rng.standard_normal(ws)
+        cases.append((f"conv3d {xs} {kw}", lambda m, v, w=w, kw=kw: m.nn.functional.conv3d(v, m.tensor(w), **kw),
+                      rng.standard_normal(xs), True))
+    for xs, ws, kw in (((2, 4, 3, 4, 3), (4, 3, 3, 2, 2), dict(stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1),
+                                                                  dilation=(1, 2, 1), groups=2)),
+                       ((1, 2, 4, 3, 3), (2, 2, 2, 2, 2), dict(stride=2, output_padding=1))):
+        w = rng.standard_normal(ws)
+        cases.append((f"conv_transpose3d {xs} {kw}",
+                      lambda m, v, w=w, kw=kw: m.nn.functional.conv_transpose3d(v, m.tensor(w), **kw),
+                      rng.standard_normal(xs), True))
+    idx = np.array([1, 2, 4, 5, 4, 3, 2, 9, 5, 3, 7, 2])
+    for mode in ("sum", "mean", "max"):
+        for offsets, last in ((np.array([0, 4, 4, 9]), False), (np.array([0, 4, 4, 9, 12]), True)):
+            for pad in (None, 2):
+                cases.append((f"embedding_bag {mode} offsets={offsets.tolist()} last={last} pad={pad}",
+                              lambda m, v, a=(mode, offsets, last, pad): m.nn.functional.embedding_bag(
+                                  m.tensor(idx), v, m.tensor(a[1]), mode=a[0], include_last_offset=a[2], padding_idx=a[3]),
+                              rng.standard_normal((12, 3)), True))
+    for name, fn, x, grad in cases:
+        a, b = (_layer_outcome(m, fn, x, grad) for m in (torch, nbgrad))
+        if isinstance(a, str) or isinstance(b, str):
+            same = a == b
+        else:
+            conv = name.startswith("conv")
+            tol = 1e-12 if x.dtype == np.float64 else 1e-6
+
+            def close(p, q, exact):
+                if p is None or q is None:
+                    return p is None and q is None
+                if exact:
+                    return p.shape == q.shape and np.array_equal(p, q, equal_nan=True)
+                return p.shape == q.shape and np.allclose(p, q, rtol=tol, atol=tol, equal_nan=True)
+            same = close(a[0], b[0], not conv) and close(a[1], b[1], True) and close(a[2], b[2], False) and a[3] == b[3]
+        if not same:
+            found += 1
+            print(f"layers3d {name}: torch {a if isinstance(a, str) else 'ok'} | nbgrad {b if isinstance(b, str) else 'ok'}")
+    return found
+
+
+SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers, "layers3d": sweep_layers3d}
 
 
 def main(argv=None):

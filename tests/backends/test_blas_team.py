@@ -84,7 +84,7 @@ def test_the_probed_steps_keep_the_bits_of_products_other_than_the_probes(dtype)
     # every cut _plan could make on a probed step (pieces above OpenBLAS's small-matrix size)
     rows, cols = _team.cut_steps(np.dtype(dtype))
     rng = np.random.default_rng(5)
-    for m, k, n in [(97, 300, 333), (130, 257, 200)]:
+    for m, k, n in [(101, 290, 347), (150, 270, 230), (130, 257, 200)]:
         a, b = _operands(rng, m, k, n, dtype, False, True)
         whole = _one_thread_dot(a, b)
         for step, axis, per_line in ((rows, 0, k * n), (cols, 1, m * k)):

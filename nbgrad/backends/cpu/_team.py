@@ -441,14 +441,18 @@ def available():
 # in the kernel's unrolled blocks, and those differ by kernel.  Measured with NumPy's OpenBLAS
 # 0.3.31: its Haswell sgemm (on a 2-core AMD EPYC with AVX2) keeps the bits only for rows cut on
 # multiples of 12 and for no column cut at all; its dgemm for rows on multiples of 2 and nearly
-# any column; the SkylakeX kernels (Intel Xeon, AVX-512) for both on multiples of 16.  So each
+# any column; the SkylakeX kernels (Intel Xeon, AVX-512) for both on multiples of 16, and on
+# an AMD EPYC with AVX-512 its dgemm for rows on multiples of 12 and no column cut.  So each
 # dtype's steps are found on this machine, once, by cutting probe products
 # (_probe_steps); columns are cut on whole cache lines of the output as well.  Only cuts whose
 # pieces both stay above _SMALL_KERNEL_MAX are tried, as _plan makes no others: a smaller
 # piece would take OpenBLAS's small-matrix kernels (SkylakeX), whose order differs anyway.
 _ROW_STEPS = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64)
 _COL_STEPS = (16, 32, 64, 128)
-_PROBES = ((200, 256, 512), (136, 384, 320))
+# (the odd shapes too: on an AMD EPYC with AVX-512, where OpenBLAS runs its SkylakeX kernels,
+# dgemm keeps the bits of every row and 16-column cut of the even probes but of no column cut
+# of a 97 x 300 x 333 product, nor of most row cuts that are not multiples of 12)
+_PROBES = ((200, 256, 512), (136, 384, 320), (97, 300, 333), (75, 261, 301))
 
 
 def _keeps_bits(whole, part, a, b, axis, step):

@@ -118,5 +118,51 @@ class UninitializedParameter(Parameter):
         return memo[id(self)]
 
 
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (a lazy norm's running statistics): as
+    UninitializedParameter, `materialize(shape)` turns the same object into a plain Tensor."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .._creation import empty
+        from .. import _dtype as D
+        data = empty(0, device=device, dtype=dtype if dtype is not None else D.get_default_dtype())
+        t = object.__new__(cls)
+        Tensor._init_from(t, data._storage, data._shape, data._stride, data._offset, data._dtype)
+        t.persistent = persistent
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    shape = UninitializedParameter.shape
+    size = UninitializedParameter.size
+    materialize = UninitializedParameter.materialize
+    __deepcopy__ = None     # (set below)
+
+    def __repr__(self):
+        return "<UninitializedBuffer>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (UninitializedBuffer, (self._requires_grad, None, self.dtype))
+
+
+def _deepcopy_buffer(self, memo):
+    # (PyTorch's UninitializedBuffer refuses every function, deepcopy included; its
+    # UninitializedParameter has a __deepcopy__ of its own)
+    raise ValueError("Attempted to use an uninitialized parameter in <function Tensor.__deepcopy__>. This error "
+                     "happens when you are using a `LazyModule` or explicitly manipulating "
+                     "`nbgrad.nn.parameter.UninitializedBuffer` objects. When using LazyModules Call `forward` with "
+                     "a dummy batch to initialize the parameters before calling torch functions")
+
+
+UninitializedBuffer.__deepcopy__ = _deepcopy_buffer
+
+
 def is_lazy(param):
-    return isinstance(param, UninitializedParameter)
+    return isinstance(param, (UninitializedParameter, UninitializedBuffer))

@@ -46,7 +46,11 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
                       "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
                       "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
                       "inputs).", stacklevel=2)
-    batched = dim == 5
+    return _feature_dropout(input, p, training, inplace, dim == 5)
+
+
+def _feature_dropout(input, p, training, inplace, batched):
+    """Feature dropout of a batched input, or of an unbatched one given a batch of one."""
     if not batched:
         input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
     result = _dropout_impl(input, p, training, True, False, inplace)
@@ -94,13 +98,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {dim}D input. Note that dropout1d "
                            "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
                            "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
-    batched = dim == 3
-    if not batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, True, False, inplace)
-    if not batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    return _feature_dropout(input, p, training, inplace, dim == 3)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):

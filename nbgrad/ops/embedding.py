@@ -62,17 +62,21 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     return weight
 
 
+def wrapped_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
+    """padding_idx as a row number (a negative one counts from the end), PyTorch's
+    AssertionError when it is not a row (Embedding's words it "Padding_idx", EmbeddingBag's
+    "padding_idx")."""
+    if padding_idx is None:
+        return None
+    if (padding_idx > 0 and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
+        raise AssertionError(f"{word} must be within num_embeddings")
+    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """out[..., :] = weight[input[...], :] (a fresh row-major tensor)."""
-    if padding_idx is not None:
-        n = weight.shape[0] if weight.dim() else 0
-        if padding_idx > 0 and padding_idx >= n:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        if padding_idx < 0:
-            if padding_idx < -n:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = n + padding_idx
+    padding_idx = wrapped_padding_idx(padding_idx, weight.shape[0] if weight.dim() else 0)
     if sparse:
         raise NotImplementedError("embedding(sparse=True): nbgrad has no sparse tensors")
     _check(input, weight)
@@ -165,6 +169,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
                            f"#1 'per_sample_weights'; but type {weight.type()} does not equal {psw.type()} (while "
                            "checking arguments for embedding_bag)")
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-rows} through {rows - 1}, "
+                               f"but got {padding_idx}")
+        padding_idx %= rows
     if sparse:
         raise NotImplementedError("embedding_bag(sparse=True): nbgrad has no sparse tensors")
     idx = input.numpy() if input.device.type == "cpu" else input.cpu().numpy()

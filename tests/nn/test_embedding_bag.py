@@ -182,6 +182,18 @@ def test_embedding_bag_checks(call, exc, message):
     assert str(info.value) == message or str(info.value).startswith(message + "\n[")
 
 
+def test_embedding_bag_padding_idx_counts_from_the_end():
+    w = nbgrad.tensor(np.arange(20.0).reshape(10, 2))
+    i, o = nbgrad.tensor([1, 2, 9, 3]), nbgrad.tensor([0, 2])
+    np.testing.assert_array_equal(F.embedding_bag(i, w, o, padding_idx=-1).numpy(),
+                                  F.embedding_bag(i, w, o, padding_idx=9).numpy())
+    np.testing.assert_array_equal(F.embedding_bag(i, w, o, padding_idx=-1).numpy(), [[3.0, 4.0], [6.0, 7.0]])
+    for bad in (10, -11):
+        with pytest.raises(RuntimeError, match=f"^padding_idx must be within the number of embeddings, -10 through "
+                                               f"9, but got {bad}$"):
+            F.embedding_bag(i, w, o, padding_idx=bad)
+
+
 def test_embedding_bag_dtype_checks():
     with pytest.raises(RuntimeError, match=r"^Expected tensor for argument #1 'indices' to have one of the following "
                                            r"scalar types: Long, Int; but got \w+\.FloatTensor instead"):

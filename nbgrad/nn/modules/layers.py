@@ -6,6 +6,7 @@ from ... import _dtype as D
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
+from ...ops.embedding import wrapped_padding_idx
 
 
 def _factory(device, dtype):
@@ -200,14 +201,7 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0 and padding_idx >= num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = wrapped_padding_idx(padding_idx, num_embeddings)
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
@@ -263,14 +257,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0 and padding_idx >= num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = wrapped_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(C.empty((num_embeddings, embedding_dim), **_factory(device, dtype)))
             self.reset_parameters()

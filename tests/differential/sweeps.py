@@ -278,7 +278,7 @@ def sweep_layers3d():
     idx = np.array([1, 2, 4, 5, 4, 3, 2, 9, 5, 3, 7, 2])
     for mode in ("sum", "mean", "max"):
         for offsets, last in ((np.array([0, 4, 4, 9]), False), (np.array([0, 4, 4, 9, 12]), True)):
-            for pad in (None, 2):
+            for pad in (None, 2, -3):
                 cases.append((f"embedding_bag {mode} offsets={offsets.tolist()} last={last} pad={pad}",
                               lambda m, v, a=(mode, offsets, last, pad): m.nn.functional.embedding_bag(
                                   m.tensor(idx), v, m.tensor(a[1]), mode=a[0], include_last_offset=a[2], padding_idx=a[3]),

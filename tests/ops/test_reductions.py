@@ -607,3 +607,17 @@ def test_a_norm_of_one_element_per_result_is_its_abs(p):
     assert not np.signbit(out.detach().numpy()).any() and out.grad_fn.name() == "LinalgVectorNormBackward0"
     assert nbgrad.linalg.vector_norm(x[:1, 0], p).item() == np.float32(1e30)
     assert nbgrad.linalg.vector_norm(x, 0, dim=1).tolist() == [1.0, 1.0, 1.0, 1.0, 0.0]
+
+
+def test_float32_softmax_over_a_leading_dim_sums_in_float32_and_divides():
+    # PyTorch's _vec_softmax / _vec_log_softmax: exps by SLEEF's expf, their float32 sum in the
+    # dim's order, then e / sum (softmax) or (x - max) - logf(sum); a float64 sum rounded last
+    # was an ulp off: softmax of [6.389056, 6.389056, 19.085537] over dim 0 gave 0.99999386
+    # for the last element where PyTorch gives 0.99999392 (differential seed 88001619)
+    x = nbgrad.tensor([[6.389056], [6.389056], [19.085537]])
+    y = x.softmax(0).numpy().ravel()
+    assert y.view(np.uint32).tolist() == [911047274, 911047274, 1065353114]
+    e = np.exp(x.numpy().astype(np.float64) - 19.085537)
+    np.testing.assert_allclose(y, e.ravel() / e.sum(), rtol=2e-7)
+    ls = x.log_softmax(0).numpy().ravel()
+    np.testing.assert_allclose(ls, np.log(e.ravel() / e.sum()), rtol=1e-6, atol=1e-6)

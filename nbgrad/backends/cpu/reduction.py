@@ -225,7 +225,7 @@ def _arg_columns(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
 
 
 @_kernel
-def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
+def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, divide, out):
     nd = kshape.size
     idx = np.zeros(nd, np.int64)
     jx = jumps(kshape, xkst, nd - 1)
@@ -258,6 +258,11 @@ def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
             ls = np.log(s)
             for j in range(rn):
                 out[po + j * ors] = x[px + j * xrs] - m - ls
+        elif divide:
+            # (over a dim that is not the last PyTorch's _vec_softmax divides by the sum; its
+            # last-dim kernel multiplies by the reciprocal)
+            for j in range(rn):
+                out[po + j * ors] = e[j] / s
         else:
             for j in range(rn):
                 out[po + j * ors] = e[j]
@@ -707,9 +712,12 @@ def softmax(x_view, dim, log):
                                  lanes, log, out[start * ost0:stop * ost0])
         run_split(part, ck[0])
         return out
-    rows = _softmax_rows_f32 if buf.dtype == np.float32 else _softmax_rows
-    rows(buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), shape[dim], strides[dim], ost[dim],
-         bool(log), out)
+    args = (buf, off, as_index_array(ck), as_index_array(cx), as_index_array(co), shape[dim], strides[dim], ost[dim],
+            bool(log))
+    if buf.dtype == np.float32:
+        _softmax_rows_f32(*args, out)
+    else:
+        _softmax_rows(*args, dim != len(shape) - 1, out)
     return out
 
 

@@ -259,13 +259,13 @@ def test_softmax_and_logsumexp_in_python_sum_in_float64(dtype, monkeypatch):
     with np.errstate(all="ignore"):
         for log in (False, True):
             jitted[log] = np.empty(4000, dtype)
-            R._softmax_rows(x, 0, kshape, kst, kst, 2000, 1, 1, log, jitted[log])
+            R._softmax_rows(x, 0, kshape, kst, kst, 2000, 1, 1, log, False, jitted[log])
         jitted["lse"] = np.empty(2, dtype)
         R._logsumexp_rows(x, 0, kshape, kst, 2000, 1, jitted["lse"])
         bind_bit_casts_as_plain_python(monkeypatch)
         for log in (False, True):
             python = np.empty(4000, dtype)
-            R._softmax_rows.py_func(x, 0, kshape, kst, kst, 2000, 1, 1, log, python)
+            R._softmax_rows.py_func(x, 0, kshape, kst, kst, 2000, 1, 1, log, False, python)
             ulp_close(python, jitted[log], 4)
         python = np.empty(2, dtype)
         R._logsumexp_rows.py_func(x, 0, kshape, kst, 2000, 1, python)

@@ -17,7 +17,7 @@ from .modules.activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid, 
 from .modules.lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,  # noqa: E402,F401
                            LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d,
                            LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
-from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402,F401
+from .parameter import Buffer, UninitializedBuffer, UninitializedParameter  # noqa: E402,F401
 from .modules.attention import MultiheadAttention  # noqa: E402,F401
 from .modules.rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: E402,F401
 from . import utils  # noqa: E402,F401

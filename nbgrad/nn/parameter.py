@@ -69,6 +69,29 @@ _UNINITIALIZED = ("Can't access the shape of an uninitialized parameter or buffe
                   "`forward` to initialize the parameters before accessing their attributes.")
 
 
+class _BufferMeta(type):
+    # isinstance(t, Buffer) holds for the plain tensors Buffer() returns (marked _is_buffer)
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """PyTorch's nn.Buffer: `module.name = Buffer(t, persistent=...)` registers a buffer, as
+    register_buffer does.  Buffer(t) is t detached (its requires_grad kept), a plain Tensor
+    marked as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+
 class UninitializedParameter(Parameter):
     """A parameter whose shape is not known yet (a lazy module's before its first call): it holds
     no elements, refuses questions about its shape, and `materialize(shape)` turns it, the same

@@ -296,3 +296,26 @@ def test_init_functions():
     nn.init.normal_(p)
     assert p.is_leaf and p.grad_fn is None
     assert nn.init.calculate_gain("tanh") == 5.0 / 3
+
+
+def test_nn_buffer_registers_a_buffer_on_assignment():
+    class M(nbgrad.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nbgrad.nn.Buffer(nbgrad.ones(2))
+            self.b = nbgrad.nn.Buffer(nbgrad.zeros(3), persistent=False)
+            self.c = nbgrad.ones(1)             # a plain tensor: an attribute, not a buffer
+
+    m = M()
+    assert list(m.state_dict()) == ["a"]
+    assert [n for n, _ in m.named_buffers()] == ["a", "b"]
+    assert type(m.a) is nbgrad.Tensor and isinstance(m.a, nbgrad.nn.Buffer)
+    assert not isinstance(nbgrad.ones(1), nbgrad.nn.Buffer)
+    t = nbgrad.ones(2, requires_grad=True)
+    b = nbgrad.nn.Buffer(t)
+    assert b is not t and b.requires_grad and b.grad_fn is None
+    m.a = nbgrad.ones(5)
+    assert m.a.shape == (5,) and "a" in dict(m.named_buffers())
+    with pytest.raises(TypeError, match=r"cannot assign 'int' as buffer 'a' \(\w+\.nn\.Buffer, \w+\.Tensor or None "
+                                        r"expected\)"):
+        m.a = 3

@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle
-from ..parameter import Parameter, zero_grads
+from ..parameter import Buffer, Parameter, zero_grads
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -101,10 +101,15 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 "(nbgrad.nn.Module or None expected)")
             self._modules[name] = value
+        elif isinstance(value, Buffer):
+            if d.get("_buffers") is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._remove_from(name, d, self._parameters, self._modules)
+            self.register_buffer(name, value, value.persistent)
         elif d.get("_buffers") is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(nbgrad.Tensor or None expected)")
+                                "(nbgrad.nn.Buffer, nbgrad.Tensor or None expected)")
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)

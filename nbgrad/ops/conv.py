@@ -14,7 +14,7 @@ from .._tensor import Tensor
 from ..autograd.backward_path import FUSED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import accelerated, backend_of, check_same_device, copy_raw, needs_grad, new_tensor, record
+from ._graph import accelerated, backend_of, check_same_device, copy_raw, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
 from ._dtype_rules import not_implemented
 
@@ -316,6 +316,28 @@ def _conv3d(x, w, b, stride, padding, dilation, groups):
     return out
 
 
+class _NoChannelsBackward(Node):
+    """The node of a convolution of an input without channels: zero gradients."""
+
+    def backward(self, g):
+        return tuple(zeros_grad(t) if self.needs_input_grad(i) else None for i, t in enumerate(self.inputs))
+
+
+_NoChannelsBackward.__name__ = "ConvolutionBackward0"
+
+
+def _no_channels(x, w, b, stride, padding, dilation):
+    """PyTorch's convolution of an input with 0 channels: an empty output of 0 channels (not
+    the weight's count) and zero gradients, its node ConvolutionBackward0."""
+    from .._creation import empty
+    spatial = tuple(_out_size(x._shape[2 + i], w._shape[2 + i], stride[i], padding[i], dilation[i])
+                    for i in range(x.dim() - 2))
+    out = empty((x._shape[0], 0) + spatial, dtype=x._dtype, device=x.device)
+    if needs_grad(x, w, b):
+        record(_NoChannelsBackward, (x, w, b), (out,)).inputs = (x, w, b)     # (their shapes for the zeros)
+    return out
+
+
 def _same_padding(x, kernel, dilation, stride):
     """PyTorch's padding='same': the (left) padding per dim, and the input padded on the
     right/bottom by one more where the total is odd."""
@@ -381,7 +403,9 @@ def _convnd(x, w, b, stride, padding, dilation, groups, n):
     else:
         pad = _pair(padding, "padding", n)
     _check(x, w, b, stride, pad, dilation, groups, n)
-    if n == 1:
+    if x._shape[1] == 0:
+        out = _no_channels(x, w, b, stride, pad, dilation)
+    elif n == 1:
         out = _conv(x, w, b, (1,) + stride, (0,) + pad, (1,) + dilation, groups, True)
     elif n == 3:
         out = _conv3d(x, w, b, stride, pad, dilation, groups)

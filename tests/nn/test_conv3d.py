@@ -218,3 +218,17 @@ def test_conv_transpose3d_module_unbatched_and_integers():
     assert yi.dtype is nbgrad.int64
     np.testing.assert_array_equal(yi.numpy(), _np_conv_transpose3d(xi, wi, None, (1,) * 3, (0,) * 3, (0,) * 3,
                                                                     (1,) * 3, 1).astype(np.int64))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_convolution_of_an_input_without_channels_has_none(n):
+    # PyTorch's quirk: an input of 0 channels gives 0 output channels (not the weight's 3),
+    # with a ConvolutionBackward0 whose gradients are zeros
+    x = nbgrad.zeros((2, 0) + (5,) * n, requires_grad=True)
+    w = nbgrad.ones((3, 0) + (2,) * n, requires_grad=True)
+    b = nbgrad.ones(3, requires_grad=True)
+    y = getattr(F, f"conv{n}d")(x, w, b, stride=2)
+    assert y.shape == (2, 0) + (2,) * n and type(y.grad_fn).__name__ == "ConvolutionBackward0"
+    y.sum().backward()
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+    np.testing.assert_array_equal(b.grad.numpy(), np.zeros(3))

@@ -80,6 +80,15 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_size(name, t, c)
+    if x.numel() == 0:
+        # PyTorch's _batch_norm_impl_index: an empty input is cloned (not a view, not a new
+        # empty tensor: the gradient's chain stays), times weight[0], plus bias[0]
+        out = x.clone()
+        if weight is not None:
+            out = out * weight[0]
+        if bias is not None:
+            out = out + bias[0]
+        return out
     if not training:
         if running_mean is None:
             raise RuntimeError("running_mean must be defined in evaluation mode")

@@ -27,7 +27,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
     half = x.dtype is D.float16     # (in float32, rounded once: PyTorch's opmath, as layer_norm)
-    groups = (x.float() if half else x).reshape(n, num_groups, -1)
+    # (the group's size spelled out: -1 is ambiguous when the batch is empty)
+    groups = (x.float() if half else x).reshape(n, num_groups, x.numel() // (n * num_groups) if n else 0)
     mean = groups.mean(-1, keepdim=True)
     centered = groups - mean
     var = (centered * centered).mean(-1, keepdim=True)

@@ -95,6 +95,10 @@ def pad(input, pad, mode="constant", value=None):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode != "circular" and 0 in input._shape[1 if input.dim() == k + 2 else 0:]:
+        # (reflection and replication pads take an empty batch only)
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(input._shape)}")
     sizes = list(input._shape)
     for i in range(k):
         sizes[input.dim() - 1 - i] += pad[2 * i] + pad[2 * i + 1]

@@ -45,7 +45,7 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode):
     stride = _pair(stride, fn, "stride", allow_none=True) or kernel
     padding = _pair(padding, fn, "padding")
     dilation = _pair(dilation, fn, "dilation")
-    if fn == "max_pool2d" and (x.dim() not in (3, 4) or x.numel() == 0 and 0 in x._shape[-3:]):
+    if fn == "max_pool2d" and x.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if fn == "avg_pool2d" and x.dim() < 3:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], but "
@@ -59,6 +59,9 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode):
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
                            f"dilationW: {dilation[1]}")
+    if 0 in x._shape[-3:]:      # (pool2d_shape_check: only the batch may be empty)
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(x._shape)}")
     h, w = x._shape[-2:]
     out = (_out_size(h, kernel[0], stride[0], padding[0], dilation[0], ceil_mode),
            _out_size(w, kernel[1], stride[1], padding[1], dilation[1], ceil_mode))
@@ -223,7 +226,7 @@ def adaptive_avg_pool2d(input, output_size):
         size = (int(output_size), int(output_size))
     if x.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x._shape)}")
-    for i in range(1, x.dim()):
+    for i in (x.dim() - 2, x.dim() - 1):       # (its CPU kernel takes 0 channels; the spatial dims not)
         if x._shape[i] == 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {list(x._shape)} with dimension {i} being empty")

@@ -23,7 +23,7 @@ def _single(value, fn, what):
 def _check_1d(x, fn):
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-    if x.dim() not in (2, 3):
+    if x.dim() not in (2, 3) or (fn == "max_pool1d" and 0 in x.shape[-2:]):
         raise RuntimeError(f"{fn}: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
                            f"but got:{list(x.shape)}")
 

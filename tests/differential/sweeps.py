@@ -2,7 +2,7 @@
 fall on each side of PyTorch's vector widths.
 
     python -m tests.differential.sweeps            # all sweeps
-    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers, layers3d
+    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers, layers3d, empty
 
 The random programs of `python -m tests.differential` draw float64/float32/int64/bool
 leaves of a few elements; these sweeps cover what they rarely reach:
@@ -17,6 +17,7 @@ leaves of a few elements; these sweeps cover what they rarely reach:
   integers  integer ops and reductions with each dtype's minimum and maximum.
   layers3d  the 3-D pools and convolutions and embedding_bag over geometries, ties, NaN and
             infinities: values, indices, gradients, node names and errors.
+  empty     layers and reductions on inputs with an empty dim: shapes, nodes and errors.
 
 Each prints one line per difference.  Not a test: PyTorch is the reference and is never a
 dependency.  Known differences it lists (PyTorch 2.13, this stop): lengths -- float32 fmod and
@@ -304,7 +305,71 @@ def sweep_layers3d():
     return found
 
 
-SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers, "layers3d": sweep_layers3d}
+def _empty_calls():
+    """name -> fn(m) of layers on inputs with an empty dim (the batch, the channels, a spatial dim)."""
+    def z(m, *shape):
+        return m.zeros(*shape, requires_grad=True)
+    calls = {}
+    for s in ((0, 3, 4, 4), (2, 0, 4, 4), (2, 3, 0, 4), (0, 3, 0, 4)):
+        calls.update({
+            f"max_pool2d {s}": lambda m, s=s: m.nn.functional.max_pool2d(z(m, *s), 2),
+            f"avg_pool2d {s}": lambda m, s=s: m.nn.functional.avg_pool2d(z(m, *s), 2),
+            f"adaptive_avg_pool2d {s}": lambda m, s=s: m.nn.functional.adaptive_avg_pool2d(z(m, *s), 2),
+            f"adaptive_max_pool2d {s}": lambda m, s=s: m.nn.functional.adaptive_max_pool2d(z(m, *s), 2),
+            f"max_pool3d {s}": lambda m, s=s: m.nn.functional.max_pool3d(z(m, 1, *s), 2),
+            f"batch_norm {s}": lambda m, s=s: m.nn.functional.batch_norm(z(m, *s), None, None, training=True),
+            f"instance_norm {s}": lambda m, s=s: m.nn.functional.instance_norm(z(m, *s)),
+            f"group_norm {s}": lambda m, s=s: m.nn.functional.group_norm(z(m, *s), 1),
+            f"layer_norm {s}": lambda m, s=s: m.nn.functional.layer_norm(z(m, *s), s[-1:]),
+            f"interpolate {s}": lambda m, s=s: m.nn.functional.interpolate(z(m, *s), scale_factor=2, mode="bilinear"),
+            f"conv2d {s}": lambda m, s=s: m.nn.functional.conv2d(z(m, *s), m.ones(2, s[1], 1, 1)),
+            f"conv_transpose2d {s}": lambda m, s=s: m.nn.functional.conv_transpose2d(z(m, *s), m.ones(s[1], 2, 2, 2)),
+            f"softmax {s}": lambda m, s=s: m.nn.functional.softmax(z(m, *s), 1),
+            f"pad reflect {s}": lambda m, s=s: m.nn.functional.pad(z(m, *s), (1, 1, 1, 1), mode="reflect"),
+            f"pad replicate {s}": lambda m, s=s: m.nn.functional.pad(z(m, *s), (1, 1, 1, 1), mode="replicate"),
+            f"unfold {s}": lambda m, s=s: m.nn.functional.unfold(z(m, *s), 2),
+            f"dropout2d {s}": lambda m, s=s: m.nn.functional.dropout2d(z(m, *s), 0.5),
+        })
+    for s in ((0, 5), (3, 0)):
+        calls.update({
+            f"cross_entropy {s}": lambda m, s=s: m.nn.functional.cross_entropy(z(m, *s), m.zeros(s[0], dtype=m.int64)),
+            f"linear {s}": lambda m, s=s: m.nn.functional.linear(z(m, *s), m.ones(2, s[1])),
+            f"mse {s}": lambda m, s=s: m.nn.functional.mse_loss(z(m, *s), m.zeros(*s)),
+            f"normalize {s}": lambda m, s=s: m.nn.functional.normalize(z(m, *s)),
+            f"cdist {s}": lambda m, s=s: m.cdist(z(m, *s), m.ones(*s)),
+            f"logsumexp {s}": lambda m, s=s: m.logsumexp(z(m, *s), 1),
+            f"max dim {s}": lambda m, s=s: m.max(z(m, *s), 1),
+            f"std {s}": lambda m, s=s: m.std(z(m, *s), 1),
+        })
+    return calls
+
+
+def sweep_empty():
+    """Layers and reductions on inputs with an empty dim: the same result shape, dtype and node,
+    or the same exception and message."""
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    found = 0
+
+    def outcome(m, fn):
+        try:
+            r = fn(m)
+            r = r[0] if isinstance(r, tuple) else r
+            return ("ok", tuple(r.shape), str(r.dtype).split(".")[-1],
+                    None if r.grad_fn is None else type(r.grad_fn).__name__)
+        except Exception as e:                              # noqa: BLE001  (the outcome is compared)
+            return (type(e).__name__, str(e).split("\n")[0][:120])
+    for name, fn in _empty_calls().items():
+        a, b = outcome(torch, fn), outcome(nbgrad, fn)
+        if a != b:
+            found += 1
+            print(f"empty {name}: torch {a} | nbgrad {b}")
+    return found
+
+
+SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers, "layers3d": sweep_layers3d,
+          "empty": sweep_empty}
 
 
 def main(argv=None):

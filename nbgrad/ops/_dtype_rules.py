@@ -103,6 +103,13 @@ def not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
 
 
+def check_same_dtype(expected, found):
+    """PyTorch's kernel-side check that an operand has the dtype of the first one."""
+    if found is not expected:
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(expected)} but found "
+                           f"{D.scalar_type_name(found)}")
+
+
 def refuse(kernel, dtype, refused):
     """Raise not_implemented(kernel, dtype) when dtype is in `refused` (BOOL, INTEGRAL, ...):
     the check of an op whose kernel's name the call decides."""

@@ -16,7 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import accelerated, backend_of, check_same_device, copy_raw, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
-from ._dtype_rules import not_implemented
+from ._dtype_rules import not_implemented, check_same_dtype
 
 
 def _pair(value, name, n=2):
@@ -66,9 +66,7 @@ def _check(x, w, b, stride, padding, dilation, groups, n=2):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual "
                            f"input size")
-    if w._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(w._dtype)}")
+    check_same_dtype(x._dtype, w._dtype)
     if b is not None and b._dtype is not x._dtype:
         raise RuntimeError(f"Input type ({_type_name(x._dtype)}) and bias type ({_type_name(b._dtype)}) "
                            f"should be the same")

@@ -17,7 +17,7 @@ from ..autograd.grad_mode import no_grad
 from . import conv as C
 from . import views as V
 from ._graph import accelerated, backend_of, check_same_device, needs_grad, new_tensor, record
-from ._dtype_rules import check as check_dtype
+from ._dtype_rules import check as check_dtype, check_same_dtype
 
 
 def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
@@ -77,9 +77,7 @@ def _check(x, w, b, stride, padding, output_padding, dilation, groups, n):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x._shape[2:]))}). Calculated "
                            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
     check_dtype("conv_transpose2d", x._dtype)
-    if w._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(w._dtype)}")
+    check_same_dtype(x._dtype, w._dtype)
     return out
 
 
@@ -102,12 +100,9 @@ def _check3d(x, w, b, stride, padding, output_padding, dilation):
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, x._shape[2:]))}). Calculated "
                            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
     check_dtype("conv_transpose3d", x._dtype)
-    if w._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(w._dtype)}")
-    if b is not None and b._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(b._dtype)}")
+    check_same_dtype(x._dtype, w._dtype)
+    if b is not None:
+        check_same_dtype(x._dtype, b._dtype)
     return out
 
 

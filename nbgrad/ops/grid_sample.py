@@ -18,7 +18,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record
-from ._dtype_rules import check as check_dtype
+from ._dtype_rules import check as check_dtype, check_same_dtype
 
 _MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 _PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -67,9 +67,7 @@ def _check(x, grid, interpolation):
         raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
                            f"input with sizes {_sizes(x)} and grid with sizes {_sizes(grid)}")
     check_dtype("grid_sampler_2d", x._dtype)
-    if grid._dtype is not x._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
-                           f"{D.scalar_type_name(grid._dtype)}")
+    check_same_dtype(x._dtype, grid._dtype)
 
 
 def _geometry_is_contiguous(sizes, strides):

@@ -4,7 +4,7 @@ import math
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._dtype_rules import check as check_dtype
+from ._dtype_rules import check as check_dtype, check_same_dtype
 from ..autograd.backward_path import FUSED, backward_path
 from ._graph import (accelerated, backend_of, broadcast_shapes, broadcast_view, cast, check_same_device, needs_grad, new_tensor,
                      record)
@@ -98,9 +98,7 @@ def _check_bmm_dtypes(a, b):
     """PyTorch's batched kernels: the first operand's dtype is dispatched on (bool has no
     kernel), then the second must match it."""
     check_dtype("bmm", a._dtype)
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
-                           f"{D.scalar_type_name(b._dtype)}")
+    check_same_dtype(a._dtype, b._dtype)
 
 
 def _record_product(node_cls, a, b, out, **attrs):

@@ -23,7 +23,7 @@ from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_de
                      new_tensor, record, _wrap)
 from . import views as V
 from .linalg import matmul
-from ._dtype_rules import check as check_dtype, refuse, not_implemented, INTEGRAL
+from ._dtype_rules import check as check_dtype, refuse, not_implemented, INTEGRAL, check_same_dtype
 
 
 class LinAlgError(RuntimeError):
@@ -569,9 +569,7 @@ def cross(input, other, *, dim=-1, out=None):
     # (no bool kernel), then its read of other as that dtype
     shape = tuple(broadcast_shapes(a._shape, b._shape))
     check_dtype("cross", a._dtype)
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(a._dtype)} but found "
-                           f"{D.scalar_type_name(b._dtype)}")
+    check_same_dtype(a._dtype, b._dtype)
     from .indexing import stack
     with no_grad():
         ae, be = V.expand(a, shape), V.expand(b, shape)

@@ -31,7 +31,7 @@ from .linalg_decomp import (LinAlgError, LinalgInvExBackward0, LinalgCholeskyExB
                             _column_major_strides, _eye, _tril, _triu, _raise_on_failure, eigh, matrix_norm,
                             slogdet, solve, svd, svdvals, eigvalsh)
 from .more import renamed
-from ._dtype_rules import check as check_dtype, not_implemented
+from ._dtype_rules import check as check_dtype, not_implemented, check_same_dtype
 
 lu_factor_result = return_type("linalg_lu_factor", ["LU", "pivots"])
 lu_factor_ex_result = return_type("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -1377,9 +1377,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         a = x1 if nb == 1 else x1.expand(batch + (r1, c))
         b = x2 if nb == 1 else x2.expand(batch + (r2, c))
         return _euclidean_dist(a, b).view(out_shape)
-    if x1._dtype is not x2._dtype:
-        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x1._dtype)} but found "
-                           f"{D.scalar_type_name(x2._dtype)}")
+    check_same_dtype(x1._dtype, x2._dtype)
     check_dtype("cdist", x1._dtype)
     with no_grad():
         if r1 == 0 or r2 == 0 or nb == 0:

@@ -16,7 +16,7 @@ from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, r
 from .elementwise import where
 from .loss import _reduction
 from .more import renamed
-from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, check_same_dtype
 
 # PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what
 # its values show (-0.2 / EPSILON = -200000000799.16...)
@@ -434,8 +434,7 @@ def _margin_frames(input):
 
 
 def _check_long(target):
-    if target.dtype is not D.int64:
-        raise RuntimeError(f"expected scalar type Long but found {D.scalar_type_name(target.dtype)}")
+    check_same_dtype(D.int64, target.dtype)
 
 
 def _margin_reduce(loss, reduction, keep):

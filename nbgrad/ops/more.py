@@ -821,15 +821,11 @@ def _check_nonempty(name, input, dim):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _check_not_bool(kernel, input):
-    refuse(kernel, input._dtype, BOOL)
-
-
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input, False)
     _check_nonempty("median", input, dim)
-    _check_not_bool("median_out", input)
+    refuse("median_out", input._dtype, BOOL)
 
     def pos(n, nans):
         return E.where(nans > 0, n - nans, (n - 1) // 2)
@@ -840,7 +836,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input, True)
     _check_nonempty("median", input, dim)          # (PyTorch's words for nanmedian too)
-    _check_not_bool("median_out", input)
+    refuse("median_out", input._dtype, BOOL)
 
     def pos(n, nans):
         k = n - nans
@@ -854,7 +850,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.dim():
-        _check_not_bool("kthvalue_cpu", input)      # (a 0-dim tensor's is no kernel call)
+        refuse("kthvalue_cpu", input._dtype, BOOL)      # (a 0-dim tensor's is no kernel call)
 
     def pos(n, nans):
         return nans * 0 + (k - 1)

@@ -23,7 +23,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
-from .pooling import check_adaptive_grad
+from .pooling import _out_size, check_adaptive_grad
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 
 
@@ -36,18 +36,13 @@ def _triple(value, message):
 
 
 def _pool_out(size, k, p, s, d, ceil_mode):
-    """PyTorch's pooling_output_shape, its checks in its order."""
+    """PyTorch's pooling_output_shape, its checks in its order (the pad's bound and the size
+    are the 2-D pools' _out_size)."""
     if s == 0:
         raise RuntimeError("stride should not be zero")
     if p < 0:
         raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
-    if p > ((k - 1) * d + 1) // 2:
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
-                           f"and dilation={d}")
-    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
-    if ceil_mode and (out - 1) * s >= size + p:
-        out -= 1
-    return out
+    return _out_size(size, k, s, p, d, ceil_mode)
 
 
 def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode, divisor_override=None):
@@ -93,10 +88,6 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode, divisor_
         raise RuntimeError(f"Given input size: ({c}x{sizes[0]}x{sizes[1]}x{sizes[2]}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
     return kernel, stride, padding, dilation, out
-
-
-def _refuse(x, kernel, refused):
-    refuse(kernel, x._dtype, refused)
 
 
 # ------------------------------------------------------------------------------ windows
@@ -188,7 +179,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         raise TypeError(f"max_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     kernel, stride, padding, dilation, out = _geometry(x, "max_pool3d", kernel_size, stride, padding, dilation,
                                                        ceil_mode)
-    _refuse(x, "max_pool3d", BOOL)
+    refuse("max_pool3d", x._dtype, BOOL)
     sizes = x._shape[-3:]
     table = _window_table(sizes, [_taps_strided(sizes[i], out[i], kernel[i], stride[i], padding[i], dilation[i])
                                   for i in range(3)])
@@ -227,7 +218,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise TypeError(f"avg_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     kernel, stride, padding, _, out = _geometry(x, "avg_pool3d", kernel_size, stride, padding, 1, ceil_mode,
                                                 divisor_override)
-    _refuse(x, "avg_pool3d_out_frame", (INTEGRAL - {D.int64}) | HALF)
+    refuse("avg_pool3d_out_frame", x._dtype, (INTEGRAL - {D.int64}) | HALF)
     sizes = x._shape[-3:]
     taps = [_taps_strided(sizes[i], out[i], kernel[i], stride[i], padding[i], 1) for i in range(3)]
     table = _window_table(sizes, taps)
@@ -301,7 +292,7 @@ def adaptive_avg_pool3d(input, output_size):
     if size == (1, 1, 1):
         return x.mean((-3, -2, -1), keepdim=True)
     _check_adaptive(x, "adaptive_avg_pool3d")
-    _refuse(x, "adaptive_avg_pool3d_cpu", INTEGRAL)
+    refuse("adaptive_avg_pool3d_cpu", x._dtype, INTEGRAL)
     sizes = x._shape[-3:]
     if 0 in size:
         return _empty_output(x, size, "adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0")
@@ -330,7 +321,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     x = input
     _check_adaptive(x, "adaptive_max_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
-    _refuse(x, "adaptive_max_pool3d_cpu", INTEGRAL)
+    refuse("adaptive_max_pool3d_cpu", x._dtype, INTEGRAL)
     sizes = x._shape[-3:]
     if 0 in size:
         values = _empty_output(x, size, "adaptive_max_pool3d", "AdaptiveMaxPool3DBackward0")

@@ -131,10 +131,6 @@ def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sa
     return input, offsets, per_sample_weights
 
 
-def _type_name(t):
-    return t.type().split(".")[-1]
-
-
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """PyTorch's F.embedding_bag: the sums, means or maxima of bags of weight's rows, a bag being
@@ -177,9 +173,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         padding_idx %= rows
     if sparse:
         raise NotImplementedError("embedding_bag(sparse=True): nbgrad has no sparse tensors")
-    idx = input.numpy() if input.device.type == "cpu" else input.cpu().numpy()
-    idx = idx.astype(np.int64)
-    offs = (offsets.numpy() if offsets.device.type == "cpu" else offsets.cpu().numpy()).astype(np.int64)
+    idx = input.cpu().numpy().astype(np.int64)
+    offs = offsets.cpu().numpy().astype(np.int64)
     n = idx.size
     if offs.size and offs[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
@@ -225,10 +220,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         sizes = np.bincount(bag_of, minlength=bags)
         filled = sizes > 0
         if rows.shape[0] == 0:
+            # (zeros with a node over the no rows taken: PyTorch's node, a zero gradient)
             out = zeros((bags, dim), dtype=weight.dtype, device=dev)
             return renamed(out + rows.sum() if needs_grad(weight) else out, "EmbeddingBagBackward0")
-        with no_grad():
-            vals = rows.detach().cpu().numpy() if dev.type != "cpu" else rows.detach().numpy()
+        vals = rows.detach().cpu().numpy()
         run_starts = np.concatenate(([0], np.cumsum(sizes[filled])[:-1]))
         best = np.maximum.reduceat(vals, run_starts, axis=0)
         pos = np.arange(vals.shape[0])[:, None]

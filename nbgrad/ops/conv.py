@@ -236,11 +236,23 @@ def _conv(x, w, b, stride, padding, dilation, groups, unit):
 # (N * OD, C, H, W), and one conv2d with w[:, :, kd] gives every output slice's share of kd;
 # the shares add up.  The gradients are conv2d's per kd, the input's added back at the same
 # slices.  KD conv2d calls over N * OD images each: the 2-D kernels' speed, no 3-D kernels.
-def _depth_slab(xp, kd, dd, sd, od):
-    """(N * OD, C, H, W): the depth-padded input's slices kd * dd + i * sd, i < od, batched."""
-    n, c = xp._shape[:2]
-    slab = V.slice_dim(xp, 2, kd * dd, kd * dd + sd * (od - 1) + 1, sd)
-    return V.reshape(V.permute(slab, (0, 2, 1, 3, 4)).contiguous(), (n * od, c) + tuple(xp._shape[3:]))
+def depth_slices(t, start, step, count):
+    """t's depth (dim 2) slices start + i * step, i < count: a view (conv3d's and
+    conv_transpose3d's reads and sums at one kernel depth offset)."""
+    return V.slice_dim(t, 2, start, start + step * (count - 1) + 1 if count else start, step)
+
+
+def depth_batch(t, start, step, count):
+    """(N * count, C, H, W): t's depth slices start + i * step, i < count, stacked into the batch
+    (a copy; the whole depth with start 0, step 1)."""
+    n, c = t._shape[:2]
+    slab = depth_slices(t, start, step, count)
+    return V.reshape(V.permute(slab, (0, 2, 1, 3, 4)).contiguous(), (n * count, c) + tuple(t._shape[3:]))
+
+
+def depth_unbatched(t, n, d):
+    """(N, C, D, H, W) view of a (N * D, C, H, W) batch of depth slices (depth_batch's inverse)."""
+    return V.permute(V.reshape(t, (n, d) + tuple(t._shape[1:])), (0, 2, 1, 3, 4))
 
 
 def _pad_depth(x, pd):
@@ -248,21 +260,23 @@ def _pad_depth(x, pd):
     return constant_pad_nd(x, (0, 0, 0, 0, pd, pd)) if pd else x
 
 
-def _conv3d_out(x, w, stride, padding, dilation):
-    return tuple(_out_size(x._shape[2 + i], w._shape[2 + i], stride[i], padding[i], dilation[i]) for i in range(3))
+def _out_sizes(x, w, stride, padding, dilation):
+    """The output's spatial sizes of a convolution of a batched x with w."""
+    return tuple(_out_size(x._shape[2 + i], w._shape[2 + i], stride[i], padding[i], dilation[i])
+                 for i in range(x.dim() - 2))
 
 
 def _conv3d_forward(x, w, b, stride, padding, dilation, groups):
     """conv3d's values (Tensor ops, recorded in grad mode: conv2d's nodes and the slicing)."""
     n, co = x._shape[0], w._shape[0]
-    od, oh, ow = _conv3d_out(x, w, stride, padding, dilation)
+    od = _out_sizes(x, w, stride, padding, dilation)[0]
     xp = _pad_depth(x, padding[0])
     acc = None
     for kd in range(w._shape[2]):
-        part = conv2d(_depth_slab(xp, kd, dilation[0], stride[0], od), V.select(w, 2, kd), None,
+        part = conv2d(depth_batch(xp, kd * dilation[0], stride[0], od), V.select(w, 2, kd), None,
                       stride[1:], padding[1:], dilation[1:], groups)
         acc = part if acc is None else acc + part
-    out = V.permute(V.reshape(acc, (n, od, co, oh, ow)), (0, 2, 1, 3, 4)).contiguous()
+    out = depth_unbatched(acc, n, od).contiguous()
     return out if b is None else out + V.reshape(b, (co, 1, 1, 1))
 
 
@@ -274,21 +288,19 @@ def _conv3d_grads(g, x, w, args, need_x, need_w, need_b):
         grads = _conv3d_grads(g.float(), x.float(), w.float(), args, need_x, need_w, need_b)
         return tuple(None if t is None else t.half() for t in grads)
     stride, padding, dilation, groups = args
-    n, co, od, oh, ow = g._shape
-    c, d = x._shape[1], x._shape[2]
-    g2 = V.reshape(V.permute(g, (0, 2, 1, 3, 4)).contiguous(), (n * od, co, oh, ow))
+    n, od, d = g._shape[0], g._shape[2], x._shape[2]
+    g2 = depth_batch(g, 0, 1, od)
     xp = _pad_depth(x, padding[0])
     args2 = (stride[1:], padding[1:], dilation[1:], groups)
     gxp = zeros(xp._shape, dtype=g._dtype, device=g.device) if need_x else None
     gws = []
     for kd in range(w._shape[2]):
-        slab = _depth_slab(xp, kd, dilation[0], stride[0], od)
+        slab = depth_batch(xp, kd * dilation[0], stride[0], od)
         gx2, gw2, _ = _grads(g2, slab, V.select(w, 2, kd), args2, need_x, need_w, False)
         if need_w:
             gws.append(gw2)
         if need_x:
-            win = V.slice_dim(gxp, 2, kd * dilation[0], kd * dilation[0] + stride[0] * (od - 1) + 1, stride[0])
-            win.add_(V.permute(V.reshape(gx2, (n, od, c) + tuple(x._shape[3:])), (0, 2, 1, 3, 4)))
+            depth_slices(gxp, kd * dilation[0], stride[0], od).add_(depth_unbatched(gx2, n, od))
     from .indexing import stack
     gw = stack(gws, 2) if need_w else None
     gx = V.slice_dim(gxp, 2, padding[0], padding[0] + d).contiguous() if need_x else None
@@ -305,7 +317,7 @@ def _conv3d(x, w, b, stride, padding, dilation, groups):
             values = _conv3d_forward(*f32, stride, padding, dilation, groups).half()
         else:
             values = _conv3d_forward(x, w, b, stride, padding, dilation, groups)
-        out = _fresh(values, (x._shape[0], w._shape[0]) + _conv3d_out(x, w, stride, padding, dilation))
+        out = _fresh(values, (x._shape[0], w._shape[0]) + _out_sizes(x, w, stride, padding, dilation))
     if needs_grad(x, w, b):
         node = record(ConvolutionBackward0, (x, w, b), (out,), stride=stride, padding=padding,
                       dilation=dilation, groups=groups)
@@ -328,9 +340,7 @@ def _no_channels(x, w, b, stride, padding, dilation):
     """PyTorch's convolution of an input with 0 channels: an empty output of 0 channels (not
     the weight's count) and zero gradients, its node ConvolutionBackward0."""
     from .._creation import empty
-    spatial = tuple(_out_size(x._shape[2 + i], w._shape[2 + i], stride[i], padding[i], dilation[i])
-                    for i in range(x.dim() - 2))
-    out = empty((x._shape[0], 0) + spatial, dtype=x._dtype, device=x.device)
+    out = empty((x._shape[0], 0) + _out_sizes(x, w, stride, padding, dilation), dtype=x._dtype, device=x.device)
     if needs_grad(x, w, b):
         record(_NoChannelsBackward, (x, w, b), (out,)).inputs = (x, w, b)     # (their shapes for the zeros)
     return out

@@ -194,20 +194,18 @@ ConvTranspose3dBackward.__name__ = "ConvolutionBackward0"
 
 def _conv_transpose3d(x, w, b, stride, padding, output_padding, dilation, groups, out_sizes):
     from .._creation import zeros
-    n, cin, d, h, wd = x._shape
+    n, d = x._shape[0], x._shape[2]
     cout, kd_n = w._shape[1] * groups, w._shape[2]
     od, oh, ow = out_sizes
     with no_grad():
         # (float16 too in its own dtype: nearer PyTorch's col2vol sums than float32 is)
-        x2 = V.reshape(V.permute(x, (0, 2, 1, 3, 4)).contiguous(), (n * d, cin, h, wd))
+        x2 = C.depth_batch(x, 0, 1, d)
         depth = (d - 1) * stride[0] + (kd_n - 1) * dilation[0] + 1 + output_padding[0]
         acc = zeros((n, cout, depth, oh, ow), dtype=x._dtype, device=x.device)
         for kd in range(kd_n):
             part = conv_transpose2d(x2, V.select(w, 2, kd), None, stride[1:], padding[1:], output_padding[1:], groups,
                                     dilation[1:])
-            start = kd * dilation[0]
-            V.slice_dim(acc, 2, start, start + stride[0] * (d - 1) + 1, stride[0]).add_(
-                V.permute(V.reshape(part, (n, d, cout, oh, ow)), (0, 2, 1, 3, 4)))
+            C.depth_slices(acc, kd * dilation[0], stride[0], d).add_(C.depth_unbatched(part, n, d))
         out = V.slice_dim(acc, 2, padding[0], padding[0] + od)
         if b is not None:
             out = out + V.reshape(b, (cout, 1, 1, 1))

@@ -224,6 +224,19 @@ def _arg_columns(x, xoff, kshape, kst, rn, rs, is_max, values, indices):
         p = advance(idx, kshape, nd - 2, p, jump)
 
 
+@register_jitable(error_model="numpy")
+def _row_max(x, p, rn, rs):
+    """The largest of x[p + j * rs], j < rn (rn >= 1), in x's dtype; NaN if one is NaN."""
+    m = x[p]
+    for j in range(1, rn):
+        v = x[p + j * rs]
+        if v != v or v > m:
+            m = v
+            if v != v:
+                break
+    return m
+
+
 @_kernel
 def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, divide, out):
     nd = kshape.size
@@ -237,13 +250,7 @@ def _softmax_rows(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, divide, out):
     for d in range(nd):
         total *= kshape[d]
     for _ in range(total):
-        m = x[px]
-        for j in range(1, rn):
-            v = x[px + j * xrs]
-            if v != v or v > m:
-                m = v
-                if v != v:
-                    break
+        m = _row_max(x, px, rn, xrs)
         # the row's exps by fast_math's exp over a contiguous copy of x - m (a loop of unit
         # stride vectorises; one of libm calls, or of a run-time stride, stays scalar), then
         # their float64 sum in order
@@ -295,13 +302,7 @@ def _softmax_rows_f32(x, xoff, kshape, xkst, okst, rn, xrs, ors, log, out):
     for d in range(nd):
         total *= kshape[d]
     for _ in range(total):
-        m = x[px]
-        for j in range(1, rn):
-            v = x[px + j * xrs]
-            if v != v or v > m:
-                m = v
-                if v != v:
-                    break
+        m = _row_max(x, px, rn, xrs)
         s = np.float32(0.0)
         for j in range(rn):
             e[j] = sleef_expf(np.float32(x[px + j * xrs] - m))

@@ -92,21 +92,13 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (a lazy module's before its first call): it holds
-    no elements, refuses questions about its shape, and `materialize(shape)` turns it, the same
-    object, into a Parameter of that shape with its dtype and device."""
+class _UninitializedTensor:
+    """What UninitializedParameter and UninitializedBuffer share: no elements, questions about
+    the shape refused, and `materialize(shape)` turning the same object into cls_to_become of
+    that shape, with its dtype and device."""
 
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from .._creation import empty
-        from .. import _dtype as D
-        data = empty(0, device=device, dtype=dtype if dtype is not None else D.get_default_dtype())
-        return Parameter.__new__(cls, data, requires_grad)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass
+    __slots__ = ()
+    cls_to_become = None
 
     @property
     def shape(self):
@@ -114,9 +106,6 @@ class UninitializedParameter(Parameter):
 
     def size(self, dim=None):
         raise RuntimeError(_UNINITIALIZED)
-
-    def detach(self):
-        return self     # a state dict shows the placeholder itself, as PyTorch's
 
     def materialize(self, shape, device=None, dtype=None):
         from .._creation import empty
@@ -128,12 +117,34 @@ class UninitializedParameter(Parameter):
         self.__class__ = self.cls_to_become
 
     def __repr__(self):
-        return "<UninitializedParameter>"
+        return f"<{type(self).__name__}>"
 
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
-        return (UninitializedParameter, (self._requires_grad, None, self.dtype))
+        return (type(self), (self._requires_grad, None, self.dtype))
+
+
+def _placeholder(device, dtype):
+    from .._creation import empty
+    from .. import _dtype as D
+    return empty(0, device=device, dtype=dtype if dtype is not None else D.get_default_dtype())
+
+
+class UninitializedParameter(_UninitializedTensor, Parameter):
+    """A parameter whose shape is not known yet (a lazy module's before its first call); it
+    becomes a Parameter."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Parameter.__new__(cls, _placeholder(device, dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def detach(self):
+        return self     # a state dict shows the placeholder itself, as PyTorch's
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
@@ -141,16 +152,14 @@ class UninitializedParameter(Parameter):
         return memo[id(self)]
 
 
-class UninitializedBuffer(Tensor):
-    """A buffer whose shape is not known yet (a lazy norm's running statistics): as
-    UninitializedParameter, `materialize(shape)` turns the same object into a plain Tensor."""
+class UninitializedBuffer(_UninitializedTensor, Tensor):
+    """A buffer whose shape is not known yet (a lazy norm's running statistics); it becomes a
+    plain Tensor."""
 
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        from .._creation import empty
-        from .. import _dtype as D
-        data = empty(0, device=device, dtype=dtype if dtype is not None else D.get_default_dtype())
+        data = _placeholder(device, dtype)
         t = object.__new__(cls)
         Tensor._init_from(t, data._storage, data._shape, data._stride, data._offset, data._dtype)
         t.persistent = persistent
@@ -161,31 +170,14 @@ class UninitializedBuffer(Tensor):
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
         pass
 
-    shape = UninitializedParameter.shape
-    size = UninitializedParameter.size
-    materialize = UninitializedParameter.materialize
-    __deepcopy__ = None     # (set below)
-
-    def __repr__(self):
-        return "<UninitializedBuffer>"
-
-    __str__ = __repr__
-
-    def __reduce_ex__(self, protocol):
-        return (UninitializedBuffer, (self._requires_grad, None, self.dtype))
-
-
-def _deepcopy_buffer(self, memo):
-    # (PyTorch's UninitializedBuffer refuses every function, deepcopy included; its
-    # UninitializedParameter has a __deepcopy__ of its own)
-    raise ValueError("Attempted to use an uninitialized parameter in <function Tensor.__deepcopy__>. This error "
-                     "happens when you are using a `LazyModule` or explicitly manipulating "
-                     "`nbgrad.nn.parameter.UninitializedBuffer` objects. When using LazyModules Call `forward` with "
-                     "a dummy batch to initialize the parameters before calling torch functions")
-
-
-UninitializedBuffer.__deepcopy__ = _deepcopy_buffer
+    def __deepcopy__(self, memo):
+        # (PyTorch's UninitializedBuffer refuses every function, deepcopy included; its
+        # UninitializedParameter has a __deepcopy__ of its own)
+        raise ValueError("Attempted to use an uninitialized parameter in <function Tensor.__deepcopy__>. This "
+                         "error happens when you are using a `LazyModule` or explicitly manipulating "
+                         "`nbgrad.nn.parameter.UninitializedBuffer` objects. When using LazyModules Call `forward` "
+                         "with a dummy batch to initialize the parameters before calling torch functions")
 
 
 def is_lazy(param):
-    return isinstance(param, (UninitializedParameter, UninitializedBuffer))
+    return isinstance(param, _UninitializedTensor)

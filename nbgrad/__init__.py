@@ -56,7 +56,7 @@ from .ops.user_elementwise import elementwise
 from .ops.custom import custom_op
 from .ops.user_reduction import reduction
 from .ops.elementwise import _result_type as _rt2
-from ._dtype import can_cast
+from ._dtype import can_cast, finfo, iinfo
 from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
 from ._parallel import get_num_threads, set_num_threads, set_flush_denormal

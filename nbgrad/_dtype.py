@@ -1,4 +1,6 @@
 """dtypes and PyTorch's type-promotion rules (categories, 0-dim tensors, Python scalars)."""
+import builtins
+
 import numpy as np
 
 
@@ -182,7 +184,7 @@ _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Hal
 def cpp_type_name(d):
     """The C++ type name of d ('float', 'long int', ...), as PyTorch's dtype-mismatch messages
     spell it ("expected m1 and m2 to have the same dtype, but got: float != double")."""
-    return _CPP_TYPE_NAMES[d.name]
+    return _CPP_TYPE_NAMES.get(d.name, d.name)
 
 
 def round_scalar(value, d):
@@ -190,3 +192,68 @@ def round_scalar(value, d):
     conversion of a double to Half rounds twice)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return float(np.array(float(value), dtype=np.float32).astype(d.np))
+
+
+class finfo:
+    """The numerical properties of a floating-point dtype (PyTorch's torch.finfo): bits, eps,
+    max, min, tiny (= smallest_normal), resolution, and dtype's name.  finfo() is the
+    default dtype's."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else type
+        if not isinstance(d, dtype):
+            raise TypeError(f"finfo(): argument 'type' (position 1) must be nbgrad.dtype, not {builtins.type(d).__name__}")
+        if not d.is_floating_point:
+            raise TypeError("nbgrad.finfo() requires a floating point input type. Use nbgrad.iinfo to handle "
+                            "'nbgrad.finfo'")
+        info = np.finfo(d.np)
+        self.bits = d.itemsize * 8
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = d.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+    __str__ = __repr__
+
+
+class iinfo:
+    """The limits of an integer dtype (PyTorch's torch.iinfo): bits, max, min, dtype's name."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type):
+        if not isinstance(type, dtype):
+            raise TypeError(f"iinfo(): argument 'type' (position 1) must be nbgrad.dtype, not {builtins.type(type).__name__}")
+        if type is bool_:
+            raise TypeError("nbgrad.bool is not supported by nbgrad.iinfo")
+        if type.is_floating_point:
+            raise TypeError("nbgrad.iinfo() requires an integer input type. Use nbgrad.finfo to handle "
+                            "'nbgrad.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits = type.itemsize * 8
+        self.max, self.min = int(info.max), int(info.min)
+        self.dtype = type.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+    __str__ = __repr__
+

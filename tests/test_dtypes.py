@@ -377,3 +377,35 @@ def test_float_to_narrow_integer_wraps_as_pytorch_at_every_length(src, dst, repe
     assert got == _RECORDED_CASTS[dst] * repeats
     # a strided source takes the strided kernel: the same values
     assert x.reshape(repeats, -1).t().to(dst).t().reshape(-1).tolist() == _RECORDED_CASTS[dst] * repeats
+
+
+def test_finfo_of_each_floating_dtype():
+    # PyTorch's recorded values and reprs
+    f = nbgrad.finfo(nbgrad.float16)
+    assert (f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype) == (
+        16, 0.0009765625, 65504.0, -65504.0, 6.103515625e-05, 6.103515625e-05, 0.001, "float16")
+    assert repr(f) == ("finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05, "
+                       "tiny=6.10352e-05, dtype=float16)")
+    assert repr(nbgrad.finfo()) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+                                    "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
+    d = nbgrad.finfo(nbgrad.float64)
+    assert (d.eps, d.resolution, d.tiny, d.bits) == (2.220446049250313e-16, 1e-15, 2.2250738585072014e-308, 64)
+    assert nbgrad.finfo(nbgrad.float32) == nbgrad.finfo(nbgrad.float32) != d
+
+
+def test_iinfo_of_each_integer_dtype():
+    assert repr(nbgrad.iinfo(nbgrad.uint8)) == "iinfo(min=0, max=255, dtype=uint8)"
+    i = nbgrad.iinfo(nbgrad.int64)
+    assert (i.bits, i.max, i.min, i.dtype) == (64, 9223372036854775807, -9223372036854775808, "int64")
+    assert type(i.max) is int and nbgrad.iinfo(nbgrad.int16).max == 32767
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: nbgrad.finfo(nbgrad.int32), r"finfo\(\) requires a floating point input type. Use .*iinfo to handle"),
+    (lambda: nbgrad.iinfo(nbgrad.float32), r"iinfo\(\) requires an integer input type. Use .*finfo to handle"),
+    (lambda: nbgrad.iinfo(nbgrad.bool), r"bool is not supported by .*iinfo"),
+    (lambda: nbgrad.finfo("float32"), r"finfo\(\): argument 'type' \(position 1\) must be .*dtype, not str"),
+])
+def test_finfo_and_iinfo_refuse_the_other_kind(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -31,11 +31,6 @@ def _pair(value, name, n=2):
     return (int(value),) * n
 
 
-def _type_name(dt):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-            "int32": "int"}.get(dt.name, dt.name)
-
-
 def _sizes(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
@@ -68,7 +63,7 @@ def _check(x, w, b, stride, padding, dilation, groups, n=2):
                            f"input size")
     check_same_dtype(x._dtype, w._dtype)
     if b is not None and b._dtype is not x._dtype:
-        raise RuntimeError(f"Input type ({_type_name(x._dtype)}) and bias type ({_type_name(b._dtype)}) "
+        raise RuntimeError(f"Input type ({D.cpp_type_name(x._dtype)}) and bias type ({D.cpp_type_name(b._dtype)}) "
                            f"should be the same")
     if x._dtype is D.bool_:
         raise not_implemented("compute_columns3d" if n == 3 else "slow_conv2d_cpu", x._dtype)

@@ -1021,11 +1021,6 @@ def _chain_order(shapes):
     return s
 
 
-# caffe2's TypeMeta names, which PyTorch prints for a dtype in some messages
-_META_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int", "int32": "int",
-               "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
 def multi_dot(tensors, *, out=None):
     from .linalg import mm
     n = len(tensors)
@@ -1052,7 +1047,7 @@ def multi_dot(tensors, *, out=None):
     for i in range(1, n):
         if ts[i].dtype is not dt:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_META_NAMES[dt.name]} and tensor {i} {_META_NAMES[ts[i].dtype.name]}")
+                               f"{D.cpp_type_name(dt)} and tensor {i} {D.cpp_type_name(ts[i].dtype)}")
         if ts[i].device != ts[0].device:
             raise RuntimeError(f"multi_dot(): all tensors must be on the same device but tensor 0 is on "
                                f"{ts[0].device} and tensor {i} on {ts[i].device}")
@@ -1372,8 +1367,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         check_dtype("cdist", x1._dtype)     # (PyTorch's kernel; its mm path takes Half)
     if use_mm and x1.numel() and x2.numel() and r1 and r2 and nb and c:
         if x1._dtype is not x2._dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_META_NAMES[x1._dtype.name]} "
-                               f"!= {_META_NAMES[x2._dtype.name]}")
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.cpp_type_name(x1._dtype)} "
+                               f"!= {D.cpp_type_name(x2._dtype)}")
         a = x1 if nb == 1 else x1.expand(batch + (r1, c))
         b = x2 if nb == 1 else x2.expand(batch + (r2, c))
         return _euclidean_dist(a, b).view(out_shape)

@@ -21,10 +21,8 @@ def _check(name, window_length, dtype):
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
     if not dtype.is_floating_point:
-        c_names = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char", "bool": "bool"}
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
-                           f"{c_names.get(dtype.name, dtype.name)}, device=cpu, layout=Strided (default), "
+                           f"{D.cpp_type_name(dtype)}, device=cpu, layout=Strided (default), "
                            "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))")
     return dtype
 

@@ -481,6 +481,7 @@ from . import inplace_views as _IV   # noqa: E402
 TENSOR_METHODS.update({
     "unsqueeze_": _IV.unsqueeze_, "squeeze_": _IV.squeeze_, "t_": _IV.t_, "transpose_": _IV.transpose_,
     "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_, "as_strided_": _IV.as_strided_,
+    "set_": _IV.set_,
 })
 
 

@@ -1,4 +1,5 @@
-"""In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_), as_strided_.
+"""In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_), as_strided_,
+and set_ (which takes another storage as well as another geometry).
 
 They change the tensor object's own shape and strides; its data stays where it is.
 As in PyTorch, each counts as an in-place change (the version goes up, so a tensor
@@ -9,10 +10,13 @@ TBackward1, TransposeBackward1, AsStridedBackward1) whose input is the tensor's 
 """
 import functools
 
+from .. import _dtype as D
 from .._size import Size
+from .._storage import Storage
+from .._tensor import Tensor, contiguous_strides
 from ..autograd.node import Node
 from .inplace import check_inplace
-from ._graph import needs_grad, record, wrap_dims, _wrap
+from ._graph import NotImplementedNode, backend_of, needs_grad, record, wrap_dims, _wrap
 from .views import AsStridedBackward0, SqueezeBackward0, SqueezeBackward4, _geometry, is_non_overlapping
 
 
@@ -48,13 +52,18 @@ def _autograd_checked(op):
     return method
 
 
-def _restride_(t, shape, strides, node_cls, offset=None, **attrs):
-    node = record(node_cls, (t,), (), **attrs) if needs_grad(t) and t._dtype.is_floating_point else None
+def _restride_(t, shape, strides, node_cls, offset=None, storage=None, source=None, **attrs):
+    """t takes the geometry (shape, strides, offset) over its storage (or over `storage`),
+    in place; recorded as node_cls, whose inputs are t's old history (and source's)."""
+    inputs = (t,) if source is None else (t, source)
+    node = record(node_cls, inputs, (), **attrs) if needs_grad(*inputs) and t._dtype.is_floating_point else None
     if node is None and t._grad_fn is not None and t._producer_meta is None:
         # the history stays while the shape changes (no_grad): a node recorded on t from
         # now on must still expect a gradient of the shape t's grad_fn produced (PyTorch
         # keeps that metadata on the producing node, and its engine refuses other shapes)
         t._producer_meta = (t._grad_fn, t._output_nr, t._shape, t._dtype)
+    if storage is not None:
+        t._storage = storage
     t._shape = Size(shape)
     t._stride = tuple(strides)
     if offset is not None:
@@ -138,3 +147,81 @@ def as_strided_(self, size, stride, storage_offset=None):
     return _restride_(self, size, stride, AsStridedBackward1, offset=offset, input_geom=old,
                       view_geoms=[(tuple(size), tuple(stride), offset)], dtype=self._dtype,
                       divide=None if is_non_overlapping(self._shape, self._stride) else old)
+
+
+class SetBackward(NotImplementedNode):
+    """set_'s node (PyTorch's NotImplemented): a tensor set_ to one that requires grad
+    requires grad, and its backward refuses."""
+
+    def backward(self, *grads):
+        raise RuntimeError("derivative for set_ is not implemented")
+
+
+SetBackward.__name__ = "NotImplemented"
+
+
+_SET_SIGNATURES = ("set_() received an invalid combination of arguments - got ({}), but expected one of:\n"
+                   " * ()\n"
+                   " * (nbgrad.Storage source)\n"
+                   " * (nbgrad.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
+                   " * (Tensor source)\n"
+                   " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+
+
+def _as_typed(storage, dtype):
+    """storage's elements read as dtype (a storage is typed here, untyped in PyTorch): the
+    same memory reinterpreted, as view(dtype) does, when the element sizes agree."""
+    buf = storage.buffer
+    if buf.dtype == dtype.np:
+        return storage
+    if buf.dtype.itemsize != dtype.itemsize or storage.device.type != "cpu":
+        raise RuntimeError(f"set_: nbgrad reads a storage of {buf.dtype} elements only as a tensor of a dtype "
+                           f"of the same element size, not as {dtype}")
+    return Storage(buf.view(dtype.np), storage.device, storage.root or storage)
+
+
+def _set_target(t, source, storage_offset, size, stride):
+    """(storage, offset, shape, strides) that set_'s arguments give t."""
+    from .._checks import as_int, check_strided_geometry, int_tuple
+    if source is None:
+        if storage_offset is not None or size is not None or stride is not None:
+            raise TypeError(_SET_SIGNATURES.format("NoneType, ..."))
+        buf = backend_of(t).empty(0, t._dtype.np)
+        return Storage(buf, t._storage.device), 0, (0,), (1,)
+    if isinstance(source, Tensor):
+        if source._dtype is not t._dtype:
+            raise RuntimeError(f"Could not set tensor of type {D.cpp_type_name(source._dtype)} to a tensor of "
+                               f"type {D.cpp_type_name(t._dtype)}")
+        storage = source._storage
+        if storage_offset is None and size is None and stride is None:
+            return storage, source._offset, source._shape, source._stride
+    elif isinstance(source, Storage):
+        storage = _as_typed(source, t._dtype)
+        if storage_offset is None and size is None and stride is None:
+            return storage, 0, (len(storage.buffer),), (1,)
+    else:
+        raise TypeError(_SET_SIGNATURES.format(type(source).__name__))
+    if storage.device != t._storage.device:
+        raise RuntimeError(f"Attempted to set the storage of a tensor on device \"{t.device}\" to a storage on "
+                           f"different device \"{storage.device}\".  This is no longer allowed; the devices must match.")
+    if size is None:
+        raise TypeError(_SET_SIGNATURES.format(f"{type(source).__name__}, int"))
+    size = int_tuple(size, "set_", "size", 3)
+    stride = contiguous_strides(size) if stride is None else int_tuple(stride, "set_", "stride", 4)
+    offset = as_int(0 if storage_offset is None else storage_offset, "set_", "storage_offset", 2)
+    # (PyTorch grows a storage too small for the geometry; nbgrad refuses: nothing may be
+    # read or written outside a tensor's storage)
+    check_strided_geometry(size, stride, offset, t._dtype.itemsize, len(storage.buffer))
+    return storage, offset, size, stride
+
+
+def set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """self takes source's memory and geometry (a tensor's; a storage's, from storage_offset
+    with size and stride; nothing: a new empty storage), in place: self stays the same
+    object, with its version counter, which counts the change.  Set to a tensor that
+    requires grad, self requires grad, and backward through it refuses, as PyTorch's."""
+    check_inplace(self, source)
+    storage, offset, shape, strides = _set_target(self, source, storage_offset, size, stride)
+    src = source if isinstance(source, Tensor) else None
+    return _restride_(self, shape, strides, SetBackward, offset=offset, storage=storage, source=src,
+                      op_name="set_")

@@ -34,7 +34,8 @@ class _LazyMixin:
             self.__class__ = self.cls_to_become
         return Module.__call__(self, *args, **kwargs)
 
-    def _load_from_state_dict(self, state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
         # PyTorch's _lazy_load_hook: a placeholder takes the saved tensor's shape
         from ...autograd.grad_mode import no_grad
         for name, t in list(self._parameters.items()) + list(self._buffers.items()):
@@ -42,7 +43,8 @@ class _LazyMixin:
             if is_lazy(t) and key in state_dict and not is_lazy(state_dict[key]):
                 with no_grad():
                     t.materialize(tuple(state_dict[key].shape))
-        super()._load_from_state_dict(state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
 
 class LazyLinear(_LazyMixin, Linear):

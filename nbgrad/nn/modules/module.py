@@ -6,6 +6,7 @@ in `register_buffer` to `_buffers`.  Every traversal (parameters(),
 state_dict(), ...) walks those three ordered dicts, so names and order are
 PyTorch's: a module's own parameters, then its buffers, then its children.
 """
+import functools
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
@@ -31,6 +32,11 @@ def _addindent(s, num_spaces):
     return first + "\n" + "\n".join(" " * num_spaces + line for line in lines)
 
 
+# the hooks state_dict() and load_state_dict() run, one ordered dict each
+_STATE_DICT_HOOKS = ("_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks")
+
+
 class Module:
     """Base class for all neural network modules."""
 
@@ -48,6 +54,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        for name in _STATE_DICT_HOOKS:
+            d[name] = OrderedDict()
 
     # -- forward -----------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -364,15 +372,63 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs):
+    # -- state dict hooks ----------------------------------------------------------
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before the module's entries are saved."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after them; it may change the
+        state dict in place, and must return None."""
+        hook._from_public_api = True
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The private form: the hook may return a state dict that replaces the one given."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) before the module's entries are loaded; it may rename
+        or convert entries of state_dict in place."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        if with_module:
+            hook = functools.partial(hook, self)
+        return self._add_hook(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after the module and its children have loaded; it
+        may change incompatible_keys' lists in place, and must return None."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        assign = local_metadata.get("assign_to_params_buffers", False)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in list(self._parameters.items()) + list(persistent_buffers.items())
                        if v is not None}
@@ -392,8 +448,11 @@ class Module:
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
             try:
-                with no_grad():
-                    param.copy_(value)
+                if assign:
+                    self._assign(name, param, value)
+                else:
+                    with no_grad():
+                        param.copy_(value)
             except Exception as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model '
                                   f"are {param.size()} and whose dimensions in the checkpoint are "
@@ -405,17 +464,44 @@ class Module:
                     if input_name[0] not in self._modules and input_name[0] not in local_state:
                         unexpected_keys.append(key)
 
+    def _assign(self, name, param, value):
+        """load_state_dict(assign=True): the state dict's tensor itself takes the entry's place
+        (a parameter stays a Parameter, with the requires_grad it had)."""
+        if isinstance(param, Parameter):
+            if isinstance(value, Parameter):
+                value.requires_grad_(param.requires_grad)
+            else:
+                value = Parameter(value, requires_grad=param.requires_grad)
+        setattr(self, name, value)
+
     def load_state_dict(self, state_dict, strict=True, assign=False):
         if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)        # (pre-hooks may change it: not the caller's)
+        if metadata is not None:
+            state_dict._metadata = metadata
 
-        def load(module, prefix=""):
-            module._load_from_state_dict(state_dict, prefix, True, missing_keys, unexpected_keys, error_msgs)
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
+                                         unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
-                    load(child, prefix + name + ".")
-        load(self)
+                    child_prefix = prefix + name + "."
+                    # each child sees its own entries, as a parent's pre-hooks left them
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be "
+                                         "modified, it should be done inplace.")
+        load(self, state_dict)
 
         if strict:
             if unexpected_keys:
@@ -458,6 +544,8 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        for name in _STATE_DICT_HOOKS:      # (modules pickled before these hooks existed)
+            self.__dict__.setdefault(name, OrderedDict())
 
 
 class _DictHandle(RemovableHandle):

@@ -13,7 +13,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
     if out is None:
         return input / denom
-    from .elementwise import div
+    from .. import div      # (the public div: the one that takes out=)
     return div(input, denom, out=out)
 
 

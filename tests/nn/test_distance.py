@@ -136,3 +136,12 @@ def test_on_cuda_as_on_cpu(rng, fn):
         results.append((out.detach().cpu().numpy(), a.grad.cpu().numpy()))
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-12)
+
+
+def test_normalize_writes_into_out():
+    x = nbgrad.tensor([[3.0, 4.0], [0.0, 0.0]])
+    out = nbgrad.empty(2, 2)
+    v = out._version
+    assert F.normalize(x, dim=1, out=out) is out
+    np.testing.assert_allclose(out.numpy(), [[0.6, 0.8], [0.0, 0.0]], rtol=1e-7)
+    assert out._version > v

@@ -146,6 +146,7 @@ from .ops.indexing import scatter_reduce, index_copy, masked_scatter
 from .ops.linalg_more import (cdist, dist, renorm, chain_matmul, logdet, pinverse, cholesky_inverse,
                               cholesky_solve, vdot, triangular_solve, lu_unpack, matrix_exp, adjoint)
 from .ops.linalg_more import torch_lu as lu, torch_lu_solve as lu_solve
+from .ops.linalg_householder import geqrf, orgqr
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
 # misc-fns: more small functions (ops/misc_functions.py)
 from .ops.misc_functions import (combinations, unique_consecutive, unravel_index, column_stack, row_stack, dstack,

@@ -16,6 +16,10 @@ __all__ += ["cholesky_ex", "cond", "diagonal", "inv_ex", "lstsq", "lu", "lu_fact
             "matrix_exp", "matrix_power", "matrix_rank", "multi_dot", "pinv", "solve_ex", "solve_triangular",
             "tensorinv", "tensorsolve", "vander", "vecdot"]
 
+# LAPACK's compact QR: the product of its reflectors (ops/linalg_householder.py)
+from .ops.linalg_householder import householder_product  # noqa: E402
+__all__ += ["householder_product"]
+
 # out= and PyTorch's names in errors (ops/_signatures.py)
 from .ops._signatures import linalg_functions as _linalg_functions  # noqa: E402
 globals().update(_linalg_functions(globals()))

@@ -165,6 +165,13 @@ the op layer with every view's dims permuted into the result's memory order.)
   linalg_solve_triangular(a_view, b_view, upper, unitriangular)
                                             a (*B, n, n) (one triangle read), b (*B, n, k)
                                             -> X (*B, n, k); no error for a zero diagonal
+  linalg_geqrf(x_view)                      -> (a (*B, m, n), tau (*B, min(m, n))): geqrf's
+                                            compact QR (R on and above the diagonal, the
+                                            reflectors' vectors below it)
+  linalg_householder_product(a_view, tau_view)
+                                            a (*B, m, n), m >= n (read below the diagonal),
+                                            tau (*B, k), k <= n -> the first n columns of
+                                            H_1 ... H_k (*B, m, n) (orgqr)
   manual_seed(seed)                         seeds the backend's generator
   get_rng_state()                           -> uint8 host buffer: the generator's whole state
   set_rng_state(state)                      restores a state get_rng_state returned
@@ -353,6 +360,7 @@ REQUIRED = frozenset({
     "grid_sampler_2d", "grid_sampler_2d_backward",
     "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
     "linalg_cholesky", "linalg_eigh", "linalg_lu_factor", "linalg_solve_triangular",
+    "linalg_geqrf", "linalg_householder_product",
     "run_user_kernel", "user_reduce",
 })
 

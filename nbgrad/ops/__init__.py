@@ -570,6 +570,8 @@ TENSOR_METHODS.update({"dist": _LM.dist, "renorm": _LM.renorm, "renorm_": _LM.re
                        "cholesky_solve": _LM.cholesky_solve, "vdot": _LM.vdot,
                        "triangular_solve": _LM.triangular_solve, "matrix_exp": _LM.matrix_exp,
                        "adjoint": _LM.adjoint, "lu": _LM.torch_lu, "lu_solve": _LM.torch_lu_solve})
+from . import linalg_householder as _LH   # noqa: E402
+TENSOR_METHODS.update({"geqrf": _LH.geqrf, "orgqr": _LH.orgqr_method})
 
 # the special functions (ops/special_functions.py; lgamma_, digamma_, i0_, sinc_ come with the rows)
 from . import special_functions as _SF   # noqa: E402

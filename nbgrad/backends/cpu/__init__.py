@@ -35,6 +35,7 @@ from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
+from .linalg_lapack import linalg_geqrf, linalg_householder_product
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import (REDUCE_OPS, arg_dense, max_with_index, reduce, softmax, softmax_backward, total_dense,
                         var_dense, vector_norm2)

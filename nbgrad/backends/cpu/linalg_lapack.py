@@ -1,5 +1,7 @@
 """Dense factorizations and solves through LAPACK, reached from Numba: inv, solve, det,
-slogdet, svd, qr, cholesky, eigh over a batch of matrices (nbgrad/ops/linalg_decomp.py).
+slogdet, svd, qr, cholesky, eigh over a batch of matrices (nbgrad/ops/linalg_decomp.py);
+geqrf's compact QR and orgqr's product of its reflectors are LAPACK's unblocked steps
+written here (geqr2, org2r; nbgrad/ops/linalg_householder.py).
 
 Each entry point takes one strided view (*B, m, n) of float32/float64, copies it into a
 dense (batch, m, n) array (the strided copy kernel) and runs one njit kernel that loops
@@ -13,6 +15,8 @@ holding NaN or inf gives NaN results instead (LAPACK's own results there are uns
 except det and slogdet, which factor it with getf2's steps here as PyTorch's LU would,
 and a solve with a finite matrix and a non-finite right-hand side runs LAPACK's steps here.
 """
+import math
+
 import numpy as np
 
 from .._shared import cpu_kernel
@@ -501,3 +505,176 @@ def linalg_solve_triangular(a_view, b_view, upper, unitriangular):
     if a.size and x.size:
         _solve_triangular_kernel(a, x, bool(upper), bool(unitriangular))
     return x.reshape(-1)
+
+
+# -- Householder QR in LAPACK's compact form (torch.geqrf, torch.linalg.householder_product) --
+# LAPACK's reference steps (geqr2: dlarfg, dlarf; org2r), computed in the matrix's own
+# precision as its s/d routines are.  Both kernels work on each matrix's transpose, so that a
+# column of the matrix is a row here (LAPACK's column-major walk): `at` is (batch, n, m),
+# at[b, j] the j-th column.
+
+# dlamch('S') / dlamch('E') (the smallest safe number over the rounding unit): below it,
+# dlarfg rescales the column; dlamch('O'), the overflow threshold of dlapy2
+_SAFMIN64 = float(np.finfo(np.float64).tiny / (np.finfo(np.float64).eps / 2))
+_SAFMIN32 = float(np.finfo(np.float32).tiny / (np.finfo(np.float32).eps / 2))
+_HUGE64 = float(np.finfo(np.float64).max)
+_HUGE32 = float(np.finfo(np.float32).max)
+
+
+@_kernel_ieee
+def _column_norm(x):
+    """The 2-norm of the vector x in its precision (LAPACK's nrm2): the plain sum of
+    squares, or, where that may have overflowed or underflowed (a zero sum included), the sum
+    rescaled by the largest |x_i|; NaN stays NaN."""
+    zero = x.dtype.type(0.0)
+    s = zero
+    for v in x:
+        s += v * v
+    lo, hi = (1e-290, 1e290) if x.itemsize == 8 else (1e-30, 1e30)
+    if (s > lo and s < hi) or s != s:
+        return np.sqrt(s)
+    scale = zero
+    for v in x:
+        scale = max(scale, abs(v))
+    if scale == zero or scale == np.inf:
+        return scale
+    s = zero
+    for v in x:
+        r = v / scale
+        s += r * r
+    return scale * np.sqrt(s)
+
+
+@_kernel_ieee
+def _lapy2(x, y, one, huge):
+    """LAPACK's dlapy2: sqrt(x^2 + y^2) without overflow (a NaN argument returned)."""
+    if x != x:
+        return x
+    if y != y:
+        return y
+    xa, ya = abs(x), abs(y)
+    w, z = max(xa, ya), min(xa, ya)
+    if z == 0.0 or w > huge:
+        return w
+    q = z / w
+    return w * np.sqrt(one + q * q)
+
+
+@_kernel_ieee
+def _reflector(col):
+    """LAPACK's dlarfg on col = (alpha, x) in place: the elementary reflector
+    H = I - tau v v^T with v = (1, x'), H col = (beta, 0), |beta| = ||col||, beta's sign
+    opposite alpha's; col becomes (beta, x').  Returns tau (0 when x is zero: H = I)."""
+    zero, one = col.dtype.type(0.0), col.dtype.type(1.0)
+    xnorm = _column_norm(col[1:])
+    if xnorm == zero:
+        return zero
+    double = col.itemsize == 8
+    safmin = col.dtype.type(_SAFMIN64 if double else _SAFMIN32)
+    huge = col.dtype.type(_HUGE64 if double else _HUGE32)
+    alpha = col[0]
+    beta = -math.copysign(_lapy2(alpha, xnorm, one, huge), alpha)
+    knt = 0
+    if abs(beta) < safmin:
+        # xnorm and beta may be inaccurate: scale x up and recompute them (dlarfg's loop)
+        rsafmn = one / safmin
+        while True:
+            knt += 1
+            for i in range(1, col.shape[0]):
+                col[i] *= rsafmn
+            beta *= rsafmn
+            alpha *= rsafmn
+            if not (abs(beta) < safmin and knt < 20):
+                break
+        xnorm = _column_norm(col[1:])
+        beta = -math.copysign(_lapy2(alpha, xnorm, one, huge), alpha)
+    tau = (beta - alpha) / beta
+    scal = one / (alpha - beta)
+    for i in range(1, col.shape[0]):
+        col[i] *= scal
+    for _ in range(knt):
+        beta *= safmin
+    col[0] = beta
+    return tau
+
+
+@_kernel_ieee
+def _apply_reflector(at, j, tau, first):
+    """H_j = I - tau v v^T, v = (1, at[j, j+1:]), on rows j.. of the columns at[first:]
+    (LAPACK's dlarf from the left: w = C^T v by gemv, then the rank-1 update by ger)."""
+    m = at.shape[1]
+    for c in range(first, at.shape[0]):
+        w = at[c, j]
+        for i in range(j + 1, m):
+            w += at[c, i] * at[j, i]
+        s = -tau * w
+        at[c, j] += s
+        for i in range(j + 1, m):
+            at[c, i] += at[j, i] * s
+
+
+@_kernel_ieee
+def _geqrf_kernel(at, tau):
+    """LAPACK's geqr2 on each matrix (transposed, in place): for each of its first
+    min(m, n) columns, the reflector that zeroes it below the diagonal (dlarfg), applied to
+    the columns after it; R on and above the diagonal, the reflectors' vectors below it."""
+    n, m = at.shape[1], at.shape[2]
+    for b in range(at.shape[0]):
+        for j in range(min(m, n)):
+            t = _reflector(at[b, j, j:])
+            tau[b, j] = t
+            if t != 0.0 and j + 1 < n:
+                _apply_reflector(at[b], j, t, j + 1)
+
+
+@_kernel_ieee
+def _householder_product_kernel(at, tau):
+    """LAPACK's org2r on each matrix (transposed, in place; m >= n >= k): the first n
+    columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column below the diagonal
+    after an implicit 1.  The columns past k start as the identity's; the reflectors are
+    applied last to first, each to the columns it reaches."""
+    n, m = at.shape[1], at.shape[2]
+    k = tau.shape[1]
+    one = at.dtype.type(1.0)
+    for b in range(at.shape[0]):
+        q = at[b]
+        for j in range(k, n):
+            q[j, :] = 0
+            q[j, j] = one
+        for i in range(k - 1, -1, -1):
+            t = tau[b, i]
+            if i < n - 1:
+                _apply_reflector(q, i, t, i + 1)
+            for r in range(i + 1, m):
+                q[i, r] *= -t
+            q[i, i] = one - t
+            for r in range(i):
+                q[i, r] = 0
+
+
+def _transposed(view):
+    """The view's matrices (*B, m, n) as a new C-order (batch, n, m) array: each one's
+    columns as rows."""
+    a = _dense(view)
+    return np.ascontiguousarray(a.transpose(0, 2, 1))
+
+
+def linalg_geqrf(view):
+    """(*B, m, n) -> (a (*B, m, n), tau (*B, min(m, n))) buffers: LAPACK geqrf's compact QR,
+    R on and above the diagonal, the reflectors' vectors below it."""
+    at = _transposed(view)
+    tau = np.zeros((at.shape[0], min(at.shape[1], at.shape[2])), at.dtype)
+    if at.size:
+        _geqrf_kernel(at, tau)
+    return np.ascontiguousarray(at.transpose(0, 2, 1)).reshape(-1), tau.reshape(-1)
+
+
+def linalg_householder_product(a_view, tau_view):
+    """a (*B, m, n) with m >= n, tau (*B, k) with k <= n -> the first n columns of
+    H_1 ... H_k (*B, m, n) (LAPACK orgqr; only a's part below the diagonal is read)."""
+    at = _transposed(a_view)
+    tau = _dense((tau_view[0], tau_view[1], tuple(tau_view[2]) + (1,), tuple(tau_view[3]) + (1,)))
+    tau = tau.reshape(at.shape[0], int(tau_view[2][-1]))
+    if at.size:
+        _householder_product_kernel(at, tau)
+    return np.ascontiguousarray(at.transpose(0, 2, 1)).reshape(-1)

@@ -32,6 +32,7 @@ from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
+from .linalg_lapack import linalg_geqrf, linalg_householder_product
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
                            nll_forward)

@@ -64,3 +64,11 @@ def linalg_lu_factor(view):
 
 def linalg_solve_triangular(a_view, b_view, upper, unitriangular):
     return from_host(_cpu.linalg_solve_triangular(_host_view(a_view), _host_view(b_view), upper, unitriangular))
+
+
+def linalg_geqrf(view):
+    return _to_device(*_cpu.linalg_geqrf(_host_view(view)))
+
+
+def linalg_householder_product(a_view, tau_view):
+    return from_host(_cpu.linalg_householder_product(_host_view(a_view), _host_view(tau_view)))

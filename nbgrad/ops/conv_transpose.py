@@ -183,6 +183,13 @@ class ConvTranspose3dBackward(C.ConvolutionBackward0):
     def backward(self, g):
         x, w = self.saved_tensors
         args = (self.stride, self.padding, self.dilation, self.groups)
+        if x.numel() == 0:
+            # nothing went in (an empty batch): zeros, without conv3d's refusal of an output
+            # depth (1 for an empty input depth) below the kernel's
+            from .._creation import zeros_like
+            return (zeros_like(x) if self.needs_input_grad(0) else None,
+                    zeros_like(w) if self.needs_input_grad(1) else None,
+                    g.sum((0, 2, 3, 4)) if self.needs_input_grad(2) else None)
         gx = C.conv3d(g, w, None, *args) if self.needs_input_grad(0) else None
         gw = C._conv3d_grads(x, g, w, args, False, True, False)[1] if self.needs_input_grad(1) else None
         gb = g.sum((0, 2, 3, 4)) if self.needs_input_grad(2) else None

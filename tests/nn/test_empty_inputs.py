@@ -73,3 +73,18 @@ def test_empty_batches_pool_and_pad():
     assert y.shape == (2, 0, 2, 2) and type(y.grad_fn).__name__ == "AdaptiveAvgPool2DBackward0"
     np.testing.assert_array_equal(F.batch_norm(nbgrad.zeros(0, 2), nbgrad.zeros(2), nbgrad.ones(2)).numpy(),
                                   np.zeros((0, 2)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_transposed_convolution_of_an_empty_batch_with_an_empty_first_dim(n):
+    # the output's first spatial size is the kernel's extent past nothing (1 here), which a
+    # forward convolution with the same kernel would refuse; the gradients are zeros
+    x = nbgrad.zeros((0, 2, 0) + (3,) * (n - 1), requires_grad=True)
+    w = nbgrad.ones((2, 3) + (2,) * n, requires_grad=True)
+    b = nbgrad.ones(3, requires_grad=True)
+    y = getattr(F, f"conv_transpose{n}d")(x, w, b)
+    assert tuple(y.shape) == (0, 3, 1) + (4,) * (n - 1)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == tuple(x.shape)
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros(w.shape))
+    np.testing.assert_array_equal(b.grad.numpy(), np.zeros(3))

@@ -1,4 +1,7 @@
 """Parameter: a Tensor subclass that a Module registers as one of its learnable weights."""
+import sys
+
+from .._storage import Storage
 from .._tensor import Tensor
 
 
@@ -92,10 +95,53 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+def _uninitialized_use(cls_name, what):
+    return ValueError(f"Attempted to use an uninitialized parameter in {what}. This error happens when you are "
+                      f"using a `LazyModule` or explicitly manipulating `nbgrad.nn.parameter.{cls_name}` objects. "
+                      "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
+                      "calling torch functions")
+
+
+class _NoData(Storage):
+    """The storage of an uninitialized tensor: it has a device but no memory, and an op that
+    reaches for its buffer (a function given the tensor: nbgrad.relu(p), F.linear(x, p))
+    refuses with PyTorch's ValueError, naming the nbgrad function the user called."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, device, owner):
+        self.device = device
+        self.root = None
+        self.owner = owner
+
+    @property
+    def buffer(self):
+        frame, name = sys._getframe(1), "an nbgrad function"
+        while frame is not None:        # the outermost nbgrad frame: the function the user called
+            if frame.f_globals.get("__name__", "").startswith("nbgrad."):
+                name = f"<function {frame.f_code.co_name}>"
+            frame = frame.f_back
+        raise _uninitialized_use(self.owner, name)
+
+
+# What PyTorch lets an uninitialized tensor do (UninitializedTensorMixin._allowed_methods), and
+# what nbgrad's own machinery calls on one (repr, pickling, copying, materialize); every other
+# method and operator of Tensor refuses with ValueError.
+_ALLOWED = frozenset({"__hash__", "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double",
+                      "char", "short", "int", "long", "cuda", "cpu", "to", "get_device", "materialize",
+                      "__repr__", "__str__", "__reduce_ex__", "__deepcopy__", "detach", "__init__", "__new__",
+                      "__class__", "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__sizeof__",
+                      "__reduce__", "__init_subclass__", "__subclasshook__", "__format__", "__getstate__",
+                      "__setstate__", "__weakref__", "__dict__", "__module__", "__doc__", "__slots__",
+                      "__class_getitem__", "__array_priority__", "__torch_function__"})
+# conversions: the placeholder of the new dtype/device, as PyTorch's give a 0-element tensor
+_CONVERSIONS = ("half", "float", "double", "char", "short", "int", "long", "cuda", "cpu", "to")
+
+
 class _UninitializedTensor:
     """What UninitializedParameter and UninitializedBuffer share: no elements, questions about
-    the shape refused, and `materialize(shape)` turning the same object into cls_to_become of
-    that shape, with its dtype and device."""
+    the shape refused, every op refused (ValueError), and `materialize(shape)` turning the
+    same object into cls_to_become of that shape, with its dtype and device."""
 
     __slots__ = ()
     cls_to_become = None
@@ -104,8 +150,16 @@ class _UninitializedTensor:
     def shape(self):
         raise RuntimeError(_UNINITIALIZED)
 
-    def size(self, dim=None):
-        raise RuntimeError(_UNINITIALIZED)
+    @property
+    def data(self):
+        return _placeholder(self.device, self.dtype)
+
+    @data.setter
+    def data(self, other):
+        # (Module._apply: a lazy module's .double() or .to(device) sets the placeholder it
+        # gets back: the tensor takes its dtype and device and stays without memory)
+        self._dtype = other.dtype
+        self._storage = _NoData(other.device, type(self).__name__)
 
     def materialize(self, shape, device=None, dtype=None):
         from .._creation import empty
@@ -125,6 +179,47 @@ class _UninitializedTensor:
         return (type(self), (self._requires_grad, None, self.dtype))
 
 
+def _refusing(name):
+    def refuse(self, *args, **kwargs):
+        raise _uninitialized_use(type(self).__name__, f"<method '{name}' of 'nbgrad.Tensor' objects>")
+    refuse.__name__ = name
+    return refuse
+
+
+def _converting(name):
+    def convert(self, *args, **kwargs):
+        return getattr(_placeholder(self.device, self.dtype), name)(*args, **kwargs)
+    convert.__name__ = name
+    return convert
+
+
+def _install_refusals():
+    """Every method and operator Tensor has (its op-table methods included: they are set on
+    Tensor before nbgrad.nn is imported) refuses on an uninitialized tensor, but _ALLOWED."""
+    for name in dir(Tensor):
+        if name in _ALLOWED or name in _UninitializedTensor.__dict__:
+            continue
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            continue            # (nbgrad's private helpers: the machinery's own)
+        attr = getattr(Tensor, name)
+        if callable(attr) and not isinstance(attr, type):
+            setattr(_UninitializedTensor, name, _refusing(name))
+    for name in _CONVERSIONS:
+        setattr(_UninitializedTensor, name, _converting(name))
+
+
+_install_refusals()
+
+
+def _uninitialized(cls, requires_grad, device, dtype):
+    """A new uninitialized tensor of cls: a 0-element tensor over a _NoData storage."""
+    data = _placeholder(device, dtype)
+    t = object.__new__(cls)
+    Tensor._init_from(t, _NoData(data.device, cls.__name__), data._shape, data._stride, 0, data._dtype)
+    t._requires_grad = bool(requires_grad)
+    return t
+
+
 def _placeholder(device, dtype):
     from .._creation import empty
     from .. import _dtype as D
@@ -138,7 +233,7 @@ class UninitializedParameter(_UninitializedTensor, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        return Parameter.__new__(cls, _placeholder(device, dtype), requires_grad)
+        return _uninitialized(cls, requires_grad, device, dtype)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
@@ -159,12 +254,8 @@ class UninitializedBuffer(_UninitializedTensor, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        data = _placeholder(device, dtype)
-        t = object.__new__(cls)
-        Tensor._init_from(t, data._storage, data._shape, data._stride, data._offset, data._dtype)
+        t = _uninitialized(cls, requires_grad, device, dtype)
         t.persistent = persistent
-        if requires_grad:
-            t.requires_grad_(True)
         return t
 
     def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
@@ -173,10 +264,7 @@ class UninitializedBuffer(_UninitializedTensor, Tensor):
     def __deepcopy__(self, memo):
         # (PyTorch's UninitializedBuffer refuses every function, deepcopy included; its
         # UninitializedParameter has a __deepcopy__ of its own)
-        raise ValueError("Attempted to use an uninitialized parameter in <function Tensor.__deepcopy__>. This "
-                         "error happens when you are using a `LazyModule` or explicitly manipulating "
-                         "`nbgrad.nn.parameter.UninitializedBuffer` objects. When using LazyModules Call `forward` "
-                         "with a dummy batch to initialize the parameters before calling torch functions")
+        raise _uninitialized_use("UninitializedBuffer", "<function Tensor.__deepcopy__>")
 
 
 def is_lazy(param):

@@ -103,3 +103,40 @@ def test_an_optimizer_built_before_the_first_call_trains_the_materialized_parame
     before = params[0].detach().clone()
     opt.step()
     assert params[0] is m[0].weight and not np.array_equal(before.numpy(), m[0].weight.detach().numpy())
+
+
+_USE = "^Attempted to use an uninitialized parameter in "
+
+
+@pytest.mark.parametrize("use", [lambda p: p + 1, lambda p: p.sum(), lambda p: p == p, lambda p: p.numel(),
+                                 lambda p: p.view(2), lambda p: p[0], lambda p: bool(p), lambda p: p.numpy(),
+                                 lambda p: p.requires_grad_(False), lambda p: nbgrad.relu(p),
+                                 lambda p: nbgrad.nn.functional.linear(nbgrad.ones(2, 3), p)])
+def test_an_uninitialized_parameter_refuses_every_op(use):
+    # (an op on its 0 placeholder elements would otherwise give a silent empty result)
+    p = nn.parameter.UninitializedParameter()
+    with pytest.raises(ValueError, match=_USE + ".*UninitializedParameter` objects. When using LazyModules Call "
+                                                 "`forward` with a dummy batch"):
+        use(p)
+
+
+def test_an_uninitialized_tensor_answers_what_pytorch_allows():
+    p = nn.parameter.UninitializedParameter(dtype=nbgrad.float64)
+    assert p.dtype == nbgrad.float64 and p.requires_grad and p.is_leaf and p.grad is None
+    assert tuple(p.size()) == (0,) and p.is_floating_point() and repr(p) == "<UninitializedParameter>"
+    with pytest.raises(RuntimeError, match="^Can't access the shape of an uninitialized parameter"):
+        p.shape
+    q = p.float()
+    assert type(q) is nbgrad.Tensor and q.dtype == nbgrad.float32 and q.numel() == 0
+    b = nn.parameter.UninitializedBuffer()
+    with pytest.raises(ValueError, match=_USE + "<method 'mul'.*UninitializedBuffer` objects"):
+        b.mul(2)
+
+
+def test_a_lazy_modules_conversion_reaches_its_parameters_after_materializing():
+    m = nn.LazyLinear(3).double()
+    assert type(m.weight).__name__ == "UninitializedParameter" and m.weight.dtype == nbgrad.float64
+    with pytest.raises(ValueError, match=_USE):
+        m.weight + 1
+    y = m(nbgrad.ones(2, 4, dtype=nbgrad.float64))
+    assert y.dtype == nbgrad.float64 and tuple(m.weight.shape) == (3, 4)

@@ -147,6 +147,7 @@ from .ops.linalg_more import (cdist, dist, renorm, chain_matmul, logdet, pinvers
                               cholesky_solve, vdot, triangular_solve, lu_unpack, matrix_exp, adjoint)
 from .ops.linalg_more import torch_lu as lu, torch_lu_solve as lu_solve
 from .ops.linalg_householder import geqrf, orgqr
+from .ops.weight_norm import norm_except_dim, _weight_norm, _weight_norm_interface
 from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name)
 # misc-fns: more small functions (ops/misc_functions.py)
 from .ops.misc_functions import (combinations, unique_consecutive, unravel_index, column_stack, row_stack, dstack,

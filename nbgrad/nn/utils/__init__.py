@@ -1,4 +1,6 @@
-"""nbgrad.nn.utils: gradient clipping, parameters as one vector, sequence padding."""
-from . import rnn
+"""nbgrad.nn.utils: gradient clipping, parameters as one vector, sequence padding,
+parametrizations (weight_norm, spectral_norm, orthogonal) and their deprecated hook forms."""
+from . import rnn, parametrize, parametrizations
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .weight_norm import weight_norm, remove_weight_norm, spectral_norm, remove_spectral_norm

@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._checks import check_new_sizes
 from ._size import Size, to_device, CPU
-from ._storage import Storage
+from ._storage import Storage, fix
 from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
 from ._tensor import Tensor, contiguous_strides
 from .backends import _BACKENDS as _LOADED_BACKENDS, get_backend
@@ -264,7 +264,8 @@ def from_numpy(array):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtype = D.from_numpy_dtype(array.dtype)
     buf, offset, strides = get_backend("cpu").from_numpy(array)
-    return Tensor._make(Storage(buf, CPU), Size(array.shape), tuple(strides), offset, dtype)
+    # (the array's memory: a resize_ may not move the tensor off it)
+    return Tensor._make(fix(Storage(buf, CPU)), Size(array.shape), tuple(strides), offset, dtype)
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -1,4 +1,20 @@
 """Storage (one flat buffer shared by every alias) and the version counter autograd checks."""
+import weakref
+
+# Storages whose buffer may not be replaced by a larger one (resize_): memory nbgrad did not
+# allocate (from_numpy, DLPack, __cuda_array_interface__: PyTorch's non-resizable storages),
+# and a buffer another storage reinterprets (view(dtype)), whose alias a new buffer would break.
+_FIXED = weakref.WeakSet()
+
+
+def fix(storage):
+    """Mark storage as not resizable; returns it."""
+    _FIXED.add(storage)
+    return storage
+
+
+def is_resizable(storage):
+    return storage not in _FIXED and storage.root is None
 
 
 class Storage:

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._size import Size, device as _device_cls
-from ._storage import Storage, VersionCounter
+from ._storage import Storage, VersionCounter, fix
 from .autograd.grad_mode import is_grad_enabled
 from .backends import get_backend
 from .backends._shared.geometry import contiguous_strides  # plain Python, no numba
@@ -478,6 +478,7 @@ class Tensor:
                     f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                     "copy the tensor to host memory first.")
             return self.cpu().numpy()
+        fix(self._storage)      # (an array now shares the buffer: resize_ may not replace it, as PyTorch's)
         return self._backend().to_numpy(self._view_tuple())
 
     def _host_array(self):

@@ -302,6 +302,25 @@ def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+def _new(self, *args, device=None):
+    """The legacy Tensor.new: of self's dtype (and device), an empty tensor of the sizes given
+    as ints or a Size, a tensor of the data given (a list or tuple), or the tensor given
+    itself when it has self's dtype and device."""
+    from .._creation import empty, tensor
+    from .._size import Size
+    from .._tensor import Tensor
+    device = self.device if device is None else device
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype is not self.dtype or other.device != self.device:
+            raise TypeError(f"expected {self.type()} (got {other.type()})")
+        return other.detach()
+    if len(args) == 1 and not isinstance(args[0], (int, Size)):
+        return tensor(args[0], dtype=self.dtype, device=device)
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    return empty(*size, dtype=self.dtype, device=device) if size else empty(0, dtype=self.dtype, device=device)
+
+
 def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
     from .._creation import full
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
@@ -420,7 +439,7 @@ TENSOR_METHODS = {
     "random_": _random_, "bernoulli_": _bernoulli_,
     "exponential_": _exponential_,
     "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_empty": _new_empty,
-    "new_full": _new_full,
+    "new_full": _new_full, "new": _new,
 }
 TENSOR_METHODS.update({name: _inplace_method(fn, needs_old, _OVERLAP.get(name, "partial"), name)
                        for name, (fn, needs_old) in _INPLACE.items()})
@@ -481,8 +500,10 @@ from . import inplace_views as _IV   # noqa: E402
 TENSOR_METHODS.update({
     "unsqueeze_": _IV.unsqueeze_, "squeeze_": _IV.squeeze_, "t_": _IV.t_, "transpose_": _IV.transpose_,
     "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_, "as_strided_": _IV.as_strided_,
-    "set_": _IV.set_,
+    "set_": _IV.set_, "resize_": _IV.resize_, "resize_as_": _IV.resize_as_, "is_set_to": _IV.is_set_to,
 })
+from . import python_map as _PM   # noqa: E402
+TENSOR_METHODS.update({"apply_": _PM.apply_, "map_": _PM.map_, "map2_": _PM.map2_})
 
 
 # -- issue 14: PyTorch's aliases and more composed functions (more.py) ---------------------------

@@ -1,5 +1,6 @@
 """In-place view ops: unsqueeze_, squeeze_, t_, transpose_ (swapaxes_, swapdims_), as_strided_,
-and set_ (which takes another storage as well as another geometry).
+set_ (which takes another storage as well as another geometry) and resize_ (which may
+give the storage a larger buffer).
 
 They change the tensor object's own shape and strides; its data stays where it is.
 As in PyTorch, each counts as an in-place change (the version goes up, so a tensor
@@ -12,7 +13,7 @@ import functools
 
 from .. import _dtype as D
 from .._size import Size
-from .._storage import Storage
+from .._storage import Storage, fix, is_resizable
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.node import Node
 from .inplace import check_inplace
@@ -177,7 +178,7 @@ def _as_typed(storage, dtype):
     if buf.dtype.itemsize != dtype.itemsize or storage.device.type != "cpu":
         raise RuntimeError(f"set_: nbgrad reads a storage of {buf.dtype} elements only as a tensor of a dtype "
                            f"of the same element size, not as {dtype}")
-    return Storage(buf.view(dtype.np), storage.device, storage.root or storage)
+    return Storage(buf.view(dtype.np), storage.device, fix(storage.root or storage))
 
 
 def _set_target(t, source, storage_offset, size, stride):
@@ -225,3 +226,62 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     src = source if isinstance(source, Tensor) else None
     return _restride_(self, shape, strides, SetBackward, offset=offset, storage=storage, source=src,
                       op_name="set_")
+
+
+def _sizes(args, fn):
+    """resize_'s sizes: ints, or one sequence of them."""
+    from .._checks import int_tuple
+    if len(args) == 1 and not isinstance(args[0], int):
+        return int_tuple(args[0], fn, "size", 1)
+    return int_tuple(tuple(args), fn, "size", 1)
+
+
+def resize_(self, *sizes, memory_format=None):
+    """self takes the shape `sizes`, contiguous (or in memory_format) from its storage
+    offset; a storage too small gets a larger buffer, its old elements kept, the new ones
+    uninitialized, as PyTorch's.  The same shape (without memory_format) changes nothing."""
+    from .._checks import check_numel
+    from .._layout import format_strides
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = _sizes(sizes, "resize_")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    check_numel(shape)
+    if memory_format is None and shape == tuple(self._shape):
+        return self
+    strides = format_strides(shape, memory_format) if memory_format is not None else contiguous_strides(shape)
+    n = 1
+    for d in shape:
+        n *= d
+    need = self._offset + n
+    storage = self._storage
+    if n and need > len(storage.buffer):
+        if not is_resizable(storage):
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        be = backend_of(self)
+        old = storage.buffer
+        new = be.empty(need, old.dtype)
+        be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
+        storage.buffer = new            # (every tensor over this storage sees the new buffer)
+    self._shape = Size(shape)
+    self._stride = tuple(strides)
+    self._vc.value += 1
+    return self
+
+
+def resize_as_(self, the_template, memory_format=None):
+    """resize_ to the_template's shape."""
+    if not isinstance(the_template, Tensor):
+        raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+                        f"{type(the_template).__name__}")
+    return resize_(self, tuple(the_template._shape), memory_format=memory_format)
+
+
+def is_set_to(self, tensor):
+    """Whether self and tensor are the same view of the same memory: one storage, offset,
+    shape and strides."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+    return (self._storage is tensor._storage and self._offset == tensor._offset and self._shape == tensor._shape
+            and self._stride == tensor._stride)

@@ -429,9 +429,9 @@ def view_dtype(x, dtype):
     if dtype.itemsize != x._dtype.itemsize:
         raise RuntimeError("view(dtype) with a different element size is not supported")
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
-    from .._storage import Storage
+    from .._storage import Storage, fix
     # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
-    root = x._storage.root or x._storage
+    root = fix(x._storage.root or x._storage)      # (its buffer is aliased now: not resizable)
     return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
 
 

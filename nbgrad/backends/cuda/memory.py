@@ -101,7 +101,7 @@ def tensor_from_cuda_array(obj, dtype=None):
     """An nbgrad Tensor sharing obj's device memory (obj exposes __cuda_array_interface__)."""
     from ... import _dtype as D
     from ..._size import device as _device
-    from ..._storage import Storage
+    from ..._storage import Storage, fix
     from ..._tensor import Tensor
     from ..._size import Size
 
@@ -119,7 +119,8 @@ def tensor_from_cuda_array(obj, dtype=None):
     span = 0 if numel(shape) == 0 else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
     ptr = desc["data"][0]
     buf = _wrap_pointer(ptr, span, np_dtype, obj)
-    t = Tensor._make(Storage(buf, _device("cuda:0")), Size(shape), tuple(strides), 0, D.from_numpy_dtype(np_dtype))
+    t = Tensor._make(fix(Storage(buf, _device("cuda:0"))), Size(shape), tuple(strides), 0,
+                     D.from_numpy_dtype(np_dtype))
     if dtype is not None and D.to_dtype(dtype) is not t.dtype:
         return t.to(D.to_dtype(dtype))
     return t

@@ -1,7 +1,7 @@
 """nbgrad.nn: modules, parameters, losses, initialisers, with PyTorch's names and behaviour."""
 from . import functional, init
 from .modules import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, EmbeddingBag, Flatten, Identity, L1Loss,
-                      LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, ReLU, Sequential,
+                      LayerNorm, Linear, LogSoftmax, Module, ModuleList, MSELoss, NLLLoss, NLLLoss2d, ReLU, Sequential,
                       Sigmoid, Softmax, Tanh)
 from .parameter import Parameter
 from .modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402,F401

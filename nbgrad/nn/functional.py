@@ -43,6 +43,20 @@ from ..ops.embedding import embedding, embedding_bag  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
                                 avg_pool1d, max_pool1d)
+
+
+# PyTorch's *_with_indices names: the pool with return_indices=True, always
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return adaptive_max_pool2d(input, output_size, True)
 from ..ops.normalization_more import group_norm, instance_norm  # noqa: E402,F401
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance, pdist  # noqa: E402,F401

@@ -2,7 +2,7 @@
 from .container import ModuleList, Sequential
 from .layers import (Dropout, Embedding, EmbeddingBag, Flatten, Identity, LayerNorm, Linear, LogSoftmax, ReLU, Sigmoid,
                      Softmax, Tanh)
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, NLLLoss2d
 from .module import Module
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: E402
 from .fold import Fold, Unfold  # noqa: E402

@@ -445,19 +445,89 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     device = to_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    buf = get_backend(device.type).arange(steps, float(start), float(step), np.float64)
-    t = _new(buf, (steps,), D.float64, device)
-    if steps > 1:
-        # the last value exactly `end`, as PyTorch's symmetric evaluation gives
-        t[steps - 1] = float(end)
-    return _finish(t.to(dtype), requires_grad)
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        return _finish(_linspace(start, end, int(steps), dtype, device), requires_grad)
+
+
+def _linspace(start, end, steps, dtype, device):
+    """PyTorch's linspace kernel, value for value: start and end in the dtype (an integer
+    dtype truncates them), step = (end - start) / (steps - 1) in the dtype (in double for an
+    integer dtype), the first steps // 2 values start + step * i and the others
+    end - step * (steps - 1 - i), each one fused multiply-add (GCC contracts PyTorch's
+    expressions: one rounding), an integer dtype truncating the double.  float16 is
+    PyTorch's Half arithmetic instead: every operation rounded to half."""
+    from .ops.elementwise import fma_raw
+    from .ops.indexing import cat
+    if steps <= 1:
+        t = empty(steps, dtype=dtype, device=device)
+        return t.fill_(start) if steps else t
+    half = steps // 2
+    if dtype is D.float16:
+        return _linspace_half(start, end, steps, half, device)
+    compute = dtype if dtype.is_floating_point else D.float64
+    T = compute.np.type
+    if dtype.is_floating_point:
+        s, e = T(D.round_scalar(float(start), dtype)), T(D.round_scalar(float(end), dtype))
+    else:
+        s, e = T(int(start)), T(int(end))
+    step = (e - s) / T(steps - 1)           # (in the dtype's own arithmetic: NumPy scalars)
+    first = fma_raw(arange(half, dtype=compute, device=device), float(step), float(s), compute)
+    rest = arange(steps - half - 1, -1, -1, dtype=compute, device=device)
+    out = cat([first, fma_raw(rest, float(-step), float(e), compute)])
+    return out if dtype is compute else out.to(dtype)
+
+
+def _linspace_half(start, end, steps, half, device):
+    """float16's linspace as c10::Half computes it: each operation in float32, rounded to
+    half (the index too)."""
+    from .ops.indexing import cat
+    h = np.float16
+    s, e = h(D.round_scalar(float(start), D.float16)), h(D.round_scalar(float(end), D.float16))
+    with np.errstate(over="ignore", invalid="ignore"):       # (overflow to inf, as Half's)
+        step = h(np.float32(h(np.float32(e) - np.float32(s))) / np.float32(h(steps - 1)))
+
+    def rounded(t):
+        return t.to(D.float16).to(D.float32)
+    idx = rounded(arange(steps, dtype=D.float32, device=device))
+    first = rounded(rounded(idx[:half] * float(step)) + float(s))
+    rest = rounded(idx[:steps - half].flip(0) * float(step))
+    return cat([first, rounded(float(e) - rest)]).to(D.float16)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
-    if dtype is not None:
-        check_dtype("logspace", D.to_dtype(dtype))
-    return _finish((base ** linspace(start, end, steps, dtype=D.float64, device=device)).to(_dt(dtype)), requires_grad)
+    """PyTorch's logspace, value for value: base ** x in double for exponents x spaced as
+    linspace spaces them (start and end in the dtype, the step in double, the second half
+    counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
+    rounded to the dtype (an integer one truncates)."""
+    dtype = _dt(dtype)
+    check_dtype("logspace", dtype)
+    device = to_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    from .autograd.grad_mode import no_grad
+    from .ops.indexing import cat
+    steps = int(steps)
+    with no_grad():
+        if steps <= 1:
+            t = empty(steps, dtype=dtype, device=device)
+            if steps:
+                with np.errstate(all="ignore"):         # (C's pow: NaN for a negative base's fraction)
+                    t.fill_(float(np.power(np.float64(base), np.float64(start))))
+            return _finish(t, requires_grad)
+        if dtype.is_floating_point:
+            s, e = D.round_scalar(float(start), dtype), D.round_scalar(float(end), dtype)
+            diff = D.round_scalar(e - s, dtype)          # (end - start in the dtype)
+        else:
+            s, e = float(int(start)), float(int(end))
+            diff = e - s
+            base = float(np.float32(base))          # (PyTorch's integer branch: a float base)
+        step = diff / (steps - 1)
+        half = steps // 2
+        first = arange(half, dtype=D.float64, device=device) * step + s
+        rest = e - arange(steps - half - 1, -1, -1, dtype=D.float64, device=device) * step
+        out = float(base) ** cat([first, rest])
+    return _finish(out.to(dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -188,10 +188,12 @@ def cpp_type_name(d):
 
 
 def round_scalar(value, d):
-    """A Python float value as dtype d stores it (float16: via float32, as PyTorch's
+    """A Python float value as floating dtype d stores it (float16: via float32, as PyTorch's
     conversion of a double to Half rounds twice)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return float(np.array(float(value), dtype=np.float32).astype(d.np))
+        if d is float16:
+            return float(np.array(float(value), dtype=np.float32).astype(d.np))
+        return float(d.np.type(value))
 
 
 class finfo:

@@ -261,3 +261,40 @@ def test_fill__and_zero_():
     assert i.tolist() == [3, 3]
     x.fill_(nbgrad.tensor(4.0))
     assert x.tolist() == [[4.0] * 3] * 2
+
+
+# PyTorch's linspace / logspace values, bit for bit (recorded from PyTorch 2.13's CPU kernels:
+# linspace's halves are fused multiply-adds from start and from end, logspace's exponents a
+# plain multiply and add, half precision rounded at every operation)
+_SPACED = [
+    ("linspace", (-1.7033088183837894, 1.3579478763313375, 9), "float32",
+     ['-0x1.b40c0cp+0', '-0x1.52163cp+0', '-0x1.e040d6p-1', '-0x1.1c5534p-1', '-0x1.61a65p-3', '0x1.ae0834p-3',
+      '0x1.2f6daep-1', '0x1.f3595p-1', '0x1.5ba278p+0']),
+    ("linspace", (90535.58666731177, 44637.457236401126, 7), "float64",
+     ['0x1.61a7962fd435bp+16', '0x1.43c5e5ff6e7c5p+16', '0x1.25e435cf08c2fp+16', '0x1.0802859ea3099p+16',
+      '0x1.d441aadc7aa05p+15', '0x1.987e4a7baf2d8p+15', '0x1.5cbaea1ae3bacp+15']),
+    ("linspace", (0.1, 0.3, 8), "float16",
+     ['0x1.998p-4', '0x1.074p-3', '0x1.41cp-3', '0x1.7c8p-3', '0x1.b7p-3', '0x1.f18p-3', '0x1.16p-2', '0x1.334p-2']),
+    ("logspace", (-1.7033088183837894, -1.3579478763313375, 8, 2.0), "float64",
+     ['0x1.3a73716d03619p-2', '0x1.4563f9d986a1fp-2', '0x1.50b5f01c7f5f4p-2', '0x1.5c6cb7ec8858bp-2',
+      '0x1.688bd3302e399p-2', '0x1.7516e30ac97bcp-2', '0x1.8211a8f2b2b3bp-2', '0x1.8f8007d124949p-2']),
+    ("logspace", (0.5, 2.3, 7, 3.7), "float32",
+     ['0x1.ec6d04p+0', '0x1.6c8fdcp+1', '0x1.0de63cp+2', '0x1.8fa24ap+2', '0x1.27dd52p+3', '0x1.b6147ap+3',
+      '0x1.4453dep+4']),
+]
+
+
+@pytest.mark.parametrize("fn, args, dtype, expected", _SPACED)
+def test_linspace_and_logspace_carry_pytorchs_bits(fn, args, dtype, expected):
+    if fn == "logspace":
+        start, end, steps, base = args
+        got = nbgrad.logspace(start, end, steps, base=base, dtype=getattr(nbgrad, dtype))
+    else:
+        got = nbgrad.linspace(*args, dtype=getattr(nbgrad, dtype))
+    assert [float(v).hex() for v in got.tolist()] == [float.fromhex(h).hex() for h in expected]
+
+
+def test_linspace_of_an_integer_dtype_truncates_each_value():
+    assert nbgrad.linspace(-3.7, 1000.2, 6, dtype=nbgrad.int64).tolist() == [-3, 197, 398, 598, 799, 1000]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        nbgrad.logspace(-1.2, -0.4, 1, base=-2.0, dtype=nbgrad.int64)

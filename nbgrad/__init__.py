@@ -49,7 +49,7 @@ from .ops.cumulative import cumsum, cumprod
 from .ops.comparison import equal, isclose, allclose
 from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
                       ByteTensor, BoolTensor, set_default_tensor_type)
-from .ops.counting import unique, bincount, histc
+from .ops.counting import unique, bincount, histc, histogram
 from .ops.fusion import fuse
 from ._dlpack import from_dlpack
 from .ops.user_elementwise import elementwise

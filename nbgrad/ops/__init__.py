@@ -491,6 +491,7 @@ from . import comparison as _CMP, counting as _CNT   # noqa: E402
 TENSOR_METHODS.update({
     "equal": _CMP.equal, "isclose": _CMP.isclose, "allclose": _CMP.allclose,
     "unique": _CNT.unique, "bincount": _CNT.bincount, "histc": _CNT.histc,
+    "histogram": _CNT.histogram,
 })
 
 

@@ -1,4 +1,4 @@
-"""Counting ops: unique, bincount, histc, composed of sort, comparisons, cumsum and
+"""Counting ops: unique, bincount, histc, histogram, composed of sort, comparisons, cumsum and
 index_add (run unrecorded).
 
 PyTorch gives none of them a gradient: unique's values carry a node that refuses
@@ -14,6 +14,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record, _wrap
 from ._dtype_rules import check as check_dtype, not_implemented
+from ..return_types import return_type
 
 _INTEGRAL = (D.uint8, D.int8, D.int16, D.int32, D.int64)
 
@@ -189,3 +190,101 @@ def histc(input, bins=100, min=0, max=0):
 
 def _fmt(v):
     return "-nan" if v != v else str(v)
+
+
+histogram_result = return_type("histogram", ["hist", "bin_edges"])
+
+
+def _g(v):
+    """A double as PyTorch's messages print it (C++'s stream: 6 significant digits)."""
+    return f"{v:g}"
+
+
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """PyTorch's torch.histogram: (hist, bin_edges).  bins: a count of equal bins over range
+    (the data's min..max when None, widened by 0.5 each way when it is one point, 0..1 for
+    no data), or a 1-D tensor of edges.  An element in [first edge, last edge] goes to the
+    bin whose left edge is the last one <= it (the last edge itself to the last bin), adding
+    its weight (1 without); others count nowhere.  density: hist / (its sum * bin widths)."""
+    from .._creation import linspace, zeros
+    if isinstance(bins, Tensor) and range is not None:
+        raise TypeError("histogram() received an invalid combination of arguments - got (Tensor, Tensor, "
+                        "range=tuple), but expected one of:\n"
+                        " * (Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, "
+                        "tuple of Tensors out = None)\n"
+                        " * (Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                        "bool density = False, tuple of Tensors out = None)\n")
+    x = input
+    dt = x._dtype
+    if not dt.is_floating_point:
+        raise not_implemented("histogramdd", dt)
+    name = "torch.histogramdd"
+    if weight is not None:
+        if weight._dtype is not dt:
+            raise RuntimeError(f"{name}: if weight tensor is provided, input tensor and weight tensor should have the "
+                               f"same dtype, but got input({D.cpp_type_name(dt)}), and weight("
+                               f"{D.cpp_type_name(weight._dtype)})")
+        if tuple(weight.shape) != tuple(x.shape):
+            raise RuntimeError(f"{name}: if weight tensor is provided it should have the same shape as the input "
+                               f"tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(x.shape) + [1]} and weight with shape {list(weight.shape)}")
+    with no_grad():
+        flat = x.detach().reshape(-1)
+        if isinstance(bins, Tensor):
+            if bins.dim() != 1:
+                raise RuntimeError(f"{name}: bins tensor should have one dimension, but got {bins.dim()} dimensions "
+                                   "in the bins tensor for dimension 0")
+            if bins._dtype is not dt:
+                raise RuntimeError(f"{name}: input tensor and bins tensors should have the same dtype, but got input "
+                                   f"with dtype {D.cpp_type_name(dt)} and bins for dimension 0 with dtype "
+                                   f"{D.cpp_type_name(bins._dtype)}")
+            if bins.numel() == 0:
+                raise RuntimeError(f"{name}: bins tensor should have at least 1 element, but got 0 elements in the "
+                                   "bins tensor for dimension 0")
+            if bins.numel() < 2:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.numel() - 1} for dimension 0")
+            edges = bins.detach().clone()
+        else:
+            bins = int(bins)
+            if bins <= 0:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+            if range is not None:
+                lo, hi = float(range[0]), float(range[1])
+            elif flat.numel():
+                lo, hi = float(flat.min().item()), float(flat.max().item())
+            else:
+                lo, hi = 0.0, 1.0
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise RuntimeError(f"{name}: dimension 0's range [{_g(lo)}, {_g(hi)}] is not finite")
+            if lo > hi:
+                raise RuntimeError(f"{name}: min should not exceed max, but got min {_g(lo)} max {_g(hi)} for "
+                                   "dimension 0")
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            edges = linspace(lo, hi, bins + 1, dtype=dt, device=x.device)
+        nbins = max(edges.numel() - 1, 0)
+        hist = zeros(nbins, dtype=dt, device=x.device)
+        if nbins and flat.numel():
+            first, last = edges[0].item(), edges[-1].item()
+            keep = (flat >= first) & (flat <= last)
+            vals = flat.masked_select(keep)
+            if vals.numel():
+                from .more import searchsorted
+                pos = (searchsorted(edges, vals, right=True) - 1).clamp(max=nbins - 1)
+                w = weight.detach().reshape(-1).masked_select(keep) if weight is not None else vals.new_ones(vals.numel())
+                hist = hist.index_add(0, pos, w)
+        if density:
+            hist = hist / hist.sum()
+            hist = hist / (edges[1:] - edges[:-1])
+    if needs_grad(x, weight, bins if isinstance(bins, Tensor) else None):
+        from ._graph import NotImplementedNode
+        record(NotImplementedNode, (x, weight) if weight is not None else (x,), (hist, edges), op_name="histogram")
+    if out is not None:
+        from ._out import write, resize_output
+        o_hist, o_edges = out
+        resize_output(o_hist, hist.shape)
+        write(o_hist, hist)
+        resize_output(o_edges, edges.shape)
+        write(o_edges, edges)
+        return histogram_result(o_hist, o_edges)
+    return histogram_result(hist, edges)

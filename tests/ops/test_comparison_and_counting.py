@@ -196,3 +196,71 @@ def test_histc_recorded_cases():
         nbgrad.histc(nbgrad.tensor([1.0, NAN]), bins=3)
     with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Long'"):
         nbgrad.histc(nbgrad.tensor([1, 2]), bins=4)
+
+
+# ---------------------------------------------------------------- histogram (PyTorch's recorded values)
+def _hist(x, *a, **k):
+    r = nbgrad.histogram(nbgrad.tensor(x), *a, **k)
+    return r.hist.tolist(), r.bin_edges.tolist()
+
+
+def test_histogram_equal_bins_over_the_data_or_a_range():
+    x = [1.0, 2, 1, 2.5, 4, 0.7]
+    hist, edges = _hist(x, 4)
+    assert hist == [3.0, 1.0, 1.0, 1.0]
+    np.testing.assert_allclose(edges, [0.7, 1.525, 2.35, 3.175, 4.0], rtol=1e-6)
+    hist, edges = _hist(x, 4, range=(0.0, 3.0))
+    assert hist == [1.0, 2.0, 1.0, 1.0] and edges == [0.0, 0.75, 1.5, 2.25, 3.0]
+    assert _hist([2.0, 2.0], 3)[0] == [0.0, 2.0, 0.0]                    # one point: widened by 0.5
+    np.testing.assert_allclose(_hist([2.0, 2.0], 3)[1], [1.5, 1.8333333, 2.1666667, 2.5], rtol=1e-6)
+    assert _hist(np.zeros(0, np.float32), 3) == ([0.0, 0.0, 0.0], _hist(np.zeros(0, np.float32), 3)[1])
+    np.testing.assert_allclose(_hist(np.zeros(0, np.float32), 3)[1], [0.0, 1 / 3, 2 / 3, 1.0], rtol=1e-6)
+    assert _hist([[1.0, 2], [3, 4]], 2) == ([2.0, 2.0], [1.0, 2.5, 4.0])
+    assert _hist([1.0, float("inf")], 2, range=(0.0, 2.0)) == ([0.0, 1.0], [0.0, 1.0, 2.0])   # the last edge counts
+
+
+def test_histogram_with_edges_weights_and_density():
+    x = nbgrad.tensor([1.0, 2, 1, 2.5, 4, 0.7])
+    r = nbgrad.histogram(x, nbgrad.tensor([0.0, 1.0, 2.0, 5.0]), weight=nbgrad.ones(6) * 2, density=True)
+    np.testing.assert_allclose(r.hist.numpy(), [1 / 6, 1 / 3, 1 / 6], rtol=1e-6)
+    assert nbgrad.histogram(x, nbgrad.tensor([1.0, 0.0])).hist.tolist() == [0.0]       # decreasing: nothing inside
+    a, b = x.histogram(2)
+    assert a.tolist() == [4.0, 2.0] and type(nbgrad.histogram(x, 2)).__name__ == "histogram"
+    o1, o2 = nbgrad.empty(0), nbgrad.empty(0)
+    res = nbgrad.histogram(x, 2, out=(o1, o2))
+    assert res.hist is o1 and o1.tolist() == [4.0, 2.0] and o2.numel() == 3
+    assert nbgrad.histogram(x.double(), 3).hist.dtype == nbgrad.float64
+
+
+def test_histogram_records_a_node_that_refuses_backward():
+    x = nbgrad.tensor([1.0, 2, 1, 2.5, 4, 0.7], requires_grad=True)
+    h = nbgrad.histogram(x, 3)
+    assert h.hist.grad_fn is h.bin_edges.grad_fn and type(h.hist.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::histogram is not implemented"):
+        h.hist.sum().backward()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: nbgrad.histogram(nbgrad.arange(3), 3), NotImplementedError, "\"histogramdd\" not implemented for 'Long'"),
+    (lambda x: nbgrad.histogram(x, 0), RuntimeError, r"histogram\(\): bins must be > 0, but got 0 for dimension 0"),
+    (lambda x: nbgrad.histogram(x, nbgrad.tensor([1.0])), RuntimeError, "bins must be > 0, but got 0 for dimension 0"),
+    (lambda x: nbgrad.histogram(x, 3, range=(2.0, 1.0)), RuntimeError,
+     "histogramdd: min should not exceed max, but got min 2 max 1 for dimension 0"),
+    (lambda x: nbgrad.histogram(x, 3, weight=nbgrad.ones(2)), RuntimeError,
+     r"if weight tensor is provided it should have the same shape as the input tensor excluding its innermost "
+     r"dimension, but got input with shape \[6, 1\] and weight with shape \[2\]"),
+    (lambda x: nbgrad.histogram(x, 3, weight=nbgrad.ones(6, dtype=nbgrad.float64)), RuntimeError,
+     r"input tensor and weight tensor should have the same dtype, but got input\(float\), and weight\(double\)"),
+    (lambda x: nbgrad.histogram(x, nbgrad.tensor([0.0, 1.0]).double()), RuntimeError,
+     "input tensor and bins tensors should have the same dtype, but got input with dtype float and bins for "
+     "dimension 0 with dtype double"),
+    (lambda x: nbgrad.histogram(x, nbgrad.tensor([[0.0, 1.0]])), RuntimeError,
+     "bins tensor should have one dimension, but got 2 dimensions in the bins tensor for dimension 0"),
+    (lambda x: nbgrad.histogram(nbgrad.tensor([1.0, float("inf")]), 2), RuntimeError,
+     r"dimension 0's range \[1, inf\] is not finite"),
+    (lambda x: nbgrad.histogram(x, nbgrad.tensor([0.0, 1.0]), range=(0.0, 1.0)), TypeError,
+     "histogram\\(\\) received an invalid combination of arguments"),
+])
+def test_histogram_refusals(call, error, message):
+    with pytest.raises(error, match=message):
+        call(nbgrad.tensor([1.0, 2, 1, 2.5, 4, 0.7]))

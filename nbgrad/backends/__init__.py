@@ -172,6 +172,24 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             a (*B, m, n), m >= n (read below the diagonal),
                                             tau (*B, k), k <= n -> the first n columns of
                                             H_1 ... H_k (*B, m, n) (orgqr)
+  CTC loss (nbgrad/ops/ctc.py).  lp is a (T, N, C) float32/float64 view (any strides); the
+  rest is host metadata (contiguous int64 numpy arrays) the op layer has checked: targets
+  holds each sample's labels one after another, starts[b] where sample b's begin, every
+  label read in [0, C), 0 <= input_lengths[b] <= T, target_lengths[b] >= 0:
+  ctc_loss_forward(lp_view, targets, starts, input_lengths, target_lengths, blank)
+                                            -> (nll (N,), log_alpha (N, T, 2 * max target
+                                            length + 1)) buffers of lp's dtype: each sample's
+                                            -log p(target | lp) by the log-space alpha recursion
+                                            (PyTorch's CPU kernel's order); -0.0 / inf for an
+                                            input length of 0 with an empty / non-empty target
+  ctc_loss_backward(grad, lp_view, targets, starts, input_lengths, target_lengths, nll,
+                    log_alpha, blank, zero_infinity)
+                                            grad, nll, log_alpha: contiguous buffers of lp's
+                                            dtype (the forward's) -> row-major (T, N, C) buffer:
+                                            (exp(lp) - exp(log sum alpha*beta + nll - lp)) *
+                                            grad[b] for t < input_lengths[b], 0 after (and
+                                            for the whole sample when zero_infinity and its
+                                            nll is inf)
   manual_seed(seed)                         seeds the backend's generator
   get_rng_state()                           -> uint8 host buffer: the generator's whole state
   set_rng_state(state)                      restores a state get_rng_state returned
@@ -362,6 +380,7 @@ REQUIRED = frozenset({
     "linalg_cholesky", "linalg_eigh", "linalg_lu_factor", "linalg_solve_triangular",
     "linalg_geqrf", "linalg_householder_product",
     "run_user_kernel", "user_reduce",
+    "ctc_loss_forward", "ctc_loss_backward",
 })
 
 # Every optional acceleration the op layer knows, each with a composed fallback there.

@@ -39,6 +39,7 @@ from .modules.transformer import (Transformer, TransformerDecoder, TransformerDe
                                   TransformerEncoder, TransformerEncoderLayer)
 from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
                            TripletMarginWithDistanceLoss)
+from .modules.loss import CTCLoss  # noqa: E402,F401
 from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401
 from .modules.padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402,F401
 from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401

@@ -8,6 +8,7 @@ from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussi
                              multilabel_soft_margin_loss, poisson_nll_loss, smooth_l1_loss, soft_margin_loss)
 from ..ops.loss_more import (multi_margin_loss, multilabel_margin_loss, triplet_margin_loss,  # noqa: F401
                              triplet_margin_with_distance_loss)
+from ..ops.ctc import ctc_loss  # noqa: F401
 
 
 def relu(input, inplace=False):

@@ -23,6 +23,7 @@ small thread pool (_threads.py).  Helpers shared with the CUDA backend
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
   optim_kernels.py fused SGD and Adam/AdamW parameter updates, in place
   norm_kernels.py  layer norm's forward and backward, one pass per row
+  ctc.py           CTC loss: the alpha-beta (forward-backward) recursion in log space
   fused.py         generated kernels for traced elementwise programs (nbgrad.fuse)
   user_kernels.py  a user's own njit kernel (nbgrad.custom_op) on views, as NumPy arrays
 """
@@ -50,6 +51,7 @@ from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entrop
 from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise
 from .norm_kernels import layer_norm_backward, layer_norm_forward
+from .ctc import ctc_loss_backward, ctc_loss_forward
 from .user_kernels import run_user_kernel, user_reduce
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);

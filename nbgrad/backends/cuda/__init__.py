@@ -13,6 +13,7 @@ RuntimeError when numba-cuda or a GPU is missing (see _device.py).
   linalg.py        matmul (shared-memory tiles, register blocking)
   matmul_tiles.py  the matmul's tile configurations, the choice of one, tune() by measurement
   linalg_lapack.py inv, solve, svd, qr, ... staged through the host (the CPU's LAPACK kernels)
+  ctc.py           CTC loss staged through the host (the CPU's kernels)
   indexing.py      take, put (atomics for accumulate), put_reduce, nonzero
   sampling.py      manual_seed, get_rng_state, set_rng_state, uniform, normal, randint, randperm (counter-based)
   loss_kernels.py  fused cross-entropy, nll, mse, bce-with-logits (forward and backward)
@@ -33,6 +34,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .linalg_lapack import linalg_geqrf, linalg_householder_product
+from .ctc import ctc_loss_backward, ctc_loss_forward
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
                            nll_forward)

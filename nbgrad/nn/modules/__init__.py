@@ -34,6 +34,7 @@ from .layers import RMSNorm  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
                           TransformerEncoderLayer)
 from .loss import MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
+from .loss import CTCLoss  # noqa: E402
 from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
 from .padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402
 from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d,  # noqa: E402

@@ -214,3 +214,15 @@ class MultiMarginLoss(_WeightedLoss):
 class MultiLabelMarginLoss(_Loss):
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        Module.__init__(self)
+        self.reduction = reduction        # (checked at the call, as PyTorch's: F.ctc_loss)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)

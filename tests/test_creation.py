@@ -1,4 +1,6 @@
 """Tensor creation: from data, filled, ranges, random draws, *_like, and in-place fills."""
+import os
+
 import numpy as np
 import pytest
 
@@ -298,3 +300,37 @@ def test_linspace_of_an_integer_dtype_truncates_each_value():
     assert nbgrad.linspace(-3.7, 1000.2, 6, dtype=nbgrad.int64).tolist() == [-3, 197, 398, 598, 799, 1000]
     with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
         nbgrad.logspace(-1.2, -0.4, 1, base=-2.0, dtype=nbgrad.int64)
+
+
+# PyTorch's arange with a fractional step, bit for bit: Vectorized<T>::arange lanes from each
+# vector's base (rounded to the dtype), fused multiply-adds, the last elements one by one.
+# Recorded from PyTorch 2.13's CPU kernel on a 2-thread AVX2 machine; on an AVX512 one its
+# vectors (and so these bits) differ, and nbgrad follows the CPU it runs on.
+def test_arange_with_a_fractional_step_matches_an_exact_model():
+    import fractions
+
+    def fma(a, b, c):
+        return float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c))
+
+    # PyTorch's float32 lanes: 16 where its CPU capability is AVX512 (avx512f/bw/vl/dq), else 8
+    try:
+        flags = set(open("/proc/cpuinfo").read().split())
+    except OSError:
+        flags = set()
+    avx512 = {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags
+    lanes = 16 if avx512 and os.environ.get("ATEN_CPU_CAPABILITY", "avx512").lower() == "avx512" else 8
+    for dtype, width in ((nbgrad.float32, lanes), (nbgrad.float64, lanes // 2)):
+        start, step, n = -0.8019314252534474, -1.5464613575653838, 45
+        got = nbgrad.arange(start, start + step * n, step, dtype=dtype).tolist()
+        rnd = np.float32 if dtype is nbgrad.float32 else np.float64
+        want = []
+        nv = n // (2 * width) * (2 * width)
+        for i in range(n):
+            if i < nv:
+                c = i // width * width
+                base = float(rnd(fma(step, c, start)))
+                want.append(float(rnd(fma(i - c, step, base))) if i > c else base)
+            else:
+                want.append(float(rnd(fma(step, i, start))))
+        assert got == want
+    assert nbgrad.arange(0, 1, 0.1).tolist()[3] == float(np.float32(0.30000001192092896))

@@ -48,10 +48,17 @@ def arange(n, start, step, dtype):
     try:
         if dtype.kind in "iu":
             return (int(start) + np.arange(n, dtype=np.int64) * int(step)).astype(dtype)
-        # start + i*step in double, then rounded once (as PyTorch does)
+        if dtype.kind == "f":
+            # PyTorch's vector lanes and fused multiply-adds, bit for bit (ranges.py)
+            from ._threads import num_threads
+            from .ranges import arange_float
+            return arange_float(n, start, step, dtype, num_threads())
         return (float(start) + np.arange(n, dtype=np.float64) * float(step)).astype(dtype)
     except MemoryError:
         raise out_of_memory(n * dtype.itemsize) from None
+
+
+arange.half_native = True       # (float16 too, in PyTorch's float accumulation: _half.py leaves it be)
 
 
 def to_numpy(view):

@@ -24,7 +24,7 @@ dependency.  Known differences it lists (PyTorch 2.13, this stop): lengths -- fl
 remainder by a denormal from 16 elements (PyTorch's vectorized loop overflows a / b to NaN,
 its scalar loop and C's fmod give the remainder nbgrad gives), maximum/minimum of zeros of
 both signs from 65 elements (which zero a tie keeps follows PyTorch's vector width; nbgrad
-keeps the first); dtypes -- functions nbgrad lacks (histogram, complex and polar), float16
+keeps the first); dtypes -- functions nbgrad lacks (complex and polar), float16
 mixed-dtype details, message wording of Python's own argument errors.
 """
 import sys

@@ -61,13 +61,18 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
+def _remove_hook(module, cls, name, what):
+    """Undo the hook form `cls` of tensor `name`: its remove(), and the pre-hook gone."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, cls) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    return _remove_hook(module, WeightNorm, name, "weight_norm")
 
 
 class SpectralNorm:
@@ -154,17 +159,18 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     """Deprecated form of nn.utils.parametrizations.spectral_norm: module.<name> is
     <name>_orig / sigma, recomputed before every forward."""
     if dim is None:
-        from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
+        dim = output_dim(module)
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
 
 def remove_spectral_norm(module, name="weight"):
-    for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return _remove_hook(module, SpectralNorm, name, "spectral_norm")
+
+
+def output_dim(module):
+    """The dim of a module's weight that indexes its outputs: 1 for a transposed
+    convolution's (in, out, ...) weight, else 0 (spectral_norm's default dim)."""
+    from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+    return 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
 

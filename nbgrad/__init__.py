@@ -171,6 +171,7 @@ from .ops.torch_level import (svd, qr, cholesky, is_complex, is_conj, is_neg, is
                               conj, resolve_conj, resolve_neg, conj_physical, real, imag, narrow_copy, get_device,
                               strided)
 from .ops.special_functions import polygamma, mvlgamma
+from .ops.special_functions_more import igamma, igammac
 from .ops.ctc import torch_ctc_loss as ctc_loss
 from . import special
 

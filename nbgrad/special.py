@@ -3,15 +3,18 @@
 Most are the same ops as nbgrad's own functions under torch.special's names (gammaln is
 lgamma, psi and digamma are digamma, multigammaln is mvlgamma, expit is sigmoid, ...), as in
 PyTorch, where they are aliases with the same nodes; i0e, i1, i1e, zeta, xlog1py, entr,
-ndtri, ndtr, erfcx and log_ndtr are torch.special's own (nbgrad/ops/special_functions.py).
+ndtri, ndtr, erfcx and log_ndtr are torch.special's own (nbgrad/ops/special_functions.py); so are
+gammainc/gammaincc (torch.igamma/igammac), the Bessel and Airy functions and the orthogonal
+polynomials (nbgrad/ops/special_functions_more.py).
 """
 import nbgrad as _nb
 
 from .ops import special_functions as _sf
+from .ops import special_functions_more as _sfm
 
 __all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "log_ndtr", "exp2", "expit", "expm1", "gammaln", "i0", "i0e", "i1",
            "i1e", "log1p", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma",
-           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta"]
+           "psi", "round", "sinc", "softmax", "xlog1py", "xlogy", "zeta", *_sfm.SPECIAL]
 
 
 def erf(input):
@@ -103,3 +106,4 @@ zeta = _sf.zeta
 xlog1py = _sf.xlog1py
 erfcx = _sf.erfcx
 log_ndtr = _sf.log_ndtr
+globals().update({_name: getattr(_sfm, _name) for _name in _sfm.SPECIAL})

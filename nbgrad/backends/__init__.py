@@ -352,11 +352,16 @@ UNARY_OPS (out_dtype = x's dtype unless said):
   sinh cosh tanh sigmoid relu sign floor ceil round (half to even) trunc reciprocal
   erf erfc erfinv asinh acosh atanh lgamma digamma trigamma i0 i0e i1 i1e ndtri sinc erfcx log_ndtr square logical_not(->bool) isnan(->bool) isinf(->bool) isfinite(->bool)
   bitwise_not (int/bool)
+  bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_i0 modified_bessel_i1 modified_bessel_k0
+  modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1 spherical_bessel_j0 airy_ai
 BINARY_OPS (out_dtype = input dtype unless said):
   add sub mul div floordiv remainder (sign of divisor, as Python) pow maximum minimum
   (NaN propagates) atan2 hypot eq ne lt le gt ge (->bool) logical_and logical_or
   logical_xor (->bool) bitwise_and bitwise_or bitwise_xor
   polygamma (n, x) (n-th derivative of digamma, n truncated) zeta (x, q) (Hurwitz zeta)
+  igamma igammac (a, x) (regularized incomplete gamma), chebyshev_polynomial_t/u/v/w,
+  shifted_chebyshev_polynomial_t/u/v/w, hermite_polynomial_h/he, laguerre_polynomial_l,
+  legendre_polynomial_p (x, n) (n truncated to an integer)
   fused backward helpers: tanh_backward (g, y) -> g*(1-y*y);
   sigmoid_backward (g, y) -> g*y*(1-y); relu_backward (g, x) -> g if x > 0 else 0
 REDUCE_OPS: sum prod max min amax amin logsumexp var all(->bool) any(->bool) mean

@@ -602,6 +602,8 @@ TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "si
                        "polygamma_": _SF.polygamma_inplace(_inplace_method(E.polygamma, _TABLE["polygamma"].needs_old,
                                                                            name="polygamma_")),
                        "mvlgamma": _SF.mvlgamma, "mvlgamma_": _SF.mvlgamma_})
+from . import special_functions_more as _SFM   # noqa: E402  (igamma, igammac and their in-place forms)
+TENSOR_METHODS.update(_SFM.TENSOR_METHODS)
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method

@@ -28,7 +28,14 @@ FUNCTIONS = frozenset({
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "abs", "sign", "sgn", "neg",
     "relu", "reciprocal", "floor", "ceil", "round", "trunc", "asinh", "acosh", "atanh", "erfc", "erfinv",
     # the special functions (polygamma(n, x) takes the order first, as PyTorch's)
-    "lgamma", "digamma", "polygamma", "i0", "i0e", "i1", "i1e", "ndtri", "zeta", "erfcx", "log_ndtr"})
+    "lgamma", "digamma", "polygamma", "i0", "i0e", "i1", "i1e", "ndtri", "zeta", "erfcx", "log_ndtr",
+    # torch.special's incomplete gamma, Bessel and Airy functions and orthogonal polynomials
+    "igamma", "igammac", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"})
 
 # a * b + c rounded once: where PyTorch's kernel fuses a multiply and an add (lerp), a
 # formula says so, so that every path (kernel, fused program, compiled step) rounds once

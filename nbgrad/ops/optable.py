@@ -468,6 +468,26 @@ ROWS = (
         refuses=(_HALF, "log_ndtr_cpu"), node="SpecialLogNdtrBackward0", where="internal", inplace=False),
     Row("ndtri", "ndtri(x)", ("grad * 2.5066282746310002 * exp(out ** 2 / 2)",), kernel="ndtri",
         refuses=(_HALF, "ndtri_cpu"), node="SpecialNdtriBackward0", where="internal", inplace=False),
+    # torch.special.gammainc / gammaincc (torch.igamma / igammac): differentiable in x only
+    # (PyTorch's not_implemented("igamma: input") for a: special_functions_more.py); an integer
+    # operand takes the other's float dtype, two integers are refused (no promotion)
+    Row("igamma", "igamma(a, x)", ("0", "grad * exp((a - 1) * log(x) - x - lgamma(a))"), inputs=("a", "x"),
+        kernel="igamma", refuses=(INTEGRAL, "igamma_cpu"), promotes=False, where="internal", inplace=False),
+    Row("igammac", "igammac(a, x)", ("0", "-grad * exp((a - 1) * log(x) - x - lgamma(a))"), inputs=("a", "x"),
+        kernel="igammac", refuses=(INTEGRAL, "igammac_cpu"), promotes=False, where="internal", inplace=False),
+    # torch.special's Bessel and Airy functions and orthogonal polynomials (x, n): no derivative
+    # in PyTorch (their results never require grad); float32 and float64 only
+    *(Row(name, f"{name}(x)", (None,), kernel=name, refuses=(_HALF, name + "_cpu"), differentiable=False,
+          where="internal", inplace=False)
+      for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+                   "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+                   "scaled_modified_bessel_k1", "spherical_bessel_j0", "airy_ai")),
+    *(Row(name, f"{name}(x, n)", (None, None), inputs=("x", "n"), kernel=name, refuses=(_HALF, name + "_cpu"),
+          differentiable=False, where="internal", inplace=False)
+      for name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                   "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                   "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                   "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")),
 )
 
 TABLE = {row.name: row for row in ROWS}

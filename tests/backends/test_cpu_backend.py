@@ -300,11 +300,22 @@ UNARY_REFERENCE = {
     "lgamma": _scipy("gammaln"), "digamma": _scipy("psi"), "trigamma": _scipy("polygamma", 1),
     "i0": _scipy("i0"), "i0e": _scipy("i0e"), "i1": _scipy("i1"), "i1e": _scipy("i1e"),
     "ndtri": _scipy("ndtri"), "sinc": np.sinc, "erfcx": _scipy("erfcx"), "log_ndtr": _scipy("log_ndtr"),
+    # torch.special's Bessel and Airy functions (backends/_shared/special_more.py)
+    "bessel_j0": _scipy("j0"), "bessel_j1": _scipy("j1"), "bessel_y0": _scipy("y0"), "bessel_y1": _scipy("y1"),
+    "modified_bessel_i0": _scipy("i0"), "modified_bessel_i1": _scipy("i1"), "modified_bessel_k0": _scipy("k0"),
+    "modified_bessel_k1": _scipy("k1"), "scaled_modified_bessel_k0": _scipy("k0e"),
+    "scaled_modified_bessel_k1": _scipy("k1e"), "spherical_bessel_j0": _scipy("spherical_jn", 0),
+    "airy_ai": lambda x: _scipy("airy")(x)[0],
 }
 # PyTorch's algorithm's own accuracy, (float32, float64): its trigamma is six shifts, then
 # four terms of the series (5e-10 relative at x = 1.5, as torch.polygamma(1, x) gives); its
 # float versions compute in float (pi * x in float near the negative poles)
-_ALGORITHM_RTOL = {"trigamma": (1e-4, 1e-8), "polygamma": (1e-4, 1e-8), "digamma": (1e-4, 0)}
+_ALGORITHM_RTOL = {"trigamma": (1e-4, 1e-8), "polygamma": (1e-4, 1e-8), "digamma": (1e-4, 0),
+                   # (PyTorch's airy_ai below -2.09 drops Cephes' implicit leading 1 of two
+                   # denominators: 3e-6 off, absolutely)
+                   "airy_ai": (1e-5, 1e-5),
+                   # (Cephes' j0, j1, y0, y1 as PyTorch ports them: 2e-11 from SciPy's)
+                   **dict.fromkeys(("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"), (2e-6, 1e-10))}
 BOOL_RESULT = {"logical_not", "isnan", "isinf", "isfinite"}
 DOMAIN = {
     "log": (0.1, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0.1, 5),
@@ -413,11 +424,42 @@ BINARY_REFERENCE = {
     "relu_backward": lambda g, x: np.where(x > 0, g, 0),
     "polygamma": lambda n, x: _scipy("polygamma")(np.trunc(n), x),
     "zeta": _scipy("zeta"),
+    "igamma": _scipy("gammainc"), "igammac": _scipy("gammaincc"),
 }
+
+
+def _orthogonal(first, shifted=False, step=lambda x, k, p, q: 2 * x * q - p):
+    """p_n(x) of the order n truncated (0 below 0) by its recurrence from p_0 = 1, p_1 = first(x)."""
+    def reference(x, n):
+        x = np.asarray(x, np.float64)
+        x = 2 * x - 1 if shifted else x
+        n = np.trunc(np.asarray(n, np.float64))
+        p, q = np.ones_like(x), first(x)
+        out = np.where(n == 0, p, np.where(n == 1, q, 0.0))
+        for k in range(1, int(max(n.max(initial=0), 1))):
+            p, q = q, step(x, k, p, q)
+            out = np.where(n == k + 1, q, out)
+        return out
+    return reference
+
+
+BINARY_REFERENCE.update({
+    "chebyshev_polynomial_t": _orthogonal(lambda x: x), "chebyshev_polynomial_u": _orthogonal(lambda x: 2 * x),
+    "chebyshev_polynomial_v": _orthogonal(lambda x: 2 * x - 1), "chebyshev_polynomial_w": _orthogonal(lambda x: 2 * x + 1),
+    "shifted_chebyshev_polynomial_t": _orthogonal(lambda x: x, True),
+    "shifted_chebyshev_polynomial_u": _orthogonal(lambda x: 2 * x, True),
+    "shifted_chebyshev_polynomial_v": _orthogonal(lambda x: 2 * x - 1, True),
+    "shifted_chebyshev_polynomial_w": _orthogonal(lambda x: 2 * x + 1, True),
+    "hermite_polynomial_h": _orthogonal(lambda x: 2 * x, step=lambda x, k, p, q: 2 * x * q - 2 * k * p),
+    "hermite_polynomial_he": _orthogonal(lambda x: x, step=lambda x, k, p, q: x * q - k * p),
+    "laguerre_polynomial_l": _orthogonal(lambda x: 1 - x, step=lambda x, k, p, q: ((2 * k + 1 - x) * q - k * p) / (k + 1)),
+    "legendre_polynomial_p": _orthogonal(lambda x: x, step=lambda x, k, p, q: ((2 * k + 1) * x * q - k * p) / (k + 1)),
+})
+_SPECIAL_BINARY = {"polygamma", "zeta", "igamma", "igammac", *(op for op in BINARY_REFERENCE if "polynomial" in op)}
 BOOL_BINARY = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 FLOAT_BINARY = sorted(set(BINARY_REFERENCE) - {"bitwise_and", "bitwise_or", "bitwise_xor"})
-INT_BINARY = sorted(set(BINARY_REFERENCE) - {"div", "atan2", "tanh_backward", "polygamma", "zeta",
-                                              "sigmoid_backward", "pow"})
+INT_BINARY = sorted(set(BINARY_REFERENCE) - {"div", "atan2", "tanh_backward", "sigmoid_backward", "pow"}
+                    - _SPECIAL_BINARY)
 BOOL_OK_BINARY = ["eq", "ne", "logical_and", "logical_or", "logical_xor", "bitwise_and",
                   "bitwise_or", "bitwise_xor", "maximum", "minimum", "add", "mul"]
 

@@ -50,6 +50,7 @@ from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, SCALAR_A, SCALAR_B, ST
 from .._shared.geometry import as_index_array
 from .._shared.walk import carry, jump
 from .._shared import special as _special
+from .._shared import special_more as _special_more
 from ... import _debug
 from . import _threads
 from ._threads import may_split, native_function, run_native, run_split, worth_native, worth_splitting
@@ -264,6 +265,28 @@ _SPECIAL_UNARY = {op: _float32_or_double(f"_{op}_any", getattr(_special, op + "_
                   for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")}
 
 
+# torch.special's incomplete gamma, Bessel and Airy functions and orthogonal polynomials
+# (backends/_shared/special_more.py): the same compile-time switch, for one or two operands
+def _float32_or_double_binary(name, f32, f64):
+    def stub(a, b):
+        return f32(a, b) if isinstance(a, np.float32) else f64(a, b)
+    stub.__name__ = stub.__qualname__ = name
+    globals()[name] = stub
+
+    @overload(stub, jit_options={"error_model": "numpy"})
+    def impl(a, b):
+        if a == types.float32:
+            return lambda a, b: f32(a, b)
+        return lambda a, b: f64(a, b)
+    return stub
+
+
+_SPECIAL_UNARY.update({op: _float32_or_double(f"_{op}_any", getattr(_special_more, op + "_f32"),
+                                              getattr(_special_more, op + "_of")) for op in _special_more.UNARY})
+_SPECIAL_BINARY = {op: _float32_or_double_binary(f"_{op}_any", getattr(_special_more, op + "_f32"),
+                                                 getattr(_special_more, op + "_of")) for op in _special_more.BINARY}
+
+
 # op -> the function its scalar function `_<op>` calls
 _UNARY_CALLS = {
     "abs": abs, "exp": _fast_exp, "exp2": np.exp2, "log": _fast_log, "log2": np.log2,
@@ -278,7 +301,7 @@ _UNARY_CALLS = {
     "lgamma": _special.lgamma_of, **_SPECIAL_UNARY,
 }
 _BINARY_CALLS = {"atan2": np.arctan2, "hypot": np.hypot,
-                 "polygamma": _polygamma_any, "zeta": _zeta_any}
+                 "polygamma": _polygamma_any, "zeta": _zeta_any, **_SPECIAL_BINARY}
 
 
 @_scalar

@@ -22,6 +22,7 @@ from ... import _debug
 from ..cpu import elementwise as cpu
 from .._shared import fast_math
 from .._shared import special as _special
+from .._shared import special_more as _special_more
 from .._shared.elementwise import CONTIGUOUS, PATH_NAMES, STRIDED, LazyKernels, entry_points
 from .._shared.walk import strided_offsets
 from ._device import SIMULATOR, as_device, device_array, device_fn, geometry, jit, launch
@@ -221,6 +222,8 @@ _TWINS = {**(_SIM_MATH if SIMULATOR else _GPU_MATH), **_LOGIC}
 _TWINS.update({op: cpu._calling(f"_{op}_double", getattr(_special, op + "_of"), 1)
                for op in ("digamma", "trigamma", "i0", "i0e", "i1", "i1e", "ndtri", "sinc", "erfcx", "log_ndtr")})
 _TWINS["polygamma"] = cpu._calling("_polygamma_double", _special.polygamma_of, 2)
+_TWINS.update({op: cpu._calling(f"_{op}_double", getattr(_special_more, op + "_of"), 1) for op in _special_more.UNARY})
+_TWINS.update({op: cpu._calling(f"_{op}_double", getattr(_special_more, op + "_of"), 2) for op in _special_more.BINARY})
 
 _UNARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._UNARY_FNS.items()}
 _BINARY_FNS = {op: _TWINS.get(op, fn) for op, fn in cpu._BINARY_FNS.items()}

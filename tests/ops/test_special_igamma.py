@@ -14,6 +14,8 @@ import pytest
 
 import nbgrad
 
+from _ulp import ulps  # (tests/ops/_ulp.py: this directory is on the path, as pytest puts it there)
+
 inf, nan = math.inf, math.nan
 AGAINST_TORCH = os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1"
 
@@ -128,21 +130,6 @@ GRAD_GAMMAINCC = [
 
 A_GRID = [p for p in A for q in X]
 X_GRID = [q for p in A for q in X]
-
-
-def ulps(got, want, dtype):
-    """The distance in units in the last place of dtype between two arrays (NaN equals NaN)."""
-    got, want = np.asarray(got, dtype), np.asarray(want, dtype)
-    ints = np.int64 if dtype == np.float64 else np.int32
-
-    def ordered(v):
-        i = v.view(ints).astype(np.int64)
-        return np.where(i < 0, np.int64(np.iinfo(ints).min) - i, i)
-    d = np.abs(ordered(got) - ordered(want)).astype(np.float64)
-    both_nan = np.isnan(got) & np.isnan(want)
-    d[both_nan] = 0
-    d[np.isnan(got) != np.isnan(want)] = inf
-    return d
 
 
 def values(t):

@@ -171,6 +171,13 @@ from .ops.torch_level import (svd, qr, cholesky, is_complex, is_conj, is_neg, is
                               conj, resolve_conj, resolve_neg, conj_physical, real, imag, narrow_copy, get_device,
                               strided)
 from .ops.special_functions import polygamma, mvlgamma
+from .ops.torch_level import typename
+from ._creation import scalar_tensor, empty_permuted
+from ._settings import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                        is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                        get_deterministic_debug_mode, set_float32_matmul_precision, get_float32_matmul_precision,
+                        set_warn_always, is_warn_always_enabled)
+from .utils import deterministic as _deterministic_switch  # noqa: F401  (nbgrad.utils.deterministic)
 from .ops.special_functions_more import igamma, igammac
 from .ops.ctc import torch_ctc_loss as ctc_loss
 from . import special
@@ -181,6 +188,10 @@ from .ops._signatures import public_functions as _public_functions
 globals().update(_public_functions(globals()))
 
 __version__ = "0.1.0"
+
+# PyTorch's submodules that most programs never touch load on first use (nbgrad/_lazy.py)
+from ._lazy import lazy_submodules as _lazy_submodules
+__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random"))
 
 # the objects that live as long as the process, out of the cyclic collector's full walks (_gc.py)
 from . import _gc

@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from . import _dtype as D
+from . import _dtype as D, _settings
 from ._checks import check_new_sizes
 from ._size import Size, to_device, CPU
 from ._storage import Storage, fix
@@ -322,7 +322,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     t = _new(buf, shape, dtype, device, requires_grad)
     if memory_format is not None and memory_format is not contiguous_format:
         t._stride = format_strides(tuple(shape), memory_format)   # channels_last...; Preserve raises
-    return t
+    return _settings.fill_uninitialized(t)
 
 
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -337,7 +337,8 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pi
     dtype = _dt(dtype)
     span = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
     buf = get_backend(device.type).empty(span, dtype.np)
-    return _finish(Tensor._make(Storage(buf, device), Size(shape), stride, 0, dtype), requires_grad)
+    return _settings.fill_uninitialized(_finish(Tensor._make(Storage(buf, device), Size(shape), stride, 0, dtype),
+                                                requires_grad))
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -690,3 +691,34 @@ def normal(mean, std, size=None, dtype=None, device=None, generator=None, requir
             out = randn(ref.shape, dtype=ref.dtype, device=ref.device) * std + mean
         return _finish(out, requires_grad)
     return _finish(normal_(empty(size, dtype=dtype, device=device), mean, std), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A 0-dim tensor holding the number s, of the default dtype unless dtype says."""
+    if isinstance(s, Tensor) or not isinstance(s, numbers.Number):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    return full((), s, dtype=_dt(dtype), device=device, requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, layout=None,
+                   pin_memory=False):
+    """An uninitialised tensor of `size` whose memory holds its dims in the order
+    physical_layout lists them (outermost first): empty(size permuted) permuted back."""
+    size, order = tuple(int(n) for n in size), tuple(int(d) for d in physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} at "
+                               f"index {i}).  NB: negative dims not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    strides = [0] * len(size)
+    step = 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(size[d], 1)
+    return empty_strided(size, strides, dtype=dtype, device=device, requires_grad=requires_grad)

@@ -31,7 +31,22 @@ _given = set()
 
 def warn(key, category=UserWarning, stacklevel=3, **fields):
     if key in ONCE:
-        if key in _given:
+        if not _first_time(key):
             return
-        _given.add(key)
     warnings.warn(MESSAGES[key].format(**fields), category, stacklevel=stacklevel)
+
+
+def warn_once(key, message, category=UserWarning, stacklevel=3):
+    """A PyTorch TORCH_WARN_ONCE whose words live at its call site (deprecations)."""
+    if _first_time(key):
+        warnings.warn(message, category, stacklevel=stacklevel)
+
+
+def _first_time(key):
+    """Whether a once-a-process warning is due: the first time, or every time while
+    nbgrad.set_warn_always(True) is on (PyTorch's rule for its TORCH_WARN_ONCE)."""
+    from . import _settings
+    if key in _given and not _settings.is_warn_always_enabled():
+        return False
+    _given.add(key)
+    return True

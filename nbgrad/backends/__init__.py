@@ -416,3 +416,10 @@ def get_backend(device_type):
         backend = importlib.import_module(f"nbgrad.backends.{device_type}")
         _BACKENDS[device_type] = backend
     return backend
+
+
+# torch.backends' switch modules (nbgrad/backends/_flags.py), loaded on first use; device
+# backends are the packages get_backend imports (device strings other than cpu and cuda are
+# refused before that, so these are never taken for one)
+from .._lazy import lazy_submodules as _lazy_submodules
+__getattr__ = _lazy_submodules(__name__, ("cudnn", "mkldnn", "mps", "mkl", "openmp"))

@@ -11,7 +11,7 @@ TBackward1, TransposeBackward1, AsStridedBackward1) whose input is the tensor's 
 """
 import functools
 
-from .. import _dtype as D
+from .. import _dtype as D, _settings
 from .._size import Size
 from .._storage import Storage, fix, is_resizable
 from .._tensor import Tensor, contiguous_strides
@@ -264,6 +264,8 @@ def resize_(self, *sizes, memory_format=None):
         new = be.empty(need, old.dtype)
         be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
         storage.buffer = new            # (every tensor over this storage sees the new buffer)
+        if _settings.fills_uninitialized():
+            _settings.fill_buffer(storage, len(old), need, self._dtype)
     self._shape = Size(shape)
     self._stride = tuple(strides)
     self._vc.value += 1

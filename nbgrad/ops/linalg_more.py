@@ -16,9 +16,9 @@ and linalg_solve_triangular (trsm's substitution), nbgrad/backends/cpu/linalg_la
 """
 import math
 import numbers
-import warnings
 
 from .. import _dtype as D
+from .._warnings import warn_once as _warn_once
 from .._tensor import Tensor
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
@@ -201,7 +201,6 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False,
     return triangular_solve_result(X, M)
 
 
-_WARNED = set()
 
 
 def _layout(X, column_major):
@@ -211,12 +210,6 @@ def _layout(X, column_major):
     from .._layout import row_major_strides
     strides = _column_major_strides(tuple(X._shape)) if column_major else row_major_strides(tuple(X._shape))
     return X if tuple(X._stride) == tuple(strides) else copy_raw(X, tuple(strides))
-
-
-def _warn_once(key, message):
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 # -- LU --------------------------------------------------------------------------------

@@ -7,9 +7,8 @@ svd returns V (Vh's conjugate transpose, a TransposeBackward0 view) and, with
 compute_uv=False, zero U and V; qr's `some` picks 'reduced' or 'complete'; cholesky's node
 is CholeskyBackward0.  qr and cholesky warn once that they are deprecated, as PyTorch does.
 """
-import warnings
-
 from .. import _dtype as D
+from .._warnings import warn_once as _warn_once
 from ..return_types import return_type
 from . import linalg_decomp as LD
 from . import views as V
@@ -17,13 +16,6 @@ from . import views as V
 svd_result = return_type("svd", ["U", "S", "V"])
 qr_result = return_type("qr", ["Q", "R"])
 
-_WARNED = set()
-
-
-def _warn_once(key, message):
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
@@ -166,3 +158,19 @@ TENSOR_METHODS = {
 
 # flags read as attributes (Tensor.is_sparse, ...): all False for a strided tensor
 TENSOR_FLAGS = ("is_sparse", "is_sparse_csr", "is_quantized", "is_meta", "is_mkldnn", "is_nested")
+
+
+def typename(obj):
+    """A tensor's legacy type name ('torch.FloatTensor', as PyTorch's), else the object's
+    class as module.qualname (builtins without a module)."""
+    from .._tensor import Tensor
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

@@ -1,7 +1,8 @@
 """Gather and scatter by flat element offsets (take, put, put_reduce), and nonzero.
 
 put with accumulate uses atomic adds (float32/float64/int32/int64): repeated
-offsets accumulate, and only the float rounding order may vary run to run.
+offsets accumulate, and only the float rounding order may vary run to run (under
+nbgrad.use_deterministic_algorithms(True) they take the serial loop instead).
 Other dtypes (and bool's logical-or accumulate) take a serial one-thread loop
 in order, as the CPU does; so does put_reduce (scatter_reduce's prod/amax/amin), whose
 float products then round as the CPU's do.  nonzero is two passes over fixed chunks (count,
@@ -16,6 +17,7 @@ import math
 import numpy as np
 from numba import cuda
 
+from ... import _settings
 from .._shared.geometry import contiguous_strides, numel
 from .._shared.reduce import PUT_REDUCE_OPS, put_reduce_step
 from ._device import as_device, device_array, device_fn, jit, launch, sizes, to_device
@@ -102,7 +104,10 @@ def put(buf, offsets, values, accumulate):
         _put[blocks, threads](buf, offsets, values, n)
     elif buf.dtype == np.bool_:
         _put_or[blocks, threads](buf, offsets, values, n)
-    elif buf.dtype in _ATOMIC_DTYPES:
+    elif buf.dtype in _ATOMIC_DTYPES and not _settings.are_deterministic_algorithms_enabled():
+        # atomics add repeated positions in whatever order threads reach them (float sums then
+        # differ from run to run); nbgrad.use_deterministic_algorithms(True) takes the serial,
+        # in-order loop below, PyTorch's deterministic alternative for these scatters
         _put_accumulate_atomic[blocks, threads](buf, offsets, values, n)
     else:
         _put_accumulate_serial[1, 1](buf, offsets, values, n)

@@ -61,3 +61,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .._creation import zeros_like
         result = [zeros_like(x) if r is None else r for r, x in zip(result, inputs)]
     return tuple(result)
+
+
+from . import functional  # noqa: E402  (torch.autograd.functional; it imports this package's grad lazily)

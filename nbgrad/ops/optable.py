@@ -53,6 +53,10 @@ class Row:
     recorded_shared: tuple = ()     # ((name, formula), ...) the recorded derivatives read: values
                                     # computed once, in order, before them (FunctionsManual's
                                     # temporaries, which PyTorch records first and shares)
+    half_opmath: bool = True        # float16 computes the forward (and the backward kernel's
+                                    # formulas) in float32, rounded once, as PyTorch's kernels do
+                                    # with their opmath type; False: op by op in float16, as
+                                    # PyTorch's kernels for logit, xlogy, xlog1py, entr round
 
     @functools.cached_property
     def node_name(self):
@@ -398,21 +402,24 @@ ROWS = (
         layout=("x", "g"), node="PreluKernelBackwardBackward0", where="internal", inplace=False),
     Row("logit", "log(x / (1 - x))",
         ("where(x < 0, nan, where(x > 1, nan, where(x == 0, grad * inf, grad / (x * (1 - x)))))",),
-        recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",), grad_layout=("grad", "x")),
+        recorded_grads=("where(x >= 0, where(x <= 1, grad / (x * (1 - x)), nan), nan)",), grad_layout=("grad", "x"),
+        half_opmath=False),
     Row("logit_eps", "log(where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))"
                      " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
         ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),
-        params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False, grad_layout=("grad", "x")),
+        params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False, grad_layout=("grad", "x"),
+        half_opmath=False),
     # (recorded as PyTorch's: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0))
     Row("xlogy", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y <= 0, 0, xlogy(grad, y)), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
         recorded_grads=("masked_fill(xlogy(grad, y), logical_and(x == 0, y <= 0), 0)", "grad * x / y"),
-        grad_layouts=((), None)),   # (x's row-major: masked_fill clones its operand Contiguous)
+        grad_layouts=((), None), half_opmath=False),   # (x's row-major: masked_fill clones its operand Contiguous)
     # xlogy.Scalar_Other's derivative masks x == 0 unless other > 0: a NaN other gives 0 there
     # (the Tensor overload's mask, other <= 0, lets the NaN through)
     Row("xlogy_number_other", "where(y != y, y, where(x == 0, 0, x * log(y)))",
         ("where(x == 0, where(y > 0, xlogy(grad, y), 0), xlogy(grad, y))", "grad * x / y"), inputs=("x", "y"),
-        node="XlogyBackward2", where="internal", inplace=False, grad_layout=("grad",)),   # xlogy(grad, other)
+        node="XlogyBackward2", where="internal", inplace=False, grad_layout=("grad",),   # xlogy(grad, other)
+        half_opmath=False),
     Row("hypot", "hypot(x, y)", ("grad * x / out", "grad * y / out"), inputs=("x", "y"), kernel="hypot",
         refuses=(_FLOATS_ONLY, "hypot_cpu")),
     # PyTorch's lerp_vec: fmadd(weight, end - self, self), or fmadd(weight - 1, end - self, end)
@@ -459,9 +466,10 @@ ROWS = (
     Row("xlog1py", "where(y != y, y, where(x == 0, 0, x * log1p(y)))",
         ("where(x == 0, where(y <= -1, 0, xlog1py(grad, y)), xlog1py(grad, y))", "grad * x / (y + 1)"),
         inputs=("x", "y"), node="SpecialXlog1PyBackward0", where="internal", inplace=False,
-        recorded_grads=("masked_fill(xlog1py(grad, y), logical_and(x == 0, y <= -1), 0)", "grad * x / (y + 1)")),
+        recorded_grads=("masked_fill(xlog1py(grad, y), logical_and(x == 0, y <= -1), 0)", "grad * x / (y + 1)"),
+        half_opmath=False),
     Row("entr", "where(x != x, x, where(x > 0, -x * log(x), where(x == 0, 0, -inf)))", ("grad * -(1 + log(x))",),
-        node="SpecialEntrBackward0", where="internal", inplace=False),
+        node="SpecialEntrBackward0", where="internal", inplace=False, half_opmath=False),
     Row("erfcx", "erfcx(x)", ("(2.0 * x * out - 1.1283791670955126) * grad",), kernel="erfcx",
         refuses=(_HALF, "erfcx_cpu"), node="SpecialErfcxBackward0", where="internal", inplace=False),
     Row("log_ndtr", "log_ndtr(x)", ("grad / 2.5066282746310002 * exp(-(out + x ** 2 / 2))",), kernel="log_ndtr",

@@ -6,7 +6,8 @@ For a row of nbgrad/ops/optable.py, `apply(row, inputs, params)` is the whole op
             otherwise the row's forward formula as one generated fused kernel (the
             backend's fused_elementwise, parameters passed as scalar inputs so that a
             new value compiles nothing), or, without that acceleration (NBGRAD_FUSED=0,
-            float16, integer results), the formula evaluated with Tensor ops;
+            integer results), the formula evaluated with Tensor ops; float16 computes in
+            float32 and rounds once, as PyTorch's kernels (opmath) do;
   backward  one node class per row, named as PyTorch names it, saving what the
             derivatives read; it runs the derivative formulas RECORDED (create_graph:
             Tensor ops), FUSED (one generated kernel for every needed gradient) or
@@ -133,17 +134,21 @@ def _forward(row, inputs, params, dt, like):
     device = check_same_device(*tensors)
     shape = broadcast_shapes(*(t._shape for t in tensors))
     n = math.prod(shape)
-    if dt in _KERNEL_DTYPES and n and accelerated(tensors[0], "fused_elementwise"):
+    # float16: PyTorch's kernels compute in float32 (their opmath type; number operands
+    # become float32 straight from double) and round once, at the end
+    compute = D.float32 if dt is D.float16 and row.half_opmath else dt
+    if compute in _KERNEL_DTYPES and n and accelerated(tensors[0], "fused_elementwise"):
         program, out = _forward_program(row)
         layout = output_layout(shape, like)
         order = None if layout is None else layout[0]
-        values = [E.as_operand(v, dt, device) for v in inputs] + \
-                 [E.as_operand(float(params[name]), dt, device) for name, _ in row.params]
+        values = [E.as_operand(v, compute, device) for v in inputs] + \
+                 [E.as_operand(float(params[name]), compute, device) for name, _ in row.params]
         buf, = backend_of(tensors[0]).fused_elementwise(program, (out,), [_as_kernel_input(v, shape, order)
-                                                                          for v in values], n, dt.np)
-        return _result(buf, shape, layout, dt, device)
+                                                                          for v in values], n, compute.np)
+        result = _result(buf, shape, layout, compute, device)
+        return result if compute is dt else E.cast(result, dt)
     # (a number operand becomes a 0-dim tensor, as PyTorch wraps it)
-    env = dict(zip(row.inputs, [E.cast(v, dt) if isinstance(v, Tensor) else E.as_operand(v, dt, device)
+    env = dict(zip(row.inputs, [E.cast(v, compute) if isinstance(v, Tensor) else E.as_operand(v, compute, device)
                                 for v in inputs]))
     env.update(params)
     with no_grad():
@@ -225,6 +230,9 @@ class TableBackward(Node):
                 args = [env[n] for n in names]
                 result[i] = _forward(callee, args, _NO_PARAMS, grad._dtype, _layout_operands(callee, args))
             return tuple(result)
+        if grad._dtype is D.float16 and row.half_opmath and not is_grad_enabled() and grad.numel() \
+                and all(t._dtype is D.float16 for t in tensors):
+            return self._in_float32(env, wanted, result)
         if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
             like = self._layout_operands(env, wanted)
             if like is not None:
@@ -256,6 +264,30 @@ class TableBackward(Node):
             elif layouts is not None and v._stride != layouts[k] and v._shape == grad._shape:
                 v = copy_raw(v, layouts[k])
             result[i] = v
+        return tuple(result)
+
+    def _in_float32(self, env, wanted, result):
+        """float16 gradients as PyTorch's backward kernels make them: computed in float32 (one
+        fused kernel, or the formulas composed without it), each rounded once to float16, laid
+        out as the float16 operands lay them out."""
+        strides = self._gradient_strides(env, wanted)
+        env32 = {n: E.cast(v, D.float32) if isinstance(v, Tensor) else v for n, v in env.items()}
+        grad32 = env32["grad"]
+        if self.consts:         # number operands: float32 straight from the number, as opmath takes them
+            env32.update({k: E.as_operand(v, D.float32, grad32.device) for k, v in self.consts.items()})
+        if len(set(strides)) == 1 and accelerated(grad32, "fused_elementwise"):
+            values = self._fused(grad32, env32, wanted, strides[0])
+        else:
+            values = []
+            for i in wanted:
+                v = _expr.evaluate(self.row.grads[i], env32, OPS)
+                if not isinstance(v, Tensor):
+                    from .._creation import full
+                    v = full(grad32._shape, v, dtype=D.float32, device=grad32.device)
+                values.append(v)
+        for k, (i, v) in enumerate(zip(wanted, values)):
+            v = E.cast(v, D.float16)
+            result[i] = v if v._stride == strides[k] else copy_raw(v, strides[k])
         return tuple(result)
 
     @staticmethod

@@ -9,6 +9,8 @@ from .adaptive import Adadelta, Adamax, NAdam, RAdam
 from .rprop import Rprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .adafactor import Adafactor
+from .muon import Muon
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler"]

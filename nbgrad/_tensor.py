@@ -590,9 +590,13 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.dim() == 0 and spec:
+        # PyTorch's: a plain 0-dim tensor formats as its number (f"{loss}" -> 0.25); anything
+        # else (a Parameter too) as object.__format__ does: str() for an empty spec, else TypeError
+        if self.dim() == 0 and type(self) is Tensor:
             return self.item().__format__(spec)
-        return repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __reduce_ex__(self, protocol):
         arr = self._host_array().copy()

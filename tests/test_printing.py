@@ -308,6 +308,13 @@ def test_parameter_and_subclass_prefixes():
 def test_format_spec_of_a_0d_tensor():
     assert f"{nb.tensor(2.5):.2f}" == "2.50"
     assert f"{nb.tensor([1.0])}" == "tensor([1.])"
+    # a plain 0-dim tensor formats as its number even without a spec (f"loss {loss}"), a
+    # Parameter as its repr; a spec for a tensor of elements is refused
+    assert (f"{nb.tensor(0.0)}", f"{nb.tensor(3)}", f"{nb.tensor(1.5, requires_grad=True)}", f"{nb.tensor(2.5):>5}") \
+        == ("0.0", "3", "1.5", "  2.5")
+    assert f"{nb.nn.Parameter(nb.tensor(1.0))}" == "Parameter containing:\ntensor(1., requires_grad=True)"
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{nb.tensor([1.0, 2.0]):.2f}"
 
 
 # -- common misuse: PyTorch's error types and texts ---------------------------------------------

@@ -1,0 +1,71 @@
+"""Laplace(loc, scale) (torch.distributions.Laplace)."""
+import nbgrad
+
+from . import constraints
+from .distribution import Distribution
+from .utils import _Number, broadcast_all
+
+__all__ = ["Laplace"]
+
+
+class Laplace(Distribution):
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale.pow(2)
+
+    @property
+    def stddev(self):
+        return (2 ** 0.5) * self.scale
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        if isinstance(loc, _Number) and isinstance(scale, _Number):
+            batch_shape = nbgrad.Size()
+        else:
+            batch_shape = self.loc.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Laplace, _instance)
+        batch_shape = nbgrad.Size(batch_shape)
+        new.loc = self.loc.expand(batch_shape)
+        new.scale = self.scale.expand(batch_shape)
+        super(Laplace, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape=nbgrad.Size()):
+        shape = self._extended_shape(sample_shape)
+        finfo = nbgrad.finfo(self.loc.dtype)
+        # u in (-1, 1): the lower bound -1 + eps keeps log1p(-|u|) finite
+        u = nbgrad.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(finfo.eps - 1, 1)
+        return self.loc - self.scale * u.sign() * nbgrad.log1p(-u.abs())
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return -nbgrad.log(2 * self.scale) - nbgrad.abs(value - self.loc) / self.scale
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 - 0.5 * (value - self.loc).sign() * nbgrad.expm1(-(value - self.loc).abs() / self.scale)
+
+    def icdf(self, value):
+        term = value - 0.5
+        return self.loc - self.scale * term.sign() * nbgrad.log1p(-2 * term.abs())
+
+    def entropy(self):
+        return 1 + nbgrad.log(2 * self.scale)

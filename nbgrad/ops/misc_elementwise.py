@@ -140,14 +140,15 @@ lcm_ = _int_inplace(lcm, "lcm_")
 
 # ---------------------------------------------------------------- ldexp
 class LdexpBackward0(Node):
-    """self: grad * 2 ** other; other: grad * self * 2 ** other * ln 2."""
+    """self: grad * 2 ** other; other: grad * (self * 2 ** other) * ln 2 (PyTorch's grad * result
+    * ln 2: the product rounded in that order, as its float16 and float32 bits show)."""
 
     def backward(self, g):
         from .elementwise import pow as _pow
         x, other = self.saved_tensors
         scale = _pow(2.0, other.to(g.dtype))
         gx = g * scale if self.needs_input_grad(0) else None
-        go = g * x * scale * math.log(2.0) if self.needs_input_grad(1) else None
+        go = g * (x * scale) * math.log(2.0) if self.needs_input_grad(1) else None
         return gx, go
 
 

@@ -595,11 +595,15 @@ def _logaddexp(name, node_cls, input, other, exp, scale):
 
     dt = E._result_type(input, other)
 
+    # (float16: in float32, rounded once, as PyTorch's kernel computes Half in its opmath type)
+    compute_dt = D.float32 if dt is D.float16 else dt
+
     def compute():          # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
-        a = input if input.dtype is dt else input.to(dt)        # (a bool operand: its 0/1 as floats)
-        b = other if other.dtype is dt else other.to(dt)
+        a = input if input.dtype is compute_dt else input.to(compute_dt)    # (a bool operand: its 0/1 as floats)
+        b = other if other.dtype is compute_dt else other.to(compute_dt)
         out = E.maximum(a, b) + E.log1p(exp(-E.abs(a - b))) / scale
-        return E.where(E.isinf(a) & (a == b), a, out)
+        out = E.where(E.isinf(a) & (a == b), a, out)
+        return out if compute_dt is dt else out.to(dt)
     return recorded(node_cls, (input, other), compute, saves=(input, other))
 
 

@@ -53,10 +53,14 @@ class Row:
     recorded_shared: tuple = ()     # ((name, formula), ...) the recorded derivatives read: values
                                     # computed once, in order, before them (FunctionsManual's
                                     # temporaries, which PyTorch records first and shares)
-    half_opmath: bool = True        # float16 computes the forward (and the backward kernel's
-                                    # formulas) in float32, rounded once, as PyTorch's kernels do
-                                    # with their opmath type; False: op by op in float16, as
-                                    # PyTorch's kernels for logit, xlogy, xlog1py, entr round
+    half_opmath: bool = True        # float16 computes the forward in float32, rounded once, as
+                                    # PyTorch's kernels do with their opmath type; False: op by op
+                                    # in float16, as PyTorch's kernels for logit, xlogy, xlog1py,
+                                    # entr round
+    half_opmath_grads: bool = False  # the same for the gradient formulas: True where they stand
+                                    # for one PyTorch backward kernel written inline (silu's,
+                                    # mish's); others are derivatives.yaml's Tensor ops (grad *
+                                    # cosh(x)), each rounding to float16, or call a backward row
 
     @functools.cached_property
     def node_name(self):
@@ -295,10 +299,10 @@ ROWS = (
          f" * (6 * 0.044715 * x * {_GELU_BETA}))"),
         inputs=("g", "x"), node="GeluBackwardBackward0", where="internal", inplace=False),
     Row("silu", "x * sigmoid(x)", ("grad * sigmoid(x) * (1 + x * (1 - sigmoid(x)))",),
-        refuses=(_FLOATS_ONLY, "silu_cpu"), where="functional"),
+        refuses=(_FLOATS_ONLY, "silu_cpu"), where="functional", half_opmath_grads=True),
     Row("mish", "x * tanh(log1p(exp(x)))",
         ("grad * (tanh(log1p(exp(x))) + x * sigmoid(x) * (1 - tanh(log1p(exp(x))) ** 2))",),
-        refuses=(_FLOATS_ONLY, "mish_cpu"), where="functional"),
+        refuses=(_FLOATS_ONLY, "mish_cpu"), where="functional", half_opmath_grads=True),
     Row("hardtanh", "where(x < min_val, min_val, where(x > max_val, max_val, x))",
         ("hardtanh_backward(grad, x, min_val, max_val)",),
         params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional",

@@ -230,7 +230,7 @@ class TableBackward(Node):
                 args = [env[n] for n in names]
                 result[i] = _forward(callee, args, _NO_PARAMS, grad._dtype, _layout_operands(callee, args))
             return tuple(result)
-        if grad._dtype is D.float16 and row.half_opmath and not is_grad_enabled() and grad.numel() \
+        if grad._dtype is D.float16 and row.half_opmath_grads and not is_grad_enabled() and grad.numel() \
                 and all(t._dtype is D.float16 for t in tensors):
             return self._in_float32(env, wanted, result)
         if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:

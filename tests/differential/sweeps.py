@@ -2,7 +2,7 @@
 fall on each side of PyTorch's vector widths.
 
     python -m tests.differential.sweeps            # all sweeps
-    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, integers, layers3d, empty
+    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, half, integers, layers3d, empty
 
 The random programs of `python -m tests.differential` draw float64/float32/int64/bool
 leaves of a few elements; these sweeps cover what they rarely reach:
@@ -14,6 +14,7 @@ leaves of a few elements; these sweeps cover what they rarely reach:
   lengths   float32/float64 elementwise ops on 1 to 5000 elements drawn from special values
             (nan, +-inf, +-0, denormals, halves, huge): a kernel whose vectorized loop and
             scalar loop disagree shows at some lengths and not at others.
+  half      the unary and binary calls above on float16: values and gradients bit for bit.
   integers  integer ops and reductions with each dtype's minimum and maximum.
   layers3d  the 3-D pools and convolutions and embedding_bag over geometries, ties, NaN and
             infinities: values, indices, gradients, node names and errors.
@@ -25,7 +26,9 @@ remainder by a denormal from 16 elements (PyTorch's vectorized loop overflows a 
 its scalar loop and C's fmod give the remainder nbgrad gives), maximum/minimum of zeros of
 both signs from 65 elements (which zero a tie keeps follows PyTorch's vector width; nbgrad
 keeps the first); dtypes -- functions nbgrad lacks (complex and polar), float16
-mixed-dtype details, message wording of Python's own argument errors.
+mixed-dtype details, message wording of Python's own argument errors; half -- gelu's values
+(float32 erf against PyTorch's vectorized one, a few elements in a hundred), the gradients of
+the mean-reduced bce and smooth_l1 losses (one or two elements: summation order).
 """
 import sys
 import warnings
@@ -172,6 +175,61 @@ def sweep_lengths():
             if bad:
                 found += 1
                 print(f"lengths {dt.__name__:8} {name:14} differs at lengths {bad}")
+    return found
+
+
+def _half_result(m, fn, args, g_seed):
+    """(output as float16/other numpy, input gradients) of fn on float16 leaves, or an outcome
+    pair when the call fails."""
+    leaves = [m.tensor(a, dtype=m.float16, requires_grad=True) for a in args]
+    try:
+        out = fn(*leaves)
+        if isinstance(out, tuple):
+            out = out[0]
+        grads = ()
+        if out.dtype == m.float16 and out.requires_grad:
+            g = np.random.default_rng(g_seed).standard_normal(tuple(out.shape)).astype(np.float16)
+            out.backward(m.tensor(g))
+            grads = tuple(x.grad.numpy() if x.grad is not None else None for x in leaves)
+        return out.detach().numpy(), grads
+    except Exception as e:                                  # noqa: BLE001  (the outcome is compared)
+        return (type(e).__name__, str(e).split("\n")[0][:90]), None
+
+
+_RANDOM_CALLS = {"rand_like", "randn_like", "uniform_", "normal_", "bernoulli"}
+
+
+def sweep_half():
+    """float16 values and gradients bit for bit (NaNs of any payload equal): PyTorch's CPU
+    kernels compute Half in float32 and round once where their opmath says so, op by op where
+    they do not; composed formulas in nbgrad must follow the kernel each op is."""
+    import nbgrad
+    import torch
+    torch.set_num_threads(1)
+    found = 0
+    rng = np.random.default_rng(16)
+    inputs = {"signed": [(rng.standard_normal(64) * 3).astype(np.float16) for _ in range(2)],
+              "positive": [rng.uniform(0.05, 4.0, 64).astype(np.float16) for _ in range(2)],
+              "unit": [rng.uniform(0.02, 0.98, 64).astype(np.float16) for _ in range(2)]}
+    for arity, (tcalls, ncalls) in ((1, (_unary_calls(torch), _unary_calls(nbgrad))),
+                                    (2, (_binary_calls(torch), _binary_calls(nbgrad)))):
+        for name in tcalls:
+            if name in _RANDOM_CALLS:
+                continue                                    # (another generator: other draws by design)
+            for kind, vals in inputs.items():
+                args = vals[:arity]
+                t = _half_result(torch, tcalls[name], args, 1)
+                r = _half_result(nbgrad, ncalls[name], args, 1)
+                if t[1] is None or r[1] is None:
+                    continue                                # failures: the dtypes sweep compares them
+                bad = [] if _same_bits(r[0], t[0]) else ["value"]
+                bad += [f"grad{i}" for i, (a, b) in enumerate(zip(r[1], t[1]))
+                        if (a is None) != (b is None) or (a is not None and not _same_bits(a, b))]
+                if len(r[1]) != len(t[1]):
+                    bad.append("grads")
+                if bad:
+                    found += 1
+                    print(f"half {kind:8} {name:22} differs in {', '.join(bad)}")
     return found
 
 
@@ -368,7 +426,8 @@ def sweep_empty():
     return found
 
 
-SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "integers": sweep_integers, "layers3d": sweep_layers3d,
+SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "half": sweep_half, "integers": sweep_integers,
+          "layers3d": sweep_layers3d,
           "empty": sweep_empty}
 
 

@@ -1,7 +1,9 @@
 """float16 activations computed as PyTorch's CPU kernels compute them: in float32 (their opmath
 type) and rounded once to float16 -- forward and backward kernel alike -- instead of rounding
-after every operation of the formula (nbgrad/ops/tabled.py, optable.Row.half_opmath).  The
-expected bits are PyTorch 2.13's (recorded; values and gradients as float16 bit patterns)."""
+after every operation of the formula (nbgrad/ops/tabled.py, optable.Row.half_opmath); the
+same for logaddexp, and ldexp's gradient rounded in PyTorch's order.  The expected bits are
+PyTorch 2.13's (recorded; values and gradients as float16 bit patterns).
+`python -m tests.differential.sweeps half` compares every op of its lists this way."""
 import numpy as np
 import pytest
 
@@ -62,3 +64,35 @@ def test_half_lerp_rounds_once():
     out = nbgrad.lerp(a, b, 0.3)
     out.backward(nbgrad.tensor(half(G)))
     assert (bits(out), bits(a.grad), bits(b.grad)) == EXPECTED["lerp"]
+
+# logaddexp/logaddexp2 (PyTorch's kernels: float32, rounded once) and ldexp's gradient in other
+# (grad * result * ln 2, in that order); recorded from PyTorch 2.13
+LA_X = 'a6fe 442f 41ef 41cb 467a c4d2 c104 c548 b6e5 43fd ad9e 3fef c7a5 38b5 c341 471a 4318 4398 b368 40e7 4143 bd83 bff5 b758 c0d8 c0c1 bc89 c1d4 4221 c662 4297 c101'
+LA_Y = 'c05e c567 b89e bbed 3a20 c045 3600 4747 3e8b c097 43a0 b81f 40c0 40e7 be42 c7b9 bd90 4069 be15 3f06 43d6 c05a 44ed 467d 4451 44a9 4463 4882 39f3 2045 40d3 c344'
+LOGADDEXP = '2d43 442f 41fe 41d5 467b c023 36df 4747 3f05 43fe 43aa 4020 40c0 4131 bdc7 471a 431c 43f7 221a 41b6 4429 bc06 44ed 467d 4451 44a9 4464 4882 4251 2121 4348 c072'
+LOGADDEXP2 = '343c 442f 422c 41fb 4681 bfb5 3878 4747 3fc7 4403 43d0 4070 40c1 419a bd05 471a 4330 4436 3437 424a 446a b9c7 44f0 4680 4454 44ac 446b 4882 42a8 2682 43d7 bfd6'
+LD_A = [0.6988609316412537, -0.38078206826298944, -1.253357108754011, 2.511983557313947, 1.9128633404097748, -2.385218511148926, -0.5731629767762199, 1.580412982681323, 2.2743560788698867, 2.773376573718788, -1.5556746639946595, 2.3504211008101716, 1.1692233821296067, -2.590780908249996, -1.7362269440610223, -1.867848082395815]
+LD_E = [-4.0, -6.0, -2.0, 2.0, 2.0, -3.0, -1.0, 2.0, 2.0, -6.0, 2.0, 4.0, -4.0, 2.0, -3.0, 3.0]
+LD_G = [0.5966719650669899, -1.5120924094997832, 1.1730613665619862, -0.4388319238464857, -0.23242474937708185, 0.2738186447603591, 0.7496352320484423, -1.433116993391593, 0.9899125769741429, 0.07729346772113933, -0.7708134949215095, -0.27527314152763765, -2.1858383485986193, -0.6476185246020855, 0.18190965102151874, -0.7090504752192786]
+LD_GRAD_E = [0.018064746601523275, 0.006235916751887998, -0.25477747568176445, -3.056331507031663, -1.2326840250685183, -0.05658830189934674, -0.14890990435250495, -6.279682504936581, 6.242244197647245, 0.0023216519972579608, 3.3247082459663337, -7.175546121616271, -0.1107187084892467, 4.651953910742659, -0.02736514202038894, 7.344025080416715]
+LD16_A = '4061 4043 3f77 bdba c113 415c 3976 c1f8 40ed 41d1 bd21 3f87 c103 b5ed 3fa0 b861 2ed1 c098 3f89 a28d be0b 3ea4 41c0 335d'
+LD16_E = '40be 44ed c4b3 3beb 44ac c3a7 c18a 3805 4072 3838 37a2 c47c 40c9 bf2c c443 4496 3e63 b713 40a7 b313 c381 3c2f 40f0 40e2'
+LD16_G = 'b83f b9e1 39f2 338d 3764 345c b96c 3849 3da6 a8b5 3912 b007 3c1d 3955 3b02 3593 3e8f b5c7 b559 b8bc 38e3 b8fb b928 39d2'
+LD16_GRAD_E = 'c42a d020 28bc b76f cd2d 2891 aa04 be48 49a0 aed7 ba45 9f83 c8b1 aa52 2bb9 c25a 35dc 36c5 c060 1c9c aa13 bdeb c71c 390b'
+
+
+@pytest.mark.parametrize("name, want", [("logaddexp", LOGADDEXP), ("logaddexp2", LOGADDEXP2)])
+def test_half_logaddexp_rounds_once(name, want):
+    assert bits(getattr(nbgrad, name)(nbgrad.tensor(half(LA_X)), nbgrad.tensor(half(LA_Y)))) == want
+
+
+def test_ldexp_gradient_of_the_exponent_rounds_as_pytorchs():
+    x = nbgrad.tensor(LD_A, dtype=nbgrad.float64, requires_grad=True)
+    e = nbgrad.tensor(LD_E, dtype=nbgrad.float64, requires_grad=True)
+    nbgrad.ldexp(x, e).backward(nbgrad.tensor(LD_G, dtype=nbgrad.float64))
+    assert e.grad.tolist() == LD_GRAD_E                 # exact: 2 ** e is exact for these integers
+    # fractional exponents: the order of the rounded products shows
+    x16 = nbgrad.tensor(half(LD16_A), requires_grad=True)
+    e16 = nbgrad.tensor(half(LD16_E), requires_grad=True)
+    nbgrad.ldexp(x16, e16).backward(nbgrad.tensor(half(LD16_G)))
+    assert bits(e16.grad) == LD16_GRAD_E

@@ -295,6 +295,14 @@ Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
                                             dtype) device buffers of taps * out_size
   interp_pass_backward(g_view, outer, in_size, inner, idx, w, taps, out_size, nearest)
                                             -> (outer, in_size, inner) buffer: the adjoint
+  fractional_max_pool(x_view, samples_view, pool, out_size, cols)
+                                            x contiguous (planes, T, H, W), samples (planes, D)
+                                            of x's dtype (any strides), pool and out_size
+                                            (T, H, W) triples, cols: the samples' column for
+                                            T, H, W (-1: none) -> (values, int64 indices into
+                                            each T*H*W plane) of (planes, OT, OH, OW): PyTorch's
+                                            generate_intervals windows and scan (the fallback:
+                                            Tensor ops in nbgrad/ops/pooling_fractional.py)
 
 float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it in
 float32; _half.install wraps the entry points above so that float16 views are widened,
@@ -397,6 +405,7 @@ ACCELERATIONS = frozenset({
     "conv2d_forward", "conv2d_backward",
     "interp_pass", "interp_pass_backward", "softmax_backward",
     "layer_norm_forward", "layer_norm_backward", "vector_norm2",
+    "fractional_max_pool",
 })
 
 # The optional small-op shortcuts a backend may export (no declaration: looked up by name).

@@ -44,3 +44,6 @@ from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noq
 from .modules.padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402,F401
 from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401
                             LPPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .modules.syncbatchnorm import SyncBatchNorm  # noqa: E402,F401
+from .modules.pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402,F401
+from .modules.adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402,F401

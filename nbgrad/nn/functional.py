@@ -230,3 +230,5 @@ def tanhshrink(input):
 from ..ops.layers_more import (bilinear, channel_shuffle, local_response_norm, lp_pool1d,  # noqa: E402,F401
                                lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
 from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
+from ..ops.pooling_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402,F401
+                                     fractional_max_pool3d, fractional_max_pool3d_with_indices)

@@ -63,5 +63,6 @@ def test_every_buffer_level_acceleration_has_a_composed_fallback():
     # layer norm's in tests/nn/test_layer_norm.py, the 2-norm's composed in ops/reduction.norm)
     inline = {"mul_backward", "linear_backward", "fused_elementwise", "sgd_step", "adam_step",
               "conv2d_forward", "conv2d_backward", "interp_pass", "interp_pass_backward", "softmax_backward",
-              "layer_norm_forward", "layer_norm_backward", "vector_norm2"}
+              "layer_norm_forward", "layer_norm_backward", "vector_norm2",
+              "fractional_max_pool"}
     assert set(_composed._FALLBACKS) == backends.ACCELERATIONS - inline

@@ -81,3 +81,4 @@ from .conv import conv2d_backward, conv2d_forward  # noqa: E402
 from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_backward  # noqa: E402
 from .upsample import interp_pass, interp_pass_backward  # noqa: E402
 from .grid_sample import grid_sampler_2d, grid_sampler_2d_backward  # noqa: E402
+from .pooling_fractional import fractional_max_pool  # noqa: E402

@@ -83,8 +83,8 @@ _install_float16()
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
 # a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0
-# composes all of them).
-ACCELERATIONS = _ALL_ACCELERATIONS
+# composes all of them).  Fractional max pooling has no CUDA kernel: its op composes it.
+ACCELERATIONS = _ALL_ACCELERATIONS - {"fractional_max_pool"}
 
 __all__ = sorted(_REQUIRED | ACCELERATIONS | _CAPTURE_FORMS
                  | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})

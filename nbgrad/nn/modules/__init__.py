@@ -39,3 +39,6 @@ from .dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402
 from .padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402
 from .extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d,  # noqa: E402
                     MaxUnpool2d, MaxUnpool3d)
+from .syncbatchnorm import SyncBatchNorm  # noqa: E402
+from .pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402

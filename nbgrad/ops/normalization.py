@@ -201,7 +201,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     k = len(normalized_shape)
     if input.dim() < k or tuple(input.shape[input.dim() - k:]) != normalized_shape or k == 0:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{input.shape}")
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "

@@ -343,10 +343,6 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     if isinstance(normalized_shape, int):
         raise TypeError("native_layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
     k = len(normalized_shape)
-    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != tuple(normalized_shape) or k == 0:
-        # (checked here too: PyTorch's message prints the sizes as a list)
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     out = layer_norm(input, normalized_shape, weight, bias, eps)
     dims = tuple(builtins_range(input.dim() - k, input.dim()))
     with no_grad():

@@ -97,7 +97,7 @@ def test_module_and_a_large_input_split_across_threads():
 
 
 @pytest.mark.parametrize("args, message", [
-    (((4,),), r"Given normalized_shape=\[4\], expected input with shape \[\*, 4\], but got input of size"),
+    (((4,),), r"Given normalized_shape=\[4\], expected input with shape \[\*, 4\], but got input of size\[2, 3\]"),
     (((3,), nbgrad.ones(4)), r"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                              r"\[4\] and normalized_shape = \[3\]"),
     (((3,), None, nbgrad.ones(2)), r"Expected bias to be of same shape as normalized_shape, but got bias of shape "

@@ -3,8 +3,8 @@ the registered (type_p, type_q) pairs that match, the most specific one (ordered
 first, then by q's); a RuntimeWarning when the two orders disagree. Results are memoized per
 pair of types and the memo is cleared on every registration.
 
-The pairs are PyTorch's among the families this package has (no ContinuousBernoulli,
-HalfNormal, Pareto).
+The pairs are PyTorch's (all of torch.distributions.kl's registry); those with
+ContinuousBernoulli, HalfNormal and Pareto are at the end of this file.
 """
 import math
 import warnings
@@ -579,3 +579,143 @@ def _kl_uniform_normal(p, q):
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+# ------------------------------------------------------------------ ContinuousBernoulli, HalfNormal, Pareto
+
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from .half_normal import HalfNormal  # noqa: E402
+from .pareto import Pareto  # noqa: E402
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + nbgrad.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - nbgrad.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    # From http://www.mast.queensu.ca/~communications/Papers/gil-msc11.pdf
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - p.mean * q.logits - nbgrad.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p, q):
+    return _infinite_like(p.concentration1)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - nbgrad.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + nbgrad.square(q.loc / q.scale)) + nbgrad.log(q.scale)
+    t3 = (p.variance + nbgrad.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * nbgrad.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    # PyTorch's test (kept): infinite where q.low >= 0 or q.high <= 1, so also for q = U(0, 1)
+    result = -p.entropy() + (q.high - q.low).log()
+    return nbgrad.where(nbgrad.max(nbgrad.ge(q.low, p.support.lower_bound), nbgrad.le(q.high, p.support.upper_bound)),
+                        nbgrad.ones_like(result) * math.inf, result)
+
+
+register_kl(Exponential, ContinuousBernoulli)(_kl_exponential_infinity)
+register_kl(Exponential, Pareto)(_kl_exponential_infinity)
+register_kl(Gamma, ContinuousBernoulli)(_kl_gamma_infinity)
+register_kl(Gamma, Pareto)(_kl_gamma_infinity)
+register_kl(Gumbel, ContinuousBernoulli)(_kl_gumbel_infinity)
+register_kl(Gumbel, Pareto)(_kl_gumbel_infinity)
+register_kl(Laplace, ContinuousBernoulli)(_kl_laplace_infinity)
+register_kl(Laplace, Pareto)(_kl_laplace_infinity)
+register_kl(Normal, ContinuousBernoulli)(_kl_normal_infinity)
+register_kl(Normal, Pareto)(_kl_normal_infinity)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = math.inf
+    return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - nbgrad.log1p(-q.probs) - q._cont_bern_log_norm()
+    return nbgrad.where(nbgrad.max(nbgrad.ge(p.high, q.support.upper_bound), nbgrad.le(p.low, q.support.lower_bound)),
+                        nbgrad.ones_like(result) * math.inf, result)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = math.inf
+    return result

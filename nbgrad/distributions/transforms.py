@@ -4,9 +4,8 @@
 Implemented: Transform (with cache_size 0/1 and `.inv`), ComposeTransform, IndependentTransform,
 ReshapeTransform, ExpTransform, PowerTransform, SigmoidTransform, SoftplusTransform,
 TanhTransform, AbsTransform, AffineTransform, SoftmaxTransform, StickBreakingTransform,
-LowerCholeskyTransform, identity_transform.
-Left out: CorrCholeskyTransform, PositiveDefiniteTransform, CatTransform, StackTransform,
-CumulativeDistributionTransform.
+LowerCholeskyTransform, identity_transform, and (at the end of this file) CorrCholeskyTransform,
+PositiveDefiniteTransform, CatTransform, StackTransform, CumulativeDistributionTransform.
 """
 import functools
 import math
@@ -15,12 +14,14 @@ import operator
 import nbgrad
 
 from . import constraints
-from .utils import _Number, _sum_rightmost, broadcast_all, lazy_property
+from .utils import (_Number, _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec,
+                    vec_to_tril_matrix)
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StickBreakingTransform",
-           "Transform", "identity_transform"]
+           "Transform", "identity_transform", "CatTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "PositiveDefiniteTransform", "StackTransform"]
 
 
 def _F():
@@ -673,3 +674,250 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length D (D - 1) / 2 to Cholesky factors of D x D correlation
+    matrices (lower triangular, positive diagonal, rows of unit norm): the vector fills the
+    strict lower triangle row by row through tanh, and each row goes through a signed stick
+    breaking: y_i = sign(r_i) sqrt(s_i), s = StickBreaking(r^2). Equality is identity, as in
+    PyTorch (it defines no __eq__)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        x = nbgrad.tanh(x)
+        eps = nbgrad.finfo(x.dtype).eps
+        x = x.clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        # y = sign(r) sqrt(z * cumprod(1 - z)) = r * sqrt(cumprod(1 - z)), z = r^2
+        z = r ** 2
+        z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
+        # the diagonal's r is 1
+        r = r + nbgrad.eye(r.shape[-1], dtype=r.dtype, device=r.device)
+        return r * _F().pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        # inverse stick breaking (Stan reference manual, Cholesky factors of correlation matrices)
+        y_cumsum = 1 - nbgrad.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = _F().pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_vec = tril_matrix_to_vec(y, diag=-1)
+        y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
+        t = y_vec / y_cumsum_vec.sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2   # atanh
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # domain and codomain differ in dimension: this is the log|det| of x -> the flattened
+        # strict lower triangle of y
+        y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
+        # diag=-2 saves shifting the cumulative sums right (also right for 2 x 2)
+        y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + _F().softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        # (..., N) -> (..., D, D)
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        # (..., D, D) -> (..., N)
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        N = D * (D - 1) // 2
+        return shape[:-2] + (N,)
+
+
+class PositiveDefiniteTransform(Transform):
+    """Unconstrained square matrices to positive-definite ones: L L^T with L from
+    LowerCholeskyTransform (not bijective; no log_abs_det_jacobian, as in PyTorch)."""
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        y = nbgrad.linalg.cholesky(y)
+        return LowerCholeskyTransform().inv(y)
+
+
+def _check_dim_and_length(z, dim, length, range_name, size_name, length_name):
+    """PyTorch's checks (AssertionError) that `dim` indexes z and z has `length` there."""
+    if not (-z.dim() <= dim < z.dim()):
+        raise AssertionError(f"dim {dim} out of range for {range_name} with {z.dim()} dimensions")
+    if z.size(dim) != length:
+        raise AssertionError(f"{size_name}.size({dim}) = {z.size(dim)} must equal {length_name} {length}")
+
+
+class CatTransform(Transform):
+    """Applies transforms `tseq` to consecutive slices of lengths `lengths` along `dim`, the
+    results joined as torch.cat would."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _call(self, x):
+        _check_dim_and_length(x, self.dim, self.length, "tensor", "x", "length")
+        yslices, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            yslices.append(trans(x.narrow(self.dim, start, length)))
+            start = start + length
+        return nbgrad.cat(yslices, dim=self.dim)
+
+    def _inverse(self, y):
+        _check_dim_and_length(y, self.dim, self.length, "tensor", "y", "length")
+        xslices, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            xslices.append(trans.inv(y.narrow(self.dim, start, length)))
+            start = start + length
+        return nbgrad.cat(xslices, dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim_and_length(x, self.dim, self.length, "x", "x", "length")
+        _check_dim_and_length(y, self.dim, self.length, "y", "y", "length")
+        logdetjacs, start = [], 0
+        for trans, length in zip(self.transforms, self.lengths):
+            logdetjac = trans.log_abs_det_jacobian(x.narrow(self.dim, start, length),
+                                                   y.narrow(self.dim, start, length))
+            if trans.event_dim < self.event_dim:
+                logdetjac = _sum_rightmost(logdetjac, self.event_dim - trans.event_dim)
+            logdetjacs.append(logdetjac)
+            start = start + length
+        # a batch dim: the parts are joined; an event dim: summed
+        dim = self.dim
+        if dim >= 0:
+            dim = dim - x.dim()
+        dim = dim + self.event_dim
+        if dim < 0:
+            return nbgrad.cat(logdetjacs, dim=dim)
+        return sum(logdetjacs)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies transform i of `tseq` to index i along `dim`, the results joined as torch.stack
+    would."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _call(self, x):
+        _check_dim_and_length(x, self.dim, len(self.transforms), "tensor", "x", "len(transforms)")
+        return nbgrad.stack([trans(xs) for xs, trans in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        _check_dim_and_length(y, self.dim, len(self.transforms), "tensor", "y", "len(transforms)")
+        return nbgrad.stack([trans.inv(ys) for ys, trans in zip(self._slice(y), self.transforms)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim_and_length(x, self.dim, len(self.transforms), "x", "x", "len(transforms)")
+        _check_dim_and_length(y, self.dim, len(self.transforms), "y", "y", "len(transforms)")
+        return nbgrad.stack([trans.log_abs_det_jacobian(xs, ys) for xs, ys, trans
+                             in zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), onto the unit interval; log|dy/dx| = distribution.log_prob(x)
+    (a Gaussian copula: a MultivariateNormal through CumulativeDistributionTransform(Normal(0, 1)))."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)

@@ -2,7 +2,15 @@
 parameter names (weight_ih_l0, weight_hh_l0_reverse, ...), initialisation, gate order (LSTM
 i, f, g, o; GRU r, z, n with n = tanh(W_in x + b_in + r * (W_hn h + b_hn))), argument checks and
 results. Composed from Tensor ops (the input projection of a whole sequence in one matmul, then
-one cell per time step), so their gradients are autograd's."""
+one cell per time step), so their gradients are autograd's.
+
+A PackedSequence input runs as ATen's packed layers: at step t only the first batch_sizes[t]
+(sorted) sequences step; the forward direction keeps each sequence's state from its last step,
+the reverse direction starts each sequence at its own last step from its initial state. The
+output is a PackedSequence, the states are in the caller's batch order (hx is taken in it too).
+Departure: PyTorch's LSTM checks nothing of a packed input (a wrong dtype, data rank or state
+shape fails inside its kernel, or crashes it); here they get the ValueError / RuntimeError that
+PyTorch's RNN and GRU give (and an LSTM's hx that is not a pair, this module's RuntimeError)."""
 import math
 import warnings
 
@@ -11,6 +19,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .layers import _factory
 from .module import Module
+from ..utils.rnn import PackedSequence
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -142,8 +151,7 @@ class RNNBase(Module):
     def _check_input(self, input):
         from ..._tensor import Tensor
         if not isinstance(input, Tensor):
-            raise TypeError(f"{self._name()}: expected a Tensor input (PackedSequence is not supported), got "
-                            f"{type(input).__name__}")
+            raise TypeError(f"{self._name()}: expected a Tensor or PackedSequence input, got {type(input).__name__}")
         if input.dim() not in (2, 3):
             raise ValueError(f"{self._name()}: Expected input to be 2D or 3D, got {input.dim()}D instead")
         if input.shape[-1] != self.input_size:
@@ -159,6 +167,8 @@ class RNNBase(Module):
             raise RuntimeError(f"{what} {expected}, got {list(hx.shape)}")
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         self._check_input(input)
         batched = input.dim() == 3
         hxs = None
@@ -200,7 +210,48 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return (output, (h_n, c_n)) if self.mode == "LSTM" else (output, h_n)
 
-    def _run(self, x, hxs):
+    def _forward_packed(self, input, hx):
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        bs = batch_sizes.tolist()
+        D = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = (self.num_layers * D, bs[0], real_hidden)
+        c_shape = (self.num_layers * D, bs[0], self.hidden_size)
+        if hx is None:
+            hxs = [C.zeros(h_shape, dtype=data.dtype, device=data.device)]
+            if self.mode == "LSTM":
+                hxs.append(C.zeros(c_shape, dtype=data.dtype, device=data.device))
+        else:
+            if self.mode == "LSTM" and (not isinstance(hx, (tuple, list)) or len(hx) != 2):
+                raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+            hxs = list(hx) if self.mode == "LSTM" else [hx]
+            if sorted_indices is not None:      # hx is in the caller's batch order: sort it as the data
+                hxs = [t.index_select(1, sorted_indices) for t in hxs]
+        # PyTorch's check_forward_args for a packed input (2-D data)
+        w = self._flat_weights[0]
+        if data.dtype is not w.dtype:
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({w.dtype}). Convert "
+                             f"input: input.to({w.dtype}), or convert model: model.to({data.dtype})")
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.shape[-1]}")
+        if self.mode == "LSTM":
+            self._check_hidden(hxs[0], h_shape, "Expected hidden[0] size")
+            self._check_hidden(hxs[1], c_shape, "Expected hidden[1] size")
+        else:
+            self._check_hidden(hxs[0], h_shape)
+        output, h_n, c_n = self._run(data, hxs, bs)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
+        return (output, (h_n, c_n)) if self.mode == "LSTM" else (output, h_n)
+
+    def _run(self, x, hxs, batch_sizes=None):
+        """All layers over x: (L, N, H_in) time-major, or a packed (sum of lengths, H_in) with its
+        batch_sizes (a list)."""
         from ...ops.indexing import cat, stack
         D = 2 if self.bidirectional else 1
         h_final, c_final = [], []
@@ -212,7 +263,10 @@ class RNNBase(Module):
                 w = {name.split("_l")[0]: getattr(self, name) for name in names}
                 h0 = hxs[0][k]
                 c0 = hxs[1][k] if self.mode == "LSTM" else None
-                out, h, c = self._direction(x, w, h0, c0, reverse=direction == 1)
+                if batch_sizes is None:
+                    out, h, c = self._direction(x, w, h0, c0, reverse=direction == 1)
+                else:
+                    out, h, c = self._packed_direction(x, batch_sizes, w, h0, c0, reverse=direction == 1)
                 outputs.append(out)
                 h_final.append(h)
                 if c is not None:
@@ -228,16 +282,63 @@ class RNNBase(Module):
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outs = []
         for t in steps:
-            if self.mode == "LSTM":
-                h, c = _lstm_step(gi[t], h, c, w["weight_hh"], w.get("bias_hh"), w.get("weight_hr"))
-            elif self.mode == "GRU":
-                h = _gru_step(gi[t], h, w["weight_hh"], w.get("bias_hh"))
-            else:
-                h = _rnn_step(gi[t], h, w["weight_hh"], w.get("bias_hh"), self.mode == "RNN_RELU")
+            h, c = self._step(gi[t], h, c, w)
             outs.append(h)
         if reverse:
             outs.reverse()
         return stack(outs, 0), h, c
+
+    def _step(self, gi, h, c, w):
+        if self.mode == "LSTM":
+            return _lstm_step(gi, h, c, w["weight_hh"], w.get("bias_hh"), w.get("weight_hr"))
+        if self.mode == "GRU":
+            return _gru_step(gi, h, w["weight_hh"], w.get("bias_hh")), None
+        return _rnn_step(gi, h, w["weight_hh"], w.get("bias_hh"), self.mode == "RNN_RELU"), None
+
+    def _packed_direction(self, x, batch_sizes, w, h0, c0, reverse):
+        """ATen's PackedLayer / ReversedPackedLayer over packed rows x: (outputs as packed rows,
+        each sequence's final h (and c), sorted order)."""
+        from ...ops.indexing import cat
+        gi = F.linear(x, w["weight_ih"], w.get("bias_ih"))       # every row's input projection at once
+        lstm = self.mode == "LSTM"
+        outs = []
+        if not reverse:
+            # the batch shrinks: the states of the sequences that ended are set aside
+            h, c = h0, c0
+            done_h, done_c = [], []
+            offset, last = 0, batch_sizes[0]
+            for b in batch_sizes:
+                if b < last:
+                    done_h.append(h[b:last])
+                    h = h[:b]
+                    if lstm:
+                        done_c.append(c[b:last])
+                        c = c[:b]
+                last = b
+                h, c = self._step(gi[offset:offset + b], h, c, w)
+                offset += b
+                outs.append(h)
+            if done_h:
+                h = cat([h] + done_h[::-1], 0)
+                if lstm:
+                    c = cat([c] + done_c[::-1], 0)
+        else:
+            # backwards from the last step the batch grows: a sequence starts from its initial state
+            last = batch_sizes[-1]
+            h = h0[:last]
+            c = c0[:last] if lstm else None
+            offset = x.shape[0]
+            for b in reversed(batch_sizes):
+                if b > last:
+                    h = cat([h, h0[last:b]], 0)
+                    if lstm:
+                        c = cat([c, c0[last:b]], 0)
+                    last = b
+                h, c = self._step(gi[offset - b:offset], h, c, w)
+                offset -= b
+                outs.append(h)
+            outs.reverse()
+        return cat(outs, 0), h, c
 
 
 class RNN(RNNBase):

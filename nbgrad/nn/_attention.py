@@ -8,6 +8,7 @@ import math
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..ops import elementwise as _E
+from .attention import _check_sdpa_backend    # the backends sdpa_kernel enabled (PyTorch's CPU rule)
 
 
 def _bool_to_additive(mask, dtype):
@@ -54,6 +55,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f"scaled_dot_product_attention: expected a floating point query, got {query.dtype}")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
+    _check_sdpa_backend(query, key, value, attn_mask, dropout_p, enable_gqa)
     if attn_mask is not None and is_causal:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if enable_gqa:

@@ -11,6 +11,7 @@ from .asgd import ASGD
 from .lbfgs import LBFGS
 from .adafactor import Adafactor
 from .muon import Muon
+from . import swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler"]
+           "Rprop", "ASGD", "LBFGS", "Adafactor", "Muon", "lr_scheduler", "swa_utils"]

@@ -6,6 +6,7 @@ from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .weight_norm import weight_norm, remove_weight_norm, spectral_norm, remove_spectral_norm
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
 from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
+from .skip_init import skip_init
 
 from ..._lazy import lazy_submodules as _lazy_submodules
 __getattr__ = _lazy_submodules(__name__, ("stateless", "prune"))   # loaded on first use, as few programs need them

@@ -3,7 +3,12 @@ each worker takes (task, indices) from its own index queue, fetches and collates
 and puts (task, batch) on one shared result queue; the main process hands out tasks round
 robin, keeps prefetch_factor tasks per worker in flight and yields batches in sampler order.
 Tensors cross the process boundary as NumPy arrays and are rebuilt on the other side; an
-exception in a worker comes back as its type and traceback text and is raised again here."""
+exception in a worker comes back as its type and traceback text and is raised again here.
+
+Over an IterableDataset each worker iterates its own copy of the dataset (made afresh each
+epoch); a worker whose iterator is exhausted answers that task with _IterableEnd and ignores
+the tasks it still holds, and the main process stops sending it tasks, skips the ones it did
+not answer, and ends the epoch when no worker is left (PyTorch's _IterableDatasetStopIteration)."""
 import collections.abc
 import itertools
 import os
@@ -113,6 +118,13 @@ def _map(fn, data):
     return data
 
 
+class _IterableEnd:
+    """A worker's answer when its copy of an IterableDataset has no more samples this epoch."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+
+
 # -- the worker process ------------------------------------------------------------------------
 def _numpy_seed(base_seed, worker_id):
     """PyTorch's _generate_state: NumPy's seed for a worker, mixed from base seed and worker id."""
@@ -160,7 +172,7 @@ def fetch(dataset, collate_fn, auto_collation, index):
 
 
 def _worker_loop(dataset, index_queue, result_queue, done_event, collate_fn, auto_collation, seed, init_fn,
-                 worker_id, num_workers, parent_pid):
+                 worker_id, num_workers, parent_pid, iterable=False, drop_last=False):
     global _worker_info
     try:
         import nbgrad
@@ -169,6 +181,7 @@ def _worker_loop(dataset, index_queue, result_queue, done_event, collate_fn, aut
         np.random.seed(_numpy_seed(seed - worker_id, worker_id))
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         init_error = None
+        epoch, fetcher, iteration_end = None, None, False
         try:
             if init_fn is not None:
                 init_fn(worker_id)
@@ -184,11 +197,28 @@ def _worker_loop(dataset, index_queue, result_queue, done_event, collate_fn, aut
             if task is None or done_event.is_set():   # shutdown: the tasks still queued are not fetched
                 break
             key, index = task
+            if iterable and key[0] != epoch:
+                # a new epoch: a fresh iterator over this worker's copy of the dataset
+                epoch, fetcher, iteration_end = key[0], None, False
+            if iterable and iteration_end:
+                continue                              # exhausted this epoch: the main process skips these
             if init_error is not None:
                 result = init_error
             else:
                 try:
-                    result = _pack(fetch(dataset, collate_fn, auto_collation, index))
+                    if iterable:
+                        if fetcher is None:
+                            from .dataloader import _IterableFetcher
+                            fetcher = _IterableFetcher(dataset, auto_collation, collate_fn, drop_last)
+                        result = _pack(fetcher.fetch(index))
+                    else:
+                        result = _pack(fetch(dataset, collate_fn, auto_collation, index))
+                except StopIteration:
+                    if not iterable:
+                        result = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+                    else:
+                        result = _IterableEnd(worker_id)
+                        iteration_end = True
                 except Exception:
                     result = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             result_queue.put((key, result))
@@ -226,7 +256,7 @@ class _Workers:
             w = ctx.Process(target=_worker_loop, daemon=True,
                             args=(loader.dataset, q, self.result_queue, self.done_event, loader.collate_fn,
                                   loader._auto_collation, base_seed + i, loader.worker_init_fn, i, self.num_workers,
-                                  os.getpid()))
+                                  os.getpid(), getattr(loader, "_iterable", False), loader.drop_last))
             w.start()
             self.index_queues.append(q)
             self.processes.append(w)
@@ -297,41 +327,69 @@ class MultiProcessingIter:
         self.timeout = loader.timeout
         self.indices = iter(loader.batch_sampler if loader._auto_collation else loader.sampler)
         self.next_worker = itertools.cycle(range(self.workers.num_workers))
+        self.active = [True] * self.workers.num_workers     # False: its iterable copy is exhausted
+        self.task_worker = {}
         self.sent = 0
         self.received = 0
         self.ready = {}
         self.exhausted = False
+        self.yielded = 0
+        self.reported_len = getattr(loader, "_IterableDataset_len_called", None)
         for _ in range(loader.prefetch_factor * self.workers.num_workers):
             self._send()
 
     def _send(self):
         if self.exhausted:
             return
+        for _ in range(self.workers.num_workers):     # the next worker that still has samples
+            worker = next(self.next_worker)
+            if self.active[worker]:
+                break
+        else:
+            return
         try:
             index = next(self.indices)
         except StopIteration:
             self.exhausted = True
             return
-        self.workers.index_queues[next(self.next_worker)].put(((self.epoch, self.sent), index))
+        self.workers.index_queues[worker].put(((self.epoch, self.sent), index))
+        self.task_worker[self.sent] = worker
         self.sent += 1
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self.received == self.sent:
-            self._finish()
-            raise StopIteration
-        while self.received not in self.ready:
+        while True:
+            # tasks held by a worker whose iterable copy ran out were never answered: skipped
+            while (self.received < self.sent and self.received not in self.ready
+                   and not self.active[self.task_worker[self.received]]):
+                del self.task_worker[self.received]
+                self.received += 1
+            if self.received == self.sent:
+                self._finish()
+                raise StopIteration
+            if self.received in self.ready:
+                break
             (epoch, n), result = self.workers.get(self.timeout)
-            if epoch == self.epoch:          # an earlier epoch's leftover (persistent workers): dropped
-                self.ready[n] = result
+            if epoch != self.epoch:          # an earlier epoch's leftover (persistent workers): dropped
+                continue
+            if isinstance(result, _IterableEnd):
+                self.active[result.worker_id] = False
+                self._send()
+                continue
+            self.ready[n] = result
         result = self.ready.pop(self.received)
+        del self.task_worker[self.received]
         self.received += 1
         self._send()
         if isinstance(result, ExceptionWrapper):
             self._finish()
             result.reraise()
+        self.yielded += 1
+        if self.reported_len is not None and self.yielded > self.reported_len:
+            from .dataloader import _length_warning
+            _length_warning(self.loader, self.reported_len, self.yielded, self.workers.num_workers)
         return _unpack(result)
 
     def __len__(self):

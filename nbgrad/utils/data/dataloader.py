@@ -1,11 +1,16 @@
-"""DataLoader, samplers and default_collate (PyTorch's batching rules; worker processes in _workers.py)."""
+"""DataLoader, samplers and default_collate (PyTorch's batching rules; worker processes in _workers.py).
+
+A DataLoader over an IterableDataset takes no sampler: an endless sampler of None keys stands
+in (batches of batch_size Nones), and each sample is the next one from the dataset's iterator;
+an epoch ends when the iterator (in every worker, with num_workers > 0) is exhausted."""
 import collections.abc
 import numbers
+import warnings
 
 import numpy as np
 
 from ..._tensor import Tensor
-from .dataset import TensorDataset
+from .dataset import IterableDataset, TensorDataset
 
 
 class Sampler:
@@ -52,6 +57,71 @@ class RandomSampler(Sampler):
 
     def __len__(self):
         return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (a fresh permutation per epoch, from `generator` or
+    nbgrad's default generator), without replacement."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        from ... import randperm
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class _InfiniteConstantSampler(Sampler):
+    """None, forever: the sampler of a DataLoader over an IterableDataset (the dataset's iterator,
+    not the key, decides each sample)."""
+
+    def __iter__(self):
+        while True:
+            yield None
+
+
+class _IterableFetcher:
+    """The next sample (or batch of up to len(index) samples) from one iterator over the dataset;
+    StopIteration once it is exhausted, or for a short last batch with drop_last."""
+
+    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
+        self.dataset_iter = iter(dataset)
+        self.auto_collation = auto_collation
+        self.collate_fn = collate_fn
+        self.drop_last = drop_last
+        self.ended = False
+
+    def fetch(self, index):
+        if self.ended:
+            raise StopIteration
+        if self.auto_collation:
+            data = []
+            for _ in index:
+                try:
+                    data.append(next(self.dataset_iter))
+                except StopIteration:
+                    self.ended = True
+                    break
+            if len(data) == 0 or (self.drop_last and len(data) < len(index)):
+                raise StopIteration
+        else:
+            data = next(self.dataset_iter)
+        return self.collate_fn(data)
+
+
+def _length_warning(loader, reported, yielded, num_workers):
+    msg = (f"Length of IterableDataset {loader.dataset} was reported to be {reported}(when accessing "
+           f"len(dataloader)), but {yielded} samples have been fetched. ")
+    if num_workers > 0:
+        msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
+                "IterableDataset replica at each worker. Please see "
+                "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+    warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 class WeightedRandomSampler(Sampler):
@@ -167,6 +237,41 @@ def default_collate(batch):
 
 
 def default_convert(data):
+    """A sample as it comes, without batching (batch_size=None): NumPy arrays and scalars become
+    tensors (not arrays of strings or objects); dicts, namedtuples and sequences are converted
+    inside; a plain tuple becomes a list, as PyTorch's (kept for backwards compatibility there)."""
+    import copy
+    if isinstance(data, Tensor):
+        return data
+    elem_type = type(data)
+    if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
+        if elem_type.__name__ == "ndarray" and data.dtype.kind in "SaUO":
+            return data
+        from ... import as_tensor
+        return as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update({key: default_convert(data[key]) for key in data})
+                return clone
+            return elem_type({key: default_convert(data[key]) for key in data})
+        except TypeError:
+            return {key: default_convert(data[key]) for key in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return elem_type(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, d in enumerate(data):
+                    clone[i] = default_convert(d)
+                return clone
+            return elem_type([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
     return data
 
 
@@ -204,6 +309,18 @@ class DataLoader:
         self._workers = None
         self.batch_size = batch_size
         self.drop_last = drop_last
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            # a stream has no keys to sample: PyTorch's errors, in PyTorch's order
+            if shuffle not in {False, None}:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                                 f"got batch_sampler={batch_sampler}")
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -213,8 +330,14 @@ class DataLoader:
             batch_size = None
             drop_last = False
             self.batch_size = None
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                             "drop_last")
         if sampler is None:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+            if self._iterable:
+                sampler = _InfiniteConstantSampler()
+            else:
+                sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.sampler = sampler
@@ -222,6 +345,9 @@ class DataLoader:
         self._auto_collation = batch_sampler is not None
         self.collate_fn = collate_fn if collate_fn is not None else \
             (default_collate if self._auto_collation else default_convert)
+        # len(loader) over an IterableDataset records len(dataset) here; an epoch that then yields
+        # more batches than that number warns, as PyTorch's
+        self._IterableDataset_len_called = None
 
     def __iter__(self):
         if self.num_workers > 0:
@@ -236,7 +362,23 @@ class DataLoader:
         # moves the same way whatever num_workers is (same shuffles under one manual_seed)
         from ... import randint
         randint(0, 2 ** 62, (1,))
+        if self._iterable:
+            # the dataset's iterator is made now, as PyTorch's iterator makes its fetcher
+            fetcher = _IterableFetcher(self.dataset, self._auto_collation, self.collate_fn, self.drop_last)
+            return self._single_process_iterable(fetcher, self._IterableDataset_len_called)
         return self._single_process_iter()
+
+    def _single_process_iterable(self, fetcher, reported_len):
+        yielded = 0
+        for index in (self.batch_sampler if self._auto_collation else self.sampler):
+            try:
+                data = fetcher.fetch(index)
+            except StopIteration:
+                return
+            yielded += 1
+            if reported_len is not None and yielded > reported_len:
+                _length_warning(self, reported_len, yielded, 0)
+            yield data
 
     def _single_process_iter(self):
         if not self._auto_collation:
@@ -254,6 +396,12 @@ class DataLoader:
                 yield self.collate_fn([self.dataset[i] for i in indices])
 
     def __len__(self):
+        if self._iterable:
+            # the dataset's own length (TypeError without __len__), in batches
+            length = self._IterableDataset_len_called = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+            return length
         if self._auto_collation:
             return len(self.batch_sampler)
         return len(self.sampler)

@@ -73,7 +73,8 @@ PURE = frozenset({
     "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
     "interp_pass_backward", "user_reduce", "grid_sampler_2d", "grid_sampler_2d_backward", "softmax_backward",
     "layer_norm_forward", "layer_norm_backward", "vector_norm2",
-    "ctc_loss_forward", "ctc_loss_backward"})     # (the op reads its lengths and targets on the host first)
+    "ctc_loss_forward", "ctc_loss_backward",      # (the op reads its lengths and targets on the host first)
+    "fractional_max_pool"})                       # (its window starts: from the samples buffer, each call)
 CLASSIFIED = HOST_READS | frozenset(WRITES) | RANDOM | PURE
 
 

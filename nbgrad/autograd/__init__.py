@@ -13,9 +13,14 @@ import sys as _sys
 def _tensors(x):
     if x is None:
         return None
-    if isinstance(x, _sys.modules["nbgrad._tensor"].Tensor):     # (that module imports this one)
+    if isinstance(x, (_sys.modules["nbgrad._tensor"].Tensor,                # (those modules
+                      _sys.modules["nbgrad.autograd.graph"].GradientEdge)):  # import this one)
         return [x]
     return list(x)
+
+
+def _is_edge(x):
+    return isinstance(x, _sys.modules["nbgrad.autograd.graph"].GradientEdge)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
@@ -34,7 +39,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     results = _engine.run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True,
                                    allow_unused=True)
     for t, g in zip(inputs or (), results):
-        if g is not None and t.grad_fn is not None:     # a non-leaf named in inputs
+        if g is not None and not _is_edge(t) and t.grad_fn is not None:     # a non-leaf named in inputs
             t._grad = g if t._grad is None else t._grad + g
 
 
@@ -53,11 +58,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     for t in inputs:
-        if not t.requires_grad:
+        if not _is_edge(t) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     result = _engine.run_backward(outputs, gos, retain_graph, create_graph, inputs=inputs, accumulate=False,
                                   allow_unused=allow_unused)
     if materialize_grads:
+        if any(r is None and _is_edge(x) for r, x in zip(result, inputs)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         from .._creation import zeros_like
         result = [zeros_like(x) if r is None else r for r, x in zip(result, inputs)]
     return tuple(result)

@@ -4,6 +4,7 @@ It knows nothing of kernels: gradients are Tensors, and a node's backward is
 written with Tensor ops (so that create_graph=True records the backward pass).
 """
 import importlib
+import itertools
 import math
 import sys
 from heapq import heappop, heappush
@@ -17,6 +18,8 @@ from .._layout import contiguous_format
 
 
 def _edge_of(t):
+    if isinstance(t, tuple):        # a GradientEdge (autograd.graph): (node, output number, ...)
+        return t[0], t[1]
     if t._grad_fn is not None or t._base is not None:
         fn = t.grad_fn
         if fn is not None:
@@ -36,7 +39,12 @@ def _make_grads(outputs, grad_outputs):
     _creation = _module("nbgrad._creation")
     grads = []
     for out, g in zip(outputs, grad_outputs):
-        if g is None:
+        if isinstance(out, tuple):
+            # a GradientEdge: nbgrad's nodes keep no record of their outputs' shapes, so its
+            # gradient is the caller's, unchecked
+            if not isinstance(g, Tensor):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        elif g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
@@ -137,6 +145,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         _add_to(walk.buffers, node, nr, g)
     callbacks = []
     _final_callbacks.append(callbacks)
+    walk.task_id = next(_task_ids)
+    walk.roots = {n for n, _ in roots}
+    _walks.append(walk)
     try:
         with set_grad_enabled(create_graph):
             walk.run(list(dict.fromkeys(n for n, _ in roots if deps.get(n, 0) == 0)))
@@ -148,12 +159,39 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 i += 1
     finally:
         _final_callbacks.pop()
+        _walks.pop()
     if inputs is not None and not accumulate and not allow_unused:
         _check_all_used(walk.results)
     return walk.results
 
 
 _final_callbacks = []     # one list per backward pass in progress (a hook may start another)
+_walks = []               # the passes in progress, innermost last (autograd.graph's multi-grad hooks)
+_task_ids = itertools.count()
+
+
+def _current_graph_task_id():
+    """The number of the backward pass now running (-1: none), PyTorch's graph task id."""
+    return _walks[-1].task_id if _walks else -1
+
+
+def _will_engine_execute_node(node):
+    """Whether the backward pass now running runs `node` (PyTorch's
+    _will_engine_execute_node): a node of its graph that, when the pass has `inputs`, lies
+    on a path to one or is where one's gradient is captured (a leaf's AccumulateGrad among
+    backward()'s inputs included; among autograd.grad()'s, PyTorch's error)."""
+    if not _walks:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    walk = _walks[-1]
+    in_graph = node in walk.roots or node in walk.deps
+    if walk.needed is None:
+        return in_graph
+    if isinstance(node, AccumulateGrad) and node in walk.targets:
+        if not walk.accumulate:
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                               "autograd.grad(). This is currently not supported.")
+        return in_graph
+    return in_graph and (node in walk.needed or node in walk.targets)
 
 
 def queue_callback(callback):
@@ -170,6 +208,10 @@ def _roots(outputs, grad_outputs):
     roots, root_grads = [], []
     for i, (out, g) in enumerate(zip(outputs, _make_grads(outputs, grad_outputs))):
         node, nr = _edge_of(out)
+        if isinstance(out, tuple):          # a GradientEdge
+            roots.append((node, nr))
+            root_grads.append(g)
+            continue
         if node is None:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         meta = out._producer_meta

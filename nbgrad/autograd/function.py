@@ -1,6 +1,10 @@
-"""Custom differentiable functions: subclass Function, write forward(ctx, ...) and backward(ctx, ...)."""
+"""Custom differentiable functions: subclass Function, write forward(ctx, ...) and backward(ctx, ...).
+
+ctx.save_for_backward's tensors are saved as every built-in op's (Node.save), so the
+saved-tensor hooks (nbgrad.autograd.graph.saved_tensors_hooks) pack and unpack them too.
+"""
 from .grad_mode import no_grad
-from .node import Node
+from .node import FREED_MSG, Node, SavedTensorHandle
 
 
 class FunctionCtx:
@@ -31,6 +35,13 @@ class BackwardCFunction(Node, FunctionCtx):
     @property
     def saved_tensors(self):
         return Node.saved_tensors.fget(self)
+
+    @property
+    def _raw_saved_tensors(self):
+        """One handle per saved tensor, for register_hooks (PyTorch's ctx._raw_saved_tensors)."""
+        if self._freed:
+            raise RuntimeError(FREED_MSG)
+        return tuple([SavedTensorHandle(self, i) for i in range(len(self._saved))])
 
     @property
     def needs_input_grad(self):

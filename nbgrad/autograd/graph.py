@@ -5,14 +5,24 @@ through these two (nbgrad/ops/_graph.py re-exports them for the op modules).
 They run once per op, so they are the hottest Python in the package: plain attribute
 reads, no per-node dicts.  Imported lazily by the rest of nbgrad.autograd (this module
 needs the Tensor class, whose module imports nbgrad.autograd).
+
+The end of the module is torch.autograd.graph's public API: the saved-tensor hooks
+(saved_hooks.py), Node as an abstract base, GradientEdge / get_gradient_edge,
+increment_version and register_multi_grad_hook.  Departures from PyTorch:
+- allow_mutation_on_saved_tensors is not provided (PyTorch's rests on a dispatch mode
+  that sees every in-place op).
+- increment_version checks every element before it bumps any (PyTorch bumps the tensors
+  before a non-tensor element, then raises).
+- A GradientEdge given as an output of autograd.grad/backward needs its grad_outputs:
+  nbgrad's nodes keep no metadata of their outputs to make a scalar's ones from.
 """
 from .._tensor import Tensor
 from .grad_mode import _state as _grad_state
 from . import anomaly_mode
-from .node import AccumulateGrad, Node, _NUMBERS, _next_seq, interned_numbers
+from .node import AccumulateGrad, Node as _Node, _NUMBERS, _next_seq, interned_numbers
 
 _new = object.__new__
-_node_init = Node.__init__
+_node_init = _Node.__init__
 
 
 def needs_grad(*tensors):
@@ -229,3 +239,160 @@ def record(node_cls, inputs, outputs, node=None, **attrs):
             out._requires_grad = True
             out._output_nr = i
     return node
+
+
+# -- torch.autograd.graph's public API -------------------------------------------------------
+import abc  # noqa: E402
+import functools  # noqa: E402
+from typing import NamedTuple, Optional  # noqa: E402
+
+from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: E402, F401
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
+           "Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+
+
+class Node(abc.ABC):
+    """The abstract base of the graph's nodes: isinstance(t.grad_fn, Node) holds for every
+    grad_fn and AccumulateGrad (nbgrad.autograd.node.Node's subclasses), as in PyTorch."""
+
+    @abc.abstractmethod
+    def name(self):
+        raise NotImplementedError
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self):
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def metadata(self):
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def register_hook(self, fn):
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def register_prehook(self, fn):
+        raise NotImplementedError
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is Node and issubclass(subclass, _Node):
+            return True
+        return NotImplemented
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed: (node, output number).  Usable in place of a
+    tensor as an output or an input of autograd.grad and autograd.backward."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Optional[Node] = None     # (PyTorch's: keeps a Python node's graph alive)
+
+
+def _get_grad_fn_or_grad_acc(t):
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t.requires_grad and t.grad_fn is None:
+        node = t._grad_accumulator()
+    else:
+        node = t.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of `tensor`: its grad_fn and output number, or a leaf's
+    AccumulateGrad (held by the edge, so later graphs over the leaf reuse it)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    return GradientEdge(_get_grad_fn_or_grad_acc(tensor), tensor.output_nr)
+
+
+def increment_version(tensor):
+    """Bump the version counter of `tensor` (or of each tensor of an iterable), as an
+    in-place change does: for memory changed behind autograd's back."""
+    if isinstance(tensor, Tensor):
+        tensor = (tensor,)
+    try:
+        tensors = list(tensor)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
+    for t in tensors:
+        t._vc.value += 1
+
+
+class _MultiHandle:
+    """The handle register_multi_grad_hook returns: remove() removes every hook it put."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode="all": fn(grads) once per backward pass, when the gradients of all the tensors
+    the pass computes have been computed (None for the others: not in the graph, or not on
+    a path to the pass's `inputs`).  mode="any": fn(grad) once per pass, with the first
+    of the tensors' gradients computed."""
+    from . import engine
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    if mode == "all":
+        count = {}
+        buffer = {}
+        nb_calls = None
+        grad_fns = [_get_grad_fn_or_grad_acc(t) for t in tensors]
+        len_tensors = len(tensors)
+
+        def get_inner_hook(idx):
+            def inner_hook(grad):
+                nonlocal nb_calls
+                task = engine._current_graph_task_id()
+                if task == -1:
+                    raise AssertionError("expected this hook to be called inside a backward call")
+                curr_count = count.get(task, 0)
+                count[task] = curr_count + 1
+                buf = buffer.setdefault(task, [None] * len_tensors)
+                if curr_count == 0:
+                    # the first call of this pass: how many of the tensors it will reach
+                    nb_calls = sum(map(engine._will_engine_execute_node, grad_fns))
+                buf[idx] = grad
+                if curr_count == nb_calls - 1:
+                    del count[task]
+                    del buffer[task]
+                    fn(buf)
+            return inner_hook
+
+        handles = tuple(t.register_hook(get_inner_hook(i)) for i, t in enumerate(tensors))
+    else:
+        ran_hook = set()
+
+        @functools.wraps(fn)
+        def wrapped_fn(grad):
+            task = engine._current_graph_task_id()
+            if task == -1:
+                raise AssertionError("expected this hook to be called inside a backward call")
+            if task in ran_hook:
+                return
+            ran_hook.add(task)
+            fn(grad)
+
+        handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)

@@ -5,6 +5,8 @@ the tensors its backward needs (saved with the version they had), and
 nothing that points back at its outputs, so a graph dies with its outputs.
 """
 import itertools
+import sys
+import threading
 import weakref
 
 from . import anomaly_mode
@@ -78,6 +80,8 @@ _new = object.__new__
 
 def _saved_input(tensor):
     """The SavedTensor of an input: the tensor itself, and the node that made it."""
+    if _HOOK_STACKS:        # (the one test a save pays for saved_tensors_hooks)
+        return _hooked_save(tensor, False)
     s = _new(SavedTensor)
     s.version = tensor._vc.value
     s.is_output = False
@@ -91,6 +95,8 @@ def _saved_output(tensor):
     """The SavedTensor of the saving node's own output (tanh, exp, sigmoid, relu save theirs):
     the data kept without its grad_fn, which is that node (no reference cycle); unpack()
     puts the grad_fn back."""
+    if _HOOK_STACKS:
+        return _hooked_save(tensor, True)
     s = _new(SavedTensor)
     s.version = tensor._vc.value
     s.is_output = True
@@ -98,6 +104,183 @@ def _saved_output(tensor):
     s.tensor = tensor._shallow_alias(share_version=True)
     s.producer = None
     return s
+
+
+# -- saved-tensor hooks (nbgrad.autograd.graph.saved_tensors_hooks, saved_hooks.py) ----------
+# Per thread (as PyTorch's are thread-local): {thread id: [(pack_hook, unpack_hook), ...]},
+# the innermost pair last; a thread without hooks has no entry, so with none active anywhere
+# the dict is empty and a save pays one truth test of it.
+_HOOK_STACKS = {}
+# Per thread: the message disable_saved_tensors_hooks raises when hooks are pushed under it.
+_HOOKS_DISABLED = {}
+
+
+def _hooked_save(tensor, is_output):
+    """_saved_input/_saved_output under saved_tensors_hooks: the innermost pair of this
+    thread's hooks, or the plain save when another thread's are active."""
+    stack = _HOOK_STACKS.get(threading.get_ident())
+    if not stack:
+        s = _new(SavedTensor)
+        s.version = tensor._vc.value
+        s.is_output = is_output
+        s.output_nr = tensor._output_nr
+        if is_output:
+            s.tensor = tensor._shallow_alias(share_version=True)
+            s.producer = None
+        else:
+            s.tensor = tensor
+            s.producer = tensor._grad_fn
+        return s
+    pack, unpack = stack[-1]
+    return HookedSavedTensor(tensor, is_output, pack, unpack)
+
+
+class HookedSavedTensor:
+    """A tensor saved under saved_tensors_hooks (or given hooks by SavedTensorHandle.
+    register_hooks): what pack_hook returned, and the autograd metadata the unpacked tensor
+    gets back (PyTorch's SavedVariable with hooks_).  As PyTorch's, it checks no version: a
+    pack hook may keep a copy, so an in-place change of the original is no error.
+
+    The code that reads a SavedTensor's fields directly sees it as its own `tensor`:
+    Node.__call__'s version test reads `tensor._vc.value` and `version`, which are always
+    equal here; an in-place op repoints a saved output at the written tensor and, on a view,
+    gives it the view's history as `producer` (ops/inplace.py _saved_result_is_target),
+    which the unpacked output then gets as grad_fn, as in PyTorch."""
+
+    __slots__ = ("packed", "unpack_hook", "was_output", "output_nr", "requires_grad", "grad_fn", "grad_acc",
+                 "producer", "_vc", "_out")
+    is_output = True            # (so Node._saved_values unpacks it; _check_not_saved passes it over)
+
+    def __init__(self, tensor, is_output, pack, unpack):
+        self.was_output = is_output
+        self.output_nr = tensor._output_nr
+        self.unpack_hook = unpack
+        self.producer = None
+        self._vc = tensor._vc
+        # the metadata the unpacked tensor gets: the saving node as grad_fn for an output
+        # (set at unpack: holding it here would be a cycle), else the tensor's own edge
+        if is_output:
+            self.requires_grad, self.grad_fn, self.grad_acc = True, None, None
+            self._out = weakref.ref(tensor)     # (for an in-place op's repointing, while it runs)
+        else:
+            rg = tensor.requires_grad
+            fn = tensor.grad_fn if rg else None
+            self.requires_grad, self.grad_fn = rg, fn
+            self.grad_acc = tensor._grad_acc if rg and fn is None else None
+            self._out = None
+        self.packed = _call_pack_hook(pack, tensor)
+
+    # -- as its own `tensor`, for the code that reads SavedTensor fields ---------------
+    @property
+    def tensor(self):
+        return self
+
+    @tensor.setter
+    def tensor(self, value):
+        self._vc = value._vc        # repointed at the written tensor: keep only its counter
+
+    @property
+    def version(self):
+        return self._vc.value
+
+    @version.setter
+    def version(self, value):
+        pass
+
+    def _original(self):
+        return self._out() if self._out is not None else None
+
+    @property
+    def _storage(self):
+        t = self._original()
+        return None if t is None else t._storage
+
+    def __getattr__(self, name):
+        # _shape, _stride, _offset, _dtype of the saved output while the op that made it runs
+        t = self._original()
+        if t is None or name not in ("_shape", "_stride", "_offset", "_dtype"):
+            raise AttributeError(name)
+        return getattr(t, name)
+
+    def unpack(self, node):
+        t = self.unpack_hook(self.packed)
+        Tensor = sys.modules["nbgrad._tensor"].Tensor
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        # a new tensor over what the hook returned, with the saved tensor's autograd
+        # metadata (PyTorch's make_variable(data, edge)): gradients of a double backward
+        # reach the original's history, whatever the hooks did to the data
+        out = t._shallow_alias(share_version=True)
+        if self.was_output:
+            out._requires_grad = True
+            out._grad_fn = node
+            if self.producer is not None:       # an in-place op on a view: the view's history
+                view_fn = self.producer()
+                if view_fn is not None:
+                    out._grad_fn = view_fn
+        elif self.requires_grad:
+            out._requires_grad = True
+            out._grad_fn = self.grad_fn
+            if self.grad_fn is None:
+                out._grad_acc = self.grad_acc       # a leaf: its gradients go to the original's .grad
+        out._output_nr = self.output_nr
+        return out
+
+
+def _call_pack_hook(pack, tensor):
+    """pack(tensor) under no_grad (as PyTorch's set_hooks_and_pack_data); a hook that
+    changes its input in place is refused."""
+    from .grad_mode import _state
+    version = tensor._vc.value
+    enabled = _state.enabled
+    _state.enabled = False
+    try:
+        packed = pack(tensor)
+    finally:
+        _state.enabled = enabled
+    if tensor._vc.value != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+            "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
+            "an issue if you need to perform in-place operations on the input to a pack hook.")
+    return packed
+
+
+class SavedTensorHandle:
+    """One entry of a custom Function's `ctx._raw_saved_tensors` (PyTorch's
+    torch._C._autograd.SavedTensor): register_hooks(pack_hook, unpack_hook) gives that one
+    saved tensor its own pair of hooks, packing it at once."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node, self._index = node, index
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: pack_hook and unpack_hook must "
+                            "be callable")
+        node, i = self._node, self._index
+        if node._freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of "
+                "the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+                "you need to backward through the graph a second time or if you need to access saved variables "
+                "after calling backward.")
+        s = node._saved[i]
+        if s is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(s) is HookedSavedTensor:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
+                               "Hint: only one pair of hooks is allowed at a time.")
+        value = s.unpack(node)      # (checks the version, as PyTorch's does before packing)
+        hooked = HookedSavedTensor(value, s.is_output, pack_hook, unpack_hook)
+        if s.is_output:
+            hooked.producer = s.producer        # (an in-place op on a view: the view's history)
+        saved = list(node._saved)
+        saved[i] = hooked
+        node._saved = tuple(saved)
 
 
 _NUMBERS = {}
@@ -178,6 +361,16 @@ class Node:
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def metadata(self):
+        """A dict of the caller's, kept with the node (PyTorch's Node.metadata)."""
+        m = self._metadata
+        if m is None:
+            m = self._metadata = {}
+        return m
+
+    _metadata = None
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"

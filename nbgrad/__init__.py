@@ -185,6 +185,7 @@ from . import special
 from .ops.numerical_more import (gradient, histogramdd, vander, native_layer_norm, native_batch_norm,  # noqa: E402
                                   native_group_norm, native_dropout)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
+from ._lobpcg import lobpcg  # noqa: E402
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

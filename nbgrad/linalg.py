@@ -20,6 +20,10 @@ __all__ += ["cholesky_ex", "cond", "diagonal", "inv_ex", "lstsq", "lu", "lu_fact
 from .ops.linalg_householder import householder_product  # noqa: E402
 __all__ += ["householder_product"]
 
+# LDL^T of symmetric matrices (ops/linalg_ldl.py; their own out=)
+from .ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: E402
+__all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
+
 # out= and PyTorch's names in errors (ops/_signatures.py)
 from .ops._signatures import linalg_functions as _linalg_functions  # noqa: E402
 globals().update(_linalg_functions(globals()))

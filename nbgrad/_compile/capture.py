@@ -51,7 +51,7 @@ def user_frame():
 # Backend functions whose results are read on the host by the op layer (LAPACK info codes,
 # index counts, the fused losses' sums) or that hand memory to Python: data-dependent Python follows.
 HOST_READS = frozenset({"to_numpy", "to_host", "nonzero", "linalg_inv", "linalg_solve", "linalg_cholesky",
-                        "linalg_lu_factor",
+                        "linalg_lu_factor", "linalg_ldl_factor",
                         "cuda_array_interface", "tensor_from_cuda_array", "from_numpy", "synchronize",
                         "cross_entropy_forward", "nll_forward", "mse_forward", "bce_logits_forward",
                         "get_rng_state"})
@@ -68,7 +68,7 @@ PURE = frozenset({
     "arange", "empty", "full", "from_host", "unary", "binary_scaled", "fma", "where", "reduce", "max_with_index",
     "softmax", "sort", "cumulative", "matmul", "take", "max_pool2d", "max_pool2d_backward", "avg_pool2d",
     "avg_pool2d_backward", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr", "linalg_eigh",
-    "linalg_solve_triangular", "linalg_geqrf", "linalg_householder_product", "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",
+    "linalg_solve_triangular", "linalg_geqrf", "linalg_householder_product", "linalg_ldl_solve", "mul_backward", "linear_backward", "fused_elementwise", "cross_entropy_stats", "cross_entropy_backward",
     "nll_backward",
     "bce_logits_backward", "conv2d_forward", "conv2d_backward", "interp_pass",
     "interp_pass_backward", "user_reduce", "grid_sampler_2d", "grid_sampler_2d_backward", "softmax_backward",

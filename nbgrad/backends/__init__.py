@@ -172,6 +172,12 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             a (*B, m, n), m >= n (read below the diagonal),
                                             tau (*B, k), k <= n -> the first n columns of
                                             H_1 ... H_k (*B, m, n) (orgqr)
+  linalg_ldl_factor(x_view)                 lower triangle read -> (LD (*B, n, n) in batched
+                                            column-major order, int32 1-based pivots (*B, n),
+                                            info: one ?sytrf code per matrix, on the host)
+  linalg_ldl_solve(ld_view, piv_view, b_view)
+                                            LD (*B, n, n), pivots (*B, n) with |p| in [1, n],
+                                            B (*B, n, k) -> X (*B, n, k) column-major (?sytrs)
   CTC loss (nbgrad/ops/ctc.py).  lp is a (T, N, C) float32/float64 view (any strides); the
   rest is host metadata (contiguous int64 numpy arrays) the op layer has checked: targets
   holds each sample's labels one after another, starts[b] where sample b's begin, every
@@ -391,7 +397,7 @@ REQUIRED = frozenset({
     "grid_sampler_2d", "grid_sampler_2d_backward",
     "linalg_inv", "linalg_solve", "linalg_det", "linalg_slogdet", "linalg_svd", "linalg_qr",
     "linalg_cholesky", "linalg_eigh", "linalg_lu_factor", "linalg_solve_triangular",
-    "linalg_geqrf", "linalg_householder_product",
+    "linalg_geqrf", "linalg_householder_product", "linalg_ldl_factor", "linalg_ldl_solve",
     "run_user_kernel", "user_reduce",
     "ctc_loss_forward", "ctc_loss_backward",
 })

@@ -37,6 +37,7 @@ from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
 from .linalg_lapack import linalg_geqrf, linalg_householder_product
+from .linalg_ldl import linalg_ldl_factor, linalg_ldl_solve
 from .memory import arange, empty, from_numpy, full, to_numpy
 from .reduction import (REDUCE_OPS, arg_dense, max_with_index, reduce, softmax, softmax_backward, total_dense,
                         var_dense, vector_norm2)

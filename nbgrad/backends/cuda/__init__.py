@@ -33,7 +33,7 @@ from .linalg import linear_backward, matmul
 from .linalg_lapack import (linalg_cholesky, linalg_det, linalg_eigh, linalg_inv, linalg_qr,
                             linalg_slogdet, linalg_solve, linalg_svd)
 from .linalg_lapack import linalg_lu_factor, linalg_solve_triangular
-from .linalg_lapack import linalg_geqrf, linalg_householder_product
+from .linalg_lapack import linalg_geqrf, linalg_householder_product, linalg_ldl_factor, linalg_ldl_solve
 from .ctc import ctc_loss_backward, ctc_loss_forward
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,

@@ -6,12 +6,7 @@ signatures and results as the CPU's."""
 import numpy as np
 
 from ..cpu import ctc as _cpu
-from .memory import from_host, to_host
-
-
-def _host_view(view):
-    host = np.ascontiguousarray(to_host(view))
-    return (host.reshape(-1), 0, host.shape, tuple(s // host.itemsize for s in host.strides))
+from .memory import from_host, host_view as _host_view, to_host
 
 
 def _host_buffer(buf):

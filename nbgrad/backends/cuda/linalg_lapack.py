@@ -7,15 +7,9 @@ buffers.  Same signatures and results as the CPU's; `info` stays a host array (t
 layer reads it to raise).  These are small-matrix workloads in practice (batched 3x3 to
 a few hundred), where the two transfers cost less than a device kernel would save.
 """
-import numpy as np
-
 from ..cpu import linalg_lapack as _cpu
-from .memory import from_host, to_host
-
-
-def _host_view(view):
-    host = np.ascontiguousarray(to_host(view))
-    return (host.reshape(-1), 0, host.shape, tuple(s // host.itemsize for s in host.strides))
+from ..cpu import linalg_ldl as _cpu_ldl
+from .memory import from_host, host_view as _host_view
 
 
 def _to_device(*buffers):
@@ -72,3 +66,12 @@ def linalg_geqrf(view):
 
 def linalg_householder_product(a_view, tau_view):
     return from_host(_cpu.linalg_householder_product(_host_view(a_view), _host_view(tau_view)))
+
+
+def linalg_ldl_factor(view):
+    ld, piv, info = _cpu_ldl.linalg_ldl_factor(_host_view(view))
+    return from_host(ld), from_host(piv), info
+
+
+def linalg_ldl_solve(ld_view, piv_view, b_view):
+    return from_host(_cpu_ldl.linalg_ldl_solve(_host_view(ld_view), _host_view(piv_view), _host_view(b_view)))

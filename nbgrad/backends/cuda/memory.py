@@ -81,6 +81,13 @@ def to_host(view):
 # --------------------------------------------------------------------------- #
 # Zero-copy interop
 
+def host_view(view):
+    """A contiguous host copy of a device view, as a view tuple (the CPU kernels' input where an
+    op is staged through host memory: LAPACK, CTC, fractional pooling)."""
+    host = np.ascontiguousarray(to_host(view))
+    return (host.reshape(-1), 0, host.shape, tuple(s // host.itemsize for s in host.strides))
+
+
 def cuda_array_interface(view):
     buf, off, shape, strides = view
     item = buf.dtype.itemsize

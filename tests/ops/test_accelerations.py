@@ -157,6 +157,18 @@ def _interp(mode, dtype=nbgrad.float64, **kw):
     return make
 
 
+def _fractional(dtype=nbgrad.float64, three_d=False):
+    def make():
+        if three_d:
+            x = leaf(RNG.standard_normal((2, 2, 5, 6, 7)), dtype)
+            samples = nbgrad.tensor(RNG.random((2, 2, 3)), dtype=dtype)
+            return F.fractional_max_pool3d(x, 2, output_size=(3, 4, 3), _random_samples=samples), [x]
+        x = leaf(RNG.standard_normal((2, 3, 9, 8)), dtype)
+        samples = nbgrad.tensor(RNG.random((2, 3, 2)), dtype=dtype)
+        return F.fractional_max_pool2d(x, (3, 2), output_size=(4, 5), _random_samples=samples), [x]
+    return make
+
+
 CASES = [
     ("mul_backward", _mul, "loss"),
     ("mul_backward", _mul_broadcast, "loss"),
@@ -205,6 +217,9 @@ CASES = [
     ("layer_norm_backward", _layer_norm(nbgrad.float64, k=2), "loss"),
     ("layer_norm_backward", _layer_norm(nbgrad.float32), "loss"),
     ("layer_norm_backward", _layer_norm(nbgrad.float64), "double"),
+    ("fractional_max_pool", _fractional(), "loss"),
+    ("fractional_max_pool", _fractional(nbgrad.float32, three_d=True), "loss"),
+    ("fractional_max_pool", _fractional(), "double"),
 ]
 
 

@@ -83,8 +83,8 @@ _install_float16()
 
 # This backend offers every optional acceleration of the contract (nbgrad/backends/__init__.py);
 # a backend that lacks one leaves it out here and the op layer composes it (NBGRAD_FUSED=0
-# composes all of them).  Fractional max pooling has no CUDA kernel: its op composes it.
-ACCELERATIONS = _ALL_ACCELERATIONS - {"fractional_max_pool"}
+# composes all of them).
+ACCELERATIONS = _ALL_ACCELERATIONS
 
 __all__ = sorted(_REQUIRED | ACCELERATIONS | _CAPTURE_FORMS
                  | {"to_host", "cuda_array_interface", "tensor_from_cuda_array", "synchronize", "SIMULATOR"})
@@ -95,3 +95,4 @@ from .conv import conv2d_backward, conv2d_forward  # noqa: E402
 from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_backward  # noqa: E402
 from .upsample import interp_pass, interp_pass_backward  # noqa: E402
 from .grid_sample import grid_sampler_2d, grid_sampler_2d_backward  # noqa: E402
+from .pooling_fractional import fractional_max_pool  # noqa: E402  (staged through the host)

@@ -1,6 +1,6 @@
 """nbgrad: an autograd engine with PyTorch's API and semantics whose numerical work runs in
 Numba kernels.  This file only re-exports; see docs/ARCHITECTURE.md for the map."""
-from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, float32, float64,
+from ._dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
                      get_default_dtype, set_default_dtype, promote_types)
 from ._dtype import float32 as float, float64 as double, float16 as half, int32 as int, int64 as long
 from ._dtype import int16 as short

@@ -125,20 +125,26 @@ def check_new_sizes(sizes, itemsize):
 
 # -- Python numbers as elements of a dtype ---------------------------------------------------
 _C_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-            "float16": "c10::Half", "float32": "float", "float64": "double"}
+            "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
 _LIMITS = {}
 
 
+def _kind(dtype):
+    """The dtype's NumPy kind letter ('f' for bfloat16, whose storage is uint16 words)."""
+    return "f" if dtype.is_floating_point else dtype.np.kind
+
+
 def _limits(dtype):
     lim = _LIMITS.get(dtype.name)
     if lim is None:
-        if dtype.np.kind in "iu":
+        if _kind(dtype) in "iu":
             info = np.iinfo(dtype.np)
             lim = int(info.min), int(info.max)
         else:
-            info = np.finfo(dtype.np)
+            from ._dtype import finfo
+            info = finfo(dtype)     # (bfloat16 too: NumPy has no finfo for it)
             lim = float(info.min), float(info.max)
         _LIMITS[dtype.name] = lim
     return lim
@@ -152,20 +158,20 @@ def scalar_type_name(dtype):
 def scalar_overflows(value, dtype):
     """PyTorch's c10::overflows<To>(value) for a Python number (the rule behind
     'value cannot be converted to type ... without overflow')."""
-    if dtype.np.kind == "b" or isinstance(value, (bool, np.bool_)):
+    if _kind(dtype) == "b" or isinstance(value, (bool, np.bool_)):
         return False
     lo, hi = _limits(dtype)
     if isinstance(value, (numbers.Integral, np.integer)):
         value = int(value)
-        if dtype.np.kind == "u":
+        if _kind(dtype) == "u":
             # negative numbers wrap as two's complement (a - b is a + 255 * b for uint8)
             return value > hi or (value < 0 and -value > hi)
         return value < lo or value > hi
     value = float(value)
     if math.isinf(value):
-        return dtype.np.kind in "iu"
+        return _kind(dtype) in "iu"
     if math.isnan(value):
-        return dtype.np.kind in "iu"
+        return _kind(dtype) in "iu"
     return value < lo or value > hi
 
 
@@ -198,9 +204,9 @@ _RANDOM_C_NAMES = {"int8": "signed char", "uint8": "unsigned char", "int16": "sh
 
 def check_random_range(low, high, dtype):
     """random_(from, to) / randint bounds for an integer (or bool: [0, 1]) dtype, as PyTorch checks them."""
-    if dtype.np.kind == "b":
+    if _kind(dtype) == "b":
         lo, hi, name = 0, 1, "bool"
-    elif dtype.np.kind not in "iu":
+    elif _kind(dtype) not in "iu":
         return
     else:
         lo, hi = _limits(dtype)

@@ -182,13 +182,15 @@ def _values_as(flat, shape, dtype):
     """A host array of dtype from Python numbers, with torch.tensor()'s range checks:
     an int past int64 is ValueError, a value outside an integer dtype RuntimeError."""
     from ._checks import scalar_overflows
-    kind = dtype.np.kind
+    kind = "f" if dtype.is_floating_point else dtype.np.kind
     if kind == "b":
         return np.array([bool(v) for v in flat], dtype=np.bool_).reshape(shape)
     if kind == "f":
         try:
             with np.errstate(over="ignore"):   # past the dtype's range is inf, as PyTorch
-                return np.array(flat, dtype=np.float64).astype(dtype.np).reshape(shape)
+                # (bfloat16: float32 values here, rounded to its words by tensor())
+                np_dtype = np.float32 if dtype is D.bfloat16 else dtype.np
+                return np.array(flat, dtype=np.float64).astype(np_dtype).reshape(shape)
         except OverflowError:
             raise OverflowError("int too big to convert") from None
     # integer dtypes
@@ -241,7 +243,14 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         device = data.device
     device = to_device(device)
     arr, dtype = _to_host_array(data, dtype)
-    if arr.dtype != dtype.np:
+    if dtype is D.bfloat16:
+        # the values (float32 through PyTorch's conversions) rounded to bfloat16's words,
+        # laid out as the source
+        from .backends._bfloat16 import narrow_host
+        words = np.empty_like(arr, dtype=np.uint16)
+        words[...] = narrow_host(arr).reshape(arr.shape)
+        arr = words
+    elif arr.dtype != dtype.np:
         if dtype.np.kind in "iub" and arr.dtype.kind == "f":
             arr = np.trunc(arr)
         arr = np.asarray(arr, dtype=dtype.np)
@@ -351,7 +360,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
         fill_value = fill_value.item()
     from ._checks import checked_scalar
     checked_scalar(fill_value, dtype)
-    if dtype.np.kind in "iu" and isinstance(fill_value, float):
+    if not dtype.is_floating_point and dtype.np.kind in "iu" and isinstance(fill_value, float):
         fill_value = math.trunc(fill_value)
     return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device, requires_grad)
 
@@ -464,8 +473,8 @@ def _linspace(start, end, steps, dtype, device):
         t = empty(steps, dtype=dtype, device=device)
         return t.fill_(start) if steps else t
     half = steps // 2
-    if dtype is D.float16:
-        return _linspace_half(start, end, steps, half, device)
+    if dtype in (D.float16, D.bfloat16):
+        return _linspace_half(start, end, steps, half, device, dtype)
     compute = dtype if dtype.is_floating_point else D.float64
     T = compute.np.type
     if dtype.is_floating_point:
@@ -479,21 +488,25 @@ def _linspace(start, end, steps, dtype, device):
     return out if dtype is compute else out.to(dtype)
 
 
-def _linspace_half(start, end, steps, half, device):
+def _linspace_half(start, end, steps, half, device, dtype=D.float16):
     """float16's linspace as c10::Half computes it: each operation in float32, rounded to
-    half (the index too)."""
+    half (the index too); bfloat16's likewise, rounded to c10::BFloat16."""
     from .ops.indexing import cat
-    h = np.float16
-    s, e = h(D.round_scalar(float(start), D.float16)), h(D.round_scalar(float(end), D.float16))
+    if dtype is D.float16:
+        h = np.float16
+    else:
+        def h(v):
+            return np.float32(D.round_scalar(float(v), dtype))
+    s, e = h(D.round_scalar(float(start), dtype)), h(D.round_scalar(float(end), dtype))
     with np.errstate(over="ignore", invalid="ignore"):       # (overflow to inf, as Half's)
         step = h(np.float32(h(np.float32(e) - np.float32(s))) / np.float32(h(steps - 1)))
 
     def rounded(t):
-        return t.to(D.float16).to(D.float32)
+        return t.to(dtype).to(D.float32)
     idx = rounded(arange(steps, dtype=D.float32, device=device))
     first = rounded(rounded(idx[:half] * float(step)) + float(s))
     rest = rounded(idx[:steps - half].flip(0) * float(step))
-    return cat([first, rounded(float(e) - rest)]).to(D.float16)
+    return cat([first, rounded(float(e) - rest)]).to(dtype)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
@@ -649,7 +662,7 @@ def random_(t, low=0, high=None, generator=None):
     if high is None:
         node_cls = inplace.RandomBackward1 if low else inplace.RandomBackward2
         low, high = 0, (low if low else 2 ** 24)
-        if not low and t.dtype.np.kind in "iu" and t.dtype is not D.int64:
+        if not low and not t.dtype.is_floating_point and t.dtype.np.kind in "iu" and t.dtype is not D.int64:
             high = int(np.iinfo(t.dtype.np).max) + 1   # random_() draws over the dtype's range
     from ._checks import check_random_range
     check_random_range(int(low), int(high), t.dtype)

@@ -9,12 +9,12 @@ class dtype:
 
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_rank", "_tensor_type")
 
-    def __init__(self, name, np_dtype, rank, tensor_type):
+    def __init__(self, name, np_dtype, rank, tensor_type, floating=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
+        self.np = np.dtype(np_dtype)        # the storage's numpy dtype (bfloat16: uint16 words)
         self.itemsize = self.np.itemsize
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        self.is_floating_point = self.np.kind == "f" if floating is None else floating
+        self.is_signed = self.np.kind in "fi" or self.is_floating_point
         self._rank = rank  # order within a category, for promotion
         self._tensor_type = tensor_type
 
@@ -38,10 +38,15 @@ int64 = dtype("int64", np.int64, 5, "LongTensor")
 float16 = dtype("float16", np.float16, 6, "HalfTensor")
 float32 = dtype("float32", np.float32, 7, "FloatTensor")
 float64 = dtype("float64", np.float64, 8, "DoubleTensor")
+# bfloat16 is stored as its 16-bit words in uint16 buffers (NumPy has no bfloat16 type):
+# nbgrad/backends/_bfloat16.py.  Its rank is float16's: the two promote to float32.
+bfloat16 = dtype("bfloat16", np.uint16, 6, "BFloat16Tensor", floating=True)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NP = {d.np: d for d in ALL_DTYPES}
+# (NumPy arrays never convert to bfloat16: uint16 arrays are refused as PyTorch's own
+# uint16 is not nbgrad's; from_buffer_dtype maps backend buffers, uint16 ones included)
+_BY_NP = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 
 
 def _dtype_by_name(name):
@@ -56,6 +61,12 @@ def from_numpy_dtype(np_dtype):
             f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
         ) from None
+
+
+def from_buffer_dtype(np_dtype):
+    """The nbgrad dtype a backend buffer of this numpy dtype holds (uint16: bfloat16)."""
+    d = np.dtype(np_dtype)
+    return bfloat16 if d == bfloat16.np else from_numpy_dtype(d)
 
 
 def to_dtype(obj):
@@ -112,6 +123,8 @@ def promote_types(a, b):
     if ca != cb:
         return a if ca > cb else b
     if ca == 2:
+        if a._rank == b._rank:          # float16 and bfloat16: neither holds the other
+            return float32
         return a if a._rank > b._rank else b
     return _BY_NP[np.promote_types(a.np, b.np)]
 
@@ -167,7 +180,8 @@ def can_cast(src, dst):
     return _category(src) <= _category(dst)
 
 
-_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                      "int64": "Long", "int32": "Int",
                       "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -176,7 +190,8 @@ def scalar_type_name(d):
     return _SCALAR_TYPE_NAMES[d.name]
 
 
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int",
                    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
                    "bool": "bool"}
 
@@ -190,6 +205,9 @@ def cpp_type_name(d):
 def round_scalar(value, d):
     """A Python float value as floating dtype d stores it (float16: via float32, as PyTorch's
     conversion of a double to Half rounds twice)."""
+    if d is bfloat16:
+        from .backends._bfloat16 import value as bfloat16_value
+        return bfloat16_value(value)
     with np.errstate(over="ignore", invalid="ignore"):
         if d is float16:
             return float(np.array(float(value), dtype=np.float32).astype(d.np))
@@ -210,12 +228,18 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("nbgrad.finfo() requires a floating point input type. Use nbgrad.iinfo to handle "
                             "'nbgrad.finfo'")
-        info = np.finfo(d.np)
         self.bits = d.itemsize * 8
+        self.dtype = d.name
+        if d is bfloat16:
+            # (no NumPy finfo: 8 significand bits, float32's exponent; max 0x7F7F)
+            self.eps, self.max = 2.0 ** -7, (2.0 - 2.0 ** -7) * 2.0 ** 127
+            self.min, self.tiny = -self.max, 2.0 ** -126
+            self.smallest_normal, self.resolution = self.tiny, 0.01
+            return
+        info = np.finfo(d.np)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.tiny)
         self.resolution = 10.0 ** -int(info.precision)
-        self.dtype = d.name
 
     def __eq__(self, other):
         return isinstance(other, finfo) and other.dtype == self.dtype

@@ -478,12 +478,23 @@ class Tensor:
                     f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                     "copy the tensor to host memory first.")
             return self.cpu().numpy()
+        if self._dtype is D.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")     # (NumPy has no bfloat16)
         fix(self._storage)      # (an array now shares the buffer: resize_ may not replace it, as PyTorch's)
         return self._backend().to_numpy(self._view_tuple())
 
     def _host_array(self):
         """A numpy array of the values (an alias on the CPU, a host copy for device
-        tensors), ignoring requires_grad."""
+        tensors), ignoring requires_grad.  bfloat16: a float32 copy of the values."""
+        arr = self._host_raw()
+        if self._dtype is D.bfloat16:
+            from .backends._bfloat16 import widen_host
+            return widen_host(arr.reshape(-1)).reshape(arr.shape)
+        return arr
+
+    def _host_raw(self):
+        """_host_array's elements as the storage holds them (bfloat16: its uint16 words):
+        what a copy between devices moves."""
         if self._storage.device.type == "cpu":
             return self._backend().to_numpy(self._view_tuple())
         return self._backend().to_host(self._view_tuple())
@@ -530,7 +541,7 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        if self._storage.device.type == "cpu" and _capture()[0] is None:
+        if self._storage.device.type == "cpu" and _capture()[0] is None and self._dtype is not D.bfloat16:
             # one element: at the offset, whatever the strides (loss.item() each step: 3.5 -> 0.5 us);
             # while nbgrad.compile captures, the backend's to_numpy, which it sees as a host read
             return self._storage.buffer[self._offset].item()
@@ -600,6 +611,8 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         arr = self._host_array().copy()
+        if self._dtype is D.bfloat16:       # (its values as float32, exactly; rebuilt as bfloat16)
+            return (_rebuild, (arr, self._requires_grad, str(self.device), self._dtype.name))
         return (_rebuild, (arr, self._requires_grad, str(self.device)))
 
     def __copy__(self):
@@ -651,9 +664,9 @@ class Tensor:
         return new
 
 
-def _rebuild(arr, requires_grad, device):
+def _rebuild(arr, requires_grad, device, dtype=None):
     from ._creation import tensor
-    return tensor(arr, requires_grad=requires_grad, device=device)
+    return tensor(arr, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def _install_methods():

@@ -9,6 +9,10 @@ JSON, with a SHA-256 of the tensor bytes so that a corrupted file is refused
 rather than read as garbage.  A save goes to a temporary file in the same
 directory, which then replaces the target, so an interrupted save leaves the
 previous checkpoint intact.
+
+bfloat16 tensors are stored with safetensors' "BF16" dtype (their 16-bit words), as
+PyTorch's safetensors writes them; in memory those words are uint16 arrays, which no other
+nbgrad dtype makes, so a uint16 array here always means bfloat16.
 """
 import hashlib
 import json
@@ -45,7 +49,12 @@ def _encode(obj, path, arrays):
             while f"{name}#{k}" in arrays:
                 k += 1
             name = f"{name}#{k}"
-        arrays[name] = np.array(obj.detach()._host_array(), order="C", copy=True)   # keeps 0-d shapes
+        if obj.dtype.is_floating_point and obj.dtype.np == np.uint16:      # bfloat16: its words
+            from .backends._bfloat16 import narrow_host
+            values = obj.detach()._host_array()
+            arrays[name] = narrow_host(values).reshape(values.shape)
+        else:
+            arrays[name] = np.array(obj.detach()._host_array(), order="C", copy=True)   # keeps 0-d shapes
         return {"T": name}
     if obj is None or isinstance(obj, (bool, str)):
         return obj
@@ -85,7 +94,38 @@ def _serialize(obj):
     structure = _encode(obj, "", arrays)
     metadata = {_FORMAT: "1", _STRUCTURE: json.dumps(structure),
                 _DIGEST: _digest(arrays, sorted(arrays))}
+    if any(a.dtype == np.uint16 for a in arrays.values()):
+        return _save_with_bfloat16(arrays, metadata)
     return _safetensors_numpy().save(arrays, metadata=metadata)
+
+
+def _save_with_bfloat16(arrays, metadata):
+    """safetensors.numpy.save, with the uint16 arrays (bfloat16 words) written as "BF16"."""
+    _safetensors_numpy()
+    from safetensors import TensorSpec, serialize
+    keep = {k: np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")) for k, a in arrays.items()}
+    specs = {k: TensorSpec(dtype="bfloat16" if a.dtype == np.uint16 else a.dtype.name, shape=a.shape,
+                           data_ptr=a.ctypes.data, data_len=a.nbytes) for k, a in keep.items()}
+    return bytes(serialize(specs, metadata=metadata))
+
+
+# safetensors' dtype names as NumPy arrays hold them (BF16: its 16-bit words)
+_LOAD_TYPES = {"F64": np.float64, "F32": np.float32, "F16": np.float16, "BF16": np.uint16, "I64": np.int64,
+               "U64": np.uint64, "I32": np.int32, "U32": np.uint32, "I16": np.int16, "I8": np.int8,
+               "U8": np.uint8, "BOOL": np.bool_}
+
+
+def _load_arrays(data):
+    """safetensors.numpy.load, BF16 tensors included (as uint16 words)."""
+    _safetensors_numpy()
+    from safetensors import deserialize
+    arrays = {}
+    for name, info in deserialize(bytes(data)):
+        if info["dtype"] not in _LOAD_TYPES:
+            raise ValueError(f"unsupported dtype {info['dtype']}")
+        arrays[name] = np.frombuffer(info["data"], dtype=np.dtype(_LOAD_TYPES[info["dtype"]]).newbyteorder("<")) \
+            .reshape(info["shape"])
+    return arrays
 
 
 def save(obj, f, *args, **kwargs):
@@ -167,7 +207,12 @@ def _decode(node, tensors, used, depth=0):
 
 def _to_tensor(array, map_location):
     from ._creation import from_numpy, tensor
-    t = from_numpy(array) if array.flags.writeable else tensor(array)
+    if array.dtype == np.uint16:            # bfloat16's words
+        from ._dtype import bfloat16
+        from .backends._bfloat16 import widen_host
+        t = tensor(widen_host(array.reshape(-1)).reshape(array.shape), dtype=bfloat16)
+    else:
+        t = from_numpy(array) if array.flags.writeable else tensor(array)
     if map_location is not None and not callable(map_location) and not isinstance(map_location, dict):
         t = t.to(map_location)
     return t
@@ -186,7 +231,7 @@ def load(f, map_location=None, weights_only=True, mmap=None, **kwargs):
             data = fh.read()
     names, metadata = _header(data, where)
     try:
-        arrays = _safetensors_numpy().load(bytes(data))
+        arrays = _load_arrays(data)
     except Exception as e:   # safetensors raises its own SafetensorError for malformed files
         raise ValueError(f"{where}: not a valid safetensors checkpoint: {e}") from None
     structure = metadata.get(_STRUCTURE)

@@ -314,7 +314,9 @@ float16 (nbgrad/backends/_half.py): every backend stores float16 but computes it
 float32; _half.install wraps the entry points above so that float16 views are widened,
 the float32 kernels run and float16 results are rounded once (moves run on the int16
 bits), with PyTorch's own Half exceptions (composite logsumexp, Half prod and nll sums,
-per-op optimizer steps, ...).
+per-op optimizer steps, ...).  bfloat16 (nbgrad/backends/_bfloat16.py) is stored as its
+16-bit words in uint16 buffers and installed over the float16 wrappers the same way: widened
+exactly, computed by the float32 kernels, rounded to nearest even once.
 
 Fused losses (nbgrad/ops/loss.py; optional accelerations, their composed fallbacks are
 nbgrad/ops/_composed.py, same signatures).  Here every buffer argument is contiguous,

@@ -47,9 +47,34 @@ def _span(view):
     return off, off + 1 + sum((n - 1) * s for n, s in zip(shape, strides))
 
 
-def install(ns, widen, narrow, reinterpret):
-    """Replace the backend functions in namespace ns by float16-aware wrappers."""
+class Float16Format:
+    """What install needs to know of a 16-bit floating format beyond widen/narrow: its
+    storage dtype, a Python number's bits and value in it (through float32, as PyTorch
+    converts), how many random bits uniform draws for it, and its host scalar type for
+    PyTorch's sums made in the format itself (nll's cascade).  bfloat16 has its own
+    (nbgrad/backends/_bfloat16.py)."""
+    storage = H
+    digits = 11                  # std::numeric_limits<c10::Half>::digits
+    sigmoid_backward_per_op = True
+    bits = staticmethod(half_bits)
+    value = staticmethod(half_value)
+    scalar = np.float16
+
+    @staticmethod
+    def host_rows(rows):
+        """float64 values rounded to the format (nll's rows)."""
+        return rows.astype(np.float16)
+
+
+FLOAT16 = Float16Format()
+
+
+def install(ns, widen, narrow, reinterpret, fmt=FLOAT16):
+    """Replace the backend functions in namespace ns by wrappers aware of fmt's format
+    (float16, or bfloat16 installed over float16's wrappers); other dtypes pass through."""
     orig = dict(ns)
+    H = fmt.storage     # (the format's storage dtype: every wrapper below tests for it)
+    half_bits, half_value = fmt.bits, fmt.value
 
     def wide(view):
         """The view's values as float32: the touched span converted, same strides."""
@@ -113,7 +138,7 @@ def install(ns, widen, narrow, reinterpret):
     def made_in_float32(name, dtype_at):
         """A maker whose float16 result is made in float32 and rounded once (dtype_at: where
         its dtype argument stands); not one that makes float16 itself (half_native)."""
-        if getattr(orig[name], "half_native", False):
+        if getattr(orig[name], "half_native", False) and H.kind == "f":   # (float16's, not bfloat16's)
             return
 
         def make(*args):
@@ -176,8 +201,9 @@ def install(ns, widen, narrow, reinterpret):
             return orig["binary"](op, a_view, b_view, out_shape, out_dtype, out)
         aw = wide(a_view) if ah else a_view
         bw = wide(b_view) if bh else b_view
-        if op == "sigmoid_backward" and out_dtype is H:
-            # PyTorch's Half sigmoid backward rounds each op: g * (1 - y) * y
+        if op == "sigmoid_backward" and out_dtype is H and fmt.sigmoid_backward_per_op:
+            # PyTorch's Half sigmoid backward rounds each op: g * (1 - y) * y (its BFloat16 one
+            # computes in float32 and rounds once)
             shape = tuple(out_shape)
             one = (orig["full"](1, F, 1.0), 0, shape, (0,) * len(shape))
             t = rounded(f32("mul", aw, rounded(f32("sub", one, bw, shape=shape)), shape=shape))
@@ -202,6 +228,8 @@ def install(ns, widen, narrow, reinterpret):
         """a * b + c rounded once (views broadcast to out_shape), PyTorch's fused multiply-add;
         float16 in float32, rounded once to float16 after it.  out: a float32/float64 result's
         buffer to write (from its start) instead of a new one."""
+        if "fma" in orig and np.dtype(out_dtype) is not H:   # (installed over float16's: its own)
+            return orig["fma"](a_view, b_view, c_view, out_shape, out_dtype, out)
         shape = tuple(out_shape)
         n = _numel(shape)
         dt = F if out_dtype is H else np.dtype(out_dtype)
@@ -220,6 +248,8 @@ def install(ns, widen, narrow, reinterpret):
         one kernel: a fused multiply-add for float32 and float64 (ufunc::add's vec::fmadd, and
         its scalar loop contracted so), alpha in the dtype; integers: alpha * b, then the add.
         out (float32 and float64 only): the result's buffer, written from its start."""
+        if "binary_scaled" in orig and np.dtype(out_dtype) is not H:   # (installed over float16's)
+            return orig["binary_scaled"](op, a_view, b_view, alpha, out_shape, out_dtype, out)
         shape = tuple(out_shape)
         dense = _contiguous(shape)
         if out_dtype in (F, np.dtype(np.float64)):
@@ -368,7 +398,7 @@ def install(ns, widen, narrow, reinterpret):
         if g_view[0].dtype is not H:
             return orig["linear_backward"](g_view, x_view, w_view, need_x, need_w, need_b)
         return tuple(None if r is None else narrow(r) for r in orig["linear_backward"](
-            wide(g_view), wide(x_view), wide(w_view), need_x, need_w, need_b))
+            wide(g_view), *(None if v is None else wide(v) for v in (x_view, w_view)), need_x, need_w, need_b))
 
     o_take, o_put = orig["take"], orig["put"]
 
@@ -441,15 +471,18 @@ def install(ns, widen, narrow, reinterpret):
         if dtype is not H:
             return orig["uniform"](numel, dtype, low, high)
         # PyTorch draws 11 random bits for a Half: u = k / 2048, then low + u * (high - low)
-        # in float32, rounded once.
+        # in float32, rounded once (BFloat16: its float32 draw, rounded once)
+        if fmt.digits is None:
+            return narrow(orig["uniform"](numel, F, low, high))
         u = orig["uniform"](numel, F, 0.0, 1.0)
+        scale = float(2 ** fmt.digits)
         one = (1,)
 
         def scalar(v):
             return (orig["full"](1, F, v), 0, (numel,), (0,))
-        k = orig["unary"]("floor", (orig["binary"]("mul", (u, 0, (numel,), one), scalar(2048.0), (numel,), F),
+        k = orig["unary"]("floor", (orig["binary"]("mul", (u, 0, (numel,), one), scalar(scale), (numel,), F),
                                     0, (numel,), one), F)
-        u = orig["binary"]("mul", (k, 0, (numel,), one), scalar(1.0 / 2048.0), (numel,), F)
+        u = orig["binary"]("mul", (k, 0, (numel,), one), scalar(1.0 / scale), (numel,), F)
         x = orig["binary"]("mul", (u, 0, (numel,), one), scalar(float(high) - float(low)), (numel,), F)
         x = orig["binary"]("add", (x, 0, (numel,), one), scalar(float(low)), (numel,), F)
         return narrow(x)
@@ -487,9 +520,10 @@ def install(ns, widen, narrow, reinterpret):
             return row_loss, sums
         # PyTorch sums the rows' -x[t]*w[t] and the weights in Half (a cascade of partial
         # sums), so the totals are the Half ones
-        rows = _host(row_loss).astype(np.float16)
-        return row_loss, _half_nll_sums(rows, _host_int64(target), None if weight is None else _host(weight),
-                                        ignore_index)
+        rows = fmt.host_rows(_host(row_loss))
+        if weight is not None:
+            weight = _host(weight) if weight.dtype is not H or H.kind == "f" else _host(widen(weight))
+        return row_loss, _half_nll_sums(rows, _host_int64(target), weight, ignore_index, fmt.scalar)
 
     @wrap("nll_backward")
     def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
@@ -665,10 +699,10 @@ _PARALLEL_GRAIN = 32768      # above this PyTorch splits the loop across threads
 _SEQUENTIAL_PROD = 1024     # longer products round once, from float32
 
 
-def _half_nll_sums(rows, target, weight, ignore_index):
+def _half_nll_sums(rows, target, weight, ignore_index, h=np.float16):
     """PyTorch's nll_loss_out_frame on Half: (sum of rows, total weight), both summed in
-    Half through its cascade of 8 partial sums.  rows[b] = -half(x[b, t] * w[t])."""
-    h = np.float16
+    Half through its cascade of 8 partial sums.  rows[b] = -half(x[b, t] * w[t]).
+    h: the format's scalar (a value rounded to it; BFloat16's through float32)."""
     m = len(rows)
     levels = 8
     level_power = max(4, (int(m - 1).bit_length() if m > 1 else 0) // 2)

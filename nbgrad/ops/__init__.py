@@ -432,6 +432,7 @@ TENSOR_METHODS = {
     # copies and conversions
     "clone": copying.clone, "contiguous": copying.contiguous, "to": copying.to, "type_as": copying.type_as,
     "float": copying.float, "double": copying.double, "half": copying.half, "long": copying.long,
+    "bfloat16": copying._conversion("bfloat16", D.bfloat16),
     "int": copying.int, "short": copying.short, "bool": copying.bool, "byte": copying.byte,
     "cpu": copying.cpu, "cuda": copying.cuda,
     # in-place

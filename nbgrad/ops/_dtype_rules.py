@@ -17,8 +17,8 @@ from .. import _dtype as D
 
 BOOL = frozenset({D.bool_})
 INTEGRAL = frozenset({D.bool_, D.uint8, D.int8, D.int16, D.int32, D.int64})
-FLOATING = frozenset({D.float16, D.float32, D.float64})
-HALF = frozenset({D.float16})
+FLOATING = frozenset({D.float16, D.bfloat16, D.float32, D.float64})
+HALF = frozenset({D.float16, D.bfloat16})      # (PyTorch 2.13 refuses the same kernels for both)
 
 
 _SETS = {"bool": BOOL, "integral": INTEGRAL, "floating": FLOATING, "half": HALF}

@@ -55,12 +55,12 @@ def _to_device_raw(x, device):
     preserve_format lays out a copy (x's dense strides, else dense in x's dims' order)."""
     strides = preserve_strides(x._shape, x._stride)
     if strides == contiguous_strides(x._shape):
-        buf = get_backend(device.type).from_host(x._host_array())
+        buf = get_backend(device.type).from_host(x._host_raw())
         return new_tensor(buf, x._shape, x._dtype, device)
     order = order_of_strides(x._shape, strides)
     view = Tensor._make(x._storage, tuple(x._shape[d] for d in order), tuple(x._stride[d] for d in order),
                         x._offset, x._dtype)          # x's dims in memory order (a plain view)
-    buf = get_backend(device.type).from_host(view._host_array())
+    buf = get_backend(device.type).from_host(view._host_raw())
     return Tensor._make(Storage(buf, device), x._shape, strides, 0, x._dtype)
 
 

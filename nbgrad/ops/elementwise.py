@@ -80,7 +80,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
                     tb = b
                 else:
                     tb = scalar_tensor(b, compute_dtype, dev) if ((type(b) is float or type(b) is int)
-                                                                  and compute_dtype is not D.float16) else None
+                                                                  and compute_dtype not in _REDUCED) else None
                 if tb is not None:
                     out_dtype = out_dtype or compute_dtype
                     buf = dense(op, a._storage.buffer, a._offset, tb._storage.buffer, tb._offset, math.prod(sa),
@@ -108,7 +108,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     if b_is_tensor and b._dtype is compute_dtype:
         tb = b
     else:
-        b_dtype = compute_dtype if compute_dtype is not D.float16 else _scalar_dtype(op, b, compute_dtype)
+        b_dtype = compute_dtype if compute_dtype not in _REDUCED else _scalar_dtype(op, b, compute_dtype)
         tb = cast(b, b_dtype) if b_is_tensor else scalar_tensor(b, b_dtype, dev)
     sa, sb = ta._shape, tb._shape
     shape = sa if sa is sb and type(sa) is Size else broadcast_shapes(sa, sb)
@@ -140,6 +140,7 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
 
 
 _OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
+_REDUCED = (D.float16, D.bfloat16)      # computed in float32 (opmath), stored in 16 bits
 
 
 def _scalar_dtype(op, b, compute_dtype):
@@ -147,7 +148,7 @@ def _scalar_dtype(op, b, compute_dtype):
     mul/div read a scalar second operand (a Python number or a 0-dim tensor) in float32
     too, without rounding it to float16 first: x * 1.0004 != x * half(1.0004).  Its
     add/sub (and their alpha), comparisons, pow, ... round the scalar to float16."""
-    if compute_dtype is D.float16 and op in _OPMATH_SCALAR_OPS and (
+    if compute_dtype in _REDUCED and op in _OPMATH_SCALAR_OPS and (
             not isinstance(b, Tensor) or (not b._shape and b._dtype is not D.bool_)):
         return D.float32
     return compute_dtype
@@ -155,7 +156,7 @@ def _scalar_dtype(op, b, compute_dtype):
 
 def _alpha(alpha, dt):
     """add/sub's alpha as PyTorch's float16 kernels use it: rounded to float16 first."""
-    return D.round_scalar(alpha, dt) if dt is D.float16 else alpha
+    return D.round_scalar(alpha, dt) if dt in _REDUCED else alpha
 
 
 def _float_of(x):
@@ -945,7 +946,7 @@ def _pow_special(a, b, dt):
     """PyTorch's pow_tensor_scalar_optimized: x ** 0.5 is sqrt, ** -0.5 rsqrt, ** 2 x*x,
     ** 3 x*x*x, ** -1 1/x, ** -2 1/(x*x) -- which differ from pow at signed zeros
     (sqrt(-0.0) is -0.0) and in the last bit.  None for any other exponent."""
-    if a._dtype is not dt or dt not in (D.float32, D.float64) or isinstance(b, bool):
+    if a._dtype is not dt or dt not in (D.float32, D.float64, D.bfloat16) or isinstance(b, bool):
         return None
     if b == 2:
         return _binary_raw("mul", a, a, dt, like=(a,))

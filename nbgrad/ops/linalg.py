@@ -340,7 +340,7 @@ def linear(x, w, b=None):
     # w.T as the backend view it is (w's memory read transposed): no view tensor for it
     wtv = (w._storage.buffer, w._offset, (i, o), (w._stride[1], w._stride[0]))
     # PyTorch's Half addmm adds the bias inside its float32 GEMM: one rounding
-    half_bias = b is not None and x._dtype is D.float16
+    half_bias = b is not None and (x._dtype is D.float16 or x._dtype is D.bfloat16)
     product_dtype = D.float32 if half_bias else x._dtype
     backend = backend_of(x)
     prod = backend.matmul(xv, wtv, product_dtype.np)
@@ -357,7 +357,7 @@ def linear(x, w, b=None):
         from .elementwise import _binary_raw
         out = _binary_raw("add", new_tensor(prod, shape, product_dtype, x.device), b, product_dtype)
         if half_bias:
-            out = cast(out, D.float16)
+            out = cast(out, x._dtype)
     inputs = (x, w) if b is None else (x, w, b)
     if needs_grad(*inputs):
         node = record(AddmmBackward0 if b is not None else MmBackwardLinear, inputs, (out,))

@@ -25,6 +25,7 @@ from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, ca
                      copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
+_REDUCED = (D.float16, D.bfloat16)     # 16-bit floats PyTorch computes in float32 (opmath)
 
 
 def _reduction(reduction, size_average=None, reduce=None):
@@ -148,12 +149,18 @@ class LogSoftmaxBackward0(Node):
         return g - y.exp() * g.sum(self.dim, keepdim=True)
 
 
+def _bfloat16_scalar(value):
+    """A number rounded to bfloat16, as a float32 scalar: arithmetic on two of them, then this
+    again, is one BFloat16 op (float32, rounded once), as NumPy's float16 scalars are Half's."""
+    return np.float32(D.round_scalar(float(value), D.bfloat16))
+
+
 def _over_total_weight(g, total_weight, scalar, g_value=None):
     """nll_loss_backward's g / total_weight as a scalar of the loss's dtype (NumPy's scalar
     division: IEEE's in that dtype); a total weight of 0 (every row ignored) gives _div's inf
     or NaN.  g_value: g.item() when the caller has it already."""
     gv = scalar(g.item() if g_value is None else g_value)
-    return gv / scalar(total_weight) if total_weight else scalar(_div(float(gv), 0.0))
+    return scalar(gv / scalar(total_weight)) if total_weight else scalar(_div(float(gv), 0.0))
 
 
 def _rows_to_input(grad, x):
@@ -207,7 +214,7 @@ class NllLossBackward0(Node):
             # op in x's dtype, written at each row's target and nothing else (an all-ignored
             # batch's inf scale leaves the zeros zero); the forward's total_weight is one in
             # that dtype (_nll_forward)
-            scalar = x._dtype.np.type
+            scalar = _bfloat16_scalar if x._dtype is D.bfloat16 else x._dtype.np.type
             gv = _over_total_weight(g, self.total_weight, scalar) if self.reduction == "mean" else scalar(g.item())
             unit = backend_of(x).full(self.m, D.float64.np, float(gv))
             grad = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
@@ -277,7 +284,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     check_same_device(x, target, weight)
-    if x._dtype is D.float16:
+    if x._dtype in _REDUCED:
         # PyTorch's cross_entropy is log_softmax then nll_loss, each rounding to Half
         from .reduction import log_softmax
         dim = 0 if x.dim() == 1 else 1
@@ -486,7 +493,7 @@ class MseLossBackward0(Node):
         # PyTorch's mse_backward_cpu_kernel: norm * (x - y) * g in the dtype, norm = 2 / n
         # ('mean') or 2 rounded to it; the target's gradient is its negation, to the bit
         xs, ys = self._operands(x, y)
-        norm = D.round_scalar(2.0 * scale, D.float16) if self.dtype is D.float16 else 2.0 * scale
+        norm = D.round_scalar(2.0 * scale, self.dtype) if self.dtype in _REDUCED else 2.0 * scale
         gx = ((xs - ys) * norm) * g
         return gx, (-gx if self.needs_input_grad(1) else None)
 
@@ -559,7 +566,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
         scale = 1.0 / self.n if self.reduction == "mean" else 1.0
-        if x._dtype is D.float16:
+        if x._dtype in _REDUCED:
             return self._half_backward(g, x, y, w, pw)
         if is_grad_enabled():
             from .elementwise import sigmoid
@@ -612,9 +619,9 @@ def _log_sigmoid(x):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), computed in float32 for float16
     and rounded once (PyTorch's log_sigmoid kernel)."""
     from .elementwise import exp, log1p
-    src = x.float() if x._dtype is D.float16 else x
+    src = x.float() if x._dtype in _REDUCED else x
     out = src.clamp(max=0) - log1p(exp(-src.abs()))
-    return out.half() if x._dtype is D.float16 else out
+    return out.to(x._dtype) if x._dtype in _REDUCED else out
 
 
 def _bce_logits_half(x, y, weight, pos_weight, reduction):
@@ -657,7 +664,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     for name, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:
             _not_differentiable("binary_cross_entropy_with_logits", t, name)     # as PyTorch's autograd
-    if x.dtype is D.float16 and all(t is None or t.dtype is D.float16 for t in (y, weight, pos_weight)):
+    if x.dtype in _REDUCED and all(t is None or t.dtype is x.dtype for t in (y, weight, pos_weight)):
         return _bce_logits_half(x, y, weight, pos_weight, reduction)
     dt = x.dtype
     shape = x.shape

@@ -157,7 +157,7 @@ def _pointwise3(name, input, tensor1, tensor2, value, compute, node_cls, saves):
     dt = D.result_type_of((input, tensor1, tensor2))
     # the kernel's arithmetic: float16 in float32 (opmath), rounded once at the end; integers
     # in the operands' own types (wide None)
-    wide = (D.float32 if dt is D.float16 else dt) if dt.is_floating_point else None
+    wide = (D.float32 if dt in (D.float16, D.bfloat16) else dt) if dt.is_floating_point else None
     if wide is None:
         value = int(value)      # the kernel's value.to<scalar_t>(): a fraction truncated (0.5 adds nothing)
     with E.no_grad():
@@ -596,7 +596,7 @@ def _logaddexp(name, node_cls, input, other, exp, scale):
     dt = E._result_type(input, other)
 
     # (float16: in float32, rounded once, as PyTorch's kernel computes Half in its opmath type)
-    compute_dt = D.float32 if dt is D.float16 else dt
+    compute_dt = D.float32 if dt in (D.float16, D.bfloat16) else dt
 
     def compute():          # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
         a = input if input.dtype is compute_dt else input.to(compute_dt)    # (a bool operand: its 0/1 as floats)
@@ -899,7 +899,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     from ..autograd.grad_mode import no_grad
     from .._creation import tensor as _tensor
-    if not input._dtype.is_floating_point or input._dtype is D.float16:
+    if not input._dtype.is_floating_point or input._dtype in (D.float16, D.bfloat16):
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "

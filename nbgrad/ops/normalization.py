@@ -19,6 +19,8 @@ from . import views as V
 from .elementwise import rsqrt
 from ._dtype_rules import refuse, INTEGRAL
 
+_REDUCED = (D.float16, D.bfloat16)     # computed in float32 (opmath), rounded once
+
 
 def _stats(x, dims):
     mean = x.mean(dims, keepdim=True)
@@ -148,7 +150,7 @@ class NativeLayerNormBackward0(Node):
                     None if db is None else new_tensor(db, b._shape, b._dtype, b.device))
         dims = self.dims
         lead = tuple(range(x.dim() - len(dims)))
-        half = x._dtype is D.float16
+        half = x._dtype is D.float16 or x._dtype is D.bfloat16
         if half:                # (in float32, as the forward; each gradient in its input's dtype)
             x, g, mean, rstd = (t.float() for t in (x, g, mean, rstd))
             w = None if w is None else w.float()
@@ -227,13 +229,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         else:
             # float16 in float32 (PyTorch's opmath), rounded once at the end: the statistics
             # of a half row in half lost its gradient (sign and all, against float64's)
-            xo = cast(x, D.float32) if x._dtype is D.float16 else x
+            xo = cast(x, D.float32) if x._dtype in _REDUCED else x
             mean, rstd = _moments(xo, dims, eps)
             out = (xo - mean) * rstd
             if weight is not None:
-                out = out * (cast(weight, D.float32) if weight._dtype is D.float16 else weight)
+                out = out * (cast(weight, D.float32) if weight._dtype in _REDUCED else weight)
             if bias is not None:
-                out = out + (cast(bias, D.float32) if bias._dtype is D.float16 else bias)
+                out = out + (cast(bias, D.float32) if bias._dtype in _REDUCED else bias)
             if out._dtype is not x._dtype:
                 # (a float16 input with float32 weight or bias too: PyTorch's mixed-dtype kernel
                 # writes the input's dtype, and keeps float32 statistics)

@@ -146,7 +146,7 @@ _GELU_BETA = "0.7978845608028654"         # sqrt(2) * 2/sqrt(pi) * 0.5 = sqrt(2 
 _GELU_PDF = "0.3989422804014327"          # 2/sqrt(pi) * sqrt(1/2) * 0.5 = 1 / sqrt(2 pi)
 _FLOATS_ONLY = INTEGRAL
 _BOOL = frozenset({D.bool_})
-_HALF = frozenset({D.float16})
+_HALF = frozenset({D.float16, D.bfloat16})   # (PyTorch refuses these kernels for both)
 _ELU_PARAMS = (("alpha", 1.0), ("scale", 1.0), ("input_scale", 1.0))
 
 

@@ -37,8 +37,8 @@ def _check_flag(op, name, value):
 
 
 def _opmath(dtype):
-    """The dtype PyTorch computes a dtype's math in: float32 for float16."""
-    return D.float32 if dtype is D.float16 else dtype
+    """The dtype PyTorch computes a dtype's math in: float32 for float16 and bfloat16."""
+    return D.float32 if dtype is D.float16 or dtype is D.bfloat16 else dtype
 
 
 def _history_checked_first(x):
@@ -728,15 +728,15 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 def _in_opmath(fn, g, y):
     """fn(g, y) computed as PyTorch's fused Half backward kernels do: in float32, rounded
     once to float16 (recorded casts, so create_graph=True still differentiates)."""
-    if g._dtype is D.float16 and y._dtype is D.float16:
-        return fn(g.float(), y.float()).half()
+    if g._dtype is y._dtype and _opmath(g._dtype) is not g._dtype:
+        return fn(g.float(), y.float()).to(g._dtype)
     return fn(g, y)
 
 
 class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.saved_tensors
-        if g._dtype is D.float16 and y._dtype is D.float16:
+        if g._dtype is y._dtype and _opmath(g._dtype) is not g._dtype:
             return _in_opmath(lambda g, y: _softmax_backward_data(g, y, self.dim, False, exact=False), g, y)
         return _softmax_backward_data(g, y, self.dim, False)
 

@@ -31,6 +31,7 @@ from .optable import ROWS, TABLE
 from ._dtype_rules import not_implemented
 
 _KERNEL_DTYPES = (D.float32, D.float64)
+_REDUCED = (D.float16, D.bfloat16)     # computed in float32 (opmath), rounded once
 _LAYOUTS = {}       # (row, wanted, operand geometries) -> the gradients' strides, or False
 
 
@@ -136,7 +137,7 @@ def _forward(row, inputs, params, dt, like):
     n = math.prod(shape)
     # float16: PyTorch's kernels compute in float32 (their opmath type; number operands
     # become float32 straight from double) and round once, at the end
-    compute = D.float32 if dt is D.float16 and row.half_opmath else dt
+    compute = D.float32 if dt in _REDUCED and row.half_opmath else dt
     if compute in _KERNEL_DTYPES and n and accelerated(tensors[0], "fused_elementwise"):
         program, out = _forward_program(row)
         layout = output_layout(shape, like)
@@ -230,8 +231,8 @@ class TableBackward(Node):
                 args = [env[n] for n in names]
                 result[i] = _forward(callee, args, _NO_PARAMS, grad._dtype, _layout_operands(callee, args))
             return tuple(result)
-        if grad._dtype is D.float16 and row.half_opmath_grads and not is_grad_enabled() and grad.numel() \
-                and all(t._dtype is D.float16 for t in tensors):
+        if grad._dtype in _REDUCED and row.half_opmath_grads and not is_grad_enabled() and grad.numel() \
+                and all(t._dtype is grad._dtype for t in tensors):
             return self._in_float32(env, wanted, result)
         if not direct and backward_path(lambda: self._fusable(grad, tensors), grad, *tensors) is FUSED:
             like = self._layout_operands(env, wanted)
@@ -286,7 +287,7 @@ class TableBackward(Node):
                     v = full(grad32._shape, v, dtype=D.float32, device=grad32.device)
                 values.append(v)
         for k, (i, v) in enumerate(zip(wanted, values)):
-            v = E.cast(v, D.float16)
+            v = E.cast(v, env["grad"]._dtype)
             result[i] = v if v._stride == strides[k] else copy_raw(v, strides[k])
         return tuple(result)
 
@@ -430,7 +431,8 @@ OPS.update({name: fn for name, fn in FUNCTIONS.items() if name not in OPS})
 # polygamma(n, x)), i1/i1e their dtype's epsilon; unrecorded (no grad mode: a composed
 # forward or backward), polygamma is the backend's kernel straight
 def _eps(x):
-    return {D.float16: 0.0009765625, D.float32: 1.1920928955078125e-07}.get(x._dtype, 2.220446049250313e-16)
+    return {D.float16: 0.0009765625, D.bfloat16: 0.0078125, D.float32: 1.1920928955078125e-07}.get(
+        x._dtype, 2.220446049250313e-16)
 
 
 def _polygamma_call(n, x):
@@ -531,8 +533,8 @@ def logsigmoid(input):
 
 
 # the largest finite value of each floating dtype, and as PyTorch prints it (C++ ostream, 6 digits)
-_FLOAT_MAX = {D.float16: (65504.0, "65504"), D.float32: (3.4028234663852886e38, "3.40282e+38"),
-              D.float64: (1.7976931348623157e308, "1.79769e+308")}
+_FLOAT_MAX = {D.float16: (65504.0, "65504"), D.bfloat16: (3.3895313892515355e38, "3.38953e+38"),
+              D.float32: (3.4028234663852886e38, "3.40282e+38"), D.float64: (1.7976931348623157e308, "1.79769e+308")}
 
 
 def softshrink(input, lambd=0.5):

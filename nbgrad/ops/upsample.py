@@ -180,7 +180,7 @@ def _upsample_forward(x, plan):
                 for pos, w in zip(positions[1:], weights[1:]):
                     acc = acc + gather_flat(t, pos) * w
                 t = acc
-            out = t.half() if plan.half else t
+            out = t.to(plan.half) if plan.half else t
     if needs_grad(x):
         record(_node(plan.name), (x,), (out,), plan=plan)
     return out
@@ -203,7 +203,7 @@ def _upsample_backward(g, plan):
                 pos = cat([V.reshape(p, (-1,)) for p in positions])
                 gx = scatter_add_flat(int(np.prod(shape)), pos, src, shape=shape)
             if plan.half:
-                gx = gx.half()
+                gx = gx.to(plan.half)
     if needs_grad(g):
         record(_node(plan.name[:-1] + "Backward0"), (g,), (gx,), plan=plan)
     return gx
@@ -267,7 +267,8 @@ def _plan(x, out_size, scales, mode, align_corners):
     shape, dev = tuple(x._shape), x.device
     name = f"Upsample{_KINDS[mode]}{d}DBackward0"
     nearest = mode in ("nearest", "nearest-exact")
-    half = x._dtype is D.float16     # computed in float32 (weights too), rounded once, as PyTorch's
+    # float16/bfloat16 (half: that dtype) computed in float32 (weights too), rounded once, as PyTorch's
+    half = x._dtype if x._dtype in (D.float16, D.bfloat16) else False
     work = D.float32 if half else x._dtype
     t = np.float64 if work is D.float64 else np.float32
     taps = [_taps(mode, shape[-d + k], out_size[k], scales[k], align_corners, t, d) for k in range(d)]

@@ -76,6 +76,16 @@ def _install_float16():
 
 _install_float16()
 
+
+def _install_bfloat16():
+    # bfloat16 is stored as uint16 words and computed by the float32 kernels, over the
+    # float16 wrappers (nbgrad/backends/_bfloat16.py)
+    from .._bfloat16 import install_cpu
+    install_cpu(globals())
+
+
+_install_bfloat16()
+
 # convolution and pooling (nbgrad/ops/conv.py, pooling.py): imported after the float16
 # wrappers are installed, which they do not take (float16 pooling widens itself: pooling.py)
 from .conv import conv2d_backward, conv2d_forward  # noqa: E402
@@ -83,3 +93,7 @@ from .pooling import avg_pool2d, avg_pool2d_backward, max_pool2d, max_pool2d_bac
 from .upsample import interp_pass, interp_pass_backward  # noqa: E402
 from .grid_sample import grid_sampler_2d, grid_sampler_2d_backward  # noqa: E402
 from .pooling_fractional import fractional_max_pool  # noqa: E402
+
+# (bfloat16 for the kernels just imported: widened in, rounded once out: _bfloat16.py)
+from .._bfloat16 import install_late as _install_late_bfloat16  # noqa: E402
+_install_late_bfloat16(globals())

@@ -48,6 +48,11 @@ class BackwardCFunction(Node, FunctionCtx):
         return self._needs_input_grad
 
     def backward(self, *grads):
+        # one gradient per output, as PyTorch passes them: the engine's list ends at the last
+        # output that received one (a, b = F.apply(x); a.sum().backward() sends b nothing)
+        missing = len(self._out_meta) - len(grads)
+        if missing > 0:
+            grads = grads + (None,) * missing
         if self.materialize_grads:
             from .._creation import zeros
             grads = tuple(g if g is not None else zeros(shape, dtype=dt) for g, (shape, dt) in zip(grads, self._out_meta))

@@ -230,3 +230,31 @@ def test_detect_anomaly_does_not_change_good_gradients(quiet_anomaly_warnings):
     with nbgrad.autograd.detect_anomaly():
         (x * x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
+
+
+def test_custom_function_backward_gets_one_gradient_per_output():
+    """An output no gradient reached gets zeros (materialize_grads, the default) or None,
+    also when it is the last one: backward is always called with one gradient per output."""
+    seen = []
+
+    class Three(nbgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 2, x * 3, x * 4
+
+        @staticmethod
+        def backward(ctx, ga, gb, gc):
+            seen.append([None if g is None else g.tolist() for g in (ga, gb, gc)])
+            return sum(g * k for g, k in ((ga, 2), (gb, 3), (gc, 4)) if g is not None), None
+
+    x = nbgrad.ones(2, requires_grad=True)
+    a, b, c = Three.apply(x, True)
+    a.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0] and seen[-1] == [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+    a, b, c = Three.apply(x, True)
+    assert nbgrad.autograd.grad(b.sum(), x)[0].tolist() == [3.0, 3.0]
+    assert seen[-1] == [[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]
+    a, b, c = Three.apply(x, False)
+    a.sum().backward()
+    assert seen[-1] == [[1.0, 1.0], None, None]

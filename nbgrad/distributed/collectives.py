@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from .. import _dtype as D
 from . import _mpi
 from .._tensor import Tensor
 from .process_group import resolve, world
@@ -192,6 +193,7 @@ def _tensor(t, name="tensor"):
     if not isinstance(t, Tensor):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type nbgrad.Tensor\n"
                         f"             but got {type(t)} instead.")
+    _supported(t)
     return t
 
 
@@ -199,9 +201,20 @@ def _tensor_list(ts, name):
     if not isinstance(ts, (list, tuple)) or not all(isinstance(t, Tensor) for t in ts):
         raise TypeError(f"Invalid function argument. Expected parameter `{name}` of type List[nbgrad.Tensor]\n"
                         f"             but got {type(ts)} instead.")
+    for t in ts:
+        _supported(t)
     return list(ts)
 
 
+def _supported(t):
+    # bfloat16 lives in uint16 words (backends/_bfloat16.py) that MPI would move and reduce
+    # as integers: refused before any rank sends, rather than summed as the wrong numbers
+    if t._dtype is _BFLOAT16:
+        raise TypeError("nbgrad.distributed: the MPI collectives do not take bfloat16 tensors yet; "
+                        "communicate a float32 copy (t.float()) and convert back")
+
+
+_BFLOAT16 = D.bfloat16
 _OP_NAMES = {op: op.name for op in ReduceOp}      # (Enum.name is a property: slow per call)
 
 

@@ -4,6 +4,8 @@ One launch (`mpiexec -n 3 python -m tests.distributed.workers.collectives`) runs
 collective for every dtype and op; each rank pickles what it saw, and the tests below
 compare it with NumPy computed here from the same inputs (tests/distributed/_cases.py).
 """
+import os
+
 import numpy as np
 import pytest
 
@@ -143,6 +145,10 @@ def test_leaf_flags_and_version_untouched(ranks):
     ("bad_send_self", "ValueError", "should not be the same as the rank of the current process"),
     ("bad_tensor", "TypeError", "Expected parameter `tensor` of type nbgrad.Tensor"),
     ("bad_op", "TypeError", "ReduceOp"),
+    # (a departure: PyTorch's gloo reduces bfloat16; nbgrad's MPI path refuses it, loudly)
+    pytest.param("bad_bfloat16", "TypeError", "do not take bfloat16 tensors yet",
+                 marks=pytest.mark.skipif(os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1",
+                                          reason="PyTorch's collectives take bfloat16")),
     ("bad_into", "RuntimeError", "world_size times input tensor size"),
     ("twice", "ValueError", "trying to initialize the default process group twice!"),
 ])

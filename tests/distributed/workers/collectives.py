@@ -127,6 +127,8 @@ def main(out_dir, device="cpu"):
     res["bad_send_self"] = outcome(lambda: dist.send(x, r))
     res["bad_tensor"] = outcome(lambda: dist.all_reduce(np.ones(3)))
     res["bad_op"] = outcome(lambda: dist.all_reduce(x, op="sum"))
+    if hasattr(nbgrad, "bfloat16"):
+        res["bad_bfloat16"] = outcome(lambda: dist.all_reduce(nbgrad.ones(3, dtype=nbgrad.bfloat16)))
     res["bad_into"] = outcome(lambda: dist.all_gather_into_tensor(t(np.zeros(5, np.float32)), x))
     res["untouched"] = val(x)
     res["twice"] = outcome(lambda: dist.init_process_group("mpi"))

@@ -112,3 +112,40 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(vec.shape[:-1] + nbgrad.Size((n, n)))
     mat[..., _tril_mask(n, diag, vec.device)] = vec
     return mat
+
+
+class _CountAndProbs:
+    """Binomial's and NegativeBinomial's shared parameters (PyTorch writes them out in both):
+    total_count broadcast with probs or logits (exactly one), expand, and _new."""
+
+    def __init__(self, total_count, probs, logits, validate_args):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super(_CountAndProbs, self).__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        # (the family -- Binomial, not a user's subclass of it -- for PyTorch's check that a
+        # subclass with its own __init__ defines its own expand)
+        family = next(c for c in type(self).__mro__ if _CountAndProbs in c.__bases__)
+        new = self._get_checked_instance(family, _instance)
+        batch_shape = nbgrad.Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(_CountAndProbs, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)

@@ -47,8 +47,8 @@ from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, me
 from .ops.einsum import einsum
 from .ops.cumulative import cumsum, cumprod
 from .ops.comparison import equal, isclose, allclose
-from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
-                      ByteTensor, BoolTensor, set_default_tensor_type)
+from ._legacy import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
+                      CharTensor, ByteTensor, BoolTensor, set_default_tensor_type)
 from .ops.counting import unique, bincount, histc, histogram
 from .ops.fusion import fuse
 from ._dlpack import from_dlpack

@@ -1,5 +1,5 @@
-"""PyTorch's legacy tensor types: FloatTensor, DoubleTensor, HalfTensor, LongTensor,
-IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor.
+"""PyTorch's legacy tensor types: FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,
+LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor.
 
 Each is a constructor (`FloatTensor([1, 2])` copies data, `FloatTensor(2, 3)` or
 `FloatTensor(Size)` makes an uninitialised tensor of those sizes, `FloatTensor(t)` of
@@ -57,12 +57,7 @@ def _sized(sizes, dtype, device):
     return empty(*sizes, dtype=dtype, device=device)
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
-def _c_name(dtype):
-    return _C_NAMES.get(dtype.np.name, dtype.np.name)
+_c_name = D.cpp_type_name       # (one table of C++ type names: _dtype.py)
 
 
 def _legacy(dtype, device_type="cpu"):
@@ -82,6 +77,7 @@ def cuda_types():
 FloatTensor = _legacy(D.float32)
 DoubleTensor = _legacy(D.float64)
 HalfTensor = _legacy(D.float16)
+BFloat16Tensor = _legacy(D.bfloat16)
 LongTensor = _legacy(D.int64)
 IntTensor = _legacy(D.int32)
 ShortTensor = _legacy(D.int16)
@@ -107,5 +103,5 @@ def set_default_tensor_type(t):
     D.set_default_dtype(t.dtype)
 
 
-_BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
-                                          CharTensor, ByteTensor, BoolTensor)}
+_BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor,
+                                          IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)}

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.autograd import Variable
+
+Variable = nbgrad.autograd.Variable     # (by attribute: the PyTorch stand-in loads no second torch.autograd)
 
 
 def test_variable_is_a_detached_alias():
@@ -32,7 +33,8 @@ def test_variable_is_a_detached_alias():
 
 
 @pytest.mark.parametrize("name, dtype", [("FloatTensor", nbgrad.float32), ("DoubleTensor", nbgrad.float64),
-                                         ("HalfTensor", nbgrad.float16), ("LongTensor", nbgrad.int64),
+                                         ("HalfTensor", nbgrad.float16), ("BFloat16Tensor", nbgrad.bfloat16),
+                                         ("LongTensor", nbgrad.int64),
                                          ("IntTensor", nbgrad.int32), ("ShortTensor", nbgrad.int16),
                                          ("CharTensor", nbgrad.int8), ("ByteTensor", nbgrad.uint8),
                                          ("BoolTensor", nbgrad.bool)])
@@ -109,3 +111,12 @@ def test_set_default_tensor_type():
             nbgrad.set_default_tensor_type(nbgrad.LongTensor)
     finally:
         nbgrad.set_default_dtype(nbgrad.float32)
+
+
+def test_bfloat16_legacy_type_refuses_another_dtype_with_the_cpp_names():
+    with pytest.raises(TypeError, match=r"expected TensorOptions\(dtype=c10::BFloat16, device=cpu.*\(got "
+                                        r"TensorOptions\(dtype=float, device=cpu"):
+        nbgrad.BFloat16Tensor(nbgrad.zeros(2))
+    with pytest.raises(TypeError, match=r"expected TensorOptions\(dtype=float, .*got TensorOptions\(dtype=c10::BFloat16"):
+        nbgrad.FloatTensor(nbgrad.zeros(2, dtype=nbgrad.bfloat16))
+    assert isinstance(nbgrad.zeros(2, dtype=nbgrad.bfloat16), nbgrad.BFloat16Tensor)

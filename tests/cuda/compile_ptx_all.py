@@ -1,7 +1,8 @@
 """Compile every CUDA kernel of nbgrad for a real architecture (sm_90) without a GPU.
 
 Run as a script in a process WITHOUT NUMBA_ENABLE_CUDASIM (tests/cuda/test_compile_ptx.py
-does so); `--generated SPEC` compiles nbgrad.compile's generated kernels instead.  Needs NVIDIA's compiler from `pip install "numba-cuda[cu13]"`, not a GPU.
+does so, in two processes side by side: `--shard 0/2` and `--shard 1/2` compile every
+other signature each); `--generated SPEC` compiles nbgrad.compile's generated kernels instead.  Needs NVIDIA's compiler from `pip install "numba-cuda[cu13]"`, not a GPU.
 The simulator accepts code a GPU rejects (numpy ufuncs in device code, Python
 objects, bad types); this catches those.  Prints one line per failure and a
 summary; exits 1 if anything failed.
@@ -301,7 +302,10 @@ def main():
         print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} generated kernels for sm_{CC[0]}{CC[1]}")
         return 1 if failures or not sigs else 0
     sigs = signatures()
-    for label, fn, args in sigs:
+    shard, shards = 0, 1
+    if len(sys.argv) == 3 and sys.argv[1] == "--shard":       # "--shard K/N": every N-th signature from K
+        shard, shards = (int(v) for v in sys.argv[2].split("/"))
+    for label, fn, args in sigs[shard::shards]:
         try:
             cuda.compile_ptx(fn, args, cc=CC)
         except Exception as exc:  # report every failure, not only the first
@@ -310,12 +314,14 @@ def main():
             print(f"FAIL {label}: {type(exc).__name__}: {first[0] if first else ''}")
             if os.environ.get("NBGRAD_PTX_VERBOSE"):
                 traceback.print_exc()
-    compiled = {(os.path.realpath(fn.__code__.co_filename), fn.__code__.co_firstlineno) for _, fn, _ in sigs}
+    listed = {(os.path.realpath(fn.__code__.co_filename), fn.__code__.co_firstlineno) for _, fn, _ in sigs}
     definitions = kernel_definitions()
-    unlisted = {key: name for key, name in definitions.items() if key not in compiled}
+    unlisted = {key: name for key, name in definitions.items() if key not in listed}
     for (path, line), name in sorted(unlisted.items()):
         print(f"UNLISTED {os.path.relpath(path)}:{line} {name}: a kernel with no signature in this script")
-    print(f"compiled {len(sigs) - len(failures)}/{len(sigs)} kernel signatures for sm_{CC[0]}{CC[1]}"
+    n = len(sigs[shard::shards])
+    print(f"compiled {n - len(failures)}/{n} kernel signatures for sm_{CC[0]}{CC[1]}"
+          f"{f' (shard {shard}/{shards})' if shards > 1 else ''}"
           f" ({len(definitions) - len(unlisted)}/{len(definitions)} kernel definitions covered)")
     failures += list(unlisted.values())
     return 1 if failures else 0

@@ -2,7 +2,7 @@
 fall on each side of PyTorch's vector widths.
 
     python -m tests.differential.sweeps            # all sweeps
-    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, half, integers, layers3d, empty
+    python -m tests.differential.sweeps dtypes     # one: dtypes, lengths, half, bfloat16, integers, layers3d, empty
 
 The random programs of `python -m tests.differential` draw float64/float32/int64/bool
 leaves of a few elements; these sweeps cover what they rarely reach:
@@ -15,6 +15,7 @@ leaves of a few elements; these sweeps cover what they rarely reach:
             (nan, +-inf, +-0, denormals, halves, huge): a kernel whose vectorized loop and
             scalar loop disagree shows at some lengths and not at others.
   half      the unary and binary calls above on float16: values and gradients bit for bit.
+  bfloat16  the same on bfloat16.
   integers  integer ops and reductions with each dtype's minimum and maximum.
   layers3d  the 3-D pools and convolutions and embedding_bag over geometries, ties, NaN and
             infinities: values, indices, gradients, node names and errors.
@@ -28,7 +29,9 @@ both signs from 65 elements (which zero a tie keeps follows PyTorch's vector wid
 keeps the first); dtypes -- functions nbgrad lacks (complex and polar), float16
 mixed-dtype details, message wording of Python's own argument errors; half -- gelu's values
 (float32 erf against PyTorch's vectorized one, a few elements in a hundred), the gradients of
-the mean-reduced bce and smooth_l1 losses (one or two elements: summation order).
+the mean-reduced bce and smooth_l1 losses (one or two elements: summation order); bfloat16 --
+prod (PyTorch reduces BFloat16 in lanes of its own; nbgrad rounds each product), histc's counts
+at bin edges, one or two gradient elements of mse, huber and smooth_l1.
 """
 import sys
 import warnings
@@ -178,20 +181,24 @@ def sweep_lengths():
     return found
 
 
-def _half_result(m, fn, args, g_seed):
-    """(output as float16/other numpy, input gradients) of fn on float16 leaves, or an outcome
-    pair when the call fails."""
-    leaves = [m.tensor(a, dtype=m.float16, requires_grad=True) for a in args]
+def _half_result(m, fn, args, g_seed, dtype="float16"):
+    """(output as numpy, input gradients) of fn on 16-bit float leaves (bfloat16's widened to
+    float32 exactly: NumPy has no bfloat16), or an outcome pair when the call fails."""
+    dt = getattr(m, dtype)
+    leaves = [m.tensor(a.astype(np.float32), dtype=dt, requires_grad=True) for a in args]
+
+    def host(t):
+        return (t.float() if t.dtype == m.bfloat16 else t).numpy()
     try:
         out = fn(*leaves)
         if isinstance(out, tuple):
             out = out[0]
         grads = ()
-        if out.dtype == m.float16 and out.requires_grad:
-            g = np.random.default_rng(g_seed).standard_normal(tuple(out.shape)).astype(np.float16)
-            out.backward(m.tensor(g))
-            grads = tuple(x.grad.numpy() if x.grad is not None else None for x in leaves)
-        return out.detach().numpy(), grads
+        if out.dtype == dt and out.requires_grad:
+            g = np.random.default_rng(g_seed).standard_normal(tuple(out.shape)).astype(np.float32)
+            out.backward(m.tensor(g, dtype=dt))
+            grads = tuple(host(x.grad) if x.grad is not None else None for x in leaves)
+        return host(out.detach()), grads
     except Exception as e:                                  # noqa: BLE001  (the outcome is compared)
         return (type(e).__name__, str(e).split("\n")[0][:90]), None
 
@@ -199,7 +206,7 @@ def _half_result(m, fn, args, g_seed):
 _RANDOM_CALLS = {"rand_like", "randn_like", "uniform_", "normal_", "bernoulli"}
 
 
-def sweep_half():
+def sweep_half(dtype="float16"):
     """float16 values and gradients bit for bit (NaNs of any payload equal): PyTorch's CPU
     kernels compute Half in float32 and round once where their opmath says so, op by op where
     they do not; composed formulas in nbgrad must follow the kernel each op is."""
@@ -218,8 +225,8 @@ def sweep_half():
                 continue                                    # (another generator: other draws by design)
             for kind, vals in inputs.items():
                 args = vals[:arity]
-                t = _half_result(torch, tcalls[name], args, 1)
-                r = _half_result(nbgrad, ncalls[name], args, 1)
+                t = _half_result(torch, tcalls[name], args, 1, dtype)
+                r = _half_result(nbgrad, ncalls[name], args, 1, dtype)
                 if t[1] is None or r[1] is None:
                     continue                                # failures: the dtypes sweep compares them
                 bad = [] if _same_bits(r[0], t[0]) else ["value"]
@@ -229,8 +236,14 @@ def sweep_half():
                     bad.append("grads")
                 if bad:
                     found += 1
-                    print(f"half {kind:8} {name:22} differs in {', '.join(bad)}")
+                    print(f"{'half' if dtype == 'float16' else dtype} {kind:8} {name:22} differs in "
+                          f"{', '.join(bad)}")
     return found
+
+
+def sweep_bfloat16():
+    """sweep_half's calls on bfloat16 leaves."""
+    return sweep_half("bfloat16")
 
 
 _INT_OPS = {"sum": lambda m, x, y: x.sum(), "prod": lambda m, x, y: x.prod(), "cumsum": lambda m, x, y: x.cumsum(0),
@@ -426,7 +439,8 @@ def sweep_empty():
     return found
 
 
-SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "half": sweep_half, "integers": sweep_integers,
+SWEEPS = {"dtypes": sweep_dtypes, "lengths": sweep_lengths, "half": sweep_half, "bfloat16": sweep_bfloat16,
+          "integers": sweep_integers,
           "layers3d": sweep_layers3d,
           "empty": sweep_empty}
 

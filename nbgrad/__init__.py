@@ -186,6 +186,11 @@ from .ops.numerical_more import (gradient, histogramdd, vander, native_layer_nor
                                   native_group_norm, native_dropout)
 from ._lowrank import svd_lowrank, pca_lowrank  # noqa: E402
 from ._lobpcg import lobpcg  # noqa: E402
+# torch.autocast and its switches (nbgrad/amp: the ops it casts test one flag while it is off)
+from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,  # noqa: E402
+                                set_autocast_dtype, is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting,
+                                is_autocast_cpu_enabled, get_autocast_cpu_dtype)
 
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions

@@ -11,6 +11,7 @@ gradient added back window offset by window offset (col2im).
 """
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.backward_path import FUSED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -378,6 +379,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _convnd(x, w, b, stride, padding, dilation, groups, n):
+    if _amp.ON: x, w, b = _amp.cast_lower(x, w, b)
     for name, t in (("input", x), ("weight", w)):
         if not isinstance(t, Tensor):
             raise TypeError(f"conv{n}d(): argument '{name}' (position {1 if t is x else 2}) must be Tensor, "

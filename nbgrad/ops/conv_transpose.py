@@ -12,6 +12,7 @@ same three are the composed im2col/col2im Tensor ops of nbgrad/ops/conv.py.
 """
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.backward_path import FUSED, backward_path
 from ..autograd.grad_mode import no_grad
 from . import conv as C
@@ -240,6 +241,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def _conv_transposend(x, w, b, stride, padding, output_padding, groups, dilation, n):
+    if _amp.ON: x, w, b = _amp.cast_lower(x, w, b)
     name = f"conv_transpose{n}d"
     for what, t in (("input", x), ("weight", w)):
         if not isinstance(t, Tensor):

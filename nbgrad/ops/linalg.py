@@ -3,6 +3,7 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype, check_same_dtype
 from ..autograd.backward_path import FUSED, backward_path
@@ -59,6 +60,7 @@ class MmBackward0(Node):
 
 
 def mm(a, b):
+    if _amp.ON: a, b = _amp.cast_lower(a, b)
     if a.dim() != 2 or b.dim() != 2:
         raise RuntimeError(f"{'self' if a.dim() != 2 else 'mat2'} must be a matrix")
     if a._shape[1] != b._shape[0]:
@@ -86,6 +88,7 @@ class BmmBackward0(Node):
 
 
 def bmm(a, b):
+    if _amp.ON: a, b = _amp.cast_lower(a, b)
     if a.dim() != 3 or b.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if a.dim() != 3 else "batch2 must be a 3D tensor")
     if a._shape[0] != b._shape[0] or a._shape[2] != b._shape[1]:
@@ -196,6 +199,7 @@ def _should_fold(a, b):
 
 
 def matmul(a, b):
+    if _amp.ON: a, b = _amp.cast_lower(a, b)
     if not isinstance(a, Tensor) or not isinstance(b, Tensor):
         raise TypeError("matmul(): argument 'other' must be Tensor")
     da, db = a.dim(), b.dim()
@@ -322,6 +326,7 @@ MmBackwardLinear.__name__ = "MmBackward0"     # linear without bias shows as a p
 def linear(x, w, b=None):
     """x @ w.T + b (PyTorch's F.linear).  2-D inputs run as one op whose backward is fused;
     other shapes fold the leading dims into rows."""
+    if _amp.ON: x, w, b = _amp.cast_lower(x, w, b)
     if w.dim() != 2 or x.dim() < 1:
         out = matmul(x, V.t(w) if w.dim() == 2 else w)
         return out if b is None else out + b

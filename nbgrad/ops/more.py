@@ -5,6 +5,7 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
 from ._graph import _wrap as wrap_dim, broadcast_shapes, zeros_grad
@@ -104,6 +105,7 @@ def _scaled_sum(name, input, product, beta, alpha):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if _amp.ON: input, mat1, mat2 = _amp.cast_lower(input, mat1, mat2)
     return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
 
 
@@ -116,10 +118,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     return _scaled_sum("BaddbmmBackward0", input, batch1.bmm(batch2), beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 

@@ -19,6 +19,7 @@ import struct
 from .. import _dtype as D
 from .._layout import layout_of
 from .._tensor import Tensor, contiguous_strides
+from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.backward_path import FUSED, backward_path
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node, _saved_input, _saved_output
@@ -581,6 +582,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 def prelu(input, weight):
     """where(x > 0, x, weight * x), weight (one value or one per channel, dim 1) reshaped to
     broadcast over x as PyTorch's prelu does before its _prelu_kernel."""
+    if _amp.ON: input, weight = _amp.cast_lower(input, weight)
     x, w = _tensor_arg("prelu", input), _tensor_arg("prelu", weight, "weight")
     if x._dtype is not w._dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {D.scalar_type_name(x._dtype)} and "

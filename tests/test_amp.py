@@ -262,3 +262,32 @@ def test_grad_scaler_disabled():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert nbgrad.amp.GradScaler("cpu").get_scale() == 65536.0
+
+
+def test_float32_list_losses_run_in_float32_under_autocast():
+    """PyTorch's CPU autocast runs its float32-list ops (the losses) in float32: a bfloat16
+    input is cast (ToCopyBackward0 under the loss's nodes) and the loss is float32; ops on
+    neither list keep their input's dtype.  Recorded from PyTorch 2.13."""
+    F = nbgrad.nn.functional
+    x = nbgrad.randn(4, 5, dtype=nbgrad.bfloat16, requires_grad=True)
+    y = nbgrad.tensor([1, 0, 2, 4])
+    other = x.detach() * 2
+    with nbgrad.autocast("cpu"):
+        losses = {"cross_entropy": F.cross_entropy(x, y), "nll_loss": F.nll_loss(x, y),
+                  "mse_loss": F.mse_loss(x, other), "l1_loss": F.l1_loss(x, other),
+                  "smooth_l1_loss": F.smooth_l1_loss(x, other), "huber_loss": F.huber_loss(x, other),
+                  "kl_div": F.kl_div(x, other, reduction="sum"),
+                  "binary_cross_entropy_with_logits": F.binary_cross_entropy_with_logits(x, nbgrad.rand(4, 5))}
+        kept = [nbgrad.softmax(x, 1), F.log_softmax(x, 1), x.sum(), F.layer_norm(x, (5,))]
+        loss = losses["cross_entropy"]
+    assert {k: v.dtype for k, v in losses.items()} == {k: nbgrad.float32 for k in losses}
+    assert [t.dtype for t in kept] == [nbgrad.bfloat16] * 4
+    chain, node = [], loss.grad_fn
+    while node is not None and node.next_functions:
+        chain.append(node.name())
+        node = node.next_functions[0][0]
+    assert chain == ["NllLossBackward0", "LogSoftmaxBackward0", "ToCopyBackward0"]
+    loss.backward()
+    assert x.grad.dtype == nbgrad.bfloat16
+    with nbgrad.autocast("cpu", enabled=False):
+        assert F.mse_loss(x, other).dtype == nbgrad.bfloat16

@@ -135,6 +135,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    from ..amp import autocast_mode as _amp
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(input.shape) != tuple(target.shape):
         import warnings

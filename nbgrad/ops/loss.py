@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
@@ -270,6 +271,7 @@ def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight, div=_div):
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Log-softmax over dim 1 (dim 0 for a 1-D input) and NLL, fused."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     x = input
     if isinstance(target, Tensor) and isinstance(x, Tensor) and tuple(target.shape) == tuple(x.shape):
@@ -462,6 +464,7 @@ def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices under log-probabilities `input`."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     x = input
     check_same_device(x, target, weight)
@@ -523,6 +526,7 @@ class MseLossBackwardBackward0(Node):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or elementwise) squared error, broadcasting as PyTorch does (with its warning)."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     return _pointwise_loss(input, target, reduction, "mse")
 
@@ -655,6 +659,7 @@ def _softplus_neg(x):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross-entropy in one numerically stable kernel."""
+    if _amp.ON: input, target, weight, pos_weight = _amp.cast_float32(input, target, weight, pos_weight)  # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     x, y = input, target
     if tuple(y.shape) != tuple(x.shape):

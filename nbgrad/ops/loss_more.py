@@ -10,6 +10,7 @@ A composed loss is written op for op as PyTorch writes it, so its nodes are PyTo
 import warnings
 
 from .. import _dtype as D
+from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, record
@@ -106,6 +107,7 @@ def _check_expands(weight, x):
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-w * (y * log(x) + (1 - y) * log(1 - x)), each log clamped at -100 (PyTorch's)."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     from .elementwise import log
     reduction = _reduction(reduction, size_average, reduce)
     x, y = input, target
@@ -184,6 +186,7 @@ def _broadcast_pair(x, y):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; L1 when beta is 0 (PyTorch's)."""
+    if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     _warn_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
@@ -200,6 +203,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (PyTorch's)."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     _warn_size(input, target)
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
@@ -238,6 +242,7 @@ class SoftMarginLossBackward0(_NativeLossNode):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-y x)) (PyTorch's formula)."""
+    if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     _not_differentiable("soft_margin_loss", target)
     check_same_device(input, target)
@@ -249,6 +254,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 # -- losses PyTorch composes from Tensor ops ---------------------------------------------
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """target * (log(target) - input) (xlogy) or, with log_target, exp(target) * (target - input)."""
+    if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
     elif reduction == "mean":
@@ -277,6 +283,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
+    if _amp.ON: input1, input2, target = _amp.cast_float32(input1, input2, target)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "

@@ -8,7 +8,7 @@ import nbgrad
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _Number, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, probs_or_logits, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -20,22 +20,14 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        batch_shape = probs_or_logits(self, probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, _Number)
-            self.probs, = broadcast_all(probs)
             # checked here, before the clamping below would hide bad values (PyTorch checks
             # whenever validate_args is given, True or False)
             if validate_args is not None:
                 if not self.arg_constraints["probs"].check(self.probs).all():
                     raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, _Number)
-            self.logits, = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = nbgrad.Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 

@@ -7,7 +7,7 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import _Number, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, probs_or_logits, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -18,16 +18,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, _Number)
-            self.probs, = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, _Number)
-            self.logits, = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = nbgrad.Size() if is_scalar else self._param.size()
+        batch_shape = probs_or_logits(self, probs, logits)
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

@@ -149,3 +149,16 @@ class _CountAndProbs:
 
     def _new(self, *args, **kwargs):
         return self._param.new(*args, **kwargs)
+
+
+def probs_or_logits(dist, probs, logits):
+    """Bernoulli-like parameters as PyTorch's constructors set them: exactly one of probs and
+    logits (ValueError otherwise), broadcast to a tensor, kept as `dist.probs` or `dist.logits`
+    and as `dist._param`; returns the batch shape (empty for a Python number)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    value = probs if probs is not None else logits
+    param, = broadcast_all(value)
+    setattr(dist, "probs" if probs is not None else "logits", param)
+    dist._param = param
+    return nbgrad.Size() if isinstance(value, _Number) else param.size()

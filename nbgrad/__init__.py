@@ -200,7 +200,12 @@ __version__ = "0.1.0"
 
 # PyTorch's submodules that most programs never touch load on first use (nbgrad/_lazy.py)
 from ._lazy import lazy_submodules as _lazy_submodules
-__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random"))
+__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler"))
+
+# built-in nodes' PyTorch-named saved values (grad_fn._saved_self, ...) as class properties
+from .autograd import _saved_names as _saved_names_module
+_saved_names_module.install()
+del _saved_names_module
 
 # the objects that live as long as the process, out of the cyclic collector's full walks (_gc.py)
 from . import _gc

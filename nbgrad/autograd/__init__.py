@@ -71,3 +71,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from . import functional  # noqa: E402  (torch.autograd.functional; it imports this package's grad lazily)
+
+# torch.autograd.profiler loads on first use (nbgrad/_lazy.py)
+from .._lazy import lazy_submodules as _lazy_submodules  # noqa: E402
+__getattr__ = _lazy_submodules(__name__, ("profiler",))

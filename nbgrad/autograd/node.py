@@ -5,6 +5,7 @@ the tensors its backward needs (saved with the version they had), and
 nothing that points back at its outputs, so a graph dies with its outputs.
 """
 import itertools
+import math
 import sys
 import threading
 import weakref
@@ -149,7 +150,7 @@ class HookedSavedTensor:
 
     __slots__ = ("packed", "unpack_hook", "was_output", "output_nr", "requires_grad", "grad_fn", "grad_acc",
                  "producer", "_vc", "_out")
-    is_output = True            # (so Node._saved_values unpacks it; _check_not_saved passes it over)
+    is_output = True            # (so Node._unpacked_saved unpacks it; _check_not_saved passes it over)
 
     def __init__(self, tensor, is_output, pack, unpack):
         self.was_output = is_output
@@ -268,19 +269,58 @@ class SavedTensorHandle:
                 "the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
                 "you need to backward through the graph a second time or if you need to access saved variables "
                 "after calling backward.")
-        s = node._saved[i]
+        s = node._saved[i] if i is not None and i < len(node._saved) else None
         if s is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if type(s) is HookedSavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. "
                                "Hint: only one pair of hooks is allowed at a time.")
         value = s.unpack(node)      # (checks the version, as PyTorch's does before packing)
-        hooked = HookedSavedTensor(value, s.is_output, pack_hook, unpack_hook)
+        # (the pack hook gets the saved data without its autograd history, as PyTorch's
+        # SavedVariable::register_hooks packs it; the unpacked tensor gets the history back)
+        hooked = HookedSavedTensor(value, s.is_output, lambda t: pack_hook(t.detach()), unpack_hook)
         if s.is_output:
             hooked.producer = s.producer        # (an in-place op on a view: the view's history)
         saved = list(node._saved)
         saved[i] = hooked
         node._saved = tuple(saved)
+
+
+def saved_attribute(node, entry, name, raw):
+    """node._saved_<name> (raw: ._raw_saved_<name>) as PyTorch's generated node gives it:
+    a saved tensor unpacked (an input is itself, an output a new tensor with this node as its
+    grad_fn; PyTorch's errors once freed or modified in place), None where nothing was saved
+    (an input without an edge), a raw handle whose register_hooks hooks that one tensor, the
+    other saved values (numbers, dims, sizes) as they were given.  entry: the node class's
+    (tensor slots, other values) of autograd/_saved_names.py, which installs these as
+    properties of the classes it names."""
+    tensors, others = entry
+    where = others.get(name)
+    scalar = where[len("scalar:"):] if where is not None and where.startswith("scalar:") else None
+    index = tensors.get(name)
+    if index is not None or scalar is not None:
+        saved = node._saved
+        slot = saved[index] if index is not None and index < len(saved) else None
+        if slot is None and scalar is not None and getattr(node, scalar) is not None and not node._freed:
+            # a Python number saved where a tensor would be: PyTorch's wrapped-number tensor
+            from .._creation import tensor
+            from .. import _dtype as D
+            value = getattr(node, scalar)
+            dtype = D.bool if isinstance(value, bool) else D.int64 if isinstance(value, int) else D.float64
+            return SavedTensorHandle(node, None) if raw else tensor(value, dtype=dtype)
+        if raw:
+            return SavedTensorHandle(node, index)
+        if node._freed:
+            raise RuntimeError(FREED_MSG)
+        return None if slot is None else slot.unpack(node)
+    if where.startswith(("meta:", "numel:")):
+        kind, i = where.split(":")
+        i, metas = int(i), node.input_meta
+        if i >= len(metas) or metas[i] is None:
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}' (its input "
+                                 f"{i}'s shape was not kept)")
+        return tuple(metas[i][0]) if kind == "meta" else math.prod(metas[i][0])
+    return getattr(node, where)
 
 
 _NUMBERS = {}
@@ -311,7 +351,7 @@ class Node:
 
     _saved = ()
     _wanted = None         # per input, while the engine runs the node for autograd.grad(inputs=)
-    _saved_scalar = False  # a Python number saved in PyTorch as a wrapped-number tensor
+    _scalar_saved = False  # a Python number saved in PyTorch as a wrapped-number tensor
     _freed = False
     _pre_hooks = None      # {output_nr: [hook]} from Tensor.register_hook on outputs
     _retains = None        # {output_nr: weakref to tensor} from retain_grad()
@@ -397,14 +437,14 @@ class Node:
             raise RuntimeError(FREED_MSG)
         return tuple([None if s is None else s.unpack(self) for s in self._saved])
 
-    def _saved_values(self):
+    def _unpacked_saved(self):
         """saved_tensors for a backward() that __call__ runs: it has checked the versions (and
         that nothing was freed), so an input comes back as it is, an output re-attached."""
         return tuple([None if s is None else s.tensor if not s.is_output else s.unpack(self) for s in self._saved])
 
     def release(self):
         """Free saved tensors after a backward without retain_graph."""
-        if self._saved_scalar or self._saved.count(None) != len(self._saved):   # (an unsaved slot unpacks to nothing)
+        if self._scalar_saved or self._saved.count(None) != len(self._saved):   # (an unsaved slot unpacks to nothing)
             self._saved = ()
             self._freed = True
 

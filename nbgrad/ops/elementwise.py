@@ -697,7 +697,7 @@ class MulBackward0(Node):
     b_scalar = None      # the Python number b, when b is not a tensor
 
     def backward(self, g):
-        a, b = self._saved_values()
+        a, b = self._unpacked_saved()
         wanted = self._wanted
         if wanted is None:
             fns = self._next_fns
@@ -769,12 +769,12 @@ def mul(a, b):
 def _save_operands(node, a, b, save_a, save_b):
     """node.save(a, b) of those asked for (a Python number as nothing to save), as PyTorch's
     formulas save self and other; an other that is a Python number PyTorch saves as a wrapped-
-    number tensor, which is freed with the rest (node._saved_scalar: the error after a
+    number tensor, which is freed with the rest (node._scalar_saved: the error after a
     backward that freed the graph)."""
     b_is_tensor = isinstance(b, Tensor)
     node.save(a if save_a and isinstance(a, Tensor) else None, b if save_b and b_is_tensor else None)
     if save_b and not b_is_tensor:
-        node._saved_scalar = True
+        node._scalar_saved = True
 
 
 class DivBackward0(Node):

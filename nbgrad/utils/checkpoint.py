@@ -254,7 +254,7 @@ class CheckpointBackward(Node):
     activations."""
 
     def backward(self, *grads):
-        saved = self._saved_values()
+        saved = self._unpacked_saved()
         args = list(self._args)
         for i, t in zip(self._tensor_positions, saved):
             args[i] = t

@@ -24,6 +24,14 @@ def composed(name, device):
 
 
 def _tensor(buf, shape, device):
+    """buf as a contiguous tensor of shape; a buffer of one element where more are wanted
+    stands for every row alike (the contract's length-1 coefficients), as a broadcast view.
+    A buffer shorter than that is refused: a view past its end would read other memory."""
+    n = math.prod(shape)
+    if len(buf) < n:
+        if len(buf) != 1:
+            raise RuntimeError(f"composed kernel: a buffer of {len(buf)} elements read as shape {tuple(shape)}")
+        return new_tensor(buf, (1,) * len(shape), D.from_numpy_dtype(buf.dtype), device).expand(*shape)
     return new_tensor(buf, shape, D.from_numpy_dtype(buf.dtype), device)
 
 

@@ -179,6 +179,9 @@ CASES = [
     ("cross_entropy_forward", _ce(nbgrad.float64, weighted=True, label_smoothing=0.3, reduction="sum"), "loss"),
     ("cross_entropy_forward", _ce3d, "loss"),
     ("cross_entropy_backward", _ce(nbgrad.float32, weighted=True, reduction="none"), "loss"),
+    # float32 'mean' without smoothing: the backend's length-1 coefficients (one for every row)
+    ("cross_entropy_backward", _ce(nbgrad.float32), "loss"),
+    ("cross_entropy_backward", _ce(nbgrad.float32, weighted=True), "loss"),
     ("cross_entropy_backward", _ce(nbgrad.float64, label_smoothing=0.1), "loss"),
     ("cross_entropy_backward", _ce(nbgrad.float64, weighted=True, label_smoothing=0.5), "double"),
     ("nll_forward", _nll("mean", True), "loss"),

@@ -28,10 +28,12 @@ import importlib
 
 SAVED = {
     'ops.conv.ConvolutionBackward0': ({'input': 0, 'weight': 1}, {'groups': 'groups'}),
+    'ops.conv_transpose.ConvolutionBackward0': ({'input': 0, 'weight': 1},
+        {'dilation': 'dilation', 'groups': 'groups', 'padding': 'padding', 'stride': 'stride'}),
     'ops.cumulative.CumprodBackward0': ({'result': 1, 'self': 0}, {'dim': 'dim'}),
     'ops.cumulative.CumsumBackward0': ({}, {'dim': 'dim'}),
     'ops.elementwise.AddBackward0': ({}, {'alpha': 'alpha'}),
-    'ops.elementwise.ClampBackward0': ({'self': 0}, {}),
+    'ops.elementwise.ClampBackward0': ({'max': 2, 'min': 1, 'self': 0}, {}),
     'ops.elementwise.ClampBackward1': ({'self': 0}, {'min': 'min'}),
     'ops.elementwise.DivBackward0': ({'other': 1, 'self': 0}, {'other': 'scalar:b_scalar'}),
     'ops.elementwise.DivBackward1': ({}, {'other': 'scalar'}),
@@ -46,16 +48,24 @@ SAVED = {
     'ops.elementwise.SgnBackward0': ({'result': 1, 'self': 0}, {}),
     'ops.elementwise.SubBackward0': ({}, {'alpha': 'alpha'}),
     'ops.elementwise.WhereBackward0': ({'condition': 0}, {}),
-    'ops.embedding.EmbeddingBackward0': ({'indices': 1}, {}),
+    'ops.embedding.EmbeddingBackward0': ({'indices': 1}, {'scale_grad_by_freq': 'scale_grad_by_freq'}),
+    'ops.fold.Im2ColBackward0': ({}, {'dilation': 'dilation', 'padding': 'padding', 'stride': 'stride'}),
+    'ops.glu.GluBackward0': ({'self': 0}, {'dim': 'dim'}),
     'ops.indexing.CatBackward0': ({}, {'dim': 'dim'}),
     'ops.indexing.GatherBackward0': ({'index': 1}, {}),
     'ops.indexing.IndexBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
-    'ops.indexing.IndexSelectBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
+    'ops.indexing.IndexPutBackward0': ({}, {'accumulate': 'accumulate'}),
+    'ops.indexing.IndexSelectBackward0': ({'index': 1}, {'self_sym_sizes': 'meta:0'}),
+    'ops.indexing.ScatterAddBackward0': ({'index': 1}, {}),
+    'ops.indexing.ScatterBackward0': ({'index': 1}, {}),
     'ops.indexing.StackBackward0': ({}, {'dim': 'dim'}),
+    'ops.indexing.TakeBackward0': ({'index': 0}, {}),
     'ops.linalg.AddmmBackward0': ({'mat1': 0}, {'mat1_sym_sizes': 'meta:0'}),
     'ops.linalg.BmmBackward0': ({'mat2': 1, 'self': 0}, {}),
     'ops.linalg.DotBackward0': ({'self': 0, 'tensor': 1}, {}),
-    'ops.linalg.MmBackward0': ({'mat2': 1, 'self': 0}, {'mat2_sym_sizes': 'meta:1', 'self_sym_sizes': 'meta:0'}),
+    'ops.linalg.MmBackward0': ({'mat2': 1, 'self': 0},
+        {'mat2_sym_sizes': 'meta:1', 'self_sym_sizes': 'meta:0'}),
+    'ops.linalg.MmBackwardLinear': ({'self': 0}, {'self_sym_sizes': 'meta:0'}),
     'ops.linalg.MvBackward0': ({'self': 0, 'vec': 1}, {}),
     'ops.linalg_decomp.LinalgDetBackward0': ({'result': 1}, {}),
     'ops.linalg_decomp.LinalgInvExBackward0': ({'inverse': 0}, {}),
@@ -71,14 +81,22 @@ SAVED = {
     'ops.misc_elementwise.NextafterBackward0': ({'other': 1, 'self': 0}, {}),
     'ops.more.AddcdivBackward0': ({'tensor1': 0, 'tensor2': 1}, {'value': 'value'}),
     'ops.more.AddcmulBackward0': ({'tensor1': 0, 'tensor2': 1}, {'value': 'value'}),
+    'ops.more.DistBackward0': ({'result': 1}, {'p': 'p'}),
     'ops.more.FmodBackward1': ({'other': 1, 'self': 0}, {}),
     'ops.more.Logaddexp2Backward0': ({'other': 1, 'self': 0}, {}),
     'ops.more.LogaddexpBackward0': ({'other': 1, 'self': 0}, {}),
     'ops.more.NanToNumBackward0': ({'self': 0}, {}),
     'ops.more.NansumBackward0': ({'self': 0}, {'keepdim': 'keepdim'}),
-    'ops.normalization.NativeBatchNormBackward0': ({'input': 0, 'weight': 1}, {'eps': 'eps', 'training': 'training'}),
-    'ops.normalization.NativeLayerNormBackward0': ({'bias': 2, 'input': 0, 'result1': 3, 'weight': 1}, {}),
-    'ops.pooling.AvgPool2DBackward0': ({'self': 0}, {}),
+    'ops.more.PdistBackward0': ({'result': 1}, {}),
+    'ops.normalization.NativeBatchNormBackward0': ({'input': 0, 'weight': 1},
+        {'eps': 'eps', 'training': 'training'}),
+    'ops.normalization.NativeLayerNormBackward0': ({'bias': 2, 'input': 0, 'result1': 3, 'result2': 4, 'weight': 1},
+        {}),
+    'ops.padding.ConstantPadNdBackward0': ({}, {'pad': 'pad'}),
+    'ops.padding.ReflectionPad1DBackward0': ({'self': 0}, {}),
+    'ops.pooling.AdaptiveAvgPool2DBackward0': ({'self': 0}, {}),
+    'ops.pooling.AvgPool2DBackward0': ({'self': 0},
+        {'count_include_pad': 'count_include_pad', 'padding': 'padding'}),
     'ops.pooling.MaxPool2DWithIndicesBackward0': ({'result1': 1, 'self': 0}, {}),
     'ops.rearranging.FlipBackward0': ({}, {'dims': 'dims'}),
     'ops.rearranging.RepeatBackward0': ({}, {'repeats': 'repeats', 'self_sym_sizes': 'meta:0'}),
@@ -88,12 +106,14 @@ SAVED = {
     'ops.reduction.LinalgVectorNormBackward0': ({'result': 1, 'self': 0}, {'keepdim': 'keepdim', 'ord': 'p'}),
     'ops.reduction.LogSoftmaxBackward0': ({'result': 0}, {'dim': 'dim'}),
     'ops.reduction.LogsumexpBackward0': ({'result': 1, 'self': 0}, {'dim': 'dims', 'keepdim': 'keepdim'}),
-    'ops.reduction.MaxBackward0': ({'indices': 0}, {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
+    'ops.reduction.MaxBackward0': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
     'ops.reduction.MaxBackward1': ({'result': 1, 'self': 0}, {}),
     'ops.reduction.MeanBackward0': ({}, {'self_sym_numel': 'count', 'self_sym_sizes': 'meta:0'}),
-    'ops.reduction.MeanBackward1': ({}, {'dim': 'dims', 'keepdim': 'keepdim', 'self_sym_numel': 'numel:0',
-                                      'self_sym_sizes': 'meta:0'}),
-    'ops.reduction.MinBackward0': ({'indices': 0}, {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
+    'ops.reduction.MeanBackward1': ({},
+        {'dim': 'dims', 'keepdim': 'keepdim', 'self_sym_numel': 'numel:0', 'self_sym_sizes': 'meta:0'}),
+    'ops.reduction.MinBackward0': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
     'ops.reduction.MinBackward1': ({'result': 1, 'self': 0}, {}),
     'ops.reduction.ProdBackward0': ({'result': 1, 'self': 0}, {}),
     'ops.reduction.ProdBackward1': ({'result': 1, 'self': 0}, {'keepdim': 'keepdim'}),
@@ -103,6 +123,8 @@ SAVED = {
     'ops.reduction.SumBackward1': ({}, {'dim': 'dims', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
     'ops.reduction.VarBackward0': ({'self': 0}, {'keepdim': 'keepdim'}),
     'ops.sorting.SortBackward0': ({'indices': 0}, {'self_sym_sizes': 'meta:0'}),
+    'ops.sorting.TopkBackward0': ({'indices': 0}, {'dim': 'dim', 'self_sym_sizes': 'meta:0'}),
+    'ops.special_functions.MvlgammaBackward0': ({'self': 0}, {'p': 'p'}),
     'ops.tabled.AbsBackward0': ({'self': 0}, {}),
     'ops.tabled.AcosBackward0': ({'self': 0}, {}),
     'ops.tabled.AcoshBackward0': ({'self': 0}, {}),
@@ -111,6 +133,7 @@ SAVED = {
     'ops.tabled.Atan2Backward0': ({'other': 1, 'self': 0}, {}),
     'ops.tabled.AtanBackward0': ({'self': 0}, {}),
     'ops.tabled.AtanhBackward0': ({'self': 0}, {}),
+    'ops.tabled.CeluBackward0': ({'self': 0}, {}),
     'ops.tabled.CosBackward0': ({'self': 0}, {}),
     'ops.tabled.CoshBackward0': ({'self': 0}, {}),
     'ops.tabled.DigammaBackward0': ({'self': 0}, {}),
@@ -122,6 +145,7 @@ SAVED = {
     'ops.tabled.ExpBackward0': ({'result': 0}, {}),
     'ops.tabled.Expm1Backward0': ({'result': 0}, {}),
     'ops.tabled.GeluBackward0': ({'self': 0}, {}),
+    'ops.tabled.HardshrinkBackward0': ({'self': 0}, {}),
     'ops.tabled.HardswishBackward0': ({'self': 0}, {}),
     'ops.tabled.HardtanhBackward0': ({'self': 0}, {}),
     'ops.tabled.HypotBackward0': ({'other': 1, 'result': 2, 'self': 0}, {}),
@@ -136,8 +160,11 @@ SAVED = {
     'ops.tabled.LogSigmoidBackward0': ({'self': 0}, {}),
     'ops.tabled.LogitBackward0': ({'self': 0}, {}),
     'ops.tabled.MishBackward0': ({'self': 0}, {}),
+    'ops.tabled.PolygammaBackward0': ({'self': 0}, {}),
+    'ops.tabled.PreluKernelBackward0': ({'self': 0, 'weight': 1}, {}),
     'ops.tabled.ReciprocalBackward0': ({'result': 0}, {}),
     'ops.tabled.ReluBackward0': ({'result': 0}, {}),
+    'ops.tabled.RreluWithNoiseBackward0': ({'self': 0}, {}),
     'ops.tabled.RsqrtBackward0': ({'result': 0}, {}),
     'ops.tabled.SigmoidBackward0': ({'result': 0}, {}),
     'ops.tabled.SiluBackward0': ({'self': 0}, {}),
@@ -145,10 +172,15 @@ SAVED = {
     'ops.tabled.SincBackward0': ({'self': 0}, {}),
     'ops.tabled.SinhBackward0': ({'self': 0}, {}),
     'ops.tabled.SoftplusBackward0': ({'self': 0}, {}),
+    'ops.tabled.SoftshrinkBackward0': ({'self': 0}, {}),
     'ops.tabled.SqrtBackward0': ({'result': 0}, {}),
     'ops.tabled.TanBackward0': ({'result': 0}, {}),
     'ops.tabled.TanhBackward0': ({'result': 0}, {}),
+    'ops.tabled.ThresholdBackward0': ({'self': 0}, {}),
     'ops.tabled.XlogyBackward0': ({'other': 1, 'self': 0}, {}),
+    'ops.tabled.XlogyBackward2': ({'self': 0}, {}),
+    'ops.upsample.UpsampleBilinear2DBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
+    'ops.views.DiagonalBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
     'ops.views.ExpandBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
     'ops.views.PermuteBackward0': ({}, {'dims': 'dims'}),
     'ops.views.SelectBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
@@ -156,18 +188,33 @@ SAVED = {
     'ops.views.SplitBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
     'ops.views.SqueezeBackward1': ({}, {'self_sym_sizes': 'meta:0'}),
     'ops.views.TransposeBackward0': ({}, {'dim0': 'd0', 'dim1': 'd1'}),
+    'ops.views.UnsafeViewBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
     'ops.views.ViewBackward0': ({}, {'self_sym_sizes': 'meta:0'}),
 }
+
+def _props(cls, entry):
+    from .node import saved_attribute
+
+    def prop(name, raw):
+        return property(lambda node: saved_attribute(node, entry, name, raw),
+                        doc=f"PyTorch's grad_fn.{'_raw' if raw else ''}_saved_{name}")
+    tensors, others = entry
+    for name in {**tensors, **others}:
+        setattr(cls, f"_saved_{name}", prop(name, False))
+    for name in {**tensors, **{n: w for n, w in others.items() if w.startswith("scalar:")}}:
+        setattr(cls, f"_raw_saved_{name}", prop(name, True))
+
+
+def install_class(cls):
+    """The properties of one node class made after import (ops.more.renamed's subclasses)."""
+    entry = SAVED.get(f"{cls.__module__[len('nbgrad.'):]}.{cls.__qualname__}")
+    if entry is not None:
+        _props(cls, entry)
 
 
 def install():
     """Each node class of SAVED gets its `_saved_<name>` properties (and `_raw_saved_<name>`
     for its tensors), reading through autograd.node.saved_attribute."""
-    from .node import saved_attribute
-
-    def prop(entry, name, raw):
-        return property(lambda node: saved_attribute(node, entry, name, raw),
-                        doc=f"PyTorch's grad_fn.{'_raw' if raw else ''}_saved_{name}")
     from .node import Node
     classes, todo = {}, [Node]
     while todo:                 # (some node classes are made by factories, not module names)
@@ -180,11 +227,6 @@ def install():
         if found is None:       # a class of a module `import nbgrad` does not load
             module, _, qualname = key.rpartition(".")
             found = [getattr(importlib.import_module(f"nbgrad.{module}"), qualname, None)]
-        tensors, others = entry
         for cls in found:
-            if cls is None:
-                continue        # (made on first use by ops' renamed(): tests check there are none)
-            for name in {**tensors, **others}:
-                setattr(cls, f"_saved_{name}", prop(entry, name, False))
-            for name in {**tensors, **{n: w for n, w in others.items() if w.startswith("scalar:")}}:
-                setattr(cls, f"_raw_saved_{name}", prop(entry, name, True))
+            if cls is not None:     # (None: made on first use by ops.more.renamed, which installs it)
+                _props(cls, entry)

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
+from ..autograd import _saved_names
 from ._graph import _wrap as wrap_dim, broadcast_shapes, zeros_grad
 from . import elementwise as E
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, BOOL
@@ -87,6 +88,7 @@ def renamed(out, name):
     sub = _RENAMED.get((cls, name))
     if sub is None:
         sub = _RENAMED[(cls, name)] = type(name, (cls,), {"__module__": __name__})
+        _saved_names.install_class(sub)     # (PyTorch's grad_fn._saved_<name> of that node)
     fn.__class__ = sub
     return out
 

@@ -23,6 +23,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..autograd import _saved_names
 from ..autograd.node import Node
 from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
 from .indexing import gather_flat, scatter_add_flat
@@ -162,6 +163,7 @@ def _node(name):
     if name not in _NODES:
         base = _UpsampleBackwardBackward if name.endswith("BackwardBackward0") else _UpsampleBackward
         _NODES[name] = type(name, (base,), {})
+        _saved_names.install_class(_NODES[name])     # (PyTorch's grad_fn._saved_<name> of that node)
     return _NODES[name]
 
 

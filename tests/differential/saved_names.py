@@ -76,6 +76,91 @@ def extra_calls(m):
     }
 
 
+def _leaf(m, shape, seed, lo=-1.0, hi=1.0):
+    """A float64 leaf requiring grad, the same values in either library."""
+    return m.tensor(np.random.default_rng(seed).uniform(lo, hi, shape), requires_grad=True)
+
+
+def layer_calls(m):
+    """Calls of layers on inputs of their own (shapes and arguments chosen apart, so no two
+    saved values coincide by accident): (the call, no arguments)."""
+    F = m.nn.functional
+
+    def L(shape, seed, lo=-1.0, hi=1.0):
+        return _leaf(m, shape, seed, lo, hi)
+    return {
+        "conv2d_s": lambda: F.conv2d(L((1, 2, 7, 6), 1), L((3, 2, 3, 2), 2), L((3,), 3), stride=2, padding=1, dilation=(2, 1)),
+        "conv1d_g": lambda: F.conv1d(L((2, 4, 9), 4), L((6, 2, 3), 5), stride=3, groups=2),
+        "conv_t2d": lambda: F.conv_transpose2d(L((1, 2, 3, 4), 6), L((2, 3, 2, 3), 7), stride=2, padding=1, output_padding=1),
+        "max_pool2d_s": lambda: F.max_pool2d(L((1, 2, 7, 6), 8), 3, stride=2, padding=1, dilation=1, ceil_mode=True),
+        "avg_pool2d_s": lambda: F.avg_pool2d(L((1, 2, 7, 6), 9), (3, 2), stride=(2, 1), padding=1, count_include_pad=False),
+        "adaptive_avg": lambda: F.adaptive_avg_pool2d(L((1, 2, 7, 6), 10), (3, 2)),
+        "adaptive_max": lambda: F.adaptive_max_pool2d(L((1, 2, 7, 6), 11), (3, 2)),
+        "batch_norm_r": lambda: F.batch_norm(L((5, 3), 12), m.zeros(3, dtype=m.float64), m.ones(3, dtype=m.float64),
+                                             L((3,), 13), L((3,), 14), training=True, momentum=0.3, eps=1e-3),
+        "layer_norm_s": lambda: F.layer_norm(L((2, 3, 4), 15), (3, 4), L((3, 4), 16), L((3, 4), 17), eps=1e-4),
+        "group_norm_s": lambda: F.group_norm(L((2, 6, 5), 18), 3, L((6,), 19), L((6,), 20), eps=1e-3),
+        "embedding_p": lambda: F.embedding(m.tensor([[0, 2], [3, 1]]), L((5, 3), 21), padding_idx=1),
+        "ce_smooth": lambda: F.cross_entropy(L((4, 5), 22), m.tensor([0, 3, 1, 4]), label_smoothing=0.2),
+        "nll_w": lambda: F.nll_loss(L((4, 5), 23), m.tensor([0, 3, 1, 4]), weight=m.tensor([1.0, 2.0, 0.5, 1.5, 3.0],
+                                    dtype=m.float64), ignore_index=3, reduction="sum"),
+        "smooth_l1_b": lambda: F.smooth_l1_loss(L((6,), 24), L((6,), 25), beta=0.3, reduction="sum"),
+        "huber_d": lambda: F.huber_loss(L((6,), 26), L((6,), 27), delta=0.4, reduction="none"),
+        "bce_w": lambda: F.binary_cross_entropy(L((6,), 28, 0.1, 0.9), L((6,), 29, 0.0, 1.0), weight=L((6,), 30)),
+        "kl_lt": lambda: F.kl_div(L((2, 3), 31), L((2, 3), 32), reduction="batchmean", log_target=True),
+        "scatter_add": lambda: L((3, 4), 33).scatter_add(1, m.tensor([[0, 1], [2, 3], [1, 1]]), L((3, 2), 34)),
+        "scatter": lambda: L((3, 4), 35).scatter(1, m.tensor([[0, 1], [2, 3], [1, 0]]), L((3, 2), 36)),
+        "index_put": lambda: L((5, 3), 37).index_put((m.tensor([0, 3]),), L((2, 3), 38), accumulate=True),
+        "index_select1": lambda: L((4, 5), 39).index_select(1, m.tensor([4, 0, 2])),
+        "gather1": lambda: L((3, 4), 40).gather(0, m.tensor([[2, 0, 1, 1]])),
+        "topk": lambda: L((3, 6), 41).topk(2, dim=1).values, "kthvalue": lambda: L((3, 6), 42).kthvalue(3, dim=1).values,
+        "sort_d": lambda: L((3, 6), 43).sort(dim=0, descending=True).values,
+        "cumsum_d": lambda: L((3, 4), 44).cumsum(1), "cumprod_d": lambda: L((3, 4), 45).cumprod(0),
+        "prod_d": lambda: L((3, 4), 46).prod(1, keepdim=True), "std_c": lambda: L((3, 5), 47).std(1, correction=0),
+        "var_c": lambda: L((3, 5), 48).var(0, correction=2, keepdim=True), "norm_p": lambda: L((3, 5), 49).norm(p=3, dim=1),
+        "logsumexp_d": lambda: L((3, 5), 50).logsumexp(1, keepdim=True), "amax_d": lambda: L((3, 5), 51).amax(0),
+        "max_d": lambda: L((3, 5), 52).max(1, keepdim=True).values, "mean_d": lambda: L((3, 5), 53).mean(0, keepdim=True),
+        "sum_d2": lambda: L((2, 3, 4), 54).sum((0, 2)), "addmm_ab": lambda: m.addmm(L((2, 4), 55), L((2, 3), 56), L((3, 4), 57),
+                                                                                  beta=0.5, alpha=2.0),
+        "baddbmm_ab": lambda: m.baddbmm(L((2, 2, 4), 58), L((2, 2, 3), 59), L((2, 3, 4), 60), beta=0.5, alpha=3.0),
+        "addcmul_v": lambda: m.addcmul(L((4,), 61), L((4,), 62), L((4,), 63), value=0.7),
+        "softplus_bt": lambda: F.softplus(L((5,), 64), beta=2.0, threshold=3.0), "elu_a": lambda: F.elu(L((5,), 65), alpha=0.7),
+        "leaky_s": lambda: F.leaky_relu(L((5,), 66), 0.03), "hardtanh_mm": lambda: F.hardtanh(L((5,), 67), -0.3, 0.6),
+        "celu": lambda: F.celu(L((5,), 68), alpha=1.5), "glu": lambda: F.glu(L((2, 6), 69), dim=1),
+        "softmin": lambda: F.softmin(L((2, 5), 70), dim=0), "pad": lambda: F.pad(L((2, 3), 71), (1, 2), value=0.5),
+        "pad_reflect": lambda: F.pad(L((1, 2, 5), 72), (2, 1), mode="reflect"),
+        "interp": lambda: F.interpolate(L((1, 2, 3, 4), 73), scale_factor=2, mode="bilinear", align_corners=False),
+        "unfold": lambda: F.unfold(L((1, 2, 5, 4), 74), (2, 3), stride=(1, 2)), "pow_f": lambda: L((4,), 75, 0.5, 2.0).pow(1.5),
+        "clamp_t": lambda: L((4,), 76).clamp(m.tensor(-0.2, dtype=m.float64), m.tensor(0.4, dtype=m.float64)),
+        "narrow": lambda: L((5, 3), 77).narrow(0, 1, 3), "unbind": lambda: L((3, 4), 78).unbind(1)[2],
+        "diagonal": lambda: L((4, 5), 79).diagonal(1), "tril": lambda: L((4, 4), 80).tril(-1),
+        "trace": lambda: L((3, 4), 81).trace(), "dist": lambda: m.dist(L((4,), 82), L((4,), 83), p=3),
+        "cdist1": lambda: m.cdist(L((3, 2), 84), L((4, 2), 85), p=1), "pdist": lambda: F.pdist(L((4, 3), 86), p=2),
+        "cosine": lambda: F.cosine_similarity(L((3, 4), 87), L((3, 4), 88), dim=1, eps=1e-6),
+        "expand": lambda: L((3, 1), 89).expand(3, 4), "repeat": lambda: L((2, 3), 90).repeat(2, 1, 2),
+        "flip": lambda: L((2, 3), 91).flip(1), "roll": lambda: L((2, 3), 92).roll(2, 1),
+        "permute": lambda: L((2, 3, 4), 93).permute(2, 0, 1), "movedim": lambda: L((2, 3, 4), 94).movedim(0, 2),
+        "squeeze_d": lambda: L((2, 1, 3), 95).squeeze(1), "unsqueeze_d": lambda: L((2, 3), 96).unsqueeze(2),
+        "split_s": lambda: L((7, 2), 97).split(3)[1], "chunk_s": lambda: L((7, 2), 98).chunk(3, dim=0)[2],
+        "stack_d": lambda: m.stack([L((2, 3), 99), L((2, 3), 100)], dim=2),
+        "cat_d": lambda: m.cat([L((2, 3), 101), L((2, 1), 102)], dim=1),
+        "select_d": lambda: L((3, 4), 103).select(1, 2), "slice_s": lambda: L((9, 2), 104)[1:8:3],
+        "masked_select": lambda: L((3, 4), 105).masked_select(m.tensor([True, False, True, True])),
+        "take": lambda: L((3, 4), 106).take(m.tensor([0, 5, 11])),
+        "lerp_s": lambda: m.lerp(L((4,), 107), L((4,), 108), 0.3),
+        "rrelu_eval": lambda: F.rrelu(L((5,), 109), 0.1, 0.3, training=False),
+        "threshold": lambda: F.threshold(L((5,), 110), 0.1, -2.0), "hardshrink": lambda: F.hardshrink(L((5,), 111), 0.3),
+        "softshrink": lambda: F.softshrink(L((5,), 112), 0.3), "prelu": lambda: F.prelu(L((2, 3), 113), L((3,), 114)),
+        "silu_s": lambda: F.silu(L((5,), 115)), "gelu_n": lambda: F.gelu(L((5,), 116)),
+        "logit_e": lambda: m.logit(L((5,), 117, 0.1, 0.9), eps=0.2), "polygamma": lambda: m.polygamma(2, L((5,), 118, 0.5, 2.0)),
+        "mvlgamma": lambda: m.mvlgamma(L((5,), 119, 2.0, 3.0), 2), "xlogy_s": lambda: m.xlogy(L((5,), 120), 2.5),
+        "matmul_b": lambda: m.matmul(L((2, 3, 4), 121), L((4, 2), 122)), "mv": lambda: m.mv(L((3, 4), 123), L((4,), 124)),
+        "outer": lambda: m.outer(L((3,), 125), L((2,), 126)), "dot": lambda: m.dot(L((3,), 127), L((3,), 128)),
+        "linear_nb": lambda: F.linear(L((2, 3), 129), L((4, 3), 130)),
+        "linear_3d": lambda: F.linear(L((2, 2, 3), 131), L((4, 3), 132), L((4,), 133)),
+    }
+
+
 def _graph_pairs(t_out, n_out):
     """The (PyTorch node, nbgrad node) pairs of two graphs walked together, paired by name."""
     out, seen, stack = [], set(), [(t_out.grad_fn, n_out.grad_fn)]
@@ -99,6 +184,8 @@ def _pairs(seed):
     for calls, nargs in ((lambda m: {**sweeps._binary_calls(m), **extra_calls(m)}, 2), (sweeps._unary_calls, 1)):
         ct, cn = calls(torch), calls(nbgrad)
         jobs += [(ct[k], cn[k], nargs) for k in ct]
+    ct, cn = layer_calls(torch), layer_calls(nbgrad)
+    jobs += [(ct[k], cn[k], 0) for k in ct]
     for ft, fn, nargs in jobs:
         vals = [rng.uniform(0.2, 0.8, 4) for _ in range(nargs)]
         try:

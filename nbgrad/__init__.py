@@ -200,7 +200,8 @@ __version__ = "0.1.0"
 
 # PyTorch's submodules that most programs never touch load on first use (nbgrad/_lazy.py)
 from ._lazy import lazy_submodules as _lazy_submodules
-__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler"))
+__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler", "library",
+                                                "multiprocessing", "jit"))
 
 # built-in nodes' PyTorch-named saved values (grad_fn._saved_self, ...) as class properties
 from .autograd import _saved_names as _saved_names_module

@@ -617,3 +617,16 @@ from . import torch_level as _TL   # noqa: E402
 TENSOR_METHODS.update(_TL.TENSOR_METHODS)
 TENSOR_PROPERTIES.update({flag: (lambda self: False) for flag in _TL.TENSOR_FLAGS})
 TENSOR_PROPERTIES.update({"layout": lambda self: _TL.strided, "real": _TL.real, "imag": _TL.imag})
+
+
+# nbgrad.ops.<namespace>.<op>: the ops a program defined through nbgrad.library (torch.ops.mylib.foo).
+# PEP 562: consulted only for names this package does not have; a submodule of the same name wins.
+def __getattr__(name):
+    import sys
+    library = sys.modules.get("nbgrad.library")
+    found = None if library is None or name.startswith("_") else library._namespace(name)
+    if found is not None:
+        import importlib.util
+        if importlib.util.find_spec(f"{__name__}.{name}") is None:
+            return found
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

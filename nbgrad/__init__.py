@@ -192,6 +192,18 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
                                 clear_autocast_cache, autocast_increment_nesting, autocast_decrement_nesting,
                                 is_autocast_cpu_enabled, get_autocast_cpu_dtype)
 
+# small PyTorch names programs use (nbgrad/_compat_more.py); importing it registers nbgrad.cpu,
+# nbgrad.cpu.amp and nbgrad.cuda.amp (the deprecated autocast spellings)
+from ._compat_more import (frombuffer, cond, is_storage, get_num_interop_threads,  # noqa: E402
+                           set_num_interop_threads, pi, e, inf, nan, newaxis, sym_int, sym_float, sym_max,
+                           sym_min, sym_not, get_autocast_gpu_dtype, TypedStorage, cpu)
+from . import _compat_more as _COMPAT_MORE  # noqa: E402
+cuda.amp = _COMPAT_MORE.cuda_amp
+Tensor.pin_memory, Tensor.is_pinned, Tensor.storage = (_COMPAT_MORE.pin_memory, _COMPAT_MORE.is_pinned,
+                                                       _COMPAT_MORE.storage)
+nn.DataParallel = nn.parallel.DataParallel = _COMPAT_MORE.DataParallel
+del _COMPAT_MORE
+
 # the public functions with PyTorch's keywords (input=, other=, axis=, keepdims=) and out=
 from .ops._signatures import public_functions as _public_functions
 globals().update(_public_functions(globals()))
@@ -200,8 +212,14 @@ __version__ = "0.1.0"
 
 # PyTorch's submodules that most programs never touch load on first use (nbgrad/_lazy.py)
 from ._lazy import lazy_submodules as _lazy_submodules
-__getattr__ = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler", "library",
-                                                "multiprocessing", "jit"))
+_lazy = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler", "library",
+                                    "multiprocessing", "jit"))
+
+
+def __getattr__(name):
+    if name == "vmap":          # torch.vmap is torch.func.vmap (nbgrad.func loads on first use)
+        return _lazy("func").vmap
+    return _lazy(name)
 
 # built-in nodes' PyTorch-named saved values (grad_fn._saved_self, ...) as class properties
 from .autograd import _saved_names as _saved_names_module

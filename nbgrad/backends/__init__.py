@@ -439,4 +439,18 @@ def get_backend(device_type):
 # backends are the packages get_backend imports (device strings other than cpu and cuda are
 # refused before that, so these are never taken for one)
 from .._lazy import lazy_submodules as _lazy_submodules
-__getattr__ = _lazy_submodules(__name__, ("cudnn", "mkldnn", "mps", "mkl", "openmp"))
+_flag_modules = _lazy_submodules(__name__, ("cudnn", "mkldnn", "mps", "mkl", "openmp"))
+
+
+def __getattr__(name):
+    if name == "cuda":
+        # torch.backends.cuda: nbgrad's CUDA backend package where it imports (a GPU, or the
+        # simulator); on a machine without one, a stand-in holding the switches scripts set at
+        # their top (backends.cuda.matmul.allow_tf32, ...), so those scripts still run
+        import importlib
+        try:
+            return importlib.import_module(f"{__name__}.cuda")
+        except RuntimeError:
+            from .._compat_more import backends_cuda
+            return backends_cuda
+    return _flag_modules(name)

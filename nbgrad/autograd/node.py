@@ -402,6 +402,12 @@ class Node:
     def name(self):
         return type(self).__name__
 
+    def _sequence_nr(self):
+        """The order the node was made in (the engine runs later ones first); PyTorch's
+        UINT64_MAX for the nodes that run first (AccumulateGrad).  nbgrad's numbers count up
+        across the process, PyTorch's per thread: compare them, do not read their values."""
+        return (1 << 64) - 1 if self._priority else self._seq
+
     @property
     def metadata(self):
         """A dict of the caller's, kept with the node (PyTorch's Node.metadata)."""

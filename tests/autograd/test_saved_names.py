@@ -159,3 +159,14 @@ def test_layers_saved_values():
     assert i._saved_index.tolist() == [4, 0] and i._saved_self_sym_sizes == (14, 6)
     assert F.pad(x, (1, 2), value=0.5).grad_fn._saved_pad == (1, 2)
     assert F.glu(x, dim=3).grad_fn._saved_dim == 3
+
+
+def test_sequence_numbers_order_the_nodes():
+    x = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    b = a + 1
+    c = b.sum()
+    seqs = [a.grad_fn._sequence_nr(), b.grad_fn._sequence_nr(), c.grad_fn._sequence_nr()]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 3
+    assert c.grad_fn.next_functions[0][0]._sequence_nr() == seqs[1]
+    assert a.grad_fn.next_functions[0][0]._sequence_nr() == 18446744073709551615     # AccumulateGrad

@@ -978,6 +978,19 @@ def _call(op, pos, kwonly):
         return _run_backend(entry, pos, kwonly)
 
 
+
+def _regroup(flat, lengths):
+    """A flat sequence back into its arguments: per length, one item (None) or a list of n."""
+    out, i = [], 0
+    for n in lengths:
+        if n is None:
+            out.append(flat[i])
+            i += 1
+        else:
+            out.append(list(flat[i:i + n]))
+            i += n
+    return out
+
 class _CallSpec:
     """How one call's arguments and results are flattened for the autograd.Function (tensor
     lists become one argument per tensor, as PyTorch's supports_tensorlist)."""
@@ -998,15 +1011,7 @@ class _CallSpec:
         self.out_lengths = None
 
     def unflatten(self, flat):
-        out, i = [], 0
-        for n in self.lengths:
-            if n is None:
-                out.append(flat[i])
-                i += 1
-            else:
-                out.append(list(flat[i:i + n]))
-                i += n
-        return out
+        return _regroup(flat, self.lengths)
 
     def flatten_grads(self, grads):
         if not isinstance(grads, tuple):
@@ -1065,15 +1070,7 @@ def _generated(entry):
                                "registered. Please use register_autograd to add one.")
         spec = ctx._pt_spec
         if multi:
-            grouped, i = [], 0
-            for n in spec.out_lengths:
-                if n is None:
-                    grouped.append(grads[i])
-                    i += 1
-                else:
-                    grouped.append(list(grads[i:i + n]))
-                    i += n
-            grads = grouped
+            grads = _regroup(grads, spec.out_lengths)
         prev = ctx._needs_input_grad
         ctx._needs_input_grad = tuple(spec.unflatten(prev))
         try:

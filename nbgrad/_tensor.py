@@ -253,6 +253,17 @@ class Tensor:
     def untyped_storage(self):
         return self._storage
 
+    def share_memory_(self):
+        """Move the storage into shared memory, in place (every view of it sees the new memory),
+        so that other processes it is sent to map the same memory (nbgrad.multiprocessing);
+        a no-op when already shared and for a CUDA tensor.  Returns self."""
+        self._storage.share_memory_()
+        return self
+
+    def is_shared(self):
+        """True when the storage is in shared memory (always for a CUDA tensor, as PyTorch)."""
+        return self._storage.is_shared()
+
     def _wrap_dim_of_shape(self, dim):
         """size(dim) / stride(dim): a 0-dim tensor has no dimension to name."""
         if not self._shape and isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):

@@ -352,6 +352,11 @@ class Module:
     def cpu(self):
         return self._apply(lambda t: t.cpu())
 
+    def share_memory(self):
+        """Move every parameter, its .grad, and every buffer into shared memory
+        (Tensor.share_memory_); returns the module."""
+        return self._apply(lambda t: t.share_memory_())
+
     def cuda(self, device=None):
         return self._apply(lambda t: t.cuda(device))
 

@@ -3,6 +3,7 @@ dtype rules, the same object returned, version bumped, refused under autograd), 
 other=/NumPy aliases (axis=, keepdims=), argument errors that name the public function,
 and operators that return NotImplemented for foreign types."""
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -57,6 +58,24 @@ def test_out_keeps_a_strided_out_and_writes_through_views():
     nbgrad.add(nb.ones(3), 1, out=col)
     assert base.tolist() == [[2.0, 0.0], [2.0, 0.0], [2.0, 0.0]]
     assert col.stride() == (2,)
+
+
+@pytest.mark.skipif(os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1",
+                    reason="PyTorch gives out the new shape before its storage fails to grow")
+def test_an_out_whose_storage_cannot_grow_raises_and_stays_as_it_was():
+    # from_numpy's storage (and shared memory) is not resizable: growing it would leave the
+    # NumPy array aliasing nothing; PyTorch raises (its out keeps the new shape; nbgrad's, its own)
+    a = np.zeros(2)
+    out = nbgrad.from_numpy(a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="^Trying to resize storage that is not resizable$"):
+            nbgrad.add(nb.ones(3, dtype=nb.float64), 1, out=out)
+        assert out.shape == (2,) and a.tolist() == [0.0, 0.0]
+        b = np.zeros(4)          # shrinking fits: the values land in the array's memory
+        out = nbgrad.from_numpy(b)
+        nbgrad.add(nb.ones(3, dtype=nb.float64), 1, out=out)
+    assert out.tolist() == [2.0, 2.0, 2.0] and b.tolist() == [2.0, 2.0, 2.0, 0.0]
 
 
 def test_out_of_another_shape_is_resized_with_pytorchs_warning():

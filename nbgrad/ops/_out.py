@@ -51,20 +51,19 @@ def check_out_type(name, out):
 
 def resize_output(out, shape, warn=True):
     """out.resize_(shape) as ATen's resize_output: contiguous strides, the storage grown (old
-    values kept) when too small; PyTorch's deprecation warning when out had elements."""
+    values kept; PyTorch's error for a storage that cannot grow: from_numpy's, shared memory)
+    when too small; PyTorch's deprecation warning when out had elements."""
     shape = Size(shape)
     if out._shape == shape:
         return
     if warn and out.numel() != 0:
         warnings.warn(RESIZE_WARNING.format(old=list(out._shape), new=list(shape)), UserWarning, stacklevel=_user_stacklevel())
-    need = out._offset + math.prod(shape)
-    old = out._storage.buffer
-    if need > len(old):
-        be = out._backend()
-        new = be.empty(need, old.dtype)
-        if len(old):
-            be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
-        out._storage.buffer = new
+    n = math.prod(shape)
+    if n:
+        # (before out's shape changes: a storage that cannot grow raises and leaves out as it
+        # was, where PyTorch has already given out the new shape)
+        from .inplace_views import grow_storage
+        grow_storage(out, out._offset + n)
     out._shape = shape
     out._stride = _strides_of(shape)
 

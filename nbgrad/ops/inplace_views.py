@@ -255,21 +255,32 @@ def resize_(self, *sizes, memory_format=None):
     for d in shape:
         n *= d
     need = self._offset + n
-    storage = self._storage
-    if n and need > len(storage.buffer):
-        if not is_resizable(storage):
-            raise RuntimeError("Trying to resize storage that is not resizable")
-        be = backend_of(self)
-        old = storage.buffer
-        new = be.empty(need, old.dtype)
-        be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
-        storage.buffer = new            # (every tensor over this storage sees the new buffer)
-        if _settings.fills_uninitialized():
-            _settings.fill_buffer(storage, len(old), need, self._dtype)
+    if n:
+        grow_storage(self, need)
     self._shape = Size(shape)
     self._stride = tuple(strides)
     self._vc.value += 1
     return self
+
+
+def grow_storage(t, need):
+    """t's storage grown to `need` elements (old values kept; the new ones NaN or the integer
+    maximum under use_deterministic_algorithms), in place: every tensor over it sees the new
+    buffer.  A storage that is not resizable (from_numpy's, shared memory, a view(dtype)'s)
+    raises PyTorch's error and is left as it was."""
+    storage = t._storage
+    if need <= len(storage.buffer):
+        return
+    if not is_resizable(storage):
+        raise RuntimeError("Trying to resize storage that is not resizable")
+    be = backend_of(t)
+    old = storage.buffer
+    new = be.empty(need, old.dtype)
+    if len(old):
+        be.copy((old, 0, (len(old),), (1,)), (new, 0, (len(old),), (1,)))
+    storage.buffer = new
+    if _settings.fills_uninitialized():
+        _settings.fill_buffer(storage, len(old), need, t._dtype)
 
 
 def resize_as_(self, the_template, memory_format=None):

@@ -14,6 +14,10 @@ share_memory_; plain pickle, nbgrad.save and copy.deepcopy still copy by value.
 Departure: a CUDA tensor or storage raises RuntimeError (PyTorch sends it by CUDA IPC;
 nbgrad has no CUDA IPC)."""
 from multiprocessing import reduction
+# DupFd's first use imports multiprocessing.resource_sharer: done here, not in a Queue's feeder
+# thread, where a fork at that moment would leave the child waiting forever on that module's
+# import lock (seen: a forked child hung in q.get while the parent's first put pickled)
+import multiprocessing.resource_sharer  # noqa: F401,E402
 
 from .. import _dtype as D
 from .._size import Size

@@ -153,7 +153,6 @@ TENSOR_METHODS = {
     "svd": lambda self, some=True, compute_uv=True: svd(self, some, compute_uv),
     "qr": lambda self, some=True: qr(self, some),
     "cholesky": lambda self, upper=False: cholesky(self, upper),
-    "is_pinned": lambda self, device=None: False,
 }
 
 # flags read as attributes (Tensor.is_sparse, ...): all False for a strided tensor

@@ -78,6 +78,6 @@ class Graph:
 
 def dtype_name(np_dtype):
     try:
-        return repr(D.from_numpy_dtype(np_dtype))
+        return repr(D.from_buffer_dtype(np_dtype))
     except Exception:
         return str(np_dtype)

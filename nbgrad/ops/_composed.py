@@ -31,8 +31,8 @@ def _tensor(buf, shape, device):
     if len(buf) < n:
         if len(buf) != 1:
             raise RuntimeError(f"composed kernel: a buffer of {len(buf)} elements read as shape {tuple(shape)}")
-        return new_tensor(buf, (1,) * len(shape), D.from_numpy_dtype(buf.dtype), device).expand(*shape)
-    return new_tensor(buf, shape, D.from_numpy_dtype(buf.dtype), device)
+        return new_tensor(buf, (1,) * len(shape), D.from_buffer_dtype(buf.dtype), device).expand(*shape)
+    return new_tensor(buf, shape, D.from_buffer_dtype(buf.dtype), device)
 
 
 def _buffer(t):
@@ -113,7 +113,7 @@ def cross_entropy_forward(device, x, m, c, target, weight, ignore_index, smoothi
 
 def cross_entropy_backward(device, x, m, c, lse, target, weight, ignore_index, smoothing, coef_nll, coef_smooth):
     from .._creation import arange
-    dtype = D.from_numpy_dtype(x.dtype)
+    dtype = D.from_buffer_dtype(x.dtype)
     with no_grad():
         X = _double(x, (m, c), device)
         if m == 0 or c == 0:
@@ -144,7 +144,8 @@ def nll_forward(device, x, m, c, target, weight, ignore_index):
 
 
 def _is_half(buf):
-    return D.from_numpy_dtype(buf.dtype) is D.float16
+    """A float16 or bfloat16 buffer: its NLL totals are summed in the format (PyTorch's)."""
+    return D.from_buffer_dtype(buf.dtype) in (D.float16, D.bfloat16)
 
 
 def _half_nll_forward(device, x, m, c, t, keep, safe, weight, ignore_index):
@@ -155,14 +156,18 @@ def _half_nll_forward(device, x, m, c, t, keep, safe, weight, ignore_index):
     picked = _picked(_tensor(x, (m, c), device), safe)
     rows = -picked if weight is None else -(picked * _tensor(weight, (c,), device).gather(0, safe))
     rows = _masked(rows, keep)
+    rounding = ()           # (float16's: _half_nll_sums' default; bfloat16's rounds through float32)
+    if D.from_buffer_dtype(x.dtype) is D.bfloat16:
+        from ..backends._bfloat16 import value
+        rounding = (value,)
     sums = _half_nll_sums(rows.tolist(), t.tolist(), None if weight is None else _tensor(weight, (c,), device).tolist(),
-                          ignore_index)
+                          ignore_index, *rounding)
     return _buffer(rows.to(D.float64)), sums
 
 
 def nll_backward(device, m, c, target, weight, ignore_index, coef, dtype):
     from .._creation import arange, zeros
-    dt = D.from_numpy_dtype(dtype)
+    dt = D.from_buffer_dtype(dtype)
     with no_grad():
         if m == 0 or c == 0:
             return _buffer(zeros((m * c,), dtype=dt, device=device))
@@ -204,7 +209,7 @@ def bce_logits_forward(device, x, y, w, pw):
 
 def bce_logits_backward(device, x, y, w, pw, coef):
     n = x.size
-    dtype = D.from_numpy_dtype(x.dtype)
+    dtype = D.from_buffer_dtype(x.dtype)
     with no_grad():
         X, Y, Wt = (_double(b, (n,), device) for b in (x, y, w))
         k = _tensor(coef, (coef.size,), device) * Wt

@@ -36,14 +36,19 @@ def _graph_names(t):
     return names
 
 
+def _values(t):
+    """t's values as a NumPy array (bfloat16, which NumPy lacks, widened to float32: exact)."""
+    t = t.detach()
+    return (t.float() if t.dtype == nbgrad.bfloat16 else t).numpy().copy()
+
+
 def _loss_run(make, backward=True):
     """make() -> (output tensor, leaves): output values, grad_fn names, leaves' gradients."""
     out, leaves = make()
     names = _graph_names(out) if out.grad_fn is not None else []
     if backward:
         out.sum().backward() if out.dim() else out.backward()
-    return [out.detach().numpy().copy(), names] + [None if x.grad is None else x.grad.numpy().copy()
-                                                   for x in leaves]
+    return [_values(out), names] + [None if x.grad is None else _values(x.grad) for x in leaves]
 
 
 def _double_backward_run(make):
@@ -194,6 +199,9 @@ CASES = [
     ("mse_forward", _mse("none", nbgrad.float32), "loss"),
     ("mse_forward", _mse("mean", nbgrad.float16), "loss"),
     ("mse_forward", _mse("none", nbgrad.float16), "loss"),
+    # bfloat16 buffers are uint16 words: the fallbacks read them as bfloat16 (they raised)
+    ("mse_forward", _mse("mean", nbgrad.bfloat16), "loss"),
+    ("nll_forward", _nll("mean", True, nbgrad.bfloat16, rows=40), "loss"),
     ("bce_logits_forward", _bce("mean", True, True), "loss"),
     ("bce_logits_forward", _bce("none", False, False), "loss"),
     ("bce_logits_backward", _bce("sum", False, True), "loss"),

@@ -17,11 +17,10 @@ def _adam_composed(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1
             param = param * (1 - lr * weight_decay)
         else:
             d = d.add(param, alpha=weight_decay)
-    # exp_avg.lerp_(grad, 1 - beta1): lerp's two branches
-    w = 1 - beta1
-    m = exp_avg + w * (d - exp_avg) if w < 0.5 else d - (d - exp_avg) * (1 - w)
-    # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-    v = exp_avg_sq * beta2 + (1 - beta2) * d * d
+    # PyTorch's ops one by one (lerp, addcmul and addcdiv each one op: a float16/bfloat16
+    # state rounds once per op, as PyTorch's kernels round it)
+    m = exp_avg.lerp(d, 1 - beta1)                          # exp_avg.lerp_(grad, 1 - beta1)
+    v = (exp_avg_sq * beta2).addcmul(d, d, value=1 - beta2)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, ...)
     _write(exp_avg, m)
     _write(exp_avg_sq, v)
     if amsgrad:
@@ -32,7 +31,12 @@ def _adam_composed(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1
     step_size = lr / bias_correction1
     denom = v.sqrt() / (bias_correction2 ** 0.5) + eps
     # param.addcdiv_(exp_avg, denom, value=-step_size)
-    _write(p, param + (-step_size) * (m / denom))
+    if isinstance(step_size, (int, float)):
+        _write(p, param.addcdiv(m, denom, value=-step_size))     # param.addcdiv_(exp_avg, denom, value=-step_size)
+    else:
+        # nbgrad.compile's capture: the step and lr are graph inputs (0-dim tensors), which
+        # addcdiv's Python-number value cannot be
+        _write(p, param + (-step_size) * (m / denom))
 
 
 class Adam(Optimizer):

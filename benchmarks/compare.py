@@ -35,6 +35,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+import gc  # noqa: E402
 import time  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -95,6 +96,15 @@ def measure_runs(runs, repeats, warmups=2):
             runs[lib]()
         once = sample(runs[lib], 1)
         number[lib] = max(1, min(50, round(SAMPLE_SECONDS / max(once, 1e-9))))
+    # What the warm-ups left alive (both libraries' lazily imported modules and loaded
+    # kernels) out of the collector's full walks, as nbgrad's import does with its own heap
+    # (nbgrad/_gc.py): a process of one library has only its own.  Without this, the full
+    # collections that nbgrad's graph objects trigger walked PyTorch's ~110,000 objects from
+    # its workloads' first calls: W8's collections took 135-149 ms instead of 32-39, a 1.09
+    # ratio where each library alone in a fresh process times 0.98-1.01 (stop 46's note).
+    # PyTorch's graphs are C++ and trigger no collections, so its columns do not change.
+    gc.collect()
+    gc.freeze()
     samples = {lib: [] for lib in libraries}
     for _ in range(repeats):
         for lib in libraries:

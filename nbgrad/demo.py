@@ -189,6 +189,42 @@ def grad_accumulates():
     return held, f"d(sum w*w)/dw = {first}; after a second backward, w.grad = {second}"
 
 
+@rule("backward keeps the very input it needs: x is y.grad_fn._saved_self")
+def saved_input_is_the_tensor():
+    x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.pow(2)
+    saved = y.grad_fn._saved_self
+    held = saved is x and y.grad_fn._saved_exponent == 2
+    return held, (f"y = x.pow(2): y.grad_fn._saved_self is x: {saved is x}; "
+                  f"_saved_exponent = {y.grad_fn._saved_exponent}")
+
+
+@rule("an output it needs is kept as a new tensor over the same memory")
+def saved_output_shares_memory():
+    x = nbgrad.tensor([0.0, 1.0], requires_grad=True)
+    y = x.exp()
+    r = y.grad_fn._saved_result
+    held = r is not y and same_memory(r, y) and r.grad_fn is y.grad_fn
+    return held, (f"y = x.exp(): _saved_result is y: {r is y}; same data_ptr: {same_memory(r, y)}; "
+                  f"its grad_fn is y's: {r.grad_fn is y.grad_fn}")
+
+
+@rule("changing a saved tensor in place makes backward refuse (its _version moved)")
+def inplace_on_saved_is_caught():
+    x = nbgrad.tensor([0.5, 1.5], requires_grad=True)
+    y = x * 1.0
+    z = y.sin()                     # sin saves y for its backward
+    before = y._version
+    y.add_(1.0)
+    try:
+        z.sum().backward()
+        raised = "no error"
+    except RuntimeError as error:
+        raised = str(error).split(";")[0]
+    held = "modified by an inplace operation" in raised and y._version == before + 1
+    return held, f"y._version {before} -> {y._version}; backward: {raised[:90]}..."
+
+
 def main():
     """Check every rule, print one titled line and its evidence each; return [(rule, held)]."""
     print("nbgrad's aliasing rules (the same as PyTorch's), each checked:\n")

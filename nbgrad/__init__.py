@@ -212,14 +212,15 @@ __version__ = "0.1.0"
 
 # PyTorch's submodules that most programs never touch load on first use (nbgrad/_lazy.py)
 from ._lazy import lazy_submodules as _lazy_submodules
-_lazy = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler", "library",
-                                    "multiprocessing", "jit"))
+_lazy_submodule = _lazy_submodules(__name__, ("distributions", "func", "testing", "random", "profiler", "library",
+                                              "multiprocessing", "jit"))
 
 
 def __getattr__(name):
     if name == "vmap":          # torch.vmap is torch.func.vmap (nbgrad.func loads on first use)
-        return _lazy("func").vmap
-    return _lazy(name)
+        return _lazy_submodule("func").vmap
+    return _lazy_submodule(name)
+
 
 # built-in nodes' PyTorch-named saved values (grad_fn._saved_self, ...) as class properties
 from .autograd import _saved_names as _saved_names_module

@@ -248,10 +248,13 @@ def test_queue_to_a_forked_child_and_back():
     p.grad = nbgrad.ones(2, 3)
     c = nbgrad.zeros(3)                            # not shared: putting it on the queue shares it
     q, out, ack = ctx.Queue(), ctx.Queue(), ctx.Queue()
-    q.put((p, c))
-    q.put(p.data[1])
+    # the child is forked before anything is put: a Queue's put hands the object to a feeder
+    # thread, and a fork while that thread holds a lock (an import lock, the pickler's) leaves
+    # the child waiting on it forever (Python's fork-with-threads hazard; PyTorch's too)
     child = ctx.Process(target=_queue_child, args=(q, out, ack))
     child.start()
+    q.put((p, c))
+    q.put(p.data[1])
     try:
         assert out.get(timeout=JOIN_S) == ("Parameter", True, True, True, True, True)
         back = out.get(timeout=JOIN_S)

@@ -1090,14 +1090,7 @@ def _apply_generated(entry, pos, kwonly):
     multi = len(entry.schema.returns) != 1 or entry.schema.returns[0].type.is_list
     if not multi:
         return outs[0]
-    result, i = [], 0
-    for n in spec.out_lengths:
-        if n is None:
-            result.append(outs[i])
-            i += 1
-        else:
-            result.append(list(outs[i:i + n]))
-            i += n
+    result = _regroup(outs, spec.out_lengths)
     return tuple(result) if spec.result_is_tuple else result[0]
 
 

@@ -21,6 +21,8 @@ import weakref
 
 import numpy as np
 
+from ..backends._standin import BackendStandIn
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _USER_DIRS = (os.path.join(_PACKAGE, "examples"),)
 
@@ -313,23 +315,12 @@ def op_label(fn, args):
     return fn
 
 
-class RecordingBackend:
+class RecordingBackend(BackendStandIn):
     """Stands in for a backend module in the registry while a call is captured."""
 
     def __init__(self, backend, recording, device):
-        object.__setattr__(self, "_device", device)
-        object.__setattr__(self, "_backend", backend)
+        super().__init__(backend, device)
         object.__setattr__(self, "_recording", recording)
-        object.__setattr__(self, "_wrapped", {})
-
-    def __getattr__(self, name):
-        attr = getattr(self._backend, name)
-        if not callable(attr) or name.isupper() or name.startswith("__"):
-            return attr
-        wrapped = self._wrapped.get(name)
-        if wrapped is None:
-            wrapped = self._wrapped[name] = self._wrap(name, attr)
-        return wrapped
 
     def _wrap(self, name, fn):
         rec = self._recording

@@ -771,7 +771,6 @@ class _Source:
     def _fused(self, items, shape, region, last_use, esc, free, in_use):
         p = self.p
         self.fused += 1
-        nd = len(shape)
         produced = {}
         inputs = []             # (vid, offset, kind, strides)
         input_index = {}

@@ -22,13 +22,12 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
 from .._storage import Storage, VersionCounter
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from .capture import CompileError, Recording, RecordingBackend, user_frame
 from .codegen import Program, load
-from .state import Slot, discover
+from .state import discover
 
 
 def _snake(name):
@@ -63,19 +62,14 @@ _HOST_METHODS = ("item", "tolist", "numpy", "__bool__", "__float__", "__int__", 
 def _capturing(rec, fallback, on_host_read):
     """The backend registry holds recording stand-ins; modules, backward nodes and optimizer
     steps name their scopes; Tensor's host reads from user code raise CompileError."""
-    from ..backends import _BACKENDS, get_backend
+    from ..backends import _standin
     from ..nn.modules.module import Module
     from ..autograd.node import Node
     from ..optim.optimizer import Optimizer
     import os
     from ..ops import _graph
-    get_backend("cpu")
-    saved_backends = dict(_BACKENDS)
     _graph.CAPTURE[0] = rec
-    for table in _graph.SHORTCUT_TABLES:    # (the small-op shortcuts would bypass the recording)
-        table.clear()
-    for name, be in saved_backends.items():
-        _BACKENDS[name] = RecordingBackend(be, rec, name)
+    saved_backends = _standin.install(lambda be, device: RecordingBackend(be, rec, device))
     patched = []
 
     def patch(cls, attr, wrapper):
@@ -136,8 +130,7 @@ def _capturing(rec, fallback, on_host_read):
                 delattr(cls, attr)
             else:
                 setattr(cls, attr, old)
-        _BACKENDS.clear()
-        _BACKENDS.update(saved_backends)
+        _standin.restore(saved_backends)
         _graph.CAPTURE[0] = None
 
 

@@ -1,7 +1,7 @@
 """The recorder behind nbgrad.profiler and nbgrad.autograd.profiler: where the time goes.
 
 While a profile records, and only then, nbgrad's interception points are swapped, as
-nbgrad.compile's capture swaps them (nbgrad/_compile/function.py, `_capturing`):
+nbgrad.compile's capture swaps them (both through nbgrad/backends/_standin.py):
 
 - every backend in the registry (`nbgrad.backends._BACKENDS`) is a `ProfilingBackend`
   stand-in that times each kernel call (perf_counter_ns) as an event `nbgrad::<function>`
@@ -39,6 +39,8 @@ import threading
 import time
 import warnings
 
+from ..backends import _standin
+from ..backends._standin import BackendStandIn
 from ._util import EventList, FunctionEvent
 
 _perf_ns = time.perf_counter_ns
@@ -125,16 +127,8 @@ class _Recorder:
             _ACTIVE[0] = None
 
     def _patch(self):
-        from ..backends import _BACKENDS, get_backend
-        from ..ops import _graph
-        get_backend("cpu")
-        self._saved_backends = dict(_BACKENDS)
-        self._saved_tables = [(table, dict(table)) for table in _graph.SHORTCUT_TABLES]
         # (the small-op shortcuts fill from the registry again, so from the stand-ins)
-        for table in _graph.SHORTCUT_TABLES:
-            table.clear()
-        for name, be in self._saved_backends.items():
-            _BACKENDS[name] = ProfilingBackend(be, self, name)
+        self._saved = _standin.install(lambda be, device: ProfilingBackend(be, self, device))
         self._patch_nodes()
         self._patch_optimizers()
         self._patch_compile()
@@ -144,20 +138,16 @@ class _Recorder:
         setattr(cls, attr, value)
 
     def _unpatch(self):
-        from ..backends import _BACKENDS
         while self._patched:
             cls, attr, old = self._patched.pop()
             if old is _MISSING:
                 delattr(cls, attr)
             else:
                 setattr(cls, attr, old)
-        for name, be in getattr(self, "_saved_backends", {}).items():
-            now = _BACKENDS.get(name)
-            if now is None or (isinstance(now, ProfilingBackend) and now._recorder is self):
-                _BACKENDS[name] = be
-        for table, saved in getattr(self, "_saved_tables", ()):
-            table.clear()
-            table.update(saved)
+        saved = getattr(self, "_saved", None)
+        if saved is not None:
+            _standin.restore(saved, lambda now: isinstance(now, ProfilingBackend) and now._recorder is self)
+            self._saved = None
 
     def _patch_nodes(self):
         from ..autograd.engine import _Walk
@@ -298,27 +288,13 @@ def _shapes(args):
     return [_shape_of(a) for a in args]
 
 
-class ProfilingBackend:
+class ProfilingBackend(BackendStandIn):
     """Stands in for a backend module in the registry while a profile records: each function
     call is an event named after the function (and its op string)."""
 
     def __init__(self, backend, recorder, device):
-        object.__setattr__(self, "_backend", backend)
+        super().__init__(backend, device)
         object.__setattr__(self, "_recorder", recorder)
-        object.__setattr__(self, "_device", device)
-        object.__setattr__(self, "_wrapped", {})
-
-    def __getattr__(self, name):
-        attr = getattr(self._backend, name)
-        if not callable(attr) or isinstance(attr, type) or name.isupper() or name.startswith("__"):
-            return attr
-        wrapped = self._wrapped.get(name)
-        if wrapped is None:
-            wrapped = self._wrapped[name] = self._wrap(name, attr)
-        return wrapped
-
-    def __setattr__(self, name, value):
-        setattr(self._backend, name, value)
 
     def _wrap(self, name, fn):
         from ..ops import _graph

@@ -251,8 +251,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         words[...] = narrow_host(arr).reshape(arr.shape)
         arr = words
     elif arr.dtype != dtype.np:
-        if dtype.np.kind in "iub" and arr.dtype.kind == "f":
-            arr = np.trunc(arr)
+        if dtype.np.kind in "iu" and arr.dtype.kind == "f":
+            arr = np.trunc(arr)         # (toward zero; to bool a float is x != 0: 0.5 is True)
         arr = np.asarray(arr, dtype=dtype.np)
     if arr.ndim >= 2 and not arr.flags.c_contiguous and min(arr.strides) >= 0:
         # PyTorch copies a tensor's or array's layout (preserve_format): a transposed

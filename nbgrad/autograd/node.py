@@ -400,7 +400,10 @@ class Node:
             self._next_fns = self._next_nrs = ()
 
     def name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        # PyTorch's C++ nodes (not generated from derivatives.yaml) name themselves with their
+        # namespace; their repr and type keep the class name
+        return "torch::autograd::NotImplemented" if name == "NotImplemented" else name
 
     def _sequence_nr(self):
         """The order the node was made in (the engine runs later ones first); PyTorch's
@@ -419,7 +422,8 @@ class Node:
     _metadata = None
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        # (the class name: a namespaced node, torch::autograd::CopySlices, shows as CopySlices)
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     def needs_input_grad(self, i):
         # (autograd.grad(inputs=...): only inputs on a path to a wanted gradient, PyTorch's

@@ -380,9 +380,6 @@ class NotImplementedNode(Node):
     op_name = "this op"
     _priority = RUNS_FIRST      # PyTorch numbers error nodes UINT64_MAX: they run before the others
 
-    def name(self):
-        return "NotImplemented"
-
     def backward(self, *grads):
         raise RuntimeError(f"derivative for aten::{self.op_name} is not implemented")
 

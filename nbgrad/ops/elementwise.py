@@ -312,14 +312,23 @@ def _one_scaled_kernel(b, alpha, dt):
     return (alpha != 1 and isinstance(b, Tensor) and dt.is_floating_point and type(alpha) in (int, float))
 
 
+def _check_alpha(alpha, dt):
+    """PyTorch's alpha_check, before anything is computed or written."""
+    if type(alpha) is bool and dt is not D.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 def _scaled_binary(op, node_cls, a, b, alpha):
     """a + alpha * b or a - alpha * b for a tensor `a` (PyTorch's add/sub with alpha)."""
     dt = _result_type(a, b)
-    if alpha == 1:                  # the common call first: one kernel, one node
+    if alpha == 1 and alpha is not True:        # the common call first: one kernel, one node
         out = _binary_raw(op, a, b, dt)
         if needs_grad(a, b):
             record_pair(node_cls, a, b, out)
         return out
+    _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
         out = _scaled_raw(op, a, b, alpha, dt)
         if needs_grad(a, b):
@@ -410,8 +419,8 @@ def binary_into_(op, t, other, alpha=1):
     nothing, for any other call: the caller takes the general path, which also raises
     every error."""
     target = _direct_target(t, other)
-    if target is None:
-        return False
+    if target is None or type(alpha) is bool or (type(alpha) is float and not t._dtype.is_floating_point):
+        return False        # (an alpha PyTorch refuses: the general path raises, writing nothing)
     rm, out = target
     dt, dev, shape = t._dtype, t._storage.device, t._shape
     if _plain_number(other):
@@ -889,6 +898,8 @@ def remainder(a, b):
                 node.save(a, b)
         elif isinstance(a, Tensor):
             record(RemainderBackward0, (a,), (out,))
+        else:       # a number % a tensor: remainder.Scalar_Tensor has no formula in PyTorch
+            record(NotImplementedNode, (b,), (out,), op_name="remainder")
     return out
 
 

@@ -958,7 +958,15 @@ class CatBackward0(Node):
         return tuple(out)
 
 
+def _not_one_tensor(name, tensors):
+    """A TensorList argument is a sequence of tensors: one tensor (which list() would split
+    into its rows) is PyTorch's TypeError."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+
+
 def cat(tensors, dim=0):
+    _not_one_tensor("cat", tensors)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -1052,6 +1060,7 @@ def _cat_strides(tensors, shape):
 
 
 def stack(tensors, dim=0):
+    _not_one_tensor("stack", tensors)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1087,6 +1096,7 @@ def stack(tensors, dim=0):
 
 def hstack(tensors):
     """cat of the tensors made at least 1-D (ATen's atleast_1d), along dim 0 for vectors, else 1."""
+    _not_one_tensor("hstack", tensors)
     if not len(tensors):
         raise RuntimeError("hstack expects a non-empty TensorList")
     rep = [t.reshape(1) if t.dim() == 0 else t for t in tensors]
@@ -1095,6 +1105,7 @@ def hstack(tensors):
 
 def vstack(tensors):
     """cat along dim 0 of the tensors made at least 2-D (ATen's atleast_2d)."""
+    _not_one_tensor("vstack", tensors)
     if not len(tensors):
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in tensors], 0)

@@ -17,8 +17,8 @@ from .._storage import Storage, fix, is_resizable
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.node import Node
 from .inplace import check_inplace
-from ._graph import NotImplementedNode, backend_of, needs_grad, record, wrap_dims, _wrap
-from .views import AsStridedBackward0, SqueezeBackward0, SqueezeBackward4, _geometry, is_non_overlapping
+from ._graph import NotImplementedNode, backend_of, needs_grad, record, _wrap
+from .views import AsStridedBackward0, SqueezeBackward0, SqueezeBackward4, _geometry, is_non_overlapping, squeezed_dims
 
 
 class UnsqueezeBackward1(Node):
@@ -102,13 +102,9 @@ def unsqueeze_(self, dim):
 
 @_autograd_checked
 def squeeze_(self, dim=None):
-    if dim is None:
-        gone = [i for i, n in enumerate(self._shape) if n == 1]
-        node_cls = SqueezeBackward3
-    else:
-        dims = wrap_dims(dim, self.dim())
-        gone = [i for i, n in enumerate(self._shape) if i in dims and n == 1]
-        node_cls = SqueezeBackward5 if isinstance(dim, (tuple, list)) else SqueezeBackward4
+    gone = squeezed_dims(self, dim)
+    node_cls = SqueezeBackward3 if dim is None else \
+        SqueezeBackward5 if isinstance(dim, (tuple, list)) else SqueezeBackward4
     keep = [i for i in range(self.dim()) if i not in gone]
     return _restride_(self, [self._shape[i] for i in keep], [self._stride[i] for i in keep], node_cls,
                       dims=tuple(gone))

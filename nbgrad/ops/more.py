@@ -261,13 +261,16 @@ def trace(input):
 
 
 class TraceBackward0(Node):
-    """trace_backward: zeros of n * m elements, grad at every (m + 1)-th, viewed (n, m)."""
+    """trace_backward: zeros of n * m elements, grad at every (m + 1)-th of the first
+    min(n, m) rows, viewed (n, m)."""
 
     def backward(self, g):
         from .._creation import arange, zeros
         n, m = self.shape
         out = zeros(n * m, dtype=g._dtype, device=g.device)
-        out.index_fill_(0, arange(0, n * m, m + 1, device=g.device), g)
+        # (a tall matrix's every (m + 1)-th element runs past its diagonal: (3, 1) has one
+        # diagonal element, not the two at flat 0 and 2)
+        out.index_fill_(0, arange(0, min(n, m) * (m + 1), m + 1, device=g.device), g)
         return out.view(n, m)
 
 
@@ -781,23 +784,32 @@ def _median_all(input, ignore_nan):
         flat = input.reshape(-1)
         n = flat.shape[0]
         if n == 0:
-            # PyTorch fills NaN, cast as its CPU cast does (int64: -2**63, int8: 0, bool: True)
-            return full((), float("nan"), dtype=D.float64, device=input.device).to(input.dtype)
-        check_dtype("median", input._dtype)
-        s = flat.sort().values
-        nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
-        if ignore_nan:
-            k = n - nans
-            pos = (k - 1) // 2 if k else 0
+            # PyTorch fills NaN, cast as its CPU cast does (int64: -2**63, int8: 0, bool: True),
+            # and records its node all the same (an empty gradient)
+            value = full((), float("nan"), dtype=D.float64, device=input.device).to(input.dtype)
+            mask = flat != flat if input._dtype.is_floating_point else flat.bool()
         else:
-            pos = n - nans if nans else (n - 1) // 2
-        value = s[pos].clone()
-        mask = (flat == value) | (E.isnan(flat) & E.isnan(value)) if input._dtype.is_floating_point \
-            else flat == value
+            value, mask = _median_value(input, flat, n, ignore_nan)
     if needs_grad(input):
         node = record(NanmedianBackward0 if ignore_nan else MedianBackward0, (input,), (value,))
         node.save(mask.reshape(input.shape))
     return value
+
+
+def _median_value(input, flat, n, ignore_nan):
+    """(the median of flat's n > 0 elements, the mask of the elements equal to it)."""
+    check_dtype("median", input._dtype)
+    s = flat.sort().values
+    nans = int(E.isnan(flat).sum().item()) if input._dtype.is_floating_point else 0
+    if ignore_nan:
+        k = n - nans
+        pos = (k - 1) // 2 if k else 0
+    else:
+        pos = n - nans if nans else (n - 1) // 2
+    value = s[pos].clone()
+    mask = (flat == value) | (E.isnan(flat) & E.isnan(value)) if input._dtype.is_floating_point \
+        else flat == value
+    return value, mask
 
 
 def _select(name, node, input, dim, keepdim, pos_of, order="stable", k=0):
@@ -1128,6 +1140,9 @@ def cartesian_prod(*tensors):
     """Every combination of the 1-D tensors' elements, one per row (a single tensor: itself)."""
     from .indexing import stack
     from .rearranging import meshgrid
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

@@ -13,6 +13,7 @@ from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
+from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
 
 def _pair(value, fn, what, allow_none=False):
@@ -221,9 +222,9 @@ def adaptive_avg_pool2d(input, output_size):
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 2:
             raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
-        size = tuple(x._shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+        size = tuple(x._shape[-2 + i] if s is None else _index(s) for i, s in enumerate(output_size))
     else:
-        size = (int(output_size), int(output_size))
+        size = (_index(output_size),) * 2
     if x.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x._shape)}")
     for i in (x.dim() - 2, x.dim() - 1):       # (its CPU kernel takes 0 channels; the spatial dims not)

@@ -25,6 +25,7 @@ from ._graph import needs_grad, record
 from .more import renamed
 from .pooling import _out_size, check_adaptive_grad
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
+from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
 
 def _triple(value, message):
@@ -248,8 +249,8 @@ def _adaptive_size(x, output_size, message):
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         if len(output_size) != 3:
             raise RuntimeError(message)
-        return tuple(x._shape[-3 + i] if s is None else int(s) for i, s in enumerate(output_size))
-    return (int(output_size),) * 3
+        return tuple(x._shape[-3 + i] if s is None else _index(s) for i, s in enumerate(output_size))
+    return (_index(output_size),) * 3
 
 
 def _check_adaptive(x, fn):

@@ -10,6 +10,7 @@ from . import pooling as P
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
+from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
 
 def _single(value, fn, what):
@@ -55,8 +56,8 @@ def _size1(output_size):
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 1:
             raise RuntimeError("adaptive_avg_pool1d: output_size must be 1")
-        return output_size[0]
-    return output_size
+        return _index(output_size[0])
+    return _index(output_size)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -93,9 +94,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 2:
             raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-        size = tuple(x.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+        size = tuple(x.shape[-2 + i] if s is None else _index(s) for i, s in enumerate(output_size))
     else:
-        size = (int(output_size), int(output_size))
+        size = (_index(output_size),) * 2
     P._check_float(x, "adaptive_max_pool2d")
     h, w = x.shape[-2:]
     oh, ow = size

@@ -373,12 +373,32 @@ def _triangle_indices(op, row, col, offset, dtype, device, lower):
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
+    # the result first (PyTorch sizes it before it computes: triu_indices(3, 2**31) is an
+    # allocation error, not (3, 2**31) index grids filling the memory)
+    from .._creation import empty
+    count = _tril_size(row, col, offset) if lower else row * col - _tril_size(row, col, offset - 1)
+    empty((2, count), dtype=dtype, device=device)
     with no_grad():
         rows = arange(row, device=device).unsqueeze(1).expand(row, col)
         cols = arange(col, device=device).unsqueeze(0).expand(row, col)
         keep = (cols - rows <= offset) if lower else (cols - rows >= offset)
         from .indexing import stack
         return stack([rows.masked_select(keep), cols.masked_select(keep)]).to(dtype)
+
+
+def _tril_size(row, col, offset):
+    """How many elements of a row x col matrix lie on or below diagonal `offset` (PyTorch's
+    get_tril_size): a trapezoid of rows, then full rows."""
+    if row == 0 or col == 0:
+        return 0
+    first = min(col, 1 + offset) if offset > 0 else int(row + offset > 0)
+    last = max(0, min(col, row + offset))
+    n_rows = max(0, min(row, row + offset))
+    trapezoid_rows = last - first + 1
+    size = (first + last) * trapezoid_rows >> 1
+    if n_rows - trapezoid_rows > 0:
+        size += (n_rows - trapezoid_rows) * col
+    return size
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):

@@ -408,6 +408,10 @@ def _op_function(row):
             if not isinstance(v, Tensor) and (k == 0 or not isinstance(v, (int, float))):
                 raise TypeError(f"{row.name}(): argument '{'input' if k == 0 else row.inputs[k]}' "
                                 f"must be Tensor, not {type(v).__name__}")
+        if len(args) > n_in + len(row.params):
+            n = n_in + len(row.params)
+            raise TypeError(f"{row.name}() takes {n} positional argument{'' if n == 1 else 's'} but "
+                            f"{len(args)} were given")
         params = dict(row.params)
         for (name, _), v in zip(row.params, args[n_in:]):
             params[name] = v
@@ -625,7 +629,9 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 def logit(input, eps=None):
     x = _tensor_arg("logit", input)
-    if eps is None:
+    if eps is None or float(eps) < 0:
+        # (PyTorch's kernels take a negative eps for none: no clamp, and a NaN gradient
+        # outside [0, 1] rather than the clamp's zero)
         return apply(TABLE["logit"], (x,), {})
     return apply(TABLE["logit_eps"], (x,), {"eps": float(eps)})
 

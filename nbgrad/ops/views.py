@@ -523,14 +523,20 @@ class UnsqueezeBackward0(Node):
         return g.squeeze(self.dim)
 
 
-def squeeze(x, dim=None):
+def squeezed_dims(x, dim):
+    """The dims squeeze(dim) and squeeze_(dim) remove: the given ones (every one for None)
+    of size 1."""
     if dim is None:
-        gone = [i for i, n in enumerate(x._shape) if n == 1]
-        node_cls = SqueezeBackward0
-    else:
-        dims = wrap_dims(dim, x.dim())
-        gone = [i for i, n in enumerate(x._shape) if i in dims and n == 1]
-        node_cls = SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
+        return [i for i, n in enumerate(x._shape) if n == 1]
+    # (an empty list squeezes none: wrap_dims reads it as every dim, a reduction's rule)
+    dims = () if isinstance(dim, (tuple, list)) and len(dim) == 0 else wrap_dims(dim, x.dim())
+    return [i for i, n in enumerate(x._shape) if i in dims and n == 1]
+
+
+def squeeze(x, dim=None):
+    gone = squeezed_dims(x, dim)
+    node_cls = SqueezeBackward0 if dim is None else \
+        SqueezeBackward2 if isinstance(dim, (tuple, list)) else SqueezeBackward1
     keep = [i for i in range(x.dim()) if i not in gone]
     out = make_view(x, [x._shape[i] for i in keep], [x._stride[i] for i in keep], x._offset)
     if needs_grad(x):

@@ -235,7 +235,7 @@ def test_histogramdd_has_no_derivative():
     x = nbgrad.ones(3, 2, requires_grad=True)
     r = nbgrad.histogramdd(x, bins=2)
     assert r.hist.requires_grad and r.bin_edges[0].requires_grad
-    assert r.hist.grad_fn.name().endswith("NotImplemented")      # (PyTorch's: torch::autograd::NotImplemented)
+    assert r.hist.grad_fn.name() == "torch::autograd::NotImplemented"
     with pytest.raises(RuntimeError, match="derivative for aten::_histogramdd_from_bin_cts is not implemented"):
         r.hist.sum().backward()
     r = nbgrad.histogramdd(x, bins=[nbgrad.tensor([0., 1.])] * 2)

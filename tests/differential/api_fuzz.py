@@ -59,6 +59,10 @@ SKIP = {
     "is_nonzero", "__bool__",      # (raise the same; values are fine, and covered elsewhere)
     "lobpcg", "svd_lowrank", "pca_lowrank",      # random
     "new", "typename", "svd", "eig", "qr",       # uninitialised memory, a name, signs of singular vectors
+    "eigh", "eigvals", "eigvalsh", "svdvals", "lu", "lu_factor", "lu_factor_ex", "ldl_factor", "ldl_factor_ex",
+    "householder_product", "matrix_exp", "set_autocast_cache_enabled", "set_autocast_dtype",
+    "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "set_autocast_cpu_enabled", "set_autocast_gpu_enabled",
+    "adaptive_max_pool1d", "adaptive_avg_pool1d",      # (huge sizes: PyTorch itself runs for minutes)
     "stft", "istft",                 # complex
 }
 OK_EXCEPTIONS = ("RuntimeError", "TypeError", "IndexError", "ValueError", "NotImplementedError",
@@ -72,7 +76,8 @@ def _targets():
     import nbgrad.nn.functional as NF
     import torch.nn.functional as TF
     out = []
-    for kind, nb_ns, th_ns in (("torch", nbgrad, torch), ("F", NF, TF), ("Tensor", nbgrad.Tensor, torch.Tensor)):
+    for kind, nb_ns, th_ns in (("torch", nbgrad, torch), ("F", NF, TF), ("Tensor", nbgrad.Tensor, torch.Tensor),
+                               ("linalg", nbgrad.linalg, torch.linalg), ("special", nbgrad.special, torch.special)):
         for name in sorted(dir(nb_ns)):
             if name in SKIP or (name.startswith("_") and not (kind == "Tensor" and name.startswith("__")
                                                               and name.endswith("__"))):
@@ -132,6 +137,43 @@ def random_arg(rng, depth=0):
     return ["n"]
 
 
+_BOOL_PARAMS = ("keepdim", "descending", "unbiased", "stable", "largest", "sorted", "inplace", "training",
+                "return_inverse", "return_counts", "upper", "left", "ceil_mode", "count_include_pad", "align_corners",
+                "return_indices", "right", "hermitian", "full_matrices", "some", "pivot", "transpose", "unitriangular")
+
+
+def typed_arg(rng, name):
+    """An argument of the kind the parameter's name suggests, most of the time (the rest: any)."""
+    if rng.random() < 0.2:
+        return random_arg(rng)
+    if name in _BOOL_PARAMS:
+        return ["b", rng.random() < 0.5]
+    if name in ("dim", "dim0", "dim1", "axis", "source", "destination", "start_dim", "end_dim", "diagonal",
+                "offset", "k", "n", "repeats", "chunks", "sections", "split_size_or_sections", "groups",
+                "upscale_factor", "downscale_factor", "num_classes", "output_size", "kernel_size", "stride",
+                "padding", "dilation", "size", "shifts", "dims", "ord", "p"):
+        if rng.random() < 0.3 and name in ("dim", "dims", "shifts", "size", "kernel_size", "output_size", "padding",
+                                           "stride", "source", "destination"):
+            return ["tup", [rng.choice(INTS[:9]) for _ in range(rng.randint(1, 3))]]
+        return ["i", rng.choice(INTS[:9])]
+    if name in ("alpha", "beta", "value", "eps", "lambd", "min", "max", "threshold", "negative_slope", "margin",
+                "momentum", "scale", "correction", "q", "weight_decay", "lr", "exponent", "rtol", "atol", "tol"):
+        return ["f", rng.choice(FLOATS)] if rng.random() < 0.7 else ["i", rng.choice(INTS[:9])]
+    if name in ("reduction", "mode", "rounding_mode", "indexing", "padding_mode", "norm", "side", "driver",
+                "approximate", "interpolation", "UPLO", "nonlinearity"):
+        return ["s", rng.choice(STRINGS + ("max", "min", "prod", "amax", "amin", "tanh", "L", "U", "left", "right",
+                                           "lower", "higher", "midpoint", "zeros", "border"))]
+    if name in ("dtype",):
+        return ["dt", rng.choice(DTYPES)]
+    if name in ("tensors", "inputs", "operands"):
+        return ["list", [random_tensor(rng) for _ in range(rng.randint(0, 3))]]
+    if name in ("index", "indices", "target") and rng.random() < 0.6:
+        return random_tensor(rng, "int64")
+    if name in ("mask", "condition"):
+        return random_tensor(rng, "bool")
+    return random_tensor(rng)
+
+
 def random_tensor(rng, dtype=None):
     dtype = dtype or rng.choice(DTYPES[:4] if rng.random() < 0.8 else DTYPES)
     shape = list(rng.choice(SHAPES))
@@ -155,12 +197,12 @@ def random_call(rng, targets, sigs):
             elif p.kind == p.VAR_KEYWORD:
                 continue
             elif p.default is inspect.Parameter.empty and p.kind != p.KEYWORD_ONLY:
-                args.append(random_arg(rng))
+                args.append(typed_arg(rng, p.name))
             elif rng.random() < 0.3:
                 if p.kind == p.KEYWORD_ONLY or rng.random() < 0.5:
-                    kwargs[p.name] = random_arg(rng)
+                    kwargs[p.name] = typed_arg(rng, p.name)
                 elif not kwargs:
-                    args.append(random_arg(rng))
+                    args.append(typed_arg(rng, p.name))
         if rng.random() < 0.1:          # one argument too many, or one too few
             if args and rng.random() < 0.5:
                 args.pop()
@@ -176,7 +218,7 @@ def random_call(rng, targets, sigs):
 def _signatures(targets):
     import nbgrad
     import nbgrad.nn.functional as NF
-    ns = {"torch": nbgrad, "F": NF, "Tensor": nbgrad.Tensor}
+    ns = {"torch": nbgrad, "F": NF, "Tensor": nbgrad.Tensor, "linalg": nbgrad.linalg, "special": nbgrad.special}
     out = {}
     for kind, name in targets:
         try:
@@ -239,7 +281,8 @@ class Lib:
         raise ValueError(spec)
 
     def fn(self, kind, name):
-        return getattr({"torch": self.m, "F": self.F, "Tensor": self.m.Tensor}[kind], name)
+        return getattr({"torch": self.m, "F": self.F, "Tensor": self.m.Tensor, "linalg": self.m.linalg,
+                        "special": self.m.special}[kind], name)
 
     def run(self, call):
         kind, name, argspecs, kwspecs = call

@@ -172,3 +172,35 @@ def test_cartesian_prod_takes_vectors_only(args):
     with pytest.raises(RuntimeError, match="Expect a 1D vector, but got shape"):
         nbgrad.cartesian_prod(*[nbgrad.ones(s) for s in args])
     assert nbgrad.cartesian_prod(nbgrad.tensor([1, 2]), nbgrad.tensor([3])).tolist() == [[1, 3], [2, 3]]
+
+
+# -- cholesky_ex of a matrix that is not positive-definite ------------------------------------------
+def _potf2(a):
+    """LAPACK's unblocked left-looking Cholesky, as far as it goes (what PyTorch returns)."""
+    n = a.shape[0]
+    low = np.tril(a).copy()
+    for j in range(n):
+        d = a[j, j] - low[j, :j] @ low[j, :j]
+        if not d > 0:
+            low[j, j] = d
+            return low, j + 1
+        low[j, j] = np.sqrt(d)
+        for i in range(j + 1, n):
+            low[i, j] = (a[i, j] - low[i, :j] @ low[j, :j]) / low[j, j]
+    return low, 0
+
+
+def test_cholesky_ex_of_a_matrix_not_positive_definite_returns_the_partial_factor():
+    # (it returned uninitialised memory, or the input, where PyTorch returns the factor so far)
+    r = nbgrad.linalg.cholesky_ex(nbgrad.tensor([[4.0, 2.0], [2.0, -3.0]], dtype=nbgrad.float64))
+    assert r.L.tolist() == [[2.0, 0.0], [1.0, -4.0]] and r.info.item() == 2      # (PyTorch 2.13's)
+    r = nbgrad.linalg.cholesky_ex(nbgrad.tensor([[4.0, 2.0], [2.0, -3.0]], dtype=nbgrad.float64), upper=True)
+    assert r.L.tolist() == [[2.0, 1.0], [0.0, -4.0]]
+    rng = np.random.default_rng(5)
+    for n in range(1, 9):
+        a = rng.standard_normal((n, n))
+        a = a @ a.T * 0.1 - np.eye(n) * rng.uniform(0, 1)
+        want, info = _potf2(a)
+        r = nbgrad.linalg.cholesky_ex(nbgrad.from_numpy(a))
+        assert r.info.item() == info
+        np.testing.assert_allclose(r.L.numpy(), want, rtol=1e-12, atol=1e-12)

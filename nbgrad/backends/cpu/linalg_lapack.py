@@ -289,6 +289,29 @@ def _qr_kernel(a, q, r):
 
 
 @_kernel
+def _potf2(low):
+    """The left-looking unblocked Cholesky (LAPACK dpotf2) of low's lower triangle, in place,
+    as far as it goes: returns the order of the first leading minor that is not positive-
+    definite, its pivot (<= 0 or NaN) left on the diagonal and the columns after it as they
+    were, or 0.  What PyTorch's cholesky_ex returns for a failed factorization."""
+    n = low.shape[0]
+    for j in range(n):
+        d = low[j, j]
+        for k in range(j):
+            d -= low[j, k] * low[j, k]
+        if not d > 0:
+            low[j, j] = d
+            return j + 1
+        low[j, j] = np.sqrt(d)
+        for i in range(j + 1, n):
+            t = low[i, j]
+            for k in range(j):
+                t -= low[i, k] * low[j, k]
+            low[i, j] = t / low[j, j]
+    return 0
+
+
+@_kernel
 def _cholesky_kernel(a, out, info):
     for b in range(a.shape[0]):
         if not _finite(a[b]):
@@ -300,8 +323,16 @@ def _cholesky_kernel(a, out, info):
         try:
             out[b] = np.linalg.cholesky(a[b])
         except Exception:
-            k = _failed_minor(a[b])
-            info[b] = k if k > 0 else a.shape[1]
+            # what the factorization leaves where it stops (PyTorch returns it, its upper
+            # triangle zeroed): the factored columns, the failed pivot's value, the rest
+            # of the lower triangle as it was (measured against PyTorch 2.13's CPU build)
+            low = out[b]
+            n = a.shape[1]
+            for i in range(n):
+                for j in range(n):
+                    low[i, j] = a[b, i, j] if j <= i else 0.0
+            k = _potf2(low)
+            info[b] = k if k > 0 else n
 
 
 @_kernel

@@ -559,8 +559,13 @@ def hardshrink(input, lambd=0.5):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _inplace_or_not(TABLE["threshold"], _tensor_arg("threshold", input),
-                           {"threshold": threshold, "value": value}, inplace)
+    x = _tensor_arg("threshold", input)
+    if not x._dtype.is_floating_point:
+        # PyTorch's kernel reads both numbers as the tensor's integer type (toward zero):
+        # threshold(-1, -1.5, 7) compares -1 > -1, not -1 > -1.5
+        threshold, value = (math.trunc(v) if isinstance(v, float) and math.isfinite(v) else v
+                            for v in (threshold, value))
+    return _inplace_or_not(TABLE["threshold"], x, {"threshold": threshold, "value": value}, inplace)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

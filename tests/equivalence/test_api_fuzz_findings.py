@@ -204,3 +204,13 @@ def test_cholesky_ex_of_a_matrix_not_positive_definite_returns_the_partial_facto
         r = nbgrad.linalg.cholesky_ex(nbgrad.from_numpy(a))
         assert r.info.item() == info
         np.testing.assert_allclose(r.L.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+# -- threshold on integers: its numbers read as the tensor's type --------------------------------------
+def test_threshold_of_an_integer_tensor_truncates_its_numbers():
+    x = nbgrad.tensor([-2, -1, 0, 1, 3])
+    assert nbgrad.threshold(x, -1.5, 7).tolist() == [7, 7, 0, 1, 3]          # (-1 > -1 is False)
+    assert F.threshold(x, 2.9, -7.6).tolist() == [-7, -7, -7, -7, 3]
+    y = x.clone()
+    assert nbgrad.threshold_(y, -1.5, 3) is y and y.tolist() == [3, 3, 0, 1, 3]
+    assert nbgrad.threshold(nbgrad.tensor([0.5, 1.5]), 1, 7.5).tolist() == [7.5, 1.5]

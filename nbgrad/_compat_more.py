@@ -24,7 +24,7 @@ import numbers
 import os
 import sys
 import types
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 import weakref
 
 import numpy as np
@@ -249,7 +249,7 @@ def _module(name, doc, attrs):
 
 
 def _deprecated_amp(device_type, name, new):
-    warnings.warn(f"`torch.{device_type}.amp.{name}(args...)` is deprecated. Please use `{new}` instead.",
+    _warn_user(f"`torch.{device_type}.amp.{name}(args...)` is deprecated. Please use `{new}` instead.",
                   FutureWarning, stacklevel=3)
 
 
@@ -536,7 +536,7 @@ _PINNED = weakref.WeakSet()     # storages pin_memory() made
 
 
 def _deprecated_device_arg(method):
-    warnings.warn(f"The argument 'device' of Tensor.{method}() is deprecated. Please do not pass this argument.",
+    _warn_user(f"The argument 'device' of Tensor.{method}() is deprecated. Please do not pass this argument.",
                   DeprecationWarning, stacklevel=3)
 
 

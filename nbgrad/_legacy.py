@@ -7,6 +7,7 @@ a float32 t is an alias of t) and a type test: `isinstance(t, FloatTensor)` is T
 a float32 tensor on the CPU, as in PyTorch.  They are not subclasses of Tensor (neither
 are PyTorch's)."""
 from . import _dtype as D
+from nbgrad._warnings import warn_user as _warn_user
 from ._size import Size
 
 
@@ -89,8 +90,7 @@ BoolTensor = _legacy(D.bool_)
 def set_default_tensor_type(t):
     """PyTorch's deprecated default-type setter: a floating legacy type (or its name) sets the
     default dtype."""
-    import warnings
-    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+    _warn_user("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
                   stacklevel=2)
     if isinstance(t, str):

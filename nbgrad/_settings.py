@@ -17,6 +17,7 @@ TF32 or bfloat16 GEMM paths, so every precision computes float32 matmuls in floa
 "highest" promises and the others allow).
 """
 import math
+from nbgrad._warnings import warn_user as _warn_user
 
 from . import _dtype as D
 
@@ -71,8 +72,7 @@ def get_deterministic_debug_mode():
 def set_float32_matmul_precision(precision):
     global _matmul_precision
     if precision not in ("highest", "high", "medium"):
-        import warnings
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+        _warn_user(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       f"setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _matmul_precision = precision

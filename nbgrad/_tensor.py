@@ -4,6 +4,7 @@ The class owns *meaning*: geometry, aliasing, versions, the grad fields.
 Every computation is an op in nbgrad/ops, reached through the methods below.
 """
 import math
+from nbgrad._warnings import warn_user as _warn_user
 import sys
 import weakref
 
@@ -571,8 +572,7 @@ class Tensor:
         if self._requires_grad and not _WARNED_FLOAT_OF_GRAD[0]:
             # PyTorch's TORCH_WARN_ONCE in float(tensor) (not int(), not item())
             _WARNED_FLOAT_OF_GRAD[0] = True
-            import warnings
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+            _warn_user("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                           "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item())
 

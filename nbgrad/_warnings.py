@@ -1,7 +1,12 @@
 """PyTorch's user warnings, with its words (less the "(Triggered internally at ...)" tail its
 C++ warnings carry).  Each warning site calls warn(); a `once` warning (PyTorch's
 TORCH_WARN_ONCE) is given once a process."""
+import os
+import sys
 import warnings
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_EXAMPLES = os.path.join(_PACKAGE, "examples") + os.sep
 
 MESSAGES = {
     "tensor_of_tensor": ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
@@ -29,17 +34,35 @@ ONCE = frozenset({"T_not_2d"})
 _given = set()
 
 
+def warn_user(message, category=None, stacklevel=1):
+    """warnings.warn, pointed at the frame `stacklevel` names (1: the caller), or, where that
+    frame is nbgrad's own code, at the first frame outside nbgrad: the user's line, which is
+    where PyTorch's C++ warnings point.  (A public function's argument wrapper, or a module
+    calling a functional, sits between the user and the warning site: a fixed stacklevel
+    would name nbgrad's file.)"""
+    frame = sys._getframe(1)
+    level = 1
+    while level < stacklevel and frame.f_back is not None:
+        frame = frame.f_back
+        level += 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE) and \
+            not frame.f_code.co_filename.startswith(_EXAMPLES):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level + 1)
+
+
 def warn(key, category=UserWarning, stacklevel=3, **fields):
     if key in ONCE:
         if not _first_time(key):
             return
-    warnings.warn(MESSAGES[key].format(**fields), category, stacklevel=stacklevel)
+    warn_user(MESSAGES[key].format(**fields), category, stacklevel=stacklevel)
 
 
 def warn_once(key, message, category=UserWarning, stacklevel=3):
     """A PyTorch TORCH_WARN_ONCE whose words live at its call site (deprecations)."""
     if _first_time(key):
-        warnings.warn(message, category, stacklevel=stacklevel)
+        warn_user(message, category, stacklevel=stacklevel)
 
 
 def _first_time(key):

@@ -32,7 +32,7 @@ import inspect
 import threading
 import types
 import typing
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 import weakref
 from collections import namedtuple
 
@@ -52,7 +52,7 @@ Final = typing.Final
 def _deprecated(name, use):
     # stacklevel=1 as PyTorch's (its warnings point into torch/jit, so Python's default
     # filters hide them unless enabled): nbgrad's point into nbgrad/jit.py
-    warnings.warn(f"`torch.jit.{name}` is deprecated. Please {use}", DeprecationWarning, stacklevel=1)
+    _warn_user(f"`torch.jit.{name}` is deprecated. Please {use}", DeprecationWarning, stacklevel=1)
 
 
 _COMPILE_OR_EXPORT = "switch to `torch.compile` or `torch.export`."
@@ -186,7 +186,7 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     isinstance), a function as a ScriptFunction calling it, a user class as itself."""
     _deprecated("script", _COMPILE_OR_EXPORT)
     if optimize is not None:
-        warnings.warn("`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` "
+        _warn_user("`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` "
                       "instead", FutureWarning, stacklevel=2)
     if _builtin_isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
@@ -356,11 +356,11 @@ def ignore(drop=False, **kwargs):
         raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got {drop}")
     drop_on_export = kwargs.pop("drop_on_export", None)
     if drop_on_export:
-        warnings.warn("ignore(drop_on_export=True) has been deprecated. TorchScript will now drop the function "
+        _warn_user("ignore(drop_on_export=True) has been deprecated. TorchScript will now drop the function "
                       "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
         drop = drop_on_export
     elif drop:
-        warnings.warn("ignore(True) has been deprecated. TorchScript will now drop the function "
+        _warn_user("ignore(True) has been deprecated. TorchScript will now drop the function "
                       "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
 
     def decorator(fn):

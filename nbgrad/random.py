@@ -14,7 +14,7 @@ Departures from PyTorch:
   whose generators are already their own.
 """
 import contextlib
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from ._creation import default_generator, initial_seed, manual_seed, seed
 from ._random_more import get_rng_state, set_rng_state
@@ -57,7 +57,7 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         num_devices = cuda.device_count() if device_type == "cuda" else 0
         if num_devices > 1 and not _fork_rng_warned_already:
             kind = device_type.upper()
-            warnings.warn(
+            _warn_user(
                 f"{kind} reports that you have {num_devices} available devices, and "
                 f"you have used {_caller} without explicitly specifying which devices are being used. "
                 f"For safety, we initialize *every* {kind} device by default, which can "

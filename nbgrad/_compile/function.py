@@ -18,7 +18,7 @@ import functools
 import math
 import re
 import threading
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
@@ -369,7 +369,7 @@ class CompiledFunction:
         if len(self.variants) >= self.max_variants:
             if not self._warned:
                 self._warned = True
-                warnings.warn(f"nbgrad.compile: {getattr(self.fn, '__qualname__', self.fn)!r} was captured "
+                _warn_user(f"nbgrad.compile: {getattr(self.fn, '__qualname__', self.fn)!r} was captured "
                               f"{len(self.variants)} times (max_variants); the last change: {reason}. It runs "
                               "eagerly from now on.", stacklevel=2)
             return self.fn(*args, **kwargs)

@@ -22,7 +22,7 @@ tensors it sees are already in the autocast dtype), and ops called inside anothe
 see already-cast inputs, so they cast nothing more.
 """
 import functools
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 
@@ -178,12 +178,12 @@ class autocast:
             if device_type == "cuda":
                 from .. import cuda
                 if not cuda.is_available():
-                    warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.",
+                    _warn_user("CUDA is not available or torch_xla is imported. Disabling autocast.",
                                   stacklevel=2)
                     enabled = False
             elif self.fast_dtype not in supported:
                 name = device_type.upper()
-                warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
+                _warn_user(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
                               f"{name} Autocast only supports dtypes of "
                               + ", ".join(map(str, supported)) + " currently.", stacklevel=2)
                 enabled = False

@@ -11,7 +11,7 @@ Departures from PyTorch: optimizers' fused `_step_supports_amp_scaling` path is 
 (nbgrad's optimizers have none); sparse gradients are not handled (nbgrad has none); the
 per-device bookkeeping is kept but there is only the one device per tensor's device type.
 """
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from collections import abc
 from collections import defaultdict
 from enum import Enum
@@ -40,7 +40,7 @@ class GradScaler:
         if self._device == "cuda":
             from .. import cuda
             if enabled and not cuda.is_available():
-                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                _warn_user("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                               stacklevel=2)
                 self._enabled = False
         if self._enabled:

@@ -1,7 +1,7 @@
 """Variable: PyTorch's legacy wrapper, now a name for Tensor.  `Variable(t)` returns a
 detached alias of t (same memory and version counter, no history) that requires grad
 when asked; `isinstance(t, Variable)` is True for every tensor."""
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 
 class _VariableMeta(type):
@@ -27,7 +27,7 @@ class Variable(metaclass=_VariableMeta):
         from .._creation import empty
         from .._tensor import Tensor
         if volatile is not None:
-            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            _warn_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           UserWarning, stacklevel=2)
         if data is None:
             return empty(0)

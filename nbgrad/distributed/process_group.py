@@ -7,7 +7,7 @@ program sends through mpi4py itself.
 """
 import sys
 import time
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from datetime import timedelta
 
 from . import _mpi
@@ -137,7 +137,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if not parts <= {"mpi", "gloo", "nccl"}:
         raise ValueError(f"Invalid backend: '{backend}'. nbgrad.distributed runs on MPI: use backend='mpi'")
     if parts != {"mpi"}:
-        warnings.warn(f"nbgrad.distributed has only the MPI backend: backend={backend!r} runs on MPI",
+        _warn_user(f"nbgrad.distributed has only the MPI backend: backend={backend!r} runs on MPI",
                       stacklevel=2)
     MPI = _mpi.mpi()
     comm = MPI.COMM_WORLD.Dup()

@@ -5,7 +5,7 @@ rsample / sample_n, perplexity, expand's checked-instance protocol and PyTorch's
 Validation is on by default, as in PyTorch (off under `python -O`); switch it with
 `Distribution.set_default_validate_args` or per instance with `validate_args=`.
 """
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 import nbgrad
 
@@ -42,7 +42,7 @@ class Distribution:
                 arg_constraints = self.arg_constraints
             except NotImplementedError:
                 arg_constraints = {}
-                warnings.warn(
+                _warn_user(
                     f"{self.__class__} does not define `arg_constraints`. "
                     "Please set `arg_constraints = {}` or initialize the distribution "
                     "with `validate_args=False` to turn off validation.", stacklevel=2)
@@ -108,7 +108,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n):
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+        _warn_user("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
                       FutureWarning, stacklevel=2)
         return self.sample(nbgrad.Size((n,)))
 
@@ -152,7 +152,7 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable "
+            _warn_user(f"{self.__class__} does not define `support` to enable "
                           "sample validation. Please initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=2)
             return

@@ -7,7 +7,7 @@ The pairs are PyTorch's (all of torch.distributions.kl's registry); those with
 ContinuousBernoulli, HalfNormal and Pareto are at the end of this file.
 """
 import math
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from functools import total_ordering
 
 import nbgrad
@@ -87,7 +87,7 @@ def _dispatch_kl(type_p, type_q):
     left_fun = _KL_REGISTRY[left_p, left_q]
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
-        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
+        _warn_user(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
                       f"Please register_kl({left_p.__name__}, {right_q.__name__})",
                       RuntimeWarning, stacklevel=2)
     return left_fun

@@ -8,7 +8,7 @@ on every call and redraws the good samples once; here only samples that are not 
 definite are redrawn (up to `max_try_correction` times), with the warning only then. The law
 of the returned samples is the same."""
 import math
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 import nbgrad
 
@@ -69,7 +69,7 @@ class Wishart(ExponentialFamily):
         else:
             self.precision_matrix = param.expand(batch_shape + (-1, -1))
         if self.df.lt(event_shape[-1]).any():
-            warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
+            _warn_user("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
                           stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
@@ -158,7 +158,7 @@ class Wishart(ExponentialFamily):
         if self._batch_shape:
             is_singular = is_singular.amax(self._batch_dims)
         if is_singular.any():
-            warnings.warn("Singular sample detected.", stacklevel=2)
+            _warn_user("Singular sample detected.", stacklevel=2)
             mask_shape = sample_shape + (1,) * (len(self._batch_shape) + 2)
             for _ in range(max_try_correction):
                 sample_new = self._bartlett_sampling(sample_shape)

@@ -15,7 +15,7 @@ import signal
 import sys
 import tempfile
 import time
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException", "ProcessRaisedException",
            "spawn", "SpawnContext", "start_processes"]
@@ -145,7 +145,7 @@ class ProcessContext:
 
 class SpawnContext(ProcessContext):
     def __init__(self, processes, error_files):
-        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)
+        _warn_user("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)
         super().__init__(processes, error_files)
 
 
@@ -183,5 +183,5 @@ def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
         msg = (f"This method only supports start_method=spawn (got: {start_method}).\n"
                "To use a different start_method use:\n\t\t"
                " torch.multiprocessing.start_processes(...)")
-        warnings.warn(msg, FutureWarning, stacklevel=2)
+        _warn_user(msg, FutureWarning, stacklevel=2)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -4,7 +4,7 @@ dims); F.alpha_dropout, F.feature_alpha_dropout: SELU's dropout, dropped values 
 negative saturation value -alpha' and an affine map that keeps zero mean and unit variance
 (ATen's _dropout_impl, step for step)."""
 import math
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 # SELU's alpha * scale: the value a SELU unit saturates at is -_ALPHA
 _ALPHA = 1.7580993408473766
@@ -15,13 +15,13 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     dim = input.dim()
     if dim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {dim}-D input to dropout2d, which is deprecated and will result in "
+        _warn_user(f"dropout2d: Received a {dim}-D input to dropout2d, which is deprecated and will result in "
                       "an error in a future release. To retain the behavior and silence this warning, please use "
                       "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
                       "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
                       "inputs).", stacklevel=2)
     if dim == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+        _warn_user("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
                       "This behavior will change in a future release to interpret the input as one without a batch "
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
@@ -41,7 +41,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     dim = input.dim()
     if dim not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated and will result in "
+        _warn_user(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated and will result in "
                       "an error in a future release. To retain the behavior and silence this warning, please use "
                       "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
                       "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "

@@ -1,5 +1,6 @@
 """nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
 from .. import _dtype as D
+from nbgrad._warnings import warn_user as _warn_user
 from ..ops import elementwise as _E, linalg as _L, reduction as _R
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
                         _reduction)
@@ -139,8 +140,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(input.shape) != tuple(target.shape):
-        import warnings
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=2)
     loss = (input - target).abs()
@@ -234,3 +234,15 @@ from ..ops.layers_more import (bilinear, channel_shuffle, local_response_norm, l
 from ._attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
 from ..ops.pooling_fractional import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402,F401
                                      fractional_max_pool3d, fractional_max_pool3d_with_indices)
+
+
+def _with_tensor_arguments(namespace):
+    """Every public function here refuses an argument that is not a tensor where it reads one
+    as PyTorch's F does: TypeError naming the argument, not an AttributeError from inside."""
+    import types
+    from ..ops._signatures import tensor_arguments
+    return {name: tensor_arguments(fn, name, __name__) for name, fn in namespace.items()
+            if isinstance(fn, types.FunctionType) and not name.startswith("_")}
+
+
+globals().update(_with_tensor_arguments(globals()))

@@ -1,5 +1,6 @@
 """nbgrad.nn.init: in-place initialisers (under no_grad), with PyTorch's gains and fan rules."""
 import math
+from nbgrad._warnings import warn_user as _warn_user
 
 from ..autograd.grad_mode import no_grad
 
@@ -59,8 +60,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-        import warnings
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                _warn_user("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         lo = norm_cdf((a - mean) / std)

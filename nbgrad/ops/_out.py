@@ -5,7 +5,7 @@ itself is returned.  Autograd does not follow out= (PyTorch's refusal when an ar
 requires grad under grad mode)."""
 import math
 import sys
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from .._size import Size
@@ -57,7 +57,7 @@ def resize_output(out, shape, warn=True):
     if out._shape == shape:
         return
     if warn and out.numel() != 0:
-        warnings.warn(RESIZE_WARNING.format(old=list(out._shape), new=list(shape)), UserWarning, stacklevel=_user_stacklevel())
+        _warn_user(RESIZE_WARNING.format(old=list(out._shape), new=list(shape)), UserWarning, stacklevel=_user_stacklevel())
     n = math.prod(shape)
     if n:
         # (before out's shape changes: a storage that cannot grow raises and leaves out as it
@@ -264,7 +264,7 @@ def _call_creation(name, fn, args, kwargs, out):
     kwargs = dict(kwargs, dtype=out._dtype, device=out.device)
     result = fn(*args, **kwargs)
     if name == "arange" and out.numel() != result.numel() and out.numel() > 0:
-        warnings.warn(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
+        _warn_user(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
                       f"does not match the computed number of elements {result.numel()}. Note that this may occur "
                       "as a result of rounding error. The out tensor will be resized to a tensor of shape "
                       f"({result.numel()},).", UserWarning, stacklevel=_user_stacklevel())

@@ -5,6 +5,7 @@ argument errors that name the public function (`sum() got an unexpected keyword 
 never an internal helper (`_sum()`, `_compare.<locals>.compare()`)."""
 import functools
 import inspect
+import re
 import types
 
 from ._out import call_with_out
@@ -202,10 +203,64 @@ def _has(fn, parameter):
 
 def public_functions(namespace):
     """{name: public form} for the names of KEYWORD_FUNCTIONS found in namespace, and every
-    other public function of the namespace under its own name (asarray, not as_tensor)."""
+    other public function of the namespace under its own name (asarray, not as_tensor); each
+    refuses an argument that is not a tensor where it reads one as PyTorch does (TypeError)."""
     found = {}
     for name, fn in namespace.items():
         if not isinstance(fn, types.FunctionType) or name.startswith("_"):
             continue
-        found[name] = public_function(fn, name) if name in KEYWORD_FUNCTIONS else named(fn, name)
+        found[name] = tensor_arguments(public_function(fn, name) if name in KEYWORD_FUNCTIONS else named(fn, name),
+                                       name, "nbgrad")
     return found
+
+
+_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '\w+'$")
+
+
+def tensor_arguments(fn, name, module):
+    """fn, whose AttributeError from reading a tensor's attribute on an argument that is not
+    a tensor (an int's .dim, a tuple's ._dtype) is PyTorch's argument parser's TypeError
+    naming the argument: "diff(): argument 'input' (position 1) must be Tensor, not int".
+    A try costs nothing until something raises: the wrapper's cost is its call (~0.1 us).
+    (Its frame is not where warnings point: nbgrad._warnings.warn_user skips nbgrad's frames.)
+    `module`: the namespace the wrapper is public in, where pickle finds it."""
+    if not isinstance(fn, types.FunctionType) or getattr(fn, "_tensor_arguments", False):
+        return fn
+
+    def public(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AttributeError as e:
+            error = _not_a_tensor(e, fn, name, args, kwargs)
+            if error is None:
+                raise
+            raise error from e
+    public = functools.update_wrapper(public, fn)
+    public._tensor_arguments = True
+    # (pickled by reference as module.name: the namespace that holds the wrapper)
+    public.__module__, public.__qualname__ = module, name
+    return named(public, name)
+
+
+def _not_a_tensor(error, fn, name, args, kwargs):
+    """The TypeError for an AttributeError raised on an argument of another type than Tensor
+    (the first of the type the error names), or None when no argument is of that type."""
+    from .._tensor import Tensor
+    m = _NO_ATTRIBUTE.match(str(error))
+    if m is None:
+        return None
+    kind = m.group(1)
+    params = _parameters(inspect.unwrap(fn)) or []
+    ours = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    theirs = TORCH_PARAMS.get(name, ())
+    for i, a in enumerate(args):
+        if not isinstance(a, Tensor) and type(a).__name__ == kind:
+            # PyTorch's name for it: listed, or ours (a leading x, a or t is PyTorch's input)
+            param = theirs[i] if i < len(theirs) else \
+                ("input" if i == 0 and ours[0] in ("x", "a", "t", "self") else ours[i]) if i < len(ours) else None
+            where = f"'{param}' (position {i + 1})" if param else f"{i + 1}"
+            return TypeError(f"{name}(): argument {where} must be Tensor, not {kind}")
+    for k, a in kwargs.items():
+        if not isinstance(a, Tensor) and type(a).__name__ == kind:
+            return TypeError(f"{name}(): argument '{k}' must be Tensor, not {kind}")
+    return None

@@ -10,6 +10,7 @@ the input's windows as an as_strided view of the padded input reshaped into colu
 gradient added back window offset by window offset (col2im).
 """
 from .. import _dtype as D
+from nbgrad._warnings import warn_user as _warn_user
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.backward_path import FUSED, backward_path
@@ -350,8 +351,7 @@ def _same_padding(x, kernel, dilation, stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for d, k in zip(dilation, kernel)]
     if any(d % 2 and k % 2 == 0 for d, k in zip(dilation, kernel)):
-        import warnings
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                _warn_user("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                       "copy of the input be created", UserWarning, stacklevel=4)
     left = tuple(t // 2 for t in total)
     extra = [t - 2 * lo for t, lo in zip(total, left)]

@@ -18,6 +18,7 @@ outside log_probs); here every label read is checked against C first and refused
 RuntimeError.
 """
 import math
+from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
@@ -223,8 +224,7 @@ def _reduction_enum(reduction):
     if reduction == "mean":
         return _MEAN
     if reduction == "elementwise_mean":
-        import warnings
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+        _warn_user("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
                       stacklevel=3)
         return _MEAN
     if reduction == "sum":

@@ -13,6 +13,7 @@ affine_grid is PyTorch's affine_grid_generator: a base grid of linspace(-1, 1) c
 as Tensor ops (so it is recorded under create_graph).
 """
 import numpy as np
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -26,8 +27,7 @@ _VECTOR_BYTES = 32      # PyTorch's grid sampler has no AVX512 kernel: its AVX2 
 
 
 def _warn_align_corners(stacklevel):
-    import warnings
-    warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+    _warn_user("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                   "grid_sample for details.", UserWarning, stacklevel=stacklevel)
 
@@ -243,8 +243,7 @@ def affine_grid(theta, size, align_corners=None):
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
     if align_corners and min(spatial_size) == 1:
-        import warnings
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+        _warn_user("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
                       "of affine_grid for details.", UserWarning, stacklevel=2)
     elif min(size) <= 0:

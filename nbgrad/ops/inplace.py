@@ -18,6 +18,7 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    regenerate their grad_fn as a strided window of the base's new history.
 """
 import weakref
+from nbgrad._warnings import warn_user as _warn_user
 
 from .._checks import checked_scalar
 from .. import _dtype as D
@@ -123,10 +124,9 @@ def put_into_memory(t, op, pos, values, accumulate=False, warn=True):
     index_put_ write element by element with a deprecation warning (tril_/triu_: without):
     computing the result out of place and copying it back would let untouched aliases
     overwrite written ones."""
-    import warnings
     example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
     if warn:
-        warnings.warn(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
+        _warn_user(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
                       f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning,
                       stacklevel=3)
     from .._tensor import contiguous_strides

@@ -12,6 +12,7 @@ higher derivatives.  PyTorch's triangular solves in the qr/cholesky backward are
 solves here (the same values; a second derivative's graph shows LinalgSolveEx nodes).
 """
 import math
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -587,8 +588,7 @@ def torch_cross(input, other, dim=None):
     """torch.cross / Tensor.cross: linalg.cross, except that without `dim` it takes the
     first dim of size 3 (deprecated in PyTorch, with its warning)."""
     if dim is None:
-        import warnings
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+        _warn_user("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
                       "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
                       "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         shape = tuple(broadcast_shapes(input._shape, other._shape)) if input.dim() == other.dim() else input._shape

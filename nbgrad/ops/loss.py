@@ -12,6 +12,7 @@ gradient with respect to the logits directly (one kernel) and
 LogSoftmaxBackward0 passes it through.
 """
 import math
+from nbgrad._warnings import warn_user as _warn_user
 import operator
 
 import numpy as np
@@ -533,8 +534,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def _pointwise_loss(x, y, reduction, kind):
     if tuple(x.shape) != tuple(y.shape):
-        import warnings
-        warnings.warn(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
+                _warn_user(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=3)
     check_same_device(x, y)

@@ -7,7 +7,7 @@ PyTorch's name; its backward is PyTorch's derivative formula as Tensor ops, so u
 create_graph it is itself recorded, its last node shown as PyTorch's ...BackwardBackward0.
 A composed loss is written op for op as PyTorch writes it, so its nodes are PyTorch's.
 """
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from ..amp import autocast_mode as _amp  # autocast: one truth test while off
@@ -32,7 +32,7 @@ def _reduce(loss, reduction):
 
 def _warn_size(input, target):
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+        _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=3)
 
@@ -258,7 +258,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
     elif reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+        _warn_user("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)

@@ -7,7 +7,7 @@ unsafe_split."""
 import itertools
 import math
 import operator
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from .._checks import checked_scalar, scalar_type_name
@@ -422,7 +422,7 @@ def _index_reduce_checked(x, d, index, source, reduce, include_self):
 
 
 def _warn_index_reduce():
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    _warn_user("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):

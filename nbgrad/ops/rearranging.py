@@ -7,6 +7,7 @@ on the gradient (tril's is tril, flip's is flip, roll's is roll back), called as
 Tensor op so that a backward under create_graph is recorded and differentiable again.
 """
 from .. import _dtype as D
+from nbgrad._warnings import warn_user as _warn_user
 from .._layout import contiguous_format, preserve_strides
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of
@@ -333,8 +334,7 @@ def meshgrid(*tensors, indexing=None):
             raise TypeError(f"meshgrid(): expected Tensor as element of argument 'tensors', "
                             f"but got {type(t).__name__}")
     if indexing is None:
-        import warnings
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+        _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("xy", "ij"):

@@ -19,6 +19,7 @@ gradient is the forward (PyTorch's Upsample...BackwardBackward0).  Measured on
 1.6-2.3 ms (torch 2.13 on one thread: 1.2 / 1.5 ms); composed, bilinear took 9.7 ms.
 """
 import numpy as np
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -414,8 +415,7 @@ def _check(x, output_size, mode):
 
 
 def _deprecated(name):
-    import warnings
-    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+        _warn_user(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -4,6 +4,7 @@ OneCycleLR, CyclicLR, ReduceLROnPlateau, SequentialLR, ChainedScheduler), with P
 formulas: each step scales the group's current lr as PyTorch's does, in the same float
 operations, so that the learning rates equal PyTorch's bit for bit."""
 import bisect
+from nbgrad._warnings import warn_user as _warn_user
 import math
 import types
 from collections import Counter
@@ -686,8 +687,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            import warnings
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+                        _warn_user("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
                           "where possible. Please use `scheduler.step()` to step the scheduler. During the "
                           "deprecation, if epoch is different from None, the closed form is used instead of the "
                           "new chainable form, where available.", UserWarning, stacklevel=2)

@@ -36,6 +36,7 @@ import os
 import socket
 import time
 import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from functools import partial
 
 from ._core import _cuda_available, _warn_unsupported, profile as _legacy_profile, record_function
@@ -96,7 +97,7 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
             f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} (need >= 0), "
             f"active={active} (need > 0), repeat={repeat} (need >= 0), skip_first={skip_first} (need >= 0).")
     if warmup == 0:
-        warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
+        _warn_user("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
     return schedule_fn
 
 
@@ -173,7 +174,7 @@ class _KinetoProfile:
         if self.profiler is None:
             raise AssertionError("Profiler must be initialized before starting trace")
         if self.use_device == "cuda" and not _cuda_available():
-            warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=3)
+            _warn_user("CUDA is not available, disabling CUDA profiling", stacklevel=3)
         self.profiler._start_trace()
 
     def stop_trace(self):
@@ -214,7 +215,7 @@ class profile(_KinetoProfile):
         for item in (activities if activities is not None else supported_activities()):
             activities_set.update(item.keys() if isinstance(item, dict) else [item])
         if use_cuda is not None:
-            warnings.warn("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning, stacklevel=2)
+            _warn_user("`use_cuda` is deprecated, use `activities` argument instead", FutureWarning, stacklevel=2)
             if use_cuda:
                 activities_set.add(ProfilerActivity.CUDA)
             else:

@@ -37,7 +37,7 @@ Departures from PyTorch (the public modules, nbgrad.profiler and nbgrad.autograd
 import functools
 import threading
 import time
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from ..backends import _standin
 from ..backends._standin import BackendStandIn
@@ -368,7 +368,7 @@ _UNSUPPORTED = ("profile_memory", "with_stack", "with_flops")
 def _warn_unsupported(**flags):
     for name in _UNSUPPORTED:
         if flags.get(name):
-            warnings.warn(f"nbgrad's profiler does not support {name}=True; it is ignored", stacklevel=3)
+            _warn_user(f"nbgrad's profiler does not support {name}=True; it is ignored", stacklevel=3)
 
 
 class profile:
@@ -385,14 +385,14 @@ class profile:
             return
         self.use_cuda = use_cuda
         if use_cuda:
-            warnings.warn("The attribute `use_cuda` will be deprecated soon, please use ``use_device = 'cuda'`` "
+            _warn_user("The attribute `use_cuda` will be deprecated soon, please use ``use_device = 'cuda'`` "
                           "instead.", FutureWarning, stacklevel=2)
             use_device = "cuda"
         if use_device is not None and use_device not in ("cuda", "xpu", "mtia", "hpu"):
-            warnings.warn(f"The {use_device} is not a valid device option.", stacklevel=2)
+            _warn_user(f"The {use_device} is not a valid device option.", stacklevel=2)
             use_device = None
         if use_device == "cuda" and not _cuda_available():
-            warnings.warn("CUDA is not available, disabling CUDA profiling", stacklevel=2)
+            _warn_user("CUDA is not available, disabling CUDA profiling", stacklevel=2)
             self.use_cuda = False
             use_device = None
         self.use_device = use_device

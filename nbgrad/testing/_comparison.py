@@ -13,7 +13,7 @@ bfloat16 or float8 dtypes, no DTensor), so those branches are absent; dtypes pri
 import cmath
 import collections.abc
 import contextlib
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
@@ -429,7 +429,7 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     """Deprecated (as in PyTorch since 1.12): assert_close with other defaults: dtypes not
     checked, NaN equal to NaN, looser tolerances (float16 (1e-3, 1e-3), float32 (1e-4, 1e-5),
     float64 (1e-5, 1e-8)); non-tensors become tensors, `expected` of `actual`'s dtype."""
-    warnings.warn(
+    _warn_user(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future release. "
         "Please use `torch.testing.assert_close()` instead. "
         "You can find detailed upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",

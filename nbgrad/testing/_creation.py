@@ -8,7 +8,7 @@ nbgrad has no complex, bfloat16 or float8 dtypes (nor uint16/32/64): those branc
 """
 import collections.abc
 import math
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
 
@@ -41,7 +41,7 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         if any(isinstance(value, float) and math.isnan(value) for value in [low, high]):
             raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
         elif low == high and dtype in _FLOATING_OR_COMPLEX_TYPES:
-            warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
+            _warn_user("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
                           "is deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
                           FutureWarning, stacklevel=3)
         elif low >= high:

@@ -43,7 +43,7 @@ nbgrad lacks):
   CheckpointError.
 """
 import contextlib
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .._tensor import Tensor
 from ..autograd.function import Function
@@ -91,7 +91,7 @@ def detach_variable(inputs):
 
 def check_backward_validity(inputs):
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
-        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+        _warn_user("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
 
 
 def noop_context_fn():
@@ -409,7 +409,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     and takes True.  early_stop is accepted and has no effect (nbgrad always recomputes the
     whole function)."""
     if use_reentrant is None:
-        warnings.warn(
+        _warn_user(
             "torch.utils.checkpoint: the use_reentrant parameter should be "
             "passed explicitly. Starting in PyTorch 2.9, calling checkpoint "
             "without use_reentrant will raise an exception. use_reentrant=False is "
@@ -431,7 +431,7 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     """Run `functions` (a Sequential or a list of modules/functions) in `segments` chunks,
     each but the last checkpointed."""
     if use_reentrant is None:
-        warnings.warn(
+        _warn_user(
             "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant "
             "parameter should be passed explicitly. "
             "In version 2.9 we will raise an exception if use_reentrant "

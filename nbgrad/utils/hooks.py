@@ -15,7 +15,7 @@ BackwardHook (the machinery of PyTorch's nn.Module full backward hooks) is not p
 """
 import abc
 import weakref
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from collections import OrderedDict
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
@@ -103,7 +103,7 @@ def warn_if_has_hooks(tensor):
     unserializable_hook)."""
     for hook in _tensor_hooks(tensor):
         if not hasattr(hook, "__torch_unserializable__"):
-            warnings.warn(f"backward hook {repr(hook)} on tensor will not be "
+            _warn_user(f"backward hook {repr(hook)} on tensor will not be "
                           "serialized.  If this is expected, you can "
                           "decorate the function with @torch.utils.hooks.unserializable_hook "
                           "to suppress this warning", stacklevel=2)

@@ -214,3 +214,34 @@ def test_threshold_of_an_integer_tensor_truncates_its_numbers():
     y = x.clone()
     assert nbgrad.threshold_(y, -1.5, 3) is y and y.tolist() == [3, 3, 0, 1, 3]
     assert nbgrad.threshold(nbgrad.tensor([0.5, 1.5]), 1, 7.5).tolist() == [7.5, 1.5]
+
+
+# -- a number, tuple or None where a tensor belongs: PyTorch's TypeError --------------------------------
+@pytest.mark.parametrize("call,msg", [
+    (lambda: nbgrad.diff(3), "diff(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: nbgrad.cross(nbgrad.ones(3), (1, 2, 3), dim=0), "cross(): argument 'other' (position 2) must be Tensor, not tuple"),
+    (lambda: nbgrad.argmax(2), "argmax(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: nbgrad.masked_fill(nbgrad.ones(2), 1.5, nbgrad.ones(2)), "masked_fill(): argument 'mask' (position 2) must be Tensor, not float"),
+    (lambda: F.cosine_similarity(3, nbgrad.ones(2)), "cosine_similarity(): argument 'x1' (position 1) must be Tensor, not int"),
+    (lambda: F.bilinear(1.5, nbgrad.ones(2), nbgrad.ones(2, 2, 2)), "bilinear(): argument 'input1' (position 1) must be Tensor, not float"),
+    (lambda: F.one_hot(2.5), "one_hot(): argument 'tensor' (position 1) must be Tensor, not float"),
+])
+def test_an_argument_that_is_not_a_tensor_is_a_type_error(call, msg):
+    # (it was an AttributeError from inside: "'int' object has no attribute 'dim'")
+    with pytest.raises(TypeError) as info:
+        call()
+    if not AGAINST_TORCH:
+        assert str(info.value) == msg
+
+
+def test_warnings_point_at_the_users_line_through_wrappers_and_modules():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nbgrad.cross(nbgrad.ones(3), nbgrad.ones(3))                    # through the argument wrapper
+        nbgrad.nn.Softmax()(nbgrad.ones(2, 2))                           # a module calling F.softmax
+        F.softmax(nbgrad.ones(2, 2))
+    # (PyTorch 2.13's nn.Softmax passes F.softmax a stacklevel that now lands in its own
+    # module.py; nbgrad points at the user's line there too)
+    mine = [w for k, w in enumerate(caught) if not (AGAINST_TORCH and k == 1)]
+    assert len(caught) == 3 and all(w.filename == __file__ for w in mine), [(w.filename, w.lineno) for w in caught]

@@ -17,7 +17,7 @@ import math
 import os
 import statistics
 import time
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 from collections import namedtuple
 
 import numpy as np
@@ -102,7 +102,7 @@ def _save(dtype_name, name):
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
         os.replace(tmp, path)
     except OSError as exc:   # a read-only cache dir: the choice still holds in this process
-        warnings.warn(f"nbgrad: could not save the measured matmul tile to {path}: {exc}", RuntimeWarning)
+        _warn_user(f"nbgrad: could not save the measured matmul tile to {path}: {exc}", RuntimeWarning)
 
 
 def large_choice(dtype):

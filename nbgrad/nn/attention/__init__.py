@@ -21,7 +21,7 @@ nbgrad has no fused kernels either; set_priority only reorders the recorded prio
 CPU ignores it too)."""
 import contextlib
 import enum
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
@@ -157,7 +157,7 @@ def _check_sdpa_backend(query, key, value, attn_mask, dropout_p, enable_gqa):
     if reason is None:
         return
     # stacklevel 3: the warnings point at the caller of F.scaled_dot_product_attention
-    warnings.warn("Flash attention kernel not used because:", UserWarning, stacklevel=3)
+    _warn_user("Flash attention kernel not used because:", UserWarning, stacklevel=3)
     if reason:
-        warnings.warn(reason, UserWarning, stacklevel=3)
+        _warn_user(reason, UserWarning, stacklevel=3)
     raise RuntimeError("No available kernel.  Aborting execution.")

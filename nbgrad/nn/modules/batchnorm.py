@@ -2,6 +2,7 @@
 track_running_stats, the num_batches_tracked buffer), GroupNorm, InstanceNorm1d / 2d / 3d,
 Dropout2d and Dropout3d, as PyTorch's."""
 from ... import _creation as C
+from nbgrad._warnings import warn_user as _warn_user
 from ... import _dtype as D
 from .. import functional as F, init
 from ..parameter import Parameter
@@ -145,14 +146,13 @@ class _InstanceNorm(_BatchNorm):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def forward(self, input):
-        import warnings
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
         if input.shape[feature_dim] != self.num_features:
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.shape[feature_dim]}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+            _warn_user(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           "warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
         if input.dim() == self._no_batch_dim:

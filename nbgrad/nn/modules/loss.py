@@ -1,5 +1,5 @@
 """Loss modules: thin wrappers over nbgrad.nn.functional's fused losses."""
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from .. import functional as F
 from .module import Module
@@ -41,7 +41,7 @@ class NLLLoss2d(NLLLoss):
     """The deprecated name of NLLLoss for (N, C, H, W) inputs, which NLLLoss takes."""
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+        _warn_user("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
                       "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
                       stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)

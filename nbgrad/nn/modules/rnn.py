@@ -12,7 +12,7 @@ Departure: PyTorch's LSTM checks nothing of a packed input (a wrong dtype, data 
 shape fails inside its kernel, or crashes it); here they get the ValueError / RuntimeError that
 PyTorch's RNN and GRU give (and an LSTM's hx that is not a pair, this module's RuntimeError)."""
 import math
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from ... import _creation as C
 from .. import functional as F, init
@@ -56,7 +56,7 @@ def _check_dropout(dropout, num_layers):
         raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
                          "being zeroed")
     if dropout > 0 and num_layers == 1:
-        warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
+        _warn_user("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
                       f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
 
 

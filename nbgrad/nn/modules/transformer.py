@@ -5,7 +5,7 @@ causal-mask detection.  Only PyTorch's slow path is here: its eval-mode fast pat
 (_transformer_encoder_layer_fwd) computes the same values; where TransformerEncoder would pack a
 padded batch into a nested tensor its padded rows come back as zeros, and so they do here."""
 import copy
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from ... import _creation as C
 from ...autograd.grad_mode import is_grad_enabled
@@ -31,7 +31,7 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 def _canonical_padding_mask(padding_mask, name, other, other_name, dtype):
     """F._canonical_mask for a key padding mask: PyTorch's warning when its type is not the other mask's."""
     if padding_mask is not None and other is not None and padding_mask.dtype != other.dtype:
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
+        _warn_user(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=3)
     return _canonical_mask(padding_mask, name, dtype)
 
@@ -151,7 +151,7 @@ class TransformerEncoder(Module):
         elif encoder_layer.self_attn.num_heads % 2 == 1:
             why_not = f"{enc_layer}.self_attn.num_heads is odd"
         if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+            _warn_user(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
                           stacklevel=2)
             self.use_nested_tensor = False
 

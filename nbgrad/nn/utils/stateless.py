@@ -12,7 +12,7 @@ Departures from PyTorch: nbgrad has no TorchScript and no nn.DataParallel, so Py
 refusals of those modules have nothing to refuse.
 """
 import contextlib
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 __all__ = ["functional_call"]
 
@@ -166,7 +166,7 @@ def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, 
 def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, tie_weights=True, strict=False):
     """module(*args, **kwargs) with the given tensors in place of its parameters and buffers
     (deprecated in PyTorch 2.0 for torch.func.functional_call, which this is otherwise)."""
-    warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
+    _warn_user("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
                   "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
                   "drop-in replacement.", FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)

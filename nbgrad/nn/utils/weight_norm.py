@@ -2,7 +2,7 @@
 torch.nn.utils.weight_norm / spectral_norm and their remove_ functions): the weight is
 recomputed from its parts by a forward pre-hook and stored as a plain attribute.
 nn.utils.parametrizations has the forms to use."""
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -25,7 +25,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+        _warn_user("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:

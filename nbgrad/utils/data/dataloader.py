@@ -5,7 +5,7 @@ in (batches of batch_size Nones), and each sample is the next one from the datas
 an epoch ends when the iterator (in every worker, with num_workers > 0) is exhausted."""
 import collections.abc
 import numbers
-import warnings
+from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
@@ -121,7 +121,7 @@ def _length_warning(loader, reported, yielded, num_workers):
         msg += ("For multiprocessing data-loading, this could be caused by not properly configuring the "
                 "IterableDataset replica at each worker. Please see "
                 "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
-    warnings.warn(msg, UserWarning, stacklevel=3)
+    _warn_user(msg, UserWarning, stacklevel=3)
 
 
 class WeightedRandomSampler(Sampler):

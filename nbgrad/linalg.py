@@ -27,3 +27,7 @@ __all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
 # out= and PyTorch's names in errors (ops/_signatures.py)
 from .ops._signatures import linalg_functions as _linalg_functions  # noqa: E402
 globals().update(_linalg_functions(globals()))
+
+# an argument that is not a tensor where one is read: PyTorch's TypeError (ops/_signatures.py)
+from .ops._signatures import with_tensor_arguments as _with_tensor_arguments  # noqa: E402
+globals().update(_with_tensor_arguments(globals(), __name__, "linalg_"))

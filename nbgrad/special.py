@@ -107,3 +107,7 @@ xlog1py = _sf.xlog1py
 erfcx = _sf.erfcx
 log_ndtr = _sf.log_ndtr
 globals().update({_name: getattr(_sfm, _name) for _name in _sfm.SPECIAL})
+
+# an argument that is not a tensor where one is read: PyTorch's TypeError (ops/_signatures.py)
+from .ops._signatures import with_tensor_arguments as _with_tensor_arguments  # noqa: E402
+globals().update(_with_tensor_arguments(globals(), __name__, "special_"))

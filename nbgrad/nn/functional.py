@@ -236,13 +236,7 @@ from ..ops.pooling_fractional import (fractional_max_pool2d, fractional_max_pool
                                      fractional_max_pool3d, fractional_max_pool3d_with_indices)
 
 
-def _with_tensor_arguments(namespace):
-    """Every public function here refuses an argument that is not a tensor where it reads one
-    as PyTorch's F does: TypeError naming the argument, not an AttributeError from inside."""
-    import types
-    from ..ops._signatures import tensor_arguments
-    return {name: tensor_arguments(fn, name, __name__) for name, fn in namespace.items()
-            if isinstance(fn, types.FunctionType) and not name.startswith("_")}
-
-
-globals().update(_with_tensor_arguments(globals()))
+# every public function here refuses an argument that is not a tensor where it reads one as
+# PyTorch's F does: TypeError naming the argument, not an AttributeError from inside
+from ..ops._signatures import with_tensor_arguments as _with_tensor_arguments  # noqa: E402
+globals().update(_with_tensor_arguments(globals(), __name__))

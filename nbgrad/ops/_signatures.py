@@ -214,16 +214,25 @@ def public_functions(namespace):
     return found
 
 
+def with_tensor_arguments(namespace, module, prefix=""):
+    """{name: tensor_arguments(fn)} for every public function of a module's namespace
+    (nbgrad.nn.functional, nbgrad.linalg, nbgrad.special); errors name prefix + name
+    (PyTorch's linalg_cross())."""
+    return {name: tensor_arguments(fn, prefix + name, module, name) for name, fn in namespace.items()
+            if isinstance(fn, types.FunctionType) and not name.startswith("_")}
+
+
 _NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '\w+'$")
 
 
-def tensor_arguments(fn, name, module):
+def tensor_arguments(fn, name, module, attribute=None):
     """fn, whose AttributeError from reading a tensor's attribute on an argument that is not
     a tensor (an int's .dim, a tuple's ._dtype) is PyTorch's argument parser's TypeError
     naming the argument: "diff(): argument 'input' (position 1) must be Tensor, not int".
     A try costs nothing until something raises: the wrapper's cost is its call (~0.1 us).
     (Its frame is not where warnings point: nbgrad._warnings.warn_user skips nbgrad's frames.)
-    `module`: the namespace the wrapper is public in, where pickle finds it."""
+    `module`: the namespace the wrapper is public in, where pickle finds it (as `attribute`,
+    by default `name`)."""
     if not isinstance(fn, types.FunctionType) or getattr(fn, "_tensor_arguments", False):
         return fn
 
@@ -238,8 +247,8 @@ def tensor_arguments(fn, name, module):
     public = functools.update_wrapper(public, fn)
     public._tensor_arguments = True
     # (pickled by reference as module.name: the namespace that holds the wrapper)
-    public.__module__, public.__qualname__ = module, name
-    return named(public, name)
+    public.__module__, public.__qualname__ = module, attribute or name
+    return named(public, attribute or name)
 
 
 def _not_a_tensor(error, fn, name, args, kwargs):

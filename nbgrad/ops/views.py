@@ -633,8 +633,15 @@ def mT(x):
 def movedim(x, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
+                           f"same number of dims as destination ({dst} dims)")
+    given = src, dst
     src = [_wrap(d, x.dim()) for d in src]
     dst = [_wrap(d, x.dim()) for d in dst]
+    for name, dims, raw in (("source", src, given[0]), ("destination", dst, given[1])):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({raw})")
     if x.dim() == 0:
         return alias(x)
     order = [None] * x.dim()

@@ -245,3 +245,34 @@ def test_warnings_point_at_the_users_line_through_wrappers_and_modules():
     # module.py; nbgrad points at the user's line there too)
     mine = [w for k, w in enumerate(caught) if not (AGAINST_TORCH and k == 1)]
     assert len(caught) == 3 and all(w.filename == __file__ for w in mine), [(w.filename, w.lineno) for w in caught]
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: nbgrad.linalg.cross(3, nbgrad.ones(3)), "linalg_cross(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: nbgrad.special.expit(3), "must be Tensor, not int"),
+    (lambda: nbgrad.nn.functional.gelu(2), "gelu(): argument 'input' (position 1) must be Tensor, not int"),
+])
+def test_linalg_special_and_functional_refuse_non_tensors_as_pytorch(call, msg):
+    with pytest.raises(TypeError) as info:
+        call()
+    if not AGAINST_TORCH:
+        assert msg in str(info.value)
+
+
+def test_wrapped_public_functions_pickle_as_themselves():
+    import pickle
+    for fn in (nbgrad.nn.functional.gelu, nbgrad.linalg.cross, nbgrad.special.expit, nbgrad.diff):
+        assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+@pytest.mark.parametrize("source,destination,msg", [
+    ((0,), (), r"source \(\[0\] dims\) should contain the same number of dims as destination \(\[\] dims\)"),
+    ((0, 0), (0, 1), r"repeated dim in `source` \(\[0, 0\]\)"),
+    ((0, 1), (1, 1), r"repeated dim in `destination` \(\[1, 1\]\)"),
+    ((0, -2), (1, 0), r"repeated dim in `source` \(\[0, -2\]\)"),
+])
+def test_movedim_refuses_mismatched_or_repeated_dims(source, destination, msg):
+    # (a source longer than destination leaked a StopIteration from inside)
+    with pytest.raises(RuntimeError, match=msg):
+        nbgrad.movedim(nbgrad.ones(2, 3), source, destination)
+    assert nbgrad.moveaxis(nbgrad.ones(2, 3), (-1,), (0,)).shape == (3, 2)

@@ -673,26 +673,38 @@ def sub(a, b, alpha=1):
 
 
 class RsubBackward1(Node):
+    alpha = 1
+
     def backward(self, g):
-        return (-g,)
+        return (-g if self.alpha == 1 else -g * self.alpha,)         # PyTorch: -grad * alpha
 
 
 class RsubBackward0(Node):
+    alpha = 1
+
     def backward(self, g):
-        return -g, g
+        return (-g if self.alpha == 1 else -g * self.alpha), g
 
 
 def rsub(x, other, alpha=1):
     """other - alpha * x (PyTorch's rsub)."""
     check_sub(other, x)
     dt = _result_type(x, other)
-    scaled = x if alpha == 1 else mul(x, _alpha(alpha, dt))
+    if alpha == 1 and alpha is not True:
+        scaled = x
+    else:
+        _check_alpha(alpha, dt)
+        # (not recorded: the node below carries alpha; a recorded product left x's gradient
+        # without it, -grad for every alpha)
+        scaled = _binary_raw("mul", x, _alpha(alpha, dt), dt)
     out = _binary_raw("sub", other, scaled, dt)
     if needs_grad(x, other):
         if isinstance(other, Tensor):
-            record(RsubBackward0, (x, other), (out,))
+            node = record(RsubBackward0, (x, other), (out,))
         else:
-            record(RsubBackward1, (x,), (out,))
+            node = record(RsubBackward1, (x,), (out,))
+        if alpha != 1:
+            node.alpha = alpha
     return out
 
 
@@ -922,8 +934,11 @@ class PowBackward1(Node):
             # PyTorch's pow_backward_self: 0 where the exponent is 0 (0 ** -1 there otherwise)
             ga = where(b == 0, 0.0, g * (b * a.pow(b - 1)))
         if self.needs_input_grad(1):
-            # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0
-            gb = g * where((a == 0) & (b >= 0), 0.0, out * log(a))
+            # d/db a**b = a**b * log(a); PyTorch masks a == 0 (with b >= 0) to 0, and takes
+            # the log of a promoted to the result's type first (an integer or float16 base's
+            # log in float32 cost float64 results their low bits)
+            a_ = a if a._dtype is out._dtype else a.to(out._dtype)
+            gb = g * where((a == 0) & (b >= 0), 0.0, out * log(a_))
         return ga, gb
 
 

@@ -174,7 +174,12 @@ def _max_over_windows(x, table, out, name, return_indices):
 # ------------------------------------------------------------------------------ the ops
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
+                            return_indices=False):
+    """PyTorch's F.max_pool3d_with_indices: (values, indices), whatever return_indices says."""
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     x = input
     if not isinstance(x, Tensor):
         raise TypeError(f"max_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
@@ -189,7 +194,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """PyTorch's F.max_pool3d over (N, C, D, H, W) or (C, D, H, W); indices are positions in D*H*W."""
-    return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 def _divided(sums, divisor, dtype):
@@ -313,8 +318,9 @@ def adaptive_avg_pool3d(input, output_size):
     return renamed(result, "AdaptiveAvgPool3DBackward0")
 
 
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
-    return adaptive_max_pool3d(input, output_size, return_indices)
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """(values, indices), whatever return_indices says (PyTorch's)."""
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):

@@ -276,3 +276,44 @@ def test_movedim_refuses_mismatched_or_repeated_dims(source, destination, msg):
     with pytest.raises(RuntimeError, match=msg):
         nbgrad.movedim(nbgrad.ones(2, 3), source, destination)
     assert nbgrad.moveaxis(nbgrad.ones(2, 3), (-1,), (0,)).shape == (3, 2)
+
+
+# -- a wrong gradient: rsub's alpha -----------------------------------------------------------------
+@pytest.mark.parametrize("alpha", [0.5, 2, 1e-30, 1])
+def test_rsub_gradient_carries_alpha(alpha):
+    # (the scaled operand was a recorded product the node skipped: -grad for every alpha)
+    x = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    y = nbgrad.tensor([3.0, 4.0], dtype=nbgrad.float64, requires_grad=True)
+    r = nbgrad.rsub(x, y, alpha=alpha)
+    r.sum().backward()
+    assert r.tolist() == [3.0 - alpha * 1.0, 4.0 - alpha * 2.0] and r.grad_fn.name() == "RsubBackward0"
+    assert x.grad.tolist() == [-alpha, -alpha] and y.grad.tolist() == [1.0, 1.0]
+    x2 = nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64, requires_grad=True)
+    nbgrad.rsub(x2, 5.0, alpha=alpha).sum().backward()
+    assert x2.grad.tolist() == [-alpha, -alpha]
+    assert nbgrad.autograd.gradcheck(lambda t, u: nbgrad.rsub(t, u, alpha=alpha), (x, y))
+
+
+# -- pow's exponent gradient: the base's log in the result's type ---------------------------------
+def test_pow_exponent_gradient_takes_the_log_of_the_promoted_base():
+    b = nbgrad.tensor([1.5, 2.5, 0.7], dtype=nbgrad.float64, requires_grad=True)
+    (nbgrad.tensor([3]) ** b).sum().backward()
+    want = 3.0 ** np.array([1.5, 2.5, 0.7]) * np.log(3.0)
+    np.testing.assert_allclose(b.grad.numpy(), want, rtol=1e-14)        # (float32's log: 2e-8 off)
+    x = nbgrad.tensor([0.3, 1.7], requires_grad=True)
+    base = nbgrad.tensor(1.37, dtype=nbgrad.float16)
+    (base ** x).sum().backward()
+    b32 = np.float32(np.float16(1.37))
+    np.testing.assert_allclose(x.grad.numpy(), b32 ** np.float32([0.3, 1.7]) * np.log(b32), rtol=1e-6)
+
+
+# -- *_with_indices: a tuple whatever return_indices says ------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda: F.max_pool3d_with_indices(nbgrad.ones(1, 2, 4, 4, 4), 2, return_indices=False),
+    lambda: F.adaptive_max_pool3d_with_indices(nbgrad.ones(1, 2, 4, 4, 4), 2, False),
+    lambda: F.max_pool2d_with_indices(nbgrad.ones(1, 2, 4, 4), 2, return_indices=False),
+    lambda: F.adaptive_max_pool2d_with_indices(nbgrad.ones(1, 2, 4, 4), 2, False),
+])
+def test_with_indices_pools_return_values_and_indices(call):
+    values, indices = call()
+    assert indices.dtype == nbgrad.int64 and values.shape == indices.shape

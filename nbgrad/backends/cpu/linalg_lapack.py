@@ -85,34 +85,6 @@ def _first_zero_pivot(a):
 
 
 @_kernel
-def _failed_minor(a):
-    """LAPACK potrf's info (lower triangle read): the order of the first leading minor
-    that is not positive-definite, 0 if none."""
-    return _cholesky_lower(a, np.zeros_like(a))
-
-
-@_kernel
-def _cholesky_lower(a, low):
-    """The unblocked Cholesky of a's lower triangle into `low` (zeroed beforehand); LAPACK
-    potrf's info: the order of the first leading minor that is not positive-definite
-    (a pivot <= 0 or NaN, as potrf's check), 0 if none."""
-    n = a.shape[0]
-    for j in range(n):
-        d = a[j, j]
-        for k in range(j):
-            d -= low[j, k] * low[j, k]
-        if not d > 0:
-            return j + 1
-        low[j, j] = np.sqrt(d)
-        for i in range(j + 1, n):
-            s = a[i, j]
-            for k in range(j):
-                s -= low[i, k] * low[j, k]
-            low[i, j] = s / low[j, j]
-    return 0
-
-
-@_kernel
 def _inv_kernel(a, out, info):
     for b in range(a.shape[0]):
         if not _finite(a[b]):
@@ -312,13 +284,28 @@ def _potf2(low):
 
 
 @_kernel
+def _cholesky_partial(a, low):
+    """low := a's lower triangle (its upper zeroed), factored in place by _potf2 as far as it
+    goes; returns _potf2's info (LAPACK potrf's: the order of the first leading minor that is
+    not positive-definite, 0 if none)."""
+    n = a.shape[0]
+    for i in range(n):
+        for j in range(n):
+            low[i, j] = a[i, j] if j <= i else 0.0
+    return _potf2(low)
+
+
+@_kernel
 def _cholesky_kernel(a, out, info):
     for b in range(a.shape[0]):
         if not _finite(a[b]):
             # Numba's cholesky refuses it: potrf's steps here, which read the lower triangle
-            # only and fail at a NaN pivot (PyTorch raises there) rather than return NaN
-            out[b] = 0.0
-            info[b] = _cholesky_lower(a[b], out[b])
+            # only and fail at a NaN pivot (PyTorch raises there) rather than return NaN;
+            # this path's output keeps the columns from the failed one on zeroed
+            k = _cholesky_partial(a[b], out[b])
+            if k > 0:
+                out[b, :, k - 1:] = 0.0
+            info[b] = k
             continue
         try:
             out[b] = np.linalg.cholesky(a[b])
@@ -326,13 +313,8 @@ def _cholesky_kernel(a, out, info):
             # what the factorization leaves where it stops (PyTorch returns it, its upper
             # triangle zeroed): the factored columns, the failed pivot's value, the rest
             # of the lower triangle as it was (measured against PyTorch 2.13's CPU build)
-            low = out[b]
-            n = a.shape[1]
-            for i in range(n):
-                for j in range(n):
-                    low[i, j] = a[b, i, j] if j <= i else 0.0
-            k = _potf2(low)
-            info[b] = k if k > 0 else n
+            k = _cholesky_partial(a[b], out[b])
+            info[b] = k if k > 0 else a.shape[1]
 
 
 @_kernel

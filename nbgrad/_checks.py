@@ -38,6 +38,18 @@ def as_int(n, fn, arg, pos=None, what="tuple of ints"):
     return n
 
 
+def as_number(value, fn, arg, position):
+    """A Scalar argument as PyTorch's argument parser reads one: a Python or NumPy number (a
+    bool too: True is 1), or a 0-dim tensor that does not require grad (its value); anything
+    else is its TypeError, "dist(): argument 'p' (position 3) must be Number, not Tensor"."""
+    from ._tensor import Tensor
+    if isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad:
+        return value.item()
+    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, str):
+        return value
+    raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Number, not {type(value).__name__}")
+
+
 def int_tuple(seq, fn, arg, position):
     """A tuple of Python ints from a sequence (PyTorch's IntArrayRef argument)."""
     if isinstance(seq, tuple):          # the common call (a shape): plain ints in int64's range

@@ -206,7 +206,10 @@ def _rsub(self, other):
 
 
 def _rdiv(self, other):
-    return E.div(other, self)
+    # PyTorch's Tensor.__rtruediv__: self.reciprocal() * other, for a tensor other too (an
+    # explicit x.__rtruediv__(y), a subclass's reflected operator): its values round the
+    # reciprocal first, and its grad_fn is MulBackward0
+    return E.mul(E.reciprocal(self), other)
 
 
 def _rpow(self, other):

@@ -15,6 +15,7 @@ import math
 from nbgrad._warnings import warn_user as _warn_user
 
 from .. import _dtype as D
+from .._checks import as_number
 from .._tensor import Tensor
 from .._layout import row_major_strides
 from ..return_types import return_type
@@ -615,9 +616,7 @@ def _check_norm_dtype(op, x, dtype):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     from .reduction import norm as _vector_norm
-    if isinstance(ord, str) or not isinstance(ord, (int, float)) or isinstance(ord, bool):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
-                        f"{type(ord).__name__}")
+    ord = as_number(ord, "linalg_vector_norm", "ord", 2)
     _check_norm_dtype("linalg.vector_norm", x, dtype)
     if dtype is not None and dtype is not x._dtype:
         x = x.to(dtype)

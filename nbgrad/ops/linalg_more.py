@@ -15,10 +15,10 @@ The numerical work new here is the backend's linalg_lu_factor (getrf's partial p
 and linalg_solve_triangular (trsm's substitution), nbgrad/backends/cpu/linalg_lapack.py.
 """
 import math
-import numbers
 
 from .. import _dtype as D
 from .._warnings import warn_once as _warn_once
+from .._checks import as_number
 from .._tensor import Tensor
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
@@ -1074,6 +1074,17 @@ def chain_matmul(*matrices, out=None):
             raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if out is not None:
+        # PyTorch's chain_matmul_out: one matrix is copied into out (any dtype), more go
+        # through linalg.multi_dot's out= (its dtype check)
+        from ._out import check_out_type, check_no_grad, resize_output, write
+        check_out_type("chain_matmul", out)
+        check_no_grad("chain_matmul", matrices, (out,))
+        if len(matrices) == 1:
+            resize_output(out, matrices[0].shape)
+            return write(out, matrices[0])
+        from ..linalg import multi_dot as _public_multi_dot
+        return _public_multi_dot(matrices, out=out)
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(matrices)
@@ -1194,8 +1205,7 @@ def linalg_matrix_power(A, n, *, out=None):
 def dist(input, other, p=2):
     _check_tensor("dist", "input", 1, input)
     _check_tensor("dist", "other", 2, other)
-    if isinstance(p, bool) or not isinstance(p, numbers.Number):
-        raise TypeError(f"dist(): argument 'p' (position 3) must be Number, not {_type_name(p)}")
+    p = as_number(p, "dist", "p", 3)
     diff = input - other
     if not diff._dtype.is_floating_point:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "

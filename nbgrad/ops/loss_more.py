@@ -295,8 +295,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """input where target is 1, max(0, margin - input) where it is -1 (PyTorch's where form)."""
     reduction = _reduction(reduction, size_average, reduce)
-    margin_clamp = renamed((margin - input).clamp(min=0), "ClampMinBackward0")
+    # PyTorch's margin - self is C++'s Scalar - Tensor, empty_like(self).fill_(margin).sub_(self):
+    # in self's dtype (an int64 input's loss is int64, its margin truncated), not a promotion
     zeros = input.detach().new_zeros(input.shape)
+    margin_clamp = renamed((zeros.clone().fill_(margin) - input).clamp(min=0), "ClampMinBackward0")
     loss = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
     return _reduce(loss, reduction)
 

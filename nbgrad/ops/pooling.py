@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
-from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
+from ._dtype_rules import check as check_dtype, refuse, BOOL, INTEGRAL
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
 
@@ -77,6 +77,14 @@ def _check_float(x, fn):
     refuse(fn, x._dtype, INTEGRAL)
 
 
+def _check_avg_dtype(x):
+    """avg_pool2d's dtypes: PyTorch's CPU kernel takes int64 too (a truncated quotient), its
+    CUDA kernel floating types only."""
+    if x.device.type == "cuda":
+        refuse("avg_pool2d_out_cuda_frame", x._dtype, INTEGRAL)
+    refuse("avg_pool2d", x._dtype, INTEGRAL - {D.int64})
+
+
 # --------------------------------------------------------------------------- max
 
 # The backward ops take the forward's input as PyTorch's do (max_pool2d_with_indices_backward(grad,
@@ -115,6 +123,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     kernel, stride, padding, dilation, out_hw = _geometry(x, "max_pool2d", kernel_size, stride, padding, dilation,
                                                           ceil_mode)
     check_dtype("max_pool2d", x._dtype)
+    refuse("max_pool2d", x._dtype, BOOL)
     xc = x.contiguous()
     vals, idx = backend_of(x).max_pool2d(xc._view_tuple(), kernel, stride, padding, dilation, out_hw)
     shape = x._shape[:-2] + out_hw
@@ -210,7 +219,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     kernel, stride, padding, _, out_hw = _geometry(x, "avg_pool2d", kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    _check_float(x, "avg_pool2d")
+    _check_avg_dtype(x)
     return _avg_forward(x, out_hw, kernel, stride, padding, bool(count_include_pad), int(divisor_override or 0),
                         False)
 

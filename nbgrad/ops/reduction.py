@@ -3,6 +3,7 @@ import math
 
 from .. import _dtype as D
 from .._size import Size
+from .._checks import as_number
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
@@ -58,6 +59,10 @@ def _kept_shape(shape, dims, keepdim):
 def _reduce_raw(op, x, dims, out_dtype, keepdim, **kw):
     """Run a backend reduction over sorted dims; result shaped with or without kept dims."""
     shape = _kept_shape(x._shape, dims, keepdim)
+    if op == "var" and x.numel() == 0:
+        # PyTorch's std_var_out: an empty input's variance is NaN whatever the correction
+        # (a negative one would otherwise divide 0 by -correction: 0)
+        return new_tensor(backend_of(x).full(math.prod(shape), out_dtype.np, math.nan), shape, out_dtype, x.device)
     if not dims:
         # nothing to reduce (0-dim input): the op is the identity (or its cast)
         if op in ("argmax", "argmin"):
@@ -667,8 +672,7 @@ def _trailing_runs(x, dims):
 def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     if p == "fro" or p is None:
         p = 2
-    if not isinstance(p, (int, float)):
-        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
+    p = as_number(p, "linalg_vector_norm", "ord", 2)
     _check_flag("linalg_vector_norm", "keepdim", keepdim)
     check_dtype("norm", x._dtype)
     dims = wrap_dims(dim, x.dim())

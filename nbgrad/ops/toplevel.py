@@ -48,6 +48,10 @@ def _F():
 
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+# torch.<loss>(...) without a reduction does not reduce: ATen's schemas say reduction=Mean, but
+# the Python binding's default is 0 (Reduction::None), as PyTorch 2.13 behaves (recorded in
+# tests/equivalence/test_api_fuzz_findings.py); F.<loss>'s default stays "mean"
+_NONE = 0
 
 
 def _reduction(name, reduction):
@@ -216,26 +220,26 @@ def bilinear(input1, input2, weight, bias=None):
     return _F().bilinear(input1, input2, weight, bias)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=_NONE):
     return _F().binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction),
         pos_weight=pos_weight)
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):
+def kl_div(input, target, reduction=_NONE, *, log_target=False):
     return _F().kl_div(input, target, reduction=_reduction("kl_div", reduction), log_target=log_target)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=_NONE):
     return _F().cosine_embedding_loss(input1, input2, target, margin,
                                       reduction=_reduction("cosine_embedding_loss", reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=_NONE):
     return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction("hinge_embedding_loss", reduction))
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=_NONE):
     return _F().margin_ranking_loss(input1, input2, target, margin,
                                     reduction=_reduction("margin_ranking_loss", reduction))
 
@@ -245,7 +249,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
                                  reduction=_reduction("poisson_nll_loss", reduction))
 
 
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=_NONE):
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                     reduction=_reduction("triplet_margin_loss", reduction))
 

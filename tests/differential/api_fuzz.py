@@ -294,6 +294,9 @@ class Lib:
             warnings.simplefilter("ignore")
             try:
                 out = self.fn(kind, name)(*args, **kwargs)
+                if out is NotImplemented and kind == "Tensor" and name.startswith("__"):
+                    # an operator's method that declines: Python's operator raises TypeError
+                    raise TypeError(f"{name} returned NotImplemented")
             except Exception as e:
                 return {"exc": type(e).__name__, "msg": str(e)[:300], "args": self.describe(args, kwargs)}
             res = {"out": self.describe_value(out), "args": self.describe(args, kwargs)}

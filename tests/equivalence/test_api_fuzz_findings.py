@@ -317,3 +317,132 @@ def test_pow_exponent_gradient_takes_the_log_of_the_promoted_base():
 def test_with_indices_pools_return_values_and_indices(call):
     values, indices = call()
     assert indices.dtype == nbgrad.int64 and values.shape == indices.shape
+
+
+# -- x.__rtruediv__(y) is PyTorch's self.reciprocal() * other, a tensor y too -----------------------
+def test_rtruediv_with_a_tensor_rounds_the_reciprocal_first():
+    a = np.array([0.3, -1.7, 2.9, 7.0], dtype=np.float32)
+    x = nbgrad.tensor(a, requires_grad=True)
+    y = nbgrad.tensor([3.0], dtype=nbgrad.float64)
+    r = x.__rtruediv__(y)
+    assert r.dtype is nbgrad.float64 and r.grad_fn.name() == "MulBackward0"
+    # (y / x in float64 was 5e-9 off: the float32 reciprocal's rounding is PyTorch's value)
+    np.testing.assert_array_equal(r.detach().numpy(), (np.float32(1) / a).astype(np.float64) * 3.0)
+    assert (5 / x).grad_fn.name() == "MulBackward0"
+
+
+# -- var/std of an empty input is NaN whatever the correction --------------------------------------
+@pytest.mark.parametrize("correction", [-3, 0, 1])
+@pytest.mark.parametrize("shape,dim", [((2, 0), None), ((2, 0), 1), ((0, 3), 0), ((0,), None)])
+def test_variance_of_an_empty_input_is_nan(shape, dim, correction):
+    z = nbgrad.zeros(shape, dtype=nbgrad.float64)
+    for fn in (nbgrad.var, nbgrad.std, lambda *a, **k: nbgrad.var_mean(*a, **k)[0],
+               lambda *a, **k: nbgrad.std_mean(*a, **k)[0]):
+        out = fn(z, dim=dim, correction=correction)
+        assert out.numel() and np.isnan(out.numpy()).all()     # (-3 gave 0 / 3 = 0)
+
+
+# -- chain_matmul writes its out= ----------------------------------------------------------------------
+def test_chain_matmul_writes_out():
+    m = nbgrad.tensor([[1.5, -2.0, 0.25]]).half()
+    out = nbgrad.empty(0, dtype=nbgrad.float64)
+    assert nbgrad.chain_matmul(m, out=out) is out           # one matrix: copied, any dtype
+    assert out.shape == (1, 3) and out.tolist() == [[1.5, -2.0, 0.25]]
+    a = nbgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = nbgrad.empty(0)
+    assert nbgrad.chain_matmul(a, a, a, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.linalg.matrix_power(a.numpy(), 3))
+    with pytest.raises(RuntimeError, match="dtype"):
+        nbgrad.chain_matmul(a, a, out=nbgrad.empty(0, dtype=nbgrad.float64))
+
+
+def test_nan_to_num_on_bfloat16():
+    x = nbgrad.tensor([float("inf"), float("nan"), -float("inf"), 1.0], dtype=nbgrad.bfloat16)
+    big = 3.3895313892515355e+38        # bfloat16's largest finite value
+    assert nbgrad.nan_to_num(x, 5).float().tolist() == [big, 5.0, -big, 1.0]
+    x.nan_to_num_()
+    assert x.float().tolist() == [big, 0.0, -big, 1.0]
+
+
+# -- torch.<loss>(...) defaults to no reduction (the binding's default; F's is "mean") -----------
+@pytest.mark.parametrize("name,nargs", [("hinge_embedding_loss", 2), ("cosine_embedding_loss", 3),
+                                        ("margin_ranking_loss", 3), ("kl_div", 2),
+                                        ("binary_cross_entropy_with_logits", 2), ("triplet_margin_loss", 3)])
+def test_toplevel_losses_do_not_reduce_by_default(name, nargs):
+    x = nbgrad.tensor(np.random.default_rng(0).random((3, 4)), dtype=nbgrad.float32)
+    args = {"hinge_embedding_loss": (x, x.sign()), "cosine_embedding_loss": (x, x * 2, nbgrad.tensor([1., -1, 1])),
+            "margin_ranking_loss": (x, x * 2, x.sign()), "kl_div": (x, x), "binary_cross_entropy_with_logits": (x, x),
+            "triplet_margin_loss": (x, x * 2, x)}[name]
+    fn = getattr(nbgrad, name)
+    unreduced = fn(*args)
+    assert unreduced.dim() >= 1
+    np.testing.assert_array_equal(unreduced.numpy(), fn(*args, reduction=0).numpy())
+    assert fn(*args, reduction=1).dim() == 0
+
+
+# -- a Scalar argument: a bool is a number, a 0-dim tensor its value ------------------------------
+def test_norm_orders_take_bools_and_0dim_tensors():
+    x = nbgrad.tensor([[3.0, -4.0], [1.0, 2.0]])
+    zero = x * 0
+    assert nbgrad.dist(x, zero, True).item() == 10.0            # p = 1
+    assert nbgrad.dist(x, zero, False).item() == 4.0            # p = 0: the count of non-zeros
+    assert nbgrad.dist(x, zero, nbgrad.tensor(1.0)).item() == 10.0
+    assert nbgrad.linalg.vector_norm(x, True).item() == 10.0
+    assert nbgrad.linalg.vector_norm(x, nbgrad.tensor(1.0)).item() == 10.0
+    assert F.pairwise_distance(x, zero, False).tolist() == [2.0, 2.0]
+    for bad, kind in ((nbgrad.tensor([1.0, 2.0]), "Tensor"), ("a", "str"), (None, "NoneType"),
+                      (nbgrad.tensor(1.0, requires_grad=True), "Tensor")):
+        with pytest.raises(TypeError, match=f"dist\\(\\): argument 'p' \\(position 3\\) must be Number, not {kind}"):
+            nbgrad.dist(x, x, bad)
+    with pytest.raises(TypeError, match="argument 'ord' \\(position 2\\) must be Number, not Tensor"):
+        nbgrad.linalg.vector_norm(x, nbgrad.tensor([1.0, 2.0]))
+
+
+# -- average pooling of int64: PyTorch's CPU kernel sums in int64 and truncates the quotient --------
+def test_avg_pool_of_int64_truncates():
+    x = nbgrad.tensor([[[-7, 7, -7, 7, 5, -5]]])
+    assert F.avg_pool1d(x, 2).tolist() == [[[0, 0, 0]]]
+    assert F.avg_pool1d(x, 3).tolist() == [[[-2, 2]]]
+    assert F.avg_pool1d(x, 2, padding=1).tolist() == [[[-3, 0, 6, -2]]]
+    assert F.avg_pool2d(x.unsqueeze(0), (1, 2), divisor_override=-2).tolist() == [[[[0, 0, 0]]]]
+    assert F.avg_pool1d(x, 3, ceil_mode=True, count_include_pad=False).dtype is nbgrad.int64
+    # past 2**53 a float quotient would round; the sum wraps as int64's does
+    big = nbgrad.tensor([[[[2**62, 2**62 + 1, -2**62, 1, -2**63, -1, -2**63 + 5, 0]]]])
+    assert F.avg_pool2d(big, (1, 2)).tolist() == [[[[-4611686018427387903, -2305843009213693951,
+                                                     4611686018427387903, -4611686018427387901]]]]
+    assert F.avg_pool2d(big, (1, 2), divisor_override=-3).tolist() == [[[[3074457345618258602, 1537228672809129301,
+                                                                        -3074457345618258602, 3074457345618258601]]]]
+    if AGAINST_TORCH:
+        return      # PyTorch itself dies of SIGFPE on INT64_MIN / -1; nbgrad wraps:
+    assert F.avg_pool2d(nbgrad.tensor([[[[-2**63, 0]]]]), (1, 2), divisor_override=-1).tolist() == [[[[-2**63]]]]
+
+
+def test_pools_on_other_integer_types_and_bool_refuse_as_pytorch():
+    for dt, name in ((nbgrad.int32, "Int"), (nbgrad.uint8, "Byte"), (nbgrad.bool, "Bool")):
+        with pytest.raises(NotImplementedError, match=f"\"avg_pool2d\" not implemented for '{name}'"):
+            F.avg_pool2d(nbgrad.ones(1, 4, 4, dtype=dt), 2)
+    with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
+        F.max_pool2d(nbgrad.ones(1, 4, 4, dtype=nbgrad.bool), 2)
+
+
+def test_lp_pool_and_local_response_norm_of_int64():
+    a = (np.arange(2 * 3 * 4 * 4).reshape(2, 3, 4, 4) % 7 - 3)
+    out = F.lp_pool2d(nbgrad.tensor(a), 2, 2)
+    assert out.dtype is nbgrad.float32
+    # PyTorch: avg_pool2d(x ** 2) in int64 (truncated), * 4, sqrt
+    sq = (a ** 2).reshape(2, 3, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 2, 4).sum(-1)
+    np.testing.assert_allclose(out.numpy(), np.sqrt((sq // 4) * 4).astype(np.float32), rtol=1e-6)
+    lrn = F.local_response_norm(nbgrad.tensor(a[:, :, 0]), 2)
+    assert lrn.dtype is nbgrad.float32 and lrn.shape == (2, 3, 4)
+
+
+def test_hinge_embedding_loss_keeps_an_integer_input_integer():
+    # PyTorch's margin - self is empty_like(self).fill_(margin) - self: int64 throughout,
+    # the margin truncated (0.7 -> 0)
+    x = nbgrad.tensor([[-2, 0, 1], [3, 0, 0]])
+    t = nbgrad.tensor([[1, -1, -1], [-1, 1, -1]])
+    for margin, expected in ((1.0, [[-2, 1, 0], [0, 0, 1]]), (0.7, [[-2, 0, 0], [0, 0, 0]]), (2, [[-2, 2, 1], [0, 0, 2]])):
+        r = F.hinge_embedding_loss(x, t, margin, reduction="none")
+        assert r.dtype is nbgrad.int64 and r.tolist() == expected
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        F.hinge_embedding_loss(x, t)

@@ -72,7 +72,7 @@ def _max_pool_backward(g, go, idx, io, p0, p1, L, HW, gx, half):
 
 
 @_kernel
-def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, override, zero, out):
+def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, override, zero, integer, out):
     kh, kw, sh, sw, ph, pw = geo[KH_], geo[KW_], geo[SH_], geo[SW_], geo[PH_], geo[PW_]
     OH, OW, H, W = geo[OH_], geo[OW_], geo[H_], geo[W_]
     for p in range(p0, p1):
@@ -87,7 +87,15 @@ def _avg_pool(x, xo, p0, p1, geo, adaptive, count_include_pad, override, zero, o
                 for ih in range(hs, he):
                     for iw in range(ws, we):
                         acc += x[base + ih * W + iw]
-                out[o + oh * OW + ow] = acc / d if hs < he and ws < we else zero
+                if not (hs < he and ws < we):
+                    out[o + oh * OW + ow] = zero
+                elif integer:
+                    # PyTorch's int64 kernel: the sum wraps in int64, C's division truncates
+                    # toward zero (a float quotient would round sums past 2**53)
+                    q = abs(acc) // abs(d)
+                    out[o + oh * OW + ow] = q if (acc < 0) == (d < 0) else -q
+                else:
+                    out[o + oh * OW + ow] = acc / d
 
 
 @_kernel
@@ -184,7 +192,8 @@ def avg_pool2d(x_view, kernel, stride, padding, out_hw, count_include_pad, divis
     out = new_buffer(planes * out_hw[0] * out_hw[1], xb.dtype)
     if out.size:
         _over_planes(lambda p0, p1: _avg_pool(xb, xo, p0, p1, geo, adaptive, count_include_pad,
-                                              divisor_override or 0, xb.dtype.type(0), out), planes, xs[-2] * xs[-1])
+                                              divisor_override or 0, xb.dtype.type(0), xb.dtype.kind in "iu", out),
+                     planes, xs[-2] * xs[-1])
     return out
 
 

@@ -38,6 +38,18 @@ def as_int(n, fn, arg, pos=None, what="tuple of ints"):
     return n
 
 
+def as_symint(n, fn, arg, position):
+    """An int argument as PyTorch's parser reads a SymInt (eye's n): a Python or NumPy integer,
+    or an integer tensor of one element (its value); else its TypeError naming the argument."""
+    from ._tensor import Tensor
+    from . import _dtype as D
+    if isinstance(n, Tensor) and n.numel() == 1 and not n.dtype.is_floating_point and n.dtype is not D.bool_:
+        n = n.item()
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(n).__name__}")
+    return int(n)
+
+
 def as_number(value, fn, arg, position):
     """A Scalar argument as PyTorch's argument parser reads one: a Python or NumPy number (a
     bool too: True is 1), or a 0-dim tensor that does not require grad (its value); anything

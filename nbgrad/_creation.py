@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 from . import _dtype as D, _settings
-from ._checks import check_new_sizes
+from ._checks import as_symint, check_new_sizes
 from ._size import Size, to_device, CPU
 from ._storage import Storage, fix
 from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
@@ -545,7 +545,8 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
-    m = n if m is None else m
+    n = as_symint(n, "eye", "n", 1)
+    m = n if m is None else as_symint(m, "eye", "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:

@@ -30,11 +30,11 @@ def _check(input, weight):
     from .._tensor import Tensor
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("embedding(): argument 'input' and 'weight' must be Tensor")
+    if weight.dim() != 2:       # (PyTorch checks the weight first)
+        raise RuntimeError("'weight' must be 2-D")
     if input._dtype not in (D.int64, D.int32):
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
     if input.device != weight.device:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                            f"{weight.device} and {input.device}!")

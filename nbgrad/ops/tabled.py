@@ -17,6 +17,7 @@ import math
 import struct
 
 from .. import _dtype as D
+from .._checks import as_number
 from .._layout import layout_of
 from .._tensor import Tensor, contiguous_strides
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
@@ -169,9 +170,22 @@ def _forward(row, inputs, params, dt, like):
     return out
 
 
+def _number_params(row, n_in, params):
+    """The row's parameters as PyTorch's parser reads Scalars (a bool, a NumPy number, a 0-dim
+    tensor's value), or its TypeError naming the parameter: "elu(): argument 'alpha'
+    (position 2) must be Number, not NoneType"."""
+    names = [name for name, _ in row.params]
+    return {name: as_number(v, row.name.rstrip("_"), name, n_in + 1 + names.index(name) if name in names else 0)
+            for name, v in params.items()}
+
+
 def apply(row, inputs, params, node_cls=None):
     """The row's op on `inputs` (tensors or Python numbers) with `params` (a dict of all
     the row's parameters); records the row's node when a tensor input requires grad."""
+    for v in params.values():
+        if type(v) is not float and type(v) is not int:
+            params = _number_params(row, len(inputs), params)
+            break
     if row.refuses and len(inputs) > 1:     # PyTorch's TensorIterator: shapes before the kernel's dtypes
         broadcast_shapes(*(t._shape for t in inputs if isinstance(t, Tensor)))
     dt = _dtype(row, inputs)
@@ -526,6 +540,7 @@ def selu(input, inplace=False):
 
 def celu(input, alpha=1.0, inplace=False):
     x = _tensor_arg("celu", input)
+    alpha = as_number(alpha, "celu", "alpha", 2)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     alpha_float = struct.unpack("f", struct.pack("f", alpha))[0]

@@ -199,8 +199,11 @@ def feature_dropout_(input, p, train):
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    """ATen's embedding (weight first; padding_idx -1 means none)."""
-    return _F().embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+    """ATen's embedding (weight first).  ATen never checks padding_idx: only its backward reads
+    it, skipping the rows equal to it, so one outside [0, rows) (-1 included) is none; F.embedding's
+    own range assertion is not ATen's."""
+    rows = weight.shape[0] if isinstance(weight, Tensor) and weight.dim() == 2 else 0
+    return _F().embedding(indices, weight, padding_idx if 0 <= padding_idx < rows else None,
                           scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 

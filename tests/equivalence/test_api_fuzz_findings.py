@@ -446,3 +446,50 @@ def test_hinge_embedding_loss_keeps_an_integer_input_integer():
         assert r.dtype is nbgrad.int64 and r.tolist() == expected
     with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
         F.hinge_embedding_loss(x, t)
+
+
+# -- the op table's Scalar parameters are read as PyTorch's parser reads them ----------------------
+@pytest.mark.parametrize("name,kw,kind", [("elu", {"alpha": None}, "NoneType"), ("elu", {"alpha": "a"}, "str"),
+                                          ("leaky_relu", {"negative_slope": nbgrad.tensor([0.5, 0.2])}, "Tensor"),
+                                          ("celu", {"alpha": None}, "NoneType"),
+                                          ("elu", {"alpha": nbgrad.tensor(0.5, requires_grad=True)}, "Tensor"),
+                                          ("threshold", {"threshold": None, "value": 1.0}, "NoneType")])
+def test_table_parameters_refuse_what_is_not_a_number(name, kw, kind):
+    # (float() inside raised "float() argument must be ...", a ValueError for a str, or
+    # struct.error for celu's alpha)
+    arg = next(iter(kw))
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument '{arg}' \\(position 2\\) must be Number, not {kind}"):
+        getattr(F, name)(nbgrad.tensor([0.5, -1.0]), **kw)
+
+
+def test_table_parameters_take_bools_and_0dim_tensors():
+    x = nbgrad.tensor([0.5, -1.0])
+    assert F.elu(x, alpha=True).tolist() == F.elu(x, alpha=1.0).tolist()
+    assert F.elu(x, alpha=nbgrad.tensor(0.5)).tolist() == F.elu(x, alpha=0.5).tolist()
+    assert F.celu(x, alpha=nbgrad.tensor(0.5)).tolist() == F.celu(x, alpha=0.5).tolist()
+    assert F.leaky_relu(x, nbgrad.tensor(0.5)).tolist() == [0.5, -0.5]
+
+
+# -- eye's sizes are SymInts: an integer tensor of one element is its value -------------------------
+def test_eye_reads_its_sizes_as_pytorch():
+    assert nbgrad.eye(nbgrad.tensor([3])).shape == (3, 3)       # (was a Numba TypingError)
+    assert nbgrad.eye(nbgrad.tensor(3)).shape == (3, 3)
+    assert nbgrad.eye(2, nbgrad.tensor([3])).shape == (2, 3)
+    for bad, kind in ((nbgrad.tensor(3.0), "Tensor"), (3.0, "float"), (True, "bool"), (nbgrad.tensor([2, 3]), "Tensor"),
+                      ("3", "str"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=f"eye\\(\\): argument 'n' \\(position 1\\) must be int, not {kind}"):
+            nbgrad.eye(bad)
+    with pytest.raises(TypeError, match="eye\\(\\)"):       # (PyTorch: "received an invalid combination")
+        nbgrad.eye(2, 2.0)
+
+
+# -- torch.embedding is ATen's: the weight checked first, padding_idx never range-checked ------------
+def test_aten_embedding_checks_weight_first_and_reads_any_padding_idx():
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
+        nbgrad.embedding(nbgrad.tensor([1.0, 2.0]), nbgrad.tensor(True), 1)
+    for padding_idx, grad in ((-1, [[1, 1], [0, 0], [2, 2]]), (2, [[1, 1], [0, 0], [0, 0]]),
+                              (5, [[1, 1], [0, 0], [2, 2]]), (-2, [[1, 1], [0, 0], [2, 2]])):
+        w = nbgrad.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)
+        out = nbgrad.embedding(w, nbgrad.tensor([0, 2, 2]), padding_idx)
+        out.sum().backward()
+        assert out.tolist() == [[1, 2], [5, 6], [5, 6]] and w.grad.tolist() == grad

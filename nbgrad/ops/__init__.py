@@ -611,8 +611,8 @@ TENSOR_METHODS.update(_SFM.TENSOR_METHODS)
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
-from ._signatures import public_method as _public_method  # noqa: E402
-TENSOR_METHODS = {name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()}
+from ._signatures import public_method as _public_method, tensor_methods as _tensor_methods  # noqa: E402
+TENSOR_METHODS = _tensor_methods({name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()})
 
 # PyTorch's top-level linear algebra (torch.svd, qr, cholesky) and a real strided tensor's
 # predicates and identities (ops/torch_level.py)

@@ -27,8 +27,11 @@ TORCH_PARAMS.update({
     "index_copy": ("input", "dim", "index", "source"), "masked_scatter": ("input", "mask", "source"),
 })
 
-# ... where a method's differ (self is `input`)
-METHOD_PARAMS = {"where": ("input", "condition", "other")}
+# ... where a method's differ (self is `input`), or its function takes *args (the in-place forms)
+METHOD_PARAMS = {"where": ("input", "condition", "other"),
+                 "addmm_": ("input", "mat1", "mat2"), "addbmm_": ("input", "batch1", "batch2"),
+                 "baddbmm_": ("input", "batch1", "batch2"), "addmv_": ("input", "mat", "vec"),
+                 "addr_": ("input", "vec1", "vec2")}
 
 # out=: the dtype rule of each function that takes it (see ops/_out.call_with_out)
 _OUT_RULES = {}
@@ -225,7 +228,29 @@ def with_tensor_arguments(namespace, module, prefix=""):
 _NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '\w+'$")
 
 
-def tensor_arguments(fn, name, module, attribute=None):
+# Tensor methods left unwrapped by tensor_methods(): the calls of a training step and of small-op
+# code, where the wrapper's ~0.1 us would show (W5, W8, the size sweep); PyTorch's TypeError for a
+# non-tensor argument is theirs only where they check it themselves
+HOT_METHODS = frozenset("""
+    add sub mul div neg pow exp log tanh sigmoid relu sqrt rsqrt abs square sum mean max min amax amin argmax
+    view reshape expand contiguous unsqueeze squeeze t transpose permute flatten select narrow view_as reshape_as
+    expand_as type_as long float double half int bool to type detach detach_ clone size dim numel item tolist
+    add_ sub_ mul_ div_ zero_ fill_ copy_ clamp clamp_ clamp_min_ addcmul_ addcdiv_ lerp_ sqrt_ uniform_ normal_
+    _accumulate_ masked_fill masked_fill_ matmul mm bmm index_select gather requires_grad_ backward retain_grad
+    register_hook data_ptr stride storage_offset is_contiguous new_zeros new_ones new_empty new_full new_tensor
+    softmax log_softmax norm unbind split chunk cpu cuda numpy dot""".split())
+
+
+def tensor_methods(methods):
+    """{name: method} with every method but the HOT_METHODS and the operators wrapped as
+    tensor_arguments wraps functions (positions counted after self, as PyTorch's methods count
+    them: "addmm_(): argument 'mat1' (position 1) must be Tensor, not int")."""
+    return {name: fn if name in HOT_METHODS or name.startswith("__") else
+            tensor_arguments(fn, name, "nbgrad", "Tensor." + name, method=True)
+            for name, fn in methods.items()}
+
+
+def tensor_arguments(fn, name, module, attribute=None, method=False):
     """fn, whose AttributeError from reading a tensor's attribute on an argument that is not
     a tensor (an int's .dim, a tuple's ._dtype) is PyTorch's argument parser's TypeError
     naming the argument: "diff(): argument 'input' (position 1) must be Tensor, not int".
@@ -240,20 +265,22 @@ def tensor_arguments(fn, name, module, attribute=None):
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
-            error = _not_a_tensor(e, fn, name, args, kwargs)
+            error = _not_a_tensor(e, fn, name, args, kwargs, method)
             if error is None:
                 raise
             raise error from e
     public = functools.update_wrapper(public, fn)
     public._tensor_arguments = True
     # (pickled by reference as module.name: the namespace that holds the wrapper)
+    public = named(public, name if method else attribute or name)
     public.__module__, public.__qualname__ = module, attribute or name
-    return named(public, attribute or name)
+    return public
 
 
-def _not_a_tensor(error, fn, name, args, kwargs):
+def _not_a_tensor(error, fn, name, args, kwargs, method=False):
     """The TypeError for an AttributeError raised on an argument of another type than Tensor
-    (the first of the type the error names), or None when no argument is of that type."""
+    (the first of the type the error names), or None when no argument is of that type.
+    method: args[0] is self, and PyTorch counts positions after it."""
     from .._tensor import Tensor
     m = _NO_ATTRIBUTE.match(str(error))
     if m is None:
@@ -261,13 +288,14 @@ def _not_a_tensor(error, fn, name, args, kwargs):
     kind = m.group(1)
     params = _parameters(inspect.unwrap(fn)) or []
     ours = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    theirs = TORCH_PARAMS.get(name, ())
+    theirs = (METHOD_PARAMS.get(name) if method else None) or TORCH_PARAMS.get(name, ())
     for i, a in enumerate(args):
         if not isinstance(a, Tensor) and type(a).__name__ == kind:
             # PyTorch's name for it: listed, or ours (a leading x, a or t is PyTorch's input)
             param = theirs[i] if i < len(theirs) else \
                 ("input" if i == 0 and ours[0] in ("x", "a", "t", "self") else ours[i]) if i < len(ours) else None
-            where = f"'{param}' (position {i + 1})" if param else f"{i + 1}"
+            position = i if method else i + 1
+            where = f"'{param}' (position {position})" if param else f"{position}"
             return TypeError(f"{name}(): argument {where} must be Tensor, not {kind}")
     for k, a in kwargs.items():
         if not isinstance(a, Tensor) and type(a).__name__ == kind:

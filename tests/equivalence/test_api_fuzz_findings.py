@@ -493,3 +493,25 @@ def test_aten_embedding_checks_weight_first_and_reads_any_padding_idx():
         out = nbgrad.embedding(w, nbgrad.tensor([0, 2, 2]), padding_idx)
         out.sum().backward()
         assert out.tolist() == [[1, 2], [5, 6], [5, 6]] and w.grad.tolist() == grad
+
+
+# -- Tensor methods off the hot path name a non-tensor argument as PyTorch's do ---------------------
+@pytest.mark.parametrize("call,msg", [
+    (lambda x, m: x.addmm_(1, m), "addmm_\\(\\): argument 'mat1' \\(position 1\\) must be Tensor, not int"),
+    (lambda x, m: x.addmm_(m, 1), "addmm_\\(\\): argument 'mat2' \\(position 2\\) must be Tensor, not int"),
+    (lambda x, m: x.logaddexp(True), "logaddexp\\(\\): argument 'other' \\(position 1\\) must be Tensor, not bool"),
+    (lambda x, m: x.masked_select(()), "masked_select\\(\\): argument 'mask' \\(position 1\\) must be Tensor, not tuple"),
+    (lambda x, m: m.baddbmm(1, 2), "baddbmm\\(\\): argument 'batch1' \\(position 1\\) must be Tensor, not int"),
+])
+def test_methods_name_a_non_tensor_argument(call, msg):
+    # (an AttributeError from inside before: "'int' object has no attribute 'dim'")
+    with pytest.raises(TypeError, match=msg):
+        call(nbgrad.ones(2, 3), nbgrad.ones(3, 3))
+
+
+def test_wrapped_methods_keep_their_names_and_pickle():
+    import pickle
+    fn = nbgrad.Tensor.addmm_
+    assert fn.__name__ == "addmm_" and pickle.loads(pickle.dumps(fn)) is fn
+    x = nbgrad.ones(2, 2)
+    assert x.addmm_(nbgrad.eye(2), nbgrad.eye(2)) is x and x.tolist() == [[2, 1], [1, 2]]

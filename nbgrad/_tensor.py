@@ -552,7 +552,8 @@ class Tensor:
     def item(self):
         n = self.numel()
         if n != 1:
-            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+            raise _not_a_scalar(RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar"), self,
+                                "Number")
         if self._storage.device.type == "cpu" and _capture()[0] is None and self._dtype is not D.bfloat16:
             # one element: at the offset, whatever the strides (loss.item() each step: 3.5 -> 0.5 us);
             # while nbgrad.compile captures, the backend's to_numpy, which it sees as a host read
@@ -565,8 +566,16 @@ class Tensor:
     def __bool__(self):
         n = self.numel()
         if n != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is ambiguous")
+            raise _not_a_scalar(RuntimeError(
+                f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} is ambiguous"), self, "bool")
         return bool(self.item())
+
+    def _python_scalar(self, kind):
+        """The one element for float()/int()/complex(): PyTorch's Python-level conversions refuse
+        more or fewer with a ValueError (item()'s own refusal is a RuntimeError)."""
+        if self.numel() != 1:
+            raise _not_a_scalar(ValueError("only one element tensors can be converted to Python scalars"), self, kind)
+        return self.item()
 
     def __float__(self):
         if self._requires_grad and not _WARNED_FLOAT_OF_GRAD[0]:
@@ -574,18 +583,19 @@ class Tensor:
             _WARNED_FLOAT_OF_GRAD[0] = True
             _warn_user("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                           "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
-        return float(self.item())
+        return float(self._python_scalar("float"))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar("int"))
 
     def __index__(self):
         if self._dtype.is_floating_point or self.numel() != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
+            raise _not_a_scalar(TypeError("only integer tensors of a single element can be converted to an index"),
+                                self, "int")
         return int(self.item())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar("complex"))
 
     def __len__(self):
         if not self._shape:
@@ -673,6 +683,14 @@ class Tensor:
             import copy as _copy
             new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         return new
+
+
+def _not_a_scalar(error, tensor, kind):
+    """error, carrying the tensor that could not become a Python `kind` ("int", "float", "bool",
+    "Number"): where that tensor was an argument of a public function, ops/_signatures makes it
+    PyTorch's argument-parser TypeError ("argument 'dim' (position 2) must be int, not Tensor")."""
+    error.scalar_of = (tensor, kind)
+    return error
 
 
 def _rebuild(arr, requires_grad, device, dtype=None):

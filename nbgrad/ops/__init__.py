@@ -102,7 +102,24 @@ def _clamp_bounds(name, args, kwargs):
     return given.get("min"), given.get("max")
 
 
-def _inplace_method(fn, needs_old, overlap="partial", name=None):
+def _positional_counts(fn):
+    """(how many positional arguments fn takes after its first, the names of those required),
+    or (None, ()) where it takes *args or has no readable signature."""
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None, ()
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None, ()
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    from ._signatures import TORCH_PARAMS
+    theirs = TORCH_PARAMS.get(fn.__name__, ())[1:]       # (PyTorch's names: add_'s b is its other)
+    return len(positional), tuple(theirs[i] if i < len(theirs) else p.name
+                                  for i, p in enumerate(positional) if p.default is p.empty)
+
+
+def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
     row = _PROMOTING_ROWS.get(fn.__name__ + "_")
     differentiable = fn.__name__ not in _NOT_DIFFERENTIABLE
     promoting = fn.__name__ + "_" in _PROMOTING or row is not None
@@ -121,6 +138,8 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
         else None
 
     clamping = fn.__name__ if fn.__name__ in ("clamp", "clamp_min", "clamp_max") else None   # (E.clamp_into_)
+    # (arity=False: a form that maps its arguments to fn's itself, polygamma_)
+    most, required = _positional_counts(fn) if arity else (None, ())
 
     def method(self, *args, **kwargs):
         if direct is not None and len(args) == 1 and (not kwargs or (scaled and len(kwargs) == 1 and "alpha" in kwargs)) \
@@ -136,6 +155,15 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None):
             for k in kwargs:
                 if k not in accepted:
                     raise TypeError(f"{method.__name__}() got an unexpected keyword argument '{k}'")
+        # PyTorch's argument parser, before anything reads the arguments (the leaf, overlap and
+        # shape checks would otherwise speak first: x.trunc_(y) is a TypeError, whatever y)
+        if most is not None and len(args) > most:
+            raise TypeError(f"{method.__name__}() takes {most + 1} positional argument{'s' if most else ''} but "
+                            f"{len(args) + 1} were given")
+        if required and not kwargs and len(args) < len(required):
+            missing = required[len(args):]
+            raise TypeError(f"{method.__name__}() missing {len(missing)} required positional argument"
+                            f"{'s' if len(missing) > 1 else ''}: " + " and ".join(f"'{m}'" for m in missing))
         if tensor_only and args and not isinstance(args[0], Tensor):    # PyTorch's argument parser, first
             raise TypeError(f"{method.__name__}(): argument 'other' (position 1) must be Tensor, "
                             f"not {type(args[0]).__name__}")
@@ -604,7 +632,7 @@ from . import special_functions as _SF   # noqa: E402
 TENSOR_METHODS.update({"lgamma": E.lgamma, "digamma": E.digamma, "i0": E.i0, "sinc": E.sinc, "angle": E.angle,
                        "polygamma": _SF.polygamma_method,
                        "polygamma_": _SF.polygamma_inplace(_inplace_method(E.polygamma, _TABLE["polygamma"].needs_old,
-                                                                           name="polygamma_")),
+                                                                           name="polygamma_", arity=False)),
                        "mvlgamma": _SF.mvlgamma, "mvlgamma_": _SF.mvlgamma_})
 from . import special_functions_more as _SFM   # noqa: E402  (igamma, igammac and their in-place forms)
 TENSOR_METHODS.update(_SFM.TENSOR_METHODS)

@@ -237,7 +237,7 @@ HOT_METHODS = frozenset("""
     expand_as type_as long float double half int bool to type detach detach_ clone size dim numel item tolist
     add_ sub_ mul_ div_ zero_ fill_ copy_ clamp clamp_ clamp_min_ addcmul_ addcdiv_ lerp_ sqrt_ uniform_ normal_
     _accumulate_ masked_fill masked_fill_ matmul mm bmm index_select gather requires_grad_ backward retain_grad
-    register_hook data_ptr stride storage_offset is_contiguous new_zeros new_ones new_empty new_full new_tensor
+    register_hook data_ptr stride storage_offset is_contiguous new_zeros new_empty
     softmax log_softmax norm unbind split chunk cpu cuda numpy dot""".split())
 
 
@@ -269,12 +269,97 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             if error is None:
                 raise
             raise error from e
+        except (RuntimeError, ValueError, TypeError) as e:
+            error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
+            if error is None:
+                raise
+            raise error from e
     public = functools.update_wrapper(public, fn)
     public._tensor_arguments = True
     # (pickled by reference as module.name: the namespace that holds the wrapper)
     public = named(public, name if method else attribute or name)
     public.__module__, public.__qualname__ = module, attribute or name
     return public
+
+
+# {namespace: PyTorch's functions written in Python}, which read a tensor given for a number
+# themselves (float(t): ValueError; bool(t): RuntimeError) rather than through the argument parser
+PYTHON_LEVEL = {
+    "nbgrad": frozenset("""
+        sym_int sym_float sym_not sym_max sym_min sym_ite einsum unique unique_consecutive atleast_1d atleast_2d
+        atleast_3d broadcast_shapes broadcast_tensors block_diag cartesian_prod cdist chain_matmul meshgrid norm split
+        stft istft tensordot unravel_index lu pca_lowrank svd_lowrank lobpcg""".split()),
+    "nbgrad.nn.functional": frozenset("""
+        dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d dropout3d interpolate upsample upsample_nearest
+        upsample_bilinear fold unfold adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d
+        adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices adaptive_max_pool3d_with_indices
+        max_unpool1d max_unpool2d max_unpool3d softmin group_norm""".split()),
+    "Tensor": frozenset("unique unique_consecutive split norm lu stft istft unflatten tile".split()),
+}
+# ... and the parameters F's Python reads itself wherever they appear (if inplace:, the legacy
+# size_average/reduce pair)
+PYTHON_LEVEL_PARAMETERS = frozenset(("inplace", "size_average", "reduce"))
+
+
+# The kinds PyTorch's parser gives parameters that are never tensors, by name across its API:
+# the word of its TypeError, and where a failed conversion was of a tensor made from an argument
+# (`row < 0` is a new tensor), the argument it blames
+NUMBER_PARAMETERS = dict.fromkeys(
+    "row col offset chunks sections dim dim0 dim1 diagonal n k bins groups num_groups num_classes steps".split(),
+    "int")
+NUMBER_PARAMETERS.update(dict.fromkeys(
+    "kernel_size stride padding dilation output_size output_padding normalized_shape pad size shape sizes "
+    "split_size_or_sections".split(), "tuple of ints"))
+NUMBER_PARAMETERS.update(dict.fromkeys("start end step base".split(), "Number"))
+NUMBER_PARAMETERS.update(eps="float")
+NUMBER_PARAMETERS.update(dict.fromkeys(
+    "keepdim unbiased largest sorted descending stable return_inverse return_counts upper left".split(), "bool"))
+
+
+def _argument_name(fn, name, i, method):
+    """(PyTorch's name for positional argument i, its position as PyTorch counts it)."""
+    params = _parameters(inspect.unwrap(fn)) or []
+    ours = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    theirs = (METHOD_PARAMS.get(name) if method else None) or TORCH_PARAMS.get(name, ())
+    # listed, or ours (a leading x, a or t is PyTorch's input)
+    param = theirs[i] if i < len(theirs) else \
+        ("input" if i == 0 and ours[0] in ("x", "a", "t", "self") else ours[i]) if i < len(ours) else None
+    return param, (i if method else i + 1)
+
+
+def _tensor_for_a_scalar(error, fn, name, module, args, kwargs, method):
+    """PyTorch's argument-parser TypeError for a tensor given where a number is read (the
+    error carries the tensor that could not become one: Tensor.item, __bool__, __index__...),
+    when that tensor is an argument or an element of one; else None."""
+    found = getattr(error, "scalar_of", None)
+    if found is None or name in PYTHON_LEVEL.get("Tensor" if method else module, ()):
+        return None
+    from .._tensor import Tensor
+    tensor, kind = found
+    places = [(i, None, a) for i, a in enumerate(args)] + [(None, k, a) for k, a in kwargs.items()]
+    if method:
+        places = places[1:]
+    named = [(i, k, a) + ((k, None) if k is not None else _argument_name(fn, name, i, method))
+             for i, k, a in places]
+    # the tensor itself, or one in a tuple argument; else (a tensor made from an argument) the
+    # first tensor given for a parameter that is never one
+    hits = [(i, k, a, param, position, None) for i, k, a, param, position in named if a is tensor] + \
+        [(i, k, a, param, position, next(j for j, e in enumerate(a) if e is tensor))
+         for i, k, a, param, position in named
+         if isinstance(a, (tuple, list)) and any(e is tensor for e in a)] + \
+        [(i, k, a, param, position, None) for i, k, a, param, position in named
+         if isinstance(a, Tensor) and param in NUMBER_PARAMETERS]
+    if not hits:
+        return None
+    i, k, a, param, position, element = hits[0]
+    if param in PYTHON_LEVEL_PARAMETERS:
+        return None
+    kind = NUMBER_PARAMETERS.get(param, kind)
+    where = f"'{k}'" if k is not None else f"'{param}' (position {position})" if param else f"{position}"
+    if element is None:
+        return TypeError(f"{name}(): argument {where} must be {kind}, not Tensor")
+    return TypeError(f"{name}(): argument {where} must be tuple of ints, but found element of type Tensor at "
+                     f"pos {element}")
 
 
 def _not_a_tensor(error, fn, name, args, kwargs, method=False):
@@ -286,15 +371,9 @@ def _not_a_tensor(error, fn, name, args, kwargs, method=False):
     if m is None:
         return None
     kind = m.group(1)
-    params = _parameters(inspect.unwrap(fn)) or []
-    ours = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    theirs = (METHOD_PARAMS.get(name) if method else None) or TORCH_PARAMS.get(name, ())
     for i, a in enumerate(args):
         if not isinstance(a, Tensor) and type(a).__name__ == kind:
-            # PyTorch's name for it: listed, or ours (a leading x, a or t is PyTorch's input)
-            param = theirs[i] if i < len(theirs) else \
-                ("input" if i == 0 and ours[0] in ("x", "a", "t", "self") else ours[i]) if i < len(ours) else None
-            position = i if method else i + 1
+            param, position = _argument_name(fn, name, i, method)
             where = f"'{param}' (position {position})" if param else f"{position}"
             return TypeError(f"{name}(): argument {where} must be Tensor, not {kind}")
     for k, a in kwargs.items():

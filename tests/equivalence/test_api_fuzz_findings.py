@@ -515,3 +515,61 @@ def test_wrapped_methods_keep_their_names_and_pickle():
     assert fn.__name__ == "addmm_" and pickle.loads(pickle.dumps(fn)) is fn
     x = nbgrad.ones(2, 2)
     assert x.addmm_(nbgrad.eye(2), nbgrad.eye(2)) is x and x.tolist() == [[2, 1], [1, 2]]
+
+
+# -- float()/int()/complex() of a tensor that is not one element: PyTorch's ValueError -------------
+@pytest.mark.parametrize("convert", [float, int, complex, math.floor, lambda t: "%d" % t])
+@pytest.mark.parametrize("shape", [(2,), (0,)])
+def test_python_number_conversions_refuse_with_value_error(convert, shape):
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        convert(nbgrad.ones(shape))
+    with pytest.raises(RuntimeError, match="cannot be converted to Scalar"):     # (item() stays a RuntimeError)
+        nbgrad.ones(shape).item()
+
+
+# -- a tensor given where PyTorch's parser reads a number: its TypeError naming the argument ---------
+@pytest.mark.parametrize("call,msg", [
+    (lambda t: nbgrad.triu_indices(t, 3), "triu_indices\\(\\): argument 'row' \\(position 1\\) must be int, not Tensor"),
+    (lambda t: nbgrad.ones(3, 3).diag_embed(t), "diag_embed\\(\\): argument 'offset' \\(position 1\\) must be int, "
+                                                 "not Tensor"),
+    (lambda t: nbgrad.ones(3, 3).unsafe_chunk(t), "unsafe_chunk\\(\\): argument 'chunks' \\(position 1\\) must be "
+                                                   "int, not Tensor"),
+    (lambda t: nbgrad.arange(0, t), "arange\\(\\)"),       # (PyTorch's: "received an invalid combination")
+    (lambda t: nbgrad.logit(nbgrad.ones(2), eps=t), "logit\\(\\): argument 'eps' must be float, not Tensor"),
+])
+def test_a_tensor_for_a_number_is_a_type_error(call, msg):
+    # ("Boolean value of Tensor with more than one value is ambiguous", a RuntimeError, before)
+    with pytest.raises(TypeError, match=msg):
+        call(nbgrad.tensor([1, 2]))
+
+
+def test_python_level_functions_keep_their_own_errors():
+    # PyTorch's F.dropout and inplace= flags are read in Python: bool(t) is its RuntimeError
+    t = nbgrad.tensor([0.1, 0.2])
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.dropout(nbgrad.ones(2), p=t)
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.relu(nbgrad.ones(2), inplace=t)
+    with pytest.raises(ValueError, match="only one element tensors"):
+        nbgrad.sym_int(t)
+
+
+# -- in-place methods parse their arguments before any other check ----------------------------------
+def test_inplace_methods_count_their_arguments_first():
+    if not AGAINST_TORCH:
+        with pytest.raises(TypeError, match="le_\\(\\) missing 1 required positional argument: 'other'"):
+            nbgrad.ones(2).le_()
+        with pytest.raises(TypeError, match="lerp_\\(\\) missing 2 required positional arguments: 'end' and 'weight'"):
+            nbgrad.ones(2).lerp_()
+    x = nbgrad.tensor([1.5, -2.5], requires_grad=True)         # (a leaf: in-place would be refused)
+    y = nbgrad.ones(3)                                          # (its shape would be refused)
+    for name in ("trunc_", "logical_not_", "exp2_", "cosh_"):
+        with pytest.raises(TypeError, match=f"{name}\\(\\) takes"):     # (PyTorch: "takes no arguments (1 given)")
+            getattr(x, name)(y)
+    with pytest.raises(TypeError, match="le_\\(\\)"):          # (nbgrad: "missing 1 required positional argument")
+        x.le_()
+    with pytest.raises(TypeError, match="lerp_\\(\\)"):
+        x.lerp_()
+    assert x.tolist() == [1.5, -2.5]
+    z = nbgrad.ones(2, 3)
+    assert z.polygamma_(1)[0, 0].item() == pytest.approx(math.pi ** 2 / 6)

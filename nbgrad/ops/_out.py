@@ -162,9 +162,24 @@ def _linalg_norm(name, result_dtype, out):
                            f"but got: {D.scalar_type_name(out._dtype)}")
 
 
+def _castable(name, result_dtype, out):
+    # cholesky, cholesky_inverse, cholesky_solve: PyTorch's checkLinalgCompatibleDtype
+    if not D.can_cast(result_dtype, out._dtype):
+        raise RuntimeError(f"{name}: Expected result to be safely castable from {D.scalar_type_name(result_dtype)} "
+                           f"dtype, but got result with dtype {D.scalar_type_name(out._dtype)}")
+
+
+def _searchsorted(name, result_dtype, out):
+    if out._dtype is not result_dtype:
+        raise RuntimeError("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+                           f"dtype {D.scalar_type_name(out._dtype)} and out_int32 flag is {result_dtype is D.int32}")
+
+
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
          "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
-         "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm}
+         "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm,
+         "castable": _castable, "searchsorted": _searchsorted}
 
 
 def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):

@@ -49,7 +49,8 @@ for _names, _rule in (
         ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
         ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation"),
         ("fmax fmin gcd lcm ldexp nextafter bitwise_left_shift bitwise_right_shift greater_equal less_equal "
-         "not_equal", "cast"), ("fix", "found")):
+         "not_equal", "cast"), ("fix", "found"), ("cholesky cholesky_inverse cholesky_solve", "castable"),
+        ("searchsorted", "searchsorted")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 # the special functions (ops/special_functions.py): polygamma takes its order first
 _OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc angle".split(), "cast"))
@@ -260,6 +261,7 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     by default `name`)."""
     if not isinstance(fn, types.FunctionType) or getattr(fn, "_tensor_arguments", False):
         return fn
+    checked = module == "nbgrad"        # (torch.<name> and Tensor.<name>: ops/_schemas.py has their schemas)
 
     def public(*args, **kwargs):
         try:
@@ -269,8 +271,12 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             if error is None:
                 raise
             raise error from e
-        except (RuntimeError, ValueError, TypeError) as e:
+        except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError) as e:
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
+            if error is None and checked and not isinstance(e, TypeError):
+                # would PyTorch's parser have refused the arguments before any work?
+                from ._argument_check import argument_error
+                error = argument_error(name, args[1:] if method else args, kwargs, method)
             if error is None:
                 raise
             raise error from e

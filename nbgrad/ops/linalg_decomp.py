@@ -337,9 +337,15 @@ class LinalgCholeskyExBackward0(Node):
         return copy_raw(gA, _column_major_strides(tuple(gA.shape)))
 
 
+def _factored_triangle(A, upper):
+    """The view whose lower triangle the backend's (lower) Cholesky reads: A's own, or for
+    upper=True A's upper one (LAPACK's uplo='U' reads only it), as A.mT's lower."""
+    return (V.mT(A) if upper else A)._view_tuple()
+
+
 def cholesky(A, *, upper=False, out=None):
     _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
-    buf, info = backend_of(A).linalg_cholesky(A._view_tuple())
+    buf, info = backend_of(A).linalg_cholesky(_factored_triangle(A, upper))
     _raise_on_failure(info, "linalg.cholesky", A.dim() > 2, lambda k: "The factorization could not be "
                       f"completed because the input is not positive-definite (the leading minor of order {k} "
                       "is not positive-definite).")

@@ -27,7 +27,7 @@ from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_de
                      new_tensor, record, _wrap)
 from . import views as V
 from .linalg import matmul
-from .linalg_decomp import (LinAlgError, LinalgInvExBackward0, LinalgCholeskyExBackward0, _check_matrix,
+from .linalg_decomp import (LinAlgError, _factored_triangle, LinalgInvExBackward0, LinalgCholeskyExBackward0, _check_matrix,
                             _column_major_strides, _eye, _tril, _triu, _raise_on_failure, eigh, matrix_norm,
                             slogdet, solve, svd, svdvals, eigvalsh)
 from .more import renamed
@@ -766,7 +766,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
-    buf, info = backend_of(A).linalg_cholesky(A._view_tuple())
+    buf, info = backend_of(A).linalg_cholesky(_factored_triangle(A, upper))
     if check_errors:
         _raise_on_failure(info, "linalg.cholesky_ex", A.dim() > 2, lambda k: "The factorization could not be "
                           f"completed because the input is not positive-definite (the leading minor of order {k} "

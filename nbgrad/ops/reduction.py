@@ -486,7 +486,9 @@ argmin = _arg("argmin")
 
 def _all_any(op, x, dim, keepdim):
     _check_flag(op, "keepdim", keepdim)
-    out = _reduce_raw(op, x, wrap_dims(dim, x.dim()), D.bool_, keepdim)
+    # dim=() reduces nothing here (sum's dim=() reduces every dim, a legacy rule any/all lack)
+    dims = () if isinstance(dim, (tuple, list)) and len(dim) == 0 else wrap_dims(dim, x.dim())
+    out = _reduce_raw(op, x, dims, D.bool_, keepdim)
     # PyTorch keeps uint8 for uint8 inputs (a legacy rule); every other dtype gives bool
     return cast(out, D.uint8) if x._dtype is D.uint8 else out
 

@@ -89,6 +89,10 @@ def argsort(x, dim=-1, descending=False, stable=False):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
+    if type(k) is not int:
+        # (a tensor k would have become the result's size)
+        from .._checks import as_symint
+        k = as_symint(k, "topk", "k", 1)
     check_dtype("topk", x._dtype)
     n = x._shape[_wrap(int_dim("topk", dim), x.dim())] if x.dim() else _wrap(int_dim("topk", dim), 0) + 1
     if k < 0 or k > n:

@@ -850,6 +850,10 @@ def tensor_split(x, sections, dim=0):
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
+    if type(offset) is not int:
+        # (a float or a tensor would have become the view's storage offset)
+        from .._checks import as_symint
+        offset = as_symint(offset, "diagonal", "offset", 1)
     d1, d2 = _wrap(dim1, x.dim()), _wrap(dim2, x.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")

@@ -573,3 +573,85 @@ def test_inplace_methods_count_their_arguments_first():
     assert x.tolist() == [1.5, -2.5]
     z = nbgrad.ones(2, 3)
     assert z.polygamma_(1)[0, 0].item() == pytest.approx(math.pi ** 2 / 6)
+
+
+# -- PyTorch's parser refuses a call's argument types before any work: so does a failed nbgrad call --
+@pytest.mark.parametrize("call,msg", [
+    (lambda: nbgrad.index_add(nbgrad.ones(3), 5, nbgrad.tensor([0]), 4),
+     "index_add\\(\\): argument 'source' \\(position 4\\) must be Tensor, not int"),      # (an IndexError for dim 5)
+    (lambda: nbgrad.permute(nbgrad.ones(1), 5), "permute\\(\\): argument 'dims' \\(position 2\\) must be tuple of ints, "
+                                                "not int"),
+    (lambda: nbgrad.cross(nbgrad.ones(3), nbgrad.ones(3), dim=nbgrad.ones(2, 2)), "cross\\(\\): argument 'dim' must be "
+                                                                                   "int, not Tensor"),
+    (lambda: nbgrad.dsplit(nbgrad.ones(3, 3), None), "dsplit\\(\\) received an invalid combination of arguments - got "
+                                                     "\\(Tensor, NoneType\\), but expected one of:"),
+    (lambda: nbgrad.quantile(nbgrad.ones(3).half(), 0.0, nbgrad.tensor([1])), "quantile\\(\\) received an invalid "
+                                                                              "combination of arguments"),
+])
+def test_a_failed_call_with_arguments_pytorch_parses_out_is_its_type_error(call, msg):
+    with pytest.raises(TypeError, match=msg):
+        call()
+
+
+def test_the_schema_check_leaves_good_calls_and_their_own_errors_alone():
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nbgrad.index_add(nbgrad.ones(3), 5, nbgrad.tensor([0]), nbgrad.ones(1))
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        nbgrad.ones(3, dtype=nbgrad.int64).std(nbgrad.tensor(False))     # (an int list of one takes it)
+    assert nbgrad.ones(2, 3).sum(dim=(0, 1)).item() == 6.0
+
+
+# -- a number that becomes geometry is an integer first ----------------------------------------------
+@pytest.mark.parametrize("bad", [1.0, np.float64(1.0), nbgrad.tensor([[[0.5]]]), nbgrad.tensor([1.0], dtype=nbgrad.bfloat16)])
+def test_diagonal_offset_is_an_int(bad):
+    # (a float offset became the view's storage offset; the fuzzer's worker died reading one)
+    with pytest.raises(TypeError, match="diagonal\\(\\): argument 'offset' \\(position 1\\) must be int"):
+        nbgrad.ones(3, 3).diagonal(bad)
+    assert nbgrad.arange(9.).reshape(3, 3).diagonal(nbgrad.tensor(1)).tolist() == [1.0, 5.0]
+
+
+def test_topk_k_tensor_is_its_value():
+    x = nbgrad.tensor([[1.17, 2.51, -0.02]], dtype=nbgrad.float64)
+    r = x.topk(nbgrad.tensor([[[2]]]), -1, False)       # (the tensor k became the result's size)
+    assert r.values.shape == (1, 2) and all(type(d) is int for d in r.values.shape)
+    assert r.values.tolist() == [[-0.02, 1.17]] and r.indices.tolist() == [[2, 0]]
+
+
+def test_any_all_over_no_dims_reduce_nothing():
+    x = nbgrad.tensor([[1.5, 0.0], [2.0, 3.0]])
+    assert x.any(dim=()).tolist() == [[True, False], [True, True]]
+    assert x.all(dim=(), keepdim=True).shape == (2, 2)
+    assert x.to(nbgrad.uint8).any(dim=()).dtype is nbgrad.uint8
+    assert x.sum(dim=()).item() == 6.5          # (sum's legacy dim=() still reduces every dim)
+
+
+def test_cholesky_upper_reads_the_upper_triangle():
+    # LAPACK's uplo='U' reads A's upper triangle only; the lower one here is not positive-definite
+    A = nbgrad.tensor([[4.0, 1.0], [100.0, 3.0]], dtype=nbgrad.float64)
+    expected = [[2.0, 0.5], [0.0, math.sqrt(3 - 0.25)]]
+    np.testing.assert_allclose(nbgrad.linalg.cholesky(A, upper=True).numpy(), expected)
+    r = nbgrad.linalg.cholesky_ex(A, upper=True)
+    np.testing.assert_allclose(r.L.numpy(), expected)
+    assert r.info.item() == 0 and nbgrad.linalg.cholesky_ex(A).info.item() == 2
+
+
+@pytest.mark.parametrize("name", ["cholesky", "cholesky_inverse", "cholesky_solve"])
+def test_cholesky_family_writes_out(name):
+    A = nbgrad.tensor([[4.0, 1.0], [1.0, 3.0]])
+    L = nbgrad.linalg.cholesky(A)
+    call = {"cholesky": lambda **k: nbgrad.cholesky(A, **k), "cholesky_inverse": lambda **k: nbgrad.cholesky_inverse(L, **k),
+            "cholesky_solve": lambda **k: nbgrad.cholesky_solve(nbgrad.tensor([[1.0], [2.0]]), L, **k)}[name]
+    expected = call()
+    out = nbgrad.empty(0, dtype=nbgrad.float64)
+    assert call(out=out) is out                  # (out= was ignored: a new tensor came back)
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match=f"{name}: Expected result to be safely castable from Float dtype, but got "
+                                           "result with dtype Int"):
+        call(out=nbgrad.empty(0, dtype=nbgrad.int32))
+
+
+def test_searchsorted_writes_out():
+    out = nbgrad.empty(0, dtype=nbgrad.int64)
+    assert nbgrad.searchsorted(nbgrad.tensor([1., 2., 3.]), nbgrad.tensor([2.5]), out=out) is out and out.tolist() == [2]
+    with pytest.raises(RuntimeError, match="output tensor's dtype is wrong"):
+        nbgrad.searchsorted(nbgrad.tensor([1., 2., 3.]), nbgrad.tensor([2.5]), out=nbgrad.empty(0))

@@ -125,9 +125,10 @@ def test_qr_matches_numpy(shape, mode):
 
 
 @pytest.mark.parametrize("upper", [False, True])
-def test_cholesky_reads_the_lower_triangle(upper):
+def test_cholesky_reads_one_triangle(upper):
+    # LAPACK's uplo: the lower triangle, or with upper=True the upper one; the other is ignored
     a = spd(2, 4, 4)
-    junk = a + np.triu(RNG.standard_normal((4, 4)), 1)    # the upper triangle is ignored
+    junk = a + (np.tril if upper else np.triu)(RNG.standard_normal((4, 4)), -1 if upper else 1)
     L = LA.cholesky(t(junk), upper=upper).numpy()
     ref = np.linalg.cholesky(a)
     np.testing.assert_allclose(L, np.swapaxes(ref, -1, -2) if upper else ref, atol=1e-12)

@@ -32,6 +32,9 @@ from .ops.elementwise import sub as subtract, mul as multiply, div as divide, di
 from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt as greater, lt as less
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
                             logsumexp, softmax, log_softmax)
+from .ops import _dim_required
+# torch.softmax / log_softmax take no implicit dim (F's keep the legacy one, with its warning)
+softmax, log_softmax = _dim_required(softmax), _dim_required(log_softmax)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
 from .ops.linalg_decomp import det, inverse, slogdet, tensor_norm as norm, torch_cross as cross
 from . import linalg
@@ -56,7 +59,8 @@ from .ops.user_elementwise import elementwise
 from .ops.custom import custom_op
 from .ops.user_reduction import reduction
 from .ops.elementwise import _result_type as _rt2
-from ._dtype import can_cast, finfo, iinfo
+from ._dtype import finfo, iinfo
+from ._dtype import public_can_cast as can_cast
 from . import cuda, distributed, nn, optim, utils
 from .serialization import save, load
 from ._parallel import get_num_threads, set_num_threads, set_flush_denormal

@@ -312,7 +312,15 @@ def _dt(dtype):
     return D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
 
 
+def _size_given(name, size):
+    """PyTorch's parser: a factory called with no size at all ('zeros()') has no default one;
+    zeros(()) is a 0-dim tensor."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _size_given("zeros", size)
     dims = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
     if _small_shape(dims) is None and any(isinstance(n, (int, np.integer)) and n < 0 for n in dims):
         raise RuntimeError("zeros: Dimension size must be non-negative.")   # zeros' own check, as PyTorch
@@ -320,10 +328,12 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _size_given("ones", size)
     return _filled(size, 1, _dt(dtype), device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False):
+    _size_given("empty", size)
     dtype = _dt(dtype)
     shape = _size_args(size, dtype.itemsize)
     device = to_device(device)
@@ -602,6 +612,7 @@ def _floating_draw(kernel, dtype):
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    _size_given("rand", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
     _floating_draw("check_uniform_bounds", dtype)
@@ -610,6 +621,7 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    _size_given("randn", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
     _floating_draw("normal_kernel_cpu", dtype)

@@ -180,6 +180,15 @@ def can_cast(src, dst):
     return _category(src) <= _category(dst)
 
 
+def public_can_cast(from_, to):
+    """nbgrad.can_cast: its arguments are dtypes (a tensor is PyTorch's TypeError)."""
+    for name, position, d in (("from_", 1, from_), ("to", 2, to)):
+        if not isinstance(d, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be torch.dtype, not "
+                            f"{type(d).__name__}")
+    return can_cast(from_, to)
+
+
 _SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                       "int64": "Long", "int32": "Int",
                       "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}

@@ -55,7 +55,7 @@ def _sized(sizes, dtype, device):
     for n in sizes:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(sizes)}")
-    return empty(*sizes, dtype=dtype, device=device)
+    return empty(*sizes, dtype=dtype, device=device) if sizes else empty(0, dtype=dtype, device=device)
 
 
 _c_name = D.cpp_type_name       # (one table of C++ type names: _dtype.py)

@@ -119,7 +119,7 @@ class Tensor:
         if len(args) == 1 and not isinstance(args[0], int):
             src = _creation.tensor(args[0], dtype=D.get_default_dtype() if not isinstance(args[0], Tensor) else None)
         else:
-            src = _creation.empty(*args, **kwargs)
+            src = _creation.empty(*args, **kwargs) if args else _creation.empty(0, **kwargs)
         self._init_from(src._storage, src._shape, src._stride, src._offset, src._dtype)
 
     def _init_from(self, storage, shape, stride, offset, dtype, vc=None):

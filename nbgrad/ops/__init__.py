@@ -311,12 +311,22 @@ def _setitem(self, index, value):
     I.setitem(self, index, value)
 
 
+def _positive(self):
+    if self._dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     from .._creation import tensor
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+from .._creation import _size_given  # noqa: E402
+
+
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    _size_given("new_zeros", size)
     from .._creation import _filled
     from .._dtype import to_dtype
     return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device or self.device,
@@ -324,11 +334,13 @@ def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    _size_given("new_ones", size)
     from .._creation import ones
     return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    _size_given("new_empty", size)
     from .._creation import empty
     return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
@@ -427,7 +439,7 @@ TENSOR_METHODS = {
     "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _not_implemented_for_non_tensors(_reversed(E.remainder)),
     "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _not_implemented_for_non_tensors(_rpow),
     "__matmul__": _matmul, "__rmatmul__": _rmatmul,
-    "__neg__": E.neg, "__pos__": lambda self: self, "__abs__": E.abs, "__invert__": E.bitwise_not,
+    "__neg__": E.neg, "__pos__": _positive, "__abs__": E.abs, "__invert__": E.bitwise_not,
     "__eq__": _not_implemented_for_non_tensors(E.eq), "__ne__": _not_implemented_for_non_tensors(E.ne),
     "__lt__": _not_implemented_for_non_tensors(E.lt), "__le__": _not_implemented_for_non_tensors(E.le),
     "__gt__": _not_implemented_for_non_tensors(E.gt), "__ge__": _not_implemented_for_non_tensors(E.ge),

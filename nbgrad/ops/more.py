@@ -2,6 +2,7 @@
 differentiable ops: their gradients and both devices come with them.  Where a user sees a
 backward node (grad_fn), its name is PyTorch's."""
 import math
+import numbers
 
 from .. import _dtype as D
 from .._tensor import Tensor
@@ -351,7 +352,20 @@ def take_along_dim(input, indices, dim=None):
 
 
 # ---------------------------------------------------------------- NaN-aware
+def _float_or_none(value, name, position):
+    """nan_to_num's replacements as PyTorch's parser reads a `float?`: a number or a 0-dim
+    tensor's value, or None."""
+    if value is None or type(value) is float:
+        return value
+    if isinstance(value, Tensor) and value.dim() == 0 or isinstance(value, numbers.Real):
+        return float(value)
+    raise TypeError(f"nan_to_num(): argument '{name}' (position {position}) must be float, not {type(value).__name__}")
+
+
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    nan = _float_or_none(nan, "nan", 2)
+    nan = 0.0 if nan is None else nan
+    posinf, neginf = _float_or_none(posinf, "posinf", 3), _float_or_none(neginf, "neginf", 4)
     if not input._dtype.is_floating_point:
         return input.clone()
     info = D.finfo(input._dtype)     # (nbgrad's: NumPy has no bfloat16)

@@ -655,3 +655,54 @@ def test_searchsorted_writes_out():
     assert nbgrad.searchsorted(nbgrad.tensor([1., 2., 3.]), nbgrad.tensor([2.5]), out=out) is out and out.tolist() == [2]
     with pytest.raises(RuntimeError, match="output tensor's dtype is wrong"):
         nbgrad.searchsorted(nbgrad.tensor([1., 2., 3.]), nbgrad.tensor([2.5]), out=nbgrad.empty(0))
+
+
+# -- calls PyTorch refuses that nbgrad ran -------------------------------------------------------------
+def test_unary_plus_refuses_bool():
+    x = nbgrad.tensor([True, False])
+    for call in (lambda: +x, lambda: x.positive(), lambda: nbgrad.positive(x)):
+        with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported."):
+            call()
+    assert (+nbgrad.tensor([1, 2])).tolist() == [1, 2]
+
+
+def test_can_cast_takes_dtypes():
+    with pytest.raises(TypeError, match="can_cast\\(\\): argument 'from_' \\(position 1\\) must be torch.dtype, not Tensor"):
+        nbgrad.can_cast(nbgrad.ones(2), nbgrad.float32)
+    assert nbgrad.can_cast(nbgrad.float32, nbgrad.int32) is False and nbgrad.can_cast(nbgrad.int32, nbgrad.float32)
+
+
+@pytest.mark.parametrize("call", [lambda: nbgrad.ones(dtype=nbgrad.float32), lambda: nbgrad.zeros(), lambda: nbgrad.empty(),
+                                  lambda: nbgrad.rand(), lambda: nbgrad.randn(), lambda: nbgrad.ones(2).new_ones(),
+                                  lambda: nbgrad.ones(2).new_zeros(), lambda: nbgrad.ones(2).new_empty()])
+def test_factories_need_a_size(call):
+    # (a 0-dim tensor came back; zeros(()) is one)
+    # (nbgrad: 'missing 1 required positional arguments: "size"'; PyTorch's rand/randn list their overloads)
+    with pytest.raises(TypeError, match="size"):
+        call()
+
+
+def test_factories_of_an_empty_size_and_the_legacy_constructors():
+    assert nbgrad.zeros(()).shape == () and nbgrad.ones(2).new_zeros(()).shape == ()
+    assert nbgrad.Tensor().shape == (0,) and nbgrad.FloatTensor().shape == (0,)    # (Tensor() was 0-dim)
+
+
+def test_toplevel_softmax_needs_a_dim():
+    with pytest.raises(TypeError, match="softmax\\(\\) missing 1 required positional arguments: \"dim\""):
+        nbgrad.softmax(nbgrad.ones(2))
+    with pytest.raises(TypeError, match="log_softmax\\(\\) missing 1 required positional arguments: \"dim\""):
+        nbgrad.log_softmax(nbgrad.ones(2))
+    assert nbgrad.softmax(input=nbgrad.ones(2), dim=0).tolist() == [0.5, 0.5]
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):     # (F's keeps the legacy implicit dim)
+        assert F.softmax(nbgrad.ones(2)).tolist() == [0.5, 0.5]
+
+
+def test_nan_to_num_replacements_are_floats():
+    x = nbgrad.tensor([float("nan"), 1.0, float("inf")])
+    assert nbgrad.nan_to_num(x, nbgrad.tensor(5.0), 7).tolist() == [5.0, 1.0, 7.0]
+    assert nbgrad.nan_to_num(x, None, 7).tolist() == [0.0, 1.0, 7.0]
+    for bad, kind in ((nbgrad.tensor([1.0]), "Tensor"), ("a", "str")):
+        with pytest.raises(TypeError, match=f"nan_to_num\\(\\): argument 'nan' \\(position 2\\) must be float, not {kind}"):
+            nbgrad.nan_to_num(x, bad)
+    with pytest.raises(TypeError, match="argument 'posinf'"):
+        x.clone().nan_to_num_(posinf="x")

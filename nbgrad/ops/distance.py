@@ -19,11 +19,15 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) over dim (PyTorch's ATen formula)."""
-    dtype = D.promote_types(x1.dtype, x2.dtype)
+    # PyTorch's: the common dtype (a 0-dim operand's does not promote a dim-ful one's) must be
+    # floating; only integer inputs are cast to it, floating ones keep their own (a float16 x1
+    # is normalised in float16 beside a float32 x2)
+    dtype = D.result_type_of((x1, x2))
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{D.scalar_type_name(dtype)}")
-    x1, x2 = x1.to(dtype), x2.to(dtype)
+    x1 = x1 if x1.dtype.is_floating_point else x1.to(dtype)
+    x2 = x2 if x2.dtype.is_floating_point else x2.to(dtype)
     if tuple(x1.shape) != tuple(x2.shape):
         from ._graph import broadcast_shapes
         shape = broadcast_shapes(x1.shape, x2.shape)

@@ -1,6 +1,7 @@
 """embedding: rows of a weight matrix picked by an integer tensor, with PyTorch's node
 (EmbeddingBackward0: the rows' gradients summed into a zero matrix, none for padding_idx,
 divided by each index's count under scale_grad_by_freq) and its max_norm renormalisation."""
+import operator
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from .indexing import _GatherFlatBackward, gather_flat, scatter_add_flat
@@ -170,7 +171,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if not -rows <= padding_idx < rows:
             raise RuntimeError(f"padding_idx must be within the number of embeddings, {-rows} through {rows - 1}, "
                                f"but got {padding_idx}")
-        padding_idx %= rows
+        padding_idx = operator.index(padding_idx) % rows     # (by value: %= on a tensor rewrote it)
     if sparse:
         raise NotImplementedError("embedding_bag(sparse=True): nbgrad has no sparse tensors")
     idx = input.cpu().numpy().astype(np.int64)

@@ -5,6 +5,7 @@ import math
 import numbers
 
 from .. import _dtype as D
+from .._checks import as_symint
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
@@ -305,7 +306,8 @@ def rot90(input, k=1, dims=(0, 1)):
     d0, d1 = wrap_dim(dims[0], input.dim()), wrap_dim(dims[1], input.dim())
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
-    k %= 4
+    # (a 0-dim tensor k taken by value: `k %= 4` on it rewrote the caller's tensor)
+    k = as_symint(k, "rot90", "k", 2) % 4
     if k == 1:
         out = input.flip(d1).transpose(d0, d1)
     elif k == 2:
@@ -635,6 +637,7 @@ def logaddexp2(input, other):
 
 
 def matrix_power(input, n):
+    n = as_symint(n, "matrix_power", "n", 2)        # (by value: `n >>= 1` on a tensor rewrote it)
     if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
         shape = list(input.shape[-2:])
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "

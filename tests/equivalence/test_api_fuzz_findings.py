@@ -706,3 +706,34 @@ def test_nan_to_num_replacements_are_floats():
             nbgrad.nan_to_num(x, bad)
     with pytest.raises(TypeError, match="argument 'posinf'"):
         x.clone().nan_to_num_(posinf="x")
+
+
+# -- an integer given as a 0-dim tensor is read by value, never rewritten ------------------------------
+def test_integer_arguments_given_as_tensors_are_not_rewritten():
+    k = nbgrad.tensor(-1)
+    r = nbgrad.arange(6.).reshape(2, 3).rot90(k)
+    assert k.item() == -1 and r.shape == (3, 2)            # (k %= 4 made the caller's k 3)
+    n = nbgrad.tensor(5)
+    assert nbgrad.linalg.matrix_power(nbgrad.tensor([[1., 1.], [0., 1.]]), n).tolist() == [[1, 5], [0, 1]]
+    assert n.item() == 5                                    # (n >>= 1 made it 0)
+    p = nbgrad.tensor(-1)
+    out = F.embedding_bag(nbgrad.tensor([0, 3, 1]), nbgrad.ones(4, 2), nbgrad.tensor([0]), padding_idx=p)
+    assert p.item() == -1 and out.tolist() == [[1.0, 1.0]]
+    with pytest.raises(TypeError, match="rot90\\(\\): argument 'k'"):
+        nbgrad.ones(2, 2).rot90(1.5)
+
+
+# -- cosine_similarity casts only integer inputs to the common dtype ---------------------------------------
+def test_cosine_similarity_keeps_each_floating_input_dtype():
+    a = np.round(np.random.default_rng(0).uniform(-3, 3, (2, 3, 4)), 2)
+    x = nbgrad.tensor(a, dtype=nbgrad.float16)
+    r = nbgrad.cosine_similarity(x, nbgrad.tensor(1.37))       # (a 0-dim float32 beside a float16)
+    assert r.dtype is nbgrad.float32
+    # x normalised in float16 (PyTorch's), not cast to float32 first: 3e-4 apart here
+    y = nbgrad.tensor(1.37).expand(2, 3, 4)
+    unit_y = y / y.norm(2, 1, keepdim=True)
+    expected = ((x / x.norm(2, 1, keepdim=True)) * unit_y).sum(1)
+    cast_first = ((x.float() / x.float().norm(2, 1, keepdim=True)) * unit_y).sum(1)
+    np.testing.assert_array_equal(r.numpy(), expected.numpy())
+    assert np.abs(r.numpy() - cast_first.numpy()).max() > 1e-4
+    assert nbgrad.cosine_similarity(nbgrad.tensor(a).long(), nbgrad.tensor(1.0).half()).dtype is nbgrad.float16

@@ -958,21 +958,23 @@ class CatBackward0(Node):
         return tuple(out)
 
 
-def _not_one_tensor(name, tensors):
-    """A TensorList argument is a sequence of tensors: one tensor (which list() would split
-    into its rows) is PyTorch's TypeError."""
-    if isinstance(tensors, Tensor):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+def tensor_list(name, tensors):
+    """A TensorList argument as PyTorch's parser reads one: a list or tuple of tensors, as a
+    list.  One tensor (which list() would split into its rows), another container, or an
+    element that is not a tensor is its TypeError."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{'Tensor' if isinstance(tensors, Tensor) else type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
 
 
 def cat(tensors, dim=0):
-    _not_one_tensor("cat", tensors)
-    tensors = list(tensors)
+    tensors = tensor_list("cat", tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {tensors.index(t)} in argument 0, but got {type(t).__name__}")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")   # (PyTorch 2.13: TORCH_CHECK_VALUE)
     check_same_device(*tensors)
     for i, t in enumerate(tensors):          # every one, before the dim is wrapped (as PyTorch)
         if not t._shape:
@@ -1060,8 +1062,7 @@ def _cat_strides(tensors, shape):
 
 
 def stack(tensors, dim=0):
-    _not_one_tensor("stack", tensors)
-    tensors = list(tensors)
+    tensors = tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]
@@ -1096,7 +1097,7 @@ def stack(tensors, dim=0):
 
 def hstack(tensors):
     """cat of the tensors made at least 1-D (ATen's atleast_1d), along dim 0 for vectors, else 1."""
-    _not_one_tensor("hstack", tensors)
+    tensors = tensor_list("hstack", tensors)
     if not len(tensors):
         raise RuntimeError("hstack expects a non-empty TensorList")
     rep = [t.reshape(1) if t.dim() == 0 else t for t in tensors]
@@ -1105,7 +1106,7 @@ def hstack(tensors):
 
 def vstack(tensors):
     """cat along dim 0 of the tensors made at least 2-D (ATen's atleast_2d)."""
-    _not_one_tensor("vstack", tensors)
+    tensors = tensor_list("vstack", tensors)
     if not len(tensors):
         raise RuntimeError("vstack expects a non-empty TensorList")
     return cat([t.reshape(1, 1) if t.dim() == 0 else t.unsqueeze(0) if t.dim() == 1 else t for t in tensors], 0)

@@ -143,11 +143,8 @@ def unravel_index(indices, shape):
 
 # ---------------------------------------------------------------- stacking, atleast_nd
 def _tensor_list(name, tensors):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)) or \
-            not all(isinstance(t, Tensor) for t in tensors):
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-                        f"{_type_name(tensors)}")
-    return list(tensors)
+    from .indexing import tensor_list
+    return tensor_list(name, tensors)
 
 
 def _atleast(name, fn, tensors):

@@ -737,3 +737,25 @@ def test_cosine_similarity_keeps_each_floating_input_dtype():
     np.testing.assert_array_equal(r.numpy(), expected.numpy())
     assert np.abs(r.numpy() - cast_first.numpy()).max() > 1e-4
     assert nbgrad.cosine_similarity(nbgrad.tensor(a).long(), nbgrad.tensor(1.0).half()).dtype is nbgrad.float16
+
+
+# -- a TensorList argument, as PyTorch's parser reads one ------------------------------------------------
+@pytest.mark.parametrize("call,msg", [
+    (lambda x: nbgrad.cat([x, 3]), "expected Tensor as element 1 in argument 0, but got int"),
+    (lambda x: nbgrad.hstack([3, -3]), "expected Tensor as element 0 in argument 0, but got int"),   # (AttributeError)
+    (lambda x: nbgrad.vstack((x, None)), "expected Tensor as element 1 in argument 0, but got NoneType"),
+    (lambda x: nbgrad.dstack([x, 1.0]), "expected Tensor as element 1 in argument 0, but got float"),
+    (lambda x: nbgrad.cat(x for _ in range(2)), "cat\\(\\): argument 'tensors' \\(position 1\\) must be tuple of "
+                                                "Tensors, not generator"),
+    (lambda x: nbgrad.stack(x), "stack\\(\\): argument 'tensors' \\(position 1\\) must be tuple of Tensors, not Tensor"),
+])
+def test_tensor_lists_hold_tensors(call, msg):
+    with pytest.raises(TypeError, match=msg):
+        call(nbgrad.ones(2))
+
+
+def test_cat_of_nothing_is_a_value_error():
+    with pytest.raises(ValueError, match="torch.cat\\(\\): expected a non-empty list of Tensors"):   # (PyTorch 2.13's)
+        nbgrad.cat([])
+    with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
+        nbgrad.stack([])

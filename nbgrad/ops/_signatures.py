@@ -234,12 +234,11 @@ _NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '\w+'$")
 # non-tensor argument is theirs only where they check it themselves
 HOT_METHODS = frozenset("""
     add sub mul div neg pow exp log tanh sigmoid relu sqrt rsqrt abs square sum mean max min amax amin argmax
-    view reshape expand contiguous unsqueeze squeeze t transpose permute flatten select narrow view_as reshape_as
-    expand_as type_as long float double half int bool to type detach detach_ clone size dim numel item tolist
+    view reshape expand contiguous unsqueeze squeeze t transpose permute flatten select narrow
+    long float double half int bool to type detach detach_ clone size dim numel item tolist
     add_ sub_ mul_ div_ zero_ fill_ copy_ clamp clamp_ clamp_min_ addcmul_ addcdiv_ lerp_ sqrt_ uniform_ normal_
-    _accumulate_ masked_fill masked_fill_ matmul mm bmm index_select gather requires_grad_ backward retain_grad
-    register_hook data_ptr stride storage_offset is_contiguous new_zeros new_empty
-    softmax log_softmax norm unbind split chunk cpu cuda numpy dot""".split())
+    _accumulate_ masked_fill masked_fill_ matmul mm bmm requires_grad_ backward retain_grad
+    register_hook data_ptr stride storage_offset is_contiguous""".split())
 
 
 def tensor_methods(methods):
@@ -377,12 +376,16 @@ def _not_a_tensor(error, fn, name, args, kwargs, method=False):
     if m is None:
         return None
     kind = m.group(1)
+    # (the first of that type, passing over the parameters that are never tensors: index_select's
+    # dim is an int beside an int index)
     for i, a in enumerate(args):
         if not isinstance(a, Tensor) and type(a).__name__ == kind:
             param, position = _argument_name(fn, name, i, method)
+            if param in NUMBER_PARAMETERS:
+                continue
             where = f"'{param}' (position {position})" if param else f"{position}"
             return TypeError(f"{name}(): argument {where} must be Tensor, not {kind}")
     for k, a in kwargs.items():
-        if not isinstance(a, Tensor) and type(a).__name__ == kind:
+        if not isinstance(a, Tensor) and type(a).__name__ == kind and k not in NUMBER_PARAMETERS:
             return TypeError(f"{name}(): argument '{k}' must be Tensor, not {kind}")
     return None

@@ -759,3 +759,15 @@ def test_cat_of_nothing_is_a_value_error():
         nbgrad.cat([])
     with pytest.raises(RuntimeError, match="stack expects a non-empty TensorList"):
         nbgrad.stack([])
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda x: x.dot("a"), "dot\\(\\): argument 'tensor' \\(position 1\\) must be Tensor, not str"),
+    (lambda x: x.index_select(0, 1), "index_select\\(\\): argument 'index' \\(position 2\\) must be Tensor, not int"),
+    (lambda x: x.reshape_as(nbgrad.float32), "reshape_as\\(\\): argument 'other' \\(position 1\\) must be Tensor"),
+    (lambda x: x.gather(0, [0]), "gather\\(\\): argument 'index' \\(position 2\\) must be Tensor, not list"),
+])
+def test_more_methods_name_a_non_tensor_argument(call, msg):
+    # (AttributeErrors from inside: "'int' object has no attribute '_dtype'"; index_select named its dim)
+    with pytest.raises(TypeError, match=msg):
+        call(nbgrad.ones(3))

@@ -42,6 +42,12 @@ def _reduction(reduction, size_average=None, reduce=None):
     return reduction
 
 
+def _mean_scale(n):
+    """1 / n for a 'mean' reduction's gradient; of no elements (an empty broadcast), NaN as
+    PyTorch's 1.0 / 0 in C++ arithmetic, which scales nothing (a Python 1.0 / 0 raised)."""
+    return 1.0 / n if n else math.nan
+
+
 def _laid_out(t, operands):
     """t (row-major) re-laid as the elementwise op over operands would lay out its result
     (PyTorch's 'none' reductions are elementwise ops); t itself when that is row-major."""
@@ -488,7 +494,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 class MseLossBackward0(Node):
     def backward(self, g):
         x, y = self.saved_tensors
-        scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        scale = _mean_scale(self.n) if self.reduction == "mean" else 1.0
         if is_grad_enabled():
             # PyTorch's mse_loss_backward as a recorded op (grad_fn MseLossBackwardBackward0)
             gx = _mse_backward(g, x, y, scale) if self.needs_input_grad(0) else None
@@ -569,7 +575,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def backward(self, g):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
-        scale = 1.0 / self.n if self.reduction == "mean" else 1.0
+        scale = _mean_scale(self.n) if self.reduction == "mean" else 1.0
         if x._dtype in _REDUCED:
             return self._half_backward(g, x, y, w, pw)
         if is_grad_enabled():

@@ -146,7 +146,9 @@ class LdexpBackward0(Node):
     def backward(self, g):
         from .elementwise import pow as _pow
         x, other = self.saved_tensors
-        scale = _pow(2.0, other.to(g.dtype))
+        # PyTorch's pow(2, other): a floating other's power in its own dtype (a float16 one rounds
+        # it); an integer other's in g's (PyTorch's is integer there: 2 ** -4 is its 0)
+        scale = _pow(2.0, other) if other._dtype.is_floating_point else _pow(2.0, other.to(g.dtype))
         gx = g * scale if self.needs_input_grad(0) else None
         go = g * (x * scale) * math.log(2.0) if self.needs_input_grad(1) else None
         return gx, go

@@ -2,6 +2,7 @@
 differentiable ops: their gradients and both devices come with them.  Where a user sees a
 backward node (grad_fn), its name is PyTorch's."""
 import math
+import operator
 import numbers
 
 from .. import _dtype as D
@@ -224,14 +225,19 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     from .._creation import zeros
     n = input.shape[-1] if input.dim() else 1
     x = input if input.dim() else input.reshape(1)
+    offset = offset if type(offset) is int else operator.index(offset)   # (a 0-dim tensor's value)
     k = abs(offset)
     m = n + k
+    # the result sized first, as PyTorch's: an offset of 2**31 is its overflow error, not a
+    # 4 GB padding allocated before it
+    from .._checks import check_new_sizes
+    check_new_sizes(tuple(x.shape[:-1]) + (m, m), x._dtype.itemsize)
     if k:
         x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)
     src = x.unsqueeze(-1) if offset >= 0 else x.unsqueeze(-2)
     src = src.expand(tuple(x.shape[:-1]) + (m, m))
     r = _arange(m, x.device)
-    mask = (r.unsqueeze(0) - r.unsqueeze(1)) == offset
+    mask = r.unsqueeze(0) == r.unsqueeze(1) + offset      # (one (m, m) bool temporary, no int64 one)
     zero = zeros((), dtype=x.dtype, device=x.device)
     out = E.where(mask, src, zero)
     nd = out.dim()

@@ -410,7 +410,8 @@ ROWS = (
         half_opmath=False),
     Row("logit_eps", "log(where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))"
                      " / (1 - where(x < eps, eps, where(x > 1 - eps, 1 - eps, x))))",
-        ("where(x >= eps, where(x <= 1 - eps, grad / (x * (1 - x)), 0), 0)",),
+        # (PyTorch's (x < lo || x > hi) ? 0 : ...: a NaN eps or x takes the formula)
+        ("where(x < eps, 0, where(x > 1 - eps, 0, grad / (x * (1 - x))))",),
         params=(("eps", 0.0),), node="LogitBackward0", where="internal", inplace=False, grad_layout=("grad", "x"),
         half_opmath=False),
     # (recorded as PyTorch's: xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0))

@@ -771,3 +771,43 @@ def test_more_methods_name_a_non_tensor_argument(call, msg):
     # (AttributeErrors from inside: "'int' object has no attribute '_dtype'"; index_select named its dim)
     with pytest.raises(TypeError, match=msg):
         call(nbgrad.ones(3))
+
+
+# -- seeds 14-16 --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_mean_loss_of_an_empty_broadcast_has_a_zero_gradient(name):
+    # (mse's backward computed 1.0 / 0 in Python: ZeroDivisionError)
+    x = nbgrad.full((3, 1), -0.25, requires_grad=True)
+    out = getattr(F, name)(x, nbgrad.zeros(0))
+    out.backward()
+    assert math.isnan(out.item()) and x.grad.tolist() == [[0.0], [0.0], [0.0]]
+
+
+def test_logit_gradient_with_a_nan_eps_or_x_takes_the_formula():
+    # PyTorch's (x < lo || x > hi) ? 0 : grad / (x (1 - x)): comparisons with NaN are false
+    x = nbgrad.tensor([-0.19, 0.3, float("nan"), 1.2], dtype=nbgrad.float64, requires_grad=True)
+    nbgrad.logit(x, float("nan")).sum().backward()
+    a = np.array([-0.19, 0.3, 1.2])
+    np.testing.assert_allclose(x.grad.numpy()[[0, 1, 3]], 1 / (a * (1 - a)))
+    assert math.isnan(x.grad[2].item())
+    x.grad = None
+    nbgrad.logit(x, 0.1).sum().backward()
+    assert x.grad[0].item() == 0.0 and x.grad[3].item() == 0.0 and math.isnan(x.grad[2].item())
+
+
+def test_ldexp_gradient_takes_the_power_in_a_floating_exponents_dtype():
+    x = nbgrad.tensor([0.17, -0.9, 2.5], requires_grad=True)
+    e = nbgrad.tensor([2.0, -2.05, 1.57]).half()
+    nbgrad.ldexp(x, e).sum().backward()
+    # pow(2, e) in float16, PyTorch's: 2 ** -2.05 rounds to 0.2413330078125
+    assert x.grad.tolist() == [4.0, 0.2413330078125, 2.96875]
+    if AGAINST_TORCH:
+        return      # (PyTorch's integer pow(2, -4) is 0: its gradient below is 0, not 2 ** -4)
+    x.grad = None
+    nbgrad.ldexp(x, nbgrad.tensor([2, -4, 1])).sum().backward()
+    assert x.grad.tolist() == [4.0, 0.0625, 2.0]
+
+
+def test_diag_sizes_its_result_first():
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed with sizes=\\[2147483652, 2147483652\\]"):
+        nbgrad.ones(4, dtype=nbgrad.float16).diag(2147483648)      # (a 4 GB padding came first)

@@ -162,11 +162,16 @@ def _linalg_norm(name, result_dtype, out):
                            f"but got: {D.scalar_type_name(out._dtype)}")
 
 
+def linalg_castable(op, what, dtype, out):
+    """PyTorch's checkLinalgCompatibleDtype: out's dtype must be one the result casts to."""
+    if not D.can_cast(dtype, out._dtype):
+        raise RuntimeError(f"{op}: Expected {what} to be safely castable from {D.scalar_type_name(dtype)} dtype, "
+                           f"but got {what} with dtype {D.scalar_type_name(out._dtype)}")
+
+
 def _castable(name, result_dtype, out):
-    # cholesky, cholesky_inverse, cholesky_solve: PyTorch's checkLinalgCompatibleDtype
-    if not D.can_cast(result_dtype, out._dtype):
-        raise RuntimeError(f"{name}: Expected result to be safely castable from {D.scalar_type_name(result_dtype)} "
-                           f"dtype, but got result with dtype {D.scalar_type_name(out._dtype)}")
+    # cholesky, cholesky_inverse, cholesky_solve (geqrf and householder_product call it themselves)
+    linalg_castable(name, "result", result_dtype, out)
 
 
 def _searchsorted(name, result_dtype, out):

@@ -21,6 +21,7 @@ from ..autograd.node import Node
 from ..return_types import return_type
 from ._graph import backend_of, copy_raw, needs_grad, new_strided, new_tensor, record
 from ._dtype_rules import not_implemented
+from ._out import linalg_castable
 from . import views as V
 from .linalg import matmul
 
@@ -55,13 +56,6 @@ def _is_column_major(t):
 def _need_tensor(fn, name, position, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
-
-
-def _castable(op, what, dtype, out):
-    """PyTorch's checkLinalgCompatibleDtype: out's dtype must be one the result casts to."""
-    if not D.can_cast(dtype, out._dtype):
-        raise RuntimeError(f"{op}: Expected {what} to be safely castable from {D.scalar_type_name(dtype)} dtype, "
-                           f"but got {what} with dtype {D.scalar_type_name(out._dtype)}")
 
 
 def _same_device(op, x, what, input):
@@ -143,8 +137,8 @@ def geqrf(input, *, out=None):
     out_a, out_tau = out
     _same_device("torch.geqrf", out_a, "a", input)
     _same_device("torch.geqrf", out_tau, "tau", input)
-    _castable("torch.geqrf", "a", input._dtype, out_a)
-    _castable("torch.geqrf", "tau", input._dtype, out_tau)
+    linalg_castable("torch.geqrf", "a", input._dtype, out_a)
+    linalg_castable("torch.geqrf", "tau", input._dtype, out_tau)
     a, tau = _geqrf(input)
     in_place = _fits(out_a, a, True) and _fits(out_tau, tau, False)
     _write_out(out_a, a, not in_place)
@@ -272,7 +266,7 @@ def _householder(fn, names, input, tau, out):
     check_no_grad(fn, (input, tau), (out,))
     _check_householder(input, tau)
     _same_device(_HP, out, "result", input)
-    _castable(_HP, "result", input._dtype, out)
+    linalg_castable(_HP, "result", input._dtype, out)
     result = _householder_product(input, tau)
     _write_out(out, result, not _fits(out, result, True))
     return out

@@ -250,7 +250,7 @@ def _module(name, doc, attrs):
 
 def _deprecated_amp(device_type, name, new):
     _warn_user(f"`torch.{device_type}.amp.{name}(args...)` is deprecated. Please use `{new}` instead.",
-                  FutureWarning, stacklevel=3)
+               FutureWarning, stacklevel=3)
 
 
 def _autocast_class(device_type, default_dtype):
@@ -537,7 +537,7 @@ _PINNED = weakref.WeakSet()     # storages pin_memory() made
 
 def _deprecated_device_arg(method):
     _warn_user(f"The argument 'device' of Tensor.{method}() is deprecated. Please do not pass this argument.",
-                  DeprecationWarning, stacklevel=3)
+               DeprecationWarning, stacklevel=3)
 
 
 def is_pinned(self, device=None):

@@ -91,8 +91,8 @@ def set_default_tensor_type(t):
     """PyTorch's deprecated default-type setter: a floating legacy type (or its name) sets the
     default dtype."""
     _warn_user("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
-                  stacklevel=2)
+               "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+               stacklevel=2)
     if isinstance(t, str):
         name = t.rsplit(".", 1)[-1]
         t = _BY_NAME.get(name)

@@ -73,7 +73,7 @@ def set_float32_matmul_precision(precision):
     global _matmul_precision
     if precision not in ("highest", "high", "medium"):
         _warn_user(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      f"setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+                   f"setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _matmul_precision = precision
 

@@ -582,7 +582,7 @@ class Tensor:
             # PyTorch's TORCH_WARN_ONCE in float(tensor) (not int(), not item())
             _WARNED_FLOAT_OF_GRAD[0] = True
             _warn_user("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
+                       "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._python_scalar("float"))
 
     def __int__(self):

@@ -187,7 +187,7 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     _deprecated("script", _COMPILE_OR_EXPORT)
     if optimize is not None:
         _warn_user("`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()` "
-                      "instead", FutureWarning, stacklevel=2)
+                   "instead", FutureWarning, stacklevel=2)
     if _builtin_isinstance(obj, (ScriptModule, ScriptFunction)):
         return obj
     if _builtin_isinstance(obj, Module):
@@ -357,11 +357,11 @@ def ignore(drop=False, **kwargs):
     drop_on_export = kwargs.pop("drop_on_export", None)
     if drop_on_export:
         _warn_user("ignore(drop_on_export=True) has been deprecated. TorchScript will now drop the function "
-                      "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
+                   "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
         drop = drop_on_export
     elif drop:
         _warn_user("ignore(True) has been deprecated. TorchScript will now drop the function "
-                      "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
+                   "call on compilation. Use torch.jit.unused now. {}", FutureWarning, stacklevel=2)
 
     def decorator(fn):
         fn._torchscript_modifier = _FunctionModifiers.UNUSED if drop else _FunctionModifiers.IGNORE

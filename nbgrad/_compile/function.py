@@ -370,8 +370,8 @@ class CompiledFunction:
             if not self._warned:
                 self._warned = True
                 _warn_user(f"nbgrad.compile: {getattr(self.fn, '__qualname__', self.fn)!r} was captured "
-                              f"{len(self.variants)} times (max_variants); the last change: {reason}. It runs "
-                              "eagerly from now on.", stacklevel=2)
+                           f"{len(self.variants)} times (max_variants); the last change: {reason}. It runs "
+                           "eagerly from now on.", stacklevel=2)
             return self.fn(*args, **kwargs)
         return self._capture(args, kwargs)
 

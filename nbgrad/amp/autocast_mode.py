@@ -179,13 +179,13 @@ class autocast:
                 from .. import cuda
                 if not cuda.is_available():
                     _warn_user("CUDA is not available or torch_xla is imported. Disabling autocast.",
-                                  stacklevel=2)
+                               stacklevel=2)
                     enabled = False
             elif self.fast_dtype not in supported:
                 name = device_type.upper()
                 _warn_user(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
-                              f"{name} Autocast only supports dtypes of "
-                              + ", ".join(map(str, supported)) + " currently.", stacklevel=2)
+                           f"{name} Autocast only supports dtypes of "
+                           + ", ".join(map(str, supported)) + " currently.", stacklevel=2)
                 enabled = False
         self._enabled = enabled
 

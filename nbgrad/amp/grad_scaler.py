@@ -41,7 +41,7 @@ class GradScaler:
             from .. import cuda
             if enabled and not cuda.is_available():
                 _warn_user("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                              stacklevel=2)
+                           stacklevel=2)
                 self._enabled = False
         if self._enabled:
             if growth_factor <= 1.0:

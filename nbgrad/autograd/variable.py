@@ -28,7 +28,7 @@ class Variable(metaclass=_VariableMeta):
         from .._tensor import Tensor
         if volatile is not None:
             _warn_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
-                          UserWarning, stacklevel=2)
+                       UserWarning, stacklevel=2)
         if data is None:
             return empty(0)
         if not isinstance(data, Tensor):

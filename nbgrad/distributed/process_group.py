@@ -138,7 +138,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError(f"Invalid backend: '{backend}'. nbgrad.distributed runs on MPI: use backend='mpi'")
     if parts != {"mpi"}:
         _warn_user(f"nbgrad.distributed has only the MPI backend: backend={backend!r} runs on MPI",
-                      stacklevel=2)
+                   stacklevel=2)
     MPI = _mpi.mpi()
     comm = MPI.COMM_WORLD.Dup()
     size, me = comm.Get_size(), comm.Get_rank()

@@ -109,7 +109,7 @@ class Distribution:
 
     def sample_n(self, n):
         _warn_user("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
-                      FutureWarning, stacklevel=2)
+                   FutureWarning, stacklevel=2)
         return self.sample(nbgrad.Size((n,)))
 
     def log_prob(self, value):
@@ -153,8 +153,8 @@ class Distribution:
             support = self.support
         except NotImplementedError:
             _warn_user(f"{self.__class__} does not define `support` to enable "
-                          "sample validation. Please initialize the distribution with "
-                          "`validate_args=False` to turn off validation.", stacklevel=2)
+                       "sample validation. Please initialize the distribution with "
+                       "`validate_args=False` to turn off validation.", stacklevel=2)
             return
         if support is None:
             raise AssertionError("support is unexpectedly None")

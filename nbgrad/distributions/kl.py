@@ -88,8 +88,8 @@ def _dispatch_kl(type_p, type_q):
     right_fun = _KL_REGISTRY[right_p, right_q]
     if left_fun is not right_fun:
         _warn_user(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). "
-                      f"Please register_kl({left_p.__name__}, {right_q.__name__})",
-                      RuntimeWarning, stacklevel=2)
+                   f"Please register_kl({left_p.__name__}, {right_q.__name__})",
+                   RuntimeWarning, stacklevel=2)
     return left_fun
 
 

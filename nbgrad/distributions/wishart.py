@@ -70,7 +70,7 @@ class Wishart(ExponentialFamily):
             self.precision_matrix = param.expand(batch_shape + (-1, -1))
         if self.df.lt(event_shape[-1]).any():
             _warn_user("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df < ndim.",
-                          stacklevel=2)
+                       stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
         if scale_tril is not None:

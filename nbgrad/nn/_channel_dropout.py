@@ -16,16 +16,16 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     dim = input.dim()
     if dim not in (3, 4):
         _warn_user(f"dropout2d: Received a {dim}-D input to dropout2d, which is deprecated and will result in "
-                      "an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                      "inputs).", stacklevel=2)
+                   "an error in a future release. To retain the behavior and silence this warning, please use "
+                   "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                   "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                   "inputs).", stacklevel=2)
     if dim == 3:
         _warn_user("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
-                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
-                      "This behavior will change in a future release to interpret the input as one without a batch "
-                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
-                      "switch to using dropout1d instead.", stacklevel=2)
+                   "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                   "This behavior will change in a future release to interpret the input as one without a batch "
+                   "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                   "switch to using dropout1d instead.", stacklevel=2)
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
@@ -42,10 +42,10 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     dim = input.dim()
     if dim not in (4, 5):
         _warn_user(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated and will result in "
-                      "an error in a future release. To retain the behavior and silence this warning, please use "
-                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                      "inputs).", stacklevel=2)
+                   "an error in a future release. To retain the behavior and silence this warning, please use "
+                   "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                   "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                   "inputs).", stacklevel=2)
     return _feature_dropout(input, p, training, inplace, dim == 5)
 
 

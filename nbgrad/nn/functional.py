@@ -140,9 +140,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(input.shape) != tuple(target.shape):
-                _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=2)
+        _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
+                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.", stacklevel=2)
     loss = (input - target).abs()
     if reduction == "none":
         return loss

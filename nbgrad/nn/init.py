@@ -60,8 +60,8 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-                _warn_user("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
-                      "The distribution of values may be incorrect.", stacklevel=2)
+        _warn_user("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                   "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         lo = norm_cdf((a - mean) / std)
         hi = norm_cdf((b - mean) / std)

@@ -285,9 +285,9 @@ def _call_creation(name, fn, args, kwargs, out):
     result = fn(*args, **kwargs)
     if name == "arange" and out.numel() != result.numel() and out.numel() > 0:
         _warn_user(f"The number of elements in the out tensor of shape {list(out._shape)} is {out.numel()} which "
-                      f"does not match the computed number of elements {result.numel()}. Note that this may occur "
-                      "as a result of rounding error. The out tensor will be resized to a tensor of shape "
-                      f"({result.numel()},).", UserWarning, stacklevel=_user_stacklevel())
+                   f"does not match the computed number of elements {result.numel()}. Note that this may occur "
+                   "as a result of rounding error. The out tensor will be resized to a tensor of shape "
+                   f"({result.numel()},).", UserWarning, stacklevel=_user_stacklevel())
     resize_output(out, result._shape, warn=False)
     write(out, result)
     if requires_grad:

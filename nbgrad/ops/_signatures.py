@@ -321,6 +321,11 @@ NUMBER_PARAMETERS.update(dict.fromkeys(
     "keepdim unbiased largest sorted descending stable return_inverse return_counts upper left".split(), "bool"))
 
 
+def _where(param, position):
+    """An argument as PyTorch's messages name it: 'dim' (position 2), or its position alone."""
+    return f"'{param}' (position {position})" if param else f"{position}"
+
+
 def _argument_name(fn, name, i, method):
     """(PyTorch's name for positional argument i, its position as PyTorch counts it)."""
     params = _parameters(inspect.unwrap(fn)) or []
@@ -341,26 +346,20 @@ def _tensor_for_a_scalar(error, fn, name, module, args, kwargs, method):
         return None
     from .._tensor import Tensor
     tensor, kind = found
-    places = [(i, None, a) for i, a in enumerate(args)] + [(None, k, a) for k, a in kwargs.items()]
-    if method:
-        places = places[1:]
-    named = [(i, k, a) + ((k, None) if k is not None else _argument_name(fn, name, i, method))
-             for i, k, a in places]
-    # the tensor itself, or one in a tuple argument; else (a tensor made from an argument) the
-    # first tensor given for a parameter that is never one
-    hits = [(i, k, a, param, position, None) for i, k, a, param, position in named if a is tensor] + \
-        [(i, k, a, param, position, next(j for j, e in enumerate(a) if e is tensor))
-         for i, k, a, param, position in named
-         if isinstance(a, (tuple, list)) and any(e is tensor for e in a)] + \
-        [(i, k, a, param, position, None) for i, k, a, param, position in named
-         if isinstance(a, Tensor) and param in NUMBER_PARAMETERS]
-    if not hits:
+    # (keyword or None, the argument, PyTorch's name for it, its position) of each argument
+    arguments = [(None, a) + _argument_name(fn, name, i, method) for i, a in enumerate(args) if not (method and i == 0)]
+    arguments += [(k, a, k, None) for k, a in kwargs.items()]
+    # the tensor itself, or a tuple argument holding it; else (a tensor made from an argument)
+    # the first tensor given for a parameter that is never one
+    blamed = next(((k, p, pos, None) for k, a, p, pos in arguments if a is tensor), None) or \
+        next(((k, p, pos, [e is tensor for e in a].index(True)) for k, a, p, pos in arguments
+              if isinstance(a, (tuple, list)) and any(e is tensor for e in a)), None) or \
+        next(((k, p, pos, None) for k, a, p, pos in arguments if isinstance(a, Tensor) and p in NUMBER_PARAMETERS), None)
+    if blamed is None or blamed[1] in PYTHON_LEVEL_PARAMETERS:
         return None
-    i, k, a, param, position, element = hits[0]
-    if param in PYTHON_LEVEL_PARAMETERS:
-        return None
+    k, param, position, element = blamed
     kind = NUMBER_PARAMETERS.get(param, kind)
-    where = f"'{k}'" if k is not None else f"'{param}' (position {position})" if param else f"{position}"
+    where = f"'{k}'" if k is not None else _where(param, position)
     if element is None:
         return TypeError(f"{name}(): argument {where} must be {kind}, not Tensor")
     return TypeError(f"{name}(): argument {where} must be tuple of ints, but found element of type Tensor at "
@@ -383,8 +382,7 @@ def _not_a_tensor(error, fn, name, args, kwargs, method=False):
             param, position = _argument_name(fn, name, i, method)
             if param in NUMBER_PARAMETERS:
                 continue
-            where = f"'{param}' (position {position})" if param else f"{position}"
-            return TypeError(f"{name}(): argument {where} must be Tensor, not {kind}")
+            return TypeError(f"{name}(): argument {_where(param, position)} must be Tensor, not {kind}")
     for k, a in kwargs.items():
         if not isinstance(a, Tensor) and type(a).__name__ == kind and k not in NUMBER_PARAMETERS:
             return TypeError(f"{name}(): argument '{k}' must be Tensor, not {kind}")

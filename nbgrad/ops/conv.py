@@ -351,8 +351,8 @@ def _same_padding(x, kernel, dilation, stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for d, k in zip(dilation, kernel)]
     if any(d % 2 and k % 2 == 0 for d, k in zip(dilation, kernel)):
-                _warn_user("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=4)
+        _warn_user("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                   "copy of the input be created", UserWarning, stacklevel=4)
     left = tuple(t // 2 for t in total)
     extra = [t - 2 * lo for t, lo in zip(total, left)]
     if any(extra):

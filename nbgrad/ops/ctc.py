@@ -225,7 +225,7 @@ def _reduction_enum(reduction):
         return _MEAN
     if reduction == "elementwise_mean":
         _warn_user("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+                   stacklevel=3)
         return _MEAN
     if reduction == "sum":
         return _SUM

@@ -28,8 +28,8 @@ _VECTOR_BYTES = 32      # PyTorch's grid sampler has no AVX512 kernel: its AVX2 
 
 def _warn_align_corners(stacklevel):
     _warn_user("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
-                  "Please specify align_corners=True if the old behavior is desired. See the documentation of "
-                  "grid_sample for details.", UserWarning, stacklevel=stacklevel)
+               "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+               "grid_sample for details.", UserWarning, stacklevel=stacklevel)
 
 
 def _sizes(t):
@@ -244,8 +244,8 @@ def affine_grid(theta, size, align_corners=None):
                                   f"respectively. Got size {size}.")
     if align_corners and min(spatial_size) == 1:
         _warn_user("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
-                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
-                      "of affine_grid for details.", UserWarning, stacklevel=2)
+                   "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                   "of affine_grid for details.", UserWarning, stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     return affine_grid_generator(theta, size, align_corners)

@@ -127,8 +127,8 @@ def put_into_memory(t, op, pos, values, accumulate=False, warn=True):
     example = "tensor[mask] = scalar" if op == "masked_fill_" else "tensor[indices] = tensor"
     if warn:
         _warn_user(f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing "
-                      f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning,
-                      stacklevel=3)
+                   f"this operation. This also applies to advanced indexing e.g. {example}", UserWarning,
+                   stacklevel=3)
     from .._tensor import contiguous_strides
     from .indexing import _flat_buffer, _put_values
     with no_grad():

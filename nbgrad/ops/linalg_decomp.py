@@ -596,8 +596,8 @@ def torch_cross(input, other, dim=None):
     first dim of size 3 (deprecated in PyTorch, with its warning)."""
     if dim is None:
         _warn_user("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
-                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
-                      "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+                   "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change "
+                   "to agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         shape = tuple(broadcast_shapes(input._shape, other._shape)) if input.dim() == other.dim() else input._shape
         dim = next((d for d, n in enumerate(shape) if n == 3), None)
         if dim is None:

@@ -1076,15 +1076,14 @@ def chain_matmul(*matrices, out=None):
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     if out is not None:
         # PyTorch's chain_matmul_out: one matrix is copied into out (any dtype), more go
-        # through linalg.multi_dot's out= (its dtype check)
-        from ._out import check_out_type, check_no_grad, resize_output, write
+        # through linalg.multi_dot's out= (its dtype rule, ops/_out.py's one mechanism)
+        from ._out import call_with_out, check_out_type, check_no_grad, resize_output, write
         check_out_type("chain_matmul", out)
         check_no_grad("chain_matmul", matrices, (out,))
-        if len(matrices) == 1:
-            resize_output(out, matrices[0].shape)
-            return write(out, matrices[0])
-        from ..linalg import multi_dot as _public_multi_dot
-        return _public_multi_dot(matrices, out=out)
+        if len(matrices) > 1:
+            return call_with_out("linalg_multi_dot", multi_dot, "expected", (matrices,), {}, out, "linalg_multi_dot")
+        resize_output(out, matrices[0].shape)
+        return write(out, matrices[0])
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(matrices)

@@ -540,9 +540,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def _pointwise_loss(x, y, reduction, kind):
     if tuple(x.shape) != tuple(y.shape):
-                _warn_user(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
-                      "This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=3)
+        _warn_user(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
+                   "This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.", stacklevel=3)
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
     refuse(f"{kind}_cpu", dtype, INTEGRAL)

@@ -33,8 +33,8 @@ def _reduce(loss, reduction):
 def _warn_size(input, target):
     if tuple(target.shape) != tuple(input.shape):
         _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=3)
+                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                   "Please ensure they have the same size.", stacklevel=3)
 
 
 class _NativeLossNode(Node):
@@ -259,9 +259,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         reduction = _reduction(reduction, size_average, reduce)
     elif reduction == "mean":
         _warn_user("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
+                   "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                   "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                   stacklevel=2)
     base = "sum" if reduction == "batchmean" else _reduction(reduction)
     if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
         raise RuntimeError("kl_div: Integral inputs not supported.")

@@ -6,7 +6,7 @@ import operator
 import numbers
 
 from .. import _dtype as D
-from .._checks import as_symint
+from .._checks import as_symint, check_new_sizes
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
@@ -230,7 +230,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     m = n + k
     # the result sized first, as PyTorch's: an offset of 2**31 is its overflow error, not a
     # 4 GB padding allocated before it
-    from .._checks import check_new_sizes
     check_new_sizes(tuple(x.shape[:-1]) + (m, m), x._dtype.itemsize)
     if k:
         x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)

@@ -335,7 +335,7 @@ def meshgrid(*tensors, indexing=None):
                             f"but got {type(t).__name__}")
     if indexing is None:
         _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
+                   UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("xy", "ij"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')

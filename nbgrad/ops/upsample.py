@@ -415,7 +415,7 @@ def _check(x, output_size, mode):
 
 
 def _deprecated(name):
-        _warn_user(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+    _warn_user(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

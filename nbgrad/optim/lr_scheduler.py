@@ -687,10 +687,10 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-                        _warn_user("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
-                          "where possible. Please use `scheduler.step()` to step the scheduler. During the "
-                          "deprecation, if epoch is different from None, the closed form is used instead of the "
-                          "new chainable form, where available.", UserWarning, stacklevel=2)
+            _warn_user("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+                       "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+                       "deprecation, if epoch is different from None, the closed form is used instead of the "
+                       "new chainable form, where available.", UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current

@@ -386,7 +386,7 @@ class profile:
         self.use_cuda = use_cuda
         if use_cuda:
             _warn_user("The attribute `use_cuda` will be deprecated soon, please use ``use_device = 'cuda'`` "
-                          "instead.", FutureWarning, stacklevel=2)
+                       "instead.", FutureWarning, stacklevel=2)
             use_device = "cuda"
         if use_device is not None and use_device not in ("cuda", "xpu", "mtia", "hpu"):
             _warn_user(f"The {use_device} is not a valid device option.", stacklevel=2)

@@ -42,8 +42,8 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
             raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
         elif low == high and dtype in _FLOATING_OR_COMPLEX_TYPES:
             _warn_user("Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
-                          "is deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
-                          FutureWarning, stacklevel=3)
+                       "is deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
+                       FutureWarning, stacklevel=3)
         elif low >= high:
             raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
         elif high < lowest_inclusive or low >= highest_exclusive:

@@ -104,6 +104,6 @@ def warn_if_has_hooks(tensor):
     for hook in _tensor_hooks(tensor):
         if not hasattr(hook, "__torch_unserializable__"):
             _warn_user(f"backward hook {repr(hook)} on tensor will not be "
-                          "serialized.  If this is expected, you can "
-                          "decorate the function with @torch.utils.hooks.unserializable_hook "
-                          "to suppress this warning", stacklevel=2)
+                       "serialized.  If this is expected, you can "
+                       "decorate the function with @torch.utils.hooks.unserializable_hook "
+                       "to suppress this warning", stacklevel=2)

@@ -153,8 +153,8 @@ class _InstanceNorm(_BatchNorm):
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.shape[feature_dim]}.")
             _warn_user(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          "warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
+                       "warning by not passing in num_features, which is not used because affine=False",
+                       stacklevel=2)
         if input.dim() == self._no_batch_dim:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)

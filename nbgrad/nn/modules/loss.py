@@ -42,8 +42,8 @@ class NLLLoss2d(NLLLoss):
 
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
         _warn_user("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
-                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
-                      stacklevel=2)
+                   "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                   stacklevel=2)
         super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 

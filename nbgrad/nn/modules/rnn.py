@@ -57,7 +57,7 @@ def _check_dropout(dropout, num_layers):
                          "being zeroed")
     if dropout > 0 and num_layers == 1:
         _warn_user("dropout option adds dropout after all but last recurrent layer, so non-zero dropout expects "
-                      f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
+                   f"num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
 
 
 class RNNBase(Module):

@@ -32,7 +32,7 @@ def _canonical_padding_mask(padding_mask, name, other, other_name, dtype):
     """F._canonical_mask for a key padding mask: PyTorch's warning when its type is not the other mask's."""
     if padding_mask is not None and other is not None and padding_mask.dtype != other.dtype:
         _warn_user(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=3)
+                   "instead.", stacklevel=3)
     return _canonical_mask(padding_mask, name, dtype)
 
 
@@ -152,7 +152,7 @@ class TransformerEncoder(Module):
             why_not = f"{enc_layer}.self_attn.num_heads is odd"
         if enable_nested_tensor and why_not:
             _warn_user(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
-                          stacklevel=2)
+                       stacklevel=2)
             self.use_nested_tensor = False
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):

@@ -167,6 +167,6 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
     """module(*args, **kwargs) with the given tensors in place of its parameters and buffers
     (deprecated in PyTorch 2.0 for torch.func.functional_call, which this is otherwise)."""
     _warn_user("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
-                  "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
-                  "drop-in replacement.", FutureWarning, stacklevel=2)
+               "in a future version of PyTorch. Please use `torch.func.functional_call` instead which is a "
+               "drop-in replacement.", FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)

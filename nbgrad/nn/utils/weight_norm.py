@@ -26,7 +26,7 @@ class WeightNorm:
     @staticmethod
     def apply(module, name, dim):
         _warn_user("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+                   "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

@@ -708,14 +708,30 @@ def exponential_(t, lambd=1.0, generator=None):
     return write_random(t, buf, ExponentialBackward0)
 
 
-def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False):
-    """Draws from N(mean, std); mean/std may be tensors (then the result has their shape)."""
+def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False, *, out=None):
+    """Draws from N(mean, std); mean/std may be tensors (then the result has their shape).
+    out=: drawn in out's dtype, as PyTorch's normal_out (N(0, 1) draws, then * std + mean)."""
     from .autograd.grad_mode import no_grad
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
+        if out is not None:
+            from .ops import _out
+            from .ops._graph import broadcast_shapes
+            _out.check_out_type("normal", out)
+            _out.check_no_grad("normal", (mean, std), (out,))
+            _floating_draw("normal_kernel_cpu", out.dtype)
+            shape = broadcast_shapes(*(v.shape for v in (mean, std) if isinstance(v, Tensor)))
+            with no_grad():
+                result = randn(shape, dtype=out.dtype, device=out.device) * std + mean
+            _out.resize_output(out, shape)
+            return _out.write(out, result)
         with no_grad():
-            out = randn(ref.shape, dtype=ref.dtype, device=ref.device) * std + mean
-        return _finish(out, requires_grad)
+            result = randn(ref.shape, dtype=ref.dtype, device=ref.device) * std + mean
+        return _finish(result, requires_grad)
+    if out is not None:
+        from .ops._out import call_with_out
+        return call_with_out("normal", normal, "creation", (mean, std, size),
+                             {"dtype": dtype, "requires_grad": requires_grad}, out)
     return _finish(normal_(empty(size, dtype=dtype, device=device), mean, std), requires_grad)
 
 

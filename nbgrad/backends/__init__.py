@@ -103,10 +103,10 @@ the op layer with every view's dims permuted into the result's memory order.)
                                             on its device leaves ties in ("std": sort with
                                             stable=False; "topk"/"topk_sorted", "kth", "mode":
                                             see nbgrad/backends/cpu/sorting.py)
-  cumulative(op, x_view, dim, out_dtype)    -> buffer of x.shape (C order): the running 'sum' or
+  cumulative(op, x_view, dim, out_dtype, acc_dtype=None) -> buffer of x.shape (C order): the running 'sum' or
                                             'prod' along dim of x's values cast to out_dtype
                                             (float64 accumulators for floats, int64 for
-                                            integers; each output rounded once)
+                                            integers, or acc_dtype=; each output rounded once)
   matmul(a_view, b_view, out_dtype)         a: (*B, n, k), b: (*B, k, m) with identical
                                             batch shape B (broadcast batch dims come with
                                             0 strides) -> buffer (*B, n, m)

@@ -354,12 +354,14 @@ def install(ns, widen, narrow, reinterpret, fmt=FLOAT16):
     values_and_indices("sort")               # (x_view, dim, descending)
 
     @wrap("cumulative")
-    def cumulative(op, x_view, dim, out_dtype):
+    def cumulative(op, x_view, dim, out_dtype, acc_dtype=None):
         # PyTorch's Half scan: float accumulators, each output rounded to Half
         if x_view[0].dtype is not H and out_dtype is not H:
-            return orig["cumulative"](op, x_view, dim, out_dtype)
+            return orig["cumulative"](op, x_view, dim, out_dtype, acc_dtype)
         xw = wide(x_view) if x_view[0].dtype is H else x_view
-        out = orig["cumulative"](op, xw, dim, F if out_dtype is H else out_dtype)
+        # (float32 accumulators: PyTorch's acc_type of Half and BFloat16 on the CPU)
+        out = orig["cumulative"](op, xw, dim, F if out_dtype is H else out_dtype, np.float32 if
+                                 out_dtype is H else None)
         return narrow(out) if out_dtype is H else out
 
     @wrap("softmax")

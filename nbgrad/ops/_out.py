@@ -181,10 +181,90 @@ def _searchsorted(name, result_dtype, out):
                            f"dtype {D.scalar_type_name(out._dtype)} and out_int32 flag is {result_dtype is D.int32}")
 
 
+class _Spelled:
+    """A dtype as PyTorch's messages spell it: {e.scalar} 'Float', {e.cpp} 'float', {e.legacy}
+    'torch.FloatTensor' (e: the dtype expected, f: the dtype found, in the templates below)."""
+
+    def __init__(self, dtype):
+        self.scalar = D.scalar_type_name(dtype)
+        self.cpp = D.cpp_type_name(dtype)
+        self.legacy = {"bool": "CPUBoolType", "bfloat16": "CPUBFloat16Type"}.get(dtype.name,
+                                                                                 "torch." + dtype._tensor_type)
+
+
+def same_dtype(template):
+    """The rule of an op whose out must have its result's dtype, refused in its own words."""
+    def rule(name, result_dtype, out):
+        if out._dtype is not result_dtype:
+            raise RuntimeError(template.format(name=name, e=_Spelled(result_dtype), f=_Spelled(out._dtype)))
+    return rule
+
+
+def castable_then(template, then=_same_expected):
+    """The rule of an op that first asks that its result cast to out's dtype (in its own words),
+    then applies `then` (diag, matrix_power: the same dtype)."""
+    def rule(name, result_dtype, out):
+        if not D.can_cast(result_dtype, out._dtype):
+            raise RuntimeError(template.format(name=name, e=_Spelled(result_dtype), f=_Spelled(out._dtype)))
+        then(name, result_dtype, out)
+    return rule
+
+
+def _no_check(name, result_dtype, out):
+    return None
+
+
+_SCALAR_TYPE = "expected scalar_type {e.scalar} but found {f.scalar}"
+_TENSORDOT = "tensordot: Expected the output tensor to have dtype {e.scalar}, but got an output tensor with dtype {f.scalar}"
+_QUANTILE = "quantile() out tensor must be same dtype as the input tensor"
+_NOT_BOOLEAN = "{name} does not support non-boolean outputs."
+_MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type {f.legacy} "
+           "does not equal {e.legacy} (while checking arguments for median)",
+           "Expected tensor for argument #1 'indices' to have scalar type Long; but got {f.legacy} instead (while "
+           "checking arguments for median)")
+
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
          "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
          "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm,
-         "castable": _castable, "searchsorted": _searchsorted}
+         "castable": _castable, "searchsorted": _searchsorted,
+         # single-output ops that refuse another dtype in their own words
+         "logcumsumexp": same_dtype(_SCALAR_TYPE),
+         "tensordot": same_dtype(_TENSORDOT),
+         "quantile": same_dtype(_QUANTILE),
+         "not_boolean": same_dtype(_NOT_BOOLEAN),
+         "float_power": same_dtype("the output given to float_power has dtype {f.scalar} but the operation's result "
+                                   "requires dtype {e.scalar}"),
+         "heaviside": same_dtype("heaviside is not yet implemented for tensors with different dtypes."),
+         "histc": same_dtype("torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+                             "input {e.cpp} and hist {f.cpp}"),
+         "nan_to_num": same_dtype("nan_to_num: dtype of out: {f.scalar} should be same as input: {e.scalar}"),
+         "narrow_copy": same_dtype("Expected self.dtype() == output.dtype() to be true, but got false.  (Could this "
+                                   "error message be improved?  If so, please report an enhancement request to "
+                                   "PyTorch.)"),
+         "multinomial": same_dtype("multinomial expects Long tensor out, got: {f.scalar}"),
+         "any_dtype": _no_check,         # bernoulli: draws written in out's dtype, whatever it is
+         "addbmm": same_dtype("self and mat2 must have the same dtype, but got {f.scalar} and {e.scalar}"),
+         # (PyTorch's message names the result's type twice)
+         "mvlgamma": castable_then("mvlgamma: result type {e.scalar} can't be cast to the desired output type "
+                                   "{e.scalar}", _no_check),
+         "diag": castable_then("diag: result type {e.scalar} can't be cast to the desired out= type {f.scalar}"),
+         "matrix_power": castable_then("matrix_power: Expected result to be safely castable from {e.scalar} dtype, "
+                                       "but got result with dtype {f.scalar}")}
+
+# tuple outs whose ops refuse another dtype in their own words: one template per output
+# (those not listed: "Expected out tensor to have dtype float, but got double instead")
+TUPLE_TEMPLATES = {
+    "cummax": (_SCALAR_TYPE, _SCALAR_TYPE), "cummin": (_SCALAR_TYPE, _SCALAR_TYPE),
+    "kthvalue": ("output values must be of same type as input", "output indices must be of scalar type Long"),
+    "median": _MEDIAN, "nanmedian": _MEDIAN,
+    "mode": ("expected scalar type '{e.scalar}' but got '{f.scalar}' for values output",
+             "expected scalar type '{e.scalar}' but got '{f.scalar}' for indices output"),
+    "frexp": ("torch.frexp() expects mantissa to have dtype {e.cpp} but got {f.cpp}",
+              "torch.frexp() expects exponent to have int dtype but got {f.cpp}"),
+    "histogram": ("torch.histogram: input tensor and hist tensor should have the same dtype, but got input {e.cpp} "
+                  "and hist {f.cpp}",
+                  "torch.histogram: input tensor and bin_edges tensor should have the same dtype, but got input "
+                  "{e.cpp} and bin_edges {f.cpp} for dimension 0")}
 
 
 def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
@@ -208,6 +288,8 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
         _same_expected(name, D.to_dtype(dtype), out)
     if rule == "dtype":
+        if name == "nanmean" and not out._dtype.is_floating_point:
+            raise not_implemented("nansum_cpu", out._dtype)     # (its out= is nansum's, then a division)
         kwargs = dict(kwargs, dtype=out._dtype)
     result = fn(*args, **kwargs)
     if rule != "dtype":
@@ -242,8 +324,9 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
     result = fn(*args, **kwargs)
     if len(out) != len(result):
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
-    for o, r in zip(out, result):
-        _same_expected(name, r._dtype, o)
+    checks = [same_dtype(t) for t in TUPLE_TEMPLATES[name]] if name in TUPLE_TEMPLATES else None
+    for i, (o, r) in enumerate(zip(out, result)):
+        (checks[i] if checks else _same_expected)(name, r._dtype, o)
     for o, r in zip(out, result):
         resize_output(o, r._shape)
         write(o, r)
@@ -257,7 +340,7 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
     return tuple(out)
 
 
-_RANDOM_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu"}
+_RANDOM_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu", "normal": "normal_kernel_cpu"}
 _NOT_FOR_BOOL = {"randperm": "randperm", "logspace": "logspace_cpu", "linspace": "linspace_cpu",
                  "arange": "arange_cpu"}
 _CREATION_NO_GRAD_NAMES = {"randn": None, "empty": None}   # these refuse while resizing

@@ -50,7 +50,15 @@ for _names, _rule in (
         ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation"),
         ("fmax fmin gcd lcm ldexp nextafter bitwise_left_shift bitwise_right_shift greater_equal less_equal "
          "not_equal", "cast"), ("fix", "found"), ("cholesky cholesky_inverse cholesky_solve", "castable"),
-        ("searchsorted", "searchsorted")):
+        ("searchsorted bucketize", "searchsorted"),
+        ("addcdiv addcmul addr copysign deg2rad rad2deg erfc erfinv fmod kron logaddexp logaddexp2 igamma igammac",
+         "cast"), ("conj_physical frac", "found"), ("cumsum cumprod nanmean", "dtype"),
+        ("addmm addmv baddbmm cross scatter take_along_dim tril triu renorm isin lu_solve", "expected"),
+        ("aminmax cummax cummin kthvalue median nanmedian mode frexp svd qr triangular_solve lu_unpack histogram",
+         "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
+        ("column_stack dstack row_stack", "cat"), ("inner", "tensordot"), ("bernoulli", "any_dtype"),
+        *((name, name) for name in "logcumsumexp tensordot float_power heaviside histc nan_to_num narrow_copy addbmm "
+                                   "mvlgamma diag matrix_power multinomial".split())):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 # the special functions (ops/special_functions.py): polygamma takes its order first
 _OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc angle".split(), "cast"))

@@ -200,7 +200,7 @@ def _g(v):
     return f"{v:g}"
 
 
-def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """PyTorch's torch.histogram: (hist, bin_edges).  bins: a count of equal bins over range
     (the data's min..max when None, widened by 0.5 each way when it is one point, 0..1 for
     no data), or a 1-D tensor of edges.  An element in [first edge, last edge] goes to the
@@ -279,12 +279,4 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if needs_grad(x, weight, bins if isinstance(bins, Tensor) else None):
         from ._graph import NotImplementedNode
         record(NotImplementedNode, (x, weight) if weight is not None else (x,), (hist, edges), op_name="histogram")
-    if out is not None:
-        from ._out import write, resize_output
-        o_hist, o_edges = out
-        resize_output(o_hist, hist.shape)
-        write(o_hist, hist)
-        resize_output(o_edges, edges.shape)
-        write(o_edges, edges)
-        return histogram_result(o_hist, o_edges)
     return histogram_result(hist, edges)

@@ -8,7 +8,7 @@ cumprod's divides by the input when it has no zero, else takes PyTorch's O(n) ma
 formula, or under create_graph its O(n^2) one whose own derivative is cumprod's second.
 """
 from .. import _dtype as D
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import backend_of, int_dim, needs_grad, new_tensor, record, _wrap
 from ._dtype_rules import not_implemented
@@ -40,7 +40,12 @@ def _scan(op, x, dim, dtype):
     check_scan_dtype(op, x, out_dtype)
     if needs_grad(x) and not out_dtype.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
-    buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", x._view_tuple(), d, out_dtype.np)
+    src = x
+    if x._dtype is not out_dtype and out_dtype in (D.float16, D.bfloat16):
+        # PyTorch casts the input first: a half scan adds the inputs' half roundings
+        with no_grad():
+            src = x.to(out_dtype)
+    buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", src._view_tuple(), d, out_dtype.np)
     return new_tensor(buf, x._shape, out_dtype, x.device), d
 
 
@@ -57,9 +62,7 @@ class CumsumBackward0(Node):
         return reversed_cumsum(g, self.dim)
 
 
-def cumsum(input, dim=None, *, dtype=None, out=None):
-    if out is not None:
-        raise TypeError("cumsum(): out= is not supported")
+def cumsum(input, dim=None, *, dtype=None):
     result, d = _scan("cumsum", input, dim, dtype)
     if needs_grad(input):
         record(CumsumBackward0, (input,), (result,), dim=d if input.dim() else 0, dtype=input._dtype)
@@ -74,9 +77,7 @@ class CumprodBackward0(Node):
         return cumprod_backward(g, x, self.dim, out)
 
 
-def cumprod(input, dim=None, *, dtype=None, out=None):
-    if out is not None:
-        raise TypeError("cumprod(): out= is not supported")
+def cumprod(input, dim=None, *, dtype=None):
     result, d = _scan("cumprod", input, dim, dtype)
     if needs_grad(input):
         record(CumprodBackward0, (input,), (result,), dim=d if input.dim() else 0).save(

@@ -1419,9 +1419,19 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 # -- torch.lu / torch.lu_solve (deprecated forms) -------------------------------------------
 def torch_lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu / Tensor.lu: (LU, pivots) or, with get_infos, (LU, pivots, infos) (no error
-    for a singular matrix then)."""
+    for a singular matrix then).  out: as PyTorch's Python-level torch.lu, each out tensor
+    resize_as_'d and copy_'d (cast, recorded by autograd as any copy_), and out returned."""
     LU, pivots, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
-    return (LU, pivots, info) if get_infos else (LU, pivots)
+    result = (LU, pivots, info) if get_infos else (LU, pivots)
+    if out is None:
+        return result
+    if len(out) - bool(get_infos) != 2:
+        raise TypeError(f"expected tuple of {2 + int(get_infos)} elements but got {len(out)}")
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    for o, r in zip(out, result):
+        o.resize_as_(r).copy_(r)
+    return out
 
 
 def torch_lu_solve(input, LU_data, LU_pivots, *, out=None):

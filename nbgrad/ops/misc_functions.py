@@ -190,39 +190,30 @@ def atleast_3d(*tensors):
     return _atleast("atleast_3d", _atleast_3d, tensors)
 
 
-def column_stack(tensors, *, out=None):
+def column_stack(tensors):
     """hstack of the tensors, each 0-D or 1-D one made a column first."""
     from .indexing import hstack
     tensors = _tensor_list("column_stack", tensors)
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
     result = hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
-    return _with_out(result, out, tensors)
+    return result
 
 
-def row_stack(tensors, *, out=None):
+def row_stack(tensors):
     from .indexing import vstack
     tensors = _tensor_list("row_stack", tensors)
     if not tensors:
         raise RuntimeError("vstack expects a non-empty TensorList")
-    return _with_out(vstack(tensors), out, tensors)
+    return vstack(tensors)
 
 
-def dstack(tensors, *, out=None):
+def dstack(tensors):
     from .indexing import cat
     tensors = _tensor_list("dstack", tensors)
     if not tensors:
         raise RuntimeError("dstack expects a non-empty TensorList")
-    return _with_out(cat([_atleast_3d(t) for t in tensors], 2), out, tensors)
-
-
-def _with_out(result, out, inputs):
-    if out is None:
-        return result
-    from ._out import check_no_grad, resize_output, write
-    check_no_grad("cat", tuple(inputs), (out,))
-    resize_output(out, result.shape)
-    return write(out, result)
+    return cat([_atleast_3d(t) for t in tensors], 2)
 
 
 # ---------------------------------------------------------------- *_scatter

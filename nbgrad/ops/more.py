@@ -415,6 +415,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input._dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
                            f"{D.scalar_type_name(input._dtype)}")
+    if dtype is not None and not D.to_dtype(dtype).is_floating_point:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {D.scalar_type_name(D.to_dtype(dtype))}")
     from .reduction import sum as _sum
     count = _sum(E.logical_not(E.isnan(input)), dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count

@@ -47,7 +47,7 @@ def _tensordot_dims(a, b, dims):
     return list(range(-n, 0)), list(range(n))
 
 
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2):
     """The sum of products of a's dims dims_a with b's dims_b (ATen's tensordot: a dim of size
     1 against a larger one is summed first, then both are permuted to (kept, contracted) and
     (contracted, kept), reshaped to matrices and multiplied by mm)."""
@@ -80,16 +80,7 @@ def tensordot(a, b, dims=2, out=None):
     size1, size2 = math.prod(kept1), math.prod(kept2)
     t1 = t1.permute(p1).reshape(size1, csize)
     t2 = t2.permute(p2).reshape(csize, size2)
-    result = mm(t1, t2).reshape(kept1 + kept2)
-    if out is not None:
-        from ._out import write, resize_output, check_no_grad
-        check_no_grad("tensordot", (a, b), (out,))
-        if out.dtype is not result.dtype:
-            raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {D.scalar_type_name(result.dtype)}, "
-                               f"but got an output tensor with dtype {D.scalar_type_name(out.dtype)}")
-        resize_output(out, result.shape)
-        return write(out, result)
-    return result
+    return mm(t1, t2).reshape(kept1 + kept2)
 
 
 def _dim_set(dims, ndim):

@@ -1,6 +1,6 @@
 """Cumulative sums and products along one dim on the GPU: a thread per (outer, inner)
 column, walking the dim in order (the CPU backend's accumulation: float64 for floats,
-int64 for integers, each output rounded once)."""
+int64 for integers, float32 for the half types, each output rounded once)."""
 import numpy as np
 from numba import cuda
 
@@ -25,7 +25,7 @@ def _scan_columns(buf, columns, n, inner, is_prod, init):
             p += inner
 
 
-def cumulative(op, x_view, dim, out_dtype):
+def cumulative(op, x_view, dim, out_dtype, acc_dtype=None):
     """-> contiguous device buffer of x's shape: the running sum or product along dim."""
     buf, offset, shape, strides = x_view
     shape = tuple(shape)
@@ -39,7 +39,7 @@ def cumulative(op, x_view, dim, out_dtype):
     n = shape[dim]
     inner = numel(shape[dim + 1:])
     columns = total // n
-    acc = np.float64 if np.dtype(out_dtype).kind == "f" else np.int64
+    acc = acc_dtype or (np.float64 if np.dtype(out_dtype).kind == "f" else np.int64)
     blocks, threads = launch(columns)
     _scan_columns[blocks, threads](out, columns, n, inner, op == "prod", to_device(np.ones(1, acc) * (op == "prod")))
     return out

@@ -108,6 +108,18 @@ erfcx = _sf.erfcx
 log_ndtr = _sf.log_ndtr
 globals().update({_name: getattr(_sfm, _name) for _name in _sfm.SPECIAL})
 
+# out=, under the dtype rule of the op each function is (ops/_out.py), refused under autograd
+# in the name PyTorch's refusal gives: the aliased op's (erf, sigmoid, lgamma), else special_<name>
+_OUT = {**{_name: ("cast", _name) for _name in "erf erfc erfinv exp2 expm1 log1p sinc xlogy i0 logit polygamma "
+                                              "digamma".split()},
+        **{_name: ("cast", "special_" + _name) for _name in "i0e i1 i1e ndtri ndtr entr zeta xlog1py erfcx "
+                                                           "log_ndtr".split()},
+        "expit": ("cast", "sigmoid"), "gammaln": ("cast", "lgamma"), "psi": ("cast", "digamma"),
+        "round": ("found", "round"), "logsumexp": ("floating", "logsumexp"), "multigammaln": ("mvlgamma", "mvlgamma")}
+from .ops._signatures import with_out as _with_out  # noqa: E402
+globals().update({_name: _with_out(globals()[_name], "special_" + _name, _rule, _grad)
+                  for _name, (_rule, _grad) in _OUT.items()})
+
 # an argument that is not a tensor where one is read: PyTorch's TypeError (ops/_signatures.py)
 from .ops._signatures import with_tensor_arguments as _with_tensor_arguments  # noqa: E402
 globals().update(_with_tensor_arguments(globals(), __name__, "special_"))

@@ -378,3 +378,47 @@ def test_every_unread_out_parameter_is_routed_by_the_out_tables():
     unrouted = [(f, fn) for f, fn in _functions_with_an_unread_out(pathlib.Path(nbgrad.__file__).parent)
                 if aliases.get(fn, fn) is not None and aliases.get(fn, fn) not in routed]
     assert unrouted == []
+
+
+# torch.special: (name, the op whose refusal under autograd PyTorch names)
+SPECIAL = [("erf", "erf"), ("erfc", "erfc"), ("expit", "sigmoid"), ("gammaln", "lgamma"), ("exp2", "exp2"),
+           ("expm1", "expm1"), ("log1p", "log1p"), ("sinc", "sinc"), ("i0", "i0"), ("i0e", "special_i0e"),
+           ("i1", "special_i1"), ("i1e", "special_i1e"), ("entr", "special_entr"), ("log_ndtr", "special_log_ndtr"),
+           ("erfcx", "special_erfcx"), ("psi", "digamma"), ("digamma", "digamma"), ("xlogy", "xlogy"),
+           ("zeta", "special_zeta"), ("xlog1py", "special_xlog1py"), ("multigammaln", "mvlgamma"),
+           ("polygamma", "polygamma"), ("round", "round"), ("logsumexp", "logsumexp")]
+
+
+def _special_args(name, x):
+    if name in ("xlogy", "zeta", "xlog1py"):
+        return (x, x)
+    if name == "polygamma":
+        return (1, x)
+    return (x,) + {"logsumexp": (0,), "multigammaln": (2,)}.get(name, ())
+
+
+@pytest.mark.parametrize("name, grad_name", SPECIAL)
+def test_special_functions_take_out(name, grad_name):
+    fn = getattr(nbgrad.special, name)
+    x = nbgrad.arange(3, dtype=nbgrad.float32) / 3 + 2
+    out = nbgrad.empty(0, dtype=nbgrad.float32 if name == "round" else nbgrad.float64)
+    plain = fn(*_special_args(name, x))
+    assert fn(*_special_args(name, x), out=out) is out and out._version == 1
+    # (PyTorch's logsumexp into a float64 out sums the float32 exp(x - max) in float64: 1e-8 apart)
+    np.testing.assert_allclose(out.numpy(), plain.to(out.dtype).numpy(), rtol=1e-7 if name == "logsumexp" else 0)
+    with pytest.raises(RuntimeError, match=f"^{grad_name}\\(\\): functions with out=\\.\\.\\. arguments don't support "
+                                           "automatic differentiation, but one of the arguments requires grad\\.$"):
+        fn(*_special_args(name, x.clone().requires_grad_()), out=nbgrad.empty(0))
+
+
+def test_special_out_dtype_rules():
+    x = nbgrad.arange(3, dtype=nbgrad.float32) / 3 + 2
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        nbgrad.special.expit(x, out=nbgrad.empty(0, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        nbgrad.special.round(x, out=nbgrad.empty(0, dtype=nbgrad.float64))
+    out = nbgrad.empty(0)
+    assert nbgrad.special.round(x, out=out) is out and out.tolist() == [2.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="^mvlgamma: result type Float can't be cast to the desired output type "
+                                           "Float$"):
+        nbgrad.special.multigammaln(x, 2, out=nbgrad.empty(0, dtype=nbgrad.int64))

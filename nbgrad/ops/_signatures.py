@@ -197,6 +197,11 @@ def public_method(fn, name):
     return _wrap(fn, name, _renames(fn, name, method=True), None, _positional_keywords(fn, name, method=True))
 
 
+def with_out(fn, name, rule, grad_name):
+    """fn taking out= under the dtype rule `rule` (torch.special's functions: special_<name>)."""
+    return _wrap(fn, name, {}, rule, (), grad_name)
+
+
 def linalg_functions(namespace):
     """{name: public form} of torch.linalg's functions: out= (which the ops' own `out=None`
     parameters do not read), errors under PyTorch's names (linalg_inv())."""

@@ -38,12 +38,19 @@ def as_int(n, fn, arg, pos=None, what="tuple of ints"):
     return n
 
 
-def as_symint(n, fn, arg, position):
-    """An int argument as PyTorch's parser reads a SymInt (eye's n): a Python or NumPy integer,
-    or an integer tensor of one element (its value); else its TypeError naming the argument."""
+def is_integer_tensor(value, any_dim=False):
+    """An integer (not bool) tensor that PyTorch's parser reads as an int: 0-dim for an `int`
+    parameter, of one element for a SymInt one (any_dim)."""
     from ._tensor import Tensor
-    from . import _dtype as D
-    if isinstance(n, Tensor) and n.numel() == 1 and not n.dtype.is_floating_point and n.dtype is not D.bool_:
+    return (isinstance(value, Tensor) and value._dtype.np.kind in "iu" and not value._dtype.is_floating_point
+            and (value.numel() == 1 if any_dim else value.dim() == 0))
+
+
+def as_symint(n, fn, arg, position, any_dim=True):
+    """An int argument as PyTorch's parser reads a SymInt (eye's n): a Python or NumPy integer,
+    or an integer tensor of one element (its value); else its TypeError naming the argument.
+    any_dim=False: a plain `int` parameter (mvlgamma's p), which takes a 0-dim tensor only."""
+    if is_integer_tensor(n, any_dim):
         n = n.item()
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(n).__name__}")

@@ -361,14 +361,12 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pi
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    from ._checks import as_number, checked_scalar
+    if isinstance(fill_value, Tensor):
+        fill_value = as_number(fill_value, "full", "fill_value", 2)
     if dtype is None:
-        if isinstance(fill_value, Tensor):
-            fill_value = fill_value.item()
         dtype = D.scalar_dtype(fill_value)
     dtype = D.to_dtype(dtype)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    from ._checks import checked_scalar
     checked_scalar(fill_value, dtype)
     if not dtype.is_floating_point and dtype.np.kind in "iu" and isinstance(fill_value, float):
         fill_value = math.trunc(fill_value)
@@ -737,8 +735,8 @@ def normal(mean, std, size=None, dtype=None, device=None, generator=None, requir
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """A 0-dim tensor holding the number s, of the default dtype unless dtype says."""
-    if isinstance(s, Tensor) or not isinstance(s, numbers.Number):
-        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    from ._checks import as_number
+    s = as_number(s, "scalar_tensor", "s", 1)
     return full((), s, dtype=_dt(dtype), device=device, requires_grad=requires_grad)
 
 

@@ -70,11 +70,12 @@ def from_buffer_dtype(np_dtype):
 
 
 def to_dtype(obj):
-    """Accept an nbgrad dtype, a numpy dtype, or a Python type (float/int/bool)."""
+    """Accept an nbgrad dtype, a numpy dtype, or a Python type (float/int/bool: float64, int64
+    and bool, as PyTorch's parser maps them whatever the default dtype)."""
     if isinstance(obj, dtype):
         return obj
     if obj is float:
-        return _default_dtype[0]
+        return float64
     if obj is int:
         return int64
     if obj is bool:

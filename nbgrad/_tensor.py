@@ -275,7 +275,10 @@ class Tensor:
         ndim = len(self._shape) if ndim is None else ndim
         lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
         if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+            from ._checks import is_integer_tensor
+            if not is_integer_tensor(dim):
+                raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+            dim = dim.item()        # (a 0-dim integer tensor: PyTorch's parser reads its value)
         if dim < lo or dim > hi:
             raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
         return int(dim) % max(ndim, 1)

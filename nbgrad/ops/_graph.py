@@ -361,7 +361,12 @@ def int_dim(op, dim):
 def _wrap(dim, ndim):
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if type(dim) is not int:
-        # PyTorch's parser takes ints and integer-like objects, never floats or bools
+        # PyTorch's parser takes ints and integer-like objects, never floats or bools; of
+        # tensors, a 0-dim integer one
+        from .._checks import is_integer_tensor
+        if isinstance(dim, Tensor) and not is_integer_tensor(dim):
+            from .._tensor import _not_a_scalar
+            raise _not_a_scalar(TypeError(f"argument 'dim' must be int, not {type(dim).__name__}"), dim, "int")
         if isinstance(dim, bool) or not hasattr(dim, "__index__"):
             raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
         dim = dim.__index__()

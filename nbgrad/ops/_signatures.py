@@ -5,6 +5,7 @@ argument errors that name the public function (`sum() got an unexpected keyword 
 never an internal helper (`_sum()`, `_compare.<locals>.compare()`)."""
 import functools
 import inspect
+import numbers
 import re
 import types
 
@@ -197,6 +198,32 @@ def public_method(fn, name):
     return _wrap(fn, name, _renames(fn, name, method=True), None, _positional_keywords(fn, name, method=True))
 
 
+# PyTorch's deprecated overloads that take their Number first (its deprecated.yaml): old
+# optimizer code's p.data.add_(-lr, grad), exp_avg_sq.addcmul_(1 - beta2, grad, grad)
+_NUMBER_FIRST = {"add": ("alpha", "other"), "sub": ("alpha", "other"),
+                 "addcmul": ("value", "tensor1", "tensor2"), "addcdiv": ("value", "tensor1", "tensor2")}
+_NUMBER_FIRST_WARNED = []
+
+
+def number_first(name, number, tensors):
+    """True when (number, *tensors) are the arguments of the deprecated Number-first overload
+    of `name` (add, sub, addcmul, addcdiv or their in-place forms, a method's: after self),
+    having given PyTorch's warning: once per process for all of them, as PyTorch's parser."""
+    from .._tensor import Tensor
+    if isinstance(number, Tensor) or not isinstance(number, numbers.Number) or \
+            not all(isinstance(t, Tensor) for t in tensors):
+        return False
+    if not _NUMBER_FIRST_WARNED:
+        _NUMBER_FIRST_WARNED.append(name)
+        from .._warnings import warn_user
+        number_name, *tensor_names = _NUMBER_FIRST[name.rstrip("_")]
+        tensor_params = ", ".join(f"Tensor {n}" for n in tensor_names)
+        warn_user(f"This overload of {name} is deprecated:\n\t{name}(Number {number_name}, {tensor_params})\n"
+                  f"Consider using one of the following signatures instead:\n\t{name}({tensor_params}, *, Number "
+                  f"{number_name} = 1)", UserWarning)
+    return True
+
+
 def with_out(fn, name, rule, grad_name):
     """fn taking out= under the dtype rule `rule` (torch.special's functions: special_<name>)."""
     return _wrap(fn, name, {}, rule, (), grad_name)
@@ -280,6 +307,10 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             return fn(*args, **kwargs)
         except AttributeError as e:
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
+            if error is None and checked:
+                # an attribute read on a value made from an argument PyTorch's parser refuses
+                from ._argument_check import argument_error
+                error = argument_error(name, args[1:] if method else args, kwargs, method)
             if error is None:
                 raise
             raise error from e

@@ -1,4 +1,6 @@
 """Copies: clone, contiguous, dtype/device conversion — each recorded in the graph."""
+import builtins
+
 from .. import _dtype as D
 from .._size import to_device
 from .._layout import (contiguous_format, copy_strides, format_strides, is_contiguous_as, order_of_strides,
@@ -64,6 +66,10 @@ def _to_device_raw(x, device):
     return Tensor._make(Storage(buf, device), x._shape, strides, 0, x._dtype)
 
 
+# (the module's float, int and bool below are x.float() and friends)
+_PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool)
+
+
 def to(x, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); copy=False returns x when nothing changes."""
     dtype = kwargs.pop("dtype", None)
@@ -75,11 +81,17 @@ def to(x, *args, **kwargs):
         fmt = None
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {list(kwargs)}")
+    flags = 0
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
-        elif isinstance(a, D.dtype) or a in (float, int, bool):
+        elif isinstance(a, D.dtype) or a in _PYTHON_TYPES:
             dtype = a
+        elif a.__class__ is builtins.bool:
+            # non_blocking, then copy (each overload's positional bools after its dtype/device/other)
+            if flags == 1:
+                copy = a
+            flags += 1
         elif a is not None:
             device = a
     dtype = D.to_dtype(dtype) if dtype is not None else x._dtype

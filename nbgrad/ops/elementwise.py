@@ -322,12 +322,17 @@ def _check_alpha(alpha, dt):
 
 def _scaled_binary(op, node_cls, a, b, alpha):
     """a + alpha * b or a - alpha * b for a tensor `a` (PyTorch's add/sub with alpha)."""
-    dt = _result_type(a, b)
-    if alpha == 1 and alpha is not True:        # the common call first: one kernel, one node
+    if alpha.__class__ is int and alpha == 1:    # the common call first: one kernel, one node
+        dt = _result_type(a, b)
         out = _binary_raw(op, a, b, dt)
         if needs_grad(a, b):
             record_pair(node_cls, a, b, out)
         return out
+    if isinstance(alpha, Tensor):
+        from ._signatures import number_first
+        if number_first(op, b, (alpha,)):       # add(Number alpha, Tensor other): deprecated
+            return _scaled_binary(op, node_cls, a, alpha, b)
+    dt = _result_type(a, b)
     _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
         out = _scaled_raw(op, a, b, alpha, dt)

@@ -194,14 +194,25 @@ def _addcdiv_values(x, t1, t2, value, dt):
     return x + scaled / t2
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+def _number_first(name, input, value, tensor1, deprecated, keyword_value):
+    from ._signatures import number_first
+    if len(deprecated) != 1 or keyword_value != 1 or not number_first(name, value, (tensor1, *deprecated)):
+        raise TypeError(f"{name}() takes 3 positional arguments but {3 + len(deprecated)} were given")
+    return input, tensor1, deprecated[0], value
+
+
+def addcmul(input, tensor1, tensor2, *deprecated, value=1):
+    if deprecated:      # addcmul(input, Number value, Tensor tensor1, Tensor tensor2): PyTorch's deprecated form
+        input, tensor1, tensor2, value = _number_first("addcmul", input, tensor1, tensor2, deprecated, value)
     if all(isinstance(t, Tensor) and t._dtype is D.bool_ for t in (input, tensor1, tensor2)):
         check_dtype("addcmul", D.bool_)
     return _pointwise3("addcmul", input, tensor1, tensor2, value, _addcmul_values, AddcmulBackward0,
                        lambda n1, n2: (tensor1 if n2 else None, tensor2 if n1 else None))
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *deprecated, value=1):
+    if deprecated:      # addcdiv(input, Number value, Tensor tensor1, Tensor tensor2): PyTorch's deprecated form
+        input, tensor1, tensor2, value = _number_first("addcdiv", input, tensor1, tensor2, deprecated, value)
     if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and \
             not tensor1._dtype.is_floating_point and not tensor2._dtype.is_floating_point:
         raise RuntimeError(
@@ -381,6 +392,20 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     x = input
     return recorded(NanToNumBackward0, x, lambda: E.where(E.isnan(x), nan, E.where(
         x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x))), saves=(x,))
+
+
+def integral_identity(inplace, fn):
+    """inplace (nan_to_num_) for floating tensors; for the others, PyTorch's copy of self into
+    itself: the arguments checked (by fn), nothing written (an expanded self too: no overlap
+    refusal), the version moved once."""
+    def method(self, *args, **kwargs):
+        if self._dtype.is_floating_point:
+            return inplace(self, *args, **kwargs)
+        fn(self, *args, **kwargs)
+        self._vc.value += 1
+        return self
+    method.__name__ = method.__qualname__ = inplace.__name__
+    return method
 
 
 class NanToNumBackward0(Node):

@@ -12,6 +12,7 @@ PyTorch's composition (1 + erf(x / sqrt 2)) * 0.5, MulBackward1 as its node.
 import math
 
 from .. import _dtype as D
+from .._checks import as_symint
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -19,12 +20,6 @@ from . import elementwise as E
 from . import tabled as _tabled
 from ._graph import needs_grad, record
 from .optable import TABLE
-
-
-def _int_arg(fn, v, name, position):
-    if type(v) is bool or not isinstance(v, int):
-        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(v).__name__}")
-    return v
 
 
 def _tensor_arg(fn, v, name="input", position=1):
@@ -41,7 +36,7 @@ def _check_order(n):
 
 def polygamma(n, input):
     """The n-th derivative of digamma (PolygammaBackward0; derivative polygamma(n + 1, x))."""
-    _int_arg("polygamma", n, "n", 1)
+    n = as_symint(n, "polygamma", "n", 1, any_dim=False)
     _tensor_arg("polygamma", input, "input", 2)
     _check_order(n)
     return _tabled.apply(TABLE["polygamma"], (input,), {"n": n})
@@ -49,7 +44,7 @@ def polygamma(n, input):
 
 def polygamma_method(self, n):
     """Tensor.polygamma(n)."""
-    _int_arg("polygamma", n, "n", 1)
+    n = as_symint(n, "polygamma", "n", 1, any_dim=False)
     _check_order(n)
     return _tabled.apply(TABLE["polygamma"], (self,), {"n": n})
 
@@ -57,7 +52,7 @@ def polygamma_method(self, n):
 def polygamma_inplace(generated):
     """Tensor.polygamma_(n): the row's in-place form after PyTorch's argument checks."""
     def polygamma_(self, n):
-        _int_arg("polygamma_", n, "n", 1)
+        n = as_symint(n, "polygamma_", "n", 1, any_dim=False)
         _check_order(n)
         return generated(self, n)
     return polygamma_
@@ -86,7 +81,7 @@ def _check_mvlgamma(x, p):
 def mvlgamma(input, p):
     """The multivariate log-gamma function of dimension p (PyTorch's composition)."""
     x = _tensor_arg("mvlgamma", input)
-    _int_arg("mvlgamma", p, "p", 2)
+    p = as_symint(p, "mvlgamma", "p", 2, any_dim=False)
     _check_mvlgamma(x, p)
     with no_grad():
         xf = x if x._dtype.is_floating_point else x.to(D.get_default_dtype())
@@ -101,7 +96,7 @@ def mvlgamma(input, p):
 def mvlgamma_(self, p):
     """Tensor.mvlgamma_(p): the result written into self (its dtype must take it)."""
     from .inplace import apply_inplace
-    _int_arg("mvlgamma_", p, "p", 1)
+    p = as_symint(p, "mvlgamma_", "p", 1, any_dim=False)
     if not self._dtype.is_floating_point and self._dtype is not D.bool_:
         # (PyTorch's mvlgamma_out names self's dtype, then the result's)
         raise RuntimeError(f"mvlgamma: result type {D.scalar_type_name(self._dtype)} can't be cast to the "

@@ -2,6 +2,7 @@
 arguments that gave another value, gradient, flag or error than PyTorch 2.13, or hung or
 took the process down.  Expected values and messages recorded from PyTorch 2.13."""
 import math
+import warnings
 import os
 
 import numpy as np
@@ -811,3 +812,120 @@ def test_ldexp_gradient_takes_the_power_in_a_floating_exponents_dtype():
 def test_diag_sizes_its_result_first():
     with pytest.raises(RuntimeError, match="Storage size calculation overflowed with sizes=\\[2147483652, 2147483652\\]"):
         nbgrad.ones(4, dtype=nbgrad.float16).diag(2147483648)      # (a 4 GB padding came first)
+
+
+# -- stop 49: arguments as PyTorch's parser reads them ------------------------------------------
+@pytest.mark.parametrize("call, expected", [
+    (lambda: nbgrad.scalar_tensor(nbgrad.tensor(4)).tolist(), 4.0),      # a Scalar: a 0-dim tensor's value
+    (lambda: nbgrad.full((2,), nbgrad.tensor(3)).tolist(), [3, 3]),
+    (lambda: nbgrad.ones(1, 2, 3, 4).size(nbgrad.tensor(3, dtype=nbgrad.uint8)), 4),  # an int: a 0-dim integer tensor
+    (lambda: nbgrad.mvlgamma(nbgrad.full((2,), 3.0), nbgrad.tensor(2)).tolist(), [1.5501949787139893] * 2),
+    (lambda: nbgrad.special.multigammaln(nbgrad.full((1,), 3.0, dtype=nbgrad.float64), nbgrad.tensor(2)).tolist(),
+     [1.5501949939575645]),
+    (lambda: nbgrad.polygamma(nbgrad.tensor(1), nbgrad.ones(1, dtype=nbgrad.float64)).tolist(), [1.6449340676383375]),
+    (lambda: nbgrad.ones(2, 3).cumsum(nbgrad.tensor(1)).tolist(), [[1.0, 2.0, 3.0]] * 2),
+])
+def test_tensors_read_as_numbers(call, expected):
+    assert call() == expected
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: nbgrad.scalar_tensor(nbgrad.tensor(4.0, requires_grad=True)), "must be Number, not Tensor"),
+    (lambda: nbgrad.full((2,), nbgrad.tensor([3.0])), "must be Number, not Tensor"),
+    (lambda: nbgrad.ones(2, 3).size(nbgrad.tensor([1])), "must be (an )?int, (not|got) Tensor"),
+    (lambda: nbgrad.ones(2, 3).size(nbgrad.tensor(True)), "must be (an )?int, (not|got) Tensor"),
+    (lambda: nbgrad.ones(2, 3).cumsum(nbgrad.tensor([1])), "must be int, not Tensor"),
+    (lambda: nbgrad.ones(2, 3).unsqueeze(nbgrad.tensor(1.0)), "must be int, not Tensor"),
+    (lambda: nbgrad.ones(2, 3).select(nbgrad.tensor(True), 0), "must be int, not Tensor"),
+    (lambda: nbgrad.mvlgamma(nbgrad.full((2,), 3.0), nbgrad.tensor([2])), "must be int, not Tensor"),
+])
+def test_tensors_not_read_as_numbers(call, message):
+    # (a Scalar takes a 0-dim tensor that does not require grad; an int, a 0-dim integer tensor)
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+def test_an_integral_add_refuses_a_float_alpha_of_one():
+    ones = nbgrad.ones(3, dtype=nbgrad.int64)
+    with pytest.raises(RuntimeError, match="^For integral input tensors, argument alpha must not be a floating point "
+                                           "number\\.$"):
+        ones.add(ones, alpha=1.0)
+    assert ones.add(ones, alpha=1).tolist() == [2, 2, 2]
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda x, t: x.add(2, t), [3.0, 5.0, 7.0]), (lambda x, t: nbgrad.add(x, 2, t), [3.0, 5.0, 7.0]),
+    (lambda x, t: x.clone().add_(2, t), [3.0, 5.0, 7.0]), (lambda x, t: x.sub(2, t), [-1.0, -3.0, -5.0]),
+    (lambda x, t: x.clone().sub_(2, t), [-1.0, -3.0, -5.0]), (lambda x, t: nbgrad.sub(x, 2, t), [-1.0, -3.0, -5.0]),
+    (lambda x, t: x.addcmul(2, t, t), [3.0, 9.0, 19.0]), (lambda x, t: x.clone().addcmul_(2, t, t), [3.0, 9.0, 19.0]),
+    (lambda x, t: nbgrad.addcmul(x, 2, t, t), [3.0, 9.0, 19.0]), (lambda x, t: x.addcdiv(2, t, t), [3.0, 3.0, 3.0]),
+    (lambda x, t: x.clone().addcdiv_(2, t, t), [3.0, 3.0, 3.0]),
+    (lambda x, t: x.add(2, nbgrad.tensor(3.0)), [7.0, 7.0, 7.0]),
+])
+def test_deprecated_number_first_overloads(call, expected):
+    # old optimizer code: p.data.add_(-lr, grad), exp_avg_sq.addcmul_(1 - beta2, grad, grad)
+    x = nbgrad.ones(3)
+    t = nbgrad.arange(3.0) + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert call(x, t).tolist() == expected
+
+
+def test_deprecated_number_first_gradients_and_errors():
+    x = nbgrad.ones(3, requires_grad=True)
+    t = (nbgrad.arange(3.0) + 1).requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = x.add(2, t)
+        assert type(y.grad_fn).__name__ == "AddBackward0"
+        y.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0, 1.0] and t.grad.tolist() == [2.0, 2.0, 2.0]
+        t.grad = None
+        x.addcmul(2, t, t).sum().backward()
+        assert t.grad.tolist() == [4.0, 8.0, 12.0]
+        with pytest.raises(TypeError):
+            x.add(2, t, alpha=3)
+        with pytest.raises(TypeError):
+            x.addcmul(2, t, t, value=3)
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="the warning is once per process: a fresh nbgrad process")
+def test_deprecated_number_first_warns_once_per_process():
+    import subprocess
+    import sys
+    code = ("import warnings, nbgrad\nwarnings.simplefilter('always')\nx = nbgrad.ones(2)\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n    x.add_(2, x.clone()); x.sub(1, x); x.addcmul(1, x, x)\n"
+            "print(repr([str(m.message) for m in w]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout
+    assert eval(out) == ["This overload of add_ is deprecated:\n\tadd_(Number alpha, Tensor other)\nConsider using one "
+                         "of the following signatures instead:\n\tadd_(Tensor other, *, Number alpha = 1)"]
+
+
+def test_python_float_as_a_dtype_is_float64_whatever_the_default():
+    x = nbgrad.ones(2)
+    assert x.to(float).dtype is nbgrad.float64 and x.to(int).dtype is nbgrad.int64 and x.to(bool).dtype is nbgrad.bool
+    assert nbgrad.ones(2, dtype=float).dtype is nbgrad.float64
+    assert nbgrad.tensor([1], dtype=float).dtype is nbgrad.float64 and x.to(dtype=float).dtype is nbgrad.float64
+
+
+def test_to_reads_positional_non_blocking_then_copy():
+    x = nbgrad.ones(3)
+    other = nbgrad.zeros(3, dtype=nbgrad.float16)
+    assert x.to(other, False).dtype is nbgrad.float16
+    assert x.to(x, False, False) is x and x.to(x, False, True) is not x
+    assert x.to(nbgrad.float32, False, True) is not x and x.to("cpu", nbgrad.float32, False, True) is not x
+    assert x.to("cpu", None, False, False) is x
+
+
+def test_nan_to_num_in_place_of_an_integer_tensor_writes_nothing():
+    # PyTorch copies self into itself: an expanded integer self is no overlap error
+    x = nbgrad.tensor([[1, 2, 3]]).expand(2, 3)
+    v = x._version
+    assert nbgrad.nan_to_num_(x) is x and x._version == v + 1 and x.tolist() == [[1, 2, 3]] * 2
+
+
+def test_an_attribute_error_from_an_argument_the_parser_refuses_is_its_type_error():
+    with pytest.raises(TypeError, match=r"^hinge_embedding_loss\(\): argument 'target' \(position 2\) must be Tensor, "
+                                        r"not float$"):
+        nbgrad.hinge_embedding_loss(nbgrad.ones(2, 3, dtype=nbgrad.int64), float("nan"))

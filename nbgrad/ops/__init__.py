@@ -433,9 +433,11 @@ TENSOR_METHODS = {
     "isfinite": E.isfinite, "rsub": E.rsub,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
     "hardshrink": E.hardshrink, "prelu": E.prelu,
-    "__add__": _add_operator, "__radd__": _not_implemented_for_non_tensors(_reversed(E.add)),
+    # (PyTorch's __radd__ and __rmul__ are add(self, other) and mul(self, other): self first,
+    # which decides the result where a float16 op reads its second operand unrounded)
+    "__add__": _add_operator, "__radd__": _not_implemented_for_non_tensors(E.add),
     "__sub__": _not_implemented_for_non_tensors(E.sub), "__rsub__": _not_implemented_for_non_tensors(_rsub),
-    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(_reversed(E.mul)),
+    "__mul__": _not_implemented_for_non_tensors(E.mul), "__rmul__": _not_implemented_for_non_tensors(E.mul),
     "__truediv__": _not_implemented_for_non_tensors(E.div), "__rtruediv__": _not_implemented_for_non_tensors(_rdiv),
     "__floordiv__": _not_implemented_for_non_tensors(E.floor_divide), "__rfloordiv__": _not_implemented_for_non_tensors(_reversed(E.floor_divide)),
     "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _not_implemented_for_non_tensors(_reversed(E.remainder)),

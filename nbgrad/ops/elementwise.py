@@ -139,15 +139,16 @@ def _binary_raw(op, a, b, compute_dtype, out_dtype=None, like=None):
     return new_strided(buf, shape, strides, out_dtype, dev)
 
 
-_OPMATH_SCALAR_OPS = frozenset({"mul", "div"})
+_OPMATH_SCALAR_OPS = frozenset({"mul", "div", "floordiv"})
 _REDUCED = (D.float16, D.bfloat16)      # computed in float32 (opmath), stored in 16 bits
 
 
 def _scalar_dtype(op, b, compute_dtype):
     """The dtype b takes part in op as.  A float16 op computes in float32, and PyTorch's
-    mul/div read a scalar second operand (a Python number or a 0-dim tensor) in float32
-    too, without rounding it to float16 first: x * 1.0004 != x * half(1.0004).  Its
-    add/sub (and their alpha), comparisons, pow, ... round the scalar to float16."""
+    mul/div (and its floor and trunc forms) read a scalar second operand (a Python number or
+    a 0-dim tensor) in float32 too, without rounding it to float16 first: x * 1.0004 !=
+    x * half(1.0004).  Its add/sub (and their alpha), comparisons, pow, ... round the scalar
+    to float16."""
     if compute_dtype in _REDUCED and op in _OPMATH_SCALAR_OPS and (
             not isinstance(b, Tensor) or (not b._shape and b._dtype is not D.bool_)):
         return D.float32
@@ -831,7 +832,11 @@ def div(a, b, rounding_mode=None):
             dt = _result_type(a, b)
             _check_binary_dtype("div_trunc", dt, a, b)
             _check_integer_divisor(b, dt, a)
-            if dt.is_floating_point:
+            if dt in _REDUCED:
+                # PyTorch's float16 kernel: trunc(a / b) in float32, rounded once (the
+                # quotient rounded to float16 first may reach the next integer)
+                out = cast(_unary_raw("trunc", _binary_raw("div", a, b, D.float32)), dt)
+            elif dt.is_floating_point:
                 out = _unary_raw("trunc", _binary_raw("div", a, b, dt))
             else:
                 # integers exactly: the floor quotient, one up where it rounded a negative

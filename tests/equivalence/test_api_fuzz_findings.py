@@ -929,3 +929,35 @@ def test_an_attribute_error_from_an_argument_the_parser_refuses_is_its_type_erro
     with pytest.raises(TypeError, match=r"^hinge_embedding_loss\(\): argument 'target' \(position 2\) must be Tensor, "
                                         r"not float$"):
         nbgrad.hinge_embedding_loss(nbgrad.ones(2, 3, dtype=nbgrad.int64), float("nan"))
+
+
+def test_integer_power_by_a_huge_exponent_wraps_as_pytorchs_squaring():
+    # (Numba's int ** int goes through a float pow above 2 ** 16: 3 ** 2 ** 31 was INT64_MIN)
+    assert (nbgrad.tensor([3, -3, 7]) ** nbgrad.tensor([2 ** 31, 2 ** 31 + 1, 65537])).tolist() == [
+        -7977717197575290879, 5486407519016321021, -5233405542513770489]
+    assert (nbgrad.tensor([3]) ** (2 ** 40)).tolist() == [-7860764868738023423]
+    assert (nbgrad.tensor([3], dtype=nbgrad.int8) ** nbgrad.tensor([2 ** 20 + 5])).tolist() == [386587403457921267]
+
+
+def test_half_floor_and_trunc_division_read_a_scalar_divisor_unrounded():
+    # PyTorch's reduced-float div_floor/div_trunc kernels take a scalar second operand in
+    # float32 (its original value): -2.484375 / 0.31 is -8.01, floor -9 (0.31 in bfloat16
+    # is 0.310546875: exactly -8)
+    a = nbgrad.tensor([-2.484375, 2.625, -1.54003906, 4.42578125]).bfloat16()
+    assert nbgrad.floor_divide(a, 0.31).tolist() == [-9.0, 8.0, -5.0, 14.0]
+    assert (a // nbgrad.tensor(0.31, dtype=nbgrad.float64)).tolist() == [-9.0, 8.0, -5.0, 14.0]
+    assert nbgrad.div(a, nbgrad.tensor(0.31, dtype=nbgrad.float64), rounding_mode="trunc").tolist() == [
+        -8.0, 8.0, -4.0, 14.0]
+    assert nbgrad.div(a, 1.0004, rounding_mode="floor").tolist() == [-3.0, 2.0, -2.0, 4.0]
+    h = a.half()
+    assert nbgrad.floor_divide(h, 0.31).tolist() == [-9.0, 8.0, -5.0, 14.0]
+    assert nbgrad.div(h, nbgrad.tensor(3.7, dtype=nbgrad.float64), rounding_mode="trunc").tolist() == [
+        -0.0, 0.0, -0.0, 1.0]
+
+
+def test_reflected_add_and_mul_put_self_first():
+    # PyTorch's __rmul__ is mul(self, other): a float16 mul reads its second operand unrounded
+    s = nbgrad.tensor(0.31, dtype=nbgrad.float64)
+    a = nbgrad.tensor([-3.0, -2.85, -2.7]).half()
+    assert s.__rmul__(a).tolist() == [-0.93017578125, -0.8837890625, -0.8369140625]
+    assert s.__radd__(a).tolist() == (s + a).tolist()

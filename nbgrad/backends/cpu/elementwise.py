@@ -425,7 +425,44 @@ def _remainder(a, b):
 
 @_scalar
 def _pow(a, b):
+    return _power(a, b)
+
+
+@register_jitable(error_model="numpy")
+def _int_pow(a, b):
+    """PyTorch's powi for integers: squaring in wrapping integer arithmetic (Numba's own int
+    ** int goes through a float pow for exponents over 2 ** 16: 3 ** 2 ** 31 became INT64_MIN);
+    a negative exponent gives 1 / a ** -b truncated: 0 but for bases 1 and -1."""
+    if b < 0:
+        if a == 1:
+            return a
+        if a == -1:
+            return a if b % 2 else -a
+        return a - a
+    result = a - a + 1
+    while b:
+        if b & 1:
+            result = result * a
+        b >>= 1
+        if b:
+            a = a * a
+    return result
+
+
+def _power(a, b):
+    """a ** b: for two integers _int_pow, else C's pow.  (The Python meaning, under
+    NUMBA_DISABLE_JIT: NumPy integer scalars wrap as the compiled loop does.)"""
+    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
+        with np.errstate(over="ignore"):
+            return _int_pow(a, b)
     return a ** b
+
+
+@overload(_power, jit_options={"error_model": "numpy"})
+def _power_typed(a, b):
+    if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+        return lambda a, b: _int_pow(a, b)
+    return lambda a, b: a ** b
 
 
 @_scalar

@@ -166,7 +166,11 @@ def binomial(count, prob, generator=None):
             hit = active & (pos <= n)
             successes = successes + hit.to(D.float64)
             active = hit
-        out = where(flip, n - successes, successes).to(count.dtype).contiguous()
+        drawn = where(flip, n - successes, successes)
+        # PyTorch's sample_binomial first: 0 for count <= 0 or prob <= 0, count for prob >= 1,
+        # NaN for a NaN prob (flipped, a negative count gave itself back)
+        out = where((n <= 0) | (p <= 0), 0.0, where(p >= 1, n, where(p != p, p, drawn)))
+        out = out.to(count.dtype).contiguous()
     if needs_grad(count, prob):       # PyTorch's node refuses backward
         from .ops.misc_elementwise import not_implemented_node
         record(not_implemented_node("binomial"), (count, prob), (out,))

@@ -643,7 +643,7 @@ class Logaddexp2Backward0(LogaddexpBackward0):
         return E.pow(2, t)
 
 
-def _logaddexp(name, node_cls, input, other, exp, scale):
+def _logaddexp(name, node_cls, input, other, exp, inv_scale):
     _check_floating(name, input, other)
 
     dt = E._result_type(input, other)
@@ -652,9 +652,10 @@ def _logaddexp(name, node_cls, input, other, exp, scale):
     compute_dt = D.float32 if dt in (D.float16, D.bfloat16) else dt
 
     def compute():          # PyTorch's kernel: a == b infinite gives a, else max + log1p(exp(-|a - b|))
-        a = input if input.dtype is compute_dt else input.to(compute_dt)    # (a bool operand: its 0/1 as floats)
-        b = other if other.dtype is compute_dt else other.to(compute_dt)
-        out = E.maximum(a, b) + E.log1p(exp(-E.abs(a - b))) / scale
+        # each operand in the common dtype first (a float64 0-dim one rounded to float16 too),
+        # then in the one computed in (a bool operand: its 0/1 as floats)
+        a, b = (t if t.dtype is compute_dt else t.to(dt).to(compute_dt) for t in (input, other))
+        out = E.maximum(a, b) + E.log1p(exp(-E.abs(a - b))) * inv_scale
         out = E.where(E.isinf(a) & (a == b), a, out)
         return out if compute_dt is dt else out.to(dt)
     return recorded(node_cls, (input, other), compute, saves=(input, other))
@@ -666,7 +667,7 @@ def logaddexp(input, other):
 
 def logaddexp2(input, other):
     import math
-    return _logaddexp("logaddexp2", Logaddexp2Backward0, input, other, E.exp2, math.log(2.0))
+    return _logaddexp("logaddexp2", Logaddexp2Backward0, input, other, E.exp2, 1.0 / math.log(2.0))  # (inv_log_2)
 
 
 def matrix_power(input, n):

@@ -961,3 +961,20 @@ def test_reflected_add_and_mul_put_self_first():
     a = nbgrad.tensor([-3.0, -2.85, -2.7]).half()
     assert s.__rmul__(a).tolist() == [-0.93017578125, -0.8837890625, -0.8369140625]
     assert s.__radd__(a).tolist() == (s + a).tolist()
+
+
+def test_binomial_edges_as_pytorchs_sample_binomial():
+    # 0 for count <= 0 or prob <= 0 (a flipped draw gave a negative count back), count for
+    # prob >= 1, NaN for a NaN prob
+    count = nbgrad.tensor([-0.3, 0.0, 5.0, 5.0, 5.0, -2.0])
+    prob = nbgrad.tensor([0.68, 0.5, 0.0, 1.0, float("nan"), 0.9])
+    out = nbgrad.binomial(count, prob).tolist()
+    assert out[:4] == [0.0, 0.0, 0.0, 5.0] and math.isnan(out[4]) and out[5] == 0.0
+
+
+def test_half_logaddexp_rounds_a_float64_scalar_operand_first():
+    a = nbgrad.tensor([-2.1112058, 0.5, 1.7, -6.9750924]).bfloat16()
+    s = nbgrad.tensor(0.31, dtype=nbgrad.float64)
+    assert nbgrad.logaddexp(a, s).tolist() == [0.396484375, 1.1015625, 1.921875, 0.310546875]
+    assert nbgrad.logaddexp2(a, s).tolist() == [0.55859375, 1.40625, 2.171875, 0.3203125]
+    assert nbgrad.logaddexp(a.half(), s).tolist() == [0.395263671875, 1.1025390625, 1.9248046875, 0.310791015625]

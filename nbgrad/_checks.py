@@ -7,6 +7,7 @@ its storage, so no kernel ever reads or writes outside a buffer.
 """
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -38,6 +39,15 @@ def as_int(n, fn, arg, pos=None, what="tuple of ints"):
     return n
 
 
+# -- what PyTorch's argument parser takes for an int, a SymInt, a float and a Scalar: the one set
+# of predicates for the conversions below and for ops/_argument_check's schema check
+def is_int(value):
+    """A Python or NumPy integer, or any object with __index__ (not a bool, a float or a tensor)."""
+    from ._tensor import Tensor
+    return not isinstance(value, (bool, np.bool_, Tensor, float, np.floating)) and (
+        isinstance(value, (int, np.integer)) or hasattr(type(value), "__index__"))
+
+
 def is_integer_tensor(value, any_dim=False):
     """An integer (not bool) tensor that PyTorch's parser reads as an int: 0-dim for an `int`
     parameter, of one element for a SymInt one (any_dim)."""
@@ -46,27 +56,40 @@ def is_integer_tensor(value, any_dim=False):
             and (value.numel() == 1 if any_dim else value.dim() == 0))
 
 
+def is_float(value):
+    """A `float` argument: a real Python or NumPy number (a bool too), or a 0-dim tensor."""
+    from ._tensor import Tensor
+    return (isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(value, np.complexfloating)) \
+        or (isinstance(value, Tensor) and value.dim() == 0)
+
+
+def is_number(value):
+    """A Scalar: a Python or NumPy number (a bool too: True is 1), or a 0-dim tensor that does
+    not require grad."""
+    from ._tensor import Tensor
+    return isinstance(value, (numbers.Number, np.number, np.bool_)) or \
+        (isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad)
+
+
 def as_symint(n, fn, arg, position, any_dim=True):
-    """An int argument as PyTorch's parser reads a SymInt (eye's n): a Python or NumPy integer,
-    or an integer tensor of one element (its value); else its TypeError naming the argument.
+    """An int argument as PyTorch's parser reads a SymInt (eye's n): an integer (is_int), or
+    an integer tensor of one element (its value); else its TypeError naming the argument.
     any_dim=False: a plain `int` parameter (mvlgamma's p), which takes a 0-dim tensor only."""
     if is_integer_tensor(n, any_dim):
-        n = n.item()
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer)):
+        return int(n.item())
+    if not is_int(n):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(n).__name__}")
-    return int(n)
+    return operator.index(n)
 
 
 def as_number(value, fn, arg, position):
-    """A Scalar argument as PyTorch's argument parser reads one: a Python or NumPy number (a
-    bool too: True is 1), or a 0-dim tensor that does not require grad (its value); anything
+    """A Scalar argument as PyTorch's argument parser reads one (is_number): its value; anything
     else is its TypeError, "dist(): argument 'p' (position 3) must be Number, not Tensor"."""
     from ._tensor import Tensor
-    if isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad:
-        return value.item()
-    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, str):
-        return value
-    raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Number, not {type(value).__name__}")
+    if not is_number(value):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be Number, not "
+                        f"{type(value).__name__}")
+    return value.item() if isinstance(value, Tensor) else value
 
 
 def int_tuple(seq, fn, arg, position):

@@ -9,9 +9,10 @@ error than TypeError, ops/_signatures.py asks `argument_error` whether PyTorch's
 have refused the arguments, and raises its TypeError in that case.  The schemas are PyTorch's
 (ops/_schemas.py, generated from its type stubs), read on the first failure.
 """
-import numbers
 
 import numpy as np
+
+from .._checks import is_float, is_int, is_integer_tensor, is_number
 
 _PARSED = {}
 
@@ -46,33 +47,19 @@ def _parse(overload):
     return positional, var, keyword
 
 
-def _is_int(v):
-    from .._tensor import Tensor
-    return not isinstance(v, (bool, np.bool_, Tensor, float, np.floating)) and (
-        isinstance(v, (int, np.integer)) or hasattr(type(v), "__index__"))
-
-
-def _integer_tensor(v):
-    from .._tensor import Tensor
-    from .. import _dtype as D
-    return isinstance(v, Tensor) and not v._dtype.is_floating_point and v._dtype is not D.bool_
-
-
 def _fits_one(kind, v):
     from .._tensor import Tensor
     from .._dtype import dtype as _dtype_cls
     if kind == "T":
         return isinstance(v, Tensor)
     if kind == "i":
-        return _is_int(v) or (_integer_tensor(v) and v.dim() == 0)
+        return is_int(v) or is_integer_tensor(v)
     if kind == "j":
-        return _is_int(v) or (_integer_tensor(v) and v.numel() == 1)
+        return is_int(v) or is_integer_tensor(v, any_dim=True)
     if kind == "f":
-        return (isinstance(v, (numbers.Real, np.number, np.bool_)) and not isinstance(v, np.complexfloating)) or \
-            (isinstance(v, Tensor) and v.dim() == 0)
+        return is_float(v)
     if kind == "n":
-        return isinstance(v, (numbers.Number, np.number, np.bool_)) or \
-            (isinstance(v, Tensor) and v.dim() == 0 and not v.requires_grad)
+        return is_number(v)
     if kind == "b":
         return isinstance(v, (bool, np.bool_))
     if kind in "IFNL":

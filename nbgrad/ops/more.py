@@ -3,10 +3,9 @@ differentiable ops: their gradients and both devices come with them.  Where a us
 backward node (grad_fn), its name is PyTorch's."""
 import math
 import operator
-import numbers
 
 from .. import _dtype as D
-from .._checks import as_symint, check_new_sizes
+from .._checks import as_symint, check_new_sizes, is_float
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
@@ -375,7 +374,7 @@ def _float_or_none(value, name, position):
     tensor's value, or None."""
     if value is None or type(value) is float:
         return value
-    if isinstance(value, Tensor) and value.dim() == 0 or isinstance(value, numbers.Real):
+    if is_float(value):
         return float(value)
     raise TypeError(f"nan_to_num(): argument '{name}' (position {position}) must be float, not {type(value).__name__}")
 

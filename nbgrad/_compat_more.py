@@ -24,11 +24,11 @@ import numbers
 import os
 import sys
 import types
-from nbgrad._warnings import warn_user as _warn_user
 import weakref
 
 import numpy as np
 
+from ._warnings import warn_user as _warn_user
 from . import _dtype as D
 from ._size import CPU, Size, device as _device
 from ._storage import Storage, fix

@@ -6,8 +6,8 @@ Each is a constructor (`FloatTensor([1, 2])` copies data, `FloatTensor(2, 3)` or
 a float32 t is an alias of t) and a type test: `isinstance(t, FloatTensor)` is True for
 a float32 tensor on the CPU, as in PyTorch.  They are not subclasses of Tensor (neither
 are PyTorch's)."""
+from ._warnings import warn_user as _warn_user
 from . import _dtype as D
-from nbgrad._warnings import warn_user as _warn_user
 from ._size import Size
 
 

@@ -17,8 +17,8 @@ TF32 or bfloat16 GEMM paths, so every precision computes float32 matmuls in floa
 "highest" promises and the others allow).
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
+from ._warnings import warn_user as _warn_user
 from . import _dtype as D
 
 _deterministic = False

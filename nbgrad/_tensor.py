@@ -4,12 +4,12 @@ The class owns *meaning*: geometry, aliasing, versions, the grad fields.
 Every computation is an op in nbgrad/ops, reached through the methods below.
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 import sys
 import weakref
 
 import numpy as np
 
+from ._warnings import warn_user as _warn_user
 from . import _dtype as D
 from ._size import Size, device as _device_cls
 from ._storage import Storage, VersionCounter, fix

@@ -32,10 +32,10 @@ import inspect
 import threading
 import types
 import typing
-from nbgrad._warnings import warn_user as _warn_user
 import weakref
 from collections import namedtuple
 
+from ._warnings import warn_user as _warn_user
 from .nn.modules.module import Module
 
 __all__ = ["Attribute", "Error", "Final", "Future", "RecursiveScriptModule", "ScriptFunction", "ScriptModule",

@@ -14,8 +14,8 @@ Departures from PyTorch:
   whose generators are already their own.
 """
 import contextlib
-from nbgrad._warnings import warn_user as _warn_user
 
+from ._warnings import warn_user as _warn_user
 from ._creation import default_generator, initial_seed, manual_seed, seed
 from ._random_more import get_rng_state, set_rng_state
 

@@ -18,10 +18,10 @@ import functools
 import math
 import re
 import threading
-from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
+from .._warnings import warn_user as _warn_user
 from .._storage import Storage, VersionCounter
 from .._tensor import Tensor
 from ..autograd import grad_mode

@@ -22,8 +22,8 @@ tensors it sees are already in the autocast dtype), and ops called inside anothe
 see already-cast inputs, so they cast nothing more.
 """
 import functools
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 
 ON = False  # autocast enabled for some device type: the one test op entry points make

@@ -11,10 +11,11 @@ Departures from PyTorch: optimizers' fused `_step_supports_amp_scaling` path is 
 (nbgrad's optimizers have none); sparse gradients are not handled (nbgrad has none); the
 per-device bookkeeping is kept but there is only the one device per tensor's device type.
 """
-from nbgrad._warnings import warn_user as _warn_user
 from collections import abc
 from collections import defaultdict
 from enum import Enum
+
+from .._warnings import warn_user as _warn_user
 
 __all__ = ["OptState", "GradScaler"]
 

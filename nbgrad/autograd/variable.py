@@ -1,7 +1,7 @@
 """Variable: PyTorch's legacy wrapper, now a name for Tensor.  `Variable(t)` returns a
 detached alias of t (same memory and version counter, no history) that requires grad
 when asked; `isinstance(t, Variable)` is True for every tensor."""
-from nbgrad._warnings import warn_user as _warn_user
+from .._warnings import warn_user as _warn_user
 
 
 class _VariableMeta(type):

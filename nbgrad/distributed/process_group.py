@@ -7,9 +7,9 @@ program sends through mpi4py itself.
 """
 import sys
 import time
-from nbgrad._warnings import warn_user as _warn_user
 from datetime import timedelta
 
+from .._warnings import warn_user as _warn_user
 from . import _mpi
 
 # PyTorch's default_pg_timeout: how long a blocking collective waits for its peers

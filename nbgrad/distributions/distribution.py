@@ -5,10 +5,10 @@ rsample / sample_n, perplexity, expand's checked-instance protocol and PyTorch's
 Validation is on by default, as in PyTorch (off under `python -O`); switch it with
 `Distribution.set_default_validate_args` or per instance with `validate_args=`.
 """
-from nbgrad._warnings import warn_user as _warn_user
 
 import nbgrad
 
+from .._warnings import warn_user as _warn_user
 from . import constraints
 from .utils import lazy_property
 

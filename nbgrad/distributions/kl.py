@@ -7,11 +7,11 @@ The pairs are PyTorch's (all of torch.distributions.kl's registry); those with
 ContinuousBernoulli, HalfNormal and Pareto are at the end of this file.
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 from functools import total_ordering
 
 import nbgrad
 
+from .._warnings import warn_user as _warn_user
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial

@@ -8,10 +8,10 @@ on every call and redraws the good samples once; here only samples that are not 
 definite are redrawn (up to `max_try_correction` times), with the warning only then. The law
 of the returned samples is the same."""
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
 import nbgrad
 
+from .._warnings import warn_user as _warn_user
 from . import constraints
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily

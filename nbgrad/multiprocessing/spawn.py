@@ -15,7 +15,8 @@ import signal
 import sys
 import tempfile
 import time
-from nbgrad._warnings import warn_user as _warn_user
+
+from .._warnings import warn_user as _warn_user
 
 __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException", "ProcessRaisedException",
            "spawn", "SpawnContext", "start_processes"]

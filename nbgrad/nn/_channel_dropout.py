@@ -4,7 +4,8 @@ dims); F.alpha_dropout, F.feature_alpha_dropout: SELU's dropout, dropped values 
 negative saturation value -alpha' and an affine map that keeps zero mean and unit variance
 (ATen's _dropout_impl, step for step)."""
 import math
-from nbgrad._warnings import warn_user as _warn_user
+
+from .._warnings import warn_user as _warn_user
 
 # SELU's alpha * scale: the value a SELU unit saturates at is -_ALPHA
 _ALPHA = 1.7580993408473766

@@ -1,6 +1,6 @@
 """nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
-from nbgrad._warnings import warn_user as _warn_user
 from ..ops import elementwise as _E, linalg as _L, reduction as _R
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
                         _reduction)

@@ -1,7 +1,7 @@
 """nbgrad.nn.init: in-place initialisers (under no_grad), with PyTorch's gains and fan rules."""
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from ..autograd.grad_mode import no_grad
 
 

@@ -5,8 +5,8 @@ itself is returned.  Autograd does not follow out= (PyTorch's refusal when an ar
 requires grad under grad mode)."""
 import math
 import sys
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, _strides_of

@@ -9,8 +9,8 @@ the input's windows as an as_strided view of the padded input reshaped into colu
 (im2col), one batched matmul with the weight, and for the input's gradient the columns'
 gradient added back window offset by window offset (col2im).
 """
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
-from nbgrad._warnings import warn_user as _warn_user
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.backward_path import FUSED, backward_path

@@ -18,10 +18,10 @@ outside log_probs); here every label read is checked against C first and refused
 RuntimeError.
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad

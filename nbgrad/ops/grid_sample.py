@@ -13,8 +13,8 @@ affine_grid is PyTorch's affine_grid_generator: a base grid of linspace(-1, 1) c
 as Tensor ops (so it is recorded under create_graph).
 """
 import numpy as np
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.node import Node

@@ -18,8 +18,8 @@ One mechanism serves every in-place op (`add_`, `+=`, `copy_`, `fill_`, setitem)
    regenerate their grad_fn as a strided window of the base's new history.
 """
 import weakref
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .._checks import checked_scalar
 from .. import _dtype as D
 from .._layout import contiguous_format

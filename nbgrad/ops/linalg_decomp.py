@@ -12,8 +12,8 @@ higher derivatives.  PyTorch's triangular solves in the qr/cholesky backward are
 solves here (the same values; a second derivative's graph shows LinalgSolveEx nodes).
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._checks import as_number
 from .._tensor import Tensor

@@ -12,11 +12,11 @@ gradient with respect to the logits directly (one kernel) and
 LogSoftmaxBackward0 passes it through.
 """
 import math
-from nbgrad._warnings import warn_user as _warn_user
 import operator
 
 import numpy as np
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # autocast: one truth test while off

@@ -7,8 +7,8 @@ PyTorch's name; its backward is PyTorch's derivative formula as Tensor ops, so u
 create_graph it is itself recorded, its last node shown as PyTorch's ...BackwardBackward0.
 A composed loss is written op for op as PyTorch writes it, so its nodes are PyTorch's.
 """
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad

@@ -7,8 +7,8 @@ unsafe_split."""
 import itertools
 import math
 import operator
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._checks import checked_scalar, scalar_type_name
 from .._tensor import Tensor

@@ -6,8 +6,8 @@ tensor, recorded as one node with PyTorch's name; each backward is the same kind
 on the gradient (tril's is tril, flip's is flip, roll's is roll back), called as a
 Tensor op so that a backward under create_graph is recorded and differentiable again.
 """
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
-from nbgrad._warnings import warn_user as _warn_user
 from .._layout import contiguous_format, preserve_strides
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of

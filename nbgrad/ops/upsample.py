@@ -19,8 +19,8 @@ gradient is the forward (PyTorch's Upsample...BackwardBackward0).  Measured on
 1.6-2.3 ms (torch 2.13 on one thread: 1.2 / 1.5 ms); composed, bilinear took 9.7 ms.
 """
 import numpy as np
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad

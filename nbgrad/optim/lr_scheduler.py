@@ -4,12 +4,12 @@ OneCycleLR, CyclicLR, ReduceLROnPlateau, SequentialLR, ChainedScheduler), with P
 formulas: each step scales the group's current lr as PyTorch's does, in the same float
 operations, so that the learning rates equal PyTorch's bit for bit."""
 import bisect
-from nbgrad._warnings import warn_user as _warn_user
 import math
 import types
 from collections import Counter
 from functools import partial
 
+from .._warnings import warn_user as _warn_user
 from .optimizer import Optimizer
 
 

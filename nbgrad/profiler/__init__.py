@@ -36,9 +36,9 @@ import os
 import socket
 import time
 import warnings
-from nbgrad._warnings import warn_user as _warn_user
 from functools import partial
 
+from .._warnings import warn_user as _warn_user
 from ._core import _cuda_available, _warn_unsupported, profile as _legacy_profile, record_function
 from ._util import write_trace
 

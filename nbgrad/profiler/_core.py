@@ -37,8 +37,8 @@ Departures from PyTorch (the public modules, nbgrad.profiler and nbgrad.autograd
 import functools
 import threading
 import time
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from ..backends import _standin
 from ..backends._standin import BackendStandIn
 from ._util import EventList, FunctionEvent

@@ -13,10 +13,10 @@ bfloat16 or float8 dtypes, no DTensor), so those branches are absent; dtypes pri
 import cmath
 import collections.abc
 import contextlib
-from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from .._tensor import Tensor
 

@@ -8,8 +8,8 @@ nbgrad has no complex, bfloat16 or float8 dtypes (nor uint16/32/64): those branc
 """
 import collections.abc
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 
 _INTEGRAL_TYPES = [D.uint8, D.int8, D.int16, D.int32, D.int64]

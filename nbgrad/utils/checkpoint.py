@@ -43,8 +43,8 @@ nbgrad lacks):
   CheckpointError.
 """
 import contextlib
-from nbgrad._warnings import warn_user as _warn_user
 
+from .._warnings import warn_user as _warn_user
 from .._tensor import Tensor
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled

@@ -15,8 +15,9 @@ BackwardHook (the machinery of PyTorch's nn.Module full backward hooks) is not p
 """
 import abc
 import weakref
-from nbgrad._warnings import warn_user as _warn_user
 from collections import OrderedDict
+
+from .._warnings import warn_user as _warn_user
 
 __all__ = ["RemovableHandle", "unserializable_hook", "warn_if_has_hooks"]
 

@@ -17,11 +17,11 @@ import math
 import os
 import statistics
 import time
-from nbgrad._warnings import warn_user as _warn_user
 from collections import namedtuple
 
 import numpy as np
 
+from ..._warnings import warn_user as _warn_user
 from ..._cachedir import cache_root
 from ._device import SIMULATOR, device_name, sizes
 

@@ -21,7 +21,8 @@ nbgrad has no fused kernels either; set_priority only reorders the recorded prio
 CPU ignores it too)."""
 import contextlib
 import enum
-from nbgrad._warnings import warn_user as _warn_user
+
+from ..._warnings import warn_user as _warn_user
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 

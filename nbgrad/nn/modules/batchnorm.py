@@ -1,8 +1,8 @@
 """BatchNorm1d / 2d / 3d (running statistics, momentum or a cumulative average, affine,
 track_running_stats, the num_batches_tracked buffer), GroupNorm, InstanceNorm1d / 2d / 3d,
 Dropout2d and Dropout3d, as PyTorch's."""
+from ..._warnings import warn_user as _warn_user
 from ... import _creation as C
-from nbgrad._warnings import warn_user as _warn_user
 from ... import _dtype as D
 from .. import functional as F, init
 from ..parameter import Parameter

@@ -1,6 +1,6 @@
 """Loss modules: thin wrappers over nbgrad.nn.functional's fused losses."""
-from nbgrad._warnings import warn_user as _warn_user
 
+from ..._warnings import warn_user as _warn_user
 from .. import functional as F
 from .module import Module
 

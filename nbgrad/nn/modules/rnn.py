@@ -12,8 +12,8 @@ Departure: PyTorch's LSTM checks nothing of a packed input (a wrong dtype, data 
 shape fails inside its kernel, or crashes it); here they get the ValueError / RuntimeError that
 PyTorch's RNN and GRU give (and an LSTM's hx that is not a pair, this module's RuntimeError)."""
 import math
-from nbgrad._warnings import warn_user as _warn_user
 
+from ..._warnings import warn_user as _warn_user
 from ... import _creation as C
 from .. import functional as F, init
 from ..parameter import Parameter

@@ -5,8 +5,8 @@ causal-mask detection.  Only PyTorch's slow path is here: its eval-mode fast pat
 (_transformer_encoder_layer_fwd) computes the same values; where TransformerEncoder would pack a
 padded batch into a nested tensor its padded rows come back as zeros, and so they do here."""
 import copy
-from nbgrad._warnings import warn_user as _warn_user
 
+from ..._warnings import warn_user as _warn_user
 from ... import _creation as C
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.rearranging import triu

@@ -12,7 +12,8 @@ Departures from PyTorch: nbgrad has no TorchScript and no nn.DataParallel, so Py
 refusals of those modules have nothing to refuse.
 """
 import contextlib
-from nbgrad._warnings import warn_user as _warn_user
+
+from ..._warnings import warn_user as _warn_user
 
 __all__ = ["functional_call"]
 

@@ -2,8 +2,8 @@
 torch.nn.utils.weight_norm / spectral_norm and their remove_ functions): the weight is
 recomputed from its parts by a forward pre-hook and stored as a plain attribute.
 nn.utils.parametrizations has the forms to use."""
-from nbgrad._warnings import warn_user as _warn_user
 
+from ..._warnings import warn_user as _warn_user
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from ..parameter import Parameter, UninitializedParameter

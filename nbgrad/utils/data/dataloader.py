@@ -5,10 +5,10 @@ in (batches of batch_size Nones), and each sample is the next one from the datas
 an epoch ends when the iterator (in every worker, with num_workers > 0) is exhausted."""
 import collections.abc
 import numbers
-from nbgrad._warnings import warn_user as _warn_user
 
 import numpy as np
 
+from ..._warnings import warn_user as _warn_user
 from ..._tensor import Tensor
 from .dataset import IterableDataset, TensorDataset
 

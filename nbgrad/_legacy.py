@@ -17,37 +17,43 @@ class _LegacyTensorType(type):
         return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj.device.type == cls.device_type
 
     def __call__(cls, *args, device=None, **kwargs):
-        from ._creation import empty, tensor
-        from ._tensor import Tensor
-        if kwargs:
-            got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
-            raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
-                            "of: (*, device), (Tensor other), (tuple of ints size, *, device), (object data, *, device)")
-        dtype = cls.dtype
-        if device is None:
-            device = cls.device_type
-        if not args:
-            return empty(0, dtype=dtype, device=device)
-        if len(args) == 1:
-            data = args[0]
-            if isinstance(data, Tensor):
-                if data._dtype is not dtype or data.device.type != cls.device_type:
-                    raise TypeError(f"expected TensorOptions(dtype={_c_name(dtype)}, device={cls.device_type}) "
-                                    f"(got TensorOptions(dtype={_c_name(data._dtype)}, device={data.device.type}))")
-                from .ops.views import alias
-                return alias(data)
-            if isinstance(data, Size):
-                return _sized(tuple(data), dtype, device)
-            if isinstance(data, (int,)) and not isinstance(data, bool):
-                return _sized((data,), dtype, device)
-            if isinstance(data, (float, complex, bool)) or not hasattr(data, "__len__"):
-                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-            return tensor(data, dtype=dtype, device=device)
-        for a in args:
-            if isinstance(a, bool) or not isinstance(a, int):
-                raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of type "
-                                f"{type(a).__name__} at pos {args.index(a)}")
-        return _sized(args, dtype, device)
+        return legacy_new(cls.dtype, cls.device_type, args, device, kwargs)
+
+
+def legacy_new(dtype, device_type, args, device=None, kwargs=None, any_tensor=False):
+    """PyTorch's legacy constructor of the type of (dtype, device_type): nbgrad.FloatTensor(...),
+    and nbgrad.Tensor(...) of the default dtype's type, whose one tensor argument may have any
+    dtype (any_tensor: an alias of it)."""
+    from ._creation import empty, tensor
+    from ._tensor import Tensor
+    if kwargs:
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of: (*, device), (Tensor other), (tuple of ints size, *, device), (object data, *, device)")
+    if device is None:
+        device = device_type
+    if not args:
+        return empty(0, dtype=dtype, device=device)
+    if len(args) == 1:
+        data = args[0]
+        if isinstance(data, Tensor):
+            if not any_tensor and (data._dtype is not dtype or data.device.type != device_type):
+                raise TypeError(f"expected TensorOptions(dtype={_c_name(dtype)}, device={device_type}) "
+                                f"(got TensorOptions(dtype={_c_name(data._dtype)}, device={data.device.type}))")
+            from .ops.views import alias
+            return alias(data)
+        if isinstance(data, Size):
+            return _sized(tuple(data), dtype, device)
+        if isinstance(data, (int,)) and not isinstance(data, bool):
+            return _sized((data,), dtype, device)
+        if isinstance(data, (float, complex, bool)) or not hasattr(data, "__len__"):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return tensor(data, dtype=dtype, device=device)
+    for a in args:
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(a).__name__} at pos {args.index(a)}")
+    return _sized(args, dtype, device)
 
 
 def _sized(sizes, dtype, device):

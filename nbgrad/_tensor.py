@@ -113,14 +113,17 @@ class Tensor:
     _retained_at = None     # (node, output_nr) holding retain_grad when an in-place view op left it there
 
     # -- construction ------------------------------------------------------
-    def __init__(self, *args, **kwargs):
-        # `nbgrad.Tensor(data)` / `Tensor(2, 3)` as PyTorch's legacy constructor.
-        from . import _creation
-        if len(args) == 1 and not isinstance(args[0], int):
-            src = _creation.tensor(args[0], dtype=D.get_default_dtype() if not isinstance(args[0], Tensor) else None)
-        else:
-            src = _creation.empty(*args, **kwargs) if args else _creation.empty(0, **kwargs)
-        self._init_from(src._storage, src._shape, src._stride, src._offset, src._dtype)
+    def __init__(self, *args, device=None, **kwargs):
+        # `nbgrad.Tensor(data)` / `Tensor(2, 3)` / `Tensor(t)` as PyTorch's legacy constructor:
+        # the default dtype's legacy type's rules (_legacy.legacy_new), whose result this
+        # tensor becomes (an alias of t: its storage, version counter and AliasBackward0)
+        from ._legacy import legacy_new
+        src = legacy_new(D.get_default_dtype(), "cpu", args, device, kwargs, any_tensor=True)
+        for name in _SLOTS:
+            try:
+                object.__setattr__(self, name, object.__getattribute__(src, name))
+            except AttributeError:
+                pass
 
     def _init_from(self, storage, shape, stride, offset, dtype, vc=None):
         self._storage = storage
@@ -686,6 +689,10 @@ class Tensor:
             import copy as _copy
             new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         return new
+
+
+# every slot a tensor's state lives in (Tensor's and its bases'), for Tensor.__init__
+_SLOTS = tuple(dict.fromkeys(name for cls in Tensor.__mro__ for name in getattr(cls, "__slots__", ())))
 
 
 def _not_a_scalar(error, tensor, kind):

@@ -978,3 +978,24 @@ def test_half_logaddexp_rounds_a_float64_scalar_operand_first():
     assert nbgrad.logaddexp(a, s).tolist() == [0.396484375, 1.1015625, 1.921875, 0.310546875]
     assert nbgrad.logaddexp2(a, s).tolist() == [0.55859375, 1.40625, 2.171875, 0.3203125]
     assert nbgrad.logaddexp(a.half(), s).tolist() == [0.395263671875, 1.1025390625, 1.9248046875, 0.310791015625]
+
+
+def test_the_legacy_tensor_constructor():
+    # nbgrad.Tensor(...) is the default dtype's legacy type: Tensor(t) aliases t (any dtype,
+    # its storage, version counter and AliasBackward0), a number is not data, no dtype=
+    t = nbgrad.tensor([1, 2])
+    u = nbgrad.Tensor(t)
+    assert u.dtype is nbgrad.int64 and u.data_ptr() == t.data_ptr()
+    u.add_(1)
+    assert t.tolist() == [2, 3] and t._version == 1
+    f = nbgrad.tensor([1.0, 2.0], requires_grad=True)
+    g = nbgrad.Tensor(f)
+    assert type(g.grad_fn).__name__ == "AliasBackward0" and g._base is f
+    g.sum().backward()
+    assert f.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError, match=r"^new\(\): data must be a sequence \(got float\)$"):
+        nbgrad.Tensor(2.5)
+    with pytest.raises(TypeError, match=r"^new\(\) received an invalid combination of arguments"):
+        nbgrad.Tensor(2, dtype=nbgrad.float64)
+    assert nbgrad.Tensor(nbgrad.Size([2, 3])).shape == (2, 3) and nbgrad.Tensor().shape == (0,)
+    assert nbgrad.Tensor([[1, 2]]).dtype is nbgrad.float32 and nbgrad.Tensor([1], device="cpu").tolist() == [1.0]

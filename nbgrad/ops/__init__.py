@@ -140,6 +140,8 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
     clamping = fn.__name__ if fn.__name__ in ("clamp", "clamp_min", "clamp_max") else None   # (E.clamp_into_)
     # (arity=False: a form that maps its arguments to fn's itself, polygamma_)
     most, required = _positional_counts(fn) if arity else (None, ())
+    if fn.__name__ in ("add", "sub", "div"):
+        most = 1        # (alpha and rounding_mode are keyword-only in PyTorch's in-place forms)
 
     def method(self, *args, **kwargs):
         if direct is not None and len(args) == 1 and (not kwargs or (scaled and len(kwargs) == 1 and "alpha" in kwargs)) \
@@ -160,8 +162,11 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
         # PyTorch's argument parser, before anything reads the arguments (the leaf, overlap and
         # shape checks would otherwise speak first: x.trunc_(y) is a TypeError, whatever y)
         if most is not None and len(args) > most:
-            raise TypeError(f"{method.__name__}() takes {most + 1} positional argument{'s' if most else ''} but "
-                            f"{len(args) + 1} were given")
+            # (PyTorch's parser counts the arguments after self)
+            if not most:
+                raise TypeError(f"Tensor.{method.__name__}() takes no arguments ({len(args)} given)")
+            raise TypeError(f"{method.__name__}() takes {most} positional argument{'s' if most > 1 else ''} but "
+                            f"{len(args)} were given")
         if required and not kwargs and len(args) < len(required):
             missing = required[len(args):]
             raise TypeError(f"{method.__name__}() missing {len(missing)} required positional argument"

@@ -1206,10 +1206,25 @@ def _logical_inplace(mask, method, other):
     return getattr(mask, method)(other)
 
 
+def _is_number_bound(b):
+    return b is not None and not isinstance(b, Tensor)
+
+
 def clamp(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
+    if tensor_bounds and (_is_number_bound(min) or _is_number_bound(max)):
+        # a number beside a 0-dim tensor bound: PyTorch's parser takes its Scalar overload,
+        # reading the tensor as a number (clamp(int_x, float64 0-dim, 7) is float32)
+        from .._checks import is_number
+        if not all(b is None or not isinstance(b, Tensor) or is_number(b) for b in (min, max)):
+            got = ", ".join(type(v).__name__ for v in (x, min, max) if v is not None)
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
+                            "of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))
+        tensor_bounds = False
     dt = D.result_type_of(tuple(v for v in (x, min, max) if v is not None))
     if dt is D.bool_:
         if not tensor_bounds:

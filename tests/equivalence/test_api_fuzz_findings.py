@@ -999,3 +999,30 @@ def test_the_legacy_tensor_constructor():
         nbgrad.Tensor(2, dtype=nbgrad.float64)
     assert nbgrad.Tensor(nbgrad.Size([2, 3])).shape == (2, 3) and nbgrad.Tensor().shape == (0,)
     assert nbgrad.Tensor([[1, 2]]).dtype is nbgrad.float32 and nbgrad.Tensor([1], device="cpu").tolist() == [1.0]
+
+
+def test_clamp_with_a_number_reads_a_0dim_tensor_bound_as_a_number():
+    # PyTorch's parser: a number beside a tensor bound selects clamp(Tensor, Number?, Number?)
+    x = nbgrad.tensor([1, 5, 9])
+    lo = nbgrad.tensor(2.5, dtype=nbgrad.float64)
+    assert nbgrad.clamp(x, lo, 7).dtype is nbgrad.float32 and x.clamp(lo, 7).tolist() == [2.5, 5.0, 7.0]
+    assert nbgrad.clip(x, lo, 7).dtype is nbgrad.float32
+    assert nbgrad.clamp(x, min=lo).dtype is nbgrad.float64            # (two tensors: the Tensor overload)
+    assert nbgrad.clamp(x, lo, nbgrad.tensor(7)).dtype is nbgrad.float64
+    for bound in (nbgrad.tensor(2.5, requires_grad=True), nbgrad.tensor([2.5])):
+        with pytest.raises(TypeError, match=r"^clamp\(\) received an invalid combination of arguments"):
+            nbgrad.clamp(x.float(), bound, 7)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x, y: x.add_(y, y), r"^add_\(\) takes 1 positional argument but 2 were given$"),   # alpha: keyword-only
+    (lambda x, y: x.sub_(y, None), r"^sub_\(\) takes 1 positional argument but 2 were given$"),
+    (lambda x, y: x.mul_(y, y), r"^mul_\(\) takes 1 positional argument but 2 were given$"),
+    (lambda x, y: x.div_(y, "floor"), r"^div_\(\)"),
+    (lambda x, y: x.relu_(y), r"^(Tensor|TensorBase)\.relu_\(\) takes no arguments \(1 given\)$"),
+])
+def test_in_place_methods_count_their_arguments_after_self(call, message):
+    x = nbgrad.ones(3)
+    with pytest.raises(TypeError, match=message):
+        call(x, nbgrad.ones(3))
+    assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0

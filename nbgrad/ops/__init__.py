@@ -149,8 +149,13 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
             return self
         if unary is not None and not args and not kwargs and E.unary_into_(unary, self):
             return self
-        if scaled and len(args) == 2 and not kwargs and number_first(method.__name__, args[0], args[1:]):
-            args, kwargs = args[1:], {"alpha": args[0]}         # add_(Number alpha, Tensor other)
+        if scaled and len(args) == 2 and not kwargs:
+            if is_number(args[0]) and is_number(args[1]):
+                args, kwargs = args[:1], {"alpha": args[1]}     # add_(Number other, Number alpha)
+            else:
+                alpha = number_first(method.__name__, args[0], args[1:])
+                if alpha is not None:
+                    args, kwargs = args[1:], {"alpha": alpha}   # add_(Number alpha, Tensor other): deprecated
         if clamping is not None:
             bounds = _clamp_bounds(clamping, args, kwargs)
             if bounds is not None and E.clamp_into_(self, *bounds):
@@ -598,8 +603,10 @@ def _more_inplace(fn, name):
     direct = name[:-1] if name in ("addcmul_", "addcdiv_") else None
 
     def method(self, *args, **kwargs):
-        if direct is not None and len(args) == 3 and not kwargs and number_first(name, args[0], args[1:]):
-            args, kwargs = args[1:], {"value": args[0]}         # addcmul_(Number value, Tensor, Tensor)
+        value = number_first(name, args[0], args[1:]) if direct is not None and len(args) == 3 and not kwargs \
+            else None
+        if value is not None:
+            args, kwargs = args[1:], {"value": value}           # addcmul_(Number value, Tensor, Tensor)
         if direct is not None and E.addc_into_(direct, self, args, kwargs):
             return self
         tensors = tuple(a for a in args if isinstance(a, Tensor))
@@ -663,6 +670,7 @@ TENSOR_METHODS.update(_SFM.TENSOR_METHODS)
 
 
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
+from .._checks import is_number  # noqa: E402
 from ._signatures import number_first, public_method as _public_method, tensor_methods as _tensor_methods  # noqa: E402
 TENSOR_METHODS = _tensor_methods({name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()})
 

@@ -206,13 +206,14 @@ _NUMBER_FIRST_WARNED = []
 
 
 def number_first(name, number, tensors):
-    """True when (number, *tensors) are the arguments of the deprecated Number-first overload
-    of `name` (add, sub, addcmul, addcdiv or their in-place forms, a method's: after self),
-    having given PyTorch's warning: once per process for all of them, as PyTorch's parser."""
+    """The number (a Python one: a 0-dim tensor's value) when (number, *tensors) are the
+    arguments of the deprecated Number-first overload of `name` (add, sub, addcmul, addcdiv
+    or their in-place forms, a method's: after self), having given PyTorch's warning: once
+    per process for all of them, as PyTorch's parser.  None when they are not."""
+    from .._checks import is_number
     from .._tensor import Tensor
-    if isinstance(number, Tensor) or not isinstance(number, numbers.Number) or \
-            not all(isinstance(t, Tensor) for t in tensors):
-        return False
+    if not is_number(number) or not all(isinstance(t, Tensor) for t in tensors):
+        return None
     if not _NUMBER_FIRST_WARNED:
         _NUMBER_FIRST_WARNED.append(name)
         from .._warnings import warn_user
@@ -221,7 +222,7 @@ def number_first(name, number, tensors):
         warn_user(f"This overload of {name} is deprecated:\n\t{name}(Number {number_name}, {tensor_params})\n"
                   f"Consider using one of the following signatures instead:\n\t{name}({tensor_params}, *, Number "
                   f"{number_name} = 1)", UserWarning)
-    return True
+    return number.item() if isinstance(number, Tensor) else number
 
 
 def with_out(fn, name, rule, grad_name):

@@ -82,11 +82,13 @@ def to(x, *args, **kwargs):
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {list(kwargs)}")
     flags = 0
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
         elif isinstance(a, D.dtype) or a in _PYTHON_TYPES:
             dtype = a
+        elif i == 0 and a.__class__ in _PYTHON_TYPES[:1] + _PYTHON_TYPES[2:]:
+            dtype = a.__class__     # (PyTorch's parser reads a leading float or bool value as its type)
         elif a.__class__ is builtins.bool:
             # non_blocking, then copy (each overload's positional bools after its dtype/device/other)
             if flags == 1:

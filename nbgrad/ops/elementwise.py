@@ -6,6 +6,7 @@ that create_graph=True records them; where grad mode is off during backward
 (the common case) the fused backend kernels do tanh/sigmoid/relu in one pass.
 The engine reduces broadcast gradients to each input's shape and dtype.
 """
+import builtins
 import math
 
 import numpy as np
@@ -331,8 +332,10 @@ def _scaled_binary(op, node_cls, a, b, alpha):
         return out
     if isinstance(alpha, Tensor):
         from ._signatures import number_first
-        if number_first(op, b, (alpha,)):       # add(Number alpha, Tensor other): deprecated
-            return _scaled_binary(op, node_cls, a, alpha, b)
+        number = number_first(op, b, (alpha,))
+        if number is not None:                  # add(Number alpha, Tensor other): deprecated
+            return _scaled_binary(op, node_cls, a, alpha, number)
+        raise TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
     dt = _result_type(a, b)
     _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
@@ -1314,4 +1317,6 @@ from . import tabled as _tabled   # noqa: E402  (tabled reads this module's ops 
 
 globals().update({row.name: _tabled.FUNCTIONS[row.name] for row in _tabled.ROWS if row.where != "functional"})
 globals().update(_tabled.PUBLIC)        # the table-only ops with PyTorch's signatures
-globals().update({cls.__name__: cls for cls in _tabled.NODES.values() if cls.__name__ not in globals()})
+# (never over a builtin: the node class named "NotImplemented" shadowed Python's NotImplemented here)
+globals().update({cls.__name__: cls for cls in _tabled.NODES.values()
+                  if cls.__name__ not in globals() and not hasattr(builtins, cls.__name__)})

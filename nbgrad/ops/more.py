@@ -195,9 +195,11 @@ def _addcdiv_values(x, t1, t2, value, dt):
 
 def _number_first(name, input, value, tensor1, deprecated, keyword_value):
     from ._signatures import number_first
-    if len(deprecated) != 1 or keyword_value != 1 or not number_first(name, value, (tensor1, *deprecated)):
+    number = number_first(name, value, (tensor1, *deprecated)) if len(deprecated) == 1 and keyword_value == 1 \
+        else None
+    if number is None:
         raise TypeError(f"{name}() takes 3 positional arguments but {3 + len(deprecated)} were given")
-    return input, tensor1, deprecated[0], value
+    return input, tensor1, deprecated[0], number
 
 
 def addcmul(input, tensor1, tensor2, *deprecated, value=1):

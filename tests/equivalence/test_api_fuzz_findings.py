@@ -1026,3 +1026,19 @@ def test_in_place_methods_count_their_arguments_after_self(call, message):
     with pytest.raises(TypeError, match=message):
         call(x, nbgrad.ones(3))
     assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
+
+
+def test_scalar_overloads_of_add_and_a_0dim_number_first():
+    # Tensor.add_(Number other, Number alpha); the deprecated add(Number alpha, Tensor other)
+    # takes a 0-dim tensor as its Number; x.to(True) / x.to(1.5) read the value's type
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert nbgrad.tensor(1.5).bfloat16().add_(-0.0, 2).item() == 1.5
+        assert nbgrad.ones(3).sub_(1, 2).tolist() == [-1.0, -1.0, -1.0]
+        t = nbgrad.arange(3.0)
+        assert nbgrad.ones(3).add(nbgrad.tensor(2.0), t).tolist() == [1.0, 3.0, 5.0]
+        assert nbgrad.ones(3).addcmul(nbgrad.tensor(2.0), t, t).tolist() == [1.0, 3.0, 9.0]
+        with pytest.raises(TypeError):
+            nbgrad.ones(3).add(nbgrad.tensor(2.0, requires_grad=True), t)
+    x = nbgrad.ones(2, dtype=nbgrad.float64)
+    assert x.to(True).dtype is nbgrad.bool and x.to(1.5).dtype is nbgrad.float64

@@ -5,7 +5,6 @@ argument errors that name the public function (`sum() got an unexpected keyword 
 never an internal helper (`_sum()`, `_compare.<locals>.compare()`)."""
 import functools
 import inspect
-import numbers
 import re
 import types
 

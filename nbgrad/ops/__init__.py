@@ -192,16 +192,26 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
                 _check_promoted_cast(self, [a for a in args if isinstance(a, Tensor)], row)
             elif promoting and args and isinstance(args[0], (Tensor, int, float)):
                 _check_promoted_cast(self, args[:1], row)
-        if kwargs:
-            tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
-            return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
-                                 needs_old=needs_old, overlap=overlap, precheck=precheck,
+        try:
+            if kwargs:
+                tensors = tuple(v for v in kwargs.values() if isinstance(v, Tensor))
+                return apply_inplace(self, lambda old, *a: fn(old, *a[:len(args)], **kwargs), *args, *tensors,
+                                     needs_old=needs_old, overlap=overlap, precheck=precheck,
+                                     differentiable=differentiable)
+            return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck,
                                  differentiable=differentiable)
-        return apply_inplace(self, fn, *args, needs_old=needs_old, overlap=overlap, precheck=precheck,
-                             differentiable=differentiable)
+        except (RuntimeError, ValueError, IndexError) as e:
+            raise _parser_error(method.__name__, args, kwargs, e) from e
     method.__name__ = name or fn.__name__ + "_"
     return method
 
+
+def _parser_error(name, args, kwargs, error):
+    """PyTorch's TypeError when no schema of Tensor.<name> takes these arguments (its parser
+    speaks before the leaf, overlap and shape checks that raised `error`), else `error`.  On
+    the failure path of the in-place methods' general path only: the hot calls pay nothing."""
+    from ._argument_check import argument_error
+    return argument_error(name, args, kwargs, method=True) or error
 
 def _reversed(fn):
     def method(self, other):
@@ -610,7 +620,10 @@ def _more_inplace(fn, name):
         if direct is not None and E.addc_into_(direct, self, args, kwargs):
             return self
         tensors = tuple(a for a in args if isinstance(a, Tensor))
-        return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
+        try:
+            return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
+        except (RuntimeError, ValueError, IndexError) as e:
+            raise _parser_error(name, args, kwargs, e) from e
     method.__name__ = name
     return method
 

@@ -575,6 +575,8 @@ def hardshrink(input, lambd=0.5):
 
 def threshold(input, threshold, value, inplace=False):
     x = _tensor_arg("threshold", input)
+    from .._checks import as_number     # (Scalars: a 0-dim tensor is its number, then truncated below)
+    threshold, value = as_number(threshold, "threshold", "threshold", 2), as_number(value, "threshold", "value", 3)
     if not x._dtype.is_floating_point:
         # PyTorch's kernel reads both numbers as the tensor's integer type (toward zero):
         # threshold(-1, -1.5, 7) compares -1 > -1, not -1 > -1.5

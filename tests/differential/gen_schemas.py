@@ -23,6 +23,7 @@ OUT = ROOT / "nbgrad" / "ops" / "_schemas.py"
 _ATOMS = {
     "Tensor": "T", "_int": "i", "int": "i", "SymInt": "j", "_float": "f", "float": "f", "Number": "n",
     "_complex": "n", "_bool": "b", "bool": "b", "_size": "I", "str": "s", "_dtype": "d", "None": "o",
+    "torch.SymInt": "j", "torch.SymFloat": "f",     # (add_'s other: Tensor | Number | ... | SymFloat)
 }
 
 

@@ -1042,3 +1042,27 @@ def test_scalar_overloads_of_add_and_a_0dim_number_first():
             nbgrad.ones(3).add(nbgrad.tensor(2.0, requires_grad=True), t)
     x = nbgrad.ones(2, dtype=nbgrad.float64)
     assert x.to(True).dtype is nbgrad.bool and x.to(1.5).dtype is nbgrad.float64
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: x.add_(None), r"^add_\(\): argument 'other' \(position 1\) must be Tensor, not NoneType$"),
+    (lambda x: x.sub_([]), r"^sub_\(\): argument 'other' \(position 1\) must be Tensor, not list$"),
+    (lambda x: x.div_(None), r"^div_\(\): argument 'other' \(position 1\) must be Tensor, not NoneType$"),
+])
+def test_in_place_methods_refuse_argument_types_before_the_leaf_check(call, message):
+    # PyTorch's parser speaks before the leaf check (the schema check on the failure path)
+    x = nbgrad.ones(2, 3, requires_grad=True)
+    with pytest.raises(TypeError, match=message):
+        call(x)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.mul_(nbgrad.ones(3))           # (a good argument: the leaf check's own error)
+
+
+def test_threshold_reads_a_0dim_tensor_threshold_as_a_number():
+    # a Scalar: the 0-dim tensor's value, then truncated toward zero for an integer input
+    # (-2 > trunc(-2.22) is false: replaced)
+    x = nbgrad.tensor([-2, -3, 5, 4])
+    assert nbgrad.nn.functional.threshold(x, nbgrad.tensor(-2.22, dtype=nbgrad.float64), 4).tolist() == [4, 4, 5, 4]
+    assert nbgrad.nn.functional.threshold_(x.clone(), -2.22, nbgrad.tensor(7)).tolist() == [7, 7, 5, 4]
+    with pytest.raises(TypeError, match="must be Number, not Tensor"):
+        nbgrad.nn.functional.threshold(x, nbgrad.tensor([1.0]), 4)

@@ -68,6 +68,7 @@ def _to_device_raw(x, device):
 
 # (the module's float, int and bool below are x.float() and friends)
 _PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool)
+_LEADING_VALUE_TYPES = (builtins.float, builtins.bool)      # to(1.5): float64; to(True): bool
 
 
 def to(x, *args, **kwargs):
@@ -87,7 +88,7 @@ def to(x, *args, **kwargs):
             dtype, device = a.dtype, a.device
         elif isinstance(a, D.dtype) or a in _PYTHON_TYPES:
             dtype = a
-        elif i == 0 and a.__class__ in _PYTHON_TYPES[:1] + _PYTHON_TYPES[2:]:
+        elif i == 0 and a.__class__ in _LEADING_VALUE_TYPES:
             dtype = a.__class__     # (PyTorch's parser reads a leading float or bool value as its type)
         elif a.__class__ is builtins.bool:
             # non_blocking, then copy (each overload's positional bools after its dtype/device/other)

@@ -355,9 +355,16 @@ def install(ns, widen, narrow, reinterpret, fmt=FLOAT16):
 
     @wrap("cumulative")
     def cumulative(op, x_view, dim, out_dtype, acc_dtype=None):
-        # PyTorch's Half scan: float accumulators, each output rounded to Half
+        # PyTorch's Half scan: the values cast to Half first (the contract's "x's values cast
+        # to out_dtype": a float32 input's Half roundings are what it adds), float accumulators,
+        # each output rounded to Half
         if x_view[0].dtype is not H and out_dtype is not H:
             return orig["cumulative"](op, x_view, dim, out_dtype, acc_dtype)
+        if out_dtype is H and x_view[0].dtype is not H:
+            shape = tuple(x_view[2])
+            half = (o_empty(_numel(shape), H), 0, shape, _contiguous(shape))
+            ns["copy"](x_view, half)
+            x_view = half
         xw = wide(x_view) if x_view[0].dtype is H else x_view
         # (float32 accumulators: PyTorch's acc_type of Half and BFloat16 on the CPU)
         out = orig["cumulative"](op, xw, dim, F if out_dtype is H else out_dtype, np.float32 if

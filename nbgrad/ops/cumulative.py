@@ -8,7 +8,7 @@ cumprod's divides by the input when it has no zero, else takes PyTorch's O(n) ma
 formula, or under create_graph its O(n^2) one whose own derivative is cumprod's second.
 """
 from .. import _dtype as D
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, int_dim, needs_grad, new_tensor, record, _wrap
 from ._dtype_rules import not_implemented
@@ -40,12 +40,7 @@ def _scan(op, x, dim, dtype):
     check_scan_dtype(op, x, out_dtype)
     if needs_grad(x) and not out_dtype.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
-    src = x
-    if x._dtype is not out_dtype and out_dtype in (D.float16, D.bfloat16):
-        # PyTorch casts the input first: a half scan adds the inputs' half roundings
-        with no_grad():
-            src = x.to(out_dtype)
-    buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", src._view_tuple(), d, out_dtype.np)
+    buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", x._view_tuple(), d, out_dtype.np)
     return new_tensor(buf, x._shape, out_dtype, x.device), d
 
 

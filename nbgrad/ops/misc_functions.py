@@ -196,8 +196,7 @@ def column_stack(tensors):
     tensors = _tensor_list("column_stack", tensors)
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
-    result = hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
-    return result
+    return hstack([t.reshape(t.numel(), 1) if t.dim() <= 1 else t for t in tensors])
 
 
 def row_stack(tensors):

@@ -345,8 +345,12 @@ def _scaled_binary(op, node_cls, a, b, alpha):
         return out
     if alpha != 1:
         checked_scalar(alpha, dt)
-        b = mul(b, _alpha(alpha, dt)) if isinstance(b, Tensor) else b * alpha
-        dt = D.result_type_of((a, b))
+        if not isinstance(b, Tensor):
+            b = b * alpha
+        elif dt.is_floating_point:
+            b = mul(b, _alpha(alpha, dt))
+        else:       # alpha * b in the result's integer (or bool) type, wrapping as PyTorch's kernel
+            b = mul(b.to(dt), bool(alpha) if dt is D.bool_ else alpha)
     out = _binary_raw(op, a, b, dt)
     if needs_grad(a, b):
         record(node_cls, (a, b), (out,))

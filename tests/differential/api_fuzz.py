@@ -331,7 +331,8 @@ class Lib:
                 x = v.detach()
                 if d["dtype"] in ("bfloat16", "float16"):
                     x = x.float()
-                d["values"] = _jsonable(np.asarray(x.numpy() if hasattr(x, "numpy") else x).tolist())
+                # force: PyTorch's efficient zeros (sgn's ZeroTensor gradient) refuse numpy()
+                d["values"] = _jsonable(np.asarray(x.numpy(force=True) if hasattr(x, "numpy") else x).tolist())
             except Exception as e:
                 d["values"] = "unreadable " + type(e).__name__
             return d

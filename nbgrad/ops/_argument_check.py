@@ -10,11 +10,16 @@ have refused the arguments, and raises its TypeError in that case.  The schemas 
 (ops/_schemas.py, generated from its type stubs), read on the first failure.
 """
 
+import inspect
+
 import numpy as np
 
 from .._checks import is_float, is_int, is_integer_tensor, is_number
 
 _PARSED = {}
+
+# an argument PyTorch's Python function passes on transformed (a reduction's enum): not checked
+_ANY = object()
 
 # PyTorch's words for the kinds in its messages
 _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b": "bool", "I": "tuple of ints",
@@ -79,7 +84,7 @@ def _fits_one(kind, v):
 
 
 def _fits(kinds, v):
-    return any(_fits_one(k, v) for k in kinds)
+    return v is _ANY or any(_fits_one(k, v) for k in kinds)
 
 
 def _mismatch(overload, args, kwargs):
@@ -91,18 +96,18 @@ def _mismatch(overload, args, kwargs):
         return f"() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} were given"
     for i, ((name, kinds, _), a) in enumerate(zip(positional, args)):
         if not _fits(kinds, a):
-            return f"(): argument '{name}' (position {i + 1}) must be {_word(kinds)}, not {_type_name(a)}"
+            return _refused(kinds, a, name, i)
     if var is not None:
         for i, a in enumerate(args[len(positional):], len(positional)):
             if not _fits(var[1], a):
-                return f"(): argument '{var[0]}' (position {i + 1}) must be {_word(var[1])}, not {_type_name(a)}"
+                return _refused(var[1], a, var[0], i)
     named = {p[0]: p for p in list(positional[len(args):]) + list(keyword)}
     for k, v in kwargs.items():
         p = named.get({"axis": "dim", "keepdims": "keepdim"}.get(k, k)) or named.get(k)
         if p is None:
             return f"() got an unexpected keyword argument '{k}'"
         if not _fits(p[1], v):
-            return f"(): argument '{k}' must be {_word(p[1])}, not {_type_name(v)}"
+            return _refused(p[1], v, k, None)
     given = set(kwargs) | {"dim" for k in kwargs if k == "axis"} | {"keepdim" for k in kwargs if k == "keepdims"}
     for i, (name, _, default) in enumerate(positional[len(args):], len(args)):
         if not default and name not in given:
@@ -113,7 +118,26 @@ def _mismatch(overload, args, kwargs):
     return None
 
 
+def _refused(kinds, v, name, position):
+    """PyTorch's words (after the function's name) for an argument no kind takes; a sequence
+    for a list parameter is judged by its first refused element, as the parser unpacks it.
+    position: the argument's, counted from 0, for a positional one."""
+    where = f"'{name}'" if position is None else f"'{name}' (position {position + 1})"
+    listed = next((k for k in kinds if k in "IL"), None)
+    if isinstance(v, (tuple, list)) and listed:
+        i, e = next((i, e) for i, e in enumerate(v) if not _fits_one({"I": "j", "L": "T"}[listed], e))
+        if listed == "L":       # (this one names no function: the parser's tensor-list unpacking)
+            return f"\0expected Tensor as element {i} in argument {position or 0}, but got {_type_name(e)}"
+        if _type_name(e) == "Tensor":
+            return f"(): argument {where} must be tuple of ints, but found element of type Tensor at pos {i}"
+        return (f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                f'"type must be tuple of ints,but got {_type_name(e)}"')
+    return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
+
+
 def _word(kinds):
+    if "I" in kinds and "T" not in kinds:
+        return _WORDS["I"]      # (an int[2] that also takes one int is a "tuple of ints")
     return next((_WORDS[k] for k in kinds if k in _WORDS), "object")
 
 
@@ -134,17 +158,68 @@ def _signature(overload):
     return "(" + ", ".join(parts) + ")"
 
 
-def argument_error(name, args, kwargs, method=False):
+def argument_error(name, args, kwargs, method=False, key=None):
     """PyTorch's TypeError when no schema of torch.<name> (method: Tensor.<name>, args
-    without self) takes these arguments; None when one does or none is known."""
-    overloads = _overloads(("Tensor." if method else "torch.") + name)
+    without self; key: another table entry, "nn.<name>") takes these arguments; None when one
+    does or none is known."""
+    overloads = _overloads(key or ("Tensor." if method else "torch.") + name)
     if not overloads:
         return None
     reasons = [_mismatch(o, args, kwargs) for o in overloads]
     if any(r is None for r in reasons):
         return None
     if len(overloads) == 1:
-        return TypeError(name + reasons[0])
+        return TypeError(reasons[0][1:] if reasons[0].startswith("\0") else name + reasons[0])
     got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                      + "".join(f" * {_signature(o)}\n" for o in overloads))
+
+
+def functional_argument_error(name, fn, args, kwargs):
+    """The TypeError of the C-parsed op that PyTorch's nn.functional.<name> passes its
+    arguments to (F.max_pool2d's: "max_pool2d(): argument 'kernel_size' (position 2) must be
+    tuple of ints, not bool"), or None.  ops/_schemas.FUNCTIONAL says which op, in which
+    branch (inplace=True, return_indices=True) and which parameter goes where; only the
+    arguments the caller gave are checked, bound to `fn`'s parameters (PyTorch's names)."""
+    from ._schemas import FUNCTIONAL
+    branches = FUNCTIONAL.get(name)
+    if not branches:
+        return None
+    try:
+        signature = inspect.signature(inspect.unwrap(fn))
+        given = signature.bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return None
+
+    def value(param):
+        if param in given:
+            return given[param]
+        default = signature.parameters[param].default if param in signature.parameters else None
+        return None if default is inspect.Parameter.empty else default
+    if given.get("reduction", "mean") not in ("none", "mean", "sum"):
+        return None     # (PyTorch's _Reduction.get_enum refuses it first, with a ValueError)
+    try:
+        branch = next((b for b in branches if b[0] is None or bool(value(b[0])) is b[1]), None)
+    except (RuntimeError, ValueError):    # (a tensor for inplace=: PyTorch's `if inplace:` raised that)
+        return None
+    if branch is None:
+        return None
+    _, _, op, spec = branch
+    short = op.split(".", 1)[1]
+    if spec == "*":
+        return argument_error(short, args, kwargs, key=op)
+    op_args, op_kwargs = [], {}
+    for item in spec.split(","):
+        keyword, _, expr = item.rpartition("=")
+        pair = expr.startswith("pair:")
+        param = expr[5:] if pair else expr
+        v = given.get(param, _ANY)
+        if pair and v is not _ANY:      # nn.functional's _pair: a sequence's items, else the value twice
+            from .._tensor import Tensor
+            v = tuple(v) if isinstance(v, (tuple, list, Tensor)) else (v, v)
+        if keyword:
+            if v is not _ANY:
+                op_kwargs[keyword] = v
+        else:
+            op_args.append(v)
+    return argument_error(short, op_args, op_kwargs, key=op)

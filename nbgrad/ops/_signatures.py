@@ -300,26 +300,35 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     by default `name`)."""
     if not isinstance(fn, types.FunctionType) or getattr(fn, "_tensor_arguments", False):
         return fn
-    checked = module == "nbgrad"        # (torch.<name> and Tensor.<name>: ops/_schemas.py has their schemas)
+    # ops/_schemas.py has the schemas of torch.<name>, Tensor.<name>, torch.linalg's and
+    # torch.special's functions, and of the op each nn.functional function passes its arguments
+    # to (a number read from a tensor: PyTorch's Python reads it first)
+    checked = module in ("nbgrad", "nbgrad.linalg", "nbgrad.special")
+    functional = module == "nbgrad.nn.functional"
+
+    def parser_error(args, kwargs):
+        from ._argument_check import argument_error, functional_argument_error
+        if functional:
+            return functional_argument_error(name, fn, args, kwargs)
+        return argument_error(name, args[1:] if method else args, kwargs, method)
 
     def public(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
-            if error is None and checked:
+            if error is None and (checked or functional):
                 # an attribute read on a value made from an argument PyTorch's parser refuses
-                from ._argument_check import argument_error
-                error = argument_error(name, args[1:] if method else args, kwargs, method)
+                error = parser_error(args, kwargs)
             if error is None:
                 raise
             raise error from e
         except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError) as e:
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
-            if error is None and checked and not isinstance(e, TypeError):
+            if error is None and not isinstance(e, TypeError) and \
+                    (checked or functional and getattr(e, "scalar_of", None) is None):
                 # would PyTorch's parser have refused the arguments before any work?
-                from ._argument_check import argument_error
-                error = argument_error(name, args[1:] if method else args, kwargs, method)
+                error = parser_error(args, kwargs)
             if error is None:
                 raise
             raise error from e

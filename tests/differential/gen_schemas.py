@@ -1,7 +1,10 @@
 """Write nbgrad/ops/_schemas.py: the argument kinds of PyTorch's C-parsed functions and Tensor
 methods that nbgrad also has, read from PyTorch's own type stubs (torch/_C/_VariableFunctions.pyi,
-torch/_C/__init__.pyi's TensorBase).  nbgrad reads them only after a call has failed, to give
-the TypeError PyTorch's argument parser raises before any work (ops/_signatures.py).
+torch/_C/__init__.pyi's TensorBase) and, for torch.linalg, torch.special and the torch._C._nn
+ops nn.functional calls, which have no stubs that say it, from aten's schemas.  FUNCTIONAL says,
+for each nn.functional function, which op PyTorch's Python passes its arguments to and how
+(read from torch/nn/functional.py's source).  nbgrad reads them only after a call has failed,
+to give the TypeError PyTorch's argument parser raises before any work (ops/_signatures.py).
 
     python -m tests.differential.gen_schemas      # needs torch; rewrites nbgrad/ops/_schemas.py
 
@@ -52,11 +55,19 @@ def _kinds(annotation):
     return "?"
 
 
+def _empty_list_default(param, default):
+    """An int list whose default is empty, which PyTorch's parser also takes as None
+    (avg_pool1d's stride, roll's dims), where the stubs say `= ()`."""
+    kinds = _kinds(param.annotation)
+    return kinds.endswith("I") and "o" not in kinds and isinstance(default, (ast.Tuple, ast.List)) and not default.elts
+
+
 def _encode(fn, method):
     args = fn.args
     params = args.args[1:] if method else args.args
     defaults = [None] * (len(params) - len(args.defaults)) + list(args.defaults)
-    out = [f"{p.arg}:{_kinds(p.annotation)}{'=' if d is not None else ''}" for p, d in zip(params, defaults)]
+    out = [f"{p.arg}:{_kinds(p.annotation)}{'o' if _empty_list_default(p, d) else ''}{'=' if d is not None else ''}"
+           for p, d in zip(params, defaults)]
     if args.vararg is not None:
         out.append(f"{args.vararg.arg}:*{_kinds(args.vararg.annotation)}")
     elif args.kwonlyargs:
@@ -71,6 +82,178 @@ def _collect(body, method):
     for node in body:
         if isinstance(node, ast.FunctionDef):
             found.setdefault(node.name, []).append(_encode(node, method))
+    return found
+
+
+# aten's argument types as the argument parser reads them (an Optional adds None)
+_ATEN = {"Tensor": "T", "int": "i", "SymInt": "j", "float": "f", "number": "n", "Scalar": "n", "bool": "b",
+         "str": "s", "Dimname": "s", "ScalarType": "d", "List[int]": "I", "List[SymInt]": "I", "List[float]": "F",
+         "List[Tensor]": "L", "List[Optional[Tensor]]": "L"}
+
+
+def _aten_kinds(argument):
+    text = str(argument.real_type)        # (.type says int for a ScalarType)
+    optional = text.startswith("Optional[")
+    kinds = _ATEN.get(text[9:-1] if optional else text, "?")
+    if kinds == "I" and argument.N:
+        kinds = "iI"            # (an int[2] takes one int for both)
+    # (an int list whose default is empty takes None: the parser's stride=None, dims=None)
+    optional = optional or (kinds.endswith("I") and argument.has_default_value() and argument.default_value == [])
+    return kinds if kinds == "?" else kinds + ("o" if optional else "")
+
+
+def _aten_encode(name):
+    """The argument parser's overloads of aten::<name> in this file's encoding, or None: the
+    schemas without the out= ones, each with the `out` keyword the parser merges them into
+    (tuple of Tensors for several outputs); aten's `self` is the parser's `input`."""
+    import torch
+    schemas = torch._C._jit_get_schemas_for_operator("aten::" + name)
+    writes = [[a for a in s.arguments if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+              for s in schemas]
+    outs = max((len(w) for w in writes), default=0)
+    overloads = []
+    for schema, written in zip(schemas, writes):
+        if written:
+            continue
+        out, keyword = [], False
+        for a in schema.arguments:
+            if a.kwarg_only and not keyword:
+                out.append("*")
+                keyword = True
+            out.append(f"{'input' if a.name == 'self' else a.name}:{_aten_kinds(a)}{'=' if a.has_default_value() else ''}")
+        if outs:
+            out += ([] if keyword else ["*"]) + [f"out:{'To' if outs == 1 else 'Lo'}="]
+        overloads.append(",".join(out))
+    return ";".join(overloads) or None
+
+
+def _op_of(call):
+    """The table key ("torch.<op>" or "nn.<op>") of a call to one of PyTorch's C-parsed
+    functions (torch.x, torch._C._nn.x, _VF.x), or None."""
+    text = ast.unparse(call.func)
+    for prefix, key in (("torch._C._nn.", "nn."), ("torch._C._VariableFunctions.", "torch."), ("_VF.", "torch."),
+                        ("torch.", "torch.")):
+        if text.startswith(prefix) and "." not in text[len(prefix):]:
+            return key + text[len(prefix):]
+    return None
+
+
+# what a function may do before its op without reading its arguments' values
+_HARMLESS_CALLS = ("has_torch_function", "handle_torch_function", "torch.jit.is_scripting", "_Reduction.")
+
+
+def _reads(node, params):
+    """Whether a statement reads one of the parameters' values: a test `x is None`, the
+    __torch_function__ dispatch and the legacy reduction arguments' reading do not count."""
+    if isinstance(node, ast.If) and any(isinstance(c, ast.Call) and ast.unparse(c.func).startswith(_HARMLESS_CALLS)
+                                        for c in ast.walk(node.test)):
+        return any(_reads(st, params) for st in node.orelse)
+    if isinstance(node, ast.Call) and ast.unparse(node.func).startswith(_HARMLESS_CALLS):
+        return False
+    if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        return False
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return False        # (the docstring)
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
+        return True
+    return any(_reads(c, params) for c in ast.iter_child_nodes(node))
+
+
+def _reads_before(body, call, params):
+    """Whether the statements of `body` before `call` (and within the ones around it, their
+    tests) read one of the parameters."""
+    statement = next(st for st in body if any(c is call for c in ast.walk(st)))
+    if any(_reads(st, params) for st in body[:body.index(statement)]):
+        return True
+    if isinstance(statement, ast.If):
+        inner = statement.body if any(c is call for st in statement.body for c in ast.walk(st)) else statement.orelse
+        return _reads(statement.test, params) or _reads_before(inner, call, params)
+    return False
+
+
+def _functional_branch(fn):
+    """(op key, its in-place op key or None, the argument spec) of a PyTorch nn.functional
+    function written in Python whose work is one C-parsed op called with its parameters, or
+    None.  Each spec item is the parameter passed at that position (`k=param` for a keyword),
+    `pair:param` for _pair(param) and `?` for anything else (a reduction's enum, a parameter the
+    function reassigns first)."""
+    import torch.nn.functional as F
+    tree = ast.parse(inspect.getsource(F))
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == fn.__name__), None)
+    if node is None:
+        return None
+    params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+    assigned = {t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and _op_of(c)
+             and any(isinstance(a, ast.Name) and a.id in params for a in c.args + [k.value for k in c.keywords])]
+    ops = sorted({_op_of(c) for c in calls})
+    if not ops or len(ops) > 2 or (len(ops) == 2 and (ops[1] != ops[0] + "_" or "inplace" not in params)):
+        return None
+    call = next(c for c in calls if _op_of(c) == ops[0])
+
+    def item(expr):
+        if isinstance(expr, ast.Name) and expr.id in params and expr.id not in assigned:
+            return expr.id
+        if isinstance(expr, ast.Call) and ast.unparse(expr.func) == "_pair" and len(expr.args) == 1 and \
+                isinstance(expr.args[0], ast.Name) and expr.args[0].id in params and expr.args[0].id not in assigned:
+            return "pair:" + expr.args[0].id
+        return "?"
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    # the function's own Python before the statement that calls the op: if it reads a
+    # parameter (input.dim() < 2, if min_val > max_val, if training: ...) it may raise first,
+    # and the op's check is not PyTorch's first word
+    if _reads_before(node.body, call, params - {"inplace"}):      # (inplace: the branch taken)
+        return None
+    spec = [item(a) for a in call.args] + [f"{k.arg}={item(k.value)}" for k in call.keywords]
+    if all(s.endswith("?") for s in spec):
+        return None
+    return ops[0], (ops[1] if len(ops) == 2 else None), ",".join(spec)
+
+
+def _functional(table, functions):
+    """{F name: branches} for nbgrad.nn.functional's functions whose PyTorch counterpart parses
+    its arguments through one C-parsed op (itself, or called from Python): each branch is
+    (parameter, value, op key, spec); the first whose parameter has that value (None: always)
+    is the one PyTorch's function takes.  The ops' schemas are added to `table`."""
+    import torch
+    import torch.nn.functional as F
+    import nbgrad
+    found = {}
+    for name in dir(F):
+        fn = getattr(F, name)
+        if name.startswith("_") or not callable(fn) or not hasattr(nbgrad.nn.functional, name):
+            continue
+        branches = []
+        if not inspect.isfunction(fn):
+            op = next((key + fn.__name__ for key, ns in (("nn.", torch._C._nn), ("torch.", torch._C._VariableFunctions))
+                       if getattr(ns, fn.__name__, None) is fn), None)
+            branches = [(None, None, op, "*")] if op else []
+        else:
+            closure = inspect.getclosurevars(fn).nonlocals
+            if "if_true" in closure:         # boolean_dispatch: return_indices picks the function
+                taken = [(closure["arg_name"], True, closure["if_true"]), (None, None, closure["if_false"])]
+            else:
+                taken = [(None, None, fn)]
+            for param, value, target in taken:
+                branch = _functional_branch(target)
+                if branch is None:
+                    continue
+                op, inplace, spec = branch
+                if inplace:
+                    branches.append(("inplace", True, inplace, spec))
+                branches.append((param, value, op, spec))
+        for _, _, op, _ in branches:
+            if op not in table:
+                short = op.split(".", 1)[1]
+                encoded = ";".join(functions[short]) if op.startswith("torch.") and short in functions \
+                    else _aten_encode(short)
+                if encoded is not None:
+                    table[op] = encoded
+        branches = [b for b in branches if b[2] in table]
+        if branches:
+            found[name] = tuple(branches)
     return found
 
 
@@ -93,14 +276,29 @@ def main():
         if hasattr(nbgrad.Tensor, name) and not name.startswith("__") and \
                 type(attr).__name__ in ("method_descriptor", "builtin_function_or_method"):
             table[f"Tensor.{name}"] = ";".join(overloads)
+    # torch.linalg's and torch.special's C-parsed functions (linalg_solve, special_erf), which
+    # have no stubs: aten's schemas
+    for module, ours, prefix in ((torch.linalg, nbgrad.linalg, "linalg_"), (torch.special, nbgrad.special, "special_")):
+        for name in dir(module):
+            fn = getattr(module, name)
+            if not name.startswith("_") and hasattr(ours, name) and not inspect.isfunction(fn) and \
+                    getattr(fn, "__name__", None) == prefix + name:
+                encoded = _aten_encode(prefix + name)
+                if encoded is not None:
+                    table[f"torch.{prefix}{name}"] = encoded
+    functional = _functional(table, functions)
     lines = ['"""Generated by `python -m tests.differential.gen_schemas` from PyTorch '
              f'{torch.__version__.split("+")[0]}\'s type stubs: the',
              "argument kinds of its C-parsed functions and methods (see that script for the encoding).",
              'Read by ops/_signatures.py after a call failed; do not edit."""', "SCHEMAS = {"]
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(table.items())]
     lines.append("}")
+    lines.append("# nn.functional's functions: the C-parsed op that PyTorch's reads its arguments through")
+    lines.append("FUNCTIONAL = {")
+    lines += [f"    {key!r}: {value!r}," for key, value in sorted(functional.items())]
+    lines.append("}")
     OUT.write_text("\n".join(lines) + "\n")
-    print(f"{OUT}: {len(table)} functions and methods")
+    print(f"{OUT}: {len(table)} functions and methods, {len(functional)} of nn.functional")
 
 
 if __name__ == "__main__":

@@ -1066,3 +1066,78 @@ def test_threshold_reads_a_0dim_tensor_threshold_as_a_number():
     assert nbgrad.nn.functional.threshold_(x.clone(), -2.22, nbgrad.tensor(7)).tolist() == [7, 7, 5, 4]
     with pytest.raises(TypeError, match="must be Number, not Tensor"):
         nbgrad.nn.functional.threshold(x, nbgrad.tensor([1.0]), 4)
+
+
+@pytest.mark.parametrize("a_dtype, b, alpha, dtype, values", [
+    ("uint8", [True, False, True], -2, "uint8", [255, 253, 5]),      # alpha * b wraps in uint8
+    ("bool", [True, False, False], 2, "bool", [True, False, True]),  # logical: alpha as bool
+    ("bool", [True, True, False], 0, "bool", [False, False, True]),
+    ("int8", [True, True, False], 100, "int8", [101, 97, 7]),
+])
+def test_integral_add_with_alpha_keeps_the_result_type(a_dtype, b, alpha, dtype, values):
+    # alpha takes no part in type promotion: alpha * b is computed in the result's type
+    # (uint8 + bool with alpha=-2 was int64 [-1, ...])
+    a = nbgrad.tensor([1, -3, 7], dtype=getattr(nbgrad, a_dtype)) if a_dtype != "bool" \
+        else nbgrad.tensor([False, False, True])
+    out = nbgrad.add(a, nbgrad.tensor(b), alpha=alpha)
+    assert out.dtype is getattr(nbgrad, dtype) and out.tolist() == values
+    assert a.add_(nbgrad.tensor(b), alpha=alpha).tolist() == values
+
+
+_F = nbgrad.nn.functional
+
+
+@pytest.mark.parametrize("call, message", [
+    # nn.functional: the C-parsed op PyTorch's Python passes the arguments to speaks, in its name
+    (lambda: _F.hinge_embedding_loss(nbgrad.ones(2, 1, 3), (3, 3, 0), float("inf")),
+     r"^hinge_embedding_loss\(\): argument 'target' \(position 2\) must be Tensor, not tuple$"),
+    (lambda: _F.max_pool2d(nbgrad.ones(3), 3, -3, False),
+     r"^max_pool2d\(\): argument 'padding' \(position 4\) must be tuple of ints, not bool$"),
+    (lambda: _F.nll_loss(nbgrad.ones(1, dtype=nbgrad.bool), nbgrad.ones(3, dtype=nbgrad.bfloat16),
+                         ignore_index=nbgrad.ones(3, 1)),
+     r"^nll_loss_nd\(\): argument 'ignore_index' \(position 5\) must be int, not Tensor$"),
+    (lambda: _F.cross_entropy(nbgrad.ones(3, 2), nbgrad.tensor([0, 1, 5]), ignore_index=1.5),
+     r"^cross_entropy_loss\(\): argument 'ignore_index' \(position 5\) must be int, not float$"),
+    (lambda: _F.layer_norm(nbgrad.ones(2, 2, 2, 2), nbgrad.ones(3, dtype=nbgrad.bool)),
+     r"^layer_norm\(\): argument 'normalized_shape' \(position 2\) must be tuple of ints, not Tensor$"),
+    (lambda: _F.layer_norm(nbgrad.ones(1, 2, 4, 4), (2, 2.5)),
+     r"^layer_norm\(\): argument 'normalized_shape' failed to unpack the object at pos 2 with error "
+     r"\"type must be tuple of ints,but got float\"$"),
+    (lambda: _F.fold(nbgrad.ones(1, 3), (0, -3, 3), nbgrad.ones(1, 2, 3, 4)),     # (through _pair)
+     r"^col2im\(\): argument 'kernel_size' \(position 3\) must be tuple of ints, but found element of type "
+     r"Tensor at pos 0$"),
+    (lambda: _F.conv2d(nbgrad.ones(2, 3, 5), nbgrad.ones(3, 1, dtype=nbgrad.bool), -2, 5, groups=3),
+     r"^conv2d\(\) received an invalid combination of arguments - got \(Tensor, Tensor, int, int, groups=int\)"),
+    # torch.linalg's functions, parsed by their aten schemas
+    (lambda: nbgrad.linalg.inv_ex(nbgrad.ones(2, 3), check_errors=nbgrad.tensor(1)),
+     r"^linalg_inv_ex\(\): argument 'check_errors' must be bool, not Tensor$"),
+    (lambda: nbgrad.linalg.solve(nbgrad.ones(2, 0, dtype=nbgrad.int64), nbgrad.ones(2, 3, 4), left=0.5),
+     r"^linalg_solve\(\): argument 'left' must be bool, not float$"),
+    (lambda: nbgrad.linalg.multi_dot((nbgrad.ones(2, 2), -1)),
+     r"^expected Tensor as element 1 in argument 0, but got int$"),
+    (lambda: nbgrad.linalg.vector_norm(4, ord=3),
+     r"^linalg_vector_norm\(\): argument 'input' \(position 1\) must be Tensor, not int$"),
+])
+def test_functional_and_linalg_refuse_arguments_as_their_ops_parser(call, message):
+    # these failed first on another check (a RuntimeError on the shapes, dtypes or dims)
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # PyTorch's own Python reads these before its op: its errors come first
+    (lambda: _F.group_norm(nbgrad.ones(3), nbgrad.tensor(1)), RuntimeError, "Expected at least 2 dimensions"),
+    (lambda: _F.cross_entropy(nbgrad.ones(3, 2), nbgrad.tensor([0, 1, 1]), ignore_index=1.5, reduction="bogus"),
+     ValueError, "bogus is not a valid value for reduction"),
+    (lambda: _F.relu(nbgrad.ones(2) - 5, inplace=nbgrad.ones(2)), RuntimeError, "more than one value is ambiguous"),
+])
+def test_functional_python_checks_still_speak_before_the_op(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_an_empty_default_int_list_takes_none():
+    # avg_pool1d's stride=[] by default: the parser takes None for it
+    assert _F.avg_pool1d(nbgrad.ones(1, 1, 4), 2, None).tolist() == [[[1.0, 1.0]]]
+    with pytest.raises(RuntimeError):
+        _F.avg_pool1d(nbgrad.ones(4), 2, None)

@@ -223,3 +223,18 @@ def functional_argument_error(name, fn, args, kwargs):
         else:
             op_args.append(v)
     return argument_error(short, op_args, op_kwargs, key=op)
+
+
+def read_by_python(name, fn, kind, args, kwargs):
+    """Whether PyTorch's nn.functional.<name>, written in Python, reads an attribute of an
+    argument of type `kind` (an AttributeError's "'int' object") before any op parses it: its
+    error is then that AttributeError, not the parser's TypeError (_schemas.PYTHON_READ)."""
+    from ._schemas import PYTHON_READ
+    read = PYTHON_READ.get(name)
+    if read is None:
+        return False
+    try:
+        given = inspect.signature(inspect.unwrap(fn)).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return False
+    return any(type(v).__name__ == kind for p, v in given.items() if p in read.split(","))

@@ -316,6 +316,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
+            if functional and _read_by_python(e, fn, name, args, kwargs):
+                raise       # (PyTorch's Python reads input.dim() of an int too)
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
             if error is None and (checked or functional):
                 # an attribute read on a value made from an argument PyTorch's parser refuses
@@ -417,6 +419,14 @@ def _tensor_for_a_scalar(error, fn, name, module, args, kwargs, method):
         return TypeError(f"{name}(): argument {where} must be {kind}, not Tensor")
     return TypeError(f"{name}(): argument {where} must be tuple of ints, but found element of type Tensor at "
                      f"pos {element}")
+
+
+def _read_by_python(error, fn, name, args, kwargs):
+    m = _NO_ATTRIBUTE.match(str(error))
+    if m is None:
+        return False
+    from ._argument_check import read_by_python
+    return read_by_python(name, fn, m.group(1), args, kwargs)
 
 
 def _not_a_tensor(error, fn, name, args, kwargs, method=False):

@@ -142,13 +142,14 @@ def _op_of(call):
 _HARMLESS_CALLS = ("has_torch_function", "handle_torch_function", "torch.jit.is_scripting", "_Reduction.")
 
 
-def _reads(node, params):
+def _reads(node, params, ops=()):
     """Whether a statement reads one of the parameters' values: a test `x is None`, the
-    __torch_function__ dispatch and the legacy reduction arguments' reading do not count."""
+    __torch_function__ dispatch, the legacy reduction arguments' reading and a call of one of
+    `ops` (the op itself, in its other branch) do not count."""
     if isinstance(node, ast.If) and any(isinstance(c, ast.Call) and ast.unparse(c.func).startswith(_HARMLESS_CALLS)
                                         for c in ast.walk(node.test)):
-        return any(_reads(st, params) for st in node.orelse)
-    if isinstance(node, ast.Call) and ast.unparse(node.func).startswith(_HARMLESS_CALLS):
+        return any(_reads(st, params, ops) for st in node.orelse)
+    if isinstance(node, ast.Call) and (ast.unparse(node.func).startswith(_HARMLESS_CALLS) or _op_of(node) in ops):
         return False
     if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
         return False
@@ -156,18 +157,18 @@ def _reads(node, params):
         return False        # (the docstring)
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
         return True
-    return any(_reads(c, params) for c in ast.iter_child_nodes(node))
+    return any(_reads(c, params, ops) for c in ast.iter_child_nodes(node))
 
 
-def _reads_before(body, call, params):
+def _reads_before(body, call, params, ops):
     """Whether the statements of `body` before `call` (and within the ones around it, their
-    tests) read one of the parameters."""
+    tests) read one of the parameters other than by calling one of `ops`."""
     statement = next(st for st in body if any(c is call for c in ast.walk(st)))
-    if any(_reads(st, params) for st in body[:body.index(statement)]):
+    if any(_reads(st, params, ops) for st in body[:body.index(statement)]):
         return True
     if isinstance(statement, ast.If):
         inner = statement.body if any(c is call for st in statement.body for c in ast.walk(st)) else statement.orelse
-        return _reads(statement.test, params) or _reads_before(inner, call, params)
+        return _reads(statement.test, params, ops) or _reads_before(inner, call, params, ops)
     return False
 
 
@@ -204,7 +205,8 @@ def _functional_branch(fn):
     # the function's own Python before the statement that calls the op: if it reads a
     # parameter (input.dim() < 2, if min_val > max_val, if training: ...) it may raise first,
     # and the op's check is not PyTorch's first word
-    if _reads_before(node.body, call, params - {"inplace"}):      # (inplace: the branch taken)
+    # (inplace: the branch taken; reduction: a string, its ValueError guarded where it is read)
+    if _reads_before(node.body, call, params - {"inplace", "reduction"}, set(ops)):
         return None
     spec = [item(a) for a in call.args] + [f"{k.arg}={item(k.value)}" for k in call.keywords]
     if all(s.endswith("?") for s in spec):
@@ -257,6 +259,103 @@ def _functional(table, functions):
     return found
 
 
+def _attributes_read_first(body, params, defs, seen=()):
+    """(the parameters whose attribute PyTorch's Python reads before it does anything else
+    with its arguments that could fail, whether something else came before the end): through
+    `body`'s statements in order, past the __torch_function__ dispatch and `x is None` tests; a
+    test's branches count for what both of them read, and stop the walk where either could
+    fail; through the module's own helpers (_mha_shape_check(query, ...)).  The first thing
+    nn.functional.softmax does is input.softmax: an int there is "'int' object has no attribute
+    'softmax'"."""
+    read = []
+    for statement in body:
+        if isinstance(statement, ast.If):
+            if any(isinstance(c, ast.Call) and ast.unparse(c.func).startswith(_HARMLESS_CALLS)
+                   for c in ast.walk(statement.test)):
+                continue
+            found, stopped = _attributes_read_in(statement.test, params, defs, seen)
+            read += found
+            if stopped:
+                return read, True
+            in_body, body_stopped = _attributes_read_first(statement.body, params, defs, seen)
+            in_else, else_stopped = _attributes_read_first(statement.orelse, params, defs, seen)
+            read += [p for p in in_body if p in in_else]
+            if body_stopped or else_stopped:
+                return read, True
+            continue
+        if isinstance(statement, ast.Raise):
+            return read, True
+        found, stopped = _attributes_read_in(statement, params, defs, seen)
+        read += found
+        if stopped:
+            return read, True
+    return read, False
+
+
+def _attributes_read_in(node, params, defs, seen):
+    """_attributes_read_first for one statement or expression, its parameters' uses in source
+    order (a conditional expression's branches: not counted)."""
+    parents = {c: n for n in ast.walk(node) for c in ast.iter_child_nodes(n)}
+    skipped = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+            skipped.update(id(c) for c in ast.walk(n))
+        elif isinstance(n, (ast.IfExp, ast.Lambda)):
+            skipped.update(id(c) for part in ([n.body, n.orelse] if isinstance(n, ast.IfExp) else [n.body])
+                           for c in ast.walk(part))
+    # (the private parameters, _stacklevel, are PyTorch's own)
+    uses = sorted((n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                   and n.id in params and not n.id.startswith("_") and id(n) not in skipped),
+                  key=lambda n: (n.lineno, n.col_offset))
+    read = []
+    for n in uses:
+        parent = parents.get(n)
+        if isinstance(parent, ast.Attribute) and parent.value is n:
+            read.append(n.id)
+            continue
+        if isinstance(parent, ast.BinOp) or (isinstance(parent, ast.Call) and (
+                ast.unparse(parent.func) in ("isinstance", "warnings.warn")
+                or ast.unparse(parent.func).startswith(_HARMLESS_CALLS))):
+            continue        # (an operand is read by its own attribute first; these read nothing that fails)
+        callee = defs.get(ast.unparse(parent.func)) if isinstance(parent, ast.Call) else None
+        if callee is not None and callee.name not in seen and n in parent.args:
+            names = [a.arg for a in callee.args.args]
+            mapping = {names[i]: a.id for i, a in enumerate(parent.args)
+                       if i < len(names) and isinstance(a, ast.Name) and a.id in params}
+            inner, stopped = _attributes_read_first(callee.body, set(mapping), defs, seen + (callee.name,))
+            read += [mapping[p] for p in inner]
+            if stopped:
+                return read, True
+            continue
+        return read, True
+    return read, False
+
+
+def _python_read(functional):
+    """{nn.functional name: its parameters that PyTorch's Python reads an attribute of before
+    anything else it does with its arguments}, for the functions nbgrad has that PyTorch writes in Python and
+    that FUNCTIONAL does not already check (an int there: "'int' object has no attribute 'dim'")."""
+    import torch.nn.functional as F
+    import nbgrad
+    tree = ast.parse(inspect.getsource(F))
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    found = {}
+    for name in dir(F):
+        fn = getattr(F, name)
+        if name.startswith("_") or name in functional or not inspect.isfunction(fn) or \
+                not hasattr(nbgrad.nn.functional, name):
+            continue
+        fn = inspect.getclosurevars(fn).nonlocals.get("if_false", fn)      # (boolean_dispatch: the default)
+        node = defs.get(fn.__name__)
+        if node is None:
+            continue
+        params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+        read = sorted(set(_attributes_read_first(node.body, params, defs)[0]))
+        if read:
+            found[name] = ",".join(read)
+    return found
+
+
 def main():
     import torch
     import nbgrad
@@ -287,6 +386,7 @@ def main():
                 if encoded is not None:
                     table[f"torch.{prefix}{name}"] = encoded
     functional = _functional(table, functions)
+    python_read = _python_read(functional)
     lines = ['"""Generated by `python -m tests.differential.gen_schemas` from PyTorch '
              f'{torch.__version__.split("+")[0]}\'s type stubs: the',
              "argument kinds of its C-parsed functions and methods (see that script for the encoding).",
@@ -296,6 +396,10 @@ def main():
     lines.append("# nn.functional's functions: the C-parsed op that PyTorch's reads its arguments through")
     lines.append("FUNCTIONAL = {")
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(functional.items())]
+    lines.append("}")
+    lines.append("# nn.functional's functions whose Python reads an argument's attributes before an op parses them")
+    lines.append("PYTHON_READ = {")
+    lines += [f"    {key!r}: {value!r}," for key, value in sorted(python_read.items())]
     lines.append("}")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"{OUT}: {len(table)} functions and methods, {len(functional)} of nn.functional")

@@ -1141,3 +1141,18 @@ def test_an_empty_default_int_list_takes_none():
     assert _F.avg_pool1d(nbgrad.ones(1, 1, 4), 2, None).tolist() == [[[1.0, 1.0]]]
     with pytest.raises(RuntimeError):
         _F.avg_pool1d(nbgrad.ones(4), 2, None)
+
+
+@pytest.mark.parametrize("call, message", [
+    # PyTorch's Python reads an attribute of these arguments before any op parses them
+    (lambda: _F.softmax(3, 0), r"^'int' object has no attribute"),
+    (lambda: _F.l1_loss(nbgrad.ones(2), 3.0), r"^'float' object has no attribute"),
+    (lambda: _F.softsign([1.0]), r"^'list' object has no attribute"),
+    (lambda: _F.group_norm((1, 2), 1), r"^'tuple' object has no attribute"),
+])
+def test_functional_keeps_the_attribute_error_of_its_python(call, message):
+    with pytest.raises(AttributeError, match=message):
+        call()
+    # ... where PyTorch's op is the first to see the argument, its parser's TypeError
+    with pytest.raises(TypeError, match=r"^dropout\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
+        _F.dropout(3, 0.5)

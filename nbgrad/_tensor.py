@@ -342,6 +342,9 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad is not True and requires_grad is not False:     # (PyTorch's parser: a bool only)
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' must be bool, not "
+                            f"{type(requires_grad).__name__}")
         if requires_grad and not self._dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not requires_grad and self._grad_fn is not None:

@@ -278,12 +278,12 @@ def _rmatmul(self, other):
     return L.matmul(other, self)
 
 
-def _sum(self, dim=None, keepdim=False, dtype=None, axis=None):
-    return R.sum(self, dim if axis is None else axis, keepdim, dtype)
+def _sum(self, dim=None, keepdim=False, *, dtype=None, axis=None):
+    return R.sum(self, dim if axis is None else axis, keepdim, dtype=dtype)
 
 
-def _mean(self, dim=None, keepdim=False, dtype=None, axis=None):
-    return R.mean(self, dim if axis is None else axis, keepdim, dtype)
+def _mean(self, dim=None, keepdim=False, *, dtype=None, axis=None):
+    return R.mean(self, dim if axis is None else axis, keepdim, dtype=dtype)
 
 
 def _size_method(fn):

@@ -23,7 +23,8 @@ _ANY = object()
 
 # PyTorch's words for the kinds in its messages
 _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b": "bool", "I": "tuple of ints",
-          "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str", "d": "torch.dtype"}
+          "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str", "d": "torch.dtype",
+          "D": "torch.device"}
 
 
 def _overloads(key):
@@ -80,6 +81,9 @@ def _fits_one(kind, v):
         return isinstance(v, _dtype_cls)
     if kind == "o":
         return v is None
+    if kind == "D":
+        from .._size import device as _device_cls
+        return isinstance(v, (str, _device_cls)) or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))
     return True         # ("?": a kind not checked here)
 
 

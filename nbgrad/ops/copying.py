@@ -73,8 +73,8 @@ _LEADING_VALUE_TYPES = (builtins.float, builtins.bool)      # to(1.5): float64; 
 
 def to(x, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); copy=False returns x when nothing changes."""
-    dtype = kwargs.pop("dtype", None)
-    device = kwargs.pop("device", None)
+    dtype = kwargs_dtype = kwargs.pop("dtype", None)
+    device = kwargs_device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     fmt = kwargs.pop("memory_format", None)
@@ -97,8 +97,17 @@ def to(x, *args, **kwargs):
             flags += 1
         elif a is not None:
             device = a
-    dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
-    device = to_device(device) if device is not None else x.device
+    try:
+        dtype = D.to_dtype(dtype) if dtype is not None else x._dtype
+        device = to_device(device) if device is not None else x.device
+    except (RuntimeError, TypeError, ValueError) as e:
+        # (what this parser took for a device or a dtype: PyTorch's parser refuses the arguments first)
+        from ._argument_check import argument_error
+        given = {k: v for k, v in (("dtype", kwargs_dtype), ("device", kwargs_device)) if v is not None}
+        error = argument_error("to", args, given, method=True)
+        if error is None:
+            raise
+        raise error from e
     if dtype is x._dtype and device == x.device and not copy and (
             fmt is None or suggest_memory_format(x._shape, x._stride) is fmt):
         return x                                    # PyTorch's to_will_alias

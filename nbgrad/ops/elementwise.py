@@ -830,7 +830,7 @@ class DivBackward2(Node):
         return tuple(zeros_grad(g) if self.needs_input_grad(i) else None for i in range(len(self._next_fns)))
 
 
-def div(a, b, rounding_mode=None):
+def div(a, b, *, rounding_mode=None):
     if rounding_mode is not None:
         if rounding_mode == "floor":
             with no_grad():

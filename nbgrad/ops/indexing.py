@@ -644,7 +644,7 @@ def _copy_to(dst, value):
             from .._creation import tensor
             value = tensor(checked_scalar(value, dst._dtype), dtype=dst._dtype, device=dst.device)
         else:
-            return fill_(dst, value, FillBackward3)
+            return fill_(dst, value, _node_cls=FillBackward3)
     if value._shape != dst._shape:
         if value.dim() == 0 and value.device.type == "cpu":
             return fill_(dst, value)

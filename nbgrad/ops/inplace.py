@@ -436,6 +436,8 @@ _DIRECT_LIMIT = 1 << 16          # (zero_ and copy_ by NumPy up to this many ele
 
 def copy_(t, src, non_blocking=False):
     """t[...] = src with broadcasting and casting (any dtype to any dtype)."""
+    if non_blocking is not False and non_blocking is not True:      # (PyTorch's parser: a bool only)
+        raise TypeError(f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
     if not isinstance(src, Tensor):
         return fill_(t, src)
     if not t._dtype.is_floating_point and is_grad_enabled():
@@ -513,8 +515,9 @@ def _filled(old, value, node_cls=FillBackward2):
     return out
 
 
-def fill_(t, value, _node_cls=FillBackward2):
+def fill_(t, value, *, _node_cls=FillBackward2):
     # PyTorch: fill_(Scalar) may write an expanded tensor; fill_(Tensor) and setitem may not
+    # (_node_cls: setitem's FillBackward3; keyword-only, so x.fill_(a, b) is Python's TypeError)
     check_inplace(t, value)                             # (autograd's check before the op's own)
     if isinstance(value, Tensor) or _node_cls is FillBackward3:
         assert_no_internal_overlap(t)

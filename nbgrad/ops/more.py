@@ -420,10 +420,10 @@ class NanToNumBackward0(Node):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     from .reduction import sum as _sum
     if not input._dtype.is_floating_point:
-        return _sum(input, dim, keepdim, dtype)
+        return _sum(input, dim, keepdim, dtype=dtype)
     from ._graph import wrap_dims as _wrap_dims
     dims = tuple(range(input.dim())) if dim is None else tuple(_wrap_dims(dim, input.dim()))
-    return recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype),
+    return recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype=dtype),
                     saves=(input,), shape=tuple(input._shape), dims=dims, keepdim=keepdim, dtype=input._dtype)
 
 

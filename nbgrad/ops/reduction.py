@@ -152,7 +152,7 @@ class SumBackward1(Node):
         return _expand_back(g, self.shape, self.dims, self.keepdim)
 
 
-def sum(x, dim=None, keepdim=False, dtype=None):
+def sum(x, dim=None, keepdim=False, *, dtype=None):
     if dim is None and dtype is None and keepdim is False and isinstance(x, Tensor):
         out = _total_dense("sum", x)
         if out is not None:
@@ -195,7 +195,7 @@ class MeanBackward1(Node):
         return _expand_back(g, self.shape, self.dims, self.keepdim) / self.count
 
 
-def mean(x, dim=None, keepdim=False, dtype=None):
+def mean(x, dim=None, keepdim=False, *, dtype=None):
     if dim is None and dtype is None and keepdim is False and isinstance(x, Tensor):
         out = _total_dense("mean", x)
         if out is not None:
@@ -284,7 +284,7 @@ def _prod_of_others(x, dim):
     return before * after
 
 
-def prod(x, dim=None, keepdim=False, dtype=None):
+def prod(x, dim=None, keepdim=False, *, dtype=None):
     _check_flag("prod", "keepdim", keepdim)
     if isinstance(dim, (tuple, list)):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")

@@ -11,7 +11,7 @@ gradient once; only as_strided is defined on storage.
 import math
 
 from .. import _dtype as D
-from .._checks import check_numel, int_tuple
+from .._checks import check_numel, int_tuple, is_int, is_integer_tensor
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
@@ -780,19 +780,34 @@ def unbind(x, dim=0):
 
 
 def split(x, split_size_or_sections, dim=0):
+    if isinstance(split_size_or_sections, Tensor):
+        try:            # (PyTorch's Tensor.split: a tensor of one element is its int)
+            split_size_or_sections = int(split_size_or_sections)
+        except ValueError:
+            pass
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = _wrap(dim, x.dim())
-    n = x._shape[d]
     if isinstance(split_size_or_sections, int):
         size = split_size_or_sections
-        if size < 0:
+        if size < 0:    # (before the dim is read, as ATen's split; after its parser, which wants an int)
+            if not (is_int(dim) or is_integer_tensor(dim)):
+                _wrap(dim, x.dim())
             raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        d = _wrap(dim, x.dim())
+        n = x._shape[d]
         if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         node_cls = SplitBackward0
     else:
+        sections = split_size_or_sections
+        if not isinstance(sections, (tuple, list)) or any(s.__class__ is not int for s in sections):
+            from ._argument_check import argument_error
+            error = argument_error("split_with_sizes", (x, sections, dim), {})
+            if error is not None:       # (split_with_sizes' parser: a sequence of ints)
+                raise error
+        d = _wrap(dim, x.dim())
+        n = x._shape[d]
         sizes = [int(s) for s in split_size_or_sections]
         if any(s < 0 for s in sizes):
             raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
@@ -810,6 +825,14 @@ def split(x, split_size_or_sections, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    if chunks.__class__ is not int:     # (the parser's int: a 0-dim integer tensor too)
+        if isinstance(chunks, Tensor) and not is_integer_tensor(chunks):
+            # (carrying the tensor: the public function names its argument, as PyTorch's parser)
+            from .._tensor import _not_a_scalar
+            raise _not_a_scalar(TypeError("chunks must be an int"), chunks, "int")
+        if not (is_int(chunks) or is_integer_tensor(chunks)):
+            raise TypeError(f"chunk(): argument 'chunks' (position 2) must be int, not {type(chunks).__name__}")
+        chunks = int(chunks)
     if x.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

@@ -1,6 +1,7 @@
 """The public API called with odd arguments, in nbgrad and in PyTorch side by side.
 
     python -m tests.differential.api_fuzz --calls 3000 --seed 1 [--jobs 2] [--only NAME,...]
+    ... --save-calls calls.jsonl      then, on another tree:  ... --replay calls.jsonl
 
 Where the differential tester (tests/differential) runs well-formed programs, this one
 aims at the edges a user reaches by mistake or by curiosity: empty and 0-dim tensors,
@@ -483,6 +484,10 @@ def main():
     ap.add_argument("--show", default="crash,hang,internal,values,grads,inputs",
                     help="classes whose examples are printed")
     ap.add_argument("--out", default="", help="write every difference here (JSON lines)")
+    ap.add_argument("--save-calls", default="", help="write the generated calls here (JSON lines)")
+    ap.add_argument("--replay", default="",
+                    help="run the calls saved in this file instead of generating them: the same calls before and "
+                         "after a change, which the generator cannot promise, since it reads nbgrad's signatures")
     a = ap.parse_args()
     if a.worker:
         return _worker_main()
@@ -491,9 +496,16 @@ def main():
     if a.only:
         only = set(a.only.split(","))
         targets = [t for t in targets if t[1] in only or f"{t[0]}.{t[1]}" in only]
-    sigs = _signatures(targets)
-    rng = random.Random(a.seed)
-    calls = [random_call(rng, targets, sigs) for _ in range(a.calls)]
+    if a.replay:
+        with open(a.replay) as f:
+            calls = [json.loads(line) for line in f]
+    else:
+        sigs = _signatures(targets)
+        rng = random.Random(a.seed)
+        calls = [random_call(rng, targets, sigs) for _ in range(a.calls)]
+    if a.save_calls:
+        with open(a.save_calls, "w") as f:
+            f.writelines(json.dumps(call) + "\n" for call in calls)
     print(f"{len(targets)} targets, {len(calls)} calls", flush=True)
     results = [None] * len(calls)
     lock = threading.Lock()

@@ -14,7 +14,8 @@ Encoding, one string per function: overloads joined by ';', parameters by ',', e
 `name:kinds` with `=` after it when it has a default, `*` before the keyword-only ones and
 `name:*kinds` for a *args parameter.  Kinds (one letter each, several for a union): T Tensor,
 i int, j SymInt (an integer tensor of one element too), f float, n Number, b bool, I ints,
-F floats, N numbers, L tensors, s str, d dtype, o None, and ? for anything (not checked).
+F floats, N numbers, L tensors, s str, d dtype, D device (a torch.device, str or int), o None,
+and ? for anything (not checked).
 """
 import ast
 import inspect
@@ -27,6 +28,7 @@ _ATOMS = {
     "Tensor": "T", "_int": "i", "int": "i", "SymInt": "j", "_float": "f", "float": "f", "Number": "n",
     "_complex": "n", "_bool": "b", "bool": "b", "_size": "I", "str": "s", "_dtype": "d", "None": "o",
     "torch.SymInt": "j", "torch.SymFloat": "f",     # (add_'s other: Tensor | Number | ... | SymFloat)
+    "DeviceLikeType": "D", "_device": "D",
 }
 
 
@@ -87,7 +89,7 @@ def _collect(body, method):
 
 # aten's argument types as the argument parser reads them (an Optional adds None)
 _ATEN = {"Tensor": "T", "int": "i", "SymInt": "j", "float": "f", "number": "n", "Scalar": "n", "bool": "b",
-         "str": "s", "Dimname": "s", "ScalarType": "d", "List[int]": "I", "List[SymInt]": "I", "List[float]": "F",
+         "str": "s", "Dimname": "s", "ScalarType": "d", "Device": "D", "List[int]": "I", "List[SymInt]": "I", "List[float]": "F",
          "List[Tensor]": "L", "List[Optional[Tensor]]": "L"}
 
 

@@ -1156,3 +1156,58 @@ def test_functional_keeps_the_attribute_error_of_its_python(call, message):
     # ... where PyTorch's op is the first to see the argument, its parser's TypeError
     with pytest.raises(TypeError, match=r"^dropout\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
         _F.dropout(3, 0.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    # the hot methods' arguments PyTorch's parser refuses (each checked where it costs nothing)
+    (lambda x: x.fill_(nbgrad.ones(4), 0.0), None),                   # fill_ takes one value
+    (lambda x: x.div(x, "floor"), None),                               # rounding_mode is keyword-only
+    (lambda x: nbgrad.div(x, x, "floor"), None),
+    (lambda x: x.mean(0, True, nbgrad.float64), None),                 # so is dtype
+    (lambda x: nbgrad.sum(x, 0, True, nbgrad.float64), None),
+    (lambda x: x.copy_(x, 1), r"^copy_\(\): argument 'non_blocking' (\(position 2\) )?must be bool, not int$"),
+    (lambda x: x.requires_grad_(None),
+     r"^requires_grad_\(\): argument 'requires_grad' (\(position 1\) )?must be bool, not NoneType$"),
+    (lambda x: x.requires_grad_(nbgrad.ones(2)),
+     r"^requires_grad_\(\): argument 'requires_grad' (\(position 1\) )?must be bool, not Tensor$"),
+    (lambda x: x.to(nbgrad.ones(1), -1.5, 4), r"^to\(\) received an invalid combination of arguments"),
+    (lambda x: x.to(device=0.5), r"^to\(\) received an invalid combination of arguments"),
+    (lambda x: x.new_tensor([1.0], device=0.5), r"^new_tensor\(\): argument 'device' must be torch.device, not float$"),
+])
+def test_hot_methods_refuse_what_the_parser_refuses(call, message):
+    x = nbgrad.ones(3)
+    with pytest.raises(TypeError, match=message):
+        call(x)
+    assert x.tolist() == [1.0, 1.0, 1.0] and not x.requires_grad      # (nothing written)
+    # the good forms
+    assert x.div(x, rounding_mode="floor").tolist() == [1.0, 1.0, 1.0]
+    assert x.mean(0, True, dtype=nbgrad.float64).dtype is nbgrad.float64
+    assert x.clone().copy_(x * 2, True).tolist() == [2.0, 2.0, 2.0]
+    assert x.to(nbgrad.ones(1, dtype=nbgrad.float64), False, True).dtype is nbgrad.float64
+
+
+def test_split_reads_a_tensor_size_as_pytorchs_tensor_split_does():
+    x = nbgrad.ones(2, 3, 5)
+    # a one-element tensor is its int, whose sign is checked before the dim
+    with pytest.raises(RuntimeError, match="split expects split_size be non-negative, but got split_size=-1"):
+        x.split(nbgrad.tensor([[[-1.0]]]), 4)
+    assert [tuple(t.shape) for t in x.split(nbgrad.tensor(2), 2)] == [(2, 3, 2), (2, 3, 2), (2, 3, 1)]
+    # anything else goes to split_with_sizes, whose parser wants ints
+    with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'split_sizes' \(position 2\) must be "
+                                        r"tuple of ints, not Tensor$"):
+        x.split(nbgrad.ones(2, 3, dtype=nbgrad.int64), 5)
+    with pytest.raises(TypeError, match=r"^split_with_sizes\(\): argument 'split_sizes' failed to unpack"):
+        x.split([1, 1.5], 0)
+    assert [tuple(t.shape) for t in x.split([nbgrad.tensor(1), 1], 0)] == [(1, 3, 5), (1, 3, 5)]
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.split([1, 1], 5)
+
+
+def test_chunk_takes_an_int_or_a_0dim_integer_tensor():
+    x = nbgrad.ones(2, 3, 4)
+    for chunks in (2.0, nbgrad.tensor([[[2.0]]]), nbgrad.tensor([2])):
+        with pytest.raises(TypeError, match="argument 'chunks' .*must be int, not"):
+            x.chunk(chunks)
+    assert [tuple(t.shape) for t in x.chunk(nbgrad.tensor(2), 1)] == [(2, 2, 4), (2, 1, 4)]
+    with pytest.raises(TypeError):          # the parser's dim before split's split_size check
+        nbgrad.split(x, -1, dim=nbgrad.ones(1))

@@ -297,7 +297,21 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-asarray = as_tensor
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """torch.asarray: as_tensor's sharing, its options keyword-only; copy=True never shares
+    obj's memory, copy=False shares it or raises ValueError (PyTorch's rule); requires_grad
+    applies to the result (obj itself when it is returned, as in PyTorch)."""
+    out = as_tensor(obj, dtype=dtype, device=device)
+    shares = (isinstance(obj, Tensor) and out._storage is obj._storage) or \
+        (isinstance(obj, np.ndarray) and out.device.type == "cpu" and np.shares_memory(out._host_raw(), obj))
+    if copy and shares:
+        out = out.clone()
+    elif copy is False and not shares:
+        what = "tensor" if isinstance(obj, (Tensor, np.ndarray)) else "arbitrary sequence"
+        raise ValueError(f"can't alias {what} into a tensor of dtype {out.dtype} on {out.device}.")
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 # -- filled ----------------------------------------------------------------------------------
@@ -344,7 +358,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _settings.fill_uninitialized(t)
 
 
-def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """An uninitialised tensor with the given strides, in new memory just large enough."""
     shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(shape) != len(stride):
@@ -360,7 +374,7 @@ def empty_strided(size, stride, dtype=None, device=None, requires_grad=False, pi
                                                 requires_grad))
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from ._checks import as_number, checked_scalar
     if isinstance(fill_value, Tensor):
         fill_value = as_number(fill_value, "full", "fill_value", 2)
@@ -388,12 +402,12 @@ def _like_layout(t, x, memory_format=None):
     return t
 
 
-def zeros_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+def zeros_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
     return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x, memory_format)
 
 
-def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     if not x._shape and dtype is None and device is None and not requires_grad and memory_format is None:
         # a 0-dim x (backward()'s implicit gradient of a loss): no size or layout to work out
         dev = x._storage.device
@@ -402,27 +416,27 @@ def ones_like(x, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x, memory_format)
 
 
-def empty_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
     return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def full_like(x, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
     return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def rand_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
     return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randn_like(x, dtype=None, device=None, requires_grad=False, memory_format=None):
+def randn_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     dtype, device = _like(x, dtype, device)
     return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=False):
+def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
     if high is None:
         low, high = 0, low
     dtype, device = _like(x, dtype, device)
@@ -430,7 +444,7 @@ def randint_like(x, low=0, high=None, dtype=None, device=None, requires_grad=Fal
 
 
 # -- ranges ------------------------------------------------------------------------------------
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -457,7 +471,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _new(buf, (n,), dtype, device, requires_grad)
 
 
-def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     dtype = _dt(dtype)
     check_dtype("linspace", dtype)
     device = to_device(device)
@@ -517,7 +531,7 @@ def _linspace_half(start, end, steps, half, device, dtype=D.float16):
     return cat([first, rounded(float(e) - rest)]).to(dtype)
 
 
-def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     """PyTorch's logspace, value for value: base ** x in double for exponents x spaced as
     linspace spaces them (start and end in the dtype, the step in double, the second half
     counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
@@ -552,7 +566,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
     return _finish(out.to(dtype), requires_grad)
 
 
-def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     n = as_symint(n, "eye", "n", 1)
     m = n if m is None else as_symint(m, "eye", "m", 2)
     if n < 0:
@@ -627,7 +641,7 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     return _new(buf, shape, dtype, device, requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -643,7 +657,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _new(buf, shape, dtype, device)
 
 
-def randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
     if dtype is not None:
         check_dtype("randperm", D.to_dtype(dtype))
     device = to_device(device)
@@ -706,7 +720,7 @@ def exponential_(t, lambd=1.0, generator=None):
     return write_random(t, buf, ExponentialBackward0)
 
 
-def normal(mean, std, size=None, dtype=None, device=None, generator=None, requires_grad=False, *, out=None):
+def normal(mean, std, size=None, *, dtype=None, device=None, generator=None, requires_grad=False, out=None):
     """Draws from N(mean, std); mean/std may be tensors (then the result has their shape).
     out=: drawn in out's dtype, as PyTorch's normal_out (N(0, 1) draws, then * std + mean)."""
     from .autograd.grad_mode import no_grad

@@ -490,7 +490,7 @@ class Tensor:
         self._dtype = other._dtype
 
     # -- conversion --------------------------------------------------------
-    def numpy(self, force=False):
+    def numpy(self, *, force=False):
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self._storage.device.type != "cpu":

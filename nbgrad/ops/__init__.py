@@ -293,22 +293,22 @@ def _size_method(fn):
     return method
 
 
-def _uniform_(self, a=0.0, b=1.0, generator=None):
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
     from .._creation import uniform_
     return uniform_(self, a, b)
 
 
-def _normal_(self, mean=0.0, std=1.0, generator=None):
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     from .._creation import normal_
     return normal_(self, mean, std)
 
 
-def _random_(self, low=0, high=None, generator=None):
+def _random_(self, low=0, high=None, *, generator=None):
     from .._creation import random_
     return random_(self, low, high)
 
 
-def _bernoulli_(self, p=0.5, generator=None):
+def _bernoulli_(self, p=0.5, *, generator=None):
     from .._creation import bernoulli_
     return bernoulli_(self, p)
 
@@ -386,7 +386,7 @@ def _new(self, *args, device=None):
     return empty(*size, dtype=self.dtype, device=device) if size else empty(0, dtype=self.dtype, device=device)
 
 
-def _new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from .._creation import full
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 

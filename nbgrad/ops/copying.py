@@ -17,7 +17,7 @@ class CloneBackward0(Node):
         return g
 
 
-def clone(x, memory_format=None):
+def clone(x, *, memory_format=None):
     """A copy in new memory laid out as PyTorch's preserve_format: a dense layout (a
     transpose) is kept exactly, any other gets dense strides in the same dims' order."""
     strides = copy_strides(x._shape, x._stride, memory_format)  # preserve: dense kept, else its order

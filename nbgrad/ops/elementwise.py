@@ -226,7 +226,7 @@ def ceil(x):
     return _unary_op("ceil", x, CeilBackward0, float_only=False)
 
 
-def round(x, decimals=0):
+def round(x, *, decimals=0):
     if decimals:
         check_dtype("round_decimals", x._dtype)
         scale = 10.0 ** decimals

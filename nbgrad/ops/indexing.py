@@ -849,7 +849,7 @@ def _src_region(src, index, x=None, d=None):
     return v
 
 
-def scatter(x, dim, index, src=None, value=None, reduce=None):
+def scatter(x, dim, index, src=None, *, value=None, reduce=None):
     if src is None and value is None:
         raise TypeError("scatter() missing 'src' or 'value'")
     if src is not None and not isinstance(src, Tensor):
@@ -887,7 +887,7 @@ def scatter_add(x, dim, index, src):
     return out
 
 
-def index_add(x, dim, index, source, alpha=1):
+def index_add(x, dim, index, source, *, alpha=1):
     d = _wrap(dim, x.dim())
     if source._dtype is not x._dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
@@ -928,7 +928,7 @@ def masked_select(x, mask):
     return gather_flat(xe, pos, MaskedSelectBackward0)
 
 
-def nonzero(x, as_tuple=False):
+def nonzero(x, *, as_tuple=False):
     buf, n = backend_of(x).nonzero(x._view_tuple())
     out = new_tensor(buf, (n, x.dim()), D.int64, x.device)
     if as_tuple:

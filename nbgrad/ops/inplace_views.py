@@ -279,7 +279,7 @@ def grow_storage(t, need):
         _settings.fill_buffer(storage, len(old), need, t._dtype)
 
 
-def resize_as_(self, the_template, memory_format=None):
+def resize_as_(self, the_template, *, memory_format=None):
     """resize_ to the_template's shape."""
     if not isinstance(the_template, Tensor):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "

@@ -1131,7 +1131,7 @@ def vdot(input, other, *, out=None):
     return result
 
 
-def vander(x, N=None):
+def vander(x, *, N=None):
     _check_tensor("linalg_vander", "x", 1, x)
     dt = x._dtype
     if not (dt is D.float32 or dt is D.float64 or (not dt.is_floating_point and dt is not D.bool_)):

@@ -77,14 +77,14 @@ def _first_columns(values, indices, d, k):
                                 out_shape, t._dtype, t._storage.device) for t in (values, indices)]
 
 
-def sort(x, dim=-1, descending=False, stable=False):
+def sort(x, dim=-1, descending=False, *, stable=False):
     values, indices, d = _sorted(x, dim, descending, order="stable" if stable else tie_order(x, "std"))
     if needs_grad(x):
         record(SortBackward0, (x,), (values, None), shape=x._shape, dim=d).save(indices)
     return ReductionResult(values, indices, "sort")
 
 
-def argsort(x, dim=-1, descending=False, stable=False):
+def argsort(x, dim=-1, descending=False, *, stable=False):
     return _sorted(x, dim, descending, "argsort", order="stable" if stable else tie_order(x, "std"))[1]
 
 

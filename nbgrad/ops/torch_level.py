@@ -141,7 +141,7 @@ def to_dense(input, dtype=None, *, masked_grad=None):
     return input if dtype is None else input.to(dtype)
 
 
-def char(input, memory_format=None):
+def char(input, *, memory_format=None):
     return input.to(D.int8) if memory_format is None else input.to(D.int8, memory_format=memory_format)
 
 

@@ -96,7 +96,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     check_dtype("topk", x._dtype)
     n = x._shape[_wrap(int_dim("topk", dim), x.dim())] if x.dim() else _wrap(int_dim("topk", dim), 0) + 1
     if k < 0 or k > n:
-        raise RuntimeError(f"selected index k out of range")
+        raise RuntimeError("selected index k out of range")
     values, indices, d = _sorted(x, dim, largest, "topk", tie_order(x, "topk_sorted" if sorted else "topk"), k)
     if x.dim():
         firsts = _first_columns(values, indices, d, k)

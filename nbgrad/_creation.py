@@ -301,6 +301,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """torch.asarray: as_tensor's sharing, its options keyword-only; copy=True never shares
     obj's memory, copy=False shares it or raises ValueError (PyTorch's rule); requires_grad
     applies to the result (obj itself when it is returned, as in PyTorch)."""
+    for name, value, allowed in (("copy", copy, (None, True, False)), ("requires_grad", requires_grad, (True, False))):
+        if not any(value is a for a in allowed):        # (PyTorch's parser: bools)
+            raise TypeError(f"asarray(): argument '{name}' must be bool, not {type(value).__name__}")
     out = as_tensor(obj, dtype=dtype, device=device)
     shares = (isinstance(obj, Tensor) and out._storage is obj._storage) or \
         (isinstance(obj, np.ndarray) and out.device.type == "cpu" and np.shares_memory(out._host_raw(), obj))

@@ -93,3 +93,5 @@ def test_asarray_copy_and_requires_grad():
         nbgrad.asarray(n, dtype=nbgrad.float32, copy=False)
     r = nbgrad.asarray(t, requires_grad=True)
     assert r is t and t.requires_grad
+    with pytest.raises(TypeError, match="argument 'requires_grad' must be bool, not Tensor"):
+        nbgrad.asarray(t, requires_grad=nbgrad.ones(1))

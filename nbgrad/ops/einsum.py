@@ -202,9 +202,9 @@ def _from_sublists(args):
 
 
 def einsum(*args):
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, "
-                        "or at least one operand and its subscripts list")
+    if len(args) < 2:       # (PyTorch's Python wrapper: a ValueError before anything else)
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     if isinstance(args[0], Tensor):
         equation, operands = _from_sublists(args)
     else:

@@ -1211,3 +1211,10 @@ def test_chunk_takes_an_int_or_a_0dim_integer_tensor():
     assert [tuple(t.shape) for t in x.chunk(nbgrad.tensor(2), 1)] == [(2, 2, 4), (2, 1, 4)]
     with pytest.raises(TypeError):          # the parser's dim before split's split_size check
         nbgrad.split(x, -1, dim=nbgrad.ones(1))
+
+
+@pytest.mark.parametrize("args", [(), (nbgrad.ones(2, 0),), ("ij",)])
+def test_einsum_with_fewer_than_two_arguments_is_a_value_error(args):
+    # PyTorch's Python wrapper says so before reading anything (an equation alone, a tensor alone)
+    with pytest.raises(ValueError, match="must specify the equation string and at least one operand"):
+        nbgrad.einsum(*args)

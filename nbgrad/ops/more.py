@@ -5,7 +5,7 @@ import math
 import operator
 
 from .. import _dtype as D
-from .._checks import as_symint, check_new_sizes, is_float
+from .._checks import as_symint, check_new_sizes, is_float, is_integer_tensor
 from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # the autocast hook: one truth test while off
 from ..autograd.graph import needs_grad, record
@@ -706,6 +706,17 @@ def matrix_power(input, n):
 
 
 def _split_along(name, input, indices_or_sections, dim, min_dim):
+    if isinstance(indices_or_sections, Tensor):
+        # PyTorch's parser: a 0-dim integer tensor is the int sections; a one-element tensor
+        # (a bool one too) the int list of one index; anything else no overload takes
+        if is_integer_tensor(indices_or_sections):
+            indices_or_sections = int(indices_or_sections)
+        else:
+            from ._argument_check import argument_error
+            error = argument_error(name, (input, indices_or_sections), {})
+            if error is not None:
+                raise error
+            indices_or_sections = [int(indices_or_sections)]
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.dim()} dimensions!")

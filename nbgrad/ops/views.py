@@ -851,10 +851,20 @@ def tensor_split(x, sections, dim=0):
     clamp as slice bounds do (a decreasing index gives an empty piece, never a negative size)."""
     if x.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    if isinstance(sections, Tensor):
+        # (ATen's tensor_split(Tensor) overload checks its argument before the dim is read)
+        if sections.device.type != "cpu":
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+                               f"{sections.device}")
+        if sections._dtype is not D.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{D.scalar_type_name(sections._dtype)}")
+        if sections.dim() > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {sections.dim()} dims")
+        sections = sections.item() if sections.dim() == 0 else sections.tolist()
     d = _wrap(dim, x.dim())
     n = x._shape[d]
-    if isinstance(sections, Tensor):
-        sections = sections.item() if sections.dim() == 0 else sections.tolist()
     if isinstance(sections, int):
         if sections <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {sections}")

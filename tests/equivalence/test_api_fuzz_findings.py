@@ -1218,3 +1218,20 @@ def test_einsum_with_fewer_than_two_arguments_is_a_value_error(args):
     # PyTorch's Python wrapper says so before reading anything (an equation alone, a tensor alone)
     with pytest.raises(ValueError, match="must specify the equation string and at least one operand"):
         nbgrad.einsum(*args)
+
+
+def test_tensor_split_checks_a_tensor_argument_before_the_dim():
+    x = nbgrad.ones(4)
+    with pytest.raises(RuntimeError, match="to have dtype of long, but got Float"):
+        x.tensor_split(nbgrad.tensor([1.0]), 5)            # (before the out-of-range dim)
+    with pytest.raises(RuntimeError, match="zero-dimensional or one-dimensional tensor, but got a tensor with 2 dims"):
+        x.tensor_split(nbgrad.ones(1, 1, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="expected at least a 1-dimensional tensor"):
+        nbgrad.tensor(1.0).tensor_split(nbgrad.tensor([1.0]))
+    assert [t.shape[0] for t in x.tensor_split(nbgrad.tensor([1, 3]))] == [1, 2, 1]
+    # hsplit reads a tensor as PyTorch's parser does: a 0-dim integer one is the sections
+    m = nbgrad.ones(4, 4)
+    assert [tuple(t.shape) for t in m.hsplit(nbgrad.tensor(2, dtype=nbgrad.int32))] == [(4, 2), (4, 2)]
+    assert [tuple(t.shape) for t in nbgrad.ones(4).hsplit(nbgrad.tensor(True))] == [(1,), (3,)]
+    with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+        m.hsplit(nbgrad.tensor([1.0]))

@@ -7,7 +7,10 @@ surfaces as whatever check meets it first (an IndexError for the dim).  Checking
 front would cost every call; instead, when a public function or method has failed with another
 error than TypeError, ops/_signatures.py asks `argument_error` whether PyTorch's parser would
 have refused the arguments, and raises its TypeError in that case.  The schemas are PyTorch's
-(ops/_schemas.py, generated from its type stubs), read on the first failure.
+(ops/_schemas.py, generated from its type stubs and aten's schemas), read on the first failure.
+An nn.functional function is checked against the op PyTorch's Python passes its arguments to
+(_schemas.FUNCTIONAL); where that Python reads an argument's attribute first, a non-tensor
+keeps PyTorch's AttributeError (_schemas.PYTHON_READ).
 """
 
 import inspect
@@ -69,8 +72,6 @@ def _fits_one(kind, v):
     if kind == "b":
         return isinstance(v, (bool, np.bool_))
     if kind in "IFNL":
-        if kind == "I" and isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point:
-            return True     # (an int list of one: PyTorch's parser takes any object with __index__)
         if not isinstance(v, (tuple, list)):
             return False
         element = {"I": "j", "F": "f", "N": "n", "L": "T"}[kind]
@@ -88,7 +89,14 @@ def _fits_one(kind, v):
 
 
 def _fits(kinds, v):
-    return v is _ANY or any(_fits_one(k, v) for k in kinds)
+    if v is _ANY or any(_fits_one(k, v) for k in kinds):
+        return True
+    # an int list of a fixed size (int[1] dim, which also takes one int: "iI") takes a tensor of
+    # one integer element, as the parser takes any object with __index__; an int[] (flip's
+    # dims, tile's) does not
+    from .._tensor import Tensor
+    return ("i" in kinds or "j" in kinds) and "I" in kinds and isinstance(v, Tensor) and v.numel() == 1 \
+        and not v._dtype.is_floating_point
 
 
 def _mismatch(overload, args, kwargs):
@@ -122,6 +130,10 @@ def _mismatch(overload, args, kwargs):
     return None
 
 
+class _WholeMessage(str):
+    """A reason that is the whole message, not words after the function's name."""
+
+
 def _refused(kinds, v, name, position):
     """PyTorch's words (after the function's name) for an argument no kind takes; a sequence
     for a list parameter is judged by its first refused element, as the parser unpacks it.
@@ -130,8 +142,8 @@ def _refused(kinds, v, name, position):
     listed = next((k for k in kinds if k in "IL"), None)
     if isinstance(v, (tuple, list)) and listed:
         i, e = next((i, e) for i, e in enumerate(v) if not _fits_one({"I": "j", "L": "T"}[listed], e))
-        if listed == "L":       # (this one names no function: the parser's tensor-list unpacking)
-            return f"\0expected Tensor as element {i} in argument {position or 0}, but got {_type_name(e)}"
+        if listed == "L":       # (the parser's tensor-list unpacking names no function)
+            return _WholeMessage(f"expected Tensor as element {i} in argument {position or 0}, but got {_type_name(e)}")
         if _type_name(e) == "Tensor":
             return f"(): argument {where} must be tuple of ints, but found element of type Tensor at pos {i}"
         return (f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
@@ -173,7 +185,7 @@ def argument_error(name, args, kwargs, method=False, key=None):
     if any(r is None for r in reasons):
         return None
     if len(overloads) == 1:
-        return TypeError(reasons[0][1:] if reasons[0].startswith("\0") else name + reasons[0])
+        return TypeError(reasons[0] if isinstance(reasons[0], _WholeMessage) else name + reasons[0])
     got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                      + "".join(f" * {_signature(o)}\n" for o in overloads))

@@ -338,6 +338,8 @@ def wrap_dims(dims, ndim):
     """Normalise a dim, a list of dims or None (all) to a sorted tuple."""
     if dims is None:
         return tuple(range(ndim))
+    if isinstance(dims, Tensor) and dims.dim() and dims.numel() == 1 and not dims._dtype.is_floating_point:
+        dims = (dims.reshape(()),)    # (an int[1] takes a tensor of one integer element, by its __index__)
     if isinstance(dims, (list, tuple)):
         if len(dims) == 0:
             return tuple(range(ndim))

@@ -708,15 +708,17 @@ def matrix_power(input, n):
 def _split_along(name, input, indices_or_sections, dim, min_dim):
     if isinstance(indices_or_sections, Tensor):
         # PyTorch's parser: a 0-dim integer tensor is the int sections; a one-element tensor
-        # (a bool one too) the int list of one index; anything else no overload takes
-        if is_integer_tensor(indices_or_sections):
-            indices_or_sections = int(indices_or_sections)
+        # (a bool one too) the index list of one (Tensor.hsplit's *indices; the function's
+        # int[] would refuse it); anything else no overload takes
+        t = indices_or_sections
+        if is_integer_tensor(t):
+            indices_or_sections = int(t)
+        elif t.numel() == 1 and not t._dtype.is_floating_point:
+            indices_or_sections = [int(t)]
         else:
             from ._argument_check import argument_error
-            error = argument_error(name, (input, indices_or_sections), {})
-            if error is not None:
-                raise error
-            indices_or_sections = [int(indices_or_sections)]
+            raise argument_error(name, (input, t), {}) or TypeError(f"{name}(): a tensor of {t.numel()} elements "
+                                                                      "is neither sections nor indices")
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.dim()} dimensions!")

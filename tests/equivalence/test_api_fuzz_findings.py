@@ -1235,3 +1235,11 @@ def test_tensor_split_checks_a_tensor_argument_before_the_dim():
     assert [tuple(t.shape) for t in nbgrad.ones(4).hsplit(nbgrad.tensor(True))] == [(1,), (3,)]
     with pytest.raises(TypeError, match="received an invalid combination of arguments"):
         m.hsplit(nbgrad.tensor([1.0]))
+
+
+def test_an_unsized_int_list_refuses_a_one_element_tensor():
+    # flip's dims (int[]) take no tensor; sum's dim (int[1]) takes one of one element
+    x = nbgrad.ones(3, 3)
+    with pytest.raises(TypeError, match=r"^flip\(\): argument 'dims' \(position 2\) must be tuple of ints, not Tensor$"):
+        nbgrad.flip(x, nbgrad.tensor([5]))
+    assert nbgrad.sum(x, nbgrad.tensor([0])).tolist() == [3.0, 3.0, 3.0]

@@ -486,6 +486,8 @@ argmin = _arg("argmin")
 
 def _all_any(op, x, dim, keepdim):
     _check_flag(op, "keepdim", keepdim)
+    if isinstance(dim, Tensor) and dim.dim():       # (their dims are an int[], which takes no tensor)
+        raise TypeError(f"{op}(): argument 'dim' must be int, not Tensor")
     # dim=() reduces nothing here (sum's dim=() reduces every dim, a legacy rule any/all lack)
     dims = () if isinstance(dim, (tuple, list)) and len(dim) == 0 else wrap_dims(dim, x.dim())
     out = _reduce_raw(op, x, dims, D.bool_, keepdim)

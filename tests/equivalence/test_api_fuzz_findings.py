@@ -1243,3 +1243,6 @@ def test_an_unsized_int_list_refuses_a_one_element_tensor():
     with pytest.raises(TypeError, match=r"^flip\(\): argument 'dims' \(position 2\) must be tuple of ints, not Tensor$"):
         nbgrad.flip(x, nbgrad.tensor([5]))
     assert nbgrad.sum(x, nbgrad.tensor([0])).tolist() == [3.0, 3.0, 3.0]
+    with pytest.raises(TypeError):      # all/any's dims are an int[] too
+        x.bool().all(nbgrad.tensor([1]))
+    assert x.bool().all(nbgrad.tensor(1)).tolist() == [True, True, True]

@@ -18,6 +18,7 @@ F floats, N numbers, L tensors, s str, d dtype, D device (a torch.device, str or
 and ? for anything (not checked).
 """
 import ast
+import functools
 import inspect
 import pathlib
 
@@ -174,15 +175,20 @@ def _reads_before(body, call, params, ops):
     return False
 
 
+@functools.cache
+def _functional_defs():
+    """{name: ast.FunctionDef} of torch/nn/functional.py's top-level functions."""
+    import torch.nn.functional as F
+    return {n.name: n for n in ast.parse(inspect.getsource(F)).body if isinstance(n, ast.FunctionDef)}
+
+
 def _functional_branch(fn):
     """(op key, its in-place op key or None, the argument spec) of a PyTorch nn.functional
     function written in Python whose work is one C-parsed op called with its parameters, or
     None.  Each spec item is the parameter passed at that position (`k=param` for a keyword),
     `pair:param` for _pair(param) and `?` for anything else (a reduction's enum, a parameter the
     function reassigns first)."""
-    import torch.nn.functional as F
-    tree = ast.parse(inspect.getsource(F))
-    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == fn.__name__), None)
+    node = _functional_defs().get(fn.__name__)
     if node is None:
         return None
     params = {a.arg for a in node.args.args + node.args.kwonlyargs}
@@ -335,12 +341,12 @@ def _attributes_read_in(node, params, defs, seen):
 
 def _python_read(functional):
     """{nn.functional name: its parameters that PyTorch's Python reads an attribute of before
-    anything else it does with its arguments}, for the functions nbgrad has that PyTorch writes in Python and
-    that FUNCTIONAL does not already check (an int there: "'int' object has no attribute 'dim'")."""
+    anything else it does with its arguments}, for the functions nbgrad has that PyTorch writes
+    in Python and that FUNCTIONAL does not already check (an int there: "'int' object has no
+    attribute 'dim'")."""
     import torch.nn.functional as F
     import nbgrad
-    tree = ast.parse(inspect.getsource(F))
-    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    defs = _functional_defs()
     found = {}
     for name in dir(F):
         fn = getattr(F, name)

@@ -213,6 +213,7 @@ def _parser_error(name, args, kwargs, error):
     from ._argument_check import argument_error
     return argument_error(name, args, kwargs, method=True) or error
 
+
 def _reversed(fn):
     def method(self, other):
         return fn(other, self)

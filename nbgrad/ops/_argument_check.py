@@ -199,13 +199,10 @@ def functional_argument_error(name, fn, args, kwargs):
     arguments the caller gave are checked, bound to `fn`'s parameters (PyTorch's names)."""
     from ._schemas import FUNCTIONAL
     branches = FUNCTIONAL.get(name)
-    if not branches:
+    bound = _bound(fn, args, kwargs) if branches else None
+    if bound is None:
         return None
-    try:
-        signature = inspect.signature(inspect.unwrap(fn))
-        given = signature.bind(*args, **kwargs).arguments
-    except (TypeError, ValueError):
-        return None
+    signature, given = bound
 
     def value(param):
         if param in given:
@@ -247,10 +244,17 @@ def read_by_python(name, fn, kind, args, kwargs):
     error is then that AttributeError, not the parser's TypeError (_schemas.PYTHON_READ)."""
     from ._schemas import PYTHON_READ
     read = PYTHON_READ.get(name)
-    if read is None:
+    bound = _bound(fn, args, kwargs) if read is not None else None
+    if bound is None:
         return False
+    read = read.split(",")
+    return any(type(v).__name__ == kind for p, v in bound[1].items() if p in read)
+
+
+def _bound(fn, args, kwargs):
+    """(fn's signature, {parameter: the value given}) of a call, or None where it does not bind."""
     try:
-        given = inspect.signature(inspect.unwrap(fn)).bind(*args, **kwargs).arguments
+        signature = inspect.signature(inspect.unwrap(fn))
+        return signature, signature.bind(*args, **kwargs).arguments
     except (TypeError, ValueError):
-        return False
-    return any(type(v).__name__ == kind for p, v in given.items() if p in read.split(","))
+        return None

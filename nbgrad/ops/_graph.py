@@ -338,8 +338,6 @@ def wrap_dims(dims, ndim):
     """Normalise a dim, a list of dims or None (all) to a sorted tuple."""
     if dims is None:
         return tuple(range(ndim))
-    if isinstance(dims, Tensor) and dims.dim() and dims.numel() == 1 and not dims._dtype.is_floating_point:
-        dims = (dims.reshape(()),)    # (an int[1] takes a tensor of one integer element, by its __index__)
     if isinstance(dims, (list, tuple)):
         if len(dims) == 0:
             return tuple(range(ndim))
@@ -348,6 +346,9 @@ def wrap_dims(dims, ndim):
             dup = next(d for d in out if out.count(d) > 1)
             raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
         return out if ndim else ()
+    if type(dims) is not int and isinstance(dims, Tensor) and dims.dim() and dims.numel() == 1 \
+            and not dims._dtype.is_floating_point:
+        dims = dims.reshape(())     # (an int[1] takes a tensor of one integer element, by its __index__)
     d = _wrap(dims, ndim)
     # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()
     return (d,) if ndim else ()

@@ -328,7 +328,7 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
         except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError) as e:
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
             if error is None and not isinstance(e, TypeError) and \
-                    (checked or functional and getattr(e, "scalar_of", None) is None):
+                    (checked or (functional and getattr(e, "scalar_of", None) is None)):
                 # would PyTorch's parser have refused the arguments before any work?
                 error = parser_error(args, kwargs)
             if error is None:

@@ -11,7 +11,7 @@ gradient once; only as_strided is defined on storage.
 import math
 
 from .. import _dtype as D
-from .._checks import check_numel, int_tuple, is_int, is_integer_tensor
+from .._checks import as_symint, check_numel, int_tuple, is_int, is_integer_tensor
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
@@ -830,9 +830,7 @@ def chunk(x, chunks, dim=0):
             # (carrying the tensor: the public function names its argument, as PyTorch's parser)
             from .._tensor import _not_a_scalar
             raise _not_a_scalar(TypeError("chunks must be an int"), chunks, "int")
-        if not (is_int(chunks) or is_integer_tensor(chunks)):
-            raise TypeError(f"chunk(): argument 'chunks' (position 2) must be int, not {type(chunks).__name__}")
-        chunks = int(chunks)
+        chunks = as_symint(chunks, "chunk", "chunks", 2, any_dim=False)
     if x.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

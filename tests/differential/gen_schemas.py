@@ -123,7 +123,8 @@ def _aten_encode(name):
             if a.kwarg_only and not keyword:
                 out.append("*")
                 keyword = True
-            out.append(f"{'input' if a.name == 'self' else a.name}:{_aten_kinds(a)}{'=' if a.has_default_value() else ''}")
+            param = "input" if a.name == "self" else a.name
+            out.append(f"{param}:{_aten_kinds(a)}{'=' if a.has_default_value() else ''}")
         if outs:
             out += ([] if keyword else ["*"]) + [f"out:{'To' if outs == 1 else 'Lo'}="]
         overloads.append(",".join(out))
@@ -145,16 +146,28 @@ def _op_of(call):
 _HARMLESS_CALLS = ("has_torch_function", "handle_torch_function", "torch.jit.is_scripting", "_Reduction.")
 
 
+def _harmless_call(node):
+    return isinstance(node, ast.Call) and ast.unparse(node.func).startswith(_HARMLESS_CALLS)
+
+
+def _dispatch_test(node):
+    """An `if` whose test is the __torch_function__ dispatch (or is_scripting): its body is not
+    the function's own work."""
+    return isinstance(node, ast.If) and any(_harmless_call(c) for c in ast.walk(node.test))
+
+
+def _none_test(node):
+    """`x is None` / `x is not None`: reads no value that could fail."""
+    return isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+
+
 def _reads(node, params, ops=()):
     """Whether a statement reads one of the parameters' values: a test `x is None`, the
     __torch_function__ dispatch, the legacy reduction arguments' reading and a call of one of
     `ops` (the op itself, in its other branch) do not count."""
-    if isinstance(node, ast.If) and any(isinstance(c, ast.Call) and ast.unparse(c.func).startswith(_HARMLESS_CALLS)
-                                        for c in ast.walk(node.test)):
+    if _dispatch_test(node):
         return any(_reads(st, params, ops) for st in node.orelse)
-    if isinstance(node, ast.Call) and (ast.unparse(node.func).startswith(_HARMLESS_CALLS) or _op_of(node) in ops):
-        return False
-    if isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+    if _harmless_call(node) or (isinstance(node, ast.Call) and _op_of(node) in ops) or _none_test(node):
         return False
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return False        # (the docstring)
@@ -278,8 +291,7 @@ def _attributes_read_first(body, params, defs, seen=()):
     read = []
     for statement in body:
         if isinstance(statement, ast.If):
-            if any(isinstance(c, ast.Call) and ast.unparse(c.func).startswith(_HARMLESS_CALLS)
-                   for c in ast.walk(statement.test)):
+            if _dispatch_test(statement):
                 continue
             found, stopped = _attributes_read_in(statement.test, params, defs, seen)
             read += found
@@ -306,7 +318,7 @@ def _attributes_read_in(node, params, defs, seen):
     parents = {c: n for n in ast.walk(node) for c in ast.iter_child_nodes(n)}
     skipped = set()
     for n in ast.walk(node):
-        if isinstance(n, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+        if _none_test(n):
             skipped.update(id(c) for c in ast.walk(n))
         elif isinstance(n, (ast.IfExp, ast.Lambda)):
             skipped.update(id(c) for part in ([n.body, n.orelse] if isinstance(n, ast.IfExp) else [n.body])
@@ -321,9 +333,8 @@ def _attributes_read_in(node, params, defs, seen):
         if isinstance(parent, ast.Attribute) and parent.value is n:
             read.append(n.id)
             continue
-        if isinstance(parent, ast.BinOp) or (isinstance(parent, ast.Call) and (
-                ast.unparse(parent.func) in ("isinstance", "warnings.warn")
-                or ast.unparse(parent.func).startswith(_HARMLESS_CALLS))):
+        if isinstance(parent, ast.BinOp) or _harmless_call(parent) or (
+                isinstance(parent, ast.Call) and ast.unparse(parent.func) in ("isinstance", "warnings.warn")):
             continue        # (an operand is read by its own attribute first; these read nothing that fails)
         callee = defs.get(ast.unparse(parent.func)) if isinstance(parent, ast.Call) else None
         if callee is not None and callee.name not in seen and n in parent.args:

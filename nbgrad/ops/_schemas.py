@@ -1165,9 +1165,9 @@ FUNCTIONAL = {
 # nn.functional's functions whose Python reads an argument's attributes before an op parses them
 PYTHON_READ = {
     'affine_grid': 'theta',
-    'binary_cross_entropy': 'input,target',
+    'binary_cross_entropy': 'input,target,weight',
     'binary_cross_entropy_with_logits': 'input,target',
-    'embedding_bag': 'input,weight',
+    'embedding_bag': 'input,per_sample_weights,weight',
     'glu': 'input',
     'group_norm': 'input',
     'huber_loss': 'input,target',
@@ -1176,6 +1176,7 @@ PYTHON_READ = {
     'log_softmax': 'input',
     'margin_ranking_loss': 'input1,input2,target',
     'mse_loss': 'input,target',
+    'multi_head_attention_forward': 'attn_mask,key,key_padding_mask,query,value',
     'normalize': 'input',
     'sigmoid': 'input',
     'smooth_l1_loss': 'input,target',
@@ -1183,4 +1184,6 @@ PYTHON_READ = {
     'softsign': 'input',
     'tanh': 'input',
     'tanhshrink': 'input',
+    'upsample_bilinear': 'input',
+    'upsample_nearest': 'input',
 }

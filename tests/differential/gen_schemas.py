@@ -299,7 +299,19 @@ def _attributes_read_first(body, params, defs, seen=()):
                 return read, True
             in_body, body_stopped = _attributes_read_first(statement.body, params, defs, seen)
             in_else, else_stopped = _attributes_read_first(statement.orelse, params, defs, seen)
+            # a branch that raises at once is PyTorch's own check of what the test read, which
+            # nbgrad makes in the same place: past it, the walk goes on through the other branch
+            if _raises(statement.body) or _raises(statement.orelse):
+                other, other_stopped = (in_else, else_stopped) if _raises(statement.body) else (in_body, body_stopped)
+                read += other
+                if other_stopped:
+                    return read, True
+                continue
             read += [p for p in in_body if p in in_else]
+            # `if x is not None:` runs its body for anything else than None: x's reads there count
+            tested = _not_none_tested(statement.test)
+            if tested is not None:
+                read += [p for p in (in_body if tested[1] else in_else) if p == tested[0]]
             if body_stopped or else_stopped:
                 return read, True
             continue
@@ -310,6 +322,21 @@ def _attributes_read_first(body, params, defs, seen=()):
         if stopped:
             return read, True
     return read, False
+
+
+def _not_none_tested(test):
+    """(x, whether the body is the branch x is not None takes) of a test `x is not None` or
+    `x is None`, else None."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) and \
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None and \
+            isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+        return test.left.id, isinstance(test.ops[0], ast.IsNot)
+    return None
+
+
+def _raises(body):
+    """Whether a branch raises before anything else (`if x.dim() < 2: raise ValueError(...)`)."""
+    return bool(body) and isinstance(body[0], ast.Raise)
 
 
 def _attributes_read_in(node, params, defs, seen):
@@ -333,9 +360,10 @@ def _attributes_read_in(node, params, defs, seen):
         if isinstance(parent, ast.Attribute) and parent.value is n:
             read.append(n.id)
             continue
-        if isinstance(parent, ast.BinOp) or _harmless_call(parent) or (
+        if isinstance(parent, (ast.BinOp, ast.Tuple, ast.List)) or _harmless_call(parent) or (
                 isinstance(parent, ast.Call) and ast.unparse(parent.func) in ("isinstance", "warnings.warn")):
-            continue        # (an operand is read by its own attribute first; these read nothing that fails)
+            continue        # (an operand is read by its own attribute first; a tuple holds what it is
+            #             given; these read nothing that fails)
         callee = defs.get(ast.unparse(parent.func)) if isinstance(parent, ast.Call) else None
         if callee is not None and callee.name not in seen and n in parent.args:
             names = [a.arg for a in callee.args.args]

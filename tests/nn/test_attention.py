@@ -235,7 +235,7 @@ def test_mha_dropout_only_in_training_and_errors():
     assert (w.detach().numpy() == 0).any()
     with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
         m(x, x, x, is_causal=True)
-    with pytest.raises(RuntimeError, match=r"The shape of the 2D attn_mask is \(2, 2\), but should be \(3, 3\)"):
+    with pytest.raises(RuntimeError, match=r"The shape of the 2D attn_mask is nbgrad.Size\(\[2, 2\]\), but should be \(3, 3\)"):
         m(x, x, x, attn_mask=nbgrad.zeros(2, 2, dtype=nbgrad.float64))
 
 
@@ -251,3 +251,80 @@ def test_attention_on_cuda():
     m.cuda()
     xc = nbgrad.tensor(x, device="cuda")
     np.testing.assert_allclose(m(xc, xc, xc)[0].detach().cpu().numpy(), ref, rtol=1e-12)
+
+
+# -- F.multi_head_attention_forward: PyTorch's checks in its order, is_causal, static_k/v ----------
+def _mha_args(m):
+    return (4, 2, m.in_proj_weight, m.in_proj_bias, None, None, False, 0.0, m.out_proj.weight, m.out_proj.bias)
+
+
+def test_mha_forward_shape_checks_speak_as_pytorchs():
+    m = make_mha(embed_dim=4, num_heads=2)
+    q3, k3 = nbgrad.tensor(rng.standard_normal((L, N, 4))), nbgrad.tensor(rng.standard_normal((S, N, 4)))
+    q2, k2 = q3[:, 0], k3[:, 0]
+    args = _mha_args(m)
+    with pytest.raises(AssertionError, match=r"^For batched \(3-D\) `query`, expected `key` and `value` to be 3-D "
+                                             r"but found 2-D and 3-D tensors respectively$"):
+        F.multi_head_attention_forward(q3, k2, k3, *args)
+    with pytest.raises(AssertionError, match=r"^query should be unbatched 2D or batched 3D tensor but received "
+                                             r"4-D query tensor$"):
+        F.multi_head_attention_forward(q3[None], k3, k3, *args)
+    with pytest.raises(AssertionError, match=r"expected `key_padding_mask` to be `None` or 1-D but found 2-D"):
+        F.multi_head_attention_forward(q2, k2, k2, *args, key_padding_mask=nbgrad.tensor(KPM))
+    with pytest.raises(AssertionError, match=r"^Expected `attn_mask` shape to be \(2, 3, 5\) but got "):
+        F.multi_head_attention_forward(q2, k2, k2, *args, attn_mask=nbgrad.zeros(2, 3, 4))
+    with pytest.raises(AssertionError, match=r"^Expected key_padded_mask.shape\[1\] to be 5, but got 4$"):
+        F.multi_head_attention_forward(q3, k3, k3, *args, key_padding_mask=nbgrad.tensor(KPM[:, :4]))
+    # PyTorch's Python reads key.dim() and value.dim(): a number there is an AttributeError
+    with pytest.raises(AttributeError, match="'int' object has no attribute"):
+        F.multi_head_attention_forward(q3, 3, k3, *args)
+    with pytest.raises(AttributeError, match="'float' object has no attribute"):
+        F.multi_head_attention_forward(q2, k2, 2.5, *args)
+
+
+def test_mha_forward_bias_and_projection_checks():
+    m = make_mha(embed_dim=4, num_heads=2)
+    q = nbgrad.tensor(rng.standard_normal((L, N, 4)))
+    w, b, wo, bo = m.in_proj_weight, m.in_proj_bias, m.out_proj.weight, m.out_proj.bias
+    with pytest.raises(AssertionError, match="^bias_k is set but bias_v is None$"):
+        F.multi_head_attention_forward(q, q, q, 4, 2, w, b, nbgrad.zeros(1, 1, 4), None, False, 0.0, wo, bo)
+    with pytest.raises(AssertionError, match=r"^expecting key weights shape of \(4, 4\), but got .*\[4, 3\]"):
+        F.multi_head_attention_forward(q, q, q, 4, 2, None, b, None, None, False, 0.0, wo, bo,
+                                       use_separate_proj_weight=True, q_proj_weight=w[:4], k_proj_weight=w[4:8, :3],
+                                       v_proj_weight=w[8:])
+    with pytest.raises(AssertionError, match="^use_separate_proj_weight is False but in_proj_weight is None$"):
+        F.multi_head_attention_forward(q, q, q, 4, 2, None, b, None, None, False, 0.0, wo, bo)
+
+
+def test_mha_is_causal_hint_without_weights_is_the_causal_mask():
+    # PyTorch drops attn_mask when is_causal is set and no weights or padding mask are asked
+    # for: scaled_dot_product_attention builds the causal mask itself
+    m = make_mha(embed_dim=4, num_heads=2)
+    q = nbgrad.tensor(rng.standard_normal((L, N, 4)))
+    hint = F.multi_head_attention_forward(q, q, q, *_mha_args(m), attn_mask=nbgrad.zeros(L, L), is_causal=True,
+                                          need_weights=False)[0]
+    causal = nbgrad.tensor(~np.tril(np.ones((L, L), bool)))           # (True: masked out)
+    masked = F.multi_head_attention_forward(q, q, q, *_mha_args(m), attn_mask=causal, need_weights=False)[0]
+    np.testing.assert_allclose(hint.detach().numpy(), masked.detach().numpy(), rtol=1e-12)
+    unmasked = F.multi_head_attention_forward(q, q, q, *_mha_args(m), need_weights=False)[0]
+    assert not np.allclose(hint.detach().numpy(), unmasked.detach().numpy())
+
+
+def test_mha_static_k_and_v_replace_the_projected_keys_and_values():
+    m = make_mha(embed_dim=4, num_heads=2)
+    q = nbgrad.tensor(rng.standard_normal((L, N, 4)))
+    kv = nbgrad.tensor(rng.standard_normal((S, N, 4)))
+    w_k, w_v = m.in_proj_weight[4:8], m.in_proj_weight[8:]
+    b_k, b_v = m.in_proj_bias[4:8], m.in_proj_bias[8:]
+    heads = lambda t: t.reshape(S, N * 2, 2).transpose(0, 1)          # noqa: E731  (N * H, S, head_dim)
+    static_k, static_v = heads(F.linear(kv, w_k, b_k)), heads(F.linear(kv, w_v, b_v))
+    for need_weights in (True, False):
+        out, w = F.multi_head_attention_forward(q, kv, kv, *_mha_args(m), need_weights=need_weights)
+        zeros = nbgrad.zeros(S, N, 4, dtype=nbgrad.float64)
+        s_out, s_w = F.multi_head_attention_forward(q, zeros, zeros, *_mha_args(m),
+                                                    static_k=static_k, static_v=static_v, need_weights=need_weights)
+        np.testing.assert_allclose(s_out.detach().numpy(), out.detach().numpy(), rtol=1e-12)
+        if need_weights:
+            np.testing.assert_allclose(s_w.detach().numpy(), w.detach().numpy(), rtol=1e-12)
+    with pytest.raises(AssertionError, match="^expecting static_k.size\\(0\\) of 4, but got 3$"):
+        F.multi_head_attention_forward(q, kv, kv, *_mha_args(m), static_k=static_k[:3], static_v=static_v)

@@ -28,13 +28,16 @@ from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, ca
 
 _REDUCTIONS = ("none", "mean", "sum")
 _REDUCED = (D.float16, D.bfloat16)     # 16-bit floats PyTorch computes in float32 (opmath)
+_KERNEL_FLOATS = (D.float32, D.float64)
 
 
 def _reduction(reduction, size_average=None, reduce=None):
     if size_average is not None or reduce is not None:   # PyTorch's legacy arguments
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
-        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        # (PyTorch's legacy_get_string: its tests in its order, so a tensor given for either is
+        # read, and refused, as there)
+        reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
         from .._warnings import warn
         warn("legacy_reduction", stacklevel=4, reduction=reduction)
     if reduction not in _REDUCTIONS:
@@ -576,8 +579,9 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
         scale = _mean_scale(self.n) if self.reduction == "mean" else 1.0
-        if x._dtype in _REDUCED:
-            return self._half_backward(g, x, y, w, pw)
+        if x._dtype not in _KERNEL_FLOATS or any(t is not None and t._dtype is not x._dtype for t in (y, w, pw)) \
+                or y._shape != x._shape:
+            return self._composite_backward(g, x, y, w, pw)
         if is_grad_enabled():
             from .elementwise import sigmoid
             k = g * scale if w is None else g * scale * w
@@ -594,27 +598,33 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         gx = new_tensor(gx, shape, dt, x.device)
         return gx, (new_tensor(gy, shape, dt, x.device) if self.needs_input_grad(1) else None)
 
-    def _half_backward(self, g, x, y, w, pw):
-        # PyTorch's binary_cross_entropy_with_logits_backward and _target_backward, op for
-        # op (each a Half op)
+    def _composite_backward(self, g, x, y, w, pw):
+        # PyTorch's binary_cross_entropy_with_logits_backward and _target_backward, op for op:
+        # in place unless grad mode is on (double backward), so a Half gradient stays Half
+        # against a float target and an input broadcast to the target's shape is refused here
+        # as PyTorch refuses it
+        fresh = is_grad_enabled()
+
+        def then(t, op, other):
+            return getattr(t, op)(other) if fresh else getattr(t, op + "_")(other)
         if pw is None:
-            gx = x.sigmoid() - y
+            gx = then(x.sigmoid(), "sub", y)
         else:
-            t = pw * y
-            gx = (t + 1 - y) * x.sigmoid() - t
-        gx = gx * g
+            t = pw.mul(y)
+            gx = then(then(then(t.add(1), "sub", y), "mul", x.sigmoid()), "sub", t)
+        gx = then(gx, "mul", g)
         gy = None
         if self.needs_input_grad(1):
             if pw is None:
                 gy = -x * g
             else:
-                gy = (_log_sigmoid(-x) - _log_sigmoid(x) * pw) * g
+                gy = then(then(_log_sigmoid(-x), "sub", then(_log_sigmoid(x), "mul", pw)), "mul", g)
         if w is not None:
-            gx = gx * w
-            gy = None if gy is None else gy * w
+            gx = then(gx, "mul", w)
+            gy = None if gy is None else then(gy, "mul", w)
         if self.reduction == "mean":
-            gx = gx / self.n
-            gy = None if gy is None else gy / self.n
+            gx = gx.div_(x.numel()) if not fresh else gx / x.numel()
+            gy = None if gy is None else (gy.div_(y.numel()) if not fresh else gy / y.numel())
         return gx, gy
 
     @staticmethod
@@ -634,16 +644,30 @@ def _log_sigmoid(x):
     return out.to(x._dtype) if x._dtype in _REDUCED else out
 
 
-def _bce_logits_half(x, y, weight, pos_weight, reduction):
-    """PyTorch's composite binary_cross_entropy_with_logits on Half, each op rounding:
-    (1 - y) * x - log_sigmoid(x) * ((pos_weight - 1) * y + 1), times weight, reduced."""
+def _broadcasts_to(t, shape):
+    """Whether t (or None) broadcasts to shape without growing it."""
+    try:
+        return t is None or broadcast_shapes(t.shape, shape) == tuple(shape)
+    except RuntimeError:
+        return False
+
+
+def _bce_logits_composite(x, y, weight, pos_weight, reduction):
+    """PyTorch's composite binary_cross_entropy_with_logits, op for op and each rounding:
+    log_sigmoid(x) (refusing integral x), times (pos_weight - 1) * y + 1 in place, then
+    (1 - y).mul_(x).sub_(that), times weight in place, reduced.  The in-place ops give the
+    loss the target's dtype and PyTorch's refusals (an integral target cannot hold a float
+    product, a bool target cannot be subtracted from 1).  Taken for 16-bit floats and for
+    mixed dtypes; the fused kernel serves the common case of one float32/float64 dtype."""
+    from .._creation import ones_like
+    refuse("log_sigmoid_cpu", x._dtype, INTEGRAL)
     with no_grad():
         ls = _log_sigmoid(x)
         if pos_weight is not None:
-            ls = ls * ((pos_weight - 1) * y + 1)
-        loss = (1 - y) * x - ls
+            ls.mul_((pos_weight - 1).mul(y).add_(1))
+        loss = ones_like(y).sub_(y).mul_(x).sub_(ls)     # ATen's `1 - target`: fill_(1), sub_
         if weight is not None:
-            loss = loss * weight
+            loss.mul_(weight)
         if reduction == "mean":
             loss = loss.mean()
         elif reduction == "sum":
@@ -664,19 +688,26 @@ def _softplus_neg(x):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross-entropy in one numerically stable kernel."""
-    if _amp.ON: input, target, weight, pos_weight = _amp.cast_float32(input, target, weight, pos_weight)  # (autocast's float32 list)
+    """F.binary_cross_entropy_with_logits: the sizes must be the same, then ATen's op."""
     reduction = _reduction(reduction, size_average, reduce)
-    x, y = input, target
-    if tuple(y.shape) != tuple(x.shape):
-        raise ValueError(f"Target size ({y.shape}) must be the same as input size ({x.shape})")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return bce_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def bce_with_logits(x, y, weight, pos_weight, reduction):
+    """torch.binary_cross_entropy_with_logits, ATen's op: sigmoid + binary cross-entropy in one
+    numerically stable kernel.  Unlike F's, it does not ask for equal sizes: input broadcasts
+    to target's shape (the composite's in-place ops say which shapes go)."""
+    if _amp.ON: x, y, weight, pos_weight = _amp.cast_float32(x, y, weight, pos_weight)  # (autocast's float32 list)
     check_same_device(x, y, weight, pos_weight)
     from .loss_more import _not_differentiable
     for name, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:
             _not_differentiable("binary_cross_entropy_with_logits", t, name)     # as PyTorch's autograd
-    if x.dtype in _REDUCED and all(t is None or t.dtype is x.dtype for t in (y, weight, pos_weight)):
-        return _bce_logits_half(x, y, weight, pos_weight, reduction)
+    if x.dtype not in _KERNEL_FLOATS or any(t is not None and t.dtype is not x.dtype for t in (y, weight, pos_weight)) \
+            or y.shape != x.shape or not all(_broadcasts_to(t, x.shape) for t in (weight, pos_weight)):
+        return _bce_logits_composite(x, y, weight, pos_weight, reduction)
     dt = x.dtype
     shape = x.shape
     ones_w = BinaryCrossEntropyWithLogitsBackward0._ones_or(weight, dt, shape)

@@ -92,17 +92,22 @@ class BinaryCrossEntropyBackward0(_NativeLossNode):
         return gy if self.weight is None else gy * self.weight
 
 
-def _check_expands(weight, x):
-    """PyTorch's errors for a weight that does not broadcast to x's shape, or broadcasts larger."""
+def _infer_size(weight, x):
+    """F.binary_cross_entropy's _infer_size(target.size(), weight.size()): PyTorch's error for a
+    weight that does not broadcast with x's shape."""
     ws, xs = tuple(weight.shape), tuple(x.shape)
     for i in range(1, min(len(ws), len(xs)) + 1):
         if ws[-i] != xs[-i] and ws[-i] != 1 and xs[-i] != 1:
             raise RuntimeError(f"Attempting to broadcast a dimension of length {ws[-i]} at {-i}! Mismatching "
                                f"argument at index 1 had {weight.shape}; but expected shape should be "
                                f"broadcastable to {list(xs)}")
-    shape = tuple(broadcast_shapes(ws, xs))
-    if shape != xs:
-        raise RuntimeError(f"output with shape {list(xs)} doesn't match the broadcast shape {list(shape)}")
+
+
+def _check_expands(weight, x):
+    """The op's error for a weight that broadcasts larger than x."""
+    shape = tuple(broadcast_shapes(weight.shape, x.shape))
+    if shape != tuple(x.shape):
+        raise RuntimeError(f"output with shape {list(x.shape)} doesn't match the broadcast shape {list(shape)}")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -114,12 +119,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(y.shape) != tuple(x.shape):
         raise ValueError(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}) "
                          "is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        _infer_size(weight, y)      # (F's Python, before the op)
     check_same_device(x, y, weight)
+    if weight is not None:
+        _not_differentiable("binary_cross_entropy", weight, "weight")      # (the op's autograd, before its kernel)
     if y.dtype is not x.dtype:
         raise RuntimeError(f"Found dtype {D.scalar_type_name(y.dtype)} but expected {D.scalar_type_name(x.dtype)}")
     check_dtype("binary_cross_entropy", x._dtype)
     if weight is not None:
-        _not_differentiable("binary_cross_entropy", weight, "weight")
         _check_expands(weight, x)
         weight = weight.detach().to(x.dtype)
     with no_grad():
@@ -235,9 +243,10 @@ class SoftMarginLossBackward0(_NativeLossNode):
     double_name = "SoftMarginLossBackwardBackward0"
 
     def d_input(self, g, x, y):
-        # soft_margin_loss_backward: z = exp(-y x); -y z / (1 + z) * g
+        # soft_margin_loss_backward: z = exp(-y x); -(y z) / (1 + z) * g, in ATen's order: only
+        # the exponent negates y (a uint8 target wraps there, as in PyTorch)
         z = (-y * x).exp()
-        return -y * z / (1.0 + z) * g
+        return -(y * z) / (1.0 + z) * g
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -247,7 +256,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     _not_differentiable("soft_margin_loss", target)
     check_same_device(input, target)
     with no_grad():
-        loss = (-input.detach() * target.detach()).exp().log1p()
+        # ATen's in-place sequence: the loss keeps input's dtype (an integral input cannot
+        # hold the float product or its exp, as PyTorch refuses)
+        loss = (-input.detach()).mul_(target.detach()).exp_().log1p_()
     return _native(SoftMarginLossBackward0, input, target, loss, reduction)
 
 
@@ -342,11 +353,12 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 * (log(var) + (input - target)^2 / var), var clamped at eps without changing its gradient."""
     from .elementwise import log
+    from .. import any as _torch_any
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = var * input.detach().new_ones(input.shape)
-    elif bool((var < 0).any()):
+    elif _torch_any(var < 0):         # torch.any: a number var (an int) is its TypeError, as PyTorch's
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -367,12 +379,13 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """Per-sample mean over classes of -(y log sigmoid(x) + (1 - y) log sigmoid(-x))."""
-    from .tabled import softplus
+    """Per-sample mean over classes of -(y log sigmoid(x) + (1 - y) log sigmoid(-x)), PyTorch's
+    composite op for op (F.logsigmoid's kernel, its refusal of an integral input, a uint8
+    target's wrapping 1 - y)."""
+    from .tabled import logsigmoid
     if size_average is not None or reduce is not None:
         reduction = _reduction(None, size_average, reduce)
-    # log_sigmoid(x) = -softplus(-x): finite gradients everywhere
-    loss = -(target * -softplus(-input) + (1 - target) * -softplus(input))
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1

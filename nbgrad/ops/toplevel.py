@@ -55,12 +55,11 @@ _NONE = 0
 
 
 def _reduction(name, reduction):
-    """ATen's Reduction enum (an int) as F's string."""
+    """ATen's Reduction enum (an int) as F's string.  ATen's apply_loss_reduction takes the mean
+    for 1, the sum for 2 and any other int as no reduction, as these composite losses do."""
     if isinstance(reduction, bool) or not isinstance(reduction, int):
         raise TypeError(f"{name}(): argument 'reduction' must be int, not {type(reduction).__name__}")
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _REDUCTIONS[reduction]
+    return _REDUCTIONS.get(reduction, "none")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -224,9 +223,8 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=_NONE):
-    return _F().binary_cross_entropy_with_logits(
-        input, target, weight, reduction=_reduction("binary_cross_entropy_with_logits", reduction),
-        pos_weight=pos_weight)
+    from .loss import bce_with_logits       # (ATen's op: F's equal-size check is F's own)
+    return bce_with_logits(input, target, weight, pos_weight, _reduction("binary_cross_entropy_with_logits", reduction))
 
 
 def kl_div(input, target, reduction=_NONE, *, log_target=False):

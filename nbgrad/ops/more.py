@@ -96,38 +96,89 @@ def renamed(out, name):
 
 
 # ---------------------------------------------------------------- add* (beta, alpha, value)
+def _scalar_in(value, dtype):
+    """beta or alpha as the op's kernel reads it in the result's dtype: the scalars take no part
+    in type promotion, and an integral result truncates a float (Scalar::to<int64_t>)."""
+    if dtype is D.bool_:
+        return bool(value)
+    if not dtype.is_floating_point and isinstance(value, float):
+        return int(value)
+    return value
+
+
 def _scaled_sum(name, input, product, beta, alpha):
-    """beta * input + alpha * product, as PyTorch's add* ops: beta == 0 ignores input's
-    values (NaN included) but not its shape, which must broadcast to the result's."""
+    """beta * input + alpha * product, as PyTorch's add* ops: input expands to the product's
+    shape (expand's error), beta == 0 ignores input's values (NaN included) but not its shape,
+    and beta and alpha are read in the result's dtype."""
+    if tuple(input.shape) != tuple(product.shape):
+        input.expand(product.shape)             # (its error, where the shapes do not fit)
+    dtype = product.dtype
+    beta_zero = beta == 0
+    beta, alpha = _scalar_in(beta, dtype), _scalar_in(alpha, dtype)
     if alpha != 1:
         product = product * alpha
-    if beta == 0:
+    if beta_zero:
         # input's values (NaN too) are not read, but its shape broadcasts and its gradient is zero
         from .._creation import zeros
         return renamed(E.where(zeros((), dtype=D.bool_, device=product.device), input, product), name)
     return renamed((input if beta == 1 else input * beta) + product, name)
 
 
+def _same_dtype(first, second, a, b):
+    """addmm's and addbmm's check: "self and mat2 must have the same dtype, but got ..."."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{first} and {second} must have the same dtype, but got {D.scalar_type_name(a.dtype)} "
+                           f"and {D.scalar_type_name(b.dtype)}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if _amp.ON: input, mat1, mat2 = _amp.cast_lower(input, mat1, mat2)
+    _same_dtype("self", "mat2", input, mat2)          # (before the shapes, as PyTorch's)
+    _same_dtype("mat1", "mat2", mat1, mat2)
     return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    return _scaled_sum("AddmvBackward0", input, mat.mv(vec), beta, alpha)
+    dtypes = (input.dtype, mat.dtype, vec.dtype)
+    if len(set(dtypes)) > 1:
+        mat.double().mv(vec.double())       # (the shapes are checked first: mv's error)
+        raise RuntimeError("addmv input tensors must have the same dtype, but got " +
+                           ", ".join(D.scalar_type_name(d) for d in dtypes[:2]) + f", and {D.scalar_type_name(dtypes[2])}")
+    product = mat.mv(vec)
+    if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
+        raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    return _scaled_sum("AddmvBackward0", input, product, beta, alpha)
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    dtype = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if isinstance(value, bool) and dtype is not D.bool_:
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if isinstance(value, float) and not dtype.is_floating_point:
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    # (computed in the result's dtype, as the kernel computes it)
+    input, vec1, vec2 = (t if t.dtype is dtype else t.to(dtype) for t in (input, vec1, vec2))
     return _scaled_sum("AddrBackward0", input, vec1.outer(vec2), beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {D.cpp_type_name(input.dtype)}, batch1: "
+                           f"{D.cpp_type_name(batch1.dtype)}, batch2: {D.cpp_type_name(batch2.dtype)}")
+    refuse("baddbmm", input.dtype, BOOL)
     return _scaled_sum("BaddbmmBackward0", input, batch1.bmm(batch2), beta, alpha)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
+    if input.dtype is not batch2.dtype or batch1.dtype is not batch2.dtype:
+        batch1.double().bmm(batch2.double())        # (the shapes are checked first: bmm's error)
+        _same_dtype("self", "mat2", input, batch2)
+        _same_dtype("mat1", "mat2", batch1, batch2)
+    refuse("addmm_impl_cpu_", input.dtype, BOOL)
     return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
 
 

@@ -65,7 +65,7 @@ def logsumexp(input, dim, keepdim=False):
     return _nb.logsumexp(input, dim, keepdim)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim, dtype=None):
     return _nb.softmax(input, dim, dtype=dtype)
 
 

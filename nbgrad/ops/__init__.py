@@ -446,7 +446,7 @@ TENSOR_METHODS = {
     "fix": E.trunc, "reciprocal": E.reciprocal, "square": E.square, "erf": E.erf, "atan2": E.atan2,
     "clamp": E.clamp, "clip": E.clamp, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
     "maximum": E.maximum, "minimum": E.minimum, "where": lambda self, cond, other: E.where(cond, self, other),
-    "masked_fill": E.masked_fill, "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
+    "masked_fill": E.masked_fill_method, "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
     "greater": E.gt, "less": E.lt, "greater_equal": E.ge, "less_equal": E.le, "not_equal": E.ne,
     "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_xor": E.logical_xor,
     "logical_not": E.logical_not, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,

@@ -39,9 +39,30 @@ def _user_stacklevel():
 
 def check_no_grad(name, args, outs):
     """PyTorch's autograd refuses out= whenever an argument (out included) requires grad."""
-    if is_grad_enabled() and any(t.requires_grad for t in _tensors_in((*args, *outs))):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
-                           "but one of the arguments requires grad.")
+    if _grad_asked(args, outs):
+        raise _no_grad_error(name)
+
+
+def _grad_asked(args, outs):
+    return is_grad_enabled() and any(t.requires_grad for t in _tensors_in((*args, *outs)))
+
+
+def _no_grad_error(name):
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                        "but one of the arguments requires grad.")
+
+
+def _computed_unless_differentiable(name, fn, args, kwargs, outs):
+    """check_no_grad for an op whose result may not be differentiable: PyTorch's autograd
+    has no out= refusal for the ops without a derivative (comparisons, argmax, searchsorted,
+    bucketize: integral or bool results), so the result is computed first, and only a floating
+    one refuses.  Returns the result, or None when no argument asked for a gradient."""
+    if not _grad_asked(args, outs):
+        return None
+    result = fn(*args, **kwargs)
+    if any(r._dtype.is_floating_point or r._dtype.is_complex for r in (result if isinstance(result, tuple) else (result,))):
+        raise _no_grad_error(name)
+    return result
 
 
 def check_out_type(name, out):
@@ -278,12 +299,15 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     if rule == "creation":
         return _call_creation(name, fn, args, kwargs, out)
     check_out_type(name, out)
+    computed = None
     if rule == "linalg_norm":
         # composite in PyTorch: only an out that requires grad is refused (by its in-place write)
         if is_grad_enabled() and out.requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    else:
+    elif rule == "dtype":       # (sum, prod: computed in out's dtype below)
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
+    else:
+        computed = _computed_unless_differentiable(grad_name or name, fn, args, kwargs, (out,))
     dtype = kwargs.get("dtype")
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
         _same_expected(name, D.to_dtype(dtype), out)
@@ -291,7 +315,7 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         if name == "nanmean" and not out._dtype.is_floating_point:
             raise not_implemented("nansum_cpu", out._dtype)     # (its out= is nansum's, then a division)
         kwargs = dict(kwargs, dtype=out._dtype)
-    result = fn(*args, **kwargs)
+    result = fn(*args, **kwargs) if computed is None else computed
     if rule != "dtype":
         RULES[rule](name, result._dtype, out)
     if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
@@ -320,8 +344,7 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     for o in out:
         check_out_type(name, o)
-    check_no_grad(grad_name, (*args, *kwargs.values()), out)
-    result = fn(*args, **kwargs)
+    result = _computed_unless_differentiable(grad_name, fn, args, kwargs, out) or fn(*args, **kwargs)
     if len(out) != len(result):
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     checks = [same_dtype(t) for t in TUPLE_TEMPLATES[name]] if name in TUPLE_TEMPLATES else None

@@ -137,6 +137,8 @@ def bincount(input, weights=None, minlength=0):
     check_dtype("bincount", x._dtype)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
+    if x.dim() == 1 and x.numel() == 0:
+        return zeros(minlength, dtype=D.int64, device=x.device)     # (PyTorch's: int64, whatever the weights)
     if x.dim() != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     with no_grad():

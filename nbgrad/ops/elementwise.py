@@ -1295,9 +1295,23 @@ class MaskedFillBackward1(Node):
         return gx, gv
 
 
+def check_masked_fill_arguments(name, mask, value):
+    """Tensor.masked_fill(_)'s own check of the parser's kinds (hot methods, left unwrapped by
+    _signatures.tensor_methods): a mask that is not a tensor, a value that is not a number."""
+    if not isinstance(mask, Tensor) or not isinstance(value, (float, int, Tensor)):
+        from ._argument_check import argument_error
+        raise argument_error(name, (mask, value), {}, method=True)
+
+
+def masked_fill_method(x, mask, value):
+    check_masked_fill_arguments("masked_fill", mask, value)
+    return masked_fill(x, mask, value)
+
+
 def masked_fill(x, mask, value):
     if mask._dtype is not D.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.name}")
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{D.cpp_type_name(mask._dtype)}")
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} dimension(s).")
     broadcast_shapes(x._shape, mask._shape)   # out of place x broadcasts with the mask, as

@@ -144,7 +144,8 @@ def put_into_memory(t, op, pos, values, accumulate=False, warn=True):
 
 def masked_fill_(t, mask, value):
     """masked_fill_ through the in-place mechanism; an expanded t is written element by element."""
-    from .elementwise import masked_fill
+    from .elementwise import check_masked_fill_arguments, masked_fill
+    check_masked_fill_arguments("masked_fill_", mask, value)
     writer = None
     if has_internal_overlap(t):
         check_inplace(t, mask, value)                   # (autograd's check before the op's own)

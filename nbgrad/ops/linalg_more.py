@@ -639,14 +639,24 @@ def _pinv_backward(g, pinvA, A):
             - matmul(matmul(pinvAhK, pinvA), A))
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
+def _older_tolerance(name, A, tol, atol, rtol):
+    """linalg's older overloads take one tolerance by position (matrix_rank's tol, pinv's
+    rcond), never beside atol/rtol: that call is the parser's TypeError."""
+    if atol is not None or rtol is not None:
+        from ._argument_check import argument_error
+        given = {k: v for k, v in (("atol", atol), ("rtol", rtol)) if v is not None}
+        raise argument_error(name, (A, tol), given, key="torch." + name)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """PyTorch's two forms: keyword atol/rtol, or the older positional rcond (alone)."""
     _check_tensor("linalg_pinv", "input", 1, A)
+    if rcond is not None:
+        _older_tolerance("linalg_pinv", A, rcond, atol, rtol)
     if not (A._dtype is D.float32 or A._dtype is D.float64) or A.dim() < 2:
         raise RuntimeError(f"linalg.pinv({D.scalar_type_name(A._dtype)}{{{list(A._shape)}}}): expected a tensor "
                            "with 2 or more dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
-        if atol is not None or rtol is not None:
-            raise TypeError("linalg_pinv() received an invalid combination of arguments")
         atol, rtol = 0.0, rcond
     from .elementwise import where, maximum
     with no_grad():
@@ -674,8 +684,11 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rcond=rcond)
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """PyTorch's two forms: keyword atol/rtol, or the older positional tol (alone)."""
     _check_tensor("linalg_matrix_rank", "input", 1, A)
+    if tol is not None:
+        _older_tolerance("linalg_matrix_rank", A, tol, atol, rtol)
     if A.dim() < 2:
         raise RuntimeError(f"torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if not (A._dtype is D.float32 or A._dtype is D.float64):

@@ -299,6 +299,11 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return margin_ranking(input1, input2, target, margin, reduction)
+
+
+def margin_ranking(input1, input2, target, margin, reduction):
+    """torch.margin_ranking_loss, ATen's op: its operands broadcast (the equal ranks are F's rule)."""
     loss = renamed((-target * (input1 - input2) + margin).clamp(min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 

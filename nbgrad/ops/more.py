@@ -403,7 +403,8 @@ def inner(input, other):
     if other.shape[-1] != n:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
-    prod = input.reshape(-1, n).mm(other.reshape(-1, n).t())
+    # (the rows counted, not -1: a zero-length last dim leaves -1 ambiguous)
+    prod = input.reshape(math.prod(input.shape[:-1]), n).mm(other.reshape(math.prod(other.shape[:-1]), n).t())
     return prod.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
 
 

@@ -303,7 +303,8 @@ ROWS = (
     Row("mish", "x * tanh(log1p(exp(x)))",
         ("grad * (tanh(log1p(exp(x))) + x * sigmoid(x) * (1 - tanh(log1p(exp(x))) ** 2))",),
         refuses=(_FLOATS_ONLY, "mish_cpu"), where="functional", half_opmath_grads=True),
-    Row("hardtanh", "where(x < min_val, min_val, where(x > max_val, max_val, x))",
+    # (clamp's min(max(x, min_val), max_val): max_val throughout when min_val > max_val)
+    Row("hardtanh", "where(x < min_val, where(min_val > max_val, max_val, min_val), where(x > max_val, max_val, x))",
         ("hardtanh_backward(grad, x, min_val, max_val)",),
         params=(("min_val", -1.0), ("max_val", 1.0)), promotes=False, where="functional",
         refuses=(_BOOL, RuntimeError, "Bool inputs not supported for hardtanh")),

@@ -205,7 +205,8 @@ def roll(input, shifts, dims=None):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
         if x.dim() == 0:            # (flip accepts dim 0 of a 0-dim tensor; roll does not)
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-        wrapped = [_wrap(d, x.dim()) for d in dims]
+        # (ATen's roll of one dim returns a clone of no elements before it wraps the dim)
+        wrapped = list(dims) if len(dims) == 1 and x.numel() == 0 else [_wrap(d, x.dim()) for d in dims]
         out = _fresh(x)
         if x.numel():
             cur = x

@@ -507,8 +507,13 @@ def mish(input, inplace=False):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    if min_val > max_val:
+    if min_val > max_val:       # (F.hardtanh's Python; F.hardtanh_, ATen's op, has no such check)
         raise ValueError("min_val cannot be greater than max_val")
+    return hardtanh_op(input, min_val, max_val, inplace)
+
+
+def hardtanh_op(input, min_val, max_val, inplace):
+    """ATen's hardtanh: clamp(input, min_val, max_val), so that min_val > max_val gives max_val."""
     if isinstance(input, Tensor) and not input._dtype.is_floating_point:
         # PyTorch's hardtanh_out: no bool; integer limits truncated, none negative for uint8
         if input._dtype is D.bool_:

@@ -241,8 +241,8 @@ def hinge_embedding_loss(input, target, margin=1.0, reduction=_NONE):
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=_NONE):
-    return _F().margin_ranking_loss(input1, input2, target, margin,
-                                    reduction=_reduction("margin_ranking_loss", reduction))
+    from .loss_more import margin_ranking           # (ATen's op: F's equal-rank check is F's own)
+    return margin_ranking(input1, input2, target, margin, _reduction("margin_ranking_loss", reduction))
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):

@@ -12,6 +12,7 @@ from .._warnings import warn_once as _warn_once
 from ..return_types import return_type
 from . import linalg_decomp as LD
 from . import views as V
+from .more import _zero_node
 
 svd_result = return_type("svd", ["U", "S", "V"])
 qr_result = return_type("qr", ["Q", "R"])
@@ -44,6 +45,16 @@ def qr(input, some=True, *, out=None):
     return qr_result(Q, R)
 
 
+def _empty_cholesky(input):
+    """ATen's cholesky returns empty_like(self) for no elements, before any check of its shape."""
+    from .._creation import empty
+    from ..autograd.graph import needs_grad, record
+    out = empty(input.shape, dtype=input.dtype, device=input.device)
+    if needs_grad(input):
+        record(_EmptyCholeskyBackward0, (input,), (out,))
+    return out
+
+
 class CholeskyBackward0(LD.LinalgCholeskyExBackward0):
     """torch.cholesky's node: linalg.cholesky's formula under PyTorch's older name."""
 
@@ -54,6 +65,8 @@ def cholesky(input, upper=False, *, out=None):
                            "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
                            "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
                            "equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.numel() == 0:
+        return _empty_cholesky(input)
     if input.dim() < 2:
         raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
     L = LD.cholesky(input, upper=upper)
@@ -173,3 +186,7 @@ def typename(obj):
     else:
         module, qualname = type(obj).__module__ or "", type(obj).__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+# (the gradient of no elements: zeros of the input's shape)
+_EmptyCholeskyBackward0 = _zero_node("CholeskyBackward0", 1)

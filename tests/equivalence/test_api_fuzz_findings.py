@@ -1246,3 +1246,108 @@ def test_an_unsized_int_list_refuses_a_one_element_tensor():
     with pytest.raises(TypeError):      # all/any's dims are an int[] too
         x.bool().all(nbgrad.tensor([1]))
     assert x.bool().all(nbgrad.tensor(1)).tolist() == [True, True, True]
+
+
+# -- stop 51: values and dtypes ---------------------------------------------------------------------
+def test_bincount_of_no_elements_is_int64_whatever_the_weights():
+    # ATen returns zeros(minlength, kLong) for an empty 1-D input before it reads the weights
+    for weights in (nbgrad.tensor([]), nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64)):
+        out = nbgrad.bincount(nbgrad.tensor([], dtype=nbgrad.int64), weights=weights, minlength=3)
+        assert out.dtype == nbgrad.int64 and out.tolist() == [0, 0, 0]
+    assert nbgrad.bincount(nbgrad.tensor([1]), weights=nbgrad.tensor([2.0])).dtype == nbgrad.float32
+
+
+def test_inner_over_a_zero_length_dim_is_zeros():
+    a = nbgrad.ones(2, 0, requires_grad=True)
+    out = nbgrad.inner(a, nbgrad.ones(3, 0))
+    assert out.shape == (2, 3) and out.tolist() == [[0.0] * 3] * 2
+    out.sum().backward()
+    assert a.grad.shape == (2, 0)
+    assert nbgrad.inner(nbgrad.ones(2, 0), nbgrad.ones(0)).tolist() == [0.0, 0.0]
+
+
+def test_hardtanh_in_place_with_min_above_max_is_max_as_clamp():
+    # F.hardtanh_ is ATen's op (F.hardtanh's Python refuses min_val > max_val): clamp's
+    # min(max(x, min_val), max_val), max_val throughout, no gradient
+    x = nbgrad.tensor([-3.0, 0.0, 1.5, 3.0], requires_grad=True)
+    y = x.clone()
+    F.hardtanh_(y, 2.0, 1.0)
+    assert y.tolist() == [1.0, 1.0, 1.0, 1.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert F.hardtanh_(nbgrad.tensor([-3, 0, 1, 3], dtype=nbgrad.int32), 2.0).tolist() == [1, 1, 1, 1]
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        F.hardtanh(x, 2.0, 1.0)
+
+
+# -- stop 51: calls PyTorch accepts -----------------------------------------------------------------
+def test_linalg_older_positional_tolerances():
+    A = nbgrad.tensor([[1.0, 2.0], [2.0, 4.0001]])
+    assert nbgrad.linalg.matrix_rank(A, 0.01).item() == 1 and nbgrad.linalg.matrix_rank(A, 1e-5).item() == 2
+    assert nbgrad.linalg.matrix_rank(A, nbgrad.tensor(0.01), True).item() == 1
+    np.testing.assert_allclose(nbgrad.linalg.pinv(A, 0.01).numpy(), np.linalg.pinv(A.numpy().astype(np.float64),
+                                                                                   rcond=0.01), rtol=1e-4)
+    for call in (lambda: nbgrad.linalg.pinv(A, 0.01, atol=0.1), lambda: nbgrad.linalg.matrix_rank(A, 0.01, rtol=0.1)):
+        with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+            call()
+    assert nbgrad.special.softmax(A, 0, nbgrad.float64).dtype == nbgrad.float64
+
+
+def test_torch_margin_ranking_loss_broadcasts_its_operands():
+    # F's Python asks for equal ranks; ATen's op (torch.margin_ranking_loss) broadcasts
+    a = nbgrad.tensor([0.2, 0.7, 0.4], dtype=nbgrad.float64)
+    b = nbgrad.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], dtype=nbgrad.float64)
+    out = nbgrad.margin_ranking_loss(nbgrad.tensor(0.5, dtype=nbgrad.float64), b, a)
+    np.testing.assert_allclose(out.numpy(), np.maximum(0, -a.numpy() * (0.5 - b.numpy())), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="margin_ranking_loss : All input tensors should have same dimension"):
+        F.margin_ranking_loss(nbgrad.tensor(0.5), b.float(), a.float())
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda x: nbgrad.bucketize(x, nbgrad.tensor([0.0, 2.0]), out=nbgrad.zeros(3, dtype=nbgrad.int64)), [1, 1, 1]),
+    (lambda x: nbgrad.argmax(x, 0, out=nbgrad.zeros((), dtype=nbgrad.int64)), 0),
+    (lambda x: nbgrad.eq(x, 1, out=nbgrad.zeros(3, dtype=nbgrad.bool)), [True, True, True]),
+    (lambda x: nbgrad.searchsorted(nbgrad.tensor([0.0, 2.0]), x, out=nbgrad.zeros(3, dtype=nbgrad.int64)), [1, 1, 1]),
+])
+def test_out_of_an_op_without_a_derivative_takes_inputs_that_require_grad(call, expected):
+    # PyTorch's out= refusal is autograd's, and these ops have no derivative
+    assert call(nbgrad.ones(3, requires_grad=True)).tolist() == expected
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: nbgrad.sign(x, out=nbgrad.zeros(3)),
+    lambda x: nbgrad.round(x, out=nbgrad.zeros(3, dtype=nbgrad.int64)),
+    lambda x: nbgrad.sort(x, out=(nbgrad.zeros(3), nbgrad.zeros(3, dtype=nbgrad.int64))),
+])
+def test_out_of_a_differentiable_op_still_refuses_inputs_that_require_grad(call):
+    with pytest.raises(RuntimeError, match=r"functions with out=\.\.\. arguments don't support automatic differen"):
+        call(nbgrad.ones(3, requires_grad=True))
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0), (0,), (0, 0), (2, 0, 0)])
+def test_cholesky_of_no_elements_is_an_empty_result_before_any_shape_check(shape):
+    x = nbgrad.ones(shape, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = nbgrad.cholesky(x)
+    assert out.shape == shape and out.grad_fn.name() == "CholeskyBackward0"
+
+
+def test_roll_of_no_elements_along_one_dim_does_not_wrap_it():
+    x = nbgrad.ones(0, requires_grad=True)
+    out = nbgrad.roll(x, -3, dims=2)
+    assert out.shape == (0,) and out.grad_fn.name() == "RollBackward0"
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nbgrad.roll(nbgrad.ones(2), -3, dims=2)
+
+
+@pytest.mark.parametrize("args", [(4, nbgrad.ones(3, dtype=nbgrad.bool)), (nbgrad.ones(3, dtype=nbgrad.bool), "a"),
+                                  ([True, False, True], 1.0), (nbgrad.ones(3, dtype=nbgrad.bool), None)])
+def test_masked_fill_refuses_what_the_parser_refuses(args):
+    with pytest.raises(TypeError, match=r"^masked_fill\(\) received an invalid combination of arguments"):
+        nbgrad.ones(3).masked_fill(*args)
+
+
+def test_masked_fill_names_a_masks_dtype_as_pytorch():
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype long int$"):
+        nbgrad.ones(3).masked_fill(nbgrad.ones(3, dtype=nbgrad.int64), 1.0)

@@ -518,7 +518,9 @@ def hardtanh_op(input, min_val, max_val, inplace):
         # PyTorch's hardtanh_out: no bool; integer limits truncated, none negative for uint8
         if input._dtype is D.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
-        min_val, max_val = int(min_val), int(max_val)
+        # (read as the parser reads Scalars first: a tensor that requires grad is its TypeError)
+        min_val = int(as_number(min_val, "hardtanh", "min_val", 2))
+        max_val = int(as_number(max_val, "hardtanh", "max_val", 3))
         if input._dtype is D.uint8 and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _inplace_or_not(TABLE["hardtanh"], _tensor_arg("hardtanh", input),

@@ -1278,6 +1278,12 @@ def test_hardtanh_in_place_with_min_above_max_is_max_as_clamp():
     assert F.hardtanh_(nbgrad.tensor([-3, 0, 1, 3], dtype=nbgrad.int32), 2.0).tolist() == [1, 1, 1, 1]
     with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
         F.hardtanh(x, 2.0, 1.0)
+    # its limits are Scalars: a tensor that requires grad is the parser's TypeError, for an
+    # integral input too (whose limits are truncated)
+    for t in (nbgrad.ones(3), nbgrad.ones(3, dtype=nbgrad.int64)):
+        with pytest.raises(TypeError, match="argument 'max_val' \\(position 3\\) must be Number, not Tensor"):
+            F.hardtanh_(t, -1.0, nbgrad.tensor(2.0, requires_grad=True))
+        assert F.hardtanh_(t.clone(), -1.0, nbgrad.tensor(2.0)).tolist() == [1, 1, 1]
 
 
 # -- stop 51: calls PyTorch accepts -----------------------------------------------------------------

@@ -59,7 +59,10 @@ def _computed_unless_differentiable(name, fn, args, kwargs, outs):
     one refuses.  Returns the result, or None when no argument asked for a gradient."""
     if not _grad_asked(args, outs):
         return None
-    result = fn(*args, **kwargs)
+    try:
+        result = fn(*args, **kwargs)
+    except Exception:       # (most such ops are differentiable: PyTorch's refusal comes before their work)
+        raise _no_grad_error(name) from None
     if any(r._dtype.is_floating_point or r._dtype.is_complex for r in (result if isinstance(result, tuple) else (result,))):
         raise _no_grad_error(name)
     return result

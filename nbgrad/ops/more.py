@@ -152,6 +152,13 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    # PyTorch's order: the vectors' ranks, input's shape, then the scalars against the dtype
+    for name, vec in (("vec1", vec1), ("vec2", vec2)):
+        if vec.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vec.dim()}-D")
+    shape = (vec1.shape[0], vec2.shape[0])
+    if tuple(input.shape) != shape:
+        input.expand(shape)                     # (its error, where the shapes do not fit)
     dtype = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
     for name, value in (("beta", beta), ("alpha", alpha)):
         if isinstance(value, bool) and dtype is not D.bool_:
@@ -294,6 +301,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     # the result sized first, as PyTorch's: an offset of 2**31 is its overflow error, not a
     # 4 GB padding allocated before it
     check_new_sizes(tuple(x.shape[:-1]) + (m, m), x._dtype.itemsize)
+    if math.prod(x.shape[:-1]) * m * m * x._dtype.itemsize >= 1 << 30:
+        # a result the system refuses (more than memory and swap) is the allocator's error now,
+        # not after temporaries of its side's length filled memory (the trial's pages are never touched)
+        from .._creation import empty
+        empty(tuple(x.shape[:-1]) + (m, m), dtype=x.dtype, device=x.device)
     if k:
         x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)
     src = x.unsqueeze(-1) if offset >= 0 else x.unsqueeze(-2)

@@ -1357,3 +1357,20 @@ def test_masked_fill_refuses_what_the_parser_refuses(args):
 def test_masked_fill_names_a_masks_dtype_as_pytorch():
     with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype long int$"):
         nbgrad.ones(3).masked_fill(nbgrad.ones(3, dtype=nbgrad.int64), 1.0)
+
+
+def test_out_refusal_comes_before_the_work_of_a_differentiable_op():
+    # (cholesky of a matrix that is not positive-definite: PyTorch's autograd refuses first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match=r"^cholesky\(\): functions with out=\.\.\. arguments don't support"):
+            nbgrad.cholesky(nbgrad.ones(3, 3, dtype=nbgrad.float64, requires_grad=True),
+                            out=nbgrad.ones(2, 3, 4, dtype=nbgrad.bool))
+
+
+def test_diag_embed_of_a_result_no_memory_can_hold_is_the_allocators_error():
+    # (the process was killed: temporaries of the result's side length, 16 GiB, filled memory
+    # before the 4.6e18-byte result itself was asked for; a size beyond any address space, so
+    # that the test does not depend on the machine's overcommit policy)
+    with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate 4611686031312289801 bytes"):
+        nbgrad.diag_embed(nbgrad.ones(1, 3, dtype=nbgrad.bool), 2147483648, 1)

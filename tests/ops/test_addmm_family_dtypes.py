@@ -90,3 +90,12 @@ def test_input_shape_errors_speak_as_pytorchs():
         nbgrad.addmv(ones(5, F), ones((2, 3), F), ones(3, F))
     with pytest.raises(RuntimeError, match=r"^size mismatch, got input \(2\), mat \(2x3\), vec \(4\)$"):
         nbgrad.addmv(ones(2, L), ones((2, 3), F), ones(4, F))        # (the shapes before the dtypes)
+
+
+def test_addr_checks_ranks_then_shape_then_scalars():
+    with pytest.raises(RuntimeError, match="^addr: Expected 1-D argument vec1, but got 2-D$"):
+        nbgrad.addr(ones((2, 3), L), ones((2, 2), L), ones(3, L), beta=2.5)
+    with pytest.raises(RuntimeError, match="^addr: Expected 1-D argument vec2, but got 2-D$"):
+        nbgrad.addr(ones((2, 3), L), ones(2, L), ones((3, 3), L))
+    with pytest.raises(RuntimeError, match=r"^The expanded size of the tensor \(2\) must match the existing size \(5\)"):
+        nbgrad.addr(ones((5, 3), L), ones(2, L), ones(3, L), beta=2.5)

@@ -62,6 +62,15 @@ def _finish(t, requires_grad):
     return t
 
 
+def _flag_first(name, requires_grad, args):
+    """The parser's refusal of a requires_grad that is not a bool, before a factory whose size
+    one number decides (arange(2**31)) writes any memory."""
+    if requires_grad is not False and requires_grad is not True:
+        from .ops._argument_check import argument_error
+        raise argument_error(name, args, {"requires_grad": requires_grad}) or \
+            TypeError(f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
+
+
 def _new(buf, shape, dtype, device, requires_grad=False):
     return _finish(Tensor._from_buffer(buf, shape, dtype, device), requires_grad)
 
@@ -448,6 +457,7 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=
 
 # -- ranges ------------------------------------------------------------------------------------
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    _flag_first("arange", requires_grad, (start,) if end is None else (start, end) if step == 1 else (start, end, step))
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -475,6 +485,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _flag_first("linspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("linspace", dtype)
     device = to_device(device)
@@ -539,6 +550,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     linspace spaces them (start and end in the dtype, the step in double, the second half
     counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
     rounded to the dtype (an integer one truncates)."""
+    _flag_first("logspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("logspace", dtype)
     device = to_device(device)
@@ -661,6 +673,7 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
+    _flag_first("randperm", requires_grad, (n,))
     if dtype is not None:
         check_dtype("randperm", D.to_dtype(dtype))
     device = to_device(device)

@@ -310,6 +310,16 @@ def _small_strided_copy(t):
     return Tensor._from_buffer(view.copy().reshape(n), t._shape, t._dtype, t._storage.device)
 
 
+def check_result_fits(shape, dtype, device):
+    """PyTorch allocates an op's result before its work.  An op built from temporaries asks
+    first, for a large result, whether memory can hold it (the trial's pages are never
+    touched): a result the system refuses is then the allocator's RuntimeError, not
+    temporaries filling memory until the process is killed."""
+    if math.prod(shape) * dtype.itemsize >= 1 << 30:
+        from .._creation import empty
+        empty(tuple(shape), dtype=dtype, device=device)
+
+
 def copy_raw(t, strides=None):
     """A copy of t's values in new memory, contiguous or with the given dense strides;
     not recorded.  A small row-major CPU tensor copied row-major is NumPy's copy of its run

@@ -11,7 +11,7 @@ from ..amp import autocast_mode as _amp  # the autocast hook: one truth test whi
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
 from ..autograd import _saved_names
-from ._graph import _wrap as wrap_dim, broadcast_shapes, zeros_grad
+from ._graph import _wrap as wrap_dim, broadcast_shapes, check_result_fits, zeros_grad
 from . import elementwise as E
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, BOOL
 
@@ -301,11 +301,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     # the result sized first, as PyTorch's: an offset of 2**31 is its overflow error, not a
     # 4 GB padding allocated before it
     check_new_sizes(tuple(x.shape[:-1]) + (m, m), x._dtype.itemsize)
-    if math.prod(x.shape[:-1]) * m * m * x._dtype.itemsize >= 1 << 30:
-        # a result the system refuses (more than memory and swap) is the allocator's error now,
-        # not after temporaries of its side's length filled memory (the trial's pages are never touched)
-        from .._creation import empty
-        empty(tuple(x.shape[:-1]) + (m, m), dtype=x.dtype, device=x.device)
+    check_result_fits(tuple(x.shape[:-1]) + (m, m), x._dtype, x.device)
     if k:
         x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)
     src = x.unsqueeze(-1) if offset >= 0 else x.unsqueeze(-2)

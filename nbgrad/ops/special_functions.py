@@ -68,6 +68,8 @@ class MvlgammaBackward0(Node):
 
 def _mvlgamma_args(x, p):
     from .._creation import arange
+    from ._graph import check_result_fits
+    check_result_fits(tuple(x.shape) + (p,), x._dtype, x.device)
     return arange(-p / 2. + 0.5, 0.5, 0.5, dtype=x._dtype, device=x.device) + x.unsqueeze(-1)
 
 

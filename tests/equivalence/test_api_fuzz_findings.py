@@ -1374,3 +1374,11 @@ def test_diag_embed_of_a_result_no_memory_can_hold_is_the_allocators_error():
     # that the test does not depend on the machine's overcommit policy)
     with pytest.raises(RuntimeError, match="can't allocate memory: you tried to allocate 4611686031312289801 bytes"):
         nbgrad.diag_embed(nbgrad.ones(1, 3, dtype=nbgrad.bool), 2147483648, 1)
+
+
+@pytest.mark.parametrize("call", [lambda: nbgrad.arange(2 ** 31, requires_grad=nbgrad.tensor(True)),
+                                  lambda: nbgrad.linspace(0, 1, 2 ** 31, requires_grad=nbgrad.tensor(True)),
+                                  lambda: nbgrad.arange(5.0, requires_grad=1)])
+def test_factories_refuse_a_requires_grad_that_is_not_a_bool_before_any_work(call):
+    with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+        call()

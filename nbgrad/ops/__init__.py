@@ -683,15 +683,16 @@ from . import special_functions_more as _SFM   # noqa: E402  (igamma, igammac an
 TENSOR_METHODS.update(_SFM.TENSOR_METHODS)
 
 
+# PyTorch's top-level linear algebra (torch.svd, qr, cholesky) and a real strided tensor's
+# predicates and identities (ops/torch_level.py)
+from . import torch_level as _TL   # noqa: E402
+TENSOR_METHODS.update(_TL.TENSOR_METHODS)
+
 # PyTorch's keywords (input=/other=/axis=/keepdims=) and argument errors naming the method
 from .._checks import is_number  # noqa: E402
 from ._signatures import number_first, public_method as _public_method, tensor_methods as _tensor_methods  # noqa: E402
 TENSOR_METHODS = _tensor_methods({name: _public_method(fn, name) for name, fn in TENSOR_METHODS.items()})
 
-# PyTorch's top-level linear algebra (torch.svd, qr, cholesky) and a real strided tensor's
-# predicates and identities (ops/torch_level.py)
-from . import torch_level as _TL   # noqa: E402
-TENSOR_METHODS.update(_TL.TENSOR_METHODS)
 TENSOR_PROPERTIES.update({flag: (lambda self: False) for flag in _TL.TENSOR_FLAGS})
 TENSOR_PROPERTIES.update({"layout": lambda self: _TL.strided, "real": _TL.real, "imag": _TL.imag})
 

@@ -325,7 +325,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             if error is None:
                 raise
             raise error from e
-        except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError) as e:
+        except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError, ArithmeticError) as e:
+            # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
             if error is None and not isinstance(e, TypeError) and \
                     (checked or (functional and getattr(e, "scalar_of", None) is None)):

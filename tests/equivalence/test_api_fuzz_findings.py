@@ -1382,3 +1382,13 @@ def test_diag_embed_of_a_result_no_memory_can_hold_is_the_allocators_error():
 def test_factories_refuse_a_requires_grad_that_is_not_a_bool_before_any_work(call):
     with pytest.raises(TypeError, match="received an invalid combination of arguments"):
         call()
+
+
+def test_torch_level_methods_and_arithmetic_failures_consult_the_parser():
+    # Tensor.cholesky/svd/qr were bound after the methods were wrapped, and a ZeroDivisionError
+    # (group_norm's num_groups=False) was not a failure the wrapper asked the parser about
+    not_positive = -nbgrad.eye(2, dtype=nbgrad.float64)
+    with pytest.raises(TypeError, match=r"^cholesky\(\): argument 'upper' \(position 1\) must be bool, not int$"):
+        not_positive.cholesky(4)
+    with pytest.raises(TypeError, match=r"^group_norm\(\): argument 'num_groups' \(position 2\) must be int, not bool$"):
+        nbgrad.group_norm(nbgrad.ones(1, 2, 1), False)

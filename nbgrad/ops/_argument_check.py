@@ -14,6 +14,7 @@ keeps PyTorch's AttributeError (_schemas.PYTHON_READ).
 """
 
 import inspect
+import numbers
 
 import numpy as np
 
@@ -71,10 +72,12 @@ def _fits_one(kind, v):
         return is_number(v)
     if kind == "b":
         return isinstance(v, (bool, np.bool_))
+    if kind == "g":         # (an element of a float list: a Python or NumPy number, never a tensor)
+        return isinstance(v, (numbers.Real, np.number)) and not isinstance(v, Tensor)
     if kind in "IFNL":
         if not isinstance(v, (tuple, list)):
             return False
-        element = {"I": "j", "F": "f", "N": "n", "L": "T"}[kind]
+        element = {"I": "j", "F": "g", "N": "n", "L": "T"}[kind]
         return all(_fits_one(element, e) for e in v)
     if kind == "s":
         return isinstance(v, str)

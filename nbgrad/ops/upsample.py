@@ -308,16 +308,30 @@ def _plan(x, out_size, scales, mode, align_corners):
 
 
 def _is_integer(v):
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) or (
-        isinstance(v, Tensor) and not v._dtype.is_floating_point and v._dtype is not D.bool_)
+    """F.interpolate's _is_integer: an int (a bool too), a NumPy integer, a tensor that is not
+    floating (its sizes' types; the op's parser then reads their values)."""
+    return isinstance(v, (int, np.integer)) or (isinstance(v, Tensor) and not v._dtype.is_floating_point)
+
+
+# the op F.interpolate dispatches to for (input rank, mode): its parser reads the sizes
+_DISPATCH = {(3, "nearest"): "upsample_nearest1d", (4, "nearest"): "upsample_nearest2d",
+             (5, "nearest"): "upsample_nearest3d", (3, "nearest-exact"): "_upsample_nearest_exact1d",
+             (4, "nearest-exact"): "_upsample_nearest_exact2d", (5, "nearest-exact"): "_upsample_nearest_exact3d",
+             (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d",
+             (5, "trilinear"): "upsample_trilinear3d", (4, "bicubic"): "upsample_bicubic2d"}
+# ... and PyTorch's words for a linear mode given the wrong rank
+_WRONG_RANK = {(3, "bilinear"): "4D", (3, "trilinear"): "5D", (4, "linear"): "3D", (4, "trilinear"): "5D",
+               (5, "linear"): "3D", (5, "bilinear"): "4D"}
+_INT64_MAX = 2 ** 63 - 1
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """PyTorch's F.interpolate for 3-D, 4-D and 5-D inputs (N, C, *spatial)."""
+    """PyTorch's F.interpolate for 3-D, 4-D and 5-D inputs (N, C, *spatial): its Python's
+    checks in its order (input.dim() read as it reads it), the sizes parsed where its dispatch
+    hands them to the op (upsample_nearest2d, ...), whose TypeError refuses a float size or a
+    tensor scale factor."""
     x = input
-    if not isinstance(x, Tensor):
-        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(x).__name__}")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -332,45 +346,39 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if isinstance(size, (list, tuple)):
             if len(size) != dim:
                 raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
-                                 f"with spatial dimensions of {list(x._shape[2:])} and output size of {size}. Please "
+                                 f"with spatial dimensions of {list(x.shape[2:])} and output size of {size}. Please "
                                  "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
                                  "...,oK) format.")
             if not all(_is_integer(s) for s in size):
                 raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, "
                                 f"int], but got size with types {[type(s) for s in size]}")
-            output_size = [int(s) for s in size]
+            output_size = list(size)
         else:
-            output_size = [int(size)] * dim
+            output_size = [size] * dim
     elif scale_factor is not None:
         output_size = None
         if isinstance(scale_factor, (list, tuple)):
             if len(scale_factor) != dim:
                 raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
-                                 f"input with spatial dimensions of {list(x._shape[2:])} and scale_factor of shape "
+                                 f"input with spatial dimensions of {list(x.shape[2:])} and scale_factor of shape "
                                  f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
                                  "scale_factor in (s1, s2, ...,sK) format.")
-            scale_factors = [float(s) for s in scale_factor]
+            scale_factors = list(scale_factor)
         else:
-            scale_factors = [float(scale_factor)] * dim
+            scale_factors = [scale_factor] * dim
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if recompute_scale_factor and size is not None:
+    if recompute_scale_factor is not None and recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if mode == "area" and output_size is None:
         recompute_scale_factor = True
-    if recompute_scale_factor:
-        output_size = [int(x._shape[i + 2] * scale_factors[i]) for i in range(dim)]
+    if recompute_scale_factor is not None and recompute_scale_factor:
+        output_size = [int(x.shape[i + 2] * scale_factors[i]) for i in range(dim)]
         scale_factors = None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and x.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad")
-    if dim not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area", "linear", "bilinear", "trilinear",
-                                            "bicubic", "lanczos"):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for the "
-                                  f"modes: {_MODES} (got {mode})")
-    if mode == "area":
+    if mode == "area" and 3 <= x.dim() <= 5:
         if dim != 2:
             raise NotImplementedError(f"interpolate(mode='area') of a {x.dim()}D input is not supported by nbgrad")
         from .pooling import adaptive_avg_pool2d
@@ -378,18 +386,44 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "lanczos" and dim == 2:
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
-        raise ValueError("Lanczos mode requires antialias=True")
-    if mode in ("lanczos", "bicubic") and dim != 2:
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    known = isinstance(mode, str)          # (PyTorch compares any mode; only a str is one)
+    op = _DISPATCH.get((x.dim(), mode)) if known else None
+    if op is None or antialias:
+        if antialias or mode == "lanczos" and dim == 2:
+            raise NotImplementedError("interpolate(antialias=True) is not supported by nbgrad")
+        if known and (x.dim(), mode) in _WRONG_RANK:
+            raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {_WRONG_RANK[x.dim(), mode]} input")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.dim()}D) for the "
                                   f"modes: {_MODES} (got {mode})")
-    if mode in _LINEAR and _LINEAR[mode] != dim:
-        need = {1: "3D", 2: "4D", 3: "5D"}[_LINEAR[mode]]
-        raise NotImplementedError(f"Got {x.dim()}D input, but {mode} mode needs {need} input")
+    output_size, scale_factors = _parsed(op, x, output_size, None if mode.startswith("nearest") else align_corners,
+                                         scale_factors)
     if scale_factors is not None:
-        output_size = [int(x._shape[i + 2] * scale_factors[i]) for i in range(dim)]
+        output_size = [_scaled_size(x._shape[i + 2], scale_factors[i]) for i in range(dim)]
     scales = scale_factors if scale_factors is not None else [None] * dim
     _check(x, output_size, mode)
     return _upsample_forward(x, _plan(x, tuple(output_size), scales, mode, align_corners))
+
+
+def _parsed(op, x, output_size, align_corners, scale_factors):
+    """(output_size as ints, scale_factors as floats) as the op's parser reads them: an
+    integer tensor's value is a size; a float size, a tensor scale factor, ... its TypeError."""
+    from ._argument_check import argument_error
+    args = (x, output_size) + (() if align_corners is None else (align_corners,)) + (scale_factors,)
+    error = argument_error(op, args, {}, key="nn." + op)
+    if error is not None:
+        raise error
+    return (None if output_size is None else [int(n) for n in output_size],
+            None if scale_factors is None else [float(f) for f in scale_factors])
+
+
+def _scaled_size(n, scale):
+    """The kernel's output size: (int64) (n * scale), refused where it does not fit."""
+    size = n * scale
+    if not -_INT64_MAX <= size <= _INT64_MAX:       # (inf and NaN too: NaN compares false)
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return int(size)
 
 
 def _check(x, output_size, mode):

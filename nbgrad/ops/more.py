@@ -172,6 +172,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
+    # ATen's order: input expanded to the sizes read from the batches (size(1) of a 1-D batch1
+    # is its IndexError), the dtypes, then bmm's checks of the batches
+    target = (batch1.size(0), batch1.size(1), batch2.size(2))
+    if tuple(input.shape) != target:
+        input.expand(target)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {D.cpp_type_name(input.dtype)}, batch1: "
                            f"{D.cpp_type_name(batch1.dtype)}, batch2: {D.cpp_type_name(batch2.dtype)}")
@@ -181,10 +186,22 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
-    if input.dtype is not batch2.dtype or batch1.dtype is not batch2.dtype:
-        batch1.double().bmm(batch2.double())        # (the shapes are checked first: bmm's error)
-        _same_dtype("self", "mat2", input, batch2)
-        _same_dtype("mat1", "mat2", batch1, batch2)
+    # ATen's order: input expanded to (batch1.size(1), batch2.size(2)), the batches' ranks,
+    # counts and inner sizes, then addmm's dtype checks
+    target = (batch1.size(1), batch2.size(2))
+    if tuple(input.shape) != target:
+        input.expand(target)
+    for name, batch in (("batch1", batch1), ("batch2", batch2)):
+        if batch.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+                           f"{batch2.shape[1]}x{batch2.shape[2]})")
+    _same_dtype("self", "mat2", input, batch2)
+    _same_dtype("mat1", "mat2", batch1, batch2)
     refuse("addmm_impl_cpu_", input.dtype, BOOL)
     return _scaled_sum("AddbmmBackward0", input, batch1.bmm(batch2).sum(0), beta, alpha)
 

@@ -99,3 +99,21 @@ def test_addr_checks_ranks_then_shape_then_scalars():
         nbgrad.addr(ones((2, 3), L), ones(2, L), ones((3, 3), L))
     with pytest.raises(RuntimeError, match=r"^The expanded size of the tensor \(2\) must match the existing size \(5\)"):
         nbgrad.addr(ones((5, 3), L), ones(2, L), ones(3, L), beta=2.5)
+
+
+@pytest.mark.parametrize("name, shapes, error, message", [
+    # input is expanded to sizes read from the batches first: a batch of too few dims is
+    # size()'s IndexError, as in PyTorch
+    ("baddbmm", ((2, 2), (3,), (1, 2, 2)), IndexError, r"Dimension out of range \(expected to be in range of "
+                                                        r"\[-1, 0\], but got 1\)"),
+    ("addbmm", ((2, 2), (), (1, 2, 2)), IndexError, "Dimension specified as 1 but tensor has no dimensions"),
+    ("addbmm", ((2, 2), (1, 2, 2), (2, 2)), IndexError, r"Dimension out of range \(expected to be in range of "
+                                                        r"\[-2, 1\], but got 2\)"),
+    ("baddbmm", ((5,), (1, 2, 3), (1, 4, 2)), RuntimeError, r"The expanded size of the tensor \(2\) must match"),
+    ("addbmm", ((2, 2), (1, 2, 3), (2, 3, 2)), RuntimeError, "batch1 and batch2 must have same number of batches, "
+                                                             "got 1 and 2"),
+    ("addbmm", ((2, 2), (1, 2, 3), (1, 4, 2)), RuntimeError, r"Incompatible matrix sizes for bmm \(2x3 and 4x2\)"),
+])
+def test_batched_add_ops_check_shapes_in_pytorchs_order(name, shapes, error, message):
+    with pytest.raises(error, match=message):
+        getattr(nbgrad, name)(*(ones(s, F) for s in shapes))

@@ -1177,6 +1177,12 @@ FUNCTIONAL = {
 }
 # nn.functional's functions whose Python reads an argument's attributes before an op parses them
 PYTHON_READ = {
+    'adaptive_avg_pool2d': 'input',
+    'adaptive_avg_pool3d': 'input',
+    'adaptive_max_pool2d': 'input',
+    'adaptive_max_pool2d_with_indices': 'input',
+    'adaptive_max_pool3d': 'input',
+    'adaptive_max_pool3d_with_indices': 'input',
     'affine_grid': 'theta',
     'binary_cross_entropy': 'input,target,weight',
     'binary_cross_entropy_with_logits': 'input,target',
@@ -1192,6 +1198,9 @@ PYTHON_READ = {
     'local_response_norm': 'input',
     'log_softmax': 'input',
     'margin_ranking_loss': 'input1,input2,target',
+    'max_unpool1d': 'input',
+    'max_unpool2d': 'input',
+    'max_unpool3d': 'input',
     'mse_loss': 'input,target',
     'multi_head_attention_forward': 'attn_mask,key,key_padding_mask,query,value',
     'multi_margin_loss': 'weight',
@@ -1206,4 +1215,15 @@ PYTHON_READ = {
     'upsample': 'input',
     'upsample_bilinear': 'input',
     'upsample_nearest': 'input',
+}
+# nn.functional's boolean_dispatch functions: the flag PyTorch's dispatch tests before the function runs
+DISPATCH_FLAGS = {
+    'adaptive_max_pool1d': 'return_indices',
+    'adaptive_max_pool2d': 'return_indices',
+    'adaptive_max_pool3d': 'return_indices',
+    'fractional_max_pool2d': 'return_indices',
+    'fractional_max_pool3d': 'return_indices',
+    'max_pool1d': 'return_indices',
+    'max_pool2d': 'return_indices',
+    'max_pool3d': 'return_indices',
 }

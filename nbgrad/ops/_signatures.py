@@ -316,6 +316,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
         try:
             return fn(*args, **kwargs)
         except AttributeError as e:
+            if functional:
+                _dispatch_flag_first(name, fn, args, kwargs)
             if functional and _read_by_python(e, fn, name, args, kwargs):
                 raise       # (PyTorch's Python reads input.dim() of an int too)
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
@@ -327,6 +329,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             raise error from e
         except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError, ArithmeticError) as e:
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
+            if functional:
+                _dispatch_flag_first(name, fn, args, kwargs)
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
             if error is None and not isinstance(e, TypeError) and \
                     (checked or (functional and getattr(e, "scalar_of", None) is None)):
@@ -420,6 +424,19 @@ def _tensor_for_a_scalar(error, fn, name, module, args, kwargs, method):
         return TypeError(f"{name}(): argument {where} must be {kind}, not Tensor")
     return TypeError(f"{name}(): argument {where} must be tuple of ints, but found element of type Tensor at "
                      f"pos {element}")
+
+
+def _dispatch_flag_first(name, fn, args, kwargs):
+    """F.max_pool2d & co. are PyTorch's boolean_dispatch: `if return_indices` runs before either
+    function, so a tensor of many elements there is bool()'s RuntimeError first
+    (_schemas.DISPATCH_FLAGS)."""
+    from ._schemas import DISPATCH_FLAGS
+    flag = DISPATCH_FLAGS.get(name)
+    if flag is not None:
+        from ._argument_check import _bound
+        bound = _bound(fn, args, kwargs)
+        if bound is not None and flag in bound[1]:
+            bool(bound[1][flag])
 
 
 def _read_by_python(error, fn, name, args, kwargs):

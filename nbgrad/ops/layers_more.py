@@ -3,6 +3,7 @@ flattened batch, its _trilinear contraction shown as TrilinearBackward0), channe
 reshape, a transpose and a copy shown as ChannelShuffleBackward0), max_unpool1d/2d (a scatter by
 max_pool's indices, one node MaxUnpool2DBackward0 whose backward gathers), lp_pool1d/2d and
 local_response_norm (F's compositions of avg_pool)."""
+import collections.abc
 import math
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -55,14 +56,20 @@ def channel_shuffle(input, groups):
 
 # -- max unpool ----------------------------------------------------------------------------------
 def _ntuple(v, n):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+    """nn.functional's _single/_pair/_triple: anything iterable as its tuple (a tensor's rows,
+    a 0-dim tensor's TypeError), anything else repeated n times."""
+    return tuple(v) if isinstance(v, collections.abc.Iterable) else (v,) * n
 
 
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """F's _unpool_output_size: the default sizes from the input's trailing ones (too few
+    dims is the size tuple's IndexError, as in PyTorch), a given output_size checked against
+    them, and none negative."""
     k = len(kernel_size)
-    default = [(input.shape[input.dim() - k + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
-               for d in range(k)]
+    sizes = input.size()
+    default = [(sizes[-k + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(k)]
     if output_size is None:
+        _check_unpool_output_size(default, k)
         return default
     if len(output_size) == k + 2:
         output_size = output_size[2:]
@@ -73,7 +80,24 @@ def _unpool_output_size(input, kernel_size, stride, padding, output_size):
         lo, hi = default[d] - stride[d], default[d] + stride[d]
         if not (lo < output_size[d] < hi):
             raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    _check_unpool_output_size(output_size, k)
     return output_size
+
+
+def _check_unpool_output_size(output_size, k):
+    """torch._check_value(output_size[d] >= 0, ...) for each of the k kernel dims: a condition
+    that is not a bool (a tensor's comparison) is _check_value's TypeError."""
+    from .._tensor import Tensor
+    for d in range(k):
+        n = output_size[d]
+        cond = n >= 0
+        if not isinstance(cond, bool):
+            raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
+                            "torch._check_tensor_all() to assert that all elements are true."
+                            if isinstance(cond, Tensor) else f"cond must be a bool, but got {type(cond)}")
+        if not cond:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={n}")
 
 
 class MaxUnpool2DBackward0(Node):
@@ -128,14 +152,16 @@ def _max_unpool(input, indices, output_size, n, stride=None):
     with no_grad():
         idx = indices.reshape(-1, math.prod(input.shape[-n:]))
         bad = (idx < 0) | (idx >= math.prod(sizes))
-        if bool(bad.any()):
+        if math.prod(sizes) and bool(bad.any()):      # (an output of no elements: PyTorch writes nothing)
             first = int(idx[bad][0])
             # (PyTorch's 2-D message leaves its parenthesis open; which invalid index its
             # threads report first varies)
             raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
                                f"{'x'.join(map(str, sizes))}{')' if n == 3 else ''}")
         out = zeros(idx.shape[0], math.prod(sizes), dtype=input.dtype, device=input.device)
-        out = out.scatter(1, idx, input.detach().reshape(idx.shape)).reshape(*planes, *sizes)
+        if math.prod(sizes):
+            out = out.scatter(1, idx, input.detach().reshape(idx.shape))
+        out = out.reshape(*planes, *sizes)
     if needs_grad(input):
         record(MaxUnpool2DBackward0 if n == 2 else MaxUnpool3DBackward0, (input, indices), (out,),
                in_shape=tuple(input.shape), index=idx)

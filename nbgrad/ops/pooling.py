@@ -8,6 +8,7 @@ the gradient's gradient at the saved indices, average pooling's is the average p
 itself (PyTorch's MaxPool2DWithIndicesBackwardBackward0 / AvgPool2DBackwardBackward0).
 """
 from .. import _dtype as D
+from .._checks import int_tuple
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, zeros_grad
@@ -224,10 +225,25 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                         False)
 
 
+def list_with_default(out_size, input, name):
+    """F's _list_with_default(output_size, input.size()), the first thing PyTorch's adaptive
+    pools (2-D and 3-D) do: an int as it is; a sequence's None entries taken from the input's
+    trailing sizes, of which there must be more than it has entries; then the sizes as the
+    op's parser reads a tuple of ints."""
+    defaults = input.size()
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return int_tuple([v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])],
+                     name, "output_size", 2)
+
+
 def adaptive_avg_pool2d(input, output_size):
     """PyTorch's F.adaptive_avg_pool2d: output (oh, ow) windows [floor(i*H/oh), ceil((i+1)*H/oh)).
     A None size keeps the input's; an output of 1x1 is a mean, as in PyTorch (MeanBackward1)."""
     x = input
+    output_size = list_with_default(output_size, x, "adaptive_avg_pool2d")
     if isinstance(output_size, (tuple, list)):
         if len(output_size) != 2:
             raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")

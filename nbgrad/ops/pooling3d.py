@@ -23,7 +23,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
-from .pooling import _out_size, check_adaptive_grad
+from .pooling import _out_size, check_adaptive_grad, list_with_default
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
@@ -294,6 +294,7 @@ def adaptive_avg_pool3d(input, output_size):
     """PyTorch's F.adaptive_avg_pool3d: windows [floor(i*S/O), ceil((i+1)*S/O)) per dim; an
     output of 1x1x1 is a mean (MeanBackward1), as in PyTorch."""
     x = input
+    output_size = list_with_default(output_size, x, "adaptive_avg_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_avg_pool3d: output_size must be 3")
     if size == (1, 1, 1):
         return x.mean((-3, -2, -1), keepdim=True)
@@ -326,6 +327,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """PyTorch's F.adaptive_max_pool3d; indices are positions in D*H*W."""
     x = input
+    output_size = list_with_default(output_size, x, "adaptive_max_pool3d")
     _check_adaptive(x, "adaptive_max_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     refuse("adaptive_max_pool3d_cpu", x._dtype, INTEGRAL)

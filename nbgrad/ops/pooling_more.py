@@ -85,6 +85,7 @@ def _window_index(h, w, oh, ow):
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """PyTorch's F.adaptive_max_pool2d over (N, C, H, W) or (C, H, W); indices are positions in H*W."""
     x = input
+    output_size = P.list_with_default(output_size, x, "adaptive_max_pool2d")
     if x.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x.shape)}")
     for i in range(1, x.dim()):

@@ -347,7 +347,9 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     for o in out:
         check_out_type(name, o)
-    result = _computed_unless_differentiable(grad_name, fn, args, kwargs, out) or fn(*args, **kwargs)
+    result = _computed_unless_differentiable(grad_name, fn, args, kwargs, out)
+    if result is None:
+        result = fn(*args, **kwargs)
     if len(out) != len(result):
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     checks = [same_dtype(t) for t in TUPLE_TEMPLATES[name]] if name in TUPLE_TEMPLATES else None

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._checks import checked_scalar, scalar_overflows
+from .._checks import checked_scalar, is_number, scalar_overflows
 from .._layout import is_dense, order_of_strides
 from .._size import Size
 from .._tensor import Tensor, _strides_of, row_major, row_major_of
@@ -1298,7 +1298,7 @@ class MaskedFillBackward1(Node):
 def check_masked_fill_arguments(name, mask, value):
     """Tensor.masked_fill(_)'s own check of the parser's kinds (hot methods, left unwrapped by
     _signatures.tensor_methods): a mask that is not a tensor, a value that is not a number."""
-    if not isinstance(mask, Tensor) or not isinstance(value, (float, int, Tensor)):
+    if not isinstance(mask, Tensor) or not (isinstance(value, (float, int, Tensor)) or is_number(value)):
         from ._argument_check import argument_error
         raise argument_error(name, (mask, value), {}, method=True)
 

@@ -575,12 +575,13 @@ def _pointwise_loss(x, y, reduction, kind):
 
 # -- BCE with logits ---------------------------------------------------------------
 class BinaryCrossEntropyWithLogitsBackward0(Node):
+    composite = False       # (True: the forward was _bce_logits_composite's, and so is the backward)
+
     def backward(self, g):
         x, y = self.saved_tensors
         w, pw = self.weight_t, self.pos_weight_t
         scale = _mean_scale(self.n) if self.reduction == "mean" else 1.0
-        if x._dtype not in _KERNEL_FLOATS or any(t is not None and t._dtype is not x._dtype for t in (y, w, pw)) \
-                or y._shape != x._shape:
+        if self.composite:
             return self._composite_backward(g, x, y, w, pw)
         if is_grad_enabled():
             from .elementwise import sigmoid
@@ -658,7 +659,8 @@ def _bce_logits_composite(x, y, weight, pos_weight, reduction):
     (1 - y).mul_(x).sub_(that), times weight in place, reduced.  The in-place ops give the
     loss the target's dtype and PyTorch's refusals (an integral target cannot hold a float
     product, a bool target cannot be subtracted from 1).  Taken for 16-bit floats and for
-    mixed dtypes; the fused kernel serves the common case of one float32/float64 dtype."""
+    mixed dtypes or shapes; the fused kernel serves the common case of one float32/float64
+    dtype and shape."""
     from .._creation import ones_like
     refuse("log_sigmoid_cpu", x._dtype, INTEGRAL)
     with no_grad():
@@ -676,7 +678,7 @@ def _bce_logits_composite(x, y, weight, pos_weight, reduction):
     if needs_grad(x, y):
         node = record(BinaryCrossEntropyWithLogitsBackward0, (x, y), (out,), reduction=reduction, n=x.numel(),
                       weight_t=None if weight is None else weight.detach(),
-                      pos_weight_t=None if pos_weight is None else pos_weight.detach())
+                      pos_weight_t=None if pos_weight is None else pos_weight.detach(), composite=True)
         node.save(x, y)
     return out
 

@@ -29,11 +29,9 @@ def _generate_square_subsequent_mask(sz, device=None, dtype=None):
 
 
 def _canonical_padding_mask(padding_mask, name, other, other_name, dtype):
-    """F._canonical_mask for a key padding mask: PyTorch's warning when its type is not the other mask's."""
-    if padding_mask is not None and other is not None and padding_mask.dtype != other.dtype:
-        _warn_user(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                   "instead.", stacklevel=3)
-    return _canonical_mask(padding_mask, name, dtype)
+    """F._canonical_mask for a key padding mask, with PyTorch's warning when its type is not the
+    other mask's."""
+    return _canonical_mask(padding_mask, name, dtype, None if other is None else other.dtype, other_name)
 
 
 def _get_seq_len(src, batch_first):

@@ -147,6 +147,14 @@ def binomial(count, prob, generator=None):
     for name, v in (("count", count), ("prob", prob)):
         if not isinstance(v, Tensor):
             raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(v).__name__}")
+    # (ATen's order: each tensor floating, then one dtype, then the kernel's half refusal)
+    for name, v in (("count", count), ("prob", prob)):
+        if not v._dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
+                             f"{D.scalar_type_name(v._dtype)}")
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(f"Found dtype {D.scalar_type_name(prob._dtype)} but expected "
+                           f"{D.scalar_type_name(count._dtype)}")
     check_dtype("binomial", count._dtype)
     with no_grad():
         from .ops._graph import broadcast_shapes

@@ -21,7 +21,7 @@ def relu_(input):
 
 
 def sigmoid(input):
-    return _E.sigmoid(input)
+    return input.sigmoid()          # (PyTorch's F.sigmoid is the method call: an int's AttributeError)
 
 
 # the op table's activations (nbgrad/ops/optable.py), with PyTorch's signatures
@@ -80,7 +80,7 @@ def hardtanh_(input, min_val=-1.0, max_val=1.0):
 
 
 def tanh(input):
-    return _E.tanh(input)
+    return input.tanh()             # (PyTorch's F.tanh is the method call: an int's AttributeError)
 
 
 def _implicit_dim(name, dim, stacklevel):

@@ -73,7 +73,7 @@ _NOT_IMPLEMENTED = """
     geometric_          bool        geometric_cpu
     log_normal_         integral    log_normal_cpu
     poisson             integral    poisson_cpu
-    binomial            integral    binomial_cpu
+    binomial            half        binomial_cpu
     arange              bool        arange_cpu
     linspace            bool        linspace_cpu
     logspace            bool        logspace_cpu

@@ -365,10 +365,22 @@ def wrap_dims(dims, ndim):
 
 
 def int_dim(op, dim):
-    """The check of ops whose dim is one int (PyTorch's argument parser): TypeError else."""
-    if isinstance(dim, (tuple, list)):
-        raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return dim
+    """The check of ops whose dim is one int (PyTorch's argument parser), before anything else
+    of the op's: an int, an object with __index__, a 0-dim integer tensor, or None where the op
+    takes none; else the parser's TypeError naming the op (a float, a bool, a tensor of another
+    kind, a sequence)."""
+    if type(dim) is int or dim is None:
+        return dim
+    from .._checks import is_integer_tensor
+    error = TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if isinstance(dim, Tensor):
+        if is_integer_tensor(dim):
+            return dim
+        from .._tensor import _not_a_scalar
+        raise _not_a_scalar(error, dim, "int")      # (a wrapped function's message names its position)
+    if not isinstance(dim, (bool, tuple, list)) and hasattr(dim, "__index__"):
+        return dim
+    raise error
 
 
 def _wrap(dim, ndim):

@@ -333,7 +333,14 @@ _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
 
+# the tuple ops with an overload of one result, whose out may be one tensor (max(x), min(x))
+_ONE_OUT_TOO = frozenset({"max", "min"})
+
+
 def _call_tuple(name, fn, args, kwargs, out, grad_name):
+    if isinstance(out, Tensor) and name not in _ONE_OUT_TOO:
+        # (the parser's refusal, before any work: sort, qr, triangular_solve... have no such overload)
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
     if isinstance(out, Tensor):
         # max(x) and max(x, y) take one out; max(x, dim), qr, ... refuse it
         check_no_grad(grad_name, (*args, *kwargs.values()), (out,))

@@ -1392,3 +1392,43 @@ def test_torch_level_methods_and_arithmetic_failures_consult_the_parser():
         not_positive.cholesky(4)
     with pytest.raises(TypeError, match=r"^group_norm\(\): argument 'num_groups' \(position 2\) must be int, not bool$"):
         nbgrad.group_norm(nbgrad.ones(1, 2, 1), False)
+
+
+def test_functional_tanh_and_sigmoid_are_method_calls():
+    # PyTorch's F.tanh(input) is input.tanh(): a number's AttributeError
+    for fn, name in ((F.tanh, "tanh"), (F.sigmoid, "sigmoid")):
+        with pytest.raises(AttributeError, match=f"'int' object has no attribute '{name}'"):
+            fn(3)
+
+
+@pytest.mark.parametrize("call", [lambda x: x.argmax(nbgrad.ones(2, 2)),
+                                  lambda x: x.bool().argmax(nbgrad.ones(2, 2)),
+                                  lambda x: x.argmax(nbgrad.tensor([1])),
+                                  lambda x: x.argmin(1.0),
+                                  lambda x: x.cumsum(nbgrad.tensor([1]))])
+def test_an_int_dim_is_read_as_the_parser_reads_it_before_anything_else(call):
+    # (a one-element 1-D tensor is not an int dim; a bool input's own refusal comes after)
+    with pytest.raises(TypeError, match=r"argument 'dim' .*must be int, not (Tensor|float)"):
+        call(nbgrad.ones(2, 3))
+    assert nbgrad.ones(2, 3).argmax(nbgrad.tensor(1)).shape == (2,)
+
+
+def test_binomial_refuses_as_pytorch_in_its_order():
+    with pytest.raises(ValueError, match="^binomial only supports floating-point dtypes for count, got: Long$"):
+        nbgrad.binomial(nbgrad.ones(3, dtype=nbgrad.int64), nbgrad.ones(3))
+    with pytest.raises(ValueError, match="^binomial only supports floating-point dtypes for prob, got: Long$"):
+        nbgrad.binomial(nbgrad.ones(3), nbgrad.ones(3, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        nbgrad.binomial(nbgrad.ones(3), nbgrad.ones(3, dtype=nbgrad.float64))
+    with pytest.raises(NotImplementedError, match="\"binomial_cpu\" not implemented for 'Half'"):
+        nbgrad.binomial(nbgrad.ones(3, dtype=nbgrad.float16), nbgrad.ones(3, dtype=nbgrad.float16))
+
+
+@pytest.mark.parametrize("call", [lambda: nbgrad.triangular_solve(nbgrad.ones(3), nbgrad.ones(3, 3), out=nbgrad.ones(3)),
+                                  lambda: nbgrad.aminmax(nbgrad.ones(3), out=nbgrad.ones(3))])
+def test_one_tensor_out_of_a_tuple_op_is_refused_before_any_work(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError, match=r"argument 'out' must be tuple of Tensors, not Tensor"):
+            call()
+    assert nbgrad.max(nbgrad.ones(3), out=nbgrad.ones(())).item() == 1.0        # (max(x) has one result)

@@ -147,6 +147,10 @@ def binomial(count, prob, generator=None):
     for name, v in (("count", count), ("prob", prob)):
         if not isinstance(v, Tensor):
             raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {type(v).__name__}")
+    from ._creation import Generator
+    if generator is not None and not isinstance(generator, Generator):
+        raise TypeError(f"binomial(): argument 'generator' (position 3) must be torch.Generator, not "
+                        f"{type(generator).__name__}")
     # (ATen's order: each tensor floating, then one dtype, then the kernel's half refusal)
     for name, v in (("count", count), ("prob", prob)):
         if not v._dtype.is_floating_point:

@@ -383,6 +383,13 @@ def int_dim(op, dim):
     raise error
 
 
+def wrap_int_dim(op, dim, x):
+    """int_dim's dim wrapped for x, x read first: a call whose input is not a tensor is the
+    input's error, as in PyTorch's parser (and F.softmax's input.softmax(dim))."""
+    ndim = x.dim()
+    return _wrap(int_dim(op, dim), ndim)
+
+
 def _wrap(dim, ndim):
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if type(dim) is not int:

@@ -10,7 +10,7 @@ formula, or under create_graph its O(n^2) one whose own derivative is cumprod's 
 from .. import _dtype as D
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
-from ._graph import backend_of, int_dim, needs_grad, new_tensor, record, _wrap
+from ._graph import backend_of, needs_grad, new_tensor, record, wrap_int_dim
 from ._dtype_rules import not_implemented
 
 
@@ -31,7 +31,7 @@ def scan_dim(op, x, dim):
     """dim wrapped for x, or PyTorch's error."""
     if dim is None:
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-    return _wrap(int_dim(op, dim), x.dim())
+    return wrap_int_dim(op, dim, x)
 
 
 def _scan(op, x, dim, dtype):

@@ -9,7 +9,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
 from ._graph import (accelerated, backend_of, cast, contiguous_data, copy_raw, needs_grad, new_tensor, record,
-                     row_major_numel, shortcuts, wrap_dims, int_dim, _wrap)
+                     row_major_numel, shortcuts, wrap_dims, int_dim, wrap_int_dim)
 
 
 class ReductionResult(tuple):
@@ -372,7 +372,7 @@ def _extremum(x, dim, keepdim, is_max, full_node, dim_node):
         if needs_grad(x):
             record(full_node, (x,), (out,)).save(x, out, outputs=(out,))
         return out
-    d = _wrap(int_dim("max" if is_max else "min", dim), x.dim())
+    d = wrap_int_dim("max" if is_max else "min", dim, x)
     if x.dim() == 0:
         from .._creation import zeros
         values = copy_raw(x)
@@ -456,11 +456,10 @@ def _arg_dense(op, x, dim, keepdim):
 
 def _arg(op):
     def arg(x, dim=None, keepdim=False):
-        _check_flag(op, "keepdim", keepdim)
-        if isinstance(dim, (tuple, list)):
-            raise TypeError(f"{op}(): argument 'dim' must be int, not {type(dim).__name__}")
+        dtype = x._dtype        # (the parser's order: input, dim, keepdim)
         int_dim(op, dim)
-        check_dtype(op, x._dtype)
+        _check_flag(op, "keepdim", keepdim)
+        check_dtype(op, dtype)
         out = _arg_dense(op, x, dim, keepdim) if isinstance(x, Tensor) else None
         if out is not None:
             return out
@@ -803,7 +802,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
 
 def _softmax(x, dim, dtype, log, node_cls):
-    d = _wrap(int_dim("log_softmax" if log else "softmax", dim), x.dim())
+    d = wrap_int_dim("log_softmax" if log else "softmax", dim, x)
     src = x
     if dtype is not None:
         src = cast(x, D.to_dtype(dtype))

@@ -9,7 +9,7 @@ from ..autograd.node import Node
 from .._layout import order_of_strides, preserve_strides
 from .._tensor import Tensor, _strides_of
 from ._dtype_rules import check as check_dtype
-from ._graph import backend_of, copy_raw, int_dim, needs_grad, new_strided, new_tensor, permuted, record, _wrap
+from ._graph import backend_of, copy_raw, int_dim, needs_grad, new_strided, new_tensor, permuted, record, wrap_int_dim, _wrap
 from .reduction import ReductionResult
 from . import _graph, views as V
 
@@ -38,7 +38,7 @@ def tie_order(x, order):
 
 def _sorted(x, dim, descending, op="sort", order="stable", k=0):
     """(values, indices, dim): x sorted along dim, or arranged as `order` says (tie_order)."""
-    d = _wrap(int_dim(op, dim), x.dim())
+    d = wrap_int_dim(op, dim, x)
     if x.dim() == 0:
         from .._creation import zeros
         return copy_raw(x), zeros((), dtype=D.int64, device=x.device), 0

@@ -1432,3 +1432,15 @@ def test_one_tensor_out_of_a_tuple_op_is_refused_before_any_work(call):
         with pytest.raises(TypeError, match=r"argument 'out' must be tuple of Tensors, not Tensor"):
             call()
     assert nbgrad.max(nbgrad.ones(3), out=nbgrad.ones(())).item() == 1.0        # (max(x) has one result)
+
+
+def test_the_input_is_read_before_an_int_dim():
+    # the parser's order (input, dim, keepdim), and F.softmax's input.softmax(dim)
+    with pytest.raises(TypeError, match=r"^argmax\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
+        nbgrad.argmax(3, nbgrad.ones(2, 2))
+    with pytest.raises(TypeError, match=r"^cumsum\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
+        nbgrad.cumsum(3, nbgrad.tensor([1]))
+    with pytest.raises(AttributeError, match="'tuple' object has no attribute"):
+        F.softmax((), nbgrad.ones(1, 3))
+    with pytest.raises(TypeError, match=r"binomial\(\): argument 'generator' \(position 3\) must be torch.Generator"):
+        nbgrad.binomial(nbgrad.ones(2), nbgrad.ones(2, dtype=nbgrad.int32), nbgrad.ones(2))

@@ -9,7 +9,7 @@ from . import _dtype as D
 from ._tensor import Tensor
 from .autograd.grad_mode import no_grad
 from .autograd.node import Node
-from .ops._dtype_rules import check as check_dtype
+from .ops._dtype_rules import check as check_dtype, check_found_dtype
 
 
 # ---------------------------------------------------------------- generator state
@@ -156,9 +156,7 @@ def binomial(count, prob, generator=None):
         if not v._dtype.is_floating_point:
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
                              f"{D.scalar_type_name(v._dtype)}")
-    if prob._dtype is not count._dtype:
-        raise RuntimeError(f"Found dtype {D.scalar_type_name(prob._dtype)} but expected "
-                           f"{D.scalar_type_name(count._dtype)}")
+    check_found_dtype(count._dtype, prob._dtype)
     check_dtype("binomial", count._dtype)
     with no_grad():
         from .ops._graph import broadcast_shapes

@@ -103,6 +103,13 @@ def not_implemented(kernel, dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(dtype)}'")
 
 
+def check_found_dtype(expected, found):
+    """PyTorch's TensorIterator check of an operand that must have the common dtype
+    (binary_cross_entropy's target, binomial's prob, a unary op's out)."""
+    if found is not expected:
+        raise RuntimeError(f"Found dtype {D.scalar_type_name(found)} but expected {D.scalar_type_name(expected)}")
+
+
 def check_same_dtype(expected, found):
     """PyTorch's kernel-side check that an operand has the dtype of the first one."""
     if found is not expected:

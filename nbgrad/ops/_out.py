@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._size import Size
 from .._tensor import Tensor, _strides_of
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ._dtype_rules import not_implemented
+from ._dtype_rules import check_found_dtype, not_implemented
 
 RESIZE_WARNING = (
     "An output with one or more elements was resized since it had shape {old}, which does not match the required "
@@ -109,9 +109,7 @@ def _cast(name, result_dtype, out):
 
 def _same_found(name, result_dtype, out):
     # unary ops that keep their input's dtype (neg, abs, floor, clamp, ...)
-    if out._dtype is not result_dtype:
-        raise RuntimeError(f"Found dtype {D.scalar_type_name(out._dtype)} but expected "
-                           f"{D.scalar_type_name(result_dtype)}")
+    check_found_dtype(result_dtype, out._dtype)
 
 
 def _same_expected(name, result_dtype, out):

@@ -17,7 +17,7 @@ from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, r
 from .elementwise import where
 from .loss import _reduction
 from .more import renamed
-from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, check_same_dtype
+from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, check_found_dtype, check_same_dtype
 
 # PyTorch's EPSILON (BCE's backward, cosine_embedding_loss): 1e-12 as a float32, which is what
 # its values show (-0.2 / EPSILON = -200000000799.16...)
@@ -124,8 +124,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     check_same_device(x, y, weight)
     if weight is not None:
         _not_differentiable("binary_cross_entropy", weight, "weight")      # (the op's autograd, before its kernel)
-    if y.dtype is not x.dtype:
-        raise RuntimeError(f"Found dtype {D.scalar_type_name(y.dtype)} but expected {D.scalar_type_name(x.dtype)}")
+    check_found_dtype(x.dtype, y.dtype)
     check_dtype("binary_cross_entropy", x._dtype)
     if weight is not None:
         _check_expands(weight, x)

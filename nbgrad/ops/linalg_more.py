@@ -1080,8 +1080,9 @@ def chain_matmul(*matrices, out=None):
     _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future PyTorch "
                "release. Use torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
                "than multiple parameters.")
-    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
-        matrices = tuple(matrices[0])
+    for i, t in enumerate(matrices):        # (a list of them is refused too: *matrices is the one list)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     for t in matrices:
         if t.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")

@@ -863,8 +863,8 @@ def cummin(input, dim):
 
 
 def logcumsumexp(input, dim):
+    d = wrap_dim(dim, input.dim())          # (the dim first: PyTorch wraps it before the kernel's dtype)
     check_dtype("logcumsumexp", input._dtype)
-    d = wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
     if x.shape[d] == 0:
         return x.clone()
@@ -1004,6 +1004,7 @@ def nanmedian(input, dim=None, keepdim=False):
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
+    _check_nonempty("kthvalue", input, dim)
     d = wrap_dim(dim, input.dim())
     n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
@@ -1065,8 +1066,8 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
         raise RuntimeError("quantile() q must be a scalar or 1D tensor")
     if qt._dtype is not input._dtype:
         raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    qv = qt.reshape(-1)
     with no_grad():
-        qv = qt.reshape(-1)
         if qv.numel() and bool(((qv < 0) | (qv > 1)).any()):
             bad = qv[((qv < 0) | (qv > 1)).nonzero()[0, 0]].item() if scalar_q else None
             raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {bad}" if scalar_q
@@ -1084,9 +1085,12 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     with no_grad():
         nans = E.isnan(y).sum(-1, keepdim=True).to(input.dtype)  # (..., 1)
         last = (n - nans - 1) if ignore_nan else (nans * 0 + (n - 1))
-        ranks = qv * E.clamp_min(last, 0)                 # (..., k)
-        if not ignore_nan:
-            ranks = E.where(nans > 0, float(n - 1), ranks)
+    # ATen's ranks, gradient included: q's flows through the linear weights (ranks -
+    # floor(ranks)), d out / d q = (above - below) * last index, 0 where the rank was set (a NaN
+    # in quantile's row: the last index; an all-NaN row in nanquantile's: 0, whose value is NaN)
+    ranks = qv * last                                     # (..., k)
+    ranks = E.where(nans > 0, float(n - 1), ranks) if not ignore_nan else E.where(ranks < 0, 0.0, ranks)
+    with no_grad():
         if interpolation == "lower":
             ranks = E.floor(ranks)
         elif interpolation == "higher":
@@ -1095,17 +1099,13 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             ranks = E.round(ranks)
         below = E.floor(ranks).to(D.int64)
         above = E.ceil(ranks).to(D.int64)
-        weights = ranks - below.to(input.dtype) if interpolation == "linear" else None
+    weights = ranks - below.to(input.dtype) if interpolation == "linear" else None
     lo = s.gather(-1, below)
     if interpolation in ("linear", "midpoint"):
         hi = s.gather(-1, above)
         out = E.lerp(lo, hi, weights if interpolation == "linear" else 0.5)
     else:
         out = lo
-    if ignore_nan:
-        with no_grad():
-            empty = (nans == n)
-        out = E.where(empty, float("nan"), out)
     out = out.movedim(-1, 0)                                  # (k, ...)
     if dim is not None and keepdim:
         out = out.unsqueeze(d + 1)

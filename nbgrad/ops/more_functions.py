@@ -5,6 +5,7 @@ block_diag, cov/corrcoef, trapezoid/trapz and cumulative_trapezoid."""
 import math
 
 from .. import _dtype as D
+from .._checks import is_number
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import _wrap as wrap_dim, needs_grad, record
@@ -354,11 +355,16 @@ _NO_DX = object()
 
 
 def _dx_of(name, dx, dim):
-    if dx is None:      # (PyTorch's parser: dx is a Number when given)
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, dim=int, "
-                        "dx=NoneType), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
+    """dx as PyTorch's parser reads a Number: a 0-dim tensor that does not require grad is its
+    value (a double in ATen: a float16 dx does not make the result float16)."""
+    if dx is _NO_DX:
+        return 1
+    if not is_number(dx):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, "
+                        f"dx={type(dx).__name__}), but expected one of:\n * (Tensor y, Tensor x, *, int dim = -1)\n"
                         " * (Tensor y, *, Number dx = 1, int dim = -1)\n")
-    dx = 1 if dx is _NO_DX else dx
+    if isinstance(dx, Tensor):
+        dx = dx.item()
     _check_dx(name, dx)
     return dx
 

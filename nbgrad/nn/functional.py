@@ -1,8 +1,7 @@
 """nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
-from .._warnings import warn_user as _warn_user
 from .. import _dtype as D
 from ..ops import elementwise as _E, linalg as _L, reduction as _R
-from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, mse_loss, nll_loss,  # noqa: F401
+from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss,  # noqa: F401
                         _reduction)
 from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
                              hinge_embedding_loss, huber_loss, kl_div, margin_ranking_loss,
@@ -134,20 +133,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
     with no_grad():
         mask = input.new_empty(input.shape).bernoulli_(1.0 - p).div_(1.0 - p)
     return input.mul_(mask) if inplace else input * mask
-
-
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    from ..amp import autocast_mode as _amp
-    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
-    reduction = _reduction(reduction, size_average, reduce)
-    if tuple(input.shape) != tuple(target.shape):
-        _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
-                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                   "Please ensure they have the same size.", stacklevel=2)
-    loss = (input - target).abs()
-    if reduction == "none":
-        return loss
-    return loss.sum() if reduction == "sum" else loss.mean()
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -111,38 +111,55 @@ def _class_first(buf, x):
         return new_tensor(buf, moved, x._dtype, x.device).movedim(-1, 1)
 
 
-def _check_target(x, target):
+def _check_target(x, target, weight):
+    """ATen's nll_loss_nd checks, then nll_loss's (a 1-D or 2-D input) or nll_loss2d's (the rest:
+    a 3-D or 5-D input is reshaped to 4-D) in their order; the target flattened, as int64."""
     if not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy(): argument 'target' must be Tensor, not {type(target).__name__}")
+    nd, td = x.dim(), target.dim()
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1:
+        batch = target.shape[0] if td else 0        # (what ATen reads past a 0-dim target's sizes)
+        if x.shape[0] != batch:
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
+    if nd > 2:
+        expected = tuple(x.shape[:1]) + tuple(x.shape[2:])
+        if nd != 4 and tuple(target.shape) != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+        if nd == 4 and td != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {td}")
+    elif td > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if target.dtype is not D.int64 and target.dtype is not D.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
-    if x.dim() == 0:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    if x.dim() == 1:
-        if target.dim() != 0:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    elif x.dim() == 2:
-        if target.dim() != 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if target.shape[0] != x.shape[0]:
-            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
-                             f"({target.shape[0]}).")
+    if nd <= 2:
+        if nd == 2 and td == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if nd == 1 and td == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        c = x.shape[-1]
+        if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but "
+                               f"got weight tensor of shape: {list(weight.shape)}")
     else:
-        expected = tuple(x.shape[:1]) + tuple(x.shape[2:])
-        if tuple(target.shape) != expected:
-            raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+        if weight is not None and weight.numel() != x.shape[1]:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if nd == 4 and tuple(target.shape) != expected:
+            raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: {list(target.shape)}")
+    refuse("nll_loss_out_frame" if nd <= 2 else "nll_loss2d_forward_out_frame", x._dtype, INTEGRAL)
     return _flat(cast(target, D.int64))
 
 
-def _check_weight(weight, c):
-    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
-        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but "
-                           f"got weight tensor of shape: {list(weight.shape)}")
+def _check_label_smoothing(label_smoothing):
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
 
 
 def _reduce_rows(row_loss, reduction, total, denominator, x, target):
     if reduction == "none":
-        out_shape = tuple(target.shape)
+        out_shape = tuple(target.shape) if x.dim() > 1 else ()      # (a 1-D input's target may be [1])
         return cast(new_tensor(row_loss, out_shape, D.float64, x.device), x._dtype)
     value = total if reduction == "sum" else _div(total, denominator)
     return new_scalar(value, x._dtype, x.device)
@@ -290,11 +307,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{D.scalar_type_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        _check_label_smoothing(label_smoothing)
         return _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing)
-    if not x.dtype.is_floating_point:
-        check_dtype("log_softmax_lastdim", x.dtype)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    # ATen's order: the smoothing (a negative one is none), log_softmax's dim and dtype, then
+    # nll_loss_nd's checks (_check_target)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+    else:
+        label_smoothing = 0.0
+    if x.dim() == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if not x.dtype.is_floating_point and x.numel():     # (an empty input's kernel is not called)
+        check_dtype("log_softmax_lastdim" if x.dim() <= 2 else "log_softmax", x.dtype)
     check_same_device(x, target, weight)
     if x._dtype in _REDUCED:
         # PyTorch's cross_entropy is log_softmax then nll_loss, each rounding to Half
@@ -305,15 +331,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing == 0.0:
             return nll
         return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
-    tgt = _check_target(x, target)
+    tgt = _check_target(x, target, weight)
     if capturing() is not None:
-        _check_weight(weight, x.shape[0 if x.dim() == 1 else 1])
         if accelerated(x, "cross_entropy_forward") and hasattr(backend_of(x), "cross_entropy_stats"):
             return _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reduction,
                                                  float(label_smoothing))
         return _captured_cross_entropy(x, target, weight, ignore_index, reduction, float(label_smoothing))
     x2d_t, m, c = _class_last(x)
-    _check_weight(weight, c)
     x2d = _flat(x2d_t)
     w = _float_buffer(weight, x._dtype)
     row_loss, lse, (s_nll, s_smooth, s_w) = acceleration(x, "cross_entropy_forward")(
@@ -457,6 +481,9 @@ def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
         raise RuntimeError(f"Expected target size {list(x.shape)}, got {list(target.shape)}")
     dim = 0 if x.dim() == 1 else 1
     c = x.shape[dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / c
     logp = log_softmax(x, dim)
@@ -478,9 +505,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction(reduction, size_average, reduce)
     x = input
     check_same_device(x, target, weight)
-    tgt = _check_target(x, target)
+    tgt = _check_target(x, target, weight)
     x2d_t, m, c = _class_last(x)
-    _check_weight(weight, c)
     w = _float_buffer(weight, x._dtype)
     row_loss, (total, s_w) = acceleration(x, "nll_forward")(_flat(x2d_t), m, c, tgt, w, ignore_index)
     out = _reduce_rows(row_loss, reduction, total, s_w, x, target)
@@ -537,15 +563,66 @@ class MseLossBackwardBackward0(Node):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean (or sum, or elementwise) squared error, broadcasting as PyTorch does (with its warning)."""
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
+    if weight is not None:
+        return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 2)
     reduction = _reduction(reduction, size_average, reduce)
     return _pointwise_loss(input, target, reduction, "mse")
 
 
-def _pointwise_loss(x, y, reduction, kind):
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum, or elementwise) absolute error: ATen's composite |x - y| over the broadcast
+    pair (a 0-dim target of a wider dtype promotes the loss, as there)."""
+    if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
+    if weight is not None:
+        return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 1)
+    _warn_pointwise_size(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    x, y = _broadcast_pair(input, target)
+    loss = (x - y).abs()
+    if reduction == "none":
+        return loss
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, power):
+    """l1_loss (power 1) and mse_loss (2) with a weight, as PyTorch's Python composes them:
+    the errors of the broadcast pair times weight, whose 'mean' divides by the weights' sum."""
+    _warn_pointwise_size(input, target, stacklevel=4)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    x, y = _broadcast_pair(input, target)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    errors = (x - y).abs() if power == 1 else (x - y).pow(2)
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _broadcast_pair(x, y):
+    """torch.broadcast_tensors(x, y) (expanded views; x, y themselves when shapes agree)."""
+    if tuple(x.shape) == tuple(y.shape):
+        return x, y
+    shape = broadcast_shapes(x.shape, y.shape)
+    return x.expand(shape), y.expand(shape)
+
+
+def _warn_pointwise_size(x, y, stacklevel=3):
+    """PyTorch's warning for a target whose size is not the input's (stacklevel: the caller's
+    caller is the user's frame)."""
     if tuple(x.shape) != tuple(y.shape):
         _warn_user(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
                    "This will likely lead to incorrect results due to broadcasting. "
-                   "Please ensure they have the same size.", stacklevel=3)
+                   "Please ensure they have the same size.", stacklevel=stacklevel)
+
+
+def _pointwise_loss(x, y, reduction, kind):
+    _warn_pointwise_size(x, y, stacklevel=4)
     check_same_device(x, y)
     dtype = D.promote_types(x.dtype, y.dtype)
     refuse(f"{kind}_cpu", dtype, INTEGRAL)

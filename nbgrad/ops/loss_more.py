@@ -15,7 +15,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, record
 from .elementwise import where
-from .loss import _reduction
+from .loss import _broadcast_pair, _reduction, _warn_pointwise_size
 from .more import renamed
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, check_found_dtype, check_same_dtype
 
@@ -28,13 +28,6 @@ def _reduce(loss, reduction):
     if reduction == "none":
         return loss
     return loss.sum() if reduction == "sum" else loss.mean()
-
-
-def _warn_size(input, target):
-    if tuple(target.shape) != tuple(input.shape):
-        _warn_user(f"Using a target size ({target.shape}) that is different to the input size "
-                   f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
-                   "Please ensure they have the same size.", stacklevel=3)
 
 
 class _NativeLossNode(Node):
@@ -183,18 +176,10 @@ def _pair_in(dtype, x, y):
                            y if y.dtype.is_floating_point else y.to(dtype))
 
 
-def _broadcast_pair(x, y):
-    """torch.broadcast_tensors(x, y) (expanded views; x, y themselves when shapes agree)."""
-    if tuple(x.shape) == tuple(y.shape):
-        return x, y
-    shape = broadcast_shapes(x.shape, y.shape)
-    return x.expand(shape), y.expand(shape)
-
-
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; L1 when beta is 0 (PyTorch's)."""
     if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
-    _warn_size(input, target)
+    _warn_pointwise_size(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -211,7 +196,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (PyTorch's)."""
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
-    _warn_size(input, target)
+    _warn_pointwise_size(input, target)
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise ValueError("Weights and input must have the same size.")

@@ -1444,3 +1444,94 @@ def test_the_input_is_read_before_an_int_dim():
         F.softmax((), nbgrad.ones(1, 3))
     with pytest.raises(TypeError, match=r"binomial\(\): argument 'generator' \(position 3\) must be torch.Generator"):
         nbgrad.binomial(nbgrad.ones(2), nbgrad.ones(2, dtype=nbgrad.int32), nbgrad.ones(2))
+
+
+# -- quantile: q's gradient flows through the linear weights (it was None) -----------------------
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_gradient_reaches_q(fn):
+    x = nbgrad.tensor([[1.0, 4.0, 2.5, 7.0], [3.0, -1.0, 0.5, 2.0]], dtype=nbgrad.float64)
+    q = nbgrad.tensor([0.15, 0.55, 0.9], dtype=nbgrad.float64, requires_grad=True)
+    assert nbgrad.autograd.gradcheck(lambda t: getattr(nbgrad, fn)(x, t, 1), (q,))
+    getattr(nbgrad, fn)(x, q, 1).sum().backward()
+    # d/dq = (above - below) * (n - 1), summed over the rows (PyTorch 2.13: tensor([9., 9., 12.]))
+    assert q.grad.tolist() == [9.0, 9.0, 12.0]
+
+
+def test_quantile_other_interpolations_give_q_no_gradient():
+    x = nbgrad.tensor([1.0, 4.0, 2.5, 7.0], requires_grad=True)
+    for interpolation in ("lower", "higher", "midpoint", "nearest"):
+        q = nbgrad.tensor([0.3, 0.6], requires_grad=True)
+        nbgrad.quantile(x, q, interpolation=interpolation).sum().backward()
+        assert q.grad is None
+
+
+def test_nanquantile_of_an_all_nan_row_is_its_first_element_as_in_pytorch():
+    # ATen sets the rank of an all-NaN row to 0: the value is NaN and the gradient reaches the
+    # first sorted element; q's gradient from that row is 0 (recorded from PyTorch 2.13)
+    nan = float("nan")
+    x = nbgrad.tensor([[nan, nan, nan], [4.0, 5.0, 6.5]], dtype=nbgrad.float64, requires_grad=True)
+    q = nbgrad.tensor([0.1, 0.7], dtype=nbgrad.float64, requires_grad=True)
+    r = nbgrad.nanquantile(x, q, 1)
+    assert math.isnan(r[0, 0].item()) and math.isnan(r[1, 0].item())
+    np.testing.assert_allclose(r[:, 1].detach().numpy(), [4.2, 5.6])
+    r.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[2.0, 0.0, 0.0], [0.8, 0.8, 0.4]])
+    np.testing.assert_allclose(q.grad.numpy(), [2.0, 3.0])
+
+
+# -- trapezoid's dx is a Number: a 0-dim tensor is its value -----------------------------------
+@pytest.mark.parametrize("fn", ["trapezoid", "cumulative_trapezoid"])
+def test_trapezoid_dx_tensor_is_read_as_a_number(fn):
+    f = getattr(nbgrad, fn)
+    y = nbgrad.tensor([2, 2, 2], dtype=nbgrad.int32)
+    # (a float16 dx made the result float16; PyTorch reads a double: the default dtype)
+    assert f(y, dx=nbgrad.tensor(0.5, dtype=nbgrad.float16)).dtype == nbgrad.float32
+    assert f(nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float16), dx=nbgrad.tensor(2.0, dtype=nbgrad.float64)).dtype \
+        == nbgrad.float16
+    for dx in (nbgrad.tensor([0.5]), nbgrad.tensor(0.5, requires_grad=True)):
+        with pytest.raises(TypeError, match=f"{fn}\\(\\) received an invalid combination of arguments"):
+            f(y, dx=dx)
+    with pytest.raises(RuntimeError, match="we only support dx as a real number"):
+        f(y, dx=nbgrad.tensor(True))
+
+
+# -- l1_loss and mse_loss: the weight counts, and the pair broadcasts before the op --------------
+@pytest.mark.parametrize("fn,values", [("l1_loss", ([1.0, 4.0, 1.5], 6.5, 6.5 / 3.5)),
+                                       ("mse_loss", ([1.0, 8.0, 4.5], 13.5, 13.5 / 3.5))])
+def test_pointwise_losses_weight_each_element(fn, values):
+    # (nbgrad ignored weight=: l1_loss gave 2.0 for PyTorch's 1.8571)
+    none, total, mean = values
+    x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y, w = nbgrad.zeros(3), nbgrad.tensor([1.0, 2.0, 0.5])
+    loss = getattr(F, fn)
+    np.testing.assert_allclose(loss(x, y, reduction="none", weight=w).detach().numpy(), none)
+    assert loss(x, y, reduction="sum", weight=w).item() == pytest.approx(total)
+    m = loss(x, y, weight=w)
+    assert m.item() == pytest.approx(mean) and m.grad_fn.name() == "DivBackward0"
+    m.backward()
+    expected = np.sign([1.0, 2.0, 3.0]) if fn == "l1_loss" else 2 * np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), expected * [1.0, 2.0, 0.5] / 3.5, rtol=1e-6)
+    with pytest.raises(ValueError, match="Weights and input must have the same size."):
+        loss(x, y, weight=w[:2])
+    with pytest.raises(ValueError, match="Invalid reduction mode: foo. Expected one of 'none', 'mean', 'sum'."):
+        loss(x, y, reduction="foo", weight=w)
+
+
+def test_l1_loss_of_a_wider_zero_dim_target_takes_its_dtype():
+    # PyTorch broadcasts the pair first, so the 0-dim target is no longer 0-dim in the subtraction
+    x = nbgrad.arange(6.0).reshape(2, 3).half()
+    with pytest.warns(UserWarning, match="Using a target size"):
+        loss = F.l1_loss(x, nbgrad.tensor(0.3, dtype=nbgrad.float64))
+    assert loss.dtype == nbgrad.float64
+
+
+# -- chain_matmul takes tensors only, each an argument -----------------------------------------
+@pytest.mark.parametrize("args,message", [
+    (((4, -1, 0),), "expected Tensor as element 0 in argument 0, but got tuple"),
+    (([nbgrad.ones(2, 2), nbgrad.ones(2, 2)],), "expected Tensor as element 0 in argument 0, but got list"),
+    ((nbgrad.ones(2, 2), 3), "expected Tensor as element 1 in argument 0, but got int")])
+def test_chain_matmul_refuses_what_is_not_a_tensor(args, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError, match=message):
+            nbgrad.chain_matmul(*args)

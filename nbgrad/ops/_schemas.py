@@ -1113,6 +1113,7 @@ FUNCTIONAL = {
     'avg_pool1d': ((None, None, 'torch.avg_pool1d', '*'),),
     'avg_pool2d': ((None, None, 'nn.avg_pool2d', '*'),),
     'avg_pool3d': ((None, None, 'nn.avg_pool3d', '*'),),
+    'batch_norm': ((None, None, 'torch.batch_norm', 'input,weight,bias,running_mean,running_var,training,momentum,eps,?'),),
     'bilinear': ((None, None, 'torch.bilinear', '*'),),
     'celu': (('inplace', True, 'torch.celu_', 'input,alpha'), (None, None, 'torch.celu', 'input,alpha')),
     'celu_': ((None, None, 'torch.celu_', '*'),),
@@ -1136,6 +1137,7 @@ FUNCTIONAL = {
     'hardswish': (('inplace', True, 'nn.hardswish_', 'input'), (None, None, 'nn.hardswish', 'input')),
     'hardtanh_': ((None, None, 'nn.hardtanh_', '*'),),
     'hinge_embedding_loss': ((None, None, 'torch.hinge_embedding_loss', 'input,target,margin,?'),),
+    'instance_norm': ((None, None, 'torch.instance_norm', 'input,weight,bias,running_mean,running_var,use_input_stats,momentum,eps,?'),),
     'kl_div': ((None, None, 'torch.kl_div', 'input,target,?,log_target=log_target'),),
     'layer_norm': ((None, None, 'torch.layer_norm', 'input,normalized_shape,weight,bias,eps,?'),),
     'leaky_relu': (('inplace', True, 'nn.leaky_relu_', 'input,negative_slope'), (None, None, 'nn.leaky_relu', 'input,negative_slope')),
@@ -1216,13 +1218,16 @@ PYTHON_READ = {
     'upsample_bilinear': 'input',
     'upsample_nearest': 'input',
 }
-# nn.functional's boolean_dispatch functions: the flag PyTorch's dispatch tests before the function runs
+# nn.functional's boolean_dispatch functions (and those of PREAMBLE_MIRRORED): the flag PyTorch's
+# Python tests before anything else
 DISPATCH_FLAGS = {
     'adaptive_max_pool1d': 'return_indices',
     'adaptive_max_pool2d': 'return_indices',
     'adaptive_max_pool3d': 'return_indices',
+    'batch_norm': 'training',
     'fractional_max_pool2d': 'return_indices',
     'fractional_max_pool3d': 'return_indices',
+    'instance_norm': 'use_input_stats',
     'max_pool1d': 'return_indices',
     'max_pool2d': 'return_indices',
     'max_pool3d': 'return_indices',

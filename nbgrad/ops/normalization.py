@@ -70,32 +70,54 @@ def float_input(kernel, x):
     refuse(kernel, x._dtype, INTEGRAL)
 
 
+def _verify_batch_size(size):
+    """PyTorch's F._verify_batch_size: more than one value per channel (a 0-dim input's size[0]
+    is its IndexError)."""
+    size_prods = size[0]
+    for n in size[2:]:
+        size_prods *= n
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """PyTorch's F.batch_norm over dim 1 of an (N, C, ...) input."""
-    x = input
-    float_input("batch_norm", x)
+    # PyTorch's Python first (its `if training:` reads a tensor given there), then its parser
+    # (ops/_signatures, on the failure path), then ATen's batch_norm
     if training:
-        size = x.numel() // x._shape[1] if x.dim() > 1 and x._shape[1] else x.numel()
-        if size == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
-    c = x._shape[1] if x.dim() > 1 else 1
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        _check_size(name, t, c)
+        _verify_batch_size(input.shape)
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    return aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work."""
+    x = input
     if x.numel() == 0:
         # PyTorch's _batch_norm_impl_index: an empty input is cloned (not a view, not a new
-        # empty tensor: the gradient's chain stays), times weight[0], plus bias[0]
+        # empty tensor: the gradient's chain stays), times weight[0], plus bias[0]; nothing of
+        # the other arguments, nor the dtype, is checked
         out = x.clone()
         if weight is not None:
             out = out * weight[0]
         if bias is not None:
             out = out + bias[0]
         return out
-    if not training:
-        if running_mean is None:
-            raise RuntimeError("running_mean must be defined in evaluation mode")
-        if running_var is None:
-            raise RuntimeError("running_var must be defined in evaluation mode")
+    # (a 1-D input's features are 0 there: its sizes()[1] is past the end)
+    c = x._shape[1] if x.dim() > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            _check_size(name, t, c)
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    _check_size("weight", weight, c)
+    _check_size("bias", bias, c)
+    if x.dim() < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    float_input("batch_norm", x)
     dims = (0,) + tuple(range(2, x.dim()))
     bshape = (1, c) + (1,) * (x.dim() - 2)
     with no_grad():

@@ -6,7 +6,7 @@ import math
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from .more import renamed
-from .normalization import batch_norm, float_input
+from .normalization import aten_batch_norm, float_input
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -48,16 +48,19 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each (sample, channel) over its spatial elements; with running statistics,
     their update is the mean over the batch of each instance's update (PyTorch's)."""
     x = input
-    float_input("batch_norm", x)
-    if use_input_stats and math.prod(x.shape[2:]) == 1:
+    # PyTorch's Python (`if use_input_stats:` reads a tensor given there), its parser (on the
+    # failure path), then ATen's instance_norm: its check, the sizes, and batch_norm's
+    if use_input_stats and math.prod(x.size()[2:]) == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape}")
-    b, c = x.shape[0], x.shape[1]
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = x.size(0), x.size(1)
     folded = x.reshape(1, b * c, *x.shape[2:])
     rm = running_mean.repeat(b) if running_mean is not None else None
     rv = running_var.repeat(b) if running_var is not None else None
     w = weight.repeat(b) if weight is not None else None
     bb = bias.repeat(b) if bias is not None else None
-    out = batch_norm(folded, rm, rv, w, bb, use_input_stats, momentum, eps)
+    out = aten_batch_norm(folded, rm, rv, w, bb, use_input_stats, momentum, eps)
     with no_grad():
         if running_mean is not None:
             running_mean.copy_(rm.view(b, c).mean(0))

@@ -188,6 +188,12 @@ def _reads_before(body, call, params, ops):
     return False
 
 
+# nn.functional functions whose Python checks before its op (batch_norm's `if training:
+# _verify_batch_size(...)`, its eps) nbgrad's runs first, in PyTorch's order: a later failure's
+# parser check is then PyTorch's next word, as for a function without such a preamble
+PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm"))
+
+
 @functools.cache
 def _functional_defs():
     """{name: ast.FunctionDef} of torch/nn/functional.py's top-level functions."""
@@ -227,7 +233,8 @@ def _functional_branch(fn):
     # parameter (input.dim() < 2, if min_val > max_val, if training: ...) it may raise first,
     # and the op's check is not PyTorch's first word
     # (inplace: the branch taken; reduction: a string, its ValueError guarded where it is read)
-    if _reads_before(node.body, call, params - {"inplace", "reduction"}, set(ops)):
+    if _reads_before(node.body, call, params - {"inplace", "reduction"}, set(ops)) and \
+            fn.__name__ not in PREAMBLE_MIRRORED:
         return None
     spec = [item(a) for a in call.args] + [f"{k.arg}={item(k.value)}" for k in call.keywords]
     if all(s.endswith("?") for s in spec):
@@ -408,6 +415,14 @@ def _dispatch_flags():
         closure = inspect.getclosurevars(fn).nonlocals
         if "if_true" in closure:
             found[name] = closure["arg_name"]
+        elif name in PREAMBLE_MIRRORED:
+            # (its first statement after the dispatch: `if training:`, a truth test)
+            node = _functional_defs()[name]
+            params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+            first = next(st for st in node.body if not (_dispatch_test(st) or (
+                isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))))
+            if isinstance(first, ast.If) and isinstance(first.test, ast.Name) and first.test.id in params:
+                found[name] = first.test.id
     return found
 
 
@@ -422,8 +437,8 @@ def _python_read(functional):
     found = {}
     for name in dir(F):
         fn = getattr(F, name)
-        if name.startswith("_") or name in functional or not inspect.isfunction(fn) or \
-                not hasattr(nbgrad.nn.functional, name):
+        if name.startswith("_") or (name in functional and name not in PREAMBLE_MIRRORED) or \
+                not inspect.isfunction(fn) or not hasattr(nbgrad.nn.functional, name):
             continue
         fn = inspect.getclosurevars(fn).nonlocals.get("if_false", fn)      # (boolean_dispatch: the default)
         node = defs.get(fn.__name__)
@@ -490,7 +505,8 @@ def main():
     lines.append("PYTHON_READ = {")
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(python_read.items())]
     lines.append("}")
-    lines.append("# nn.functional's boolean_dispatch functions: the flag PyTorch's dispatch tests before the function runs")
+    lines.append("# nn.functional's boolean_dispatch functions (and those of PREAMBLE_MIRRORED): the flag PyTorch's")
+    lines.append("# Python tests before anything else")
     lines.append("DISPATCH_FLAGS = {")
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(dispatch_flags.items())]
     lines.append("}")

@@ -203,6 +203,7 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
         except (RuntimeError, ValueError, IndexError) as e:
             raise _parser_error(method.__name__, args, kwargs, e) from e
     method.__name__ = name or fn.__name__ + "_"
+    method._parses_first = True     # (its own arity checks, and the parser's on failure, come before any write)
     return method
 
 
@@ -279,12 +280,35 @@ def _rmatmul(self, other):
     return L.matmul(other, self)
 
 
-def _sum(self, dim=None, keepdim=False, *, dtype=None, axis=None):
-    return R.sum(self, dim if axis is None else axis, keepdim, dtype=dtype)
+_UNSET = object()     # (an argument not given: PyTorch's parser tells it from its default)
 
 
-def _mean(self, dim=None, keepdim=False, *, dtype=None, axis=None):
-    return R.mean(self, dim if axis is None else axis, keepdim, dtype=dtype)
+def _refused_reduction(name, dim, keepdim, **more):
+    """PyTorch's parser's TypeError for a hot reduction method given keepdim without a dim (no
+    overload takes that) or, for max and min, a dim of None."""
+    from ._argument_check import argument_error
+    args = () if dim is _UNSET else (dim,)
+    kwargs = {} if keepdim is _UNSET else {"keepdim": keepdim}
+    kwargs.update((k, v) for k, v in more.items() if v is not None)
+    error = argument_error(name, args, kwargs, method=True)
+    if error is not None:
+        raise error
+
+
+def _sum(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    if dim is _UNSET:
+        if keepdim is not _UNSET and axis is None:
+            _refused_reduction("sum", dim, keepdim, dtype=dtype)
+        dim = None
+    return R.sum(self, dim if axis is None else axis, False if keepdim is _UNSET else keepdim, dtype=dtype)
+
+
+def _mean(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    if dim is _UNSET:
+        if keepdim is not _UNSET and axis is None:
+            _refused_reduction("mean", dim, keepdim, dtype=dtype)
+        dim = None
+    return R.mean(self, dim if axis is None else axis, False if keepdim is _UNSET else keepdim, dtype=dtype)
 
 
 def _size_method(fn):
@@ -392,12 +416,20 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def _max(self, dim=None, keepdim=False):
-    return R.max(self, dim, keepdim)
+def _max(self, dim=_UNSET, keepdim=_UNSET):
+    if dim is _UNSET or dim is None:
+        if dim is None or keepdim is not _UNSET:
+            _refused_reduction("max", dim, keepdim)
+        return R.max(self)
+    return R.max(self, dim, False if keepdim is _UNSET else keepdim)
 
 
-def _min(self, dim=None, keepdim=False):
-    return R.min(self, dim, keepdim)
+def _min(self, dim=_UNSET, keepdim=_UNSET):
+    if dim is _UNSET or dim is None:
+        if dim is None or keepdim is not _UNSET:
+            _refused_reduction("min", dim, keepdim)
+        return R.min(self)
+    return R.min(self, dim, False if keepdim is _UNSET else keepdim)
 
 
 def _expand(self, *sizes):

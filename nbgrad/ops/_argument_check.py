@@ -31,12 +31,24 @@ _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b
           "D": "torch.device"}
 
 
+# the deprecated Number-first overloads of methods that PyTorch's parser still takes (its
+# deprecated.yaml; the type stubs list only torch.<name>'s): x.addcmul(0.5, t1, t2)
+_DEPRECATED = {"Tensor.add": "alpha:n,other:T", "Tensor.sub": "alpha:n,other:T",
+               "Tensor.addcmul": "value:n,tensor1:T,tensor2:T", "Tensor.addcdiv": "value:n,tensor1:T,tensor2:T"}
+_DEPRECATED.update({key + "_": value for key, value in _DEPRECATED.items()})
+
+
 def _overloads(key):
     found = _PARSED.get(key)
     if found is None:
         from ._schemas import SCHEMAS
         text = SCHEMAS.get(key)
-        found = _PARSED[key] = () if text is None else tuple(_parse(o) for o in text.split(";"))
+        if text is not None and key in _DEPRECATED:
+            text += ";" + _DEPRECATED[key]
+        parsed = [] if text is None else [_parse(o) for o in text.split(";")]
+        # (the stubs list some overloads twice, their keywords in another order)
+        unique = {(p, v, frozenset(k)): (p, v, k) for p, v, k in parsed}
+        found = _PARSED[key] = tuple(unique.values())
     return found
 
 
@@ -54,7 +66,7 @@ def _parse(overload):
             var, keyword_only = (name, kinds[1:]), True
             continue
         (keyword if keyword_only else positional).append((name, kinds.rstrip("="), kinds.endswith("=")))
-    return positional, var, keyword
+    return tuple(positional), var, tuple(keyword)
 
 
 def _fits_one(kind, v):
@@ -81,8 +93,8 @@ def _fits_one(kind, v):
         return all(_fits_one(element, e) for e in v)
     if kind == "s":
         return isinstance(v, str)
-    if kind == "d":
-        return isinstance(v, _dtype_cls)
+    if kind == "d":         # (a Python type too: dtype=float is float64)
+        return isinstance(v, _dtype_cls) or (isinstance(v, type) and v in (float, int, bool, complex))
     if kind == "o":
         return v is None
     if kind == "D":
@@ -91,8 +103,16 @@ def _fits_one(kind, v):
     return True         # ("?": a kind not checked here)
 
 
-def _fits(kinds, v):
+# the ops whose Tensor parameters PyTorch's parser also fills with a Python number
+# (python_arg_parser.cpp's should_allow_numbers_as_tensors): torch.subtract(2, x)
+_NUMBERS_AS_TENSORS = frozenset("""add add_ div div_ divide divide_ mul mul_ multiply multiply_ sub sub_ subtract
+    subtract_ true_divide true_divide_ to copy_ floor_divide floor_divide_""".split())
+
+
+def _fits(kinds, v, numbers_as_tensors=False):
     if v is _ANY or any(_fits_one(k, v) for k in kinds):
+        return True
+    if numbers_as_tensors and "T" in kinds and isinstance(v, (numbers.Number, np.number)):
         return True
     # an int list of a fixed size (int[1] dim, which also takes one int: "iI") takes a tensor of
     # one integer element, as the parser takes any object with __index__; an int[] (flip's
@@ -102,7 +122,11 @@ def _fits(kinds, v):
         and not v._dtype.is_floating_point
 
 
-def _mismatch(overload, args, kwargs):
+# the NumPy names PyTorch's parser takes for its own (python_arg_parser.cpp's numpy_compatibility)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     """None when the overload takes (args, kwargs), else the first reason it does not, as
     PyTorch's message for a function of one overload words it (without the name)."""
     positional, var, keyword = overload
@@ -110,20 +134,21 @@ def _mismatch(overload, args, kwargs):
         n = len(positional)
         return f"() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} were given"
     for i, ((name, kinds, _), a) in enumerate(zip(positional, args)):
-        if not _fits(kinds, a):
+        if not _fits(kinds, a, numbers_as_tensors):
             return _refused(kinds, a, name, i)
     if var is not None:
         for i, a in enumerate(args[len(positional):], len(positional)):
-            if not _fits(var[1], a):
+            # (a vararg int takes an integral tensor of one element, as __index__ does)
+            if not _fits(var[1].replace("i", "j"), a):
                 return _refused(var[1], a, var[0], i)
     named = {p[0]: p for p in list(positional[len(args):]) + list(keyword)}
     for k, v in kwargs.items():
-        p = named.get({"axis": "dim", "keepdims": "keepdim"}.get(k, k)) or named.get(k)
+        p = named.get(k) or named.get(_NUMPY_NAMES.get(k))
         if p is None:
             return f"() got an unexpected keyword argument '{k}'"
-        if not _fits(p[1], v):
+        if not _fits(p[1], v, numbers_as_tensors):
             return _refused(p[1], v, k, None)
-    given = set(kwargs) | {"dim" for k in kwargs if k == "axis"} | {"keepdim" for k in kwargs if k == "keepdims"}
+    given = set(kwargs) | {_NUMPY_NAMES[k] for k in kwargs if k in _NUMPY_NAMES}
     for i, (name, _, default) in enumerate(positional[len(args):], len(args)):
         if not default and name not in given:
             return f"() missing required argument '{name}' (pos {i + 1})"
@@ -168,12 +193,14 @@ def _type_name(v):
 
 def _signature(overload):
     positional, var, keyword = overload
-    parts = [f"{_word(k)} {n}{' = ...' if d else ''}" for n, k, d in positional]
+    def default(k, d):      # (an optional parameter's default is None, as PyTorch prints it)
+        return (" = None" if "o" in k else " = ...") if d else ""
+    parts = [f"{_word(k)} {n}{default(k, d)}" for n, k, d in positional]
     if var is not None:
         parts.append(f"{_word(var[1])}... {var[0]}")
     elif keyword:
         parts.append("*")
-    parts += [f"{_word(k)} {n}{' = ...' if d else ''}" for n, k, d in keyword]
+    parts += [f"{_word(k)} {n}{default(k, d)}" for n, k, d in keyword]
     return "(" + ", ".join(parts) + ")"
 
 
@@ -184,14 +211,40 @@ def argument_error(name, args, kwargs, method=False, key=None):
     overloads = _overloads(key or ("Tensor." if method else "torch.") + name)
     if not overloads:
         return None
-    reasons = [_mismatch(o, args, kwargs) for o in overloads]
+    wrap = name in _NUMBERS_AS_TENSORS
+    reasons = [_mismatch(o, args, kwargs, wrap) for o in overloads]
     if any(r is None for r in reasons):
         return None
-    if len(overloads) == 1:
-        return TypeError(reasons[0] if isinstance(reasons[0], _WholeMessage) else name + reasons[0])
+    # PyTorch's wording: a deprecated overload is hidden, and the one overload that could take
+    # this many arguments (or the only one) gives its own reason
+    shown = [i for i, o in enumerate(overloads) if not _hidden(o)] or list(range(len(overloads)))
+    n = len(args) + len(kwargs)
+    plausible = [i for i in shown if _min_args(overloads[i]) <= n <= _max_args(overloads[i])]
+    if len(shown) == 1 or len(plausible) == 1:
+        reason = reasons[shown[0] if len(shown) == 1 else plausible[0]]
+        return TypeError(reason if isinstance(reason, _WholeMessage) else name + reason)
     got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
     return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
-                     + "".join(f" * {_signature(o)}\n" for o in overloads))
+                     + "".join(f" * {_signature(overloads[i])}\n" for i in shown))
+
+
+def _hidden(overload):
+    """A deprecated Number-first overload (add(Tensor self, Number alpha, Tensor other)):
+    PyTorch's parser takes it, and leaves it out of its messages."""
+    positional = overload[0]
+    names = [p[0] for p in positional]
+    return any(k == "n" and name in ("alpha", "value", "beta") and any(q[1] == "T" for q in positional[i + 1:])
+               for i, (name, k, _) in enumerate(positional)) and (names[0] in ("self", "alpha", "value", "beta"))
+
+
+def _min_args(overload):
+    positional, _, keyword = overload
+    return sum(1 for p in positional + keyword if not p[2])
+
+
+def _max_args(overload):
+    positional, var, keyword = overload
+    return 1 << 30 if var is not None else len(positional) + len(keyword)
 
 
 def functional_argument_error(name, fn, args, kwargs):

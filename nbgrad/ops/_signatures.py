@@ -305,6 +305,14 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     # to (a number read from a tensor: PyTorch's Python reads it first)
     checked = module in ("nbgrad", "nbgrad.linalg", "nbgrad.special")
     functional = module == "nbgrad.nn.functional"
+    # PyTorch's parser refuses before any work, also a call that nbgrad's op computes
+    # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t)): such a call is refused
+    # (_ParsedCalls); PyTorch's Python-level functions read their arguments themselves, and
+    # the in-place methods of ops/__init__._inplace_method parse theirs before any write
+    parsed = _ParsedCalls(parser_error_of(name, method), writes=name.endswith("_")) \
+        if checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
+        name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False) else None
+    known = parsed.known if parsed is not None else None
 
     def parser_error(args, kwargs):
         from ._argument_check import argument_error, functional_argument_error
@@ -313,8 +321,13 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
         return argument_error(name, args[1:] if method else args, kwargs, method)
 
     def public(*args, **kwargs):
+        refused = None
+        if known is not None:
+            key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
+            if known.get(key) is not True:
+                refused = parsed.check(key, args, kwargs)
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         except AttributeError as e:
             if functional:
                 _dispatch_flag_first(name, fn, args, kwargs)
@@ -329,6 +342,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             raise error from e
         except (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError, ArithmeticError) as e:
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
+            if getattr(e, "python_level", False):
+                raise       # (raised where PyTorch's Python raises it, before its parser)
             if functional:
                 _dispatch_flag_first(name, fn, args, kwargs)
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
@@ -339,12 +354,93 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             if error is None:
                 raise
             raise error from e
+        if refused is not None:
+            raise refused           # (what nbgrad's op computed, PyTorch's parser refuses)
+        return result
     public = functools.update_wrapper(public, fn)
     public._tensor_arguments = True
     # (pickled by reference as module.name: the namespace that holds the wrapper)
     public = named(public, name if method else attribute or name)
     public.__module__, public.__qualname__ = module, attribute or name
     return public
+
+
+def parser_error_of(name, method):
+    """error(args, kwargs): PyTorch's parser's TypeError for a call of torch.<name> (method:
+    Tensor.<name>, args[0] self), or None."""
+    from ._argument_check import argument_error
+    if method:
+        return lambda args, kwargs: argument_error(name, args[1:], kwargs, True)
+    return lambda args, kwargs: argument_error(name, args, kwargs, False)
+
+
+# (their schemas do not say all PyTorch takes: set_'s defaults, a tensor of indices for a method's
+# hsplit)
+_NOT_PRECHECKED = frozenset("set_ hsplit vsplit dsplit".split())
+
+
+class _ParsedCalls:
+    """PyTorch's argument-parser check of a public function's calls, at the cost of a
+    dictionary lookup (~0.2 us): the full check (argument_check.argument_error, 10-50 us) runs
+    once for each kind of call (the types of its arguments and the names of its keywords: the
+    caller's key), which is then known to parse, unless a tensor given there parses by its value
+    (a 0-dim tensor for a Number: such calls are checked each time).  A call the parser refuses
+    still runs: if nbgrad's op fails, its own error is the one raised (as before, the parser's
+    check on the failure path included); if it succeeds, the parser's TypeError is raised
+    instead of its result.  An in-place function's refusal is raised first (nothing written).
+    A keyword starting with "_" is nbgrad's own (an internal caller's): not checked."""
+    __slots__ = ("error", "known", "writes")
+    _LIMIT = 512            # (kinds of call remembered per function)
+
+    def __init__(self, error, writes):
+        self.error, self.known, self.writes = error, {}, writes
+
+    def check(self, key, args, kwargs):
+        """The parser's TypeError for the call, or None; raised now for an in-place function.
+        (A call given out= runs first, as any other: its refusal by nbgrad's own checks keeps
+        their words; one nbgrad accepts has written out before the parser's error, where it
+        was accepted silently before.)"""
+        if kwargs and any(k[:1] == "_" for k in kwargs):
+            return None
+        error = self.error(args, kwargs)
+        if error is not None:
+            if self.writes:
+                raise error
+            return error
+        if key not in self.known and len(self.known) < self._LIMIT:
+            self.known[key] = not _holds_tensor(args, kwargs) or all(
+                self.error(*_with_tensors(args, kwargs, probe)) is None for probe in _probes())
+        return None
+
+
+def _holds_tensor(args, kwargs):
+    from .._tensor import Tensor
+    return any(isinstance(a, Tensor) or (type(a) in (list, tuple) and any(isinstance(e, Tensor) for e in a))
+               for a in (*args, *kwargs.values()))
+
+
+def _with_tensors(args, kwargs, probe):
+    """(args, kwargs) with every tensor (an element of a list too) replaced by probe."""
+    from .._tensor import Tensor
+
+    def swap(v):
+        if isinstance(v, Tensor):
+            return probe
+        return type(v)(swap(e) for e in v) if type(v) in (list, tuple) else v
+    return tuple(swap(a) for a in args), {k: swap(v) for k, v in kwargs.items()}
+
+
+_PROBES = []
+
+
+def _probes():
+    """Tensors that parse differently where a tensor's value matters: of many elements and
+    requiring grad (refused for a Number, an int), 0-dim integral, one integral element."""
+    if not _PROBES:
+        from .. import _dtype as D
+        from .._creation import zeros
+        _PROBES.extend((zeros(2, 2, requires_grad=True), zeros((), dtype=D.int64), zeros(1, dtype=D.int64)))
+    return _PROBES
 
 
 # {namespace: PyTorch's functions written in Python}, which read a tensor given for a number

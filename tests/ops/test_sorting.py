@@ -120,7 +120,9 @@ def test_row_major_last_dim_sort_and_topk_equal_the_copying_path(dtype):
     assert x.is_contiguous() and not xt.is_contiguous()
     for stable in (False, True):
         for descending in (False, True):
-            got, want = x.sort(-1, descending, stable=stable), xt.sort(-1, descending, stable=stable)
+            # (keywords: PyTorch's sort takes stable= only with dim and descending as keywords)
+            kw = dict(dim=-1, descending=descending, stable=stable)
+            got, want = x.sort(**kw), xt.sort(**kw)
             np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())
             np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
     if dtype is np.bool_:

@@ -56,12 +56,35 @@ def _lexsort_rows(rows):
     return order
 
 
+def parse_unique_flags(op, dim, dim_position, **flags):
+    """PyTorch's torch.unique and unique_consecutive: their boolean_dispatch tests return_counts
+    and return_inverse (a tensor of many elements is bool()'s RuntimeError), then the op's
+    parser reads dim (an int) and each flag (a bool: an int, a float or a tensor is its
+    TypeError, which the op would otherwise have taken for its truth)."""
+    import numpy as np
+    from .._checks import is_int, is_integer_tensor
+    bool(flags["return_counts"])
+    bool(flags["return_inverse"])
+    where = f"'dim' (position {dim_position})" if dim_position else "'dim'"
+    if dim is not None and not (is_int(dim) or is_integer_tensor(dim)):
+        raise TypeError(f"{op}(): argument {where} must be int, not {_kind_name(dim)}")
+    for name, v in flags.items():
+        if not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"{op}(): argument '{name}' must be bool, not {_kind_name(v)}")
+
+
+def _kind_name(v):
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """PyTorch's unique (always sorted, as PyTorch's CPU kernels are): the distinct values
     (or, with dim, the distinct slices along dim), the index of each element's value in
     them, how often each occurs."""
     from .._creation import zeros
     x = input
+    parse_unique_flags("unique_dim" if dim is not None else "_unique2", dim, 2, sorted=sorted,
+                       return_inverse=return_inverse, return_counts=return_counts)
     if dim is not None:
         if x.dim() == 0:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")

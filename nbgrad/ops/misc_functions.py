@@ -71,10 +71,11 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     """The first of each run of equal consecutive elements (or slices along dim), with each
     element's run number and each run's length (NaN equals nothing: every NaN a run)."""
     from .._creation import zeros
-    from .counting import _moved_back, _new_groups
+    from .counting import _moved_back, _new_groups, parse_unique_flags
     x = input
     if not isinstance(x, Tensor):
         raise TypeError(f"unique_consecutive(): argument 'input' (position 1) must be Tensor, not {_type_name(x)}")
+    parse_unique_flags("unique_consecutive", dim, None, return_inverse=return_inverse, return_counts=return_counts)
     with no_grad():
         if dim is None:
             flat = x.reshape(-1)

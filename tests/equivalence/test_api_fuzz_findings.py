@@ -1535,3 +1535,26 @@ def test_chain_matmul_refuses_what_is_not_a_tensor(args, message):
         warnings.simplefilter("ignore")
         with pytest.raises(TypeError, match=message):
             nbgrad.chain_matmul(*args)
+
+
+# -- unique and unique_consecutive: their flags are bools, as their ops' parsers read them ----------
+@pytest.mark.parametrize("call,error,message", [
+    (lambda x: nbgrad.unique(x, True, -1), TypeError, "_unique2(): argument 'return_inverse' must be bool, not int"),
+    (lambda x: nbgrad.unique(x, 1), TypeError, "_unique2(): argument 'sorted' must be bool, not int"),
+    (lambda x: nbgrad.unique(x, True, False, False, 0.5), TypeError,
+     "unique_dim(): argument 'dim' (position 2) must be int, not float"),
+    (lambda x: nbgrad.unique(x, dim=0, sorted=2), TypeError, "unique_dim(): argument 'sorted' must be bool, not int"),
+    (lambda x: x.unique(nbgrad.ones(1)), TypeError, "_unique2(): argument 'sorted' must be bool, not Tensor"),
+    (lambda x: nbgrad.unique(x, True, nbgrad.ones(2)), RuntimeError, "Boolean value of Tensor with more than one value"),
+    (lambda x: nbgrad.unique_consecutive(x, 3), TypeError,
+     "unique_consecutive(): argument 'return_inverse' must be bool, not int"),
+    (lambda x: nbgrad.unique_consecutive(x, False, False, 0.5), TypeError,
+     "unique_consecutive(): argument 'dim' must be int, not float"),
+    (lambda x: x.unique_consecutive(0.0, True), TypeError,
+     "unique_consecutive(): argument 'return_inverse' must be bool, not float"),
+])
+def test_unique_flags_are_parsed_as_bools(call, error, message):
+    # (nbgrad took each for its truth: x.unique(t) returned a result)
+    with pytest.raises(error) as e:
+        call(nbgrad.tensor([1, 2, 2]))
+    assert str(e.value).startswith(message)

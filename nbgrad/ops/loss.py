@@ -311,13 +311,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError("ignore_index is not supported for floating point target")
         _check_label_smoothing(label_smoothing)
         return _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing)
-    # ATen's order: the smoothing (a negative one is none), log_softmax's dim and dtype, then
-    # nll_loss_nd's checks (_check_target)
+    # ATen's order, after the parser's (input read first: a non-tensor is its TypeError): the
+    # smoothing (a negative one is none), log_softmax's dim and dtype, then nll_loss_nd's
+    # checks (_check_target)
+    nd = x.dim()
     if label_smoothing > 0.0:
         _check_label_smoothing(label_smoothing)
     else:
         label_smoothing = 0.0
-    if x.dim() == 0:
+    if nd == 0:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if not x.dtype.is_floating_point and x.numel():     # (an empty input's kernel is not called)
         check_dtype("log_softmax_lastdim" if x.dim() <= 2 else "log_softmax", x.dtype)

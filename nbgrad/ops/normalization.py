@@ -84,12 +84,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """PyTorch's F.batch_norm over dim 1 of an (N, C, ...) input."""
     # PyTorch's Python first (its `if training:` reads a tensor given there), then its parser
     # (ops/_signatures, on the failure path), then ATen's batch_norm
-    if training:
-        _verify_batch_size(input.shape)
-    if training and eps <= 0.0:
-        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
-    elif eps < 0.0:
-        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    try:
+        if training:
+            _verify_batch_size(input.shape)
+        if training and eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+        elif eps < 0.0:
+            raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    except (ValueError, IndexError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
     return aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 

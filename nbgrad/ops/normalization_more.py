@@ -47,11 +47,19 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-5):
     """Normalise each (sample, channel) over its spatial elements; with running statistics,
     their update is the mean over the batch of each instance's update (PyTorch's)."""
-    x = input
     # PyTorch's Python (`if use_input_stats:` reads a tensor given there), its parser (on the
-    # failure path), then ATen's instance_norm: its check, the sizes, and batch_norm's
-    if use_input_stats and math.prod(x.size()[2:]) == 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size {x.shape}")
+    # failure path), then ATen's instance_norm
+    if use_input_stats and math.prod(input.size()[2:]) == 1:
+        e = ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise e
+    return aten_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def aten_instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
+    """ATen's instance_norm (torch.instance_norm's): its check, the sizes, then batch_norm's
+    over the (1, N * C, ...) fold."""
+    x = input
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = x.size(0), x.size(1)

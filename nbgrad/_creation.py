@@ -241,7 +241,7 @@ def _to_host_array(data, dtype=None):
     return _values_as(flat, shape, dtype), dtype
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of data (numbers, nested lists, arrays or tensors)."""
     if isinstance(data, Tensor):
         from ._warnings import warn
@@ -286,7 +286,7 @@ def from_numpy(array):
     return Tensor._make(fix(Storage(buf, CPU)), Size(array.shape), tuple(strides), offset, dtype)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, *, dtype=None, device=None):
     """Share memory with data when dtype and device allow, else copy (as PyTorch)."""
     dtype = D.to_dtype(dtype) if dtype is not None else None
     if isinstance(data, Tensor):

@@ -50,6 +50,9 @@ def log1p(input):
 
 
 def round(input, *, decimals=0):  # noqa: A001  (torch.special's name)
+    # (torch.special.round is the floating kernel alone: torch.round's integral no-op is not)
+    from .ops._dtype_rules import refuse, INTEGRAL
+    refuse("round_vml_cpu" if decimals == 0 else "round_cpu", input.dtype, INTEGRAL)
     return _nb.round(input, decimals=decimals)
 
 

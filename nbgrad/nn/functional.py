@@ -181,6 +181,10 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def one_hot(tensor, num_classes=-1):
     from .._creation import arange
+    from .._checks import is_int, is_integer_tensor
+    from .._tensor import Tensor
+    if isinstance(tensor, Tensor) and not (is_int(num_classes) or is_integer_tensor(num_classes)):
+        raise TypeError(f"one_hot(): argument 'num_classes' (position 2) must be int, not {type(num_classes).__name__}")
     if tensor.dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:

@@ -364,7 +364,7 @@ def _positive(self):
     return self
 
 
-def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     from .._creation import tensor
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 

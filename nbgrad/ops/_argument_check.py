@@ -28,7 +28,7 @@ _ANY = object()
 # PyTorch's words for the kinds in its messages
 _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b": "bool", "I": "tuple of ints",
           "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str", "d": "torch.dtype",
-          "D": "torch.device"}
+          "D": "torch.device", "y": "torch.layout"}
 
 
 # the deprecated Number-first overloads of methods that PyTorch's parser still takes (its
@@ -65,6 +65,8 @@ def _parse(overload):
         if kinds.startswith("*"):
             var, keyword_only = (name, kinds[1:]), True
             continue
+        if name == "layout" and kinds.startswith("?"):
+            kinds = "yo" + kinds[1:]        # (the stubs' _layout: a torch.layout or None)
         (keyword if keyword_only else positional).append((name, kinds.rstrip("="), kinds.endswith("=")))
     return tuple(positional), var, tuple(keyword)
 
@@ -97,6 +99,9 @@ def _fits_one(kind, v):
         return isinstance(v, _dtype_cls) or (isinstance(v, type) and v in (float, int, bool, complex))
     if kind == "o":
         return v is None
+    if kind == "y":
+        from .torch_level import layout
+        return isinstance(v, layout)
     if kind == "D":
         from .._size import device as _device_cls
         return isinstance(v, (str, _device_cls)) or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))

@@ -12,6 +12,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node
 from ._graph import backend_of, needs_grad, new_tensor, record, wrap_int_dim
 from ._dtype_rules import not_implemented
+from .reduction import check_grad_dtype
 
 
 def _result_dtype(x, dtype):
@@ -38,8 +39,7 @@ def _scan(op, x, dim, dtype):
     d = scan_dim(op, x, dim)
     out_dtype = _result_dtype(x, dtype)
     check_scan_dtype(op, x, out_dtype)
-    if needs_grad(x) and not out_dtype.is_floating_point:
-        raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
+    check_grad_dtype(x, out_dtype)
     buf = backend_of(x).cumulative("sum" if op == "cumsum" else "prod", x._view_tuple(), d, out_dtype.np)
     return new_tensor(buf, x._shape, out_dtype, x.device), d
 

@@ -1160,6 +1160,11 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if condition._dtype is D.uint8:
+        from .._warnings import warn_once
+        warn_once("where_uint8", "where received a uint8 condition tensor. This behavior is deprecated and will be "
+                  "removed in a future version of PyTorch. Use a boolean condition instead.")
+        condition = condition.to(D.bool_)
     if condition._dtype is not D.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {D.scalar_type_name(condition._dtype)}")
     dt = D.result_type_of((input, other))

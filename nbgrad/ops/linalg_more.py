@@ -1203,6 +1203,10 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 def adjoint(input):
+    if input.dim() == 0:        # (PyTorch's deprecated 0-dim case: the tensor itself)
+        from .._warnings import warn_once
+        warn_once("adjoint_0d", "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+        return input
     if input.dim() < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.dim()}-D tensor.")

@@ -374,6 +374,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     from .indexing import cat
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.dim())
     x = input
     if prepend is not None or append is not None:
@@ -500,6 +502,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype=dtype)
     from ._graph import wrap_dims as _wrap_dims
     dims = tuple(range(input.dim())) if dim is None else tuple(_wrap_dims(dim, input.dim()))
+    if dtype is not None:
+        from .reduction import check_grad_dtype
+        check_grad_dtype(input, D.to_dtype(dtype))
     return recorded(NansumBackward0, input, lambda: _sum(E.where(E.isnan(input), 0.0, input), dim, keepdim, dtype=dtype),
                     saves=(input,), shape=tuple(input._shape), dims=dims, keepdim=keepdim, dtype=input._dtype)
 
@@ -834,6 +839,11 @@ def _prefix(x, d):
 def _cumext(name, node, input, dim, larger):
     from ..autograd.grad_mode import no_grad
     from .reduction import ReductionResult
+    if input.numel() == 0:
+        # (PyTorch returns an empty input's empty results before it reads the dim)
+        from .._creation import empty
+        return ReductionResult(renamed(input.clone(), node), empty(input.shape, dtype=D.int64, device=input.device),
+                               name)
     d = wrap_dim(dim, input.dim())
     x = input if input.dim() else input.reshape(1)
     with no_grad():

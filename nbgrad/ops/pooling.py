@@ -32,6 +32,8 @@ def _pair(value, fn, what, allow_none=False):
 
 
 def _out_size(size, k, s, p, d, ceil_mode):
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
     if p > ((k - 1) * d + 1) // 2:
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, kernel_size={k} "
                            f"and dilation={d}")
@@ -58,6 +60,8 @@ def _geometry(x, fn, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError("stride should not be zero")
     if min(kernel) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
+    if min(stride) < 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
     if min(dilation) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
                            f"dilationW: {dilation[1]}")
@@ -239,6 +243,18 @@ def list_with_default(out_size, input, name):
                      name, "output_size", 2)
 
 
+def check_adaptive_output_size(fn, size, x, average):
+    """A negative output size: the average pools' check (ATen's adaptive_avg_pool{2,3}d, its
+    wording: "{-1, -1,-1}" for 3-D), the max pools' failed allocation of the output."""
+    if all(s >= 0 for s in size):
+        return
+    if average:
+        inner = ", ".join(map(str, size)) if len(size) == 2 else f"{size[0]}, {size[1]},{size[2]}"
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received {{{inner}}}")
+    shape = list(x.shape[:-len(size)]) + list(size)
+    raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in shape if s < 0)}: {shape}")
+
+
 def adaptive_avg_pool2d(input, output_size):
     """PyTorch's F.adaptive_avg_pool2d: output (oh, ow) windows [floor(i*H/oh), ceil((i+1)*H/oh)).
     A None size keeps the input's; an output of 1x1 is a mean, as in PyTorch (MeanBackward1)."""
@@ -250,6 +266,7 @@ def adaptive_avg_pool2d(input, output_size):
         size = tuple(x._shape[-2 + i] if s is None else _index(s) for i, s in enumerate(output_size))
     else:
         size = (_index(output_size),) * 2
+    check_adaptive_output_size("adaptive_avg_pool2d", size, x, True)
     if x.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x._shape)}")
     for i in (x.dim() - 2, x.dim() - 1):       # (its CPU kernel takes 0 channels; the spatial dims not)

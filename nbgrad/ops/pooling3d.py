@@ -23,7 +23,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
-from .pooling import _out_size, check_adaptive_grad, list_with_default
+from .pooling import _out_size, check_adaptive_grad, check_adaptive_output_size, list_with_default
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
@@ -296,6 +296,7 @@ def adaptive_avg_pool3d(input, output_size):
     x = input
     output_size = list_with_default(output_size, x, "adaptive_avg_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_avg_pool3d: output_size must be 3")
+    check_adaptive_output_size("adaptive_avg_pool3d", size, x, True)
     if size == (1, 1, 1):
         return x.mean((-3, -2, -1), keepdim=True)
     _check_adaptive(x, "adaptive_avg_pool3d")
@@ -330,6 +331,7 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     output_size = list_with_default(output_size, x, "adaptive_max_pool3d")
     _check_adaptive(x, "adaptive_max_pool3d")
     size = _adaptive_size(x, output_size, "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    check_adaptive_output_size("adaptive_max_pool3d", size, x, False)
     refuse("adaptive_max_pool3d_cpu", x._dtype, INTEGRAL)
     sizes = x._shape[-3:]
     if 0 in size:

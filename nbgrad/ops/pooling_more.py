@@ -29,14 +29,33 @@ def _check_1d(x, fn):
                            f"but got:{list(x.shape)}")
 
 
+def _check_max_pool1d(x, k, s, p, d, ceil_mode):
+    """ATen's check_max_pool1d, in its order."""
+    for ok, message in ((k > 0, f"kernel_size must be greater than zero, but got {k}"),
+                        (s > 0, f"stride must be greater than zero, but got {s}"),
+                        (p >= 0, f"padding must be non-negative, but got {p}"),
+                        (p <= k // 2, f"padding should be at most half of kernel size, but got padding={p} and "
+                                      f"kernel_size={k}"),
+                        (d > 0, f"dilation must be greater than zero, but got {d}")):
+        if not ok:
+            raise RuntimeError("max_pool1d() " + message)
+    ow = P._out_size(x.shape[-1], k, s, p, d, ceil_mode)
+    if ow <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """PyTorch's F.max_pool1d over (N, C, L) or (C, L); the indices are positions in L."""
     _check_1d(input, "max_pool1d")
     k = _single(kernel_size, "max_pool1d", "kernel_size")
-    check_dtype("max_pool1d", input._dtype)     # (PyTorch's 1-d kernel of its own: floats only)
     s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
         _single(stride, "max_pool1d", "stride")
     p, d = _single(padding, "max_pool1d", "padding"), _single(dilation, "max_pool1d", "dilation")
+    if not return_indices and not needs_grad(input) and input.device.type == "cpu":
+        # PyTorch's own 1-d kernel (max_pool1d_impl, where no indices are needed): its checks,
+        # then its dtypes (floats only); otherwise max_pool2d_with_indices' (integers too)
+        _check_max_pool1d(input, k, s, p, d, ceil_mode)
+        check_dtype("max_pool1d", input._dtype)
     out, idx = P.max_pool2d_with_indices(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode)
     out = out.squeeze(-2)
     return (out, idx.squeeze(-2)) if return_indices else out
@@ -98,6 +117,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         size = tuple(x.shape[-2 + i] if s is None else _index(s) for i, s in enumerate(output_size))
     else:
         size = (_index(output_size),) * 2
+    P.check_adaptive_output_size("adaptive_max_pool2d", size, x, False)
     P._check_float(x, "adaptive_max_pool2d")
     h, w = x.shape[-2:]
     oh, ow = size

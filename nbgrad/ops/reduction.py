@@ -136,6 +136,13 @@ def _expand_back(g, shape, dims, keepdim):
     return _restore_dims(g, shape, dims, keepdim).expand(shape)
 
 
+def check_grad_dtype(x, out_dtype):
+    """PyTorch's autograd refuses to record an integral or bool result of a differentiable
+    input (sum(dtype=torch.int64) of a tensor that requires grad)."""
+    if not out_dtype.is_floating_point and needs_grad(x):
+        raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out_dtype)}")
+
+
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return D.to_dtype(dtype)
@@ -164,6 +171,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):
     dims = wrap_dims(dim, x.dim())
     # an explicit dtype converts each element first, as PyTorch (f32.sum(dtype=half) adds halves)
     out = _reduce_raw("sum", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
+    check_grad_dtype(x, out_dtype)
     if needs_grad(x):
         if dim is None:
             record(SumBackward0, (x,), (out,), shape=x._shape)
@@ -291,6 +299,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     out_dtype = _sum_dtype(x, dtype)
     dims = wrap_dims(int_dim("prod", dim), x.dim())
     out = _reduce_raw("prod", cast(x, out_dtype) if dtype is not None else x, dims, out_dtype, keepdim)
+    check_grad_dtype(x, out_dtype)
     if needs_grad(x):
         if dim is None:
             node = record(ProdBackward0, (x,), (out,), shape=x._shape)

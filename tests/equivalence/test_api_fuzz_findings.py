@@ -1558,3 +1558,99 @@ def test_unique_flags_are_parsed_as_bools(call, error, message):
     with pytest.raises(error) as e:
         call(nbgrad.tensor([1, 2, 2]))
     assert str(e.value).startswith(message)
+
+
+# -- API fuzz seed 34 -----------------------------------------------------------------------------
+@pytest.mark.parametrize("call,message", [
+    (lambda x: F.adaptive_avg_pool2d(x, -3),
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {-3, -3}"),
+    (lambda x: F.adaptive_avg_pool1d(x[0], -2),
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {1, -2}"),
+    (lambda x: F.adaptive_avg_pool3d(x, -1),
+     "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {-1, -1,-1}"),
+    (lambda x: F.adaptive_max_pool2d(x, -3), "Trying to create tensor with negative dimension -3: [1, 2, -3, -3]"),
+    (lambda x: F.adaptive_max_pool1d(x[0], -2), "Trying to create tensor with negative dimension -2: [2, 3, 1, -2]"),
+    (lambda x: F.adaptive_max_pool3d(x, -1), "Trying to create tensor with negative dimension -1: [1, -1, -1, -1]"),
+])
+def test_adaptive_pools_refuse_a_negative_output_size(call, message):
+    # (adaptive_avg_pool2d(x, -3) returned a tensor of shape [1, 2, -3, -3])
+    with pytest.raises(RuntimeError) as e:
+        call(nbgrad.ones(1, 2, 3, 4))
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: nbgrad.threshold_(nbgrad.ones(2, dtype=nbgrad.float16), -3, 1e30), "c10::Half"),
+    (lambda: F.threshold(nbgrad.ones(2, dtype=nbgrad.int32), float("nan"), -1), "int"),
+    (lambda: F.threshold_(nbgrad.ones(2, dtype=nbgrad.uint8), 2147483648, -0.0), "uint8_t"),
+    (lambda: nbgrad.threshold(nbgrad.tensor(-5), 5, float("-inf")), "int64_t"),
+    (lambda: F.threshold(nbgrad.ones(2), 1e39, 0), "float"),
+])
+def test_threshold_numbers_must_fit_the_element_type(call, message):
+    with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {message} without overflow$"):
+        call()
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda x: nbgrad.sum(x, dtype=nbgrad.int32), "Int"), (lambda x: x.sum(1, dtype=nbgrad.int64), "Long"),
+    (lambda x: x.sum(dtype=nbgrad.bool), "Bool"), (lambda x: nbgrad.nansum(x, dtype=nbgrad.int64), "Long"),
+    (lambda x: x.prod(dtype=nbgrad.int64), "Long"), (lambda x: x.cumsum(0, dtype=nbgrad.int64), "Long"),
+])
+def test_an_integral_result_of_a_differentiable_input_is_refused(call, name):
+    x = nbgrad.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"^Autograd not support dtype: {name}$"):
+        call(x)
+    with nbgrad.no_grad():
+        assert not call(x).dtype.is_floating_point
+
+
+def test_small_argument_checks_of_seed_34():
+    x = nbgrad.ones(3)
+    for fn in (nbgrad.cummax, nbgrad.cummin):       # (an empty input: no dim read, as PyTorch)
+        values, indices = fn(nbgrad.ones(0, 3), 5)
+        assert values.shape == indices.shape == (0, 3) and indices.dtype == nbgrad.int64
+    with pytest.raises(RuntimeError, match="^order must be non-negative but got -1$"):
+        nbgrad.diff(x, -1)
+    with pytest.raises(RuntimeError, match="^eps must be non-negative, got: -1.5$"):
+        F.cosine_similarity(x, x, dim=0, eps=-1.5)
+    with pytest.raises(TypeError, match=r"^one_hot\(\): argument 'num_classes' \(position 2\) must be int, not float$"):
+        F.one_hot(nbgrad.tensor([1]), 2.0)
+    with pytest.raises(NotImplementedError, match="\"round_vml_cpu\" not implemented for 'Byte'"):
+        nbgrad.special.round(nbgrad.ones(2, dtype=nbgrad.uint8))
+    with pytest.raises(NotImplementedError, match="\"round_cpu\" not implemented for 'Int'"):
+        nbgrad.special.round(nbgrad.ones(2, dtype=nbgrad.int32), decimals=1)
+    assert nbgrad.round(nbgrad.ones(2, dtype=nbgrad.int32)).tolist() == [1, 1]
+    s = nbgrad.tensor(3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert nbgrad.adjoint(s) is s
+        picked = nbgrad.where(nbgrad.tensor([1, 0], dtype=nbgrad.uint8), nbgrad.ones(2), nbgrad.zeros(2))
+    assert picked.tolist() == [1.0, 0.0]
+    for call in (lambda: nbgrad.tensor([1.0], nbgrad.float64), lambda: nbgrad.as_tensor([1.0], nbgrad.float64),
+                 lambda: x.new_tensor([1.0], nbgrad.float64)):
+        with pytest.raises(TypeError, match="positional argument"):
+            call()
+    with pytest.raises(TypeError, match=r"hann_window\(\) received an invalid combination of arguments"):
+        nbgrad.hann_window(3, layout=nbgrad.ones(()))     # (a tensor for layout: was taken, 8 GB for 2 ** 31)
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda x: F.max_pool2d(x, 2, -1), RuntimeError, "stride should be greater than zero, but got dH: -1 dW: -1"),
+    (lambda x: F.max_pool2d(x, 2, 1, -1), RuntimeError, "pad must be non-negative, but got pad: -1"),
+    (lambda x: F.avg_pool1d(x[0], 2, -1), RuntimeError, "stride should be greater than zero, but got dH: 1 dW: -1"),
+    (lambda x: F.max_pool1d(x[0], 2, -1), RuntimeError, "max_pool1d() stride must be greater than zero, but got -1"),
+    (lambda x: F.max_pool1d(x[0], -2), RuntimeError, "max_pool1d() kernel_size must be greater than zero, but got -2"),
+    (lambda x: F.max_pool1d(x[0], 2, padding=2), RuntimeError,
+     "max_pool1d() padding should be at most half of kernel size, but got padding=2 and kernel_size=2"),
+    (lambda x: F.max_pool1d(x[0].long(), 2), NotImplementedError, "\"max_pool1d_impl\" not implemented for 'Long'"),
+])
+def test_pools_refuse_negative_strides_and_padding(call, error, message):
+    # (a negative stride or padding gave an output; max_pool1d's own kernel has its own words)
+    with pytest.raises(error) as e:
+        call(nbgrad.ones(1, 1, 4, 4))
+    assert str(e.value) == message
+
+
+def test_max_pool1d_with_indices_takes_integers():
+    values, indices = F.max_pool1d_with_indices(nbgrad.tensor([[[3, 1, 4, 1]]]), 2)
+    assert values.tolist() == [[[3, 4]]] and indices.tolist() == [[[0, 2]]]

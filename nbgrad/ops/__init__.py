@@ -295,20 +295,26 @@ def _refused_reduction(name, dim, keepdim, **more):
         raise error
 
 
-def _sum(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+def _dims_of(name, dim, keepdim, dtype, axis):
+    """(dim, keepdim) of x.sum(...)/x.mean(...): axis= is dim's NumPy name; keepdim without a
+    dim is refused, as no overload of PyTorch's takes it."""
     if dim is _UNSET:
         if keepdim is not _UNSET and axis is None:
-            _refused_reduction("sum", dim, keepdim, dtype=dtype)
+            _refused_reduction(name, dim, keepdim, dtype=dtype)
         dim = None
-    return R.sum(self, dim if axis is None else axis, False if keepdim is _UNSET else keepdim, dtype=dtype)
+    return (dim if axis is None else axis), (False if keepdim is _UNSET else keepdim)
+
+
+def _sum(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    if dim is _UNSET and keepdim is _UNSET and axis is None:
+        return R.sum(self, None, False, dtype=dtype)        # (the hot call: x.sum())
+    return R.sum(self, *_dims_of("sum", dim, keepdim, dtype, axis), dtype=dtype)
 
 
 def _mean(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
-    if dim is _UNSET:
-        if keepdim is not _UNSET and axis is None:
-            _refused_reduction("mean", dim, keepdim, dtype=dtype)
-        dim = None
-    return R.mean(self, dim if axis is None else axis, False if keepdim is _UNSET else keepdim, dtype=dtype)
+    if dim is _UNSET and keepdim is _UNSET and axis is None:
+        return R.mean(self, None, False, dtype=dtype)
+    return R.mean(self, *_dims_of("mean", dim, keepdim, dtype, axis), dtype=dtype)
 
 
 def _size_method(fn):
@@ -416,20 +422,20 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def _max(self, dim=_UNSET, keepdim=_UNSET):
-    if dim is _UNSET or dim is None:
-        if dim is None or keepdim is not _UNSET:
-            _refused_reduction("max", dim, keepdim)
-        return R.max(self)
-    return R.max(self, dim, False if keepdim is _UNSET else keepdim)
+def _extremum_method(name, fn):
+    """x.max(...)/x.min(...): all elements, along a dim, or against a tensor; a dim of None,
+    or keepdim without a dim, is refused (no overload of PyTorch's takes them)."""
+    def method(self, dim=_UNSET, keepdim=_UNSET):
+        if dim is _UNSET or dim is None:
+            if dim is None or keepdim is not _UNSET:
+                _refused_reduction(name, dim, keepdim)
+            return fn(self)
+        return fn(self, dim, False if keepdim is _UNSET else keepdim)
+    method.__name__ = name
+    return method
 
 
-def _min(self, dim=_UNSET, keepdim=_UNSET):
-    if dim is _UNSET or dim is None:
-        if dim is None or keepdim is not _UNSET:
-            _refused_reduction("min", dim, keepdim)
-        return R.min(self)
-    return R.min(self, dim, False if keepdim is _UNSET else keepdim)
+_max, _min = _extremum_method("max", R.max), _extremum_method("min", R.min)
 
 
 def _expand(self, *sizes):

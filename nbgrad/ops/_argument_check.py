@@ -46,8 +46,11 @@ def _overloads(key):
         if text is not None and key in _DEPRECATED:
             text += ";" + _DEPRECATED[key]
         parsed = [] if text is None else [_parse(o) for o in text.split(";")]
-        # (the stubs list some overloads twice, their keywords in another order)
-        unique = {(p, v, frozenset(k)): (p, v, k) for p, v, k in parsed}
+        # (the stubs list some overloads twice, their keywords in another order, optional or not:
+        # the first kept)
+        unique = {}
+        for p, v, k in parsed:
+            unique.setdefault((p, v, frozenset((name, kinds.replace("o", "")) for name, kinds, _ in k)), (p, v, k))
         found = _PARSED[key] = tuple(unique.values())
     return found
 

@@ -309,7 +309,7 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t)): such a call is refused
     # (_ParsedCalls); PyTorch's Python-level functions read their arguments themselves, and
     # the in-place methods of ops/__init__._inplace_method parse theirs before any write
-    parsed = _ParsedCalls(parser_error_of(name, method), writes=name.endswith("_")) \
+    parsed = _ParsedCalls(parser_error_of(name, method), writes=name.endswith("_") or name in _ALLOCATING) \
         if checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
         name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False) else None
     known = parsed.known if parsed is not None else None
@@ -374,6 +374,13 @@ def parser_error_of(name, method):
     return lambda args, kwargs: argument_error(name, args, kwargs, False)
 
 
+# the factories: what they would allocate is the refused arguments' (hann_window(2 ** 31,
+# layout=t) took 8 GB before its refusal), so their refusal comes first, as an in-place one's
+_ALLOCATING = frozenset("""zeros ones empty full rand randn randint randperm arange range linspace logspace eye
+    empty_strided tril_indices triu_indices hann_window hamming_window blackman_window bartlett_window
+    kaiser_window zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split())
+
+
 # (their schemas do not say all PyTorch takes: set_'s defaults, a tensor of indices for a method's
 # hsplit)
 _NOT_PRECHECKED = frozenset("set_ hsplit vsplit dsplit".split())
@@ -387,7 +394,8 @@ class _ParsedCalls:
     (a 0-dim tensor for a Number: such calls are checked each time).  A call the parser refuses
     still runs: if nbgrad's op fails, its own error is the one raised (as before, the parser's
     check on the failure path included); if it succeeds, the parser's TypeError is raised
-    instead of its result.  An in-place function's refusal is raised first (nothing written).
+    instead of its result.  An in-place function's refusal is raised first (nothing written),
+    and a factory's (nothing allocated).
     A keyword starting with "_" is nbgrad's own (an internal caller's): not checked."""
     __slots__ = ("error", "known", "writes")
     _LIMIT = 512            # (kinds of call remembered per function)

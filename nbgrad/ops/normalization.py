@@ -91,25 +91,30 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
         elif eps < 0.0:
             raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    except (ValueError, IndexError) as e:
+    except (ValueError, IndexError, RuntimeError) as e:     # (RuntimeError: a tensor's truth there)
         e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
         raise
     return aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
-    """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work."""
+def _empty_batch_norm(x, weight, bias):
+    """PyTorch's _batch_norm_impl_index of an empty input: cloned (not a view, not a new empty
+    tensor: the gradient's chain stays), times weight[0], plus bias[0]."""
+    out = x.clone()
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
+
+
+def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=False):
+    """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work; an
+    empty input is returned before any check (native=True: native_batch_norm's order, the
+    checks first)."""
     x = input
-    if x.numel() == 0:
-        # PyTorch's _batch_norm_impl_index: an empty input is cloned (not a view, not a new
-        # empty tensor: the gradient's chain stays), times weight[0], plus bias[0]; nothing of
-        # the other arguments, nor the dtype, is checked
-        out = x.clone()
-        if weight is not None:
-            out = out * weight[0]
-        if bias is not None:
-            out = out + bias[0]
-        return out
+    if x.numel() == 0 and not native:
+        return _empty_batch_norm(x, weight, bias)
     # (a 1-D input's features are 0 there: its sizes()[1] is past the end)
     c = x._shape[1] if x.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
@@ -122,6 +127,8 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     if x.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     float_input("batch_norm", x)
+    if x.numel() == 0:
+        return _empty_batch_norm(x, weight, bias)
     dims = (0,) + tuple(range(2, x.dim()))
     bshape = (1, c) + (1,) * (x.dim() - 2)
     with no_grad():

@@ -360,10 +360,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     as F.batch_norm's) and, training, the batch's per-channel mean and 1/sqrt(biased variance
     + eps); evaluating, two empty tensors (PyTorch's CPU kernel saves nothing then)."""
     from .._creation import empty
-    from .normalization import aten_batch_norm
+    from .normalization import aten_batch_norm, float_input
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    out = aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    float_input("batch_norm", input)
+    out = aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=True)
     x = input.detach()
     if not training:
         return out, empty(0, dtype=x._dtype, device=x.device), empty(0, dtype=x._dtype, device=x.device)

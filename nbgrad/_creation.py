@@ -345,7 +345,18 @@ def _size_given(name, size):
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def _factory_options(layout, pin_memory):
+    """PyTorch's factories' layout= and pin_memory=: every nbgrad tensor is strided (a value
+    that is not a layout is the parser's TypeError, ops/_signatures); pinned memory needs a GPU."""
+    if pin_memory:
+        from . import cuda
+        if not cuda.is_available():
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                               "allocator is available on this system.")
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _size_given("zeros", size)
     dims = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
     if _small_shape(dims) is None and any(isinstance(n, (int, np.integer)) and n < 0 for n in dims):
@@ -353,12 +364,14 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     return _filled(size, 0, _dt(dtype), device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _size_given("ones", size)
     return _filled(size, 1, _dt(dtype), device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False, layout=None):
+    _factory_options(layout, pin_memory)
     _size_given("empty", size)
     dtype = _dt(dtype)
     shape = _size_args(size, dtype.itemsize)
@@ -370,8 +383,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
     return _settings.fill_uninitialized(t)
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None):
     """An uninitialised tensor with the given strides, in new memory just large enough."""
+    _factory_options(layout, pin_memory)
     shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(shape) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -386,7 +400,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                                                 requires_grad))
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     from ._checks import as_number, checked_scalar
     if isinstance(fill_value, Tensor):
         fill_value = as_number(fill_value, "full", "fill_value", 2)
@@ -414,12 +429,14 @@ def _like_layout(t, x, memory_format=None):
     return t
 
 
-def zeros_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def zeros_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     dtype, device = _like(x, dtype, device)
     return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x, memory_format)
 
 
-def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     if not x._shape and dtype is None and device is None and not requires_grad and memory_format is None:
         # a 0-dim x (backward()'s implicit gradient of a loss): no size or layout to work out
         dev = x._storage.device
@@ -428,27 +445,33 @@ def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=
     return _like_layout(_filled(x.shape, 1, dtype, device, requires_grad), x, memory_format)
 
 
-def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     dtype, device = _like(x, dtype, device)
     return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None,
+              pin_memory=False):
+    _factory_options(layout, pin_memory)
     dtype, device = _like(x, dtype, device)
     return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def rand_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def rand_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     dtype, device = _like(x, dtype, device)
     return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randn_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def randn_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     dtype, device = _like(x, dtype, device)
     return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
-def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     if high is None:
         low, high = 0, low
     dtype, device = _like(x, dtype, device)
@@ -456,7 +479,8 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=
 
 
 # -- ranges ------------------------------------------------------------------------------------
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _flag_first("arange", requires_grad, (start,) if end is None else (start, end) if step == 1 else (start, end, step))
     if end is None:
         start, end = 0, start
@@ -484,7 +508,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _new(buf, (n,), dtype, device, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _flag_first("linspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("linspace", dtype)
@@ -545,11 +570,13 @@ def _linspace_half(start, end, steps, half, device, dtype=D.float16):
     return cat([first, rounded(float(e) - rest)]).to(dtype)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
     """PyTorch's logspace, value for value: base ** x in double for exponents x spaced as
     linspace spaces them (start and end in the dtype, the step in double, the second half
     counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
     rounded to the dtype (an integer one truncates)."""
+    _factory_options(layout, pin_memory)
     _flag_first("logspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("logspace", dtype)
@@ -581,7 +608,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     return _finish(out.to(dtype), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     n = as_symint(n, "eye", "n", 1)
     m = n if m is None else as_symint(m, "eye", "m", 2)
     if n < 0:
@@ -638,7 +666,8 @@ def _floating_draw(kernel, dtype):
     refuse(kernel, dtype, INTEGRAL)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _size_given("rand", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
@@ -647,7 +676,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     return _new(buf, shape, dtype, device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _size_given("randn", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
@@ -656,7 +686,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     return _new(buf, shape, dtype, device, requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None, layout=None,
+            pin_memory=False):
+    _factory_options(layout, pin_memory)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -672,7 +704,8 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
     return _new(buf, shape, dtype, device)
 
 
-def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
+def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
+    _factory_options(layout, pin_memory)
     _flag_first("randperm", requires_grad, (n,))
     if dtype is not None:
         check_dtype("randperm", D.to_dtype(dtype))

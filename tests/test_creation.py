@@ -334,3 +334,22 @@ def test_arange_with_a_fractional_step_matches_an_exact_model():
                 want.append(float(rnd(fma(step, i, start))))
         assert got == want
     assert nbgrad.arange(0, 1, 0.1).tolist()[3] == float(np.float32(0.30000001192092896))
+
+
+def test_factories_take_layout_and_pin_memory_as_pytorch():
+    # (library code writes torch.zeros(shape, dtype=x.dtype, layout=x.layout, device=x.device);
+    # nbgrad's factories refused layout= and most refused pin_memory=)
+    x = nbgrad.ones(2, 3)
+    for make in (lambda **k: nbgrad.zeros(2, 3, **k), lambda **k: nbgrad.ones(2, 3, **k),
+                 lambda **k: nbgrad.empty(2, 3, **k), lambda **k: nbgrad.full((2, 3), 1.5, **k),
+                 lambda **k: nbgrad.zeros_like(x, **k), lambda **k: nbgrad.full_like(x, 2, **k),
+                 lambda **k: nbgrad.rand(2, 3, **k), lambda **k: nbgrad.randn(2, 3, **k),
+                 lambda **k: nbgrad.randint(0, 5, (2, 3), **k), lambda **k: nbgrad.arange(6, **k),
+                 lambda **k: nbgrad.linspace(0, 1, 6, **k), lambda **k: nbgrad.eye(3, **k),
+                 lambda **k: nbgrad.randperm(6, **k), lambda **k: nbgrad.empty_strided((2, 3), (3, 1), **k)):
+        assert make(layout=x.layout, pin_memory=False).layout == nbgrad.strided
+        with pytest.raises(TypeError):
+            make(layout=3)
+        if not nbgrad.cuda.is_available():
+            with pytest.raises(RuntimeError, match="^pin_memory=True requires a CUDA or other accelerator backend"):
+                make(pin_memory=True)

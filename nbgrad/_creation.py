@@ -345,18 +345,19 @@ def _size_given(name, size):
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
 
 
-def _factory_options(layout, pin_memory):
-    """PyTorch's factories' layout= and pin_memory=: every nbgrad tensor is strided (a value
-    that is not a layout is the parser's TypeError, ops/_signatures); pinned memory needs a GPU."""
-    if pin_memory:
-        from . import cuda
-        if not cuda.is_available():
-            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
-                               "allocator is available on this system.")
+def _pinned():
+    """The factories' pin_memory=True, which needs a GPU (their layout= needs nothing: every
+    nbgrad tensor is strided, and a value that is not a layout is the parser's TypeError,
+    ops/_signatures).  Called only when pin_memory is true: the common call pays one test."""
+    from . import cuda
+    if not cuda.is_available():
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                           "allocator is available on this system.")
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _size_given("zeros", size)
     dims = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list, Size)) else size
     if _small_shape(dims) is None and any(isinstance(n, (int, np.integer)) and n < 0 for n in dims):
@@ -365,13 +366,15 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _size_given("ones", size)
     return _filled(size, 1, _dt(dtype), device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, pin_memory=False, layout=None):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _size_given("empty", size)
     dtype = _dt(dtype)
     shape = _size_args(size, dtype.itemsize)
@@ -385,7 +388,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=Non
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None):
     """An uninitialised tensor with the given strides, in new memory just large enough."""
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     shape, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
     if len(shape) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -401,7 +405,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     from ._checks import as_number, checked_scalar
     if isinstance(fill_value, Tensor):
         fill_value = as_number(fill_value, "full", "fill_value", 2)
@@ -430,13 +435,15 @@ def _like_layout(t, x, memory_format=None):
 
 
 def zeros_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     dtype, device = _like(x, dtype, device)
     return _like_layout(_filled(x.shape, 0, dtype, device, requires_grad), x, memory_format)
 
 
 def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     if not x._shape and dtype is None and device is None and not requires_grad and memory_format is None:
         # a 0-dim x (backward()'s implicit gradient of a loss): no size or layout to work out
         dev = x._storage.device
@@ -446,32 +453,37 @@ def ones_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=
 
 
 def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     dtype, device = _like(x, dtype, device)
     return _like_layout(empty(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None,
               pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     dtype, device = _like(x, dtype, device)
     return _like_layout(full(x.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def rand_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     dtype, device = _like(x, dtype, device)
     return _like_layout(rand(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def randn_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     dtype, device = _like(x, dtype, device)
     return _like_layout(randn(x.shape, dtype=dtype, device=device, requires_grad=requires_grad), x, memory_format)
 
 
 def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     if high is None:
         low, high = 0, low
     dtype, device = _like(x, dtype, device)
@@ -480,7 +492,8 @@ def randint_like(x, low=0, high=None, *, dtype=None, device=None, requires_grad=
 
 # -- ranges ------------------------------------------------------------------------------------
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _flag_first("arange", requires_grad, (start,) if end is None else (start, end) if step == 1 else (start, end, step))
     if end is None:
         start, end = 0, start
@@ -509,7 +522,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _flag_first("linspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("linspace", dtype)
@@ -576,7 +590,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     linspace spaces them (start and end in the dtype, the step in double, the second half
     counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
     rounded to the dtype (an integer one truncates)."""
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _flag_first("logspace", requires_grad, (start, end, steps))
     dtype = _dt(dtype)
     check_dtype("logspace", dtype)
@@ -609,7 +624,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     n = as_symint(n, "eye", "n", 1)
     m = n if m is None else as_symint(m, "eye", "m", 2)
     if n < 0:
@@ -667,7 +683,8 @@ def _floating_draw(kernel, dtype):
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _size_given("rand", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
@@ -677,7 +694,8 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, la
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _size_given("randn", size)
     dtype, device = _dt(dtype), to_device(device)
     shape = _size_args(size, dtype.itemsize)
@@ -688,7 +706,8 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, l
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None, layout=None,
             pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -705,7 +724,8 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None, layout=None, pin_memory=False):
-    _factory_options(layout, pin_memory)
+    if pin_memory:
+        _pinned()
     _flag_first("randperm", requires_grad, (n,))
     if dtype is not None:
         check_dtype("randperm", D.to_dtype(dtype))

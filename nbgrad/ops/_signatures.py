@@ -305,20 +305,20 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     # to (a number read from a tensor: PyTorch's Python reads it first)
     checked = module in ("nbgrad", "nbgrad.linalg", "nbgrad.special")
     functional = module == "nbgrad.nn.functional"
-    # PyTorch's parser refuses before any work, also a call that nbgrad's op computes
-    # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t)): such a call is refused
-    # (_ParsedCalls); PyTorch's Python-level functions read their arguments themselves, and
-    # the in-place methods of ops/__init__._inplace_method parse theirs before any write
-    parsed = _ParsedCalls(parser_error_of(name, method), writes=name.endswith("_") or name in _ALLOCATING) \
-        if checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
-        name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False) else None
-    known = parsed.known if parsed is not None else None
 
     def parser_error(args, kwargs):
         from ._argument_check import argument_error, functional_argument_error
         if functional:
             return functional_argument_error(name, fn, args, kwargs)
         return argument_error(name, args[1:] if method else args, kwargs, method)
+    # PyTorch's parser refuses before any work, also a call that nbgrad's op computes
+    # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t)): such a call is refused
+    # (_ParsedCalls); PyTorch's Python-level functions read their arguments themselves, and
+    # the in-place methods of ops/__init__._inplace_method parse theirs before any write
+    parsed = _ParsedCalls(parser_error, writes=name.endswith("_") or name in _ALLOCATING) \
+        if checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
+        name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False) else None
+    known = parsed.known if parsed is not None else None
 
     def public(*args, **kwargs):
         refused = None
@@ -363,15 +363,6 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     public = named(public, name if method else attribute or name)
     public.__module__, public.__qualname__ = module, attribute or name
     return public
-
-
-def parser_error_of(name, method):
-    """error(args, kwargs): PyTorch's parser's TypeError for a call of torch.<name> (method:
-    Tensor.<name>, args[0] self), or None."""
-    from ._argument_check import argument_error
-    if method:
-        return lambda args, kwargs: argument_error(name, args[1:], kwargs, True)
-    return lambda args, kwargs: argument_error(name, args, kwargs, False)
 
 
 # the factories: what they would allocate is the refused arguments' (hann_window(2 ** 31,

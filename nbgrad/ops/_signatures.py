@@ -395,15 +395,14 @@ class _ParsedCalls:
         self.error, self.known, self.writes = error, {}, writes
 
     def check(self, key, args, kwargs):
-        """The parser's TypeError for the call, or None; raised now for an in-place function.
-        (A call given out= runs first, as any other: its refusal by nbgrad's own checks keeps
-        their words; one nbgrad accepts has written out before the parser's error, where it
-        was accepted silently before.)"""
+        """The parser's TypeError for the call, or None; raised now for an in-place function
+        and for a call given out= (a refused call writes nothing, as PyTorch's parser refuses
+        before any work)."""
         if kwargs and any(k[:1] == "_" for k in kwargs):
             return None
         error = self.error(args, kwargs)
         if error is not None:
-            if self.writes:
+            if self.writes or (kwargs and kwargs.get("out") is not None):
                 raise error
             return error
         if key not in self.known and len(self.known) < self._LIMIT:

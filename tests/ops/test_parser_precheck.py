@@ -45,6 +45,18 @@ def test_an_in_place_function_refused_by_the_parser_writes_nothing():
     assert x.tolist() == [1.0, 1.0, 1.0] and x._version == 0
 
 
+def test_a_call_given_out_refused_by_the_parser_writes_nothing():
+    # (nbgrad's add computes x + 2 * x; the parser refuses a third positional argument before
+    # any work: out stays as it was, its version too)
+    x, out = nbgrad.ones(3), nbgrad.zeros(3)
+    with pytest.raises(TypeError, match="add\\(\\) takes 2 positional arguments but 3 were given"):
+        nbgrad.add(x, x, 2, out=out)
+    with pytest.raises(TypeError, match="cumsum\\(\\) takes 2 positional arguments but 3 were given"):
+        nbgrad.cumsum(x, 0, 1, out=out)
+    assert out.tolist() == [0.0, 0.0, 0.0] and out._version == 0
+    assert nbgrad.add(x, x, alpha=2, out=out) is out and out.tolist() == [3.0, 3.0, 3.0]
+
+
 def test_a_tensor_read_by_its_value_is_checked_at_every_call():
     # a 0-dim tensor that does not require grad is a Number; the same kind of call with one that
     # requires grad, or of one dimension, is not (the first call's verdict is not reused)

@@ -635,10 +635,11 @@ TENSOR_METHODS.update({"ravel": _MORE.ravel, "fliplr": _MORE.fliplr, "flipud": _
                        "positive": _MORE.positive})
 _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embed diagflat trace diff rot90 kron "
                  "inner take_along_dim nan_to_num nansum nanmean count_nonzero heaviside signbit copysign deg2rad "
-                 "rad2deg frac fmod logaddexp logaddexp2 matrix_power hsplit vsplit dsplit cummax cummin "
+                 "rad2deg frac fmod logaddexp logaddexp2 matrix_power cummax cummin "
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
                  "multinomial msort").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+TENSOR_METHODS.update(hsplit=_MORE.hsplit_method, vsplit=_MORE.vsplit_method, dsplit=_MORE.dsplit_method)
 # the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases
 TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc, "erfinv": E.erfinv,
                        "arcsinh": E.asinh, "arccosh": E.acosh, "arctanh": E.atanh,
@@ -683,9 +684,10 @@ TENSOR_METHODS.update({"aminmax": _MF.aminmax, "cov": _MF.cov, "corrcoef": _MF.c
 # -- misc-fns: more small functions (misc_functions.py)
 from . import misc_functions as _MISC   # noqa: E402
 TENSOR_METHODS.update({_name: getattr(_MISC, _name) for _name in (
-    "unique_consecutive diagonal_scatter select_scatter slice_scatter index_fill index_fill_ index_reduce "
+    "diagonal_scatter select_scatter slice_scatter index_fill index_fill_ index_reduce "
     "index_reduce_ put put_ fill_diagonal_ new_empty_strided split_with_sizes unsafe_chunk unsafe_split "
     "unsafe_split_with_sizes").split()})
+TENSOR_METHODS["unique_consecutive"] = _MISC.unique_consecutive_method
 from . import misc_elementwise as _MISCE   # noqa: E402
 TENSOR_METHODS.update({_name: getattr(_MISCE, _name) for _name in (
     "float_power float_power_ fmax fmin gcd gcd_ lcm lcm_ ldexp ldexp_ frexp nextafter nextafter_ bitwise_left_shift "

@@ -51,8 +51,24 @@ def _overloads(key):
         unique = {}
         for p, v, k in parsed:
             unique.setdefault((p, v, frozenset((name, kinds.replace("o", "")) for name, kinds, _ in k)), (p, v, k))
-        found = _PARSED[key] = tuple(unique.values())
+        found = _PARSED[key] = _varargs_merged(tuple(unique.values()))
     return found
+
+
+def _varargs_merged(overloads):
+    """The stubs' `flip(dims: _size)` and `flip(*dims: _int)` are one signature of PyTorch's
+    parser, `flip(IntArrayRef dims)`, whose first parameter also takes the positional
+    arguments as its elements when the first is an int: one overload, its var marked (name, "*")."""
+    merged = []
+    for p, v, k in overloads:
+        if v is not None and not p and any(q and q[0][0] == v[0] and "I" in q[0][1] and w is None
+                                           and [n for n, _, _ in kw] == [n for n, _, _ in k] for q, w, kw in overloads):
+            continue
+        if len(p) == 1 and v is None and "I" in p[0][1] and any(
+                not q and w is not None and w[0] == p[0][0] for q, w, _ in overloads):
+            v = (p[0][0], "*")
+        merged.append((p, v, k))
+    return tuple(merged)
 
 
 def _parse(overload):
@@ -136,34 +152,114 @@ _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input"
 
 def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     """None when the overload takes (args, kwargs), else the first reason it does not, as
-    PyTorch's message for a function of one overload words it (without the name)."""
+    PyTorch's message for a function of one overload words it (without the name).  Its parser
+    reads the parameters in order (a positional argument, else the keyword, else its NumPy
+    name), each refused or missing where it stands, then refuses the keywords it did not read."""
     positional, var, keyword = overload
+    if var is not None and var[1] == "*":
+        # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list)
+        if args and _is_index(args[0]):
+            args = (_ANY,) if all(_is_index(a) for a in args) else (tuple(args),)
+        var = None
     if var is None and len(args) > len(positional):
         n = len(positional)
         return f"() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} were given"
-    for i, ((name, kinds, _), a) in enumerate(zip(positional, args)):
-        if not _fits(kinds, a, numbers_as_tensors):
-            return _refused(kinds, a, name, i)
-    if var is not None:
-        for i, a in enumerate(args[len(positional):], len(positional)):
-            # (a vararg int takes an integral tensor of one element, as __index__ does)
+    read = set()
+    params = positional + keyword
+    for i, (name, kinds, default) in enumerate(params):
+        if i == len(positional) and var is not None:
+            for j, a in enumerate(args[len(positional):], len(positional)):
+                # (a vararg int takes an integral tensor of one element, as __index__ does)
+                if not _fits(var[1].replace("i", "j"), a):
+                    return _refused(var[1], a, var[0], j)
+        positionally = i < len(positional) and i < len(args)
+        if positionally:
+            v = args[i]
+        else:
+            k = name if name in kwargs else next((a for a, n in _NUMPY_NAMES.items() if n == name and a in kwargs), None)
+            if k is None:
+                if not default:
+                    return _missing(params, i)
+                continue
+            read.add(k)
+            v = kwargs[k]
+        if not _fits(kinds, v, numbers_as_tensors):
+            return _refused(kinds, v, name, i if positionally else None)
+    if var is not None and not keyword:
+        for j, a in enumerate(args[len(positional):], len(positional)):
             if not _fits(var[1].replace("i", "j"), a):
-                return _refused(var[1], a, var[0], i)
-    named = {p[0]: p for p in list(positional[len(args):]) + list(keyword)}
-    for k, v in kwargs.items():
-        p = named.get(k) or named.get(_NUMPY_NAMES.get(k))
-        if p is None:
+                return _refused(var[1], a, var[0], j)
+    names = [p[0] for p in positional + keyword]
+    for k in kwargs:
+        if k not in read:
+            if k in names[:len(args)]:
+                return f"() got multiple values for argument '{k}'"
             return f"() got an unexpected keyword argument '{k}'"
-        if not _fits(p[1], v, numbers_as_tensors):
-            return _refused(p[1], v, k, None)
-    given = set(kwargs) | {_NUMPY_NAMES[k] for k in kwargs if k in _NUMPY_NAMES}
-    for i, (name, _, default) in enumerate(positional[len(args):], len(args)):
-        if not default and name not in given:
-            return f"() missing required argument '{name}' (pos {i + 1})"
-    for name, _, default in keyword:
-        if not default and name not in given:
-            return f"() missing required argument '{name}'"
     return None
+
+
+def _is_index(v):
+    """What PyTorch's parser takes for an index (THPUtils_checkIndex): an int, not a bool, or an
+    object with __index__ (an integral or bool tensor of one element)."""
+    from .._tensor import Tensor
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    return isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point
+
+
+def _missing(params, i):
+    """PyTorch's words for a required i-th parameter not given: its parser names every required
+    parameter from there on, given or not, and says "arguments" for one."""
+    names = [name for name, _, default in params[i:] if not default]
+    return (f"() missing {len(names)} required positional argument{'s' if len(names) == 1 else ''}: "
+            + ", ".join(f'"{n}"' for n in names))
+
+
+def kwargs_in_parser_order(kwargs):
+    """The keywords of a call in the order PyTorch's parser lists them in its "got (...)": it
+    copies them into a std::unordered_map<std::string, ...> and prints its iteration order,
+    which libstdc++ makes from std::hash's MurmurHash (_Hash_bytes, seed 0xc70f6907) in 13
+    buckets (what the first insertion allocates; up to 13 keys): a key whose bucket is empty goes
+    to the front of the list, else before the first key of its bucket."""
+    order, buckets = [], []
+    for key in kwargs:
+        b = _std_hash(key.encode()) % 13
+        at = next((i for i, other in enumerate(buckets) if other == b), None)
+        at = 0 if at is None else at
+        order.insert(at, key)
+        buckets.insert(at, b)
+    return order
+
+
+_MASK = (1 << 64) - 1
+_MURMUR = 0xc6a4a7935bd1e995
+
+
+def _std_hash(data, seed=0xc70f6907):
+    """libstdc++'s std::_Hash_bytes for a 64-bit size_t."""
+    def shift_mix(v):
+        return v ^ (v >> 47)
+    n = len(data)
+    whole = n & ~7
+    h = (seed ^ (n * _MURMUR)) & _MASK
+    for p in range(0, whole, 8):
+        h ^= (shift_mix((int.from_bytes(data[p:p + 8], "little") * _MURMUR) & _MASK) * _MURMUR) & _MASK
+        h = (h * _MURMUR) & _MASK
+    if n & 7:
+        h ^= int.from_bytes(data[whole:], "little")
+        h = (h * _MURMUR) & _MASK
+    return shift_mix((shift_mix(h) * _MURMUR) & _MASK)
+
+
+def described_call(args, kwargs):
+    """PyTorch's "(Tensor, int, dim=str)" of a call: the keywords in its parser's order, and
+    each followed by ", " where there is no positional argument."""
+    keywords = [f"{k}={_type_name(kwargs[k])}" for k in kwargs_in_parser_order(kwargs)]
+    if args:
+        return "(" + ", ".join([_type_name(a) for a in args] + keywords) + ")"
+    return "(" + "".join(k + ", " for k in keywords) + ")"
 
 
 class _WholeMessage(str):
@@ -194,9 +290,21 @@ def _word(kinds):
 
 
 def _type_name(v):
+    """Python's tp_name of v's type, as PyTorch's messages print it: a class written in Python
+    by its name, a C type by its dotted name (numpy.ndarray, numpy.int64)."""
     from .._tensor import Tensor
     from .._dtype import dtype as _dtype_cls
-    return "Tensor" if isinstance(v, Tensor) else "torch.dtype" if isinstance(v, _dtype_cls) else type(v).__name__
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, _dtype_cls):
+        return "torch.dtype"
+    kind = type(v)
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+_HEAP_TYPE = 1 << 9     # (Py_TPFLAGS_HEAPTYPE: a class made by a class statement)
 
 
 def _signature(overload):
@@ -204,7 +312,7 @@ def _signature(overload):
     def default(k, d):      # (an optional parameter's default is None, as PyTorch prints it)
         return (" = None" if "o" in k else " = ...") if d else ""
     parts = [f"{_word(k)} {n}{default(k, d)}" for n, k, d in positional]
-    if var is not None:
+    if var is not None and var[1] != "*":
         parts.append(f"{_word(var[1])}... {var[0]}")
     elif keyword:
         parts.append("*")
@@ -231,8 +339,8 @@ def argument_error(name, args, kwargs, method=False, key=None):
     if len(shown) == 1 or len(plausible) == 1:
         reason = reasons[shown[0] if len(shown) == 1 else plausible[0]]
         return TypeError(reason if isinstance(reason, _WholeMessage) else name + reason)
-    got = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+    return TypeError(f"{name}() received an invalid combination of arguments - got {described_call(args, kwargs)}, "
+                     "but expected one of:\n"
                      + "".join(f" * {_signature(overloads[i])}\n" for i in shown))
 
 
@@ -288,9 +396,17 @@ def functional_argument_error(name, fn, args, kwargs):
     op_args, op_kwargs = [], {}
     for item in spec.split(","):
         keyword, _, expr = item.rpartition("=")
-        pair = expr.startswith("pair:")
-        param = expr[5:] if pair else expr
-        v = given.get(param, _ANY)
+        how, _, param = expr.rpartition(":")
+        pair = how == "pair"
+        if param.startswith("?"):       # (a value PyTorch's Python computed: a reduction's enum)
+            v = _COMPUTED.get(param[1:], _ANY)
+        elif param in given:
+            v = given[param]
+        else:                           # (PyTorch's Python passes the default)
+            default = signature.parameters[param].default if param in signature.parameters else _ANY
+            v = _ANY if default is inspect.Parameter.empty else default
+        if how == "none" and v is None:
+            v = _ANY        # (PyTorch's Python replaced it: `if stride is None: stride = []`)
         if pair and v is not _ANY:      # nn.functional's _pair: a sequence's items, else the value twice
             from .._tensor import Tensor
             v = tuple(v) if isinstance(v, (tuple, list, Tensor)) else (v, v)
@@ -300,6 +416,11 @@ def functional_argument_error(name, fn, args, kwargs):
         else:
             op_args.append(v)
     return argument_error(short, op_args, op_kwargs, key=op)
+
+
+# a value of each kind for what PyTorch's Python computes and passes to its op (ops/_schemas'
+# FUNCTIONAL: "?int" for a reduction's enum)
+_COMPUTED = {"int": 1, "bool": True, "float": 1.0}
 
 
 def read_by_python(name, fn, kind, args, kwargs):

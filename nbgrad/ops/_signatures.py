@@ -312,18 +312,29 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             return functional_argument_error(name, fn, args, kwargs)
         return argument_error(name, args[1:] if method else args, kwargs, method)
     # PyTorch's parser refuses before any work, also a call that nbgrad's op computes
-    # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t)): such a call is refused
-    # (_ParsedCalls); PyTorch's Python-level functions read their arguments themselves, and
-    # the in-place methods of ops/__init__._inplace_method parse theirs before any write
-    parsed = _ParsedCalls(parser_error, writes=name.endswith("_") or name in _ALLOCATING) \
-        if checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
-        name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False) else None
+    # (torch.max(x, keepdim=True), torch.add(x, y, 2), x.rot90(t), F.pad(x, t)): such a call
+    # is refused (_ParsedCalls); PyTorch's Python-level functions read their arguments
+    # themselves (an nn.functional function is checked only where its Python passes them to
+    # one op, _schemas.FUNCTIONAL), and the in-place methods of ops/__init__._inplace_method
+    # parse theirs before any write
+    if functional:
+        from ._schemas import FUNCTIONAL
+        prechecked = name in FUNCTIONAL and name not in PYTHON_LEVEL["nbgrad.nn.functional"]
+    else:
+        prechecked = checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
+            name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False)
+    parsed = _ParsedCalls(parser_error, _writes(name, fn, functional)) if prechecked else None
     known = parsed.known if parsed is not None else None
 
     def public(*args, **kwargs):
         refused = None
         if known is not None:
-            key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
+            if functional:      # (its op is chosen by a flag's value, inplace=, and reduction= is a value)
+                key = tuple(a if type(a) in _BY_VALUE else type(a) for a in args)
+                if kwargs:
+                    key += (*kwargs, *(v if type(v) in _BY_VALUE else type(v) for v in kwargs.values()))
+            else:
+                key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
             if known.get(key) is not True:
                 refused = parsed.check(key, args, kwargs)
         try:
@@ -344,6 +355,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
             if getattr(e, "python_level", False):
                 raise       # (raised where PyTorch's Python raises it, before its parser)
+            if refused is not None and isinstance(e, TypeError):
+                raise refused from None     # (a TypeError either way: the parser's words come first)
             if functional:
                 _dispatch_flag_first(name, fn, args, kwargs)
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
@@ -372,9 +385,32 @@ _ALLOCATING = frozenset("""zeros ones empty full rand randn randint randperm ara
     kaiser_window zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split())
 
 
-# (their schemas do not say all PyTorch takes: set_'s defaults, a tensor of indices for a method's
-# hsplit)
-_NOT_PRECHECKED = frozenset("set_ hsplit vsplit dsplit".split())
+# (its schemas do not say all PyTorch takes: set_'s defaults)
+_NOT_PRECHECKED = frozenset(("set_",))
+# the argument types whose values a functional call's verdict depends on (its flags, its reduction)
+_BY_VALUE = (bool, str)
+
+
+def _writes(name, fn, functional):
+    """(args, kwargs) -> whether a call writes into a tensor it was given (an in-place function,
+    out=, nn.functional's inplace=True) or allocates what it was asked for (a factory): a
+    refusal of the parser comes before the work then."""
+    if name.endswith("_") or name in _ALLOCATING:
+        return lambda args, kwargs: True
+    params = [p.name for p in _parameters(fn) or ()] if functional else []
+    position = params.index("inplace") if "inplace" in params else None
+
+    def writes(args, kwargs):
+        if kwargs.get("out") is not None:
+            return True
+        if position is None:
+            return False
+        flag = kwargs["inplace"] if "inplace" in kwargs else args[position] if position < len(args) else False
+        try:
+            return bool(flag)
+        except (RuntimeError, ValueError, TypeError):
+            return False
+    return writes
 
 
 class _ParsedCalls:
@@ -395,14 +431,14 @@ class _ParsedCalls:
         self.error, self.known, self.writes = error, {}, writes
 
     def check(self, key, args, kwargs):
-        """The parser's TypeError for the call, or None; raised now for an in-place function
-        and for a call given out= (a refused call writes nothing, as PyTorch's parser refuses
-        before any work)."""
+        """The parser's TypeError for the call, or None; raised now for a call that writes
+        into a tensor or allocates (`writes`: a refused call writes nothing, as PyTorch's
+        parser refuses before any work)."""
         if kwargs and any(k[:1] == "_" for k in kwargs):
             return None
         error = self.error(args, kwargs)
         if error is not None:
-            if self.writes or (kwargs and kwargs.get("out") is not None):
+            if self.writes(args, kwargs):
                 raise error
             return error
         if key not in self.known and len(self.known) < self._LIMIT:

@@ -3,6 +3,7 @@
 divided by each index's count under scale_grad_by_freq) and its max_norm renormalisation."""
 import operator
 from .. import _dtype as D
+from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .indexing import _GatherFlatBackward, gather_flat, scatter_add_flat
 from ._graph import needs_grad
@@ -66,18 +67,25 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
 def wrapped_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
     """padding_idx as a row number (a negative one counts from the end), PyTorch's
     AssertionError when it is not a row (Embedding's words it "Padding_idx", EmbeddingBag's
-    "padding_idx")."""
+    "padding_idx").  num_embeddings may be the weight, whose size(0) is read only where
+    F.embedding reads it (a 0-dim weight's IndexError, for a padding_idx that is not 0)."""
     if padding_idx is None:
         return None
-    if (padding_idx > 0 and padding_idx >= num_embeddings) or padding_idx < -num_embeddings:
-        raise AssertionError(f"{word} must be within num_embeddings")
-    return padding_idx + num_embeddings if padding_idx < 0 else padding_idx
+    rows = (lambda: num_embeddings.size(0)) if isinstance(num_embeddings, Tensor) else (lambda: num_embeddings)
+    if padding_idx > 0:
+        if not padding_idx < rows():
+            raise AssertionError(f"{word} must be within num_embeddings")
+    elif padding_idx < 0:
+        if not padding_idx >= -rows():
+            raise AssertionError(f"{word} must be within num_embeddings")
+        return rows() + padding_idx
+    return padding_idx
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """out[..., :] = weight[input[...], :] (a fresh row-major tensor)."""
-    padding_idx = wrapped_padding_idx(padding_idx, weight.shape[0] if weight.dim() else 0)
+    padding_idx = wrapped_padding_idx(padding_idx, weight)
     if sparse:
         raise NotImplementedError("embedding(sparse=True): nbgrad has no sparse tensors")
     _check(input, weight)

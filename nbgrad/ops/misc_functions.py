@@ -67,9 +67,36 @@ class UniqueConsecutiveBackward0(Node):
         raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def unique_consecutive(*args, **kwargs):
+    """torch.unique_consecutive, dispatched as torch/functional.py does: its boolean_dispatch
+    reads a positional return_inverse at index 2 and return_counts at index 1 (each in the
+    other's place), and those truth tests decide which outputs are returned; each output is
+    computed from its own argument (one not asked for is an empty int64 tensor):
+    unique_consecutive(x, True, False) is (values, empty).  Tensor.unique_consecutive passes
+    its flags by keyword, where the two agree."""
+    returns_inverse = bool(kwargs["return_inverse"] if "return_inverse" in kwargs else
+                           args[2] if len(args) > 2 else False)
+    returns_counts = bool(kwargs["return_counts"] if "return_counts" in kwargs else
+                          args[1] if len(args) > 1 else False)
+    values, inverse, counts = _unique_consecutive(*args, **kwargs)
+    outputs = (values,) + ((inverse,) if returns_inverse else ()) + ((counts,) if returns_counts else ())
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    """Tensor.unique_consecutive (its flags decide its outputs)."""
+    values, inverse, counts = _unique_consecutive(self, return_inverse, return_counts, dim)
+    outputs = (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+unique_consecutive_method.__name__ = "unique_consecutive"
+
+
+def _unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """The first of each run of equal consecutive elements (or slices along dim), with each
-    element's run number and each run's length (NaN equals nothing: every NaN a run)."""
+    element's run number and each run's length (NaN equals nothing: every NaN a run); an
+    output not asked for is an empty int64 tensor, as ATen's."""
     from .._creation import zeros
     from .counting import _moved_back, _new_groups, parse_unique_flags
     x = input
@@ -102,17 +129,13 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             inverse_shape = (n,)
             k = picked.shape[0]
         group = new.long().cumsum(0) - 1
-        outputs = [values]
-        if return_inverse:
-            outputs.append(group.reshape(inverse_shape))
-        if return_counts:
-            counts = zeros(k, dtype=D.int64, device=x.device)
-            if group.numel():
-                counts = counts.index_add(0, group, group.new_ones(group.numel()))
-            outputs.append(counts)
+        inverse = group.reshape(inverse_shape) if return_inverse else zeros(0, dtype=D.int64, device=x.device)
+        counts = zeros(k if return_counts else 0, dtype=D.int64, device=x.device)
+        if return_counts and group.numel():
+            counts = counts.index_add(0, group, group.new_ones(group.numel()))
     if needs_grad(x):
-        record(UniqueConsecutiveBackward0, (x,), (outputs[0],))
-    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        record(UniqueConsecutiveBackward0, (x,), (values,))
+    return values, inverse, counts
 
 
 # ---------------------------------------------------------------- unravel_index

@@ -824,6 +824,18 @@ def dsplit(input, indices_or_sections):
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
+def _split_method(fn):
+    """Tensor.hsplit & co.: PyTorch's `hsplit(IntArrayRef indices)` also takes the indices as
+    positional arguments (x.vsplit(1, 1))."""
+    def method(self, indices_or_sections, *more):
+        return fn(self, (indices_or_sections, *more) if more else indices_or_sections)
+    method.__name__ = fn.__name__
+    return method
+
+
+hsplit_method, vsplit_method, dsplit_method = _split_method(hsplit), _split_method(vsplit), _split_method(dsplit)
+
+
 # ---------------------------------------------------------------- scans
 def _prefix(x, d):
     """x with dim d moved last, as (..., L, L): row i holds x[0..L) with positions j > i

@@ -174,10 +174,8 @@ def _polynomial(name):
     public = "special_" + name
 
     def invalid(args, kwargs):
-        # (PyTorch's parser lists the keywords last first, each followed by ", " when alone)
-        keywords = [f"{k}={_type_name(v)}" for k, v in reversed(kwargs.items())]
-        got = ", ".join([_type_name(a) for a in args] + keywords) if args else "".join(k + ", " for k in keywords)
-        return TypeError(f"{public}() received an invalid combination of arguments - got ({got}), but expected one "
+        from ._argument_check import described_call
+        return TypeError(f"{public}() received an invalid combination of arguments - got {described_call(args, kwargs)}, but expected one "
                          "of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n"
                          " * (Number x, Tensor n, *, Tensor out = None)\n"
                          " * (Tensor x, Number n, *, Tensor out = None)\n")

@@ -3,8 +3,9 @@ methods that nbgrad also has, read from PyTorch's own type stubs (torch/_C/_Vari
 torch/_C/__init__.pyi's TensorBase) and, for torch.linalg, torch.special and the torch._C._nn
 ops nn.functional calls, which have no stubs that say it, from aten's schemas.  FUNCTIONAL says,
 for each nn.functional function, which op PyTorch's Python passes its arguments to and how
-(read from torch/nn/functional.py's source).  nbgrad reads them only after a call has failed,
-to give the TypeError PyTorch's argument parser raises before any work (ops/_signatures.py).
+(read from torch/nn/functional.py's source).  nbgrad reads them to give the TypeError PyTorch's
+argument parser raises before any work (ops/_signatures.py: once per kind of call, and after a
+call failed).
 
     python -m tests.differential.gen_schemas      # needs torch; rewrites nbgrad/ops/_schemas.py
 
@@ -18,6 +19,7 @@ F floats, N numbers, L tensors, s str, d dtype, D device (a torch.device, str or
 and ? for anything (not checked).
 """
 import ast
+from collections import Counter
 import functools
 import inspect
 import pathlib
@@ -205,7 +207,9 @@ def _functional_branch(fn):
     """(op key, its in-place op key or None, the argument spec) of a PyTorch nn.functional
     function written in Python whose work is one C-parsed op called with its parameters, or
     None.  Each spec item is the parameter passed at that position (`k=param` for a keyword),
-    `pair:param` for _pair(param) and `?` for anything else (a reduction's enum, a parameter the
+    `pair:param` for _pair(param), `none:param` for a parameter replaced only where it is None,
+    `?int`/`?bool`/`?float` for a value of that type PyTorch's Python computes (a reduction's
+    enum) and `?` for anything else (a reduction's enum, a parameter the
     function reassigns first)."""
     node = _functional_defs().get(fn.__name__)
     if node is None:
@@ -220,12 +224,40 @@ def _functional_branch(fn):
         return None
     call = next(c for c in calls if _op_of(c) == ops[0])
 
+    # parameters given a value only where they are None (`if stride is None: stride = []`):
+    # any other value reaches the op as given
+    defaulted = {t.id for n in ast.walk(node) if isinstance(n, ast.If) and _none_test(n.test)
+                 and isinstance(n.test.left, ast.Name) and isinstance(n.test.ops[0], ast.Is)
+                 for st in n.body if isinstance(st, ast.Assign) for t in st.targets
+                 if isinstance(t, ast.Name) and t.id == n.test.left.id}
+    assignments = Counter(t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                          for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name))
+    defaulted = {p for p in defaulted if assignments[p] == 1}
+
+    # names given a reduction's enum (`reduction_enum = _Reduction.get_enum(reduction)`) in every branch
+    enum_assigned = Counter(t.id for n in ast.walk(node) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                            and ast.unparse(n.value.func).startswith("_Reduction.") for t in n.targets
+                            if isinstance(t, ast.Name))
+    enums = {name for name, n in enum_assigned.items() if n == assignments[name] and name not in params}
+
     def item(expr):
         if isinstance(expr, ast.Name) and expr.id in params and expr.id not in assigned:
             return expr.id
+        if isinstance(expr, ast.Name) and expr.id in params and expr.id in defaulted:
+            return "none:" + expr.id
         if isinstance(expr, ast.Call) and ast.unparse(expr.func) == "_pair" and len(expr.args) == 1 and \
                 isinstance(expr.args[0], ast.Name) and expr.args[0].id in params and expr.args[0].id not in assigned:
             return "pair:" + expr.args[0].id
+        # (what PyTorch's Python computes: `_Reduction.get_enum(reduction)` an int, a constant,
+        # `torch.backends.cudnn.enabled` a bool; the kind is what its message names)
+        if isinstance(expr, ast.Name) and expr.id in enums:
+            return "?int"
+        if isinstance(expr, ast.Call) and ast.unparse(expr.func) == "_Reduction.get_enum":
+            return "?int"
+        if isinstance(expr, ast.Constant) and type(expr.value) in (int, float, bool):
+            return "?" + type(expr.value).__name__
+        if ast.unparse(expr) == "torch.backends.cudnn.enabled":
+            return "?bool"
         return "?"
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
@@ -237,7 +269,7 @@ def _functional_branch(fn):
             fn.__name__ not in PREAMBLE_MIRRORED:
         return None
     spec = [item(a) for a in call.args] + [f"{k.arg}={item(k.value)}" for k in call.keywords]
-    if all(s.endswith("?") for s in spec):
+    if all("?" in s for s in spec):
         return None
     return ops[0], (ops[1] if len(ops) == 2 else None), ",".join(spec)
 
@@ -494,7 +526,7 @@ def main():
     lines = ['"""Generated by `python -m tests.differential.gen_schemas` from PyTorch '
              f'{torch.__version__.split("+")[0]}\'s type stubs: the',
              "argument kinds of its C-parsed functions and methods (see that script for the encoding).",
-             'Read by ops/_signatures.py after a call failed; do not edit."""', "SCHEMAS = {"]
+             'Read by ops/_signatures.py (its parser check); do not edit."""', "SCHEMAS = {"]
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(table.items())]
     lines.append("}")
     lines.append("# nn.functional's functions: the C-parsed op that PyTorch's reads its arguments through")

@@ -1654,3 +1654,45 @@ def test_pools_refuse_negative_strides_and_padding(call, error, message):
 def test_max_pool1d_with_indices_takes_integers():
     values, indices = F.max_pool1d_with_indices(nbgrad.tensor([[[3, 1, 4, 1]]]), 2)
     assert values.tolist() == [[[3, 4]]] and indices.tolist() == [[[0, 2]]]
+
+
+# -- unique_consecutive: torch.unique_consecutive's dispatch reads its positional flags swapped ------
+@pytest.mark.parametrize("args,kwargs,expected", [
+    # (which outputs are returned follows boolean_dispatch's indices, 2 for return_inverse and 1 for
+    # return_counts; each output follows its own argument, an empty int64 tensor when not asked for)
+    ((True, False), {}, [[1.0, 2.0, 3.0], []]),
+    ((False, True), {}, [[1.0, 2.0, 3.0], []]),
+    ((True, False, 0), {}, [[1.0, 2.0, 3.0], []]),
+    ((True, True), {}, [[1.0, 2.0, 3.0], [0, 0, 1, 2, 2], [2, 1, 2]]),
+    ((True,), {"return_counts": True}, [[1.0, 2.0, 3.0], [2, 1, 2]]),
+    ((), {"return_inverse": True}, [[1.0, 2.0, 3.0], [0, 0, 1, 2, 2]]),
+    ((False,), {"return_counts": True, "dim": 0}, [[1.0, 2.0, 3.0], [2, 1, 2]]),
+])
+def test_unique_consecutive_returns_what_its_dispatch_reads(args, kwargs, expected):
+    x = nbgrad.tensor([1.0, 1.0, 2.0, 3.0, 3.0])
+    got = nbgrad.unique_consecutive(x, *args, **kwargs)
+    assert [t.tolist() for t in got] == expected
+    assert all(t.dtype == nbgrad.int64 for t in got[1:])
+
+
+def test_tensor_unique_consecutive_passes_its_flags_by_keyword():
+    x = nbgrad.tensor([1.0, 1.0, 2.0, 3.0, 3.0])
+    values, inverse = x.unique_consecutive(True, False)
+    assert values.tolist() == [1.0, 2.0, 3.0] and inverse.tolist() == [0, 0, 1, 2, 2]
+    values, counts = x.unique_consecutive(False, True, 0)
+    assert counts.tolist() == [2, 1, 2]
+
+
+# -- F.embedding reads weight.size(0) only where its padding_idx needs it -----------------------
+def test_embedding_padding_idx_reads_the_weights_rows_as_pytorch():
+    # (a 0-dim weight: PyTorch's weight.size(0) is the IndexError; it had been an AssertionError)
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        F.embedding(nbgrad.tensor([0]), nbgrad.tensor(2.0), -1)
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):
+        F.embedding(nbgrad.tensor([0]), nbgrad.tensor(2.0), 0)     # (0: no row read)
+    w = nbgrad.ones(3, 2)
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        F.embedding(nbgrad.tensor([0]), w, -4)
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        F.embedding(nbgrad.tensor([0]), w, 3)
+    assert F.embedding(nbgrad.tensor([0, 2]), w, -1).tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -103,3 +103,39 @@ def test_hot_reductions_still_take_what_pytorch_takes():
     assert x.sum(None, True).shape == (1, 1) and x.mean(dim=None, keepdim=True).shape == (1, 1)
     assert x.max().item() == 3.0 and x.min(0, keepdim=True).values.shape == (1, 2)
     assert x.sum(axis=0, keepdims=True).shape == (1, 2) and x.max(x).shape == (2, 2)
+
+
+F = nbgrad.nn.functional
+
+
+@pytest.mark.parametrize("call,message", [
+    # nn.functional functions whose Python passes their arguments to one C-parsed op
+    # (_schemas.FUNCTIONAL): that op's parser refuses what nbgrad's computed
+    (lambda x: F.pad(x, nbgrad.tensor([1, 1])), "pad(): argument 'pad' (position 2) must be tuple of ints, not Tensor"),
+    (lambda x: F.cosine_similarity(x, x, (-1,)), "cosine_similarity(): argument 'dim' (position 3) must be int, not tuple"),
+    (lambda x: F.linear(x, x, 1.0), "linear(): argument 'bias' (position 3) must be Tensor, not float"),
+    (lambda x: F.max_pool2d(x.unsqueeze(0), 2, stride=None, padding=True),
+     "max_pool2d(): argument 'padding' (position 4) must be tuple of ints, not bool"),
+    # (a stride PyTorch's Python replaces only where it is None: max_pool2d(x, 2, True))
+    (lambda x: F.max_pool2d(x.unsqueeze(0), 2, True), "max_pool2d(): argument 'stride' (position 3) must be tuple of ints, not bool"),
+    (lambda x: F.max_pool1d(x, (1, 0, 2), True), "max_pool1d(): argument 'stride' (position 3) must be tuple of ints, not bool"),
+    # (PyTorch's Python passes the defaults and a reduction's enum: ctc_loss's int, int, bool)
+    (lambda x: F.ctc_loss(x.unsqueeze(1).log_softmax(2), nbgrad.tensor([[1]]), nbgrad.tensor([2]), (1,)),
+     "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, Tensor, tuple, int, int, bool), but"),
+])
+def test_functional_calls_refused_by_their_ops_parser(call, message):
+    with pytest.raises(TypeError) as e:
+        call(_x())
+    assert str(e.value).startswith(message)
+
+
+def test_a_functional_call_in_place_refused_by_the_parser_writes_nothing():
+    x = -nbgrad.ones(3)
+    for call in (lambda: F.elu(x, nbgrad.ones(2), True), lambda: F.leaky_relu(x, nbgrad.ones(2), True),
+                 lambda: F.celu(x, "a", inplace=True), lambda: F.hardtanh_(x, nbgrad.ones(2))):
+        with pytest.raises(TypeError, match="must be Number"):
+            call()
+    assert x.tolist() == [-1.0, -1.0, -1.0] and x._version == 0
+    # (the same kinds of call that parse still run, in place or not)
+    assert F.elu(x, 1.0, True) is x and x._version == 1
+    assert F.relu(x, inplace=False).tolist() == [0.0, 0.0, 0.0]

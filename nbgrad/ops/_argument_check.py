@@ -1,13 +1,12 @@
-"""PyTorch's argument-parser TypeError for a call that failed.
+"""PyTorch's argument-parser TypeError for a call.
 
 PyTorch checks every argument of a C-parsed function against its schemas before any work:
 `torch.index_add(x, 5, idx, 4)` is "index_add(): argument 'source' (position 4) must be Tensor,
-not int" however wrong the dim is.  nbgrad's ops read their arguments as they go, so a bad one
-surfaces as whatever check meets it first (an IndexError for the dim).  Checking every call up
-front would cost every call; instead, when a public function or method has failed with another
-error than TypeError, ops/_signatures.py asks `argument_error` whether PyTorch's parser would
-have refused the arguments, and raises its TypeError in that case.  The schemas are PyTorch's
-(ops/_schemas.py, generated from its type stubs and aten's schemas), read on the first failure.
+not int" however wrong the dim is.  nbgrad's ops read their arguments as they go; ops/_signatures.py
+asks `argument_error` once for each kind of call (its _ParsedCalls), and again when a call failed,
+whether PyTorch's parser would refuse the arguments, and raises its TypeError in that case, in its
+words (parameters read in order, the keywords listed in the order its unordered_map gives them).
+The schemas are PyTorch's (ops/_schemas.py, generated from its type stubs and aten's schemas).
 An nn.functional function is checked against the op PyTorch's Python passes its arguments to
 (_schemas.FUNCTIONAL); where that Python reads an argument's attribute first, a non-tensor
 keeps PyTorch's AttributeError (_schemas.PYTHON_READ).

@@ -175,8 +175,9 @@ def _polynomial(name):
 
     def invalid(args, kwargs):
         from ._argument_check import described_call
-        return TypeError(f"{public}() received an invalid combination of arguments - got {described_call(args, kwargs)}, but expected one "
-                         "of:\n * (Tensor x, Tensor n, *, Tensor out = None)\n"
+        return TypeError(f"{public}() received an invalid combination of arguments - got "
+                         f"{described_call(args, kwargs)}, but expected one of:\n"
+                         " * (Tensor x, Tensor n, *, Tensor out = None)\n"
                          " * (Number x, Tensor n, *, Tensor out = None)\n"
                          " * (Tensor x, Number n, *, Tensor out = None)\n")
 

@@ -49,15 +49,40 @@ def _check(input, weight):
 
 def embedding_renorm_(weight, input, max_norm, norm_type):
     """PyTorch's embedding_renorm_: each row input names whose norm exceeds max_norm is scaled
-    in place by max_norm / (norm + 1e-7) (no gradient; weight's version moves)."""
+    in place by max_norm / (norm + 1e-7) (no gradient; weight's version moves).  Its parser and
+    checks first, as F.embedding calls it before embedding's own."""
     from .._creation import zeros
+    from .._checks import is_float
+    from ._argument_check import _type_name
+    for position, (name, v) in enumerate((("max_norm", max_norm), ("norm_type", norm_type)), 3):
+        if not is_float(v):
+            raise TypeError(f"embedding_renorm_(): argument '{name}' (position {position}) must be float, "
+                            f"not {_type_name(v)}")
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument "
+                           "#1 'self' (while checking arguments for embedding_renorm_)")
+    if input._dtype not in (D.int64, D.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
+                           "embedding_renorm_)")
+    rows = weight.shape[0]
+    if input.numel():
+        # (ATen selects each distinct index in ascending order: a negative one counts from the end)
+        for i in input.reshape(-1).unique().tolist():
+            if not -rows <= i < rows:
+                raise IndexError(f"select(): index {i} out of range for tensor of size {list(weight.shape)} "
+                                 "at dimension 0")
     with no_grad():
         hit = zeros(weight.shape[0], dtype=D.bool_, device=weight.device)
         hit[input.reshape(-1).long()] = True
         rows = hit.nonzero().reshape(-1)
         if rows.numel() == 0:
             return weight
-        norms = weight[rows].norm(norm_type, dim=1)
+        if not weight._dtype.is_floating_point:
+            raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                               f"{D.scalar_type_name(weight._dtype)} instead.")
+        # (ATen reads each row's norm as a double and scales by the double max_norm / (norm + 1e-7))
+        norms = weight[rows].norm(norm_type, dim=1).double()
         from . import elementwise as E
         scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
         weight[rows] = weight[rows] * scale.unsqueeze(1)
@@ -86,11 +111,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
               sparse=False):
     """out[..., :] = weight[input[...], :] (a fresh row-major tensor)."""
     padding_idx = wrapped_padding_idx(padding_idx, weight)
+    if max_norm is not None:        # (before embedding's checks, as PyTorch's Python)
+        input = input.contiguous()
+        embedding_renorm_(weight, input, max_norm, norm_type)
     if sparse:
         raise NotImplementedError("embedding(sparse=True): nbgrad has no sparse tensors")
     _check(input, weight)
-    if max_norm is not None:
-        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     dim = weight.shape[1]
     with no_grad():
         from .._creation import arange

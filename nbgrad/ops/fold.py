@@ -65,8 +65,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     kernel, dilation = _two(kernel_size, "kernel_size"), _two(dilation, "dilation")
     padding, stride = _two(padding, "padding"), _two(stride, "stride")
     _check_params(kernel, dilation, padding, stride, False)
-    if x.dim() == 2:
-        raise IndexError("Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+    x.size(1), x.size(2)        # (ATen's im2col_shape_check reads them first: IndexError below 3-D)
     shape = x._shape
     if not ((x.dim() == 3 and all(shape)) or (x.dim() == 4 and all(shape[1:]))):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "

@@ -1696,3 +1696,39 @@ def test_embedding_padding_idx_reads_the_weights_rows_as_pytorch():
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         F.embedding(nbgrad.tensor([0]), w, 3)
     assert F.embedding(nbgrad.tensor([0, 2]), w, -1).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+# -- F.embedding's max_norm: embedding_renorm_ first, its parser, checks and double arithmetic ------
+def test_embedding_renorm_runs_first_with_atens_checks():
+    i = nbgrad.tensor([0, 1])
+    with pytest.raises(TypeError, match=r"^embedding_renorm_\(\): argument 'max_norm' \(position 3\) must be float, not Tensor$"):
+        F.embedding(i, nbgrad.ones(3), max_norm=nbgrad.ones(2))     # (before embedding's 2-D check)
+    with pytest.raises(RuntimeError, match=r"^Expected 2-dimensional tensor, but got 1-dimensional tensor for argument #1 'self' \(while checking arguments for embedding_renorm_\)$"):
+        F.embedding(i, nbgrad.ones(3), max_norm=1.0)
+    with pytest.raises(IndexError, match=r"^select\(\): index -5 out of range for tensor of size \[3, 2\] at dimension 0$"):
+        F.embedding(nbgrad.tensor([-5, 7]), nbgrad.ones(3, 2), max_norm=1.0)
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. Got Int instead.$"):
+        F.embedding(i, nbgrad.ones(3, 2, dtype=nbgrad.int32), max_norm=1.0)
+
+
+def test_embedding_renorm_scales_by_a_double():
+    # ATen: scale = max_norm / (norm + 1e-7) in double, then row *= scale in float32 (a float32
+    # norm + 1e-7 is the norm itself, and its scale 0.2f, one ulp off)
+    w = nbgrad.tensor([[3.0, 4.0], [0.3, 0.4]])
+    out = F.embedding(nbgrad.tensor([0, 1]), w, max_norm=1.0)
+    expected = np.float32([3.0, 4.0]) * np.float32(1.0 / (5.0 + 1e-7))
+    np.testing.assert_array_equal(w[0].numpy(), expected)
+    np.testing.assert_array_equal(out[0].detach().numpy(), expected)
+    np.testing.assert_array_equal(w[1].numpy(), np.float32([0.3, 0.4]))      # (within max_norm: untouched)
+
+
+@pytest.mark.parametrize("shape,message", [
+    ((4,), "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    ((), "Dimension specified as 1 but tensor has no dimensions"),
+    ((2, 3), "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+])
+def test_unfold_reads_sizes_1_and_2_first(shape, message):
+    # (ATen's im2col_shape_check reads input.size(1) and size(2) before its dims check)
+    with pytest.raises(IndexError) as e:
+        F.unfold(nbgrad.ones(shape), 2)
+    assert str(e.value) == message

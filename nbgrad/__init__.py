@@ -42,7 +42,7 @@ from .ops.sorting import sort, argsort, topk
 from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,
                         select, unbind, split, chunk, tensor_split, diagonal, as_strided, reshape,
                         broadcast_to)
-from .ops.views import transpose as swapaxes, transpose as swapdims
+from .ops.views import transpose as swapaxes, transpose as swapdims, split_function as split
 from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
                            argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
 from .ops.copying import clone

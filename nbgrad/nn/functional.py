@@ -1,6 +1,6 @@
 """nbgrad.nn.functional: stateless layers and losses (PyTorch's names and signatures)."""
 from .. import _dtype as D
-from ..ops import elementwise as _E, linalg as _L, reduction as _R
+from ..ops import elementwise as _E, linalg as _L
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss,  # noqa: F401
                         _reduction)
 from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
@@ -82,20 +82,27 @@ def tanh(input):
     return input.tanh()             # (PyTorch's F.tanh is the method call: an int's AttributeError)
 
 
-def _implicit_dim(name, dim, stacklevel):
-    if dim is None:
-        from .._warnings import warn
-        warn("implicit_softmax_dim", stacklevel=stacklevel + 1, name=name)
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's legacy implicit dim (0 for 0-, 1- and 3-dim inputs, else 1), with its warning.
+    (Its callers read input.dim() first, as PyTorch's: a non-tensor's AttributeError.)"""
+    import operator
+    from .._warnings import warn
+    # (warnings.warn reads stacklevel with __index__: a tensor of many elements is its TypeError)
+    warn("implicit_softmax_dim", stacklevel=operator.index(stacklevel) + 1, name=name)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
+# (PyTorch's softmax, log_softmax and softmin call the Tensor methods: an int's AttributeError)
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    _implicit_dim("softmax", dim, _stacklevel)
-    return _R.softmax(input, dim, dtype)
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    _implicit_dim("log_softmax", dim, _stacklevel)
-    return _R.log_softmax(input, dim, dtype)
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
@@ -208,7 +215,9 @@ def relu6(input, inplace=False):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    return _R.softmax(-input, dim, dtype)
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
 
 
 def softsign(input):

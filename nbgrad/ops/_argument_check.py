@@ -63,9 +63,10 @@ def _varargs_merged(overloads):
         if v is not None and not p and any(q and q[0][0] == v[0] and "I" in q[0][1] and w is None
                                            and [n for n, _, _ in kw] == [n for n, _, _ in k] for q, w, kw in overloads):
             continue
-        if len(p) == 1 and v is None and "I" in p[0][1] and any(
-                not q and w is not None and w[0] == p[0][0] for q, w, _ in overloads):
-            v = (p[0][0], "*")
+        if len(p) == 1 and v is None and "I" in p[0][1]:
+            var = next((w for q, w, _ in overloads if not q and w is not None and w[0] == p[0][0]), None)
+            if var is not None:
+                v = (p[0][0], "*" + var[1])      # (its kinds: "j", a SymInt list)
         merged.append((p, v, k))
     return tuple(merged)
 
@@ -155,10 +156,12 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     reads the parameters in order (a positional argument, else the keyword, else its NumPy
     name), each refused or missing where it stands, then refuses the keywords it did not read."""
     positional, var, keyword = overload
-    if var is not None and var[1] == "*":
-        # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list)
-        if args and _is_index(args[0]):
-            args = (_ANY,) if all(_is_index(a) for a in args) else (tuple(args),)
+    if var is not None and var[1][:1] == "*":
+        # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list;
+        # a SymInt list's unpacking refuses a bool tensor)
+        symint = "j" in var[1]
+        if args and _is_index(args[0], symint):
+            args = (_ANY,) if all(_is_index(a, symint) for a in args) else (tuple(args),)
         var = None
     if var is None and len(args) > len(positional):
         n = len(positional)
@@ -197,15 +200,17 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     return None
 
 
-def _is_index(v):
+def _is_index(v, symint=False):
     """What PyTorch's parser takes for an index (THPUtils_checkIndex): an int, not a bool, or an
-    object with __index__ (an integral or bool tensor of one element)."""
+    object with __index__ (an integral or bool tensor of one element; not a bool one for a
+    SymInt list, whose unpacking refuses it)."""
     from .._tensor import Tensor
     if isinstance(v, bool):
         return False
     if isinstance(v, (int, np.integer)):
         return True
-    return isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point
+    return isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point and \
+        not (symint and v._dtype.name == "bool")
 
 
 def _missing(params, i):
@@ -311,7 +316,7 @@ def _signature(overload):
     def default(k, d):      # (an optional parameter's default is None, as PyTorch prints it)
         return (" = None" if "o" in k else " = ...") if d else ""
     parts = [f"{_word(k)} {n}{default(k, d)}" for n, k, d in positional]
-    if var is not None and var[1] != "*":
+    if var is not None and var[1][:1] != "*":
         parts.append(f"{_word(var[1])}... {var[0]}")
     elif keyword:
         parts.append("*")

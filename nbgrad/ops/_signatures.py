@@ -266,7 +266,7 @@ def with_tensor_arguments(namespace, module, prefix=""):
             if isinstance(fn, types.FunctionType) and not name.startswith("_")}
 
 
-_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '\w+'$")
+_NO_ATTRIBUTE = re.compile(r"^'(\w+)' object has no attribute '(\w+)'$")
 
 
 # Tensor methods left unwrapped by tensor_methods(): the calls of a training step and of small-op
@@ -318,10 +318,12 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     # one op, _schemas.FUNCTIONAL), and the in-place methods of ops/__init__._inplace_method
     # parse theirs before any write
     if functional:
-        from ._schemas import FUNCTIONAL
+        from ._schemas import FUNCTIONAL, PREAMBLE_MIRRORED
         prechecked = name in FUNCTIONAL and name not in PYTHON_LEVEL["nbgrad.nn.functional"]
+        written_in_python = not prechecked or name in PREAMBLE_MIRRORED
     else:
-        prechecked = checked and name not in PYTHON_LEVEL["Tensor" if method else "nbgrad"] and \
+        written_in_python = name in PYTHON_LEVEL["Tensor" if method else "nbgrad"]
+        prechecked = checked and not written_in_python and \
             name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False)
     parsed = _ParsedCalls(parser_error, _writes(name, fn, functional)) if prechecked else None
     known = parsed.known if parsed is not None else None
@@ -344,6 +346,9 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
                 _dispatch_flag_first(name, fn, args, kwargs)
             if functional and _read_by_python(e, fn, name, args, kwargs):
                 raise       # (PyTorch's Python reads input.dim() of an int too)
+            if written_in_python and _read_in_own_body(e, ("F." if functional else "torch.") + name, fn, args,
+                                                       kwargs):
+                raise       # (nbgrad's copy of PyTorch's Python read it: lp_pool1d's input.pow(p))
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
             if error is None and (checked or functional):
                 # an attribute read on a value made from an argument PyTorch's parser refuses
@@ -569,6 +574,25 @@ def _dispatch_flag_first(name, fn, args, kwargs):
             bool(bound[1][flag])
 
 
+def _read_in_own_body(error, key, fn, args, kwargs):
+    """Whether an AttributeError on an argument's type was raised in the body of the function
+    the wrapper called (not in an op it called), for an attribute PyTorch's Python reads of its
+    parameters (_schemas.PYTHON_ATTRIBUTES): that body is nbgrad's copy of PyTorch's Python,
+    which raised the same there (lp_pool1d's input.pow of an int)."""
+    from ._schemas import PYTHON_ATTRIBUTES
+    from ._argument_check import _bound
+    m = _NO_ATTRIBUTE.match(str(error))
+    read = PYTHON_ATTRIBUTES.get(key)
+    bound = _bound(fn, args, kwargs) if m is not None and read is not None else None
+    if bound is None or not any(type(bound[1].get(param)).__name__ == m.group(1) for param, _, attribute in
+                                (pair.partition(".") for pair in read.split(",")) if attribute == m.group(2)):
+        return False
+    tb = error.__traceback__.tb_next        # (the called function's frame, past keyword wrappers)
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_next is None
+
+
 def _read_by_python(error, fn, name, args, kwargs):
     m = _NO_ATTRIBUTE.match(str(error))
     if m is None:
@@ -586,6 +610,11 @@ def _not_a_tensor(error, fn, name, args, kwargs, method=False):
     if m is None:
         return None
     kind = m.group(1)
+    params = _parameters(fn)
+    if not method and params and params[0].kind is params[0].VAR_POSITIONAL and name in PYTHON_LEVEL["nbgrad"]:
+        # (PyTorch's Python passes *tensors to its op as one list: block_diag, cartesian_prod)
+        i = next((i for i, a in enumerate(args) if not isinstance(a, Tensor) and type(a).__name__ == kind), None)
+        return None if i is None else TypeError(f"expected Tensor as element {i} in argument 0, but got {kind}")
     # (the first of that type, passing over the parameters that are never tensors: index_select's
     # dim is an int beside an int index)
     for i, a in enumerate(args):

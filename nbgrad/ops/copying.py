@@ -71,8 +71,26 @@ _PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool)
 _LEADING_VALUE_TYPES = (builtins.float, builtins.bool)      # to(1.5): float64; to(True): bool
 
 
+_TO_CALLS = []      # (the parser check of to's calls of two arguments or more: _signatures._ParsedCalls)
+
+
+def _check_to_call(args, kwargs):
+    """PyTorch's parser refuses x.to(t, t2), x.to(t, 2, t2)... before any work; each kind of call
+    is checked once (a dictionary lookup after)."""
+    if not _TO_CALLS:
+        from ._argument_check import argument_error
+        from ._signatures import _ParsedCalls
+        _TO_CALLS.append(_ParsedCalls(lambda a, k: argument_error("to", a, k, method=True), lambda a, k: True))
+    parsed = _TO_CALLS[0]
+    key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
+    if parsed.known.get(key) is not True:
+        parsed.check(key, args, kwargs)         # (raises the parser's TypeError)
+
+
 def to(x, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); copy=False returns x when nothing changes."""
+    if len(args) + len(kwargs) > 1:
+        _check_to_call(args, kwargs)
     dtype = kwargs_dtype = kwargs.pop("dtype", None)
     device = kwargs_device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)

@@ -86,7 +86,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     # (ops/_signatures, on the failure path), then ATen's batch_norm
     try:
         if training:
-            _verify_batch_size(input.shape)
+            _verify_batch_size(input.size())
         if training and eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
         elif eps < 0.0:

@@ -176,6 +176,7 @@ def _max_over_windows(x, table, out, name, return_indices):
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     """PyTorch's F.max_pool3d_with_indices: (values, indices), whatever return_indices says."""
+    input.is_cuda       # (PyTorch's Python reads it first, for its deterministic CUDA path)
     return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 

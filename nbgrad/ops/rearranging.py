@@ -330,10 +330,10 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"meshgrid(): expected Tensor as element of argument 'tensors', "
-                            f"but got {type(t).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):       # (PyTorch's Python passes the tuple to _VF.meshgrid)
+            from ._argument_check import _type_name
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(t)}")
     if indexing is None:
         _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                    UserWarning, stacklevel=2)

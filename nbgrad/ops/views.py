@@ -779,6 +779,12 @@ def unbind(x, dim=0):
                          multi_output=True))
 
 
+def split_function(tensor, split_size_or_sections, dim=0):
+    """torch.split, written in Python by PyTorch: Tensor.split of its first argument (an int
+    there is its AttributeError)."""
+    return tensor.split(split_size_or_sections, dim)
+
+
 def split(x, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, Tensor):
         try:            # (PyTorch's Tensor.split: a tensor of one element is its int)

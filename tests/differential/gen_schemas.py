@@ -23,6 +23,7 @@ from collections import Counter
 import functools
 import inspect
 import pathlib
+import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "nbgrad" / "ops" / "_schemas.py"
@@ -163,14 +164,29 @@ def _none_test(node):
     return isinstance(node, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
 
 
+def _false_by_default(test):
+    """A test that is False under PyTorch's default settings before it reads anything."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        test = test.values[0]
+    return isinstance(test, ast.Call) and ast.unparse(test.func) == "torch.are_deterministic_algorithms_enabled"
+
+
 def _reads(node, params, ops=()):
     """Whether a statement reads one of the parameters' values: a test `x is None`, the
     __torch_function__ dispatch, the legacy reduction arguments' reading and a call of one of
     `ops` (the op itself, in its other branch) do not count."""
     if _dispatch_test(node):
+        # (`if has_torch_function(...)`: its orelse is the work; `if not torch.jit.is_scripting():`
+        # its body, with the test's own reads: max_pool3d_with_indices' input.is_cuda)
+        if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
+            return any(_reads(st, params, ops) for st in node.body + node.orelse)
         return any(_reads(st, params, ops) for st in node.orelse)
     if _harmless_call(node) or (isinstance(node, ast.Call) and _op_of(node) in ops) or _none_test(node):
         return False
+    if isinstance(node, ast.If) and _false_by_default(node.test):
+        # (`if torch.are_deterministic_algorithms_enabled() and input.is_cuda:` reads nothing
+        # by default; F.pad's)
+        return any(_reads(st, params, ops) for st in node.orelse)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return False        # (the docstring)
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
@@ -191,9 +207,9 @@ def _reads_before(body, call, params, ops):
 
 
 # nn.functional functions whose Python checks before its op (batch_norm's `if training:
-# _verify_batch_size(...)`, its eps) nbgrad's runs first, in PyTorch's order: a later failure's
+# _verify_batch_size(...)`, its eps; max_pool3d_with_indices' input.is_cuda) nbgrad's runs first, in PyTorch's order: a later failure's
 # parser check is then PyTorch's next word, as for a function without such a preamble
-PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm"))
+PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm", "max_pool3d_with_indices"))
 
 
 @functools.cache
@@ -458,6 +474,37 @@ def _dispatch_flags():
     return found
 
 
+def _python_attributes(functional):
+    """{"F.<name>" / "torch.<name>": the attributes PyTorch's Python reads of its parameters
+    anywhere in its body ("input.abs,input.pow")}, for the functions nbgrad has that PyTorch writes in Python
+    (nn.functional's outside FUNCTIONAL or of PREAMBLE_MIRRORED, torch's of _signatures.PYTHON_LEVEL):
+    where nbgrad's copy of that Python raises an AttributeError for one of them, PyTorch's raised it."""
+    import torch
+    import torch.nn.functional as F
+    import nbgrad
+    from nbgrad.ops._signatures import PYTHON_LEVEL
+    found = {}
+    candidates = [("F." + name, getattr(F, name)) for name in dir(F)
+                  if not name.startswith("_") and hasattr(nbgrad.nn.functional, name)
+                  and (name not in functional or name in PREAMBLE_MIRRORED)]
+    candidates += [("torch." + name, getattr(torch, name, None)) for name in PYTHON_LEVEL["nbgrad"]]
+    for key, fn in candidates:
+        if not inspect.isfunction(fn):
+            continue
+        closure = inspect.getclosurevars(fn).nonlocals
+        for fn in (closure["if_true"], closure["if_false"]) if "if_true" in closure else (fn,):
+            try:
+                node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+            except (OSError, TypeError):
+                continue
+            params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+            read = {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name) and n.value.id in params and isinstance(n.ctx, ast.Load)}
+            if read:
+                found[key] = ",".join(sorted(read | set(found.get(key, "").split(",")) - {""}))
+    return found
+
+
 def _python_read(functional):
     """{nn.functional name: its parameters that PyTorch's Python reads an attribute of before
     anything else it does with its arguments}, for the functions nbgrad has that PyTorch writes
@@ -522,6 +569,7 @@ def main():
             if encoded is not None:
                 table[key] = encoded
     python_read = _python_read(functional)
+    python_attributes = _python_attributes(functional)
     dispatch_flags = _dispatch_flags()
     lines = ['"""Generated by `python -m tests.differential.gen_schemas` from PyTorch '
              f'{torch.__version__.split("+")[0]}\'s type stubs: the',
@@ -542,6 +590,12 @@ def main():
     lines.append("DISPATCH_FLAGS = {")
     lines += [f"    {key!r}: {value!r}," for key, value in sorted(dispatch_flags.items())]
     lines.append("}")
+    lines.append("# PyTorch's functions written in Python: the attributes of their parameters they read")
+    lines.append("PYTHON_ATTRIBUTES = {")
+    lines += [f"    {key!r}: {value!r}," for key, value in sorted(python_attributes.items())]
+    lines.append("}")
+    lines.append("# nn.functional's functions of FUNCTIONAL whose Python checks before its op, as nbgrad's does")
+    lines.append(f"PREAMBLE_MIRRORED = frozenset({sorted(PREAMBLE_MIRRORED)!r})")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"{OUT}: {len(table)} functions and methods, {len(functional)} of nn.functional")
 

@@ -1732,3 +1732,44 @@ def test_unfold_reads_sizes_1_and_2_first(shape, message):
     with pytest.raises(IndexError) as e:
         F.unfold(nbgrad.ones(shape), 2)
     assert str(e.value) == message
+
+
+# -- PyTorch's functions written in Python read their arguments' attributes themselves -------------
+@pytest.mark.parametrize("call,message", [
+    # (where PyTorch's Python reads an attribute of an argument, a non-tensor there is its
+    # AttributeError, not an argument parser's TypeError: _schemas.PYTHON_ATTRIBUTES)
+    (lambda: F.lp_pool1d(2, nbgrad.ones(2, 3), 2), "'int' object has no attribute 'pow'"),
+    (lambda: F.instance_norm(5, nbgrad.ones(3, 3)), "'int' object has no attribute 'size'"),
+    (lambda: F.batch_norm(5, nbgrad.ones(3), nbgrad.ones(3), training=True), "'int' object has no attribute 'size'"),
+    (lambda: F.max_unpool1d(nbgrad.ones(2, 3, 5), 0, 4), "'int' object has no attribute 'unsqueeze'"),
+    (lambda: F.max_pool3d_with_indices(0.5, 2), "'float' object has no attribute 'is_cuda'"),
+    (lambda: F.softmin([nbgrad.ones(4)]), "'list' object has no attribute 'dim'"),
+    (lambda: F.softmax(3, 0), "'int' object has no attribute 'softmax'"),
+    (lambda: nbgrad.split((1, 2), 0), "'tuple' object has no attribute 'split'"),
+])
+def test_python_level_functions_raise_pytorchs_attribute_errors(call, message):
+    with pytest.raises(AttributeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("call,message", [
+    # (where PyTorch's Python reads no attribute of it, the op's parser speaks)
+    (lambda: F.poisson_nll_loss(2, nbgrad.ones(3)), "poisson_nll_loss(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: F.multi_margin_loss(nbgrad.ones(4), -1), "multi_margin_loss(): argument 'target' (position 2) must be Tensor, not int"),
+    (lambda: nbgrad.block_diag(nbgrad.ones(2), 0.5), "expected Tensor as element 1 in argument 0, but got float"),
+])
+def test_functions_whose_python_reads_nothing_keep_the_parsers_type_error(call, message):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_softmax_family_reads_the_implicit_dim_as_pytorch():
+    with pytest.raises(TypeError, match="^only integer tensors of a single element can be converted to an index$"):
+        F.softmin(nbgrad.ones(2, 3), _stacklevel=nbgrad.ones(2, dtype=nbgrad.int64))
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmin has been deprecated"):
+        y = F.softmin(nbgrad.tensor([[0.0, 1.0], [2.0, 3.0]]))
+    np.testing.assert_allclose(y.numpy(), np.exp(-np.float32([[0, 1], [2, 3]])) / np.exp(-np.float32([[0, 1], [2, 3]])).sum(1, keepdims=True), rtol=1e-6)
+    assert F.softmax(nbgrad.ones(2, 3), 1, dtype=nbgrad.float64).dtype == nbgrad.float64
+    assert [t.tolist() for t in nbgrad.split(tensor=nbgrad.arange(5), split_size_or_sections=[1, 4])] == [[0], [1, 2, 3, 4]]

@@ -139,3 +139,21 @@ def test_a_functional_call_in_place_refused_by_the_parser_writes_nothing():
     # (the same kinds of call that parse still run, in place or not)
     assert F.elu(x, 1.0, True) is x and x._version == 1
     assert F.relu(x, inplace=False).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_tensor_to_refuses_what_no_overload_takes():
+    # (the hot Tensor.to checks its calls of two arguments or more, once per kind of call)
+    x = nbgrad.ones(3)
+    for call, got in [(lambda: x.to(nbgrad.ones(2), nbgrad.ones(2)), "(Tensor, Tensor)"),
+                      (lambda: x.to(nbgrad.ones(2), 0, nbgrad.ones(2)), "(Tensor, int, Tensor)"),
+                      (lambda: x.to(nbgrad.ones(2, dtype=nbgrad.int64), nbgrad.float64), "(Tensor, torch.dtype)")]:
+        for _ in range(2):
+            with pytest.raises(TypeError) as e:
+                call()
+            assert str(e.value).startswith(f"to() received an invalid combination of arguments - got {got}, but")
+    assert x.to("cpu", nbgrad.float64).dtype == nbgrad.float64
+    assert x.to(device="cpu", dtype=nbgrad.float64).dtype == nbgrad.float64
+    assert x.to(nbgrad.float64, True, True).dtype == nbgrad.float64
+    assert x.to(nbgrad.ones(2, dtype=nbgrad.int64), False, True).dtype == nbgrad.int64
+    assert x.to(None, nbgrad.float64).dtype == nbgrad.float64
+    assert x.to(nbgrad.float32, copy=True) is not x

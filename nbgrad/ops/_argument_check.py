@@ -186,7 +186,7 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
             read.add(k)
             v = kwargs[k]
         if not _fits(kinds, v, numbers_as_tensors):
-            return _refused(kinds, v, name, i if positionally else None)
+            return _refused(kinds, v, name, i if positionally else None, i)
     if var is not None and not keyword:
         for j, a in enumerate(args[len(positional):], len(positional)):
             if not _fits(var[1].replace("i", "j"), a):
@@ -270,18 +270,26 @@ class _WholeMessage(str):
     """A reason that is the whole message, not words after the function's name."""
 
 
-def _refused(kinds, v, name, position):
+class _Thrown(_WholeMessage):
+    """A reason PyTorch's parser throws while it tries the overloads in turn (a tensor list's
+    non-tensor element): the first one met is the error, whatever the overloads after it."""
+
+
+def _refused(kinds, v, name, position, index=None):
     """PyTorch's words (after the function's name) for an argument no kind takes; a sequence
     for a list parameter is judged by its first refused element, as the parser unpacks it.
-    position: the argument's, counted from 0, for a positional one."""
+    position: the argument's, counted from 0, for a positional one; index: the parameter's."""
     where = f"'{name}'" if position is None else f"'{name}' (position {position + 1})"
     listed = next((k for k in kinds if k in "IL"), None)
     if isinstance(v, (tuple, list)) and listed:
         i, e = next((i, e) for i, e in enumerate(v) if not _fits_one({"I": "j", "L": "T"}[listed], e))
-        if listed == "L":       # (the parser's tensor-list unpacking names no function)
-            return _WholeMessage(f"expected Tensor as element {i} in argument {position or 0}, but got {_type_name(e)}")
-        if _type_name(e) == "Tensor":
-            return f"(): argument {where} must be tuple of ints, but found element of type Tensor at pos {i}"
+        if listed == "L":       # (the parser's tensor-list check names no function, and throws)
+            return _Thrown(f"expected Tensor as element {i} in argument {index or 0}, but got {_type_name(e)}")
+        # (its check reads the first element only; a later one fails when the list is unpacked)
+        if i == 0 and position is None:
+            return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
+        if i == 0:
+            return f"(): argument {where} must be tuple of ints, but found element of type {_type_name(e)} at pos 0"
         return (f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                 f'"type must be tuple of ints,but got {_type_name(e)}"')
     return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
@@ -332,9 +340,14 @@ def argument_error(name, args, kwargs, method=False, key=None):
     if not overloads:
         return None
     wrap = name in _NUMBERS_AS_TENSORS
-    reasons = [_mismatch(o, args, kwargs, wrap) for o in overloads]
-    if any(r is None for r in reasons):
-        return None
+    reasons = []
+    for o in overloads:
+        reason = _mismatch(o, args, kwargs, wrap)
+        if reason is None:
+            return None
+        if isinstance(reason, _Thrown):
+            return TypeError(reason)
+        reasons.append(reason)
     # PyTorch's wording: a deprecated overload is hidden, and the one overload that could take
     # this many arguments (or the only one) gives its own reason
     shown = [i for i, o in enumerate(overloads) if not _hidden(o)] or list(range(len(overloads)))
@@ -385,8 +398,10 @@ def functional_argument_error(name, fn, args, kwargs):
             return given[param]
         default = signature.parameters[param].default if param in signature.parameters else None
         return None if default is inspect.Parameter.empty else default
-    if given.get("reduction", "mean") not in ("none", "mean", "sum"):
-        return None     # (PyTorch's _Reduction.get_enum refuses it first, with a ValueError)
+    if given.get("reduction", "mean") not in ("none", "mean", "sum") and \
+            given.get("size_average") is None and given.get("reduce") is None:
+        return None     # (PyTorch's _Reduction.get_enum refuses it first, with a ValueError; the legacy
+        #                 size_average/reduce replace it)
     try:
         branch = next((b for b in branches if b[0] is None or bool(value(b[0])) is b[1]), None)
     except (RuntimeError, ValueError):    # (a tensor for inplace=: PyTorch's `if inplace:` raised that)
@@ -411,9 +426,9 @@ def functional_argument_error(name, fn, args, kwargs):
             v = _ANY if default is inspect.Parameter.empty else default
         if how == "none" and v is None:
             v = _ANY        # (PyTorch's Python replaced it: `if stride is None: stride = []`)
-        if pair and v is not _ANY:      # nn.functional's _pair: a sequence's items, else the value twice
-            from .._tensor import Tensor
-            v = tuple(v) if isinstance(v, (tuple, list, Tensor)) else (v, v)
+        if pair and v is not _ANY:      # nn.functional's _pair: an iterable's items (a 0-d tensor's
+            import collections.abc      # TypeError), else the value twice
+            v = tuple(v) if isinstance(v, collections.abc.Iterable) else (v, v)
         if keyword:
             if v is not _ANY:
                 op_kwargs[keyword] = v

@@ -337,6 +337,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
                     key += (*kwargs, *(v if type(v) in _BY_VALUE else type(v) for v in kwargs.values()))
             else:
                 key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
+            if tuple in key or list in key:     # (a list parses by its elements' types: (0, 1.5) is not (0, 1))
+                key += tuple(tuple(map(type, a)) for a in (*args, *kwargs.values()) if type(a) in (tuple, list))
             if known.get(key) is not True:
                 refused = parsed.check(key, args, kwargs)
         try:
@@ -349,6 +351,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             if written_in_python and _read_in_own_body(e, ("F." if functional else "torch.") + name, fn, args,
                                                        kwargs):
                 raise       # (nbgrad's copy of PyTorch's Python read it: lp_pool1d's input.pow(p))
+            if refused is not None:
+                raise refused from None
             error = _not_a_tensor(e, fn, name, args, kwargs, method)
             if error is None and (checked or functional):
                 # an attribute read on a value made from an argument PyTorch's parser refuses
@@ -360,10 +364,10 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
             if getattr(e, "python_level", False):
                 raise       # (raised where PyTorch's Python raises it, before its parser)
-            if refused is not None and isinstance(e, TypeError):
-                raise refused from None     # (a TypeError either way: the parser's words come first)
             if functional:
                 _dispatch_flag_first(name, fn, args, kwargs)
+            if refused is not None:
+                raise refused from None     # (PyTorch's parser refuses before any work, whatever the op says)
             error = _tensor_for_a_scalar(e, fn, name, module, args, kwargs, method)
             if error is None and not isinstance(e, TypeError) and \
                     (checked or (functional and getattr(e, "scalar_of", None) is None)):
@@ -491,7 +495,7 @@ PYTHON_LEVEL = {
         stft istft tensordot unravel_index lu pca_lowrank svd_lowrank lobpcg""".split()),
     "nbgrad.nn.functional": frozenset("""
         dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d dropout3d interpolate upsample upsample_nearest
-        upsample_bilinear fold unfold adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d
+        upsample_bilinear adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d
         adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices adaptive_max_pool3d_with_indices
         max_unpool1d max_unpool2d max_unpool3d softmin group_norm""".split()),
     "Tensor": frozenset("unique unique_consecutive split norm lu stft istft unflatten tile".split()),

@@ -83,6 +83,8 @@ def _check_to_call(args, kwargs):
         _TO_CALLS.append(_ParsedCalls(lambda a, k: argument_error("to", a, k, method=True), lambda a, k: True))
     parsed = _TO_CALLS[0]
     key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
+    if tuple in key or list in key:
+        key += tuple(tuple(map(type, a)) for a in (*args, *kwargs.values()) if type(a) in (tuple, list))
     if parsed.known.get(key) is not True:
         parsed.check(key, args, kwargs)         # (raises the parser's TypeError)
 

@@ -6,6 +6,9 @@ grad mode: a double backward meets PyTorch's nodes).  Their work is the convolut
 composed im2col / col2im (nbgrad/ops/conv.py): an as_strided window view of the padded
 input copied into columns, and the columns added back window offset by window offset.
 """
+import collections.abc
+import operator
+
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -16,11 +19,13 @@ from ._dtype_rules import refuse, INTEGRAL, BOOL
 
 
 def _two(value, name):
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
-        return (int(value[0]), int(value[1]))
-    return (int(value), int(value))
+    """nn.functional's _pair (an iterable's items, a tensor's rows too: a 0-d one is iteration's
+    TypeError; else the value twice), then ATen's count check; the items are ints or what has
+    __index__ (the op's parser refused anything else first: ops/_signatures' precheck)."""
+    value = tuple(value) if isinstance(value, collections.abc.Iterable) else (value, value)
+    if len(value) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
+    return (operator.index(value[0]), operator.index(value[1]))
 
 
 def _check_params(kernel, dilation, padding, stride, fold):

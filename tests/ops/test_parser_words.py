@@ -63,3 +63,38 @@ def test_a_list_parameter_takes_its_ints_as_positional_arguments():
     assert x.permute(nbgrad.tensor(True), 0).shape == (2, 2)
     with pytest.raises(TypeError, match=r"^hsplit\(\) received an invalid combination of arguments - got \(Tensor, Tensor\)"):
         nbgrad.hsplit(x, nbgrad.tensor([1]))       # (the function's list is not its first parameter)
+
+
+@pytest.mark.parametrize("call,message", [
+    # the parser checks a list's first element (its words: "found element ... at pos 0"; by
+    # keyword: "not tuple"); a later one fails when the list is unpacked ("at pos 2", from 1)
+    (lambda x: x.flip((0, 1.5)), "flip(): argument 'dims' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got float\""),
+    (lambda x: x.flip((1.5, 0)), "flip(): argument 'dims' (position 1) must be tuple of ints, but found element of type float at pos 0"),
+    (lambda x: x.flip((0, nbgrad.tensor(1.5))), "flip(): argument 'dims' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got Tensor\""),
+    (lambda x: nbgrad.flip(x, dims=(1.5, 0)), "flip(): argument 'dims' must be tuple of ints, not tuple"),
+    (lambda x: nbgrad.zeros(("a", 2)), "zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type str at pos 0"),
+    # nn.functional's _pair: an iterable's items (a tensor's rows; a 0-d tensor's TypeError)
+    (lambda x: F.unfold(nbgrad.ones(1, 3, 4, 4), 2.0),
+     "im2col(): argument 'kernel_size' (position 2) must be tuple of ints, but found element of type float at pos 0"),
+    (lambda x: F.unfold(nbgrad.ones(1, 3, 4, 4), nbgrad.tensor(2)), "iteration over a 0-d tensor"),
+    (lambda x: F.unfold(nbgrad.ones(1, 3, 4, 4), 2, padding=nbgrad.tensor([1.5, 0])),
+     "im2col(): argument 'padding' (position 4) must be tuple of ints, but found element of type Tensor at pos 0"),
+    (lambda x: F.fold(nbgrad.ones(1, 12, 4), (3, 3), 2, padding=nbgrad.tensor([[1, 0]])),
+     "col2im(): argument 'padding' (position 5) must be tuple of ints, but found element of type Tensor at pos 0"),
+])
+def test_list_arguments_in_the_parsers_words(call, message):
+    with pytest.raises(TypeError) as e:
+        call(_x())
+    assert str(e.value) == message
+
+
+F = nbgrad.nn.functional
+
+
+def test_fold_and_unfold_read_their_sizes_as_pytorchs_pair():
+    x = nbgrad.ones(1, 3, 4, 4)
+    assert F.unfold(x, 2, padding=nbgrad.tensor([1, 0])).shape == (1, 12, 15)     # (a tensor's rows)
+    assert F.unfold(x, [2, 2], 1, 0, 1).shape == (1, 12, 9)
+    with pytest.raises(RuntimeError, match="^It is expected padding equals to 2, but got size 1$"):
+        F.unfold(x, 2, padding=nbgrad.tensor([1]))
+    assert F.fold(nbgrad.ones(1, 12, 4), (3, 3), 2).shape == (1, 3, 3, 3)

@@ -398,10 +398,15 @@ def functional_argument_error(name, fn, args, kwargs):
             return given[param]
         default = signature.parameters[param].default if param in signature.parameters else None
         return None if default is inspect.Parameter.empty else default
-    if given.get("reduction", "mean") not in ("none", "mean", "sum") and \
-            given.get("size_average") is None and given.get("reduce") is None:
-        return None     # (PyTorch's _Reduction.get_enum refuses it first, with a ValueError; the legacy
-        #                 size_average/reduce replace it)
+    legacy = given.get("size_average"), given.get("reduce")
+    if legacy != (None, None):
+        try:            # (PyTorch's _Reduction.legacy_get_string tests both first: a tensor's bool())
+            bool(legacy[0] is None or legacy[0])
+            bool(legacy[1] is None or legacy[1])
+        except (RuntimeError, ValueError, TypeError):
+            return None
+    elif given.get("reduction", "mean") not in ("none", "mean", "sum"):
+        return None     # (PyTorch's _Reduction.get_enum refuses it first, with a ValueError)
     try:
         branch = next((b for b in branches if b[0] is None or bool(value(b[0])) is b[1]), None)
     except (RuntimeError, ValueError):    # (a tensor for inplace=: PyTorch's `if inplace:` raised that)

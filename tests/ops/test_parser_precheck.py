@@ -157,3 +157,16 @@ def test_tensor_to_refuses_what_no_overload_takes():
     assert x.to(nbgrad.ones(2, dtype=nbgrad.int64), False, True).dtype == nbgrad.int64
     assert x.to(None, nbgrad.float64).dtype == nbgrad.float64
     assert x.to(nbgrad.float32, copy=True) is not x
+
+
+def test_the_legacy_reduction_truth_tests_come_before_the_parser():
+    # (PyTorch's _Reduction.legacy_get_string tests size_average and reduce in Python, before the
+    # op parses: a tensor of many elements there is bool()'s RuntimeError, whatever else is wrong)
+    x, t = nbgrad.ones(2, 3), nbgrad.ones(2, 3)
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.soft_margin_loss(1e-30, t, reduce=nbgrad.ones(1, 3))
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        F.multilabel_margin_loss(1, t, nbgrad.ones(2, 1, 3))
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        with pytest.raises(TypeError, match=r"^cross_entropy_loss\(\): argument 'label_smoothing' \(position 6\) must be float, not NoneType$"):
+            F.cross_entropy(x, t, size_average=True, reduction="fro", label_smoothing=None)

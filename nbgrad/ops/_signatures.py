@@ -425,13 +425,13 @@ def _writes(name, fn, functional):
 class _ParsedCalls:
     """PyTorch's argument-parser check of a public function's calls, at the cost of a
     dictionary lookup (~0.2 us): the full check (argument_check.argument_error, 10-50 us) runs
-    once for each kind of call (the types of its arguments and the names of its keywords: the
-    caller's key), which is then known to parse, unless a tensor given there parses by its value
-    (a 0-dim tensor for a Number: such calls are checked each time).  A call the parser refuses
-    still runs: if nbgrad's op fails, its own error is the one raised (as before, the parser's
-    check on the failure path included); if it succeeds, the parser's TypeError is raised
-    instead of its result.  An in-place function's refusal is raised first (nothing written),
-    and a factory's (nothing allocated).
+    once for each kind of call (the types of its arguments, of a list's elements, and the names
+    of its keywords: the caller's key), which is then known to parse, unless a tensor given there
+    parses by its value (a 0-dim tensor for a Number: such calls are checked each time).  A call
+    the parser refuses still runs, so that what PyTorch's own Python raises first (nbgrad's copy
+    of it: errors tagged python_level, a dispatch flag's truth test, an attribute PyTorch's Python
+    reads) stays first; any other outcome, a result or another error, gives way to the parser's
+    TypeError.  A call that writes into a tensor or allocates is refused before it runs.
     A keyword starting with "_" is nbgrad's own (an internal caller's): not checked."""
     __slots__ = ("error", "known", "writes")
     _LIMIT = 512            # (kinds of call remembered per function)

@@ -1159,6 +1159,7 @@ FUNCTIONAL = {
     'pdist': ((None, None, 'torch.pdist', '*'),),
     'pixel_shuffle': ((None, None, 'torch.pixel_shuffle', '*'),),
     'pixel_unshuffle': ((None, None, 'torch.pixel_unshuffle', '*'),),
+    'poisson_nll_loss': ((None, None, 'torch.poisson_nll_loss', 'input,target,log_input,full,eps,?int'),),
     'prelu': ((None, None, 'torch.prelu', '*'),),
     'relu': (('inplace', True, 'torch.relu_', 'input'), (None, None, 'torch.relu', 'input')),
     'relu6': (('inplace', True, 'nn.relu6_', 'input'), (None, None, 'nn.relu6', 'input')),

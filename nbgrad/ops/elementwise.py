@@ -322,6 +322,19 @@ def _check_alpha(alpha, dt):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
+def _tensor_alpha(op, b, alpha):
+    """(other, alpha) of x.add(b, t) / x.sub(b, t): the deprecated add(Number alpha, Tensor other)
+    when b is a number, else the parser's refusal (a method's: the torch functions are
+    refused before they run)."""
+    from ._signatures import number_first
+    number = number_first(op, b, (alpha,))
+    if number is not None:
+        return alpha, number
+    from ._argument_check import argument_error
+    raise argument_error(op, (b, alpha), {}, method=True) or \
+        TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
+
+
 def _scaled_binary(op, node_cls, a, b, alpha):
     """a + alpha * b or a - alpha * b for a tensor `a` (PyTorch's add/sub with alpha)."""
     if alpha.__class__ is int and alpha == 1:    # the common call first: one kernel, one node
@@ -331,11 +344,8 @@ def _scaled_binary(op, node_cls, a, b, alpha):
             record_pair(node_cls, a, b, out)
         return out
     if isinstance(alpha, Tensor):
-        from ._signatures import number_first
-        number = number_first(op, b, (alpha,))
-        if number is not None:                  # add(Number alpha, Tensor other): deprecated
-            return _scaled_binary(op, node_cls, a, alpha, number)
-        raise TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
+        b, alpha = _tensor_alpha(op, b, alpha)
+        return _scaled_binary(op, node_cls, a, b, alpha)
     dt = _result_type(a, b)
     _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
@@ -681,6 +691,8 @@ class SubBackward0(Node):
 def sub(a, b, alpha=1):
     if not isinstance(a, Tensor):
         return rsub(b, a, alpha)
+    if isinstance(alpha, Tensor):       # (x.sub(b, t): the parser's verdict before sub's bool check)
+        b, alpha = _tensor_alpha("sub", b, alpha)
     check_sub(a, b)
     return _scaled_binary("sub", SubBackward0, a, b, alpha)
 

@@ -189,6 +189,8 @@ def _reads(node, params, ops=()):
         return any(_reads(st, params, ops) for st in node.orelse)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return False        # (the docstring)
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+        return False        # (`ret = input` binds a name, reads nothing that could fail)
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in params:
         return True
     return any(_reads(c, params, ops) for c in ast.iter_child_nodes(node))
@@ -280,8 +282,9 @@ def _functional_branch(fn):
     # the function's own Python before the statement that calls the op: if it reads a
     # parameter (input.dim() < 2, if min_val > max_val, if training: ...) it may raise first,
     # and the op's check is not PyTorch's first word
-    # (inplace: the branch taken; reduction: a string, its ValueError guarded where it is read)
-    if _reads_before(node.body, call, params - {"inplace", "reduction"}, set(ops)) and \
+    # (inplace: the branch taken; reduction and the legacy size_average/reduce: read by
+    # _argument_check.functional_argument_error as PyTorch's _Reduction reads them)
+    if _reads_before(node.body, call, params - {"inplace", "reduction", "size_average", "reduce"}, set(ops)) and \
             fn.__name__ not in PREAMBLE_MIRRORED:
         return None
     spec = [item(a) for a in call.args] + [f"{k.arg}={item(k.value)}" for k in call.keywords]

@@ -170,3 +170,28 @@ def test_the_legacy_reduction_truth_tests_come_before_the_parser():
     with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
         with pytest.raises(TypeError, match=r"^cross_entropy_loss\(\): argument 'label_smoothing' \(position 6\) must be float, not NoneType$"):
             F.cross_entropy(x, t, size_average=True, reduction="fro", label_smoothing=None)
+
+
+def test_add_and_sub_methods_parse_a_second_positional_argument_first():
+    # (x.sub(t, u): PyTorch's parser refuses it before sub's bool check; a number first is the
+    # deprecated sub(Number alpha, Tensor other))
+    b = nbgrad.ones(3, dtype=nbgrad.bool)
+    with pytest.raises(TypeError, match=r"^sub\(\) takes 1 positional argument but 2 were given$"):
+        b.sub(b, nbgrad.ones(2, 3))
+    with pytest.raises(TypeError, match=r"^add\(\) takes 1 positional argument but 2 were given$"):
+        nbgrad.ones(3).add(nbgrad.ones(3), nbgrad.ones(3))
+    import warnings
+    with warnings.catch_warnings():     # (its deprecation warning comes once per process)
+        warnings.simplefilter("ignore")
+        assert nbgrad.ones(3).sub(2, nbgrad.ones(3)).tolist() == [-1.0, -1.0, -1.0]
+
+
+def test_poisson_nll_loss_flags_are_parsed():
+    # (its Python reads only the reduction before its op: the op's parser is PyTorch's next word)
+    x = nbgrad.ones(3)
+    with pytest.raises(TypeError, match=r"^poisson_nll_loss\(\): argument 'log_input' \(position 3\) must be bool, not float$"):
+        F.poisson_nll_loss(x, x, 1e-30)
+    with pytest.raises(TypeError, match=r"^poisson_nll_loss\(\): argument 'full' \(position 4\) must be bool, not Tensor$"):
+        F.poisson_nll_loss(x, x, full=nbgrad.ones(3))
+    with pytest.raises(ValueError, match="^bad is not a valid value for reduction$"):
+        F.poisson_nll_loss(x, x, reduction="bad")

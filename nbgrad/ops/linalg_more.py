@@ -18,7 +18,7 @@ import math
 
 from .. import _dtype as D
 from .._warnings import warn_once as _warn_once
-from .._checks import as_number
+from .._checks import as_number, is_float
 from .._tensor import Tensor
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
@@ -1357,8 +1357,17 @@ def _cdist_serial(x1, x2, p):
 
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    # PyTorch's Python first (compute_mode compared with its three words), then _VF.cdist's
+    # parser (x1, x2 tensors, p a float), then ATen's checks
+    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+    mode = next((i for i, m in enumerate(modes) if compute_mode == m), None)
+    if mode is None:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     _check_tensor("cdist", "x1", 1, x1)
     _check_tensor("cdist", "x2", 2, x2)
+    if not is_float(p):
+        from ._argument_check import _type_name
+        raise TypeError(f"cdist(): argument 'p' (position 3) must be float, not {_type_name(p)}")
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:
@@ -1366,11 +1375,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: "
                            f"{x2._shape[-1]}")
-    modes = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
-             "donot_use_mm_for_euclid_dist": 2}
-    if compute_mode not in modes:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    mode = modes[compute_mode]
     if not x1._dtype.is_floating_point:
         raise RuntimeError(f"cdist only supports floating-point dtypes, X1 got: {D.scalar_type_name(x1._dtype)}")
     if not x2._dtype.is_floating_point:

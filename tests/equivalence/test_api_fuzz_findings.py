@@ -1774,3 +1774,14 @@ def test_softmax_family_reads_the_implicit_dim_as_pytorch():
     np.testing.assert_allclose(y.numpy(), np.exp(-np.float32([[0, 1], [2, 3]])) / np.exp(-np.float32([[0, 1], [2, 3]])).sum(1, keepdims=True), rtol=1e-6)
     assert F.softmax(nbgrad.ones(2, 3), 1, dtype=nbgrad.float64).dtype == nbgrad.float64
     assert [t.tolist() for t in nbgrad.split(tensor=nbgrad.arange(5), split_size_or_sections=[1, 4])] == [[0], [1, 2, 3, 4]]
+
+
+def test_cdist_checks_compute_mode_then_its_parser_then_sizes():
+    # (PyTorch's Python compares compute_mode first, then _VF.cdist parses x1, x2 and p)
+    with pytest.raises(ValueError, match=r"^\[1\] is not a valid value for compute_mode$"):
+        nbgrad.cdist(nbgrad.ones(3), nbgrad.ones(2, 3), compute_mode=[1])
+    with pytest.raises(TypeError, match=r"^cdist\(\): argument 'p' \(position 3\) must be float, not Tensor$"):
+        nbgrad.cdist(nbgrad.ones(3), nbgrad.ones(2, 3), nbgrad.ones(2, 3))
+    with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X1 got: 1D$"):
+        nbgrad.cdist(nbgrad.ones(3), nbgrad.ones(2, 3))
+    assert nbgrad.cdist(nbgrad.zeros(2, 3), nbgrad.ones(4, 3), nbgrad.tensor(1.0)).tolist() == [[3.0] * 4] * 2

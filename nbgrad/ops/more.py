@@ -310,9 +310,15 @@ def _arange(n, device):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     from .indexing import cat
     from .._creation import zeros
-    n = input.shape[-1] if input.dim() else 1
-    x = input if input.dim() else input.reshape(1)
     offset = offset if type(offset) is int else operator.index(offset)   # (a 0-dim tensor's value)
+    # ATen's order: the dims wrapped over the result's rank and compared, then the sizes (a
+    # 0-dim input has no two dims to put its diagonal in: an IndexError or the identical-dims one)
+    nd = input.dim() + 1
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    x = input
+    n = x.shape[-1]
     k = abs(offset)
     m = n + k
     # the result sized first, as PyTorch's: an offset of 2**31 is its overflow error, not a
@@ -327,10 +333,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     mask = r.unsqueeze(0) == r.unsqueeze(1) + offset      # (one (m, m) bool temporary, no int64 one)
     zero = zeros((), dtype=x.dtype, device=x.device)
     out = E.where(mask, src, zero)
-    nd = out.dim()
-    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     if (d1, d2) != (nd - 2, nd - 1):
         out = out.movedim((nd - 2, nd - 1), (d1, d2)).contiguous()
     return renamed(out, "DiagEmbedBackward0")

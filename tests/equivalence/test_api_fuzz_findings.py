@@ -1785,3 +1785,16 @@ def test_cdist_checks_compute_mode_then_its_parser_then_sizes():
     with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X1 got: 1D$"):
         nbgrad.cdist(nbgrad.ones(3), nbgrad.ones(2, 3))
     assert nbgrad.cdist(nbgrad.zeros(2, 3), nbgrad.ones(4, 3), nbgrad.tensor(1.0)).tolist() == [[3.0] * 4] * 2
+
+
+@pytest.mark.parametrize("args,error,message", [
+    # (ATen wraps the dims over the result's rank before reading a size: a 0-dim input has no
+    # two dims for its diagonal; it had returned [[x]])
+    ((), IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got -2)"),
+    ((0, 0, -1), RuntimeError, "diagonal dimensions cannot be identical 0, -1"),
+])
+def test_diag_embed_of_a_zero_dim_tensor_is_refused(args, error, message):
+    with pytest.raises(error) as e:
+        nbgrad.diag_embed(nbgrad.tensor(3.0), *args)
+    assert str(e.value) == message
+    assert nbgrad.diag_embed(nbgrad.tensor([3.0])).tolist() == [[3.0]]

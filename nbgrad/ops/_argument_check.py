@@ -168,30 +168,35 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
         return f"() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} were given"
     read = set()
     params = positional + keyword
-    for i, (name, kinds, default) in enumerate(params):
-        if i == len(positional) and var is not None:
-            for j, a in enumerate(args[len(positional):], len(positional)):
-                # (a vararg int takes an integral tensor of one element, as __index__ does)
-                if not _fits(var[1].replace("i", "j"), a):
-                    return _refused(var[1], a, var[0], j)
+
+    def judged(i):
+        """The reason the i-th parameter is refused or missing, or None."""
+        name, kinds, default = params[i]
         positionally = i < len(positional) and i < len(args)
         if positionally:
             v = args[i]
         else:
             k = name if name in kwargs else next((a for a, n in _NUMPY_NAMES.items() if n == name and a in kwargs), None)
             if k is None:
-                if not default:
-                    return _missing(params, i)
-                continue
+                return None if default else _missing(params, i)
             read.add(k)
             v = kwargs[k]
-        if not _fits(kinds, v, numbers_as_tensors):
-            return _refused(kinds, v, name, i if positionally else None, i)
-    if var is not None and not keyword:
+        if _fits(kinds, v, numbers_as_tensors):
+            return None
+        return _refused(kinds, v, name, i if positionally else None, i)
+
+    for i in range(len(positional)):
+        if (reason := judged(i)) is not None:
+            return reason
+    if var is not None:         # (the *args, after the positional parameters)
         for j, a in enumerate(args[len(positional):], len(positional)):
+            # (a vararg int takes an integral tensor of one element, as __index__ does)
             if not _fits(var[1].replace("i", "j"), a):
                 return _refused(var[1], a, var[0], j)
-    names = [p[0] for p in positional + keyword]
+    for i in range(len(positional), len(params)):
+        if (reason := judged(i)) is not None:
+            return reason
+    names = [p[0] for p in params]
     for k in kwargs:
         if k not in read:
             if k in names[:len(args)]:
@@ -393,11 +398,12 @@ def functional_argument_error(name, fn, args, kwargs):
         return None
     signature, given = bound
 
-    def value(param):
+    def value(param, missing=None):
+        """The argument given for param, else its default, else `missing`."""
         if param in given:
             return given[param]
-        default = signature.parameters[param].default if param in signature.parameters else None
-        return None if default is inspect.Parameter.empty else default
+        default = signature.parameters[param].default if param in signature.parameters else missing
+        return missing if default is inspect.Parameter.empty else default
     legacy = given.get("size_average"), given.get("reduce")
     if legacy != (None, None):
         try:            # (PyTorch's _Reduction.legacy_get_string tests both first: a tensor's bool())
@@ -422,13 +428,8 @@ def functional_argument_error(name, fn, args, kwargs):
         keyword, _, expr = item.rpartition("=")
         how, _, param = expr.rpartition(":")
         pair = how == "pair"
-        if param.startswith("?"):       # (a value PyTorch's Python computed: a reduction's enum)
-            v = _COMPUTED.get(param[1:], _ANY)
-        elif param in given:
-            v = given[param]
-        else:                           # (PyTorch's Python passes the default)
-            default = signature.parameters[param].default if param in signature.parameters else _ANY
-            v = _ANY if default is inspect.Parameter.empty else default
+        # (a value PyTorch's Python computed, a reduction's enum; else what it passes, the default too)
+        v = _COMPUTED.get(param[1:], _ANY) if param.startswith("?") else value(param, _ANY)
         if how == "none" and v is None:
             v = _ANY        # (PyTorch's Python replaced it: `if stride is None: stride = []`)
         if pair and v is not _ANY:      # nn.functional's _pair: an iterable's items (a 0-d tensor's

@@ -331,14 +331,7 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     def public(*args, **kwargs):
         refused = None
         if known is not None:
-            if functional:      # (its op is chosen by a flag's value, inplace=, and reduction= is a value)
-                key = tuple(a if type(a) in _BY_VALUE else type(a) for a in args)
-                if kwargs:
-                    key += (*kwargs, *(v if type(v) in _BY_VALUE else type(v) for v in kwargs.values()))
-            else:
-                key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
-            if tuple in key or list in key:     # (a list parses by its elements' types: (0, 1.5) is not (0, 1))
-                key += tuple(tuple(map(type, a)) for a in (*args, *kwargs.values()) if type(a) in (tuple, list))
+            key = call_kind(args, kwargs, functional)
             if known.get(key) is not True:
                 refused = parsed.check(key, args, kwargs)
         try:
@@ -420,6 +413,22 @@ def _writes(name, fn, functional):
         except (RuntimeError, ValueError, TypeError):
             return False
     return writes
+
+
+def call_kind(args, kwargs, by_value=False):
+    """The key _ParsedCalls remembers a call's verdict by: its arguments' types (a list's, its
+    elements' too: (0, 1.5) does not parse as (0, 1) does) and its keywords' names; by_value (an
+    nn.functional call, whose op a flag's value chooses, inplace=, and whose reduction= is a
+    value): the bools and strings themselves."""
+    if by_value:
+        key = tuple(a if type(a) in _BY_VALUE else type(a) for a in args)
+        if kwargs:
+            key += (*kwargs, *(v if type(v) in _BY_VALUE else type(v) for v in kwargs.values()))
+    else:
+        key = (*map(type, args), *kwargs, *map(type, kwargs.values())) if kwargs else tuple(map(type, args))
+    if tuple in key or list in key:
+        key += tuple(tuple(map(type, a)) for a in (*args, *kwargs.values()) if type(a) in (tuple, list))
+    return key
 
 
 class _ParsedCalls:

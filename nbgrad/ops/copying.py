@@ -10,6 +10,7 @@ from .._storage import Storage
 from ..autograd.node import Node
 from ..backends import get_backend
 from ._graph import backend_of, cast, copy_raw, needs_grad, new_tensor, record
+from ._signatures import _ParsedCalls, call_kind
 
 
 class CloneBackward0(Node):
@@ -71,28 +72,22 @@ _PYTHON_TYPES = (builtins.float, builtins.int, builtins.bool)
 _LEADING_VALUE_TYPES = (builtins.float, builtins.bool)      # to(1.5): float64; to(True): bool
 
 
-_TO_CALLS = []      # (the parser check of to's calls of two arguments or more: _signatures._ParsedCalls)
+def _to_argument_error(args, kwargs):
+    from ._argument_check import argument_error
+    return argument_error("to", args, kwargs, method=True)
 
 
-def _check_to_call(args, kwargs):
-    """PyTorch's parser refuses x.to(t, t2), x.to(t, 2, t2)... before any work; each kind of call
-    is checked once (a dictionary lookup after)."""
-    if not _TO_CALLS:
-        from ._argument_check import argument_error
-        from ._signatures import _ParsedCalls
-        _TO_CALLS.append(_ParsedCalls(lambda a, k: argument_error("to", a, k, method=True), lambda a, k: True))
-    parsed = _TO_CALLS[0]
-    key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
-    if tuple in key or list in key:
-        key += tuple(tuple(map(type, a)) for a in (*args, *kwargs.values()) if type(a) in (tuple, list))
-    if parsed.known.get(key) is not True:
-        parsed.check(key, args, kwargs)         # (raises the parser's TypeError)
+# the parser check of to's calls of two arguments or more (PyTorch's parser refuses x.to(t, t2),
+# x.to(t, 2, t2)... before any work): each kind of call checked once, a dictionary lookup after
+_TO_CALLS = _ParsedCalls(_to_argument_error, lambda args, kwargs: True)
 
 
 def to(x, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(device, dtype) / to(other); copy=False returns x when nothing changes."""
     if len(args) + len(kwargs) > 1:
-        _check_to_call(args, kwargs)
+        key = call_kind(args, kwargs)
+        if _TO_CALLS.known.get(key) is not True:
+            _TO_CALLS.check(key, args, kwargs)      # (raises the parser's TypeError)
     dtype = kwargs_dtype = kwargs.pop("dtype", None)
     device = kwargs_device = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)

@@ -28,15 +28,19 @@ class EmbeddingBackward0(_GatherFlatBackward):
         return scatter_add_flat(self.numel, pos, g, shape=self.shape)
 
 
+def _check_index_dtype(t, name, argument, op):
+    """ATen's checkScalarTypes of an index tensor: int64 or int32."""
+    if t._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"Expected tensor for argument #{argument} '{name}' to have one of the following scalar "
+                           f"types: Long, Int; but got {t.type()} instead (while checking arguments for {op})")
+
+
 def _check(input, weight):
-    from .._tensor import Tensor
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("embedding(): argument 'input' and 'weight' must be Tensor")
     if weight.dim() != 2:       # (PyTorch checks the weight first)
         raise RuntimeError("'weight' must be 2-D")
-    if input._dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    _check_index_dtype(input, "indices", 1, "embedding")
     if input.device != weight.device:
         raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
                            f"{weight.device} and {input.device}!")
@@ -61,19 +65,16 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     if weight.dim() != 2:
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument "
                            "#1 'self' (while checking arguments for embedding_renorm_)")
-    if input._dtype not in (D.int64, D.int32):
-        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for "
-                           "embedding_renorm_)")
-    rows = weight.shape[0]
+    _check_index_dtype(input, "indices", 2, "embedding_renorm_")
+    n = weight.shape[0]
     if input.numel():
         # (ATen selects each distinct index in ascending order: a negative one counts from the end)
         for i in input.reshape(-1).unique().tolist():
-            if not -rows <= i < rows:
+            if not -n <= i < n:
                 raise IndexError(f"select(): index {i} out of range for tensor of size {list(weight.shape)} "
                                  "at dimension 0")
     with no_grad():
-        hit = zeros(weight.shape[0], dtype=D.bool_, device=weight.device)
+        hit = zeros(n, dtype=D.bool_, device=weight.device)
         hit[input.reshape(-1).long()] = True
         rows = hit.nonzero().reshape(-1)
         if rows.numel() == 0:
@@ -189,9 +190,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                   "on GitHub.")
     # ATen's checks
     for name, t in (("indices", input), ("offsets", offsets)):
-        if t._dtype not in (D.int64, D.int32):
-            raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
-                               f"Long, Int; but got {t.type()} instead (while checking arguments for embedding_bag)")
+        _check_index_dtype(t, name, 1, "embedding_bag")
     if not weight._dtype.is_floating_point:
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
                            f"Half, BFloat16, Float, Double; but got {weight.type()} instead (while checking "

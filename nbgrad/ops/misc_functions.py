@@ -78,16 +78,19 @@ def unique_consecutive(*args, **kwargs):
                            args[2] if len(args) > 2 else False)
     returns_counts = bool(kwargs["return_counts"] if "return_counts" in kwargs else
                           args[1] if len(args) > 1 else False)
-    values, inverse, counts = _unique_consecutive(*args, **kwargs)
-    outputs = (values,) + ((inverse,) if returns_inverse else ()) + ((counts,) if returns_counts else ())
-    return outputs[0] if len(outputs) == 1 else outputs
+    return _returned(_unique_consecutive(*args, **kwargs), returns_inverse, returns_counts)
 
 
 def unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
     """Tensor.unique_consecutive (its flags decide its outputs)."""
-    values, inverse, counts = _unique_consecutive(self, return_inverse, return_counts, dim)
-    outputs = (values,) + ((inverse,) if return_inverse else ()) + ((counts,) if return_counts else ())
-    return outputs[0] if len(outputs) == 1 else outputs
+    return _returned(_unique_consecutive(self, return_inverse, return_counts, dim), return_inverse, return_counts)
+
+
+def _returned(outputs, with_inverse, with_counts):
+    """The values alone, or a tuple of them with the inverse and/or the counts."""
+    values, inverse, counts = outputs
+    chosen = (values,) + ((inverse,) if with_inverse else ()) + ((counts,) if with_counts else ())
+    return chosen[0] if len(chosen) == 1 else chosen
 
 
 unique_consecutive_method.__name__ = "unique_consecutive"

@@ -227,14 +227,15 @@ def _functional_branch(fn):
     None.  Each spec item is the parameter passed at that position (`k=param` for a keyword),
     `pair:param` for _pair(param), `none:param` for a parameter replaced only where it is None,
     `?int`/`?bool`/`?float` for a value of that type PyTorch's Python computes (a reduction's
-    enum) and `?` for anything else (a reduction's enum, a parameter the
-    function reassigns first)."""
+    enum) and `?` for anything else (a parameter the function reassigns first)."""
     node = _functional_defs().get(fn.__name__)
     if node is None:
         return None
     params = {a.arg for a in node.args.args + node.args.kwonlyargs}
-    assigned = {t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    # {name: how many statements assign it}
+    assignments = Counter(t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                          for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name))
+    assigned = set(assignments)
     calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and _op_of(c)
              and any(isinstance(a, ast.Name) and a.id in params for a in c.args + [k.value for k in c.keywords])]
     ops = sorted({_op_of(c) for c in calls})
@@ -248,8 +249,6 @@ def _functional_branch(fn):
                  and isinstance(n.test.left, ast.Name) and isinstance(n.test.ops[0], ast.Is)
                  for st in n.body if isinstance(st, ast.Assign) for t in st.targets
                  if isinstance(t, ast.Name) and t.id == n.test.left.id}
-    assignments = Counter(t.id for n in ast.walk(node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                          for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name))
     defaulted = {p for p in defaulted if assignments[p] == 1}
 
     # names given a reduction's enum (`reduction_enum = _Reduction.get_enum(reduction)`) in every branch

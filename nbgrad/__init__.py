@@ -176,6 +176,9 @@ from .ops.torch_level import (svd, qr, cholesky, is_complex, is_conj, is_neg, is
                               strided)
 from .ops.special_functions import polygamma, mvlgamma
 from .ops.torch_level import typename
+from .ops.inplace import fill
+from .ops import view_copies as _VIEW_COPIES
+globals().update(_VIEW_COPIES.functions())    # torch.permute_copy, torch.split_copy, ...
 from ._creation import scalar_tensor, empty_permuted
 from ._settings import (use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                         is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,

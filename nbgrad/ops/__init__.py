@@ -438,7 +438,9 @@ def _extremum_method(name, fn):
 _max, _min = _extremum_method("max", R.max), _extremum_method("min", R.min)
 
 
-def _expand(self, *sizes):
+def _expand(self, *sizes, size=V._UNGIVEN):
+    if size is not V._UNGIVEN:
+        sizes = V._by_keyword("expand", sizes, size=size)
     return V.expand(self, *sizes)
 
 

@@ -71,6 +71,25 @@ def _varargs_merged(overloads):
     return tuple(merged)
 
 
+def var_keyword(key):
+    """The keyword of schema key's var-args list ("Tensor.view": "size"), or None: PyTorch's
+    parser takes `x.view(size=(2, 3))` as `x.view(2, 3)`."""
+    for _, var, _ in _overloads(key):
+        if var is not None:
+            return var[0]
+    return None
+
+
+def given_by_keyword(name, args, kwargs, method=True):
+    """The var-args of torch.<name> (method: Tensor.<name>) given by their keyword (kwargs:
+    {"size": (2, 3)}), as positional ones; PyTorch's parser's refusal where it refuses them
+    (with positional arguments too, or not a list)."""
+    error = argument_error(name, args, kwargs, method)
+    if error is not None:
+        raise error
+    return tuple(kwargs.values())
+
+
 def _parse(overload):
     """(positional, the *args parameter or None, keyword-only); each parameter is
     (name, kinds, has a default)."""
@@ -280,6 +299,11 @@ class _Thrown(_WholeMessage):
     non-tensor element): the first one met is the error, whatever the overloads after it."""
 
 
+class _Unpacked(str):
+    """A list's later element refused as the list is unpacked: after the parser took the
+    overload (x.hsplit(1, "a")), so the error whatever the overloads after it."""
+
+
 def _refused(kinds, v, name, position, index=None):
     """PyTorch's words (after the function's name) for an argument no kind takes; a sequence
     for a list parameter is judged by its first refused element, as the parser unpacks it.
@@ -295,8 +319,8 @@ def _refused(kinds, v, name, position, index=None):
             return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
         if i == 0:
             return f"(): argument {where} must be tuple of ints, but found element of type {_type_name(e)} at pos 0"
-        return (f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
-                f'"type must be tuple of ints,but got {_type_name(e)}"')
+        return _Unpacked(f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                         f'"type must be tuple of ints,but got {_type_name(e)}"')
     return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
 
 
@@ -352,6 +376,8 @@ def argument_error(name, args, kwargs, method=False, key=None):
             return None
         if isinstance(reason, _Thrown):
             return TypeError(reason)
+        if isinstance(reason, _Unpacked):
+            return TypeError(name + reason)
         reasons.append(reason)
     # PyTorch's wording: a deprecated overload is hidden, and the one overload that could take
     # this many arguments (or the only one) gives its own reason
@@ -381,8 +407,12 @@ def _min_args(overload):
 
 
 def _max_args(overload):
+    # (a list parameter that also takes var-args counts once, as PyTorch's max_args; only a
+    # stub's own *args is unbounded)
     positional, var, keyword = overload
-    return 1 << 30 if var is not None else len(positional) + len(keyword)
+    if var is not None and not any(p[0] == var[0] for p in positional):
+        return 1 << 30
+    return len(positional) + len(keyword)
 
 
 def functional_argument_error(name, fn, args, kwargs):

@@ -31,7 +31,7 @@ TORCH_PARAMS.update({
 METHOD_PARAMS = {"where": ("input", "condition", "other"),
                  "addmm_": ("input", "mat1", "mat2"), "addbmm_": ("input", "batch1", "batch2"),
                  "baddbmm_": ("input", "batch1", "batch2"), "addmv_": ("input", "mat", "vec"),
-                 "addr_": ("input", "vec1", "vec2")}
+                 "addr_": ("input", "vec1", "vec2"), "split": ("input", "split_size", "dim")}
 
 # out=: the dtype rule of each function that takes it (see ops/_out.call_with_out)
 _OUT_RULES = {}
@@ -327,6 +327,7 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False)
     parsed = _ParsedCalls(parser_error, _writes(name, fn, functional)) if prechecked else None
     known = parsed.known if parsed is not None else None
+    var_keyword = _var_keyword(fn, name, method) if checked else None
 
     def public(*args, **kwargs):
         refused = None
@@ -357,6 +358,14 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
             if getattr(e, "python_level", False):
                 raise       # (raised where PyTorch's Python raises it, before its parser)
+            if var_keyword is not None and var_keyword in kwargs and type(e) is TypeError \
+                    and str(e).endswith(f"unexpected keyword argument '{var_keyword}'"):
+                # (x.new_zeros(size=(2,)): the var-args by their keyword, before any work)
+                from ._argument_check import given_by_keyword
+                rest = dict(kwargs)
+                given = {var_keyword: rest.pop(var_keyword)}
+                head = args[:1] if method else ()
+                return public(*head, *given_by_keyword(name, args[len(head):], given, method), **rest)
             if functional:
                 _dispatch_flag_first(name, fn, args, kwargs)
             if refused is not None:
@@ -378,6 +387,15 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
     public = named(public, name if method else attribute or name)
     public.__module__, public.__qualname__ = module, attribute or name
     return public
+
+
+def _var_keyword(fn, name, method):
+    """PyTorch's keyword for fn's var-args (torch.zeros' size), where fn takes var-args."""
+    params = _parameters(fn) or ()
+    if not any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    from ._argument_check import var_keyword
+    return var_keyword(("Tensor." if method else "torch.") + name)
 
 
 # the factories: what they would allocate is the refused arguments' (hann_window(2 ** 31,

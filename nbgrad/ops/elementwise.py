@@ -711,8 +711,14 @@ class RsubBackward0(Node):
         return (-g if self.alpha == 1 else -g * self.alpha), g
 
 
-def rsub(x, other, alpha=1):
-    """other - alpha * x (PyTorch's rsub)."""
+def rsub(x, other, *number_alpha, alpha=1):
+    """other - alpha * x (PyTorch's rsub).  An alpha given by position is the overload
+    rsub(Tensor, Scalar other, Scalar alpha): a tensor other is read as its number there (a
+    0-dim float64 one is a Python float, of the default dtype with an integer x)."""
+    if number_alpha:
+        (alpha,) = number_alpha
+        if isinstance(other, Tensor):
+            other = other.item()
     check_sub(other, x)
     dt = _result_type(x, other)
     if alpha == 1 and alpha is not True:

@@ -500,6 +500,28 @@ class ZeroBackward0(FillBackward2):
     pass
 
 
+class FillBackward0(FillBackward2):
+    """torch.fill(Scalar)."""
+
+
+class FillBackward1(FillBackward3):
+    """torch.fill(Tensor)."""
+
+
+def fill(input, value):
+    """torch.fill: a new tensor laid out as input (empty_like's strides) filled with value, a
+    number or a 0-dim tensor (which gets the gradient's sum; input gets none)."""
+    from .._creation import empty_like
+    with no_grad():
+        out = fill_(empty_like(input), value)
+    if isinstance(value, Tensor):
+        if needs_grad(input, value):
+            record(FillBackward1, (input, value), (out,))
+    elif needs_grad(input):
+        record(FillBackward0, (input,), (out,))
+    return out
+
+
 def _filled(old, value, node_cls=FillBackward2):
     from .._creation import full
     if isinstance(value, Tensor):

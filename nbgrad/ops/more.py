@@ -828,9 +828,12 @@ def dsplit(input, indices_or_sections):
 
 def _split_method(fn):
     """Tensor.hsplit & co.: PyTorch's `hsplit(IntArrayRef indices)` also takes the indices as
-    positional arguments (x.vsplit(1, 1))."""
-    def method(self, indices_or_sections, *more):
-        return fn(self, (indices_or_sections, *more) if more else indices_or_sections)
+    positional arguments (x.vsplit(1, 1)), and each by its keyword (sections=, indices=)."""
+    def method(self, *args, **kwargs):
+        if kwargs or not args:
+            from ._argument_check import given_by_keyword
+            args = given_by_keyword(fn.__name__, args, kwargs)
+        return fn(self, args if len(args) > 1 else args[0])
     method.__name__ = fn.__name__
     return method
 

@@ -414,7 +414,17 @@ def _view_geometry(x, args, op, arg):
     return found
 
 
-def view(x, *shape):
+_UNGIVEN = object()     # (a keyword not given: PyTorch's parser takes the var-args by their name too)
+
+
+def _by_keyword(name, args, **kwargs):
+    from ._argument_check import given_by_keyword
+    return given_by_keyword(name, args, {k: v for k, v in kwargs.items() if v is not _UNGIVEN})
+
+
+def view(x, *shape, size=_UNGIVEN, dtype=_UNGIVEN):
+    if size is not _UNGIVEN or dtype is not _UNGIVEN:
+        shape = _by_keyword("view", shape, size=size, dtype=dtype)
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
     shape, strides, node_cls = _view_geometry(x, shape, "view", "size")
@@ -435,8 +445,10 @@ def view_dtype(x, dtype):
     return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
 
 
-def reshape(x, *shape):
-    shape, strides, node_cls = _view_geometry(x, shape, "reshape", "shape")
+def reshape(x, *sizes, shape=_UNGIVEN):
+    if shape is not _UNGIVEN:
+        sizes = _by_keyword("reshape", sizes, shape=shape)
+    shape, strides, node_cls = _view_geometry(x, sizes, "reshape", "shape")
     if strides is not None:         # a view: ViewBackward0, or _reshape_alias's node
         return _reshaped(node_cls, x, shape, strides)
     from .copying import contiguous
@@ -602,8 +614,10 @@ def t(x):
     return out
 
 
-def permute(x, *dims):
-    dims = _shape_args(dims, "permute", "dims")
+def permute(x, *order, dims=_UNGIVEN):
+    if dims is not _UNGIVEN:
+        order = _by_keyword("permute", order, dims=dims)
+    dims = _shape_args(order, "permute", "dims")
     if len(dims) != x.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} is not equal to len(dims) = {len(dims)}")
     dims = tuple(_wrap(d, x.dim()) for d in dims)

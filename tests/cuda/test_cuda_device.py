@@ -137,3 +137,37 @@ def test_sgd_momentum_matches_cpu():
             opt.step()
         results.append(w.detach().cpu().numpy())
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+@pytest.mark.skipif(not nbgrad.cuda.is_simulated(), reason="the simulator's shared arrays")
+def test_simulator_threads_of_a_block_share_one_shared_array(monkeypatch):
+    # the simulator made a call site's shared array at the first call, unlocked: threads that
+    # both missed got arrays of their own (a reduction summed stale memory, rarely); a slow
+    # allocation makes every thread miss at once
+    import threading
+    import time
+    from numba.cuda.simulator import kernelapi
+    nbgrad.backends.get_backend("cuda")         # (its simulator shims)
+    empty = np.empty
+
+    def slow_empty(*args, **kwargs):
+        time.sleep(0.005)
+        return empty(*args, **kwargs)
+
+    monkeypatch.setattr(np, "empty", slow_empty)
+    shared = kernelapi.FakeCUDAShared(0)
+    got = [None] * 8
+    barrier = threading.Barrier(8)
+
+    def thread(i):
+        barrier.wait()
+        got[i] = shared.array(16, np.float64)   # (one call site for all)
+
+    threads = [threading.Thread(target=thread, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(a) for a in got}) == 1 and got[0].shape == (16,)
+    other = shared.array(4, np.float32)         # (another call site: another array)
+    assert other is not got[0] and other.dtype == np.float32

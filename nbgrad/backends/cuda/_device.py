@@ -222,5 +222,39 @@ def _patch_simulator():
     FakeCUDAArray.__cuda_array_interface__ = property(interface)
 
 
+def _lock_simulator_shared_arrays():
+    """The simulator's cuda.shared.array finds a block's array by its call site and makes it
+    at the first call, unlocked: two threads of a block that both miss get two arrays, and
+    what one writes the other never reads (a reduction then sums stale memory; one launch of
+    ~300 of a 32-thread sum at a 1 us switch interval, and a DDP test in CI).  Made under a
+    lock here, looked up by the same call site (file, line)."""
+    import sys
+    import threading
+    from numba.core import types
+    from numba.np import numpy_support
+    from numba.cuda.simulator import kernelapi
+    shared = kernelapi.FakeCUDAShared
+    if getattr(shared.array, "_nbgrad_locked", False):
+        return
+    original = shared.array
+    lock = threading.Lock()
+
+    def array(self, shape, dtype, alignment=None):
+        if alignment is not None or shape == 0:
+            return original(self, shape, dtype, alignment)    # (its refusal; dynamic shared memory)
+        frame = sys._getframe(1)
+        caller = (frame.f_code.co_filename, frame.f_lineno)
+        with lock:
+            found = self._allocations.get(caller)
+            if found is None:
+                np_dtype = numpy_support.as_dtype(dtype) if isinstance(dtype, types.Type) else dtype
+                found = self._allocations[caller] = np.empty(shape, np_dtype)
+        return found
+
+    array._nbgrad_locked = True
+    shared.array = array
+
+
 if SIMULATOR:
     _patch_simulator()
+    _lock_simulator_shared_arrays()

@@ -44,7 +44,7 @@ from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permu
                         broadcast_to)
 from .ops.views import transpose as swapaxes, transpose as swapdims, split_function as split
 from .ops.indexing import (index_select, gather, scatter, scatter_add, index_add, take, masked_select, nonzero,
-                           argwhere, cat, concat, concatenate, stack, hstack, vstack, index_put)
+                           argwhere, nonzero_static, cat, concat, concatenate, stack, hstack, vstack, index_put)
 from .ops.copying import clone
 from .ops.rearranging import tril, triu, flip, roll, repeat_interleave, tile, meshgrid, tril_indices, triu_indices
 from .ops.einsum import einsum
@@ -75,7 +75,7 @@ def result_type(tensor1, tensor2):
 def broadcast_shapes(*shapes):
     """PyTorch's torch.broadcast_shapes (torch._refs._broadcast_shapes): ints are 1-d shapes,
     None is skipped, dims are matched from the last, and its messages."""
-    import builtins                     # (max, int: nbgrad's own names in this module)
+    import builtins                     # (max, int, range: nbgrad's own names in this module)
     from collections.abc import Sequence
     shapes = tuple((s,) if isinstance(s, builtins.int) else s for s in shapes if s is not None)
     if not shapes:
@@ -85,7 +85,7 @@ def broadcast_shapes(*shapes):
             raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
     common = [1] * builtins.max(len(shape) for shape in shapes)
     for arg_idx, shape in enumerate(shapes):
-        for idx in range(-1, -1 - len(shape), -1):
+        for idx in builtins.range(-1, -1 - len(shape), -1):
             n = shape[idx]
             if n == common[idx]:
                 continue
@@ -162,8 +162,7 @@ from .ops.misc_elementwise import (float_power, fmax, fmin, gcd, gcd_, lcm, lcm_
                                    bitwise_left_shift, bitwise_right_shift, isneginf, isposinf, isreal)
 from .ops import toplevel as _TOPLEVEL
 globals().update({_n: _f for _n, _f in _TOPLEVEL.inplace_functions().items() if _n not in globals()})
-globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NN_NAMES + ["greater_equal", "less_equal",
-                                                                           "not_equal", "fix"]})
+globals().update({_n: getattr(_TOPLEVEL, _n) for _n in _TOPLEVEL.NAMES})
 from .ops.windows import hann_window, hamming_window, blackman_window, bartlett_window, kaiser_window
 from ._random_more import get_rng_state, set_rng_state, poisson, binomial
 from . import _random_more as _RANDOM_MORE
@@ -177,6 +176,7 @@ from .ops.torch_level import (svd, qr, cholesky, is_complex, is_conj, is_neg, is
 from .ops.special_functions import polygamma, mvlgamma
 from .ops.torch_level import typename
 from .ops.inplace import fill
+from ._creation import range_ as range     # noqa: A001  (torch.range: this module's code calls builtins.range)
 from .ops import view_copies as _VIEW_COPIES
 globals().update(_VIEW_COPIES.functions())    # torch.permute_copy, torch.split_copy, ...
 from ._creation import scalar_tensor, empty_permuted

@@ -521,6 +521,41 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _new(buf, (n,), dtype, device, requires_grad)
 
 
+_RANGE_WARNING = ("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).")
+
+
+def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """torch.range (nbgrad.range; deprecated by PyTorch, with its warning at every call): the
+    int((end - start) / step) + 1 values start + i * step, end included, of the default dtype
+    unless dtype says otherwise.  As ATen's range kernel: computed in its accumulate type
+    (double for float32/float64, float for the half types, int64 for an integer dtype, whose
+    bounds and step are truncated first) and rounded once into the dtype."""
+    from ._warnings import warn_user
+    if pin_memory:
+        _pinned()
+    _flag_first("range", requires_grad, (start, end, step))
+    warn_user(_RANGE_WARNING, UserWarning)
+    dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+    if dtype is D.bool_:
+        raise NotImplementedError('"range_cpu" not implemented for \'Bool\'')
+    check_dtype("range", dtype)
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    acc = np.float64 if dtype in (D.float32, D.float64) else np.float32 if dtype.is_floating_point else np.int64
+    start, end, step = (acc(v) if dtype.is_floating_point else int(v) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {float(start):g} -> {float(end):g}")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int((end - start) / step + 1)
+    _size_args((n,), dtype.itemsize)
+    values = start + np.arange(n, dtype=acc) * acc(step)
+    return _finish(tensor(values, dtype=dtype, device=device), requires_grad)
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     if pin_memory:
         _pinned()

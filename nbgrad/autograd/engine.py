@@ -213,7 +213,7 @@ def _roots(outputs, grad_outputs):
             root_grads.append(g)
             continue
         if node is None:
-            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         meta = out._producer_meta
         if meta is not None and meta[0] is node and meta[1] == nr and g is not None:
             # the output was reshaped in place under no_grad after its node made it: PyTorch

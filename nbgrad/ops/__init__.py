@@ -536,7 +536,8 @@ TENSOR_METHODS = {
     # indexing
     "index_select": I.index_select, "gather": I.gather, "scatter": I.scatter, "scatter_add": I.scatter_add,
     "index_add": I.index_add, "index_put": I.index_put, "index_put_": I.index_put_, "take": I.take,
-    "masked_select": I.masked_select, "nonzero": I.nonzero, "argwhere": I.argwhere,
+    "masked_select": I.masked_select, "nonzero": I.nonzero, "nonzero_static": I.nonzero_static,
+    "argwhere": I.argwhere,
     # copies and conversions
     "clone": copying.clone, "contiguous": copying.contiguous, "to": copying.to, "type_as": copying.type_as,
     "float": copying.float, "double": copying.double, "half": copying.half, "long": copying.long,

@@ -153,7 +153,7 @@ def _same_as_self(name, result_dtype, out):
 
 def _nonzero(name, result_dtype, out):
     if out._dtype is not D.int64:
-        raise RuntimeError("nonzero: Expected out tensor to have scalar type Long but got scalar type"
+        raise RuntimeError(f"{name}: Expected out tensor to have scalar type Long but got scalar type"
                            f"{D.scalar_type_name(out._dtype)}")
 
 
@@ -264,6 +264,7 @@ RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input
                                    "error message be improved?  If so, please report an enhancement request to "
                                    "PyTorch.)"),
          "multinomial": same_dtype("multinomial expects Long tensor out, got: {f.scalar}"),
+         "nuclear_norm": same_dtype("linalg.matrix_norm expected out tensor dtype {e.scalar} but got: {f.scalar}"),
          "any_dtype": _no_check,         # bernoulli: draws written in out's dtype, whatever it is
          "addbmm": same_dtype("self and mat2 must have the same dtype, but got {f.scalar} and {e.scalar}"),
          # (PyTorch's message names the result's type twice)

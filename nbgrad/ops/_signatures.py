@@ -46,8 +46,8 @@ for _names, _rule in (
         ("sum prod", "dtype"), ("amax amin", "input"), ("any all", "bool"),
         ("max min sort topk", "tuple"), ("where", "where"),
         ("cat concat concatenate stack hstack vstack", "cat"), ("index_select masked_select", "self"),
-        ("nonzero", "nonzero"), ("take", "take"), ("dot", "dot"),
-        ("zeros ones rand randn empty full arange linspace logspace eye randint randperm", "creation"),
+        ("nonzero nonzero_static", "nonzero"), ("take", "take"), ("dot", "dot"), ("frobenius_norm", "expected"),
+        ("zeros ones rand randn empty full arange range linspace logspace eye randint randperm", "creation"),
         ("fmax fmin gcd lcm ldexp nextafter bitwise_left_shift bitwise_right_shift greater_equal less_equal "
          "not_equal", "cast"), ("fix", "found"), ("cholesky cholesky_inverse cholesky_solve", "castable"),
         ("searchsorted bucketize", "searchsorted"),
@@ -58,7 +58,7 @@ for _names, _rule in (
          "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
         ("column_stack dstack row_stack", "cat"), ("inner", "tensordot"), ("bernoulli", "any_dtype"),
         *((name, name) for name in "logcumsumexp tensordot float_power heaviside histc nan_to_num narrow_copy addbmm "
-                                   "mvlgamma diag matrix_power multinomial".split())):
+                                   "mvlgamma diag matrix_power multinomial nuclear_norm".split())):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 # the special functions (ops/special_functions.py): polygamma takes its order first
 _OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc angle".split(), "cast"))
@@ -186,10 +186,14 @@ def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
     return named(public, name)
 
 
+# the ATen op named by PyTorch's out= refusal under autograd, where it is not the function's
+_OUT_GRAD_NAMES = {"frobenius_norm": "norm"}
+
+
 def public_function(fn, name):
     """The function nbgrad.<name>: PyTorch's keywords and out=."""
     return _wrap(fn, name, _renames(fn, name, method=False), OUT_RULES.get(name),
-                 _positional_keywords(fn, name, method=False))
+                 _positional_keywords(fn, name, method=False), _OUT_GRAD_NAMES.get(name))
 
 
 def public_method(fn, name):

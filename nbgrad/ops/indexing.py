@@ -938,6 +938,17 @@ def nonzero(x, *, as_tuple=False):
     return out
 
 
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's first `size` rows, then rows of fill_value up to `size` rows."""
+    from .._creation import full
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)
+    if found.shape[0] >= size:
+        return found[:size].contiguous()
+    return cat([found, full((size - found.shape[0], input.dim()), fill_value, dtype=D.int64, device=input.device)])
+
+
 def argwhere(x):
     return nonzero(x)
 

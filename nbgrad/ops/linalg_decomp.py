@@ -659,10 +659,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         # the singular values over the two dims moved to the end
         perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
         S = svdvals(V.permute(A, perm))
-        result = S.sum(-1) if ord == "nuc" else (S.amax(-1) if ord > 0 else S.amin(-1))
-        if keepdim:
-            for d in sorted((d0, d1)):
-                result = V.unsqueeze(result, d)
+        result = S.sum(-1, keepdim) if ord == "nuc" else (S.amax(-1, keepdim) if ord > 0 else S.amin(-1, keepdim))
+        if keepdim:         # (ATen's: a last dim added, then the permutation undone: PermuteBackward0)
+            inverse = [0] * len(perm)
+            for i, d in enumerate(perm):
+                inverse[d] = i
+            result = V.permute(V.unsqueeze(result, -1), inverse)
         return result
     # the 1 norm: the largest column sum; inf: the largest row sum (the 1 norm of A^T)
     if abs(ord) == math.inf:

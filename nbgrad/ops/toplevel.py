@@ -2,7 +2,9 @@
 t.abs_()), the comparison aliases, fix, and the nn functions torch also exposes at the top
 level with ATen's own signatures (reduction as an int, torch.dropout(input, p, train) without
 defaults, torch.embedding(weight, indices, ...) with the weight first, batch_norm and
-instance_norm with every argument given, ...), each calling nbgrad.nn.functional."""
+instance_norm with every argument given, ...), each calling nbgrad.nn.functional; and ATen's
+ops torch keeps at the top level for the JIT (convolution, conv_tbc, the rnn cells,
+frobenius_norm/nuclear_norm, native_channel_shuffle) over the same functions."""
 from .._tensor import Tensor
 
 # every torch.X_ that is a Tensor method in nbgrad (enumerated against torch 2.13's dir(torch))
@@ -263,9 +265,141 @@ def constant_pad_nd(input, pad, value=0):
     return _F().pad(input, pad, "constant", value)
 
 
-NN_NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d max_pool1d max_pool2d max_pool3d avg_pool1d adaptive_avg_pool1d "
-            "adaptive_max_pool1d batch_norm instance_norm layer_norm group_norm rms_norm dropout dropout_ "
-            "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ feature_dropout "
-            "feature_dropout_ embedding pixel_shuffle pixel_unshuffle channel_shuffle bilinear "
-            "binary_cross_entropy_with_logits kl_div cosine_embedding_loss hinge_embedding_loss margin_ranking_loss "
-            "poisson_nll_loss triplet_margin_loss constant_pad_nd").split()
+# -- ATen ops torch exposes at the top level (JIT-era spellings of existing functions) ------------
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return _F().max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def native_channel_shuffle(input, groups):
+    """channel_shuffle's values under ATen's node for native_channel_shuffle, which has no
+    derivative (its backward refuses)."""
+    from ..autograd.grad_mode import no_grad
+    from ._graph import needs_grad, record
+    from .misc_elementwise import not_implemented_node
+    with no_grad():
+        out = _F().channel_shuffle(input, groups)
+    if needs_grad(input):
+        record(not_implemented_node("native_channel_shuffle"), (input,), (out,))
+    return out
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """ATen's convolution: the conv (or, transposed, the conv_transpose) of weight's spatial rank."""
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    n = weight.dim() - 2
+    F = _F()
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return (F.conv1d, F.conv2d, F.conv3d)[n - 1](input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """The 1-D convolution of a (time, batch, channel) input by a (width, in, out) weight,
+    `pad` zeros at each end of time: conv1d of the permuted operands (ConvTbcBackward0)."""
+    from .more import renamed
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    length = input.shape[0] + 2 * pad - weight.shape[0] + 1
+    if length < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {length}: "
+                           f"[{length}, {input.shape[1]}, {weight.shape[2]}]")
+    if pad < 0:         # (ATen's kernel reads only the part of the input a negative pad leaves)
+        input = input[-pad:input.shape[0] + pad]
+        pad = 0
+    out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return renamed(out.permute(2, 0, 1), "ConvTbcBackward0")
+
+
+def frobenius_norm(input, dim, keepdim=False):
+    from .._warnings import warn_once
+    from .linalg_decomp import vector_norm
+    from .more import renamed
+    warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
+              "will be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` "
+              "instead")
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
+    return renamed(vector_norm(input, 2, tuple(dim), keepdim), "NormBackward1")      # (ATen's at::norm)
+
+
+def nuclear_norm(input, dim=None, keepdim=False):
+    """torch.nuclear_norm(input, keepdim=False) or (input, dim, keepdim=False)."""
+    from .._warnings import warn_once
+    from .linalg_decomp import matrix_norm
+    warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will "
+              "be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` "
+              "instead")
+    if isinstance(dim, bool):           # (the overload without dim: its keepdim by position)
+        dim, keepdim = None, dim
+    if isinstance(dim, int):            # (an int[2] of one int: PyTorch's parser repeats it)
+        dim = (dim, dim)
+    if dim is not None and len(dim) != 2:       # (ATen prints the dims space-separated)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+def _cell_checks(input, states, w_ih, w_hh, gates):
+    """ATen's checks of a cell's input, weights and hidden states, in its order (gru_cell's
+    hidden states before its weights); the hidden size is w_hh's second dim."""
+    if input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
+    hidden = w_hh.shape[1]
+
+    def weights():
+        for name, w in (("weight_ih", w_ih), ("weight_hh", w_hh)):
+            if w.shape[0] != gates * hidden:
+                raise RuntimeError(f"{name} first dim must be {gates} * hidden_size = {gates * hidden}, but got "
+                                   f"{w.shape[0]}")
+
+    if gates != 3:
+        weights()
+    for i, h in enumerate(states):
+        if input.shape[0] != h.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}")
+        if h.shape[1] != hidden:
+            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected {hidden}")
+    if gates == 3:
+        weights()
+
+
+def _cell(name, gates, step, relu=None):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        from ..nn.modules import rnn
+        states = list(hx) if gates == 4 else [hx]
+        if gates == 4 and len(states) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        _cell_checks(input, states, w_ih, w_hh, gates)
+        gi = _F().linear(input, w_ih, b_ih)
+        fn = getattr(rnn, step)
+        if gates == 4:
+            return fn(gi, states[0], states[1], w_hh, b_hh, None)
+        return fn(gi, states[0], w_hh, b_hh) if gates == 3 else fn(gi, states[0], w_hh, b_hh, relu)
+    cell.__name__ = cell.__qualname__ = name
+    cell.__doc__ = f"torch.{name}: one step of nn's cell with the weights given."
+    return cell
+
+
+lstm_cell = _cell("lstm_cell", 4, "_lstm_step")
+gru_cell = _cell("gru_cell", 3, "_gru_step")
+rnn_tanh_cell = _cell("rnn_tanh_cell", 1, "_rnn_step", relu=False)
+rnn_relu_cell = _cell("rnn_relu_cell", 1, "_rnn_step", relu=True)
+
+# the functions this file gives under their own names
+NAMES = ("conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d max_pool1d max_pool2d "
+         "max_pool3d avg_pool1d adaptive_avg_pool1d adaptive_max_pool1d batch_norm instance_norm layer_norm "
+         "group_norm rms_norm dropout dropout_ alpha_dropout alpha_dropout_ feature_alpha_dropout "
+         "feature_alpha_dropout_ feature_dropout feature_dropout_ embedding pixel_shuffle pixel_unshuffle "
+         "channel_shuffle bilinear binary_cross_entropy_with_logits kl_div cosine_embedding_loss "
+         "hinge_embedding_loss margin_ranking_loss poisson_nll_loss triplet_margin_loss constant_pad_nd "
+         "max_pool1d_with_indices native_channel_shuffle convolution conv_tbc frobenius_norm nuclear_norm "
+         "lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell greater_equal less_equal not_equal fix").split()

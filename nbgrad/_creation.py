@@ -65,7 +65,7 @@ def _finish(t, requires_grad):
 def _flag_first(name, requires_grad, args):
     """The parser's refusal of a requires_grad that is not a bool, before a factory whose size
     one number decides (arange(2**31)) writes any memory."""
-    if requires_grad is not False and requires_grad is not True:
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None:
         from .ops._argument_check import argument_error
         raise argument_error(name, args, {"requires_grad": requires_grad}) or \
             TypeError(f"{name}(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}")
@@ -310,7 +310,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """torch.asarray: as_tensor's sharing, its options keyword-only; copy=True never shares
     obj's memory, copy=False shares it or raises ValueError (PyTorch's rule); requires_grad
     applies to the result (obj itself when it is returned, as in PyTorch)."""
-    for name, value, allowed in (("copy", copy, (None, True, False)), ("requires_grad", requires_grad, (True, False))):
+    for name, value, allowed in (("copy", copy, (None, True, False)), ("requires_grad", requires_grad, (True, False, None))):
         if not any(value is a for a in allowed):        # (PyTorch's parser: bools)
             raise TypeError(f"asarray(): argument '{name}' must be bool, not {type(value).__name__}")
     out = as_tensor(obj, dtype=dtype, device=device)

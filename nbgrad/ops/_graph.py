@@ -351,17 +351,22 @@ def wrap_dims(dims, ndim):
     if isinstance(dims, (list, tuple)):
         if len(dims) == 0:
             return tuple(range(ndim))
-        out = tuple(sorted(_wrap(d, ndim) for d in dims))
+        out = tuple(sorted(_wrap(_list_element(d), ndim) for d in dims))
         if len(set(out)) != len(out):
             dup = next(d for d in out if out.count(d) > 1)
             raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
         return out if ndim else ()
-    if type(dims) is not int and isinstance(dims, Tensor) and dims.dim() and dims.numel() == 1 \
-            and not dims._dtype.is_floating_point:
-        dims = dims.reshape(())     # (an int[1] takes a tensor of one integer element, by its __index__)
-    d = _wrap(dims, ndim)
+    d = _wrap(_list_element(dims), ndim)
     # a 0-dim tensor accepts dim 0 / -1 but has no dimension to reduce or index: ()
     return (d,) if ndim else ()
+
+
+def _list_element(d):
+    """An int list's element as PyTorch's parser reads it: a tensor of one integral or bool
+    element (of any dim) is its value; anything else is left to _wrap's checks."""
+    if type(d) is not int and isinstance(d, Tensor) and d.numel() == 1 and not d._dtype.is_floating_point:
+        return int(d.item())
+    return d
 
 
 def int_dim(op, dim):

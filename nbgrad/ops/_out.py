@@ -245,6 +245,9 @@ _MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for arg
            "Expected tensor for argument #1 'indices' to have scalar type Long; but got {f.legacy} instead (while "
            "checking arguments for median)")
 
+_COMPOSITE_LABELS = {"linalg_cond": "linalg.cond", "linalg_tensorsolve": "tensorsolve",
+                     "linalg_matrix_rank": "torch.linalg.matrix_rank"}
+
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
          "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
          "take": _take, "dot": _dot, "floating": _floating_result, "linalg_norm": _linalg_norm,
@@ -265,6 +268,10 @@ RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input
                                    "PyTorch.)"),
          "multinomial": same_dtype("multinomial expects Long tensor out, got: {f.scalar}"),
          "nuclear_norm": same_dtype("linalg.matrix_norm expected out tensor dtype {e.scalar} but got: {f.scalar}"),
+         "multi_dot": same_dtype("multi_dot(): expected out tensor to have dtype {e.cpp} but got {f.cpp}"),
+         "vecdot": same_dtype("linalg.vecdot: Expected out of dtype{e.scalar} but found {f.scalar}"),
+         # composite functions whose result is copied into any out it casts to
+         "composite_cast": lambda name, dtype, out: linalg_castable(_COMPOSITE_LABELS[name], "result", dtype, out),
          "any_dtype": _no_check,         # bernoulli: draws written in out's dtype, whatever it is
          "addbmm": same_dtype("self and mat2 must have the same dtype, but got {f.scalar} and {e.scalar}"),
          # (PyTorch's message names the result's type twice)
@@ -302,10 +309,19 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         return _call_creation(name, fn, args, kwargs, out)
     check_out_type(name, out)
     computed = None
-    if rule == "linalg_norm":
-        # composite in PyTorch: only an out that requires grad is refused (by its in-place write)
+    if rule in _COMPOSITE:
+        # composite in PyTorch: only an out that requires grad is refused, by the op that writes
+        # it (grad_name) or by its in-place copy
         if is_grad_enabled() and out.requires_grad:
+            if grad_name is not None:
+                raise _no_grad_error(grad_name)
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    elif rule in _DTYPE_FIRST:
+        # PyTorch's Python-level out checks its dtype before the op it calls refuses autograd
+        with no_grad():
+            computed = fn(*args, **kwargs)
+        RULES[rule](name, computed._dtype, out)
+        check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
     elif rule == "dtype":       # (sum, prod: computed in out's dtype below)
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
     else:
@@ -328,6 +344,8 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     return write(out, result)
 
 
+_COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
+_DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 

@@ -75,10 +75,11 @@ LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg
               "slogdet": ("tuple", "_linalg_slogdet")}
 # ... and those of ops/linalg_more.py
 LINALG_OUT.update({"solve_triangular": ("found", "linalg_solve_triangular"), "pinv": ("cast", "linalg_pinv"),
-                   "matrix_power": ("expected", "linalg_matrix_power"), "lu_solve": ("expected", "linalg_lu_solve"),
-                   "multi_dot": ("expected", "linalg_multi_dot"), "vecdot": ("expected", "linalg_vecdot"),
-                   "cond": ("expected", "linalg_cond"), "matrix_rank": ("expected", "linalg_matrix_rank"),
-                   "tensorinv": ("expected", "linalg_tensorinv"), "tensorsolve": ("expected", "linalg_tensorsolve"),
+                   # (PyTorch's composites: the op that writes out refuses, or nothing does)
+                   "matrix_power": ("expected", "matmul"), "lu_solve": ("expected", "linalg_lu_solve"),
+                   "multi_dot": ("multi_dot", "mm"), "vecdot": ("vecdot", "vdot"),
+                   "cond": ("composite_cast", None), "matrix_rank": ("composite_cast", "sum"),
+                   "tensorinv": ("expected", "linalg_tensorinv"), "tensorsolve": ("composite_cast", None),
                    "lu_factor": ("tuple", "linalg_lu_factor_ex"), "lu_factor_ex": ("tuple", "linalg_lu_factor_ex"),
                    "lu": ("tuple", "linalg_lu"), "inv_ex": ("tuple", "linalg_inv_ex"),
                    "cholesky_ex": ("tuple", "linalg_cholesky_ex"), "solve_ex": ("tuple", "_linalg_solve_ex")})

@@ -385,8 +385,18 @@ def fma_raw(a, b, c, dt=None, like=None):
     return out if layout is None else _graph.copy_raw(out, tuple(layout[1]))
 
 
+def wrapped_number(v):
+    """A Python number given for both operands of add, sub, mul, div or floor_divide: PyTorch's
+    parser wraps numbers as tensors for these (torch.add(2, 3) is tensor(5)); the 0-dim tensor
+    of the number's default dtype (int64, the default float, bool) gives the same result type."""
+    from .._creation import tensor
+    return tensor(v)
+
+
 def add(a, b, alpha=1):
     if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            return add(wrapped_number(a), b, alpha)
         return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
     return _scaled_binary("add", AddBackward0, a, b, alpha)
 
@@ -690,6 +700,8 @@ class SubBackward0(Node):
 
 def sub(a, b, alpha=1):
     if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            return sub(wrapped_number(a), b, alpha)
         return rsub(b, a, alpha)
     if isinstance(alpha, Tensor):       # (x.sub(b, t): the parser's verdict before sub's bool check)
         b, alpha = _tensor_alpha("sub", b, alpha)
@@ -802,7 +814,7 @@ def _mul_backward_dense(g, a, b):
 
 def mul(a, b):
     if not isinstance(a, Tensor):
-        a, b = b, a
+        a, b = (b, a) if isinstance(b, Tensor) else (wrapped_number(a), b)
     dt = _result_type(a, b)
     out = _binary_raw("mul", a, b, dt)
     if needs_grad(a, b):
@@ -849,6 +861,8 @@ class DivBackward2(Node):
 
 
 def div(a, b, *, rounding_mode=None):
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = wrapped_number(a)
     if rounding_mode is not None:
         if rounding_mode == "floor":
             with no_grad():
@@ -910,6 +924,8 @@ def _check_integer_divisor(b, dt, a=None):
 
 
 def floor_divide(a, b):
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = wrapped_number(a)
     dt = _result_type(a, b)
     _check_binary_dtype("floor_divide", dt, a, b)
     _check_integer_divisor(b, dt, a)

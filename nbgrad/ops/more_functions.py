@@ -313,10 +313,14 @@ def corrcoef(input):
 
 
 # ---------------------------------------------------------------- trapezoid
-def _trapezoid_args(name, y, dim, x=None):
+def _trapezoid_dim(y, dim):
     if y.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    d = wrap_dim(dim, y.dim())
+    return wrap_dim(dim, y.dim())
+
+
+def _trapezoid_args(name, y, dim, x=None):
+    d = _trapezoid_dim(y, dim)
     if isinstance(x, Tensor) and (x.dtype is D.bool_ or y.dtype is D.bool_):
         raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if y.dtype is D.bool_:
@@ -373,11 +377,14 @@ def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The trapezoidal rule along dim: with sample points x, or a constant spacing dx (1)."""
     from .._creation import zeros
     from .elementwise import div_scalar, mul_scalar
+    if not isinstance(x, Tensor) and dx is not _NO_DX and not is_number(dx):
+        _dx_of("trapezoid", dx, dim)            # (the parser's refusal, first)
+    if y.shape[_trapezoid_dim(y, dim)] == 0:    # (ATen's answer for no samples, before its dtype checks)
+        return zeros([s for k, s in enumerate(y.shape) if k != wrap_dim(dim, y.dim())], dtype=y.dtype,
+                     device=y.device)
     d = _trapezoid_args("trapezoid", y, dim, x)
     if not isinstance(x, Tensor):
         dx = _dx_of("trapezoid", dx, dim)
-    if y.shape[d] == 0:
-        return zeros([s for k, s in enumerate(y.shape) if k != d], dtype=y.dtype, device=y.device)
     if isinstance(x, Tensor):
         return div_scalar((_pairs(y, d) * _trapezoid_dx("trapezoid", y, x, d)).sum(d), 2.0)
     return mul_scalar(y.sum(d) - mul_scalar(y.select(d, 0) + y.select(d, -1), 0.5), dx)

@@ -402,10 +402,17 @@ def _tril_size(row, col, offset):
     return size
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, requires_grad=False, pin_memory=False):
     """The (row, col) indices of a row x col matrix's lower triangle, row by row."""
-    return _triangle_indices("tril_indices", row, col, offset, dtype, device, True)
+    return _triangle_factory("tril_indices", row, col, offset, dtype, device, True, requires_grad, pin_memory)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    return _triangle_indices("triu_indices", row, col, offset, dtype, device, False)
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, requires_grad=False, pin_memory=False):
+    return _triangle_factory("triu_indices", row, col, offset, dtype, device, False, requires_grad, pin_memory)
+
+
+def _triangle_factory(name, row, col, offset, dtype, device, lower, requires_grad, pin_memory):
+    from .._creation import _finish, _pinned
+    if pin_memory:
+        _pinned()
+    return _finish(_triangle_indices(name, row, col, offset, dtype, device, lower), requires_grad)

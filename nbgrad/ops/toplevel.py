@@ -327,6 +327,8 @@ def frobenius_norm(input, dim, keepdim=False):
     warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
               "will be removed in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` "
               "instead")
+    if isinstance(dim, int):            # (an int[1]: one int is the list of it)
+        dim = (dim,)
     if len(dim) > 2:
         raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions instead.")
     return renamed(vector_norm(input, 2, tuple(dim), keepdim), "NormBackward1")      # (ATen's at::norm)

@@ -78,9 +78,18 @@ def _encode(fn, method):
         out.append(f"{args.vararg.arg}:*{_kinds(args.vararg.annotation)}")
     elif args.kwonlyargs:
         out.append("*")
-    out += [f"{p.arg}:{_kinds(p.annotation)}{'=' if d is not None else ''}"
+    out += [f"{p.arg}:{_kinds(p.annotation)}{_factory_none(p, fn.name, method)}{'=' if d is not None else ''}"
             for p, d in zip(args.kwonlyargs, args.kw_defaults)]
     return ",".join(out)
+
+
+def _factory_none(param, name, method):
+    """A factory's requires_grad/pin_memory, which PyTorch's parser takes None for (its
+    TensorOptions arguments: torch.arange(3, requires_grad=None)) where the stubs say bool;
+    not those of range and frombuffer, whose bindings are written by hand."""
+    kinds = _kinds(param.annotation)
+    return "o" if not method and name not in ("range", "frombuffer") and param.arg in ("requires_grad", "pin_memory") and kinds == "b" \
+        else ""
 
 
 def _collect(body, method):

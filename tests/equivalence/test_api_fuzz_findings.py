@@ -1798,3 +1798,84 @@ def test_diag_embed_of_a_zero_dim_tensor_is_refused(args, error, message):
         nbgrad.diag_embed(nbgrad.tensor(3.0), *args)
     assert str(e.value) == message
     assert nbgrad.diag_embed(nbgrad.tensor([3.0])).tolist() == [[3.0]]
+
+
+# -- both operands Python numbers: PyTorch wraps them for add/sub/mul/div/floor_divide ---------
+@pytest.mark.parametrize("call, dtype, value", [
+    (lambda: nbgrad.add(2, 3), nbgrad.int64, 5), (lambda: nbgrad.mul(2, 3.5), nbgrad.float32, 7.0),
+    (lambda: nbgrad.div(3, 2), nbgrad.float32, 1.5), (lambda: nbgrad.divide(True, -1), nbgrad.float32, -1.0),
+    (lambda: nbgrad.sub(3, 2, alpha=2), nbgrad.int64, -1), (lambda: nbgrad.floor_divide(7, 2), nbgrad.int64, 3),
+    (lambda: nbgrad.multiply(2, True), nbgrad.int64, 2), (lambda: nbgrad.true_divide(3, 2), nbgrad.float32, 1.5),
+    (lambda: nbgrad.div(7, 2, rounding_mode="trunc"), nbgrad.int64, 3), (lambda: nbgrad.add(True, True), nbgrad.bool, True),
+])
+def test_binary_ops_of_two_numbers_are_tensors(call, dtype, value):
+    # (add(2, 3) recursed until RecursionError; the others refused their first operand)
+    r = call()
+    assert r.dim() == 0 and r.dtype == dtype and r.item() == value
+
+
+def test_a_float32_sum_that_overflows_gives_inf_without_numpys_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isinf((nbgrad.tensor([2.5]) + 1e40).item()) and math.isinf(nbgrad.add(2.5, 1e40).item())
+
+
+# -- factories take None for requires_grad and pin_memory (their TensorOptions arguments) -------
+@pytest.mark.parametrize("call", [
+    lambda: nbgrad.arange(3, requires_grad=None), lambda: nbgrad.full((2,), 1.0, requires_grad=None, pin_memory=None),
+    lambda: nbgrad.linspace(0, 1, 3, requires_grad=None), lambda: nbgrad.randperm(3, requires_grad=None),
+    lambda: nbgrad.asarray([1, 2], requires_grad=None), lambda: nbgrad.tril_indices(3, 3, requires_grad=None),
+])
+def test_factories_take_none_for_their_flags(call):
+    assert not call().requires_grad
+
+
+def test_range_and_frombuffer_refuse_none_and_tril_indices_checks_its_flag():
+    with pytest.raises(TypeError, match=r"^range\(\): argument 'requires_grad' must be bool, not NoneType$"):
+        nbgrad.range(1, 2, requires_grad=None)
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nbgrad.tril_indices(3, 3, requires_grad=True)
+
+
+# -- trapezoid answers no samples before its dtype checks -------------------------------------------
+def test_trapezoid_of_no_bool_samples_is_bool_zeros():
+    r = nbgrad.trapezoid(nbgrad.zeros(2, 0, dtype=nbgrad.bool))
+    assert r.dtype == nbgrad.bool and r.tolist() == [False, False]
+    with pytest.raises(RuntimeError, match="^trapezoid: received a bool input for `y`, but bool is not supported$"):
+        nbgrad.trapezoid(nbgrad.zeros(2, 3, dtype=nbgrad.bool))
+
+
+# -- torch.linalg's composites: out= as PyTorch's Python-level functions write it -------------------
+def test_linalg_composites_write_out_as_pytorch():
+    A = nbgrad.randn(2, 2, requires_grad=True)
+    b = nbgrad.randn(2)
+    assert nbgrad.linalg.cond(A, out=nbgrad.empty(0, dtype=nbgrad.float64)).dtype == nbgrad.float64   # (no refusal)
+    assert nbgrad.linalg.tensorsolve(A, b, out=nbgrad.empty(0, dtype=nbgrad.float16)).dtype == nbgrad.float16
+    with pytest.raises(RuntimeError, match="^linalg.cond: Expected result to be safely castable from Float dtype, "
+                                           "but got result with dtype Long$"):
+        nbgrad.linalg.cond(A, out=nbgrad.empty(0, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place "
+                                           "operation.$"):
+        nbgrad.linalg.tensorsolve(A, b, out=nbgrad.empty(0, requires_grad=True))
+    x = nbgrad.randn(1, 3, dtype=nbgrad.float64, requires_grad=True)
+    assert nbgrad.linalg.matrix_rank(x, out=nbgrad.empty(1, dtype=nbgrad.float16)).item() == 1.0
+    with pytest.raises(RuntimeError, match="^torch.linalg.matrix_rank: Expected result to be safely castable from "
+                                           "Long dtype, but got result with dtype Bool$"):
+        nbgrad.linalg.matrix_rank(x, out=nbgrad.empty(1, dtype=nbgrad.bool))
+    # multi_dot and vecdot check out's dtype before the op they call refuses autograd
+    with pytest.raises(RuntimeError, match="^multi_dot\\(\\): expected out tensor to have dtype float but got double$"):
+        nbgrad.linalg.multi_dot([A, A], out=nbgrad.empty(0, dtype=nbgrad.float64))
+    with pytest.raises(RuntimeError, match="^mm\\(\\): functions with out=... arguments don't support automatic"):
+        nbgrad.linalg.multi_dot([A, A], out=nbgrad.empty(0))
+    with pytest.raises(RuntimeError, match="^linalg.vecdot: Expected out of dtypeFloat but found Double$"):
+        nbgrad.linalg.vecdot(b.requires_grad_(), b, out=nbgrad.empty(0, dtype=nbgrad.float64))
+    with pytest.raises(RuntimeError, match="^matmul\\(\\): functions with out=... arguments don't support"):
+        nbgrad.linalg.matrix_power(A, 2, out=nbgrad.empty(0))
+
+
+# -- an int list of dims takes a tensor of one integral or bool element ------------------------------
+def test_reduction_dims_take_one_element_tensors():
+    x = nbgrad.arange(6.).view(2, 3)
+    assert x.amax(nbgrad.tensor([[[True]]])).tolist() == [2.0, 5.0]         # (True is dim 1)
+    assert x.sum((nbgrad.tensor([[1]]),)).tolist() == [3.0, 12.0]
+    assert x.sum(nbgrad.tensor(False)).tolist() == [3.0, 5.0, 7.0]

@@ -100,7 +100,8 @@ def _scalar_of(dtype, value):
         return np.bool_(value != 0)
     if dtype.kind in "iu" and isinstance(value, float):
         value = int(value)  # truncate toward zero
-    return np.array(value).astype(dtype)[()]
+    with np.errstate(over="ignore"):    # (1e40 as float32 is inf, silently, as PyTorch's cast)
+        return np.array(value).astype(dtype)[()]
 
 
 def fill_plan(dst_view, value):

@@ -39,7 +39,8 @@ from .modules.transformer import (Transformer, TransformerDecoder, TransformerDe
                                   TransformerEncoder, TransformerEncoderLayer)
 from .modules.loss import (MultiLabelMarginLoss, MultiMarginLoss, TripletMarginLoss,  # noqa: E402,F401
                            TripletMarginWithDistanceLoss)
-from .modules.loss import CTCLoss  # noqa: E402,F401
+from .modules.loss import CTCLoss, LinearCrossEntropyLoss  # noqa: E402,F401
+from ..ops.linear_cross_entropy import LinearCrossEntropyOptions  # noqa: E402,F401
 from .modules.dropout import AlphaDropout, Dropout1d, FeatureAlphaDropout  # noqa: E402,F401
 from .modules.padding import CircularPad1d, CircularPad2d, CircularPad3d  # noqa: E402,F401
 from .modules.extra import (Bilinear, ChannelShuffle, LocalResponseNorm, LPPool1d, LPPool2d,  # noqa: E402,F401

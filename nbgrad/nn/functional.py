@@ -3,6 +3,7 @@ from .. import _dtype as D
 from ..ops import elementwise as _E, linalg as _L
 from ..ops.loss import (binary_cross_entropy_with_logits, cross_entropy, l1_loss, mse_loss, nll_loss,  # noqa: F401
                         _reduction)
+from ..ops.linear_cross_entropy import linear_cross_entropy  # noqa: F401,E402
 from ..ops.loss_more import (binary_cross_entropy, cosine_embedding_loss, gaussian_nll_loss,  # noqa: F401
                              hinge_embedding_loss, huber_loss, kl_div, margin_ranking_loss,
                              multilabel_soft_margin_loss, poisson_nll_loss, smooth_l1_loss, soft_margin_loss)

@@ -116,11 +116,11 @@ def detach_copy(input, *, out=None):
     return copy
 
 
-def _pieces(name, label, view, checked):
+def _pieces(name, label, view, checked, refuses_grad_out=False):
     def fn(input, *args, out=None, **kwargs):
         if out is None:
             return _copied(view(input, *args, **kwargs))
-        if name == "unbind_copy" and is_grad_enabled() and any(isinstance(o, Tensor) and o.requires_grad for o in out):
+        if refuses_grad_out and is_grad_enabled() and any(isinstance(o, Tensor) and o.requires_grad for o in out):
             raise _out._no_grad_error(name)
         with no_grad():
             pieces = view(input, *args, **kwargs)
@@ -142,5 +142,6 @@ def functions():
     found["split_copy"] = _pieces("split_copy", "split_copy_Tensor_out()", _split, checked=False)
     found["split_with_sizes_copy"] = _pieces("split_with_sizes_copy", "split_with_sizes_copy_out",
                                              Tensor.split_with_sizes, checked=True)
-    found["unbind_copy"] = _pieces("unbind_copy", "unbind_copy_int_out", Tensor.unbind, checked=True)
+    found["unbind_copy"] = _pieces("unbind_copy", "unbind_copy_int_out", Tensor.unbind, checked=True,
+                                   refuses_grad_out=True)
     return found

@@ -59,6 +59,42 @@ class CrossEntropyLoss(_WeightedLoss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of the input's projection by an internal Linear (nn.Linear's flat weight
+    of num_classes * prod(out_features) rows, reshaped per call), F.linear_cross_entropy's."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
+                 reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
+        import math
+        from .layers import Linear
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight, None, None, reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None \
+            else None
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
+
+
 class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
         super().__init__(size_average, reduce, reduction)

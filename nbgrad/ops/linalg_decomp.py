@@ -606,10 +606,13 @@ def torch_cross(input, other, dim=None):
 
 
 # -- norms ---------------------------------------------------------------------------
-def _check_norm_dtype(op, x, dtype):
+def _check_norm_dtype(op, x, dtype, dims=None):
+    """ATen's checks of a norm's input dtype, then (a matrix norm's: dims(), checked between)
+    its dtype argument."""
     if not x._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(x._dtype)}")
+    found = dims() if dims is not None else None
     if dtype is not None:
         if not dtype.is_floating_point:
             raise RuntimeError(f"{op}: dtype should be floating point or complex, but got "
@@ -618,6 +621,7 @@ def _check_norm_dtype(op, x, dtype):
             raise RuntimeError(f"{op}: the dtype of the input ({D.scalar_type_name(x._dtype)}) should be "
                                f"convertible without narrowing to the specified dtype "
                                f"({D.scalar_type_name(dtype)})")
+    return found
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -630,11 +634,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 def _matrix_dims(op, A, dim):
-    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
-        raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {list(dim) if isinstance(dim, (tuple, list)) else dim}")
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:     # (ATen prints the dims space-separated)
+        got = " ".join(map(str, dim)) if isinstance(dim, (tuple, list)) else dim
+        raise RuntimeError(f"{op}: dim must be a 2-tuple. Got {got}")
     d0, d1 = _wrap(dim[0], A.dim()), _wrap(dim[1], A.dim())
     if d0 == d1:
-        raise RuntimeError(f"{op}: dims must be different. Got ({dim[0]}, {dim[1]})")
+        raise RuntimeError(f"{op}: dims must be different. Got ({d0}, {d1})")
     return d0, d1
 
 
@@ -642,17 +647,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     op = "linalg.matrix_norm"
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_matrix_norm(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
-    if A.dim() < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    _check_norm_dtype(op, A, dtype)
-    d0, d1 = _matrix_dims(op, A, dim)
+    # ATen's order: the order, A a matrix of floats, the dims, the dtype
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"{op}: Order {ord} not supported.")
-        if ord == "fro":
-            return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"{op}: Order {ord:g} not supported.")
+    if A.dim() < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = _check_norm_dtype(op, A, dtype, lambda: _matrix_dims(op, A, dim))
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if dtype is not None and dtype is not A._dtype:
         A = A.to(dtype)
     if ord == "nuc" or abs(ord) == 2:
@@ -700,11 +705,12 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
     """torch.norm / Tensor.norm (torch/functional.py): 'fro' (over <= 2 dims) and numbers
     are vector norms, 'nuc' the matrix norm."""
+    from .. import linalg          # (the public functions: their parser checks the arguments passed on)
     _dim = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return vector_norm(input, 2, _dim, keepdim, dtype=dtype)
+            return linalg.vector_norm(input, 2, _dim, keepdim, dtype=dtype)
         if _dim is None:
             _dim = list(range(input.dim()))
-        return matrix_norm(input, p, _dim, keepdim, dtype=dtype)
-    return vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
+        return linalg.matrix_norm(input, p, _dim, keepdim, dtype=dtype)
+    return linalg.vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)

@@ -715,7 +715,9 @@ _COND_ORDS = (1, -1, 2, -2, math.inf, -math.inf)
 
 def cond(A, p=None, *, out=None):
     _check_tensor("linalg_cond", "input", 1, A)
-    if A.dim() < 2:
+    if A.dim() < 2:         # (ATen's overload for a str ord words it with the ord, before checking it)
+        if isinstance(p, str):
+            raise RuntimeError(f"linalg.cond(ord={p}): The input tensor A must have at least 2 dimensions.")
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     ord = 2 if p is None else p
     if isinstance(ord, str):

@@ -345,8 +345,6 @@ def nuclear_norm(input, dim=None, keepdim=False):
         dim, keepdim = None, dim
     if isinstance(dim, int):            # (an int[2] of one int: PyTorch's parser repeats it)
         dim = (dim, dim)
-    if dim is not None and len(dim) != 2:       # (ATen prints the dims space-separated)
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 

@@ -1879,3 +1879,26 @@ def test_reduction_dims_take_one_element_tensors():
     assert x.amax(nbgrad.tensor([[[True]]])).tolist() == [2.0, 5.0]         # (True is dim 1)
     assert x.sum((nbgrad.tensor([[1]]),)).tolist() == [3.0, 12.0]
     assert x.sum(nbgrad.tensor(False)).tolist() == [3.0, 5.0, 7.0]
+
+
+# -- torch.norm passes its arguments to torch.linalg's functions, whose parser checks them ---------
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: nbgrad.norm(nbgrad.tensor(True), 3, nbgrad.bool), TypeError,
+     r"linalg_vector_norm\(\): argument 'dim' \(position 3\) must be tuple of ints, not torch.dtype"),
+    (lambda: nbgrad.norm(nbgrad.ones(4, dtype=nbgrad.bool), dim=True), TypeError,
+     r"linalg_vector_norm\(\): argument 'dim' \(position 3\) must be tuple of ints, but found element of type "
+     "bool at pos 0"),
+    # matrix_norm checks its order first, then A, its dims (printed space-separated), its dtype
+    (lambda: nbgrad.norm(nbgrad.ones(3), p="abc"), RuntimeError, "linalg.matrix_norm: Order abc not supported."),
+    (lambda: nbgrad.norm(nbgrad.ones(2, 3, 4), "fro", (0, 1, 2)), RuntimeError,
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    (lambda: nbgrad.linalg.matrix_norm(nbgrad.ones(2, 3, 3), dim=(0, -3), dtype=nbgrad.int64), RuntimeError,
+     r"linalg.matrix_norm: dims must be different. Got \(0, 0\)"),
+    (lambda: nbgrad.linalg.matrix_norm(nbgrad.ones(3, 3), dim=(0,), dtype=nbgrad.int64), RuntimeError,
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0"),
+    (lambda: nbgrad.linalg.cond(nbgrad.ones(3), "abc"), RuntimeError,
+     r"linalg.cond\(ord=abc\): The input tensor A must have at least 2 dimensions."),
+])
+def test_norms_check_in_atens_order_and_words(call, error, message):
+    with pytest.raises(error, match="^" + message + "$"):
+        call()

@@ -297,7 +297,11 @@ def _refused_reduction(name, dim, keepdim, **more):
 
 def _dims_of(name, dim, keepdim, dtype, axis):
     """(dim, keepdim) of x.sum(...)/x.mean(...): axis= is dim's NumPy name; keepdim without a
-    dim is refused, as no overload of PyTorch's takes it."""
+    dim is refused, as no overload of PyTorch's takes it, and so are a dtype that is not one and
+    a floating-point tensor for dim (before the op reads the input's dtype)."""
+    if (dtype is not None and not isinstance(dtype, D.dtype)) or \
+            (isinstance(dim, Tensor) and dim._dtype.is_floating_point):
+        _refused_reduction(name, dim, keepdim, dtype=dtype)
     if dim is _UNSET:
         if keepdim is not _UNSET and axis is None:
             _refused_reduction(name, dim, keepdim, dtype=dtype)
@@ -306,14 +310,14 @@ def _dims_of(name, dim, keepdim, dtype, axis):
 
 
 def _sum(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
-    if dim is _UNSET and keepdim is _UNSET and axis is None:
-        return R.sum(self, None, False, dtype=dtype)        # (the hot call: x.sum())
+    if dim is _UNSET and keepdim is _UNSET and axis is None and dtype is None:
+        return R.sum(self, None, False)                     # (the hot call: x.sum())
     return R.sum(self, *_dims_of("sum", dim, keepdim, dtype, axis), dtype=dtype)
 
 
 def _mean(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
-    if dim is _UNSET and keepdim is _UNSET and axis is None:
-        return R.mean(self, None, False, dtype=dtype)
+    if dim is _UNSET and keepdim is _UNSET and axis is None and dtype is None:
+        return R.mean(self, None, False)
     return R.mean(self, *_dims_of("mean", dim, keepdim, dtype, axis), dtype=dtype)
 
 

@@ -2,6 +2,9 @@
 (EmbeddingBackward0: the rows' gradients summed into a zero matrix, none for padding_idx,
 divided by each index's count under scale_grad_by_freq) and its max_norm renormalisation."""
 import operator
+
+import numpy as np
+
 from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
@@ -115,6 +118,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:        # (before embedding's checks, as PyTorch's Python)
         input = input.contiguous()
         embedding_renorm_(weight, input, max_norm, norm_type)
+    if not isinstance(scale_grad_by_freq, (bool, np.bool_)) or not isinstance(sparse, (bool, np.bool_)):
+        # (then PyTorch's Python calls torch.embedding, whose parser reads the flags as bools)
+        from ._argument_check import argument_error
+        raise argument_error("embedding", (weight, input, -1 if padding_idx is None else padding_idx,
+                                           scale_grad_by_freq, sparse), {})
     if sparse:
         raise NotImplementedError("embedding(sparse=True): nbgrad has no sparse tensors")
     _check(input, weight)

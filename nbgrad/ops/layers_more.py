@@ -15,6 +15,13 @@ from .more import renamed
 def bilinear(input1, input2, weight, bias=None):
     """y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]."""
     from .einsum import einsum
+    from .. import _dtype as D
+    same = input1.dtype is input2.dtype is weight.dtype and (bias is None or bias.dtype is input1.dtype)
+    if not same:
+        names = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
+                                                                               else [])
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{n}: {D.cpp_type_name(t.dtype)}" for n, t in names))
     d1, d2 = input1.dim(), input2.dim()
     if d1 != d2:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {d1} and {d2}")

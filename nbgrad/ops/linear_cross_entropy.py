@@ -24,8 +24,10 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import record
 
+# PyTorch's picks of (acc_policy, chunking_method) for "auto", by (device, dtype)
 _AUTO_DEFAULTS = {("cpu", "bfloat16"): ("accurate", "aspect_ratio"), ("cpu", "float16"): ("accurate", "aspect_ratio"),
-                  ("cuda", "bfloat16"): ("compact", "aspect_ratio:2"), ("cuda", "float16"): ("compact", "aspect_ratio:2")}
+                  ("cuda", "bfloat16"): ("compact", "aspect_ratio:2"),
+                  ("cuda", "float16"): ("compact", "aspect_ratio:2")}
 _AUTO_FALLBACK = ("compact", "aspect_ratio:2")
 _SUPPORTED_ACC_DTYPES = ("float16", "bfloat16", "float32", "float64")
 

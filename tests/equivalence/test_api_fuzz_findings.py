@@ -1806,7 +1806,8 @@ def test_diag_embed_of_a_zero_dim_tensor_is_refused(args, error, message):
     (lambda: nbgrad.div(3, 2), nbgrad.float32, 1.5), (lambda: nbgrad.divide(True, -1), nbgrad.float32, -1.0),
     (lambda: nbgrad.sub(3, 2, alpha=2), nbgrad.int64, -1), (lambda: nbgrad.floor_divide(7, 2), nbgrad.int64, 3),
     (lambda: nbgrad.multiply(2, True), nbgrad.int64, 2), (lambda: nbgrad.true_divide(3, 2), nbgrad.float32, 1.5),
-    (lambda: nbgrad.div(7, 2, rounding_mode="trunc"), nbgrad.int64, 3), (lambda: nbgrad.add(True, True), nbgrad.bool, True),
+    (lambda: nbgrad.div(7, 2, rounding_mode="trunc"), nbgrad.int64, 3),
+    (lambda: nbgrad.add(True, True), nbgrad.bool, True),
 ])
 def test_binary_ops_of_two_numbers_are_tensors(call, dtype, value):
     # (add(2, 3) recursed until RecursionError; the others refused their first operand)
@@ -1901,4 +1902,29 @@ def test_reduction_dims_take_one_element_tensors():
 ])
 def test_norms_check_in_atens_order_and_words(call, error, message):
     with pytest.raises(error, match="^" + message + "$"):
+        call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # F.embedding's Python calls torch.embedding, whose parser reads the flags as bools
+    (lambda: F.embedding(nbgrad.zeros(2, dtype=nbgrad.int64), nbgrad.zeros(1, 3), scale_grad_by_freq=None), TypeError,
+     r"embedding\(\): argument 'scale_grad_by_freq' \(position 4\) must be bool, not NoneType"),
+    (lambda: F.embedding(nbgrad.zeros(2, 3, 5, dtype=nbgrad.int64), nbgrad.zeros(1, 3), sparse=None), TypeError,
+     r"embedding\(\): argument 'sparse' \(position 5\) must be bool, not NoneType"),
+    # bilinear checks its operands' dtypes first
+    (lambda: F.bilinear(nbgrad.zeros(3, 3, dtype=nbgrad.bfloat16), nbgrad.zeros(3, 1, dtype=nbgrad.uint8),
+                        nbgrad.zeros(0, 3, dtype=nbgrad.int32)), RuntimeError,
+     "All tensors must have the same dtype, got input1: c10::BFloat16, input2: unsigned char, weight: int"),
+    (lambda: F.bilinear(nbgrad.zeros(2, 3), nbgrad.zeros(2, 1), nbgrad.zeros(4, 3, 1),
+                        nbgrad.zeros(4, dtype=nbgrad.float64)),
+     RuntimeError, "All tensors must have the same dtype, got input1: float, input2: float, weight: float, "
+                   "bias: double"),
+    # the hot reductions refuse a dtype that is not one, and a float tensor for dim, as the parser
+    (lambda: nbgrad.zeros(3).sum(dtype=nbgrad.zeros(1)), TypeError,
+     r"sum\(\) received an invalid combination of arguments - got \(dtype=Tensor, \), but expected one of:"),
+    (lambda: nbgrad.zeros(3, dtype=nbgrad.int32).mean(nbgrad.tensor(1.0)), TypeError,
+     r"mean\(\) received an invalid combination of arguments - got \(Tensor\), but expected one of:"),
+])
+def test_refused_before_the_ops_own_checks(call, error, message):
+    with pytest.raises(error, match="^" + message):
         call()

@@ -69,7 +69,8 @@ def test_the_rnn_cells_are_one_step_of_nns_cells():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda x, h: T.rnn_tanh_cell(x, h, T.ones(5, 3), T.ones(5, 5)), "input has inconsistent input_size: got 4 expected 3"),
+    (lambda x, h: T.rnn_tanh_cell(x, h, T.ones(5, 3), T.ones(5, 5)),
+     "input has inconsistent input_size: got 4 expected 3"),
     (lambda x, h: T.rnn_tanh_cell(x, h[:2], T.ones(5, 4), T.ones(5, 5)),
      "Input batch size 3 doesn't match hidden0 batch size 2"),
     (lambda x, h: T.rnn_tanh_cell(x, h, T.ones(5, 4), T.ones(5, 6)),

@@ -286,9 +286,15 @@ class Tensor:
             raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
         return int(dim) % max(ndim, 1)
 
-    def is_contiguous(self, memory_format=None):
-        if memory_format is not None:
-            from ._layout import is_contiguous_as
+    def is_contiguous(self, *positional, memory_format=None):
+        if positional:      # (PyTorch's parser: memory_format is keyword-only)
+            raise TypeError(f"is_contiguous() takes 0 positional arguments but {len(positional)} "
+                            f"{'was' if len(positional) == 1 else 'were'} given")
+        if memory_format is not None:       # (None: PyTorch's default, contiguous_format; given, it must be one)
+            from ._layout import is_contiguous_as, memory_format as _format
+            if not isinstance(memory_format, _format):
+                raise TypeError(f"is_contiguous(): argument 'memory_format' must be torch.memory_format, not "
+                                f"{type(memory_format).__name__}")
             return is_contiguous_as(self._shape, self._stride, memory_format)
         shape = tuple(self._shape)      # (reversed() of a Size would go through its __getitem__)
         if 0 in shape:

@@ -34,7 +34,10 @@ def clone(x, *, memory_format=None):
     return out
 
 
-def contiguous(x, memory_format=None):
+def contiguous(x, *positional, memory_format=None):
+    if positional:          # (PyTorch's parser: memory_format is keyword-only)
+        raise TypeError(f"contiguous() takes 0 positional arguments but {len(positional)} "
+                        f"{'was' if len(positional) == 1 else 'were'} given")
     if memory_format is None or memory_format is contiguous_format or memory_format is preserve_format:
         if x.is_contiguous():
             return x

@@ -70,7 +70,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     kernel, dilation = _two(kernel_size, "kernel_size"), _two(dilation, "dilation")
     padding, stride = _two(padding, "padding"), _two(stride, "stride")
     _check_params(kernel, dilation, padding, stride, False)
-    x.size(1), x.size(2)        # (ATen's im2col_shape_check reads them first: IndexError below 3-D)
+    x.size(1) != 0 and x.size(2) != 0       # (im2col_shape_check's valid_dims: IndexError below 3-D, short-circuit)
     shape = x._shape
     if not ((x.dim() == 3 and all(shape)) or (x.dim() == 4 and all(shape[1:]))):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "

@@ -757,10 +757,11 @@ def logaddexp2(input, other):
 
 def matrix_power(input, n):
     n = as_symint(n, "matrix_power", "n", 2)        # (by value: `n >>= 1` on a tensor rewrote it)
-    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
-        shape = list(input.shape[-2:])
+    if input.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
-                           f"{shape[0] if len(shape) == 2 else 1} by {shape[-1]} matrices")
+                           f"{input.shape[-2]} by {input.shape[-1]} matrices")
     if n == 0:
         from .._creation import eye
         from ..autograd.grad_mode import no_grad

@@ -1928,3 +1928,24 @@ def test_norms_check_in_atens_order_and_words(call, error, message):
 def test_refused_before_the_ops_own_checks(call, error, message):
     with pytest.raises(error, match="^" + message):
         call()
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: nbgrad.linalg.matrix_power(nbgrad.tensor(True), -3), RuntimeError,     # (was a Python IndexError)
+     "linalg.matrix_power: The input tensor A must have at least 2 dimensions."),
+    (lambda: nbgrad.matrix_power(nbgrad.ones(2, 3), 2), RuntimeError,
+     "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    # im2col's valid_dims reads size(2) only when size(1) is not 0
+    (lambda: F.unfold(nbgrad.zeros(2, 0), 3), RuntimeError,
+     r"Expected 3D or 4D \(batch mode\) tensor with possibly 0 batch size and other non-zero dimensions for input, "
+     r"but got: \[2, 0\]"),
+    (lambda: F.unfold(nbgrad.zeros(2, 3), 3), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"),
+    # memory_format is keyword-only
+    (lambda: nbgrad.ones(2).contiguous(None), TypeError, r"contiguous\(\) takes 0 positional arguments but 1 was given"),
+    (lambda: nbgrad.ones(2).is_contiguous(nbgrad.channels_last), TypeError,
+     r"is_contiguous\(\) takes 0 positional arguments but 1 was given"),
+])
+def test_refusals_in_pytorchs_type_and_words(call, error, message):
+    with pytest.raises(error, match="^" + message + "$"):
+        call()

@@ -1303,8 +1303,9 @@ def msort(input):
 
 def cartesian_prod(*tensors):
     """Every combination of the 1-D tensors' elements, one per row (a single tensor: itself)."""
-    from .indexing import stack
+    from .indexing import stack, tensor_list
     from .rearranging import meshgrid
+    tensor_list("cartesian_prod", tensors)      # (PyTorch's Python passes them to its op as one list)
     for t in tensors:
         if t.dim() != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")

@@ -214,6 +214,8 @@ def block_diag(*tensors):
     from .._creation import zeros
     from ..autograd.grad_mode import no_grad
     from ..autograd.graph import needs_grad, record
+    from .indexing import tensor_list
+    tensor_list("block_diag", tensors)          # (PyTorch's Python passes them to its op as one list)
     for k, t in enumerate(tensors):
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {k} has "

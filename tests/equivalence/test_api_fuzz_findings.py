@@ -1949,3 +1949,14 @@ def test_refused_before_the_ops_own_checks(call, error, message):
 def test_refusals_in_pytorchs_type_and_words(call, error, message):
     with pytest.raises(error, match="^" + message + "$"):
         call()
+
+
+@pytest.mark.parametrize("call, message", [
+    # PyTorch's Python passes *tensors to its op as one list, whose parser reads every element first
+    (lambda: nbgrad.block_diag(nbgrad.ones(1, 1, 1), -3), "expected Tensor as element 1 in argument 0, but got int"),
+    (lambda: nbgrad.cartesian_prod(nbgrad.ones(2, 0), None),
+     "expected Tensor as element 1 in argument 0, but got NoneType"),
+])
+def test_star_tensors_are_one_list_for_the_parser(call, message):
+    with pytest.raises(TypeError, match="^" + message + "$"):
+        call()

@@ -322,16 +322,26 @@ def _check_alpha(alpha, dt):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
-def _tensor_alpha(op, b, alpha):
-    """(other, alpha) of x.add(b, t) / x.sub(b, t): the deprecated add(Number alpha, Tensor other)
-    when b is a number, else the parser's refusal (a method's: the torch functions are
-    refused before they run)."""
+def _alpha_by_position(op, b, extra, alpha):
+    """(other, alpha) of add/sub given a third positional argument: the deprecated
+    add(Number alpha, Tensor other) when b is a number and the third a tensor (x.add(2, t),
+    torch.add(x, 2, t)); anything else PyTorch's parser refuses (x.add(t, 2): alpha is
+    keyword-only), before any work."""
     from ._signatures import number_first
-    number = number_first(op, b, (alpha,))
-    if number is not None:
-        return alpha, number
+    if len(extra) == 1 and alpha.__class__ is int and alpha == 1:     # (no alpha= beside it)
+        number = number_first(op, b, extra)
+        if number is not None:
+            return extra[0], number
     from ._argument_check import argument_error
-    raise argument_error(op, (b, alpha), {}, method=True) or \
+    kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
+    raise argument_error(op, (b, *extra), kwargs, method=True) or \
+        TypeError(f"{op}() takes 1 positional argument but {1 + len(extra)} were given")
+
+
+def _refused_alpha(op, b, alpha):
+    """alpha= given a tensor: PyTorch's parser's refusal (a Number only)."""
+    from ._argument_check import argument_error
+    raise argument_error(op, (b,), {"alpha": alpha}, method=True) or \
         TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
 
 
@@ -344,8 +354,7 @@ def _scaled_binary(op, node_cls, a, b, alpha):
             record_pair(node_cls, a, b, out)
         return out
     if isinstance(alpha, Tensor):
-        b, alpha = _tensor_alpha(op, b, alpha)
-        return _scaled_binary(op, node_cls, a, b, alpha)
+        _refused_alpha(op, b, alpha)
     dt = _result_type(a, b)
     _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
@@ -393,11 +402,13 @@ def wrapped_number(v):
     return tensor(v)
 
 
-def add(a, b, alpha=1):
+def add(a, b, *alpha_by_position, alpha=1):
+    if alpha_by_position:       # (alpha is keyword-only but for the deprecated Number-first overload)
+        b, alpha = _alpha_by_position("add", b, alpha_by_position, alpha)
     if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
-            return add(wrapped_number(a), b, alpha)
-        return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha)
+            return add(wrapped_number(a), b, alpha=alpha)
+        return add(b, a) if alpha == 1 else add(as_operand(a, _result_type(a, b), b.device), b, alpha=alpha)
     return _scaled_binary("add", AddBackward0, a, b, alpha)
 
 
@@ -698,13 +709,15 @@ class SubBackward0(Node):
         return g, -g if self.alpha == 1 else g * -self.alpha
 
 
-def sub(a, b, alpha=1):
+def sub(a, b, *alpha_by_position, alpha=1):
+    if alpha_by_position:       # (alpha is keyword-only but for the deprecated Number-first overload)
+        b, alpha = _alpha_by_position("sub", b, alpha_by_position, alpha)
     if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
-            return sub(wrapped_number(a), b, alpha)
-        return rsub(b, a, alpha)
-    if isinstance(alpha, Tensor):       # (x.sub(b, t): the parser's verdict before sub's bool check)
-        b, alpha = _tensor_alpha("sub", b, alpha)
+            return sub(wrapped_number(a), b, alpha=alpha)
+        return rsub(b, a, alpha=alpha)
+    if isinstance(alpha, Tensor):       # (the parser's verdict before sub's bool check)
+        _refused_alpha("sub", b, alpha)
     check_sub(a, b)
     return _scaled_binary("sub", SubBackward0, a, b, alpha)
 

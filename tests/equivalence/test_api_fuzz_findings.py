@@ -1960,3 +1960,15 @@ def test_refusals_in_pytorchs_type_and_words(call, error, message):
 def test_star_tensors_are_one_list_for_the_parser(call, message):
     with pytest.raises(TypeError, match="^" + message + "$"):
         call()
+
+
+def test_add_and_sub_take_alpha_by_keyword_only():
+    # (x.add(t, 2) was x + 2 * t; alpha by position is only the deprecated Number-first form)
+    x, t = nbgrad.ones(3), nbgrad.arange(3.0)
+    for call, op in ((lambda: x.add(t, 2), "add"), (lambda: x.sub(t, 2.0), "sub")):
+        with pytest.raises(TypeError, match=rf"^{op}\(\) takes 1 positional argument but 2 were given$"):
+            call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert x.add(2, t).tolist() == [1.0, 3.0, 5.0] and nbgrad.sub(x, 2, t).tolist() == [1.0, -1.0, -3.0]
+    assert x.add(t, alpha=2).tolist() == [1.0, 3.0, 5.0]

@@ -6,6 +6,7 @@ contiguous layout: `gather_flat` (backend `take`) and `scatter_add_flat`
 int64 tensors computed with ordinary tensor arithmetic.
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -591,6 +592,11 @@ def _strip_leading_ones(value):
 
 def setitem(x, index, value):
     from .inplace import apply_inplace
+    if not isinstance(value, (Tensor, numbers.Number, np.number)):
+        # (PyTorch's first check: a tensor or a number, NumPy's too but for numpy.bool; x[0] = None
+        # wrote True into a bool tensor)
+        from ._argument_check import _type_name
+        raise TypeError(f"can't assign a {_type_name(value)} to a {x.type()}")
     if index is False:              # PyTorch: nothing selected, nothing written, no version bump
         return
     items = _expand_index(x, index)

@@ -1972,3 +1972,17 @@ def test_add_and_sub_take_alpha_by_keyword_only():
         warnings.simplefilter("ignore")
         assert x.add(2, t).tolist() == [1.0, 3.0, 5.0] and nbgrad.sub(x, 2, t).tolist() == [1.0, -1.0, -3.0]
     assert x.add(t, alpha=2).tolist() == [1.0, 3.0, 5.0]
+
+
+@pytest.mark.parametrize("value, name", [(None, "NoneType"), ("a", "str"), ([1.0], "list"), ((1.0,), "tuple"),
+                                         (np.array(1.0), "numpy.ndarray"), (np.bool_(True), "numpy.bool")])
+def test_setitem_takes_a_tensor_or_a_number_first(value, name):
+    # (b[0] = None wrote True into a bool tensor; the value's check comes before the index's)
+    b = nbgrad.zeros(2, 3, dtype=nbgrad.bool)
+    with pytest.raises(TypeError, match=f"^can't assign a {name} to a {b.type()}$"):
+        b[nbgrad.ones(3, 1, dtype=nbgrad.bool)] = value
+    with pytest.raises(TypeError, match=f"^can't assign a {name} to a {b.type()}$"):
+        b[5] = value
+    assert not b.any()
+    b[0] = np.int64(1)
+    assert b[0].all() and not b[1].any()

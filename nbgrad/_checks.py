@@ -82,6 +82,13 @@ def as_symint(n, fn, arg, position, any_dim=True):
     return operator.index(n)
 
 
+def keyword_only(fn, positional):
+    """PyTorch's parser's TypeError for arguments given by position to a method whose
+    parameters are keyword-only (x.contiguous(fmt))."""
+    n = len(positional)
+    return TypeError(f"{fn}() takes 0 positional arguments but {n} {'was' if n == 1 else 'were'} given")
+
+
 def as_number(value, fn, arg, position):
     """A Scalar argument as PyTorch's argument parser reads one (is_number): its value; anything
     else is its TypeError, "dist(): argument 'p' (position 3) must be Number, not Tensor"."""

@@ -288,8 +288,8 @@ class Tensor:
 
     def is_contiguous(self, *positional, memory_format=None):
         if positional:      # (PyTorch's parser: memory_format is keyword-only)
-            raise TypeError(f"is_contiguous() takes 0 positional arguments but {len(positional)} "
-                            f"{'was' if len(positional) == 1 else 'were'} given")
+            from ._checks import keyword_only
+            raise keyword_only("is_contiguous", positional)
         if memory_format is not None:       # (None: PyTorch's default, contiguous_format; given, it must be one)
             from ._layout import is_contiguous_as, memory_format as _format
             if not isinstance(memory_format, _format):

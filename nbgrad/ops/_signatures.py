@@ -332,7 +332,6 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             name not in _NOT_PRECHECKED and not getattr(fn, "_parses_first", False)
     parsed = _ParsedCalls(parser_error, _writes(name, fn, functional)) if prechecked else None
     known = parsed.known if parsed is not None else None
-    var_keyword = _var_keyword(fn, name, method) if checked else None
 
     def public(*args, **kwargs):
         refused = None
@@ -363,7 +362,8 @@ def tensor_arguments(fn, name, module, attribute=None, method=False):
             # (ArithmeticError: a number PyTorch's parser refuses, then divided by or overflowed)
             if getattr(e, "python_level", False):
                 raise       # (raised where PyTorch's Python raises it, before its parser)
-            if var_keyword is not None and var_keyword in kwargs and type(e) is TypeError \
+            if checked and type(e) is TypeError and "unexpected keyword argument" in str(e) \
+                    and (var_keyword := _var_keyword(fn, name, method)) in kwargs \
                     and str(e).endswith(f"unexpected keyword argument '{var_keyword}'"):
                 # (x.new_zeros(size=(2,)): the var-args by their keyword, before any work)
                 from ._argument_check import given_by_keyword

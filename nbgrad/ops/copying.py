@@ -36,8 +36,8 @@ def clone(x, *, memory_format=None):
 
 def contiguous(x, *positional, memory_format=None):
     if positional:          # (PyTorch's parser: memory_format is keyword-only)
-        raise TypeError(f"contiguous() takes 0 positional arguments but {len(positional)} "
-                        f"{'was' if len(positional) == 1 else 'were'} given")
+        from .._checks import keyword_only
+        raise keyword_only("contiguous", positional)
     if memory_format is None or memory_format is contiguous_format or memory_format is preserve_format:
         if x.is_contiguous():
             return x

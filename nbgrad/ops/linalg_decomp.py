@@ -606,13 +606,15 @@ def torch_cross(input, other, dim=None):
 
 
 # -- norms ---------------------------------------------------------------------------
-def _check_norm_dtype(op, x, dtype, dims=None):
-    """ATen's checks of a norm's input dtype, then (a matrix norm's: dims(), checked between)
-    its dtype argument."""
+def _check_norm_input(op, x):
     if not x._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(x._dtype)}")
-    found = dims() if dims is not None else None
+
+
+def _check_norm_dtype(op, x, dtype):
+    """ATen's check of a norm's dtype argument against its input's (a matrix norm checks its
+    dims between _check_norm_input and this)."""
     if dtype is not None:
         if not dtype.is_floating_point:
             raise RuntimeError(f"{op}: dtype should be floating point or complex, but got "
@@ -621,12 +623,12 @@ def _check_norm_dtype(op, x, dtype, dims=None):
             raise RuntimeError(f"{op}: the dtype of the input ({D.scalar_type_name(x._dtype)}) should be "
                                f"convertible without narrowing to the specified dtype "
                                f"({D.scalar_type_name(dtype)})")
-    return found
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     from .reduction import norm as _vector_norm
     ord = as_number(ord, "linalg_vector_norm", "ord", 2)
+    _check_norm_input("linalg.vector_norm", x)
     _check_norm_dtype("linalg.vector_norm", x, dtype)
     if dtype is not None and dtype is not x._dtype:
         x = x.to(dtype)
@@ -655,7 +657,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"{op}: Order {ord:g} not supported.")
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    d0, d1 = _check_norm_dtype(op, A, dtype, lambda: _matrix_dims(op, A, dim))
+    _check_norm_input(op, A)
+    d0, d1 = _matrix_dims(op, A, dim)
+    _check_norm_dtype(op, A, dtype)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if dtype is not None and dtype is not A._dtype:

@@ -381,10 +381,10 @@ def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     from .elementwise import div_scalar, mul_scalar
     if not isinstance(x, Tensor) and dx is not _NO_DX and not is_number(dx):
         _dx_of("trapezoid", dx, dim)            # (the parser's refusal, first)
-    if y.shape[_trapezoid_dim(y, dim)] == 0:    # (ATen's answer for no samples, before its dtype checks)
-        return zeros([s for k, s in enumerate(y.shape) if k != wrap_dim(dim, y.dim())], dtype=y.dtype,
-                     device=y.device)
-    d = _trapezoid_args("trapezoid", y, dim, x)
+    d = _trapezoid_dim(y, dim)
+    if y.shape[d] == 0:         # (ATen's answer for no samples, before its dtype checks)
+        return zeros([s for k, s in enumerate(y.shape) if k != d], dtype=y.dtype, device=y.device)
+    _trapezoid_args("trapezoid", y, dim, x)
     if not isinstance(x, Tensor):
         dx = _dx_of("trapezoid", dx, dim)
     if isinstance(x, Tensor):

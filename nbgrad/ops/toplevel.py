@@ -348,42 +348,32 @@ def nuclear_norm(input, dim=None, keepdim=False):
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
-def _size(t, d):
-    """t.size(d) with ATen's IndexError for a dim t lacks."""
-    if d >= t.dim():
-        lo, hi = (-1, 0) if t.dim() == 0 else (-t.dim(), t.dim() - 1)
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
-    return t.shape[d]
-
-
 def _cell_checks(input, states, w_ih, w_hh, gates):
     """ATen's checks of a cell's input, weights and hidden states, in each cell's order (the
     hidden size is w_hh's second dim): rnn cells weights first, lstm_cell its input then
     weights, gru_cell its input, hidden states, then weights."""
     def check_input():
-        if _size(input, 1) != _size(w_ih, 1):
+        if input.size(1) != w_ih.size(1):
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
 
     def check_weights(hidden):
         for name, w in (("weight_ih", w_ih), ("weight_hh", w_hh)):
-            if _size(w, 0) != gates * hidden:
+            if w.size(0) != gates * hidden:
                 raise RuntimeError(f"{name} first dim must be {gates} * hidden_size = {gates * hidden}, but got "
                                    f"{w.shape[0]}")
 
     def check_hidden(hidden):
         for i, h in enumerate(states):
-            if _size(input, 0) != _size(h, 0):
+            if input.size(0) != h.size(0):
                 raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
                                    f"{h.shape[0]}")
-            if _size(h, 1) != hidden:
+            if h.size(1) != hidden:
                 raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected {hidden}")
 
     if gates == 1:
-        check_weights(_size(w_hh, 1))
-        check_input()
-    else:
-        check_input()
-    hidden = _size(w_hh, 1)
+        check_weights(w_hh.size(1))
+    check_input()
+    hidden = w_hh.size(1)
     if gates == 4:
         check_weights(hidden)
     check_hidden(hidden)

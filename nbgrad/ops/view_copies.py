@@ -53,7 +53,7 @@ def _into_one(name, input, result, out):
     return out
 
 
-def _into_pieces(name, label, input, pieces, out, checked):
+def _into_pieces(name, label, pieces, out, checked):
     if len(out) != len(pieces):
         raise RuntimeError(f"{label} expected an out= argument of size {len(pieces)}, got size {len(out)}")
     if checked:
@@ -124,7 +124,7 @@ def _pieces(name, label, view, checked, refuses_grad_out=False):
             raise _out._no_grad_error(name)
         with no_grad():
             pieces = view(input, *args, **kwargs)
-        _into_pieces(name, label, input, pieces, out, checked)
+        _into_pieces(name, label, pieces, out, checked)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"torch.{name}: {view.__name__}'s pieces in new memory (not views of input)."
     return fn

@@ -166,3 +166,8 @@ def test_range_includes_its_end_and_warns():
                 T.range(*args, **kwargs)
         with pytest.raises(TypeError, match=r'^range\(\) missing 1 required positional arguments: "end"$'):
             T.range(5)
+
+
+def test_a_cell_reads_a_zero_dim_input_as_atens_size():
+    with pytest.raises(IndexError, match="^Dimension specified as 1 but tensor has no dimensions$"):
+        T.rnn_tanh_cell(T.tensor(1.0), T.zeros(3, 5), T.zeros(5, 4), T.zeros(5, 5))

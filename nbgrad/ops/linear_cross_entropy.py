@@ -149,7 +149,7 @@ class _ChunkedNoReductionBackward(Node):
         x, w, t, b, cw = self.inputs
         needed = (self.needs_input_grad(0), self.needs_input_grad(1), b is not None and self.needs_input_grad(3))
         with no_grad():
-            return _per_input(self, _gradients(x, w, t, b, cw, self.ignore_index, self.size, g, needed))
+            return _per_input(self, _chunk_pass(x, w, t, b, cw, self.ignore_index, self.size, g, needed)[2])
 
 
 def _per_input(node, grads):
@@ -177,16 +177,24 @@ def _chunk_terms(xc, w, tc, b, cw, ignore_index):
     return logits, (logits.logsumexp(1) - picked) * rw, rw, safe
 
 
-def _gradients(x, w, t, b, cw, ignore_index, size, row_scale, needed):
-    """(input's, linear_weight's, linear_bias's) gradients of sum(loss_i * row_scale_i) (a
-    number or a per-row tensor), chunk by chunk; None for what is not needed."""
+def _chunk_pass(x, w, t, b, cw, ignore_index, size, row_scale, needed):
+    """One pass over the batch's chunks, each chunk's logits made once: the per-row losses, the
+    per-row class weights (0 where ignored), and the (input's, linear_weight's, linear_bias's)
+    gradients of sum(loss_i * row_scale_i) (row_scale a number or a per-row tensor), None for
+    what `needed` does not ask."""
     from .._creation import zeros_like
+    from .indexing import cat
     gx = zeros_like(x) if needed[0] else None
     gw = zeros_like(w) if needed[1] else None
     gb = zeros_like(b) if b is not None and needed[2] else None
+    losses, weights = [], []
     for start in range(0, x.shape[0], size):
         xc, tc = x[start:start + size], t[start:start + size]
-        logits, _, rw, safe = _chunk_terms(xc, w, tc, b, cw, ignore_index)
+        logits, loss, rw, safe = _chunk_terms(xc, w, tc, b, cw, ignore_index)
+        losses.append(loss)
+        weights.append(rw)
+        if gx is None and gw is None and gb is None:
+            continue
         scale = rw * (row_scale if not isinstance(row_scale, Tensor) or row_scale.dim() == 0
                       else row_scale[start:start + size])
         d = logits.softmax(1)
@@ -197,7 +205,7 @@ def _gradients(x, w, t, b, cw, ignore_index, size, row_scale, needed):
             gw += d.t() @ xc
         if gb is not None:
             gb += d.sum(0)
-    return gx, gw, gb
+    return cat(losses), cat(weights), (gx, gw, gb)
 
 
 def _chunked(x, w, t, b, cw, reduction, ignore_index, size, retain):
@@ -210,21 +218,18 @@ def _chunked(x, w, t, b, cw, reduction, ignore_index, size, retain):
     grad_mode = is_grad_enabled()
     needed = [grad_mode and v is not None and v.requires_grad for v in (x, w, b)]
     with no_grad():
-        losses, weights = [], []
-        for start in range(0, x.shape[0], size):
-            _, loss, rw, _ = _chunk_terms(x[start:start + size], w, t[start:start + size], b, cw, ignore_index)
-            losses.append(loss)
-            weights.append(rw)
-        from .indexing import cat
-        per_row = cat(losses)
+        # ('none' recomputes its gradients in backward, from the loss's; a mean's are scaled by
+        # the weights' sum, known after the pass)
+        in_forward = needed if reduction != "none" else (False, False, False)
+        per_row, weights, grads = _chunk_pass(x, w, t, b, cw, ignore_index, size, 1.0, in_forward)
         if reduction == "none":
             out = per_row
+        elif reduction == "sum":
+            out = per_row.sum()
         else:
-            total = per_row.sum()
-            denominator = cat(weights).sum() if reduction == "mean" else None
-            out = total / denominator if reduction == "mean" else total
-            grads = _gradients(x, w, t, b, cw, ignore_index, size,
-                               1.0 / denominator if reduction == "mean" else 1.0, needed) if any(needed) else None
+            denominator = weights.sum()
+            out = per_row.sum() / denominator
+            grads = tuple(None if q is None else q / denominator for q in grads)
     if not any(needed):
         return out
     inputs = tuple(v for v in (x, w, t, b, cw) if v is not None)

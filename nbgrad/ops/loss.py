@@ -102,18 +102,22 @@ def _class_last(x):
     return moved, x.numel() // max(c, 1), c
 
 
-def _class_first(buf, x):
-    """A gradient buffer in (M, C) order as a tensor shaped like x."""
-    if x.dim() <= 2:
-        return new_tensor(buf, x._shape, x._dtype, x.device)
-    moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
+def _class_first(buf, x, shape):
+    """A gradient buffer in (M, C) order as a tensor of x's dtype and device, of shape (x's, or
+    the 4-D one nll_loss_nd views it as: the same (M, C) order)."""
+    if len(shape) <= 2:
+        return new_tensor(buf, shape, x._dtype, x.device)
+    moved = tuple(shape[:1]) + tuple(shape[2:]) + (shape[1],)
     with no_grad():
         return new_tensor(buf, moved, x._dtype, x.device).movedim(-1, 1)
 
 
 def _check_target(x, target, weight):
-    """ATen's nll_loss_nd checks, then nll_loss's (a 1-D or 2-D input) or nll_loss2d's (the rest:
-    a 3-D or 5-D input is reshaped to 4-D) in their order; the target flattened, as int64."""
+    """ATen's nll_loss_nd checks, autograd's refusal of a weight that requires grad, then
+    nll_loss's (a 1-D or 2-D input) or nll_loss2d's (the rest) in their order: a 3-D or 5+-D
+    input and its target are checked as nll_loss_nd views them, (n, c, 1, -1) and (n, 1, -1),
+    or (n, c, 0, 0) and (n, 0, 0) when empty.  Returns (the target flattened as int64, the
+    4-D shape the input is viewed as or None, the 3-D shape of a viewed 'none' loss)."""
     if not isinstance(target, Tensor):
         raise TypeError(f"cross_entropy(): argument 'target' must be Tensor, not {type(target).__name__}")
     nd, td = x.dim(), target.dim()
@@ -123,11 +127,21 @@ def _check_target(x, target, weight):
         batch = target.shape[0] if td else 0        # (what ATen reads past a 0-dim target's sizes)
         if x.shape[0] != batch:
             raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target batch_size ({batch}).")
-    if nd > 2:
-        expected = tuple(x.shape[:1]) + tuple(x.shape[2:])
-        if nd != 4 and tuple(target.shape) != expected:
-            raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-        if nd == 4 and td != 3:
+    xs, ts = tuple(x.shape), tuple(target.shape)
+    view = out_view = None
+    if nd == 3 or nd > 4:
+        expected = xs[:1] + xs[2:]
+        if ts != expected:
+            raise RuntimeError(f"Expected target size {list(expected)}, got {list(ts)}")
+        n, c = xs[0], xs[1]
+        xs = view = (n, c, 1, x.numel() // (n * c)) if x.numel() else (n, c, 0, 0)
+        ts = out_view = (n, 1, target.numel() // n) if target.numel() else (n, 0, 0)
+        nd, td = 4, 3
+    if weight is not None:
+        from .loss_more import _not_differentiable
+        _not_differentiable("nll_loss_forward" if nd <= 2 else "nll_loss2d_forward", weight, "weight")
+    if nd == 4:
+        if td != 3:
             raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
                                f"dimension: {td}")
     elif td > 1:
@@ -137,19 +151,19 @@ def _check_target(x, target, weight):
     if nd <= 2:
         if nd == 2 and td == 0:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-        if nd == 1 and td == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-        c = x.shape[-1]
+        if nd == 1 and td == 1 and ts[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {ts[0]}")
+        c = xs[-1]
         if weight is not None and (weight.dim() != 1 or weight.numel() != c):
             raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but "
                                f"got weight tensor of shape: {list(weight.shape)}")
     else:
-        if weight is not None and weight.numel() != x.shape[1]:
+        if weight is not None and weight.numel() != xs[1]:
             raise RuntimeError("weight tensor should be defined either for all or no classes")
-        if nd == 4 and tuple(target.shape) != expected:
-            raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: {list(target.shape)}")
+        if xs[:1] + xs[2:] != ts:
+            raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
     refuse("nll_loss_out_frame" if nd <= 2 else "nll_loss2d_forward_out_frame", x._dtype, INTEGRAL)
-    return _flat(cast(target, D.int64))
+    return _flat(cast(target, D.int64)), view, out_view
 
 
 def _check_label_smoothing(label_smoothing):
@@ -157,9 +171,14 @@ def _check_label_smoothing(label_smoothing):
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
 
 
-def _reduce_rows(row_loss, reduction, total, denominator, x, target):
+def _none_shape(x, target, out_view):
+    """The shape of a 'none' loss as the kernel gives it: nll_loss_nd's 3-D view of a viewed
+    input's, else the target's (a 1-D input's target may be [1]: a 0-dim loss)."""
+    return out_view if out_view is not None else tuple(target.shape) if x.dim() > 1 else ()
+
+
+def _reduce_rows(row_loss, reduction, total, denominator, x, out_shape):
     if reduction == "none":
-        out_shape = tuple(target.shape) if x.dim() > 1 else ()      # (a 1-D input's target may be [1])
         return cast(new_tensor(row_loss, out_shape, D.float64, x.device), x._dtype)
     value = total if reduction == "sum" else _div(total, denominator)
     return new_scalar(value, x._dtype, x.device)
@@ -191,13 +210,13 @@ def _over_total_weight(g, total_weight, scalar, g_value=None):
     return scalar(gv / scalar(total_weight)) if total_weight else scalar(_div(float(gv), 0.0))
 
 
-def _rows_to_input(grad, x):
-    """An (M, C) gradient (_class_last's rows) in x's shape: the class dim back in place."""
-    if x.dim() == 2:
+def _rows_to_input(grad, shape):
+    """An (M, C) gradient (_class_last's rows) in the input's shape: the class dim back in place."""
+    if len(shape) == 2:
         return grad
-    if x.dim() < 2:
-        return grad.reshape(x.shape)
-    moved = tuple(x.shape[:1]) + tuple(x.shape[2:]) + (x.shape[1],)
+    if len(shape) < 2:
+        return grad.reshape(shape)
+    moved = tuple(shape[:1]) + tuple(shape[2:]) + (shape[1],)
     return grad.reshape(moved).movedim(-1, 1)
 
 
@@ -235,7 +254,7 @@ class NllLossBackward0(Node):
             buf = acceleration(x, "cross_entropy_backward")(
                 self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
                 coef_nll, coef_smooth)
-            return _class_first(buf, x)
+            return _class_first(buf, x, self.input_meta[0][0])
         if (not self.fused and not is_grad_enabled() and self.captured_sums is None and g.numel() == 1
                 and self.reduction in ("mean", "sum")):
             # PyTorch's nll_loss_backward: w[t] * -(g / total_weight) (mean; sum: -g), each an
@@ -248,7 +267,7 @@ class NllLossBackward0(Node):
             grad = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
                                                               self.ignore_index, unit, x._dtype.np),
                               (self.m, self.c), x._dtype, x.device)
-            return _rows_to_input(grad, x)
+            return _rows_to_input(grad, self.input_meta[0][0])
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
         scale, scale_smooth = self.scale_nll, self.scale_smooth
@@ -270,7 +289,7 @@ class NllLossBackward0(Node):
                 new_tensor(self.weight, (self.c,), x._dtype, x.device)
             pattern = pattern - keep * w * scale_smooth
         grad = pattern * (g.reshape(-1, 1) if g.numel() == self.m and self.reduction == "none" else g)
-        return _rows_to_input(grad, x)
+        return _rows_to_input(grad, self.input_meta[0][0])
 
     def _float32_mean(self):
         """The fused float32 kernel in PyTorch's bits (no smoothing) with a 'mean' loss: its
@@ -282,6 +301,10 @@ class NllLossBackward0(Node):
         float64 tensors for 'mean' (1 / a sum of 0 is inf, as _div gives), floats else."""
         return _nll_scales(self.reduction, self.captured_sums[2], self.m, self.smoothing, self.c,
                            self.weight is not None, operator.truediv)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    """nll_loss2d's node: a 4-D input, or a 3-D or 5+-D one nll_loss_nd views as 4-D."""
 
 
 def _nll_scales(reduction, sums_w, m, smoothing, c, has_weight, div=_div):
@@ -333,10 +356,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing == 0.0:
             return nll
         return _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim)
-    tgt = _check_target(x, target, weight)
+    tgt, view, out_view = _check_target(x, target, weight)
     if capturing() is not None:
         if accelerated(x, "cross_entropy_forward") and hasattr(backend_of(x), "cross_entropy_stats"):
-            return _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reduction,
+            return _captured_fused_cross_entropy(x, target, tgt, view, out_view, weight, ignore_index, reduction,
                                                  float(label_smoothing))
         return _captured_cross_entropy(x, target, weight, ignore_index, reduction, float(label_smoothing))
     x2d_t, m, c = _class_last(x)
@@ -346,15 +369,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         x2d, m, c, tgt, w, ignore_index, label_smoothing)
     eps = float(label_smoothing)
     if reduction == "none":
-        out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, target)
+        out = _reduce_rows(row_loss, reduction, 0.0, 0.0, x, _none_shape(x, target, out_view))
     else:
         out = new_scalar(_loss_of_sums(reduction, eps, c, s_nll, s_smooth, s_w), x._dtype, x.device)
     if needs_grad(x):
         scale_nll, scale_smooth = _nll_scales(reduction, s_w, m, eps, c, weight is not None)
-        _fused_nodes(out, x, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
+        _fused_nodes(out, x, view, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
                      smoothing=eps, reduction=reduction, scale_nll=scale_nll, scale_smooth=scale_smooth,
                      total_weight=s_w)
-    return out
+    return _viewed_back(out, target, out_view, reduction)
 
 
 def _loss_of_sums(reduction, eps, c, s_nll, s_smooth, s_w, div=_div):
@@ -369,12 +392,19 @@ def _loss_of_sums(reduction, eps, c, s_nll, s_smooth, s_w, div=_div):
     return value
 
 
-def _fused_nodes(out, x, **attrs):
-    """PyTorch's NllLossBackward0 -> LogSoftmaxBackward0 over x as out's history, the fused
-    backward's inputs (attrs) on the first."""
+def _fused_nodes(out, x, view, **attrs):
+    """PyTorch's NllLossBackward0 -> LogSoftmaxBackward0 over x as out's history (for more
+    than 2 dims NllLoss2DBackward0, through nll_loss_nd's ViewBackward0 of the log-probabilities
+    to the 4-D `view` where it makes one), the fused backward's inputs (attrs) on the first."""
     ls = record(LogSoftmaxBackward0, (x,), (), dim=0 if x.dim() == 1 else 1)
     ls.save(x)
-    node = NllLossBackward0(((ls, 0),), ((x._shape, x._dtype),))
+    edge, meta = ls, ((x._shape, x._dtype),)
+    if view is not None:
+        from .views import ViewBackward0
+        edge = ViewBackward0(((ls, 0),), meta)
+        edge.shape = x._shape
+        meta = ((view, x._dtype),)
+    node = (NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0)(((edge, 0),), meta)
     node.__dict__.update(fused=True, **attrs)
     node.save(x)
     out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
@@ -393,7 +423,7 @@ def _target_error(target_array, ignore_index, c):
     return IndexError(f"Target {int(bad[0]) if bad.size else '?'} is out of bounds.")
 
 
-def _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reduction, eps):
+def _captured_fused_cross_entropy(x, target, tgt, view, out_view, weight, ignore_index, reduction, eps):
     """The fused kernels while capturing: the backend's capture form (cross_entropy_stats)
     leaves the sums on the device, and the loss and the gradient's scales are Tensor ops
     on them, the eager path's float64 arithmetic op for op, so a compiled call computes
@@ -408,13 +438,13 @@ def _captured_fused_cross_entropy(x, target, tgt, weight, ignore_index, reductio
     s = new_tensor(sums, (3,), D.float64, x.device)
     with no_grad():
         if reduction == "none":
-            out = cast(new_tensor(row_loss, tuple(target.shape), D.float64, x.device), x._dtype)
+            out = cast(new_tensor(row_loss, _none_shape(x, target, out_view), D.float64, x.device), x._dtype)
         else:
             out = cast(_loss_of_sums(reduction, eps, c, s[0], s[1], s[2], operator.truediv), x._dtype)
     if needs_grad(x):
-        _fused_nodes(out, x, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
+        _fused_nodes(out, x, view, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
                      smoothing=eps, reduction=reduction, scale_nll=None, scale_smooth=None, captured_sums=s)
-    return out
+    return _viewed_back(out, target, out_view, reduction)
 
 
 def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
@@ -450,11 +480,12 @@ def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
         out = loss.sum()
     else:
         out = loss.sum() / row_w.sum()
-    return renamed(out, "NllLossBackward0")
+    return renamed(out, "NllLoss2DBackward0" if x.dim() > 2 else "NllLossBackward0")
 
 
 def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim):
     """PyTorch's cross_entropy_loss_label_smoothing, op for op (each a Half op)."""
+    from .elementwise import mul_scalar
     c = logp.shape[dim]
     if weight is not None:
         shape = [1] * logp.dim()
@@ -473,11 +504,14 @@ def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, la
         ret = smooth.sum()
     else:
         ret = smooth
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / c)
+    # (C++'s double * Tensor and Tensor * double: the Scalar overloads, MulBackward1)
+    return mul_scalar(nll, 1 - label_smoothing) + mul_scalar(ret, label_smoothing / c)
 
 
 def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
-    """Class-probability targets: composed from log_softmax (PyTorch does the same)."""
+    """Class-probability targets: ATen's cross_entropy_loss_prob_target op for op (C++'s
+    Scalar overloads where it multiplies, adds or divides by a number)."""
+    from .elementwise import add_scalar, div_scalar, mul_scalar
     from .reduction import log_softmax
     if tuple(target.shape) != tuple(x.shape):
         raise RuntimeError(f"Expected target size {list(x.shape)}, got {list(target.shape)}")
@@ -486,19 +520,22 @@ def _cross_entropy_probabilities(x, target, weight, reduction, label_smoothing):
     if weight is not None and (weight.dim() != 1 or weight.numel() != c):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / c
     logp = log_softmax(x, dim)
+    if label_smoothing > 0:
+        target = add_scalar(mul_scalar(target, 1 - label_smoothing), label_smoothing / c)
+    terms = logp * target
     if weight is not None:
         shape = [1] * x.dim()
         shape[dim] = c
-        logp = logp * weight.reshape(shape)
-    losses = -(logp * target).sum(dim)
+        terms = terms * weight.view(shape)
     if reduction == "none":
-        return losses
+        return -terms.sum(dim)
+    total = terms.sum()
     if reduction == "sum":
-        return losses.sum()
-    return losses.sum() / (x.numel() // c if x.dim() > 1 else 1)
+        return -total
+    if x.numel() == 0:
+        return -total.fill_(math.nan)
+    return div_scalar(-total, x.numel() // c)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -507,18 +544,28 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction(reduction, size_average, reduce)
     x = input
     check_same_device(x, target, weight)
-    tgt = _check_target(x, target, weight)
+    tgt, view, out_view = _check_target(x, target, weight)
+    none_shape = _none_shape(x, target, out_view)
+    if view is not None:
+        # nll_loss_nd's 4-D view of a 3-D or 5+-D input (recorded as there: ViewBackward0, and
+        # CloneBackward0 before it for a non-contiguous input)
+        x = x.contiguous().view(view)
     x2d_t, m, c = _class_last(x)
     w = _float_buffer(weight, x._dtype)
     row_loss, (total, s_w) = acceleration(x, "nll_forward")(_flat(x2d_t), m, c, tgt, w, ignore_index)
-    out = _reduce_rows(row_loss, reduction, total, s_w, x, target)
+    out = _reduce_rows(row_loss, reduction, total, s_w, x, none_shape)
     if needs_grad(x):
         scale = _div(1.0, s_w) if reduction == "mean" else 1.0
-        node = record(NllLossBackward0, (x,), (out,), fused=False, m=m, c=c, target=tgt, weight=w,
-                      ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction, scale_nll=scale,
-                      scale_smooth=0.0, total_weight=s_w)
+        node = record(NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0, (x,), (out,), fused=False, m=m, c=c,
+                      target=tgt, weight=w, ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction,
+                      scale_nll=scale, scale_smooth=0.0, total_weight=s_w)
         node.save(x)
-    return out
+    return _viewed_back(out, target, out_view, reduction)
+
+
+def _viewed_back(out, target, out_view, reduction):
+    """nll_loss_nd's 'none' loss of a viewed input, viewed back to the target's shape."""
+    return out.view(target.shape) if out_view is not None and reduction == "none" else out
 
 
 # -- MSE ---------------------------------------------------------------------------

@@ -25,6 +25,15 @@ _new = object.__new__
 _node_init = _Node.__init__
 
 
+def check_no_requires_grad(t, argument, fn):
+    """PyTorch's autograd refusal (check_no_requires_grad) of a tensor that requires grad given
+    for an argument its derivative does not cover, while grad mode is on: its gradient would
+    silently be missing."""
+    if needs_grad(t):
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{argument}'. "
+                           "This input cannot have requires_grad True.")
+
+
 def needs_grad(*tensors):
     """Whether an op on `tensors` (tensors and anything else) must be recorded."""
     if not _grad_state.enabled:

@@ -12,7 +12,9 @@ from .._layout import layout_of, preserve_strides
 from .._size import Size
 from .._storage import Storage
 from .._tensor import Tensor, _strides_of, contiguous_strides, row_major, row_major_of
-from ..autograd.graph import edge, needs_grad, record, record_pair, record_unary  # noqa: F401  (re-exported for the op modules)
+# (re-exported for the op modules)
+from ..autograd.graph import (check_no_requires_grad, edge, needs_grad, record, record_pair,  # noqa: F401
+                              record_unary)
 from ..autograd.node import RUNS_FIRST, Node
 from ..backends import get_backend
 

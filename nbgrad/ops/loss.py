@@ -23,8 +23,8 @@ from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
-from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, capturing, cast, check_same_device,
-                     copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
+from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, capturing, cast, check_no_requires_grad,
+                     check_same_device, copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
 
 _REDUCTIONS = ("none", "mean", "sum")
 _REDUCED = (D.float16, D.bfloat16)     # 16-bit floats PyTorch computes in float32 (opmath)
@@ -138,8 +138,7 @@ def _check_target(x, target, weight):
         ts = out_view = (n, 1, target.numel() // n) if target.numel() else (n, 0, 0)
         nd, td = 4, 3
     if weight is not None:
-        from .loss_more import _not_differentiable
-        _not_differentiable("nll_loss_forward" if nd <= 2 else "nll_loss2d_forward", weight, "weight")
+        check_no_requires_grad(weight, "weight", "nll_loss_forward" if nd <= 2 else "nll_loss2d_forward")
     if nd == 4:
         if td != 3:
             raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
@@ -829,10 +828,9 @@ def bce_with_logits(x, y, weight, pos_weight, reduction):
     to target's shape (the composite's in-place ops say which shapes go)."""
     if _amp.ON: x, y, weight, pos_weight = _amp.cast_float32(x, y, weight, pos_weight)  # (autocast's float32 list)
     check_same_device(x, y, weight, pos_weight)
-    from .loss_more import _not_differentiable
     for name, t in (("weight", weight), ("pos_weight", pos_weight)):
         if t is not None:
-            _not_differentiable("binary_cross_entropy_with_logits", t, name)     # as PyTorch's autograd
+            check_no_requires_grad(t, name, "binary_cross_entropy_with_logits")     # as PyTorch's autograd
     if x.dtype not in _KERNEL_FLOATS or any(t is not None and t.dtype is not x.dtype for t in (y, weight, pos_weight)) \
             or y.shape != x.shape or not all(_broadcasts_to(t, x.shape) for t in (weight, pos_weight)):
         return _bce_logits_composite(x, y, weight, pos_weight, reduction)

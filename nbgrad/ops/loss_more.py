@@ -13,7 +13,7 @@ from .. import _dtype as D
 from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
-from ._graph import broadcast_shapes, check_same_device, copy_raw, needs_grad, record
+from ._graph import broadcast_shapes, check_no_requires_grad, check_same_device, copy_raw, needs_grad, record
 from .elementwise import where
 from .loss import _broadcast_pair, _reduction, _warn_pointwise_size
 from .more import renamed
@@ -55,12 +55,6 @@ def _native(node_cls, x, y, loss, reduction, **attrs):
         node = record(node_cls, (x, y), (out,), reduction=reduction, n=loss.numel(), **attrs)
         node.save(x, y)
     return out
-
-
-def _not_differentiable(name, t, argument="target"):
-    if needs_grad(t):
-        raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument '{argument}'. "
-                           "This input cannot have requires_grad True.")
 
 
 # -- binary cross-entropy ------------------------------------------------------------
@@ -116,7 +110,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         _infer_size(weight, y)      # (F's Python, before the op)
     check_same_device(x, y, weight)
     if weight is not None:
-        _not_differentiable("binary_cross_entropy", weight, "weight")      # (the op's autograd, before its kernel)
+        check_no_requires_grad(weight, "weight", "binary_cross_entropy")      # (the op's autograd, before its kernel)
     check_found_dtype(x.dtype, y.dtype)
     check_dtype("binary_cross_entropy", x._dtype)
     if weight is not None:
@@ -237,7 +231,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """log(1 + exp(-y x)) (PyTorch's formula)."""
     if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     reduction = _reduction(reduction, size_average, reduce)
-    _not_differentiable("soft_margin_loss", target)
+    check_no_requires_grad(target, "target", "soft_margin_loss")
     check_same_device(input, target)
     with no_grad():
         # ATen's in-place sequence: the loss keeps input's dtype (an integral input cannot
@@ -502,9 +496,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
     check_same_device(input, target, weight)
     _check_long(target)
-    _not_differentiable("multi_margin_loss", target)
+    check_no_requires_grad(target, "target", "multi_margin_loss")
     if weight is not None:
-        _not_differentiable("multi_margin_loss", weight, "weight")
+        check_no_requires_grad(weight, "weight", "multi_margin_loss")
     with no_grad():
         t = target.reshape(nframe, 1)
         if bool(((t < 0) | (t >= dim)).any()):
@@ -552,7 +546,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f"{list(input.shape)}")
     check_same_device(input, target)
     _check_long(target)
-    _not_differentiable("multilabel_margin_loss", target)
+    check_no_requires_grad(target, "target", "multilabel_margin_loss")
     with no_grad():
         t = target.reshape(nframe, dim)
         if bool(((t < -1) | (t >= dim)).any()):

@@ -14,7 +14,7 @@ from .. import _dtype as D
 from ..autograd.backward_path import FUSED, RECORDED, backward_path
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import accelerated, backend_of, cast, needs_grad, new_tensor, record
+from ._graph import accelerated, backend_of, cast, check_no_requires_grad, needs_grad, new_tensor, record
 from . import views as V
 from .elementwise import rsqrt
 from ._dtype_rules import refuse, INTEGRAL
@@ -108,6 +108,13 @@ def _empty_batch_norm(x, weight, bias):
     return out
 
 
+def _constant_running_stats(running_mean, running_var):
+    """native_batch_norm's autograd refuses running statistics that require grad (they are no
+    input of its derivative: a gradient for them would silently be missing)."""
+    check_no_requires_grad(running_mean, "running_mean", "native_batch_norm")
+    check_no_requires_grad(running_var, "running_var", "native_batch_norm")
+
+
 def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=False):
     """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work; an
     empty input is returned before any check (native=True: native_batch_norm's order, the
@@ -115,6 +122,8 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     x = input
     if x.numel() == 0 and not native:
         return _empty_batch_norm(x, weight, bias)
+    if native:
+        _constant_running_stats(running_mean, running_var)
     # (a 1-D input's features are 0 there: its sizes()[1] is past the end)
     c = x._shape[1] if x.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
@@ -124,6 +133,8 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
             raise RuntimeError(f"{name} must be defined in evaluation mode")
     _check_size("weight", weight, c)
     _check_size("bias", bias, c)
+    if not native:
+        _constant_running_stats(running_mean, running_var)
     if x.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     float_input("batch_norm", x)

@@ -28,10 +28,10 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._dtype_rules import FLOATING, not_implemented
-from ._graph import accelerated, backend_of, needs_grad, new_tensor, record, zeros_grad
+from ._graph import accelerated, backend_of, check_no_requires_grad, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
 
 _INT_MIN = -(2 ** 31)
@@ -88,9 +88,7 @@ def _check(nd, x, pool, out, samples):
     if not isinstance(samples, Tensor):
         raise TypeError(f"{fn}(): argument 'random_samples' (position 4) must be Tensor, not "
                         f"{type(samples).__name__}")
-    if samples.requires_grad and is_grad_enabled():
-        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument 'random_samples'. "
-                           "This input cannot have requires_grad True.")
+    check_no_requires_grad(samples, "random_samples", fn)
     where = fn if nd == 2 else "fractional_max_pool3d_out"
     if x.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{where}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(x.shape)}")

@@ -841,9 +841,10 @@ def normal(mean, std, size=None, *, dtype=None, device=None, generator=None, req
                 result = randn(shape, dtype=out.dtype, device=out.device) * std + mean
             _out.resize_output(out, shape)
             return _out.write(out, result)
+        from .ops.inplace import record_drawn_from
         with no_grad():
             result = randn(ref.shape, dtype=ref.dtype, device=ref.device) * std + mean
-        return _finish(result, requires_grad)
+        return record_drawn_from(_finish(result, requires_grad), mean, std)
     if out is not None:
         from .ops._out import call_with_out
         return call_with_out("normal", normal, "creation", (mean, std, size),

@@ -182,6 +182,6 @@ def binomial(count, prob, generator=None):
         out = where((n <= 0) | (p <= 0), 0.0, where(p >= 1, n, where(p != p, p, drawn)))
         out = out.to(count.dtype).contiguous()
     if needs_grad(count, prob):       # PyTorch's node refuses backward
-        from .ops.misc_elementwise import not_implemented_node
-        record(not_implemented_node("binomial"), (count, prob), (out,))
+        from .ops._graph import NotImplementedNode
+        record(NotImplementedNode, (count, prob), (out,), op_name="binomial")
     return out

@@ -12,7 +12,7 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import needs_grad, record, _wrap
+from ._graph import NotImplementedNode, needs_grad, record, _wrap
 from ._dtype_rules import check as check_dtype, not_implemented
 from ..return_types import return_type
 
@@ -176,7 +176,10 @@ def bincount(input, weights=None, minlength=0):
             return out.index_add(0, index, index.new_ones(x.shape[0])) if x.numel() else out
         dtype = D.float32 if weights._dtype is D.float32 else D.float64     # (PyTorch's: float16 too is double)
         out = zeros(n, dtype=dtype, device=x.device)
-        return out.index_add(0, index, weights.to(dtype).detach()) if x.numel() else out
+        out = out.index_add(0, index, weights.to(dtype).detach()) if x.numel() else out
+    if needs_grad(weights):         # (weights have no derivative formula: backward refuses)
+        record(NotImplementedNode, (weights,), (out,), op_name="bincount")
+    return out
 
 
 def histc(input, bins=100, min=0, max=0):
@@ -302,6 +305,5 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
             hist = hist / hist.sum()
             hist = hist / (edges[1:] - edges[:-1])
     if needs_grad(x, weight, bins if isinstance(bins, Tensor) else None):
-        from ._graph import NotImplementedNode
         record(NotImplementedNode, (x, weight) if weight is not None else (x,), (hist, edges), op_name="histogram")
     return histogram_result(hist, edges)

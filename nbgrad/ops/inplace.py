@@ -584,6 +584,32 @@ class BernoulliBackward2(_DrawnBackward): pass   # bernoulli_(float p)
 class ExponentialBackward0(_DrawnBackward): pass
 
 
+class _DrawnFromBackward(Node):
+    """normal(mean, std) with tensors: the draws do not depend on them (derivatives.yaml's
+    zeros of each input's sizes, in the gradient's dtype)."""
+
+    def backward(self, g):
+        from .._creation import zeros
+        return tuple(None if m is None else zeros(m[0], dtype=g.dtype, device=g.device) for m in self.input_meta)
+
+
+class NormalBackward1(_DrawnFromBackward): pass     # normal(Tensor mean, float std)
+class NormalBackward2(_DrawnFromBackward): pass     # normal(float mean, Tensor std)
+class NormalBackward3(_DrawnFromBackward): pass     # normal(Tensor mean, Tensor std)
+
+
+def record_drawn_from(out, mean, std):
+    """out = normal(mean, std) recorded over its tensor arguments (PyTorch's NormalBackward1-3)."""
+    if not needs_grad(mean, std):
+        return out
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        record(NormalBackward3, (mean, std), (out,))
+    else:
+        record(NormalBackward1 if isinstance(mean, Tensor) else NormalBackward2,
+               (mean if isinstance(mean, Tensor) else std,), (out,))
+    return out
+
+
 def _drawn(old, buf, node_cls):
     src = new_tensor(buf, old._shape, old._dtype, old.device)
     if needs_grad(old):

@@ -8,7 +8,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import needs_grad, record
+from ._graph import NotImplementedNode, needs_grad, record
 from .more import renamed
 from ._dtype_rules import not_implemented
 
@@ -419,27 +419,13 @@ def isreal(input):
 
 
 # ---------------------------------------------------------------- heaviside_
-_NOT_IMPLEMENTED = {}
-
-
-def not_implemented_node(op):
-    """PyTorch's NotImplemented node of an op derivatives.yaml gives no formula: its backward
-    raises "derivative for aten::<op> is not implemented"."""
-    cls = _NOT_IMPLEMENTED.get(op)
-    if cls is None:
-        def backward(self, *grads):
-            raise RuntimeError(f"derivative for aten::{op} is not implemented")
-        cls = _NOT_IMPLEMENTED[op] = type("NotImplemented", (Node,), {"backward": backward, "__module__": __name__})
-    return cls
-
-
 def _heaviside_recorded(x, values):
     """heaviside's values under PyTorch's heaviside_ node, which refuses backward."""
     from .more import heaviside
     with no_grad():
         out = heaviside(x, values)
     if needs_grad(x, values):
-        record(not_implemented_node("heaviside_"), (x, values), (out,))
+        record(NotImplementedNode, (x, values), (out,), op_name="heaviside_")
     return out
 
 

@@ -556,8 +556,8 @@ def heaviside(input, values):
     with no_grad():
         out = E.where(input == 0, values, (input > 0).to(input._dtype))
     if needs_grad(input, values):       # PyTorch records a node that refuses backward
-        from .misc_elementwise import not_implemented_node
-        record(not_implemented_node("heaviside"), (input, values), (out,))
+        from ._graph import NotImplementedNode
+        record(NotImplementedNode, (input, values), (out,), op_name="heaviside")
     return out
 
 

@@ -274,12 +274,11 @@ def native_channel_shuffle(input, groups):
     """channel_shuffle's values under ATen's node for native_channel_shuffle, which has no
     derivative (its backward refuses)."""
     from ..autograd.grad_mode import no_grad
-    from ._graph import needs_grad, record
-    from .misc_elementwise import not_implemented_node
+    from ._graph import NotImplementedNode, needs_grad, record
     with no_grad():
         out = _F().channel_shuffle(input, groups)
     if needs_grad(input):
-        record(not_implemented_node("native_channel_shuffle"), (input,), (out,))
+        record(NotImplementedNode, (input,), (out,), op_name="native_channel_shuffle")
     return out
 
 

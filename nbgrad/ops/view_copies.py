@@ -17,8 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from . import _out, views as V
-from ._graph import needs_grad, record
-from .misc_elementwise import not_implemented_node
+from ._graph import NotImplementedNode, needs_grad, record
 from .more import renamed
 
 
@@ -49,7 +48,7 @@ def _into_one(name, input, result, out):
     _out.resize_output(out, result._shape)
     _out.write(out, result)
     if needs_grad(input):
-        record(not_implemented_node(name), (input,), (out,))
+        record(NotImplementedNode, (input,), (out,), op_name=name)
     return out
 
 
@@ -112,7 +111,7 @@ def detach_copy(input, *, out=None):
         return _into_one("detach_copy", input, V.alias(input).detach(), out)
     copy = _fresh(input)
     if needs_grad(input):
-        record(not_implemented_node("detach_copy"), (input,), (copy,))
+        record(NotImplementedNode, (input,), (copy,), op_name="detach_copy")
     return copy
 
 

@@ -241,6 +241,8 @@ Without it, the op layer composes the op while capturing.
   cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing)
       -> (row_loss (m,), lse (m,), sums float64 (3,), bad bool (1,)): cross_entropy_forward's
       results, its sums in a buffer; bad (and nothing else computed) where it would raise
+  nll_stats(x, m, c, target, weight, ignore_index)
+      -> (row_loss (m,), sums float64 (2,), bad bool (1,)): nll_forward's, likewise
 
 Optional accelerations (each backend declares the ones it has in ACCELERATIONS)
 --------------------------------------------------------------------------------
@@ -421,7 +423,7 @@ SHORTCUTS = frozenset({"binary_dense", "unary_dense", "mul_backward_dense", "tot
                        "arg_dense", "var_dense"})
 
 # Optional forms of an acceleration for nbgrad.compile's capture (looked up by name).
-CAPTURE_FORMS = frozenset({"cross_entropy_stats"})
+CAPTURE_FORMS = frozenset({"cross_entropy_stats", "nll_stats"})
 
 _BACKENDS = {}
 

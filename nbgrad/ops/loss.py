@@ -220,21 +220,22 @@ def _rows_to_input(grad, shape):
 
 
 class NllLossBackward0(Node):
-    # captured by nbgrad.compile (_captured_fused_cross_entropy): the forward's sums as a
-    # float64 (3,) tensor, from which the gradient's scales are Tensor ops
-    captured_sums = None
+    # captured by nbgrad.compile (_captured_fused_cross_entropy, _captured_nll_loss): the
+    # forward's sum of weights as a 0-dim float64 tensor, from which the gradient's scales
+    # are Tensor ops (a compiled call computes them again)
+    captured_total_weight = None
 
     def backward(self, g):
         saved = self.saved_tensors
         x = saved[0]
         if self.fused and not is_grad_enabled():
             # d loss / d logits in one kernel (see the module docstring)
-            if self.captured_sums is not None and self._float32_mean():
+            if self.captured_total_weight is not None and self._float32_mean():
                 # (as below: g / total_weight divided in float32, here as device ops)
-                gv = cast(cast(g.detach(), D.float32) / cast(self.captured_sums[2], D.float32), D.float64)
+                gv = cast(cast(g.detach(), D.float32) / cast(self.captured_total_weight, D.float32), D.float64)
                 coef_nll = _flat(gv.reshape(-1))
                 coef_smooth = _flat(cast(g.detach(), D.float64).reshape(-1) * self._captured_scales()[1])
-            elif self.captured_sums is not None:
+            elif self.captured_total_weight is not None:
                 scale_nll, scale_smooth = self._captured_scales()
                 g64 = cast(g.detach(), D.float64).reshape(-1)
                 coef_nll, coef_smooth = _flat(g64 * scale_nll), _flat(g64 * scale_smooth)
@@ -254,15 +255,21 @@ class NllLossBackward0(Node):
                 self.x2d, self.m, self.c, self.lse, self.target, self.weight, self.ignore_index, self.smoothing,
                 coef_nll, coef_smooth)
             return _class_first(buf, x, self.input_meta[0][0])
-        if (not self.fused and not is_grad_enabled() and self.captured_sums is None and g.numel() == 1
-                and self.reduction in ("mean", "sum")):
+        if not self.fused and not is_grad_enabled() and g.numel() == 1 and self.reduction in ("mean", "sum"):
             # PyTorch's nll_loss_backward: w[t] * -(g / total_weight) (mean; sum: -g), each an
             # op in x's dtype, written at each row's target and nothing else (an all-ignored
             # batch's inf scale leaves the zeros zero); the forward's total_weight is one in
             # that dtype (_nll_forward)
-            scalar = _bfloat16_scalar if x._dtype is D.bfloat16 else x._dtype.np.type
-            gv = _over_total_weight(g, self.total_weight, scalar) if self.reduction == "mean" else scalar(g.item())
-            unit = backend_of(x).full(self.m, D.float64.np, float(gv))
+            if self.captured_total_weight is not None:      # (the same ops on the device)
+                gv = cast(g.detach().reshape(()), x._dtype)
+                if self.reduction == "mean":
+                    gv = gv / cast(self.captured_total_weight, x._dtype)
+                unit = _flat(cast(gv, D.float64).expand(self.m))
+            else:
+                scalar = _bfloat16_scalar if x._dtype is D.bfloat16 else x._dtype.np.type
+                gv = _over_total_weight(g, self.total_weight, scalar) if self.reduction == "mean" else \
+                    scalar(g.item())
+                unit = backend_of(x).full(self.m, D.float64.np, float(gv))
             grad = new_tensor(acceleration(x, "nll_backward")(self.m, self.c, self.target, self.weight,
                                                               self.ignore_index, unit, x._dtype.np),
                               (self.m, self.c), x._dtype, x.device)
@@ -270,11 +277,14 @@ class NllLossBackward0(Node):
         # d loss / d log-probabilities: a constant pattern times g (differentiable in g)
         from .._creation import ones
         scale, scale_smooth = self.scale_nll, self.scale_smooth
-        if not self.fused and self.reduction == "mean" and self.captured_sums is None:
+        if not self.fused and self.reduction == "mean":
             # (recorded, create_graph: the same w[t] * -(g / total_weight), as ops of g)
-            g, scale = g / self.total_weight, 1.0
-        if self.captured_sums is not None:
-            scale, scale_smooth = self._captured_scales()
+            tw = self.total_weight if self.captured_total_weight is None else \
+                cast(self.captured_total_weight, g._dtype)
+            g, scale = g / tw, 1.0
+        if self.captured_total_weight is not None:     # (no host read: _coef's item())
+            if self.fused:
+                scale, scale_smooth = self._captured_scales()
             unit = _flat(ones((self.m,), dtype=D.float64) * scale)
         else:
             unit = _coef(ones((), dtype=D.float64), scale, self.m, x)
@@ -298,7 +308,7 @@ class NllLossBackward0(Node):
     def _captured_scales(self):
         """_nll_scales' (scale_nll, scale_smooth) over the sum of weights on the device: 0-dim
         float64 tensors for 'mean' (1 / a sum of 0 is inf, as _div gives), floats else."""
-        return _nll_scales(self.reduction, self.captured_sums[2], self.m, self.smoothing, self.c,
+        return _nll_scales(self.reduction, self.captured_total_weight, self.m, self.smoothing, self.c,
                            self.weight is not None, operator.truediv)
 
 
@@ -442,43 +452,87 @@ def _captured_fused_cross_entropy(x, target, tgt, view, out_view, weight, ignore
             out = cast(_loss_of_sums(reduction, eps, c, s[0], s[1], s[2], operator.truediv), x._dtype)
     if needs_grad(x):
         _fused_nodes(out, x, view, x2d=x2d, m=m, c=c, lse=lse, target=tgt, weight=w, ignore_index=int(ignore_index),
-                     smoothing=eps, reduction=reduction, scale_nll=None, scale_smooth=None, captured_sums=s)
+                     smoothing=eps, reduction=reduction, scale_nll=None, scale_smooth=None,
+                     captured_total_weight=s[2])
     return _viewed_back(out, target, out_view, reduction)
 
 
-def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
-    from .._creation import arange
+def _captured_nll_loss(x, target, tgt, weight, ignore_index, reduction, none_shape):
+    """nll_loss while capturing: the backend's capture form (nll_stats) leaves the sums on the
+    device, the loss and the gradient's scale are the eager path's float64 operations as Tensor
+    ops on them; a backend without it (and a 16-bit input, whose sums are Half's) composes the
+    loss from Tensor ops."""
+    x2d_t, m, c = _class_last(x)
+    be = backend_of(x)
+    if x._dtype not in _KERNEL_FLOATS or not accelerated(x, "nll_forward") or not hasattr(be, "nll_stats"):
+        return _composed_nll(x, target, weight, ignore_index, reduction, 1 if x.dim() > 1 else 0)
+    w = _float_buffer(weight, x._dtype)
+    row_loss, sums, bad = be.nll_stats(_flat(x2d_t), m, c, tgt, w, ignore_index)
+    capturing().check(new_tensor(bad, (), D.bool_, x.device),
+                      lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c),
+                      new_tensor(tgt, (m,), D.int64, x.device))
+    s = new_tensor(sums, (2,), D.float64, x.device)
+    with no_grad():
+        if reduction == "none":
+            out = cast(new_tensor(row_loss, none_shape, D.float64, x.device), x._dtype)
+        else:
+            out = cast(s[0] if reduction == "sum" else s[0] / s[1], x._dtype)
+    if needs_grad(x):
+        node = record(NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0, (x,), (out,), fused=False, m=m, c=c,
+                      target=tgt, weight=w, ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction,
+                      scale_nll=1.0, scale_smooth=0.0, total_weight=None, captured_total_weight=s[1])
+        node.save(x)
+    return out
+
+
+def _composed_nll(logp, target, weight, ignore_index, reduction, dim):
+    """NLL of log-probabilities over `dim` as Tensor ops (while capturing, where no capture
+    form computes it), summed or over the weights of the rows kept."""
     from .more import renamed
-    from .reduction import log_softmax
-    dim = 0 if x.dim() == 1 else 1
-    c = x.shape[dim]
+    rows, row_w, _ = _composed_nll_rows(logp, target, weight, ignore_index, dim)
+    out = rows if reduction == "none" else rows.sum() if reduction == "sum" else rows.sum() / row_w.sum()
+    return renamed(out, "NllLoss2DBackward0" if logp.dim() > 2 else "NllLossBackward0")
+
+
+def _composed_nll_rows(logp, target, weight, ignore_index, dim):
+    """(-w[t] * logp[t], w[t], 1) per row as Tensor ops, 0s for an ignored row; a target out of
+    range is the capture's check."""
+    from .._creation import arange
+    c = logp.shape[dim]
     t = cast(target, D.int64)
     keep = t != ignore_index
     bad = (keep & ((t < 0) | (t >= c))).any()
     capturing().check(bad, lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c), t)
-    logp = log_softmax(x, dim)
-    shape = [1] * x.dim()
+    shape = [1] * logp.dim()
     shape[dim] = c
-    classes = arange(c, device=x.device).reshape(shape)
-    onehot = (t.unsqueeze(dim) == classes).to(x.dtype)
-    keep_x = keep.to(x.dtype)
+    picks = ((t.unsqueeze(dim) == arange(c, device=logp.device).reshape(shape)) & keep.unsqueeze(dim)).to(logp.dtype)
     if weight is not None:
-        wb = weight.to(x.dtype).reshape(shape)
-        row_w = (onehot * wb).sum(dim)
-        nll = -(logp * onehot * wb).sum(dim)
-    else:
-        row_w = keep_x
-        nll = -(logp * onehot).sum(dim)
-    loss = nll
+        picks = picks * weight.to(logp.dtype).reshape(shape)
+    # (an ignored row's loss and gradient are 0 whatever the scale: an all-ignored mean's 0 / 0
+    # gives eager's zero gradient, not NaN)
+    from .elementwise import where
+    rows = where(keep, -(logp * picks).sum(dim), 0.0)
+    return rows, picks.sum(dim), keep.to(logp.dtype)
+
+
+def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
+    """cross_entropy while capturing on a backend without its capture form: log_softmax and
+    the NLL (and smoothing) terms as Tensor ops."""
+    from .more import renamed
+    from .reduction import log_softmax
+    dim = 0 if x.dim() == 1 else 1
+    c = x.shape[dim]
+    logp = log_softmax(x, dim)
+    loss, row_w, keep = _composed_nll_rows(logp, target, weight, ignore_index, dim)
     if eps:
-        smooth = -((logp * wb).sum(dim) if weight is not None else logp.sum(dim)) * keep_x
-        loss = (1.0 - eps) * nll + (eps / c) * smooth
-    if reduction == "none":
-        out = loss
-    elif reduction == "sum":
-        out = loss.sum()
-    else:
-        out = loss.sum() / row_w.sum()
+        if weight is not None:
+            shape = [1] * x.dim()
+            shape[dim] = c
+            smooth = -(logp * weight.to(x.dtype).reshape(shape)).sum(dim) * keep
+        else:
+            smooth = -logp.sum(dim) * keep
+        loss = (1.0 - eps) * loss + (eps / c) * smooth
+    out = loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.sum() / row_w.sum()
     return renamed(out, "NllLoss2DBackward0" if x.dim() > 2 else "NllLossBackward0")
 
 
@@ -549,6 +603,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         # nll_loss_nd's 4-D view of a 3-D or 5+-D input (recorded as there: ViewBackward0, and
         # CloneBackward0 before it for a non-contiguous input)
         x = x.contiguous().view(view)
+    if capturing() is not None:
+        viewed_target = target if out_view is None else target.reshape(out_view)
+        out = _captured_nll_loss(x, viewed_target, tgt, weight, ignore_index, reduction, none_shape)
+        return _viewed_back(out, target, out_view, reduction)
     x2d_t, m, c = _class_last(x)
     w = _float_buffer(weight, x._dtype)
     row_loss, (total, s_w) = acceleration(x, "nll_forward")(_flat(x2d_t), m, c, tgt, w, ignore_index)

@@ -48,7 +48,7 @@ from .sorting import TIE_ORDERS, sort
 from .scan import cumulative
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
-                           nll_forward)
+                           nll_forward, nll_stats)
 from .optim_kernels import adam_step, sgd_step, sgd_step_many
 from .fused import fused_elementwise
 from .norm_kernels import layer_norm_backward, layer_norm_forward

@@ -407,15 +407,33 @@ def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
 def nll_forward(x, m, c, target, weight, ignore_index):
     """-> (row_loss float64 (m,), (sum of losses, sum of w[t])): the sums in PyTorch's order
     and, for float32 and float64, in x's dtype (_nll_forward)."""
-    has_weight = weight is not None
-    w = weight if has_weight else np.ones(1, dtype=x.dtype)
     row_loss = np.empty(m, dtype=np.float64)
     sums = np.zeros(2, dtype=np.float64)
     _check_targets(target, m, c, int(ignore_index))
+    _run_nll_forward(x, m, c, target, weight, ignore_index, row_loss, sums)
+    return row_loss, tuple(float(v) for v in sums)
+
+
+def nll_stats(x, m, c, target, weight, ignore_index):
+    """nll_forward with every result a buffer, for nbgrad.compile's capture (nothing read into
+    Python, nothing raised): (row_loss float64 (m,), its two sums float64 (2,), bad bool (1,));
+    bad when a kept row's target is outside [0, c), and then nothing else is computed."""
+    row_loss = np.zeros(m, dtype=np.float64)
+    sums = np.zeros(2, dtype=np.float64)
+    bad = np.zeros(1, dtype=np.bool_)
+    if _first_bad_target(target, m, c, int(ignore_index)) >= 0:
+        bad[0] = True
+    else:
+        _run_nll_forward(x, m, c, target, weight, ignore_index, row_loss, sums)
+    return row_loss, sums, bad
+
+
+def _run_nll_forward(x, m, c, target, weight, ignore_index, row_loss, sums):
+    has_weight = weight is not None
+    w = weight if has_weight else np.ones(1, dtype=x.dtype)
     acc_dtype = x.dtype if x.dtype in (np.float32, np.float64) else np.float64
     _nll_forward(x, m, c, target, w, has_weight, int(ignore_index), row_loss, sums, np.zeros(8, acc_dtype),
                  np.zeros(8, acc_dtype), np.zeros(1, acc_dtype))
-    return row_loss, tuple(float(v) for v in sums)
 
 
 def nll_backward(m, c, target, weight, ignore_index, coef, dtype):

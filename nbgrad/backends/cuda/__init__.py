@@ -37,7 +37,7 @@ from .linalg_lapack import linalg_geqrf, linalg_householder_product, linalg_ldl_
 from .ctc import ctc_loss_backward, ctc_loss_forward
 from .loss_kernels import (bce_logits_backward, bce_logits_forward, cross_entropy_backward,
                            cross_entropy_forward, cross_entropy_stats, mse_forward, nll_backward,
-                           nll_forward)
+                           nll_forward, nll_stats)
 from .memory import (arange, cuda_array_interface, empty, from_host, from_numpy, full, tensor_from_cuda_array,
                      to_host, to_numpy)
 from .optim_kernels import adam_step, sgd_step

@@ -217,6 +217,28 @@ def nll_forward(x, m, c, target, weight, ignore_index):
     return row_loss, _sum_rows(parts, 2, m)
 
 
+def nll_stats(x, m, c, target, weight, ignore_index):
+    """nll_forward with every result on the device (the capture form): (row_loss, its two sums
+    (2,) float64, bad bool (1,)); nothing is copied to the host and nothing raises (a row with a
+    target out of range is skipped, where the capture's check raises anyway)."""
+    x, target = as_device(x), as_device(target)
+    has_weight = weight is not None
+    w = as_device(weight) if has_weight else _ones(x.dtype)
+    row_loss = device_array(m, np.float64)
+    first = to_device(np.array([_NO_BAD_ROW], dtype=np.int64))
+    bad = device_array(1, np.bool_)
+    if m:
+        parts = device_array(2 * m, np.float64)
+        blocks, threads = launch(m)
+        _nll_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), row_loss, parts, first)
+        sums = reduce("sum", (parts, 0, (2, m), (m, 1)), (1,), np.float64)
+    else:
+        sums = device_array(2, np.float64)
+        fill((sums, 0, (2,), (1,)), 0.0)
+    _flag_bad[1, 1](first, bad)
+    return row_loss, sums, bad
+
+
 def nll_backward(m, c, target, weight, ignore_index, coef, dtype):
     target = as_device(target)
     has_weight = weight is not None

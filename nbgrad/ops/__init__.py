@@ -646,6 +646,7 @@ _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embe
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
                  "multinomial msort").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+TENSOR_METHODS.update({_name: _MORE.beta_first_method(getattr(_MORE, _name), _name) for _name in _MORE._BETA_FIRST})
 TENSOR_METHODS.update(hsplit=_MORE.hsplit_method, vsplit=_MORE.vsplit_method, dsplit=_MORE.dsplit_method)
 # the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases
 TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "erfc": E.erfc, "erfinv": E.erfinv,
@@ -658,12 +659,16 @@ def _more_inplace(fn, name):
     """<name>_: the out-of-place op written into self (its result's shape must be self's);
     addcmul_/addcdiv_ straight into self's memory when nothing is recorded (E.addc_into_)."""
     direct = name[:-1] if name in ("addcmul_", "addcdiv_") else None
+    beta_first = name[:-1] in _MORE._BETA_FIRST
 
     def method(self, *args, **kwargs):
         value = number_first(name, args[0], args[1:]) if direct is not None and len(args) == 3 and not kwargs \
             else None
         if value is not None:
             args, kwargs = args[1:], {"value": value}           # addcmul_(Number value, Tensor, Tensor)
+        found = _MORE.beta_first(name, args, method=True) if beta_first and not kwargs else None
+        if found is not None:           # addmm_(Number beta, [Number alpha,] Tensor mat1, Tensor mat2)
+            args, kwargs = found[1:3], {"beta": found[3], "alpha": found[4]}
         if direct is not None and E.addc_into_(direct, self, args, kwargs):
             return self
         tensors = tuple(a for a in args if isinstance(a, Tensor))

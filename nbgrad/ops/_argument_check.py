@@ -34,6 +34,9 @@ _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b
 # deprecated.yaml; the type stubs list only torch.<name>'s): x.addcmul(0.5, t1, t2)
 _DEPRECATED = {"Tensor.add": "alpha:n,other:T", "Tensor.sub": "alpha:n,other:T",
                "Tensor.addcmul": "value:n,tensor1:T,tensor2:T", "Tensor.addcdiv": "value:n,tensor1:T,tensor2:T"}
+for _name, (_t1, _t2) in {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+                          "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}.items():
+    _DEPRECATED["Tensor." + _name] = f"beta:n,{_t1}:T,{_t2}:T;beta:n,alpha:n,{_t1}:T,{_t2}:T"
 _DEPRECATED.update({key + "_": value for key, value in _DEPRECATED.items()})
 
 

@@ -218,15 +218,21 @@ def number_first(name, number, tensors):
     from .._tensor import Tensor
     if not is_number(number) or not all(isinstance(t, Tensor) for t in tensors):
         return None
+    number_name, *tensor_names = _NUMBER_FIRST[name.rstrip("_")]
+    tensor_params = ", ".join(f"Tensor {n}" for n in tensor_names)
+    warn_deprecated_overload(name, f"{name}(Number {number_name}, {tensor_params})",
+                             f"{name}({tensor_params}, *, Number {number_name} = 1)")
+    return number.item() if isinstance(number, Tensor) else number
+
+
+def warn_deprecated_overload(name, deprecated, *instead):
+    """PyTorch's parser's warning for a call matching one of deprecated.yaml's signatures: once
+    per process for all of them."""
     if not _NUMBER_FIRST_WARNED:
         _NUMBER_FIRST_WARNED.append(name)
         from .._warnings import warn_user
-        number_name, *tensor_names = _NUMBER_FIRST[name.rstrip("_")]
-        tensor_params = ", ".join(f"Tensor {n}" for n in tensor_names)
-        warn_user(f"This overload of {name} is deprecated:\n\t{name}(Number {number_name}, {tensor_params})\n"
-                  f"Consider using one of the following signatures instead:\n\t{name}({tensor_params}, *, Number "
-                  f"{number_name} = 1)", UserWarning)
-    return number.item() if isinstance(number, Tensor) else number
+        warn_user(f"This overload of {name} is deprecated:\n\t{deprecated}\nConsider using one of the following "
+                  "signatures instead:" + "".join(f"\n\t{s}" for s in instead), UserWarning)
 
 
 def with_out(fn, name, rule, grad_name):

@@ -327,9 +327,11 @@ def _alpha_by_position(op, b, extra, alpha):
     add(Number alpha, Tensor other) when b is a number and the third a tensor (x.add(2, t),
     torch.add(x, 2, t)); anything else PyTorch's parser refuses (x.add(t, 2): alpha is
     keyword-only), before any work."""
+    from .._checks import is_number
     from ._signatures import number_first
     if len(extra) == 1 and alpha.__class__ is int and alpha == 1:     # (no alpha= beside it)
-        number = number_first(op, b, extra)
+        # (its Tensor other takes a number too, wrapped: torch.add(x, 1, 2) is x + 1 * 2)
+        number = number_first(op, b, () if is_number(extra[0]) else extra)
         if number is not None:
             return extra[0], number
     from ._argument_check import argument_error

@@ -1,6 +1,7 @@
 """More of PyTorch's functions and Tensor methods (issue 14), composed from the existing
 differentiable ops: their gradients and both devices come with them.  Where a user sees a
 backward node (grad_fn), its name is PyTorch's."""
+import functools
 import math
 import operator
 
@@ -131,14 +132,79 @@ def _same_dtype(first, second, a, b):
                            f"and {D.scalar_type_name(b.dtype)}")
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+# PyTorch's deprecated Number-first overloads of the add*mm family (its deprecated.yaml):
+# x.addmm(beta, [alpha,] mat1, mat2) and torch.addmm(beta, input, [alpha,] mat1, mat2)
+_BETA_FIRST = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+               "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}
+_OUT_DTYPE = ("addmm", "baddbmm")       # (their out_dtype overloads, which PyTorch's warning lists)
+
+
+def beta_first(name, args, method):
+    """(input or None, the two tensors, beta, alpha) when args (a method's after self, a
+    function's all of them) are a deprecated Number-first overload of `name`, having given
+    PyTorch's warning; None when they are not."""
+    from .._checks import is_number
+    from ._signatures import warn_deprecated_overload
+    if len(args) not in ((3, 4) if method else (4, 5)):
+        return None
+    input, tensors = (None, args[-2:]) if method else (args[1], args[-2:])
+    numbers = args[:-2] if method else (args[0],) + tuple(args[2:-2])
+    if not all(is_number(v) for v in numbers) or not all(isinstance(t, Tensor) for t in tensors) or \
+            not (method or isinstance(input, Tensor)):
+        return None
+    n1, n2 = _BETA_FIRST[name.rstrip("_")]
+    alpha_param = "Number alpha, " if len(numbers) == 2 else ""
+    if method:
+        warn_deprecated_overload(name, f"{name}(Number beta, {alpha_param}Tensor {n1}, Tensor {n2})",
+                                 f"{name}(Tensor {n1}, Tensor {n2}, *, Number beta = 1, Number alpha = 1)")
+    else:
+        instead = [f"{name}(Tensor input, Tensor {n1}, Tensor {n2}, *, Number beta = 1, Number alpha = 1, "
+                   "Tensor out = None)"]
+        if name in _OUT_DTYPE:
+            instead.append(f"{name}(Tensor input, Tensor {n1}, Tensor {n2}, torch.dtype out_dtype, *, Number beta = 1, "
+                           "Number alpha = 1, Tensor out = None)")
+        warn_deprecated_overload(name, f"{name}(Number beta, Tensor input, {alpha_param}Tensor {n1}, Tensor {n2}, *, "
+                                 "Tensor out = None)", *instead)
+    beta, alpha = (v.item() if isinstance(v, Tensor) else v for v in (numbers if len(numbers) == 2 else
+                                                                       (numbers[0], 1)))
+    return input, tensors[0], tensors[1], beta, alpha
+
+
+def _beta_first_call(name, args, beta, alpha):
+    """(input, the two tensors, beta, alpha) of a function of the family called with the
+    positional arguments args: one of its deprecated overloads (no beta= or alpha= beside it),
+    or args as given when they are not (a non-tensor input is then the parser's error)."""
+    found = beta_first(name, args, method=False) if beta == 1 and alpha == 1 else None
+    if found is not None:
+        return found
+    if len(args) > 3:
+        raise TypeError(f"{name}() takes 3 positional arguments but {len(args)} were given")
+    return (*args, beta, alpha)
+
+
+def beta_first_method(fn, name):
+    """Tensor.<name> taking the deprecated x.<name>(beta, [alpha,] t1, t2) beside fn's own form."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        found = beta_first(name, args, method=True) if not kwargs else None
+        if found is not None:
+            return fn(self, found[1], found[2], beta=found[3], alpha=found[4])
+        return fn(self, *args, **kwargs)
+    return method
+
+
+def addmm(input, mat1, mat2, *deprecated, beta=1, alpha=1):
+    if deprecated or not isinstance(input, Tensor):
+        input, mat1, mat2, beta, alpha = _beta_first_call("addmm", (input, mat1, mat2, *deprecated), beta, alpha)
     if _amp.ON: input, mat1, mat2 = _amp.cast_lower(input, mat1, mat2)
     _same_dtype("self", "mat2", input, mat2)          # (before the shapes, as PyTorch's)
     _same_dtype("mat1", "mat2", mat1, mat2)
     return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
+def addmv(input, mat, vec, *deprecated, beta=1, alpha=1):
+    if deprecated or not isinstance(input, Tensor):
+        input, mat, vec, beta, alpha = _beta_first_call("addmv", (input, mat, vec, *deprecated), beta, alpha)
     dtypes = (input.dtype, mat.dtype, vec.dtype)
     if len(set(dtypes)) > 1:
         mat.double().mv(vec.double())       # (the shapes are checked first: mv's error)
@@ -151,7 +217,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     return _scaled_sum("AddmvBackward0", input, product, beta, alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
+def addr(input, vec1, vec2, *deprecated, beta=1, alpha=1):
+    if deprecated or not isinstance(input, Tensor):
+        input, vec1, vec2, beta, alpha = _beta_first_call("addr", (input, vec1, vec2, *deprecated), beta, alpha)
     # PyTorch's order: the vectors' ranks, input's shape, then the scalars against the dtype
     for name, vec in (("vec1", vec1), ("vec2", vec2)):
         if vec.dim() != 1:
@@ -170,7 +238,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _scaled_sum("AddrBackward0", input, vec1.outer(vec2), beta, alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
+    if deprecated or not isinstance(input, Tensor):
+        input, batch1, batch2, beta, alpha = _beta_first_call("baddbmm", (input, batch1, batch2, *deprecated), beta, alpha)
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     # ATen's order: input expanded to the sizes read from the batches (size(1) of a 1-D batch1
     # is its IndexError), the dtypes, then bmm's checks of the batches
@@ -184,7 +254,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum("BaddbmmBackward0", input, batch1.bmm(batch2), beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def addbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
+    if deprecated or not isinstance(input, Tensor):
+        input, batch1, batch2, beta, alpha = _beta_first_call("addbmm", (input, batch1, batch2, *deprecated), beta, alpha)
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     # ATen's order: input expanded to (batch1.size(1), batch2.size(2)), the batches' ranks,
     # counts and inner sizes, then addmm's dtype checks

@@ -240,7 +240,8 @@ def addr(input, vec1, vec2, *deprecated, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
     if deprecated or not isinstance(input, Tensor):
-        input, batch1, batch2, beta, alpha = _beta_first_call("baddbmm", (input, batch1, batch2, *deprecated), beta, alpha)
+        input, batch1, batch2, beta, alpha = _beta_first_call("baddbmm", (input, batch1, batch2, *deprecated), beta,
+                                                              alpha)
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     # ATen's order: input expanded to the sizes read from the batches (size(1) of a 1-D batch1
     # is its IndexError), the dtypes, then bmm's checks of the batches
@@ -256,7 +257,8 @@ def baddbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
 
 def addbmm(input, batch1, batch2, *deprecated, beta=1, alpha=1):
     if deprecated or not isinstance(input, Tensor):
-        input, batch1, batch2, beta, alpha = _beta_first_call("addbmm", (input, batch1, batch2, *deprecated), beta, alpha)
+        input, batch1, batch2, beta, alpha = _beta_first_call("addbmm", (input, batch1, batch2, *deprecated), beta,
+                                                              alpha)
     if _amp.ON: input, batch1, batch2 = _amp.cast_lower(input, batch1, batch2)
     # ATen's order: input expanded to (batch1.size(1), batch2.size(2)), the batches' ranks,
     # counts and inner sizes, then addmm's dtype checks

@@ -57,10 +57,11 @@ def is_integer_tensor(value, any_dim=False):
 
 
 def is_float(value):
-    """A `float` argument: a real Python or NumPy number (a bool too), or a 0-dim tensor."""
+    """A `float` argument: a real Python or NumPy number (a bool too), or a 0-dim tensor that
+    does not require grad (PyTorch's parser: a gradient could not flow through the number)."""
     from ._tensor import Tensor
     return (isinstance(value, (numbers.Real, np.number, np.bool_)) and not isinstance(value, np.complexfloating)) \
-        or (isinstance(value, Tensor) and value.dim() == 0)
+        or (isinstance(value, Tensor) and value.dim() == 0 and not value.requires_grad)
 
 
 def is_number(value):

@@ -429,11 +429,17 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 def _extremum_method(name, fn):
     """x.max(...)/x.min(...): all elements, along a dim, or against a tensor; a dim of None,
     or keepdim without a dim, is refused (no overload of PyTorch's takes them)."""
-    def method(self, dim=_UNSET, keepdim=_UNSET):
+    def method(self, dim=_UNSET, keepdim=_UNSET, *, other=_UNSET):
+        if other is not _UNSET:             # x.max(other=t)
+            if dim is not _UNSET or keepdim is not _UNSET:
+                _refused_reduction(name, dim, keepdim, other=other)
+            return fn(self, other)
         if dim is _UNSET or dim is None:
             if dim is None or keepdim is not _UNSET:
                 _refused_reduction(name, dim, keepdim)
             return fn(self)
+        if keepdim is not _UNSET and isinstance(dim, Tensor):   # (the other-tensor overload takes no keepdim)
+            _refused_reduction(name, dim, keepdim)
         return fn(self, dim, False if keepdim is _UNSET else keepdim)
     method.__name__ = name
     return method

@@ -340,8 +340,12 @@ def _alpha_by_position(op, b, extra, alpha):
         TypeError(f"{op}() takes 1 positional argument but {1 + len(extra)} were given")
 
 
-def _refused_alpha(op, b, alpha):
-    """alpha= given a tensor: PyTorch's parser's refusal (a Number only)."""
+def _alpha_number(op, b, alpha):
+    """alpha= given a tensor: its value when PyTorch's parser takes it as a Number (0-dim, not
+    requiring grad), else the parser's refusal."""
+    from .._checks import is_number
+    if is_number(alpha):
+        return alpha.item()
     from ._argument_check import argument_error
     raise argument_error(op, (b,), {"alpha": alpha}, method=True) or \
         TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
@@ -356,7 +360,7 @@ def _scaled_binary(op, node_cls, a, b, alpha):
             record_pair(node_cls, a, b, out)
         return out
     if isinstance(alpha, Tensor):
-        _refused_alpha(op, b, alpha)
+        alpha = _alpha_number(op, b, alpha)
     dt = _result_type(a, b)
     _check_alpha(alpha, dt)
     if _one_scaled_kernel(b, alpha, dt):
@@ -719,7 +723,7 @@ def sub(a, b, *alpha_by_position, alpha=1):
             return sub(wrapped_number(a), b, alpha=alpha)
         return rsub(b, a, alpha=alpha)
     if isinstance(alpha, Tensor):       # (the parser's verdict before sub's bool check)
-        _refused_alpha("sub", b, alpha)
+        alpha = _alpha_number("sub", b, alpha)
     check_sub(a, b)
     return _scaled_binary("sub", SubBackward0, a, b, alpha)
 

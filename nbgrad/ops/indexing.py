@@ -643,14 +643,14 @@ def setitem(x, index, value):
 def _copy_to(dst, value):
     """PyTorch's copy_to for setitem: copy_ for equal shapes, fill_ for a number or a 0-dim
     CPU tensor, else copy_ of the broadcast value."""
-    from .inplace import FillBackward3, copy_, fill_
+    from .inplace import FillBackward3, copy_, fill_, filled_
     if not isinstance(value, Tensor):
         if dst.dim() == 0:
             from .._checks import checked_scalar
             from .._creation import tensor
             value = tensor(checked_scalar(value, dst._dtype), dtype=dst._dtype, device=dst.device)
         else:
-            return fill_(dst, value, _node_cls=FillBackward3)
+            return filled_(dst, value, FillBackward3)
     if value._shape != dst._shape:
         if value.dim() == 0 and value.device.type == "cpu":
             return fill_(dst, value)

@@ -538,11 +538,15 @@ def _filled(old, value, node_cls=FillBackward2):
     return out
 
 
-def fill_(t, value, *, _node_cls=FillBackward2):
-    # PyTorch: fill_(Scalar) may write an expanded tensor; fill_(Tensor) and setitem may not
-    # (_node_cls: setitem's FillBackward3; keyword-only, so x.fill_(a, b) is Python's TypeError)
+def fill_(t, value):
+    return filled_(t, value, FillBackward2)
+
+
+def filled_(t, value, node_cls):
+    """fill_ recorded as node_cls (setitem's: FillBackward3).  PyTorch: fill_(Scalar) may write
+    an expanded tensor; fill_(Tensor) and setitem may not."""
     check_inplace(t, value)                             # (autograd's check before the op's own)
-    if isinstance(value, Tensor) or _node_cls is FillBackward3:
+    if isinstance(value, Tensor) or node_cls is FillBackward3:
         assert_no_internal_overlap(t)
     if not isinstance(value, Tensor) and not recording(t):
         checked_scalar(value, t._dtype)
@@ -551,7 +555,7 @@ def fill_(t, value, *, _node_cls=FillBackward2):
         backend_of(t).fill(t._view_tuple(), value)
         t._vc.value += 1
         return t
-    return apply_inplace(t, _filled, value, _node_cls, needs_old=False, overlap=None)
+    return apply_inplace(t, _filled, value, node_cls, needs_old=False, overlap=None)
 
 
 def zero_(t):

@@ -188,16 +188,31 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (PyTorch's)."""
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere, as PyTorch 2.13's Python
+    computes it: the size warning, broadcast_tensors, then the op, or with a weight the
+    unweighted op times the weight, reduced in Python."""
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     _warn_pointwise_size(input, target)
-    if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError("Weights and input must have the same size.")
-        if reduction not in ("none", "mean", "sum"):
-            raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
-        return _reduce(huber_loss(input, target, "none", delta) * weight, reduction)
-    reduction = _reduction(reduction)
+    x, y = _broadcast_pair(input, target)
+    if weight is None:
+        return _huber(x, y, _reduction(reduction), delta)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    weighted = _huber(x, y, "none", delta) * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _huber(input, target, reduction, delta):
+    """ATen's huber_loss of two tensors of one shape (its parser's float delta first)."""
+    from .._checks import is_float
+    if not is_float(delta):
+        raise TypeError(f"huber_loss(): argument 'delta' (position 4) must be float, not {type(delta).__name__}")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     # PyTorch's huber_loss writes into empty_like(input): the promoted dtype must cast to

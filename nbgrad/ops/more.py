@@ -1299,7 +1299,7 @@ def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
     if not input._dtype.is_floating_point:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     # (PyTorch's std_mean/var_mean take Welford's path even to one value: no std_var_all_cpu)
-    s = stat(input, dim, unbiased, keepdim, correction=correction, _one_value_path=False)
+    s = stat(input, dim, unbiased, keepdim, correction, one_value_path=False)
     d, _ = R._var_args(name, dim, unbiased, keepdim, correction)
     m = R.mean(input, d, keepdim)
     # (PyTorch records one node for both outputs; here each has its own, under its name)
@@ -1307,13 +1307,13 @@ def _stat_mean(name, stat, node, input, dim, unbiased, keepdim, correction):
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    from .reduction import std
-    return _stat_mean("std_mean", std, "StdMeanBackward0", input, dim, unbiased, keepdim, correction)
+    from .reduction import deviation
+    return _stat_mean("std_mean", deviation, "StdMeanBackward0", input, dim, unbiased, keepdim, correction)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    from .reduction import var
-    return _stat_mean("var_mean", var, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)
+    from .reduction import variance
+    return _stat_mean("var_mean", variance, "VarMeanBackward0", input, dim, unbiased, keepdim, correction)
 
 
 # -- searchsorted / bucketize, msort, cartesian_prod ----------------------------------------------

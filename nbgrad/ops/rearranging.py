@@ -253,6 +253,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     big = list(y._shape)
     big[d + 1] = repeats
     shape[d] *= repeats
+    if output_size is not None and output_size != shape[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {shape[d]} but got {output_size}")
     return y.expand(big).clone(memory_format=contiguous_format).view(shape)
 
 
@@ -265,7 +267,7 @@ def _repeated_indices(repeats, output_size=None):
     counts = [int(v) for v in repeats.tolist()]
     if any(c < 0 for c in counts):
         raise RuntimeError("repeats can not be negative")
-    if output_size is not None and output_size != sum(counts):
+    if output_size is not None and counts and output_size != sum(counts):      # (no repeats: not checked)
         raise RuntimeError("allocated size does not match required size")
     from .._creation import tensor
     return tensor([i for i, c in enumerate(counts) for _ in range(c)], dtype=repeats._dtype, device=repeats.device)

@@ -565,15 +565,19 @@ def _check_dof(op, x, dims, correction):
 _VAR_DTYPES = (D.float32, D.float64)       # (float16's variance is computed in float32, then rounded)
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_value_path=True):
-    """_one_value_path=False: var_mean's variance (PyTorch's Welford even to one value)."""
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return variance(x, dim, unbiased, keepdim, correction, one_value_path=True)
+
+
+def variance(x, dim, unbiased, keepdim, correction, one_value_path):
+    """var; one_value_path=False: var_mean's variance (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
     _check_dof("var", x, dims, corr)
-    out = _var_dense(x, dims, keepdim, corr, False) if _one_value_path and x._dtype in _VAR_DTYPES else None
+    out = _var_dense(x, dims, keepdim, corr, False) if one_value_path and x._dtype in _VAR_DTYPES else None
     if out is None:
-        out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr, one_value_path=_one_value_path)
+        out = _reduce_raw("var", x, dims, x._dtype, keepdim, correction=corr, one_value_path=one_value_path)
     if needs_grad(x):
         record(VarBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim, correction=corr,
                full=dim is None or x.dim() == 0).save(x)
@@ -591,8 +595,12 @@ class StdBackward0(Node):
         return _var_grad(gv, x, self.shape, self.dims, self.keepdim, self.correction, self.full)
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_value_path=True):
-    """_one_value_path=False: std_mean's deviation (PyTorch's Welford even to one value)."""
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return deviation(x, dim, unbiased, keepdim, correction, one_value_path=True)
+
+
+def deviation(x, dim, unbiased, keepdim, correction, one_value_path):
+    """std; one_value_path=False: std_mean's deviation (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("std", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
     dims = wrap_dims(dim, x.dim())
@@ -600,10 +608,10 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None, _one_valu
     from .elementwise import _unary_raw
     # the sqrt of the variance in PyTorch's accumulator, rounded once: float64 on the CPU
     # (WelfordOps<.., double> and std_var_all_cpu), float32 for float16 and on CUDA
-    out = _var_dense(x, dims, keepdim, corr, True) if _one_value_path and x._dtype in _VAR_DTYPES else None
+    out = _var_dense(x, dims, keepdim, corr, True) if one_value_path and x._dtype in _VAR_DTYPES else None
     if out is None:
         acc = D.float64 if x.device.type == "cpu" and x._dtype in _VAR_DTYPES else _opmath(x._dtype)
-        v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr, one_value_path=_one_value_path)
+        v = _reduce_raw("var", x, dims, acc, keepdim, correction=corr, one_value_path=one_value_path)
         out = cast(_unary_raw("sqrt", v), x._dtype)
     if needs_grad(x):
         record(StdBackward0, (x,), (out,), shape=x._shape, dims=dims, keepdim=keepdim,

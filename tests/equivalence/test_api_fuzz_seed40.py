@@ -1,0 +1,91 @@
+"""The classes API fuzz seed 40 found (PyTorch 2.13's behaviour recorded): private keywords
+that public functions took (var's _one_value_path, fill_'s _node_cls), repeat_interleave's
+output_size check, x.max(t, keepdim) (the other-tensor overload takes no keepdim), a float
+argument given a tensor that requires grad (PyTorch's parser refuses it), a 0-dim tensor
+alpha (taken as a Number), and F.huber_loss's Python order (broadcast before the reduction's
+check)."""
+import warnings
+
+import pytest
+
+import nbgrad
+
+F = nbgrad.nn.functional
+
+
+@pytest.mark.parametrize("call", ["nbgrad.var(x, _one_value_path=False)", "x.std(_one_value_path=True)",
+                                  "x.clone().fill_(1.0, _node_cls=None)"])
+def test_private_keywords_are_not_taken(call):
+    x = nbgrad.ones(2, 3)
+    with pytest.raises(TypeError):
+        eval(call)
+
+
+@pytest.mark.parametrize("call, message", [
+    ("x.repeat_interleave(2, output_size=3)", "repeat_interleave: Invalid output_size, expected 4 but got 3"),
+    ("nbgrad.zeros(2, 0).repeat_interleave(2, dim=1, output_size=3)",
+     "repeat_interleave: Invalid output_size, expected 0 but got 3"),
+    ("x.repeat_interleave(nbgrad.tensor([1, 2]), output_size=4)", "allocated size does not match required size"),
+])
+def test_repeat_interleave_checks_output_size(call, message):
+    x = nbgrad.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        eval(call)
+
+
+def test_repeat_interleave_of_no_repeats_is_not_checked():
+    assert nbgrad.repeat_interleave(nbgrad.tensor([], dtype=nbgrad.int64), output_size=3).tolist() == []
+    assert nbgrad.zeros(2, 0).repeat_interleave(nbgrad.tensor([1], dtype=nbgrad.int32), output_size=3).shape == (0,)
+    assert nbgrad.tensor([1.0, 2.0]).repeat_interleave(2, output_size=4).tolist() == [1.0, 1.0, 2.0, 2.0]
+
+
+def test_max_min_against_a_tensor_take_no_keepdim():
+    x = nbgrad.tensor([[1.0, 5.0], [3.0, 2.0]])
+    t = nbgrad.tensor([2.0, 2.0])
+    for call in ("x.min(t, keepdim=True)", "x.max(t, False)"):
+        with pytest.raises(TypeError, match="argument 'dim' \\(position 1\\) must be int, not Tensor"):
+            eval(call)
+    assert x.max(other=t).tolist() == [[2.0, 5.0], [3.0, 2.0]]
+    assert x.min(t).tolist() == [[1.0, 2.0], [2.0, 2.0]]
+
+
+@pytest.mark.parametrize("call, message", [
+    ("nbgrad.nan_to_num(x, posinf=g)", "nan_to_num(): argument 'posinf' must be float, not Tensor"),
+    ("nbgrad.logit(x, g)", "logit(): argument 'eps' (position 2) must be float, not Tensor"),
+    ("F.huber_loss(x, x, delta=g)", "huber_loss(): argument 'delta' (position 4) must be float, not Tensor"),
+])
+def test_a_float_argument_refuses_a_tensor_that_requires_grad(call, message):
+    x = nbgrad.tensor([0.5, float("inf")])
+    g = nbgrad.tensor(1.0, requires_grad=True)
+    with pytest.raises(TypeError, match="^" + message.replace("(", "\\(").replace(")", "\\)") + "$"):
+        eval(call)
+    g = g.detach()          # (a 0-dim tensor that does not require grad is a float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eval(call)
+
+
+def test_a_0dim_tensor_alpha_is_a_number():
+    x = nbgrad.ones(2)
+    assert nbgrad.add(x, x, alpha=nbgrad.tensor(2.0)).tolist() == [3.0, 3.0]
+    assert x.sub(x, alpha=nbgrad.tensor(3)).tolist() == [-2.0, -2.0]
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be a floating point"):
+        nbgrad.add(x.long(), x.long(), alpha=nbgrad.tensor(2.0))
+    with pytest.raises(TypeError):
+        nbgrad.add(x, x, alpha=nbgrad.tensor([2.0]))
+    with pytest.raises(TypeError):
+        nbgrad.add(x, x, alpha=nbgrad.tensor(2.0, requires_grad=True))
+
+
+def test_huber_loss_broadcasts_before_it_reads_the_reduction():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError, match="The size of tensor a \\(3\\) must match the size of tensor b \\(2\\)"):
+            F.huber_loss(nbgrad.ones(3, 3), nbgrad.ones(2, 3), 0.5)
+        with pytest.raises(ValueError, match="^lower is not a valid value for reduction$"):
+            F.huber_loss(nbgrad.ones(3), nbgrad.ones(3), reduction="lower")
+        x = nbgrad.tensor([[0.0], [3.0]], requires_grad=True)
+        loss = F.huber_loss(x, nbgrad.tensor([0.5, 1.0, 4.0]), reduction="sum")
+    assert loss.item() == 0.125 + 0.5 + 3.5 + 2.0 + 1.5 + 0.5
+    loss.backward()
+    assert x.grad.tolist() == [[-0.5 - 1.0 - 1.0], [1.0 + 1.0 - 1.0]]

@@ -6,6 +6,7 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record, zeros_grad
 from .more import renamed
+from ._dtype_rules import not_implemented
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -62,6 +63,8 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if input.dtype in (D.float16, D.bfloat16):
+        raise not_implemented("pdist", input.dtype)
     from .. import triu_indices
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)

@@ -1170,6 +1170,8 @@ def tensorinv(A, ind=2, *, out=None):
     _check_tensor("linalg_tensorinv", "input", 1, A)
     if not ind > 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.dim():       # (ATen slices the sizes at ind: c10's refusal)
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {A.dim()}")
     end, start = list(A.shape[ind:]), list(A.shape[:ind])
     p_end, p_start = math.prod(end), math.prod(start)
     if p_end != p_start:

@@ -453,12 +453,19 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = wrap_dim(dim, input.dim())
+    for other in (prepend, append):     # (ATen's diff_check_compatible_shape)
+        if other is None:
+            continue
+        if other.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for i in range(other.dim()):
+            if i != d and other.shape[i] != input.shape[i]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input "
+                                   f"except along the differencing dimension; input.size({i}) = {input.shape[i]}, "
+                                   f"but got tensor.size({i}) = {other.shape[i]}")
     x = input
     if prepend is not None or append is not None:
-        parts = [p for p in (prepend, input, append) if p is not None]
-        parts = [p if p.dim() else p.expand(tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]))
-                 for p in parts]
-        x = cat(parts, d)
+        x = cat([p for p in (prepend, input, append) if p is not None], d)
     for _ in range(n):
         length = x.shape[d]
         if length == 0:

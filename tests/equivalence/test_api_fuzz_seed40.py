@@ -89,3 +89,26 @@ def test_huber_loss_broadcasts_before_it_reads_the_reduction():
     assert loss.item() == 0.125 + 0.5 + 3.5 + 2.0 + 1.5 + 0.5
     loss.backward()
     assert x.grad.tolist() == [[-0.5 - 1.0 - 1.0], [1.0 + 1.0 - 1.0]]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    ("nbgrad.diff(nbgrad.ones(2, 3), append=nbgrad.tensor(1.0))", RuntimeError,
+     "diff expects prepend or append to be the same dimension as input"),
+    ("nbgrad.diff(nbgrad.ones(2, 3), dim=0, prepend=nbgrad.ones(1, 4))", RuntimeError,
+     "diff expects the shape of tensor to prepend or append to match that of input except along the differencing "
+     "dimension; input.size(1) = 3, but got tensor.size(1) = 4"),
+    ("nbgrad.histogram(nbgrad.ones(3, dtype=nbgrad.bfloat16))", NotImplementedError,
+     "\"histogramdd\" not implemented for 'BFloat16'"),
+    ("nbgrad.pdist(nbgrad.ones(3, 2, dtype=nbgrad.float16))", NotImplementedError, "\"pdist\" not implemented for 'Half'"),
+    ("nbgrad.linalg.tensorinv(nbgrad.ones(1))", RuntimeError, "ArrayRef: invalid slice, N = 2; size = 1"),
+])
+def test_checks_aten_makes(call, error, message):
+    with pytest.raises(error) as info:
+        eval(call)
+    assert str(info.value) == message
+
+
+def test_a_16_bit_histogram_takes_edges():
+    hist, edges = nbgrad.histogram(nbgrad.ones(3, dtype=nbgrad.float16), bins=nbgrad.tensor([0.0, 2.0],
+                                                                                            dtype=nbgrad.float16))
+    assert hist.tolist() == [3.0] and edges.dtype == nbgrad.float16

@@ -1166,6 +1166,7 @@ FUNCTIONAL = {
     'elu_': ((None, None, 'nn.elu_', '*'),),
     'fold': ((None, None, 'nn.col2im', 'input,pair:output_size,pair:kernel_size,pair:dilation,pair:padding,pair:stride'),),
     'gelu': ((None, None, 'nn.gelu', '*'),),
+    'group_norm': ((None, None, 'torch.group_norm', 'input,num_groups,weight,bias,eps,?bool'),),
     'hardshrink': ((None, None, 'torch.hardshrink', '*'),),
     'hardsigmoid': (('inplace', True, 'nn.hardsigmoid_', 'input'), (None, None, 'nn.hardsigmoid', 'input')),
     'hardswish': (('inplace', True, 'nn.hardswish_', 'input'), (None, None, 'nn.hardswish', 'input')),
@@ -1210,6 +1211,7 @@ FUNCTIONAL = {
     'softshrink': ((None, None, 'nn.softshrink', '*'),),
     'threshold': (('inplace', True, 'torch.threshold_', 'input,threshold,value'), (None, None, 'torch.threshold', 'input,threshold,value')),
     'threshold_': ((None, None, 'torch.threshold_', '*'),),
+    'triplet_margin_loss': ((None, None, 'torch.triplet_margin_loss', 'anchor,positive,negative,margin,p,eps,swap,?int'),),
     'unfold': ((None, None, 'nn.im2col', 'input,pair:kernel_size,pair:dilation,pair:padding,pair:stride'),),
 }
 # nn.functional's functions whose Python reads an argument's attributes before an op parses them
@@ -1331,4 +1333,4 @@ PYTHON_ATTRIBUTES = {
     'torch.tensordot': 'a.dim,b.dim,dims.item,dims.numel,dims.size',
 }
 # nn.functional's functions of FUNCTIONAL whose Python checks before its op, as nbgrad's does
-PREAMBLE_MIRRORED = frozenset(['batch_norm', 'instance_norm', 'max_pool3d_with_indices'])
+PREAMBLE_MIRRORED = frozenset(['batch_norm', 'group_norm', 'instance_norm', 'max_pool3d_with_indices', 'triplet_margin_loss'])

@@ -535,7 +535,7 @@ PYTHON_LEVEL = {
         dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d dropout3d interpolate upsample upsample_nearest
         upsample_bilinear adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d
         adaptive_max_pool1d_with_indices adaptive_max_pool2d_with_indices adaptive_max_pool3d_with_indices
-        max_unpool1d max_unpool2d max_unpool3d softmin group_norm""".split()),
+        max_unpool1d max_unpool2d max_unpool3d softmin""".split()),
     "Tensor": frozenset("unique unique_consecutive split norm lu stft istft unflatten tile".split()),
 }
 # ... and the parameters F's Python reads itself wherever they appear (if inplace:, the legacy

@@ -207,7 +207,8 @@ def _lp_tail(out, n, norm_type):
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """(sum over the window of x^p)^(1/p), as avg_pool1d(x^p) * k, its sign kept (PyTorch's)."""
-    from .pooling_more import avg_pool1d, max_pool1d
+    # (the public functions: their parser's checks are PyTorch's next word after its Python's)
+    from ..nn.functional import avg_pool1d, max_pool1d
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
             return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
@@ -221,7 +222,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    from .pooling import avg_pool2d, max_pool2d
+    from ..nn.functional import avg_pool2d, max_pool2d
     kw, kh = _ntuple(kernel_size, 2)
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
@@ -236,7 +237,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    from .pooling3d import avg_pool3d, max_pool3d
+    from ..nn.functional import avg_pool3d, max_pool3d
     kd, kw, kh = _ntuple(kernel_size, 3)
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):

@@ -412,11 +412,22 @@ def _triplet(dist_pos, dist_neg, dist_swap, margin, reduction):
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
-    """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-distance (PyTorch's composition)."""
+    """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-distance: PyTorch's Python (the
+    reduction, margin > 0), then ATen's triplet_margin_loss."""
+    try:
+        reduction = _reduction(reduction, size_average, reduce)
+        if margin <= 0:
+            raise ValueError(f"margin must be greater than 0, got {margin}")
+    except (ValueError, RuntimeError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
+    return aten_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
+
+
+def aten_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction):
+    """ATen's triplet_margin_loss (torch.triplet_margin_loss's): its dims check, then its
+    composition of pairwise distances."""
     from .distance import pairwise_distance
-    reduction = _reduction(reduction, size_average, reduce)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
     _triplet_dims(anchor, positive, negative)
     dist_pos = pairwise_distance(anchor, positive, p, eps)
     dist_neg = pairwise_distance(anchor, negative, p, eps)

@@ -6,26 +6,37 @@ import math
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 from .more import renamed
-from .normalization import aten_batch_norm, float_input
+from .normalization import _verify_batch_size, aten_batch_norm, float_input
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    """Normalise each group of C / num_groups channels of each sample, then the per-channel affine."""
+    """Normalise each group of C / num_groups channels of each sample, then the per-channel affine:
+    PyTorch's Python (the input's rank, one value per channel), then ATen's group_norm."""
     x = input
-    if x.dim() < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
+    try:
+        if x.dim() < 2:
+            raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {x.dim()}")
+        _verify_batch_size([x.size(0) * x.size(1) // num_groups, num_groups] + list(x.size()[2:]))
+    except (ValueError, RuntimeError, ZeroDivisionError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
+    return aten_group_norm(x, num_groups, weight, bias, eps)
+
+
+def aten_group_norm(input, num_groups, weight, bias, eps):
+    """ATen's group_norm (torch.group_norm's): check_group_norm_inputs, then the kernel's dtype."""
+    x = input
     n, c = x.shape[0], x.shape[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(x.shape)} and num_groups={num_groups}")
-    float_input("GroupNormKernelImpl", x)
-    size = [n * c // num_groups, num_groups] + list(x.shape[2:])
-    if size[0] * math.prod(size[2:]) == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
+    float_input("GroupNormKernelImpl", x)
     half = x.dtype is D.float16     # (in float32, rounded once: PyTorch's opmath, as layer_norm)
     # (the group's size spelled out: -1 is ambiguous when the batch is empty)
     groups = (x.float() if half else x).reshape(n, num_groups, x.numel() // (n * num_groups) if n else 0)

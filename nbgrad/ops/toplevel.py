@@ -134,7 +134,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    return _F().group_norm(input, num_groups, weight, bias, eps)
+    from .normalization_more import aten_group_norm
+    return aten_group_norm(input, num_groups, weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -257,8 +258,9 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=_NONE):
-    return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
-                                    reduction=_reduction("triplet_margin_loss", reduction))
+    from .loss_more import aten_triplet_margin_loss
+    return aten_triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                    _reduction("triplet_margin_loss", reduction))
 
 
 def constant_pad_nd(input, pad, value=0):

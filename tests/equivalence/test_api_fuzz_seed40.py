@@ -112,3 +112,31 @@ def test_a_16_bit_histogram_takes_edges():
     hist, edges = nbgrad.histogram(nbgrad.ones(3, dtype=nbgrad.float16), bins=nbgrad.tensor([0.0, 2.0],
                                                                                             dtype=nbgrad.float16))
     assert hist.tolist() == [3.0] and edges.dtype == nbgrad.float16
+
+
+# nn.functional's Python before the op it calls: its checks first, then the op's parser's
+@pytest.mark.parametrize("call, error, message", [
+    ("F.triplet_margin_loss(a, b, a, 0.5, swap=nbgrad.ones(3))", TypeError,
+     "triplet_margin_loss(): argument 'swap' (position 7) must be bool, not Tensor"),
+    ("F.triplet_margin_loss(a, a, a, -1.0, swap=nbgrad.ones(3))", ValueError, "margin must be greater than 0, got -1.0"),
+    ("nbgrad.triplet_margin_loss(a, b, a, -2)", RuntimeError,
+     "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
+     "anchor 2D, positive 4D, and negative 2D inputs"),
+    ("F.group_norm(x, nbgrad.tensor([2.0]))", TypeError,
+     "group_norm(): argument 'num_groups' (position 2) must be int, not Tensor"),
+    ("F.group_norm(x, 2.0)", TypeError, "group_norm(): argument 'num_groups' (position 2) must be int, not float"),
+    ("F.group_norm(x, -2)", RuntimeError, "Expected num groups to be greater than 0, got -2"),
+    ("F.group_norm(nbgrad.ones(1, 4), 4)", ValueError,
+     "Expected more than 1 value per channel when training, got input size [1, 4]"),
+    ("F.group_norm(x, 2, eps='a')", TypeError, "group_norm(): argument 'eps' (position 5) must be float, not str"),
+    ("F.lp_pool2d(nbgrad.ones(1, 2, 4, 4), 2, True)", TypeError,
+     "avg_pool2d(): argument 'kernel_size' (position 2) must be tuple of ints, not bool"),
+    ("F.lp_pool1d(nbgrad.ones(1, 2, 4), 2, nbgrad.ones(1))", TypeError,
+     "avg_pool1d(): argument 'kernel_size' (position 2) must be tuple of ints, not Tensor"),
+])
+def test_functional_python_then_the_ops_parser(call, error, message):
+    a, b, x = nbgrad.ones(2, 3), nbgrad.ones(1, 2, 3, 4), nbgrad.ones(2, 4, 3)
+    with pytest.raises(error) as info:
+        eval(call)
+    assert str(info.value) == message
+    assert tuple(nbgrad.group_norm(nbgrad.ones(1, 4), 4).shape) == (1, 4)       # (torch.group_norm: no Python)

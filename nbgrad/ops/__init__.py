@@ -295,13 +295,18 @@ def _refused_reduction(name, dim, keepdim, **more):
         raise error
 
 
+def _plain_dims(dim):
+    """An int or a list or tuple of ints: a dim argument the parser takes as it is."""
+    return type(dim) is int or (type(dim) in (tuple, list) and all(type(d) is int for d in dim))
+
+
 def _dims_of(name, dim, keepdim, dtype, axis):
     """(dim, keepdim) of x.sum(...)/x.mean(...): axis= is dim's NumPy name; keepdim without a
     dim is refused, as no overload of PyTorch's takes it, and so are a dtype that is not one and
     a floating-point tensor for dim (before the op reads the input's dtype)."""
     if (dtype is not None and not isinstance(dtype, D.dtype)) or \
-            (isinstance(dim, Tensor) and dim._dtype.is_floating_point):
-        _refused_reduction(name, dim, keepdim, dtype=dtype)
+            (dim is not _UNSET and dim is not None and not _plain_dims(dim)):
+        _refused_reduction(name, dim, keepdim, dtype=dtype)     # (raises where the parser refuses)
     if dim is _UNSET:
         if keepdim is not _UNSET and axis is None:
             _refused_reduction(name, dim, keepdim, dtype=dtype)
@@ -426,6 +431,24 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
+def _tensor_operand(fn, name, param):
+    """The hot method x.<name>(other) of fn, refusing a non-tensor operand with the parser's
+    TypeError before fn reads self's rank (its error would come first, or an AttributeError)."""
+    def method(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{name}(): argument '{param}' (position 1) must be Tensor, not {type(other).__name__}")
+        return fn(self, other)
+    method.__name__ = name
+    return method
+
+
+def _invert(self):
+    """~x: the operator refuses a float tensor itself (bitwise_not's would be its kernel's error)."""
+    if self._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return E.bitwise_not(self)
+
+
 def _extremum_method(name, fn):
     """x.max(...)/x.min(...): all elements, along a dim, or against a tensor; a dim of None,
     or keepdim without a dim, is refused (no overload of PyTorch's takes them)."""
@@ -514,7 +537,7 @@ TENSOR_METHODS = {
     "__mod__": _not_implemented_for_non_tensors(E.remainder), "__rmod__": _not_implemented_for_non_tensors(_reversed(E.remainder)),
     "__pow__": _not_implemented_for_non_tensors(E.pow), "__rpow__": _not_implemented_for_non_tensors(_rpow),
     "__matmul__": _matmul, "__rmatmul__": _rmatmul,
-    "__neg__": E.neg, "__pos__": _positive, "__abs__": E.abs, "__invert__": E.bitwise_not,
+    "__neg__": E.neg, "__pos__": _positive, "__abs__": E.abs, "__invert__": _invert,
     "__eq__": _not_implemented_for_non_tensors(E.eq), "__ne__": _not_implemented_for_non_tensors(E.ne),
     "__lt__": _not_implemented_for_non_tensors(E.lt), "__le__": _not_implemented_for_non_tensors(E.le),
     "__gt__": _not_implemented_for_non_tensors(E.gt), "__ge__": _not_implemented_for_non_tensors(E.ge),
@@ -534,7 +557,7 @@ TENSOR_METHODS = {
     "log_softmax": _dim_required(R.log_softmax),
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
-    "matmul": L.matmul, "mm": L.mm, "bmm": L.bmm, "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    "matmul": L.matmul, "mm": _tensor_operand(L.mm, "mm", "mat2"), "bmm": _tensor_operand(L.bmm, "bmm", "mat2"), "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
     "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,

@@ -269,7 +269,11 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
                     advanced.append((dim, _arange(1 if bool(t) else 0, x.device)))
                     dim += 1
             elif t._dtype not in (D.int64, D.int32):
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                error = IndexError("tensors used as indices must be long, int, byte or bool tensors")
+                if deferred is None:
+                    raise error
+                deferred.append(error)      # (setitem: after index_put_'s autograd check)
+                dim += 1
             else:
                 advanced.append((dim, t))
                 dim += 1

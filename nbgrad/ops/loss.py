@@ -671,8 +671,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     if weight is not None:
         return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 2)
-    reduction = _reduction(reduction, size_average, reduce)
-    return _pointwise_loss(input, target, reduction, "mse")
+    x, y, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
+    return _pointwise_loss(x, y, reduction, "mse")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -681,9 +681,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if _amp.ON: input, target, weight = _amp.cast_float32(input, target, weight)   # (autocast's float32 list)
     if weight is not None:
         return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 1)
-    _warn_pointwise_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
-    x, y = _broadcast_pair(input, target)
+    x, y, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
     loss = (x - y).abs()
     if reduction == "none":
         return loss
@@ -718,10 +716,21 @@ def _broadcast_pair(x, y):
     return x.expand(shape), y.expand(shape)
 
 
+def _pointwise_preamble(input, target, reduction, size_average, reduce):
+    """PyTorch 2.13's Python of mse_loss, l1_loss and smooth_l1_loss in its order: the size
+    warning, the legacy reduction, broadcast_tensors, then the op's reduction enum.
+    -> (the broadcast input and target, the reduction)."""
+    _warn_pointwise_size(input, target, stacklevel=4)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    x, y = _broadcast_pair(input, target)
+    return x, y, _reduction(reduction)
+
+
 def _warn_pointwise_size(x, y, stacklevel=3):
     """PyTorch's warning for a target whose size is not the input's (stacklevel: the caller's
     caller is the user's frame)."""
-    if tuple(x.shape) != tuple(y.shape):
+    if tuple(y.size()) != tuple(x.size()):      # (PyTorch's target.size() != input.size(): its reads)
         _warn_user(f"Using a target size ({y.shape}) that is different to the input size ({x.shape}). "
                    "This will likely lead to incorrect results due to broadcasting. "
                    "Please ensure they have the same size.", stacklevel=stacklevel)

@@ -15,7 +15,7 @@ from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
 from ._graph import broadcast_shapes, check_no_requires_grad, check_same_device, copy_raw, needs_grad, record
 from .elementwise import where
-from .loss import _broadcast_pair, _reduction, _warn_pointwise_size
+from .loss import _broadcast_pair, _pointwise_preamble, _reduction, _warn_pointwise_size
 from .more import renamed
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, check_found_dtype, check_same_dtype
 
@@ -173,8 +173,7 @@ def _pair_in(dtype, x, y):
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; L1 when beta is 0 (PyTorch's)."""
     if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
-    _warn_pointwise_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    input, target, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = _pair_in(_promoted_floats("smooth_l1_cpu", input, target), input, target)

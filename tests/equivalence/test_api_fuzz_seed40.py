@@ -140,3 +140,26 @@ def test_functional_python_then_the_ops_parser(call, error, message):
         eval(call)
     assert str(info.value) == message
     assert tuple(nbgrad.group_norm(nbgrad.ones(1, 4), 4).shape) == (1, 4)       # (torch.group_norm: no Python)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    ("leaf[nbgrad.tensor([0.5])] = 1.0", RuntimeError,
+     "a leaf Variable that requires grad is being used in an in-place operation."),
+    ("plain[nbgrad.tensor([0.5])] = 1.0", IndexError, "tensors used as indices must be long, int, byte or bool tensors"),
+    ("~plain", TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors"),
+    ("nbgrad.ones(2, 2, 2).mm(3)", TypeError, "mm(): argument 'mat2' (position 1) must be Tensor, not int"),
+    ("nbgrad.ones(2, 2).bmm(-0.0)", TypeError, "bmm(): argument 'mat2' (position 1) must be Tensor, not float"),
+    ("plain.mean(True, dtype=nbgrad.uint8)", TypeError, "mean(): argument 'dim' (position 1) must be tuple of ints, not bool"),
+    ("F.mse_loss(plain, nbgrad.ones(2, 2), reduction='x')", RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
+    ("F.l1_loss(None, plain, nbgrad.ones(2))", AttributeError, "'NoneType' object has no attribute 'size'"),
+])
+def test_checks_in_pytorchs_order(call, error, message):
+    leaf = nbgrad.ones(3, requires_grad=True)
+    plain = nbgrad.ones(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(error) as info:
+            exec(call)
+    assert str(info.value) == message
+    assert plain._version == 0

@@ -346,13 +346,22 @@ def copy_raw(t, strides=None):
     return Tensor._make(Storage(buf, t._storage.device), t._shape, tuple(strides), 0, t._dtype)
 
 
-def wrap_dims(dims, ndim):
-    """Normalise a dim, a list of dims or None (all) to a sorted tuple."""
+def wrap_dims(dims, ndim, in_order=False):
+    """Normalise a dim, a list of dims or None (all) to a sorted tuple: every dim wrapped, then
+    a repeat refused (a reduction's order); in_order: each wrapped and checked in turn (ATen's
+    dim_list_to_bitset, squeeze's: a repeat before a later dim out of range)."""
     if dims is None:
         return tuple(range(ndim))
     if isinstance(dims, (list, tuple)):
         if len(dims) == 0:
             return tuple(range(ndim))
+        if in_order:
+            seen = []
+            for d in dims:
+                w = _wrap(_list_element(d), ndim)
+                if w in seen:
+                    raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+                seen.append(w)
         out = tuple(sorted(_wrap(_list_element(d), ndim) for d in dims))
         if len(set(out)) != len(out):
             dup = next(d for d in out if out.count(d) > 1)

@@ -519,12 +519,17 @@ def inner(input, other):
 
 
 def take_along_dim(input, indices, dim=None):
+    # (ATen's order: the ranks, the indices' dtype, then the dim; without a dim its view(-1),
+    # which a non-contiguous input refuses as there)
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
-    d = wrap_dim(dim, input.dim())
+        return input.view(-1).gather(0, indices.view(-1))
     if input.dim() != indices.dim():
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{D.scalar_type_name(indices.dtype)}")
+    d = wrap_dim(dim, input.dim())
     shape = list(broadcast_shapes(tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]),
                                   tuple(indices.shape[:d]) + (1,) + tuple(indices.shape[d + 1:])))
     ishape, jshape = list(shape), list(shape)

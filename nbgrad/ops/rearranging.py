@@ -142,12 +142,12 @@ def flip(input, *dims, **kwargs):
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = _dims_arg(dims[0] if len(dims) == 1 else dims, "flip")
-    wrapped = [_wrap(d, x.dim()) for d in dims]
-    seen = set()
-    for d in wrapped:
-        if d in seen:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        seen.add(d)
+    wrapped = []
+    for d in dims:      # (each wrapped and checked in turn: a repeat before a later dim out of range)
+        w = _wrap(d, x.dim())
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.append(w)
     if x.dim() == 0:
         wrapped = []
     # PyTorch's flip keeps x's layout (empty_like with preserve_format), reading x with

@@ -541,7 +541,7 @@ def squeezed_dims(x, dim):
     if dim is None:
         return [i for i, n in enumerate(x._shape) if n == 1]
     # (an empty list squeezes none: wrap_dims reads it as every dim, a reduction's rule)
-    dims = () if isinstance(dim, (tuple, list)) and len(dim) == 0 else wrap_dims(dim, x.dim())
+    dims = () if isinstance(dim, (tuple, list)) and len(dim) == 0 else wrap_dims(dim, x.dim(), in_order=True)
     return [i for i, n in enumerate(x._shape) if i in dims and n == 1]
 
 
@@ -620,7 +620,18 @@ def permute(x, *order, dims=_UNGIVEN):
     dims = _shape_args(order, "permute", "dims")
     if len(dims) != x.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(_wrap(d, x.dim()) for d in dims)
+    try:
+        wrapped = tuple(_wrap(d, x.dim()) for d in dims)
+    except IndexError:
+        # (ATen wraps and checks each dim in turn: a repeat before the dim out of range is its error)
+        seen = []
+        for d in dims:
+            w = _wrap(d, x.dim())
+            if w in seen:
+                raise RuntimeError("permute(): duplicate dims are not allowed.") from None
+            seen.append(w)
+        raise
+    dims = wrapped
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = make_view(x, [x._shape[d] for d in dims], [x._stride[d] for d in dims], x._offset)

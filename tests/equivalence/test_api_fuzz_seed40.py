@@ -163,3 +163,24 @@ def test_checks_in_pytorchs_order(call, error, message):
             exec(call)
     assert str(info.value) == message
     assert plain._version == 0
+
+
+@pytest.mark.parametrize("call, error, message", [
+    ("nbgrad.squeeze(nbgrad.ones(1, 1, 1), dim=(2, 2, 3))", RuntimeError, "dim 2 appears multiple times in the list of dims"),
+    ("nbgrad.ones(1, 1, 1).flip((2, 2, 3))", RuntimeError, "dim 2 appears multiple times in the list of dims"),
+    ("nbgrad.ones(1, 1, 1).permute(2, 2, 3)", RuntimeError, "permute(): duplicate dims are not allowed."),
+    ("nbgrad.ones(1, 1, 1).permute(3, 2, 2)", IndexError,
+     "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
+    ("nbgrad.ones(1, 1, 1).sum((2, 2, 3))", IndexError,        # (a reduction wraps every dim first)
+     "Dimension out of range (expected to be in range of [-3, 2], but got 3)"),
+    ("nbgrad.take_along_dim(x, nbgrad.tensor([0]), 4)", RuntimeError,
+     "torch.take_along_dim(): input and indices should have the same number of dimensions, but got 2 dimensions for "
+     "input, and 1 dimensions for indices"),
+    ("nbgrad.take_along_dim(x, nbgrad.tensor([[0]], dtype=nbgrad.int32), 1)", RuntimeError,
+     "torch.take_along_dim(): dtype of indices should be Long but got Int"),
+])
+def test_dims_checked_in_atens_order(call, error, message):
+    x = nbgrad.ones(2, 3)
+    with pytest.raises(error) as info:
+        eval(call)
+    assert str(info.value) == message

@@ -342,6 +342,11 @@ _next_seq = itertools.count().__next__
 RUNS_FIRST = 1 << 62
 
 
+# PyTorch's C++ nodes of torch::autograd (functions/basic_ops.h, tensor.h) other than
+# AccumulateGrad and CopySlices, which name themselves
+_NAMESPACED = frozenset(("NotImplemented", "CopyBackwards", "Error", "DelayedError", "UndefinedGradBackward"))
+
+
 class Node:
     """One backward function of the graph.  Subclasses define `backward(*grads)`.
 
@@ -403,7 +408,7 @@ class Node:
         name = type(self).__name__
         # PyTorch's C++ nodes (not generated from derivatives.yaml) name themselves with their
         # namespace; their repr and type keep the class name
-        return "torch::autograd::NotImplemented" if name == "NotImplemented" else name
+        return "torch::autograd::" + name if name in _NAMESPACED else name
 
     def _sequence_nr(self):
         """The order the node was made in (the engine runs later ones first); PyTorch's

@@ -450,20 +450,26 @@ def _invert(self):
 
 
 def _extremum_method(name, fn):
-    """x.max(...)/x.min(...): all elements, along a dim, or against a tensor; a dim of None,
-    or keepdim without a dim, is refused (no overload of PyTorch's takes them)."""
-    def method(self, dim=_UNSET, keepdim=_UNSET, *, other=_UNSET):
-        if other is not _UNSET:             # x.max(other=t)
-            if dim is not _UNSET or keepdim is not _UNSET:
-                _refused_reduction(name, dim, keepdim, other=other)
-            return fn(self, other)
-        if dim is _UNSET or dim is None:
-            if dim is None or keepdim is not _UNSET:
-                _refused_reduction(name, dim, keepdim)
-            return fn(self)
-        if keepdim is not _UNSET and isinstance(dim, Tensor):   # (the other-tensor overload takes no keepdim)
-            _refused_reduction(name, dim, keepdim)
-        return fn(self, dim, False if keepdim is _UNSET else keepdim)
+    """x.max(...)/x.min(...): all elements, along a dim, or against a tensor (positional, or
+    by its keyword other=); any other form is refused as no overload of PyTorch's takes it (a
+    dim of None, keepdim without a dim or beside a tensor, dim= given a tensor)."""
+    def method(self, *args, **kwargs):
+        if not kwargs:
+            if not args:
+                return fn(self)
+            dim = args[0]
+            if len(args) == 1 and dim is not None:
+                return fn(self, dim)
+            if len(args) == 2 and dim is not None and not isinstance(dim, Tensor):
+                return fn(self, dim, args[1])
+        from ._argument_check import argument_error
+        error = argument_error(name, args, kwargs, method=True)
+        if error is not None:
+            raise error
+        if "other" in kwargs:
+            return fn(self, kwargs["other"])
+        dim = args[0] if args else kwargs.get("dim", kwargs.get("axis"))       # (and the NumPy names)
+        return fn(self, dim, args[1] if len(args) > 1 else kwargs.get("keepdim", kwargs.get("keepdims", False)))
     method.__name__ = name
     return method
 

@@ -246,7 +246,8 @@ _MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for arg
            "checking arguments for median)")
 
 _COMPOSITE_LABELS = {"linalg_cond": "linalg.cond", "linalg_tensorsolve": "tensorsolve",
-                     "linalg_matrix_rank": "torch.linalg.matrix_rank"}
+                     "linalg_matrix_rank": "torch.linalg.matrix_rank", "matrix_power": "matrix_power",
+                     "linalg_matrix_power": "matrix_power"}
 
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
          "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,
@@ -303,6 +304,10 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     names another), "tuple" (max/min along a dim, sort, qr, ...: a tuple of outs, each of
     its result's dtype), "creation" (factories: out's dtype and device, silent resize).
     grad_name: the name PyTorch's autograd refusal gives (its ATen op: linalg_inv_ex)."""
+    if name in ("matrix_power", "linalg_matrix_power"):
+        rule, grad_name = _matrix_power_rule(args, kwargs)
+        if rule == "matrix_power" and isinstance(args[0], Tensor):    # (matmul_out's check, before its kernel's)
+            RULES[rule](name, args[0]._dtype, out)
     if rule == "tuple":
         return _call_tuple(name, fn, args, kwargs, out, grad_name or name)
     if rule == "creation":
@@ -341,10 +346,30 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         from .inplace import check_overlap
         check_overlap(out, tuple(_tensors_in((*args, *kwargs.values()))))
     resize_output(out, result._shape)
+    if rule in _COMPOSITE:
+        # (PyTorch's composite copies its result into out with autograd on: out's history is
+        # CopyBackwards, a gradient flows through it to the inputs)
+        from .inplace import copy_
+        return copy_(out, result)
     return write(out, result)
 
 
 _COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
+
+
+def _matrix_power_rule(args, kwargs):
+    """(rule, grad name) of ATen's linalg_matrix_power_out for its n: 0 and 1 copy into any out
+    the result casts to (with autograd, as a composite), -1 is linalg_inv's out=, the rest
+    matmul's (the result castable, then of out's dtype)."""
+    from .._checks import is_int
+    n = args[1] if len(args) > 1 else kwargs.get("n")
+    n = int(n) if is_int(n) or (isinstance(n, Tensor) and n.numel() == 1 and not n._dtype.is_floating_point) \
+        else None
+    if n in (0, 1):
+        return "composite_cast", None
+    if n == -1:
+        return "expected", "linalg_inv_ex"
+    return "matrix_power", "matmul"
 _DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})

@@ -547,6 +547,8 @@ def _put_values(x, pos, values):
 def _put_flat(x, pos, values, accumulate=False):
     """A copy of x with values written (or added) at flat positions; not recorded."""
     out = copy_raw(x)
+    if pos.numel() == 0:            # (an empty index writes nothing, whatever the values' shape)
+        return out
     vals = _put_values(x, pos, values)
     backend_of(x).put(out._storage.buffer, _flat_buffer(pos), _flat_buffer(vals), accumulate)
     return out
@@ -784,15 +786,17 @@ def _host_select_positions(x, d, index):
 
 
 def _gather_positions(x, d, index):
+    """The flat positions of x that index picks along d (gather's shape checks first); an empty
+    index picks none and is not checked (ATen's meta functions return before their checks)."""
+    if index.numel() == 0:
+        return _arange(0, x.device).reshape(tuple(index._shape))
     if index.dim() != x.dim() and not (index.dim() <= 1 and x.dim() <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     for k in range(index.dim()):
         if k != d and index._shape[k] > x._shape[k]:
             raise RuntimeError(
-                f"Size does not match at dimension {k} expected index {list(index._shape)} to be smaller "
+                f"Size does not match at dimension {k} expected index {list(index._shape)} to be no larger "
                 f"than self {list(x._shape)} apart from dimension {d}")
-    if index._dtype not in (D.int64, D.int32):
-        raise RuntimeError("gather(): Expected dtype int64 for index")
     with no_grad():
         idx = _normalize_index(index.long(), x._shape[d] if x.dim() else 1, d, False, RuntimeError)
         cstrides = contiguous_strides(x._shape)
@@ -805,6 +809,8 @@ def _gather_positions(x, d, index):
 
 def gather(x, dim, index):
     d = _wrap(dim, x.dim())
+    if index.numel() and index._dtype not in (D.int64, D.int32):     # (before the shapes, as ATen's meta)
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     return gather_flat(x, _gather_positions(x, d, index), GatherBackward0, index)
 
 
@@ -812,10 +818,7 @@ class ScatterBackward0(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
         gx = _zeroed_at(g, pos) if self.needs_input_grad(0) else None
-        gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region) if self.needs_input_grad(1) else None
-        if gs is not None and tuple(self.src_shape) != tuple(self.src_region):
-            gs = _pad_to(gs, self.src_shape)
-        return gx, gs
+        return gx, (_src_grad(g, pos, self) if self.needs_input_grad(1) else None)
 
 
 class ScatterBackward1(Node):
@@ -827,12 +830,17 @@ class ScatterBackward1(Node):
 class ScatterAddBackward0(Node):
     def backward(self, g):
         pos = self.saved_tensors[0]
-        gs = None
-        if self.needs_input_grad(1):
-            gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(self.src_region)
-            if tuple(self.src_shape) != tuple(self.src_region):
-                gs = _pad_to(gs, self.src_shape)
-        return g, gs
+        return g, (_src_grad(g, pos, self) if self.needs_input_grad(1) else None)
+
+
+def _src_grad(g, pos, node):
+    """scatter's gradient for src: g at the positions written, in the region of src that index
+    covers (zeros elsewhere; all zeros for an empty index, whose rank may not be src's)."""
+    if pos.numel() == 0:
+        from .._creation import zeros
+        return zeros(node.src_shape, dtype=g.dtype, device=g.device)
+    gs = gather_flat(g.reshape(-1), pos, TakeBackward0).reshape(node.src_region)
+    return gs if tuple(node.src_shape) == tuple(node.src_region) else _pad_to(gs, node.src_shape)
 
 
 def _pad_to(g, shape):
@@ -865,8 +873,7 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None):
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     d = _wrap(dim, x.dim())
-    if src is not None and src._dtype is not x._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    _check_scatter_args("scatter", x, d, index, src)
     pos = _gather_positions(x, d, index)
     if src is None:
         out = _put_flat(x, pos, value)
@@ -874,7 +881,7 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None):
             record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
-        region = _src_region(src, index, x, d)
+        region = _src_region(src, index, x, d) if index.numel() else V.slice_dim(src.reshape(-1), 0, 0, 0, 1)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
@@ -884,11 +891,10 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None):
 
 def scatter_add(x, dim, index, src):
     d = _wrap(dim, x.dim())
-    if src._dtype is not x._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    _check_scatter_args("scatter", x, d, index, src)
     pos = _gather_positions(x, d, index)
     with no_grad():
-        region = _src_region(src, index, x, d)
+        region = _src_region(src, index, x, d) if index.numel() else V.slice_dim(src.reshape(-1), 0, 0, 0, 1)
     acc = _sum_dtype(x._dtype, True)
     out = cast(_put_flat(cast(x, acc), pos, contiguous_data(cast(region, acc)), accumulate=True), x._dtype)
     if needs_grad(x, src):
@@ -1194,7 +1200,8 @@ def _check_scatter_args(name, x, d, index, src):
         wrong = any(size(index, k) > size(src, k) for k in range(ndim))
     if wrong:
         raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self {list(x._shape)} apart "
-                           f"from dimension {d} and to be no larger size than src {list(src._shape)}")
+                           f"from dimension {d}" + ("" if src is None else
+                                                    f" and to be no larger size than src {list(src._shape)}"))
 
 
 def _check_reduce(reduce):

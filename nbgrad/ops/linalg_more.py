@@ -18,7 +18,7 @@ import math
 
 from .. import _dtype as D
 from .._warnings import warn_once as _warn_once
-from .._checks import as_number, is_float
+from .._checks import as_number, as_symint, is_float
 from .._tensor import Tensor
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
@@ -1155,7 +1155,7 @@ def vander(x, *, N=None):
                            f"{D.scalar_type_name(dt)}")
     x_ = V.unsqueeze(x, -1) if x.dim() == 0 else x
     shape = list(x_.shape)
-    n = shape[-1] if N is None else N
+    n = shape[-1] if N is None else as_symint(N, "linalg_vander", "N", 2)     # (a SymInt: an integer tensor too)
     if not n > 1:
         raise RuntimeError("N must be greater than 1.")
     from .cumulative import cumprod

@@ -589,6 +589,9 @@ def _unsafe(x, pieces, dim, node_cls):
 
 def unsafe_split(input, split_size, dim=0):
     from .views import split
+    from .._checks import as_symint, is_integer_tensor
+    if is_integer_tensor(split_size, True) and split_size._dtype is not D.bool_:
+        split_size = as_symint(split_size, "unsafe_split", "split_size", 2)    # (a SymInt: an integer tensor too)
     if not isinstance(split_size, int) or isinstance(split_size, bool):
         raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
                         f"{_type_name(split_size)}")

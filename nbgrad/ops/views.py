@@ -16,7 +16,7 @@ from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
 from ..autograd.node import Node
-from ._graph import backend_of, cast, needs_grad, new_tensor, record, wrap_dims, _wrap
+from ._graph import _list_element, backend_of, cast, needs_grad, new_tensor, record, wrap_dims, _wrap
 
 
 # PyTorch's CreationMeta: how a view was made, which decides whether an in-place change
@@ -656,6 +656,8 @@ def mT(x):
 
 
 def movedim(x, source, destination):
+    # (an int list that takes one int, or an integer tensor of one element as that int)
+    source, destination = _list_element(source), _list_element(destination)
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):

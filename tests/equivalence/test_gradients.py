@@ -335,7 +335,7 @@ def test_create_graph_grad_is_not_the_callers_tensor():
     x = nbgrad.tensor([1., 2.], requires_grad=True)
     (x + 0).backward(v, create_graph=True)
     assert x.grad is not v
-    assert x.grad.requires_grad and x.grad.grad_fn.name() == "CopyBackwards"
+    assert x.grad.requires_grad and x.grad.grad_fn.name() == "torch::autograd::CopyBackwards"
     x.grad.sum().backward()
     assert grad_of(v) == [1.0, 1.0]
 

@@ -380,4 +380,4 @@ def test_copy_leaves_casts_broadcasts_layouts_and_overlaps_to_the_general_path(m
     y = nbgrad.zeros(3, requires_grad=True)
     z = nbgrad.zeros(3) * 1.0
     z.copy_(y)                                          # recorded: CopyBackwards
-    assert z.grad_fn.name() == "CopyBackwards"
+    assert z.grad_fn.name() == "torch::autograd::CopyBackwards"

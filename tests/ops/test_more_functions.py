@@ -184,7 +184,7 @@ COMPOSITES = [
      lambda a: np.linalg.matrix_power(a, -2), "MmBackward0"),
     ("matrix_power-1", [_r(3, 3) + 3 * np.eye(3)], lambda a: a.matrix_power(-1), np.linalg.inv,
      "LinalgInvExBackward0"),
-    ("matrix_power0", [_r(3, 3)], lambda a: a.matrix_power(0), lambda a: np.eye(3), "CopyBackwards"),
+    ("matrix_power0", [_r(3, 3)], lambda a: a.matrix_power(0), lambda a: np.eye(3), "torch::autograd::CopyBackwards"),
     ("cummax", [_r(3, 5)], lambda a: nbgrad.cummax(a, 1).values, lambda a: np.maximum.accumulate(a, 1),
      "CummaxBackward0"),
     ("cummin", [_r(3, 5)], lambda a: a.cummin(0)[0], lambda a: np.minimum.accumulate(a, 0), "CumminBackward0"),

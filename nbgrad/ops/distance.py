@@ -27,7 +27,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not dtype.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{D.scalar_type_name(dtype)}")
-    if eps < 0:
+    if not eps >= 0:        # (ATen's TORCH_CHECK(eps >= 0): NaN fails it too)
         raise RuntimeError(f"eps must be non-negative, got: {float(eps):g}")
     x1 = x1 if x1.dtype.is_floating_point else x1.to(dtype)
     x2 = x2 if x2.dtype.is_floating_point else x2.to(dtype)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._size import Size
-from .._checks import checked_scalar, scalar_type_name
+from .._checks import check_python_int, checked_scalar, scalar_type_name
 from .._tensor import Tensor, contiguous_strides
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
@@ -603,6 +603,16 @@ def setitem(x, index, value):
         # wrote True into a bool tensor)
         from ._argument_check import _type_name
         raise TypeError(f"can't assign a {_type_name(value)} to a {x.type()}")
+    if not isinstance(value, Tensor):
+        # PyTorch's valueToTensor, before the index is read: the number range-checked, but for
+        # Half and BFloat16, where it is rounded unchecked (an overflow is inf)
+        if x._dtype in (D.float16, D.bfloat16) and isinstance(value, (numbers.Real, np.number)) \
+                and not isinstance(value, (bool, np.bool_)):
+            if isinstance(value, numbers.Integral):
+                check_python_int(value)         # (a Python int past int64: the parser's overflow)
+            value = D.round_scalar(float(value), x._dtype)
+        else:
+            checked_scalar(value, x._dtype)
     if index is False:              # PyTorch: nothing selected, nothing written, no version bump
         return
     items = _expand_index(x, index)
@@ -905,18 +915,43 @@ def scatter_add(x, dim, index, src):
 
 def index_add(x, dim, index, source, *, alpha=1):
     d = _wrap(dim, x.dim())
+    # (ATen's index_func_meta_impl, in its order)
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{scalar_type_name(index._dtype)} and size: {list(index.shape)}")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {scalar_type_name(index._dtype)}")
     if source._dtype is not x._dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
                            f"({scalar_type_name(source._dtype)}) must have the same scalar type")
+    if not (d == 0 or d < source.dim()):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.dim()}")
+    if index.numel() != (1 if source.dim() == 0 else source.shape[d]):
+        if source.dim() == 0:           # (ATen's message reads source.size(dim))
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({source.shape[d]}), for dim: {d}")
+    x_rest, s_rest = list(x.shape), list(source.shape)
+    if x.dim() and source.dim():
+        del x_rest[d], s_rest[d]
+    if x_rest != s_rest:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                           f"self.shape = {list(x.shape)} source.shape = {list(source.shape)}")
     checked_scalar(alpha, x._dtype)
-    if alpha != 1:
-        source = source * alpha
+    if alpha != 1:      # (read in the dtype: an integral one truncates a float alpha, as Scalar::to)
+        from .more import _scalar_in
+        source = source * _scalar_in(alpha, x._dtype)
     with no_grad():
         cstrides = contiguous_strides(x._shape)
-        idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
-        shape1 = [1] * x.dim()
-        shape1[d] = idx.numel()
-        pos = (idx * cstrides[d]).reshape(shape1)
+        if not x.dim():         # (a 0-dim self: one position, index 0)
+            idx = _normalize_index(index.long(), 1, d, False, message="index out of range in self")
+            pos = idx.reshape(())
+        else:
+            idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
+            shape1 = [1] * x.dim()
+            shape1[d] = idx.numel()
+            pos = (idx * cstrides[d]).reshape(shape1)
         grid = _grid_positions(tuple(source._shape), cstrides, d, x.device)
         if grid is not None:
             pos = pos + grid

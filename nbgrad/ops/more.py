@@ -1343,6 +1343,15 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "left while right was True")
         right = side == "right"
     seq = sorted_sequence
+    if sorter is not None:          # (ATen's searchsorted_pre_check, in its order)
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
+        if sorter._dtype is not D.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{D.scalar_type_name(sorter._dtype)}")
+        if sorter.numel() and (int(sorter.min().item()) < 0 or int(sorter.max().item()) >= sorter.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
     if seq.dim() == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")

@@ -321,13 +321,15 @@ def _trapezoid_dim(y, dim):
     return wrap_dim(dim, y.dim())
 
 
-def _trapezoid_args(name, y, dim, x=None):
-    d = _trapezoid_dim(y, dim)
+def _trapezoid_args(name, y, dim, x=None, bool_first=False):
+    """The wrapped dim after the bool checks (trapezoid wraps first; cumulative_trapezoid, bool_first,
+    checks the dtypes first, as ATen's)."""
+    d = None if bool_first else _trapezoid_dim(y, dim)
     if isinstance(x, Tensor) and (x.dtype is D.bool_ or y.dtype is D.bool_):
         raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if y.dtype is D.bool_:
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
-    return d
+    return _trapezoid_dim(y, dim) if bool_first else d
 
 
 def _trapezoid_dx(name, y, x, d):
@@ -399,7 +401,7 @@ def trapz(y, x=None, *, dx=_NO_DX, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The running trapezoidal rule along dim (one element fewer than y there)."""
     from .elementwise import div_scalar, mul_scalar
-    d = _trapezoid_args("cumulative_trapezoid", y, dim, x)
+    d = _trapezoid_args("cumulative_trapezoid", y, dim, x, bool_first=True)
     if isinstance(x, Tensor):
         return div_scalar((_pairs(y, d) * _trapezoid_dx("cumulative_trapezoid", y, x, d)).cumsum(d), 2.0)
     dx = _dx_of("cumulative_trapezoid", dx, dim)

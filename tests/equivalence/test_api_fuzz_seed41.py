@@ -73,3 +73,49 @@ def test_integer_tensors_for_symints():
     assert nbgrad.moveaxis(x, nbgrad.tensor(0), 1).shape == (3, 2)
     with pytest.raises(TypeError):
         nbgrad.unsafe_split(x, 1.0)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    ("nbgrad.cosine_similarity(nbgrad.ones(3), nbgrad.ones(3), 4, float('nan'))", RuntimeError,
+     "eps must be non-negative, got: nan"),
+    ("nbgrad.searchsorted(s, v, sorter=nbgrad.zeros(0, dtype=nbgrad.int64))", RuntimeError,
+     "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor [4]and got sorter "
+     "tensor [0]"),
+    ("nbgrad.searchsorted(s, v, sorter=nbgrad.zeros(4))", RuntimeError,
+     "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype Float"),
+    ("nbgrad.searchsorted(s, v, sorter=nbgrad.tensor([0, 1, 2, 7]))", RuntimeError,
+     "torch.searchsorted(): sorter index out of range"),
+    ("nbgrad.cumulative_trapezoid(nbgrad.tensor(True))", RuntimeError,
+     "cumulative_trapezoid: received a bool input for `y`, but bool is not supported"),
+    ("nbgrad.index_add(x, 2, nbgrad.zeros(1, 3, dtype=nbgrad.int64), nbgrad.ones(1, dtype=nbgrad.bfloat16))",
+     IndexError, "index_add_(): Index is supposed to be a vector, but got dim: 2 with type: Long and size: [1, 3]"),
+    ("nbgrad.index_add(x, 2, nbgrad.zeros(3, dtype=nbgrad.int64), nbgrad.ones(2, 3, 4))", RuntimeError,
+     "index_add_(): Number of indices (3) should be equal to source.size(dim): (4), for dim: 2"),
+    ("nbgrad.index_add(x, 2, nbgrad.zeros(3, dtype=nbgrad.int64), nbgrad.ones(2, 3))", RuntimeError,
+     "index_add_(): Indexing dim 2 is out of bounds of the source tensor with dim 2"),
+    ("i = nbgrad.zeros(1, dtype=nbgrad.int64); i[nbgrad.tensor([5])] = 1e30", RuntimeError,
+     "value cannot be converted to type int64_t without overflow"),
+])
+def test_checks_in_atens_order(call, error, message):
+    s, v, x = nbgrad.tensor([1.0, 2.0, 3.0, 4.0]), nbgrad.tensor([2.5]), nbgrad.ones(2, 3, 5)
+    with pytest.raises(error) as info:
+        exec(call)
+    assert str(info.value) == message
+
+
+def test_index_add_reads_alpha_in_the_dtype_and_takes_a_0dim_self():
+    x = nbgrad.zeros(1, 1, 3, dtype=nbgrad.int64)
+    src = nbgrad.ones(1, 1, 3, dtype=nbgrad.int64)
+    assert nbgrad.index_add(x, 2, nbgrad.zeros(3, dtype=nbgrad.int64), src, alpha=2.5).tolist() == [[[6, 0, 0]]]
+    assert nbgrad.index_add(x, 2, nbgrad.zeros(3, dtype=nbgrad.int64), src, alpha=-1.7).tolist() == [[[-3, 0, 0]]]
+    assert nbgrad.index_add(nbgrad.zeros(()), 0, nbgrad.zeros(1, dtype=nbgrad.int64), nbgrad.ones(())).item() == 1.0
+
+
+def test_setitem_of_a_16_bit_float_rounds_the_number_unchecked():
+    h = nbgrad.zeros(2, dtype=nbgrad.float16)
+    h[0] = 1e30
+    h[1] = -70000.0
+    assert h.tolist() == [float("inf"), float("-inf")]
+    f = nbgrad.zeros(2)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type float without overflow$"):
+        f[0] = 1e300

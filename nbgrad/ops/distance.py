@@ -52,7 +52,8 @@ def _clamped_keeping_gradient(n, eps):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim of the broadcast shape."""
     innermost = max(x1.dim(), x2.dim()) - 1
-    return renamed((x1 - x2 + eps).norm(p, innermost, keepdim), "NormBackward1")
+    # (eps is ATen's double: an int or bool given for it still promotes an integer difference)
+    return renamed((x1 - x2 + float(eps)).norm(p, innermost, keepdim), "NormBackward1")
 
 
 def pdist(input, p=2):
@@ -63,8 +64,8 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
-    if input.dtype in (D.float16, D.bfloat16):
-        raise not_implemented("pdist", input.dtype)
+    if input.dtype in (D.float16, D.bfloat16) and input.shape[0] > 1 and input.shape[1] > 0:
+        raise not_implemented("pdist", input.dtype)     # (its kernel's: not called for no pair, or no column)
     from .. import triu_indices
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)

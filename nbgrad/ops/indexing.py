@@ -980,6 +980,8 @@ def masked_select(x, mask):
 
 
 def nonzero(x, *, as_tuple=False):
+    if not isinstance(as_tuple, (bool, np.bool_)):
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {type(as_tuple).__name__}")
     buf, n = backend_of(x).nonzero(x._view_tuple())
     out = new_tensor(buf, (n, x.dim()), D.int64, x.device)
     if as_tuple:

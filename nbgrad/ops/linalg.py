@@ -328,6 +328,8 @@ def linear(x, w, b=None):
     other shapes fold the leading dims into rows."""
     if _amp.ON: x, w, b = _amp.cast_lower(x, w, b)
     if w.dim() != 2 or x.dim() < 1:
+        if w.dim() > 2:         # (ATen's weight.t(), in each of its paths)
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {w.dim()}D")
         out = matmul(x, V.t(w) if w.dim() == 2 else w)
         return out if b is None else out + b
     if x.dim() != 2:

@@ -1368,7 +1368,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         s = (seq if sorter is None else seq.gather(-1, sorter)).to(dt)
         w = v.to(dt)
         if seq.dim() > 1:
-            s, w = s.reshape(-1, n), w.reshape(-1, w.shape[-1] if w.dim() else 1)
+            # (the row counts spelled out: -1 is ambiguous for no elements)
+            rows = math.prod(seq.shape[:-1])
+            s, w = s.reshape(rows, n), w.reshape(rows, w.shape[-1] if w.dim() else 1)
         start = zeros(tuple(w.shape), dtype=D.int64, device=seq.device)
         end = start + n
         while n and bool((start < end).any()):

@@ -637,6 +637,8 @@ def prelu(input, weight):
         if x.dim() > 1:
             shape[1] = w.numel()
         w = w.reshape(shape)
+    if not x._dtype.is_floating_point:      # (_prelu_kernel's dispatch: floating types only)
+        raise not_implemented("prelu_cpu", x._dtype)
     return apply(TABLE["_prelu_kernel"], (x, w), _NO_PARAMS)
 
 

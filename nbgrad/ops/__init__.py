@@ -563,7 +563,8 @@ TENSOR_METHODS = {
     "log_softmax": _dim_required(R.log_softmax),
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra
-    "matmul": L.matmul, "mm": _tensor_operand(L.mm, "mm", "mat2"), "bmm": _tensor_operand(L.bmm, "bmm", "mat2"), "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
+    "matmul": L.matmul, "mm": _tensor_operand(L.mm, "mm", "mat2"), "bmm": _tensor_operand(L.bmm, "bmm", "mat2"),
+    "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
     "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,

@@ -920,7 +920,8 @@ def index_add(x, dim, index, source, *, alpha=1):
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
                          f"{scalar_type_name(index._dtype)} and size: {list(index.shape)}")
     if index._dtype not in (D.int64, D.int32):
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {scalar_type_name(index._dtype)}")
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index._dtype)}")
     if source._dtype is not x._dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(x._dtype)}) and source "
                            f"({scalar_type_name(source._dtype)}) must have the same scalar type")

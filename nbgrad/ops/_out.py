@@ -355,6 +355,9 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
 
 
 _COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
+_DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
+_OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
+_REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
 
 def _matrix_power_rule(args, kwargs):
@@ -370,9 +373,6 @@ def _matrix_power_rule(args, kwargs):
     if n == -1:
         return "expected", "linalg_inv_ex"
     return "matrix_power", "matmul"
-_DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
-_OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
-_REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
 
 # the tuple ops with an overload of one result, whose out may be one tensor (max(x), min(x))

@@ -247,7 +247,7 @@ _MEDIAN = ("Expected tensor for 'values' to have the same type as tensor for arg
 
 _COMPOSITE_LABELS = {"linalg_cond": "linalg.cond", "linalg_tensorsolve": "tensorsolve",
                      "linalg_matrix_rank": "torch.linalg.matrix_rank", "matrix_power": "matrix_power",
-                     "linalg_matrix_power": "matrix_power"}
+                     "linalg_matrix_power": "matrix_power", "linalg_tensorinv": "tensorinv"}
 
 RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input": _same_as_input,
          "where": _where, "cat": _cat, "bool": _bool_result, "self": _same_as_self, "nonzero": _nonzero,

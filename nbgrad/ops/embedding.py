@@ -100,7 +100,8 @@ def wrapped_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
     F.embedding reads it (a 0-dim weight's IndexError, for a padding_idx that is not 0)."""
     if padding_idx is None:
         return None
-    rows = (lambda: num_embeddings.size(0)) if isinstance(num_embeddings, Tensor) else (lambda: num_embeddings)
+    # (F.embedding's weight.size(0): read from anything but the modules' int, as PyTorch's Python)
+    rows = (lambda: num_embeddings) if type(num_embeddings) is int else (lambda: num_embeddings.size(0))
     if padding_idx > 0:
         if not padding_idx < rows():
             raise AssertionError(f"{word} must be within num_embeddings")

@@ -23,8 +23,8 @@ from .._tensor import Tensor
 from ..return_types import return_type
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_same_device, copy_raw, needs_grad,
-                     new_tensor, record, _wrap)
+from ._graph import (backend_of, broadcast_shapes, broadcast_view, check_no_requires_grad, check_same_device,
+                     copy_raw, needs_grad, new_tensor, record, _wrap)
 from . import views as V
 from .linalg import matmul
 from .linalg_decomp import (LinAlgError, _factored_triangle, LinalgInvExBackward0, LinalgCholeskyExBackward0, _check_matrix,
@@ -560,6 +560,18 @@ class CholeskyInverseBackward0(Node):
         return -matmul(L, c) if self.upper else -matmul(c, L)
 
 
+def _singular_factor(T, op):
+    """LAPACK's potri failure: the first zero on a triangular factor's diagonal (1-based), as
+    PyTorch's LinAlgError for the first such matrix of the batch."""
+    n = T._shape[-1]
+    zero = V.diagonal(T, 0, -2, -1) == 0
+    if n and T.numel() and bool(zero.any()):
+        rows = zero.reshape(-1, n).tolist()
+        _raise_on_failure([next((k + 1 for k, z in enumerate(row) if z), 0) for row in rows], op, T.dim() > 2,
+                          lambda k: f"The diagonal element {k} is zero, the inversion could not be completed "
+                                    "because the input matrix is singular.")
+
+
 def cholesky_inverse(input, upper=False, *, out=None):
     L = input
     _check_tensor("cholesky_inverse", "input", 1, L)
@@ -573,6 +585,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
     with no_grad():
         I = V.expand(_eye(n, L), tuple(L._shape))
         T = _tril(V.mT(L)) if upper else _tril(L)          # the lower factor, its other triangle unread
+        _singular_factor(T, "cholesky_inverse")
         Linv = _triangular(T, I, False, True, False)        # L^{-1}
         inverse = matmul(V.mT(Linv), Linv)                  # (L L^H)^{-1} = L^{-H} L^{-1}
         inverse = copy_raw(inverse, _column_major_strides(tuple(inverse._shape))) if inverse.numel() else inverse
@@ -653,6 +666,9 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     _check_tensor("linalg_pinv", "input", 1, A)
     if rcond is not None:
         _older_tolerance("linalg_pinv", A, rcond, atol, rtol)
+    # (its autograd refuses tolerances that require grad: their gradient would silently be missing)
+    check_no_requires_grad(atol, "atol", "linalg_pinv")
+    check_no_requires_grad(rcond if rcond is not None else rtol, "rtol", "linalg_pinv")
     if not (A._dtype is D.float32 or A._dtype is D.float64) or A.dim() < 2:
         raise RuntimeError(f"linalg.pinv({D.scalar_type_name(A._dtype)}{{{list(A._shape)}}}): expected a tensor "
                            "with 2 or more dimensions of float, double, cfloat or cdouble types")

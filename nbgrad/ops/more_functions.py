@@ -395,6 +395,9 @@ def trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
 
 
 def trapz(y, x=None, *, dx=_NO_DX, dim=-1):
+    from .._checks import is_float
+    if dx is not _NO_DX and is_float(dx):
+        dx = float(dx)      # (trapz's dx is a float: a bool, or a 0-dim tensor of one, is its value)
     return trapezoid(y, x, dx=dx, dim=dim)
 
 

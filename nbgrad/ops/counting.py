@@ -244,8 +244,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
                         "bool density = False, tuple of Tensors out = None)\n")
     x = input
     dt = x._dtype
-    if not dt.is_floating_point or (not isinstance(bins, Tensor) and dt in (D.float16, D.bfloat16)):
-        raise not_implemented("histogramdd", dt)     # (16-bit floats: only with edges given)
+    if not dt.is_floating_point or (not isinstance(bins, Tensor) and dt in (D.float16, D.bfloat16) and x.numel()):
+        raise not_implemented("histogramdd", dt)     # (16-bit floats: only with edges given, or no data)
     name = "torch.histogramdd"
     if weight is not None:
         if weight._dtype is not dt:

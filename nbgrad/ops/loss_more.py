@@ -174,11 +174,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere; L1 when beta is 0 (PyTorch's)."""
     if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     input, target, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
+    if beta == 0.0:         # (PyTorch's Python: l1_loss, ATen's composite |input - target|)
+        return _reduce((input - target).abs(), reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = _pair_in(_promoted_floats("smooth_l1_cpu", input, target), input, target)
-    if beta == 0.0:
-        return _reduce((x - y).abs(), reduction)
     check_same_device(x, y)
     with no_grad():
         d = (x.detach() - y.detach()).abs()

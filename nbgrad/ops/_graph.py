@@ -355,14 +355,13 @@ def wrap_dims(dims, ndim, in_order=False):
     if isinstance(dims, (list, tuple)):
         if len(dims) == 0:
             return tuple(range(ndim))
-        if in_order:
-            seen = []
-            for d in dims:
-                w = _wrap(_list_element(d), ndim)
-                if w in seen:
-                    raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-                seen.append(w)
-        out = tuple(sorted(_wrap(_list_element(d), ndim) for d in dims))
+        wrapped = []
+        for d in dims:
+            w = _wrap(_list_element(d), ndim)
+            if in_order and w in wrapped:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            wrapped.append(w)
+        out = tuple(sorted(wrapped))
         if len(set(out)) != len(out):
             dup = next(d for d in out if out.count(d) > 1)
             raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")

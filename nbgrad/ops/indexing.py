@@ -864,7 +864,10 @@ def _pad_to(g, shape):
 
 
 def _src_region(src, index, x=None, d=None):
-    """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]."""
+    """The part of src that scatter reads: src[:index.shape[0], :index.shape[1], ...]; none of
+    it for an empty index (whose rank need not be src's)."""
+    if index.numel() == 0:
+        return V.slice_dim(src.reshape(-1), 0, 0, 0, 1)
     v = src
     for k, n in enumerate(index._shape):
         if v._shape[k] < n:
@@ -891,7 +894,7 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None):
             record(ScatterBackward1, (x,), (out,)).save(pos, index)
         return out
     with no_grad():
-        region = _src_region(src, index, x, d) if index.numel() else V.slice_dim(src.reshape(-1), 0, 0, 0, 1)
+        region = _src_region(src, index, x, d)
     vals = contiguous_data(cast(region, x._dtype))
     out = _put_flat(x, pos, vals)
     if needs_grad(x, src):
@@ -904,7 +907,7 @@ def scatter_add(x, dim, index, src):
     _check_scatter_args("scatter", x, d, index, src)
     pos = _gather_positions(x, d, index)
     with no_grad():
-        region = _src_region(src, index, x, d) if index.numel() else V.slice_dim(src.reshape(-1), 0, 0, 0, 1)
+        region = _src_region(src, index, x, d)
     acc = _sum_dtype(x._dtype, True)
     out = cast(_put_flat(cast(x, acc), pos, contiguous_data(cast(region, acc)), accumulate=True), x._dtype)
     if needs_grad(x, src):
@@ -1314,13 +1317,9 @@ def _scatter_reduce_checked(x, d, index, src, op, include_self, given):
     """scatter_reduce once its arguments are checked: x with src's values (the part index
     covers) folded in at index along d, in index order."""
     _check_scatter_bounds(x, d, index)
-    with no_grad():
-        if index.numel():
-            pos = _gather_positions(x, d, index)
-            region = _src_region(src, index, x, d)
-        else:
-            pos = _arange(0, x.device).reshape(tuple(index._shape))
-            region = pos.to(x._dtype)
+    with no_grad():         # (an empty index: no positions, no region)
+        pos = _gather_positions(x, d, index)
+        region = _src_region(src, index, x, d)
     if x._dtype is D.bool_ and op == "mean":
         raise not_implemented("scatter_gather_tensor_cpu_reduce_mean", D.bool_)
     be = backend_of(x)

@@ -16,12 +16,20 @@ from .reduction import reduce
 from .strided_copy import fill
 
 
+def _device_sums(parts, k, m):
+    """Sums of the k rows of a (k, m) float64 device buffer, left on the device (zeros for m 0)."""
+    if m:
+        return reduce("sum", (parts, 0, (k, m), (m, 1)), (1,), np.float64)
+    sums = device_array(k, np.float64)
+    fill((sums, 0, (k,), (1,)), 0.0)
+    return sums
+
+
 def _sum_rows(parts, k, m):
     """Sums of the k rows of a (k, m) float64 device buffer, as Python floats."""
     if m == 0:
         return (0.0,) * k
-    sums = reduce("sum", (parts, 0, (k, m), (m, 1)), (1,), np.float64)
-    return tuple(float(v) for v in sums.copy_to_host())
+    return tuple(float(v) for v in _device_sums(parts, k, m).copy_to_host())
 
 
 def _ones(dtype):
@@ -80,36 +88,56 @@ def _ce_backward(x, m, c, lse, target, weight, has_weight, ignore_index, wsum, c
                                       wsum, _weight(weight, has_weight, j), j == t)
 
 
-def _check_bad(bad, target):
-    first = int(bad.copy_to_host()[0])
-    if first != np.iinfo(np.int64).max:
+_NO_BAD_ROW = np.iinfo(np.int64).max      # (the kernels' "first row with a bad target": none)
+
+
+def _check_bad(first, target):
+    """The forward's IndexError for the first row whose target was out of range, if any."""
+    first = int(first.copy_to_host()[0])
+    if first != _NO_BAD_ROW:
         raise IndexError(f"Target {int(target[first:first + 1].copy_to_host()[0])} is out of bounds.")
-
-
-def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
-    x, target = as_device(x), as_device(target)
-    has_weight = weight is not None
-    w = as_device(weight) if has_weight else _ones(x.dtype)
-    row_loss = device_array(m, np.float64)
-    lse = device_array(m, np.float64)
-    parts = device_array(3 * m, np.float64)
-    bad = to_device(np.array([np.iinfo(np.int64).max], dtype=np.int64))
-    if m:
-        blocks, threads = launch(m)
-        _ce_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), float(smoothing),
-                                     row_loss, lse, parts, bad)
-        _check_bad(bad, target)
-    return row_loss, lse, _sum_rows(parts, 3, m)
 
 
 @jit
 def _flag_bad(first, bad):
-    # cross_entropy_stats' bad flag: some kept row's target was out of range
+    # the capture forms' bad flag: some kept row's target was out of range
     if cuda.grid(1) == 0:
         bad[0] = first[0] != _NO_BAD_ROW
 
 
-_NO_BAD_ROW = np.iinfo(np.int64).max
+def _bad_flag(first):
+    """The capture forms' bad flag (bool (1,)), on the device: nothing read, nothing raised."""
+    bad = device_array(1, np.bool_)
+    _flag_bad[1, 1](first, bad)
+    return bad
+
+
+def _run_rows(x, m, c, target, weight, ignore_index, smoothing=None):
+    """The per-row loss kernel over the m rows: cross-entropy's (_ce_forward: its lse too, three
+    sums) when smoothing is given, NLL's (_nll_forward: two sums) else.  -> (target on the
+    device, row_loss, lse or None, parts (sums, m), the first bad row)."""
+    x, target = as_device(x), as_device(target)
+    has_weight = weight is not None
+    w = as_device(weight) if has_weight else _ones(x.dtype)
+    row_loss = device_array(m, np.float64)
+    lse = None if smoothing is None else device_array(m, np.float64)
+    parts = device_array((2 if smoothing is None else 3) * m, np.float64)
+    first = to_device(np.array([_NO_BAD_ROW], dtype=np.int64))
+    if m:
+        blocks, threads = launch(m)
+        if smoothing is None:
+            _nll_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), row_loss, parts, first)
+        else:
+            _ce_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), float(smoothing),
+                                         row_loss, lse, parts, first)
+    return target, row_loss, lse, parts, first
+
+
+def cross_entropy_forward(x, m, c, target, weight, ignore_index, smoothing):
+    target, row_loss, lse, parts, first = _run_rows(x, m, c, target, weight, ignore_index, smoothing)
+    if m:
+        _check_bad(first, target)
+    return row_loss, lse, _sum_rows(parts, 3, m)
 
 
 def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
@@ -118,24 +146,8 @@ def cross_entropy_stats(x, m, c, target, weight, ignore_index, smoothing):
     Nothing is copied to the host and nothing raises: nbgrad.compile's check reads `bad` and
     raises the IndexError.  A row with a target out of range is skipped by the kernel (it
     writes zeros there), so its sums are partial only where the check raises anyway."""
-    x, target = as_device(x), as_device(target)
-    has_weight = weight is not None
-    w = as_device(weight) if has_weight else _ones(x.dtype)
-    row_loss = device_array(m, np.float64)
-    lse = device_array(m, np.float64)
-    first = to_device(np.array([_NO_BAD_ROW], dtype=np.int64))
-    bad = device_array(1, np.bool_)
-    if m:
-        parts = device_array(3 * m, np.float64)
-        blocks, threads = launch(m)
-        _ce_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), float(smoothing),
-                                     row_loss, lse, parts, first)
-        sums = reduce("sum", (parts, 0, (3, m), (m, 1)), (1,), np.float64)
-    else:
-        sums = device_array(3, np.float64)
-        fill((sums, 0, (3,), (1,)), 0.0)
-    _flag_bad[1, 1](first, bad)
-    return row_loss, lse, sums, bad
+    _, row_loss, lse, parts, first = _run_rows(x, m, c, target, weight, ignore_index, smoothing)
+    return row_loss, lse, _device_sums(parts, 3, m), _bad_flag(first)
 
 
 def _per_row(coef, m):
@@ -204,16 +216,9 @@ def _nll_backward(m, c, target, weight, has_weight, ignore_index, coef, grad):
 
 
 def nll_forward(x, m, c, target, weight, ignore_index):
-    x, target = as_device(x), as_device(target)
-    has_weight = weight is not None
-    w = as_device(weight) if has_weight else _ones(x.dtype)
-    row_loss = device_array(m, np.float64)
-    parts = device_array(2 * m, np.float64)
-    bad = to_device(np.array([np.iinfo(np.int64).max], dtype=np.int64))
+    target, row_loss, _, parts, first = _run_rows(x, m, c, target, weight, ignore_index)
     if m:
-        blocks, threads = launch(m)
-        _nll_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), row_loss, parts, bad)
-        _check_bad(bad, target)
+        _check_bad(first, target)
     return row_loss, _sum_rows(parts, 2, m)
 
 
@@ -221,22 +226,8 @@ def nll_stats(x, m, c, target, weight, ignore_index):
     """nll_forward with every result on the device (the capture form): (row_loss, its two sums
     (2,) float64, bad bool (1,)); nothing is copied to the host and nothing raises (a row with a
     target out of range is skipped, where the capture's check raises anyway)."""
-    x, target = as_device(x), as_device(target)
-    has_weight = weight is not None
-    w = as_device(weight) if has_weight else _ones(x.dtype)
-    row_loss = device_array(m, np.float64)
-    first = to_device(np.array([_NO_BAD_ROW], dtype=np.int64))
-    bad = device_array(1, np.bool_)
-    if m:
-        parts = device_array(2 * m, np.float64)
-        blocks, threads = launch(m)
-        _nll_forward[blocks, threads](x, m, c, target, w, has_weight, int(ignore_index), row_loss, parts, first)
-        sums = reduce("sum", (parts, 0, (2, m), (m, 1)), (1,), np.float64)
-    else:
-        sums = device_array(2, np.float64)
-        fill((sums, 0, (2,), (1,)), 0.0)
-    _flag_bad[1, 1](first, bad)
-    return row_loss, sums, bad
+    _, row_loss, _, parts, first = _run_rows(x, m, c, target, weight, ignore_index)
+    return row_loss, _device_sums(parts, 2, m), _bad_flag(first)
 
 
 def nll_backward(m, c, target, weight, ignore_index, coef, dtype):

@@ -413,7 +413,7 @@ def _fused_nodes(out, x, view, **attrs):
         edge = ViewBackward0(((ls, 0),), meta)
         edge.shape = x._shape
         meta = ((view, x._dtype),)
-    node = (NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0)(((edge, 0),), meta)
+    node = _nll_class(x)(((edge, 0),), meta)
     node.__dict__.update(fused=True, **attrs)
     node.save(x)
     out._grad_fn, out._requires_grad, out._output_nr = node, True, 0
@@ -432,6 +432,22 @@ def _target_error(target_array, ignore_index, c):
     return IndexError(f"Target {int(bad[0]) if bad.size else '?'} is out of bounds.")
 
 
+def _check_captured_targets(bad, targets, ignore_index, c):
+    """The capture's check of the targets (bad: a 0-dim bool tensor, any kept target out of
+    [0, c)): a compiled call raises the eager IndexError, naming the target."""
+    capturing().check(bad, lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c), targets)
+
+
+def _nll_node(x, out, **attrs):
+    """Records nll_loss's node over x (NllLossBackward0; nll_loss2d's NllLoss2DBackward0 for
+    more than 2 dims), not fused, x saved."""
+    record(_nll_class(x), (x,), (out,), fused=False, smoothing=0.0, scale_smooth=0.0, **attrs).save(x)
+
+
+def _nll_class(x):
+    return NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0
+
+
 def _captured_fused_cross_entropy(x, target, tgt, view, out_view, weight, ignore_index, reduction, eps):
     """The fused kernels while capturing: the backend's capture form (cross_entropy_stats)
     leaves the sums on the device, and the loss and the gradient's scales are Tensor ops
@@ -441,9 +457,8 @@ def _captured_fused_cross_entropy(x, target, tgt, view, out_view, weight, ignore
     x2d = _flat(x2d_t)
     w = _float_buffer(weight, x._dtype)
     row_loss, lse, sums, bad = backend_of(x).cross_entropy_stats(x2d, m, c, tgt, w, ignore_index, eps)
-    capturing().check(new_tensor(bad, (), D.bool_, x.device),
-                      lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c),
-                      new_tensor(tgt, (m,), D.int64, x.device))
+    _check_captured_targets(new_tensor(bad, (), D.bool_, x.device), new_tensor(tgt, (m,), D.int64, x.device),
+                            ignore_index, c)
     s = new_tensor(sums, (3,), D.float64, x.device)
     with no_grad():
         if reduction == "none":
@@ -462,15 +477,14 @@ def _captured_nll_loss(x, target, tgt, weight, ignore_index, reduction, none_sha
     device, the loss and the gradient's scale are the eager path's float64 operations as Tensor
     ops on them; a backend without it (and a 16-bit input, whose sums are Half's) composes the
     loss from Tensor ops."""
-    x2d_t, m, c = _class_last(x)
     be = backend_of(x)
     if x._dtype not in _KERNEL_FLOATS or not accelerated(x, "nll_forward") or not hasattr(be, "nll_stats"):
         return _composed_nll(x, target, weight, ignore_index, reduction, 1 if x.dim() > 1 else 0)
+    x2d_t, m, c = _class_last(x)
     w = _float_buffer(weight, x._dtype)
     row_loss, sums, bad = be.nll_stats(_flat(x2d_t), m, c, tgt, w, ignore_index)
-    capturing().check(new_tensor(bad, (), D.bool_, x.device),
-                      lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c),
-                      new_tensor(tgt, (m,), D.int64, x.device))
+    _check_captured_targets(new_tensor(bad, (), D.bool_, x.device), new_tensor(tgt, (m,), D.int64, x.device),
+                            ignore_index, c)
     s = new_tensor(sums, (2,), D.float64, x.device)
     with no_grad():
         if reduction == "none":
@@ -478,10 +492,8 @@ def _captured_nll_loss(x, target, tgt, weight, ignore_index, reduction, none_sha
         else:
             out = cast(s[0] if reduction == "sum" else s[0] / s[1], x._dtype)
     if needs_grad(x):
-        node = record(NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0, (x,), (out,), fused=False, m=m, c=c,
-                      target=tgt, weight=w, ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction,
-                      scale_nll=1.0, scale_smooth=0.0, total_weight=None, captured_total_weight=s[1])
-        node.save(x)
+        _nll_node(x, out, m=m, c=c, target=tgt, weight=w, ignore_index=int(ignore_index), reduction=reduction,
+                  scale_nll=1.0, total_weight=None, captured_total_weight=s[1])
     return out
 
 
@@ -491,7 +503,7 @@ def _composed_nll(logp, target, weight, ignore_index, reduction, dim):
     from .more import renamed
     rows, row_w, _ = _composed_nll_rows(logp, target, weight, ignore_index, dim)
     out = rows if reduction == "none" else rows.sum() if reduction == "sum" else rows.sum() / row_w.sum()
-    return renamed(out, "NllLoss2DBackward0" if logp.dim() > 2 else "NllLossBackward0")
+    return renamed(out, _nll_class(logp).__name__)
 
 
 def _composed_nll_rows(logp, target, weight, ignore_index, dim):
@@ -502,7 +514,7 @@ def _composed_nll_rows(logp, target, weight, ignore_index, dim):
     t = cast(target, D.int64)
     keep = t != ignore_index
     bad = (keep & ((t < 0) | (t >= c))).any()
-    capturing().check(bad, lambda arr, ii=int(ignore_index), c=c: _target_error(arr, ii, c), t)
+    _check_captured_targets(bad, t, ignore_index, c)
     shape = [1] * logp.dim()
     shape[dim] = c
     picks = ((t.unsqueeze(dim) == arange(c, device=logp.device).reshape(shape)) & keep.unsqueeze(dim)).to(logp.dtype)
@@ -533,7 +545,7 @@ def _captured_cross_entropy(x, target, weight, ignore_index, reduction, eps):
             smooth = -logp.sum(dim) * keep
         loss = (1.0 - eps) * loss + (eps / c) * smooth
     out = loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.sum() / row_w.sum()
-    return renamed(out, "NllLoss2DBackward0" if x.dim() > 2 else "NllLossBackward0")
+    return renamed(out, _nll_class(x).__name__)
 
 
 def _label_smoothing_half(logp, nll, target, weight, ignore_index, reduction, label_smoothing, dim):
@@ -612,11 +624,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     row_loss, (total, s_w) = acceleration(x, "nll_forward")(_flat(x2d_t), m, c, tgt, w, ignore_index)
     out = _reduce_rows(row_loss, reduction, total, s_w, x, none_shape)
     if needs_grad(x):
-        scale = _div(1.0, s_w) if reduction == "mean" else 1.0
-        node = record(NllLoss2DBackward0 if x.dim() > 2 else NllLossBackward0, (x,), (out,), fused=False, m=m, c=c,
-                      target=tgt, weight=w, ignore_index=int(ignore_index), smoothing=0.0, reduction=reduction,
-                      scale_nll=scale, scale_smooth=0.0, total_weight=s_w)
-        node.save(x)
+        _nll_node(x, out, m=m, c=c, target=tgt, weight=w, ignore_index=int(ignore_index), reduction=reduction,
+                  scale_nll=_div(1.0, s_w) if reduction == "mean" else 1.0, total_weight=s_w)
     return _viewed_back(out, target, out_view, reduction)
 
 

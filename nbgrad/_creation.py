@@ -306,24 +306,58 @@ def as_tensor(data, *, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """torch.asarray: as_tensor's sharing, its options keyword-only; copy=True never shares
-    obj's memory, copy=False shares it or raises ValueError (PyTorch's rule); requires_grad
-    applies to the result (obj itself when it is returned, as in PyTorch)."""
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray (PyTorch's tensor_new.cpp rules): a tensor, a NumPy array or a buffer is
+    shared where dtype and device allow, copied where they differ (copy=None) or always
+    (copy=True), and copy=False that cannot share is a ValueError naming why; a sequence is
+    always copied.  requires_grad left unset is obj.requires_grad (with PyTorch's warning,
+    once); an explicit False detaches a non-leaf result and clears the flag of a leaf one:
+    of obj itself when obj is returned, as in PyTorch."""
     for name, value, allowed in (("copy", copy, (None, True, False)), ("requires_grad", requires_grad, (True, False, None))):
         if not any(value is a for a in allowed):        # (PyTorch's parser: bools)
             raise TypeError(f"asarray(): argument '{name}' must be bool, not {type(value).__name__}")
+    source = obj if isinstance(obj, Tensor) else None
+    return_requires_grad = (source is not None and source.requires_grad) if requires_grad is None else requires_grad
+    if return_requires_grad and requires_grad is None:
+        from ._warnings import warn_once
+        warn_once("asarray_requires_grad", "torch.asarray: unspecified requires_grad now defaults to "
+                  "obj.requires_grad instead of False. Pass requires_grad=False explicitly to get the old "
+                  "behavior and silence this warning.")
+    if copy is False and isinstance(obj, np.generic):
+        raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. ")
+    aliasable = source is not None or isinstance(obj, np.ndarray)
+    if copy is False and aliasable:
+        _check_aliasable(obj, dtype, device)
     out = as_tensor(obj, dtype=dtype, device=device)
-    shares = (isinstance(obj, Tensor) and out._storage is obj._storage) or \
+    shares = (source is not None and out._storage is obj._storage) or \
         (isinstance(obj, np.ndarray) and out.device.type == "cpu" and np.shares_memory(out._host_raw(), obj))
     if copy and shares:
         out = out.clone()
     elif copy is False and not shares:
-        what = "tensor" if isinstance(obj, (Tensor, np.ndarray)) else "arbitrary sequence"
-        raise ValueError(f"can't alias {what} into a tensor of dtype {out.dtype} on {out.device}.")
-    if requires_grad:
-        out.requires_grad_(True)
+        what = "tensor" if aliasable else "arbitrary sequence"
+        raise ValueError(f"can't alias {what} into a tensor.")
+    if not out.is_leaf and not return_requires_grad:
+        return out.detach()     # (a non-leaf's flag cannot be cleared)
+    if return_requires_grad and not out._dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if return_requires_grad != out.requires_grad:
+        out.requires_grad_(return_requires_grad)
     return out
+
+
+def _check_aliasable(obj, dtype, device):
+    """asarray's copy=False: the ValueError PyTorch gives when obj's device or dtype is not the
+    one asked for (a NumPy array's as from_numpy reads it)."""
+    have_device = obj.device if isinstance(obj, Tensor) else to_device("cpu")
+    if device is not None and to_device(device) != have_device:    # (the device as given: 'cuda', not cuda:0)
+        raise ValueError(f"can't alias tensor from device '{have_device}' to '{device}'.")
+    if dtype is None:
+        return
+    have = obj._dtype if isinstance(obj, Tensor) else D.from_numpy_dtype(obj.dtype)
+    want = D.to_dtype(dtype)
+    if have is not None and want is not have:
+        raise ValueError(f"can't alias tensor with dtype '{D.scalar_type_name(have)}' into dtype "
+                         f"'{D.scalar_type_name(want)}'.")
 
 
 # -- filled ----------------------------------------------------------------------------------

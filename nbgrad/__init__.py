@@ -28,7 +28,7 @@ from .ops.elementwise import (add, sub, mul, div, floor_divide, remainder, pow, 
 # the activations PyTorch also has at the top level (torch.selu, torch.prelu, ...)
 from .ops.tabled import (celu, celu_, hardshrink, prelu, rrelu, rrelu_, selu, selu_,  # noqa: E402
                          threshold, threshold_)
-from .ops.elementwise import sub as subtract, mul as multiply, div as divide, div as true_divide
+from .ops.elementwise import subtract, mul as multiply, div as divide, div as true_divide
 from .ops.elementwise import clamp as clip, neg as negative, abs as absolute, gt as greater, lt as less
 from .ops.reduction import (sum, mean, prod, max, min, amax, amin, argmax, argmin, all, any, var, std,
                             logsumexp, softmax, log_softmax)

@@ -515,7 +515,7 @@ def _repeat(self, *sizes):
 
 TENSOR_METHODS = {
     # arithmetic and operators
-    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
+    "add": E.add, "sub": E.sub, "subtract": E.subtract, "mul": E.mul, "multiply": E.mul, "div": E.div,
     "divide": E.div, "true_divide": E.div, "floor_divide": E.floor_divide, "remainder": E.remainder,
     "pow": E.pow, "neg": E.neg, "negative": E.neg, "abs": E.abs, "absolute": E.abs, "exp": E.exp,
     "exp2": E.exp2, "log": E.log, "log2": E.log2, "log10": E.log10, "log1p": E.log1p, "expm1": E.expm1,
@@ -665,6 +665,25 @@ _ALIASES = {"arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "at
             "negative_": "neg_", "arccos_": "acos_", "arcsin_": "asin_", "arctan_": "atan_", "arctan2_": "atan2_",
             "clip_": "clamp_"}
 TENSOR_METHODS.update({alias: TENSOR_METHODS[name] for alias, name in _ALIASES.items() if name in TENSOR_METHODS})
+
+
+def _subtract_(self, other, *alpha_by_position, alpha=1):
+    """Tensor.subtract_: sub_ without sub_'s deprecated Number-first overload; its own
+    subtract_(Scalar other, Scalar alpha) takes alpha by position (as E.subtract)."""
+    if alpha_by_position:
+        from ._argument_check import argument_error
+        kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
+        error = argument_error("subtract_", (other, *alpha_by_position), kwargs, method=True)
+        if error is not None:
+            raise error
+        (alpha,) = alpha_by_position
+        number = other.item() if isinstance(other, Tensor) else other
+        return apply_inplace(self, lambda old: E.sub_scalar_alpha(old, number, alpha), needs_old=False)
+    return TENSOR_METHODS["sub_"](self, other, alpha=alpha)
+
+
+_subtract_.__name__ = "subtract_"
+TENSOR_METHODS["subtract_"] = _subtract_
 for _op, _names in (("eq", ("eq_",)), ("ne", ("ne_", "not_equal_")), ("lt", ("lt_", "less_")),
                     ("le", ("le_", "less_equal_")), ("gt", ("gt_", "greater_")), ("ge", ("ge_", "greater_equal_"))):
     for _name in _names:

@@ -728,6 +728,30 @@ def sub(a, b, *alpha_by_position, alpha=1):
     return _scaled_binary("sub", SubBackward0, a, b, alpha)
 
 
+def subtract(a, b, *alpha_by_position, alpha=1):
+    """torch.subtract: sub without sub's deprecated Number-first overload.  Its own
+    subtract(Tensor input, Scalar other, Scalar alpha) takes alpha by position, other read as
+    a number (a 0-dim tensor's value): torch.subtract(x, 2, 3) is x - 6."""
+    if alpha_by_position:
+        from ._argument_check import argument_error
+        kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
+        error = argument_error("subtract", (a, b, *alpha_by_position), kwargs)
+        if error is not None:
+            raise error
+        (alpha,) = alpha_by_position
+        return sub_scalar_alpha(a, b.item() if isinstance(b, Tensor) else b, alpha)
+    return sub(a, b, alpha=alpha)
+
+
+def sub_scalar_alpha(a, number, alpha):
+    """ATen's sub.Scalar(self, other, alpha), a - alpha * number: its node is SubBackward1."""
+    with no_grad():
+        out = sub(a, number, alpha=alpha)
+    if needs_grad(a):
+        record(SubBackward1, (a,), (out,))
+    return out
+
+
 class RsubBackward1(Node):
     alpha = 1
 

@@ -668,7 +668,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         # the singular values over the two dims moved to the end
         perm = [i for i in range(A.dim()) if i not in (d0, d1)] + [d0, d1]
         S = svdvals(V.permute(A, perm))
-        result = S.sum(-1, keepdim) if ord == "nuc" else (S.amax(-1, keepdim) if ord > 0 else S.amin(-1, keepdim))
+        result = S.sum(-1, keepdim) if ord == "nuc" else _extremum(S, S.dim() - 1, keepdim, ord)
         if keepdim:         # (ATen's: a last dim added, then the permutation undone: PermuteBackward0)
             inverse = [0] * len(perm)
             for i, d in enumerate(perm):
@@ -681,7 +681,22 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if not keepdim and d0 < d1:
         d1 -= 1
     sums = vector_norm(A, 1, d0, keepdim)
-    return sums.amax(d1, keepdim) if ord > 0 else sums.amin(d1, keepdim)
+    return _extremum(sums, d1, keepdim, ord)
+
+
+def _extremum(x, dim, keepdim, ord):
+    """matrix_norm's last step: amax over dim for a positive order, amin for a negative one.
+    PyTorch's largest over an empty dim is zeros, a new tensor without history (amax itself
+    refuses it, as amin does here)."""
+    if ord > 0 and x._shape[dim] == 0:
+        shape = list(x._shape)
+        if keepdim:
+            shape[dim] = 1
+        else:
+            del shape[dim]
+        from .._creation import zeros
+        return zeros(shape, dtype=x._dtype, device=x.device)
+    return x.amax(dim, keepdim) if ord > 0 else x.amin(dim, keepdim)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):

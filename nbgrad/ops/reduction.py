@@ -185,6 +185,15 @@ def sum_to_size(x, *size):
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
     if tuple(x._shape) == shape:
         return x
+    from .._checks import int_tuple
+    shape = int_tuple(shape, "sum_to_size", "size", 1)
+    # ATen's is_expandable_to(size, self's sizes), from the last dim
+    # (this module's any is the tensor reduction: a loop)
+    expandable = len(shape) <= x.dim()
+    for n, m in zip(reversed(shape), reversed(x._shape)):
+        expandable = expandable and (n == m or n == 1)
+    if not expandable:
+        raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(x._shape)}}}.")
     lead = x.dim() - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and x._shape[lead + i] != 1)
     out = sum(x, dims, keepdim=True) if dims else x

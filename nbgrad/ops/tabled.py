@@ -584,8 +584,10 @@ def threshold(input, threshold, value, inplace=False):
     x = _tensor_arg("threshold", input)
     from .._checks import as_number     # (Scalars: a 0-dim tensor is its number, then truncated below)
     threshold, value = as_number(threshold, "threshold", "threshold", 2), as_number(value, "threshold", "value", 3)
-    from .._checks import checked_scalar     # (the kernel reads both as the tensor's element type)
-    checked_scalar(threshold, x._dtype)
+    from .._checks import checked_scalar
+    # the kernel reads value as the tensor's element type and threshold as the one it
+    # compares in (float32 for the 16-bit floats: threshold(half, 1e30, 0) is accepted)
+    checked_scalar(threshold, D.float32 if x._dtype in (D.float16, D.bfloat16) else x._dtype)
     checked_scalar(value, x._dtype)
     if not x._dtype.is_floating_point:
         # PyTorch's kernel reads both numbers as the tensor's integer type (toward zero):

@@ -14,9 +14,10 @@ def _const(value, like):
 
 
 def _check(name, window_length, dtype):
-    if isinstance(window_length, bool) or not isinstance(window_length, int):
-        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
-                        f"{type(window_length).__name__}")
+    """(window_length as an int, the window's dtype), or PyTorch's error: window_length is an
+    `int` parameter, which its parser takes as an integer or a 0-dim integer tensor."""
+    from .._checks import as_symint
+    window_length = as_symint(window_length, name, "window_length", 1, any_dim=False)
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
@@ -24,7 +25,7 @@ def _check(name, window_length, dtype):
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
                            f"{D.cpp_type_name(dtype)}, device=cpu, layout=Strided (default), "
                            "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))")
-    return dtype
+    return window_length, dtype
 
 
 def _finish(window, periodic, requires_grad):
@@ -47,7 +48,7 @@ def _arange(n, dtype, device):
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None, device=None,
                    pin_memory=False, requires_grad=False):
-    dtype = _check("hamming_window", window_length, dtype)
+    window_length, dtype = _check("hamming_window", window_length, dtype)
     if window_length <= 1:
         return _trivial(window_length, dtype, device, requires_grad)
     n = window_length + 1 if periodic else window_length
@@ -60,13 +61,13 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                 requires_grad=False):
-    _check("hann_window", window_length, dtype)
+    window_length, _ = _check("hann_window", window_length, dtype)
     return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    dtype = _check("blackman_window", window_length, dtype)
+    window_length, dtype = _check("blackman_window", window_length, dtype)
     if window_length <= 1:
         return _trivial(window_length, dtype, device, requires_grad)
     n = window_length + 1 if periodic else window_length
@@ -79,7 +80,7 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    dtype = _check("bartlett_window", window_length, dtype)
+    window_length, dtype = _check("bartlett_window", window_length, dtype)
     if window_length <= 1:
         return _trivial(window_length, dtype, device, requires_grad)
     n = window_length + 1 if periodic else window_length
@@ -94,7 +95,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None, pin_memory=False,
                   requires_grad=False):
-    dtype = _check("kaiser_window", window_length, dtype)
+    window_length, dtype = _check("kaiser_window", window_length, dtype)
     if window_length <= 1:
         return _trivial(window_length, dtype, device, requires_grad)
     n = window_length + 1 if periodic else window_length

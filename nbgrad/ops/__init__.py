@@ -483,6 +483,16 @@ def _expand(self, *sizes, size=V._UNGIVEN):
     return V.expand(self, *sizes)
 
 
+def _broadcast_to(self, *sizes, size=V._UNGIVEN):
+    """Tensor.broadcast_to: its size by position (one sequence or each size) or by keyword, as
+    Tensor.expand's (torch.broadcast_to takes one sequence only)."""
+    if size is not V._UNGIVEN:
+        sizes = V._by_keyword("broadcast_to", sizes, size=size)
+    if not sizes:
+        raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    return V.expand(self, *sizes)
+
+
 def _dim_required(fn):
     """Tensor.softmax / log_softmax: dim is required (only the functional forms keep the
     legacy implicit dim)."""
@@ -570,7 +580,7 @@ TENSOR_METHODS = {
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
     "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": V.squeeze, "unsqueeze": V.unsqueeze,
     "transpose": V.transpose, "swapaxes": V.transpose, "swapdims": V.transpose, "permute": V.permute,
-    "t": V.t, "movedim": V.movedim, "expand": _expand, "expand_as": V.expand_as, "broadcast_to": V.broadcast_to,
+    "t": V.t, "movedim": V.movedim, "expand": _expand, "expand_as": V.expand_as, "broadcast_to": _broadcast_to,
     "narrow": V.narrow, "select": V.select, "unbind": V.unbind, "split": V.split, "chunk": V.chunk,
     "tensor_split": V.tensor_split, "diagonal": V.diagonal, "as_strided": V.as_strided, "repeat": _repeat,
     # indexing

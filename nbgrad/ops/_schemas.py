@@ -523,6 +523,7 @@ SCHEMAS = {
     'nn.max_pool3d_with_indices': 'input:T,kernel_size:iI,stride:iIo=,padding:iI=,dilation:iI=,ceil_mode:b=,*,out:Lo=',
     'nn.mish': 'input:T,*,out:To=',
     'nn.mish_': 'input:T',
+    'nn.multi_margin_loss': 'input:T,target:T,p:n=,margin:n=,weight:To=,reduction:i=,*,out:To=',
     'nn.multilabel_margin_loss': 'input:T,target:T,reduction:i=,*,out:To=',
     'nn.nll_loss_nd': 'input:T,target:T,weight:To=,reduction:i=,ignore_index:i=',
     'nn.one_hot': 'input:T,num_classes:i=',
@@ -1179,6 +1180,7 @@ FUNCTIONAL = {
     'leaky_relu_': ((None, None, 'nn.leaky_relu_', '*'),),
     'linear': ((None, None, 'nn.linear', '*'),),
     'logsigmoid': ((None, None, 'nn.log_sigmoid', '*'),),
+    'margin_ranking_loss': ((None, None, 'torch.margin_ranking_loss', 'input1,input2,target,margin,?int'),),
     'max_pool1d': (('return_indices', True, 'torch.max_pool1d_with_indices', 'input,kernel_size,none:stride,padding,dilation,ceil_mode'), (None, None, 'torch.max_pool1d', 'input,kernel_size,none:stride,padding,dilation,ceil_mode')),
     'max_pool1d_with_indices': ((None, None, 'torch.max_pool1d_with_indices', 'input,kernel_size,none:stride,padding,dilation,ceil_mode'),),
     'max_pool2d': (('return_indices', True, 'nn.max_pool2d_with_indices', 'input,kernel_size,none:stride,padding,dilation,ceil_mode'), (None, None, 'torch.max_pool2d', 'input,kernel_size,none:stride,padding,dilation,ceil_mode')),
@@ -1186,6 +1188,7 @@ FUNCTIONAL = {
     'max_pool3d': (('return_indices', True, 'nn.max_pool3d_with_indices', 'input,kernel_size,none:stride,padding,dilation,ceil_mode'), (None, None, 'torch.max_pool3d', 'input,kernel_size,none:stride,padding,dilation,ceil_mode')),
     'max_pool3d_with_indices': ((None, None, 'nn.max_pool3d_with_indices', 'input,kernel_size,none:stride,padding,dilation,ceil_mode'),),
     'mish': (('inplace', True, 'nn.mish_', 'input'), (None, None, 'nn.mish', 'input')),
+    'multi_margin_loss': ((None, None, 'nn.multi_margin_loss', 'input,target,p,margin,weight,?int'),),
     'multilabel_margin_loss': ((None, None, 'nn.multilabel_margin_loss', 'input,target,?int'),),
     'nll_loss': ((None, None, 'nn.nll_loss_nd', 'input,target,weight,?int,ignore_index'),),
     'one_hot': ((None, None, 'nn.one_hot', '*'),),
@@ -1333,4 +1336,4 @@ PYTHON_ATTRIBUTES = {
     'torch.tensordot': 'a.dim,b.dim,dims.item,dims.numel,dims.size',
 }
 # nn.functional's functions of FUNCTIONAL whose Python checks before its op, as nbgrad's does
-PREAMBLE_MIRRORED = frozenset(['batch_norm', 'group_norm', 'instance_norm', 'max_pool3d_with_indices', 'triplet_margin_loss'])
+PREAMBLE_MIRRORED = frozenset(['batch_norm', 'group_norm', 'instance_norm', 'margin_ranking_loss', 'max_pool3d_with_indices', 'multi_margin_loss', 'triplet_margin_loss'])

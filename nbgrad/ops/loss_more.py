@@ -287,10 +287,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
     if _amp.ON: input1, input2, target = _amp.cast_float32(input1, input2, target)   # (autocast's float32 list)
-    reduction = _reduction(reduction, size_average, reduce)
-    if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    try:
+        reduction = _reduction(reduction, size_average, reduce)
+        if input1.dim() != input2.dim() or input1.dim() != target.dim():
+            raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                               f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    except (ValueError, RuntimeError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
     return margin_ranking(input1, input2, target, margin, reduction)
 
 
@@ -505,11 +509,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                       reduction="mean"):
     """Per sample sum over classes i != y of w[y] max(0, margin - x[y] + x[i])^p / C (PyTorch's)."""
     from .._creation import arange
-    reduction = _reduction(reduction, size_average, reduce)
-    if p != 1 and p != 2:
-        raise ValueError("only p == 1 and p == 2 supported")
-    if weight is not None and weight.dim() != 1:
-        raise ValueError("weight must be one-dimensional")
+    try:
+        reduction = _reduction(reduction, size_average, reduce)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError("weight must be one-dimensional")
+    except (ValueError, RuntimeError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
     nframe, dim = _margin_frames(input)
     if input.dim() == 2 and (target.dim() != 1 or target.shape[0] != nframe):
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "

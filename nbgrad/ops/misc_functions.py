@@ -350,12 +350,14 @@ def _index_mask(name, x, d, index):
 def _check_index_fill(x, dim, index, value):
     if not isinstance(index, Tensor):
         raise TypeError(f"index_fill(): argument 'index' (position 2) must be Tensor, not {_type_name(index)}")
-    d = _wrap(dim, x.dim())
-    if index._dtype is not D.int64:
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    # ATen's order: the Tensor overload's value check, then the Scalar one's (index dtype,
+    # the dim, the index's dims)
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = _wrap(dim, x.dim())
     if index.dim() > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     return d

@@ -228,14 +228,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:                     # torch.repeat_interleave(repeats): the indices
         return _repeated_indices(input, output_size)
     x = input
+    if isinstance(repeats, Tensor) and repeats.dim() > 1:     # (before ATen reads input's size at dim)
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
     if dim is None:                         # PyTorch's flatten(): a 1-D input is itself, no view
         x = x.reshape(-1) if x.dim() != 1 else x
         d = 0
     else:
         d = _wrap(dim, x.dim())
     if isinstance(repeats, Tensor):
-        if repeats.dim() > 1:
-            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         n = x._shape[d] if x.dim() else 1
         if repeats.numel() == 1:                # one repeat for every index
             repeats = repeats.reshape(1).expand(n)
@@ -336,6 +336,9 @@ def meshgrid(*tensors, indexing=None):
         if not isinstance(t, Tensor):       # (PyTorch's Python passes the tuple to _VF.meshgrid)
             from ._argument_check import _type_name
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(t)}")
+    if indexing is not None and not isinstance(indexing, str):     # (_VF.meshgrid's parser: a str)
+        from ._argument_check import _type_name
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {_type_name(indexing)}")
     if indexing is None:
         _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                    UserWarning, stacklevel=2)

@@ -93,10 +93,10 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
         # (a tensor k would have become the result's size)
         from .._checks import as_symint
         k = as_symint(k, "topk", "k", 1)
-    check_dtype("topk", x._dtype)
     n = x._shape[_wrap(int_dim("topk", dim), x.dim())] if x.dim() else _wrap(int_dim("topk", dim), 0) + 1
     if k < 0 or k > n:
         raise RuntimeError("selected index k out of range")
+    check_dtype("topk", x._dtype)       # (the kernel's, after topk's meta function checked dim and k)
     values, indices, d = _sorted(x, dim, largest, "topk", tie_order(x, "topk_sorted" if sorted else "topk"), k)
     if x.dim():
         firsts = _first_columns(values, indices, d, k)

@@ -726,8 +726,8 @@ def expand(x, *sizes):
 expand_as = _as(expand)
 
 
-def broadcast_to(x, shape):
-    return expand(x, shape)
+def broadcast_to(x, size):
+    return expand(x, size)
 
 
 # -- windowing views ---------------------------------------------------------------------

@@ -99,3 +99,72 @@ def test_matrix_norm_positive_orders_of_an_empty_matrix_are_zeros_without_histor
     for shape, ord in (((2, 0), -1), ((0, 2), -math.inf), ((2, 0), -2)):
         with pytest.raises(IndexError, match="Expected reduction dim"):
             nbgrad.linalg.matrix_norm(nbgrad.zeros(*shape), ord)
+
+
+def test_meshgrid_indexing_must_be_a_str():
+    x = nbgrad.ones(3)
+    for bad, shown in ((nbgrad.bool, "torch.dtype"), (nbgrad.ones(1), "Tensor"), (1, "int")):
+        with pytest.raises(TypeError, match=rf"^meshgrid\(\): argument 'indexing' must be str, not {shown}$"):
+            nbgrad.meshgrid(x, indexing=bad)
+    with pytest.raises(RuntimeError, match='indexing must be one of "xy" or "ij"'):
+        nbgrad.meshgrid(x, indexing="yx")
+
+
+def test_index_fill_checks_value_then_index_dtype_then_dim():
+    x = nbgrad.ones(2, 3)
+    with pytest.raises(RuntimeError, match="^index_fill_ only supports a 0-dimensional value tensor"):
+        nbgrad.index_fill(x, 5, nbgrad.zeros(2), nbgrad.ones(3))
+    for call in (lambda: nbgrad.index_fill(x, 5, nbgrad.zeros(2), 1.0), lambda: x.index_fill_(5, nbgrad.zeros(2), 1.0)):
+        with pytest.raises(IndexError, match=r"^index_fill_\(\): Expected dtype int64 for index\.$"):
+            call()
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        nbgrad.index_fill(x, 5, nbgrad.zeros(2, 2, dtype=nbgrad.int64), 1.0)
+    assert x.tolist() == [[1.0] * 3] * 2 and x._version == 0
+
+
+def test_repeat_interleave_checks_repeats_rank_before_dim():
+    for call in (lambda: nbgrad.repeat_interleave(nbgrad.ones(2), nbgrad.ones(3, 3, dtype=nbgrad.int64), dim=5),
+                 lambda: nbgrad.ones(2).repeat_interleave(nbgrad.ones(3, 3, dtype=nbgrad.int64), 5)):
+        with pytest.raises(RuntimeError, match="^repeats must be 0-dim or 1-dim tensor$"):
+            call()
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        nbgrad.ones(2).repeat_interleave(nbgrad.ones(1, dtype=nbgrad.int64), 5)
+
+
+def test_topk_checks_dim_and_k_before_the_dtype():
+    b = nbgrad.ones(4, dtype=nbgrad.bool)
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        nbgrad.topk(b, 2, -3)
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        nbgrad.topk(b, 7, 0)
+    with pytest.raises(RuntimeError, match="^topk does not support bool dtypes on CPU$"):
+        nbgrad.topk(b, 2, 0)
+
+
+def test_tensor_broadcast_to_takes_each_size_or_size_by_keyword():
+    x = nbgrad.ones(2, 3)
+    assert x.broadcast_to(4, 2, 3).shape == (4, 2, 3)
+    assert x.broadcast_to(nbgrad.tensor(2), nbgrad.tensor(3)).shape == (2, 3)
+    assert x.broadcast_to(size=[2, 3]).shape == (2, 3) and nbgrad.broadcast_to(x, size=(2, 3)).shape == (2, 3)
+    with pytest.raises(RuntimeError, match=r"Target sizes: \[-2, 5\]\.  Tensor sizes: \[2, 3\]"):
+        x.broadcast_to(-2, 5)
+    with pytest.raises(TypeError, match=r'^broadcast_to\(\) missing 1 required positional arguments: "size"$'):
+        x.broadcast_to()
+    with pytest.raises(TypeError, match=r"^broadcast_to\(\) takes 2 positional arguments but 3 were given$"):
+        nbgrad.broadcast_to(x, 2, 3)
+
+
+def test_margin_losses_parse_their_arguments_after_their_python_checks():
+    with pytest.raises(TypeError, match=r"^margin_ranking_loss\(\): argument 'margin' \(position 4\) must be float, "
+                                        "not str$"):
+        F.margin_ranking_loss(nbgrad.ones(1, 3), nbgrad.ones(2, 0), nbgrad.ones(2, 0), "amin")
+    with pytest.raises(RuntimeError, match="^margin_ranking_loss : All input tensors should have same dimension"):
+        F.margin_ranking_loss(nbgrad.ones(3), nbgrad.ones(1, 3), nbgrad.ones(3), "amin")
+    with pytest.raises(TypeError, match=r"^multi_margin_loss\(\): argument 'target' \(position 2\) must be Tensor, "
+                                        "not str$"):
+        F.multi_margin_loss(nbgrad.ones(1, 2, 3, 4), "bilinear")
+    with pytest.raises(TypeError, match=r"^multi_margin_loss\(\): argument 'margin' \(position 4\) must be Number, "
+                                        "not Tensor$"):
+        F.multi_margin_loss(nbgrad.ones(1, 1, 1), nbgrad.ones(2, dtype=nbgrad.int64), margin=nbgrad.ones(3, 1))
+    with pytest.raises(ValueError, match="^only p == 1 and p == 2 supported$"):
+        F.multi_margin_loss(nbgrad.ones(1, 1, 1), "bilinear", p=1.5)

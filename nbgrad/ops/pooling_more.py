@@ -1,6 +1,7 @@
 """1-D pooling over the 2-D pooling with a unit height (as conv1d is done over conv2d: the
 result squeezed, PyTorch's SqueezeBackward1), and adaptive max pooling, whose windows
 [floor(i*H/oh), ceil((i+1)*H/oh)) are gathered into a padded last dim and reduced by max."""
+
 import math
 
 from .. import _dtype as D
@@ -87,18 +88,24 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def _window_index(h, w, oh, ow):
-    """(oh*ow*K,) int64 positions in an H*W plane: each output's window, row-major, padded
-    to K entries with its first position (a repeat does not change a max or its first index)."""
+    """((oh, ow, K) int64 positions in an H*W plane, K): each output's window (ATen's start and
+    end indices) as a (rows, cols) grid, row-major; a grid place past a shorter window holds
+    H*W, the position of a -inf the caller appends (it never wins a max).  Built by NumPy, not
+    per output in Python: an output size of 2 ** 31 is a memory error, not hours of work."""
     import numpy as np
-    rows = [(math.floor(i * h / oh), math.ceil((i + 1) * h / oh)) for i in range(oh)]
-    cols = [(math.floor(j * w / ow), math.ceil((j + 1) * w / ow)) for j in range(ow)]
-    kmax = max(b - a for a, b in rows) * max(b - a for a, b in cols)
-    index = np.empty((oh, ow, kmax), dtype=np.int64)
-    for i, (r0, r1) in enumerate(rows):
-        for j, (c0, c1) in enumerate(cols):
-            window = [r * w + c for r in range(r0, r1) for c in range(c0, c1)]
-            index[i, j] = window + [window[0]] * (kmax - len(window))
-    return index, kmax
+    try:
+        i, j = np.arange(oh, dtype=np.int64), np.arange(ow, dtype=np.int64)
+        r0, r1 = i * h // oh, ((i + 1) * h + oh - 1) // oh
+        c0, c1 = j * w // ow, ((j + 1) * w + ow - 1) // ow
+        kh, kw = int((r1 - r0).max()), int((c1 - c0).max())
+        a, b = np.arange(kh, dtype=np.int64), np.arange(kw, dtype=np.int64)
+        inside = (a < (r1 - r0)[:, None])[:, None, :, None] & (b < (c1 - c0)[:, None])[None, :, None, :]
+        position = ((r0[:, None] + a) * w)[:, None, :, None] + (c0[:, None] + b)[None, :, None, :]
+        index = np.where(inside, position, h * w).reshape(oh, ow, kh * kw)
+    except MemoryError:
+        from ..backends.cpu._allocator import out_of_memory
+        raise out_of_memory(oh * ow * 8) from None
+    return index, kh * kw
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -123,12 +130,24 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     oh, ow = size
     if oh * ow == 0:
         return _empty_adaptive_max(x, oh, ow, return_indices)
+    # (ATen allocates the output before any work: one it cannot have is its error, first)
+    x.new_empty((*x.shape[:-2], oh, ow))
     index, kmax = _window_index(h, w, oh, ow)
     from .. import tensor
     flat_index = tensor(index.reshape(-1), dtype=D.int64, device=x.device)
-    windows = x.flatten(-2).index_select(-1, flat_index).reshape(*x.shape[:-2], oh, ow, kmax)
-    values, k = windows.max(-1)
-    out = renamed(values, "AdaptiveMaxPool2DBackward0")
+    from .elementwise import where
+    from .indexing import cat
+    from ..autograd.grad_mode import no_grad
+    flat = x.flatten(-2)
+    padded = cat([flat, flat.new_full((*flat.shape[:-1], 1), -math.inf)], -1)
+    windows = padded.index_select(-1, flat_index).reshape(*x.shape[:-2], oh, ow, kmax)
+    # ATen's loop keeps the first largest value, but any NaN replaces it (`val > max ||
+    # isnan(val)`): a window with NaNs takes its last one
+    with no_grad():
+        nan = windows.isnan()
+        last_nan = (kmax - 1) - nan.flip(-1).to(D.uint8).argmax(-1)
+        k = where(nan.any(-1), last_nan, windows.argmax(-1))
+    out = renamed(windows.gather(-1, k.unsqueeze(-1)).squeeze(-1), "AdaptiveMaxPool2DBackward0")
     if not return_indices:
         return out
     plane = tensor(index, dtype=D.int64, device=x.device).expand(*x.shape[:-2], oh, ow, kmax)

@@ -273,6 +273,8 @@ RULES = {"cast": _cast, "found": _same_found, "expected": _same_expected, "input
          "vecdot": same_dtype("linalg.vecdot: Expected out of dtype{e.scalar} but found {f.scalar}"),
          # composite functions whose result is copied into any out it casts to
          "composite_cast": lambda name, dtype, out: linalg_castable(_COMPOSITE_LABELS[name], "result", dtype, out),
+         # linalg_pinv_out: checkLinalgCompatibleDtype, then its result copied in
+         "pinv": lambda name, dtype, out: linalg_castable("linalg.pinv", "result", dtype, out),
          "any_dtype": _no_check,         # bernoulli: draws written in out's dtype, whatever it is
          "addbmm": same_dtype("self and mat2 must have the same dtype, but got {f.scalar} and {e.scalar}"),
          # (PyTorch's message names the result's type twice)
@@ -338,7 +340,7 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         if name == "nanmean" and not out._dtype.is_floating_point:
             raise not_implemented("nansum_cpu", out._dtype)     # (its out= is nansum's, then a division)
         kwargs = dict(kwargs, dtype=out._dtype)
-    result = fn(*args, **kwargs) if computed is None else computed
+    result = _linalg_out_first(name, rule, fn, args, kwargs, out) if computed is None else computed
     if rule != "dtype":
         RULES[rule](name, result._dtype, out)
     if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
@@ -354,6 +356,24 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     return write(out, result)
 
 
+def _linalg_out_first(name, rule, fn, args, kwargs, out):
+    """fn's result; where a factorization fails (an error tagged after_kernel: LAPACK's info,
+    which PyTorch reads after its kernel ran), out's dtype check first, as ATen checks out
+    before the kernel (the input's dtype is the result's, or the first result's, for these
+    ops).  `rule` None: a tuple of outs."""
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeError as e:
+        x = next((a for a in args if isinstance(a, Tensor)), None)
+        if getattr(e, "after_kernel", False) and x is not None and rule != "dtype":
+            if rule is None and out:
+                check = same_dtype(TUPLE_TEMPLATES[name][0]) if name in TUPLE_TEMPLATES else _same_expected
+                check(name, x._dtype, out[0])
+            elif rule is not None:
+                RULES[rule](name, x._dtype, out)
+        raise
+
+
 _COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
 _DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
@@ -362,16 +382,16 @@ _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
 def _matrix_power_rule(args, kwargs):
     """(rule, grad name) of ATen's linalg_matrix_power_out for its n: 0 and 1 copy into any out
-    the result casts to (with autograd, as a composite), -1 is linalg_inv's out=, the rest
-    matmul's (the result castable, then of out's dtype)."""
+    the result casts to (with autograd, as a composite), -1 is linalg_inv's out= and the rest
+    matmul's (each the result castable, then of out's dtype)."""
     from .._checks import is_int
     n = args[1] if len(args) > 1 else kwargs.get("n")
     n = int(n) if is_int(n) or (isinstance(n, Tensor) and n.numel() == 1 and not n._dtype.is_floating_point) \
         else None
     if n in (0, 1):
         return "composite_cast", None
-    if n == -1:
-        return "expected", "linalg_inv_ex"
+    if n == -1:         # (castable to out, as each n's, then linalg_inv's out: the same dtype)
+        return "matrix_power", "linalg_inv_ex"
     return "matrix_power", "matmul"
 
 
@@ -398,7 +418,7 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
         check_out_type(name, o)
     result = _computed_unless_differentiable(grad_name, fn, args, kwargs, out)
     if result is None:
-        result = fn(*args, **kwargs)
+        result = _linalg_out_first(name, None, fn, args, kwargs, out)
     if len(out) != len(result):
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
     checks = [same_dtype(t) for t in TUPLE_TEMPLATES[name]] if name in TUPLE_TEMPLATES else None

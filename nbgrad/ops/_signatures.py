@@ -74,7 +74,7 @@ LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg
               "qr": ("tuple", "linalg_qr"), "eigh": ("tuple", "_linalg_eigh"), "svd": ("tuple", "_linalg_svd"),
               "slogdet": ("tuple", "_linalg_slogdet")}
 # ... and those of ops/linalg_more.py
-LINALG_OUT.update({"solve_triangular": ("found", "linalg_solve_triangular"), "pinv": ("cast", "linalg_pinv"),
+LINALG_OUT.update({"solve_triangular": ("found", "linalg_solve_triangular"), "pinv": ("pinv", "linalg_pinv"),
                    # (PyTorch's composites: the op that writes out refuses, or nothing does)
                    "matrix_power": ("expected", "matmul"), "lu_solve": ("expected", "linalg_lu_solve"),
                    "multi_dot": ("multi_dot", "mm"), "vecdot": ("vecdot", "vdot"),

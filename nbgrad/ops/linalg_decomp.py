@@ -74,7 +74,9 @@ def _raise_on_failure(info, op, batched, what):
     for b, code in enumerate(info.tolist() if hasattr(info, "tolist") else info):
         if code:
             where = f"(Batch element {b}): " if batched else ""
-            raise LinAlgError(f"{op}: {where}{what(code)}")
+            error = LinAlgError(f"{op}: {where}{what(code)}")
+            error.after_kernel = True       # (found after PyTorch's kernel ran: ops/_out checks out= first)
+            raise error
 
 
 def _column_major_strides(shape):
@@ -344,9 +346,14 @@ def _factored_triangle(A, upper):
 
 
 def cholesky(A, *, upper=False, out=None):
+    return factor_cholesky(A, upper)
+
+
+def factor_cholesky(A, upper, op="linalg.cholesky"):
+    """linalg.cholesky; torch.cholesky's failure names its own op (`op`)."""
     _check_matrix("linalg.cholesky", A, kernel="cholesky_cpu")
     buf, info = backend_of(A).linalg_cholesky(_factored_triangle(A, upper))
-    _raise_on_failure(info, "linalg.cholesky", A.dim() > 2, lambda k: "The factorization could not be "
+    _raise_on_failure(info, op, A.dim() > 2, lambda k: "The factorization could not be "
                       f"completed because the input is not positive-definite (the leading minor of order {k} "
                       "is not positive-definite).")
     L = new_tensor(buf, A._shape, A._dtype, A.device)

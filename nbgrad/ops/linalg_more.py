@@ -348,7 +348,9 @@ def _lu_factor_error(info, op, batched):
                           "in a division by zero. If you still want to perform the factorization, consider "
                           "calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     except LinAlgError as e:      # (a plain RuntimeError in PyTorch)
-        raise RuntimeError(str(e)) from None
+        error = RuntimeError(str(e))
+        error.after_kernel = True
+        raise error from None
 
 
 def lu_factor(A, *, pivot=True, out=None):

@@ -69,7 +69,7 @@ def cholesky(input, upper=False, *, out=None):
         return _empty_cholesky(input)
     if input.dim() < 2:
         raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
-    L = LD.cholesky(input, upper=upper)
+    L = LD.factor_cholesky(input, upper, "cholesky")
     fn = L._grad_fn
     if fn is not None and type(fn) is LD.LinalgCholeskyExBackward0:
         fn.__class__ = CholeskyBackward0

@@ -31,6 +31,8 @@ class device:
     def __init__(self, spec, index=None):
         if isinstance(spec, device):
             spec, index = spec.type, spec.index
+        elif isinstance(spec, int) and not isinstance(spec, bool):
+            spec, index = _accelerator_index(spec)
         spec = str(spec)
         if ":" in spec:
             spec, idx = spec.split(":", 1)
@@ -66,6 +68,16 @@ class device:
     def __exit__(self, *exc):
         _default_device[0] = _outer_defaults.pop()
         return False
+
+
+def _accelerator_index(index):
+    """PyTorch's device given an int: that index of the accelerator, CUDA here (or its errors)."""
+    if index < 0:
+        raise RuntimeError("Device index must not be negative")
+    from . import cuda
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return "cuda", index
 
 
 CPU = device("cpu")

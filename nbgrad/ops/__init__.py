@@ -381,7 +381,8 @@ def _positive(self):
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     from .._creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    device = self.device if device is None else device     # (0 is a device: cuda:0)
+    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 from .._creation import _size_given  # noqa: E402
@@ -391,20 +392,23 @@ def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
     _size_given("new_zeros", size)
     from .._creation import _filled
     from .._dtype import to_dtype
-    return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device or self.device,
+    device = self.device if device is None else device     # (0 is a device: cuda:0)
+    return _filled(size, 0, to_dtype(dtype) if dtype is not None else self.dtype, device,
                    requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
     _size_given("new_ones", size)
     from .._creation import ones
-    return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    device = self.device if device is None else device     # (0 is a device: cuda:0)
+    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     _size_given("new_empty", size)
     from .._creation import empty
-    return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    device = self.device if device is None else device     # (0 is a device: cuda:0)
+    return empty(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _new(self, *args, device=None):
@@ -428,7 +432,8 @@ def _new(self, *args, device=None):
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     from .._creation import full
-    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    device = self.device if device is None else device     # (0 is a device: cuda:0)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
 
 
 def _tensor_operand(fn, name, param):

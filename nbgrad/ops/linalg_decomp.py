@@ -509,7 +509,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 def svdvals(A, *, driver=None, out=None):
-    U, S, Vh = _svd(A, False, "linalg.svdvals")
+    U, S, Vh = _svd(A, False, "linalg.svd")      # (ATen's svdvals is _linalg_svd: its words)
     if needs_grad(A):
         # PyTorch computes the vectors when A requires grad; only S is returned
         # (U and Vh are the node's outputs too, so that a second derivative flows through them)

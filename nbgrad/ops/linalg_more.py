@@ -614,8 +614,6 @@ def logdet(input):
 def _tolerances(A, atol, rtol, fn):
     """get_atol_rtol: (atol, rtol) as float64 tensors (or Python floats broadcast later)."""
     from .._creation import full
-    eps = {D.float32: 1.1920928955078125e-07, D.float64: 2.220446049250313e-16}.get(A._dtype, 1.1920928955078125e-07)
-    default = eps * max(A._shape[-1], A._shape[-2])
 
     def as_tensor(x, name):
         if isinstance(x, Tensor):
@@ -624,7 +622,15 @@ def _tolerances(A, atol, rtol, fn):
     a = as_tensor(0.0 if atol is None else atol, "atol")
     if rtol is not None:
         r = as_tensor(rtol, "rtol")
-    elif atol is None:
+        return a, r
+    # (the default rtol, eps * max(m, n), is computed whenever rtol is not given: ATen's
+    # _get_epsilon knows float and double only)
+    n = max(A.size(-1), A.size(-2))         # (read first: a 1-D A is this IndexError)
+    eps = {D.float32: 1.1920928955078125e-07, D.float64: 2.220446049250313e-16}.get(A._dtype)
+    if eps is None:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    default = eps * n
+    if atol is None:
         r = as_tensor(default, "rtol")
     elif isinstance(atol, Tensor):
         from .elementwise import where
@@ -671,6 +677,8 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     # (its autograd refuses tolerances that require grad: their gradient would silently be missing)
     check_no_requires_grad(atol, "atol", "linalg_pinv")
     check_no_requires_grad(rcond if rcond is not None else rtol, "rtol", "linalg_pinv")
+    if (atol is not None or rtol is not None) and not isinstance(atol, Tensor) and not isinstance(rtol, Tensor):
+        _tolerances(A, atol, rtol, "torch.linalg.pinv")     # (the float overload's, before the tensor one's checks)
     if not (A._dtype is D.float32 or A._dtype is D.float64) or A.dim() < 2:
         raise RuntimeError(f"linalg.pinv({D.scalar_type_name(A._dtype)}{{{list(A._shape)}}}): expected a tensor "
                            "with 2 or more dimensions of float, double, cfloat or cdouble types")
@@ -709,8 +717,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         _older_tolerance("linalg_matrix_rank", A, tol, atol, rtol)
     if A.dim() < 2:
         raise RuntimeError(f"torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if not (A._dtype is D.float32 or A._dtype is D.float64):
-        raise RuntimeError("This function doesn't handle types other than float and double")
+    # (A's dtype: the tolerances' default needs a float or double A, svdvals and eigvalsh refuse
+    # other dtypes themselves; an empty A has rank 0 before either)
     if tol is not None:
         atol, rtol = tol, 0.0
     from .elementwise import maximum

@@ -267,6 +267,10 @@ def adaptive_avg_pool2d(input, output_size):
     else:
         size = (_index(output_size),) * 2
     check_adaptive_output_size("adaptive_avg_pool2d", size, x, True)
+    if size == (1, 1):
+        # ATen's composite: a mean over the last two dims before any check of the input (a
+        # 2-D or 5-D input, an empty one: its mean's rules)
+        return x.mean((-2, -1), keepdim=True)
     if x.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x._shape)}")
     for i in (x.dim() - 2, x.dim() - 1):       # (its CPU kernel takes 0 channels; the spatial dims not)
@@ -274,6 +278,4 @@ def adaptive_avg_pool2d(input, output_size):
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {list(x._shape)} with dimension {i} being empty")
     _check_float(x, "adaptive_avg_pool2d")
-    if size == (1, 1):
-        return x.mean((-2, -1), keepdim=True)
     return _avg_forward(x, size, (1, 1), (1, 1), (0, 0), False, 0, True)

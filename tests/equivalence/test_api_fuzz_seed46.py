@@ -50,3 +50,53 @@ def test_matrix_power_minus_one_and_pinv_check_their_out_casts():
     out = nbgrad.empty(0)
     nbgrad.linalg.pinv(nbgrad.eye(2, dtype=nbgrad.float64) * 2, out=out)
     assert out.dtype == nbgrad.float32 and out.tolist() == [[0.5, 0.0], [0.0, 0.5]]
+
+
+def test_an_int_device_is_the_accelerators_index():
+    calls = [lambda: nbgrad.device(0), lambda: nbgrad.ones(2, device=0), lambda: nbgrad.ones(2).to(0),
+             lambda: nbgrad.ones(2).new_tensor([1.0], device=0), lambda: nbgrad.ones(2).new_ones(2, device=0),
+             lambda: nbgrad.ones(2).new_zeros(2, device=0), lambda: nbgrad.ones(2).new_full((2,), 1.0, device=0)]
+    if not nbgrad.cuda.is_available():
+        for call in calls:
+            with pytest.raises(RuntimeError, match="^Cannot access accelerator device when none is available.$"):
+                call()
+    else:
+        assert nbgrad.device(0) == nbgrad.device("cuda:0")
+    with pytest.raises(RuntimeError, match="^Device index must not be negative$"):
+        nbgrad.device(-1)
+
+
+def test_adaptive_avg_pool2d_to_one_is_a_mean_of_any_input():
+    F = nbgrad.nn.functional
+    x = nbgrad.arange(6.0).reshape(3, 2).requires_grad_()
+    out = F.adaptive_avg_pool2d(x, 1)
+    assert out.shape == (1, 1) and out.item() == 2.5 and out.grad_fn.name() == "MeanBackward1"
+    assert F.adaptive_avg_pool2d(nbgrad.ones(1, 1, 2, 3, 4), (1, 1)).shape == (1, 1, 2, 1, 1)
+    empty = F.adaptive_avg_pool2d(nbgrad.ones(1, 2, 0, 3), 1)
+    assert empty.shape == (1, 2, 1, 1) and empty.isnan().all().item()
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype"):
+        F.adaptive_avg_pool2d(nbgrad.ones(1, 2, 3, 3, dtype=nbgrad.int64), 1)
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        F.adaptive_avg_pool2d(nbgrad.ones(3), 1)
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D tensor"):
+        F.adaptive_avg_pool2d(nbgrad.ones(3, 2), 2)
+
+
+def test_matrix_rank_and_pinv_need_eps_only_for_a_default_rtol():
+    b, e = nbgrad.ones(2, 2, dtype=nbgrad.bool), nbgrad.ones(2, 0, dtype=nbgrad.bool)
+    eps_error = "^This function doesn't handle types other than float and double$"
+    for call in (lambda: nbgrad.linalg.matrix_rank(b), lambda: nbgrad.linalg.matrix_rank(e, atol=1.0),
+                 lambda: nbgrad.linalg.pinv(b, atol=1.0)):
+        with pytest.raises(RuntimeError, match=eps_error):
+            call()
+    # a given rtol needs no eps: an empty input has rank 0, a full one reaches svdvals' check
+    assert nbgrad.linalg.matrix_rank(e, rtol=1.0).item() == 0 and nbgrad.linalg.matrix_rank(e, 0.5).item() == 0
+    with pytest.raises(RuntimeError, match="^linalg.svd: Expected a floating point or complex tensor as input. "
+                                           "Got Bool$"):
+        nbgrad.linalg.matrix_rank(b, rtol=1.0)
+    with pytest.raises(RuntimeError, match=r"^linalg.pinv\(Bool\{\[2, 2\]\}\): expected a tensor"):
+        nbgrad.linalg.pinv(b)
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        nbgrad.linalg.pinv(nbgrad.ones(2, dtype=nbgrad.int64), atol=1.0)
+    with pytest.raises(RuntimeError, match="^linalg.svd: The input tensor A must have at least 2 dimensions.$"):
+        nbgrad.linalg.svdvals(nbgrad.ones(2))

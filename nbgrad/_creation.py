@@ -590,7 +590,23 @@ def range_(start, end, step=1, *, dtype=None, device=None, requires_grad=False, 
     return _finish(tensor(values, dtype=dtype, device=device), requires_grad)
 
 
+def _scalar_ends(name, start, end):
+    """(start, end) as numbers: linspace's and logspace's Tensor overloads take 0-dim tensors
+    (their values) and refuse others, before any other check."""
+    s, e = isinstance(start, Tensor), isinstance(end, Tensor)
+    if not (s or e):
+        return start, end
+    if (s and start.dim()) or (e and end.dim()):
+        if s and e:
+            got = f"start with {start.dim()} dimension(s) and end with {end.dim()} dimension(s)"
+        else:
+            got = f"start with {start.dim()} dimension(s)" if s else f"end with {end.dim()} dimension(s)"
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+    return (start.item() if s else start), (end.item() if e else end)
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    start, end = _scalar_ends("linspace", start, end)
     if pin_memory:
         _pinned()
     _flag_first("linspace", requires_grad, (start, end, steps))
@@ -659,6 +675,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     linspace spaces them (start and end in the dtype, the step in double, the second half
     counted back from end; plain multiply and add: PyTorch's loop here is not contracted),
     rounded to the dtype (an integer one truncates)."""
+    start, end = _scalar_ends("logspace", start, end)
     if pin_memory:
         _pinned()
     _flag_first("logspace", requires_grad, (start, end, steps))

@@ -69,8 +69,11 @@ def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def elu_(input, alpha=1.0):
-    return elu(input, alpha, inplace=True)
+def elu_(input, alpha=1.0, scale=1.0, input_scale=1.0):
+    """PyTorch's F.elu_ is ATen's elu_ itself: its scale and input_scale too."""
+    from ..ops.tabled import TABLE, _inplace_or_not, _tensor_arg
+    return _inplace_or_not(TABLE["elu"], _tensor_arg("elu_", input),
+                           {"alpha": alpha, "scale": scale, "input_scale": input_scale}, True)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):

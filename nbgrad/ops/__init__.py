@@ -498,6 +498,16 @@ def _broadcast_to(self, *sizes, size=V._UNGIVEN):
     return V.expand(self, *sizes)
 
 
+def _dims_by_position(fn):
+    """Tensor.squeeze / squeeze_: several dims by position are one int[] dim (x.squeeze(0, 1)
+    is x.squeeze((0, 1))); torch.squeeze takes one."""
+    def method(self, *dims, **kwargs):
+        return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def _dim_required(fn):
     """Tensor.softmax / log_softmax: dim is required (only the functional forms keep the
     legacy implicit dim)."""
@@ -583,7 +593,7 @@ TENSOR_METHODS = {
     "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
-    "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": V.squeeze, "unsqueeze": V.unsqueeze,
+    "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": _dims_by_position(V.squeeze), "unsqueeze": V.unsqueeze,
     "transpose": V.transpose, "swapaxes": V.transpose, "swapdims": V.transpose, "permute": V.permute,
     "t": V.t, "movedim": V.movedim, "expand": _expand, "expand_as": V.expand_as, "broadcast_to": _broadcast_to,
     "narrow": V.narrow, "select": V.select, "unbind": V.unbind, "split": V.split, "chunk": V.chunk,
@@ -664,7 +674,7 @@ TENSOR_METHODS.update({
 from . import inplace_views as _IV   # noqa: E402
 
 TENSOR_METHODS.update({
-    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _IV.squeeze_, "t_": _IV.t_, "transpose_": _IV.transpose_,
+    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _dims_by_position(_IV.squeeze_), "t_": _IV.t_, "transpose_": _IV.transpose_,
     "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_, "as_strided_": _IV.as_strided_,
     "set_": _IV.set_, "resize_": _IV.resize_, "resize_as_": _IV.resize_as_, "is_set_to": _IV.is_set_to,
 })

@@ -129,10 +129,10 @@ class GridSampler2DBackward0(Node):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Samples input (N, C, H, W) at grid (N, OH, OW, 2) locations in [-1, 1] (x, y)."""
-    if mode not in _MODES:
+    if not isinstance(mode, str) or mode not in _MODES:      # (a list is PyTorch's ValueError too)
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
-    if padding_mode not in _PADDINGS:
+    if not isinstance(padding_mode, str) or padding_mode not in _PADDINGS:
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:

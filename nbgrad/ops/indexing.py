@@ -138,7 +138,7 @@ def _to_index_tensor(item, device):
 
 def _is_integer_item(item):
     return isinstance(item, int) and not isinstance(item, bool) or (
-        hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple, bool)))
+        hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple, bool, np.ndarray)))
 
 
 def _check_integer_items(x, index, consumed):
@@ -164,9 +164,25 @@ def _check_integer_items(x, index, consumed):
             tdim += 1
 
 
+_INDEX_KINDS = (type(None), type(Ellipsis), slice, bool, Tensor, list, tuple, range, str, np.ndarray)
+
+
+def _check_index_kinds(index):
+    """PyTorch's applySlicing: each item an integer (__index__), a slice, an ellipsis, None, a
+    bool, a tensor or a sequence; anything else (a float, a dtype) its IndexError."""
+    for item in index:
+        if not isinstance(item, _INDEX_KINDS) and not hasattr(item, "__index__"):
+            kind = type(item)
+            name = "torch.dtype" if isinstance(item, D.dtype) else \
+                f"numpy.{kind.__name__}" if isinstance(item, np.generic) else kind.__name__
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {name})")
+
+
 def _expand_index(x, index):
     if not isinstance(index, tuple):
         index = (index,)
+    _check_index_kinds(index)
     # list-of-ints/tensors used as a whole index (numpy's legacy) stays a single advanced index
     consumed = 0
     for item in index:
@@ -230,8 +246,7 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
             from .._creation import tensor
             advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
             dim += 1
-        elif isinstance(item, (int,)) or (hasattr(item, "__index__") and not isinstance(item, (Tensor, slice, list, tuple))) \
-                or _is_int_scalar_tensor(item):
+        elif _is_integer_item(item) or _is_int_scalar_tensor(item):
             k, n = int(item), v._shape[dim] if dim < v.dim() else 0     # a 0-dim integer tensor selects, as an int
             if v.dim() and not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {n}")
@@ -617,7 +632,7 @@ def setitem(x, index, value):
         return
     items = _expand_index(x, index)
     is_advanced = any(not (i is None or isinstance(i, (int, slice)) or _is_int_scalar_tensor(i)
-                           or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple))))
+                           or (hasattr(i, "__index__") and not isinstance(i, (Tensor, list, tuple, np.ndarray))))
                       or isinstance(i, bool) for i in items)
     # The basic part is applied as views in the caller's grad mode (so that they carry x's
     # creation meta); full slices are skipped and x[...] writes x itself, as in PyTorch.

@@ -328,17 +328,18 @@ def tile(input, *dims, **kwargs):
 def meshgrid(*tensors, indexing=None):
     """PyTorch's meshgrid: each 0-D/1-D input viewed along its own dim and expanded to the
     grid (ViewBackward0 then ExpandBackward0, as PyTorch); 'xy' swaps the first two."""
+    from ._argument_check import _type_name
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    # _VF.meshgrid's parser (PyTorch's Python passes it the tuple): the tensors, then a str
+    # indexing; the list's emptiness is ATen's check after
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(t)}")
+    if indexing is not None and not isinstance(indexing, str):
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {_type_name(indexing)}")
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):       # (PyTorch's Python passes the tuple to _VF.meshgrid)
-            from ._argument_check import _type_name
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_type_name(t)}")
-    if indexing is not None and not isinstance(indexing, str):     # (_VF.meshgrid's parser: a str)
-        from ._argument_check import _type_name
-        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {_type_name(indexing)}")
     if indexing is None:
         _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                    UserWarning, stacklevel=2)

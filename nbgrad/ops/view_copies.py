@@ -39,11 +39,16 @@ def _copied(result):
     return copies[0] if isinstance(result, Tensor) else tuple(copies)
 
 
-def _into_one(name, input, result, out):
+def _out_first(name, out):
+    """out's own checks, before the view's (PyTorch's autograd refuses an out that requires
+    grad before the op sees its arguments: diagonal_copy(x, 5, out=o) is that refusal)."""
     _out.check_out_type(name, out)
     if is_grad_enabled() and out.requires_grad:
         raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
+
+
+def _into_one(name, input, result, out):
     _out.RULES["expected"](name, result._dtype, out)
     _out.resize_output(out, result._shape)
     _out.write(out, result)
@@ -95,6 +100,7 @@ def _split(input, split_size, dim=0):
 def _single(name, view):
     def fn(input, *args, out=None, **kwargs):
         if out is not None:
+            _out_first(name, out)
             with no_grad():
                 result = view(input, *args, **kwargs)
             return _into_one(name, input, result, out)
@@ -108,6 +114,7 @@ def detach_copy(input, *, out=None):
     """input.detach()'s values in new memory; requires grad when input does (ATen's node for
     it has no derivative)."""
     if out is not None:
+        _out_first("detach_copy", out)
         return _into_one("detach_copy", input, V.alias(input).detach(), out)
     copy = _fresh(input)
     if needs_grad(input):

@@ -2,6 +2,7 @@
 fails (LAPACK's info, read after PyTorch's kernel ran) comes after out='s dtype check, which
 ATen makes before the kernel; torch.cholesky's failure names torch.cholesky; matrix_power(-1)
 and pinv check that their result casts to out in their own words."""
+import math
 import warnings
 
 import pytest
@@ -100,3 +101,81 @@ def test_matrix_rank_and_pinv_need_eps_only_for_a_default_rtol():
         nbgrad.linalg.pinv(nbgrad.ones(2, dtype=nbgrad.int64), atol=1.0)
     with pytest.raises(RuntimeError, match="^linalg.svd: The input tensor A must have at least 2 dimensions.$"):
         nbgrad.linalg.svdvals(nbgrad.ones(2))
+
+
+def test_meshgrid_parses_indexing_before_it_counts_the_tensors():
+    with pytest.raises(TypeError, match=r"^meshgrid\(\): argument 'indexing' must be str, not list$"):
+        nbgrad.meshgrid(indexing=[nbgrad.ones(1)])
+    with pytest.raises(RuntimeError, match="^meshgrid expects a non-empty TensorList$"):
+        nbgrad.meshgrid(indexing="ij")
+
+
+def test_a_copy_functions_out_that_requires_grad_is_refused_before_the_view():
+    for call in (lambda o: nbgrad.diagonal_copy(nbgrad.ones(4, dtype=nbgrad.int64), out=o),
+                 lambda o: nbgrad.slice_copy(nbgrad.ones(2, 3, 5), 4, out=o)):
+        with pytest.raises(RuntimeError, match=r"^aten::\w+_copy\(\): functions with out=\.\.\. arguments don't "
+                                               "support automatic differentiation"):
+            call(nbgrad.ones(3, requires_grad=True))
+
+
+@pytest.mark.parametrize("index, shown", [(nbgrad.float64, "torch.dtype"), (1.5, "float"), ((0, 1.0), "float"),
+                                          ({1}, "set"), (complex(1), "complex")])
+def test_an_index_that_is_not_an_index_kind_is_an_index_error(index, shown):
+    x = nbgrad.arange(6.0).reshape(2, 3)
+    message = (r"^only integers, slices \(`:`\), ellipsis \(`\.\.\.`\), None and long or byte Variables are valid "
+               rf"indices \(got {shown}\)$")
+    with pytest.raises(IndexError, match=message):
+        x[index]
+    with pytest.raises(IndexError, match=message):
+        x[index] = 0.0
+    assert x._version == 0
+
+
+def test_a_numpy_array_indexes_as_a_sequence():
+    import numpy as np
+    x = nbgrad.arange(6.0).reshape(2, 3)
+    assert x[np.array([1, 0])].tolist() == [[3.0, 4.0, 5.0], [0.0, 1.0, 2.0]]
+    assert x[0, np.array([2, 1])].tolist() == [2.0, 1.0]
+    x[np.array([True, False])] = 7.0
+    assert x.tolist() == [[7.0, 7.0, 7.0], [3.0, 4.0, 5.0]]
+    assert x[np.int64(1)].tolist() == [3.0, 4.0, 5.0]
+
+
+def test_linspace_and_logspace_take_0_dim_tensor_ends():
+    assert nbgrad.linspace(nbgrad.tensor(2), nbgrad.tensor(8.0), 4).tolist() == [2.0, 4.0, 6.0, 8.0]
+    assert nbgrad.logspace(nbgrad.tensor(1), 2.0, 2).tolist() == [10.0, 100.0]
+    with pytest.raises(RuntimeError, match=r"^linspace only supports 0-dimensional start and end tensors, but got "
+                                           r"start with 0 dimension\(s\) and end with 3 dimension\(s\)\.$"):
+        nbgrad.linspace(nbgrad.tensor(True), nbgrad.ones(2, 1, 3, dtype=nbgrad.bool), 3)
+    with pytest.raises(RuntimeError, match=r"^logspace only supports 0-dimensional start and end tensors, but got "
+                                           r"end with 1 dimension\(s\)\.$"):
+        nbgrad.logspace(0, nbgrad.ones(2), 3)
+    with pytest.raises(RuntimeError, match=r"but got start with 1 dimension\(s\)\.$"):
+        nbgrad.linspace(nbgrad.ones(1), 3.0, -1)
+
+
+def test_tensor_squeeze_takes_several_dims_by_position():
+    x = nbgrad.ones(1, 1, 2, requires_grad=True)
+    y = x.squeeze(0, 1)
+    assert y.shape == (2,) and y.grad_fn.name() == "SqueezeBackward2"
+    z = x.clone().squeeze_(0, 1)
+    assert z.shape == (2,) and z.grad_fn.name() == "SqueezeBackward5"
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got "
+                                         r"2147483648\)$"):
+        nbgrad.ones(1).squeeze(2 ** 31, 3)
+    with pytest.raises(TypeError, match=r"^squeeze\(\) received an invalid combination of arguments"):
+        nbgrad.squeeze(x, 0, 1)
+
+
+def test_elu_in_place_takes_scale_and_input_scale_and_grid_sample_names_a_bad_mode():
+    F = nbgrad.nn.functional
+    x = nbgrad.tensor([-1.0, 0.5], requires_grad=True)
+    y = x * 1
+    F.elu_(y, 1.5, 2.0, 3.0)
+    assert y.tolist() == pytest.approx([1.5 * 2.0 * math.expm1(-3.0), 1.0], rel=1e-6)
+    y.sum().backward()
+    assert x.grad.tolist() == pytest.approx([1.5 * 2.0 * 3.0 * math.exp(-3.0), 2.0], rel=1e-6)
+    with pytest.raises(NotImplementedError, match='^"elu_cpu" not implemented for \'Long\'$'):
+        F.elu_(nbgrad.ones(2, dtype=nbgrad.int64), 1.0, 1e-30)
+    with pytest.raises(ValueError, match=r"expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '\[1\]'$"):
+        F.grid_sample(nbgrad.ones(1, 1, 2, 2), nbgrad.ones(1, 2, 2, 2), [1])

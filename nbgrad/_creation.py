@@ -79,8 +79,12 @@ def _new(buf, shape, dtype, device, requires_grad=False):
 _MAX_DIMS = 128     # PyTorch's limit for nested sequences ("too many dimensions 'list'")
 
 
-def _is_array(x):
-    return isinstance(x, (Tensor, np.ndarray)) and x.ndim > 0
+def _is_ndarray(x):
+    return isinstance(x, np.ndarray) and x.ndim > 0
+
+
+# _walk_data's bad leaf for a tensor of more than one element inside a sequence
+MULTI_ELEMENT_TENSOR = "Tensor of more than one element"
 
 
 def _leaf_dtype(x):
@@ -106,8 +110,10 @@ def _walk_data(data):
     depth, so self-referential lists end in an error instead of looping."""
     sizes = []
     x = data
-    while isinstance(x, (list, tuple)) or _is_array(x):
-        if _is_array(x):
+    # (a tensor in a sequence is no sequence to PyTorch's compute_sizes: a scalar, its one
+    # element's value; a NumPy array is one)
+    while isinstance(x, (list, tuple)) or _is_ndarray(x):
+        if _is_ndarray(x):
             sizes.extend(int(n) for n in x.shape)
             break
         if len(sizes) == _MAX_DIMS:
@@ -124,25 +130,36 @@ def _walk_data(data):
     on_path = set()
 
     def leaf(v):
-        if isinstance(v, (list, tuple)) or _is_array(v):
-            if isinstance(v, Tensor):
-                raise TypeError("only integer tensors of a single element can be converted to an index")
-            bad_leaf.append(type(v).__name__)
-            return
         if isinstance(v, Tensor):
             kinds.add(v.dtype)
-            flat.append(v.item())
+            if v.numel() == 1:
+                flat.append(v.item())
+            else:           # (its error, which the result's dtype words, comes after the dtype's inference)
+                bad_leaf.append(MULTI_ELEMENT_TENSOR)
+                flat.append(0)
+            return
+        if isinstance(v, (list, tuple)) or _is_ndarray(v):
+            bad_leaf.append(type(v).__name__)
             return
         kinds.add(_leaf_dtype(v))
         flat.append(v.item() if isinstance(v, (np.generic, np.ndarray)) else v)
 
     def visit(seq, dim):
-        if _is_array(seq):
+        if isinstance(seq, Tensor):         # (where a sequence is due, PyTorch iterates a tensor)
+            if seq.dim() == 0:
+                raise TypeError("not a sequence")
+            if len(seq) != sizes[dim]:
+                raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+            if tuple(seq.shape) == tuple(sizes[dim:]):
+                kinds.add(seq.dtype)
+                flat.extend(seq._host_array().reshape(-1).tolist())
+                return
+            seq = list(seq.detach().unbind(0))
+        if _is_ndarray(seq):
             if tuple(seq.shape) != tuple(sizes[dim:]):
                 raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {seq.shape[0]})")
             kinds.add(_leaf_dtype(seq))
-            arr = seq._host_array() if isinstance(seq, Tensor) else seq
-            flat.extend(arr.reshape(-1).tolist())
+            flat.extend(seq.reshape(-1).tolist())
             return
         if not isinstance(seq, (list, tuple)):
             raise TypeError("not a sequence")
@@ -234,6 +251,10 @@ def _to_host_array(data, dtype=None):
         data = list(data)
     shape, flat, kinds, bad_leaf = _walk_data(data)
     dtype = dtype or _promote_all(kinds)
+    if bad_leaf is MULTI_ELEMENT_TENSOR:        # (PyTorch stores it as a number of the result's dtype)
+        if dtype.is_floating_point:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        raise TypeError("only integer tensors of a single element can be converted to an index")
     if bad_leaf is not None:
         if dtype.is_floating_point:
             raise TypeError(f"must be real number, not {bad_leaf}")

@@ -290,13 +290,23 @@ class AddmmBackward0(Node):
     (no transposed copies) when the backward is not itself recorded."""
 
     # addmm(b, x, w.t())'s mm_mat1/mat2_backward: a column-major x gets a column-major
-    # gradient; a w whose w.t() is not column-major gets its gradient transposed
-    x_cm = w_t = False
+    # gradient; a w whose w.t() is not column-major gets its gradient transposed.
+    # bias_broadcast: a bias not of shape (out,) (a scalar, (1, out), (n, out)) gets g itself,
+    # which the engine sums down to its shape (ATen's self gradient; a 1-D bias's sum is here)
+    x_cm = w_t = bias_broadcast = False
 
     def backward(self, g):
         x, w = self.saved_tensors
         need_x, need_w = self.needs_input_grad(0), self.needs_input_grad(1)
         need_b = len(self._next_fns) > 2 and self.needs_input_grad(2)
+        if need_b and self.bias_broadcast:
+            if not (need_x or need_w):
+                return None, None, g
+            gx, gw, _ = self.backward_without_bias(g, x, w, need_x, need_w)
+            return gx, gw, g
+        return self.backward_without_bias(g, x, w, need_x, need_w, need_b)
+
+    def backward_without_bias(self, g, x, w, need_x, need_w, need_b=False):
         path = backward_path(lambda: accelerated(g, "linear_backward"), g, x, w)
         if (self.x_cm and need_x) or (self.w_t and need_w):
             gx = V.t(mm(V.t(w), V.t(g))) if need_x and self.x_cm else (mm(g, w) if need_x else None)
@@ -332,9 +342,23 @@ def linear(x, w, b=None):
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {w.dim()}D")
         out = matmul(x, V.t(w) if w.dim() == 2 else w)
         return out if b is None else out + b
+    # ATen's routes: a bias with a 2-D input, or a 1-D bias with any contiguous input, is addmm
+    # (its checks: the bias's dtype, the input's, the shapes, the bias's expansion); any other
+    # input is matmul, the bias then added in place (kept in the product's dtype)
+    addmm = b is not None and (x.dim() == 2 or (b.dim() == 1 and x.is_contiguous()))
+    if b is not None and not addmm:
+        out = matmul(x, V.t(w))
+        return out.add_(b)
+    if addmm:
+        if b._dtype is not w._dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {D.scalar_type_name(b._dtype)} and "
+                               f"{D.scalar_type_name(w._dtype)}")
+        if x._dtype is not w._dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {D.scalar_type_name(x._dtype)} and "
+                               f"{D.scalar_type_name(w._dtype)}")
     if x.dim() != 2:
         lead = x._shape[:-1]
-        out2 = linear(V.reshape(x, (-1, x._shape[-1])), w, b)
+        out2 = linear(V.reshape(x, (math.prod(lead), x._shape[-1])), w, b)
         return V.reshape(out2, tuple(lead) + (w._shape[0],))
     if x._shape[1] != w._shape[1]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x._shape[0]}x{x._shape[1]} and "
@@ -343,6 +367,8 @@ def linear(x, w, b=None):
     _check_dtypes(x, w)
     (n, i), o = x._shape, w._shape[0]
     shape = (n, o)
+    if b is not None and b._shape != (o,):
+        V.expand(b, shape)      # (addmm's expansion of its self: its error where it does not expand)
     xv = (x._storage.buffer, x._offset, (n, i), x._stride)
     # w.T as the backend view it is (w's memory read transposed): no view tensor for it
     wtv = (w._storage.buffer, w._offset, (i, o), (w._stride[1], w._stride[0]))
@@ -372,5 +398,7 @@ def linear(x, w, b=None):
             node.x_cm = True
         if not (w._stride[1] == 1 and w._stride[0] == w._shape[1]):
             node.w_t = True
+        if b is not None and b._shape != (o,):
+            node.bias_broadcast = True
         node.save(x if node.needs_input_grad(1) else None, w if node.needs_input_grad(0) else None)
     return out

@@ -1096,6 +1096,8 @@ def pow(a, b):
         elif b.numel() and bool(_binary_raw("lt", b, 0, b._dtype, D.bool_).any()):
             return _int_pow_negative(a, b, dt)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if (dt is D.float16 or dt is D.bfloat16) and b != 0 and b != 1:
+            checked_scalar(b, dt)       # (ATen's kernel reads the exponent as the 16-bit type; 0 and 1 are fills)
         out = _pow_special(a, b, dt)
         if out is None:
             out = _binary_raw("pow", a, b, dt, like=(a,))

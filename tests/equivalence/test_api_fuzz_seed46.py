@@ -179,3 +179,15 @@ def test_elu_in_place_takes_scale_and_input_scale_and_grid_sample_names_a_bad_mo
         F.elu_(nbgrad.ones(2, dtype=nbgrad.int64), 1.0, 1e-30)
     with pytest.raises(ValueError, match=r"expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '\[1\]'$"):
         F.grid_sample(nbgrad.ones(1, 1, 2, 2), nbgrad.ones(1, 2, 2, 2), [1])
+
+
+@pytest.mark.parametrize("dtype, shown", [(nbgrad.float16, "Half"), (nbgrad.bfloat16, "BFloat16")])
+def test_a_16_bit_power_refuses_an_exponent_its_type_cannot_hold(dtype, shown):
+    big = 70000 if dtype is nbgrad.float16 else 1e39
+    for call in (lambda x: x.pow(big), lambda x: x.pow_(big), lambda x: x ** -big):
+        x = nbgrad.ones(2, dtype=dtype)
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type c10::{shown} without overflow$"):
+            call(x)
+        assert x.tolist() == [1.0, 1.0] and x._version == 0
+    assert nbgrad.ones(2, dtype=dtype).pow(2.5).tolist() == [1.0, 1.0]
+    assert (2.0 ** nbgrad.ones(2, dtype=dtype)).tolist() == [2.0, 2.0]

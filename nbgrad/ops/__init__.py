@@ -502,7 +502,16 @@ def _dims_by_position(fn):
     """Tensor.squeeze / squeeze_: several dims by position are one int[] dim (x.squeeze(0, 1)
     is x.squeeze((0, 1))); torch.squeeze takes one."""
     def method(self, *dims, **kwargs):
-        return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
+        if len(dims) > 1 and all(d.__class__ is int for d in dims):
+            return fn(self, dims, **kwargs)
+        if len(dims) > 1 or (dims and dims[0] is None) or ("dim" in kwargs and kwargs["dim"] is None):
+            # (a None dim, or dims that are not all ints: the parser's refusal, before any dim is read)
+            from ._argument_check import argument_error
+            error = argument_error(fn.__name__, dims, kwargs, method=True)
+            if error is not None:
+                raise error
+            return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
+        return fn(self, *dims, **kwargs)
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method

@@ -316,13 +316,10 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         return _call_creation(name, fn, args, kwargs, out)
     check_out_type(name, out)
     computed = None
+    if rule == "pinv" or (rule == "composite_cast" and name in _CASTABLE_FIRST):
+        _castable_first(name, rule, args, out)
     if rule in _COMPOSITE:
-        # composite in PyTorch: only an out that requires grad is refused, by the op that writes
-        # it (grad_name) or by its in-place copy
-        if is_grad_enabled() and out.requires_grad:
-            if grad_name is not None:
-                raise _no_grad_error(grad_name)
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        pass        # (its out that requires grad is refused after the work: _refused_composite_out)
     elif rule in _DTYPE_FIRST:
         # PyTorch's Python-level out checks its dtype before the op it calls refuses autograd
         with no_grad():
@@ -341,6 +338,8 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
             raise not_implemented("nansum_cpu", out._dtype)     # (its out= is nansum's, then a division)
         kwargs = dict(kwargs, dtype=out._dtype)
     result = _linalg_out_first(name, rule, fn, args, kwargs, out) if computed is None else computed
+    if rule in _COMPOSITE:
+        _refused_composite_out(out, grad_name)
     if rule != "dtype":
         RULES[rule](name, result._dtype, out)
     if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
@@ -375,6 +374,24 @@ def _linalg_out_first(name, rule, fn, args, kwargs, out):
 
 
 _COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
+# composites whose out= checks its dtype (checkLinalgCompatibleDtype, with the input's dtype)
+# before any work, as pinv's; matrix_rank and matrix_power check their input first
+_CASTABLE_FIRST = frozenset({"linalg_tensorsolve", "linalg_tensorinv", "linalg_cond"})
+
+
+def _castable_first(name, rule, args, out):
+    x = args[0] if args and isinstance(args[0], Tensor) else None
+    if x is not None:
+        RULES[rule](name, x._dtype, out)
+
+
+def _refused_composite_out(out, grad_name):
+    """A composite's out that requires grad: refused when its result is written (after the
+    work), by the op that writes it (grad_name) or by the in-place copy."""
+    if is_grad_enabled() and out.requires_grad:
+        if grad_name is not None:
+            raise _no_grad_error(grad_name)
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 _DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})

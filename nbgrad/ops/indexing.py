@@ -700,7 +700,15 @@ def _index_put_view(old, pos, value, index):
     return index_put_positions(old, pos, value, index=index)
 
 
+def _some_index(name, indices):
+    """index_put's indices hold at least one tensor (PyTorch's kernel reads the first: an
+    empty list is its RuntimeError)."""
+    if len(indices) == 0:
+        raise RuntimeError(f"{name}(): indices is an empty list: it must hold at least one index tensor")
+
+
 def index_put(x, indices, values, accumulate=False):
+    _some_index("index_put", indices)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _check_value_fits(x, advanced, values)
     _, pos = _advanced_layout(x, advanced)
@@ -710,6 +718,7 @@ def index_put(x, indices, values, accumulate=False):
 def index_put_(x, indices, values, accumulate=False):
     from .inplace import apply_inplace, check_inplace, check_overlap
     check_inplace(x, values)
+    _some_index("index_put_", indices)
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
     _check_value_fits(x, advanced, values)

@@ -141,8 +141,12 @@ class MvBackward0(Node):
 
 
 def mv(a, v):
+    # ATen's mv: a result of a.size(0) elements (a 0-dim a has none), then addmv's check of
+    # the result's, the matrix's and the vector's dims
+    if a.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if a.dim() != 2 or v.dim() != 1:
-        raise RuntimeError("vector + matrix @ vector expected, got " + f"{a.dim()}, {v.dim()}")
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.dim()}, {v.dim()}")
     if a._shape[1] != v._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._shape[0]}), mat ({a._shape[0]}x{a._shape[1]}), vec ({v._shape[0]})")
     vv = V.make_view(v, (v._shape[0], 1), (v._stride[0], 1), v._offset)

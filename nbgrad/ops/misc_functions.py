@@ -364,11 +364,12 @@ def _check_index_fill(x, dim, index, value):
 
 
 def _index_fill_checked(x, d, index, value):
-    mask = _index_mask("index_fill", x, d, index)
+    # (the value read as x's type before the index is: ATen's kernel converts it first)
     if isinstance(value, Tensor):
         checked_scalar(value.item(), x.dtype)
     elif not isinstance(value, bool):
         checked_scalar(value, x.dtype)
+    mask = _index_mask("index_fill", x, d, index)
     out = x.masked_fill(mask, value)
     return renamed(out, "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
 

@@ -519,8 +519,12 @@ def hardtanh_op(input, min_val, max_val, inplace):
         if input._dtype is D.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
         # (read as the parser reads Scalars first: a tensor that requires grad is its TypeError)
-        min_val = int(as_number(min_val, "hardtanh", "min_val", 2))
-        max_val = int(as_number(max_val, "hardtanh", "max_val", 3))
+        min_val = as_number(min_val, "hardtanh", "min_val", 2)
+        max_val = as_number(max_val, "hardtanh", "max_val", 3)
+        from .._checks import checked_scalar     # (its limits read as int64: NaN or inf overflow)
+        checked_scalar(min_val, D.int64)
+        checked_scalar(max_val, D.int64)
+        min_val, max_val = int(min_val), int(max_val)
         if input._dtype is D.uint8 and (min_val < 0 or max_val < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _inplace_or_not(TABLE["hardtanh"], _tensor_arg("hardtanh", input),

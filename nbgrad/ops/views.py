@@ -477,6 +477,11 @@ reshape_as = _as(reshape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    if start_dim.__class__ is not int or end_dim.__class__ is not int:
+        # (the parser's ints, both, before either is wrapped)
+        from .._checks import as_symint
+        start_dim = as_symint(start_dim, "flatten", "start_dim", 1, any_dim=False)
+        end_dim = as_symint(end_dim, "flatten", "end_dim", 2, any_dim=False)
     s, e = _wrap(start_dim, x.dim()), _wrap(end_dim, x.dim())
     if x.dim() == 0:
         return reshape(x, (1,))
@@ -818,6 +823,13 @@ def split(x, split_size_or_sections, dim=0):
             split_size_or_sections = int(split_size_or_sections)
         except ValueError:
             pass
+    sections = split_size_or_sections
+    if not isinstance(sections, int) and (
+            not isinstance(sections, (tuple, list)) or any(s.__class__ is not int for s in sections)):
+        from ._argument_check import argument_error
+        error = argument_error("split_with_sizes", (x, sections, dim), {})
+        if error is not None:       # (split_with_sizes' parser, a sequence of ints, before ATen's checks)
+            raise error
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     if isinstance(split_size_or_sections, int):
@@ -833,12 +845,6 @@ def split(x, split_size_or_sections, dim=0):
         sizes = [min(size, n - i) for i in range(0, n, size)] if n else [0]
         node_cls = SplitBackward0
     else:
-        sections = split_size_or_sections
-        if not isinstance(sections, (tuple, list)) or any(s.__class__ is not int for s in sections):
-            from ._argument_check import argument_error
-            error = argument_error("split_with_sizes", (x, sections, dim), {})
-            if error is not None:       # (split_with_sizes' parser: a sequence of ints)
-                raise error
         d = _wrap(dim, x.dim())
         n = x._shape[d]
         sizes = [int(s) for s in split_size_or_sections]

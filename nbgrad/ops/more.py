@@ -205,15 +205,16 @@ def addmm(input, mat1, mat2, *deprecated, beta=1, alpha=1):
 def addmv(input, mat, vec, *deprecated, beta=1, alpha=1):
     if deprecated or not isinstance(input, Tensor):
         input, mat, vec, beta, alpha = _beta_first_call("addmv", (input, mat, vec, *deprecated), beta, alpha)
+    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:        # (addmv's meta function, first)
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or (mat.shape[0] != input.numel() and input.numel() != 1):
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     dtypes = (input.dtype, mat.dtype, vec.dtype)
     if len(set(dtypes)) > 1:
-        mat.double().mv(vec.double())       # (the shapes are checked first: mv's error)
         raise RuntimeError("addmv input tensors must have the same dtype, but got " +
                            ", ".join(D.scalar_type_name(d) for d in dtypes[:2]) + f", and {D.scalar_type_name(dtypes[2])}")
     product = mat.mv(vec)
-    if input.dim() > 1 or (input.dim() == 1 and input.shape[0] not in (1, product.shape[0])):
-        raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input.shape))}), mat "
-                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     return _scaled_sum("AddmvBackward0", input, product, beta, alpha)
 
 

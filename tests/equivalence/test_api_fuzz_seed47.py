@@ -74,3 +74,16 @@ def test_linalg_composites_check_outs_dtype_first_and_its_grad_last():
                                   out=nbgrad.empty(3, 3, requires_grad=True))
     with pytest.raises(RuntimeError, match="matrix_rank: The input tensor input must have at least 2 "):
         nbgrad.linalg.matrix_rank(nbgrad.ones(1), out=nbgrad.empty(0, dtype=nbgrad.bool))
+
+
+def test_addmv_checks_dims_then_sizes_then_dtypes():
+    cases = [(nbgrad.ones(0, 3), nbgrad.ones(()), nbgrad.ones(0), "vector \\+ matrix @ vector expected, got 2, 0, 1"),
+             (nbgrad.ones(2, 2), nbgrad.ones(2, 2), nbgrad.ones(2), "vector \\+ matrix @ vector expected, got 2, 2, 1"),
+             (nbgrad.ones(4), nbgrad.ones(3, 3, dtype=nbgrad.float64), nbgrad.ones(3),
+              "size mismatch, got input \\(4\\), mat \\(3x3\\), vec \\(3\\)"),
+             (nbgrad.ones(3), nbgrad.ones(3, 3, dtype=nbgrad.float64), nbgrad.ones(3),
+              "addmv input tensors must have the same dtype, but got Float, Double, and Float")]
+    for input, mat, vec, message in cases:
+        with pytest.raises(RuntimeError, match=f"^{message}$"):
+            nbgrad.addmv(input, mat, vec)
+    assert nbgrad.addmv(nbgrad.ones(1), nbgrad.ones(3, 2), nbgrad.ones(2)).tolist() == [3.0, 3.0, 3.0]

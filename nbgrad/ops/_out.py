@@ -342,10 +342,12 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         _refused_composite_out(out, grad_name)
     if rule != "dtype":
         RULES[rule](name, result._dtype, out)
-    if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS and out._shape == result._shape:
-        # PyTorch's TensorIterator and cat/index ops refuse an out that partly overlaps an input
+    if rule in _OVERLAP_CHECKED and name not in _REDUCTIONS:
+        # PyTorch's TensorIterator and cat/index ops refuse an out with internal overlap (an
+        # expanded one, whatever its shape: checked before its resize) or, of the result's shape,
+        # one that partly overlaps an input
         from .inplace import check_overlap
-        check_overlap(out, tuple(_tensors_in((*args, *kwargs.values()))))
+        check_overlap(out, tuple(_tensors_in((*args, *kwargs.values()))) if out._shape == result._shape else ())
     resize_output(out, result._shape)
     if rule in _COMPOSITE:
         # (PyTorch's composite copies its result into out with autograd on: out's history is

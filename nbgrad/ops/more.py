@@ -558,6 +558,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     info = D.finfo(input._dtype)     # (nbgrad's: NumPy has no bfloat16)
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
+    # (ATen's kernel casts its replacements to the tensor's type unchecked: past its range is inf)
+    nan, posinf, neginf = (D.round_scalar(float(v), input._dtype) for v in (nan, posinf, neginf))
     x = input
     return recorded(NanToNumBackward0, x, lambda: E.where(E.isnan(x), nan, E.where(
         x == float("inf"), posinf, E.where(x == float("-inf"), neginf, x))), saves=(x,))

@@ -115,7 +115,27 @@ def _constant_running_stats(running_mean, running_var):
     check_no_requires_grad(running_var, "running_var", "native_batch_norm")
 
 
-def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=False):
+def _check_parameter_dtypes(x, *parameters):
+    """batch_norm_cpu's rule for its parameters' dtypes: where the first one given has the
+    input's dtype, every one must (its kernel's "expected scalar type"); else the mixed mode,
+    whose parameters are all float32 (a float16 or bfloat16 input with float32 statistics)."""
+    given = [p for p in parameters if p is not None]
+    if not given:
+        return
+    if given[0]._dtype is x._dtype:
+        for p in given:
+            if p._dtype is not x._dtype:
+                raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
+                                   f"{D.scalar_type_name(p._dtype)}")
+        return
+    if any(p._dtype is not D.float32 for p in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x._dtype is not D.float16 and x._dtype is not D.bfloat16:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=False,
+                    parameter_dtypes=True):
     """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work; an
     empty input is returned before any check (native=True: native_batch_norm's order, the
     checks first)."""
@@ -138,6 +158,10 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     if x.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     float_input("batch_norm", x)
+    if parameter_dtypes == "affine":      # (instance_norm's folded call: its statistics are not checked)
+        _check_parameter_dtypes(x, weight, bias)
+    elif parameter_dtypes:
+        _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
     if x.numel() == 0:
         return _empty_batch_norm(x, weight, bias)
     dims = (0,) + tuple(range(2, x.dim()))

@@ -1,0 +1,57 @@
+"""The classes API fuzz seed 48 found (PyTorch 2.13's behaviour recorded): batch_norm's CPU rule
+for its parameters' dtypes (the first given one decides: the input's dtype for all, or the
+mixed mode of float32 parameters for a 16-bit input; instance_norm checks only its affine
+parameters); nan_to_num casts its replacements unchecked (past the type's range is inf); an
+out= with internal overlap is refused by elementwise ops whatever its shape (before its resize)."""
+import math
+
+import pytest
+
+import nbgrad
+
+F = nbgrad.nn.functional
+MIXED = "^mixed dtype \\(CPU\\): expect parameter to have scalar type of Float$"
+
+
+def test_batch_norm_parameter_dtypes():
+    x = nbgrad.ones(2, 1, 3)
+    f64 = (nbgrad.zeros(1, dtype=nbgrad.float64), nbgrad.ones(1, dtype=nbgrad.float64))
+    with pytest.raises(RuntimeError, match=MIXED):
+        F.batch_norm(x, *f64)
+    with pytest.raises(RuntimeError, match=MIXED):
+        F.batch_norm(x, nbgrad.zeros(1), nbgrad.ones(1), bias=nbgrad.ones(1, dtype=nbgrad.float16))
+    with pytest.raises(RuntimeError, match=MIXED):
+        F.batch_norm(x, None, None, weight=nbgrad.ones(1, dtype=nbgrad.float64), training=True)
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        F.batch_norm(x.double(), nbgrad.zeros(1), nbgrad.ones(1), weight=nbgrad.ones(1, dtype=nbgrad.float64))
+    assert F.batch_norm(x.double(), *f64).dtype == nbgrad.float64
+    for dtype in (nbgrad.float16, nbgrad.bfloat16):      # the mixed mode
+        assert F.batch_norm(x.to(dtype), nbgrad.zeros(1), nbgrad.ones(1)).dtype == dtype
+    with pytest.raises(NotImplementedError, match='^"batch_norm" not implemented for \'Long\'$'):
+        F.batch_norm(nbgrad.ones(2, 1, 3, dtype=nbgrad.int64), nbgrad.zeros(1), nbgrad.ones(1))
+    # instance_norm: its running statistics are not checked, its weight is
+    assert F.instance_norm(x, *f64).dtype == nbgrad.float32
+    with pytest.raises(RuntimeError, match=MIXED):
+        F.instance_norm(x, weight=nbgrad.ones(1, dtype=nbgrad.float64))
+
+
+def test_nan_to_num_casts_its_replacements_unchecked():
+    x = nbgrad.tensor([math.nan, 1.0, math.inf, -math.inf], dtype=nbgrad.float16)
+    assert nbgrad.nan_to_num(x, nan=2 ** 31).tolist() == [math.inf, 1.0, 65504.0, -65504.0]
+    assert nbgrad.nan_to_num(x, posinf=1e10, neginf=-1e10).tolist() == [0.0, 1.0, math.inf, -math.inf]
+    y = x.clone()
+    y.nan_to_num_(1e300)
+    assert y.tolist()[0] == math.inf
+    assert nbgrad.nan_to_num(nbgrad.tensor([math.nan], dtype=nbgrad.bfloat16), nan=0.1).item() == 0.10009765625
+
+
+@pytest.mark.parametrize("call", [lambda o: nbgrad.add(nbgrad.ones(2, 3, 5), 1, out=o),
+                                  lambda o: nbgrad.exp(nbgrad.ones(2, 5), out=o),
+                                  lambda o: nbgrad.mul(nbgrad.ones(2, 3, 5), 2, out=o),
+                                  lambda o: F.normalize(nbgrad.ones(2, 3, 5), dim=1, out=o)])
+def test_an_expanded_out_is_refused_whatever_its_shape(call):
+    out = nbgrad.zeros(3, 1).expand(3, 4)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor "
+                                           "refers to a single memory location"):
+        call(out)
+    assert out.shape == (3, 4) and out._version == 0

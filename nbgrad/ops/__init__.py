@@ -498,6 +498,16 @@ def _broadcast_to(self, *sizes, size=V._UNGIVEN):
     return V.expand(self, *sizes)
 
 
+def _unflatten(self, dim, sizes):
+    """Tensor.unflatten: PyTorch's Python first asks `not sizes` (an empty size is its error, a
+    tensor's truth its own)."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if isinstance(sizes, Tensor):       # (then its parser: sizes are a tuple of ints)
+        raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, not Tensor")
+    return V.unflatten(self, dim, sizes)
+
+
 def _dims_by_position(fn):
     """Tensor.squeeze / squeeze_: several dims by position are one int[] dim (x.squeeze(0, 1)
     is x.squeeze((0, 1))); torch.squeeze takes one."""
@@ -602,7 +612,7 @@ TENSOR_METHODS = {
     "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
-    "flatten": V.flatten, "unflatten": V.unflatten, "squeeze": _dims_by_position(V.squeeze), "unsqueeze": V.unsqueeze,
+    "flatten": V.flatten, "unflatten": _unflatten, "squeeze": _dims_by_position(V.squeeze), "unsqueeze": V.unsqueeze,
     "transpose": V.transpose, "swapaxes": V.transpose, "swapdims": V.transpose, "permute": V.permute,
     "t": V.t, "movedim": V.movedim, "expand": _expand, "expand_as": V.expand_as, "broadcast_to": _broadcast_to,
     "narrow": V.narrow, "select": V.select, "unbind": V.unbind, "split": V.split, "chunk": V.chunk,

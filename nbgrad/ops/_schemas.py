@@ -509,6 +509,7 @@ SCHEMAS = {
     'nn.elu': 'input:T,alpha:n=,scale:n=,input_scale:n=,*,out:To=',
     'nn.elu_': 'input:T,alpha:n=,scale:n=,input_scale:n=',
     'nn.gelu': 'input:T,*,approximate:s=,out:To=',
+    'nn.glu': 'input:T,dim:i=,*,out:To=',
     'nn.hardsigmoid': 'input:T,*,out:To=',
     'nn.hardsigmoid_': 'input:T',
     'nn.hardswish': 'input:T,*,out:To=',
@@ -1167,6 +1168,7 @@ FUNCTIONAL = {
     'elu_': ((None, None, 'nn.elu_', '*'),),
     'fold': ((None, None, 'nn.col2im', 'input,pair:output_size,pair:kernel_size,pair:dilation,pair:padding,pair:stride'),),
     'gelu': ((None, None, 'nn.gelu', '*'),),
+    'glu': ((None, None, 'nn.glu', 'input,dim'),),
     'group_norm': ((None, None, 'torch.group_norm', 'input,num_groups,weight,bias,eps,?bool'),),
     'hardshrink': ((None, None, 'torch.hardshrink', '*'),),
     'hardsigmoid': (('inplace', True, 'nn.hardsigmoid_', 'input'), (None, None, 'nn.hardsigmoid', 'input')),
@@ -1336,4 +1338,4 @@ PYTHON_ATTRIBUTES = {
     'torch.tensordot': 'a.dim,b.dim,dims.item,dims.numel,dims.size',
 }
 # nn.functional's functions of FUNCTIONAL whose Python checks before its op, as nbgrad's does
-PREAMBLE_MIRRORED = frozenset(['batch_norm', 'group_norm', 'instance_norm', 'margin_ranking_loss', 'max_pool3d_with_indices', 'multi_margin_loss', 'triplet_margin_loss'])
+PREAMBLE_MIRRORED = frozenset(['batch_norm', 'glu', 'group_norm', 'instance_norm', 'margin_ranking_loss', 'max_pool3d_with_indices', 'multi_margin_loss', 'triplet_margin_loss'])

@@ -14,8 +14,10 @@ def _halves(t, dim):
 
 
 def glu(input, dim=-1):
-    if input.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if input.dim() == 0:        # (PyTorch's Python, before its parser reads dim: ops/_signatures keeps it)
+        error = RuntimeError("glu does not support scalars because halving size must be even")
+        error.python_level = True
+        raise error
     n = input.dim()
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

@@ -162,6 +162,9 @@ def _check_target(x, target, weight):
         if xs[:1] + xs[2:] != ts:
             raise RuntimeError(f"size mismatch (got input: {list(xs)} , target: {list(ts)}")
     refuse("nll_loss_out_frame" if nd <= 2 else "nll_loss2d_forward_out_frame", x._dtype, INTEGRAL)
+    if weight is not None and weight._dtype is not x._dtype:     # (the kernel reads weight as the input's type)
+        raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
+                           f"{D.scalar_type_name(weight._dtype)}")
     return _flat(cast(target, D.int64)), view, out_view
 
 

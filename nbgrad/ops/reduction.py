@@ -704,15 +704,17 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     p = as_number(p, "linalg_vector_norm", "ord", 2)
     _check_flag("linalg_vector_norm", "keepdim", keepdim)
     check_dtype("norm", x._dtype)
-    dims = wrap_dims(dim, x.dim())
-    if p < 0 or p == math.inf:
-        # no identity: an empty reduced dim has no norm
-        for d in dims if x.dim() else ():
-            if x._shape[d] == 0:
+    if (p < 0 or p == math.inf) and x.numel() == 0:
+        # no identity: an empty reduced dim has no norm (ATen reads each given dim's size in
+        # turn, as given: the first empty one is named before a later one is wrapped)
+        given = range(x.dim()) if dim is None else (dim,) if isinstance(dim, int) else dim
+        for d in given if x.dim() else ():
+            if x._shape[wrap_int_dim("linalg_vector_norm", d, x)] == 0:
                 where = ("an empty tensor because the operation" if dim is None else
                          f"the dimension {d}because this dimension is empty and the operation")
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on {where} does not "
                                    "have an identity")
+    dims = wrap_dims(dim, x.dim())
     if p != 0 and x.numel() and math.prod(x._shape[d] for d in dims) == 1:
         # one element per result: PyTorch's reduction gives that element's abs (no square to
         # overflow or underflow, no root to round: a float32 [1e30] has norm 1e30, not inf;

@@ -737,6 +737,9 @@ def broadcast_to(x, size):
 
 # -- windowing views ---------------------------------------------------------------------
 def select(x, dim, index):
+    if dim.__class__ is not int:        # (the parser's int, before select's own checks)
+        from .._checks import as_symint
+        dim = as_symint(dim, "select", "dim", 1, any_dim=False)
     if x.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())

@@ -220,10 +220,10 @@ def _reads_before(body, call, params, ops):
 # nn.functional functions whose Python checks before its op (batch_norm's `if training:
 # _verify_batch_size(...)`, its eps; max_pool3d_with_indices' input.is_cuda; triplet_margin_loss'
 # reduction and margin; group_norm's; margin_ranking_loss' equal ranks; multi_margin_loss' p and
-# weight.dim()) nbgrad's runs first, in PyTorch's order: a later failure's
+# weight.dim(); glu's scalar input) nbgrad's runs first, in PyTorch's order: a later failure's
 # parser check is then PyTorch's next word, as for a function without such a preamble
 PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm", "max_pool3d_with_indices", "triplet_margin_loss",
-                               "group_norm", "margin_ranking_loss", "multi_margin_loss"))
+                               "group_norm", "margin_ranking_loss", "multi_margin_loss", "glu"))
 
 
 @functools.cache

@@ -55,3 +55,50 @@ def test_an_expanded_out_is_refused_whatever_its_shape(call):
                                            "refers to a single memory location"):
         call(out)
     assert out.shape == (3, 4) and out._version == 0
+
+
+def test_glu_parses_dim_after_its_python_check():
+    for dim, shown in ((False, "bool"), (2.0, "float")):
+        with pytest.raises(TypeError, match=rf"^glu\(\): argument 'dim' \(position 2\) must be int, not {shown}$"):
+            F.glu(nbgrad.ones(1, 4), dim)
+    with pytest.raises(RuntimeError, match="^glu does not support scalars because halving size must be even$"):
+        F.glu(nbgrad.tensor(1.0), 0.5)
+
+
+@pytest.mark.parametrize("call", [lambda w: F.nll_loss(nbgrad.ones(2, 3), nbgrad.tensor([5, 0]), weight=w),
+                                  lambda w: F.cross_entropy(nbgrad.ones(2, 3), nbgrad.tensor([0, 1]), weight=w),
+                                  lambda w: F.cross_entropy(nbgrad.ones(2, 3), nbgrad.tensor([0, 1]), weight=w,
+                                                            label_smoothing=0.1),
+                                  lambda w: F.nll_loss(nbgrad.ones(2, 3, 4), nbgrad.zeros(2, 4, dtype=nbgrad.int64),
+                                                       weight=w)])
+def test_nll_loss_reads_its_weight_as_the_inputs_type(call):
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        call(nbgrad.ones(3, dtype=nbgrad.float64))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long$"):
+        call(nbgrad.ones(3, dtype=nbgrad.int64))
+    # probability targets promote instead
+    loss = F.cross_entropy(nbgrad.ones(2, 3), nbgrad.ones(2, 3), weight=nbgrad.ones(3, dtype=nbgrad.float64))
+    assert loss.dtype == nbgrad.float64
+
+
+def test_vector_norm_names_the_first_empty_dim_as_given():
+    message = "^linalg.vector_norm cannot compute the -3 norm on the dimension {}because this dimension is empty"
+    with pytest.raises(RuntimeError, match=message.format(-1)):
+        nbgrad.linalg.vector_norm(nbgrad.ones(0), -3, (-1, 1))
+    with pytest.raises(RuntimeError, match=message.format(0)):
+        nbgrad.linalg.vector_norm(nbgrad.ones(0, 2), -3, (0, 5))
+    with pytest.raises(IndexError, match="^Dimension out of range"):
+        nbgrad.linalg.vector_norm(nbgrad.ones(0, 2), -1, (5, 0))
+
+
+def test_unflatten_asks_for_sizes_first_and_select_parses_dim_first():
+    x = nbgrad.ones(3, 3)
+    with pytest.raises(RuntimeError, match="^unflatten: sizes must be non-empty$"):
+        x.unflatten(nbgrad.ones(1, 3, dtype=nbgrad.int64), -0.0)
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
+        x.unflatten(nbgrad.ones(2, 3), nbgrad.ones(3, 1))
+    with pytest.raises(TypeError, match=r"^unflatten\(\): argument 'sizes' \(position 2\) must be tuple of ints"):
+        x.unflatten(1, nbgrad.tensor([3]))
+    for dim, shown in ((nbgrad.ones(2, 0, dtype=nbgrad.bool), "Tensor"), (0.5, "float")):
+        with pytest.raises(TypeError, match=rf"^select\(\): argument 'dim' \(position 1\) must be int, not {shown}$"):
+            nbgrad.tensor(1).select(dim, 3)

@@ -7,6 +7,8 @@ it is one more op whose own backward is the forward's adjoint: max pooling's gat
 the gradient's gradient at the saved indices, average pooling's is the average pooling
 itself (PyTorch's MaxPool2DWithIndicesBackwardBackward0 / AvgPool2DBackwardBackward0).
 """
+import math
+
 from .. import _dtype as D
 from .._checks import int_tuple
 from .._tensor import Tensor
@@ -241,6 +243,31 @@ def list_with_default(out_size, input, name):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return int_tuple([v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])],
                      name, "output_size", 2)
+
+
+def fits_in_memory(nbytes):
+    """The allocator's RuntimeError for work needing more bytes than this machine has: the
+    composed pools gather every window (K elements per output, an int64 position for each),
+    and a size past the memory is refused before the work, not a process killed mid-way."""
+    import os
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if nbytes > physical // 2:      # (half: the work's temporaries beside it)
+        from ..backends.cpu._allocator import out_of_memory
+        raise out_of_memory(nbytes)
+
+
+def check_window_work(x, size):
+    """fits_in_memory for a composed adaptive pool of x to `size` (its last len(size) dims):
+    each output's window (at most ceil(S / O) + 1 taps per dim) as int64 positions, their
+    temporaries and the gathered values, estimated before any of it is built."""
+    k = 1
+    for s, o in zip(x.shape[-len(size):], size):
+        k *= -(-s // o) + 1
+    outputs = math.prod(size)
+    fits_in_memory(outputs * k * (4 * 8 + math.prod(x.shape[:-len(size)]) * x.element_size()))
 
 
 def check_adaptive_output_size(fn, size, x, average):

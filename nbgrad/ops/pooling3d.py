@@ -23,7 +23,8 @@ from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import needs_grad, record
 from .more import renamed
-from .pooling import _out_size, check_adaptive_grad, check_adaptive_output_size, list_with_default
+from .pooling import (_out_size, check_adaptive_grad, check_adaptive_output_size, check_window_work,
+                      fits_in_memory, list_with_default)
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
@@ -100,9 +101,11 @@ def _taps_strided(size, out, k, s, p, d):
 
 
 def _taps_adaptive(size, out):
-    """PyTorch's adaptive windows [floor(i*S/O), ceil((i+1)*S/O)) along one dim, as taps."""
-    starts = np.array([(i * size) // out for i in range(out)])
-    ends = np.array([-((-(i + 1) * size) // out) for i in range(out)])
+    """PyTorch's adaptive windows [floor(i*S/O), ceil((i+1)*S/O)) along one dim, as taps (by
+    NumPy: an output size of 2 ** 31 is not a loop of Python)."""
+    i = np.arange(out, dtype=np.int64)
+    starts = i * size // out
+    ends = ((i + 1) * size + out - 1) // out
     k = int((ends - starts).max())
     pos = starts[:, None] + np.arange(k)[None, :]
     return pos, pos < ends[:, None]
@@ -113,6 +116,7 @@ def _window_table(sizes, taps):
     scan order, then the position D*H*W (the appended identity) for the rest."""
     (pd, vd), (ph, vh), (pw, vw) = taps
     _, h, w = sizes
+    fits_in_memory(pd.size * ph.size * pw.size * 8 * 4)     # (the table and its temporaries)
     flat = (pd[:, None, None, :, None, None] * h + ph[None, :, None, None, :, None]) * w \
         + pw[None, None, :, None, None, :]
     valid = vd[:, None, None, :, None, None] & vh[None, :, None, None, :, None] & vw[None, None, :, None, None, :]
@@ -130,6 +134,7 @@ def _windows(x, table, out, identity):
     from .indexing import cat
     from .. import tensor
     n, c, d, h, w = x._shape
+    fits_in_memory(n * c * table.size * x.element_size())      # (the gathered windows)
     flat = x.reshape(n, c, d * h * w)
     ext = cat([flat, full((n, c, 1), identity, dtype=x._dtype, device=x.device)], 2)
     index = tensor(table.reshape(-1), dtype=D.int64, device=x.device)
@@ -305,6 +310,7 @@ def adaptive_avg_pool3d(input, output_size):
     sizes = x._shape[-3:]
     if 0 in size:
         return _empty_output(x, size, "adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0")
+    check_window_work(x, size)
     taps = [_taps_adaptive(sizes[i], size[i]) for i in range(3)]
     table = _window_table(sizes, taps)
     lengths = [t[1].sum(1) for t in taps]
@@ -341,5 +347,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
             return values
         from .._creation import empty
         return values, empty(values._shape, dtype=D.int64, device=x.device)
+    check_window_work(x, size)
     table = _window_table(sizes, [_taps_adaptive(sizes[i], size[i]) for i in range(3)])
     return _max_over_windows(x, table, size, "AdaptiveMaxPool3DBackward0", return_indices)

@@ -132,6 +132,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         return _empty_adaptive_max(x, oh, ow, return_indices)
     # (ATen allocates the output before any work: one it cannot have is its error, first)
     x.new_empty((*x.shape[:-2], oh, ow))
+    P.check_window_work(x, (oh, ow))       # (this composition gathers every window)
     index, kmax = _window_index(h, w, oh, ow)
     from .. import tensor
     flat_index = tensor(index.reshape(-1), dtype=D.int64, device=x.device)

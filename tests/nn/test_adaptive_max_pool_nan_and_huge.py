@@ -45,3 +45,16 @@ def test_an_output_it_cannot_allocate_is_the_allocators_error():
     with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can.t allocate memory: you tried to allocate "
                                            "51539607552 bytes"):
         F.adaptive_max_pool1d_with_indices(x, 2 ** 31)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: F.adaptive_max_pool1d(nbgrad.randn(3, 1, dtype=nbgrad.float16), 2 ** 31, True),
+    lambda: F.adaptive_max_pool3d(nbgrad.randn(1, 2, 2, 2), (1, 1, 2 ** 31)),
+    lambda: F.adaptive_avg_pool3d(nbgrad.randn(1, 2, 2, 2), (1, 1, 2 ** 31)),
+    lambda: F.adaptive_max_pool3d(nbgrad.randn(1, 2, 2, 2, dtype=nbgrad.float16), (1, 1, 2 ** 30)),
+])
+def test_composed_windows_past_the_memory_are_refused_before_the_work(call):
+    # (nbgrad gathers every window: work PyTorch's kernels do in place is memory here; past
+    # the machine's it is the allocator's error at once, where the process was killed)
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        call()

@@ -436,13 +436,44 @@ def view(x, *shape, size=_UNGIVEN, dtype=_UNGIVEN):
 
 
 def view_dtype(x, dtype):
-    if dtype.itemsize != x._dtype.itemsize:
-        raise RuntimeError("view(dtype) with a different element size is not supported")
+    """x's memory read as dtype (ATen's view_dtype).  Of another element size, the last dim
+    (at stride 1) holds proportionally more or fewer elements, the other strides and the
+    offset scaled, each checked as ATen checks them."""
+    old, new = x._dtype.itemsize, dtype.itemsize
+    shape, strides, offset = list(x._shape), list(x._stride), x._offset
+    if new != old:
+        what = f"to view {D.scalar_type_name(x._dtype)} as {D.scalar_type_name(dtype)} (different element sizes)"
+        if x.dim() == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if new < old:
+            ratio = old // new
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            shape[-1] *= ratio
+            strides = [st * ratio for st in strides[:-1]] + [1]
+            offset *= ratio
+        else:
+            ratio = new // old
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            if strides[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+            shape[-1] //= ratio
+            strides = [st // ratio for st in strides[:-1]] + [1]
+            offset //= ratio
     arr = x._backend().to_numpy((x._storage.buffer, 0, (len(x._storage.buffer),), (1,)))
+    if new > old:       # (whole elements of the new type: the storage's bytes past the last are not read)
+        arr = arr[:len(arr) * old // new * new // old]
     from .._storage import Storage, fix
     # PyTorch: a view that is not differentiable (no _base, no requires_grad), sharing the version counter
     root = fix(x._storage.root or x._storage)      # (its buffer is aliased now: not resizable)
-    return Tensor._make(Storage(arr.view(dtype.np), x.device, root), x._shape, x._stride, x._offset, dtype, x._vc)
+    return Tensor._make(Storage(arr.view(dtype.np), x.device, root), Size(shape), tuple(strides), offset, dtype,
+                        x._vc)
 
 
 def reshape(x, *sizes, shape=_UNGIVEN):

@@ -693,7 +693,8 @@ TENSOR_METHODS.update({
 from . import inplace_views as _IV   # noqa: E402
 
 TENSOR_METHODS.update({
-    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _dims_by_position(_IV.squeeze_), "t_": _IV.t_, "transpose_": _IV.transpose_,
+    "unsqueeze_": _IV.unsqueeze_, "squeeze_": _dims_by_position(_IV.squeeze_), "t_": _IV.t_,
+    "transpose_": _IV.transpose_,
     "swapaxes_": _IV.transpose_, "swapdims_": _IV.transpose_, "as_strided_": _IV.as_strided_,
     "set_": _IV.set_, "resize_": _IV.resize_, "resize_as_": _IV.resize_as_, "is_set_to": _IV.is_set_to,
 })

@@ -3,6 +3,7 @@ largest value, but a window with NaNs takes its last NaN (values, indices and th
 place, recorded from PyTorch 2.13); an output size it cannot allocate is the allocator's
 RuntimeError at once (it took hours of Python before)."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -47,6 +48,8 @@ def test_an_output_it_cannot_allocate_is_the_allocators_error():
         F.adaptive_max_pool1d_with_indices(x, 2 ** 31)
 
 
+@pytest.mark.skipif(os.environ.get("NBGRAD_TESTS_AGAINST_TORCH") == "1",
+                    reason="about nbgrad's composition: PyTorch's kernels compute these outputs, for minutes")
 @pytest.mark.parametrize("call", [
     lambda: F.adaptive_max_pool1d(nbgrad.randn(3, 1, dtype=nbgrad.float16), 2 ** 31, True),
     lambda: F.adaptive_max_pool3d(nbgrad.randn(1, 2, 2, 2), (1, 1, 2 ** 31)),

@@ -27,7 +27,7 @@ _ANY = object()
 # PyTorch's words for the kinds in its messages
 _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b": "bool", "I": "tuple of ints",
           "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str", "d": "torch.dtype",
-          "D": "torch.device", "y": "torch.layout"}
+          "D": "torch.device", "y": "torch.layout", "M": "torch.memory_format"}
 
 
 # the deprecated Number-first overloads of methods that PyTorch's parser still takes (its
@@ -143,6 +143,9 @@ def _fits_one(kind, v):
     if kind == "y":
         from .torch_level import layout
         return isinstance(v, layout)
+    if kind == "M":
+        from .._layout import memory_format
+        return isinstance(v, memory_format)
     if kind == "D":
         from .._size import device as _device_cls
         return isinstance(v, (str, _device_cls)) or (isinstance(v, (int, np.integer)) and not isinstance(v, bool))

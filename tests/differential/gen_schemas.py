@@ -32,7 +32,7 @@ _ATOMS = {
     "Tensor": "T", "_int": "i", "int": "i", "SymInt": "j", "_float": "f", "float": "f", "Number": "n",
     "_complex": "n", "_bool": "b", "bool": "b", "_size": "I", "str": "s", "_dtype": "d", "None": "o",
     "torch.SymInt": "j", "torch.SymFloat": "f",     # (add_'s other: Tensor | Number | ... | SymFloat)
-    "DeviceLikeType": "D", "_device": "D",
+    "DeviceLikeType": "D", "_device": "D", "memory_format": "M",
 }
 
 
@@ -103,7 +103,7 @@ def _collect(body, method):
 # aten's argument types as the argument parser reads them (an Optional adds None)
 _ATEN = {"Tensor": "T", "int": "i", "SymInt": "j", "float": "f", "number": "n", "Scalar": "n", "bool": "b",
          "str": "s", "Dimname": "s", "ScalarType": "d", "Device": "D", "List[int]": "I", "List[SymInt]": "I", "List[float]": "F",
-         "List[Tensor]": "L", "List[Optional[Tensor]]": "L"}
+         "List[Tensor]": "L", "List[Optional[Tensor]]": "L", "MemoryFormat": "M"}
 
 
 def _aten_kinds(argument):

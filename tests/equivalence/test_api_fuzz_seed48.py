@@ -102,3 +102,13 @@ def test_unflatten_asks_for_sizes_first_and_select_parses_dim_first():
     for dim, shown in ((nbgrad.ones(2, 0, dtype=nbgrad.bool), "Tensor"), (0.5, "float")):
         with pytest.raises(TypeError, match=rf"^select\(\): argument 'dim' \(position 1\) must be int, not {shown}$"):
             nbgrad.tensor(1).select(dim, 3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nbgrad.zeros_like(nbgrad.ones(2, dtype=nbgrad.bool), requires_grad=True, memory_format=nbgrad.ones(1)),
+    lambda: nbgrad.ones_like(nbgrad.ones(2), device="bilinear", memory_format=nbgrad.ones(1)),
+])
+def test_memory_format_is_parsed_before_the_other_arguments_are_read(call):
+    with pytest.raises(TypeError, match=r"_like\(\): argument 'memory_format' must be torch.memory_format, not "
+                                        "Tensor$"):
+        call()

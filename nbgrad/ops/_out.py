@@ -308,19 +308,15 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     grad_name: the name PyTorch's autograd refusal gives (its ATen op: linalg_inv_ex)."""
     if name in ("matrix_power", "linalg_matrix_power"):
         rule, grad_name = _matrix_power_rule(args, kwargs)
-        if rule == "matrix_power" and isinstance(args[0], Tensor):    # (matmul_out's check, before its kernel's)
-            RULES[rule](name, args[0]._dtype, out)
     if rule == "tuple":
         return _call_tuple(name, fn, args, kwargs, out, grad_name or name)
     if rule == "creation":
         return _call_creation(name, fn, args, kwargs, out)
     check_out_type(name, out)
-    computed = None
-    if rule == "pinv" or (rule == "composite_cast" and name in _CASTABLE_FIRST):
+    if rule in _CASTABLE_FIRST_RULES or (rule == "composite_cast" and name in _CASTABLE_FIRST):
         _castable_first(name, rule, args, out)
-    if rule in _COMPOSITE:
-        pass        # (its out that requires grad is refused after the work: _refused_composite_out)
-    elif rule in _DTYPE_FIRST:
+    computed = None
+    if rule in _DTYPE_FIRST:
         # PyTorch's Python-level out checks its dtype before the op it calls refuses autograd
         with no_grad():
             computed = fn(*args, **kwargs)
@@ -328,7 +324,7 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
     elif rule == "dtype":       # (sum, prod: computed in out's dtype below)
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
-    else:
+    elif rule not in _COMPOSITE:        # (a composite's out that requires grad: refused after the work)
         computed = _computed_unless_differentiable(grad_name or name, fn, args, kwargs, (out,))
     dtype = kwargs.get("dtype")
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
@@ -376,15 +372,16 @@ def _linalg_out_first(name, rule, fn, args, kwargs, out):
 
 
 _COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
-# composites whose out= checks its dtype (checkLinalgCompatibleDtype, with the input's dtype)
-# before any work, as pinv's; matrix_rank and matrix_power check their input first
+# out= checked for its dtype (with the input's) before any work: pinv's and matrix_power's n
+# other than 0 and 1 (checkLinalgCompatibleDtype, matmul_out's), and these composites'
+# (matrix_rank and matrix_power of n 0 or 1 check their input first)
+_CASTABLE_FIRST_RULES = frozenset({"pinv", "matrix_power"})
 _CASTABLE_FIRST = frozenset({"linalg_tensorsolve", "linalg_tensorinv", "linalg_cond"})
 
 
 def _castable_first(name, rule, args, out):
-    x = args[0] if args and isinstance(args[0], Tensor) else None
-    if x is not None:
-        RULES[rule](name, x._dtype, out)
+    if args and isinstance(args[0], Tensor):
+        RULES[rule](name, args[0]._dtype, out)
 
 
 def _refused_composite_out(out, grad_name):

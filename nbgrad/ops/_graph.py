@@ -322,6 +322,20 @@ def check_result_fits(shape, dtype, device):
         empty(tuple(shape), dtype=dtype, device=device)
 
 
+def check_work_fits(nbytes):
+    """check_result_fits for the temporaries of a composition (the composed pools gather every
+    window, an int64 position for each element of it): estimated work past half this machine's
+    memory is the allocator's RuntimeError before it starts, not a process killed mid-way."""
+    import os
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return
+    if nbytes > physical // 2:      # (half: the work's other temporaries beside it)
+        from ..backends.cpu._allocator import out_of_memory
+        raise out_of_memory(nbytes)
+
+
 def copy_raw(t, strides=None):
     """A copy of t's values in new memory, contiguous or with the given dense strides;
     not recorded.  A small row-major CPU tensor copied row-major is NumPy's copy of its run

@@ -13,7 +13,7 @@ from .. import _dtype as D
 from .._checks import int_tuple
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._graph import backend_of, needs_grad, new_tensor, record, zeros_grad
+from ._graph import backend_of, check_work_fits, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
 from ._dtype_rules import check as check_dtype, refuse, BOOL, INTEGRAL
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
@@ -245,29 +245,15 @@ def list_with_default(out_size, input, name):
                      name, "output_size", 2)
 
 
-def fits_in_memory(nbytes):
-    """The allocator's RuntimeError for work needing more bytes than this machine has: the
-    composed pools gather every window (K elements per output, an int64 position for each),
-    and a size past the memory is refused before the work, not a process killed mid-way."""
-    import os
-    try:
-        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return
-    if nbytes > physical // 2:      # (half: the work's temporaries beside it)
-        from ..backends.cpu._allocator import out_of_memory
-        raise out_of_memory(nbytes)
-
-
 def check_window_work(x, size):
-    """fits_in_memory for a composed adaptive pool of x to `size` (its last len(size) dims):
+    """check_work_fits for a composed adaptive pool of x to `size` (its last len(size) dims):
     each output's window (at most ceil(S / O) + 1 taps per dim) as int64 positions, their
     temporaries and the gathered values, estimated before any of it is built."""
     k = 1
     for s, o in zip(x.shape[-len(size):], size):
         k *= -(-s // o) + 1
     outputs = math.prod(size)
-    fits_in_memory(outputs * k * (4 * 8 + math.prod(x.shape[:-len(size)]) * x.element_size()))
+    check_work_fits(outputs * k * (4 * 8 + math.prod(x.shape[:-len(size)]) * x.element_size()))
 
 
 def check_adaptive_output_size(fn, size, x, average):

@@ -21,10 +21,9 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
-from ._graph import needs_grad, record
+from ._graph import check_work_fits, needs_grad, record
 from .more import renamed
-from .pooling import (_out_size, check_adaptive_grad, check_adaptive_output_size, check_window_work,
-                      fits_in_memory, list_with_default)
+from .pooling import _out_size, check_adaptive_grad, check_adaptive_output_size, check_window_work, list_with_default
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
@@ -116,7 +115,7 @@ def _window_table(sizes, taps):
     scan order, then the position D*H*W (the appended identity) for the rest."""
     (pd, vd), (ph, vh), (pw, vw) = taps
     _, h, w = sizes
-    fits_in_memory(pd.size * ph.size * pw.size * 8 * 4)     # (the table and its temporaries)
+    check_work_fits(pd.size * ph.size * pw.size * 8 * 4)     # (the table and its temporaries)
     flat = (pd[:, None, None, :, None, None] * h + ph[None, :, None, None, :, None]) * w \
         + pw[None, None, :, None, None, :]
     valid = vd[:, None, None, :, None, None] & vh[None, :, None, None, :, None] & vw[None, None, :, None, None, :]
@@ -134,7 +133,7 @@ def _windows(x, table, out, identity):
     from .indexing import cat
     from .. import tensor
     n, c, d, h, w = x._shape
-    fits_in_memory(n * c * table.size * x.element_size())      # (the gathered windows)
+    check_work_fits(n * c * table.size * x.element_size())      # (the gathered windows)
     flat = x.reshape(n, c, d * h * w)
     ext = cat([flat, full((n, c, 1), identity, dtype=x._dtype, device=x.device)], 2)
     index = tensor(table.reshape(-1), dtype=D.int64, device=x.device)

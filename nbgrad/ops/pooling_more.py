@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from .more import renamed
 from . import pooling as P
 from ..autograd.graph import needs_grad, record
+from ._graph import check_result_fits
 from ..autograd.node import Node
 from ._dtype_rules import check as check_dtype
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
@@ -131,7 +132,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     if oh * ow == 0:
         return _empty_adaptive_max(x, oh, ow, return_indices)
     # (ATen allocates the output before any work: one it cannot have is its error, first)
-    x.new_empty((*x.shape[:-2], oh, ow))
+    check_result_fits((*x.shape[:-2], oh, ow), x._dtype, x.device)
     P.check_window_work(x, (oh, ow))       # (this composition gathers every window)
     index, kmax = _window_index(h, w, oh, ow)
     from .. import tensor

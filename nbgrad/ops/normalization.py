@@ -135,7 +135,7 @@ def _check_parameter_dtypes(x, *parameters):
 
 
 def aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=False,
-                    parameter_dtypes=True):
+                    statistics_dtypes=True):
     """ATen's batch_norm (_batch_norm_impl_index): its checks in its order, then the work; an
     empty input is returned before any check (native=True: native_batch_norm's order, the
     checks first)."""
@@ -158,10 +158,8 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     if x.dim() < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     float_input("batch_norm", x)
-    if parameter_dtypes == "affine":      # (instance_norm's folded call: its statistics are not checked)
-        _check_parameter_dtypes(x, weight, bias)
-    elif parameter_dtypes:
-        _check_parameter_dtypes(x, weight, bias, running_mean, running_var)
+    # (instance_norm's folded call, statistics_dtypes=False: its statistics' dtypes are not checked)
+    _check_parameter_dtypes(x, weight, bias, *((running_mean, running_var) if statistics_dtypes else ()))
     if x.numel() == 0:
         return _empty_batch_norm(x, weight, bias)
     dims = (0,) + tuple(range(2, x.dim()))

@@ -79,7 +79,7 @@ def aten_instance_norm(input, running_mean, running_var, weight, bias, use_input
     rv = running_var.repeat(b) if running_var is not None else None
     w = weight.repeat(b) if weight is not None else None
     bb = bias.repeat(b) if bias is not None else None
-    out = aten_batch_norm(folded, rm, rv, w, bb, use_input_stats, momentum, eps, parameter_dtypes="affine")
+    out = aten_batch_norm(folded, rm, rv, w, bb, use_input_stats, momentum, eps, statistics_dtypes=False)
     with no_grad():
         if running_mean is not None:
             running_mean.copy_(rm.view(b, c).mean(0))

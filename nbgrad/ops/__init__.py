@@ -512,16 +512,14 @@ def _dims_by_position(fn):
     """Tensor.squeeze / squeeze_: several dims by position are one int[] dim (x.squeeze(0, 1)
     is x.squeeze((0, 1))); torch.squeeze takes one."""
     def method(self, *dims, **kwargs):
-        if len(dims) > 1 and all(d.__class__ is int for d in dims):
-            return fn(self, dims, **kwargs)
-        if len(dims) > 1 or (dims and dims[0] is None) or ("dim" in kwargs and kwargs["dim"] is None):
+        if (len(dims) > 1 and not all(d.__class__ is int for d in dims)) or (len(dims) == 1 and dims[0] is None) \
+                or ("dim" in kwargs and kwargs["dim"] is None):
             # (a None dim, or dims that are not all ints: the parser's refusal, before any dim is read)
             from ._argument_check import argument_error
             error = argument_error(fn.__name__, dims, kwargs, method=True)
             if error is not None:
                 raise error
-            return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
-        return fn(self, *dims, **kwargs)
+        return fn(self, dims, **kwargs) if len(dims) > 1 else fn(self, *dims, **kwargs)
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
@@ -716,13 +714,7 @@ def _subtract_(self, other, *alpha_by_position, alpha=1):
     """Tensor.subtract_: sub_ without sub_'s deprecated Number-first overload; its own
     subtract_(Scalar other, Scalar alpha) takes alpha by position (as E.subtract)."""
     if alpha_by_position:
-        from ._argument_check import argument_error
-        kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
-        error = argument_error("subtract_", (other, *alpha_by_position), kwargs, method=True)
-        if error is not None:
-            raise error
-        (alpha,) = alpha_by_position
-        number = other.item() if isinstance(other, Tensor) else other
+        number, alpha = E.subtract_scalar_arguments("subtract_", (), other, alpha_by_position, alpha, method=True)
         return apply_inplace(self, lambda old: E.sub_scalar_alpha(old, number, alpha), needs_old=False)
     return TENSOR_METHODS["sub_"](self, other, alpha=alpha)
 

@@ -733,14 +733,22 @@ def subtract(a, b, *alpha_by_position, alpha=1):
     subtract(Tensor input, Scalar other, Scalar alpha) takes alpha by position, other read as
     a number (a 0-dim tensor's value): torch.subtract(x, 2, 3) is x - 6."""
     if alpha_by_position:
-        from ._argument_check import argument_error
-        kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
-        error = argument_error("subtract", (a, b, *alpha_by_position), kwargs)
-        if error is not None:
-            raise error
-        (alpha,) = alpha_by_position
-        return sub_scalar_alpha(a, b.item() if isinstance(b, Tensor) else b, alpha)
+        number, alpha = subtract_scalar_arguments("subtract", (a,), b, alpha_by_position, alpha)
+        return sub_scalar_alpha(a, number, alpha)
     return sub(a, b, alpha=alpha)
+
+
+def subtract_scalar_arguments(name, head, other, alpha_by_position, alpha, method=False):
+    """(other as a number, alpha) of subtract's or subtract_'s Scalar overload, alpha given by
+    position (a 0-dim tensor other is its value), or the parser's refusal of the call; `head`:
+    the arguments before other (none for a method)."""
+    from ._argument_check import argument_error
+    kwargs = {} if alpha.__class__ is int and alpha == 1 else {"alpha": alpha}
+    error = argument_error(name, (*head, other, *alpha_by_position), kwargs, method=method)
+    if error is not None:
+        raise error
+    (alpha,) = alpha_by_position
+    return (other.item() if isinstance(other, Tensor) else other), alpha
 
 
 def sub_scalar_alpha(a, number, alpha):

@@ -56,6 +56,36 @@ def is_integer_tensor(value, any_dim=False):
             and (value.numel() == 1 if any_dim else value.dim() == 0))
 
 
+def is_int_list_element(value, first=False):
+    """Whether PyTorch's parser takes `value` as an element of an int list (IntArrayRef, SymInt[]):
+    its type check reads the first element only (an int, not a bool, or an integral or bool tensor
+    of one element); the others are unpacked as Python ints, which a Python bool is:
+    torch.zeros(2, True) has shape (2, 1), torch.zeros(True, 2) is refused, and so is a NumPy bool
+    anywhere.  (A bool tensor is an int list's 0 or 1, and a SymInt list's error: symint_value.)"""
+    return is_int(value) or is_integer_tensor(value, any_dim=True) or is_bool_tensor_of_one(value) or \
+        (not first and type(value) is bool)
+
+
+def is_bool_tensor_of_one(value):
+    from ._tensor import Tensor
+    return isinstance(value, Tensor) and value._dtype.name == "bool" and value.numel() == 1
+
+
+def symint_value(value):
+    """An element of a SymInt list (a size) or a SymInt argument that the parser's type check took,
+    as its unpacking reads it: an int (a bool tensor is PyTorch's error there: its SymInt caster
+    asserts the scalar is integral, bool excluded; an int list reads its 0 or 1)."""
+    if is_bool_tensor_of_one(value):
+        raise symint_of_bool_error()
+    return int(value.item()) if hasattr(value, "item") and not isinstance(value, (int, np.integer)) else \
+        operator.index(value)
+
+
+def symint_of_bool_error():
+    return RuntimeError("Expected scalar.isIntegral( false) to be true, but got false: a bool tensor is not an "
+                        "integer for a SymInt")
+
+
 def is_float(value):
     """A `float` argument: a real Python or NumPy number (a bool too), or a 0-dim tensor that
     does not require grad (PyTorch's parser: a gradient could not flow through the number)."""
@@ -78,6 +108,8 @@ def as_symint(n, fn, arg, position, any_dim=True):
     any_dim=False: a plain `int` parameter (mvlgamma's p), which takes a 0-dim tensor only."""
     if is_integer_tensor(n, any_dim):
         return int(n.item())
+    if any_dim and is_bool_tensor_of_one(n):
+        raise symint_of_bool_error()
     if not is_int(n):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(n).__name__}")
     return operator.index(n)
@@ -116,6 +148,10 @@ def int_tuple(seq, fn, arg, position):
         seq = seq.tolist()
     out = []
     for i, n in enumerate(seq):
+        if i and type(n) is bool:       # (is_int_list_element: a later element's bool is its int)
+            n = int(n)
+        elif is_bool_tensor_of_one(n):  # (the lists read here are SymInt lists: sizes, strides)
+            raise symint_of_bool_error()
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer, Tensor)):
             raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, but found "
                             f"element of type {type(n).__name__} at pos {i}")

@@ -5,7 +5,7 @@ import numbers
 import numpy as np
 
 from . import _dtype as D, _settings
-from ._checks import as_symint, check_new_sizes
+from ._checks import as_symint, check_new_sizes, symint_value
 from ._size import Size, to_device, CPU
 from ._storage import Storage, fix
 from ._layout import contiguous_format, copy_strides, format_strides, order_of_strides, preserve_strides
@@ -24,8 +24,8 @@ def _size_args(size, itemsize=1):
         return shape
     out = []
     for i, n in enumerate(size):
-        if isinstance(n, Tensor):
-            n = int(n)
+        if isinstance(n, Tensor) or (i and type(n) is bool):     # (is_int_list_element)
+            n = symint_value(n)
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
             raise TypeError(f"expected a sequence of integers for the size, but got {type(n).__name__}")
         if not -2 ** 63 <= n < 2 ** 63:

@@ -49,10 +49,10 @@ def legacy_new(dtype, device_type, args, device=None, kwargs=None, any_tensor=Fa
         if isinstance(data, (float, complex, bool)) or not hasattr(data, "__len__"):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=dtype, device=device)
-    for a in args:
-        if isinstance(a, bool) or not isinstance(a, int):
+    for i, a in enumerate(args):
+        if (isinstance(a, bool) and not i) or not isinstance(a, int):
             raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of type "
-                            f"{type(a).__name__} at pos {args.index(a)}")
+                            f"{type(a).__name__} at pos {i}")
     return _sized(args, dtype, device)
 
 

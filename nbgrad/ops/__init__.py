@@ -503,8 +503,12 @@ def _unflatten(self, dim, sizes):
     tensor's truth its own)."""
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    if isinstance(sizes, Tensor):       # (then its parser: sizes are a tuple of ints)
-        raise TypeError("unflatten(): argument 'sizes' (position 2) must be tuple of ints, not Tensor")
+    # (then its parser's: TensorBase.unflatten(int dim, SymInt[] sizes))
+    if type(dim) is not int:
+        from .._checks import as_symint
+        dim = as_symint(dim, "unflatten", "dim", 1, any_dim=False)
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"unflatten(): argument 'sizes' (position 2) must be tuple of ints, not {type(sizes).__name__}")
     return V.unflatten(self, dim, sizes)
 
 

@@ -17,7 +17,8 @@ import numbers
 
 import numpy as np
 
-from .._checks import is_float, is_int, is_integer_tensor, is_number
+from .._checks import is_bool_tensor_of_one, is_float, is_int, is_int_list_element, is_integer_tensor, is_number, \
+    symint_of_bool_error
 
 _PARSED = {}
 
@@ -26,8 +27,8 @@ _ANY = object()
 
 # PyTorch's words for the kinds in its messages
 _WORDS = {"T": "Tensor", "i": "int", "j": "int", "f": "float", "n": "Number", "b": "bool", "I": "tuple of ints",
-          "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str", "d": "torch.dtype",
-          "D": "torch.device", "y": "torch.layout", "M": "torch.memory_format"}
+          "J": "tuple of ints", "F": "tuple of floats", "N": "tuple of Numbers", "L": "tuple of Tensors", "s": "str",
+          "d": "torch.dtype", "D": "torch.device", "y": "torch.layout", "M": "torch.memory_format"}
 
 
 # the deprecated Number-first overloads of methods that PyTorch's parser still takes (its
@@ -48,11 +49,17 @@ def _overloads(key):
         if text is not None and key in _DEPRECATED:
             text += ";" + _DEPRECATED[key]
         parsed = [] if text is None else [_parse(o) for o in text.split(";")]
-        # (the stubs list some overloads twice, their keywords in another order, optional or not:
-        # the first kept)
+        # (the stubs list some overloads twice, their keywords in another order, optional or not,
+        # a list of ints or of SymInts: the first kept, as a SymInt one where there is one, the
+        # parser's own)
         unique = {}
         for p, v, k in parsed:
-            unique.setdefault((p, v, frozenset((name, kinds.replace("o", "")) for name, kinds, _ in k)), (p, v, k))
+            same = (tuple((name, kinds.replace("J", "I"), d) for name, kinds, d in p), v,
+                    frozenset((name, kinds.replace("o", "")) for name, kinds, _ in k))
+            if same not in unique:
+                unique[same] = (p, v, k)
+            elif any("J" in kinds for _, kinds, _ in p):    # (the SymInt one's kinds, the first one's order)
+                unique[same] = (p,) + unique[same][1:]
         found = _PARSED[key] = _varargs_merged(tuple(unique.values()))
     return found
 
@@ -63,15 +70,20 @@ def _varargs_merged(overloads):
     arguments as its elements when the first is an int: one overload, its var marked (name, "*")."""
     merged = []
     for p, v, k in overloads:
-        if v is not None and not p and any(q and q[0][0] == v[0] and "I" in q[0][1] and w is None
+        if v is not None and not p and any(q and q[0][0] == v[0] and _listed(q[0][1]) and w is None
                                            and [n for n, _, _ in kw] == [n for n, _, _ in k] for q, w, kw in overloads):
             continue
-        if len(p) == 1 and v is None and "I" in p[0][1]:
+        if len(p) == 1 and v is None and _listed(p[0][1]):
             var = next((w for q, w, _ in overloads if not q and w is not None and w[0] == p[0][0]), None)
             if var is not None:
                 v = (p[0][0], "*" + var[1])      # (its kinds: "j", a SymInt list)
         merged.append((p, v, k))
     return tuple(merged)
+
+
+def _listed(kinds):
+    """Whether kinds take an int list (I) or a SymInt list (J)."""
+    return "I" in kinds or "J" in kinds
 
 
 def var_keyword(key):
@@ -119,8 +131,8 @@ def _fits_one(kind, v):
         return isinstance(v, Tensor)
     if kind == "i":
         return is_int(v) or is_integer_tensor(v)
-    if kind == "j":
-        return is_int(v) or is_integer_tensor(v, any_dim=True)
+    if kind == "j":         # (a bool tensor passes the type check: symint_of_bool_error when unpacked)
+        return is_int(v) or is_integer_tensor(v, any_dim=True) or is_bool_tensor_of_one(v)
     if kind == "f":
         return is_float(v)
     if kind == "n":
@@ -129,10 +141,12 @@ def _fits_one(kind, v):
         return isinstance(v, (bool, np.bool_))
     if kind == "g":         # (an element of a float list: a Python or NumPy number, never a tensor)
         return isinstance(v, (numbers.Real, np.number)) and not isinstance(v, Tensor)
-    if kind in "IFNL":
+    if kind in "IJFNL":
         if not isinstance(v, (tuple, list)):
             return False
-        element = {"I": "j", "F": "g", "N": "n", "L": "T"}[kind]
+        if kind in "IJ":
+            return all(is_int_list_element(e, i == 0) for i, e in enumerate(v))
+        element = {"F": "g", "N": "n", "L": "T"}[kind]
         return all(_fits_one(element, e) for e in v)
     if kind == "s":
         return isinstance(v, str)
@@ -167,7 +181,7 @@ def _fits(kinds, v, numbers_as_tensors=False):
     # one integer element, as the parser takes any object with __index__; an int[] (flip's
     # dims, tile's) does not
     from .._tensor import Tensor
-    return ("i" in kinds or "j" in kinds) and "I" in kinds and isinstance(v, Tensor) and v.numel() == 1 \
+    return ("i" in kinds or "j" in kinds) and _listed(kinds) and isinstance(v, Tensor) and v.numel() == 1 \
         and not v._dtype.is_floating_point
 
 
@@ -181,12 +195,16 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     reads the parameters in order (a positional argument, else the keyword, else its NumPy
     name), each refused or missing where it stands, then refuses the keywords it did not read."""
     positional, var, keyword = overload
+    unpacked_bool = []      # (a bool tensor the type check took for a SymInt: its error once all parse)
     if var is not None and var[1][:1] == "*":
-        # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list;
-        # a SymInt list's unpacking refuses a bool tensor)
-        symint = "j" in var[1]
-        if args and _is_index(args[0], symint):
-            args = (_ANY,) if all(_is_index(a, symint) for a in args) else (tuple(args),)
+        # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list)
+        if args and _is_index(args[0]):
+            # (the later ones are unpacked as ints: a Python bool is one, x.view(6, True))
+            if all(_is_index(a) or type(a) is bool for a in args[1:]):
+                unpacked_bool += [a for a in args if "j" in var[1] and is_bool_tensor_of_one(a)]
+                args = (_ANY,)
+            else:
+                args = (tuple(args),)
         var = None
     if var is None and len(args) > len(positional):
         n = len(positional)
@@ -207,6 +225,10 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
             read.add(k)
             v = kwargs[k]
         if _fits(kinds, v, numbers_as_tensors):
+            # (an int[1] given one tensor, roll's shifts, reads its value)
+            if "T" not in kinds and (("j" in kinds and not _listed(kinds) and is_bool_tensor_of_one(v)) or (
+                    "J" in kinds and isinstance(v, (tuple, list)) and any(map(is_bool_tensor_of_one, v)))):
+                unpacked_bool.append(v)
             return None
         return _refused(kinds, v, name, i if positionally else None, i)
 
@@ -227,20 +249,22 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
             if k in names[:len(args)]:
                 return f"() got multiple values for argument '{k}'"
             return f"() got an unexpected keyword argument '{k}'"
-    return None
+    return _UnpackedBool() if unpacked_bool else None
 
 
-def _is_index(v, symint=False):
+class _UnpackedBool(str):
+    """The overload parses, and its SymInt's unpacking then refuses a bool tensor: a RuntimeError."""
+
+
+def _is_index(v):
     """What PyTorch's parser takes for an index (THPUtils_checkIndex): an int, not a bool, or an
-    object with __index__ (an integral or bool tensor of one element; not a bool one for a
-    SymInt list, whose unpacking refuses it)."""
+    object with __index__ (an integral or bool tensor of one element)."""
     from .._tensor import Tensor
     if isinstance(v, bool):
         return False
     if isinstance(v, (int, np.integer)):
         return True
-    return isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point and \
-        not (symint and v._dtype.name == "bool")
+    return isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point
 
 
 def _missing(params, i):
@@ -315,9 +339,10 @@ def _refused(kinds, v, name, position, index=None):
     for a list parameter is judged by its first refused element, as the parser unpacks it.
     position: the argument's, counted from 0, for a positional one; index: the parameter's."""
     where = f"'{name}'" if position is None else f"'{name}' (position {position + 1})"
-    listed = next((k for k in kinds if k in "IL"), None)
+    listed = next((k for k in kinds if k in "IJL"), None)
     if isinstance(v, (tuple, list)) and listed:
-        i, e = next((i, e) for i, e in enumerate(v) if not _fits_one({"I": "j", "L": "T"}[listed], e))
+        i, e = next((i, e) for i, e in enumerate(v)
+                    if not (is_int_list_element(e, i == 0) if listed in "IJ" else _fits_one("T", e)))
         if listed == "L":       # (the parser's tensor-list check names no function, and throws)
             return _Thrown(f"expected Tensor as element {i} in argument {index or 0}, but got {_type_name(e)}")
         # (its check reads the first element only; a later one fails when the list is unpacked)
@@ -325,13 +350,15 @@ def _refused(kinds, v, name, position, index=None):
             return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
         if i == 0:
             return f"(): argument {where} must be tuple of ints, but found element of type {_type_name(e)} at pos 0"
+        if listed == "J" and any(map(is_bool_tensor_of_one, v[:i])):
+            return _UnpackedBool()      # (unpacked in order: a bool tensor before the refused element)
         return _Unpacked(f"(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
                          f'"type must be tuple of ints,but got {_type_name(e)}"')
     return f"(): argument {where} must be {_word(kinds)}, not {_type_name(v)}"
 
 
 def _word(kinds):
-    if "I" in kinds and "T" not in kinds:
+    if _listed(kinds) and "T" not in kinds:
         return _WORDS["I"]      # (an int[2] that also takes one int is a "tuple of ints")
     return next((_WORDS[k] for k in kinds if k in _WORDS), "object")
 
@@ -380,6 +407,8 @@ def argument_error(name, args, kwargs, method=False, key=None):
         reason = _mismatch(o, args, kwargs, wrap)
         if reason is None:
             return None
+        if isinstance(reason, _UnpackedBool):
+            return symint_of_bool_error()
         if isinstance(reason, _Thrown):
             return TypeError(reason)
         if isinstance(reason, _Unpacked):

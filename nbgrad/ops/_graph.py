@@ -370,8 +370,8 @@ def wrap_dims(dims, ndim, in_order=False):
         if len(dims) == 0:
             return tuple(range(ndim))
         wrapped = []
-        for d in dims:
-            w = _wrap(_list_element(d), ndim)
+        for i, d in enumerate(dims):
+            w = _wrap(int(d) if i and type(d) is bool else _list_element(d), ndim)    # (is_int_list_element)
             if in_order and w in wrapped:
                 raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
             wrapped.append(w)

@@ -551,7 +551,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
 # ---------------------------------------------------------------- split_with_sizes, unsafe_*
 def _int_sizes(name, sizes):
     if isinstance(sizes, Tensor) or not isinstance(sizes, (list, tuple)) or \
-            not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+            not all(isinstance(s, int) and not (isinstance(s, bool) and not i) for i, s in enumerate(sizes)):
         raise TypeError(f"{name}(): argument 'split_sizes' (position 2) must be tuple of ints, not "
                         f"{_type_name(sizes)}")
     return list(sizes)

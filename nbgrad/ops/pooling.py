@@ -238,6 +238,8 @@ def list_with_default(out_size, input, name):
     op's parser reads a tuple of ints."""
     defaults = input.size()
     if isinstance(out_size, int):
+        if out_size.__class__ is bool:      # (an int to Python's isinstance, not to the op's parser)
+            raise TypeError(f"{name}(): argument 'output_size' (position 2) must be tuple of ints, not bool")
         return out_size
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")

@@ -48,8 +48,8 @@ def _ints(value, n, fn, what, position):
     """PyTorch's parsing of an int-list argument (a single int repeated n times), then the
     kernel's length check."""
     if isinstance(value, (tuple, list)):
-        for v in value:
-            if not _is_int(v):
+        for i, v in enumerate(value):
+            if not (_is_int(v) or (i and type(v) is bool)):
                 raise TypeError(f"{fn}(): argument '{what}' failed to unpack the object at pos {position} with "
                                 f"error \"type must be tuple of ints,but got {type(v).__name__}\"")
         values = tuple(int(v) for v in value)

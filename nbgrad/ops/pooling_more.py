@@ -179,6 +179,8 @@ def _empty_adaptive_max(x, oh, ow, return_indices):
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     _check_1d(input, "adaptive_max_pool1d")
+    if output_size.__class__ is bool:       # (its op's parser: an int[1], which a bool is not)
+        raise TypeError("adaptive_max_pool1d(): argument 'output_size' (position 2) must be tuple of ints, not bool")
     size = _size1(output_size)
     out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size if size is not None else input.shape[-1]), True)
     values, idx = out[0].squeeze(-2), out[1].squeeze(-2)

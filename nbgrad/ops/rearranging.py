@@ -26,7 +26,8 @@ def _int_arg(value, op, arg):
 def _dims_arg(dims, op, arg="dims"):
     """An int or a sequence of ints (PyTorch's IntArrayRef)."""
     if isinstance(dims, (tuple, list)):
-        return tuple(_int_arg(d, op, arg) for d in dims)
+        # (a later element's bool is its int: is_int_list_element)
+        return tuple(int(d) if i and type(d) is bool else _int_arg(d, op, arg) for i, d in enumerate(dims))
     return (_int_arg(dims, op, arg),)
 
 

@@ -11,7 +11,8 @@ gradient once; only as_strided is defined on storage.
 import math
 
 from .. import _dtype as D
-from .._checks import as_symint, check_numel, int_tuple, is_int, is_integer_tensor
+from .._checks import as_symint, check_numel, int_tuple, is_bool_tensor_of_one, is_int, is_integer_tensor, \
+    symint_of_bool_error
 from .._size import Size
 from .._tensor import Tensor, contiguous_strides, is_non_overlapping
 from ..autograd.grad_mode import is_grad_enabled, no_grad, _state as _grad_state
@@ -341,9 +342,10 @@ def _view_strides(oldshape, oldstride, newshape):
     return tuple(newstride)
 
 
-def _shape_args(shape, op, arg):
-    """The ints of a size/dims argument given as *ints or one sequence (PyTorch's IntArrayRef):
-    a missing argument or a non-integer element is a TypeError, as in PyTorch's parser."""
+def _shape_args(shape, op, arg, symint=True):
+    """The ints of a size/dims argument given as *ints or one sequence (PyTorch's SymInt[], or
+    its IntArrayRef where not symint): a missing argument or a non-integer element is a TypeError,
+    as in PyTorch's parser, and a bool tensor in a SymInt list its RuntimeError."""
     if not shape:
         raise TypeError(f'{op}() missing 1 required positional arguments: "{arg}"')
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
@@ -351,7 +353,9 @@ def _shape_args(shape, op, arg):
     out = []
     for i, s in enumerate(shape):
         if type(s) is not int:
-            if isinstance(s, bool) or not hasattr(s, "__index__"):
+            if symint and is_bool_tensor_of_one(s):
+                raise symint_of_bool_error()
+            if (isinstance(s, bool) and not i) or not hasattr(s, "__index__"):    # (is_int_list_element)
                 raise TypeError(f"{op}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
                                 f"\"type must be tuple of ints,but got {type(s).__name__}\"")
             s = s.__index__()
@@ -530,7 +534,9 @@ def unflatten(x, dim, sizes):
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)
     for i, n in enumerate(sizes):
-        if isinstance(n, (float, bool)) or not hasattr(n, "__index__"):
+        if is_bool_tensor_of_one(n):
+            raise symint_of_bool_error()
+        if isinstance(n, float) or (isinstance(n, bool) and not i) or not hasattr(n, "__index__"):
             raise TypeError(f"unflatten(): argument 'sizes' failed to unpack the object at pos {i + 1} with error "
                             f"\"type must be tuple of ints,but got {type(n).__name__}\"")
     sizes = tuple(int(n) for n in sizes)
@@ -653,7 +659,7 @@ def t(x):
 def permute(x, *order, dims=_UNGIVEN):
     if dims is not _UNGIVEN:
         order = _by_keyword("permute", order, dims=dims)
-    dims = _shape_args(order, "permute", "dims")
+    dims = _shape_args(order, "permute", "dims", symint=False)
     if len(dims) != x.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} is not equal to len(dims) = {len(dims)}")
     try:
@@ -694,8 +700,10 @@ def mT(x):
 def movedim(x, source, destination):
     # (an int list that takes one int, or an integer tensor of one element as that int)
     source, destination = _list_element(source), _list_element(destination)
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
+    # (a later element's bool is its int: is_int_list_element)
+    src = [source] if isinstance(source, int) else [int(d) if i and type(d) is bool else d for i, d in enumerate(source)]
+    dst = [destination] if isinstance(destination, int) else \
+        [int(d) if i and type(d) is bool else d for i, d in enumerate(destination)]
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
                            f"same number of dims as destination ({dst} dims)")
@@ -769,13 +777,13 @@ def broadcast_to(x, size):
 # -- windowing views ---------------------------------------------------------------------
 def select(x, dim, index):
     if dim.__class__ is not int:        # (the parser's int, before select's own checks)
-        from .._checks import as_symint
         dim = as_symint(dim, "select", "dim", 1, any_dim=False)
+    if index.__class__ is not int:      # (a SymInt: not a bool, a float, a float tensor)
+        index = as_symint(index, "select", "index", 2)
     if x.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
-    index = int(index)
     if not -2 ** 63 <= index < 2 ** 63:
         raise ValueError("Overflow when unpacking long long")
     if index < -n or index >= n:
@@ -817,11 +825,12 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
 
 
 def narrow(x, dim, start, length):
+    if start.__class__ is not int or length.__class__ is not int:
+        start, length = _narrow_arguments(dim, start, length)
     if x.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap(dim, x.dim())
     n = x._shape[d]
-    start = int(start)
     if not (-2 ** 63 <= start < 2 ** 63 and -2 ** 63 <= length < 2 ** 63):
         raise ValueError("Overflow when unpacking long long")
     if length < 0:
@@ -833,6 +842,22 @@ def narrow(x, dim, start, length):
     if start + length > n or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return slice_dim(x, d, start, start + length, 1)
+
+
+def _narrow_arguments(dim, start, length):
+    """(start, length) as narrow's two overloads read them: a tensor start goes to narrow.Tensor,
+    which takes a 0-dim integral one only, before anything else of narrow's; else the SymInts'
+    parser (an int or an object with __index__, an integer tensor of one element: not a bool,
+    not a float)."""
+    from ._argument_check import argument_error
+    if not (is_int(start) or isinstance(start, Tensor)) or not (is_int(length) or is_integer_tensor(length, True)):
+        raise argument_error("narrow", (dim, start, length), {}, method=True) or \
+            TypeError(f"narrow(): argument 'length' must be int, not {type(length).__name__}")
+    if isinstance(start, Tensor):
+        if start.dim() != 0 or start._dtype.np.kind not in "iu" or start._dtype.is_floating_point:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
+    return start.__index__(), int(length.item()) if isinstance(length, Tensor) else length.__index__()
 
 
 def unbind(x, dim=0):
@@ -858,6 +883,11 @@ def split(x, split_size_or_sections, dim=0):
         except ValueError:
             pass
     sections = split_size_or_sections
+    if sections.__class__ is bool:      # (an int to PyTorch's isinstance, which _VF.split's parser refuses)
+        from ._argument_check import described_call
+        raise TypeError(f"split() received an invalid combination of arguments - got {described_call((x, sections, dim), {})}"
+                        ", but expected one of:\n * (Tensor input, int split_size, int dim = 0)\n"
+                        " * (Tensor input, tuple of ints split_size, int dim = 0)\n")
     if not isinstance(sections, int) and (
             not isinstance(sections, (tuple, list)) or any(s.__class__ is not int for s in sections)):
         from ._argument_check import argument_error

@@ -15,6 +15,7 @@ Encoding, one string per function: overloads joined by ';', parameters by ',', e
 `name:kinds` with `=` after it when it has a default, `*` before the keyword-only ones and
 `name:*kinds` for a *args parameter.  Kinds (one letter each, several for a union): T Tensor,
 i int, j SymInt (an integer tensor of one element too), f float, n Number, b bool, I ints,
+J SymInts (whose unpacking refuses a bool tensor, where an int list reads its value),
 F floats, N numbers, L tensors, s str, d dtype, D device (a torch.device, str or int), o None,
 and ? for anything (not checked).
 """
@@ -50,7 +51,9 @@ def _kinds(annotation):
         outer = ast.unparse(annotation.value)
         inner = _kinds(annotation.slice.elts[0] if isinstance(annotation.slice, ast.Tuple) else annotation.slice)
         if outer in ("Sequence", "list", "tuple"):
-            if inner in ("ij", "i", "j", "ji"):
+            if inner in ("ij", "j", "ji"):
+                return "J"
+            if inner == "i":
                 return "I"
             if inner == "f":
                 return "F"
@@ -65,7 +68,7 @@ def _empty_list_default(param, default):
     """An int list whose default is empty, which PyTorch's parser also takes as None
     (avg_pool1d's stride, roll's dims), where the stubs say `= ()`."""
     kinds = _kinds(param.annotation)
-    return kinds.endswith("I") and "o" not in kinds and isinstance(default, (ast.Tuple, ast.List)) and not default.elts
+    return kinds[-1:] in ("I", "J") and "o" not in kinds and isinstance(default, (ast.Tuple, ast.List)) and not default.elts
 
 
 def _encode(fn, method):
@@ -101,19 +104,40 @@ def _collect(body, method):
 
 
 # aten's argument types as the argument parser reads them (an Optional adds None)
-_ATEN = {"Tensor": "T", "int": "i", "SymInt": "j", "float": "f", "number": "n", "Scalar": "n", "bool": "b",
-         "str": "s", "Dimname": "s", "ScalarType": "d", "Device": "D", "List[int]": "I", "List[SymInt]": "I", "List[float]": "F",
-         "List[Tensor]": "L", "List[Optional[Tensor]]": "L", "MemoryFormat": "M"}
+_ATEN = {"Tensor": "T", "int": "i", "float": "f", "number": "n", "Scalar": "n", "bool": "b", "str": "s", "Dimname": "s",
+         "ScalarType": "d", "Device": "D", "List[int]": "I", "List[float]": "F", "List[Tensor]": "L",
+         "List[Optional[Tensor]]": "L", "MemoryFormat": "M"}
 
 
-def _aten_kinds(argument):
+def _symint_arguments(schema):
+    """The names of a schema's SymInt and SymInt[] arguments, which its real_type calls int:
+    read from its text, "aten::pad(Tensor self, SymInt[] pad, str mode=...)"."""
+    text = str(schema)
+    names, depth, item = set(), 0, ""
+    for ch in text[text.index("(") + 1:]:
+        depth += (ch in "([") - (ch in ")]")
+        if depth < 0 or (ch == "," and depth == 0):
+            kind, _, rest = item.strip().partition(" ")
+            if kind.startswith("SymInt"):
+                names.add(rest.split("=")[0].strip())
+            if depth < 0:
+                break
+            item = ""
+        else:
+            item += ch
+    return names
+
+
+def _aten_kinds(argument, symint=False):
     text = str(argument.real_type)        # (.type says int for a ScalarType)
     optional = text.startswith("Optional[")
     kinds = _ATEN.get(text[9:-1] if optional else text, "?")
-    if kinds == "I" and argument.N:
-        kinds = "iI"            # (an int[2] takes one int for both)
+    if symint:
+        kinds = {"i": "j", "I": "J"}.get(kinds, kinds)
+    if kinds in ("I", "J") and argument.N:
+        kinds = "i" + kinds     # (an int[2] takes one int for both)
     # (an int list whose default is empty takes None: the parser's stride=None, dims=None)
-    optional = optional or (kinds.endswith("I") and argument.has_default_value() and argument.default_value == [])
+    optional = optional or (kinds[-1:] in ("I", "J") and argument.has_default_value() and argument.default_value == [])
     return kinds if kinds == "?" else kinds + ("o" if optional else "")
 
 
@@ -131,12 +155,13 @@ def _aten_encode(name):
         if written:
             continue
         out, keyword = [], False
+        symints = _symint_arguments(schema)
         for a in schema.arguments:
             if a.kwarg_only and not keyword:
                 out.append("*")
                 keyword = True
             param = "input" if a.name == "self" else a.name
-            out.append(f"{param}:{_aten_kinds(a)}{'=' if a.has_default_value() else ''}")
+            out.append(f"{param}:{_aten_kinds(a, a.name in symints)}{'=' if a.has_default_value() else ''}")
         if outs:
             out += ([] if keyword else ["*"]) + [f"out:{'To' if outs == 1 else 'Lo'}="]
         overloads.append(",".join(out))

@@ -103,11 +103,13 @@ def _leaf_dtype(x):
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
 
 
-def _walk_data(data):
+def _walk_data(data, dtype_given=False):
     """(shape, flat leaf values in C order, set of leaf dtypes, first non-number leaf) of
     nested Python data, as PyTorch reads it: the shape from the first element at each
     depth (at most 128 dims), then every sequence checked against it.  Bounded by that
-    depth, so self-referential lists end in an error instead of looping."""
+    depth, so self-referential lists end in an error instead of looping.  dtype_given: no
+    dtype is inferred (torch.tensor(None, dtype=...)), so a leaf of no dtype is a non-number
+    leaf, which the dtype's conversion refuses, not "Could not infer dtype"."""
     sizes = []
     x = data
     # (a tensor in a sequence is no sequence to PyTorch's compute_sizes: a scalar, its one
@@ -141,7 +143,12 @@ def _walk_data(data):
         if isinstance(v, (list, tuple)) or _is_ndarray(v):
             bad_leaf.append(type(v).__name__)
             return
-        kinds.add(_leaf_dtype(v))
+        try:
+            kinds.add(_leaf_dtype(v))
+        except RuntimeError:
+            if not dtype_given:
+                raise
+            bad_leaf.append(type(v).__name__)
         flat.append(v.item() if isinstance(v, (np.generic, np.ndarray)) else v)
 
     def visit(seq, dim):
@@ -249,7 +256,7 @@ def _to_host_array(data, dtype=None):
         return np.asarray(data), dtype or D.from_numpy_dtype(data.dtype)
     if isinstance(data, range):
         data = list(data)
-    shape, flat, kinds, bad_leaf = _walk_data(data)
+    shape, flat, kinds, bad_leaf = _walk_data(data, dtype is not None)
     dtype = dtype or _promote_all(kinds)
     if bad_leaf is MULTI_ELEMENT_TENSOR:        # (PyTorch stores it as a number of the result's dtype)
         if dtype.is_floating_point:

@@ -751,11 +751,22 @@ TENSOR_METHODS.update({"asinh": E.asinh, "acosh": E.acosh, "atanh": E.atanh, "er
                        "arctanh_": TENSOR_METHODS["atanh_"]})
 
 
+def _addbmm_sizes(batch1=None, batch2=None, *_, **__):
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor):
+        batch1.size(1), batch2.size(2)
+
+
+# what an ATen in-place kernel reads before its overlap check: addbmm_'s expand_size asks
+# batch1.size(1) and batch2.size(2) (a batch of too few dims is their IndexError)
+_BEFORE_OVERLAP = {"addbmm_": _addbmm_sizes}
+
+
 def _more_inplace(fn, name):
     """<name>_: the out-of-place op written into self (its result's shape must be self's);
     addcmul_/addcdiv_ straight into self's memory when nothing is recorded (E.addc_into_)."""
     direct = name[:-1] if name in ("addcmul_", "addcdiv_") else None
     beta_first = name[:-1] in _MORE._BETA_FIRST
+    before_overlap = _BEFORE_OVERLAP.get(name)
 
     def method(self, *args, **kwargs):
         value = number_first(name, args[0], args[1:]) if direct is not None and len(args) == 3 and not kwargs \
@@ -768,6 +779,9 @@ def _more_inplace(fn, name):
         if direct is not None and E.addc_into_(direct, self, args, kwargs):
             return self
         tensors = tuple(a for a in args if isinstance(a, Tensor))
+        if before_overlap is not None:
+            check_inplace(self, *tensors)       # (autograd's check of self first, as apply_inplace's)
+            before_overlap(*args, **kwargs)
         try:
             return apply_inplace(self, lambda old, *_: fn(old, *args, **kwargs), *tensors, needs_old=True)
         except (RuntimeError, ValueError, IndexError) as e:

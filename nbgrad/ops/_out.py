@@ -324,7 +324,8 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
     elif rule == "dtype":       # (sum, prod: computed in out's dtype below)
         check_no_grad(grad_name or name, (*args, *kwargs.values()), (out,))
-    elif rule not in _COMPOSITE:        # (a composite's out that requires grad: refused after the work)
+    elif rule not in _COMPOSITE and name not in _NOT_DIFFERENTIABLE:
+        # (a composite's out that requires grad: refused after the work)
         computed = _computed_unless_differentiable(grad_name or name, fn, args, kwargs, (out,))
     dtype = kwargs.get("dtype")
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
@@ -371,7 +372,9 @@ def _linalg_out_first(name, rule, fn, args, kwargs, out):
         raise
 
 
-_COMPOSITE = frozenset({"linalg_norm", "composite_cast"})
+# (tensordot's and inner's out= is ATen's tensordot_out, nuclear_norm's linalg_matrix_norm's:
+# composites that compute the result with autograd on, then copy it into out)
+_COMPOSITE = frozenset({"linalg_norm", "composite_cast", "tensordot", "nuclear_norm"})
 # out= checked for its dtype (with the input's) before any work: pinv's and matrix_power's n
 # other than 0 and 1 (checkLinalgCompatibleDtype, matmul_out's), and these composites'
 # (matrix_rank and matrix_power of n 0 or 1 check their input first)
@@ -392,6 +395,9 @@ def _refused_composite_out(out, grad_name):
             raise _no_grad_error(grad_name)
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 _DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
+# ops whose float result has no gradient (derivatives.yaml's output_differentiability False):
+# their out= takes inputs that require grad, and out gets no history
+_NOT_DIFFERENTIABLE = frozenset({"histc"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
 
@@ -415,6 +421,18 @@ def _matrix_power_rule(args, kwargs):
 _ONE_OUT_TOO = frozenset({"max", "min"})
 
 
+def _check_out_count_first(fn, args, kwargs, out):
+    """PyTorch's parser's count of a tuple of outs, before autograd's refusal: the op's result
+    under no_grad says how many it has (an op that fails there leaves its errors to their turn)."""
+    try:
+        with no_grad():
+            count = len(fn(*args, **kwargs))
+    except Exception:
+        return
+    if count != len(out):
+        raise TypeError(f"expected tuple of {count} elements but got {len(out)}")
+
+
 def _call_tuple(name, fn, args, kwargs, out, grad_name):
     if isinstance(out, Tensor) and name not in _ONE_OUT_TOO:
         # (the parser's refusal, before any work: sort, qr, triangular_solve... have no such overload)
@@ -432,6 +450,8 @@ def _call_tuple(name, fn, args, kwargs, out, grad_name):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
     for o in out:
         check_out_type(name, o)
+    if _grad_asked(args, out):
+        _check_out_count_first(fn, args, kwargs, out)
     result = _computed_unless_differentiable(grad_name, fn, args, kwargs, out)
     if result is None:
         result = _linalg_out_first(name, None, fn, args, kwargs, out)

@@ -58,7 +58,7 @@ for _names, _rule in (
          "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
         ("column_stack dstack row_stack", "cat"), ("inner", "tensordot"), ("bernoulli", "any_dtype"),
         *((name, name) for name in "logcumsumexp tensordot float_power heaviside histc nan_to_num narrow_copy addbmm "
-                                   "mvlgamma diag matrix_power multinomial nuclear_norm".split())):
+                                   "mvlgamma diag matrix_power multinomial nuclear_norm".split()), ("diff", "cast")):
     _OUT_RULES.update(dict.fromkeys(_names.split(), _rule))
 # the special functions (ops/special_functions.py): polygamma takes its order first
 _OUT_RULES.update(dict.fromkeys("lgamma digamma polygamma i0 sinc angle".split(), "cast"))
@@ -77,7 +77,7 @@ LINALG_OUT = {"inv": ("expected", "linalg_inv_ex"), "det": ("expected", "_linalg
 LINALG_OUT.update({"solve_triangular": ("found", "linalg_solve_triangular"), "pinv": ("pinv", "linalg_pinv"),
                    # (PyTorch's composites: the op that writes out refuses, or nothing does)
                    "matrix_power": ("expected", "matmul"), "lu_solve": ("expected", "linalg_lu_solve"),
-                   "multi_dot": ("multi_dot", "mm"), "vecdot": ("vecdot", "vdot"),
+                   "multi_dot": ("multi_dot", "mm"), "vecdot": ("vecdot", "sum"),
                    "cond": ("composite_cast", None), "matrix_rank": ("composite_cast", "sum"),
                    "tensorinv": ("composite_cast", None), "tensorsolve": ("composite_cast", None),
                    "lu_factor": ("tuple", "linalg_lu_factor_ex"), "lu_factor_ex": ("tuple", "linalg_lu_factor_ex"),
@@ -188,7 +188,10 @@ def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
 
 
 # the ATen op named by PyTorch's out= refusal under autograd, where it is not the function's
-_OUT_GRAD_NAMES = {"frobenius_norm": "norm"}
+_OUT_GRAD_NAMES = {"frobenius_norm": "norm", "outer": "mul", "ger": "mul", "kron": "mul", "cross": "linalg_cross",
+                   "column_stack": "cat", "hstack": "cat", "vstack": "cat", "dstack": "cat", "row_stack": "cat",
+                   "chain_matmul": "mm", "nanmean": "nansum", "take_along_dim": "gather", "inverse": "linalg_inv_ex",
+                   "fix": "trunc", "square": "pow", "true_divide": "div", "float_power": "pow", "diff": "sub"}
 
 
 def public_function(fn, name):

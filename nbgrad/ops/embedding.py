@@ -51,7 +51,9 @@ def _check(input, weight):
         # no negative rows, unlike indexing (PyTorch's embedding refuses -1 too)
         lo, hi = int(input.min()), int(input.max())
         if lo < 0 or hi >= weight.shape[0]:
-            raise IndexError("index out of range in self")
+            # (ATen's embedding is weight.index_select(0, indices): its errors, an empty weight's too)
+            from .indexing import _raise_select_out_of_range
+            _raise_select_out_of_range(weight, 0, input.reshape(-1).tolist())
 
 
 def embedding_renorm_(weight, input, max_norm, norm_type):

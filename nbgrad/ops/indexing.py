@@ -782,10 +782,13 @@ def index_select(x, dim, index):
 
 def _raise_select_out_of_range(x, d, values):
     """index_select's error for an index outside [0, size): PyTorch's CPU kernel for dim 1 of
-    a matrix or more (index_select_out_cpu_dim1_) names the first such index and raises a
-    RuntimeError; its other loops raise IndexError (torch 2.13, every dtype and layout)."""
+    a matrix or more (index_select_out_cpu_dim1_), and its bounds check of an empty x of 2 or
+    more dims, name the first such index and raise a RuntimeError; its other loops raise
+    IndexError (torch 2.13, every dtype and layout)."""
     size = x._shape[d]
-    if d == 1 and x.dim() > 1:
+    if x.dim() > 1 and x.numel() == 0 and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if (d == 1 or x.numel() == 0) and x.dim() > 1:
         bad = next(int(v) for v in values if not 0 <= int(v) < size)
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     raise IndexError("index out of range in self")

@@ -613,10 +613,14 @@ def torch_cross(input, other, dim=None):
 
 
 # -- norms ---------------------------------------------------------------------------
-def _check_norm_input(op, x):
+def _check_norm_input(op, x, low_precision=True):
+    """ATen's checkFloatingOrComplex; low_precision False: float16 and bfloat16 refused too (the
+    matrix norms computed from singular values)."""
     if not x._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(x._dtype)}")
+    if not low_precision and x._dtype not in (D.float32, D.float64):
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {D.scalar_type_name(x._dtype)}")
 
 
 def _check_norm_dtype(op, x, dtype):
@@ -664,7 +668,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"{op}: Order {ord:g} not supported.")
     if A.dim() < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    _check_norm_input(op, A)
+    _check_norm_input(op, A, low_precision=not (ord == "nuc" or (not isinstance(ord, str) and abs(ord) == 2)))
     d0, d1 = _matrix_dims(op, A, dim)
     _check_norm_dtype(op, A, dtype)
     if ord == "fro":

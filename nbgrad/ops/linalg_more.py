@@ -1111,6 +1111,9 @@ def chain_matmul(*matrices, out=None):
     for i, t in enumerate(matrices):        # (a list of them is refused too: *matrices is the one list)
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if out is not None:         # (the parser reads out= after the matrices, before any check of theirs)
+        from ._out import check_out_type
+        check_out_type("chain_matmul", out)
     for t in matrices:
         if t.dim() != 2:
             raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
@@ -1121,7 +1124,7 @@ def chain_matmul(*matrices, out=None):
         # through linalg.multi_dot's out= (its dtype rule, ops/_out.py's one mechanism)
         from ._out import call_with_out, check_out_type, check_no_grad, resize_output, write
         check_out_type("chain_matmul", out)
-        check_no_grad("chain_matmul", matrices, (out,))
+        check_no_grad("mm", matrices, (out,))      # (PyTorch's refusal names the op it reaches)
         if len(matrices) > 1:
             return call_with_out("linalg_multi_dot", multi_dot, "expected", (matrices,), {}, out, "linalg_multi_dot")
         resize_output(out, matrices[0].shape)

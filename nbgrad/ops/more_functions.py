@@ -48,10 +48,15 @@ def _tensordot_dims(a, b, dims):
     return list(range(-n, 0)), list(range(n))
 
 
-def tensordot(a, b, dims=2):
+def tensordot(a, b, dims=2, out=None):
     """The sum of products of a's dims dims_a with b's dims_b (ATen's tensordot: a dim of size
     1 against a larger one is summed first, then both are permuted to (kept, contracted) and
-    (contracted, kept), reshaped to matrices and multiplied by mm)."""
+    (contracted, kept), reshaped to matrices and multiplied by mm).  `out`: given by position,
+    as PyTorch's Python function takes it (out= by keyword is the public wrapper's)."""
+    if out is not None:
+        _tensordot_dims(a, b, dims)     # (PyTorch's Python reads dims before its op parses out)
+        from ._out import call_with_out
+        return call_with_out("tensordot", tensordot, "tensordot", (a, b, dims), {}, out)
     from .linalg import mm
     dims_a, dims_b = _tensordot_dims(a, b, dims)
     dims1 = _int_list("dims_self", dims_a, 3)
@@ -322,8 +327,8 @@ def _trapezoid_dim(y, dim):
 
 
 def _trapezoid_args(name, y, dim, x=None, bool_first=False):
-    """The wrapped dim after the bool checks (trapezoid wraps first; cumulative_trapezoid, bool_first,
-    checks the dtypes first, as ATen's)."""
+    """The wrapped dim and the bool checks (trapezoid wraps first; cumulative_trapezoid with a dx,
+    bool_first, checks the dtype first, as ATen's)."""
     d = None if bool_first else _trapezoid_dim(y, dim)
     if isinstance(x, Tensor) and (x.dtype is D.bool_ or y.dtype is D.bool_):
         raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
@@ -404,7 +409,8 @@ def trapz(y, x=None, *, dx=_NO_DX, dim=-1):
 def cumulative_trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The running trapezoidal rule along dim (one element fewer than y there)."""
     from .elementwise import div_scalar, mul_scalar
-    d = _trapezoid_args("cumulative_trapezoid", y, dim, x, bool_first=True)
+    # (ATen's dx overload checks y's dtype before it wraps dim; its x overload wraps dim first)
+    d = _trapezoid_args("cumulative_trapezoid", y, dim, x, bool_first=not isinstance(x, Tensor))
     if isinstance(x, Tensor):
         return div_scalar((_pairs(y, d) * _trapezoid_dx("cumulative_trapezoid", y, x, d)).cumsum(d), 2.0)
     dx = _dx_of("cumulative_trapezoid", dx, dim)

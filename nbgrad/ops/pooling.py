@@ -292,5 +292,9 @@ def adaptive_avg_pool2d(input, output_size):
         if x._shape[i] == 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {list(x._shape)} with dimension {i} being empty")
+    if not x._dtype.is_floating_point and 0 in size:
+        # (ATen returns an empty output before its kernel's dispatch refuses the dtype)
+        from .._creation import empty
+        return empty(x._shape[:-2] + size, dtype=x._dtype, device=x.device)
     _check_float(x, "adaptive_avg_pool2d")
     return _avg_forward(x, size, (1, 1), (1, 1), (0, 0), False, 0, True)

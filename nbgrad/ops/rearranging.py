@@ -260,11 +260,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _repeated_indices(repeats, output_size=None):
-    """torch.repeat_interleave(repeats): [0]*repeats[0] + [1]*repeats[1] + ..."""
+    """torch.repeat_interleave(repeats): [0]*repeats[0] + [1]*repeats[1] + ...  (ATen dispatches
+    on the index types first: a float or bool repeats is its NotImplementedError, before the
+    dim check.)"""
+    if repeats._dtype not in (D.int64, D.int32):
+        raise not_implemented("repeat_interleave_cpu", repeats._dtype)
     if repeats.dim() != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    if repeats._dtype not in (D.int64, D.int32):
-        raise RuntimeError("repeats has to be Long or Int tensor")
     counts = [int(v) for v in repeats.tolist()]
     if any(c < 0 for c in counts):
         raise RuntimeError("repeats can not be negative")

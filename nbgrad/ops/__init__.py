@@ -150,12 +150,11 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
         if unary is not None and not args and not kwargs and E.unary_into_(unary, self):
             return self
         if scaled and len(args) == 2 and not kwargs:
-            if is_number(args[0]) and is_number(args[1]):
-                args, kwargs = args[:1], {"alpha": args[1]}     # add_(Number other, Number alpha)
-            else:
-                alpha = number_first(method.__name__, args[0], args[1:])
-                if alpha is not None:
-                    args, kwargs = args[1:], {"alpha": alpha}   # add_(Number alpha, Tensor other): deprecated
+            # add_(Number alpha, Tensor other), deprecated, whose other takes a number too (as
+            # E._alpha_by_position's): x.add_(2.0, False) is x + 2.0 * False
+            alpha = number_first(method.__name__, args[0], () if is_number(args[1]) else args[1:])
+            if alpha is not None:
+                args, kwargs = args[1:], {"alpha": alpha}
         if clamping is not None:
             bounds = _clamp_bounds(clamping, args, kwargs)
             if bounds is not None and E.clamp_into_(self, *bounds):
@@ -550,6 +549,9 @@ def _repeat(self, *sizes):
     for n in target:
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {target}")
+    if 0 in target:     # (nothing to copy: the interleaved shape below could overflow int64's numel)
+        from .._creation import empty
+        return empty(target, dtype=self.dtype, device=self.device)
     x = self.reshape((1,) * (len(sizes) - self.dim()) + tuple(self.shape))
     # expand into an interleaved shape, then fold: (r0, n0, r1, n1, ...) -> (r0*n0, ...)
     inter = []

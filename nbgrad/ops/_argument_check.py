@@ -193,15 +193,18 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
     """None when the overload takes (args, kwargs), else the first reason it does not, as
     PyTorch's message for a function of one overload words it (without the name).  Its parser
     reads the parameters in order (a positional argument, else the keyword, else its NumPy
-    name), each refused or missing where it stands, then refuses the keywords it did not read."""
+    name), each refused or missing where it stands, then refuses the keywords it did not read.
+    A list's type check reads its first element only: a later element it refuses, or a bool
+    tensor for a SymInt, is refused as the arguments are unpacked, once every parameter passed."""
     positional, var, keyword = overload
-    unpacked_bool = []      # (a bool tensor the type check took for a SymInt: its error once all parse)
+    unpacked = []           # (the unpacking's refusals, in order: the first is the error once all parse)
     if var is not None and var[1][:1] == "*":
         # (flip(IntArrayRef dims): an int first takes all the positional arguments as the list)
         if args and _is_index(args[0]):
             # (the later ones are unpacked as ints: a Python bool is one, x.view(6, True))
             if all(_is_index(a) or type(a) is bool for a in args[1:]):
-                unpacked_bool += [a for a in args if "j" in var[1] and is_bool_tensor_of_one(a)]
+                if "j" in var[1] and any(map(is_bool_tensor_of_one, args)):
+                    unpacked.append(_UnpackedBool())
                 args = (_ANY,)
             else:
                 args = (tuple(args),)
@@ -228,9 +231,13 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
             # (an int[1] given one tensor, roll's shifts, reads its value)
             if "T" not in kinds and (("j" in kinds and not _listed(kinds) and is_bool_tensor_of_one(v)) or (
                     "J" in kinds and isinstance(v, (tuple, list)) and any(map(is_bool_tensor_of_one, v)))):
-                unpacked_bool.append(v)
+                unpacked.append(_UnpackedBool())
             return None
-        return _refused(kinds, v, name, i if positionally else None, i)
+        reason = _refused(kinds, v, name, i if positionally else None, i)
+        if isinstance(reason, (_Unpacked, _UnpackedBool)):
+            unpacked.append(reason)
+            return None
+        return reason
 
     for i in range(len(positional)):
         if (reason := judged(i)) is not None:
@@ -249,7 +256,7 @@ def _mismatch(overload, args, kwargs, numbers_as_tensors=False):
             if k in names[:len(args)]:
                 return f"() got multiple values for argument '{k}'"
             return f"() got an unexpected keyword argument '{k}'"
-    return _UnpackedBool() if unpacked_bool else None
+    return unpacked[0] if unpacked else None
 
 
 class _UnpackedBool(str):

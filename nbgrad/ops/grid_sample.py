@@ -145,6 +145,11 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
     """torch.grid_sampler: the modes as PyTorch's enums (0 bilinear / zeros, 1 nearest / border,
     2 bicubic / reflection)."""
     x = input
+    if not isinstance(align_corners, (bool, np.bool_)):
+        # (its parser's check, before the shapes: F.grid_sample passes align_corners on as given)
+        from ._argument_check import _type_name
+        raise TypeError(f"grid_sampler(): argument 'align_corners' (position 5) must be bool, not "
+                        f"{_type_name(align_corners)}")
     _check(x, grid, interpolation_mode)
     from ..autograd.grad_mode import no_grad
     with no_grad():

@@ -156,6 +156,9 @@ def _max_unpool(input, indices, output_size, n, stride=None):
     check_same_device(input, indices)
     sizes = [int(s) for s in output_size]
     planes = input.shape[:-n]
+    if math.prod(sizes) * math.prod(planes) and not input.dtype.is_floating_point:
+        from ._dtype_rules import not_implemented        # (its kernel's dispatch: floating types only)
+        raise not_implemented(f"max_unpool{n}d", input.dtype)
     with no_grad():
         idx = indices.reshape(-1, math.prod(input.shape[-n:]))
         bad = (idx < 0) | (idx >= math.prod(sizes))

@@ -893,6 +893,10 @@ def _split_along(name, input, indices_or_sections, dim, min_dim):
             from ._argument_check import argument_error
             raise argument_error(name, (input, t), {}) or TypeError(f"{name}(): a tensor of {t.numel()} elements "
                                                                       "is neither sections nor indices")
+    elif isinstance(indices_or_sections, (tuple, list)):
+        # (an int list, not a SymInt one: a bool tensor in it is its 0 or 1, for tensor_split too)
+        indices_or_sections = [int(v) if isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point
+                               else v for v in indices_or_sections]
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.dim()} dimensions!")
@@ -1172,28 +1176,28 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     from ..autograd.grad_mode import no_grad
     from .._creation import tensor as _tensor
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q and not 0 <= q <= 1:       # (ATen's double-q overload checks it first; a NaN fails it)
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
     if not input._dtype.is_floating_point or input._dtype in (D.float16, D.bfloat16):
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
-    scalar_q = not isinstance(q, Tensor)
     qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
     if qt.dim() > 1:
         raise RuntimeError("quantile() q must be a scalar or 1D tensor")
     if qt._dtype is not input._dtype:
         raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     qv = qt.reshape(-1)
-    with no_grad():
-        if qv.numel() and bool(((qv < 0) | (qv > 1)).any()):
-            bad = qv[((qv < 0) | (qv > 1)).nonzero()[0, 0]].item() if scalar_q else None
-            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {bad}" if scalar_q
-                               else "quantile() q values must be in the range [0, 1]")
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
         d = wrap_dim(dim, input.dim())
         x = input if input.dim() else input.reshape(1)
+    with no_grad():         # (a tensor q's values after the dim: ATen's order; NaN is out of range)
+        if qv.numel() and not bool(((qv >= 0) & (qv <= 1)).all()):
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
     if x.shape[d] == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
     y = x.movedim(d, -1)                                  # (..., n)

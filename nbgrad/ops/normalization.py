@@ -115,18 +115,23 @@ def _constant_running_stats(running_mean, running_var):
     check_no_requires_grad(running_var, "running_var", "native_batch_norm")
 
 
-def _check_parameter_dtypes(x, *parameters):
+def _check_parameter_dtypes(x, *parameters, mixed=True):
     """batch_norm_cpu's rule for its parameters' dtypes: where the first one given has the
-    input's dtype, every one must (its kernel's "expected scalar type"); else the mixed mode,
-    whose parameters are all float32 (a float16 or bfloat16 input with float32 statistics)."""
+    input's dtype, every one must (its kernel's "expected scalar type", mixed=False: checked
+    after the dispatch on the input's dtype); else the mixed mode, whose parameters are all
+    float32 (a float16 or bfloat16 input with float32 statistics: checked first, mixed=True)."""
     given = [p for p in parameters if p is not None]
     if not given:
         return
     if given[0]._dtype is x._dtype:
+        if mixed:
+            return
         for p in given:
             if p._dtype is not x._dtype:
                 raise RuntimeError(f"expected scalar type {D.scalar_type_name(x._dtype)} but found "
                                    f"{D.scalar_type_name(p._dtype)}")
+        return
+    if not mixed:
         return
     if any(p._dtype is not D.float32 for p in given):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
@@ -142,8 +147,14 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     x = input
     if x.numel() == 0 and not native:
         return _empty_batch_norm(x, weight, bias)
+    one_d = IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if native:
         _constant_running_stats(running_mean, running_var)
+        if x.dim() == 0:        # (batch_norm_cpu's DimVector of ndim - 1 reduced dims, first)
+            raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) is larger "
+                               "than maximum value for size type (4294967295)")
+        if training and x.dim() < 2:        # (its first read of size(1))
+            raise one_d
     # (a 1-D input's features are 0 there: its sizes()[1] is past the end)
     c = x._shape[1] if x.dim() > 1 else 0
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
@@ -155,11 +166,17 @@ def aten_batch_norm(input, running_mean, running_var, weight, bias, training, mo
     _check_size("bias", bias, c)
     if not native:
         _constant_running_stats(running_mean, running_var)
-    if x.dim() < 2:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    float_input("batch_norm", x)
     # (instance_norm's folded call, statistics_dtypes=False: its statistics' dtypes are not checked)
-    _check_parameter_dtypes(x, weight, bias, *((running_mean, running_var) if statistics_dtypes else ()))
+    # batch_norm_cpu's order: in training its statistics' size(1), the dispatch on the input's
+    # dtype, the mixed mode's check, then its kernel's size(1) and parameter types
+    parameters = (weight, bias, *((running_mean, running_var) if statistics_dtypes else ()))
+    if training and x.dim() < 2:
+        raise one_d
+    float_input("batch_norm", x)
+    _check_parameter_dtypes(x, *parameters)
+    if x.dim() < 2:
+        raise one_d
+    _check_parameter_dtypes(x, *parameters, mixed=False)
     if x.numel() == 0:
         return _empty_batch_norm(x, weight, bias)
     dims = (0,) + tuple(range(2, x.dim()))

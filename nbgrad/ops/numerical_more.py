@@ -219,6 +219,8 @@ def histogramdd(input, bins, range=None, weight=None, density=False):
     density: hist / (its sum * bin volumes).  Returns (hist, bin_edges: a tuple of N)."""
     from .._creation import linspace, ones, zeros
     x = input
+    if isinstance(bins, Tensor) and bins.dim() == 0 and bins._dtype.np.kind in "iu" and bins._dtype.name != "bool":
+        bins = int(bins)        # (PyTorch's Python passes it on to an int[] its parser reads as one int)
     if not isinstance(bins, (int, list, tuple)) or isinstance(bins, bool):
         raise TypeError(_HISTOGRAMDD_SIGNATURES.replace("bins=Tensor", f"bins={type(bins).__name__}"))
     if x.dim() < 2:
@@ -363,7 +365,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     from .normalization import aten_batch_norm, float_input
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    float_input("batch_norm", input)
+    if not (training and input.dim() < 2):      # (training: batch_norm_cpu's size(1) before its dispatch)
+        float_input("batch_norm", input)
     out = aten_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, native=True)
     x = input.detach()
     if not training:

@@ -883,7 +883,10 @@ def split(x, split_size_or_sections, dim=0):
         except ValueError:
             pass
     sections = split_size_or_sections
-    if sections.__class__ is bool:      # (an int to PyTorch's isinstance, which _VF.split's parser refuses)
+    # (a bool is an int to PyTorch's isinstance, which _VF.split's parser refuses; so is a dim that
+    # is not an int, before split reads the input)
+    if sections.__class__ is bool or (isinstance(sections, int) and dim.__class__ is not int
+                                      and not (is_int(dim) or is_integer_tensor(dim))):
         from ._argument_check import described_call
         raise TypeError(f"split() received an invalid combination of arguments - got {described_call((x, sections, dim), {})}"
                         ", but expected one of:\n * (Tensor input, int split_size, int dim = 0)\n"

@@ -43,7 +43,10 @@ def _kinds(annotation):
         return "?"
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
         left, right = _kinds(annotation.left), _kinds(annotation.right)
-        return "?" if "?" in (left + right) else "".join(dict.fromkeys(left + right))
+        kinds = "?" if "?" in (left + right) else "".join(dict.fromkeys(left + right))
+        if "tuple[Tensor | None, ...]" in ast.unparse(annotation):
+            kinds = kinds.replace("o", "")     # (aten's Tensor?[]: optional elements, the list itself not None)
+        return kinds
     text = ast.unparse(annotation)
     if text in _ATOMS:
         return _ATOMS[text]

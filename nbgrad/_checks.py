@@ -153,6 +153,9 @@ def int_tuple(seq, fn, arg, position):
         elif is_bool_tensor_of_one(n):  # (the lists read here are SymInt lists: sizes, strides)
             raise symint_of_bool_error()
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (numbers.Integral, np.integer, Tensor)):
+            if i:       # (the parser's type check read the first element; the others fail unpacking)
+                raise TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(n).__name__}\"")
             raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, but found "
                             f"element of type {type(n).__name__} at pos {i}")
         out.append(as_int(n, fn, arg, i))

@@ -274,6 +274,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         from ._warnings import warn
         warn("tensor_of_tensor")
+        if pin_memory:
+            raise RuntimeError("Can't pin tensor constructed from a variable")
     if dtype is not None:
         dtype = D.to_dtype(dtype)
     if device is None and isinstance(data, Tensor):

@@ -512,8 +512,8 @@ def _unflatten(self, dim, sizes):
 
 
 def _dims_by_position(fn):
-    """Tensor.squeeze / squeeze_: several dims by position are one int[] dim (x.squeeze(0, 1)
-    is x.squeeze((0, 1))); torch.squeeze takes one."""
+    """Tensor.squeeze / squeeze_ / count_nonzero: several dims by position are one int[] dim
+    (x.squeeze(0, 1) is x.squeeze((0, 1))); torch.squeeze takes one."""
     def method(self, *dims, **kwargs):
         if (len(dims) > 1 and not all(d.__class__ is int for d in dims)) or (len(dims) == 1 and dims[0] is None) \
                 or ("dim" in kwargs and kwargs["dim"] is None):
@@ -744,6 +744,7 @@ _MORE_METHODS = ("addmm addmv addr baddbmm addbmm addcmul addcdiv diag diag_embe
                  "logcumsumexp unfold median nanmedian mode kthvalue quantile nanquantile bernoulli "
                  "multinomial msort").split()
 TENSOR_METHODS.update({_name: getattr(_MORE, _name) for _name in _MORE_METHODS})
+TENSOR_METHODS["count_nonzero"] = _dims_by_position(_MORE.count_nonzero)
 TENSOR_METHODS.update({_name: _MORE.beta_first_method(getattr(_MORE, _name), _name) for _name in _MORE._BETA_FIRST})
 TENSOR_METHODS.update(hsplit=_MORE.hsplit_method, vsplit=_MORE.vsplit_method, dsplit=_MORE.dsplit_method)
 # the op table's asinh/acosh/atanh/erfc/erfinv rows (their in-place forms come with the rows) and aliases

@@ -619,11 +619,23 @@ def _dispatch_flag_first(name, fn, args, kwargs):
             bool(bound[1][flag])
 
 
+# the code of helpers that are part of a function's copy of PyTorch's Python (python_body)
+_PYTHON_BODY_CODES = set()
+
+
+def python_body(fn):
+    """Mark fn, a helper a public function calls, as part of that function's copy of PyTorch's
+    Python: an AttributeError it raises on an argument is the one PyTorch's Python raises
+    (F.embedding_bag's checks read offsets.dim())."""
+    _PYTHON_BODY_CODES.add(fn.__code__)
+    return fn
+
+
 def _read_in_own_body(error, key, fn, args, kwargs):
     """Whether an AttributeError on an argument's type was raised in the body of the function
-    the wrapper called (not in an op it called), for an attribute PyTorch's Python reads of its
-    parameters (_schemas.PYTHON_ATTRIBUTES): that body is nbgrad's copy of PyTorch's Python,
-    which raised the same there (lp_pool1d's input.pow of an int)."""
+    the wrapper called (or a helper marked python_body; not in an op it called), for an attribute
+    PyTorch's Python reads of its parameters (_schemas.PYTHON_ATTRIBUTES): that body is nbgrad's
+    copy of PyTorch's Python, which raised the same there (lp_pool1d's input.pow of an int)."""
     from ._schemas import PYTHON_ATTRIBUTES
     from ._argument_check import _bound
     m = _NO_ATTRIBUTE.match(str(error))
@@ -634,6 +646,8 @@ def _read_in_own_body(error, key, fn, args, kwargs):
         return False
     tb = error.__traceback__.tb_next        # (the called function's frame, past keyword wrappers)
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    while tb is not None and tb.tb_next is not None and tb.tb_next.tb_frame.f_code in _PYTHON_BODY_CODES:
         tb = tb.tb_next
     return tb is not None and tb.tb_next is None
 

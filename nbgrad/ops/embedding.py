@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .indexing import _GatherFlatBackward, gather_flat, scatter_add_flat
 from ._graph import needs_grad
+from ._signatures import python_body
 
 
 class EmbeddingBackward0(_GatherFlatBackward):
@@ -121,11 +122,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:        # (before embedding's checks, as PyTorch's Python)
         input = input.contiguous()
         embedding_renorm_(weight, input, max_norm, norm_type)
-    if not isinstance(scale_grad_by_freq, (bool, np.bool_)) or not isinstance(sparse, (bool, np.bool_)):
-        # (then PyTorch's Python calls torch.embedding, whose parser reads the flags as bools)
+    pad = -1 if padding_idx is None else padding_idx
+    if pad.__class__ is not int or not isinstance(scale_grad_by_freq, (bool, np.bool_)) \
+            or not isinstance(sparse, (bool, np.bool_)):
+        # (then PyTorch's Python calls torch.embedding, whose parser reads padding_idx as a SymInt
+        # and the flags as bools)
         from ._argument_check import argument_error
-        raise argument_error("embedding", (weight, input, -1 if padding_idx is None else padding_idx,
-                                           scale_grad_by_freq, sparse), {})
+        error = argument_error("embedding", (weight, input, pad, scale_grad_by_freq, sparse), {})
+        if error is not None:
+            raise error
+        if padding_idx is not None:
+            padding_idx = operator.index(padding_idx) if not isinstance(padding_idx, Tensor) else int(padding_idx)
     if sparse:
         raise NotImplementedError("embedding(sparse=True): nbgrad has no sparse tensors")
     _check(input, weight)
@@ -142,6 +149,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 # ---------------------------------------------------------------- embedding_bag
+@python_body
 def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights):
     """F.embedding_bag's Python checks, in PyTorch's order; returns (indices, offsets, psw) with a
     2-D input's rows as bags of its length."""
@@ -165,7 +173,7 @@ def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sa
     elif input.dim() == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
-        if not isinstance(offsets, Tensor) or offsets.dim() != 1:
+        if offsets.dim() != 1:      # (a number's AttributeError, as PyTorch's Python reads it)
             raise ValueError("offsets has to be a 1D Tensor")
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
@@ -191,6 +199,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     import numpy as np
     from .._creation import zeros
     from .more import renamed
+    if weight.dtype is D.int64 and input.is_floating_point():
+        # (PyTorch's Python still takes the old argument order, with its warning)
+        from .._warnings import warn_user
+        warn_user("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
+                  "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", UserWarning)
+        weight, input = input, weight
     input, offsets, psw = _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse,
                                       per_sample_weights)
     if max_norm is not None:

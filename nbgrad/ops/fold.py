@@ -67,6 +67,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = input
     if not isinstance(x, Tensor):
         raise TypeError(f"unfold(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    if needs_grad(x):       # (im2col's autograd saves the input's last two sizes before the kernel's checks)
+        x.size(-2), x.size(-1)
     kernel, dilation = _two(kernel_size, "kernel_size"), _two(dilation, "dilation")
     padding, stride = _two(padding, "padding"), _two(stride, "stride")
     _check_params(kernel, dilation, padding, stride, False)

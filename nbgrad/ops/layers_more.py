@@ -122,6 +122,8 @@ def _max_unpool2d(input, indices, output_size):
 
 
 def _max_unpool(input, indices, output_size, n, stride=None):
+    from .._checks import int_tuple       # (its op's parser: F computed the sizes, a float stride's too)
+    output_size = int_tuple(tuple(output_size), f"max_unpool{n}d", "output_size", 3)
     """Each plane's values scattered to their indices in zeros of output_size (2 or 3 dims),
     with max_unpooling2d's / max_unpooling3d's checks in PyTorch's order."""
     from .. import _dtype as D

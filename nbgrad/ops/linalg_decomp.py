@@ -133,7 +133,7 @@ def _tril(x, k=0):
     m, n = x.shape[-2], x.shape[-1]
     rows = V.unsqueeze(arange(m, device=x.device), -1)
     keep = (arange(n, device=x.device) - rows) <= k
-    return where(keep, x, 0.0)
+    return where(keep, x, x.new_zeros(()))      # (x's dtype kept: lu_unpack of an integer or bool LU)
 
 
 def _triu(x, k=0):

@@ -236,7 +236,8 @@ def _unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
     else:
         L = U = _zeros((0,), LU)
     if unpack_pivots:
-        P = _permutation(pivots, m, batch, LU)
+        # (no swaps to apply when k is 0: PyTorch reads none of the pivots, P is the identity)
+        P = _permutation(pivots if k else pivots.new_zeros((*batch, 0)), m, batch, LU)
     else:
         P = _zeros((0,), LU)
     return P, L, U
@@ -406,6 +407,8 @@ class LuUnpackBackward0(Node):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     _check_tensor("lu_unpack", "LU_data", 1, LU_data)
     _check_tensor("lu_unpack", "LU_pivots", 2, LU_pivots)
+    if needs_grad(LU_data):     # (its autograd saves LU's last two sizes before the kernel's checks)
+        LU_data.size(-1), LU_data.size(-2)
     LU, pivots = LU_data, LU_pivots
     if LU.dim() < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
@@ -417,7 +420,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
             raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
                                f"dtype.\nNote: this function is intended to be used with the output produced by "
                                f"torch.linalg.lu_factor")
-        if tuple(pivots._shape) != tuple(LU._shape[:-2]) + (k,):
+        if k and tuple(pivots._shape) != tuple(LU._shape[:-2]) + (k,):     # (no pivots to read: unchecked)
             raise RuntimeError(f"torch.lu_unpack: Expected LU_pivots.size() == {list(LU._shape[:-2]) + [k]} "
                                f"but got {list(pivots._shape)}")
     with no_grad():
@@ -1143,6 +1146,8 @@ def vecdot(x, y, *, dim=-1, out=None):
     if x._dtype is not y._dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{D.scalar_type_name(x._dtype)} and y of type {D.scalar_type_name(y._dtype)} instead")
+    if x.dim() == 1 and y.dim() == 1:       # (ATen's vecdot of two vectors is vdot: dim is not read)
+        return vdot(x, y)
     return (x * y).sum(dim)
 
 

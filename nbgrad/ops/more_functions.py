@@ -326,15 +326,20 @@ def _trapezoid_dim(y, dim):
     return wrap_dim(dim, y.dim())
 
 
-def _trapezoid_args(name, y, dim, x=None, bool_first=False):
+def _trapezoid_args(name, y, dim, x=None, bool_first=False, scalar_wrap=False):
     """The wrapped dim and the bool checks (trapezoid wraps first; cumulative_trapezoid with a dx,
-    bool_first, checks the dtype first, as ATen's)."""
-    d = None if bool_first else _trapezoid_dim(y, dim)
+    bool_first, checks the dtype first; with an x, scalar_wrap, it wraps as maybe_wrap_dim, which
+    takes dim 0 or -1 of a 0-dim y, checks the dtypes, then reads the dim: ATen's orders)."""
+    if scalar_wrap:
+        wrap_dim(dim, y.dim())
+    d = None if bool_first or scalar_wrap else _trapezoid_dim(y, dim)
     if isinstance(x, Tensor) and (x.dtype is D.bool_ or y.dtype is D.bool_):
         raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
     if y.dtype is D.bool_:
         raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
-    return _trapezoid_dim(y, dim) if bool_first else d
+    if scalar_wrap and y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")      # (its first slice of y)
+    return _trapezoid_dim(y, dim) if bool_first or scalar_wrap else d
 
 
 def _trapezoid_dx(name, y, x, d):
@@ -410,7 +415,8 @@ def cumulative_trapezoid(y, x=None, *, dx=_NO_DX, dim=-1):
     """The running trapezoidal rule along dim (one element fewer than y there)."""
     from .elementwise import div_scalar, mul_scalar
     # (ATen's dx overload checks y's dtype before it wraps dim; its x overload wraps dim first)
-    d = _trapezoid_args("cumulative_trapezoid", y, dim, x, bool_first=not isinstance(x, Tensor))
+    d = _trapezoid_args("cumulative_trapezoid", y, dim, x, bool_first=not isinstance(x, Tensor),
+                        scalar_wrap=isinstance(x, Tensor))
     if isinstance(x, Tensor):
         return div_scalar((_pairs(y, d) * _trapezoid_dx("cumulative_trapezoid", y, x, d)).cumsum(d), 2.0)
     dx = _dx_of("cumulative_trapezoid", dx, dim)

@@ -75,11 +75,20 @@ def _edge_index(n, lo, hi, mode, device):
     return (period - j).minimum(j) if period else j
 
 
+def _pad_amounts(pad):
+    """F.pad's amounts as its op's parser reads a SymInt[] (also where nbgrad's own ops call pad:
+    local_response_norm's float size is this TypeError, as in PyTorch's Python)."""
+    if all(p.__class__ is int for p in pad):
+        return tuple(pad)
+    from .._checks import int_tuple
+    return int_tuple(tuple(pad), "pad", "pad", 2)
+
+
 def pad(input, pad, mode="constant", value=None):
     """PyTorch's F.pad: `pad` lists (left, right) amounts from the last dim backwards."""
     if not isinstance(input, Tensor):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    pad = tuple(int(p) for p in pad)
+    pad = _pad_amounts(pad)
     if mode == "constant":
         return constant_pad_nd(input, pad, 0 if value is None else value)
     if value is not None and value != 0:

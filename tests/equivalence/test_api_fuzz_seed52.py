@@ -1,0 +1,103 @@
+"""The classes API fuzz seeds 52 and 53 found (PyTorch 2.13's behaviour recorded): F.embedding's
+padding_idx parsed as a SymInt by torch.embedding; Tensor.count_nonzero's dims by position;
+lu_unpack with no pivots to read (k = 0), and its L and U in LU's dtype; F.pad's amounts parsed
+as a SymInt list, also where an op calls it (local_response_norm of a float size), and max_unpool's
+computed output size; linalg.vecdot of two vectors is vdot; torch.tensor of a tensor refuses
+pin_memory; F.embedding_bag's old argument order and its offsets' dim() read by its Python; the
+sizes autograd saves before an op's checks (unfold's, lu_unpack's); cumulative_trapezoid's
+maybe_wrap_dim of a 0-dim y.  (Not mirrored, PyTorch's bugs: nanmedian of an expanded input reads
+the wrong elements; the orthogonal polynomials of a NaN x return an uninitialised 0.)"""
+import warnings
+
+import pytest
+
+import nbgrad
+
+F = nbgrad.nn.functional
+
+
+def test_embedding_parses_padding_idx_as_a_symint():
+    weight = nbgrad.arange(9.0).reshape(3, 3)
+    for padding_idx in (0.0, 1.5):
+        with pytest.raises(TypeError, match="^embedding\\(\\): argument 'padding_idx' \\(position 3\\) must be int, "
+                                            "not float$"):
+            F.embedding(nbgrad.tensor([0, 1]), weight, padding_idx)
+    with pytest.raises(TypeError, match="^embedding\\(\\): argument 'padding_idx' \\(position 3\\) must be int, not "
+                                        "Tensor$"):
+        F.embedding(nbgrad.zeros(1, 1, 1), weight, nbgrad.zeros(1, requires_grad=True))
+    w = weight.clone().requires_grad_()
+    out = F.embedding(nbgrad.tensor([0, 1]), w, nbgrad.tensor([1]))
+    assert out.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    out.sum().backward()
+    assert w.grad.tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]     # (row 1 is the padding)
+
+
+def test_count_nonzero_takes_its_dims_by_position():
+    x = nbgrad.ones(2, 2, 2, 2)
+    assert x.count_nonzero(-2, 1).tolist() == [[4, 4], [4, 4]]
+    with pytest.raises(IndexError, match="^Dimension out of range \\(expected to be in range of \\[-4, 3\\], but got "
+                                         "4\\)$"):
+        x.count_nonzero(-2, 4)
+
+
+def test_lu_unpack_without_pivots_to_read_and_in_lus_dtype():
+    P, L, U = nbgrad.lu_unpack(nbgrad.zeros(3, 2, 0), nbgrad.zeros(5, dtype=nbgrad.int32))
+    assert P.shape == (3, 2, 2) and P[1].tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert L.shape == (3, 2, 0) and U.shape == (3, 0, 0)
+    LU = nbgrad.arange(4).reshape(2, 2)
+    P, L, U = nbgrad.lu_unpack(LU, nbgrad.ones(2, dtype=nbgrad.int32))
+    assert (L.dtype, U.dtype) == (nbgrad.int64, nbgrad.int64)
+    assert L.tolist() == [[1, 0], [2, 1]] and U.tolist() == [[0, 1], [0, 3]]
+    assert nbgrad.lu_unpack(LU.bool(), nbgrad.ones(2, dtype=nbgrad.int32)).L.dtype == nbgrad.bool
+    with pytest.raises(IndexError, match="^Dimension specified as -1 but tensor has no dimensions$"):
+        nbgrad.lu_unpack(nbgrad.zeros((), requires_grad=True), nbgrad.zeros(1, dtype=nbgrad.int32))
+    with pytest.raises(RuntimeError, match="^torch.lu_unpack: Expected tensor with 2 or more dimensions"):
+        nbgrad.lu_unpack(nbgrad.zeros(()), nbgrad.zeros(1, dtype=nbgrad.int32))
+
+
+def test_pad_amounts_and_computed_sizes_are_parsed_as_ints():
+    with pytest.raises(TypeError, match="^pad\\(\\): argument 'pad' failed to unpack the object at pos 2 with error "
+                                        "\"type must be tuple of ints,but got float\"$"):
+        F.pad(nbgrad.zeros(2, 3), (1, 1.0))
+    with pytest.raises(TypeError, match="^pad\\(\\): argument 'pad' \\(position 2\\) must be tuple of ints, but found "
+                                        "element of type float at pos 0$"):
+        F.pad(nbgrad.zeros(2, 3), (1.0, 1))
+    with pytest.raises(TypeError, match="^pad\\(\\): argument 'pad'"):
+        F.local_response_norm(nbgrad.zeros(1, 2, 3, 4), 0.5, k=2)
+    with pytest.raises(TypeError, match="^max_unpool2d\\(\\): argument 'output_size' \\(position 3\\) must be tuple "
+                                        "of ints, but found element of type float at pos 0$"):
+        F.max_unpool1d(nbgrad.ones(1, 3), nbgrad.zeros(1, 3, dtype=nbgrad.int64), 2, 1.5)
+    assert F.pad(nbgrad.zeros(2, 3), [1, True]).shape == (2, 5)
+
+
+def test_vecdot_of_two_vectors_is_vdot():
+    x = nbgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = nbgrad.linalg.vecdot(x, nbgrad.tensor([4.0, 5.0, 6.0]), dim=5)      # (dim not read)
+    assert out.item() == 32.0 and type(out.grad_fn).__name__ == "VdotBackward0"
+    with pytest.raises(RuntimeError, match="^inconsistent tensor size"):
+        nbgrad.linalg.vecdot(nbgrad.zeros(0), nbgrad.zeros(1), dim=1)
+
+
+def test_python_level_preambles():
+    with pytest.raises(RuntimeError, match="^Can't pin tensor constructed from a variable$"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nbgrad.tensor(nbgrad.ones(2), pin_memory=True)
+    weight = nbgrad.arange(9.0).reshape(3, 3)
+    with pytest.warns(UserWarning, match="Argument order of nn.functional.embedding_bag was changed"):
+        out = F.embedding_bag(weight, nbgrad.tensor([0, 1, 2]), nbgrad.tensor([0, 2]))    # (the old order)
+    assert out.tolist() == [[1.5, 2.5, 3.5], [6.0, 7.0, 8.0]]
+    with pytest.raises(AttributeError, match="^'int' object has no attribute 'dim'$"):
+        F.embedding_bag(nbgrad.tensor([0, 1, 2]), weight, 4)
+
+
+def test_sizes_autograd_saves_and_a_scalar_wrapped_dim():
+    with pytest.raises(IndexError, match="^Dimension out of range \\(expected to be in range of \\[-1, 0\\], but got "
+                                         "-2\\)$"):
+        F.unfold(nbgrad.zeros(3, requires_grad=True), (1, 2, 3))
+    with pytest.raises(RuntimeError, match="^It is expected kernel_size equals to 2, but got size 3$"):
+        F.unfold(nbgrad.zeros(3, 4, requires_grad=True), (1, 2, 3))
+    with pytest.raises(RuntimeError, match="received a bool input for `x` or `y`"):
+        nbgrad.cumulative_trapezoid(nbgrad.zeros(()), x=nbgrad.zeros(1, 2, 3, 4, dtype=nbgrad.bool))
+    with pytest.raises(IndexError, match="^slice\\(\\) cannot be applied to a 0-dim tensor.$"):
+        nbgrad.cumulative_trapezoid(nbgrad.zeros(()), x=nbgrad.zeros(1, 2, 3, 4))

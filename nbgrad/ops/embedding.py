@@ -153,7 +153,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights):
     """F.embedding_bag's Python checks, in PyTorch's order; returns (indices, offsets, psw) with a
     2-D input's rows as bags of its length."""
-    from .._tensor import Tensor
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
                          f"must have the same shape as the input ({input.shape})")

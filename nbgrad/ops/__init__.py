@@ -179,6 +179,13 @@ def _inplace_method(fn, needs_old, overlap="partial", name=None, arity=True):
             raise TypeError(f"{method.__name__}(): argument 'other' (position 1) must be Tensor, "
                             f"not {type(args[0]).__name__}")
         operands = args + tuple(kwargs.values())
+        if any(isinstance(o, Tensor) and o._requires_grad and not o._shape for o in operands):
+            # (a 0-dim tensor that requires grad is no Number or float to the parser: x.logit_(eps)'s
+            # TypeError, before any check of the op's)
+            from ._argument_check import argument_error
+            error = argument_error(method.__name__, args, kwargs, method=True)
+            if error is not None:
+                raise error
 
         def precheck():
             # PyTorch's order, after the autograd and overlap checks: an op's own dtype rule

@@ -96,29 +96,33 @@ def embedding_renorm_(weight, input, max_norm, norm_type):
     return weight
 
 
+@python_body
 def wrapped_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
     """padding_idx as a row number (a negative one counts from the end), PyTorch's
     AssertionError when it is not a row (Embedding's words it "Padding_idx", EmbeddingBag's
-    "padding_idx").  num_embeddings may be the weight, whose size(0) is read only where
-    F.embedding reads it (a 0-dim weight's IndexError, for a padding_idx that is not 0)."""
+    "padding_idx"; word None: F.embedding's call, whose num_embeddings is its weight argument,
+    whatever it is), whose size(0) is read only where F.embedding reads it (a 0-dim weight's
+    IndexError, for a padding_idx that is not 0)."""
     if padding_idx is None:
         return None
-    # (F.embedding's weight.size(0): read from anything but the modules' int, as PyTorch's Python)
-    rows = (lambda: num_embeddings) if type(num_embeddings) is int else (lambda: num_embeddings.size(0))
+    # (F.embedding's weight.size(0), read as PyTorch's Python reads it, here in this body: a
+    # number's AttributeError is PyTorch's; the modules give their num_embeddings, an int)
+    given = type(num_embeddings) is int and word is not None
     if padding_idx > 0:
-        if not padding_idx < rows():
-            raise AssertionError(f"{word} must be within num_embeddings")
+        if not padding_idx < (num_embeddings if given else num_embeddings.size(0)):
+            raise AssertionError(f"{word or 'Padding_idx'} must be within num_embeddings")
     elif padding_idx < 0:
-        if not padding_idx >= -rows():
-            raise AssertionError(f"{word} must be within num_embeddings")
-        return rows() + padding_idx
+        rows = num_embeddings if given else num_embeddings.size(0)
+        if not padding_idx >= -rows:
+            raise AssertionError(f"{word or 'Padding_idx'} must be within num_embeddings")
+        return rows + padding_idx
     return padding_idx
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """out[..., :] = weight[input[...], :] (a fresh row-major tensor)."""
-    padding_idx = wrapped_padding_idx(padding_idx, weight)
+    padding_idx = wrapped_padding_idx(padding_idx, weight, None)
     if max_norm is not None:        # (before embedding's checks, as PyTorch's Python)
         input = input.contiguous()
         embedding_renorm_(weight, input, max_norm, norm_type)

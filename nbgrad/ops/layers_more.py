@@ -121,11 +121,14 @@ def _max_unpool2d(input, indices, output_size):
     return _max_unpool(input, indices, output_size, 2)
 
 
-def _max_unpool(input, indices, output_size, n, stride=None):
-    from .._checks import int_tuple       # (its op's parser: F computed the sizes, a float stride's too)
-    output_size = int_tuple(tuple(output_size), f"max_unpool{n}d", "output_size", 3)
+def _max_unpool(input, indices, output_size, n, stride=None, padding=None):
     """Each plane's values scattered to their indices in zeros of output_size (2 or 3 dims),
     with max_unpooling2d's / max_unpooling3d's checks in PyTorch's order."""
+    from .._checks import int_tuple       # (its op's parser: F computed the sizes, a float stride's too)
+    output_size = int_tuple(tuple(output_size), f"max_unpool{n}d", "output_size", 3)
+    if stride is not None:
+        stride = int_tuple(tuple(stride), f"max_unpool{n}d", "stride", 4)
+        padding = int_tuple(tuple(padding), f"max_unpool{n}d", "padding", 5)
     from .. import _dtype as D
     from .._creation import zeros
     if indices.dtype is not D.int64:
@@ -185,7 +188,7 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     stride = _ntuple(stride, 3) if stride is not None else kernel_size
     padding = _ntuple(padding, 3)
     size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
-    return _max_unpool(input, indices, size, 3, stride)
+    return _max_unpool(input, indices, size, 3, stride, padding)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -208,6 +208,8 @@ def addmv(input, mat, vec, *deprecated, beta=1, alpha=1):
     if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:        # (addmv's meta function, first)
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0] or (mat.shape[0] != input.numel() and input.numel() != 1):
+        if input.dim() == 0:        # (ATen's message reads self.size(0): a 0-dim input's IndexError)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     dtypes = (input.dtype, mat.dtype, vec.dtype)

@@ -514,13 +514,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def hardtanh_op(input, min_val, max_val, inplace):
     """ATen's hardtanh: clamp(input, min_val, max_val), so that min_val > max_val gives max_val."""
+    if min_val.__class__ is not float or max_val.__class__ is not float:
+        # (read as the parser reads Scalars, first: a tensor of one element not 0-dim, or one that
+        # requires grad, is its TypeError)
+        min_val = as_number(min_val, "hardtanh", "min_val", 2)
+        max_val = as_number(max_val, "hardtanh", "max_val", 3)
     if isinstance(input, Tensor) and not input._dtype.is_floating_point:
         # PyTorch's hardtanh_out: no bool; integer limits truncated, none negative for uint8
         if input._dtype is D.bool_:
             raise RuntimeError("Bool inputs not supported for hardtanh")
-        # (read as the parser reads Scalars first: a tensor that requires grad is its TypeError)
-        min_val = as_number(min_val, "hardtanh", "min_val", 2)
-        max_val = as_number(max_val, "hardtanh", "max_val", 3)
         from .._checks import checked_scalar     # (its limits read as int64: NaN or inf overflow)
         checked_scalar(min_val, D.int64)
         checked_scalar(max_val, D.int64)

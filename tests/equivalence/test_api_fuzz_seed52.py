@@ -101,3 +101,26 @@ def test_sizes_autograd_saves_and_a_scalar_wrapped_dim():
         nbgrad.cumulative_trapezoid(nbgrad.zeros(()), x=nbgrad.zeros(1, 2, 3, 4, dtype=nbgrad.bool))
     with pytest.raises(IndexError, match="^slice\\(\\) cannot be applied to a 0-dim tensor.$"):
         nbgrad.cumulative_trapezoid(nbgrad.zeros(()), x=nbgrad.zeros(1, 2, 3, 4))
+
+
+def test_seed_54_parsers_first():
+    """Seed 54: F.hardtanh's limits parsed as Numbers before the input's dtype is read;
+    max_unpool3d's stride and padding as int lists; an in-place method's 0-dim argument that
+    requires grad is no Number (x.logit_(eps)); addmv's size message reads a 0-dim input's
+    size(0); F.embedding reads weight.size(0) of whatever weight it was given."""
+    with pytest.raises(TypeError, match="^hardtanh\\(\\): argument 'max_val' \\(position 3\\) must be Number, not "
+                                        "Tensor$"):
+        F.hardtanh(nbgrad.zeros(3, 1, dtype=nbgrad.bool), max_val=nbgrad.tensor([1]))
+    assert F.hardtanh(nbgrad.tensor([0.5, 3.0]), max_val=nbgrad.tensor(2.0)).tolist() == [0.5, 2.0]
+    with pytest.raises(TypeError, match="^max_unpool3d\\(\\): argument 'stride' \\(position 4\\) must be tuple of "
+                                        "ints, but found element of type bool at pos 0$"):
+        F.max_unpool3d(nbgrad.zeros(1, 1, 1), nbgrad.zeros(2, 0, dtype=nbgrad.int64), 2, True)
+    with pytest.raises(TypeError, match="^logit_\\(\\): argument 'eps' \\(position 1\\) must be float, not Tensor$"):
+        nbgrad.zeros(2, 3).logit_(nbgrad.tensor(0.1, requires_grad=True))
+    x = nbgrad.full((2,), 0.5)
+    assert x.logit_(nbgrad.tensor(0.1)).tolist() == [0.0, 0.0]
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        nbgrad.addmv(nbgrad.tensor(1.0), nbgrad.ones(3, 3), nbgrad.ones(4))
+    assert nbgrad.addmv(nbgrad.tensor(1.0), nbgrad.ones(3, 3), nbgrad.ones(3)).tolist() == [4.0, 4.0, 4.0]
+    with pytest.raises(AttributeError, match="^'int' object has no attribute 'size'$"):
+        F.embedding(nbgrad.tensor([1]), 5, padding_idx=1)

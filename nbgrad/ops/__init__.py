@@ -368,7 +368,12 @@ def _iop(name):
     fn, needs_old = _INPLACE[name]
     method = _inplace_method(fn, needs_old)
 
-    def iop(self, other):
+    def iop(self, other, *more, **kwargs):
+        if more or kwargs:          # (PyTorch's __iadd__ is add_ itself: x.__iadd__(alpha, other) too;
+            try:                    # its parser's TypeError is the operator's NotImplemented)
+                return method(self, other, *more, **kwargs)
+            except TypeError:
+                return NotImplemented
         if not isinstance(other, (Tensor, int, float, bool)):
             return NotImplemented
         return method(self, other)

@@ -277,6 +277,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
             if bins <= 0:
                 raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
             if range is not None:
+                if len(range) != 2:
+                    raise RuntimeError(f"{name}: for a 1-dimensional histogram range should have 2 elements, but got "
+                                       f"{len(range)}")
                 lo, hi = float(range[0]), float(range[1])
             elif flat.numel():
                 lo, hi = float(flat.min().item()), float(flat.max().item())

@@ -12,10 +12,19 @@ from ._graph import (accelerated, backend_of, broadcast_shapes, broadcast_view, 
 from . import views as V
 
 
-def _check_dtypes(a, b, op="mm"):
+def _check_dtypes(a, b, op="mm", work=True):
+    """The product's dtype checks: the same dtype, then its kernel's dispatch, which a product
+    without work (an empty result, or no terms: k = 0) never reaches (a bool mm of them is zeros)."""
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {D.cpp_type_name(a._dtype)} != {D.cpp_type_name(b._dtype)}")
-    check_dtype(op, a._dtype)
+    if work:
+        check_dtype(op, a._dtype)
+
+
+def _has_work(a, b):
+    """Whether the product of a's last two dims with b's has work: a result of some elements
+    and some terms each (ATen's kernels return zeros, or nothing, before their dispatch)."""
+    return bool(a.numel() and b.numel())
 
 
 def _batched_raw(a, b, batch):
@@ -67,7 +76,7 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
                            f"{b._shape[0]}x{b._shape[1]})")
     check_same_device(a, b)
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, work=_has_work(a, b))
     out = _batched_raw(a, b, ())
     if needs_grad(a, b):
         node = _record_product(MmBackward0, a, b, out)
@@ -99,8 +108,9 @@ def bmm(a, b):
 
 def _check_bmm_dtypes(a, b):
     """PyTorch's batched kernels: the first operand's dtype is dispatched on (bool has no
-    kernel), then the second must match it."""
-    check_dtype("bmm", a._dtype)
+    kernel; a product without work is not dispatched), then the second must match it."""
+    if _has_work(a, b):
+        check_dtype("bmm", a._dtype)
     check_same_dtype(a._dtype, b._dtype)
 
 
@@ -115,7 +125,7 @@ def _record_product(node_cls, a, b, out, **attrs):
 def _vector_product(a, b, av, bv, shape, name, node_cls):
     """mv and dot: one matrix product of the operands' 2-D views av @ bv, read as `shape`."""
     check_same_device(a, b)
-    _check_dtypes(a, b, name)
+    _check_dtypes(a, b, name, work=name == "dot" or _has_work(av, bv))
     out2 = _batched_raw(av, bv, ())
     out = new_tensor(out2._storage.buffer, shape, a._dtype, a.device)
     if needs_grad(a, b):
@@ -368,7 +378,11 @@ def linear(x, w, b=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x._shape[0]}x{x._shape[1]} and "
                            f"{w._shape[1]}x{w._shape[0]})")
     check_same_device(x, w)
-    _check_dtypes(x, w)
+    work = _has_work(x, w)
+    if not work and b is not None and x._dtype is D.bool_ and x._shape[0] and w._shape[0]:
+        # (addmm of no terms: self copied, then multiplied in place by beta, an int)
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    _check_dtypes(x, w, work=work)
     (n, i), o = x._shape, w._shape[0]
     shape = (n, o)
     if b is not None and b._shape != (o,):

@@ -199,6 +199,11 @@ def addmm(input, mat1, mat2, *deprecated, beta=1, alpha=1):
     if _amp.ON: input, mat1, mat2 = _amp.cast_lower(input, mat1, mat2)
     _same_dtype("self", "mat2", input, mat2)          # (before the shapes, as PyTorch's)
     _same_dtype("mat1", "mat2", mat1, mat2)
+    if input.dtype is D.bool_ and mat1.dim() == 2 and mat2.dim() == 2 and mat1.shape[1] == mat2.shape[0] == 0 \
+            and mat1.shape[0] and mat2.shape[1] and beta.__class__ is not bool and beta != 0:
+        # (ATen's addmm of no terms: self copied, then multiplied in place by beta, a number)
+        raise RuntimeError(f"result type {'Double' if isinstance(beta, float) else 'Long'} can't be cast to the "
+                           "desired output type Bool")
     return _scaled_sum("AddmmBackward0", input, mat1.mm(mat2), beta, alpha)
 
 
@@ -1365,12 +1370,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
                            "dimension")
     v = input if isinstance(input, Tensor) else _tensor(input, device=seq.device)
-    if seq._dtype is D.bool_:
-        check_dtype("searchsorted", v._dtype)
     if seq.dim() > 1 and (v.dim() != seq.dim() or tuple(v.shape[:-1]) != tuple(seq.shape[:-1])):
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            "dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}")
+    if seq._dtype is D.bool_ and v.numel():     # (its dispatch, after the shapes; no values: none)
+        check_dtype("searchsorted", v._dtype)
     n = seq.shape[-1]
     with no_grad():
         dt = D.result_type_of((seq, v))

@@ -16,11 +16,11 @@ def _int_list(name, value, position):
     """PyTorch's parser for an int list argument (an int is refused, a tuple or list taken)."""
     if isinstance(value, Tensor):
         value = value.tolist()
-    if not isinstance(value, (list, tuple)) or not all(
-            isinstance(v, int) or (hasattr(v, "__index__") and not isinstance(v, (float, Tensor))) for v in value):
+    if not isinstance(value, (list, tuple)):
         raise TypeError(f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, "
                         f"not {type(value).__name__}")
-    return [int(v) for v in value]
+    from .._checks import int_tuple      # (a first bool refused, a later one an int: is_int_list_element)
+    return list(int_tuple(tuple(value), "tensordot", name, position))
 
 
 def _tensordot_dims(a, b, dims):

@@ -530,6 +530,7 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 def unflatten(x, dim, sizes):
     if x.dim() == 0:
+        _wrap(dim, 0)       # (ATen wraps the dim first: a 0-dim tensor takes 0 and -1)
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions")
     d = _wrap(dim, x.dim())
     sizes = tuple(sizes)

@@ -124,3 +124,40 @@ def test_seed_54_parsers_first():
     assert nbgrad.addmv(nbgrad.tensor(1.0), nbgrad.ones(3, 3), nbgrad.ones(3)).tolist() == [4.0, 4.0, 4.0]
     with pytest.raises(AttributeError, match="^'int' object has no attribute 'size'$"):
         F.embedding(nbgrad.tensor([1]), 5, padding_idx=1)
+
+
+def test_seed_55_products_without_work_and_orders():
+    """Seed 55: a bool product without work (an empty result, or no terms) is no dispatch, so no
+    refusal: zeros (addmm's copy-then-scale of its input is its cast error); searchsorted checks
+    shapes before its dispatch, and an empty input has none; tensordot's dims lists parsed as int
+    lists; unflatten of a 0-dim tensor wraps its dim first; x.__iadd__ is add_ itself; histogram's
+    range has two elements."""
+    b = nbgrad.bool
+    assert nbgrad.mm(nbgrad.zeros(2, 0, dtype=b), nbgrad.zeros(0, 3, dtype=b)).tolist() == [[False] * 3] * 2
+    assert nbgrad.matmul(nbgrad.zeros(2, 2, 2, 2, dtype=b), nbgrad.zeros(2, 0, dtype=b)).shape == (2, 2, 2, 0)
+    assert nbgrad.mv(nbgrad.zeros(2, 0, dtype=b), nbgrad.zeros(0, dtype=b)).tolist() == [False, False]
+    assert nbgrad.bmm(nbgrad.zeros(0, 2, 2, dtype=b), nbgrad.zeros(0, 2, 3, dtype=b)).shape == (0, 2, 3)
+    assert F.linear(nbgrad.zeros(0, dtype=b), nbgrad.zeros(2, 0, dtype=b)).tolist() == [False, False]
+    with pytest.raises(NotImplementedError, match="^\"addmm_impl_cpu_\" not implemented for 'Bool'$"):
+        nbgrad.mm(nbgrad.zeros(2, 2, dtype=b), nbgrad.zeros(2, 3, dtype=b))
+    with pytest.raises(NotImplementedError, match="^\"dot\" not implemented for 'Bool'$"):
+        nbgrad.dot(nbgrad.zeros(0, dtype=b), nbgrad.zeros(0, dtype=b))
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
+        nbgrad.addmm(nbgrad.zeros(2, 3, dtype=b), nbgrad.zeros(2, 0, dtype=b), nbgrad.zeros(0, 3, dtype=b))
+    assert nbgrad.searchsorted(nbgrad.zeros(4, dtype=b), nbgrad.zeros(2, 0, dtype=b)).shape == (2, 0)
+    with pytest.raises(RuntimeError, match="^torch.searchsorted\\(\\): boundaries tensor should be 1 dimension"):
+        nbgrad.searchsorted(nbgrad.zeros(2, 4, dtype=b), nbgrad.zeros(3, 1, dtype=b))
+    with pytest.raises(TypeError, match="^tensordot\\(\\): argument 'dims_self' \\(position 3\\) must be tuple of "
+                                        "ints, but found element of type bool at pos 0$"):
+        nbgrad.tensordot(nbgrad.zeros(1, 3, dtype=b), nbgrad.zeros(2, 1, 3), nbgrad.zeros(2, 3, dtype=b))
+    with pytest.raises(IndexError, match="^Dimension out of range \\(expected to be in range of \\[-1, 0\\], but got "
+                                         "3\\)$"):
+        nbgrad.zeros(()).unflatten(3, (4, -3, -3))
+    x = nbgrad.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert x.__iadd__(2, nbgrad.ones(3)) is x and x.tolist() == [2.0, 2.0, 2.0]     # (alpha 2, other ones)
+    assert x.__imul__(2, nbgrad.ones(3)) is NotImplemented
+    with pytest.raises(RuntimeError, match="^torch.histogramdd: for a 1-dimensional histogram range should have 2 "
+                                           "elements, but got 1$"):
+        nbgrad.histogram(nbgrad.zeros(2, 3, dtype=nbgrad.float64), range=(5,))

@@ -286,6 +286,9 @@ def _scatter(x, src, kind, args):
         out = copy_raw(x)
         _slice_of(out, kind, args).copy_(src)
     if needs_grad(x, src):
+        if not out.dtype.is_floating_point:
+            # (the history autograd would give an integral or bool result: refused, as PyTorch's)
+            raise RuntimeError(f"Autograd not support dtype: {D.scalar_type_name(out.dtype)}")
         record(_SCATTER_NODES[kind], (x, src), (out,), kind=kind, args=args, src_shape=tuple(src.shape),
                src_dtype=src.dtype)
     return out

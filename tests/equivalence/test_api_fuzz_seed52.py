@@ -161,3 +161,21 @@ def test_seed_55_products_without_work_and_orders():
     with pytest.raises(RuntimeError, match="^torch.histogramdd: for a 1-dimensional histogram range should have 2 "
                                            "elements, but got 1$"):
         nbgrad.histogram(nbgrad.zeros(2, 3, dtype=nbgrad.float64), range=(5,))
+
+
+def test_seed_56_scatters_refuse_a_history_for_an_integral_result():
+    """Seed 56: diagonal_scatter, select_scatter and slice_scatter of an integral or bool input
+    with a src that requires grad are autograd's refusal of an integral result.  (Not mirrored:
+    torch.cov of a 0-dim input overwrites it with 0.)"""
+    src = nbgrad.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Autograd not support dtype: Long$"):
+        nbgrad.diagonal_scatter(nbgrad.zeros(3, 3, dtype=nbgrad.int64), src)
+    with pytest.raises(RuntimeError, match="^Autograd not support dtype: Bool$"):
+        nbgrad.select_scatter(nbgrad.zeros(2, 3, dtype=nbgrad.bool), src, 0, 0)
+    with pytest.raises(RuntimeError, match="^Autograd not support dtype: Bool$"):
+        nbgrad.slice_scatter(nbgrad.zeros(2, 3, dtype=nbgrad.bool), nbgrad.ones(2, 3, requires_grad=True))
+    out = nbgrad.slice_scatter(nbgrad.zeros(2, 3, dtype=nbgrad.bool), nbgrad.ones(2, 3))
+    assert out.dtype == nbgrad.bool and out.all().item()
+    y = nbgrad.diagonal_scatter(nbgrad.zeros(3, 3), src * 2)
+    y.sum().backward()
+    assert src.grad.tolist() == [2.0, 2.0, 2.0]

@@ -970,8 +970,8 @@ def _check_integer_divisor(b, dt, a=None):
     if isinstance(b, Tensor):
         if b.numel() and bool(_binary_raw("eq", b, 0, b._dtype, D.bool_).any()):
             raise RuntimeError("ZeroDivisionError")
-    elif b == 0:
-        raise RuntimeError("ZeroDivisionError")
+    elif b == 0 or (b.__class__ is int and dt is not D.bool_ and b % (1 << (8 * dt.np.itemsize)) == 0):
+        raise RuntimeError("ZeroDivisionError")     # (a number cast to an integer dtype wraps: uint8's 256 is 0)
 
 
 def floor_divide(a, b):

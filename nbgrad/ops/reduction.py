@@ -582,7 +582,7 @@ def variance(x, dim, unbiased, keepdim, correction, one_value_path):
     """var; one_value_path=False: var_mean's variance (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("var", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
-    dims = wrap_dims(dim, x.dim())
+    dims = wrap_dims(dim, x.dim(), in_order=True)      # (make_dim_mask: a repeat before a later dim out of range)
     _check_dof("var", x, dims, corr)
     out = _var_dense(x, dims, keepdim, corr, False) if one_value_path and x._dtype in _VAR_DTYPES else None
     if out is None:
@@ -612,7 +612,7 @@ def deviation(x, dim, unbiased, keepdim, correction, one_value_path):
     """std; one_value_path=False: std_mean's deviation (PyTorch's Welford even to one value)."""
     dim, corr = _var_args("std", dim, unbiased, keepdim, correction)
     check_dtype("var", x._dtype)
-    dims = wrap_dims(dim, x.dim())
+    dims = wrap_dims(dim, x.dim(), in_order=True)
     _check_dof("std", x, dims, corr)
     from .elementwise import _unary_raw
     # the sqrt of the variance in PyTorch's accumulator, rounded once: float64 on the CPU

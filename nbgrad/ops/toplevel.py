@@ -208,6 +208,9 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     """ATen's embedding (weight first).  ATen never checks padding_idx: only its backward reads
     it, skipping the rows equal to it, so one outside [0, rows) (-1 included) is none; F.embedding's
     own range assertion is not ATen's."""
+    from ._graph import needs_grad
+    if needs_grad(weight):      # (its autograd saves weight.size(0) before the op's checks)
+        weight.size(0)
     rows = weight.shape[0] if isinstance(weight, Tensor) and weight.dim() == 2 else 0
     return _F().embedding(indices, weight, padding_idx if 0 <= padding_idx < rows else None,
                           scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)

@@ -179,3 +179,22 @@ def test_seed_56_scatters_refuse_a_history_for_an_integral_result():
     y = nbgrad.diagonal_scatter(nbgrad.zeros(3, 3), src * 2)
     y.sum().backward()
     assert src.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_seed_57_orders_and_integer_divisors():
+    """Seed 57: var and std read their dims in order (a repeat before a later dim out of range);
+    an integer division by a number that the dtype wraps to 0 is the ZeroDivisionError; ATen's
+    embedding under autograd reads weight.size(0) first.  (Not mirrored: pinv with rcond 0 of a
+    rank-deficient float32 matrix keeps the roundoff singular value that LAPACK's drivers give
+    differently.)"""
+    for name in ("std", "var"):
+        with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+            getattr(nbgrad.zeros(4), name)(dim=(0, 0, 3))
+    for divisor in (256, 2 ** 31):
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+            nbgrad.tensor([1, 2], dtype=nbgrad.uint8) % divisor
+    assert (nbgrad.tensor([7, 9], dtype=nbgrad.uint8) % 257).tolist() == [0, 0]     # (257 wraps to 1)
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        nbgrad.embedding(nbgrad.zeros((), requires_grad=True), nbgrad.zeros(1, 3, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="^'weight' must be 2-D$"):
+        nbgrad.embedding(nbgrad.zeros(()), nbgrad.zeros(1, 3, dtype=nbgrad.int64))

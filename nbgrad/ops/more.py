@@ -12,7 +12,7 @@ from ..amp import autocast_mode as _amp  # the autocast hook: one truth test whi
 from ..autograd.graph import needs_grad, record
 from ..autograd.node import Node
 from ..autograd import _saved_names
-from ._graph import _wrap as wrap_dim, broadcast_shapes, check_result_fits, zeros_grad
+from ._graph import _list_element, _wrap as wrap_dim, broadcast_shapes, check_result_fits, zeros_grad
 from . import elementwise as E
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL, BOOL
 
@@ -902,8 +902,7 @@ def _split_along(name, input, indices_or_sections, dim, min_dim):
                                                                       "is neither sections nor indices")
     elif isinstance(indices_or_sections, (tuple, list)):
         # (an int list, not a SymInt one: a bool tensor in it is its 0 or 1, for tensor_split too)
-        indices_or_sections = [int(v) if isinstance(v, Tensor) and v.numel() == 1 and not v._dtype.is_floating_point
-                               else v for v in indices_or_sections]
+        indices_or_sections = [_list_element(v) for v in indices_or_sections]
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
                            f"with {input.dim()} dimensions!")

@@ -855,7 +855,7 @@ def _narrow_arguments(dim, start, length):
         raise argument_error("narrow", (dim, start, length), {}, method=True) or \
             TypeError(f"narrow(): argument 'length' must be int, not {type(length).__name__}")
     if isinstance(start, Tensor):
-        if start.dim() != 0 or start._dtype.np.kind not in "iu" or start._dtype.is_floating_point:
+        if not is_integer_tensor(start):
             raise RuntimeError("start must be an 0-dim integral Tensor.")
         start = start.item()
     return start.__index__(), int(length.item()) if isinstance(length, Tensor) else length.__index__()

@@ -179,9 +179,40 @@ def _check_index_kinds(index):
                              f"valid indices (got {name})")
 
 
+def _is_python_sequence(obj):
+    """CPython's PySequence_Check: a list, tuple, str, range, NumPy array, tensor, or any object
+    whose type has __getitem__ and is not a dict (a NumPy scalar is none)."""
+    return not isinstance(obj, (dict, np.generic)) and hasattr(type(obj), "__getitem__")
+
+
+def _sequence_as_tuple(index):
+    """PyTorch's treatSequenceAsTuple (NumPy's old heuristic): a sequence other than a tuple, a
+    tensor, an array or a str, of fewer than 32 items one of which is a tensor, a sequence, a
+    slice, an ellipsis or None, is a tuple of indices: x[[t0, 1]] is x[t0, 1] and x[[[0, 1],
+    [1, 0]]] is x[[0, 1], [1, 0]] (with PyTorch's deprecation warning, each time)."""
+    if isinstance(index, (Tensor, np.ndarray, str, bytes)) or not _is_python_sequence(index):
+        return False
+    try:
+        n = len(index)
+        if n >= 32:
+            return False
+        items = [index[i] for i in range(n)]
+    except Exception:       # (PySequence_Size / GetItem failing: PyTorch clears it and says no)
+        return False
+    return any(isinstance(i, (Tensor, slice)) or i is Ellipsis or i is None or _is_python_sequence(i) for i in items)
+
+
 def _expand_index(x, index):
     if not isinstance(index, tuple):
-        index = (index,)
+        if _sequence_as_tuple(index):
+            from .._warnings import warn_user
+            warn_user("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in "
+                      "pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as "
+                      "tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result")
+            index = tuple(index[i] for i in range(len(index)))
+        else:
+            index = (index,)
     _check_index_kinds(index)
     # list-of-ints/tensors used as a whole index (numpy's legacy) stays a single advanced index
     consumed = 0
@@ -975,11 +1006,22 @@ def index_add(x, dim, index, source, *, alpha=1):
         source = source * _scalar_in(alpha, x._dtype)
     with no_grad():
         cstrides = contiguous_strides(x._shape)
+        if x.dim() > 1:
+            # (ATen's CPU kernel of more than one dim reads no index of an empty self, and refuses
+            # the first one out of [0, size) with a RuntimeError)
+            idx = index.long().reshape(-1)
+            if x.numel() == 0:      # (nothing to add to: source's slices are not read either)
+                idx, source = idx[:0], source.narrow(d, 0, 0)
+            bad = (idx < 0) | (idx >= x._shape[d])
+            if idx.numel() and bool(bad.any()):
+                first = int(idx[nonzero(bad, as_tuple=True)[0][0]])
+                raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {x._shape[d]}")
         if not x.dim():         # (a 0-dim self: one position, index 0)
             idx = _normalize_index(index.long(), 1, d, False, message="index out of range in self")
             pos = idx.reshape(())
         else:
-            idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
+            if x.dim() == 1:
+                idx = _normalize_index(index.long(), x._shape[d], d, False, message="index out of range in self")
             shape1 = [1] * x.dim()
             shape1[d] = idx.numel()
             pos = (idx * cstrides[d]).reshape(shape1)
@@ -988,6 +1030,25 @@ def index_add(x, dim, index, source, *, alpha=1):
             pos = pos + grid
         pos = pos.expand(source._shape).contiguous()
     return index_put_positions(x, pos, source, True, IndexAddBackward0, (index,) if needs_grad(source) else ())
+
+
+def restrided_iteration_is_empty(x, d, n, inplace):
+    """ATen's index_fill_ and index_copy_ iterate over x restrided to size n (the index's length)
+    and stride 0 along d: an empty iteration reads no index (an index out of range into an empty
+    slice is no error), and a non-empty one over an x empty along d is that as_strided's storage
+    check (its setStorage error: the restrided x reaches past its storage).  The out-of-place
+    forms work on a clone, whose storage, when x is empty, is empty and starts at 0."""
+    if x.dim() == 0:
+        return n == 0
+    sizes, strides = list(x._shape), list(x._stride)
+    sizes[d], strides[d] = n, 0
+    if math.prod(sizes) == 0:
+        return True
+    if x._shape[d] == 0:
+        from .._checks import check_strided_geometry
+        offset, storage = (x._offset, len(x._storage.buffer)) if inplace else (0, 0)
+        check_strided_geometry(sizes, strides, offset, x._dtype.itemsize, storage)
+    return False
 
 
 def take(x, index):
@@ -1447,12 +1508,13 @@ def _check_index_copy(x, dim, index, source):
     return d
 
 
-def _index_copy_checked(x, d, index, source):
+def _index_copy_checked(x, d, index, source, inplace=False):
     size = x._shape[d] if x.dim() else 1
+    empty = restrided_iteration_is_empty(x, d, index.numel(), inplace)
     with no_grad():
         idx = index.reshape(-1)
         bad = (idx < 0) | (idx >= size)
-        if idx.numel() and bool(bad.any()):
+        if not empty and bool(bad.any()):
             first = int(nonzero(bad, as_tuple=True)[0][0])
             raise IndexError(f"index_copy_(): index {int(idx[first])} is out of bounds for dimension {d} with "
                              f"size {size}")
@@ -1485,7 +1547,7 @@ def index_copy_(x, dim, index, source):
     check_inplace(x, source)
     check_overlap(x, [index, source], full_ok=False)
     d = _check_index_copy(x, dim, index, source)
-    return apply_inplace(x, lambda old, i, s: _index_copy_checked(old, d, i, s), index, source, needs_old=False,
+    return apply_inplace(x, lambda old, i, s: _index_copy_checked(old, d, i, s, True), index, source, needs_old=False,
                          overlap=None)
 
 

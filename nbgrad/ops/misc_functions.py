@@ -327,12 +327,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 
 
 # ---------------------------------------------------------------- index_fill
-def _index_mask(name, x, d, index):
+def _index_mask(name, x, d, index, inplace):
     """bool (x.shape[d],) reshaped to broadcast along d: True at the (wrapped) indices."""
     from .._creation import zeros
+    from .indexing import restrided_iteration_is_empty
     size = x.shape[d] if x.dim() else 1
+    empty = restrided_iteration_is_empty(x, d, index.numel(), inplace)     # (then no index is read)
     with no_grad():
-        idx = index.reshape(-1)
+        idx = index.reshape(-1)[:0] if empty else index.reshape(-1)
         bad = (idx < -size) | (idx >= size)
         if idx.numel() and bool(bad.any()):
             first = int(idx[bad.nonzero(as_tuple=True)[0][0]])
@@ -366,14 +368,13 @@ def _check_index_fill(x, dim, index, value):
     return d
 
 
-def _index_fill_checked(x, d, index, value):
+def _index_fill_checked(x, d, index, value, inplace=False):
     # (the value read as x's type before the index is: ATen's kernel converts it first)
     if isinstance(value, Tensor):
         checked_scalar(value.item(), x.dtype)
     elif not isinstance(value, bool):
         checked_scalar(value, x.dtype)
-    mask = _index_mask("index_fill", x, d, index)
-    out = x.masked_fill(mask, value)
+    out = x.masked_fill(_index_mask("index_fill", x, d, index, inplace), value)
     return renamed(out, "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
 
 
@@ -389,7 +390,7 @@ def index_fill_(input, dim, index, value):
     check_inplace(input, value)
     d = _check_index_fill(input, dim, index, value)
     tensors = (value,) if isinstance(value, Tensor) else ()
-    return apply_inplace(input, lambda old, *v: _index_fill_checked(old, d, index, v[0] if v else value),
+    return apply_inplace(input, lambda old, *v: _index_fill_checked(old, d, index, v[0] if v else value, True),
                          *tensors, needs_old=False, overlap=None)
 
 

@@ -812,23 +812,24 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
         def then(t, op, other):
             return getattr(t, op)(other) if fresh else getattr(t, op + "_")(other)
-        if pw is None:
-            gx = then(x.sigmoid(), "sub", y)
-        else:
-            t = pw.mul(y)
-            gx = then(then(then(t.add(1), "sub", y), "mul", x.sigmoid()), "sub", t)
-        gx = then(gx, "mul", g)
-        gy = None
+        gx = gy = None      # (each formula runs only where its input needs a gradient, as in PyTorch)
+        if self.needs_input_grad(0):
+            if pw is None:
+                gx = then(x.sigmoid(), "sub", y)
+            else:
+                t = pw.mul(y)
+                gx = then(then(then(t.add(1), "sub", y), "mul", x.sigmoid()), "sub", t)
+            gx = then(gx, "mul", g)
         if self.needs_input_grad(1):
             if pw is None:
                 gy = -x * g
             else:
                 gy = then(then(_log_sigmoid(-x), "sub", then(_log_sigmoid(x), "mul", pw)), "mul", g)
         if w is not None:
-            gx = then(gx, "mul", w)
+            gx = None if gx is None else then(gx, "mul", w)
             gy = None if gy is None else then(gy, "mul", w)
         if self.reduction == "mean":
-            gx = gx.div_(x.numel()) if not fresh else gx / x.numel()
+            gx = None if gx is None else (gx.div_(x.numel()) if not fresh else gx / x.numel())
             gy = None if gy is None else (gy.div_(y.numel()) if not fresh else gy / y.numel())
         return gx, gy
 

@@ -306,6 +306,12 @@ class AddcdivBackward0(Node):
         v = self.value
         g1 = g2 = None
         if self.needs_input_grad(1):
+            if not t2._dtype.is_floating_point:
+                # (ATen's operator/ fills a tensor of tensor2's dtype and divides it in place:
+                # an integral tensor2 cannot hold the quotient, as PyTorch refuses)
+                from .._checks import scalar_type_name
+                raise RuntimeError(f"result type {scalar_type_name(D.get_default_dtype())} can't be cast to the "
+                                   f"desired output type {scalar_type_name(t2._dtype)}")
             g1 = g * (E.as_operand(v, t2._dtype, t2.device) / t2)
         if self.needs_input_grad(2):
             g2 = -g * (t1 * v / (t2 * t2))

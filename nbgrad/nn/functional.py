@@ -39,8 +39,8 @@ from ..ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2
 from ..ops.pooling3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
                               avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from ..ops.normalization import batch_norm, layer_norm  # noqa: E402,F401
-from ._channel_dropout import dropout2d  # noqa: E402,F401
-from ._channel_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: E402,F401
+from ..ops.dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: E402,F401
+                           feature_alpha_dropout)
 from ..ops.embedding import embedding, embedding_bag  # noqa: E402,F401
 from ..ops.glu import glu  # noqa: E402,F401
 from ..ops.pooling_more import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: E402,F401
@@ -130,20 +130,6 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (one op with a fused backward: nbgrad.ops.linalg.linear)."""
     return _L.linear(input, weight, bias)
-
-
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not training)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
-    from ..autograd.grad_mode import no_grad
-    with no_grad():
-        mask = input.new_empty(input.shape).bernoulli_(1.0 - p).div_(1.0 - p)
-    return input.mul_(mask) if inplace else input * mask
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -6,6 +6,7 @@ instance_norm with every argument given, ...), each calling nbgrad.nn.functional
 ops torch keeps at the top level for the JIT (convolution, conv_tbc, the rnn cells,
 frobenius_norm/nuclear_norm, native_channel_shuffle) over the same functions."""
 from .._tensor import Tensor
+from .dropout import dropout_impl
 
 # every torch.X_ that is a Tensor method in nbgrad (enumerated against torch 2.13's dir(torch))
 INPLACE_NAMES = (
@@ -142,66 +143,37 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return _F().rms_norm(input, normalized_shape, weight, eps)
 
 
-def _check_p(p):
-    """ATen's check (a RuntimeError; F's own is a ValueError)."""
-    if p < 0 or p > 1:
-        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
+# ATen's dropout ops (ops/dropout.dropout_impl; F.dropout & co. are PyTorch's Python over these)
 def dropout(input, p, train):
-    _check_p(p)
-    return _F().dropout(input, p, train)
+    return dropout_impl(input, p, train, False, False, False)
 
 
 def dropout_(input, p, train):
-    _check_p(p)
-    return _F().dropout(input, p, train, inplace=True)
+    return dropout_impl(input, p, train, False, False, True)
 
 
 def alpha_dropout(input, p, train):
-    _check_p(p)
-    return _F().alpha_dropout(input, p, train)
+    return dropout_impl(input, p, train, False, True, False)
 
 
 def alpha_dropout_(input, p, train):
-    _check_p(p)
-    return _F().alpha_dropout(input, p, train, inplace=True)
-
-
-def feature_alpha_dropout(input, p, train):
-    _check_p(p)
-    return _F().feature_alpha_dropout(input, p, train)
-
-
-def feature_alpha_dropout_(input, p, train):
-    _check_p(p)
-    return _F().feature_alpha_dropout(input, p, train, inplace=True)
-
-
-def _feature_dropout(input, p, train, inplace):
-    """ATen's _dropout_impl with feature noise: whole (sample, channel) slices zeroed with
-    probability p, the rest scaled by 1 / (1 - p); input itself when not training."""
-    from .._creation import empty, zeros
-    _check_p(p)
-    if p == 0 or not train or input.numel() == 0:
-        return input
-    if p == 1:
-        z = zeros((), dtype=input.dtype, device=input.device)
-        return input.mul_(z) if inplace else input * z
-    if input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    noise = empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-    noise.div_(1 - p)
-    return input.mul_(noise) if inplace else input * noise
+    return dropout_impl(input, p, train, False, True, True)
 
 
 def feature_dropout(input, p, train):
-    return _feature_dropout(input, p, train, False)
+    return dropout_impl(input, p, train, True, False, False)
 
 
 def feature_dropout_(input, p, train):
-    return _feature_dropout(input, p, train, True)
+    return dropout_impl(input, p, train, True, False, True)
+
+
+def feature_alpha_dropout(input, p, train):
+    return dropout_impl(input, p, train, True, True, False)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return dropout_impl(input, p, train, True, True, True)
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

@@ -619,7 +619,7 @@ TENSOR_METHODS = {
     # reductions
     "sum": _sum, "mean": _mean, "prod": R.prod, "max": _max, "min": _min, "amax": R.amax, "amin": R.amin,
     "argmax": R.argmax, "argmin": R.argmin, "all": R.all, "any": R.any, "var": R.var, "std": R.std,
-    "logsumexp": R.logsumexp, "norm": LD.tensor_norm, "softmax": _dim_required(R.softmax),
+    "logsumexp": R.logsumexp, "norm": LD.tensor_norm_method, "softmax": _dim_required(R.softmax),
     "log_softmax": _dim_required(R.log_softmax),
     "sum_to_size": R.sum_to_size, "sort": S.sort, "argsort": S.argsort, "topk": S.topk,
     # linear algebra

@@ -42,7 +42,7 @@ for _names, _rule in (
          "sinh cosh tanh sigmoid erf reciprocal logit square mean std var", "cast"), ("logsumexp", "floating"),
         ("neg negative abs absolute floor ceil round trunc sign sgn clamp clip clamp_min clamp_max", "found"),
         ("outer ger lerp logical_not", "cast"), ("bitwise_not", "found"),
-        ("matmul mm bmm mv argmax argmin gather softmax log_softmax norm inverse", "expected"),
+        ("matmul mm bmm mv argmax argmin gather softmax log_softmax inverse", "expected"),
         ("sum prod", "dtype"), ("amax amin", "input"), ("any all", "bool"),
         ("max min sort topk", "tuple"), ("where", "where"),
         ("cat concat concatenate stack hstack vstack", "cat"), ("index_select masked_select", "self"),
@@ -152,8 +152,9 @@ def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
     # an op table function names its row in its errors: under another name (absolute,
     # negative) its keywords are checked here
     keywords = getattr(fn, "keywords", None) if getattr(fn, "__name__", name) != name else None
-    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out)
-    refuses_out = not takes_out and _has(fn, "out")
+    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out);
+    # one marked passes_out hands it on as PyTorch's Python does (torch.norm to linalg.vector_norm)
+    refuses_out = not takes_out and _has(fn, "out") and not getattr(fn, "passes_out", False)
     if not renames and not takes_out and not positional and keywords is None and not refuses_out:
         return inner
 

@@ -732,15 +732,24 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
-def tensor_norm(input, p="fro", dim=None, keepdim=False, dtype=None, out=None):
+def tensor_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm / Tensor.norm (torch/functional.py): 'fro' (over <= 2 dims) and numbers
     are vector norms, 'nuc' the matrix norm."""
     from .. import linalg          # (the public functions: their parser checks the arguments passed on)
     _dim = [dim] if isinstance(dim, int) else dim
+    given = {} if out is None else {"out": out}     # (out= goes to the function PyTorch's Python calls)
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
-            return linalg.vector_norm(input, 2, _dim, keepdim, dtype=dtype)
+            return linalg.vector_norm(input, 2, _dim, keepdim, dtype=dtype, **given)
         if _dim is None:
             _dim = list(range(input.dim()))
-        return linalg.matrix_norm(input, p, _dim, keepdim, dtype=dtype)
-    return linalg.vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
+        return linalg.matrix_norm(input, p, _dim, keepdim, dtype=dtype, **given)
+    return linalg.vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype, **given)
+
+
+tensor_norm.passes_out = True
+
+
+def tensor_norm_method(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """Tensor.norm: torch.norm without out= (its fifth parameter is dtype)."""
+    return tensor_norm(self, p, dim, keepdim, dtype=dtype)

@@ -609,10 +609,13 @@ def _tensor_for_a_scalar(error, fn, name, module, args, kwargs, method):
 
 def _dispatch_flag_first(name, fn, args, kwargs):
     """F.max_pool2d & co. are PyTorch's boolean_dispatch: `if return_indices` runs before either
-    function, so a tensor of many elements there is bool()'s RuntimeError first
-    (_schemas.DISPATCH_FLAGS)."""
-    from ._schemas import DISPATCH_FLAGS
+    function (_schemas.DISPATCH_FLAGS), and F.celu & co. test `if inplace:` before their op
+    parses anything (the flag of their FUNCTIONAL branches), so a tensor of many elements there
+    is bool()'s RuntimeError first."""
+    from ._schemas import DISPATCH_FLAGS, FUNCTIONAL
     flag = DISPATCH_FLAGS.get(name)
+    if flag is None:
+        flag = FUNCTIONAL.get(name, ((None,),))[0][0]
     if flag is not None:
         from ._argument_check import _bound
         bound = _bound(fn, args, kwargs)

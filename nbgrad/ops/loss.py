@@ -896,9 +896,13 @@ def _softplus_neg(x):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """F.binary_cross_entropy_with_logits: the sizes must be the same, then ATen's op."""
-    reduction = _reduction(reduction, size_average, reduce)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    try:
+        reduction = _reduction(reduction, size_average, reduce)
+        if not (target.size() == input.size()):
+            raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    except (ValueError, RuntimeError) as e:
+        e.python_level = True       # (PyTorch's Python speaks before its parser: ops/_signatures keeps it)
+        raise
     return bce_with_logits(input, target, weight, pos_weight, reduction)
 
 

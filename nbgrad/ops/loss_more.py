@@ -361,10 +361,11 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         var = var * input.detach().new_ones(input.shape)
     elif _torch_any(var < 0):         # torch.any: a number var (an int) is its TypeError, as PyTorch's
         raise ValueError("var has negative entry/entries")
-    if tuple(var.shape) != tuple(input.shape):
-        if tuple(input.shape[:-1]) == tuple(var.shape):
+    # (PyTorch's Python reads sizes by .size(), var's first: a non-tensor input is its AttributeError)
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
             var = var.unsqueeze(-1)
-        elif input.dim() == var.dim() and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+        elif input.ndim == var.ndim and sum(v for i, v in zip(input.size(), var.size()) if i != v) == 1:
             pass
         else:
             raise ValueError("var is of incorrect size")

@@ -9,6 +9,7 @@ from .._checks import is_number
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._graph import _wrap as wrap_dim, needs_grad, record
+from ._signatures import python_body
 
 
 # ---------------------------------------------------------------- tensordot
@@ -23,6 +24,7 @@ def _int_list(name, value, position):
     return list(int_tuple(tuple(value), "tensordot", name, position))
 
 
+@python_body
 def _tensordot_dims(a, b, dims):
     """torch.functional.tensordot's reading of dims: an int n (the last n dims of a with the
     first n of b), a pair of dim lists, or a tensor of either form."""
@@ -34,7 +36,8 @@ def _tensordot_dims(a, b, dims):
         return dims_a, dims_b
     if isinstance(dims, Tensor):
         if dims.numel() > 1:
-            assert dims.shape[0] == 2
+            if dims.size()[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.size()[0]}")
             return dims[0].tolist(), dims[1].tolist()
         n = int(dims.item())
         if n < 0:

@@ -27,39 +27,28 @@ PyTorch's.  Departures: samples that put a window outside the input (values far 
 import math
 
 from .. import _dtype as D
-from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._dtype_rules import FLOATING, not_implemented
 from ._graph import accelerated, backend_of, check_no_requires_grad, needs_grad, new_tensor, record, zeros_grad
 from . import views as V
+from ._argument_check import argument_error
+from ._signatures import python_body
 
 _INT_MIN = -(2 ** 31)
 
 
 # --------------------------------------------------------------------------- arguments
 
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, Tensor) and v.dim() == 0 and
-                                                              not v.dtype.is_floating_point)
-
-
-def _ints(value, n, fn, what, position):
-    """PyTorch's parsing of an int-list argument (a single int repeated n times), then the
-    kernel's length check."""
+def _ints(value, n, fn, what):
+    """An int-list argument the parser took (a single int repeated n times), then the kernel's
+    length check."""
     if isinstance(value, (tuple, list)):
-        for i, v in enumerate(value):
-            if not (_is_int(v) or (i and type(v) is bool)):
-                raise TypeError(f"{fn}(): argument '{what}' failed to unpack the object at pos {position} with "
-                                f"error \"type must be tuple of ints,but got {type(v).__name__}\"")
         values = tuple(int(v) for v in value)
         if len(values) != n:
             three = " three" if n == 3 else ""
             raise RuntimeError(f"{fn}: {what} must either be a single Int or tuple of{three} Ints")
         return values
-    if not _is_int(value):
-        raise TypeError(f"{fn}(): argument '{what}' (position {position}) must be tuple of ints, not "
-                        f"{type(value).__name__}")
     return (int(value),) * n
 
 
@@ -70,6 +59,7 @@ def _ratio_tuple(ratio, n):
     return (ratio,) * n
 
 
+@python_body
 def _draw_samples(x, nd):
     """PyTorch's default samples: rand(batch, C, nd) of x's dtype, from nbgrad's generator."""
     from .._creation import rand
@@ -83,11 +73,6 @@ def _check(nd, x, pool, out, samples):
     """The kernel's checks in PyTorch's order: autograd's, the meta function's, the
     samples' shape; returns (batch, channels)."""
     fn = f"fractional_max_pool{nd}d"
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
-    if not isinstance(samples, Tensor):
-        raise TypeError(f"{fn}(): argument 'random_samples' (position 4) must be Tensor, not "
-                        f"{type(samples).__name__}")
     check_no_requires_grad(samples, "random_samples", fn)
     where = fn if nd == 2 else "fractional_max_pool3d_out"
     if x.dim() not in (nd + 1, nd + 2):
@@ -253,8 +238,12 @@ def _composed(xc, s, size, out, pool, cols):
 
 def _pool(nd, x, kernel_size, output_size, samples):
     fn = f"fractional_max_pool{nd}d"
-    pool = _ints(kernel_size, nd, fn, "kernel_size", 2)
-    out = _ints(output_size, nd, fn, "output_size", 3)
+    # torch._C._nn.fractional_max_pool2d's parser: every argument's type, then the kernel's checks
+    error = argument_error(fn, (x, kernel_size, output_size, samples), {}, key="nn." + fn)
+    if error is not None:
+        raise error
+    pool = _ints(kernel_size, nd, fn, "kernel_size")
+    out = _ints(output_size, nd, fn, "output_size")
     batch, channels, out_shape = _check(nd, x, pool, out, samples)
     if math.prod(out_shape) == 0:
         vals = new_tensor(backend_of(x).empty(0, x.dtype.np), out_shape, x.dtype, x.device)

@@ -509,7 +509,8 @@ def mish(input, inplace=False):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:       # (F.hardtanh's Python; F.hardtanh_, ATen's op, has no such check)
         raise ValueError("min_val cannot be greater than max_val")
-    return hardtanh_op(input, min_val, max_val, inplace)
+    # (`if inplace:` then, before the op parses its arguments: a tensor there is bool()'s error)
+    return hardtanh_op(input, min_val, max_val, True if inplace else False)
 
 
 def hardtanh_op(input, min_val, max_val, inplace):

@@ -248,10 +248,11 @@ def _reads_before(body, call, params, ops):
 # nn.functional functions whose Python checks before its op (batch_norm's `if training:
 # _verify_batch_size(...)`, its eps; max_pool3d_with_indices' input.is_cuda; triplet_margin_loss'
 # reduction and margin; group_norm's; margin_ranking_loss' equal ranks; multi_margin_loss' p and
-# weight.dim(); glu's scalar input) nbgrad's runs first, in PyTorch's order: a later failure's
+# weight.dim(); glu's scalar input; binary_cross_entropy_with_logits' equal sizes) nbgrad's runs first, in PyTorch's order: a later failure's
 # parser check is then PyTorch's next word, as for a function without such a preamble
 PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm", "max_pool3d_with_indices", "triplet_margin_loss",
-                               "group_norm", "margin_ranking_loss", "multi_margin_loss", "glu"))
+                               "group_norm", "margin_ranking_loss", "multi_margin_loss", "glu",
+                               "binary_cross_entropy_with_logits"))
 
 
 @functools.cache
@@ -540,8 +541,12 @@ def _python_attributes(functional):
             except (OSError, TypeError):
                 continue
             params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+            # (of the parameter, or of its negation: softmin's (-input).softmax, an int's too)
             read = {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
                     and isinstance(n.value, ast.Name) and n.value.id in params and isinstance(n.ctx, ast.Load)}
+            read |= {f"{n.value.operand.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.UnaryOp) and isinstance(n.value.operand, ast.Name)
+                     and n.value.operand.id in params}
             if read:
                 found[key] = ",".join(sorted(read | set(found.get(key, "").split(",")) - {""}))
     return found
@@ -602,14 +607,18 @@ def main():
                 if encoded is not None:
                     table[f"torch.{prefix}{name}"] = encoded
     functional = _functional(table, functions)
-    # the ops F.interpolate dispatches to by rank and mode (upsample_nearest2d, ...): nbgrad's
-    # interpolate parses its sizes as they parse them, where PyTorch's dispatch calls them
-    for call in ast.walk(_functional_defs()["interpolate"]):
-        key = _op_of(call) if isinstance(call, ast.Call) else None
-        if key is not None and key.startswith("nn.") and key not in table:
-            encoded = _aten_encode(key[3:])
-            if encoded is not None:
-                table[key] = encoded
+    # the torch._C._nn ops nn.functional's Python calls (interpolate's upsample_nearest2d & co.
+    # by rank and mode, fractional_max_pool2d): nbgrad's copies of that Python parse their
+    # arguments as those ops parse them, at the point PyTorch's Python calls them
+    for name, node in _functional_defs().items():
+        if not hasattr(nbgrad.nn.functional, name):
+            continue
+        for call in ast.walk(node):
+            key = _op_of(call) if isinstance(call, ast.Call) else None
+            if key is not None and key.startswith("nn.") and key not in table:
+                encoded = _aten_encode(key[3:])
+                if encoded is not None:
+                    table[key] = encoded
     python_read = _python_read(functional)
     python_attributes = _python_attributes(functional)
     dispatch_flags = _dispatch_flags()

@@ -5,6 +5,7 @@ Python number into an element of a dtype, checks here first, with PyTorch's erro
 types and messages.  The invariant this protects: every tensor's elements lie inside
 its storage, so no kernel ever reads or writes outside a buffer.
 """
+import collections.abc
 import math
 import numbers
 import operator
@@ -113,6 +114,12 @@ def as_symint(n, fn, arg, position, any_dim=True):
     if not is_int(n):
         raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be int, not {type(n).__name__}")
     return operator.index(n)
+
+
+def ntuple(value, n):
+    """torch.nn.modules.utils' _ntuple(n) (_single, _pair, _triple): an iterable as its tuple (a
+    tensor's rows; a 0-dim tensor is iteration's TypeError), anything else repeated n times."""
+    return tuple(value) if isinstance(value, collections.abc.Iterable) else (value,) * n
 
 
 def keyword_only(fn, positional):

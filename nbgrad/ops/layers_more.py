@@ -3,8 +3,8 @@ flattened batch, its _trilinear contraction shown as TrilinearBackward0), channe
 reshape, a transpose and a copy shown as ChannelShuffleBackward0), max_unpool1d/2d (a scatter by
 max_pool's indices, one node MaxUnpool2DBackward0 whose backward gathers), lp_pool1d/2d and
 local_response_norm (F's compositions of avg_pool)."""
-import collections.abc
 import math
+from .._checks import ntuple as _ntuple
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import check_same_device, needs_grad, record
@@ -62,12 +62,6 @@ def channel_shuffle(input, groups):
 
 
 # -- max unpool ----------------------------------------------------------------------------------
-def _ntuple(v, n):
-    """nn.functional's _single/_pair/_triple: anything iterable as its tuple (a tensor's rows,
-    a 0-dim tensor's TypeError), anything else repeated n times."""
-    return tuple(v) if isinstance(v, collections.abc.Iterable) else (v,) * n
-
-
 def _unpool_output_size(input, kernel_size, stride, padding, output_size):
     """F's _unpool_output_size: the default sizes from the input's trailing ones (too few
     dims is the size tuple's IndexError, as in PyTorch), a given output_size checked against

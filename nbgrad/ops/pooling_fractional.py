@@ -27,6 +27,7 @@ PyTorch's.  Departures: samples that put a window outside the input (values far 
 import math
 
 from .. import _dtype as D
+from .._checks import ntuple
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._dtype_rules import FLOATING, not_implemented
@@ -50,13 +51,6 @@ def _ints(value, n, fn, what):
             raise RuntimeError(f"{fn}: {what} must either be a single Int or tuple of{three} Ints")
         return values
     return (int(value),) * n
-
-
-def _ratio_tuple(ratio, n):
-    """torch.nn.modules.utils._pair / _triple: a sequence as it is, a number repeated."""
-    if isinstance(ratio, (tuple, list)):
-        return tuple(ratio)
-    return (ratio,) * n
 
 
 @python_body
@@ -282,7 +276,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
         if len(output_ratio) > 2:
             raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of "
                              "Ints.")
-        ratio = _ratio_tuple(output_ratio, 2)
+        ratio = ntuple(output_ratio, 2)
         output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
     if _random_samples is None:
         _random_samples = _draw_samples(input, 2)
@@ -304,7 +298,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
     if output_size is None and output_ratio is None:
         raise ValueError("fractional_max_pool3d requires specifying either an output_size or an output_ratio")
     if output_size is None:
-        ratio = _ratio_tuple(output_ratio, 3)
+        ratio = ntuple(output_ratio, 3)
         output_size = [int(input.size(-3) * ratio[0]), int(input.size(-2) * ratio[1]),
                        int(input.size(-1) * ratio[2])]
     if _random_samples is None:

@@ -5,14 +5,9 @@ from .. import functional as F
 from ..parameter import Parameter
 from .layers import Linear, _factory
 from .module import Module
+from ..._checks import ntuple as _ntuple
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
-def _ntuple(value, n):
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
 
 
 class _ConvNd(Module):

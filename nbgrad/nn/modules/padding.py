@@ -2,12 +2,7 @@
 the padding given as PyTorch's modules take it (an int, or a tuple of 2, 4 or 6)."""
 from .. import functional as F
 from .module import Module
-
-
-def _ntuple(padding, n):
-    if isinstance(padding, int):
-        return (padding,) * (2 * n)
-    return tuple(padding)
+from ..._checks import ntuple
 
 
 class _ConstantPadNd(Module):
@@ -15,7 +10,7 @@ class _ConstantPadNd(Module):
 
     def __init__(self, padding, value):
         super().__init__()
-        self.padding = _ntuple(padding, self._n)
+        self.padding = ntuple(padding, 2 * self._n)
         self.value = value
 
     def forward(self, input):
@@ -65,7 +60,7 @@ class _EdgePadNd(Module):
 
     def __init__(self, padding):
         super().__init__()
-        self.padding = _ntuple(padding, self._n)
+        self.padding = ntuple(padding, 2 * self._n)
 
     def forward(self, input):
         return F.pad(input, self.padding, self._mode)

@@ -4,13 +4,7 @@ argument checks and messages; _random_samples is a buffer (None: drawn at each c
 nbgrad's generator, whose draws differ from PyTorch's)."""
 from ...ops.pooling_fractional import fractional_max_pool2d, fractional_max_pool3d
 from .module import Module
-
-
-def _ntuple(value, n):
-    """torch.nn.modules.utils._pair / _triple: a sequence as a tuple, a number repeated."""
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
+from .utils import _pair, _triple
 
 
 class FractionalMaxPool2d(Module):
@@ -22,11 +16,11 @@ class FractionalMaxPool2d(Module):
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                  _random_samples=None):
         super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 2)
+        self.kernel_size = _pair(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _ntuple(output_size, 2) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, 2) if output_ratio is not None else None
+        self.output_size = _pair(output_size) if output_size is not None else None
+        self.output_ratio = _pair(output_ratio) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
             raise ValueError("FractionalMaxPool2d requires specifying either an output size, or a pooling ratio")
         if output_size is not None and output_ratio is not None:
@@ -51,11 +45,11 @@ class FractionalMaxPool3d(Module):
         if (isinstance(kernel_size, int) and kernel_size <= 0) or (
                 isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
             raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
-        self.kernel_size = _ntuple(kernel_size, 3)
+        self.kernel_size = _triple(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _ntuple(output_size, 3) if output_size is not None else None
-        self.output_ratio = _ntuple(output_ratio, 3) if output_ratio is not None else None
+        self.output_size = _triple(output_size) if output_size is not None else None
+        self.output_ratio = _triple(output_ratio) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
             raise ValueError("FractionalMaxPool3d requires specifying either an output size, or a pooling ratio")
         if output_size is not None and output_ratio is not None:

@@ -1189,16 +1189,20 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     from ..autograd.grad_mode import no_grad
     from .._creation import tensor as _tensor
     scalar_q = not isinstance(q, Tensor)
-    if scalar_q and not 0 <= q <= 1:       # (ATen's double-q overload checks it first; a NaN fails it)
+    # ATen's order: the double-q overload's range (a NaN fails it), the interpolation's name, then
+    # quantile_checks (a non-empty input, q's rank, the input's dtype, q's), the dim, q's values
+    if scalar_q and not 0 <= q <= 1:
         raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
-    if not input._dtype.is_floating_point or input._dtype in (D.float16, D.bfloat16):
-        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
-    qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
-    if qt.dim() > 1:
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.dim() > 1:
         raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if not input._dtype.is_floating_point or input._dtype in (D.float16, D.bfloat16):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    qt = _tensor([q] if scalar_q else q, dtype=input.dtype, device=input.device) if scalar_q else q
     if qt._dtype is not input._dtype:
         raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     qv = qt.reshape(-1)
@@ -1210,8 +1214,6 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     with no_grad():         # (a tensor q's values after the dim: ATen's order; NaN is out of range)
         if qv.numel() and not bool(((qv >= 0) & (qv <= 1)).all()):
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    if x.shape[d] == 0:
-        raise RuntimeError("quantile() input tensor must be non-empty")
     y = x.movedim(d, -1)                                  # (..., n)
     n = y.shape[-1]
     s = y.sort(-1).values                                 # NaN last; differentiable (SortBackward0)

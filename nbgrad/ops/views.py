@@ -828,14 +828,15 @@ def slice_dim(x, dim, start=None, stop=None, step=1):
 def narrow(x, dim, start, length):
     if start.__class__ is not int or length.__class__ is not int:
         start, length = _narrow_arguments(dim, start, length)
-    if x.dim() == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    d = _wrap(dim, x.dim())
-    n = x._shape[d]
     if not (-2 ** 63 <= start < 2 ** 63 and -2 ** 63 <= length < 2 ** 63):
         raise ValueError("Overflow when unpacking long long")
+    # (ATen's narrow_symint: the rank, the length, then the dim's size)
+    if x.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap(dim, x.dim())
+    n = x._shape[d]
     if start < -n or start > n:
         raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
     if start < 0:

@@ -10,6 +10,7 @@ promotion).  The Bessel functions and the polynomials have no derivative in PyTo
 results never require grad, and out= takes an argument that requires grad.
 """
 from .._tensor import Tensor
+from ._dtype_rules import check_sub
 from . import _out
 from . import tabled as _tabled
 from .optable import TABLE
@@ -71,6 +72,8 @@ def _refusing_a(row_name):
     def backward(self, grad):
         if self.needs_input_grad(0):
             raise NotImplementedError(f"the derivative for '{row_name}: input' is not implemented.")
+        # (derivatives.yaml's (self - 1) * log(other), in self's own dtype: a bool self is sub's refusal)
+        check_sub(self.saved_tensors[0], 1)
         return base.backward(self, grad)
     node = type(base.__name__, (base,), {"backward": backward, "__qualname__": base.__name__,
                                          "__module__": __name__})

@@ -614,8 +614,16 @@ def _dispatch_flag_first(name, fn, args, kwargs):
     is bool()'s RuntimeError first."""
     from ._schemas import DISPATCH_FLAGS, FUNCTIONAL
     flag = DISPATCH_FLAGS.get(name)
-    if flag is None:
-        flag = FUNCTIONAL.get(name, ((None,),))[0][0]
+    if flag is not None:
+        # (boolean_dispatch reads its flag by keyword, else by position, before any binding: too
+        # many arguments are the flag's error first)
+        names = [p.name for p in _parameters(inspect.unwrap(fn)) or ()]
+        if flag in kwargs:
+            bool(kwargs[flag])
+        elif flag in names and names.index(flag) < len(args):
+            bool(args[names.index(flag)])
+        return
+    flag = FUNCTIONAL.get(name, ((None,),))[0][0]
     if flag is not None:
         from ._argument_check import _bound
         bound = _bound(fn, args, kwargs)

@@ -119,13 +119,20 @@ def wrapped_padding_idx(padding_idx, num_embeddings, word="Padding_idx"):
     return padding_idx
 
 
+@python_body
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):
+    """F's helper: torch.embedding_renorm_ of weight.detach() (a weight that is no tensor is that
+    read's AttributeError)."""
+    embedding_renorm_(weight.detach(), input, max_norm, norm_type)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """out[..., :] = weight[input[...], :] (a fresh row-major tensor)."""
     padding_idx = wrapped_padding_idx(padding_idx, weight, None)
     if max_norm is not None:        # (before embedding's checks, as PyTorch's Python)
         input = input.contiguous()
-        embedding_renorm_(weight, input, max_norm, norm_type)
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
     pad = -1 if padding_idx is None else padding_idx
     if pad.__class__ is not int or not isinstance(scale_grad_by_freq, (bool, np.bool_)) \
             or not isinstance(sparse, (bool, np.bool_)):
@@ -211,7 +218,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     input, offsets, psw = _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse,
                                       per_sample_weights)
     if max_norm is not None:
-        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+        _no_grad_embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     if psw is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "

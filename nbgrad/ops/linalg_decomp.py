@@ -736,6 +736,7 @@ def tensor_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.norm / Tensor.norm (torch/functional.py): 'fro' (over <= 2 dims) and numbers
     are vector norms, 'nuc' the matrix norm."""
     from .. import linalg          # (the public functions: their parser checks the arguments passed on)
+    input.layout        # (its Python's first read: `if input.layout == torch.strided and ...`)
     _dim = [dim] if isinstance(dim, int) else dim
     given = {} if out is None else {"out": out}     # (out= goes to the function PyTorch's Python calls)
     if isinstance(p, str):

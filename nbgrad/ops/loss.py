@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from ..amp import autocast_mode as _amp  # autocast: one truth test while off
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import Node
+from ._signatures import python_body
 from ._dtype_rules import check as check_dtype, refuse, INTEGRAL
 from ._graph import (accelerated, acceleration, backend_of, broadcast_shapes, capturing, cast, check_no_requires_grad,
                      check_same_device, copy_raw, needs_grad, new_tensor, new_scalar, output_layout, record)
@@ -684,7 +685,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if weight is not None:
         return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 2)
     x, y, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
-    return _pointwise_loss(x, y, reduction, "mse")
+    return _pointwise_loss(x, y, _reduction(reduction), "mse")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -694,12 +695,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     if weight is not None:
         return _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, 1)
     x, y, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
+    reduction = _reduction(reduction)
     loss = (x - y).abs()
     if reduction == "none":
         return loss
     return loss.sum() if reduction == "sum" else loss.mean()
 
 
+@python_body
 def _weighted_pointwise_loss(input, target, weight, reduction, size_average, reduce, power):
     """l1_loss (power 1) and mse_loss (2) with a weight, as PyTorch's Python composes them:
     the errors of the broadcast pair times weight, whose 'mean' divides by the weights' sum."""
@@ -707,7 +710,7 @@ def _weighted_pointwise_loss(input, target, weight, reduction, size_average, red
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
     x, y = _broadcast_pair(input, target)
-    if tuple(weight.shape) != tuple(input.shape):
+    if weight.size() != input.size():       # (PyTorch's reads: a weight that is no tensor is its AttributeError)
         raise ValueError("Weights and input must have the same size.")
     errors = (x - y).abs() if power == 1 else (x - y).pow(2)
     weighted = errors * weight
@@ -730,13 +733,14 @@ def _broadcast_pair(x, y):
 
 def _pointwise_preamble(input, target, reduction, size_average, reduce):
     """PyTorch 2.13's Python of mse_loss, l1_loss and smooth_l1_loss in its order: the size
-    warning, the legacy reduction, broadcast_tensors, then the op's reduction enum.
-    -> (the broadcast input and target, the reduction)."""
+    warning, the legacy reduction, broadcast_tensors (the op's reduction enum is the caller's
+    next step: smooth_l1_loss tests its beta first).
+    -> (the broadcast input and target, the reduction as given or from the legacy pair)."""
     _warn_pointwise_size(input, target, stacklevel=4)
     if size_average is not None or reduce is not None:
         reduction = _reduction(reduction, size_average, reduce)
     x, y = _broadcast_pair(input, target)
-    return x, y, _reduction(reduction)
+    return x, y, reduction
 
 
 def _warn_pointwise_size(x, y, stacklevel=3):

@@ -175,7 +175,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if _amp.ON: input, target = _amp.cast_float32(input, target)   # (autocast's float32 list)
     input, target, reduction = _pointwise_preamble(input, target, reduction, size_average, reduce)
     if beta == 0.0:         # (PyTorch's Python: l1_loss, ATen's composite |input - target|)
-        return _reduce((input - target).abs(), reduction)
+        return _reduce((input - target).abs(), _reduction(reduction))
+    reduction = _reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = _pair_in(_promoted_floats("smooth_l1_cpu", input, target), input, target)
@@ -195,7 +196,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     x, y = _broadcast_pair(input, target)
     if weight is None:
         return _huber(x, y, _reduction(reduction), delta)
-    if tuple(weight.shape) != tuple(input.shape):
+    if weight.size() != input.size():       # (PyTorch's reads: a weight that is no tensor is its AttributeError)
         raise ValueError("Weights and input must have the same size.")
     weighted = _huber(x, y, "none", delta) * weight
     if reduction == "none":

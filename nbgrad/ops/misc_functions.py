@@ -147,7 +147,7 @@ def unravel_index(indices, shape):
     torch/functional.py: floor_divide by the row-major coefficients, then remainder)."""
     from .._creation import tensor
     from .._size import Size
-    if not isinstance(indices, Tensor):
+    if not isinstance(indices, Tensor):     # (its Python's first read, in torch.functional._unravel_index)
         raise AttributeError(f"'{_type_name(indices)}' object has no attribute 'is_complex'")
     if indices.is_complex() or indices.is_floating_point() or indices.dtype is D.bool_:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")

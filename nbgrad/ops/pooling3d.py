@@ -25,6 +25,7 @@ from ._graph import check_work_fits, needs_grad, record
 from .more import renamed
 from .pooling import _out_size, check_adaptive_grad, check_adaptive_output_size, check_window_work, list_with_default
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
+from ._signatures import python_body
 from operator import index as _index       # (an output size is an integer: a float is a TypeError)
 
 
@@ -177,6 +178,7 @@ def _max_over_windows(x, table, out, name, return_indices):
 
 # ------------------------------------------------------------------------------ the ops
 
+@python_body        # (F.max_pool3d's return_indices branch: its Python reads input.is_cuda)
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     """PyTorch's F.max_pool3d_with_indices: (values, indices), whatever return_indices says."""
@@ -198,8 +200,11 @@ def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """PyTorch's F.max_pool3d over (N, C, D, H, W) or (C, D, H, W); indices are positions in D*H*W."""
-    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    """PyTorch's F.max_pool3d over (N, C, D, H, W) or (C, D, H, W); indices are positions in D*H*W
+    (PyTorch's boolean_dispatch: return_indices takes max_pool3d_with_indices)."""
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, False)
 
 
 def _divided(sums, divisor, dtype):

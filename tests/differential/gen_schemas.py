@@ -246,13 +246,14 @@ def _reads_before(body, call, params, ops):
 
 
 # nn.functional functions whose Python checks before its op (batch_norm's `if training:
-# _verify_batch_size(...)`, its eps; max_pool3d_with_indices' input.is_cuda; triplet_margin_loss'
-# reduction and margin; group_norm's; margin_ranking_loss' equal ranks; multi_margin_loss' p and
-# weight.dim(); glu's scalar input; binary_cross_entropy_with_logits' equal sizes) nbgrad's runs first, in PyTorch's order: a later failure's
-# parser check is then PyTorch's next word, as for a function without such a preamble
+# _verify_batch_size(...)`, its eps; max_pool3d_with_indices' input.is_cuda, max_pool3d's in its
+# return_indices branch; triplet_margin_loss' reduction and margin; group_norm's;
+# margin_ranking_loss' equal ranks; multi_margin_loss' p and weight.dim(); glu's scalar input;
+# binary_cross_entropy_with_logits' equal sizes) nbgrad's runs first, in PyTorch's order: a later
+# failure's parser check is then PyTorch's next word, as for a function without such a preamble
 PREAMBLE_MIRRORED = frozenset(("batch_norm", "instance_norm", "max_pool3d_with_indices", "triplet_margin_loss",
                                "group_norm", "margin_ranking_loss", "multi_margin_loss", "glu",
-                               "binary_cross_entropy_with_logits"))
+                               "binary_cross_entropy_with_logits", "max_pool3d"))
 
 
 @functools.cache
@@ -517,11 +518,44 @@ def _dispatch_flags():
     return found
 
 
+def _attributes_read(fn, depth=2):
+    """{"param.attr"} of fn's parameters that its Python reads: of the parameter itself, of its
+    negation (softmin's (-input).softmax, an int's too), and, `depth` calls deep, what a helper of
+    its module reads of a parameter passed to it by name (F.embedding's weight.detach() in
+    _no_grad_embedding_renorm_, torch.unravel_index's indices.is_complex() in _unravel_index)."""
+    try:
+        node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError):
+        return set()
+    params = {a.arg for a in node.args.args + node.args.kwonlyargs}
+    read = {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name) and n.value.id in params and isinstance(n.ctx, ast.Load)}
+    read |= {f"{n.value.operand.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
+             and isinstance(n.value, ast.UnaryOp) and isinstance(n.value.operand, ast.Name)
+             and n.value.operand.id in params}
+    if depth:
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            helper = fn.__globals__.get(call.func.id)
+            if not inspect.isfunction(helper) or helper.__module__ != fn.__module__:
+                continue
+            theirs = list(inspect.signature(helper).parameters)
+            passed = {theirs[i]: a.id for i, a in enumerate(call.args[:len(theirs)])
+                      if isinstance(a, ast.Name) and a.id in params}
+            passed.update({k.arg: k.value.id for k in call.keywords if isinstance(k.value, ast.Name)
+                           and k.value.id in params and k.arg in theirs})
+            for item in _attributes_read(helper, depth - 1):
+                name, _, attribute = item.partition(".")
+                if name in passed:
+                    read.add(f"{passed[name]}.{attribute}")
+    return read
+
+
 def _python_attributes(functional):
     """{"F.<name>" / "torch.<name>": the attributes PyTorch's Python reads of its parameters
-    anywhere in its body ("input.abs,input.pow")}, for the functions nbgrad has that PyTorch writes in Python
-    (nn.functional's outside FUNCTIONAL or of PREAMBLE_MIRRORED, torch's of _signatures.PYTHON_LEVEL):
-    where nbgrad's copy of that Python raises an AttributeError for one of them, PyTorch's raised it."""
+    anywhere in its body ("input.abs,input.pow"; _attributes_read)}, for the functions nbgrad has
+    that PyTorch writes in Python (nn.functional's outside FUNCTIONAL or of PREAMBLE_MIRRORED,
+    torch's of _signatures.PYTHON_LEVEL): where nbgrad's copy of that Python raises an
+    AttributeError for one of them, PyTorch's raised it."""
     import torch
     import torch.nn.functional as F
     import nbgrad
@@ -536,17 +570,7 @@ def _python_attributes(functional):
             continue
         closure = inspect.getclosurevars(fn).nonlocals
         for fn in (closure["if_true"], closure["if_false"]) if "if_true" in closure else (fn,):
-            try:
-                node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
-            except (OSError, TypeError):
-                continue
-            params = {a.arg for a in node.args.args + node.args.kwonlyargs}
-            # (of the parameter, or of its negation: softmin's (-input).softmax, an int's too)
-            read = {f"{n.value.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                    and isinstance(n.value, ast.Name) and n.value.id in params and isinstance(n.ctx, ast.Load)}
-            read |= {f"{n.value.operand.id}.{n.attr}" for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                     and isinstance(n.value, ast.UnaryOp) and isinstance(n.value.operand, ast.Name)
-                     and n.value.operand.id in params}
+            read = _attributes_read(fn)
             if read:
                 found[key] = ",".join(sorted(read | set(found.get(key, "").split(",")) - {""}))
     return found

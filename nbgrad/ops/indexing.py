@@ -731,16 +731,78 @@ def _index_put_view(old, pos, value, index):
     return index_put_positions(old, pos, value, index=index)
 
 
-def _some_index(name, indices):
-    """index_put's indices hold at least one tensor (PyTorch's kernel reads the first: an
-    empty list is its RuntimeError)."""
+def _put_indices(name, x, indices):
+    """index_put's indices as ATen's _index_put_impl_ reads them, up to its make_info: at least
+    one (its kernel reads the first), no more than x's dims, each of an index dtype; a bool or
+    uint8 mask (its shape that of the dims it covers) is those dims' nonzero() columns, a 0-dim
+    one covers none, and None takes a whole dim.  -> [(dim, integer index tensor)]."""
     if len(indices) == 0:
         raise RuntimeError(f"{name}(): indices is an empty list: it must hold at least one index tensor")
+    if len(indices) > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()} (got {len(indices)})")
+    advanced, d = [], 0
+    for t in indices:
+        if t is None:
+            d += 1
+        elif t._dtype is D.bool_ or t._dtype is D.uint8:
+            if t._dtype is D.uint8:
+                from .._warnings import warn
+                warn("uint8_index", stacklevel=4)
+            _check_mask_shape(x, d, t)
+            for k, idx in enumerate(nonzero(t, as_tuple=True)):
+                advanced.append((d + k, idx))
+            d += t.dim()
+        elif t._dtype in (D.int64, D.int32):
+            advanced.append((d, t))
+            d += 1
+        else:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return advanced
+
+
+def _check_mask_shape(x, d, mask):
+    bad = next((k for k in range(mask.dim()) if d + k >= x.dim() or mask._shape[k] != x._shape[d + k]), None)
+    if bad is not None:
+        raise IndexError(f"The shape of the mask {list(mask._shape)} at index {bad} does not match the shape of the "
+                         f"indexed tensor {list(x._shape)} at index {d + bad}")
+
+
+def _masked_fill_dispatch(x, indices, values, accumulate):
+    """ATen's canDispatchToMaskedFill: without accumulate, one bool or uint8 mask among Nones and a
+    value of one element make index_put_ a masked_fill_ of value.item() (converted to x's dtype;
+    the mask's shape checked, then broadcast over the dims before it and after it; a 0-dim mask
+    all or nothing; a uint8 mask is masked_fill_'s refusal).  -> (the advanced index of the
+    broadcast mask's True positions, the value as a 0-dim tensor), or None."""
+    if accumulate or not isinstance(values, Tensor) or values.numel() != 1 or values.device != x.device \
+            or len(indices) > x.dim():
+        return None
+    mask, d = None, 0
+    for t in indices:
+        if t is None:
+            d += 1
+        elif mask is not None or (t._dtype is not D.bool_ and t._dtype is not D.uint8) or t.device != x.device:
+            return None
+        else:
+            _check_mask_shape(x, d, t)
+            mask, d = t, d + t.dim()
+    if mask is None:
+        return None
+    if mask._dtype is D.uint8:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    with no_grad():
+        full = V.reshape(mask, tuple(mask._shape) + (1,) * (x.dim() - d)).expand(x._shape)
+        advanced = list(enumerate(nonzero(full, as_tuple=True)))
+    return advanced, V.reshape(values, ())
 
 
 def index_put(x, indices, values, accumulate=False):
-    _some_index("index_put", indices)
-    advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    user_index = tuple(t for t in indices if t is not None)
+    masked = _masked_fill_dispatch(x, indices, values, accumulate)
+    if masked is not None:
+        advanced, value = masked
+        _, pos = _advanced_layout(x, advanced)
+        return index_put_positions(x, pos, value, index=user_index, cast_ok=True)
+    advanced = _put_indices("index_put", x, indices)
     _check_value_fits(x, advanced, values)
     _, pos = _advanced_layout(x, advanced)
     return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
@@ -749,9 +811,14 @@ def index_put(x, indices, values, accumulate=False):
 def index_put_(x, indices, values, accumulate=False):
     from .inplace import apply_inplace, check_inplace, check_overlap
     check_inplace(x, values)
-    _some_index("index_put_", indices)
+    masked = _masked_fill_dispatch(x, indices, values, accumulate)
+    if masked is not None:
+        advanced, value = masked
+        _, pos = _advanced_layout(x, advanced)
+        return apply_inplace(x, _index_put_view_cast, pos, value, tuple(t for t in indices if t is not None),
+                             needs_old=False, overlap=None)
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
-    advanced = [(d, t) for d, t in enumerate(indices) if t is not None]
+    advanced = _put_indices("index_put_", x, indices)
     _check_value_fits(x, advanced, values)
     _, pos = _advanced_layout(x, advanced)
     from .inplace import has_internal_overlap, positions_writer

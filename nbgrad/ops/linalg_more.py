@@ -1451,18 +1451,21 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 # -- renorm ------------------------------------------------------------------------------
 def renorm(input, p, dim, maxnorm, *, out=None):
     _check_tensor("renorm", "input", 1, input)
-    if isinstance(maxnorm, complex):
-        raise RuntimeError("renorm: maxnorm must be real-valued")
+    # (ATen's meta function: p, maxnorm, the rank; then renorm_out wraps the dim before its norm)
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
     if not float(p) > 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
     if float(maxnorm) < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    d = _wrap(dim, input.dim())
     if not input._dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(input._dtype)}")
-    d = _wrap(dim, input.dim())
     dims = tuple(i for i in range(input.dim()) if i != d)
     from .elementwise import where
     from .linalg_decomp import vector_norm

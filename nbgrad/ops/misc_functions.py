@@ -147,8 +147,8 @@ def unravel_index(indices, shape):
     torch/functional.py: floor_divide by the row-major coefficients, then remainder)."""
     from .._creation import tensor
     from .._size import Size
-    if not isinstance(indices, Tensor):     # (its Python's first read, in torch.functional._unravel_index)
-        raise AttributeError(f"'{_type_name(indices)}' object has no attribute 'is_complex'")
+    # (its Python's first read, in torch.functional._unravel_index: an int's AttributeError, a
+    # dtype's is_complex is a bool that cannot be called)
     if indices.is_complex() or indices.is_floating_point() or indices.dtype is D.bool_:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     if not isinstance(shape, (int, list, tuple, Size)) or isinstance(shape, bool):

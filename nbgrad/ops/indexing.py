@@ -232,12 +232,10 @@ def _expand_index(x, index):
                 raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
-    if sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
     _check_integer_items(x, index, consumed)
     out = []
     for item in index:
-        if item is Ellipsis:
+        if item is Ellipsis:        # (each one, as PyTorch's applySlicing: whole dims, past the last too)
             out.extend([slice(None)] * (x.dim() - consumed))
         else:
             out.append(item)
@@ -272,10 +270,15 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
             v = V.unsqueeze(v, dim)
             dim += 1
             applied = True
-        elif isinstance(item, bool):
+        elif isinstance(item, bool) or (isinstance(item, Tensor) and not item._shape
+                                        and (item._dtype is D.bool_ or item._dtype is D.uint8)):
+            # (a 0-dim mask is a Python bool: a new dim here, indexed by [0] or by nothing)
+            if isinstance(item, Tensor) and item._dtype is D.uint8:
+                from .._warnings import warn
+                warn("uint8_index", stacklevel=4)
             v = V.unsqueeze(v, dim)
             from .._creation import tensor
-            advanced.append((dim, tensor([0] if item else [], dtype=D.int64, device=x.device)))
+            advanced.append((dim, tensor([0] if bool(item) else [], dtype=D.int64, device=x.device)))
             dim += 1
         elif _is_integer_item(item) or _is_int_scalar_tensor(item):
             k, n = int(item), v._shape[dim] if dim < v.dim() else 0     # a 0-dim integer tensor selects, as an int
@@ -407,6 +410,7 @@ def _taken_dense(x, index):
         return None
     n = math.prod(shape)
     out_shape = tuple(ishape) + tuple(shape[1:])
+    _check_indexed_empty_dims(x, (0,), ishape)
     if not math.prod(out_shape):        # (an empty result reads, and checks, no index: _host_positions)
         return Tensor._from_buffer(x._storage.buffer[:0].copy(), out_shape, x._dtype, x._storage.device)
     a = index._storage.buffer[index._offset:index._offset + math.prod(ishape)]
@@ -420,7 +424,7 @@ def _kept_dims(v, dims):
     """The dims of v an advanced index over `dims` keeps, as (before, after): the broadcast
     index dims go where the indexed dims were when those are adjacent, first otherwise."""
     rest = [d for d in range(v.dim()) if d not in dims]
-    if dims == list(range(dims[0], dims[0] + len(dims))):
+    if dims and dims == list(range(dims[0], dims[0] + len(dims))):
         return [d for d in rest if d < dims[0]], [d for d in rest if d > dims[0]]
     return [], rest
 
@@ -438,6 +442,7 @@ def _check_value_fits(v, advanced, value, cast_ok=False):
     (an out-of-bounds index is the kernel's later error)."""
     if not isinstance(value, Tensor):
         return
+    _check_indexed_empty_dims(v, [d for d, _ in advanced], _index_shape([t._shape for _, t in advanced]))
     shape = _advanced_shape(v, advanced)
     try:
         fits = list(broadcast_shapes(tuple(shape), value._shape)) == shape
@@ -460,6 +465,13 @@ def _index_shape(shapes):
                          + ", ".join(str(list(s)) for s in shapes)) from None
 
 
+def _check_indexed_empty_dims(v, dims, bshape):
+    """ATen's AdvancedIndex: an indexed dim of size 0 with index values to read (however empty
+    the result: x of (0, 0), x[[0, 0]]) is out of bounds before any kernel runs."""
+    if math.prod(bshape) and any(v._shape[d] == 0 for d in dims):
+        raise IndexError("index is out of bounds for dimension with size 0")
+
+
 def _host_positions(v, advanced):
     """_advanced_layout's positions computed in NumPy on the host, for a CPU v indexed by CPU
     integer tensors: the same checks in the same order (each index's bounds, then their
@@ -472,6 +484,7 @@ def _host_positions(v, advanced):
         return None
     bshape = _index_shape([t._shape for _, t in advanced])
     dims = [d for d, _ in advanced]
+    _check_indexed_empty_dims(v, dims, bshape)
     before, after = _kept_dims(v, dims)
     out_shape = [v._shape[d] for d in before] + list(bshape) + [v._shape[d] for d in after]
     check = math.prod(out_shape) > 0        # (PyTorch's kernel checks the indices it reads: none for an empty result)
@@ -513,6 +526,7 @@ def _advanced_layout(v, advanced):
         return found
     dims = [d for d, _ in advanced]
     bshape = _index_shape([t._shape for _, t in advanced])
+    _check_indexed_empty_dims(v, dims, bshape)
     with no_grad():
         # index tensors may live on the CPU for a device tensor, as PyTorch allows
         before, after = _kept_dims(v, dims)
@@ -749,14 +763,18 @@ def _put_indices(name, x, indices):
                 from .._warnings import warn
                 warn("uint8_index", stacklevel=4)
             _check_mask_shape(x, d, t)
-            for k, idx in enumerate(nonzero(t, as_tuple=True)):
-                advanced.append((d + k, idx))
+            if t.dim():         # (a 0-dim mask covers no dim: expandTensors drops it)
+                for k, idx in enumerate(nonzero(t, as_tuple=True)):
+                    advanced.append((d + k, idx))
             d += t.dim()
         elif t._dtype in (D.int64, D.int32):
             advanced.append((d, t))
             d += 1
         else:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if not advanced and x.numel():     # (only 0-dim masks: PyTorch's kernel asserts it has an index to read)
+        raise RuntimeError(f"{name}(): its only indices are 0-dim masks, which index no dim (PyTorch's kernel fails "
+                           "its internal assert ntensor >= 3 here)")
     return advanced
 
 
@@ -804,6 +822,8 @@ def index_put(x, indices, values, accumulate=False):
         return index_put_positions(x, pos, value, index=user_index, cast_ok=True)
     advanced = _put_indices("index_put", x, indices)
     _check_value_fits(x, advanced, values)
+    if not advanced:        # (an empty x indexed by 0-dim masks alone: nothing to write)
+        return x.clone()
     _, pos = _advanced_layout(x, advanced)
     return index_put_positions(x, pos, values, accumulate, index=tuple(t for _, t in advanced))
 
@@ -820,6 +840,8 @@ def index_put_(x, indices, values, accumulate=False):
     check_overlap(x, [t for t in indices if isinstance(t, Tensor)] + [values], full_ok=False, internal=False)
     advanced = _put_indices("index_put_", x, indices)
     _check_value_fits(x, advanced, values)
+    if not advanced:        # (an empty x indexed by 0-dim masks alone: nothing to write)
+        return x
     _, pos = _advanced_layout(x, advanced)
     from .inplace import has_internal_overlap, positions_writer
     writer = positions_writer("index_put_", pos, values, accumulate) if has_internal_overlap(x) else None

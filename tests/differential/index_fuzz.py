@@ -78,7 +78,12 @@ def cases(seed, n):
         if kind < 0.7:
             shape = [rng.randint(0, 3) for _ in range(rng.randint(0, 3))]
             mode = rng.choice(["get", "get", "set_scalar", "set_tensor", "grad"])
-            yield {"mode": mode, "shape": shape, "index": _index(rng, shape)}
+            case = {"mode": mode, "shape": shape, "index": _index(rng, shape)}
+            if rng.random() < 0.3 and len(shape) >= 2:
+                case["view"] = rng.choice(["t", "step", "expand"])      # (x a view of a base: its writes show there)
+            if mode == "set_tensor" and rng.random() < 0.3:
+                case["lead"] = rng.randint(1, 2)        # (a value with leading size-1 dims, which setitem drops)
+            yield case
         else:
             shape = [rng.randint(0, 3) for _ in range(rng.randint(1, 3))]
             yield {"mode": "put", "shape": shape, "index": _put_spec(rng, shape),
@@ -117,7 +122,17 @@ def run_case(lib, case):
     """The case's result under lib (torch or nbgrad): ["ok", ...values] or ["exc", its type]."""
     shape = tuple(case["shape"])
     dtype = lib.float64 if case["mode"] == "grad" else lib.float32
-    x = lib.arange(math.prod(shape), dtype=dtype).reshape(shape)
+    x = base = lib.arange(math.prod(shape), dtype=dtype).reshape(shape)
+    view = case.get("view")
+    if view == "t":
+        base = lib.arange(math.prod(shape), dtype=dtype).reshape(shape[::-1])
+        x = base.transpose(0, -1)
+    elif view == "step":
+        base = lib.arange(2 * math.prod(shape), dtype=dtype).reshape((shape[0] * 2,) + shape[1:])
+        x = base[::2]
+    elif view == "expand":
+        base = lib.arange(math.prod(shape[1:]), dtype=dtype).reshape((1,) + shape[1:])
+        x = base.expand(shape)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -134,11 +149,12 @@ def run_case(lib, case):
                 return ["ok", list(r.shape), r.tolist()]
             if case["mode"] == "set_scalar":
                 x[index] = -1.0
-                return ["ok", x.tolist()]
+                return ["ok", x.tolist()] + ([base.tolist()] if view else [])
             if case["mode"] == "set_tensor":
                 r = x[index]
-                x[index] = -lib.arange(1, 1 + r.numel(), dtype=lib.float32).reshape(tuple(r.shape))
-                return ["ok", x.tolist()]
+                lead = (1,) * case.get("lead", 0)
+                x[index] = -lib.arange(1, 1 + r.numel(), dtype=lib.float32).reshape(lead + tuple(r.shape))
+                return ["ok", x.tolist()] + ([base.tolist()] if view else [])
             x.requires_grad_()
             r = x[index]
             (r * lib.arange(1, 1 + r.numel(), dtype=dtype).reshape(tuple(r.shape))).sum().backward()

@@ -148,13 +148,15 @@ def _renames(fn, name, method):
 
 def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
     inner = named(fn, name)
-    takes_out = out_rule is not None
+    # (a function marked passes_out reads its out= itself, as PyTorch's Python does: torch.norm hands
+    # it to linalg.vector_norm, tensordot reads its dims first)
+    passes_out = getattr(fn, "passes_out", False)
+    takes_out = out_rule is not None and not passes_out
     # an op table function names its row in its errors: under another name (absolute,
     # negative) its keywords are checked here
     keywords = getattr(fn, "keywords", None) if getattr(fn, "__name__", name) != name else None
-    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out);
-    # one marked passes_out hands it on as PyTorch's Python does (torch.norm to linalg.vector_norm)
-    refuses_out = not takes_out and _has(fn, "out") and not getattr(fn, "passes_out", False)
+    # an op whose own `out=None` parameter is not read (nbgrad.det: PyTorch's det takes no out)
+    refuses_out = not takes_out and _has(fn, "out") and not passes_out
     if not renames and not takes_out and not positional and keywords is None and not refuses_out:
         return inner
 

@@ -161,9 +161,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 # ---------------------------------------------------------------- embedding_bag
 @python_body
-def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights):
-    """F.embedding_bag's Python checks, in PyTorch's order; returns (indices, offsets, psw) with a
-    2-D input's rows as bags of its length."""
+def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sample_weights, include_last_offset):
+    """F.embedding_bag's Python checks, in PyTorch's order; returns (indices, offsets, psw,
+    include_last_offset) with a 2-D input's rows as bags of its length (and no last offset)."""
     if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
         raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
                          f"must have the same shape as the input ({input.shape})")
@@ -177,6 +177,7 @@ def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sa
             raise RuntimeError("step must be nonzero")      # (PyTorch's arange of the offsets)
         from .._creation import arange
         offsets = arange(0, input.numel(), input.shape[1], dtype=input.dtype, device=input.device)
+        include_last_offset = False
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
@@ -193,7 +194,7 @@ def _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse, per_sa
         raise ValueError("max mode does not support scaling the gradient by the frequency")
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
-    return input, offsets, per_sample_weights
+    return input, offsets, per_sample_weights, include_last_offset
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
@@ -215,14 +216,22 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         warn_user("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
                   "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", UserWarning)
         weight, input = input, weight
-    input, offsets, psw = _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse,
-                                      per_sample_weights)
+    input, offsets, psw, include_last_offset = _bag_checks(input, weight, offsets, mode, scale_grad_by_freq, sparse,
+                                                           per_sample_weights, include_last_offset)
     if max_norm is not None:
         _no_grad_embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     if psw is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                   "on GitHub.")
+    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool \
+            or include_last_offset.__class__ is not bool or not (padding_idx is None or padding_idx.__class__ is int):
+        # (then PyTorch's Python calls torch.embedding_bag, whose parser reads the flags as bools)
+        from ._argument_check import argument_error
+        error = argument_error("embedding_bag", (weight, input, offsets, scale_grad_by_freq, 1, sparse, psw,
+                                                 include_last_offset, padding_idx), {})
+        if error is not None:
+            raise error
     # ATen's checks
     for name, t in (("indices", input), ("offsets", offsets)):
         _check_index_dtype(t, name, 1, "embedding_bag")

@@ -1125,13 +1125,15 @@ def chain_matmul(*matrices, out=None):
     if out is not None:
         # PyTorch's chain_matmul_out: one matrix is copied into out (any dtype), more go
         # through linalg.multi_dot's out= (its dtype rule, ops/_out.py's one mechanism)
-        from ._out import call_with_out, check_out_type, check_no_grad, resize_output, write
+        from ._out import call_with_out, check_out_type, check_no_grad, resize_output
         check_out_type("chain_matmul", out)
-        check_no_grad("mm", matrices, (out,))      # (PyTorch's refusal names the op it reaches)
         if len(matrices) > 1:
+            check_no_grad("mm", matrices, (out,))      # (PyTorch's refusal names the op it reaches)
             return call_with_out("linalg_multi_dot", multi_dot, "expected", (matrices,), {}, out, "linalg_multi_dot")
+        # (a composite's copy_: out's history is CopyBackwards where its dtype can have one)
+        from .inplace import copy_
         resize_output(out, matrices[0].shape)
-        return write(out, matrices[0])
+        return copy_(out, matrices[0])
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(matrices)

@@ -92,6 +92,9 @@ def tensordot(a, b, dims=2, out=None):
     return mm(t1, t2).reshape(kept1 + kept2)
 
 
+tensordot.passes_out = True     # (its Python reads dims, and so b.dim(), before its op parses out)
+
+
 def _dim_set(dims, ndim):
     """ATen's dim_list_to_bitset: the wrapped dims, each once."""
     seen = set()

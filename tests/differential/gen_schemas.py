@@ -631,18 +631,21 @@ def main():
                 if encoded is not None:
                     table[f"torch.{prefix}{name}"] = encoded
     functional = _functional(table, functions)
-    # the torch._C._nn ops nn.functional's Python calls (interpolate's upsample_nearest2d & co.
-    # by rank and mode, fractional_max_pool2d): nbgrad's copies of that Python parse their
-    # arguments as those ops parse them, at the point PyTorch's Python calls them
+    # the C-parsed ops nn.functional's Python calls (interpolate's upsample_nearest2d & co. by
+    # rank and mode, fractional_max_pool2d, torch.embedding_bag): nbgrad's copies of that Python
+    # parse their arguments as those ops parse them, at the point PyTorch's Python calls them
     for name, node in _functional_defs().items():
         if not hasattr(nbgrad.nn.functional, name):
             continue
         for call in ast.walk(node):
             key = _op_of(call) if isinstance(call, ast.Call) else None
-            if key is not None and key.startswith("nn.") and key not in table:
-                encoded = _aten_encode(key[3:])
-                if encoded is not None:
-                    table[key] = encoded
+            if key is None or key in table:
+                continue
+            short = key.split(".", 1)[1]
+            encoded = _aten_encode(short) if key.startswith("nn.") else \
+                ";".join(functions[short]) if short in functions else None
+            if encoded is not None:
+                table[key] = encoded
     python_read = _python_read(functional)
     python_attributes = _python_attributes(functional)
     dispatch_flags = _dispatch_flags()

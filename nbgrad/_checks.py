@@ -218,17 +218,21 @@ def check_numel(sizes):
 
 
 def check_new_sizes(sizes, itemsize):
-    """A new contiguous tensor's strides and byte count must fit in int64."""
+    """A new contiguous tensor's byte count, then its strides, as at::empty computes them: the
+    bytes in unsigned 64-bit arithmetic (computeStorageNbytesContiguous: an overflow anywhere in
+    the running product counts, a later 0 too), each stride in int64."""
+    product, overflowed = 1, False
+    for s in list(sizes) + [itemsize]:
+        product *= s
+        if product >= 1 << 64:
+            overflowed, product = True, product % (1 << 64)
+    if overflowed or not _fits_int64(product):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
     acc = 1
     for n in reversed(sizes[1:]):
         acc *= max(n, 1)
         if not _fits_int64(acc):
             raise RuntimeError("Stride calculation overflowed")
-    n = itemsize
-    for s in sizes:
-        n *= s
-        if not _fits_int64(n):
-            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}")
 
 
 # -- Python numbers as elements of a dtype ---------------------------------------------------

@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd import _saved_names
 from ..autograd.node import Node
-from ._graph import accelerated, backend_of, needs_grad, new_tensor, record
+from ._graph import accelerated, backend_of, check_result_fits, needs_grad, new_tensor, record
 from .indexing import gather_flat, scatter_add_flat
 from . import views as V
 from ._dtype_rules import not_implemented
@@ -403,6 +403,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         output_size = [_scaled_size(x._shape[i + 2], scale_factors[i]) for i in range(dim)]
     scales = scale_factors if scale_factors is not None else [None] * dim
     _check(x, output_size, mode)
+    # (PyTorch allocates the result before its work: a size that cannot be is that refusal, before
+    # nbgrad's plan builds index tables of the output's sizes)
+    from .._checks import check_new_sizes
+    out_shape = tuple(x._shape[:2]) + tuple(output_size)
+    check_new_sizes(out_shape, x._dtype.itemsize)
+    check_result_fits(out_shape, x._dtype, x.device)
     return _upsample_forward(x, _plan(x, tuple(output_size), scales, mode, align_corners))
 
 

@@ -219,7 +219,7 @@ def _expand_index(x, index):
     for item in index:
         if item is None or item is Ellipsis:
             continue
-        if isinstance(item, Tensor) and item._dtype is D.bool_ or isinstance(item, bool):
+        if isinstance(item, Tensor) and (item._dtype is D.bool_ or item._dtype is D.uint8) or isinstance(item, bool):
             consumed += item.dim() if isinstance(item, Tensor) else 0
         else:
             consumed += 1
@@ -704,6 +704,10 @@ def setitem(x, index, value):
     check_overlap(v, tensor_items + ([] if cast_ok else [value]), full_ok=False, internal=False)
     if deferred:
         raise deferred[0]
+    if len(tensor_items) == 1 and tensor_items[0]._dtype is D.uint8 and tensor_items[0].dim() \
+            and len(advanced) == tensor_items[0].dim() and (not isinstance(value, Tensor) or value.numel() == 1):
+        # (index_put_'s masked_fill_ dispatch takes a uint8 mask too, and masked_fill_ refuses it)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     _check_value_fits(v, advanced, value, cast_ok)
     with no_grad():
         _, pos = _advanced_layout(v, advanced)

@@ -9,7 +9,8 @@ bools, of lists: PyTorch's sequence-as-tuple rule) and masks.
 test_index_corpus.py replays the recorded cases (tests/differential/corpus/index_cases.json.gz)
 against nbgrad without PyTorch.  A case and its result are JSON: an index item is
 ["int", k], ["slice", start, stop, step], ["none"], ["ellipsis"], ["bool", b], ["list", [...]],
-or a tensor ["T", values] (int64), ["T0", k], ["T2", rows], ["B", values] (bool), ["B0", b];
+or a tensor ["T", values] (int64), ["T0", k], ["T2", rows], ["B", values] (bool), ["U", values]
+(uint8), ["B0", b];
 the index is ["tuple", items], ["one", item] or ["seq", items] (a list of items).
 """
 import argparse
@@ -38,6 +39,8 @@ def _item(rng, dim):
     if k < 0.62:
         return ["T0", rng.randint(-dim, hi)]
     if k < 0.72:
+        if rng.random() < 0.2:      # (a uint8 mask: a bool one, with its deprecation warning)
+            return ["U", [int(rng.random() < 0.5) for _ in range(dim)]]
         return ["B", [rng.random() < 0.5 for _ in range(dim)]]
     if k < 0.76:
         return ["B0", rng.random() < 0.5]
@@ -108,7 +111,7 @@ def _build(lib, index):
             return list(it[1])
         if kind in ("T", "T0", "T2"):
             return lib.tensor(it[1], dtype=lib.int64)
-        return lib.tensor(it[1], dtype=lib.bool)
+        return lib.tensor(it[1], dtype=lib.uint8 if kind == "U" else lib.bool)
     form, body = index
     return one(body) if form == "one" else tuple(one(i) for i in body) if form == "tuple" else [one(i) for i in body]
 

@@ -308,6 +308,8 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     grad_name: the name PyTorch's autograd refusal gives (its ATen op: linalg_inv_ex)."""
     if name in ("matrix_power", "linalg_matrix_power"):
         rule, grad_name = _matrix_power_rule(args, kwargs)
+    if name in _CLAMPS and any(isinstance(a, Tensor) for a in (*args[1:], *kwargs.values())):
+        rule = "cast"       # (clamp.Tensor & co.: a TensorIterator op over all three, promoted)
     if rule == "tuple":
         return _call_tuple(name, fn, args, kwargs, out, grad_name or name)
     if rule == "creation":
@@ -361,6 +363,16 @@ def _linalg_out_first(name, rule, fn, args, kwargs, out):
     ops).  `rule` None: a tuple of outs."""
     try:
         return fn(*args, **kwargs)
+    except NotImplementedError:
+        # (TensorIterator checks out's dtype before the kernel's dtype dispatch: the common dtype
+        # must cast to it (bitwise_and of an int and a float tensor into an int64 out), or be it
+        # (clamp_min of a bool tensor and a number into a float out))
+        operands = [a for a in args if isinstance(a, (Tensor, bool, int, float))]
+        if rule == "cast" and operands:
+            _cast(name, D.result_type_of(operands), out)
+        elif rule == "found" and args and isinstance(args[0], Tensor):
+            _same_found(name, args[0]._dtype, out)
+        raise
     except RuntimeError as e:
         x = next((a for a in args if isinstance(a, Tensor)), None)
         if getattr(e, "after_kernel", False) and x is not None and rule != "dtype":
@@ -400,6 +412,9 @@ _DTYPE_FIRST = frozenset({"multi_dot", "vecdot"})
 _NOT_DIFFERENTIABLE = frozenset({"histc"})
 _OVERLAP_CHECKED = frozenset({"cast", "found", "where", "cat", "self", "take"})
 _REDUCTIONS = frozenset({"mean", "std", "var", "logsumexp"})
+
+
+_CLAMPS = frozenset(("clamp", "clip", "clamp_min", "clamp_max"))
 
 
 def _matrix_power_rule(args, kwargs):

@@ -157,7 +157,7 @@ from ._compile import CompileError, compile  # noqa: A001  (torch.compile's name
 from .ops.misc_functions import (combinations, unique_consecutive, unravel_index, column_stack, row_stack, dstack,
                                  atleast_1d, atleast_2d, atleast_3d, diagonal_scatter, select_scatter,
                                  slice_scatter, index_fill, index_reduce, put, split_with_sizes, unsafe_chunk,
-                                 unsafe_split, unsafe_split_with_sizes, fill_diagonal_)
+                                 unsafe_split, unsafe_split_with_sizes)
 from .ops.misc_elementwise import (float_power, fmax, fmin, gcd, gcd_, lcm, lcm_, ldexp, ldexp_, frexp, nextafter,
                                    bitwise_left_shift, bitwise_right_shift, isneginf, isposinf, isreal)
 from .ops import toplevel as _TOPLEVEL

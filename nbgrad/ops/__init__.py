@@ -17,7 +17,7 @@ _INPLACE = {
     "add_": (E.add, False), "sub_": (E.sub, False), "mul_": (E.mul, True), "div_": (E.div, True),
     "pow_": (E.pow, True), "remainder_": (E.remainder, True), "floor_divide_": (E.floor_divide, False),
     "clamp_": (E.clamp, True), "clamp_min_": (E.clamp_min, True), "clamp_max_": (E.clamp_max, True),
-    "clip_": (E.clamp, True), "maximum_": (E.maximum, True), "minimum_": (E.minimum, True),
+    "clip_": (E.clamp, True),
     "relu_": (E.relu, False), "neg_": (E.neg, False), "abs_": (E.abs, True), "sign_": (E.sign, False), "sgn_": (E.sgn, True), "floor_": (E.floor, False),
     "ceil_": (E.ceil, False), "round_": (E.round, False), "trunc_": (E.trunc, False),
     "square_": (E.square, True),
@@ -38,8 +38,7 @@ _INPLACE["lerp_"] = (E.lerp, _TABLE["lerp"].needs_old or _TABLE["lerp_tensor"].n
 # target's before any kernel runs, so that error comes before the kernel's dtype check
 # (int.bitwise_and_(2.5): "result type Float can't be cast", not "not implemented").
 # (sub_ is not one: its bool check comes first.)
-_PROMOTING = frozenset({"add_", "mul_", "pow_", "remainder_", "floor_divide_", "maximum_", "minimum_",
-                        "bitwise_and_", "bitwise_or_"})
+_PROMOTING = frozenset({"add_", "mul_", "pow_", "remainder_", "floor_divide_", "bitwise_and_", "bitwise_or_"})
 # ... and the op table's binary rows (hypot_, xlogy_, lerp_), whose result may also be the
 # default float dtype (lerp_ refuses another dtype of `end` first; its 0-dim weight tensor
 # still takes part in the result type, a number weight does not)
@@ -590,7 +589,7 @@ TENSOR_METHODS = {
     "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_xor": E.logical_xor,
     "logical_not": E.logical_not, "bitwise_not": E.bitwise_not, "bitwise_and": E.bitwise_and,
     "bitwise_or": E.bitwise_or, "bitwise_xor": E.bitwise_xor, "isnan": E.isnan, "isinf": E.isinf,
-    "isfinite": E.isfinite, "rsub": E.rsub,
+    "isfinite": E.isfinite,
     "logit": E.logit, "xlogy": E.xlogy, "hypot": E.hypot, "lerp": E.lerp,
     "hardshrink": E.hardshrink, "prelu": E.prelu,
     # (PyTorch's __radd__ and __rmul__ are add(self, other) and mul(self, other): self first,

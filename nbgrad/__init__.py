@@ -36,7 +36,7 @@ from .ops import _dim_required
 # torch.softmax / log_softmax take no implicit dim (F's keep the legacy one, with its warning)
 softmax, log_softmax = _dim_required(softmax), _dim_required(log_softmax)
 from .ops.linalg import matmul, mm, bmm, mv, dot, outer, ger
-from .ops.linalg_decomp import det, inverse, slogdet, tensor_norm as norm, torch_cross as cross
+from .ops.linalg_decomp import det, inverse, torch_slogdet as slogdet, tensor_norm as norm, torch_cross as cross
 from . import linalg
 from .ops.sorting import sort, argsort, topk
 from .ops.views import (flatten, unflatten, squeeze, unsqueeze, transpose, permute, t, movedim, narrow,

@@ -624,7 +624,7 @@ TENSOR_METHODS = {
     # linear algebra
     "matmul": L.matmul, "mm": _tensor_operand(L.mm, "mm", "mat2"), "bmm": _tensor_operand(L.bmm, "bmm", "mat2"),
     "mv": L.mv, "dot": L.dot, "outer": L.outer, "ger": L.outer,
-    "det": LD.det, "inverse": LD.inverse, "slogdet": LD.slogdet, "cross": LD.torch_cross,
+    "det": LD.det, "inverse": LD.inverse, "slogdet": LD.torch_slogdet, "cross": LD.torch_cross,
     # views
     "view": V.view, "view_as": V.view_as, "reshape": V.reshape, "reshape_as": V.reshape_as,
     "flatten": V.flatten, "unflatten": _unflatten, "squeeze": _dims_by_position(V.squeeze), "unsqueeze": V.unsqueeze,

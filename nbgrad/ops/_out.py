@@ -333,8 +333,10 @@ def call_with_out(name, fn, rule, args, kwargs, out, grad_name=None):
     if dtype is not None and D.to_dtype(dtype) is not out._dtype:
         _same_expected(name, D.to_dtype(dtype), out)
     if rule == "dtype":
-        if name == "nanmean" and not out._dtype.is_floating_point:
-            raise not_implemented("nansum_cpu", out._dtype)     # (its out= is nansum's, then a division)
+        floating_input = bool(args) and isinstance(args[0], Tensor) and args[0]._dtype.is_floating_point
+        if (name == "nanmean" or (name == "nansum" and floating_input)) and not out._dtype.is_floating_point:
+            # (nanmean's out= is nansum's, then a division; nansum of an integral input is sum's)
+            raise not_implemented("nansum_cpu", out._dtype)
         kwargs = dict(kwargs, dtype=out._dtype)
     result = _linalg_out_first(name, rule, fn, args, kwargs, out) if computed is None else computed
     if rule in _COMPOSITE:

@@ -52,10 +52,12 @@ for _names, _rule in (
          "not_equal", "cast"), ("fix", "found"), ("cholesky cholesky_inverse cholesky_solve", "castable"),
         ("searchsorted bucketize", "searchsorted"),
         ("addcdiv addcmul addr copysign deg2rad rad2deg erfc erfinv fmod kron logaddexp logaddexp2 igamma igammac",
-         "cast"), ("conj_physical frac", "found"), ("cumsum cumprod nanmean", "dtype"),
+         "cast"), ("conj_physical frac hardshrink", "found"), ("cumsum cumprod nanmean nansum", "dtype"),
+        ("asinh acosh atanh arcsin arccos arctan arcsinh arccosh arctanh arctan2 threshold", "cast"),
+        ("index_add index_copy scatter_add scatter_reduce index_reduce msort argsort slice_scatter", "expected"),
         ("addmm addmv baddbmm cross scatter take_along_dim tril triu renorm isin lu_solve", "expected"),
-        ("aminmax cummax cummin kthvalue median nanmedian mode frexp svd qr triangular_solve lu_unpack histogram",
-         "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
+        ("aminmax cummax cummin kthvalue median nanmedian mode frexp svd qr triangular_solve lu_unpack histogram "
+         "slogdet", "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
         ("column_stack dstack row_stack", "cat"), ("inner", "tensordot"), ("bernoulli", "any_dtype"),
         *((name, name) for name in "logcumsumexp tensordot float_power heaviside histc nan_to_num narrow_copy addbmm "
                                    "mvlgamma diag matrix_power multinomial nuclear_norm".split()), ("diff", "cast")):
@@ -194,7 +196,8 @@ def _wrap(fn, name, renames, out_rule, positional=(), grad_name=None):
 _OUT_GRAD_NAMES = {"frobenius_norm": "norm", "outer": "mul", "ger": "mul", "kron": "mul", "cross": "linalg_cross",
                    "column_stack": "cat", "hstack": "cat", "vstack": "cat", "dstack": "cat", "row_stack": "cat",
                    "chain_matmul": "mm", "nanmean": "nansum", "take_along_dim": "gather", "inverse": "linalg_inv_ex",
-                   "fix": "trunc", "square": "pow", "true_divide": "div", "float_power": "pow", "diff": "sub"}
+                   "fix": "trunc", "square": "pow", "true_divide": "div", "float_power": "pow", "diff": "sub",
+                   "slogdet": "_linalg_slogdet", "msort": "sort"}
 
 
 def public_function(fn, name):

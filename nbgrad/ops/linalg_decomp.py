@@ -39,6 +39,7 @@ LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
 
 
 slogdet_result = return_type("linalg_slogdet", ["sign", "logabsdet"])
+torch_slogdet_result = return_type("slogdet", ["sign", "logabsdet"])
 svd_result = return_type("linalg_svd", ["U", "S", "Vh"])
 qr_result = return_type("linalg_qr", ["Q", "R"])
 eigh_result = return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
@@ -313,6 +314,11 @@ def slogdet(A):
         # changing logabsdet in place is allowed, changing the sign is refused
         record(LinalgSlogdetBackward0, (A,), (sign, logabsdet)).save(A, sign, copy_raw(A), outputs=(sign,))
     return slogdet_result(sign, logabsdet)
+
+
+def torch_slogdet(input):
+    """torch.slogdet / Tensor.slogdet: linalg.slogdet under its own result type (torch.return_types.slogdet)."""
+    return torch_slogdet_result(*slogdet(input))
 
 
 # -- cholesky ------------------------------------------------------------------------

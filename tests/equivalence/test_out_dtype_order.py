@@ -40,3 +40,38 @@ def test_no_methods_or_functions_pytorch_lacks():
     assert not hasattr(nbgrad, "fill_diagonal_")
     assert nbgrad.zeros(2, 2).fill_diagonal_(1).tolist() == [[1.0, 0.0], [0.0, 1.0]]
     assert nbgrad.rsub(nbgrad.ones(2), 3).tolist() == [2.0, 2.0]
+
+
+def test_out_for_every_function_whose_schema_takes_it():
+    x = nbgrad.ones(3)
+    for fn in (nbgrad.asinh, nbgrad.arcsin, nbgrad.arccos, nbgrad.arcsinh, nbgrad.arctan):
+        out = nbgrad.zeros(3)
+        assert fn(x * 0.5, out=out) is out and out.tolist() == fn(x * 0.5).tolist()
+    out = nbgrad.zeros(3)
+    assert nbgrad.arctan2(x, x, out=out) is out
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        nbgrad.threshold(x, 0.5, 2.0, out=nbgrad.zeros(3, dtype=nbgrad.int64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        nbgrad.hardshrink(x, out=nbgrad.zeros(3, dtype=nbgrad.float64))
+    i = nbgrad.tensor([0])
+    for call in (lambda o: nbgrad.index_add(x, 0, i, nbgrad.ones(1), out=o),
+                 lambda o: nbgrad.scatter_add(x, 0, i, nbgrad.ones(1), out=o),
+                 lambda o: nbgrad.scatter_reduce(x, 0, i, nbgrad.ones(1), "sum", out=o)):
+        out = nbgrad.zeros(3)
+        assert call(out) is out and out.tolist() == [2.0, 1.0, 1.0]
+        with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+            call(nbgrad.zeros(3, dtype=nbgrad.float64))
+    assert nbgrad.argsort(nbgrad.tensor([3.0, 1.0]), stable=True, out=nbgrad.zeros(2, dtype=nbgrad.int64)).tolist() \
+        == [1, 0]
+    with pytest.raises(RuntimeError, match="^sort\\(\\): functions with out=... arguments don't support automatic "
+                                           "differentiation"):
+        nbgrad.msort(nbgrad.ones(3, requires_grad=True), out=nbgrad.zeros(3))
+    assert nbgrad.nansum(nbgrad.tensor([1.0, float("nan")]), out=nbgrad.zeros(())).item() == 1.0
+    with pytest.raises(NotImplementedError, match="nansum_cpu"):
+        nbgrad.nansum(x, out=nbgrad.zeros((), dtype=nbgrad.int64))
+    assert nbgrad.nansum(nbgrad.ones(3, dtype=nbgrad.int64), out=nbgrad.zeros((), dtype=nbgrad.int64)).item() == 3
+    sign, logabsdet = nbgrad.zeros(()), nbgrad.zeros(())
+    result = nbgrad.slogdet(nbgrad.eye(2) * 2, out=(sign, logabsdet))
+    assert type(result).__name__ == "slogdet_out" and result.sign is sign and round(logabsdet.item(), 5) == 1.38629
+    assert type(nbgrad.slogdet(nbgrad.eye(2))).__name__ == "slogdet"
+    assert type(nbgrad.linalg.slogdet(nbgrad.eye(2))).__name__ == "linalg_slogdet"

@@ -6,6 +6,8 @@ Each is a constructor (`FloatTensor([1, 2])` copies data, `FloatTensor(2, 3)` or
 a float32 t is an alias of t) and a type test: `isinstance(t, FloatTensor)` is True for
 a float32 tensor on the CPU, as in PyTorch.  They are not subclasses of Tensor (neither
 are PyTorch's)."""
+import sys
+
 from ._warnings import warn_user as _warn_user
 from . import _dtype as D
 from ._size import Size
@@ -100,14 +102,15 @@ def set_default_tensor_type(t):
                "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
                stacklevel=2)
     if isinstance(t, str):
-        name = t.rsplit(".", 1)[-1]
-        t = _BY_NAME.get(name)
-        if t is None:
-            raise TypeError(f"invalid type: '{name}'")
-    if not isinstance(t, _LegacyTensorType) or not t.dtype.is_floating_point:
+        # (PyTorch's _import_dotted_name: the first component imported, the rest its attributes;
+        # "torch" is nbgrad here)
+        components = t.split(".")
+        obj = sys.modules["nbgrad"] if components[0] == "torch" else __import__(components[0])
+        for component in components[1:]:
+            obj = getattr(obj, component)
+        t = obj
+    if not isinstance(t, _LegacyTensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if not t.dtype.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     D.set_default_dtype(t.dtype)
-
-
-_BY_NAME = {cls.__name__: cls for cls in (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor,
-                                          IntTensor, ShortTensor, CharTensor, ByteTensor, BoolTensor)}

@@ -440,7 +440,13 @@ def copy_(t, src, non_blocking=False):
     if non_blocking is not False and non_blocking is not True:      # (PyTorch's parser: a bool only)
         raise TypeError(f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
     if not isinstance(src, Tensor):
-        return fill_(t, src)
+        # (PyTorch's parser wraps a number into a 0-dim tensor of its kind: copy_'s cast, which
+        # wraps an integer past the dtype's range, its overlap check and CopyBackwards, not fill_)
+        from .._checks import is_number
+        if not is_number(src) or isinstance(src, complex):
+            raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+        from ._graph import scalar_tensor
+        src = scalar_tensor(src, D.scalar_dtype(src), t.device)
     if not t._dtype.is_floating_point and is_grad_enabled():
         with no_grad():     # PyTorch's copy_ alone asks isDifferentiableType(self): no checks, no history
             return copy_(t, src, non_blocking)

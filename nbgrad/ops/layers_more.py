@@ -254,9 +254,10 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
-    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta (zero-padded window)."""
-    from .padding import pad
-    from .pooling import avg_pool2d
+    """x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta (zero-padded window),
+    as PyTorch's Python composes it: avg_pool2d over (N, 1, C, L) for a 3-d input, avg_pool3d over
+    (N, 1, C, D, rest) for more dims, each through its public form (its parser reads the window)."""
+    from ..nn.functional import avg_pool2d, avg_pool3d, pad
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
@@ -264,11 +265,15 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if input.numel() == 0:
         return input
     div = input.mul(input)
-    sizes = tuple(input.shape)
-    # the channel window as a (size, 1) average over (N, 1, C, rest): PyTorch's avg_pool2d (3-d
-    # input) or avg_pool3d (more) over the same zero-padded windows
-    div = div.reshape(sizes[0], 1, sizes[1], -1)
-    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1).reshape(sizes)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div

@@ -344,7 +344,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     """exp(input) - target * input (log_input) or input - target * log(input + eps); with full,
     Stirling's term where target > 1."""
     from .elementwise import log
-    reduction = _reduction(reduction, size_average, reduce)
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(reduction, size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":     # (its Python's own test and message:
+        raise ValueError(reduction + " is not a valid value for reduction")    # a non-str is +'s TypeError)
     loss = input.exp() - target * input if log_input else input - target * log(input + eps)
     if full:
         stirling = target * log(target) - target + 0.5 * log(2 * 3.141592653589793 * target)

@@ -11,7 +11,7 @@ from ._dtype_rules import not_implemented
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p over dim, eps)."""
-    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
     from .. import div      # (the public div: the one that takes out=)
@@ -35,25 +35,23 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         from ._graph import broadcast_shapes
         shape = broadcast_shapes(x1.shape, x2.shape)
         x1, x2 = x1.expand(shape), x2.expand(shape)
-    n1 = _clamped_keeping_gradient(x1.norm(2, dim, keepdim=True), eps)
-    n2 = _clamped_keeping_gradient(x2.norm(2, dim, keepdim=True), eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
-def _clamped_keeping_gradient(n, eps):
-    """max(n, eps) in value, n in gradient: PyTorch clamps the norms in place under no_grad,
-    and the norm's backward still reads the unclamped norm (recorded: a row of norm 5e-9
-    gets x / 5e-9 in its norm's gradient).  Exact where n >= eps (n + 0) and where n == 0."""
+    # (ATen's: the norms cloned, then clamped in place under no_grad, so the norm's backward
+    # still reads the unclamped norm: a row of norm 5e-9 gets x / 5e-9 in its norm's gradient)
+    from .linalg_decomp import vector_norm
+    n1 = vector_norm(x1, 2, dim, True).clone()
+    n2 = vector_norm(x2, 2, dim, True).clone()
     with no_grad():
-        shift = n.detach().clamp(min=eps) - n.detach()
-    return n + shift
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """||x1 - x2 + eps||_p over the last dim of the broadcast shape."""
     innermost = max(x1.dim(), x2.dim()) - 1
     # (eps is ATen's double: an int or bool given for it still promotes an integer difference)
-    return renamed((x1 - x2 + float(eps)).norm(p, innermost, keepdim), "NormBackward1")
+    # (ATen's x1 - x2 + eps adds a double: add.Scalar's node, AddBackward1)
+    return renamed(renamed(x1 - x2 + float(eps), "AddBackward1").norm(p, innermost, keepdim), "NormBackward1")
 
 
 def pdist(input, p=2):

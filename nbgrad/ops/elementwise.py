@@ -1364,11 +1364,20 @@ def clamp(x, min=None, max=None):
 
 
 def clamp_min(x, min):
-    return clamp(x, min=min)
+    """clamp(x, min=min) under ATen's own op's node: ClampMinBackward0 (a number), 1 (a tensor)."""
+    out = clamp(x, min=min)
+    if out._grad_fn is None:
+        return out
+    from .more import renamed
+    return renamed(out, "ClampMinBackward1" if isinstance(min, Tensor) else "ClampMinBackward0")
 
 
 def clamp_max(x, max):
-    return clamp(x, max=max)
+    out = clamp(x, max=max)
+    if out._grad_fn is None:
+        return out
+    from .more import renamed
+    return renamed(out, "ClampMaxBackward1" if isinstance(max, Tensor) else "ClampMaxBackward0")
 
 
 class MaskedFillBackward0(Node):

@@ -414,7 +414,8 @@ def _triplet(dist_pos, dist_neg, dist_swap, margin, reduction):
     from .elementwise import minimum
     if dist_swap is not None:
         dist_neg = minimum(dist_neg, dist_swap)
-    loss = renamed((margin + dist_pos - dist_neg).clamp(min=0), "ClampMinBackward0")
+    # (ATen's margin + dist_pos adds a double: add.Scalar's node, AddBackward1)
+    loss = renamed((renamed(margin + dist_pos, "AddBackward1") - dist_neg).clamp(min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
 

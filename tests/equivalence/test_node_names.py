@@ -1,0 +1,44 @@
+"""Node names and chains a graph-shape comparison found (PyTorch 2.13's recorded): clamp_min and
+clamp_max are their own ATen ops (ClampMinBackward0/1, ClampMaxBackward0/1, with their saved
+bounds), F.normalize's clamp_min among them; ATen composites that add a C++ double show add.Scalar's
+node (AddBackward1: pairwise_distance's x1 - x2 + eps, triplet_margin_loss' margin + d+);
+cosine_similarity clones its norms and clamps them in place under no_grad, as ATen does."""
+import nbgrad
+
+F = nbgrad.nn.functional
+
+
+def _chain(t, depth=6):
+    names, node = [], t.grad_fn
+    while node is not None and len(names) < depth:
+        names.append(node.name())
+        node = next((f for f, _ in node.next_functions if f is not None and "AccumulateGrad" not in f.name()), None)
+    return names
+
+
+def test_clamp_min_and_clamp_max_nodes():
+    x = nbgrad.ones(2, requires_grad=True)
+    assert x.clamp_min(1.0).grad_fn.name() == "ClampMinBackward0" and x.clamp_min(1.0).grad_fn._saved_min == 1.0
+    assert x.clamp_max(2.0).grad_fn.name() == "ClampMaxBackward0" and x.clamp_max(2.0).grad_fn._saved_max == 2.0
+    assert nbgrad.clamp_min(x, nbgrad.zeros(2)).grad_fn.name() == "ClampMinBackward1"
+    assert nbgrad.clamp_max(x, nbgrad.zeros(2)).grad_fn.name() == "ClampMaxBackward1"
+    assert x.clamp(min=1.0).grad_fn.name() == "ClampBackward1" and x.clamp(1.0, 2.0).grad_fn._saved_max == 2.0
+    assert _chain(F.normalize(nbgrad.ones(2, 3, requires_grad=True)))[:4] == \
+        ["DivBackward0", "ExpandBackward0", "ClampMinBackward0", "LinalgVectorNormBackward0"]
+
+
+def test_aten_composites_adding_a_double_show_add_scalar():
+    a = nbgrad.ones(2, 3, requires_grad=True)
+    assert _chain(F.pairwise_distance(a, nbgrad.zeros(2, 3)))[:3] == ["NormBackward1", "AddBackward1", "SubBackward0"]
+    loss = F.triplet_margin_loss(a, nbgrad.zeros(2, 3), nbgrad.ones(2, 3))
+    assert _chain(loss)[:5] == ["MeanBackward0", "ClampMinBackward0", "SubBackward0", "AddBackward1", "NormBackward1"]
+
+
+def test_cosine_similarity_clamps_cloned_norms():
+    a = nbgrad.tensor([[1e-9, 2e-9], [1.0, 2.0]], dtype=nbgrad.float64, requires_grad=True)
+    b = nbgrad.tensor([[3.0, 1.0], [1e-10, 1e-10]], dtype=nbgrad.float64, requires_grad=True)
+    y = F.cosine_similarity(a, b)
+    node = y.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert node.name() == "DivBackward0" and node.next_functions[1][0].name() == "CloneBackward0"
+    y.sum().backward()
+    assert abs(a.grad[0, 0].item() - 87797261.9931859) < 1e-3      # (the unclamped norm in its gradient)

@@ -81,6 +81,15 @@ SAVED = {
     'ops.misc_elementwise.NextafterBackward0': ({'other': 1, 'self': 0}, {}),
     'ops.more.AddcdivBackward0': ({'tensor1': 0, 'tensor2': 1}, {'value': 'value'}),
     'ops.more.AddcmulBackward0': ({'tensor1': 0, 'tensor2': 1}, {'value': 'value'}),
+    # (the value-selecting reductions of ops.more._selected)
+    'ops.more.KthvalueBackward0': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
+    'ops.more.MedianBackward1': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
+    'ops.more.ModeBackward0': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
+    'ops.more.NanmedianBackward1': ({'indices': 0},
+        {'dim': 'dim', 'keepdim': 'keepdim', 'self_sym_sizes': 'meta:0'}),
     # (clamp_min / clamp_max: clamp's nodes renamed, ops.more.renamed)
     'ops.more.ClampMaxBackward0': ({'self': 0}, {'max': 'max'}),
     'ops.more.ClampMaxBackward1': ({'max': 2, 'self': 0}, {}),

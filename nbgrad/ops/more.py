@@ -1099,11 +1099,29 @@ def _select(name, node, input, dim, keepdim, pos_of, order="stable", k=0):
             nans = zeros(tuple(1 if i == d else n for i, n in enumerate(x.shape)), dtype=D.int64, device=x.device)
         pos = pos_of(x.shape[d], nans)
         idx = order.gather(d, pos)
-    values = renamed(x.gather(d, idx), node)
-    if not keepdim or input.dim() == 0:
-        values, idx = values.squeeze(d), idx.squeeze(d)
-        if values._grad_fn is not None and values._grad_fn is not idx._grad_fn:
-            renamed(values, node)
+    return _selected(name, node, input, x, d, idx, keepdim)
+
+
+_SELECTING_NODES = {}
+
+
+def _selected(name, node, input, x, d, idx, keepdim):
+    """(values, indices): x gathered at idx along d (squeezed unless keepdim), under one node
+    named `node` from input to the values, as ATen's value_selecting_reduction_backward (the
+    gradient scattered into zeros at the indices; the indices returned are the ones saved)."""
+    from ..autograd.grad_mode import no_grad
+    from .reduction import ReductionResult, _DimExtremumBackward
+    with no_grad():
+        values = x.gather(d, idx)
+        if not keepdim or input.dim() == 0:
+            values, idx = values.squeeze(d), idx.squeeze(d)
+    if needs_grad(input):
+        cls = _SELECTING_NODES.get(node)
+        if cls is None:
+            cls = _SELECTING_NODES[node] = type(node, (_DimExtremumBackward,), {"__module__": __name__})
+            _saved_names.install_class(cls)
+        dim, kept = (0, True) if input.dim() == 0 else (d, keepdim)
+        record(cls, (input,), (values, None), shape=input._shape, dim=dim, keepdim=kept).save(idx)
     return ReductionResult(values, idx, name)
 
 
@@ -1176,10 +1194,7 @@ def mode(input, dim=-1, keepdim=False):
             from .._creation import full
             idx = E.where(y == value, _arange(n, x.device), full((), -1, dtype=D.int64, device=x.device))
             idx = idx.amax(-1, keepdim=True).movedim(-1, d).contiguous()
-    values = renamed(x.gather(d, idx), "ModeBackward0")
-    if not keepdim or input.dim() == 0:
-        values, idx = renamed(values.squeeze(d), "ModeBackward0"), idx.squeeze(d)
-    return ReductionResult(values, idx, "mode")
+    return _selected("mode", "ModeBackward0", input, x, d, idx, keepdim)
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

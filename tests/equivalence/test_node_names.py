@@ -42,3 +42,17 @@ def test_cosine_similarity_clamps_cloned_norms():
     assert node.name() == "DivBackward0" and node.next_functions[1][0].name() == "CloneBackward0"
     y.sum().backward()
     assert abs(a.grad[0, 0].item() - 87797261.9931859) < 1e-3      # (the unclamped norm in its gradient)
+
+
+def test_value_selecting_reductions_are_one_node():
+    for fn, name in ((lambda x: x.median(1), "MedianBackward1"), (lambda x: x.nanmedian(1), "NanmedianBackward1"),
+                     (lambda x: x.kthvalue(2, 1), "KthvalueBackward0"), (lambda x: x.mode(1), "ModeBackward0")):
+        x = nbgrad.tensor([[1.0, 3.0, 3.0], [2.0, 5.0, 0.0]], dtype=nbgrad.float64, requires_grad=True)
+        out = fn(x)
+        node = out.values.grad_fn
+        assert node.name() == name and node._saved_dim == 1 and node._saved_keepdim is False
+        assert node.next_functions[0][0].name().endswith("AccumulateGrad")      # (one node from x)
+        assert node._saved_indices.tolist() == out.indices.tolist()
+    x = nbgrad.tensor([[1.0, 3.0, 3.0], [2.0, 5.0, 0.0]], dtype=nbgrad.float64, requires_grad=True)
+    (x.median(1).values * nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [2.0, 0.0, 0.0]]

@@ -67,14 +67,14 @@ def pdist(input, p=2):
     from .. import triu_indices
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
-    diff = input.index_select(0, i) - input.index_select(0, j)
     if p == 0:      # a count of the differing coordinates: PyTorch's gradient is zero, not absent
         with no_grad():
-            out = diff.norm(0, 1)
+            out = (input.index_select(0, i) - input.index_select(0, j)).norm(0, 1)
         if needs_grad(input):
             record(PdistBackward0, (input,), (out,)).save(input)
         return out
-    return renamed(diff.norm(p, 1), "PdistBackward0")
+    from .composite import one_node
+    return one_node("PdistBackward0", lambda t: (t.index_select(0, i) - t.index_select(0, j)).norm(p, 1), input)
 
 
 class PdistBackward0(Node):

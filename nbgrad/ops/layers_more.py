@@ -57,8 +57,9 @@ def channel_shuffle(input, groups):
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     n, rest = input.shape[0], tuple(input.shape[2:])
-    x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
-    return renamed(x.contiguous().reshape(input.shape), "ChannelShuffleBackward0")
+    from .composite import one_node         # (PyTorch's ChannelShuffleBackward0 saves no tensor)
+    return one_node("ChannelShuffleBackward0", lambda t: t.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+                    .contiguous().reshape(t.shape), input, saves=False)
 
 
 # -- max unpool ----------------------------------------------------------------------------------

@@ -396,8 +396,6 @@ def _arange(n, device):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    from .indexing import cat
-    from .._creation import zeros
     offset = offset if type(offset) is int else operator.index(offset)   # (a 0-dim tensor's value)
     # ATen's order: the dims wrapped over the result's rank and compared, then the sizes (a
     # 0-dim input has no two dims to put its diagonal in: an IndexError or the identical-dims one)
@@ -413,6 +411,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     # 4 GB padding allocated before it
     check_new_sizes(tuple(x.shape[:-1]) + (m, m), x._dtype.itemsize)
     check_result_fits(tuple(x.shape[:-1]) + (m, m), x._dtype, x.device)
+    from .composite import one_node        # (PyTorch's DiagEmbedBackward0 saves no tensor)
+    return one_node("DiagEmbedBackward0", lambda x: _diag_embed(x, offset, nd, d1, d2, k, m), x, saves=False)
+
+
+def _diag_embed(x, offset, nd, d1, d2, k, m):
+    from .indexing import cat
+    from .._creation import zeros
     if k:
         x = cat([x, zeros(tuple(x.shape[:-1]) + (k,), dtype=x.dtype, device=x.device)], -1)
     src = x.unsqueeze(-1) if offset >= 0 else x.unsqueeze(-2)
@@ -423,7 +428,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     out = E.where(mask, src, zero)
     if (d1, d2) != (nd - 2, nd - 1):
         out = out.movedim((nd - 2, nd - 1), (d1, d2)).contiguous()
-    return renamed(out, "DiagEmbedBackward0")
+    return out
 
 
 def diag(input, diagonal=0):
@@ -998,6 +1003,11 @@ def cummin(input, dim):
 def logcumsumexp(input, dim):
     d = wrap_dim(dim, input.dim())          # (the dim first: PyTorch wraps it before the kernel's dtype)
     check_dtype("logcumsumexp", input._dtype)
+    from .composite import one_node
+    return one_node("LogcumsumexpBackward0", lambda x: _logcumsumexp(x, d), input)
+
+
+def _logcumsumexp(input, d):
     x = input if input.dim() else input.reshape(1)
     if x.shape[d] == 0:
         return x.clone()
@@ -1006,7 +1016,7 @@ def logcumsumexp(input, dim):
     out = out.contiguous() if d != x.dim() - 1 else out
     if input.dim() == 0:
         out = out.reshape(())
-    return renamed(out, "LogcumsumexpBackward0")
+    return out
 
 
 # ---------------------------------------------------------------- unfold (a strided view)

@@ -228,7 +228,14 @@ def _window_sums(x, table, out):
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """PyTorch's F.avg_pool3d over (N, C, D, H, W) or (C, D, H, W)."""
+    """PyTorch's F.avg_pool3d over (N, C, D, H, W) or (C, D, H, W): one AvgPool3DBackward0 node
+    over the composition (ops/composite.py)."""
+    from .composite import one_node
+    return one_node("AvgPool3DBackward0", lambda x: _avg_pool3d(x, kernel_size, stride, padding, ceil_mode,
+                                                                 count_include_pad, divisor_override), input)
+
+
+def _avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     x = input
     if not isinstance(x, Tensor):
         raise TypeError(f"avg_pool3d(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
@@ -255,7 +262,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     result = _divided(_window_sums(xb, table, out), divisor, x._dtype)
     if unbatched:
         result = result.squeeze(0)
-    return renamed(result, "AvgPool3DBackward0")
+    return result
 
 
 def _adaptive_size(x, output_size, message):
@@ -311,10 +318,15 @@ def adaptive_avg_pool3d(input, output_size):
         return x.mean((-3, -2, -1), keepdim=True)
     _check_adaptive(x, "adaptive_avg_pool3d")
     refuse("adaptive_avg_pool3d_cpu", x._dtype, INTEGRAL)
-    sizes = x._shape[-3:]
     if 0 in size:
         return _empty_output(x, size, "adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0")
     check_window_work(x, size)
+    from .composite import one_node
+    return one_node("AdaptiveAvgPool3DBackward0", lambda t: _adaptive_avg_pool3d(t, size), x)
+
+
+def _adaptive_avg_pool3d(x, size):
+    sizes = x._shape[-3:]
     taps = [_taps_adaptive(sizes[i], size[i]) for i in range(3)]
     table = _window_table(sizes, taps)
     lengths = [t[1].sum(1) for t in taps]
@@ -328,7 +340,7 @@ def adaptive_avg_pool3d(input, output_size):
         result = result / tensor(n.reshape(shape), dtype=x._dtype, device=x.device)
     if unbatched:
         result = result.squeeze(0)
-    return renamed(result, "AdaptiveAvgPool3DBackward0")
+    return result
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):

@@ -3,6 +3,8 @@ clamp_max are their own ATen ops (ClampMinBackward0/1, ClampMaxBackward0/1, with
 bounds), F.normalize's clamp_min among them; ATen composites that add a C++ double show add.Scalar's
 node (AddBackward1: pairwise_distance's x1 - x2 + eps, triplet_margin_loss' margin + d+);
 cosine_similarity clones its norms and clamps them in place under no_grad, as ATen does."""
+import pytest
+
 import nbgrad
 
 F = nbgrad.nn.functional
@@ -56,3 +58,25 @@ def test_value_selecting_reductions_are_one_node():
     x = nbgrad.tensor([[1.0, 3.0, 3.0], [2.0, 5.0, 0.0]], dtype=nbgrad.float64, requires_grad=True)
     (x.median(1).values * nbgrad.tensor([1.0, 2.0], dtype=nbgrad.float64)).sum().backward()
     assert x.grad.tolist() == [[0.0, 1.0, 0.0], [2.0, 0.0, 0.0]]
+
+
+def test_composed_ops_are_one_node_from_their_input():
+    x = nbgrad.arange(2 * 3 * 4 * 5 * 6, dtype=nbgrad.float64).reshape(2, 3, 4, 5, 6).sin().requires_grad_()
+    for out, name in ((F.avg_pool3d(x, 2), "AvgPool3DBackward0"),
+                      (F.adaptive_avg_pool3d(x, (2, 3, 2)), "AdaptiveAvgPool3DBackward0"),
+                      (x.logcumsumexp(2), "LogcumsumexpBackward0"),
+                      (F.channel_shuffle(x.reshape(2, 6, 2, 5, 6), 3), "ChannelShuffleBackward0")):
+        assert out.grad_fn.name() == name
+        assert [type(f).__name__ for f, _ in out.grad_fn.next_functions] in (["AccumulateGrad"], ["ViewBackward0"])
+    y = F.avg_pool3d(x, 2, stride=1, padding=1, count_include_pad=False)
+    (y * nbgrad.arange(y.numel(), dtype=nbgrad.float64).reshape(y.shape)).sum().backward()
+    assert round(x.grad.sum().item(), 6) == round(sum(range(y.numel())) * 1.0, 6)      # (each window averages)
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        z = F.avg_pool3d(x, 2)
+        z.sum().backward()
+        z.sum().backward()          # (PyTorch's AvgPool3DBackward0 saves its input: freed)
+    w = nbgrad.zeros(2, 2, requires_grad=True)
+    e = nbgrad.diag_embed(w)
+    e.sum().backward()
+    e.sum().backward()              # (DiagEmbedBackward0 saves no tensor: a second backward is fine)
+    assert w.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]

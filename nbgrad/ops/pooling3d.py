@@ -9,8 +9,8 @@ value for max, 0 for the sums).  One index_select gathers the windows, (..., OD,
 max keeps PyTorch's scan's choice (the first maximum, or the last NaN) and gathers it, so
 its gradient goes where the index says; average adds the taps one by one in the input's
 dtype, as PyTorch's loops do, and divides by PyTorch's divisor.
-The last op's node is renamed to PyTorch's (MaxPool3DWithIndicesBackward0, ...), and the
-gradients, double backward included, are those of the composition.  The windows cost K
+Each op is one node of PyTorch's name (MaxPool3DWithIndicesBackward0, ...: ops/composite.py),
+and the gradients, double backward included, are those of the composition.  The windows cost K
 times the output's memory (K = the kernel's volume; 8 for the common 2x2x2 stride 2).
 """
 import math
@@ -22,7 +22,6 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._graph import check_work_fits, needs_grad, record
-from .more import renamed
 from .pooling import _out_size, check_adaptive_grad, check_adaptive_output_size, check_window_work, list_with_default
 from ._dtype_rules import refuse, BOOL, INTEGRAL, HALF
 from ._signatures import python_body
@@ -153,7 +152,14 @@ def _batched(x):
 
 def _max_over_windows(x, table, out, name, return_indices):
     """values (and indices) of the max over each window, PyTorch's choice among equals: the
-    first maximum in scan order, the last NaN where there is one."""
+    first maximum in scan order, the last NaN where there is one; one node named `name` from x
+    to the values (ops/composite.py)."""
+    from .composite import one_node
+    values, indices = one_node(name, lambda t: _max_composed(t, table, out), x, outputs=2)
+    return (values, indices) if return_indices else values
+
+
+def _max_composed(x, table, out):
     xb, unbatched = _batched(x)
     win = _windows(xb, table, out, _lowest(x._dtype))
     with no_grad():
@@ -166,9 +172,6 @@ def _max_over_windows(x, table, out, name, return_indices):
     values = win.gather(-1, k).squeeze(-1)
     if unbatched:
         values = values.squeeze(0)
-    values = renamed(values, name)
-    if not return_indices:
-        return values
     from .. import tensor
     with no_grad():
         plane = tensor(table, dtype=D.int64, device=x.device).reshape(*out, table.shape[1])

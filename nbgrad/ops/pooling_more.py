@@ -6,7 +6,6 @@ import math
 
 from .. import _dtype as D
 from .._tensor import Tensor
-from .more import renamed
 from . import pooling as P
 from ..autograd.graph import needs_grad, record
 from ._graph import check_result_fits
@@ -135,6 +134,13 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     check_result_fits((*x.shape[:-2], oh, ow), x._dtype, x.device)
     P.check_window_work(x, (oh, ow))       # (this composition gathers every window)
     index, kmax = _window_index(h, w, oh, ow)
+    from .composite import one_node        # (one node from x to the values, as PyTorch's)
+    out, indices = one_node("AdaptiveMaxPool2DBackward0", lambda t: _adaptive_max2d(t, index, kmax, oh, ow), x,
+                            outputs=2)
+    return (out, indices) if return_indices else out
+
+
+def _adaptive_max2d(x, index, kmax, oh, ow):
     from .. import tensor
     flat_index = tensor(index.reshape(-1), dtype=D.int64, device=x.device)
     from .elementwise import where
@@ -149,11 +155,10 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         nan = windows.isnan()
         last_nan = (kmax - 1) - nan.flip(-1).to(D.uint8).argmax(-1)
         k = where(nan.any(-1), last_nan, windows.argmax(-1))
-    out = renamed(windows.gather(-1, k.unsqueeze(-1)).squeeze(-1), "AdaptiveMaxPool2DBackward0")
-    if not return_indices:
-        return out
-    plane = tensor(index, dtype=D.int64, device=x.device).expand(*x.shape[:-2], oh, ow, kmax)
-    return out, plane.gather(-1, k.unsqueeze(-1)).squeeze(-1)
+    out = windows.gather(-1, k.unsqueeze(-1)).squeeze(-1)
+    with no_grad():
+        plane = tensor(index, dtype=D.int64, device=x.device).expand(*x.shape[:-2], oh, ow, kmax)
+        return out, plane.gather(-1, k.unsqueeze(-1)).squeeze(-1)
 
 
 class _EmptyAdaptiveMaxBackward(Node):

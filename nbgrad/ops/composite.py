@@ -60,7 +60,9 @@ def _node_class(name, saves):
 
 def one_node(name, fn, *inputs, saves=True, outputs=1):
     """fn(*inputs) (a composition of Tensor ops; `outputs` > 1: a tuple whose first item is the
-    differentiable result, the others (indices) without history) as one node named `name`."""
+    differentiable result, the others (indices) without history) as one node named `name`,
+    whose inputs are `inputs` (an optional tensor given as None keeps its edge, None, as in
+    PyTorch's node: group_norm without weight)."""
     if not needs_grad(*inputs):
         return fn(*inputs)
     leaves = tuple(t.detach().requires_grad_(t.requires_grad) if isinstance(t, Tensor) and t.requires_grad else t
@@ -69,21 +71,8 @@ def one_node(name, fn, *inputs, saves=True, outputs=1):
         out = fn(*leaves)
     first = out[0] if outputs > 1 else out
     result = copy_raw(first.detach())       # (its own memory and version: the composition's stay inside)
-    node = record(_node_class(name, saves), tuple(t for t in inputs if isinstance(t, Tensor)),
-                  (result,) + (None,) * (outputs - 1))
-    tensors = tuple(t for t in inputs if isinstance(t, Tensor))
-    node._composite = (lambda *ts: _first(fn(*_merged(inputs, ts)), outputs), tensors,
-                       tuple(t for t in leaves if isinstance(t, Tensor)), first)
+    node = record(_node_class(name, saves), inputs, (result,) + (None,) * (outputs - 1))
+    node._composite = ((lambda *ts: fn(*ts)[0]) if outputs > 1 else fn, inputs, leaves, first)
     if saves:
-        node.save(*tensors)
+        node.save(*(t for t in inputs if isinstance(t, Tensor)))
     return (result,) + tuple(out[1:]) if outputs > 1 else result
-
-
-def _merged(inputs, tensors):
-    """inputs with their tensors replaced, in order, by `tensors`."""
-    it = iter(tensors)
-    return tuple(next(it) if isinstance(t, Tensor) else t for t in inputs)
-
-
-def _first(out, outputs):
-    return out[0] if outputs > 1 else out

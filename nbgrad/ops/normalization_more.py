@@ -5,7 +5,6 @@ import math
 
 from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
-from .more import renamed
 from .normalization import _verify_batch_size, aten_batch_norm, float_input
 
 
@@ -26,7 +25,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def aten_group_norm(input, num_groups, weight, bias, eps):
     """ATen's group_norm (torch.group_norm's): check_group_norm_inputs, then the kernel's dtype."""
     x = input
-    n, c = x.shape[0], x.shape[1]
+    c = x.shape[1]
     if num_groups <= 0:
         raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
@@ -37,6 +36,13 @@ def aten_group_norm(input, num_groups, weight, bias, eps):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(x.shape)}")
     float_input("GroupNormKernelImpl", x)
+    from .composite import one_node        # (one node from input, weight and bias, as native_group_norm's)
+    return one_node("NativeGroupNormBackward0", lambda x, w, b: _group_norm(x, num_groups, w, b, eps),
+                    input, weight, bias)
+
+
+def _group_norm(x, num_groups, weight, bias, eps):
+    n, c = x.shape[0], x.shape[1]
     half = x.dtype is D.float16     # (in float32, rounded once: PyTorch's opmath, as layer_norm)
     # (the group's size spelled out: -1 is ambiguous when the batch is empty)
     groups = (x.float() if half else x).reshape(n, num_groups, x.numel() // (n * num_groups) if n else 0)
@@ -51,7 +57,7 @@ def aten_group_norm(input, num_groups, weight, bias, eps):
         out = out + bias.reshape(bshape)
     if out.dtype is not x.dtype:
         out = out.to(x.dtype)       # (float16 input, float32 weights too: the input's dtype)
-    return renamed(out, "NativeGroupNormBackward0")
+    return out
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,

@@ -80,3 +80,15 @@ def test_composed_ops_are_one_node_from_their_input():
     e.sum().backward()
     e.sum().backward()              # (DiagEmbedBackward0 saves no tensor: a second backward is fine)
     assert w.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_group_norm_is_one_node_with_pytorchs_three_edges():
+    x = nbgrad.arange(60, dtype=nbgrad.float64).reshape(2, 6, 5).sin().requires_grad_()
+    w = nbgrad.linspace(0.5, 2, 6, dtype=nbgrad.float64).requires_grad_()
+    y = F.group_norm(x, 2)
+    assert y.grad_fn.name() == "NativeGroupNormBackward0"
+    assert [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions] == \
+        ["AccumulateGrad", None, None]      # (weight and bias absent: their edges still there, empty)
+    y = F.group_norm(x.detach(), 2, w)
+    assert [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions] == \
+        [None, "AccumulateGrad", None]

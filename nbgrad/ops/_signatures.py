@@ -57,7 +57,8 @@ for _names, _rule in (
         ("index_add index_copy scatter_add scatter_reduce index_reduce msort argsort slice_scatter", "expected"),
         ("addmm addmv baddbmm cross scatter take_along_dim tril triu renorm isin lu_solve", "expected"),
         ("aminmax cummax cummin kthvalue median nanmedian mode frexp svd qr triangular_solve lu_unpack histogram "
-         "slogdet", "tuple"), ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
+         "slogdet", "tuple"),
+        ("vdot", "dot"), ("quantile nanquantile", "quantile"), ("isneginf isposinf signbit", "not_boolean"),
         ("column_stack dstack row_stack", "cat"), ("inner", "tensordot"), ("bernoulli", "any_dtype"),
         *((name, name) for name in "logcumsumexp tensordot float_power heaviside histc nan_to_num narrow_copy addbmm "
                                    "mvlgamma diag matrix_power multinomial nuclear_norm".split()), ("diff", "cast")):

@@ -1267,7 +1267,8 @@ def dist(input, other, p=2):
     if not diff._dtype.is_floating_point:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{D.scalar_type_name(diff._dtype)} instead.")
-    return renamed(diff.norm(p), "DistBackward0")
+    from .composite import one_node        # (PyTorch's DistBackward0: one node from input and other)
+    return one_node("DistBackward0", lambda a, b: (a - b).norm(p), input, other)
 
 
 class CdistBackward0(Node):
@@ -1469,6 +1470,11 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{D.scalar_type_name(input._dtype)}")
     dims = tuple(i for i in range(input.dim()) if i != d)
+    from .composite import one_node        # (PyTorch's RenormBackward0: one node from the input)
+    return one_node("RenormBackward0", lambda t: _renorm(t, p, dims, maxnorm), input)
+
+
+def _renorm(input, p, dims, maxnorm):
     from .elementwise import where
     from .linalg_decomp import vector_norm
     half = input._dtype is D.float16
@@ -1478,7 +1484,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
     if half:
         factor = factor.to(D.float16)
-    return renamed(input * factor, "RenormBackward0")
+    return input * factor
 
 
 # -- torch.lu / torch.lu_solve (deprecated forms) -------------------------------------------

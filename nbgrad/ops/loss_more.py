@@ -301,7 +301,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def margin_ranking(input1, input2, target, margin, reduction):
     """torch.margin_ranking_loss, ATen's op: its operands broadcast (the equal ranks are F's rule)."""
-    loss = renamed((-target * (input1 - input2) + margin).clamp(min=0), "ClampMinBackward0")
+    # (ATen's ... + margin adds a double: add.Scalar's node, AddBackward1)
+    loss = renamed(renamed(-target * (input1 - input2) + margin, "AddBackward1").clamp(min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
 

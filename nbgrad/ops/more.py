@@ -505,15 +505,18 @@ def rot90(input, k=1, dims=(0, 1)):
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     # (a 0-dim tensor k taken by value: `k %= 4` on it rewrote the caller's tensor)
     k = as_symint(k, "rot90", "k", 2) % 4
+    from .composite import one_node        # (PyTorch's Rot90Backward0 saves no tensor)
+    return one_node("Rot90Backward0", lambda t: _rot90(t, k, d0, d1), input, saves=False)
+
+
+def _rot90(input, k, d0, d1):
     if k == 1:
-        out = input.flip(d1).transpose(d0, d1)
-    elif k == 2:
-        out = input.flip((d0, d1))
-    elif k == 3:
-        out = input.flip(d0).transpose(d0, d1)
-    else:
-        out = input.clone()
-    return renamed(out, "Rot90Backward0")
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
 
 
 def kron(input, other):

@@ -292,8 +292,10 @@ def conv_tbc(input, weight, bias, pad=0):
     if pad < 0:         # (ATen's kernel reads only the part of the input a negative pad leaves)
         input = input[-pad:input.shape[0] + pad]
         pad = 0
-    out = _F().conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return renamed(out.permute(2, 0, 1), "ConvTbcBackward0")
+    from .composite import one_node        # (PyTorch's ConvTbcBackward0: one node from its three inputs)
+    return one_node("ConvTbcBackward0", lambda x, w, b: _F().conv1d(x.permute(1, 2, 0), w.permute(2, 1, 0), b,
+                                                                    padding=pad).permute(2, 0, 1),
+                    input, weight, bias)
 
 
 def frobenius_norm(input, dim, keepdim=False):

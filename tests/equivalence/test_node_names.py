@@ -92,3 +92,15 @@ def test_group_norm_is_one_node_with_pytorchs_three_edges():
     y = F.group_norm(x.detach(), 2, w)
     assert [None if f is None else type(f).__name__ for f, _ in y.grad_fn.next_functions] == \
         [None, "AccumulateGrad", None]
+
+
+def test_more_composed_ops_are_one_node():
+    x = nbgrad.arange(24, dtype=nbgrad.float64).reshape(2, 3, 4).sin().requires_grad_()
+    for out, name in ((nbgrad.dist(x, x.detach() * 2, 3), "DistBackward0"), (x.renorm(2, 1, 0.5), "RenormBackward0"),
+                      (x.rot90(1, (1, 2)), "Rot90Backward0"),
+                      (nbgrad.conv_tbc(x, nbgrad.ones(2, 4, 3, dtype=nbgrad.float64),
+                                       nbgrad.zeros(3, dtype=nbgrad.float64), 1), "ConvTbcBackward0")):
+        assert out.grad_fn.name() == name
+        assert type(out.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    loss = nbgrad.margin_ranking_loss(x[0], x[1].detach(), nbgrad.ones(3, 4), 0.5, 1)
+    assert _chain(loss)[:3] == ["MeanBackward0", "ClampMinBackward0", "AddBackward1"]

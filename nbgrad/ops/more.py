@@ -520,12 +520,16 @@ def _rot90(input, k, d0, d1):
 
 
 def kron(input, other):
+    # ATen's KronImpl: each operand _unsafe_view'ed to (n0, 1, n1, 1, ...) / (1, n0, 1, n1, ...)
+    # (view's refusal for an operand no view can reshape: a transposed one), their product
+    # _unsafe_view'ed to the result
     nd = max(input.dim(), other.dim())
-    a = input.reshape((1,) * (nd - input.dim()) + tuple(input.shape))
-    b = other.reshape((1,) * (nd - other.dim()) + tuple(other.shape))
-    a = a.reshape([v for n in a.shape for v in (n, 1)])
-    b = b.reshape([v for n in b.shape for v in (1, n)])
-    return renamed((a * b).reshape([p * q for p, q in zip(a.shape[::2], b.shape[1::2])]), "UnsafeViewBackward0")
+    sa = (1,) * (nd - input.dim()) + tuple(input.shape)
+    sb = (1,) * (nd - other.dim()) + tuple(other.shape)
+    a = renamed(input.view([v for n in sa for v in (n, 1)]), "UnsafeViewBackward0")
+    b = renamed(other.view([v for n in sb for v in (1, n)]), "UnsafeViewBackward0")
+    from .views import unsafe_view_any
+    return unsafe_view_any(a * b, [p * q for p, q in zip(sa, sb)])
 
 
 def inner(input, other):

@@ -490,6 +490,18 @@ def reshape(x, *sizes, shape=_UNGIVEN):
     return unsafe_view(contiguous(x), shape)       # (a fresh copy: x could not be viewed)
 
 
+def unsafe_view_any(x, shape):
+    """ATen's _unsafe_view of any x: view's geometry (and view's refusal where none fits), the
+    result not a view of x (its own autograd identity, UnsafeViewBackward0)."""
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        v = view(x, shape)
+    out = Tensor._make(x._storage, v._shape, v._stride, v._offset, x._dtype, x._vc)
+    if needs_grad(x):
+        record(UnsafeViewBackward0, (x,), (out,), shape=x._shape)
+    return out
+
+
 def unsafe_view(x, shape):
     """PyTorch's _unsafe_view: a fresh contiguous result (that nothing else holds)
     reshaped, without becoming a view of it."""

@@ -104,3 +104,14 @@ def test_more_composed_ops_are_one_node():
         assert type(out.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
     loss = nbgrad.margin_ranking_loss(x[0], x[1].detach(), nbgrad.ones(3, 4), 0.5, 1)
     assert _chain(loss)[:3] == ["MeanBackward0", "ClampMinBackward0", "AddBackward1"]
+
+
+def test_kron_is_atens_unsafe_views():
+    x = nbgrad.arange(6.0).reshape(2, 3).requires_grad_()
+    y = nbgrad.kron(x[:, :2], x.detach())
+    assert _chain(y)[:4] == ["UnsafeViewBackward0", "MulBackward0", "UnsafeViewBackward0", "SliceBackward0"]
+    assert not y._is_view()
+    with pytest.raises(RuntimeError, match="^view size is not compatible with input tensor's size and stride"):
+        nbgrad.kron(nbgrad.arange(6.0).reshape(2, 3).t(), nbgrad.ones(2, 3))   # (ATen's final view refuses it)
+    assert nbgrad.kron(nbgrad.arange(6.0).reshape(2, 3)[:, ::2], nbgrad.ones(2, 3)).tolist()[2] == \
+        [3.0, 3.0, 3.0, 5.0, 5.0, 5.0]

@@ -74,17 +74,25 @@ def _pre_check(x, spacing_size, dims, edge_order):
 def _gradient_uniform(x, spacing, dims, edge_order):
     """gradient_helper_float: a number as the spacing of each dim."""
     from .indexing import cat
+    from .more import renamed
+
+    # (ATen's C++ divides and multiplies by Scalars: div.Scalar's and mul.Scalar's nodes)
+    def div(t, s):
+        return renamed(t / s, "DivBackward1")
+
+    def mul(s, t):
+        return renamed(s * t, "MulBackward1")
     result = []
     for h, d in zip(spacing, dims):
         d = _wrap(d, x.dim())
-        center = (_sl(x, d, 2) - _sl(x, d, 0, -2)) / h
+        center = div(_sl(x, d, 2) - _sl(x, d, 0, -2), h)
         if edge_order == 1:
-            prepend = (_sl(x, d, 1, 2) - _sl(x, d, 0, 1)) / h
-            append = (_sl(x, d, -1) - _sl(x, d, -2, -1)) / h
+            prepend = div(_sl(x, d, 1, 2) - _sl(x, d, 0, 1), h)
+            append = div(_sl(x, d, -1) - _sl(x, d, -2, -1), h)
         else:
-            prepend = (-1.5 * _sl(x, d, 0, 1) + 2 * _sl(x, d, 1, 2) - 0.5 * _sl(x, d, 2, 3)) / h
-            append = (0.5 * _sl(x, d, -3, -2) - 2 * _sl(x, d, -2, -1) + 1.5 * _sl(x, d, -1)) / h
-        result.append(cat([prepend, center / 2, append], d))
+            prepend = div(mul(-1.5, _sl(x, d, 0, 1)) + mul(2, _sl(x, d, 1, 2)) - mul(0.5, _sl(x, d, 2, 3)), h)
+            append = div(mul(0.5, _sl(x, d, -3, -2)) - mul(2, _sl(x, d, -2, -1)) + mul(1.5, _sl(x, d, -1)), h)
+        result.append(cat([prepend, div(center, 2), append], d))
     return tuple(result)
 
 

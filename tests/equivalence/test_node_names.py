@@ -115,3 +115,10 @@ def test_kron_is_atens_unsafe_views():
         nbgrad.kron(nbgrad.arange(6.0).reshape(2, 3).t(), nbgrad.ones(2, 3))   # (ATen's final view refuses it)
     assert nbgrad.kron(nbgrad.arange(6.0).reshape(2, 3)[:, ::2], nbgrad.ones(2, 3)).tolist()[2] == \
         [3.0, 3.0, 3.0, 5.0, 5.0, 5.0]
+
+
+def test_gradient_divides_by_scalars_as_aten():
+    x = nbgrad.arange(12.0, dtype=nbgrad.float64).reshape(3, 4).pow(2).requires_grad_()
+    g = nbgrad.gradient(x, spacing=0.5, dim=1, edge_order=2)[0]
+    assert [type(f).__name__ for f, _ in g.grad_fn.next_functions] == ["DivBackward1"] * 3
+    assert g.sum().item() == 264.0

@@ -99,15 +99,20 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _op("feature_dropout", inplace)(input, p, training)
 
 
+def _warn_unexpected_rank(spatial, dim):
+    """dropout2d's and dropout3d's deprecation of an input of another rank than theirs."""
+    fn, ranks = f"dropout{spatial}d", f"{spatial + 1}D or {spatial + 2}D"
+    warn_user(f"{fn}: Received a {dim}-D input to {fn}, which is deprecated and will result in an error in a future "
+              f"release. To retain the behavior and silence this warning, please use dropout instead. Note that {fn} "
+              f"exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+              f"dimension, and an optional batch dimension (i.e. {ranks} inputs).", stacklevel=3)
+
+
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     dim = input.dim()
     if dim not in (3, 4):
-        warn_user(f"dropout2d: Received a {dim}-D input to dropout2d, which is deprecated and will result in "
-                  "an error in a future release. To retain the behavior and silence this warning, please use "
-                  "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
-                  "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                  "inputs).", stacklevel=2)
+        _warn_unexpected_rank(2, dim)
     if dim == 3:        # (PyTorch keeps dropout1d's reading of a 3-D input: (N, C, L))
         warn_user("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                   "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -121,11 +126,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     dim = input.dim()
     if dim not in (4, 5):
-        warn_user(f"dropout3d: Received a {dim}-D input to dropout3d, which is deprecated and will result in "
-                  "an error in a future release. To retain the behavior and silence this warning, please use "
-                  "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                  "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                  "inputs).", stacklevel=2)
+        _warn_unexpected_rank(3, dim)
     if dim != 5:
         return _unbatched_feature_dropout(input, p, training, inplace)
     return _op("feature_dropout", inplace)(input, p, training)

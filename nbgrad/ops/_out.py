@@ -369,9 +369,10 @@ def _linalg_out_first(name, rule, fn, args, kwargs, out):
         # (TensorIterator checks out's dtype before the kernel's dtype dispatch: the common dtype
         # must cast to it (bitwise_and of an int and a float tensor into an int64 out), or be it
         # (clamp_min of a bool tensor and a number into a float out))
-        operands = [a for a in args if isinstance(a, (Tensor, bool, int, float))]
-        if rule == "cast" and operands:
-            _cast(name, D.result_type_of(operands), out)
+        if rule == "cast":
+            operands = [a for a in args if isinstance(a, (Tensor, bool, int, float))]
+            if operands:
+                _cast(name, D.result_type_of(operands), out)
         elif rule == "found" and args and isinstance(args[0], Tensor):
             _same_found(name, args[0]._dtype, out)
         raise

@@ -431,12 +431,18 @@ def view(x, *shape, size=_UNGIVEN, dtype=_UNGIVEN):
         shape = _by_keyword("view", shape, size=size, dtype=dtype)
     if len(shape) == 1 and isinstance(shape[0], D.dtype):
         return view_dtype(x, shape[0])
+    shape, strides, node_cls = _viewed_geometry(x, shape)
+    return _reshaped(node_cls, x, shape, strides)
+
+
+def _viewed_geometry(x, shape):
+    """_view_geometry for view, whose refusal it is where no strides fit."""
     shape, strides, node_cls = _view_geometry(x, shape, "view", "size")
     if strides is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _reshaped(node_cls, x, shape, strides)
+    return shape, strides, node_cls
 
 
 def view_dtype(x, dtype):
@@ -493,10 +499,8 @@ def reshape(x, *sizes, shape=_UNGIVEN):
 def unsafe_view_any(x, shape):
     """ATen's _unsafe_view of any x: view's geometry (and view's refusal where none fits), the
     result not a view of x (its own autograd identity, UnsafeViewBackward0)."""
-    from ..autograd.grad_mode import no_grad
-    with no_grad():
-        v = view(x, shape)
-    out = Tensor._make(x._storage, v._shape, v._stride, v._offset, x._dtype, x._vc)
+    shape, strides, _ = _viewed_geometry(x, tuple(shape))
+    out = Tensor._make(x._storage, shape, strides, x._offset, x._dtype, x._vc)
     if needs_grad(x):
         record(UnsafeViewBackward0, (x,), (out,), shape=x._shape)
     return out

@@ -154,11 +154,11 @@ def _check_integer_items(x, index, consumed):
             k = int(item)
             if not -2 ** 63 <= k < 2 ** 63:
                 raise ValueError("Overflow when unpacking long long")
-            n = x._shape[tdim]
+            n = x._shape[tdim] if tdim < x.dim() else 0      # (past the last dim: a second ellipsis's)
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {n}")
             tdim += 1
-        elif isinstance(item, Tensor) and item._dtype is D.bool_:
+        elif isinstance(item, Tensor) and (item._dtype is D.bool_ or item._dtype is D.uint8):
             tdim += item.dim()
         elif not isinstance(item, bool):
             tdim += 1
@@ -291,7 +291,9 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
                 raise ValueError("slice step cannot be zero")
             if item.step is not None and item.step < 0:
                 raise ValueError("step must be greater than zero")
-            if item != slice(None) and not (skip_full_slices and _is_full_slice(item, v._shape[dim])):
+            # (past the last dim, after a second ellipsis, PyTorch reads the size as 0)
+            n = v._shape[dim] if dim < v.dim() else 0
+            if item != slice(None) and not (skip_full_slices and _is_full_slice(item, n)):
                 v = V.slice_dim(v, dim, item.start, item.stop, item.step or 1)
                 applied = True
             dim += 1
@@ -301,10 +303,8 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
                 from .._warnings import warn
                 warn("uint8_index", stacklevel=4)
             if t._dtype is D.bool_ or t._dtype is D.uint8:
-                bad = next((k for k in range(t.dim()) if t._shape[k] != v._shape[dim + k]), None)
-                if bad is not None:
-                    error = IndexError(f"The shape of the mask {list(t._shape)} at index {bad} does not match the "
-                                       f"shape of the indexed tensor {list(v._shape)} at index {dim + bad}")
+                error = _mask_shape_error(v, dim, t)
+                if error is not None:
                     if deferred is None:
                         raise error
                     deferred.append(error)
@@ -324,6 +324,8 @@ def _apply_basic(x, items, skip_full_slices=False, deferred=None):
                 deferred.append(error)      # (setitem: after index_put_'s autograd check)
                 dim += 1
             else:
+                if dim >= v.dim():      # (past the last dim, after a second ellipsis: index's count check)
+                    raise IndexError(f"too many indices for tensor of dimension {v.dim()} (got {dim + 1})")
                 advanced.append((dim, t))
                 dim += 1
     return v, advanced, applied
@@ -766,7 +768,9 @@ def _put_indices(name, x, indices):
             if t._dtype is D.uint8:
                 from .._warnings import warn
                 warn("uint8_index", stacklevel=4)
-            _check_mask_shape(x, d, t)
+            error = _mask_shape_error(x, d, t)
+            if error is not None:
+                raise error
             if t.dim():         # (a 0-dim mask covers no dim: expandTensors drops it)
                 for k, idx in enumerate(nonzero(t, as_tuple=True)):
                     advanced.append((d + k, idx))
@@ -782,11 +786,13 @@ def _put_indices(name, x, indices):
     return advanced
 
 
-def _check_mask_shape(x, d, mask):
+def _mask_shape_error(x, d, mask):
+    """The IndexError of a mask whose shape is not that of x's dims from d on (None when it is)."""
     bad = next((k for k in range(mask.dim()) if d + k >= x.dim() or mask._shape[k] != x._shape[d + k]), None)
-    if bad is not None:
-        raise IndexError(f"The shape of the mask {list(mask._shape)} at index {bad} does not match the shape of the "
-                         f"indexed tensor {list(x._shape)} at index {d + bad}")
+    if bad is None:
+        return None
+    return IndexError(f"The shape of the mask {list(mask._shape)} at index {bad} does not match the shape of the "
+                      f"indexed tensor {list(x._shape)} at index {d + bad}")
 
 
 def _masked_fill_dispatch(x, indices, values, accumulate):
@@ -805,7 +811,9 @@ def _masked_fill_dispatch(x, indices, values, accumulate):
         elif mask is not None or (t._dtype is not D.bool_ and t._dtype is not D.uint8) or t.device != x.device:
             return None
         else:
-            _check_mask_shape(x, d, t)
+            error = _mask_shape_error(x, d, t)
+            if error is not None:
+                raise error
             mask, d = t, d + t.dim()
     if mask is None:
         return None
@@ -1105,9 +1113,8 @@ def index_add(x, dim, index, source, *, alpha=1):
             idx = index.long().reshape(-1)
             if x.numel() == 0:      # (nothing to add to: source's slices are not read either)
                 idx, source = idx[:0], source.narrow(d, 0, 0)
-            bad = (idx < 0) | (idx >= x._shape[d])
-            if idx.numel() and bool(bad.any()):
-                first = int(idx[nonzero(bad, as_tuple=True)[0][0]])
+            first = first_out_of_range(idx, 0, x._shape[d])
+            if first is not None:
                 raise RuntimeError(f"index {first} is out of bounds for dimension {d} with size {x._shape[d]}")
         if not x.dim():         # (a 0-dim self: one position, index 0)
             idx = _normalize_index(index.long(), 1, d, False, message="index out of range in self")
@@ -1123,6 +1130,15 @@ def index_add(x, dim, index, source, *, alpha=1):
             pos = pos + grid
         pos = pos.expand(source._shape).contiguous()
     return index_put_positions(x, pos, source, True, IndexAddBackward0, (index,) if needs_grad(source) else ())
+
+
+def first_out_of_range(idx, low, size):
+    """The first value of the 1-D index idx (in its order, as ATen's loops read it) outside
+    [low, size), or None."""
+    bad = (idx < low) | (idx >= size)
+    if not idx.numel() or not bool(bad.any()):
+        return None
+    return int(idx[nonzero(bad, as_tuple=True)[0][0]])
 
 
 def restrided_iteration_is_empty(x, d, n, inplace):
@@ -1606,11 +1622,9 @@ def _index_copy_checked(x, d, index, source, inplace=False):
     empty = restrided_iteration_is_empty(x, d, index.numel(), inplace)
     with no_grad():
         idx = index.reshape(-1)
-        bad = (idx < 0) | (idx >= size)
-        if not empty and bool(bad.any()):
-            first = int(nonzero(bad, as_tuple=True)[0][0])
-            raise IndexError(f"index_copy_(): index {int(idx[first])} is out of bounds for dimension {d} with "
-                             f"size {size}")
+        first = None if empty else first_out_of_range(idx, 0, size)
+        if first is not None:
+            raise IndexError(f"index_copy_(): index {first} is out of bounds for dimension {d} with size {size}")
         shape = tuple(x._shape) or (1,)
         cstrides = contiguous_strides(shape)
         src_shape = list(shape)

@@ -330,14 +330,13 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 def _index_mask(name, x, d, index, inplace):
     """bool (x.shape[d],) reshaped to broadcast along d: True at the (wrapped) indices."""
     from .._creation import zeros
-    from .indexing import restrided_iteration_is_empty
+    from .indexing import first_out_of_range, restrided_iteration_is_empty
     size = x.shape[d] if x.dim() else 1
     empty = restrided_iteration_is_empty(x, d, index.numel(), inplace)     # (then no index is read)
     with no_grad():
         idx = index.reshape(-1)[:0] if empty else index.reshape(-1)
-        bad = (idx < -size) | (idx >= size)
-        if idx.numel() and bool(bad.any()):
-            first = int(idx[bad.nonzero(as_tuple=True)[0][0]])
+        first = first_out_of_range(idx, -size, size)
+        if first is not None:
             raise IndexError(f"index {first} is out of bounds for dimension {d} with size {size}")
         idx = idx % size if size else idx
         mask = zeros(size, dtype=D.bool_, device=x.device)
